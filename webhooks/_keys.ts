@@ -1,0 +1,69 @@
+// Every KV key of the module is built here, as a tuple, never by string
+// concatenation.
+
+/** Bytes a self URL may take before its index key uses its hash instead. */
+const MAX_URL_KEY_BYTES = 1_024;
+const encoder = new TextEncoder();
+
+/** Primary key of a webhook record. */
+export function webhookKey(id: string): Deno.KvKey {
+  return ["webhook", id];
+}
+
+/** Prefix of every webhook record. */
+export const WEBHOOK_PREFIX: Deno.KvKey = ["webhook"];
+
+/** Pointer index entry: a webhook of a tenant. */
+export function webhookByTenantKey(tenantId: string, id: string): Deno.KvKey {
+  return ["webhook_by_tenant", tenantId, id];
+}
+
+/** Prefix of the pointer index entries of one tenant. */
+export function webhookByTenantPrefix(tenantId: string): Deno.KvKey {
+  return ["webhook_by_tenant", tenantId];
+}
+
+/**
+ * The part of a by-URL index key that stands for a self URL: the URL itself,
+ * or, when it is too long for a KV key (2048 bytes in all), its SHA-256 digest
+ * as bytes. A digest is a `Uint8Array` and a URL a string, so the two never
+ * collide; readers compare the full URL of the record anyway.
+ */
+export async function urlKeyPart(url: string): Promise<string | Uint8Array> {
+  const bytes = encoder.encode(url);
+  if (bytes.byteLength <= MAX_URL_KEY_BYTES) return url;
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+}
+
+/** Pointer index entry: a webhook by its own (self) URL. */
+export function webhookByUrlKey(urlPart: string | Uint8Array, id: string): Deno.KvKey {
+  return ["webhook_by_url", urlPart, id];
+}
+
+/** Prefix of the pointer index entries of one self URL. */
+export function webhookByUrlPrefix(urlPart: string | Uint8Array): Deno.KvKey {
+  return ["webhook_by_url", urlPart];
+}
+
+/** An interrupted-or-running registration of a tenant. */
+export function pendingKey(tenantId: string, pendingId: string): Deno.KvKey {
+  return ["webhook_pending", tenantId, pendingId];
+}
+
+/** Prefix of the pending registrations of one tenant. */
+export function pendingPrefix(tenantId: string): Deno.KvKey {
+  return ["webhook_pending", tenantId];
+}
+
+/** Primary key of a community record. */
+export function communityKey(tenantId: string): Deno.KvKey {
+  return ["community", tenantId];
+}
+
+/** Prefix of every community record. */
+export const COMMUNITY_PREFIX: Deno.KvKey = ["community"];
+
+/** Unique index: community name to tenant id. */
+export function communityByNameKey(name: string): Deno.KvKey {
+  return ["community_by_name", name];
+}

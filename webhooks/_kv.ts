@@ -1,0 +1,95 @@
+import v8 from "node:v8";
+
+// Private KV plumbing shared by the stores: retry on a locked database, the
+// value-size check, and batched reads that stay within KV Connect's limits.
+
+/** Largest value Deno KV accepts, in bytes. */
+export const MAX_VALUE_BYTES = 65_536;
+/** Most keys one `getMany` accepts. */
+const MAX_GET_MANY = 10;
+/** Attempts made when the database file is locked by another process. */
+const LOCK_ATTEMPTS = 12;
+
+function isLocked(error: unknown): boolean {
+  return error instanceof Error && /database is locked|SQLITE_BUSY/i.test(error.message);
+}
+
+/**
+ * Runs a KV operation, retrying with a bounded, jittered exponential backoff
+ * while another process holds the SQLite write lock of a shared KV file.
+ */
+export async function withLockRetry<T>(op: () => Promise<T>): Promise<T> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await op();
+    } catch (error) {
+      if (!isLocked(error) || attempt >= LOCK_ATTEMPTS) throw error;
+      const cap = Math.min(1_000, 5 * 2 ** attempt);
+      await new Promise((resolve) => setTimeout(resolve, cap / 2 + Math.random() * cap / 2));
+    }
+  }
+}
+
+/**
+ * Commits an atomic operation built by `build`, retrying the whole read-check-
+ * write cycle when a versionstamp check fails (another writer got there first)
+ * and when the database is locked. `build` returns `null` to stop without
+ * writing; its result is then `null`.
+ */
+export async function commitWithRetry(
+  build: () => Promise<Deno.AtomicOperation | null>,
+  what: string,
+): Promise<Deno.KvCommitResult | null> {
+  for (let attempt = 1; attempt <= 20; attempt++) {
+    const op = await withLockRetry(build);
+    if (op === null) return null;
+    const result = await withLockRetry(() => op.commit());
+    if (result.ok) return result;
+  }
+  throw new Error(`Cannot ${what}: too many concurrent writers, try again`);
+}
+
+/** Reads many keys in batches of ten, the most KV Connect allows per call. */
+export async function getManyBatched<T>(
+  kv: Deno.Kv,
+  keys: Deno.KvKey[],
+): Promise<Deno.KvEntryMaybe<T>[]> {
+  const out: Deno.KvEntryMaybe<T>[] = [];
+  for (let i = 0; i < keys.length; i += MAX_GET_MANY) {
+    const batch = keys.slice(i, i + MAX_GET_MANY);
+    out.push(...await withLockRetry(() => kv.getMany<T[]>(batch)));
+  }
+  return out;
+}
+
+/** Collects every entry under a prefix, retrying a locked database. */
+export async function listAll<T>(kv: Deno.Kv, prefix: Deno.KvKey): Promise<Deno.KvEntry<T>[]> {
+  return await withLockRetry(async () => {
+    const out: Deno.KvEntry<T>[] = [];
+    for await (const entry of kv.list<T>({ prefix })) out.push(entry);
+    return out;
+  });
+}
+
+/**
+ * Throws a `RangeError` when `value` would not fit in one KV value. The size
+ * is measured with the same structured serialisation Deno KV uses.
+ */
+export function assertFitsInValue(value: unknown, what: string): void {
+  let bytes: number;
+  try {
+    bytes = serializedSize(value);
+  } catch (error) {
+    throw new TypeError(`Cannot save ${what}: it is not serialisable (${(error as Error).message})`);
+  }
+  if (bytes > MAX_VALUE_BYTES) {
+    throw new RangeError(
+      `Cannot save ${what}: it is ${bytes} bytes serialised, more than the ${MAX_VALUE_BYTES} bytes one KV value holds`,
+    );
+  }
+}
+
+function serializedSize(value: unknown): number {
+  // node:v8's serialize is the V8 value serializer Deno KV stores values with.
+  return v8.serialize(value).byteLength;
+}

@@ -1,0 +1,212 @@
+// The module's HTTP client for the platform: bearer tokens, the
+// anti-hijacking prefix, time-outs, and one renewal of the tokens on a 401 or
+// 403 followed by one retry.
+
+import { PlatformError } from "./errors.ts";
+import type { Community, TokenPair } from "./types.ts";
+
+const HIJACK_PREFIX = /^\s*throw\s+'allowIllegalResourceCall is false\.';?\s*/;
+
+/** The credentials used for one operation; updated in place on renewal. */
+export interface Credentials {
+  accessToken: string;
+  refreshToken?: string;
+}
+
+/** What a platform call needs. */
+export interface PlatformContext {
+  fetch: typeof fetch;
+  timeout: number;
+  community: Community;
+  credentials: Credentials;
+  /** Stores renewed tokens; runs before the retried request. */
+  onRenew: (tokens: TokenPair) => Promise<void>;
+}
+
+/** A successful platform answer. */
+export interface PlatformAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** Joins the community's address and an API path. */
+export function platformUrl(community: Community, path: string): string {
+  return community.baseUrl.replace(/\/+$/, "") + path;
+}
+
+/** Parses a platform body: strips the anti-hijacking line, then JSON. */
+export function parseBody(text: string): unknown {
+  const json = text.replace(HIJACK_PREFIX, "").trim();
+  return json === "" ? null : JSON.parse(json);
+}
+
+/**
+ * Sends one request to the platform with the context's access token, renews
+ * the tokens once on a 401 or 403 and retries once.
+ */
+export async function platformRequest(
+  ctx: PlatformContext,
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<PlatformAnswer> {
+  const first = await send(ctx, method, url, body);
+  if ((first.status !== 401 && first.status !== 403) || !canRenew(ctx)) {
+    return answerOrThrow(ctx, method, url, first);
+  }
+  await first.body?.cancel();
+  const tokens = await renewTokens(ctx);
+  ctx.credentials.accessToken = tokens.access_token;
+  ctx.credentials.refreshToken = tokens.refresh_token;
+  await ctx.onRenew(tokens);
+  return answerOrThrow(ctx, method, url, await send(ctx, method, url, body));
+}
+
+function canRenew(ctx: PlatformContext): boolean {
+  return Boolean(ctx.credentials.refreshToken && ctx.community.clientId);
+}
+
+async function send(
+  ctx: PlatformContext,
+  method: string,
+  url: string,
+  body: unknown,
+): Promise<Response> {
+  const headers = new Headers({
+    Accept: "application/json",
+    Authorization: `Bearer ${ctx.credentials.accessToken}`,
+  });
+  if (body !== undefined) headers.set("Content-Type", "application/json");
+  return await fetchWithTimeout(ctx, method, url, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+async function fetchWithTimeout(
+  ctx: PlatformContext,
+  method: string,
+  url: string,
+  init: RequestInit,
+): Promise<Response> {
+  try {
+    return await ctx.fetch(url, { ...init, signal: AbortSignal.timeout(ctx.timeout) });
+  } catch (error) {
+    const timedOut = error instanceof DOMException && error.name === "TimeoutError";
+    const detail = timedOut
+      ? `no answer within ${ctx.timeout} ms`
+      : `network error (${redact(ctx, String((error as Error)?.message ?? error))})`;
+    throw new PlatformError(method, url, 0, detail, { cause: timedOut ? undefined : error });
+  }
+}
+
+async function readText(
+  ctx: PlatformContext,
+  method: string,
+  url: string,
+  response: Response,
+): Promise<string> {
+  try {
+    return await response.text();
+  } catch (error) {
+    const timedOut = error instanceof DOMException && error.name === "TimeoutError";
+    const detail = timedOut ? `no answer within ${ctx.timeout} ms` : "the answer broke off";
+    throw new PlatformError(method, url, 0, detail, { cause: error });
+  }
+}
+
+async function answerOrThrow(
+  ctx: PlatformContext,
+  method: string,
+  url: string,
+  response: Response,
+  what = "",
+): Promise<PlatformAnswer> {
+  const text = await readText(ctx, method, url, response);
+  let body: unknown = null;
+  let parsed = true;
+  try {
+    body = parseBody(text);
+  } catch {
+    parsed = false;
+  }
+  if (!response.ok) {
+    const detail = what + redact(ctx, errorDetail(body, parsed ? "" : text, response.statusText));
+    throw new PlatformError(method, url, response.status, detail, { body: parsed ? body : undefined });
+  }
+  if (!parsed) {
+    throw new PlatformError(method, url, response.status, `${what}the answer is not JSON`);
+  }
+  return { status: response.status, headers: Object.fromEntries(response.headers), body };
+}
+
+function errorDetail(body: unknown, text: string, statusText: string): string {
+  const error = (body as { error?: unknown } | null)?.error;
+  const message = typeof error === "object" && error !== null
+    ? (error as { message?: unknown }).message
+    : (body as { message?: unknown; error_description?: unknown } | null)?.message ??
+      (body as { error_description?: unknown } | null)?.error_description ?? error;
+  if (typeof message === "string" && message !== "") return message.slice(0, 300);
+  if (text.trim() !== "") return text.trim().slice(0, 300);
+  return statusText || "no details";
+}
+
+/** Replaces every token and the client secret in a text that may be shown. */
+function redact(ctx: PlatformContext, text: string): string {
+  let out = text;
+  for (
+    const secret of [
+      ctx.credentials.accessToken,
+      ctx.credentials.refreshToken,
+      ctx.community.clientSecret,
+      ctx.community.oauth?.access_token,
+      ctx.community.oauth?.refresh_token,
+    ]
+  ) {
+    if (typeof secret === "string" && secret.length >= 4) out = out.replaceAll(secret, "[redacted]");
+  }
+  return out;
+}
+
+/**
+ * Renews the tokens with the refresh grant at `{baseUrl}/oauth2/token`.
+ * A failed renewal rejects with a {@linkcode PlatformError} carrying the
+ * HTTP status.
+ */
+async function renewTokens(ctx: PlatformContext): Promise<TokenPair> {
+  const url = platformUrl(ctx.community, "/oauth2/token");
+  const clientId = ctx.community.clientId ?? "";
+  const form = new URLSearchParams({
+    grant_type: "refresh_token",
+    refresh_token: ctx.credentials.refreshToken ?? "",
+    client_id: clientId,
+  });
+  const basic = btoa(
+    String.fromCharCode(
+      ...new TextEncoder().encode(`${clientId}:${ctx.community.clientSecret ?? ""}`),
+    ),
+  );
+  const response = await fetchWithTimeout(ctx, "POST", url, {
+    method: "POST",
+    headers: {
+      Accept: "application/json",
+      "Content-Type": "application/x-www-form-urlencoded",
+      Authorization: `Basic ${basic}`,
+    },
+    body: form,
+  });
+  const answer = await answerOrThrow(ctx, "POST", url, response, "token renewal failed: ");
+  const body = answer.body as Partial<TokenPair> | null;
+  if (typeof body?.access_token !== "string" || body.access_token === "") {
+    throw new PlatformError("POST", url, answer.status, "token renewal answered without an access_token");
+  }
+  return {
+    access_token: body.access_token,
+    // A server that does not rotate refresh tokens keeps the old one valid.
+    refresh_token: typeof body.refresh_token === "string" && body.refresh_token !== ""
+      ? body.refresh_token
+      : ctx.credentials.refreshToken ?? "",
+  };
+}

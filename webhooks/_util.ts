@@ -1,0 +1,27 @@
+// Argument checks shared by the stores.
+
+/** Throws a `TypeError` unless `value` is a non-empty string. */
+export function requireString(value: unknown, what: string, action: string): string {
+  if (typeof value !== "string" || value === "") {
+    throw new TypeError(
+      `Cannot ${action}: '${what}' must be a non-empty string, got ${describe(value)}`,
+    );
+  }
+  return value;
+}
+
+/** Shows a value in an error message without dumping large objects. */
+export function describe(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value.length > 80 ? value.slice(0, 77) + "..." : value);
+  if (value === null || value === undefined || typeof value !== "object") return String(value);
+  return Array.isArray(value) ? "an array" : "an object";
+}
+
+/** Checks a page size: 1 to 1000, default 100. */
+export function pageLimit(limit: number | undefined): number {
+  if (limit === undefined) return 100;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    throw new RangeError(`Cannot list: 'limit' must be an integer from 1 to 1000, got ${limit}`);
+  }
+  return limit;
+}

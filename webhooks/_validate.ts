@@ -1,0 +1,75 @@
+// Argument checks of `register`, done before any request is sent.
+
+import { describe, requireString } from "./_util.ts";
+import type { RegisterOptions } from "./types.ts";
+
+/** System events: `object` is optional for them and they are not mixed with content events. */
+export const SYSTEM_EVENTS: readonly string[] = Object.freeze([
+  "user_account",
+  "user_membership",
+  "user_session",
+  "social_group",
+  "webhook",
+]);
+
+const ACTION = "register webhook";
+
+/** Throws a `TypeError` naming the first bad argument of `register`. */
+export function validateRegistration(options: RegisterOptions): void {
+  requireString(options.community, "jiveCommunity", ACTION);
+  const { events } = options;
+  if (
+    !Array.isArray(events) || events.length === 0 ||
+    !events.every((event) => typeof event === "string" && event !== "")
+  ) {
+    throw new TypeError(
+      `Cannot ${ACTION}: 'events' must be a non-empty array of non-empty strings, got ${
+        Array.isArray(events) ? JSON.stringify(events).slice(0, 120) : describe(events)
+      }`,
+    );
+  }
+  const system = events.filter((event) => SYSTEM_EVENTS.includes(event));
+  const content = events.filter((event) => !SYSTEM_EVENTS.includes(event));
+  if (system.length > 0 && content.length > 0) {
+    throw new TypeError(
+      `Cannot ${ACTION}: 'events' mixes system events (${system.join(", ")}) with content events (${
+        content.join(", ")
+      })`,
+    );
+  }
+  if (options.object !== undefined && options.object !== null && typeof options.object !== "string") {
+    throw new TypeError(`Cannot ${ACTION}: 'object' must be a string, got ${describe(options.object)}`);
+  }
+  if (content.length > 0 && !options.object) {
+    throw new TypeError(
+      `Cannot ${ACTION}: 'object' must be a non-empty string for content events (${content.join(", ")})`,
+    );
+  }
+  requireString(options.callback, "webhookCallbackURL", ACTION);
+  if (!/^https?:$/.test(URL.parse(options.callback)?.protocol ?? "")) {
+    throw new TypeError(
+      `Cannot ${ACTION}: 'webhookCallbackURL' must be an absolute http(s) URL, got ${describe(options.callback)}`,
+    );
+  }
+  validateCredentials(options, ACTION);
+}
+
+/** Checks the optional credential arguments shared by register, unregister and reconcile. */
+export function validateCredentials(
+  options: Pick<RegisterOptions, "accessToken" | "refreshToken" | "tokenPersistenceFunction">,
+  action: string,
+): void {
+  // Token values are secrets: an error names the argument, never its value.
+  for (const field of ["accessToken", "refreshToken"] as const) {
+    const value = options[field];
+    if (value !== undefined && value !== null && (typeof value !== "string" || value === "")) {
+      throw new TypeError(`Cannot ${action}: '${field}' must be a non-empty string when given`);
+    }
+  }
+  const persist = options.tokenPersistenceFunction;
+  if (persist !== undefined && persist !== null && typeof persist !== "function") {
+    throw new TypeError(
+      `Cannot ${action}: 'tokenPersistenceFunction' must be a function, got ${describe(persist)}`,
+    );
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * The community store (collection `community`), reached as
+ * `createWebhooks(kv).communities`.
+ *
+ * @module
+ */
+
+import { COMMUNITY_PREFIX, communityByNameKey, communityKey } from "./_keys.ts";
+import { assertFitsInValue, commitWithRetry, withLockRetry } from "./_kv.ts";
+import { describe, pageLimit, requireString } from "./_util.ts";
+import type { Community, ListOptions, Page, TokenPair } from "./types.ts";
+
+/**
+ * The community store. `name` and `tenantId` are each unique; the record is
+ * keyed by `tenantId`.
+ */
+export interface Communities {
+  /**
+   * Stores a community, or replaces the one with the same `tenantId`.
+   *
+   * @param community `{ name, tenantId, baseUrl, clientId?, clientSecret?, oauth? }`.
+   * @returns The store result.
+   * @throws {TypeError} When a field is missing or of the wrong type.
+   * @throws {ConflictError} When another tenant already uses the name.
+   * @throws {RangeError} When the record is too large for one KV value.
+   */
+  save(community: Community): Promise<Deno.KvCommitResult>;
+  /**
+   * Finds a community by its name (SPEC.md's community lookup by name).
+   *
+   * @param name The community's name.
+   * @returns The community, or `null` when none has that name.
+   */
+  findByName(name: string): Promise<Community | null>;
+  /**
+   * Finds a community by its tenant id.
+   *
+   * @param tenantId The community's tenant id.
+   * @returns The community, or `null` when none has that tenant id.
+   */
+  findByTenantID(tenantId: string): Promise<Community | null>;
+  /**
+   * Lists communities a page at a time, ordered by tenant id.
+   *
+   * @param options `cursor` from the previous page and `limit` (default 100).
+   * @returns A page `{ values, cursor }`; `cursor` is `""` on the last page.
+   */
+  list(options?: ListOptions): Promise<Page<Community>>;
+  /**
+   * Deletes a community. Its webhook records are kept.
+   *
+   * @param tenantId The community's tenant id.
+   * @returns `true` when a community was deleted, `false` when none had that tenant id.
+   */
+  remove(tenantId: string): Promise<boolean>;
+  /**
+   * Stores renewed tokens on the community with `renewedAt` set to now.
+   *
+   * @param tenantId The community's tenant id.
+   * @param tokens The new token pair.
+   * @returns `true` when stored, `false` when no community has that tenant id.
+   */
+  storeTokens(tenantId: string, tokens: TokenPair): Promise<boolean>;
+}
+
+/**
+ * A second community claims a name that another tenant already uses.
+ *
+ * @example Usage
+ * ```ts
+ * import { ConflictError } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new ConflictError("Community name 'Acme' is already used by another tenant");
+ * assert.equal(error.name, "ConflictError");
+ * ```
+ */
+export class ConflictError extends Error {
+  /**
+   * Makes the error.
+   *
+   * @param message What conflicts.
+   */
+  constructor(message: string) {
+    super(message);
+    this.name = "ConflictError";
+  }
+}
+
+function validateCommunity(community: Community): void {
+  const action = "save community";
+  if (typeof community !== "object" || community === null || Array.isArray(community)) {
+    throw new TypeError(`Cannot ${action}: the community must be an object, got ${describe(community)}`);
+  }
+  requireString(community.name, "name", action);
+  requireString(community.tenantId, "tenantId", action);
+  requireString(community.baseUrl, "baseUrl", action);
+  if (!/^https?:$/.test(URL.parse(community.baseUrl)?.protocol ?? "")) {
+    throw new TypeError(
+      `Cannot ${action}: 'baseUrl' must be an absolute http(s) URL, got ${describe(community.baseUrl)}`,
+    );
+  }
+  for (const field of ["clientId", "clientSecret"] as const) {
+    if (community[field] !== undefined) requireString(community[field], field, action);
+  }
+  if (community.oauth !== undefined) {
+    if (typeof community.oauth !== "object" || community.oauth === null) {
+      throw new TypeError(`Cannot ${action}: 'oauth' must be an object with access_token and refresh_token`);
+    }
+    // Token values are secrets: name the field, never show the value.
+    for (const field of ["access_token", "refresh_token"] as const) {
+      const value = community.oauth[field];
+      if (value !== undefined && typeof value !== "string") {
+        throw new TypeError(`Cannot ${action}: 'oauth.${field}' must be a string`);
+      }
+    }
+  }
+}
+
+/**
+ * Makes the community store over a KV database.
+ *
+ * @param kv The KV database.
+ * @returns The store.
+ */
+export function createCommunities(kv: Deno.Kv): Communities {
+  async function findByTenantID(tenantId: string): Promise<Community | null> {
+    requireString(tenantId, "tenantId", "find community");
+    return (await withLockRetry(() => kv.get<Community>(communityKey(tenantId)))).value;
+  }
+
+  return {
+    async save(community) {
+      validateCommunity(community);
+      const record: Community = { ...community };
+      assertFitsInValue(record, `community ${describe(record.tenantId)}`);
+      const result = await commitWithRetry(async () => {
+        const [current, byName] = await kv.getMany<[Community, string]>([
+          communityKey(record.tenantId),
+          communityByNameKey(record.name),
+        ]);
+        if (byName.value !== null && byName.value !== record.tenantId) {
+          throw new ConflictError(
+            `Cannot save community: the name ${describe(record.name)} is already used by another tenant`,
+          );
+        }
+        const op = kv.atomic().check(current, byName);
+        if (current.value && current.value.name !== record.name) {
+          op.delete(communityByNameKey(current.value.name));
+        }
+        return op.set(communityKey(record.tenantId), record)
+          .set(communityByNameKey(record.name), record.tenantId);
+      }, "save community");
+      return result!;
+    },
+
+    async findByName(name) {
+      requireString(name, "name", "find community");
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const pointer = await withLockRetry(() => kv.get<string>(communityByNameKey(name)));
+        if (pointer.value === null) return null;
+        const community = await findByTenantID(pointer.value);
+        // A rename between the two reads: read the pointer again.
+        if (community?.name === name) return community;
+      }
+      return null;
+    },
+
+    findByTenantID,
+
+    async list(options = {}) {
+      const limit = pageLimit(options.limit);
+      return await withLockRetry(async () => {
+        const iter = kv.list<Community>({ prefix: COMMUNITY_PREFIX }, {
+          limit,
+          cursor: options.cursor || undefined,
+        });
+        const values: Community[] = [];
+        for await (const entry of iter) values.push(entry.value);
+        return { values, cursor: values.length < limit ? "" : iter.cursor };
+      });
+    },
+
+    async remove(tenantId) {
+      requireString(tenantId, "tenantId", "remove community");
+      let removed = false;
+      await commitWithRetry(async () => {
+        const current = await kv.get<Community>(communityKey(tenantId));
+        removed = current.value !== null;
+        if (!removed) return null;
+        return kv.atomic().check(current)
+          .delete(communityKey(tenantId))
+          .delete(communityByNameKey(current.value!.name));
+      }, "remove community");
+      return removed;
+    },
+
+    async storeTokens(tenantId, tokens) {
+      let stored = false;
+      await commitWithRetry(async () => {
+        const current = await kv.get<Community>(communityKey(tenantId));
+        stored = current.value !== null;
+        if (!stored) return null;
+        const record = { ...current.value!, oauth: { ...tokens }, renewedAt: new Date().toISOString() };
+        return kv.atomic().check(current).set(communityKey(tenantId), record);
+      }, "store renewed tokens");
+      return stored;
+    },
+  };
+}

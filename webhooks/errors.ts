@@ -1,0 +1,64 @@
+/**
+ * The error a failed platform call rejects with.
+ *
+ * @module
+ */
+
+/** Options of {@linkcode PlatformError}. */
+export interface PlatformErrorOptions {
+  /** The lower-level error, such as a network failure. */
+  cause?: unknown;
+  /** The platform's parsed error body, when it sent one. */
+  body?: unknown;
+}
+
+/**
+ * A platform request that failed: a non-2xx answer (`status` is the HTTP
+ * status), a network failure or a time-out (`status` is `0`). The message
+ * names the method, the URL and the status; it never holds a token.
+ *
+ * @example Usage
+ * ```ts
+ * import { PlatformError } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new PlatformError("POST", "https://c.example/api/core/v3/webhooks", 403, "Forbidden");
+ * assert.equal(error.status, 403);
+ * assert.equal(error.message, "POST https://c.example/api/core/v3/webhooks failed with status 403: Forbidden");
+ * ```
+ */
+export class PlatformError extends Error {
+  /** HTTP status of the answer, or `0` when none came. */
+  readonly status: number;
+  /** HTTP method of the failed request. */
+  readonly method: string;
+  /** URL of the failed request. */
+  readonly url: string;
+  /** The platform's parsed error body, if any. */
+  readonly body: unknown;
+
+  /**
+   * Makes the error.
+   *
+   * @param method HTTP method of the request.
+   * @param url URL of the request.
+   * @param status HTTP status, `0` when no answer came.
+   * @param detail What went wrong, in a few words.
+   * @param options The cause and the platform's error body.
+   */
+  constructor(
+    method: string,
+    url: string,
+    status: number,
+    detail: string,
+    options: PlatformErrorOptions = {},
+  ) {
+    const what = status === 0 ? "failed" : `failed with status ${status}`;
+    super(`${method} ${url} ${what}: ${detail}`, { cause: options.cause });
+    this.name = "PlatformError";
+    this.status = status;
+    this.method = method;
+    this.url = url;
+    this.body = options.body;
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * Module A: registers webhooks with a community platform (the Jive REST API
+ * v3) and keeps their records in Deno KV, with indexes by tenant and by the
+ * hook's own URL.
+ *
+ * ```ts
+ * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const kv = await Deno.openKv(":memory:");
+ * const hooks = createWebhooks(kv);
+ * await hooks.save({ id: "h1", tenantId: "t1", entity: {} });
+ * assert.deepEqual((await hooks.findByTenantID("t1")).map((h) => h.id), ["h1"]);
+ * kv.close();
+ * ```
+ *
+ * @module
+ */
+
+export * from "./webhooks.ts";
+export * from "./communities.ts";
+export * from "./errors.ts";
+export * from "./types.ts";

@@ -1,0 +1,163 @@
+/**
+ * The records and arguments of Module A.
+ *
+ * @module
+ */
+
+/** The OAuth token pair of a community (SPEC.md 2.5). */
+export interface TokenPair {
+  /** Bearer token sent to the platform. */
+  access_token: string;
+  /** Token that renews the access token. */
+  refresh_token: string;
+}
+
+/** A community of the platform (collection `community`). */
+export interface Community {
+  /** Unique name, the key of `register`'s community lookup. */
+  name: string;
+  /** Unique tenant id of the community. */
+  tenantId: string;
+  /** Address of the community, for example `https://community.example.com`. */
+  baseUrl: string;
+  /** OAuth client id, needed to renew tokens. */
+  clientId?: string;
+  /** OAuth client secret, needed to renew tokens and to verify postbacks. */
+  clientSecret?: string;
+  /** The community's tokens. */
+  oauth?: TokenPair;
+  /** When the module last stored renewed tokens, as an ISO 8601 date. */
+  renewedAt?: string;
+  /** Other fields are kept as given. */
+  [field: string]: unknown;
+}
+
+/** The platform's webhook entity; only `resources.self.ref` is relied upon. */
+export interface WebhookEntity {
+  /** The platform's id of the hook. */
+  id?: string;
+  /** Links of the hook; `self.ref` is the hook's own URL. */
+  resources?: { self?: { ref?: string; allowed?: string[] } };
+  /** Other fields of the platform's entity. */
+  [field: string]: unknown;
+}
+
+/** A webhook record (collection `webhook`, SPEC.md 2.1). */
+export interface Webhook {
+  /** Unique id (a ULID when `register` made it); the store key. */
+  id: string;
+  /** Tenant id of the owning community. */
+  tenantId: string;
+  /** The `entity` of the platform's registration response. */
+  entity: WebhookEntity;
+}
+
+/** Receives renewed tokens in place of the community record. */
+export type TokenPersistenceFunction = (
+  tokens: TokenPair,
+  community: Community,
+) => unknown;
+
+/** What `register` resolves with (SPEC.md 2.4). */
+export interface RegistrationResponse {
+  /** HTTP status of the platform's answer. */
+  status: number;
+  /** Headers of the platform's answer. */
+  headers: Record<string, string>;
+  /** The webhook entity the platform created. */
+  entity: WebhookEntity;
+}
+
+/** The options form of `register`. */
+export interface RegisterOptions {
+  /** Name of the community (required). */
+  community: string;
+  /** Event names (required, SPEC.md section 6). */
+  events: string[];
+  /** Place URI; required for content events, optional for system events. */
+  object?: string;
+  /** Absolute http(s) postback URL (required). */
+  callback: string;
+  /** Access token used in place of the community's own. */
+  accessToken?: string;
+  /** Refresh token that goes with `accessToken`. */
+  refreshToken?: string;
+  /** Receives renewed tokens in place of the community record. */
+  tokenPersistenceFunction?: TokenPersistenceFunction;
+}
+
+/** A page of a listing. */
+export interface Page<T> {
+  /** The entries of this page. */
+  values: T[];
+  /** Pass back to get the next page; `""` when there is none. */
+  cursor: string;
+}
+
+/** Options of a paged listing. */
+export interface ListOptions {
+  /** Cursor of the page to read, from the previous page. */
+  cursor?: string;
+  /** Most entries per page (1 to 1000, default 100). */
+  limit?: number;
+}
+
+/** Options of `Webhooks.list`. */
+export interface WebhookListOptions extends ListOptions {
+  /** Only the webhooks of this tenant. */
+  tenantId?: string;
+}
+
+/** A registration that was started: written before the platform call. */
+export interface PendingRegistration {
+  /** Id of the pending entry (a ULID). */
+  id: string;
+  /** Tenant id of the community. */
+  tenantId: string;
+  /** Name of the community. */
+  community: string;
+  /** Events asked for. */
+  events: string[];
+  /** Object asked for, if any. */
+  object?: string;
+  /** Callback asked for. */
+  callback: string;
+  /** When the registration started, in ms since the epoch. */
+  startedAt: number;
+}
+
+/** A platform hook that no local record knows. */
+export interface Orphan {
+  /** The platform's entity of the hook. */
+  entity: WebhookEntity;
+  /** The interrupted registration that explains it, or `null`. */
+  pending: PendingRegistration | null;
+}
+
+/** The drift between the platform and the local records of one community. */
+export interface ReconcileReport {
+  /** Local records whose hook the platform has. */
+  matched: Webhook[];
+  /** Platform hooks with no local record. */
+  orphans: Orphan[];
+  /** Local records whose hook the platform no longer has. */
+  dangling: Webhook[];
+  /** Stale pending registrations that left no hook on the platform. */
+  abandoned: PendingRegistration[];
+}
+
+/** Options of `reconcile`. */
+export interface ReconcileOptions {
+  /** Apply the fixes (default `false`: only report). */
+  fix?: boolean;
+  /** With `fix`, also delete orphans on the platform that nothing explains. */
+  deleteUnknown?: boolean;
+  /** Age in ms after which a pending entry counts as interrupted (default 60000). */
+  staleAfter?: number;
+  /** Access token used in place of the community's own. */
+  accessToken?: string;
+  /** Refresh token that goes with `accessToken`. */
+  refreshToken?: string;
+  /** Receives renewed tokens in place of the community record. */
+  tokenPersistenceFunction?: TokenPersistenceFunction;
+}

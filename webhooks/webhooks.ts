@@ -1,0 +1,564 @@
+/**
+ * The webhook store and the platform operations of Module A.
+ *
+ * @module
+ */
+
+import { monotonicFactory } from "ulid";
+import {
+  pendingKey,
+  pendingPrefix,
+  urlKeyPart,
+  WEBHOOK_PREFIX,
+  webhookByTenantKey,
+  webhookByTenantPrefix,
+  webhookByUrlKey,
+  webhookByUrlPrefix,
+  webhookKey,
+} from "./_keys.ts";
+import { assertFitsInValue, commitWithRetry, getManyBatched, listAll, withLockRetry } from "./_kv.ts";
+import { type Credentials, type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
+import { reconcileCommunity } from "./_reconcile.ts";
+import { validateCredentials, validateRegistration } from "./_validate.ts";
+import { describe, pageLimit, requireString } from "./_util.ts";
+import { type Communities, createCommunities } from "./communities.ts";
+import { PlatformError } from "./errors.ts";
+import type {
+  Community,
+  Page,
+  PendingRegistration,
+  ReconcileOptions,
+  ReconcileReport,
+  RegisterOptions,
+  RegistrationResponse,
+  TokenPair,
+  TokenPersistenceFunction,
+  Webhook,
+  WebhookEntity,
+  WebhookListOptions,
+} from "./types.ts";
+
+/** Options of {@linkcode createWebhooks}. */
+export interface WebhooksOptions {
+  /** The `fetch` used for platform calls (default: the global `fetch`). */
+  fetch?: typeof fetch;
+  /** Milliseconds a platform call may take before it fails (default 30000). */
+  timeout?: number;
+}
+
+/** Credentials given to one platform operation in place of the community's own. */
+export interface CredentialOptions {
+  /** Access token used in place of the community's own. */
+  accessToken?: string;
+  /** Refresh token that goes with `accessToken`. */
+  refreshToken?: string;
+  /** Receives renewed tokens in place of the community record. */
+  tokenPersistenceFunction?: TokenPersistenceFunction;
+}
+
+/** Module A: webhook records in Deno KV and their registration on the platform. */
+export interface Webhooks {
+  /**
+   * Saves a webhook record under `["webhook", id]` with its tenant and URL
+   * indexes, in one atomic operation. Re-saving moves the index entries.
+   *
+   * @param webhook The record; `id` must be a non-empty string.
+   * @returns The store result.
+   * @throws {TypeError} When `id` is not a non-empty string (nothing stored).
+   * @throws {RangeError} When the record is too large for one KV value (nothing stored).
+   */
+  save(webhook: Webhook): Promise<Deno.KvCommitResult>;
+  /**
+   * Finds a record by id.
+   *
+   * @param webhookId The record's id.
+   * @returns The record, or `null` when none has that id.
+   */
+  findByID(webhookId: string): Promise<Webhook | null>;
+  /**
+   * Finds the records of a tenant.
+   *
+   * @param tenantId The tenant id.
+   * @returns The records, oldest id first; `[]` when none.
+   */
+  findByTenantID(tenantId: string): Promise<Webhook[]>;
+  /**
+   * Finds the records whose `entity.resources.self.ref` is the URL.
+   *
+   * @param webhookURL The hook's own URL.
+   * @returns The records; `[]` when none.
+   */
+  findByWebhookURL(webhookURL: string): Promise<Webhook[]>;
+  /**
+   * Finds the community a record belongs to, by its `tenantId`.
+   *
+   * @param webhook The record.
+   * @returns The community, or `null` when none has that tenant id.
+   */
+  findWebhookCommunity(webhook: Webhook): Promise<Community | null>;
+  /**
+   * Finds the records of a community. Bad arguments throw synchronously.
+   *
+   * @param community An object with a `tenantId`.
+   * @returns The records; `[]` when none.
+   * @throws {TypeError} `community object is required`, `community must be an object`
+   * or `community object must contain a tenantId`.
+   */
+  findByCommunity(community: Community): Promise<Webhook[]>;
+  /**
+   * Lists records a page at a time, of every tenant or of one.
+   *
+   * @param options `tenantId`, `cursor` from the previous page, `limit` (default 100).
+   * @returns A page `{ values, cursor }`; `cursor` is `""` on the last page.
+   */
+  list(options?: WebhookListOptions): Promise<Page<Webhook>>;
+  /**
+   * Deletes a local record and its index entries; the platform is not called.
+   *
+   * @param webhookId The record's id.
+   * @returns `true` when a record was deleted.
+   */
+  remove(webhookId: string): Promise<boolean>;
+  /**
+   * Registers a webhook on the platform for the named community and saves its
+   * record (SPEC.md 4.2).
+   *
+   * @returns The platform's response `{ status, headers, entity }`.
+   */
+  register(
+    jiveCommunity: string,
+    events: string[],
+    object: string | undefined | null,
+    webhookCallbackURL: string,
+    accessToken?: string | null,
+    refreshToken?: string | null,
+    tokenPersistenceFunction?: TokenPersistenceFunction | null,
+  ): Promise<RegistrationResponse>;
+  /**
+   * Registers a webhook: the options form of the positional call.
+   *
+   * @returns The platform's response `{ status, headers, entity }`.
+   */
+  register(options: RegisterOptions): Promise<RegistrationResponse>;
+  /**
+   * Deletes the hook on the platform (`DELETE {base}/api/core/v3/webhooks/{entity.id}`),
+   * then the local record. A hook the platform no longer has (404) counts as deleted.
+   *
+   * @param webhook The record, or its id.
+   * @returns Once both are gone.
+   */
+  unregister(
+    webhook: Webhook | string,
+    accessToken?: string | null,
+    refreshToken?: string | null,
+    tokenPersistenceFunction?: TokenPersistenceFunction | null,
+  ): Promise<void>;
+  /**
+   * Lists the registrations of a tenant that started and have not finished:
+   * running now, or interrupted by a crash.
+   *
+   * @param tenantId The tenant id.
+   * @returns The pending entries, oldest first.
+   */
+  pending(tenantId: string): Promise<PendingRegistration[]>;
+  /**
+   * Compares the platform's hooks of a community with the local records and
+   * pending entries, and with `fix` repairs the drift.
+   *
+   * @param community An object with a `tenantId` (the stored community is used).
+   * @param options `fix`, `deleteUnknown`, `staleAfter` and credentials.
+   * @returns The report of the state found before fixing.
+   */
+  reconcile(community: Community, options?: ReconcileOptions): Promise<ReconcileReport>;
+  /** The community store (collection `community`). */
+  readonly communities: Communities;
+}
+
+const NO_TOKEN =
+  "Failed to create community webhook: no access token is associated with the community, and none was provided explicitly";
+
+/**
+ * Makes the Module A store over a KV database.
+ *
+ * @param kv The KV database: `await Deno.openKv(":memory:")`, a file or a KV Connect URL.
+ * @param options `fetch` for platform calls and the call `timeout` in ms.
+ * @returns The {@linkcode Webhooks} store.
+ * @throws {TypeError} When `kv` or an option is of the wrong type.
+ *
+ * @example Save and look up a record
+ * ```ts
+ * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const kv = await Deno.openKv(":memory:");
+ * const hooks = createWebhooks(kv);
+ * const ref = "https://c.example/api/core/v3/webhooks/7";
+ * await hooks.save({ id: "h1", tenantId: "t1", entity: { resources: { self: { ref } } } });
+ * assert.equal((await hooks.findByID("h1"))?.tenantId, "t1");
+ * assert.deepEqual((await hooks.findByWebhookURL(ref)).map((h) => h.id), ["h1"]);
+ * assert.equal(await hooks.findByID("nope"), null);
+ * kv.close();
+ * ```
+ */
+export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webhooks {
+  if (typeof kv !== "object" || kv === null || typeof kv.atomic !== "function") {
+    throw new TypeError(`Cannot create webhooks: 'kv' must be a Deno.Kv, got ${describe(kv)}`);
+  }
+  const fetchFn = options.fetch ?? ((input, init) => fetch(input, init));
+  if (typeof fetchFn !== "function") {
+    throw new TypeError(`Cannot create webhooks: 'fetch' must be a function, got ${describe(fetchFn)}`);
+  }
+  const timeout = options.timeout ?? 30_000;
+  if (!Number.isFinite(timeout) || timeout <= 0) {
+    throw new RangeError(`Cannot create webhooks: 'timeout' must be a positive number of ms, got ${timeout}`);
+  }
+  const communities = createCommunities(kv);
+  const newId = monotonicFactory();
+
+  async function indexKeys(record: Webhook): Promise<Deno.KvKey[]> {
+    const keys: Deno.KvKey[] = [];
+    if (typeof record.tenantId === "string") keys.push(webhookByTenantKey(record.tenantId, record.id));
+    const ref = selfRef(record.entity);
+    if (ref !== undefined) keys.push(webhookByUrlKey(await urlKeyPart(ref), record.id));
+    return keys;
+  }
+
+  function checkRecord(webhook: Webhook, action: string): Webhook {
+    if (typeof webhook !== "object" || webhook === null || Array.isArray(webhook)) {
+      throw new TypeError(`Cannot ${action}: the webhook must be an object, got ${describe(webhook)}`);
+    }
+    requireString(webhook.id, "id", action);
+    if (webhook.tenantId !== undefined) requireString(webhook.tenantId, "tenantId", action);
+    if (webhook.entity !== undefined && (typeof webhook.entity !== "object" || webhook.entity === null)) {
+      throw new TypeError(`Cannot ${action}: 'entity' must be an object, got ${describe(webhook.entity)}`);
+    }
+    const record = { ...webhook };
+    assertFitsInValue(record, `webhook ${describe(webhook.id)}`);
+    return record;
+  }
+
+  /**
+   * Writes a record and its index entries in one atomic operation guarded by
+   * the record's versionstamp; `extend` adds mutations and checks of its own
+   * (at most 9 more checks).
+   */
+  async function writeRecord(
+    record: Webhook,
+    extend?: (op: Deno.AtomicOperation) => boolean | Promise<boolean>,
+  ): Promise<Deno.KvCommitResult> {
+    const newIndex = await indexKeys(record);
+    const result = await commitWithRetry(async () => {
+      const current = await kv.get<Webhook>(webhookKey(record.id));
+      const op = kv.atomic().check(current);
+      if (extend && !(await extend(op))) return null;
+      if (current.value) {
+        const keep = new Set(newIndex.map((key) => JSON.stringify(key, keyReplacer)));
+        for (const key of await indexKeys(current.value)) {
+          if (!keep.has(JSON.stringify(key, keyReplacer))) op.delete(key);
+        }
+      }
+      op.set(webhookKey(record.id), record);
+      for (const key of newIndex) op.set(key, record.id);
+      return op;
+    }, "save webhook");
+    if (result === null) throw new Error(`Cannot save webhook ${describe(record.id)}: it changed meanwhile`);
+    return result;
+  }
+
+  async function removeRecord(id: string, expected?: Webhook): Promise<boolean> {
+    let removed = false;
+    await commitWithRetry(async () => {
+      const current = await kv.get<Webhook>(webhookKey(id));
+      removed = current.value !== null &&
+        (expected === undefined || selfRef(current.value.entity) === selfRef(expected.entity));
+      if (!removed) return null;
+      const op = kv.atomic().check(current).delete(webhookKey(id));
+      for (const key of await indexKeys(current.value!)) op.delete(key);
+      return op;
+    }, "remove webhook");
+    return removed;
+  }
+
+  async function recordsByPointers(prefix: Deno.KvKey, keep: (record: Webhook) => boolean): Promise<Webhook[]> {
+    const pointers = await listAll<string>(kv, prefix);
+    const entries = await getManyBatched<Webhook>(kv, pointers.map((entry) => webhookKey(entry.value)));
+    // A record that moved between the two reads no longer matches: skip it.
+    return entries.flatMap((entry) => entry.value !== null && keep(entry.value) ? [entry.value] : []);
+  }
+
+  async function findByID(webhookId: string): Promise<Webhook | null> {
+    requireString(webhookId, "webhookId", "find webhook");
+    return (await withLockRetry(() => kv.get<Webhook>(webhookKey(webhookId)))).value;
+  }
+
+  async function findByWebhookURL(webhookURL: string): Promise<Webhook[]> {
+    requireString(webhookURL, "webhookURL", "find webhooks");
+    const prefix = webhookByUrlPrefix(await urlKeyPart(webhookURL));
+    return await recordsByPointers(prefix, (record) => selfRef(record.entity) === webhookURL);
+  }
+
+  async function findByTenantID(tenantId: string): Promise<Webhook[]> {
+    requireString(tenantId, "tenantId", "find webhooks");
+    return await recordsByPointers(webhookByTenantPrefix(tenantId), (record) => record.tenantId === tenantId);
+  }
+
+  /** The credentials of a call: explicit ones first, else the community's. */
+  function credentialsFor(community: Community, given: CredentialOptions, noToken: string): Credentials {
+    if (given.accessToken) {
+      return { accessToken: given.accessToken, refreshToken: given.refreshToken ?? undefined };
+    }
+    const accessToken = community.oauth?.access_token;
+    if (typeof accessToken !== "string" || accessToken === "") throw new Error(noToken);
+    return { accessToken, refreshToken: community.oauth?.refresh_token };
+  }
+
+  function contextFor(community: Community, credentials: Credentials, given: CredentialOptions): PlatformContext {
+    return {
+      fetch: fetchFn,
+      timeout,
+      community,
+      credentials,
+      onRenew: async (tokens: TokenPair) => {
+        if (given.tokenPersistenceFunction) {
+          await given.tokenPersistenceFunction({ ...tokens }, community);
+        } else {
+          await communities.storeTokens(community.tenantId, tokens);
+        }
+      },
+    };
+  }
+
+  async function register(
+    ...args: [RegisterOptions] | Parameters<typeof positional>
+  ): Promise<RegistrationResponse> {
+    const opts = typeof args[0] === "object" && args[0] !== null
+      ? { ...(args[0] as RegisterOptions) }
+      : positional(...(args as Parameters<typeof positional>));
+    validateRegistration(opts);
+    const community = await communities.findByName(opts.community);
+    if (community === null) {
+      throw { error: `No such community exists: ${opts.community}` };
+    }
+    const credentials = credentialsFor(community, opts, NO_TOKEN);
+    const ctx = contextFor(community, credentials, opts);
+
+    const pending: PendingRegistration = {
+      id: newId(),
+      tenantId: community.tenantId,
+      community: community.name,
+      events: [...opts.events],
+      ...(opts.object ? { object: opts.object } : {}),
+      callback: opts.callback,
+      startedAt: Date.now(),
+    };
+    const pendingAt = pendingKey(community.tenantId, pending.id);
+    await withLockRetry(() => kv.set(pendingAt, pending));
+
+    let answer;
+    try {
+      // SPEC.md 4.2 rule 5: the body is { events, object, callback }; an
+      // absent object is left out.
+      answer = await platformRequest(ctx, "POST", platformUrl(community, "/api/core/v3/webhooks"), {
+        events: opts.events,
+        object: opts.object,
+        callback: opts.callback,
+      });
+    } catch (error) {
+      await withLockRetry(() => kv.delete(pendingAt)).catch(() => {});
+      throw error;
+    }
+    const entity = entityOf(answer.body);
+    const response: RegistrationResponse = { status: answer.status, headers: answer.headers, entity };
+    const record: Webhook = { id: newId(), tenantId: community.tenantId, entity };
+    try {
+      checkRecord(record, "save webhook");
+      await writeRecord(record, (op) => {
+        op.delete(pendingAt);
+        return true;
+      });
+    } catch (saveError) {
+      // The platform has the hook but we could not keep track of it: take it
+      // back so that no orphan is left, then report the save error.
+      const deleted = await deleteOnPlatform(ctx, community, entity).then(() => true, () => false);
+      if (deleted) await withLockRetry(() => kv.delete(pendingAt)).catch(() => {});
+      throw saveError;
+    }
+    return response;
+  }
+
+  return {
+    save(webhook) {
+      return (async () => await writeRecord(checkRecord(webhook, "save webhook")))();
+    },
+
+    findByID,
+    findByTenantID,
+    findByWebhookURL,
+
+    async findWebhookCommunity(webhook) {
+      if (typeof webhook !== "object" || webhook === null) {
+        throw new TypeError(`Cannot find community: the webhook must be an object, got ${describe(webhook)}`);
+      }
+      return await communities.findByTenantID(webhook.tenantId);
+    },
+
+    findByCommunity(community) {
+      // SPEC.md section 7: these three throw synchronously, with these words.
+      if (community === undefined || community === null) throw new TypeError("community object is required");
+      if (typeof community !== "object") throw new TypeError("community must be an object");
+      if (community.tenantId === undefined || community.tenantId === null || community.tenantId === "") {
+        throw new TypeError("community object must contain a tenantId");
+      }
+      return findByTenantID(community.tenantId);
+    },
+
+    async list(listOptions = {}) {
+      const limit = pageLimit(listOptions.limit);
+      const tenantId = listOptions.tenantId;
+      if (tenantId !== undefined) requireString(tenantId, "tenantId", "list webhooks");
+      return await withLockRetry(async () => {
+        const prefix = tenantId === undefined ? WEBHOOK_PREFIX : webhookByTenantPrefix(tenantId);
+        const iter = kv.list<Webhook | string>({ prefix }, { limit, cursor: listOptions.cursor || undefined });
+        const raw: Deno.KvEntry<Webhook | string>[] = [];
+        for await (const entry of iter) raw.push(entry);
+        const cursor = raw.length < limit ? "" : iter.cursor;
+        if (tenantId === undefined) return { values: raw.map((entry) => entry.value as Webhook), cursor };
+        const entries = await getManyBatched<Webhook>(kv, raw.map((entry) => webhookKey(entry.value as string)));
+        const values = entries.flatMap((e) => e.value?.tenantId === tenantId ? [e.value] : []);
+        return { values, cursor };
+      });
+    },
+
+    async remove(webhookId) {
+      requireString(webhookId, "webhookId", "remove webhook");
+      return await removeRecord(webhookId);
+    },
+
+    register: register as Webhooks["register"],
+
+    async unregister(webhook, accessToken, refreshToken, tokenPersistenceFunction) {
+      const given = { accessToken, refreshToken, tokenPersistenceFunction } as CredentialOptions;
+      validateCredentials(given, "unregister webhook");
+      const record = typeof webhook === "string" ? await findByID(webhook) : webhook;
+      if (record === null) {
+        throw new Error(`Cannot unregister webhook: no webhook has the id ${describe(webhook)}`);
+      }
+      if (typeof record !== "object" || typeof record.entity !== "object" || record.entity === null) {
+        throw new TypeError(`Cannot unregister webhook: it must be a record with an entity, got ${describe(record)}`);
+      }
+      const community = await communities.findByTenantID(record.tenantId);
+      if (community === null) {
+        throw new Error(`Cannot unregister webhook: no community has the tenantId ${describe(record.tenantId)}`);
+      }
+      const ctx = contextFor(
+        community,
+        credentialsFor(
+          community,
+          given,
+          "Failed to delete community webhook: no access token is associated with the community, and none was provided explicitly",
+        ),
+        given,
+      );
+      await deleteOnPlatform(ctx, community, record.entity);
+      if (typeof record.id === "string" && record.id !== "") await removeRecord(record.id);
+    },
+
+    async pending(tenantId) {
+      requireString(tenantId, "tenantId", "list pending registrations");
+      return (await listAll<PendingRegistration>(kv, pendingPrefix(tenantId))).map((entry) => entry.value);
+    },
+
+    async reconcile(community, reconcileOptions = {}) {
+      if (typeof community !== "object" || community === null || !community.tenantId) {
+        throw new TypeError(
+          `Cannot reconcile: 'community' must be an object with a tenantId, got ${describe(community)}`,
+        );
+      }
+      validateCredentials(reconcileOptions, "reconcile");
+      const stored = await communities.findByTenantID(community.tenantId);
+      const target = stored ?? community;
+      requireString(target.baseUrl, "baseUrl", "reconcile");
+      const ctx = contextFor(
+        target,
+        credentialsFor(
+          target,
+          reconcileOptions,
+          "Failed to reconcile community webhooks: no access token is associated with the community, and none was provided explicitly",
+        ),
+        reconcileOptions,
+      );
+      return await reconcileCommunity({
+        kv,
+        ctx,
+        community: target,
+        options: reconcileOptions,
+        newId,
+        findByTenantID,
+        findByWebhookURL,
+        writeRecord,
+        removeRecord,
+        deleteOnPlatform: (entity) => deleteOnPlatform(ctx, target, entity),
+      });
+    },
+
+    communities,
+  };
+}
+
+function positional(
+  jiveCommunity: string,
+  events: string[],
+  object: string | undefined | null,
+  webhookCallbackURL: string,
+  accessToken?: string | null,
+  refreshToken?: string | null,
+  tokenPersistenceFunction?: TokenPersistenceFunction | null,
+): RegisterOptions {
+  return {
+    community: jiveCommunity,
+    events,
+    object: object ?? undefined,
+    callback: webhookCallbackURL,
+    accessToken: accessToken ?? undefined,
+    refreshToken: refreshToken ?? undefined,
+    tokenPersistenceFunction: tokenPersistenceFunction ?? undefined,
+  };
+}
+
+/** The hook's own URL, `entity.resources.self.ref`, when it is a string. */
+function selfRef(entity: WebhookEntity | undefined): string | undefined {
+  const ref = entity?.resources?.self?.ref;
+  return typeof ref === "string" && ref !== "" ? ref : undefined;
+}
+
+/**
+ * The entity of a registration answer. The platform answers with the entity
+ * itself; an answer wrapped as `{ entity }` is unwrapped.
+ */
+function entityOf(body: unknown): WebhookEntity {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new TypeError(`The platform answered the registration without an entity, got ${describe(body)}`);
+  }
+  const wrapped = (body as { entity?: unknown }).entity;
+  if (typeof wrapped === "object" && wrapped !== null && !("resources" in body)) {
+    return wrapped as WebhookEntity;
+  }
+  return body as WebhookEntity;
+}
+
+/** Deletes a hook on the platform; a 404 (already gone) counts as deleted. */
+async function deleteOnPlatform(ctx: PlatformContext, community: Community, entity: WebhookEntity): Promise<void> {
+  const url = typeof entity.id === "string" || typeof entity.id === "number"
+    ? platformUrl(community, `/api/core/v3/webhooks/${encodeURIComponent(String(entity.id))}`)
+    : selfRef(entity);
+  if (url === undefined) throw new TypeError("Cannot delete webhook on the platform: its entity has no id");
+  try {
+    await platformRequest(ctx, "DELETE", url);
+  } catch (error) {
+    if (!(error instanceof PlatformError && error.status === 404)) throw error;
+  }
+}
+
+function keyReplacer(_key: string, value: unknown): unknown {
+  return value instanceof Uint8Array ? Array.from(value) : value;
+}
