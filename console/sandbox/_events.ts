@@ -1,0 +1,106 @@
+/**
+ * Event names of the platform, and validation of a webhook registration
+ * body as the platform does it.
+ *
+ * @module
+ */
+
+/** System events: `object` must be empty, not mixable with content events. */
+export const SYSTEM_EVENTS: readonly string[] = [
+  "user_account",
+  "user_session",
+  "user_membership",
+  "social_group",
+  "webhook",
+];
+
+/** Content events: `object` is the URI of a place. */
+export const CONTENT_EVENTS: readonly string[] = [
+  "document",
+  "file",
+  "discussion",
+  "post",
+  "task",
+  "dm",
+  "url",
+  "update",
+  "idea",
+];
+
+/** Whether an event name is a system event. */
+export function isSystemEvent(event: string): boolean {
+  return SYSTEM_EVENTS.includes(event);
+}
+
+/** Whether an event name is known to the platform. */
+export function isKnownEvent(event: string): boolean {
+  return SYSTEM_EVENTS.includes(event) || CONTENT_EVENTS.includes(event);
+}
+
+/** A registration body that passed validation. */
+export interface HookFields {
+  events: string[];
+  object?: string;
+  callback: string;
+}
+
+function show(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/**
+ * Validates `{ events, object, callback }` like the platform; returns the
+ * fields, or the message of a 400 answer.
+ */
+export function validateHookFields(body: unknown): HookFields | string {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return "The request body must be a JSON object with events, object and callback";
+  }
+  const { events: rawEvents, object, callback } = body as Record<
+    string,
+    unknown
+  >;
+  // The platform documents events as one comma-separated string; accept it.
+  const events = typeof rawEvents === "string" ? rawEvents.split(",").map((e) => e.trim()) : rawEvents;
+  if (!Array.isArray(events) || events.length === 0) {
+    return `'events' must be a non-empty array of event names, got ${show(rawEvents)}`;
+  }
+  for (const event of events) {
+    if (typeof event !== "string" || event === "") {
+      return `'events' must hold non-empty strings, got ${show(event)}`;
+    }
+    if (!isKnownEvent(event)) {
+      return `Unknown event ${show(event)}`;
+    }
+  }
+  const system = events.filter(isSystemEvent);
+  if (system.length > 0 && system.length < events.length) {
+    return `System events (${system.join(", ")}) cannot be mixed with content events`;
+  }
+  const isSystem = system.length > 0;
+  if (isSystem) {
+    if (object !== undefined && object !== null && object !== "") {
+      return `'object' must be empty for system events, got ${show(object)}`;
+    }
+  } else if (typeof object !== "string" || object.trim() === "") {
+    return `'object' must be the URI of a place for content events, got ${show(object)}`;
+  }
+  if (typeof callback !== "string") {
+    return `'callback' must be an absolute http(s) URL, got ${show(callback)}`;
+  }
+  let url: URL;
+  try {
+    url = new URL(callback);
+  } catch {
+    return `'callback' must be an absolute http(s) URL, got ${show(callback)}`;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return `'callback' must be an absolute http(s) URL, got ${show(callback)}`;
+  }
+  return {
+    events: [...events] as string[],
+    ...(isSystem ? {} : { object: object as string }),
+    callback,
+  };
+}

@@ -1,0 +1,306 @@
+/**
+ * The sandbox's state in Deno KV: its OAuth clients, authorization codes,
+ * tokens (stored under their SHA-256, never in clear) and webhooks.
+ *
+ * @module
+ */
+
+import {
+  accessKey,
+  accessPrefix,
+  clientKey,
+  type ClientKind,
+  codeKey,
+  refreshKey,
+  webhookKey,
+  webhookPrefix,
+  webhookSeqKey,
+} from "./_keys.ts";
+
+/** An OAuth client of the sandbox. */
+export interface ClientRecord {
+  /** Which client this is. */
+  kind: ClientKind;
+  /** Its client id. */
+  clientId: string;
+  /** Its client secret. */
+  clientSecret: string;
+}
+
+/** An authorization code waiting to be exchanged. */
+export interface CodeRecord {
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  scope: string;
+  sub: string;
+  tenantId: string;
+  expiresAt: number;
+}
+
+/** What an access or refresh token grants. */
+export interface GrantRecord {
+  clientId: string;
+  sub: string;
+  scope: string;
+  tenantId: string;
+}
+
+/** An access token's grant and its expiry (ms since the epoch). */
+export interface AccessRecord extends GrantRecord {
+  expiresAt: number;
+}
+
+/** A webhook as the sandbox keeps it. */
+export interface HookRecord {
+  /** The numeric id, as a string on the wire. */
+  id: string;
+  tenantId: string;
+  /** `{origin}{basePath}` at registration time. */
+  baseUrl: string;
+  events: string[];
+  /** The place URI; `undefined` for system hooks. */
+  object?: string;
+  callback: string;
+  enabled: boolean;
+  published: string;
+  updated: string;
+}
+
+/** Lifetime of an authorization code. */
+export const CODE_TTL_MS = 60_000;
+/** Lifetime of a refresh token in KV. */
+export const REFRESH_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/** First webhook id handed out is one more than this. */
+const FIRST_WEBHOOK_ID = 1000;
+
+const encoder = new TextEncoder();
+
+/** Random bytes as base64url without padding. */
+export function randomToken(bytes = 32): string {
+  const raw = crypto.getRandomValues(new Uint8Array(bytes));
+  return btoa(String.fromCharCode(...raw)).replaceAll("+", "-")
+    .replaceAll("/", "_").replaceAll("=", "");
+}
+
+/** Hex SHA-256 of a string: how tokens and codes are keyed. */
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0"))
+    .join("");
+}
+
+/** base64url(SHA-256(text)) without padding: the PKCE S256 transform. */
+export async function s256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(text));
+  return btoa(String.fromCharCode(...new Uint8Array(digest)))
+    .replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+}
+
+/** Compares two strings without an early exit (on their SHA-256). */
+export async function timingSafeEqual(a: string, b: string): Promise<boolean> {
+  const [da, db] = await Promise.all([
+    crypto.subtle.digest("SHA-256", encoder.encode(a)),
+    crypto.subtle.digest("SHA-256", encoder.encode(b)),
+  ]);
+  const x = new Uint8Array(da);
+  const y = new Uint8Array(db);
+  let diff = 0;
+  for (let i = 0; i < x.length; i++) diff |= x[i] ^ y[i];
+  return diff === 0;
+}
+
+function newClient(kind: ClientKind): ClientRecord {
+  if (kind === "community") {
+    // Shaped like the platform's: an id ending in ".i", a base64 secret
+    // ending in ".s" (dropped before the secret is used as HMAC key).
+    const raw = crypto.getRandomValues(new Uint8Array(32));
+    return {
+      kind,
+      clientId: `${randomToken(18).toLowerCase().replaceAll(/[-_]/g, "x")}.i`,
+      clientSecret: `${btoa(String.fromCharCode(...raw))}.s`,
+    };
+  }
+  return { kind, clientId: "sandbox-console", clientSecret: randomToken(32) };
+}
+
+/** The sandbox's KV state. */
+export class SandboxStore {
+  #kv: Deno.Kv;
+  #clients = new Map<ClientKind, Promise<ClientRecord>>();
+
+  constructor(kv: Deno.Kv) {
+    this.#kv = kv;
+  }
+
+  /** The client of this kind, created (once, atomically) on first use. */
+  client(kind: ClientKind): Promise<ClientRecord> {
+    let pending = this.#clients.get(kind);
+    if (!pending) {
+      pending = this.#loadClient(kind);
+      this.#clients.set(kind, pending);
+      pending.catch(() => this.#clients.delete(kind));
+    }
+    return pending;
+  }
+
+  async #loadClient(kind: ClientKind): Promise<ClientRecord> {
+    const key = clientKey(kind);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const found = await this.#kv.get<ClientRecord>(key);
+      if (found.value) return found.value;
+      const created = newClient(kind);
+      const result = await this.#kv.atomic().check({ key, versionstamp: null })
+        .set(key, created).commit();
+      if (result.ok) return created;
+    }
+    throw new Error(`Cannot create the sandbox ${kind} client`);
+  }
+
+  /** The client whose id this is, or `null`. */
+  async clientById(clientId: string): Promise<ClientRecord | null> {
+    for (const kind of ["community", "console"] as const) {
+      const client = await this.client(kind);
+      if (client.clientId === clientId) return client;
+    }
+    return null;
+  }
+
+  /** Stores a code; returns the code itself. */
+  async createCode(record: CodeRecord): Promise<string> {
+    const code = randomToken(32);
+    await this.#kv.set(codeKey(await sha256Hex(code)), record, {
+      expireIn: CODE_TTL_MS,
+    });
+    return code;
+  }
+
+  /** Takes a code out of KV (single use); `null` when absent or used. */
+  async consumeCode(code: string): Promise<CodeRecord | null> {
+    const key = codeKey(await sha256Hex(code));
+    const found = await this.#kv.get<CodeRecord>(key);
+    if (!found.value) return null;
+    const result = await this.#kv.atomic().check(found).delete(key).commit();
+    return result.ok ? found.value : null;
+  }
+
+  /** Issues an access and a refresh token for a grant. */
+  async issueTokens(
+    grant: GrantRecord,
+    expiresAt: number,
+    ttlMs: number,
+    replacing?: Deno.AtomicCheck,
+  ): Promise<{ accessToken: string; refreshToken: string } | null> {
+    const accessToken = randomToken(32);
+    const refreshToken = randomToken(32);
+    const access: AccessRecord = { ...grant, expiresAt };
+    const op = this.#kv.atomic();
+    if (replacing) op.check(replacing).delete(replacing.key);
+    op.set(accessKey(await sha256Hex(accessToken)), access, {
+      expireIn: ttlMs + 60_000,
+    });
+    op.set(refreshKey(await sha256Hex(refreshToken)), grant, {
+      expireIn: REFRESH_TTL_MS,
+    });
+    const result = await op.commit();
+    return result.ok ? { accessToken, refreshToken } : null;
+  }
+
+  /** The grant of an access token (expired or not), or `null`. */
+  async accessGrant(token: string): Promise<AccessRecord | null> {
+    return (await this.#kv.get<AccessRecord>(accessKey(await sha256Hex(token))))
+      .value;
+  }
+
+  /** The KV entry of a refresh token, for rotation. */
+  async refreshEntry(
+    token: string,
+  ): Promise<Deno.KvEntryMaybe<GrantRecord>> {
+    return await this.#kv.get<GrantRecord>(refreshKey(await sha256Hex(token)));
+  }
+
+  /** Marks every access token as expired; returns how many. */
+  async expireAccessTokens(at: number): Promise<number> {
+    let count = 0;
+    for await (
+      const entry of this.#kv.list<AccessRecord>({ prefix: accessPrefix() })
+    ) {
+      await this.#kv.set(entry.key, { ...entry.value, expiresAt: at }, {
+        expireIn: 60_000,
+      });
+      count++;
+    }
+    return count;
+  }
+
+  /** Saves a new webhook under the next id. */
+  async createHook(
+    fields: Omit<HookRecord, "id">,
+  ): Promise<HookRecord> {
+    const seqKey = webhookSeqKey();
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const seq = await this.#kv.get<number>(seqKey);
+      const next = (seq.value ?? FIRST_WEBHOOK_ID) + 1;
+      const hook: HookRecord = { id: String(next), ...fields };
+      const result = await this.#kv.atomic().check(seq).set(seqKey, next)
+        .set(webhookKey(fields.tenantId, next), hook).commit();
+      if (result.ok) return hook;
+    }
+    throw new Error("Cannot allocate a sandbox webhook id");
+  }
+
+  /** A tenant's webhook by id, or `null`. */
+  async hook(tenantId: string, id: string): Promise<HookRecord | null> {
+    if (!/^\d{1,15}$/.test(id)) return null;
+    return (await this.#kv.get<HookRecord>(webhookKey(tenantId, Number(id))))
+      .value;
+  }
+
+  /** Replaces a webhook's record. */
+  async putHook(hook: HookRecord): Promise<void> {
+    await this.#kv.set(webhookKey(hook.tenantId, Number(hook.id)), hook);
+  }
+
+  /** Deletes a webhook; `false` when there was none. */
+  async deleteHook(tenantId: string, id: string): Promise<boolean> {
+    const found = await this.hook(tenantId, id);
+    if (!found) return false;
+    await this.#kv.delete(webhookKey(tenantId, Number(id)));
+    return true;
+  }
+
+  /** All of a tenant's webhooks, oldest first. */
+  async allHooks(tenantId: string): Promise<HookRecord[]> {
+    const list: HookRecord[] = [];
+    for await (
+      const entry of this.#kv.list<HookRecord>({
+        prefix: webhookPrefix(tenantId),
+      })
+    ) list.push(entry.value);
+    return list;
+  }
+
+  /** A page of a tenant's webhooks, oldest first, and whether more remain. */
+  async hooks(
+    tenantId: string,
+    startIndex: number,
+    count: number,
+  ): Promise<{ list: HookRecord[]; more: boolean }> {
+    const list: HookRecord[] = [];
+    let index = 0;
+    let more = false;
+    for await (
+      const entry of this.#kv.list<HookRecord>({
+        prefix: webhookPrefix(tenantId),
+      }, { limit: startIndex + count + 1 })
+    ) {
+      if (index >= startIndex + count) {
+        more = true;
+        break;
+      }
+      if (index >= startIndex) list.push(entry.value);
+      index++;
+    }
+    return { list, more };
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * Builds the platform's activity-stream postbacks and delivers them to the
+ * hooks' callback URLs, signed with JiveEXTN.
+ *
+ * @module
+ */
+
+import { signJiveExtn } from "../lib/jive_signature.ts";
+import { isSystemEvent } from "./_events.ts";
+import type { HookRecord } from "./_store.ts";
+
+/** The one user of the sandbox community. */
+export const SANDBOX_USER_NAME = "Sandbox User";
+/** Its subject (`sub`) in tokens and userinfo. */
+export const SANDBOX_USER_SUB = "sandbox-user";
+/** Its person id in URIs. */
+const PERSON_ID = 1;
+/** How long a postback may take before it counts as failed. */
+export const POSTBACK_TIMEOUT_MS = 10_000;
+
+const DEFAULT_VERBS: Record<string, string> = {
+  user_account: "jive:user_account_created",
+  user_session: "jive:user_session_login",
+  user_membership: "jive:user_membership_added",
+  social_group: "jive:social_group_created",
+  webhook: "jive:webhook_created",
+};
+
+/** The verb sent for an event when none is asked for. */
+export function defaultVerb(event: string): string {
+  return DEFAULT_VERBS[event] ?? "jive:created";
+}
+
+/** The shape of one postback array element. */
+export interface Postback {
+  /** The hook's `resources.self.ref`. */
+  webhook: string;
+  /** The activity-stream entry. */
+  activity: Record<string, unknown>;
+}
+
+function actor(base: string): Record<string, unknown> {
+  return {
+    objectType: "jive:person",
+    id: `${base}/api/core/v3/people/${PERSON_ID}`,
+    displayName: SANDBOX_USER_NAME,
+    url: `${base}/people/${SANDBOX_USER_SUB}`,
+  };
+}
+
+function verbText(verb: string): string {
+  return verb.replace(/^jive:/, "").replaceAll("_", " ");
+}
+
+/** Builds the activity a hook receives for one event. */
+export function buildPostback(
+  hook: HookRecord,
+  selfRef: string,
+  event: string,
+  verb: string,
+  now: number,
+  contentId: number,
+): Postback {
+  const base = hook.baseUrl;
+  const published = new Date(now).toISOString();
+  let object: Record<string, unknown>;
+  let target: Record<string, unknown> | undefined;
+  let title: string;
+  if (!isSystemEvent(event)) {
+    const url = `${base}/${event}s/${contentId}`;
+    object = {
+      objectType: `jive:${event}`,
+      id: `${base}/api/core/v3/contents/${contentId}`,
+      url,
+      displayName: `Sandbox ${event} ${contentId}`,
+      summary: `A ${event} made in the sandbox community`,
+      published,
+      updated: published,
+    };
+    target = {
+      objectType: "jive:space",
+      id: hook.object,
+      displayName: "Sandbox space",
+    };
+    title = `${SANDBOX_USER_NAME} ${verbText(verb)} ${object.displayName}`;
+  } else if (event === "social_group") {
+    object = {
+      objectType: "jive:socialgroup",
+      id: `${base}/api/core/v3/places/${contentId}`,
+      url: `${base}/groups/sandbox-group-${contentId}`,
+      displayName: `Sandbox group ${contentId}`,
+    };
+    title = `${SANDBOX_USER_NAME}: ${verbText(verb)}`;
+  } else if (event === "webhook") {
+    object = { objectType: "jive:webhook", id: selfRef };
+    title = `${SANDBOX_USER_NAME}: ${verbText(verb)}`;
+  } else {
+    object = actor(base);
+    title = `${SANDBOX_USER_NAME}: ${verbText(verb)}`;
+  }
+  const activity: Record<string, unknown> = {
+    verb,
+    object,
+    actor: actor(base),
+    content: `<p>${title}</p>`,
+    title,
+    url: typeof object.url === "string" ? object.url : base,
+    published,
+    provider: { objectType: "jive:instance", url: base },
+  };
+  if (target) activity.target = target;
+  return { webhook: selfRef, activity };
+}
+
+/** How one delivery went; never holds a secret. */
+export interface Delivery {
+  /** The hook's id. */
+  webhookId: string;
+  /** Where the postback went. */
+  callback: string;
+  /** The event it reported. */
+  event: string;
+  /** The activity's verb. */
+  verb: string;
+  /** The receiver's HTTP status; 0 when it could not be reached. */
+  status: number;
+  /** Why the postback failed, when `status` is 0. */
+  error?: string;
+}
+
+/** What is needed to sign and send postbacks. */
+export interface DeliveryContext {
+  fetch: typeof fetch;
+  now: () => number;
+  clientId: string;
+  clientSecret: string;
+}
+
+/** POSTs one postback; reports the status, 0 on a network failure. */
+export async function deliver(
+  ctx: DeliveryContext,
+  hook: HookRecord,
+  event: string,
+  postback: Postback,
+): Promise<Delivery> {
+  const activity = postback.activity;
+  const report: Delivery = {
+    webhookId: hook.id,
+    callback: hook.callback,
+    event,
+    verb: String(activity.verb),
+    status: 0,
+  };
+  try {
+    const authorization = await signJiveExtn({
+      clientId: ctx.clientId,
+      jiveUrl: hook.baseUrl,
+      tenantId: hook.tenantId,
+      timestamp: ctx.now(),
+    }, ctx.clientSecret);
+    const response = await ctx.fetch(hook.callback, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        "X-Tenant-ID": hook.tenantId,
+        "Authorization": authorization,
+      },
+      body: JSON.stringify([postback]),
+      redirect: "manual",
+      signal: AbortSignal.timeout(POSTBACK_TIMEOUT_MS),
+    });
+    await response.body?.cancel();
+    report.status = response.status;
+  } catch (error) {
+    report.error = error instanceof DOMException &&
+        error.name === "TimeoutError"
+      ? `No answer within ${POSTBACK_TIMEOUT_MS} ms`
+      : "The callback could not be reached";
+  }
+  return report;
+}
