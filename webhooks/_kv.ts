@@ -33,17 +33,18 @@ export async function withLockRetry<T>(op: () => Promise<T>): Promise<T> {
 /**
  * Commits an atomic operation built by `build`, retrying the whole read-check-
  * write cycle when a versionstamp check fails (another writer got there first)
- * and when the database is locked. `build` returns `null` to stop without
- * writing; its result is then `null`.
+ * and when the database is locked. `build` returns the operation in a
+ * one-element tuple (an `AtomicOperation` cannot be awaited), or `null` to stop
+ * without writing; the result is then `null`.
  */
 export async function commitWithRetry(
-  build: () => Promise<Deno.AtomicOperation | null>,
+  build: () => Promise<[Deno.AtomicOperation] | null>,
   what: string,
 ): Promise<Deno.KvCommitResult | null> {
   for (let attempt = 1; attempt <= 20; attempt++) {
-    const op = await withLockRetry(build);
-    if (op === null) return null;
-    const result = await withLockRetry(() => op.commit());
+    const built = await withLockRetry(build);
+    if (built === null) return null;
+    const result = await withLockRetry(() => built[0].commit());
     if (result.ok) return result;
   }
   throw new Error(`Cannot ${what}: too many concurrent writers, try again`);

@@ -148,8 +148,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
         if (current.value && current.value.name !== record.name) {
           op.delete(communityByNameKey(current.value.name));
         }
-        return op.set(communityKey(record.tenantId), record)
-          .set(communityByNameKey(record.name), record.tenantId);
+        return [op.set(communityKey(record.tenantId), record).set(communityByNameKey(record.name), record.tenantId)];
       }, "save community");
       return result!;
     },
@@ -188,9 +187,9 @@ export function createCommunities(kv: Deno.Kv): Communities {
         const current = await kv.get<Community>(communityKey(tenantId));
         removed = current.value !== null;
         if (!removed) return null;
-        return kv.atomic().check(current)
-          .delete(communityKey(tenantId))
-          .delete(communityByNameKey(current.value!.name));
+        return [
+          kv.atomic().check(current).delete(communityKey(tenantId)).delete(communityByNameKey(current.value!.name)),
+        ];
       }, "remove community");
       return removed;
     },
@@ -202,7 +201,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
         stored = current.value !== null;
         if (!stored) return null;
         const record = { ...current.value!, oauth: { ...tokens }, renewedAt: new Date().toISOString() };
-        return kv.atomic().check(current).set(communityKey(tenantId), record);
+        return [kv.atomic().check(current).set(communityKey(tenantId), record)];
       }, "store renewed tokens");
       return stored;
     },

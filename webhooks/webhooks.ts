@@ -259,7 +259,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       }
       op.set(webhookKey(record.id), record);
       for (const key of newIndex) op.set(key, record.id);
-      return op;
+      return [op];
     }, "save webhook");
     if (result === null) throw new Error(`Cannot save webhook ${describe(record.id)}: it changed meanwhile`);
     return result;
@@ -274,7 +274,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       if (!removed) return null;
       const op = kv.atomic().check(current).delete(webhookKey(id));
       for (const key of await indexKeys(current.value!)) op.delete(key);
-      return op;
+      return [op];
     }, "remove webhook");
     return removed;
   }
