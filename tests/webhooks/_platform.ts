@@ -37,7 +37,7 @@ export interface FakePlatform {
   /** Tokens the refresh grant handed out, in order. */
   readonly issued: { access_token: string; refresh_token: string }[];
   /** Replace an answer: return a Response to send it instead of the normal one. */
-  override?: (req: Request, url: URL) => Response | Promise<Response> | undefined;
+  override?: (req: Request, url: URL) => Response | undefined | Promise<Response | undefined>;
   /** Called after a hook was created, before the answer is sent. */
   afterCreate?: (entity: Record<string, unknown>) => void | Promise<void>;
   /** Adds a hook directly, as if made by another client. */

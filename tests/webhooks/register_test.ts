@@ -1,0 +1,429 @@
+import assert from "node:assert/strict";
+import { createWebhooks, PlatformError, type TokenPair } from "../../webhooks/mod.ts";
+import { communityOf, HIJACK, keysUnder, withPlatform } from "./_platform.ts";
+
+const CALLBACK = "https://receiver.example/hooks/1";
+const PLACE = "https://c.example/api/core/v3/places/42";
+
+Deno.test("register() POSTs {events, object, callback} with the community's token and saves {id, tenantId, entity}", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    const response = await hooks.register("Acme", ["document", "discussion"], PLACE, CALLBACK);
+
+    const [post] = platform.requests("POST", "/api/core/v3/webhooks");
+    assert.equal(post.authorization, "Bearer good-token");
+    assert.equal(post.contentType, "application/json");
+    assert.deepEqual(JSON.parse(post.body), { events: ["document", "discussion"], object: PLACE, callback: CALLBACK });
+
+    assert.equal(response.status, 200);
+    assert.equal(response.headers["x-platform"], "fake");
+    const ref = `${platform.url}/api/core/v3/webhooks/1000`;
+    assert.equal(response.entity.resources?.self?.ref, ref);
+    assert.equal(response.entity.callback, CALLBACK);
+
+    const [record] = await hooks.findByWebhookURL(ref);
+    assert.match(record.id, /^[0-9A-HJKMNP-TV-Z]{26}$/);
+    assert.equal(record.tenantId, "tenant-acme");
+    assert.deepEqual(record.entity, response.entity);
+    assert.deepEqual(Object.keys(record).sort(), ["entity", "id", "tenantId"]);
+    assert.deepEqual(await hooks.findByID(record.id), record);
+    assert.deepEqual(await hooks.pending("tenant-acme"), []);
+  });
+});
+
+Deno.test("register() accepts the options form", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    const response = await hooks.register({ community: "Acme", events: ["user_account"], callback: CALLBACK });
+    assert.deepEqual(JSON.parse(platform.requests("POST")[0].body), { events: ["user_account"], callback: CALLBACK });
+    assert.equal((await hooks.findByTenantID("tenant-acme"))[0].entity.id, response.entity.id);
+  });
+});
+
+Deno.test("register() parses answers with and without the anti-hijacking prefix", async () => {
+  for (const prefix of [true, false]) {
+    await withPlatform(async (kv, platform) => {
+      const hooks = createWebhooks(kv);
+      await hooks.communities.save(communityOf(platform));
+      const response = await hooks.register("Acme", ["webhook"], undefined, CALLBACK);
+      assert.equal(response.entity.id, "1000");
+    }, { prefix });
+  }
+  assert.ok(HIJACK.startsWith("throw 'allowIllegalResourceCall is false.';"));
+});
+
+Deno.test("register() unwraps an answer shaped { entity }", async () => {
+  await withPlatform(async (kv, platform) => {
+    platform.override = (req) =>
+      req.method === "POST"
+        ? Response.json({ entity: { id: "9", resources: { self: { ref: "https://c.example/w/9" } } } })
+        : undefined;
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    const response = await hooks.register("Acme", ["user_session"], undefined, CALLBACK);
+    assert.equal(response.entity.id, "9");
+    assert.equal((await hooks.findByWebhookURL("https://c.example/w/9")).length, 1);
+  });
+});
+
+Deno.test("register() rejects with {error} naming the community when none has that name, sending nothing", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    const error = await hooks.register("Nope", ["document"], PLACE, CALLBACK).then(() => null, (e) => e);
+    assert.deepEqual(Object.keys(error), ["error"]);
+    assert.match(error.error, /no such community exists/i);
+    assert.ok(error.error.endsWith("Nope"));
+    assert.equal(platform.seen.length, 0);
+    assert.deepEqual(await keysUnder(kv, ["webhook"]), []);
+  });
+});
+
+Deno.test("register() rejects with an Error when no access token is associated or given, sending nothing", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform, { oauth: undefined }));
+    await assert.rejects(
+      () => hooks.register("Acme", ["document"], PLACE, CALLBACK),
+      (e: Error) =>
+        e instanceof Error && /creat\w* (the )?community webhook/i.test(e.message) &&
+        /no access token/i.test(e.message) && /provided explicitly/.test(e.message),
+    );
+    assert.equal(platform.seen.length, 0);
+    assert.deepEqual(await keysUnder(kv, ["webhook_pending"]), []);
+  });
+});
+
+Deno.test("register() uses an explicit accessToken in place of the community's own", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform, { oauth: undefined }));
+    await hooks.register("Acme", ["document"], PLACE, CALLBACK, "explicit-token");
+    assert.equal(platform.requests("POST")[0].authorization, "Bearer explicit-token");
+  }, { tokens: ["explicit-token"] });
+});
+
+Deno.test("register() renews on a 401, retries once and stores the new pair in the community", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(
+      communityOf(platform, { oauth: { access_token: "expired", refresh_token: "good-refresh" } }),
+    );
+    await hooks.register("Acme", ["document"], PLACE, CALLBACK);
+
+    const [renewal] = platform.requests("POST", "/oauth2/token");
+    assert.equal(renewal.authorization, "Basic " + btoa("client-1:secret-1"));
+    assert.equal(renewal.contentType, "application/x-www-form-urlencoded");
+    assert.deepEqual(Object.fromEntries(new URLSearchParams(renewal.body)), {
+      grant_type: "refresh_token",
+      refresh_token: "good-refresh",
+      client_id: "client-1",
+    });
+    const posts = platform.requests("POST", "/api/core/v3/webhooks");
+    assert.deepEqual(posts.map((p) => p.authorization), ["Bearer expired", "Bearer renewed-access-1"]);
+    const community = await hooks.communities.findByName("Acme");
+    assert.deepEqual(community?.oauth, { access_token: "renewed-access-1", refresh_token: "renewed-refresh-1" });
+    assert.ok(!Number.isNaN(Date.parse(community!.renewedAt!)));
+    assert.equal((await hooks.findByTenantID("tenant-acme")).length, 1);
+  }, { tokens: [] });
+});
+
+Deno.test("register() renews on a 403 too", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(
+      communityOf(platform, { oauth: { access_token: "expired", refresh_token: "good-refresh" } }),
+    );
+    await hooks.register("Acme", ["document"], PLACE, CALLBACK);
+    assert.equal(platform.requests("POST", "/oauth2/token").length, 1);
+    assert.equal(platform.requests("POST", "/api/core/v3/webhooks").length, 2);
+  }, { tokens: [], forbidWith403: true });
+});
+
+Deno.test("register() gives renewed tokens to tokenPersistenceFunction and leaves the community as it was", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    const original = communityOf(platform, { oauth: { access_token: "expired", refresh_token: "good-refresh" } });
+    await hooks.communities.save(original);
+    const calls: [TokenPair, string][] = [];
+    await hooks.register("Acme", ["document"], PLACE, CALLBACK, undefined, undefined, (tokens, community) => {
+      calls.push([tokens, community.name]);
+    });
+    assert.deepEqual(calls, [[{ access_token: "renewed-access-1", refresh_token: "renewed-refresh-1" }, "Acme"]]);
+    assert.deepEqual((await hooks.communities.findByName("Acme"))?.oauth, original.oauth);
+  }, { tokens: [] });
+});
+
+Deno.test("register() with explicit tokens and no persistence function stores the renewed pair in the community", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform, { oauth: undefined }));
+    await hooks.register("Acme", ["document"], PLACE, CALLBACK, "explicit-expired", "good-refresh");
+    assert.equal(platform.requests("POST", "/oauth2/token").length, 1);
+    assert.deepEqual((await hooks.communities.findByName("Acme"))?.oauth, {
+      access_token: "renewed-access-1",
+      refresh_token: "renewed-refresh-1",
+    });
+  }, { tokens: [] });
+});
+
+Deno.test("register() rejects with the renewal's status when renewal fails, and stores nothing", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(
+      communityOf(platform, { oauth: { access_token: "expired", refresh_token: "revoked" } }),
+    );
+    const error = await hooks.register("Acme", ["document"], PLACE, CALLBACK).then(() => null, (e) => e);
+    assert.ok(error instanceof PlatformError);
+    assert.equal(error.status, 400);
+    assert.match(error.message, /token renewal failed/);
+    assert.ok(!error.message.includes("revoked") && !error.message.includes("secret-1"));
+    assert.equal(platform.requests("POST", "/api/core/v3/webhooks").length, 1);
+    assert.deepEqual(await keysUnder(kv, ["webhook"]), []);
+    assert.deepEqual(await keysUnder(kv, ["webhook_pending"]), []);
+  }, { tokens: [] });
+});
+
+Deno.test("register() renews at most once: a second 401 rejects", async () => {
+  await withPlatform(async (kv, platform) => {
+    platform.override = (req, url) =>
+      url.pathname.startsWith("/api")
+        ? Response.json({ error: { status: 401, message: "nope" } }, { status: 401 })
+        : undefined;
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    await assert.rejects(() => hooks.register("Acme", ["document"], PLACE, CALLBACK), { status: 401 });
+    assert.equal(platform.requests("POST", "/oauth2/token").length, 1);
+    assert.equal(platform.requests("POST", "/api/core/v3/webhooks").length, 2);
+  });
+});
+
+Deno.test("register() rejects with the platform's error, naming method, URL and status but no token", async () => {
+  await withPlatform(async (kv, platform) => {
+    platform.override = (req) =>
+      req.method === "POST"
+        ? new Response(HIJACK + JSON.stringify({ error: { status: 500, message: "Boom near good-token" } }), {
+          status: 500,
+        })
+        : undefined;
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    const error = await hooks.register("Acme", ["document"], PLACE, CALLBACK).then(() => null, (e) => e);
+    assert.ok(error instanceof PlatformError);
+    assert.equal(error.status, 500);
+    assert.equal(error.method, "POST");
+    assert.equal(error.url, `${platform.url}/api/core/v3/webhooks`);
+    assert.match(error.message, new RegExp(`^POST ${platform.url}/api/core/v3/webhooks failed with status 500: Boom`));
+    assert.ok(!error.message.includes("good-token"));
+    assert.deepEqual(error.body, { error: { status: 500, message: "Boom near good-token" } });
+    assert.deepEqual(await keysUnder(kv, ["webhook"]), []);
+    assert.deepEqual(await keysUnder(kv, ["webhook_pending"]), []);
+  });
+});
+
+Deno.test("register() times out a slow platform with status 0 and stores nothing", async () => {
+  await withPlatform(async (kv, platform) => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => release = resolve);
+    platform.override = async (req) => {
+      if (req.method !== "POST") return undefined;
+      await held;
+      return new Response("{}");
+    };
+    const hooks = createWebhooks(kv, { timeout: 100 });
+    await hooks.communities.save(communityOf(platform));
+    try {
+      await assert.rejects(
+        () => hooks.register("Acme", ["document"], PLACE, CALLBACK),
+        (e: PlatformError) =>
+          e.status === 0 &&
+          /^POST http:\/\/127\.0\.0\.1:\d+\/api\/core\/v3\/webhooks failed: no answer within 100 ms$/.test(e.message),
+      );
+    } finally {
+      release();
+    }
+    assert.deepEqual(await keysUnder(kv, ["webhook"]), []);
+    assert.deepEqual(await keysUnder(kv, ["webhook_pending"]), []);
+  });
+});
+
+Deno.test("register() rejects with status 0 when the platform cannot be reached", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const hooks = createWebhooks(kv);
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (listener.addr as Deno.NetAddr).port;
+    listener.close();
+    await hooks.communities.save({
+      name: "Acme",
+      tenantId: "t",
+      baseUrl: `http://127.0.0.1:${port}`,
+      oauth: { access_token: "tok", refresh_token: "r" },
+    });
+    await assert.rejects(
+      () => hooks.register("Acme", ["document"], PLACE, CALLBACK),
+      (e: PlatformError) =>
+        e instanceof PlatformError && e.status === 0 && /network error/.test(e.message) && !e.message.includes("tok"),
+    );
+    assert.deepEqual(await keysUnder(kv, ["webhook"]), []);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("register() validates every argument before any request, naming the bad one", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    const cases: [unknown[], RegExp][] = [
+      [["", ["document"], PLACE, CALLBACK], /'jiveCommunity'/],
+      [[undefined, ["document"], PLACE, CALLBACK], /'jiveCommunity'/],
+      [["Acme", [], PLACE, CALLBACK], /'events' must be a non-empty array/],
+      [["Acme", "document", PLACE, CALLBACK], /'events'/],
+      [["Acme", ["document", ""], PLACE, CALLBACK], /'events'/],
+      [["Acme", ["document", 3], PLACE, CALLBACK], /'events'/],
+      [
+        ["Acme", ["user_account", "document"], PLACE, CALLBACK],
+        /mixes system events \(user_account\) with content events \(document\)/,
+      ],
+      [["Acme", ["document"], undefined, CALLBACK], /'object' must be a non-empty string for content events/],
+      [["Acme", ["document"], "", CALLBACK], /'object'/],
+      [["Acme", ["document"], 5, CALLBACK], /'object' must be a string/],
+      [["Acme", ["document"], PLACE, "not a url"], /'webhookCallbackURL' must be an absolute http\(s\) URL/],
+      [["Acme", ["document"], PLACE, "ftp://x.example/cb"], /'webhookCallbackURL'/],
+      [["Acme", ["document"], PLACE, undefined], /'webhookCallbackURL'/],
+      [["Acme", ["document"], PLACE, CALLBACK, 42], /'accessToken'/],
+      [["Acme", ["document"], PLACE, CALLBACK, "t", 42], /'refreshToken'/],
+      [["Acme", ["document"], PLACE, CALLBACK, "t", "r", "fn"], /'tokenPersistenceFunction' must be a function/],
+    ];
+    for (const [args, message] of cases) {
+      await assert.rejects(
+        () => (hooks.register as (...a: unknown[]) => Promise<unknown>)(...args),
+        (e: Error) =>
+          e instanceof TypeError && message.test(e.message) && e.message.startsWith("Cannot register webhook"),
+        `${JSON.stringify(args)} should reject with ${message}`,
+      );
+    }
+    assert.equal(platform.seen.length, 0);
+    assert.deepEqual(await keysUnder(kv, ["webhook"]), []);
+  });
+});
+
+Deno.test("register() accepts every system event without an object", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    await hooks.register("Acme", ["user_account", "user_membership", "user_session", "social_group"], null, CALLBACK);
+    await hooks.register("Acme", ["webhook"], undefined, CALLBACK);
+    assert.equal((await hooks.findByTenantID("tenant-acme")).length, 2);
+  });
+});
+
+Deno.test("register() deletes the hook on the platform again when the save fails, then rejects with the save error", async () => {
+  await withPlatform(async (kv, platform) => {
+    platform.afterCreate = (entity) => {
+      entity.description = "x".repeat(70_000); // too large for one KV value
+    };
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    await assert.rejects(() => hooks.register("Acme", ["document"], PLACE, CALLBACK), RangeError);
+    const [del] = platform.requests("DELETE");
+    assert.equal(del.path, "/api/core/v3/webhooks/1000");
+    assert.equal(del.authorization, "Bearer good-token");
+    assert.equal(platform.hooks.size, 0);
+    assert.deepEqual(await keysUnder(kv, ["webhook"]), []);
+    assert.deepEqual(await keysUnder(kv, ["webhook_pending"]), []);
+  });
+});
+
+Deno.test("register() keeps the pending entry when the save fails and the clean-up cannot reach the platform", async () => {
+  await withPlatform(async (kv, platform) => {
+    platform.afterCreate = (entity) => {
+      entity.description = "x".repeat(70_000);
+    };
+    platform.override = (req) => req.method === "DELETE" ? new Response("down", { status: 503 }) : undefined;
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    await assert.rejects(() => hooks.register("Acme", ["document"], PLACE, CALLBACK), RangeError);
+    assert.equal(platform.hooks.size, 1);
+    const [pending] = await hooks.pending("tenant-acme");
+    assert.deepEqual({ ...pending, id: "", startedAt: 0 }, {
+      id: "",
+      startedAt: 0,
+      tenantId: "tenant-acme",
+      community: "Acme",
+      events: ["document"],
+      object: PLACE,
+      callback: CALLBACK,
+    });
+  });
+});
+
+Deno.test("register() propagates a failing community lookup as a rejection", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const hooks = createWebhooks(kv);
+  kv.close();
+  await assert.rejects(() => hooks.register("Acme", ["document"], PLACE, CALLBACK));
+});
+
+Deno.test("unregister() DELETEs the hook on the platform, then the local record", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    const { entity } = await hooks.register("Acme", ["document"], PLACE, CALLBACK);
+    const [record] = await hooks.findByWebhookURL(entity.resources!.self!.ref!);
+    await hooks.unregister(record);
+    const [del] = platform.requests("DELETE");
+    assert.equal(del.path, `/api/core/v3/webhooks/${entity.id}`);
+    assert.equal(del.authorization, "Bearer good-token");
+    assert.equal(platform.hooks.size, 0);
+    assert.equal(await hooks.findByID(record.id), null);
+    assert.deepEqual(await keysUnder(kv, ["webhook_by_url"]), []);
+  });
+});
+
+Deno.test("unregister() removes the local record when the platform no longer has the hook (404)", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    const { entity } = await hooks.register("Acme", ["document"], PLACE, CALLBACK);
+    platform.hooks.clear();
+    const [record] = await hooks.findByTenantID("tenant-acme");
+    await hooks.unregister(record.id);
+    assert.equal(await hooks.findByID(record.id), null);
+    assert.equal(entity.id, "1000");
+  });
+});
+
+Deno.test("unregister() keeps the local record when the platform refuses, and rejects", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    await hooks.register("Acme", ["document"], PLACE, CALLBACK);
+    platform.override = (req) =>
+      req.method === "DELETE" ? Response.json({ error: { status: 500, message: "x" } }, { status: 500 }) : undefined;
+    const [record] = await hooks.findByTenantID("tenant-acme");
+    await assert.rejects(() => hooks.unregister(record), { status: 500, method: "DELETE" });
+    assert.deepEqual(await hooks.findByID(record.id), record);
+  });
+});
+
+Deno.test("unregister() renews the token on a 401 and uses the explicit one when given", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    await hooks.register("Acme", ["document"], PLACE, CALLBACK);
+    platform.validTokens.delete("good-token");
+    const [record] = await hooks.findByTenantID("tenant-acme");
+    const renewed: TokenPair[] = [];
+    await hooks.unregister(record, "explicit", "good-refresh", (tokens) => void renewed.push(tokens));
+    assert.deepEqual(platform.requests("DELETE").map((d) => d.authorization), [
+      "Bearer explicit",
+      "Bearer renewed-access-1",
+    ]);
+    assert.equal(renewed.length, 1);
+    assert.equal(await hooks.findByID(record.id), null);
+  });
+});
