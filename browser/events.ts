@@ -1,0 +1,79 @@
+/**
+ * Events: `listen` and `processEvent`.
+ *
+ * @module
+ */
+
+import { fail } from "./_doc.ts";
+import { isFunc, isObj, isStr } from "./is.ts";
+
+/**
+ * Adds an event listener.
+ *
+ * @param obj a DOM node, window, XMLHttpRequest or other event target
+ * @param type the event type, for example `click`
+ * @param fn the listener
+ * @throws {TypeError} when `obj` is not an event target, `type` is not a non-empty string, or `fn` is not a function
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Window } from "happy-dom";
+ * import { listen, setDoc } from "./mod.ts";
+ * const doc = setDoc(new Window().document as unknown as Document);
+ * const button = doc.createElement("button");
+ * let clicks = 0;
+ * listen(button, "click", () => clicks++);
+ * button.click();
+ * assert.equal(clicks, 1);
+ * ```
+ */
+export function listen(
+  obj: EventTarget,
+  type: string,
+  fn: (event: Event) => unknown,
+): void {
+  if (!isObj(obj) || !isFunc(obj.addEventListener)) {
+    fail("listen", "obj", "an event target", obj);
+  }
+  if (!isStr(type) || !type) fail("listen", "type", "an event name", type);
+  if (!isFunc(fn)) fail("listen", "fn", "a function", fn);
+  obj.addEventListener(type, fn as EventListener);
+}
+
+/**
+ * Handles an event: prevents its default action when `prevent` is set and
+ * stops its propagation when `stop` is set.
+ *
+ * @param e the event
+ * @param prevent call `e.preventDefault()` (default `false`)
+ * @param stop call `e.stopPropagation()` (default `false`)
+ * @returns the event's target
+ * @throws {TypeError} when `e` is not an event
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Window } from "happy-dom";
+ * import { listen, processEvent, setDoc } from "./mod.ts";
+ * const doc = setDoc(new Window().document as unknown as Document);
+ * const link = doc.createElement("a");
+ * let prevented = false;
+ * listen(link, "click", (e) => {
+ *   processEvent(e, true);
+ *   prevented = e.defaultPrevented;
+ * });
+ * link.click();
+ * assert.equal(prevented, true);
+ * ```
+ */
+export function processEvent(
+  e: Event,
+  prevent = false,
+  stop = false,
+): EventTarget | null {
+  if (!isObj(e) || !isFunc(e.preventDefault)) {
+    fail("processEvent", "e", "an event", e);
+  }
+  if (prevent) e.preventDefault();
+  if (stop) e.stopPropagation();
+  return e.target;
+}

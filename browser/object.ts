@@ -1,0 +1,383 @@
+/**
+ * Objects, arrays and functions: `args`, `bind`, `clone`, `merge`, `each`,
+ * `extend`, `get`, `set`, `remix`. None of them writes a `__proto__`,
+ * `constructor` or `prototype` key, so untrusted data cannot pollute
+ * prototypes.
+ *
+ * @module
+ */
+
+import { fail, getWin, isUnsafeKey } from "./_doc.ts";
+import { isArray, isFunc, isObj, isStr } from "./is.ts";
+
+/** Any function or constructor, as `bind` and `extend` take. */
+// deno-lint-ignore no-explicit-any
+export type AnyFunction = (this: any, ...args: any[]) => any;
+
+/** A class or a constructor function, as `extend` takes. */
+// deno-lint-ignore no-explicit-any
+export type AnyClass = AnyFunction | (abstract new (...args: any[]) => unknown);
+
+/** A deep path: `"a.b.c"`, a single key, or an array of keys. */
+export type Path = string | number | readonly (string | number)[];
+
+/** Options of {@linkcode merge}. */
+export interface MergeOptions {
+  /** Merge into a deep clone of `mergeTo` instead of augmenting it (default `false`). */
+  clone?: boolean;
+  /** Copy top-level properties only (default `false`: nested plain objects are merged). */
+  shallow?: boolean;
+}
+
+function isPlain(obj: unknown): obj is Record<string, unknown> {
+  if (!isObj(obj)) return false;
+  const proto = Object.getPrototypeOf(obj);
+  return proto === null || proto === Object.prototype ||
+    Object.getPrototypeOf(proto) === null; // a plain object of another realm
+}
+
+function keysOf(path: Path, fn: string): string[] {
+  if (isStr(path)) return path.split(".");
+  if (typeof path === "number") return [String(path)];
+  if (isArray(path)) return path.map(String);
+  return fail(fn, "path", "a string, a number or an array of keys", path);
+}
+
+/**
+ * Converts an `arguments` object (or any array-like) to an array.
+ *
+ * @param args an `arguments` object or other array-like
+ * @returns a new array with the same items
+ * @throws {TypeError} when `args` is not array-like
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { args } from "./mod.ts";
+ * function f(..._: unknown[]) {
+ *   return args(arguments);
+ * }
+ * assert.deepStrictEqual(f(1, "a"), [1, "a"]);
+ * ```
+ */
+export function args(args: ArrayLike<unknown>): unknown[] {
+  if (!isObj(args) || typeof args.length !== "number") {
+    fail("args", "args", "an arguments object or array-like", args);
+  }
+  return Array.prototype.slice.call(args);
+}
+
+/**
+ * Binds `fn` to `obj` with arguments placed before (`prefill`) and after
+ * (`postfill`) the call's own arguments.
+ *
+ * @param fn the function to bind
+ * @param obj `this` for the calls (default: the window)
+ * @param prefill arguments placed before the call's arguments
+ * @param postfill arguments placed after the call's arguments
+ * @returns the bound function
+ * @throws {TypeError} when `fn` is not a function or a fill is not an array
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bind } from "./mod.ts";
+ * const join = bind(function (this: { sep: string }, ...parts: string[]) {
+ *   return parts.join(this.sep);
+ * }, { sep: "-" }, ["a"], ["z"]);
+ * assert.equal(join("m"), "a-m-z");
+ * ```
+ */
+export function bind(
+  fn: AnyFunction,
+  obj?: unknown,
+  prefill: readonly unknown[] = [],
+  postfill: readonly unknown[] = [],
+): AnyFunction {
+  if (!isFunc(fn)) fail("bind", "fn", "a function", fn);
+  if (!isArray(prefill)) fail("bind", "prefill", "an array", prefill);
+  if (!isArray(postfill)) fail("bind", "postfill", "an array", postfill);
+  return (...rest: unknown[]) =>
+    fn.apply(obj === undefined ? getWin() : obj, [
+      ...prefill,
+      ...rest,
+      ...postfill,
+    ]);
+}
+
+function copy(
+  value: unknown,
+  deep: boolean,
+  seen: Map<unknown, unknown>,
+): unknown {
+  if (!isObj(value)) return value;
+  if (seen.has(value)) return seen.get(value);
+  let out: Record<string, unknown> | unknown[];
+  if (isArray(value)) {
+    seen.set(value, out = []);
+    for (const item of value) out.push(deep ? copy(item, deep, seen) : item);
+    return out;
+  }
+  if (value instanceof Date) return new Date(+value);
+  if (!isPlain(value)) return value; // class instances, DOM nodes: shared
+  seen.set(value, out = {});
+  for (const key of Object.keys(value)) {
+    if (!isUnsafeKey(key)) {
+      out[key] = deep ? copy(value[key], deep, seen) : value[key];
+    }
+  }
+  return out;
+}
+
+/**
+ * Clones an object. Arrays, plain objects and dates are copied (deeply unless
+ * `shallow`), cycles are kept; other objects (class instances, DOM nodes) are
+ * shared, and primitives are returned as they are. `__proto__`,
+ * `constructor` and `prototype` keys are left out.
+ *
+ * @param obj the value to clone
+ * @param shallow copy the top level only (default `false`)
+ * @returns the clone
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { clone } from "./mod.ts";
+ * const src = { a: { b: [1, 2] } };
+ * const deep = clone(src);
+ * assert.deepStrictEqual(deep, src);
+ * assert.notEqual(deep.a, src.a);
+ * assert.equal(clone(src, true).a, src.a);
+ * ```
+ */
+export function clone<T>(obj: T, shallow = false): T {
+  return copy(obj, !shallow, new Map()) as T;
+}
+
+/**
+ * Merges the own properties of `mergeFrom` into `mergeTo`. By default nested
+ * plain objects are merged recursively and other values (arrays too) are
+ * copied over as clones. `__proto__`, `constructor` and `prototype` keys are
+ * skipped. A `null` or `undefined` `mergeFrom` merges nothing.
+ *
+ * @param mergeTo the object to merge into
+ * @param mergeFrom the object to merge from
+ * @param options `clone`: merge into a clone of `mergeTo`; `shallow`: top level only
+ * @returns `mergeTo`, or its merged clone with `options.clone`
+ * @throws {TypeError} when `mergeTo` is not an object, or `mergeFrom` is neither an object nor absent
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { merge } from "./mod.ts";
+ * const to = { a: { x: 1 }, k: 1 };
+ * merge(to, { a: { y: 2 } });
+ * assert.deepStrictEqual(to, { a: { x: 1, y: 2 }, k: 1 });
+ * const copy = merge(to, { k: 2 }, { clone: true });
+ * assert.equal(copy.k, 2);
+ * assert.equal(to.k, 1);
+ * ```
+ */
+// deno-lint-ignore no-explicit-any
+export function merge<T extends Record<string, any>>(
+  mergeTo: T,
+  mergeFrom?: object | null,
+  options: MergeOptions = {},
+): T {
+  if (!isObj(mergeTo)) fail("merge", "mergeTo", "an object", mergeTo);
+  if (mergeFrom != null && !isObj(mergeFrom)) {
+    fail("merge", "mergeFrom", "an object", mergeFrom);
+  }
+  if (!isObj(options)) fail("merge", "options", "an object", options);
+  const target = options.clone ? clone(mergeTo) : mergeTo;
+  if (mergeFrom) mergeInto(target, mergeFrom, !options.shallow);
+  return target;
+}
+
+function mergeInto(
+  to: Record<string, unknown>,
+  from: Record<string, unknown>,
+  deep: boolean,
+): void {
+  for (const key of Object.keys(from)) {
+    if (isUnsafeKey(key)) continue;
+    const value = from[key];
+    if (deep && isPlain(value) && isPlain(to[key])) {
+      mergeInto(to[key] as Record<string, unknown>, value, deep);
+    } else {
+      to[key] = deep ? clone(value) : value;
+    }
+  }
+}
+
+/**
+ * Calls `fn(value, index, obj)` for each item of an array or array-like
+ * (index a number), or `fn(value, key, obj)` for each own enumerable key of
+ * an object.
+ *
+ * @param obj an array, array-like or object
+ * @param fn called with value, index or key, and `obj`
+ * @throws {TypeError} when `obj` is not an object or `fn` is not a function
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { each } from "./mod.ts";
+ * const seen: unknown[] = [];
+ * each(["a", "b"], (v, i) => seen.push(i, v));
+ * each({ k: 1 }, (v, k) => seen.push(k, v));
+ * assert.deepStrictEqual(seen, [0, "a", 1, "b", "k", 1]);
+ * ```
+ */
+export function each<T>(
+  obj: ArrayLike<T> | Record<string, T>,
+  fn: (value: T, index: number | string, obj: unknown) => unknown,
+): void {
+  if (!isObj(obj)) fail("each", "obj", "an object or an array", obj);
+  if (!isFunc(fn)) fail("each", "fn", "a function", fn);
+  if (typeof obj.length === "number") {
+    const list = obj as unknown as ArrayLike<T>;
+    for (let i = 0; i < list.length; i++) fn(list[i], i, obj);
+  } else {
+    const rec = obj as Record<string, T>;
+    for (const key of Object.keys(rec)) fn(rec[key], key, obj);
+  }
+}
+
+/**
+ * Makes class (or constructor function) `target` extend `source`: instances
+ * of `target` inherit `source`'s prototype methods and `target` inherits its
+ * static members. Works with ES classes, whose `prototype` cannot be
+ * reassigned. Methods in `methods` are then added to `target.prototype`
+ * (`__proto__`, `constructor` and `prototype` names are skipped).
+ *
+ * @param target the class that inherits
+ * @param source the class inherited from
+ * @param methods methods to add to `target.prototype`
+ * @throws {TypeError} when `target` or `source` is not a function, they are the same, or `methods` is not an object
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { extend } from "./mod.ts";
+ * class Animal { legs() { return 4; } }
+ * function Dog(this: object) {}
+ * extend(Dog, Animal, { bark() { return "woof"; } });
+ * // deno-lint-ignore no-explicit-any
+ * const dog = new (Dog as any)();
+ * assert.equal(dog.legs(), 4);
+ * assert.equal(dog.bark(), "woof");
+ * assert.equal(dog instanceof Animal, true);
+ * ```
+ */
+export function extend(
+  target: AnyClass,
+  source: AnyClass,
+  methods?: Record<string, unknown> | null,
+): void {
+  if (!isFunc(target)) fail("extend", "target", "a function or class", target);
+  if (!isFunc(source) || source === target) {
+    fail("extend", "source", "a function or class other than target", source);
+  }
+  if (methods != null && !isObj(methods)) {
+    fail("extend", "methods", "an object", methods);
+  }
+  Object.setPrototypeOf(target.prototype, source.prototype);
+  Object.setPrototypeOf(target, source);
+  for (const key of Object.keys(methods ?? {})) {
+    if (!isUnsafeKey(key)) target.prototype[key] = methods![key];
+  }
+}
+
+/**
+ * Reads the value at a deep path.
+ *
+ * @param obj the object to read
+ * @param path `"a.b.c"`, one key, or an array of keys
+ * @param def returned when the value is `undefined` or the path breaks off
+ * @returns the value found, or `def`
+ * @throws {TypeError} when `path` is not a string, number or array
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { get } from "./mod.ts";
+ * const data = { a: { b: [10, 20] } };
+ * assert.equal(get(data, "a.b.1"), 20);
+ * assert.equal(get(data, ["a", "x", "y"], "none"), "none");
+ * ```
+ */
+export function get(obj: unknown, path: Path, def?: unknown): unknown {
+  let cur = obj;
+  for (const key of keysOf(path, "get")) {
+    if (cur == null) return def;
+    cur = (cur as Record<string, unknown>)[key];
+  }
+  return cur === undefined ? def : cur;
+}
+
+/**
+ * Sets a value at a deep path, creating plain objects along the way (a
+ * primitive in the way is replaced by an object). With `conditional`, the
+ * value is written only when the path holds `undefined`. A path with a
+ * `__proto__`, `constructor` or `prototype` key writes nothing.
+ *
+ * @param obj the object to write into
+ * @param path `"a.b.c"`, one key, or an array of keys
+ * @param val the value to set
+ * @param conditional set only when no value is present (default `false`)
+ * @returns `obj`
+ * @throws {TypeError} when `obj` is not an object or `path` is not a string, number or array
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { set } from "./mod.ts";
+ * const o: Record<string, unknown> = {};
+ * set(o, "a.b", 1);
+ * set(o, "a.b", 2, true);
+ * assert.deepStrictEqual(o, { a: { b: 1 } });
+ * set(o, "__proto__.polluted", true);
+ * assert.equal(({} as Record<string, unknown>).polluted, undefined);
+ * ```
+ */
+export function set<T extends object>(
+  obj: T,
+  path: Path,
+  val: unknown,
+  conditional = false,
+): T {
+  if (!isObj(obj) && !isFunc(obj)) fail("set", "obj", "an object", obj);
+  const keys = keysOf(path, "set");
+  if (keys.some(isUnsafeKey)) return obj;
+  let cur = obj as Record<string, unknown>;
+  const last = keys.pop()!;
+  for (const key of keys) {
+    if (!isObj(cur[key]) && !isFunc(cur[key])) cur[key] = {};
+    cur = cur[key] as Record<string, unknown>;
+  }
+  if (!conditional || cur[last] === undefined) cur[last] = val;
+  return obj;
+}
+
+/**
+ * Picks keys from `obj` into a new object. For each own key `k` of `keys`, a
+ * string value renames it (`out[keys[k]] = obj[k]`); any other value keeps
+ * the name (`out[k] = obj[k]`).
+ *
+ * @param obj the source object
+ * @param keys the wanted keys, with new names as string values
+ * @returns a new object, or `false` when `obj` or `keys` is not an object
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { remix } from "./mod.ts";
+ * const user = { id: 7, name: "Ada", secret: "x" };
+ * assert.deepStrictEqual(remix(user, { id: "userId", name: true }), { userId: 7, name: "Ada" });
+ * assert.equal(remix(null, {}), false);
+ * ```
+ */
+export function remix(
+  obj: unknown,
+  keys: Record<string, unknown>,
+): Record<string, unknown> | false {
+  if (!isObj(obj) || !isObj(keys)) return false;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(keys)) {
+    const name = isStr(keys[key]) ? keys[key] as string : key;
+    if (!isUnsafeKey(name)) out[name] = obj[key];
+  }
+  return out;
+}

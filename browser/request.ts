@@ -1,0 +1,145 @@
+/**
+ * XHR: `request`.
+ *
+ * @module
+ */
+
+import { fail, getWin } from "./_doc.ts";
+import { isFunc, isObj, isStr } from "./is.ts";
+
+/** Options of {@linkcode request}. */
+export interface RequestOptions {
+  /** Body to send. */
+  data?: XMLHttpRequestBodyInit | null;
+  /** Request headers as key/value pairs. */
+  headers?: Record<string, string>;
+  /** A value sent JSON-encoded as the body, with `Content-Type: application/json` unless `headers` names another. */
+  json?: unknown;
+  /** HTTP method (default `GET`). */
+  method?: string;
+  /** Parse the response as JSON whatever its content type (it is parsed anyway when the `Content-Type` contains `json`). */
+  parseJson?: boolean;
+  /** Properties set directly on the XMLHttpRequest (`timeout`, `withCredentials`, `responseType`...). */
+  props?: Record<string, unknown>;
+}
+
+/** The error `request` reports: `status` is the HTTP status, or 0 for a network failure, timeout or abort. */
+export interface RequestError extends Error {
+  /** HTTP status, 0 when no response arrived. */
+  status: number;
+}
+
+/** Called once when a request ends: `error` is `null` for a 2xx status. */
+export type RequestCallback = (
+  error: RequestError | null,
+  response: unknown,
+  request: XMLHttpRequest,
+) => unknown;
+
+function failure(message: string, status: number, cause?: unknown): RequestError {
+  return Object.assign(new Error(message, { cause }), { status });
+}
+
+/**
+ * Makes an XHR request. The callback gets `error` (`null` for a 2xx status,
+ * else an `Error` carrying `status`; a network failure, timeout or abort
+ * gives status 0), `response` (the text, or the parsed JSON when the
+ * response's `Content-Type` contains `json`, such as
+ * `application/problem+json`, or when `opts.parseJson` is set; on a JSON
+ * parse failure `error` is the `SyntaxError` with `status` and `response`
+ * the text) and the XMLHttpRequest itself.
+ *
+ * @param url the request address
+ * @param callback called once with `(error, response, request)`
+ * @param opts `data`, `headers`, `json`, `method` (default `GET`), `parseJson`, `props`
+ * @returns the XMLHttpRequest, already sent
+ * @throws {TypeError} when `url` is not a string or URL, `callback` is not a function, or an option has the wrong type
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Window } from "happy-dom";
+ * import { request, setDoc } from "./mod.ts";
+ * const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) =>
+ *   Response.json({ method: req.method, got: await req.json() }));
+ * const base = `http://127.0.0.1:${server.addr.port}`;
+ * const win = new Window({ url: base });
+ * setDoc(win.document as unknown as Document);
+ * const body = await new Promise((resolve, reject) =>
+ *   request(`${base}/echo`, (err, res) => err ? reject(err) : resolve(res), {
+ *     method: "POST",
+ *     json: { a: 1 },
+ *   })
+ * );
+ * assert.deepStrictEqual(body, { method: "POST", got: { a: 1 } });
+ * await win.happyDOM.close();
+ * await server.shutdown();
+ * ```
+ */
+export function request(
+  url: string | URL,
+  callback?: RequestCallback | null,
+  opts: RequestOptions = {},
+): XMLHttpRequest {
+  if (!isStr(url) && !(url instanceof URL)) {
+    fail("request", "url", "a string or URL", url);
+  }
+  if (callback != null && !isFunc(callback)) {
+    fail("request", "callback", "a function", callback);
+  }
+  if (!isObj(opts)) fail("request", "opts", "an object", opts);
+  const { headers = {}, json, method = "GET", parseJson, props = {} } = opts;
+  if (!isStr(method) || !method) fail("request", "opts.method", "a string", method);
+  if (!isObj(headers)) fail("request", "opts.headers", "an object", headers);
+  if (!isObj(props)) fail("request", "opts.props", "an object", props);
+  const XHR = getWin().XMLHttpRequest;
+  if (!XHR) throw new Error("No XMLHttpRequest: call setDoc(document) first");
+  const xhr = new XHR();
+  xhr.open(method, String(url));
+  let body = (opts as RequestOptions).data ?? null;
+  if (json !== undefined) {
+    body = JSON.stringify(json);
+    if (!Object.keys(headers).some((k) => /^content-type$/i.test(k))) {
+      xhr.setRequestHeader("Content-Type", "application/json");
+    }
+  }
+  for (const key of Object.keys(headers)) {
+    xhr.setRequestHeader(key, String(headers[key]));
+  }
+  for (const key of Object.keys(props)) {
+    (xhr as unknown as Record<string, unknown>)[key] = props[key];
+  }
+  let done = false;
+  const finish = (error: RequestError | null, response: unknown) => {
+    if (!done) {
+      done = true;
+      callback?.(error, response, xhr);
+    }
+  };
+  xhr.addEventListener("load", () => {
+    const status = xhr.status;
+    let error = status >= 200 && status < 300 ? null : failure(`Request failed with status ${status}`, status);
+    let response: unknown = xhr.responseType && xhr.responseType !== "text" ? xhr.response : xhr.responseText;
+    if (
+      isStr(response) && response &&
+      (parseJson || /json/i.test(xhr.getResponseHeader("Content-Type") ?? ""))
+    ) {
+      try {
+        response = JSON.parse(response);
+      } catch (err) {
+        error ??= Object.assign(err as Error, { status });
+      }
+    }
+    finish(error, response);
+  });
+  for (
+    const [type, message] of [
+      ["error", "Network error"],
+      ["timeout", "Request timed out"],
+      ["abort", "Request aborted"],
+    ]
+  ) {
+    xhr.addEventListener(type, () => finish(failure(message, 0), null));
+  }
+  xhr.send(body);
+  return xhr;
+}

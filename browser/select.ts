@@ -1,0 +1,243 @@
+/**
+ * Selection and traversal: `byId`, `byName`, `byClass`, `byTag`,
+ * `bySelector`, `bySelectorAll`, `parent`. Lookups use the document set with
+ * `setDoc` (or the page's own); `parent` may be a document, element or
+ * document fragment.
+ *
+ * @module
+ */
+
+import { fail, getDoc, isNode } from "./_doc.ts";
+import { isFunc, isNum, isStr } from "./is.ts";
+
+/** Where a search looks: a document, an element or a document fragment. */
+export type Scope = Document | Element | DocumentFragment;
+
+function scope(fn: string, parent?: Scope | null): Scope {
+  const node = parent ?? getDoc();
+  if (!isNode(node) || ![1, 9, 11].includes(node.nodeType)) {
+    fail(fn, "parent", "a document, element or fragment", parent);
+  }
+  return node;
+}
+
+function str(fn: string, arg: string, value: unknown): string {
+  return isStr(value) ? value : fail(fn, arg, "a string", value);
+}
+
+/**
+ * Finds the element with the given id.
+ *
+ * @param id the id
+ * @returns the element, or `null`
+ * @throws {TypeError} when `id` is not a string
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Window } from "happy-dom";
+ * import { byId, setDoc } from "./mod.ts";
+ * const doc = setDoc(new Window().document as unknown as Document);
+ * doc.body.innerHTML = `<p id="intro">hi</p>`;
+ * assert.equal(byId("intro")?.textContent, "hi");
+ * assert.equal(byId("missing"), null);
+ * ```
+ */
+export function byId(id: string): HTMLElement | null {
+  return getDoc().getElementById(str("byId", "id", id));
+}
+
+/**
+ * Finds the first element with the given `name` attribute.
+ *
+ * @param name the name
+ * @returns the element, or `null`
+ * @throws {TypeError} when `name` is not a string
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Window } from "happy-dom";
+ * import { byName, setDoc } from "./mod.ts";
+ * const doc = setDoc(new Window().document as unknown as Document);
+ * doc.body.innerHTML = `<input name="email">`;
+ * assert.equal(byName("email")?.tagName, "INPUT");
+ * ```
+ */
+export function byName(name: string): HTMLElement | null {
+  return getDoc().getElementsByName(str("byName", "name", name))[0] ?? null;
+}
+
+function all(node: Scope): Element[] {
+  return Array.from(node.querySelectorAll("*"));
+}
+
+/**
+ * Finds the elements having all the given classes.
+ *
+ * @param cls class names, space-separated
+ * @param parent where to look (default: the document)
+ * @returns the elements in document order (empty when none, or for no class names)
+ * @throws {TypeError} when `cls` is not a string or `parent` is not a document, element or fragment
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Window } from "happy-dom";
+ * import { byClass, setDoc } from "./mod.ts";
+ * const doc = setDoc(new Window().document as unknown as Document);
+ * doc.body.innerHTML = `<b class="a b" id="x"></b><b class="a"></b>`;
+ * assert.deepStrictEqual(byClass("b a").map((el) => el.id), ["x"]);
+ * assert.equal(byClass("a").length, 2);
+ * ```
+ */
+export function byClass(cls: string, parent?: Scope | null): Element[] {
+  const names = str("byClass", "cls", cls).split(/\s+/).filter(Boolean);
+  const node = scope("byClass", parent);
+  if (!names.length) return [];
+  return "getElementsByClassName" in node
+    ? Array.from(node.getElementsByClassName(names.join(" ")))
+    : all(node).filter((el) => names.every((c) => el.classList.contains(c)));
+}
+
+/**
+ * Finds the elements with the given tag name (`*` for all).
+ *
+ * @param tag the tag name, any case
+ * @param parent where to look (default: the document)
+ * @returns the elements in document order, empty when none are found
+ * @throws {TypeError} when `tag` is not a string or `parent` is not a document, element or fragment
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Window } from "happy-dom";
+ * import { byTag, setDoc } from "./mod.ts";
+ * const doc = setDoc(new Window().document as unknown as Document);
+ * doc.body.innerHTML = `<ul><li>1</li><li>2</li></ul>`;
+ * assert.equal(byTag("li").length, 2);
+ * assert.deepStrictEqual(byTag("table"), []);
+ * ```
+ */
+export function byTag(tag: string, parent?: Scope | null): Element[] {
+  str("byTag", "tag", tag);
+  const node = scope("byTag", parent);
+  return "getElementsByTagName" in node
+    ? Array.from(node.getElementsByTagName(tag))
+    : all(node).filter((el) => tag === "*" || el.tagName.toLowerCase() === tag.toLowerCase());
+}
+
+function query<T>(
+  fn: string,
+  selector: string,
+  parent: Scope | null | undefined,
+  run: (node: Scope, selector: string) => T,
+): T {
+  str(fn, "selector", selector);
+  const node = scope(fn, parent);
+  try {
+    return run(node, selector);
+  } catch {
+    return fail(fn, "selector", "a valid CSS selector", selector);
+  }
+}
+
+/**
+ * Finds the first element matching a selector.
+ *
+ * @param selector CSS selectors, comma-separated
+ * @param parent where to look (default: the document)
+ * @returns the element, or `null`
+ * @throws {TypeError} when `selector` is not a valid selector or `parent` is not a document, element or fragment
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Window } from "happy-dom";
+ * import { bySelector, setDoc } from "./mod.ts";
+ * const doc = setDoc(new Window().document as unknown as Document);
+ * doc.body.innerHTML = `<nav><a id="home" href="/">Home</a></nav>`;
+ * assert.equal(bySelector("footer a, nav a")?.id, "home");
+ * ```
+ */
+export function bySelector(
+  selector: string,
+  parent?: Scope | null,
+): Element | null {
+  return query("bySelector", selector, parent, (n, s) => n.querySelector(s));
+}
+
+/**
+ * Finds all the elements matching a selector.
+ *
+ * @param selector CSS selectors, comma-separated
+ * @param parent where to look (default: the document)
+ * @returns the elements in document order
+ * @throws {TypeError} when `selector` is not a valid selector or `parent` is not a document, element or fragment
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Window } from "happy-dom";
+ * import { bySelectorAll, setDoc } from "./mod.ts";
+ * const doc = setDoc(new Window().document as unknown as Document);
+ * doc.body.innerHTML = `<h1>a</h1><h2>b</h2><p>c</p>`;
+ * assert.deepStrictEqual(bySelectorAll("h1, h2").map((el) => el.tagName), ["H1", "H2"]);
+ * ```
+ */
+export function bySelectorAll(
+  selector: string,
+  parent?: Scope | null,
+): Element[] {
+  return query(
+    "bySelectorAll",
+    selector,
+    parent,
+    (n, s) => Array.from(n.querySelectorAll(s)),
+  );
+}
+
+/**
+ * Walks up from `el`. A number is how many levels to go up (`0` gives `el`).
+ * A function is called on each ancestor in turn, nearest first: a truthy
+ * result ends the walk with that node, `-1` ends it with `undefined`, and
+ * reaching the root gives `null`.
+ *
+ * @param el the starting node
+ * @param level levels to go up (default 1), or a test function
+ * @returns the node found, `null`, or `undefined` when the test returned `-1`
+ * @throws {TypeError} when `el` is not a node or `level` is neither a number nor a function
+ * @throws {RangeError} when `level` is a negative or fractional number
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Window } from "happy-dom";
+ * import { byId, parent, setDoc } from "./mod.ts";
+ * const doc = setDoc(new Window().document as unknown as Document);
+ * doc.body.innerHTML = `<form id="f"><div><input id="i"></div></form>`;
+ * const input = byId("i")!;
+ * assert.equal((parent(input, 2) as Element).id, "f");
+ * assert.equal((parent(input, (n) => (n as Element).tagName === "FORM") as Element).id, "f");
+ * assert.equal(parent(input, () => -1), undefined);
+ * ```
+ */
+export function parent(
+  el: Node,
+  level: number | ((node: Node) => unknown) = 1,
+): Node | null | undefined {
+  if (!isNode(el)) fail("parent", "el", "a node", el);
+  let node: Node | null = el;
+  if (isFunc(level)) {
+    while ((node = node.parentNode)) {
+      const found = level(node);
+      if (found === -1) return undefined;
+      if (found) return node;
+    }
+    return null;
+  }
+  if (!Number.isInteger(level) || level < 0) {
+    fail(
+      "parent",
+      "level",
+      "a whole number of levels or a function",
+      level,
+      isNum(level) ? RangeError : TypeError,
+    );
+  }
+  while (node && level--) node = node.parentNode;
+  return node;
+}

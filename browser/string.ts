@@ -1,0 +1,46 @@
+/**
+ * Strings: `capitalize` and `trim`.
+ *
+ * @module
+ */
+
+import { fail } from "./_doc.ts";
+import { isStr } from "./is.ts";
+
+/**
+ * Capitalises the text: upper-cases its first character and leaves the rest
+ * as it is.
+ *
+ * @param str the text
+ * @returns the capitalised text
+ * @throws {TypeError} when `str` is not a string
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { capitalize } from "./mod.ts";
+ * assert.equal(capitalize("hello world"), "Hello world");
+ * assert.equal(capitalize(""), "");
+ * ```
+ */
+export function capitalize(str: string): string {
+  if (!isStr(str)) fail("capitalize", "str", "a string", str);
+  return str.charAt(0).toUpperCase() + str.slice(1);
+}
+
+/**
+ * Removes whitespace (and line terminators) from both ends.
+ *
+ * @param str the text
+ * @returns the trimmed text
+ * @throws {TypeError} when `str` is not a string
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { trim } from "./mod.ts";
+ * assert.equal(trim("  a b \n"), "a b");
+ * ```
+ */
+export function trim(str: string): string {
+  if (!isStr(str)) fail("trim", "str", "a string", str);
+  return str.trim();
+}

@@ -1,0 +1,285 @@
+/**
+ * Position and style: `getOffset`, `getScroll`, `getStyle`, `setStyle`,
+ * `setStyles`, and vendor prefixes (`getVendorPrefix`, `resolvePrefix`,
+ * `resolveProperty`), which are probed on a real style object and cached per
+ * style object.
+ *
+ * @module
+ */
+
+import { fail, getDoc, getWin, isEl } from "./_doc.ts";
+import { isNum, isObj, isStr } from "./is.ts";
+
+/** A position in CSS pixels. */
+export interface Offset {
+  /** Distance from the left edge of the document. */
+  x: number;
+  /** Distance from the top edge of the document. */
+  y: number;
+}
+
+/** Something with an inline style: an element, or a `CSSStyleDeclaration`. */
+export type Styled = ElementCSSInlineStyle | CSSStyleDeclaration;
+
+const PREFIXES = ["Webkit", "Moz", "ms", "O"];
+// style object -> camelCase property -> [prefix found, unprefixed supported]
+const cache: WeakMap<object, Map<string, [string, boolean]>> = /* @__PURE__ */ new WeakMap();
+const UNITLESS =
+  /^(opacity|zIndex|zoom|order|flex(Grow|Shrink)?|fontWeight|lineHeight|columnCount|orphans|widows|scale|tabSize|animationIterationCount|(fill|stroke|flood|stop)Opacity|grid(Row|Column)(Start|End)?)$/;
+
+function camel(prop: string): string {
+  return prop.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+function styleOf(fn: string, obj?: Styled | null): CSSStyleDeclaration {
+  if (obj == null) {
+    const doc = getDoc();
+    return (doc.documentElement ?? doc.createElement("div")).style;
+  }
+  const style = isObj(obj) && "style" in obj ? obj.style : obj;
+  if (!isObj(style)) fail(fn, "obj", "an element or a style object", obj);
+  return style as unknown as CSSStyleDeclaration;
+}
+
+function probe(fn: string, prop: string, obj?: Styled | null): [string, boolean] {
+  if (!isStr(prop) || !prop) fail(fn, "prop", "a property name", prop);
+  const style = styleOf(fn, obj);
+  prop = camel(prop);
+  let known = cache.get(style);
+  if (!known) cache.set(style, known = new Map());
+  let found = known.get(prop);
+  if (!found) {
+    const cap = prop.charAt(0).toUpperCase() + prop.slice(1);
+    found = [
+      PREFIXES.find((p) => p + cap in style || p.toLowerCase() + cap in style) ?? "",
+      prop in style,
+    ];
+    known.set(prop, found);
+  }
+  return found;
+}
+
+/**
+ * Offset position of the element: its border box's top-left corner relative
+ * to the document (viewport position plus the window's scroll).
+ *
+ * @param el the element
+ * @returns `{ x, y }` in CSS pixels
+ * @throws {TypeError} when `el` is not an element
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Window } from "happy-dom";
+ * import { getOffset, setDoc } from "./mod.ts";
+ * const doc = setDoc(new Window().document as unknown as Document);
+ * const box = doc.body.appendChild(doc.createElement("div"));
+ * assert.deepStrictEqual(getOffset(box), { x: 0, y: 0 }); // happy-dom has no layout
+ * ```
+ */
+export function getOffset(el: Element): Offset {
+  if (!isEl(el)) fail("getOffset", "el", "an element", el);
+  const rect = el.getBoundingClientRect();
+  const win = el.ownerDocument?.defaultView ?? getWin();
+  return { x: rect.left + (win.scrollX || 0), y: rect.top + (win.scrollY || 0) };
+}
+
+/**
+ * Vertical scroll position of the window.
+ *
+ * @returns the scroll position in whole CSS pixels (0 without a window)
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Window } from "happy-dom";
+ * import { getScroll, setDoc } from "./mod.ts";
+ * setDoc(new Window().document as unknown as Document);
+ * assert.equal(getScroll(), 0);
+ * ```
+ */
+export function getScroll(): number {
+  return Math.round(getWin().scrollY || 0);
+}
+
+/**
+ * Computed value of a CSS property, or `def` when it is not set (empty).
+ *
+ * @param obj the element
+ * @param style the property, camelCase (`backgroundColor`); dash-case and custom properties (`--x`) work too
+ * @param def returned when the property has no value (default `""`)
+ * @returns the computed value, or `def`
+ * @throws {TypeError} when `obj` is not an element or `style` is not a string
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Window } from "happy-dom";
+ * import { getStyle, setDoc } from "./mod.ts";
+ * const doc = setDoc(new Window().document as unknown as Document);
+ * const p = doc.body.appendChild(doc.createElement("p"));
+ * p.style.color = "red";
+ * assert.equal(getStyle(p, "color"), "red");
+ * assert.equal(getStyle(p, "noSuchProperty", "none"), "none");
+ * ```
+ */
+export function getStyle(obj: Element, style: string, def = ""): string {
+  if (!isEl(obj)) fail("getStyle", "obj", "an element", obj);
+  if (!isStr(style)) fail("getStyle", "style", "a string", style);
+  const win = obj.ownerDocument?.defaultView ?? getWin();
+  const computed = win.getComputedStyle(obj);
+  const value = style.includes("-")
+    ? computed.getPropertyValue(style)
+    : (computed as unknown as Record<string, unknown>)[style];
+  return isStr(value) && value ? value : def;
+}
+
+/**
+ * Sets one inline CSS property. `px` is appended to numbers and numeric
+ * strings, except for unitless properties (`opacity`, `zIndex`,
+ * `lineHeight`, `fontWeight`, `flexGrow`, `order`, ...). `null`, `undefined`
+ * or `""` removes the property.
+ *
+ * @param obj the element (or its `style` object)
+ * @param style the property, camelCase; dash-case and custom properties (`--x`) work too
+ * @param val the value
+ * @param resolve use the browser's vendor-prefixed name when needed (default `false`)
+ * @throws {TypeError} when `obj` has no style, `style` is not a non-empty string, or `val` is not a string or finite number
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Window } from "happy-dom";
+ * import { setDoc, setStyle } from "./mod.ts";
+ * const doc = setDoc(new Window().document as unknown as Document);
+ * const box = doc.createElement("div");
+ * setStyle(box, "marginTop", 4);
+ * setStyle(box, "opacity", 0.5);
+ * assert.equal(box.style.marginTop, "4px");
+ * assert.equal(box.style.opacity, "0.5");
+ * ```
+ */
+export function setStyle(
+  obj: Styled,
+  style: string,
+  val: string | number | null | undefined,
+  resolve = false,
+): void {
+  if (obj == null) fail("setStyle", "obj", "an element or a style object", obj);
+  const target = styleOf("setStyle", obj);
+  if (!isStr(style) || !style) fail("setStyle", "style", "a property name", style);
+  if (val == null) val = "";
+  if (!isStr(val) && !(isNum(val) && isFinite(val))) {
+    fail("setStyle", "val", "a string or a finite number", val);
+  }
+  val = String(val);
+  const name = resolve && !style.startsWith("--") ? resolvePrefix(style, target, true) : style;
+  if (/^-?(\d+\.?\d*|\.\d+)$/.test(val) && !UNITLESS.test(camel(style))) {
+    val += "px";
+  }
+  if (name.includes("-")) target.setProperty(name, val);
+  else (target as unknown as Record<string, string>)[name] = val;
+}
+
+/**
+ * Sets several inline CSS properties, each as {@linkcode setStyle}.
+ *
+ * @param obj the element (or its `style` object)
+ * @param styles camelCase property names and their values
+ * @param resolve use vendor-prefixed names when needed (default `false`)
+ * @throws {TypeError} when `styles` is not an object, or as {@linkcode setStyle}
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Window } from "happy-dom";
+ * import { setDoc, setStyles } from "./mod.ts";
+ * const doc = setDoc(new Window().document as unknown as Document);
+ * const box = doc.createElement("div");
+ * setStyles(box, { width: 10, color: "blue" });
+ * assert.equal(box.getAttribute("style"), "width: 10px; color: blue;");
+ * ```
+ */
+export function setStyles(
+  obj: Styled,
+  styles: Record<string, string | number | null | undefined>,
+  resolve = false,
+): void {
+  if (!isObj(styles)) fail("setStyles", "styles", "an object", styles);
+  for (const key of Object.keys(styles)) {
+    setStyle(obj, key, styles[key], resolve);
+  }
+}
+
+/**
+ * Vendor prefix of the current browser, found by probing `prop` on a real
+ * style object: the prefix under which the browser offers `prop` (`Webkit`,
+ * `Moz`, `ms` or `O`), or `""` when it has no prefixed form of it. Results
+ * are cached.
+ *
+ * @param prop the property to probe, camelCase or dash-case
+ * @param forCss return the CSS form (`-webkit-`) instead of the DOM form (`Webkit`)
+ * @returns the prefix, or `""`
+ * @throws {TypeError} when `prop` is not a non-empty string
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Window } from "happy-dom";
+ * import { getVendorPrefix, setDoc } from "./mod.ts";
+ * setDoc(new Window().document as unknown as Document);
+ * assert.equal(getVendorPrefix("color", true), ""); // nobody prefixes color
+ * ```
+ */
+export function getVendorPrefix(prop: string, forCss = false): string {
+  const prefix = probe("getVendorPrefix", prop)[0];
+  return forCss && prefix ? `-${prefix.toLowerCase()}-` : prefix;
+}
+
+/**
+ * Vendor-prefixed property name for this browser: `prop` itself when the
+ * browser supports it unprefixed (or not at all), otherwise the prefixed
+ * name (`WebkitBoxReflect`, or `webkitBoxReflect` with `lower`).
+ *
+ * @param prop the property, camelCase
+ * @param obj element or style object to test against (default: the document's root element)
+ * @param lower camelCase instead of CapitalCase (default `false`)
+ * @returns the name to use
+ * @throws {TypeError} when `prop` is not a non-empty string or `obj` has no style
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolvePrefix } from "./mod.ts";
+ * // a style object that knows the property only with a prefix
+ * const style = { webkitBoxReflect: "" } as unknown as CSSStyleDeclaration;
+ * assert.equal(resolvePrefix("boxReflect", style), "WebkitBoxReflect");
+ * assert.equal(resolvePrefix("boxReflect", style, true), "webkitBoxReflect");
+ * ```
+ */
+export function resolvePrefix(
+  prop: string,
+  obj?: Styled | null,
+  lower = false,
+): string {
+  const [prefix, plain] = probe("resolvePrefix", prop, obj);
+  prop = camel(prop);
+  if (plain || !prefix) return prop;
+  const name = prefix + prop.charAt(0).toUpperCase() + prop.slice(1);
+  return lower ? name.charAt(0).toLowerCase() + name.slice(1) : name;
+}
+
+/**
+ * Vendor-prefixed CSS property name for this browser: `prop` itself when
+ * the browser supports it unprefixed (or not at all), else with the CSS
+ * prefix (`-webkit-box-reflect`).
+ *
+ * @param prop the property, dash-case
+ * @returns the name to use in CSS text or `setProperty`
+ * @throws {TypeError} when `prop` is not a non-empty string
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Window } from "happy-dom";
+ * import { resolveProperty, setDoc } from "./mod.ts";
+ * setDoc(new Window().document as unknown as Document);
+ * assert.equal(resolveProperty("background-color"), "background-color");
+ * ```
+ */
+export function resolveProperty(prop: string): string {
+  const [prefix, plain] = probe("resolveProperty", prop);
+  return plain || !prefix ? prop : `-${prefix.toLowerCase()}-${prop}`;
+}
