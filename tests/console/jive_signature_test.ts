@@ -1,10 +1,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { createHmac } from "node:crypto";
-import {
-  signJiveExtn,
-  verifyJiveExtn,
-} from "../../console/lib/jive_signature.ts";
+import { signJiveExtn, verifyJiveExtn } from "../../console/lib/jive_signature.ts";
 
 const SECRET = btoa("sixteen byte key and then some more bytes");
 const PARAMS = {
@@ -59,8 +56,7 @@ Deno.test("signJiveExtn() matches a signature computed independently with node:c
 
 Deno.test("verifyJiveExtn() accepts a header signed by node:crypto with an unencoded signature", async () => {
   const secretBytes = Buffer.from([0xfb, 0xff, 0xfe, 1, 2, 3, 4, 5, 6, 7]);
-  const paramString =
-    `algorithm=HmacSHA256&client_id=abc&jive_url=http://localhost:8000&tenant_id=t&timestamp=${NOW}`;
+  const paramString = `algorithm=HmacSHA256&client_id=abc&jive_url=http://localhost:8000&tenant_id=t&timestamp=${NOW}`;
   const signature = createHmac("sha256", secretBytes).update(paramString)
     .digest("base64");
   const header = `JiveEXTN ${paramString}&signature=${signature}`;

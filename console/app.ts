@@ -1,0 +1,291 @@
+/**
+ * The console web app: `createApp(options)` wires Module A, the sessions,
+ * the deliveries, the sandbox and the routes into one Hono app. It reads no
+ * environment and opens no KV (that is `main.ts`'s job), so tests build it
+ * over a `:memory:` KV and call `app.request(...)` or serve `fetch`.
+ *
+ * @module
+ */
+
+import { Hono } from "hono";
+import { getCookie } from "hono/cookie";
+import { csrf } from "hono/csrf";
+import { secureHeaders } from "hono/secure-headers";
+import { createWebhooks, type Webhooks } from "../webhooks/mod.ts";
+import { MessagePage } from "./components/Message.tsx";
+import { type Assets, buildAssets } from "./lib/bundle.ts";
+import { type ConsoleEnv, type Deps, describeError, html, safeReturnTo, SESSION_COOKIE } from "./lib/context.ts";
+import { DeliveryStore, type DeliveryStoreOptions } from "./lib/deliveries.ts";
+import type { OAuthProvider } from "./lib/oauth.ts";
+import { SessionStore, timingSafeEqual } from "./lib/session.ts";
+import { authRoutes } from "./routes/auth.tsx";
+import { communityRoutes } from "./routes/communities.tsx";
+import { deliveryRoutes } from "./routes/deliveries.tsx";
+import { homeRoutes } from "./routes/home.tsx";
+import { receiverRoutes } from "./routes/hooks.ts";
+import { staticRoutes } from "./routes/static.ts";
+import { webhookRoutes } from "./routes/webhooks.tsx";
+import { createSandbox, SANDBOX_COMMUNITY } from "./sandbox/mod.ts";
+
+const SANDBOX_TENANT_ID: string = SANDBOX_COMMUNITY.tenantId;
+
+export type { OAuthProvider };
+
+/** Options of {@linkcode createApp}. */
+export interface ConsoleOptions {
+  /** The KV everything is kept in (opened and closed by the caller). */
+  kv: Deno.Kv;
+  /** This console's public origin, e.g. `http://127.0.0.1:8000`. */
+  publicUrl: string;
+  /**
+   * The sandbox community under `/sandbox`: `"on"`, `"off"`, or `"auto"`
+   * (default): on unless an OAuth provider is configured and a community
+   * other than the sandbox's exists.
+   */
+  sandbox?: "on" | "off" | "auto";
+  /** The sign-in provider; default the sandbox (which must then be on). */
+  oauth?: OAuthProvider;
+  /** Fetch for OAuth, platform calls and sandbox postbacks; default global fetch. */
+  fetch?: typeof fetch;
+  /** Session lifetime in ms; default 8 hours. */
+  sessionTtlMs?: number;
+  /** Deliveries retention. */
+  deliveries?: DeliveryStoreOptions;
+  /** Build the browser bundles at start; default `true`. */
+  buildAssets?: boolean;
+  /** Time limit of platform calls in ms (Module A's `timeout`). */
+  platformTimeoutMs?: number;
+}
+
+/** The built console. */
+export interface ConsoleApp {
+  /** The Hono app (for `app.request(...)` in tests). */
+  app: Hono<ConsoleEnv>;
+  /** The request handler, for `Deno.serve`. */
+  fetch: (request: Request) => Response | Promise<Response>;
+  /** Module A as the console uses it. */
+  webhooks: Webhooks;
+  /** Whether the sandbox is mounted. */
+  sandbox: boolean;
+  /** Ends live streams and timers; the KV stays open (the caller owns it). */
+  close(): Promise<void>;
+}
+
+/** Paths reachable without a session. */
+function isPublic(path: string): boolean {
+  return path === "/signin" || path === "/healthz" ||
+    path.startsWith("/auth/") && path !== "/auth/community/callback" ||
+    path === "/sandbox" || path.startsWith("/sandbox/") ||
+    path.startsWith("/hooks/") || path.startsWith("/static/");
+}
+
+/** Paths whose unsafe requests skip the console's CSRF checks. */
+function csrfExempt(path: string): boolean {
+  // The receiver authenticates by signature; the sandbox guards its own forms.
+  return path.startsWith("/hooks/") || path === "/sandbox" ||
+    path.startsWith("/sandbox/");
+}
+
+const CSP = {
+  defaultSrc: ["'self'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'", "data:"],
+  connectSrc: ["'self'"],
+  objectSrc: ["'none'"],
+  baseUri: ["'self'"],
+  frameAncestors: ["'none'"],
+};
+
+/**
+ * Builds the console.
+ *
+ * @param options the KV, the public URL and the rest
+ * @returns the app, its handler and `close`
+ * @throws {TypeError} when the options are inconsistent (no sign-in provider)
+ */
+export async function createApp(options: ConsoleOptions): Promise<ConsoleApp> {
+  const { kv } = options;
+  let publicUrl: string;
+  try {
+    publicUrl = new URL(options.publicUrl).origin;
+  } catch {
+    throw new TypeError(
+      `Cannot start the console: 'publicUrl' must be an absolute URL, got ${String(options.publicUrl)}`,
+    );
+  }
+  const fetchFn = options.fetch ?? globalThis.fetch;
+  const webhooks = createWebhooks(kv, {
+    fetch: fetchFn,
+    ...(options.platformTimeoutMs ? { timeout: options.platformTimeoutMs } : {}),
+  });
+
+  const mode = options.sandbox ?? "auto";
+  let sandboxOn = mode === "on";
+  if (mode === "auto") {
+    const { values } = await webhooks.communities.list({ limit: 2 });
+    sandboxOn = !options.oauth ||
+      !values.some((c) => c.tenantId !== SANDBOX_TENANT_ID);
+  }
+  const sandbox = sandboxOn ? createSandbox({ kv, basePath: "/sandbox", fetch: fetchFn }) : null;
+  if (sandbox && !(await webhooks.communities.findByTenantID(SANDBOX_TENANT_ID))) {
+    await webhooks.communities.save({
+      ...await sandbox.communityFor(publicUrl),
+    });
+  }
+  let signin = options.oauth;
+  if (!signin) {
+    if (!sandbox) {
+      throw new TypeError(
+        "Cannot start the console: no sign-in provider is configured and the sandbox is off",
+      );
+    }
+    signin = await sandbox.oauthClientFor(publicUrl);
+  }
+
+  const closing = new AbortController();
+  const deps: Deps = {
+    kv,
+    webhooks,
+    sessions: new SessionStore(kv, options.sessionTtlMs ?? 8 * 3600_000),
+    deliveries: new DeliveryStore(kv, options.deliveries),
+    publicUrl,
+    signin,
+    sandbox: sandbox !== null,
+    fetch: fetchFn,
+    closing: closing.signal,
+  };
+  const assets: Assets = options.buildAssets === false ? new Map() : await buildAssets();
+
+  const app = new Hono<ConsoleEnv>();
+
+  app.use("*", async (c, next) => {
+    const path = c.req.path;
+    const sandboxPath = path === "/sandbox" || path.startsWith("/sandbox/");
+    return await secureHeaders(
+      sandboxPath ? {} : { contentSecurityPolicy: CSP },
+    )(c, next);
+  });
+
+  app.use("*", async (c, next) => {
+    const id = getCookie(c, SESSION_COOKIE);
+    c.set("session", id ? await deps.sessions.get(id) : null);
+    await next();
+  });
+
+  app.use("*", async (c, next) => {
+    const path = c.req.path;
+    if (isPublic(path) || c.get("session")) return await next();
+    const returnTo = safeReturnTo(path + new URL(c.req.url).search);
+    return c.redirect(`/signin?${new URLSearchParams({ returnTo })}`, 302);
+  });
+
+  const originCheck = csrf({
+    origin: (origin, c) => origin === publicUrl || origin === new URL(c.req.url).origin,
+  });
+  app.use("*", async (c, next) => {
+    if (
+      ["GET", "HEAD", "OPTIONS"].includes(c.req.method) ||
+      csrfExempt(c.req.path)
+    ) {
+      return await next();
+    }
+    return await originCheck(c, async () => {
+      const session = c.get("session");
+      const type = c.req.header("content-type") ?? "";
+      let token = "";
+      if (
+        type.startsWith("application/x-www-form-urlencoded") ||
+        type.startsWith("multipart/form-data")
+      ) {
+        const body = await c.req.parseBody();
+        token = typeof body._csrf === "string" ? body._csrf : "";
+      } else {
+        token = c.req.header("x-csrf-token") ?? "";
+      }
+      if (!session || !token || !timingSafeEqual(token, session.csrf)) {
+        c.res = html(
+          c,
+          MessagePage({
+            title: "Request refused",
+            message: "The form's security token is missing or out of date. Go back, reload the page and try again.",
+          }),
+          403,
+        );
+        return;
+      }
+      await next();
+    });
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof Response) return err;
+    const status = (err as { status?: number }).status;
+    if (status === 403) {
+      return html(
+        c,
+        MessagePage({
+          title: "Request refused",
+          message: "This request comes from another site and was refused.",
+        }),
+        403,
+      );
+    }
+    console.error(`Console error on ${c.req.method} ${c.req.path}: ${describeError(err)}`);
+    return html(
+      c,
+      MessagePage({
+        title: "Something went wrong",
+        message: "The console could not complete this request.",
+      }),
+      500,
+    );
+  });
+
+  app.get("/healthz", async (c) => {
+    try {
+      await kv.get(["console_health"]);
+      return c.json({ status: "ok" });
+    } catch {
+      return c.json({ status: "kv unavailable" }, 503);
+    }
+  });
+
+  staticRoutes(app, assets);
+  authRoutes(app, deps);
+  homeRoutes(app, deps);
+  communityRoutes(app, deps);
+  webhookRoutes(app, deps);
+  deliveryRoutes(app, deps);
+  receiverRoutes(app, deps);
+  if (sandbox) {
+    app.route("/sandbox", sandbox.app);
+    // The sandbox's home is `/sandbox`; accept the trailing slash too.
+    app.get("/sandbox/", (c) => c.redirect("/sandbox", 302));
+  }
+
+  app.notFound((c) =>
+    html(
+      c,
+      MessagePage({
+        title: "Not found",
+        message: "There is no page here.",
+        user: c.get("session")?.user.name,
+        csrf: c.get("session")?.csrf,
+        sandbox: deps.sandbox,
+      }),
+      404,
+    )
+  );
+
+  return {
+    app,
+    fetch: (request) => app.fetch(request),
+    webhooks,
+    sandbox: sandbox !== null,
+    close() {
+      closing.abort();
+      return Promise.resolve();
+    },
+  };
+}

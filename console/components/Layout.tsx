@@ -1,0 +1,76 @@
+/**
+ * The page frame: head, navigation, flash message and the scripts (Library
+ * B's global bundle and the islands bundle).
+ *
+ * @module
+ */
+
+import type { ComponentChildren, VNode } from "preact";
+import { Csrf } from "./Csrf.tsx";
+
+/** Props of {@linkcode Layout}. */
+export interface LayoutProps {
+  /** Page title. */
+  title: string;
+  /** Signed-in user's name, when signed in. */
+  user?: string;
+  /** The session's CSRF token (for the sign-out form). */
+  csrf?: string;
+  /** A notice shown above the content. */
+  notice?: string;
+  /** An error shown above the content. */
+  error?: string;
+  /** Whether the sandbox is mounted (adds a navigation link). */
+  sandbox?: boolean;
+  /** Page content. */
+  children: ComponentChildren;
+}
+
+/** The console's page frame. */
+export function Layout(props: LayoutProps): VNode {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${props.title} · Webhooks console`}</title>
+        <link rel="stylesheet" href="/static/style.css" />
+        <script src="/static/_build/browser.js" defer></script>
+        <script type="module" src="/static/_build/islands.js"></script>
+      </head>
+      <body>
+        <header class="top">
+          <a class="brand" href="/">Webhooks console</a>
+          {props.user && (
+            <nav>
+              <a href="/communities">Communities</a>
+              <a href="/webhooks">Webhooks</a>
+              <a href="/deliveries">Deliveries</a>
+              {props.sandbox && <a href="/sandbox">Sandbox</a>}
+            </nav>
+          )}
+          {props.user && props.csrf && (
+            <form method="post" action="/signout" class="signout">
+              <Csrf token={props.csrf} />
+              <span class="user">{props.user}</span> <button type="submit">Sign out</button>
+            </form>
+          )}
+        </header>
+        <main>
+          <h1>{props.title}</h1>
+          {props.notice && (
+            <p class="notice" role="status">
+              {props.notice}
+            </p>
+          )}
+          {props.error && (
+            <p class="error" role="alert">
+              {props.error}
+            </p>
+          )}
+          {props.children}
+        </main>
+      </body>
+    </html>
+  );
+}

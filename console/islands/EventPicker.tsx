@@ -1,0 +1,101 @@
+/**
+ * Island: the events checklist of the register form. System events and
+ * content events cannot be mixed; in the browser, checking one kind greys
+ * out the other (and the `object` field for system events) with Library
+ * B's class helpers. Without JavaScript the server checks the same rule.
+ *
+ * @module
+ */
+
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { VNode } from "preact";
+import { addClass, delClass } from "../../browser/mod.ts";
+
+/** The platform's system events (PLATFORM.md). */
+export const SYSTEM_EVENTS: readonly string[] = [
+  "user_account",
+  "user_membership",
+  "user_session",
+  "social_group",
+  "webhook",
+];
+
+/** The platform's content events (PLATFORM.md). */
+export const CONTENT_EVENTS: readonly string[] = [
+  "document",
+  "file",
+  "discussion",
+  "post",
+  "task",
+  "dm",
+  "url",
+  "update",
+  "idea",
+];
+
+/** Props of {@linkcode EventPicker}. */
+export interface EventPickerProps {
+  /** Events checked initially. */
+  selected: string[];
+  /** The object (place URI) typed so far. */
+  object: string;
+}
+
+/** Events checklist plus the object field. */
+export default function EventPicker(props: EventPickerProps): VNode {
+  const [selected, setSelected] = useState<string[]>(props.selected);
+  const systemBox = useRef<HTMLFieldSetElement>(null);
+  const contentBox = useRef<HTMLFieldSetElement>(null);
+  const hasSystem = selected.some((e) => SYSTEM_EVENTS.includes(e));
+  const hasContent = selected.some((e) => CONTENT_EVENTS.includes(e));
+
+  useEffect(() => {
+    if (!systemBox.current || !contentBox.current) return;
+    if (hasContent) addClass(systemBox.current, "muted");
+    else delClass(systemBox.current, "muted");
+    if (hasSystem) addClass(contentBox.current, "muted");
+    else delClass(contentBox.current, "muted");
+  }, [hasSystem, hasContent]);
+
+  const toggle = (event: string, on: boolean) =>
+    setSelected((old) => on ? [...old.filter((e) => e !== event), event] : old.filter((e) => e !== event));
+
+  const box = (event: string, disabled: boolean) => (
+    <label class="check" key={event}>
+      <input
+        type="checkbox"
+        name="events"
+        value={event}
+        id={`event-${event}`}
+        checked={selected.includes(event)}
+        disabled={disabled}
+        onChange={(e) => toggle(event, e.currentTarget.checked)}
+      />{" "}
+      {event}
+    </label>
+  );
+
+  return (
+    <div class="event-picker">
+      <fieldset ref={contentBox} id="content-events">
+        <legend>Content events (need an object)</legend>
+        {CONTENT_EVENTS.map((e) => box(e, hasSystem))}
+      </fieldset>
+      <fieldset ref={systemBox} id="system-events">
+        <legend>System events (no object)</legend>
+        {SYSTEM_EVENTS.map((e) => box(e, hasContent))}
+      </fieldset>
+      <label>
+        Object (place URI, for content events)
+        <input
+          type="text"
+          name="object"
+          id="object"
+          value={props.object}
+          disabled={hasSystem}
+          placeholder="https://community.example.com/api/core/v3/places/1000"
+        />
+      </label>
+    </div>
+  );
+}

@@ -1,0 +1,26 @@
+/**
+ * Client entry of the islands bundle: finds every `[data-island]` marker
+ * the server rendered and hydrates the named island with its serialized
+ * props (`data-props`, JSON).
+ *
+ * @module
+ */
+
+import { type ComponentType, h, hydrate } from "preact";
+import { bySelectorAll } from "../../browser/mod.ts";
+import DeliveriesLive from "./DeliveriesLive.tsx";
+import EventPicker from "./EventPicker.tsx";
+
+// deno-lint-ignore no-explicit-any
+const ISLANDS: Record<string, ComponentType<any>> = {
+  DeliveriesLive,
+  EventPicker,
+};
+
+for (const el of bySelectorAll("[data-island]") as HTMLElement[]) {
+  const component = ISLANDS[el.dataset.island ?? ""];
+  if (!component) continue;
+  const props = JSON.parse(el.dataset.props ?? "{}");
+  hydrate(h(component, props), el);
+  el.dataset.hydrated = "true";
+}

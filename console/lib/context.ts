@@ -1,0 +1,104 @@
+/**
+ * What the console's routes share: the Hono environment (the session of the
+ * request) and the dependencies `createApp` wires together.
+ *
+ * @module
+ */
+
+import type { Context } from "hono";
+import type { VNode } from "preact";
+import { renderToString } from "preact-render-to-string";
+import type { Webhooks } from "../../webhooks/mod.ts";
+import type { DeliveryStore } from "./deliveries.ts";
+import type { OAuthProvider } from "./oauth.ts";
+import type { Session, SessionStore } from "./session.ts";
+
+/** The Hono environment of the console. */
+export interface ConsoleEnv {
+  Variables: {
+    /** The signed-in session, or `null`. */
+    session: Session | null;
+  };
+}
+
+/** The console's dependencies, shared by every route. */
+export interface Deps {
+  /** The KV every store lives in. */
+  kv: Deno.Kv;
+  /** Module A. */
+  webhooks: Webhooks;
+  /** Sessions and pending authorizations. */
+  sessions: SessionStore;
+  /** Stored deliveries. */
+  deliveries: DeliveryStore;
+  /** This console's public origin, e.g. `http://127.0.0.1:8000` (no trailing slash). */
+  publicUrl: string;
+  /** The sign-in provider. */
+  signin: OAuthProvider;
+  /** Whether the sandbox is mounted under `/sandbox`. */
+  sandbox: boolean;
+  /** The fetch used for OAuth and platform calls. */
+  fetch: typeof fetch;
+  /** Ends the server-sent event streams when the app closes. */
+  closing: AbortSignal;
+}
+
+/** The cookie holding the session id. */
+export const SESSION_COOKIE = "cw_session";
+/** The cookie binding a pending OAuth authorization to the browser. */
+export const OAUTH_COOKIE = "cw_oauth";
+
+/**
+ * Renders a page as an HTML response.
+ *
+ * @param c the request context
+ * @param page the page's virtual DOM (a `Layout`)
+ * @param status the HTTP status
+ * @returns the response
+ */
+export function html(
+  c: Context<ConsoleEnv>,
+  page: VNode,
+  status: 200 | 400 | 403 | 404 | 409 | 500 | 502 = 200,
+): Response {
+  return c.html("<!DOCTYPE html>" + renderToString(page), status);
+}
+
+/** A local path to go back to: only `/...` paths, never `//host`. */
+export function safeReturnTo(value: string | undefined | null): string {
+  if (!value || !value.startsWith("/") || value.startsWith("//")) return "/";
+  if (value.startsWith("/\\")) return "/";
+  return value;
+}
+
+/** Messages a redirect can ask a page to show (`?notice=code`). */
+export const NOTICES: Record<string, string> = {
+  signedout: "You are signed out.",
+  saved: "The community is saved.",
+  removed: "The community is removed.",
+  connected: "The community is connected: its tokens are stored.",
+  registered: "The webhook is registered.",
+  unregistered: "The webhook is unregistered.",
+  fixed: "The fixes are applied.",
+  triggered: "A test event was sent.",
+};
+
+/** The notice of a `?notice=` code, if known. */
+export function noticeOf(c: Context<ConsoleEnv>): string | undefined {
+  return NOTICES[c.req.query("notice") ?? ""];
+}
+
+/** Describes an error for a page without leaking secrets (no stack, no tokens). */
+export function describeError(err: unknown): string {
+  if (err && typeof err === "object" && "error" in err) {
+    const e = (err as { error: unknown }).error;
+    if (typeof e === "string") return e;
+  }
+  if (err instanceof Error) {
+    return err.message.replace(
+      /(access_token|refresh_token|client_secret|code)=[^&\s]+/gi,
+      "$1=…",
+    );
+  }
+  return "Unexpected error";
+}

@@ -1,0 +1,200 @@
+/**
+ * OAuth 2.0 authorization code flow with PKCE (S256) through oauth4webapi,
+ * used for the console's sign-in and for connecting a community (its
+ * `{baseUrl}/oauth2/authorize` and `{baseUrl}/oauth2/token`).
+ *
+ * @module
+ */
+
+import * as oauth from "oauth4webapi";
+
+/** An OAuth provider the console talks to. */
+export interface OAuthProvider {
+  /** Authorization endpoint (the consent page). */
+  authorizationEndpoint: string;
+  /** Token endpoint. */
+  tokenEndpoint: string;
+  /** Userinfo endpoint; without it the user is named after the token. */
+  userinfoEndpoint?: string;
+  /** The console's client id at this provider. */
+  clientId: string;
+  /** The client secret; absent for a public client. */
+  clientSecret?: string;
+  /** Scope to ask for. */
+  scope?: string;
+}
+
+/** Tokens won at the end of an authorization. */
+export interface TokenPair {
+  /** Access token. */
+  access_token: string;
+  /** Refresh token ("" when the provider gave none). */
+  refresh_token: string;
+}
+
+function server(p: OAuthProvider): oauth.AuthorizationServer {
+  return {
+    issuer: new URL(p.authorizationEndpoint).origin,
+    authorization_endpoint: p.authorizationEndpoint,
+    token_endpoint: p.tokenEndpoint,
+    userinfo_endpoint: p.userinfoEndpoint,
+  };
+}
+
+function clientAuth(p: OAuthProvider): oauth.ClientAuth {
+  return p.clientSecret ? oauth.ClientSecretBasic(p.clientSecret) : oauth.None();
+}
+
+function requestOptions(
+  fetchFn: typeof fetch,
+): {
+  [oauth.allowInsecureRequests]: boolean;
+  [oauth.customFetch]: typeof fetch;
+} {
+  return {
+    // Local providers (the sandbox, a dev instance) speak plain http.
+    [oauth.allowInsecureRequests]: true,
+    [oauth.customFetch]: fetchFn,
+  };
+}
+
+/** A fresh PKCE verifier and `state`. */
+export function newAuthorizationSecrets(): {
+  codeVerifier: string;
+  state: string;
+} {
+  return {
+    codeVerifier: oauth.generateRandomCodeVerifier(),
+    state: oauth.generateRandomState(),
+  };
+}
+
+/**
+ * Builds the URL of the provider's consent page.
+ *
+ * @param provider the provider
+ * @param redirectUri where the provider sends the browser back
+ * @param secrets the verifier and state of this authorization
+ * @returns the authorization URL
+ */
+export async function authorizationUrl(
+  provider: OAuthProvider,
+  redirectUri: string,
+  secrets: { codeVerifier: string; state: string },
+): Promise<URL> {
+  const url = new URL(provider.authorizationEndpoint);
+  url.searchParams.set("response_type", "code");
+  url.searchParams.set("client_id", provider.clientId);
+  url.searchParams.set("redirect_uri", redirectUri);
+  url.searchParams.set("state", secrets.state);
+  url.searchParams.set(
+    "code_challenge",
+    await oauth.calculatePKCECodeChallenge(secrets.codeVerifier),
+  );
+  url.searchParams.set("code_challenge_method", "S256");
+  if (provider.scope) url.searchParams.set("scope", provider.scope);
+  return url;
+}
+
+/**
+ * Checks the callback parameters and exchanges the code for tokens.
+ *
+ * @param provider the provider
+ * @param callbackUrl the URL the browser came back on
+ * @param redirectUri the redirect URI sent in the authorization request
+ * @param secrets the verifier and state of this authorization
+ * @param fetchFn the fetch to reach the token endpoint with
+ * @returns the token pair
+ * @throws {Error} when the provider reports an error or the exchange fails
+ */
+export async function exchangeCode(
+  provider: OAuthProvider,
+  callbackUrl: URL,
+  redirectUri: string,
+  secrets: { codeVerifier: string; state: string },
+  fetchFn: typeof fetch,
+): Promise<TokenPair> {
+  const as = server(provider);
+  const client: oauth.Client = { client_id: provider.clientId };
+  const params = oauth.validateAuthResponse(
+    as,
+    client,
+    callbackUrl,
+    secrets.state,
+  );
+  const response = await oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    clientAuth(provider),
+    params,
+    redirectUri,
+    secrets.codeVerifier,
+    requestOptions(fetchFn),
+  );
+  const result = await oauth.processAuthorizationCodeResponse(
+    as,
+    client,
+    response,
+  );
+  return {
+    access_token: result.access_token,
+    refresh_token: result.refresh_token ?? "",
+  };
+}
+
+/**
+ * Asks the provider's userinfo endpoint who holds the token.
+ *
+ * @param provider the provider
+ * @param accessToken the access token
+ * @param fetchFn the fetch to reach the endpoint with
+ * @returns the user's `sub` and a display name
+ */
+export async function fetchUser(
+  provider: OAuthProvider,
+  accessToken: string,
+  fetchFn: typeof fetch,
+): Promise<{ sub: string; name: string }> {
+  if (!provider.userinfoEndpoint) {
+    return { sub: "user", name: "Signed-in user" };
+  }
+  const as = server(provider);
+  const client: oauth.Client = { client_id: provider.clientId };
+  const response = await oauth.userInfoRequest(
+    as,
+    client,
+    accessToken,
+    requestOptions(fetchFn),
+  );
+  const info = await oauth.processUserInfoResponse(
+    as,
+    client,
+    oauth.skipSubjectCheck,
+    response,
+  );
+  const name = typeof info.name === "string"
+    ? info.name
+    : typeof info.preferred_username === "string"
+    ? info.preferred_username
+    : typeof info.email === "string"
+    ? info.email
+    : info.sub;
+  return { sub: info.sub, name };
+}
+
+/** Describes an OAuth failure without echoing tokens or secrets. */
+export function describeOAuthError(err: unknown): string {
+  if (err instanceof oauth.ResponseBodyError) {
+    return `The provider refused: ${err.error}`;
+  }
+  if (err instanceof oauth.AuthorizationResponseError) {
+    return `The provider refused: ${err.error}`;
+  }
+  if (err instanceof oauth.WWWAuthenticateChallengeError) {
+    return "The provider refused the access token";
+  }
+  if (err instanceof oauth.OperationProcessingError) {
+    return `The provider's answer was not understood (${err.code ?? "error"})`;
+  }
+  return "The sign-in could not be completed";
+}

@@ -1,0 +1,123 @@
+/**
+ * Sessions of signed-in users, kept in Deno KV with an expiry. A session id
+ * is 32 random bytes (base64url); it travels only in the HttpOnly cookie and
+ * is never logged or rendered. Each session carries its own CSRF token for
+ * the forms of the console.
+ *
+ * @module
+ */
+
+import { oauthStateKey, sessionKey } from "./_keys.ts";
+
+/** A signed-in user's session as stored in KV. */
+export interface Session {
+  /** Who signed in (from the provider's userinfo, or its `sub`). */
+  user: { sub: string; name: string };
+  /** The per-session token every form must echo in `_csrf`. */
+  csrf: string;
+  /** When the session was created (ISO 8601). */
+  createdAt: string;
+}
+
+/** A pending OAuth authorization: the PKCE verifier and where it leads. */
+export interface PendingAuthorization {
+  /** What the authorization is for. */
+  kind: "signin" | "community";
+  /** The PKCE code verifier. */
+  codeVerifier: string;
+  /** The `state` parameter sent to the provider. */
+  state: string;
+  /** The page to return to afterwards (a local path). */
+  returnTo: string;
+  /** For `kind: "community"`: the community's tenant id. */
+  tenantId?: string;
+}
+
+/** Returns `bytes` random bytes as base64url text without padding. */
+export function randomToken(bytes = 32): string {
+  const buf = crypto.getRandomValues(new Uint8Array(bytes));
+  let bin = "";
+  for (const b of buf) bin += String.fromCharCode(b);
+  return btoa(bin).replaceAll("+", "-").replaceAll("/", "_").replaceAll(
+    "=",
+    "",
+  );
+}
+
+/** Compares two strings in constant time (for equal lengths). */
+export function timingSafeEqual(a: string, b: string): boolean {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  if (x.length !== y.length) return false;
+  let diff = 0;
+  for (let i = 0; i < x.length; i++) diff |= x[i] ^ y[i];
+  return diff === 0;
+}
+
+/** Sessions and pending authorizations in KV. */
+export class SessionStore {
+  #kv: Deno.Kv;
+  #ttlMs: number;
+
+  /**
+   * @param kv the console's KV
+   * @param ttlMs how long a session lives
+   */
+  constructor(kv: Deno.Kv, ttlMs: number) {
+    this.#kv = kv;
+    this.#ttlMs = ttlMs;
+  }
+
+  /** The session lifetime in milliseconds. */
+  get ttlMs(): number {
+    return this.#ttlMs;
+  }
+
+  /** Creates a session for `user`; resolves with its id. */
+  async create(user: Session["user"]): Promise<string> {
+    const id = randomToken();
+    const session: Session = {
+      user,
+      csrf: randomToken(),
+      createdAt: new Date().toISOString(),
+    };
+    await this.#kv.set(sessionKey(id), session, { expireIn: this.#ttlMs });
+    return id;
+  }
+
+  /** The live session with that id, or `null` (unknown or expired). */
+  async get(id: string | undefined): Promise<Session | null> {
+    if (!id || id.length > 100) return null;
+    const entry = await this.#kv.get<Session & { expiresAt?: number }>(
+      sessionKey(id),
+    );
+    const value = entry.value;
+    if (!value) return null;
+    // KV expiry is lazy: check the age as well.
+    if (Date.parse(value.createdAt) + this.#ttlMs < Date.now()) return null;
+    return value;
+  }
+
+  /** Deletes a session (sign-out). */
+  async destroy(id: string | undefined): Promise<void> {
+    if (id && id.length <= 100) await this.#kv.delete(sessionKey(id));
+  }
+
+  /** Stores a pending authorization for ten minutes; resolves with its id. */
+  async savePending(pending: PendingAuthorization): Promise<string> {
+    const id = randomToken();
+    await this.#kv.set(oauthStateKey(id), pending, { expireIn: 10 * 60_000 });
+    return id;
+  }
+
+  /** Takes (reads and deletes) a pending authorization, or `null`. */
+  async takePending(
+    id: string | undefined,
+  ): Promise<PendingAuthorization | null> {
+    if (!id || id.length > 100) return null;
+    const entry = await this.#kv.get<PendingAuthorization>(oauthStateKey(id));
+    if (!entry.value) return null;
+    await this.#kv.delete(oauthStateKey(id));
+    return entry.value;
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Starts the console: `deno task console`. The only place that reads the
+ * environment and opens the KV.
+ *
+ * | variable | default | meaning |
+ * |---|---|---|
+ * | `PORT` | `8000` | port to listen on (`0` picks a free one) |
+ * | `HOST` | `127.0.0.1` | address to listen on |
+ * | `KV_PATH` | `.data/console.kv` | `Deno.openKv` location: a file, `:memory:` or a KV Connect URL (with `DENO_KV_ACCESS_TOKEN`) |
+ * | `PUBLIC_URL` | `http://HOST:PORT` | the origin browsers and the platform reach the console at |
+ * | `SANDBOX` | `auto` | `on`, `off`, or `auto` |
+ * | `OAUTH_AUTHORIZATION_ENDPOINT`, `OAUTH_TOKEN_ENDPOINT`, `OAUTH_CLIENT_ID`, `OAUTH_CLIENT_SECRET`, `OAUTH_USERINFO_ENDPOINT`, `OAUTH_SCOPE` | — | the sign-in provider; without them the sandbox signs you in |
+ * | `SESSION_TTL_HOURS` | `8` | session lifetime |
+ * | `DELIVERIES_RETAIN` | `500` | deliveries kept |
+ *
+ * @module
+ */
+
+import { createApp, type OAuthProvider } from "./app.ts";
+
+function env(name: string): string | undefined {
+  const v = Deno.env.get(name);
+  return v === undefined || v.trim() === "" ? undefined : v.trim();
+}
+
+function fail(message: string): never {
+  console.error(message);
+  Deno.exit(1);
+}
+
+function intEnv(name: string, def: number, min: number, max: number): number {
+  const raw = env(name);
+  if (raw === undefined) return def;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    fail(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
+  }
+  return n;
+}
+
+function oauthFromEnv(): OAuthProvider | undefined {
+  const authorizationEndpoint = env("OAUTH_AUTHORIZATION_ENDPOINT");
+  const tokenEndpoint = env("OAUTH_TOKEN_ENDPOINT");
+  const clientId = env("OAUTH_CLIENT_ID");
+  if (!authorizationEndpoint && !tokenEndpoint && !clientId) return undefined;
+  if (!authorizationEndpoint || !tokenEndpoint || !clientId) {
+    fail(
+      "OAUTH_AUTHORIZATION_ENDPOINT, OAUTH_TOKEN_ENDPOINT and OAUTH_CLIENT_ID must be set together",
+    );
+  }
+  return {
+    authorizationEndpoint,
+    tokenEndpoint,
+    clientId,
+    clientSecret: env("OAUTH_CLIENT_SECRET"),
+    userinfoEndpoint: env("OAUTH_USERINFO_ENDPOINT"),
+    scope: env("OAUTH_SCOPE"),
+  };
+}
+
+async function openKv(location: string): Promise<Deno.Kv> {
+  const remote = /^https?:\/\//.test(location);
+  if (!remote && location !== ":memory:") {
+    const dir = location.includes("/") ? location.slice(0, location.lastIndexOf("/")) : "";
+    if (dir) await Deno.mkdir(dir, { recursive: true });
+  }
+  return await Deno.openKv(location);
+}
+
+async function main(): Promise<void> {
+  const port = intEnv("PORT", 8000, 0, 65535);
+  const hostname = env("HOST") ?? "127.0.0.1";
+  const kvPath = env("KV_PATH") ?? ".data/console.kv";
+  const sandbox = (env("SANDBOX") ?? "auto").toLowerCase();
+  if (!["on", "off", "auto"].includes(sandbox)) {
+    fail(`SANDBOX must be on, off or auto, got '${sandbox}'`);
+  }
+  const kv = await openKv(kvPath);
+
+  // Listen first, so that PORT=0 gives a known public URL to the app.
+  let handler: (req: Request) => Response | Promise<Response> = () => new Response("Starting", { status: 503 });
+  const server = Deno.serve(
+    { port, hostname, onListen: () => {} },
+    (req) => handler(req),
+  );
+  const addr = server.addr;
+  const shownHost = hostname === "0.0.0.0" || hostname === "::"
+    ? "localhost"
+    : hostname.includes(":")
+    ? `[${hostname}]`
+    : hostname;
+  const publicUrl = env("PUBLIC_URL") ?? `http://${shownHost}:${addr.port}`;
+
+  const app = await createApp({
+    kv,
+    publicUrl,
+    sandbox: sandbox as "on" | "off" | "auto",
+    oauth: oauthFromEnv(),
+    sessionTtlMs: intEnv("SESSION_TTL_HOURS", 8, 1, 24 * 90) * 3600_000,
+    deliveries: { retain: intEnv("DELIVERIES_RETAIN", 500, 1, 100_000) },
+  }).catch((err) => fail(err instanceof Error ? err.message : String(err)));
+  handler = app.fetch;
+
+  const where = kvPath.startsWith("http") ? "a KV Connect database" : kvPath;
+  console.log(
+    `Console listening on ${publicUrl} (KV: ${where}; sandbox: ${app.sandbox ? "on" : "off"})`,
+  );
+
+  const shutdown = async () => {
+    await app.close();
+    await server.shutdown();
+    kv.close();
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGINT", shutdown);
+  Deno.addSignalListener("SIGTERM", shutdown);
+}
+
+if (import.meta.main) await main();

@@ -1,0 +1,127 @@
+/**
+ * Sign-in (OAuth authorization code with PKCE against the configured
+ * provider, or the sandbox), the callback, and sign-out.
+ *
+ * @module
+ */
+
+import type { Hono } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { Layout } from "../components/Layout.tsx";
+import {
+  type ConsoleEnv,
+  type Deps,
+  html,
+  noticeOf,
+  OAUTH_COOKIE,
+  safeReturnTo,
+  SESSION_COOKIE,
+} from "../lib/context.ts";
+import {
+  authorizationUrl,
+  describeOAuthError,
+  exchangeCode,
+  fetchUser,
+  newAuthorizationSecrets,
+} from "../lib/oauth.ts";
+
+/** The path the sign-in provider sends the browser back to. */
+export const SIGNIN_CALLBACK_PATH = "/auth/callback";
+
+/** Whether cookies must be `Secure`: the console is served over https. */
+export function secureCookies(deps: Deps, url: string): boolean {
+  return deps.publicUrl.startsWith("https:") || url.startsWith("https:");
+}
+
+/** Adds the sign-in routes to `app`. */
+export function authRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
+  app.get("/signin", (c) => {
+    const returnTo = safeReturnTo(c.req.query("returnTo"));
+    const provider = deps.sandbox &&
+        deps.signin.authorizationEndpoint.startsWith(
+          `${deps.publicUrl}/sandbox/`,
+        )
+      ? "the sandbox community"
+      : new URL(deps.signin.authorizationEndpoint).host;
+    const error = c.req.query("error") === "1" ? "The sign-in did not complete. Please try again." : undefined;
+    return html(
+      c,
+      <Layout title="Sign in" notice={noticeOf(c)} error={error}>
+        <p>
+          The console manages the webhooks of your communities. Sign in with {provider} to continue.
+        </p>
+        <p>
+          <a
+            class="button"
+            id="signin-link"
+            href={`/auth/login?${new URLSearchParams({ returnTo })}`}
+          >
+            Sign in with {provider}
+          </a>
+        </p>
+      </Layout>,
+    );
+  });
+
+  app.get("/auth/login", async (c) => {
+    const secrets = newAuthorizationSecrets();
+    const pendingId = await deps.sessions.savePending({
+      kind: "signin",
+      ...secrets,
+      returnTo: safeReturnTo(c.req.query("returnTo")),
+    });
+    setCookie(c, OAUTH_COOKIE, pendingId, {
+      httpOnly: true,
+      sameSite: "Lax",
+      secure: secureCookies(deps, c.req.url),
+      path: "/",
+      maxAge: 600,
+    });
+    const url = await authorizationUrl(
+      deps.signin,
+      deps.publicUrl + SIGNIN_CALLBACK_PATH,
+      secrets,
+    );
+    return c.redirect(url.href, 302);
+  });
+
+  app.get(SIGNIN_CALLBACK_PATH, async (c) => {
+    const pending = await deps.sessions.takePending(getCookie(c, OAUTH_COOKIE));
+    deleteCookie(c, OAUTH_COOKIE, { path: "/" });
+    if (!pending || pending.kind !== "signin") {
+      return c.redirect("/signin?error=1", 302);
+    }
+    try {
+      const tokens = await exchangeCode(
+        deps.signin,
+        new URL(c.req.url),
+        deps.publicUrl + SIGNIN_CALLBACK_PATH,
+        pending,
+        deps.fetch,
+      );
+      const user = await fetchUser(
+        deps.signin,
+        tokens.access_token,
+        deps.fetch,
+      );
+      const id = await deps.sessions.create(user);
+      setCookie(c, SESSION_COOKIE, id, {
+        httpOnly: true,
+        sameSite: "Lax",
+        secure: secureCookies(deps, c.req.url),
+        path: "/",
+        maxAge: Math.floor(deps.sessions.ttlMs / 1000),
+      });
+      return c.redirect(pending.returnTo, 302);
+    } catch (err) {
+      console.warn(`Sign-in failed: ${describeOAuthError(err)}`);
+      return c.redirect("/signin?error=1", 302);
+    }
+  });
+
+  app.post("/signout", async (c) => {
+    await deps.sessions.destroy(getCookie(c, SESSION_COOKIE));
+    deleteCookie(c, SESSION_COOKIE, { path: "/" });
+    return c.redirect("/signin?notice=signedout", 303);
+  });
+}

@@ -1,0 +1,137 @@
+/**
+ * Deliveries: the page (a live island), its JSON feed for the island, the
+ * server-sent events that tell the island a delivery arrived, and a detail
+ * page with the payload.
+ *
+ * @module
+ */
+
+import type { Context, Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import { Island } from "../components/Island.tsx";
+import { Layout } from "../components/Layout.tsx";
+import DeliveriesLive from "../islands/DeliveriesLive.tsx";
+import { type ConsoleEnv, type Deps, html } from "../lib/context.ts";
+
+/** Time between keep-alive comments on an idle event stream. */
+const HEARTBEAT_MS = 20_000;
+
+/** Adds the delivery routes to `app`. */
+export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
+  const frame = (c: Context<ConsoleEnv>) => {
+    const session = c.get("session")!;
+    return {
+      user: session.user.name,
+      csrf: session.csrf,
+      sandbox: deps.sandbox,
+    };
+  };
+  const hookOf = (c: Context<ConsoleEnv>) => {
+    const hook = c.req.query("hook") ?? "";
+    return hook && hook.length <= 200 ? hook : undefined;
+  };
+
+  app.get("/deliveries", async (c) => {
+    const hookId = hookOf(c);
+    const deliveries = await deps.deliveries.list({ hookId, limit: 50 });
+    return html(
+      c,
+      <Layout title="Deliveries" {...frame(c)}>
+        <p>
+          Postbacks received by this console{hookId
+            ? (
+              <>
+                {" "}for webhook <a href={`/webhooks/${encodeURIComponent(hookId)}`}>{hookId}</a>
+              </>
+            )
+            : ""}, newest first. The list updates by itself when one arrives.
+        </p>
+        <Island name="DeliveriesLive" props={{ deliveries, hookId }}>
+          <DeliveriesLive deliveries={deliveries} hookId={hookId} />
+        </Island>
+      </Layout>,
+    );
+  });
+
+  app.get("/deliveries.json", async (c) => {
+    const after = c.req.query("after") ?? "";
+    const values = await deps.deliveries.list({
+      hookId: hookOf(c),
+      after: after && after.length <= 100 ? after : undefined,
+      limit: 100,
+    });
+    return c.json({ values });
+  });
+
+  app.get("/deliveries/events", (c) => {
+    const hookId = hookOf(c);
+    return streamSSE(c, async (stream) => {
+      const done = new AbortController();
+      const stop = () => done.abort();
+      stream.onAbort(stop);
+      deps.closing.addEventListener("abort", stop, { once: true });
+      const newest = await deps.deliveries.list({ hookId, limit: 1 });
+      let last = newest[0]?.id ?? "";
+      const heartbeat = setInterval(() => {
+        stream.write(": keep-alive\n\n").catch(stop);
+      }, HEARTBEAT_MS);
+      try {
+        await stream.writeSSE({ event: "ready", data: last });
+        await deps.deliveries.watch(done.signal, async () => {
+          const added = await deps.deliveries.list({
+            hookId,
+            after: last || undefined,
+            limit: 100,
+          });
+          for (const view of added.reverse()) {
+            await stream.writeSSE({
+              event: "delivery",
+              id: view.id,
+              data: JSON.stringify({ id: view.id, hookId: view.hookId }),
+            });
+            last = view.id;
+          }
+        });
+      } catch {
+        // the client went away mid-write
+      } finally {
+        clearInterval(heartbeat);
+        deps.closing.removeEventListener("abort", stop);
+      }
+    });
+  });
+
+  app.get("/deliveries/:id", async (c) => {
+    const delivery = await deps.deliveries.get(c.req.param("id"));
+    if (!delivery) {
+      return html(
+        c,
+        <Layout title="Delivery not found" {...frame(c)}>
+          <p>
+            No delivery has that id (deliveries are kept for a while only). <a href="/deliveries">All deliveries</a>
+          </p>
+        </Layout>,
+        404,
+      );
+    }
+    let pretty = delivery.payload;
+    try {
+      pretty = JSON.stringify(JSON.parse(delivery.payload), null, 2);
+    } catch {
+      // a cut payload stays as it is
+    }
+    return html(
+      c,
+      <Layout title={`Delivery ${delivery.id}`} {...frame(c)}>
+        <p>
+          Received <time dateTime={delivery.receivedAt}>{delivery.receivedAt}</time> for webhook{" "}
+          <a href={`/webhooks/${encodeURIComponent(delivery.hookId)}`}>
+            {delivery.hookId}
+          </a>
+          {delivery.truncated && " (payload cut to fit the store)"}
+        </p>
+        <pre id="payload">{pretty}</pre>
+      </Layout>,
+    );
+  });
+}

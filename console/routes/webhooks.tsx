@@ -1,0 +1,452 @@
+/**
+ * Webhooks: register (events checklist, object, callback defaulting to this
+ * console's receiver), list with a tenant filter and cursor pagination,
+ * lookup by webhook URL and by id (Module A's lookups), detail with the
+ * platform's entity and the hook's deliveries, and unregister.
+ *
+ * @module
+ */
+
+import type { Context, Hono } from "hono";
+import type { VNode } from "preact";
+import { monotonicFactory } from "ulid";
+import type { Community, Webhook } from "../../webhooks/mod.ts";
+import { Csrf } from "../components/Csrf.tsx";
+import { Island } from "../components/Island.tsx";
+import { Layout } from "../components/Layout.tsx";
+import { Pager } from "../components/Pager.tsx";
+import DeliveriesLive from "../islands/DeliveriesLive.tsx";
+import EventPicker, { CONTENT_EVENTS, SYSTEM_EVENTS } from "../islands/EventPicker.tsx";
+import { receiverByHookKey, receiverByHookPrefix, receiverKey } from "../lib/_keys.ts";
+import { type ConsoleEnv, type Deps, describeError, html, noticeOf } from "../lib/context.ts";
+
+const ulid = monotonicFactory();
+
+/** What the register form holds. */
+interface RegisterForm {
+  tenantId: string;
+  events: string[];
+  object: string;
+  callback: string;
+}
+
+function entityField(entity: Webhook["entity"], field: string): string {
+  const v = entity?.[field];
+  if (Array.isArray(v)) return v.join(", ");
+  return typeof v === "string" ? v : "";
+}
+
+function selfRef(w: Webhook): string {
+  return w.entity?.resources?.self?.ref ?? "";
+}
+
+function WebhookTable(
+  { hooks, names }: { hooks: Webhook[]; names: Map<string, string> },
+): VNode {
+  return (
+    <table id="webhooks">
+      <thead>
+        <tr>
+          <th>Id</th>
+          <th>Community</th>
+          <th>Events</th>
+          <th>Object</th>
+          <th>Callback</th>
+          <th>Webhook URL</th>
+        </tr>
+      </thead>
+      <tbody>
+        {hooks.length === 0 && (
+          <tr>
+            <td colSpan={6}>No webhooks.</td>
+          </tr>
+        )}
+        {hooks.map((w) => (
+          <tr key={w.id} data-webhook={w.id}>
+            <td>
+              <a href={`/webhooks/${encodeURIComponent(w.id)}`}>{w.id}</a>
+            </td>
+            <td>{names.get(w.tenantId) ?? w.tenantId}</td>
+            <td>{entityField(w.entity, "events")}</td>
+            <td>{entityField(w.entity, "object")}</td>
+            <td>
+              <code>{entityField(w.entity, "callback")}</code>
+            </td>
+            <td>
+              <code>{selfRef(w)}</code>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** Adds the webhook routes to `app`. */
+export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
+  const { webhooks } = deps;
+  const frame = (c: Context<ConsoleEnv>) => {
+    const session = c.get("session")!;
+    return {
+      user: session.user.name,
+      csrf: session.csrf,
+      sandbox: deps.sandbox,
+    };
+  };
+  const allCommunities = async (): Promise<Community[]> => {
+    const out: Community[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await webhooks.communities.list({ cursor, limit: 100 });
+      out.push(...page.values);
+      cursor = page.cursor || undefined;
+    } while (cursor && out.length < 1000);
+    return out;
+  };
+  const namesOf = (list: Community[]) => new Map(list.map((c) => [c.tenantId, c.name]));
+
+  app.get("/webhooks", async (c) => {
+    const tenant = c.req.query("tenant") ?? "";
+    const cursor = c.req.query("cursor") ?? "";
+    const url = (c.req.query("url") ?? "").trim();
+    const id = (c.req.query("id") ?? "").trim();
+    const communities = await allCommunities();
+    let error: string | undefined;
+    let hooks: Webhook[] = [];
+    let next = "";
+    let heading = "All webhooks";
+    if (id) {
+      const found = await webhooks.findByID(id);
+      if (found) return c.redirect(`/webhooks/${encodeURIComponent(id)}`, 302);
+      error = `No webhook has the id '${id}'`;
+    } else if (url) {
+      heading = "Webhooks with that URL";
+      hooks = await webhooks.findByWebhookURL(url);
+    } else {
+      if (tenant) heading = `Webhooks of ${namesOf(communities).get(tenant) ?? tenant}`;
+      try {
+        const page = await webhooks.list({
+          tenantId: tenant || undefined,
+          cursor: cursor || undefined,
+          limit: 20,
+        });
+        hooks = page.values;
+        next = page.cursor;
+      } catch (err) {
+        if (!(err instanceof TypeError || err instanceof RangeError)) throw err;
+        error = "That page cursor is not valid";
+      }
+    }
+    return html(
+      c,
+      <Layout
+        title="Webhooks"
+        {...frame(c)}
+        notice={noticeOf(c)}
+        error={error}
+      >
+        <p>
+          <a
+            class="button"
+            id="register-webhook"
+            href={tenant ? `/webhooks/new?${new URLSearchParams({ tenant })}` : "/webhooks/new"}
+          >
+            Register a webhook
+          </a>
+        </p>
+        <form method="get" action="/webhooks" class="filters" id="filter">
+          <label>
+            Community{" "}
+            <select name="tenant">
+              <option value="">All communities</option>
+              {communities.map((co) => (
+                <option
+                  value={co.tenantId}
+                  selected={co.tenantId === tenant}
+                  key={co.tenantId}
+                >
+                  {co.name}
+                </option>
+              ))}
+            </select>
+          </label>{" "}
+          <button type="submit">Filter</button>
+        </form>
+        <form method="get" action="/webhooks" class="filters" id="lookup-url">
+          <label>
+            Webhook URL{" "}
+            <input
+              type="url"
+              name="url"
+              value={url}
+              placeholder="https://community.example.com/api/core/v3/webhooks/1"
+            />
+          </label>{" "}
+          <button type="submit">Look up</button>
+        </form>
+        <form method="get" action="/webhooks" class="filters" id="lookup-id">
+          <label>
+            Webhook id <input type="text" name="id" value={id} />
+          </label>{" "}
+          <button type="submit">Open</button>
+        </form>
+        <h2>{heading}</h2>
+        <WebhookTable hooks={hooks} names={namesOf(communities)} />
+        {!url && !id && (
+          <Pager
+            path="/webhooks"
+            params={{ tenant, cursor }}
+            cursor={next}
+          />
+        )}
+      </Layout>,
+      error && id ? 404 : 200,
+    );
+  });
+
+  const registerPage = async (
+    c: Context<ConsoleEnv>,
+    form: RegisterForm,
+    error?: string,
+  ) => {
+    const communities = await allCommunities();
+    return html(
+      c,
+      <Layout title="Register a webhook" {...frame(c)} error={error}>
+        {communities.length === 0
+          ? (
+            <p>
+              Add a community first: <a href="/communities/new">Add</a>
+            </p>
+          )
+          : (
+            <form method="post" action="/webhooks" class="stack" id="register">
+              <Csrf token={c.get("session")!.csrf} />
+              <label>
+                Community
+                <select name="tenantId" id="community">
+                  {communities.map((co) => (
+                    <option
+                      value={co.tenantId}
+                      selected={co.tenantId === form.tenantId}
+                      key={co.tenantId}
+                    >
+                      {co.name}
+                      {co.oauth?.access_token ? "" : " (no tokens)"}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <Island
+                name="EventPicker"
+                props={{ selected: form.events, object: form.object }}
+              >
+                <EventPicker selected={form.events} object={form.object} />
+              </Island>
+              <label>
+                Callback URL
+                <input
+                  type="url"
+                  name="callback"
+                  id="callback"
+                  value={form.callback}
+                  placeholder={`${deps.publicUrl}/hooks/… (this console's receiver)`}
+                />
+                <small>
+                  Leave blank to receive the postbacks in this console.
+                </small>
+              </label>
+              <button type="submit">Register</button>
+            </form>
+          )}
+      </Layout>,
+      error ? 400 : 200,
+    );
+  };
+
+  app.get("/webhooks/new", (c) =>
+    registerPage(c, {
+      tenantId: c.req.query("tenant") ?? "",
+      events: [],
+      object: "",
+      callback: "",
+    }));
+
+  app.post("/webhooks", async (c) => {
+    const body = await c.req.parseBody({ all: true });
+    const list = (v: unknown): string[] =>
+      (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((
+        x,
+      ): x is string => typeof x === "string" && x !== "");
+    const one = (v: unknown) => (typeof v === "string" ? v.trim() : "");
+    const form: RegisterForm = {
+      tenantId: one(body.tenantId),
+      events: list(body.events),
+      object: one(body.object),
+      callback: one(body.callback),
+    };
+    const community = form.tenantId ? await webhooks.communities.findByTenantID(form.tenantId) : null;
+    if (!community) return registerPage(c, form, "Choose a community");
+    if (form.events.length === 0) {
+      return registerPage(c, form, "Choose at least one event");
+    }
+    const unknown = form.events.find((e) => !SYSTEM_EVENTS.includes(e) && !CONTENT_EVENTS.includes(e));
+    if (unknown) return registerPage(c, form, `Unknown event '${unknown}'`);
+    const system = form.events.some((e) => SYSTEM_EVENTS.includes(e));
+    if (system && form.events.some((e) => CONTENT_EVENTS.includes(e))) {
+      return registerPage(
+        c,
+        form,
+        "System events and content events cannot be mixed in one webhook",
+      );
+    }
+    if (!system && !form.object) {
+      return registerPage(
+        c,
+        form,
+        "Content events need an object (the URI of a place)",
+      );
+    }
+    const receiverId = form.callback ? null : ulid();
+    const callback = form.callback || `${deps.publicUrl}/hooks/${receiverId}`;
+    let response;
+    try {
+      response = await webhooks.register({
+        community: community.name,
+        events: form.events,
+        object: system ? undefined : form.object,
+        callback,
+      });
+    } catch (err) {
+      const message = describeError(err);
+      return registerPage(
+        c,
+        form,
+        /no access token/i.test(message)
+          ? `${message}. Connect the community first (Communities → ${community.name} → Connect)`
+          : `Registration failed: ${message}`,
+      );
+    }
+    const ref = response.entity?.resources?.self?.ref ?? "";
+    const record = (await webhooks.findByWebhookURL(ref)).find((w) => w.tenantId === community.tenantId);
+    if (!record) return c.redirect("/webhooks?notice=registered", 303);
+    if (receiverId) {
+      await deps.kv.atomic()
+        .set(receiverKey(receiverId), { hookId: record.id })
+        .set(receiverByHookKey(record.id, receiverId), true)
+        .commit();
+    }
+    return c.redirect(
+      `/webhooks/${encodeURIComponent(record.id)}?notice=registered`,
+      303,
+    );
+  });
+
+  const detailPage = async (
+    c: Context<ConsoleEnv>,
+    hook: Webhook,
+    error?: string,
+  ) => {
+    const community = await webhooks.findWebhookCommunity(hook);
+    const deliveries = await deps.deliveries.list({ hookId: hook.id, limit: 50 });
+    const callback = entityField(hook.entity, "callback");
+    const ours = callback.startsWith(`${deps.publicUrl}/hooks/`);
+    return html(
+      c,
+      <Layout
+        title={`Webhook ${hook.id}`}
+        {...frame(c)}
+        notice={noticeOf(c)}
+        error={error}
+      >
+        <dl class="facts" id="webhook-facts">
+          <dt>Community</dt>
+          <dd>
+            {community
+              ? (
+                <a href={`/communities/${encodeURIComponent(community.tenantId)}`}>
+                  {community.name}
+                </a>
+              )
+              : `unknown (tenant ${hook.tenantId})`}
+          </dd>
+          <dt>Webhook URL</dt>
+          <dd>
+            <code id="webhook-url">{selfRef(hook)}</code>
+          </dd>
+          <dt>Events</dt>
+          <dd id="webhook-events">{entityField(hook.entity, "events")}</dd>
+          <dt>Object</dt>
+          <dd>{entityField(hook.entity, "object") || "—"}</dd>
+          <dt>Callback</dt>
+          <dd>
+            <code id="webhook-callback">{callback}</code>
+            {ours && " (this console's receiver)"}
+          </dd>
+        </dl>
+        <h2>Entity</h2>
+        <pre id="entity">{JSON.stringify(hook.entity, null, 2)}</pre>
+        <h2>Deliveries</h2>
+        {deps.sandbox && community?.tenantId === "sandbox-tenant" && (
+          <p>
+            Trigger an event on the <a href="/sandbox" id="sandbox-link">sandbox page</a> and watch it arrive here.
+          </p>
+        )}
+        <Island
+          name="DeliveriesLive"
+          props={{ deliveries, hookId: hook.id }}
+        >
+          <DeliveriesLive deliveries={deliveries} hookId={hook.id} />
+        </Island>
+        <h2>Unregister</h2>
+        <form
+          method="post"
+          action={`/webhooks/${encodeURIComponent(hook.id)}/unregister`}
+          id="unregister"
+        >
+          <Csrf token={c.get("session")!.csrf} />
+          <p>Deletes the hook on the platform, then the record here.</p>
+          <button type="submit" class="danger">Unregister</button>
+        </form>
+      </Layout>,
+      error ? 502 : 200,
+    );
+  };
+
+  app.get("/webhooks/:id", async (c) => {
+    const hook = await webhooks.findByID(c.req.param("id"));
+    if (!hook) {
+      return html(
+        c,
+        <Layout title="Webhook not found" {...frame(c)}>
+          <p>
+            No webhook has that id. <a href="/webhooks">All webhooks</a>
+          </p>
+        </Layout>,
+        404,
+      );
+    }
+    return await detailPage(c, hook);
+  });
+
+  app.post("/webhooks/:id/unregister", async (c) => {
+    const hook = await webhooks.findByID(c.req.param("id"));
+    if (!hook) return c.redirect("/webhooks", 303);
+    try {
+      await webhooks.unregister(hook);
+    } catch (err) {
+      return await detailPage(
+        c,
+        hook,
+        `Unregistering failed: ${describeError(err)}`,
+      );
+    }
+    const op = deps.kv.atomic();
+    for await (const entry of deps.kv.list({ prefix: receiverByHookPrefix(hook.id) })) {
+      const rid = String(entry.key[entry.key.length - 1]);
+      op.delete(entry.key).delete(receiverKey(rid));
+    }
+    await op.commit();
+    return c.redirect("/webhooks?notice=unregistered", 303);
+  });
+}

@@ -1,0 +1,225 @@
+/**
+ * Test helpers for the console: a console served on 127.0.0.1 port 0 over
+ * a fresh KV, a cookie-keeping HTTP client, sign-in through the sandbox,
+ * and happy-dom parsing.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { Window } from "happy-dom";
+import { type ConsoleApp, type ConsoleOptions, createApp } from "../../console/app.ts";
+
+/** A console served for a test. */
+export interface TestConsole {
+  /** `http://127.0.0.1:<port>`. */
+  origin: string;
+  /** The app. */
+  app: ConsoleApp;
+  /** Its KV. */
+  kv: Deno.Kv;
+  /** Stops the server and closes the KV. */
+  close(): Promise<void>;
+}
+
+/** Serves a console on port 0 over a `:memory:` KV (or `kvPath`). */
+export async function startConsole(
+  options: Partial<ConsoleOptions> & { kvPath?: string } = {},
+): Promise<TestConsole> {
+  const kv = await Deno.openKv(options.kvPath ?? ":memory:");
+  let handler: (r: Request) => Response | Promise<Response> = () => new Response("starting", { status: 503 });
+  const server = Deno.serve(
+    { port: 0, hostname: "127.0.0.1", onListen() {} },
+    (r) => handler(r),
+  );
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+  let app: ConsoleApp;
+  try {
+    app = await createApp({ buildAssets: false, ...options, kv, publicUrl: origin });
+  } catch (err) {
+    await server.shutdown();
+    kv.close();
+    throw err;
+  }
+  handler = app.fetch;
+  return {
+    origin,
+    app,
+    kv,
+    async close() {
+      await app.close();
+      await server.shutdown();
+      kv.close();
+    },
+  };
+}
+
+/** A fetch client that keeps cookies and does not follow redirects. */
+export class Client {
+  #origin: string;
+  /** Cookies by name. */
+  cookies: Map<string, string> = new Map();
+  /** Every raw `Set-Cookie` header seen. */
+  setCookies: string[] = [];
+
+  /** @param origin the console's origin */
+  constructor(origin: string) {
+    this.#origin = origin;
+  }
+
+  /** Sends a request; relative paths go to the console. */
+  async fetch(path: string, init: RequestInit = {}): Promise<Response> {
+    const url = new URL(path, this.#origin);
+    const headers = new Headers(init.headers);
+    if (url.origin === this.#origin && this.cookies.size > 0) {
+      headers.set(
+        "cookie",
+        [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "),
+      );
+    }
+    const res = await fetch(url, { ...init, headers, redirect: "manual" });
+    for (const raw of res.headers.getSetCookie()) {
+      this.setCookies.push(raw);
+      const [pair] = raw.split(";");
+      const eq = pair.indexOf("=");
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      if (value === "" || /max-age=0/i.test(raw)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return res;
+  }
+
+  /** GET and read the body as text (status checked when `status` given). */
+  async text(path: string, status?: number): Promise<string> {
+    const res = await this.fetch(path);
+    const body = await res.text();
+    if (status !== undefined) {
+      assert.equal(res.status, status, `GET ${path}: ${body.slice(0, 300)}`);
+    }
+    return body;
+  }
+
+  /** Posts a form from the console's origin. */
+  async post(
+    path: string,
+    fields: Record<string, string | string[]>,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
+    const body = new URLSearchParams();
+    for (const [k, v] of Object.entries(fields)) {
+      for (const one of Array.isArray(v) ? v : [v]) body.append(k, one);
+    }
+    return await this.fetch(path, {
+      method: "POST",
+      body,
+      headers: { origin: this.#origin, ...headers },
+    });
+  }
+
+  /** Follows redirects from `res` (GETs), returning the final response. */
+  async follow(res: Response, max = 10): Promise<Response> {
+    let current = res;
+    for (let i = 0; i < max; i++) {
+      const location = current.headers.get("location");
+      if (current.status < 300 || current.status >= 400 || !location) {
+        return current;
+      }
+      await current.body?.cancel();
+      current = await this.fetch(new URL(location, current.url).href);
+    }
+    return current;
+  }
+}
+
+/** Parses HTML with happy-dom; call `close()` when done. */
+export function parse(html: string): { document: Document; close(): void } {
+  const window = new Window({ url: "http://localhost/" });
+  window.document.write(html);
+  const document = window.document as unknown as Document;
+  return {
+    document,
+    close: () => window.happyDOM.close(),
+  };
+}
+
+/** Reads the CSRF token of the first form of a page. */
+export function csrfOf(html: string): string {
+  const page = parse(html);
+  try {
+    const input = page.document.querySelector(
+      'input[name="_csrf"]',
+    ) as HTMLInputElement | null;
+    assert.ok(input, "the page has a CSRF field");
+    return input.value;
+  } finally {
+    page.close();
+  }
+}
+
+/** Approves the sandbox consent page that `res` redirects to; returns the redirect back. */
+export async function approveConsent(
+  client: Client,
+  res: Response,
+): Promise<Response> {
+  assert.equal(res.status, 302);
+  const consentUrl = res.headers.get("location")!;
+  await res.body?.cancel();
+  const consent = await client.fetch(consentUrl);
+  const html = await consent.text();
+  assert.equal(consent.status, 200, html.slice(0, 300));
+  const page = parse(html);
+  const fields: Record<string, string> = {};
+  let action = "";
+  try {
+    const form = page.document.querySelector("form#consent") as
+      | HTMLFormElement
+      | null;
+    assert.ok(form, "the consent page has a form");
+    action = form.getAttribute("action") ?? "";
+    for (const input of form.querySelectorAll("input[type=hidden]")) {
+      const el = input as HTMLInputElement;
+      fields[el.name] = el.value;
+    }
+  } finally {
+    page.close();
+  }
+  fields.decision = "approve";
+  return await client.post(action, fields);
+}
+
+/** Signs in through the sandbox; resolves with the signed-in client. */
+export async function signIn(origin: string): Promise<Client> {
+  const client = new Client(origin);
+  const login = await client.fetch("/auth/login?returnTo=/");
+  const back = await approveConsent(client, login);
+  assert.equal(back.status, 302);
+  const callback = back.headers.get("location")!;
+  await back.body?.cancel();
+  assert.ok(callback.startsWith(`${origin}/auth/callback?`), callback);
+  const done = await client.fetch(callback);
+  await done.body?.cancel();
+  assert.equal(done.status, 302);
+  assert.equal(done.headers.get("location"), "/");
+  assert.ok(client.cookies.has("cw_session"), "a session cookie is set");
+  return client;
+}
+
+/** Connects the sandbox community (stores its tokens) through its OAuth. */
+export async function connectSandbox(client: Client, origin: string): Promise<void> {
+  const start = await client.fetch("/communities/sandbox-tenant/connect");
+  const back = await approveConsent(client, start);
+  const callback = back.headers.get("location")!;
+  await back.body?.cancel();
+  assert.ok(
+    callback.startsWith(`${origin}/auth/community/callback?`),
+    callback,
+  );
+  const done = await client.fetch(callback);
+  await done.body?.cancel();
+  assert.equal(done.status, 303);
+  assert.equal(
+    done.headers.get("location"),
+    "/communities/sandbox-tenant?notice=connected",
+  );
+}
