@@ -23,6 +23,18 @@ export interface Communities {
    * @throws {TypeError} When a field is missing or of the wrong type.
    * @throws {ConflictError} When another tenant already uses the name.
    * @throws {RangeError} When the record is too large for one KV value.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const { communities } = createWebhooks(kv);
+   * await communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+   * await assert.rejects(() => communities.save({ name: "Acme", tenantId: "t2", baseUrl: "https://d.example" }));
+   * kv.close();
+   * ```
    */
   save(community: Community): Promise<Deno.KvCommitResult>;
   /**
@@ -30,6 +42,19 @@ export interface Communities {
    *
    * @param name The community's name.
    * @returns The community, or `null` when none has that name.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const { communities } = createWebhooks(kv);
+   * await communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+   * assert.equal((await communities.findByName("Acme"))?.tenantId, "t1");
+   * assert.equal(await communities.findByName("Other"), null);
+   * kv.close();
+   * ```
    */
   findByName(name: string): Promise<Community | null>;
   /**
@@ -37,6 +62,18 @@ export interface Communities {
    *
    * @param tenantId The community's tenant id.
    * @returns The community, or `null` when none has that tenant id.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const { communities } = createWebhooks(kv);
+   * await communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+   * assert.equal((await communities.findByTenantID("t1"))?.name, "Acme");
+   * kv.close();
+   * ```
    */
   findByTenantID(tenantId: string): Promise<Community | null>;
   /**
@@ -44,6 +81,20 @@ export interface Communities {
    *
    * @param options `cursor` from the previous page and `limit` (default 100).
    * @returns A page `{ values, cursor }`; `cursor` is `""` on the last page.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const { communities } = createWebhooks(kv);
+   * await communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+   * const page = await communities.list({ limit: 10 });
+   * assert.deepEqual(page.values.map((c) => c.name), ["Acme"]);
+   * assert.equal(page.cursor, "");
+   * kv.close();
+   * ```
    */
   list(options?: ListOptions): Promise<Page<Community>>;
   /**
@@ -51,6 +102,19 @@ export interface Communities {
    *
    * @param tenantId The community's tenant id.
    * @returns `true` when a community was deleted, `false` when none had that tenant id.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const { communities } = createWebhooks(kv);
+   * await communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+   * assert.equal(await communities.remove("t1"), true);
+   * assert.equal(await communities.findByName("Acme"), null);
+   * kv.close();
+   * ```
    */
   remove(tenantId: string): Promise<boolean>;
   /**
@@ -59,6 +123,19 @@ export interface Communities {
    * @param tenantId The community's tenant id.
    * @param tokens The new token pair.
    * @returns `true` when stored, `false` when no community has that tenant id.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const { communities } = createWebhooks(kv);
+   * await communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+   * await communities.storeTokens("t1", { access_token: "a2", refresh_token: "r2" });
+   * assert.equal((await communities.findByTenantID("t1"))?.oauth?.access_token, "a2");
+   * kv.close();
+   * ```
    */
   storeTokens(tenantId: string, tokens: TokenPair): Promise<boolean>;
 }
@@ -122,6 +199,18 @@ function validateCommunity(community: Community): void {
  *
  * @param kv The KV database.
  * @returns The store.
+ *
+ * @example Usage
+ * ```ts
+ * import { createCommunities } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const kv = await Deno.openKv(":memory:");
+ * const communities = createCommunities(kv);
+ * await communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+ * assert.equal((await communities.findByName("Acme"))?.tenantId, "t1");
+ * kv.close();
+ * ```
  */
 export function createCommunities(kv: Deno.Kv): Communities {
   async function findByTenantID(tenantId: string): Promise<Community | null> {

@@ -4,7 +4,16 @@
  * @module
  */
 
-/** The OAuth token pair of a community (SPEC.md 2.5). */
+/** The OAuth token pair of a community (SPEC.md 2.5). *
+ * @example Usage
+ * ```ts
+ * import type { TokenPair } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const tokens: TokenPair = { access_token: "a", refresh_token: "r" };
+ * assert.equal(tokens.access_token, "a");
+ * ```
+ */
 export interface TokenPair {
   /** Bearer token sent to the platform. */
   access_token: string;
@@ -12,7 +21,16 @@ export interface TokenPair {
   refresh_token: string;
 }
 
-/** A community of the platform (collection `community`). */
+/** A community of the platform (collection `community`). *
+ * @example Usage
+ * ```ts
+ * import type { Community } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const community: Community = { name: "Acme", tenantId: "t1", baseUrl: "https://c.example" };
+ * assert.equal(community.tenantId, "t1");
+ * ```
+ */
 export interface Community {
   /** Unique name, the key of `register`'s community lookup. */
   name: string;
@@ -32,7 +50,16 @@ export interface Community {
   [field: string]: unknown;
 }
 
-/** The platform's webhook entity; only `resources.self.ref` is relied upon. */
+/** The platform's webhook entity; only `resources.self.ref` is relied upon. *
+ * @example Usage
+ * ```ts
+ * import type { WebhookEntity } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const entity: WebhookEntity = { id: "7", resources: { self: { ref: "https://c.example/api/core/v3/webhooks/7" } } };
+ * assert.equal(entity.resources?.self?.ref?.endsWith("/7"), true);
+ * ```
+ */
 export interface WebhookEntity {
   /** The platform's id of the hook. */
   id?: string;
@@ -42,7 +69,16 @@ export interface WebhookEntity {
   [field: string]: unknown;
 }
 
-/** A webhook record (collection `webhook`, SPEC.md 2.1). */
+/** A webhook record (collection `webhook`, SPEC.md 2.1). *
+ * @example Usage
+ * ```ts
+ * import type { Webhook } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const webhook: Webhook = { id: "01J0000000000000000000000", tenantId: "t1", entity: {} };
+ * assert.equal(webhook.tenantId, "t1");
+ * ```
+ */
 export interface Webhook {
   /** Unique id (a ULID when `register` made it); the store key. */
   id: string;
@@ -52,13 +88,33 @@ export interface Webhook {
   entity: WebhookEntity;
 }
 
-/** Receives renewed tokens in place of the community record. */
+/** Receives renewed tokens in place of the community record. *
+ * @example Usage
+ * ```ts
+ * import type { TokenPair, TokenPersistenceFunction } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const saved: TokenPair[] = [];
+ * const persist: TokenPersistenceFunction = (tokens) => saved.push(tokens);
+ * persist({ access_token: "a", refresh_token: "r" }, { name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+ * assert.equal(saved.length, 1);
+ * ```
+ */
 export type TokenPersistenceFunction = (
   tokens: TokenPair,
   community: Community,
 ) => unknown;
 
-/** What `register` resolves with (SPEC.md 2.4). */
+/** What `register` resolves with (SPEC.md 2.4). *
+ * @example Usage
+ * ```ts
+ * import type { RegistrationResponse } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const response: RegistrationResponse = { status: 200, headers: {}, entity: { id: "7" } };
+ * assert.equal(response.entity.id, "7");
+ * ```
+ */
 export interface RegistrationResponse {
   /** HTTP status of the platform's answer. */
   status: number;
@@ -68,7 +124,16 @@ export interface RegistrationResponse {
   entity: WebhookEntity;
 }
 
-/** The options form of `register`. */
+/** The options form of `register`. *
+ * @example Usage
+ * ```ts
+ * import type { RegisterOptions } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const options: RegisterOptions = { community: "Acme", events: ["user_account"], callback: "https://me.example/hook" };
+ * assert.equal(options.object, undefined);
+ * ```
+ */
 export interface RegisterOptions {
   /** Name of the community (required). */
   community: string;
@@ -86,7 +151,16 @@ export interface RegisterOptions {
   tokenPersistenceFunction?: TokenPersistenceFunction;
 }
 
-/** A page of a listing. */
+/** A page of a listing. *
+ * @example Usage
+ * ```ts
+ * import type { Page } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const page: Page<string> = { values: ["a"], cursor: "" };
+ * assert.equal(page.cursor, "");
+ * ```
+ */
 export interface Page<T> {
   /** The entries of this page. */
   values: T[];
@@ -94,7 +168,16 @@ export interface Page<T> {
   cursor: string;
 }
 
-/** Options of a paged listing. */
+/** Options of a paged listing. *
+ * @example Usage
+ * ```ts
+ * import type { ListOptions } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const options: ListOptions = { limit: 10 };
+ * assert.equal(options.cursor, undefined);
+ * ```
+ */
 export interface ListOptions {
   /** Cursor of the page to read, from the previous page. */
   cursor?: string;
@@ -102,13 +185,31 @@ export interface ListOptions {
   limit?: number;
 }
 
-/** Options of `Webhooks.list`. */
+/** Options of `Webhooks.list`. *
+ * @example Usage
+ * ```ts
+ * import type { WebhookListOptions } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const options: WebhookListOptions = { tenantId: "t1", limit: 10 };
+ * assert.equal(options.tenantId, "t1");
+ * ```
+ */
 export interface WebhookListOptions extends ListOptions {
   /** Only the webhooks of this tenant. */
   tenantId?: string;
 }
 
-/** A registration that was started: written before the platform call. */
+/** A registration that was started: written before the platform call. *
+ * @example Usage
+ * ```ts
+ * import type { PendingRegistration } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const pending: PendingRegistration = { id: "p", tenantId: "t1", community: "Acme", events: ["user_account"], callback: "https://me.example/hook", startedAt: 0 };
+ * assert.equal(pending.object, undefined);
+ * ```
+ */
 export interface PendingRegistration {
   /** Id of the pending entry (a ULID). */
   id: string;
@@ -126,7 +227,16 @@ export interface PendingRegistration {
   startedAt: number;
 }
 
-/** A platform hook that no local record knows. */
+/** A platform hook that no local record knows. *
+ * @example Usage
+ * ```ts
+ * import type { Orphan } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const orphan: Orphan = { entity: { id: "7" }, pending: null };
+ * assert.equal(orphan.pending, null);
+ * ```
+ */
 export interface Orphan {
   /** The platform's entity of the hook. */
   entity: WebhookEntity;
@@ -134,7 +244,16 @@ export interface Orphan {
   pending: PendingRegistration | null;
 }
 
-/** The drift between the platform and the local records of one community. */
+/** The drift between the platform and the local records of one community. *
+ * @example Usage
+ * ```ts
+ * import type { ReconcileReport } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const report: ReconcileReport = { matched: [], orphans: [], dangling: [], abandoned: [] };
+ * assert.equal(report.orphans.length, 0);
+ * ```
+ */
 export interface ReconcileReport {
   /** Local records whose hook the platform has. */
   matched: Webhook[];
@@ -146,7 +265,16 @@ export interface ReconcileReport {
   abandoned: PendingRegistration[];
 }
 
-/** Options of `reconcile`. */
+/** Options of `reconcile`. *
+ * @example Usage
+ * ```ts
+ * import type { ReconcileOptions } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const options: ReconcileOptions = { fix: true, staleAfter: 60_000 };
+ * assert.equal(options.deleteUnknown, undefined);
+ * ```
+ */
 export interface ReconcileOptions {
   /** Apply the fixes (default `false`: only report). */
   fix?: boolean;

@@ -66,6 +66,18 @@ export interface Webhooks {
    * @returns The store result.
    * @throws {TypeError} When `id` is not a non-empty string (nothing stored).
    * @throws {RangeError} When the record is too large for one KV value (nothing stored).
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const hooks = createWebhooks(kv);
+   * const result = await hooks.save({ id: "h1", tenantId: "t1", entity: {} });
+   * assert.equal(result.ok, true);
+   * kv.close();
+   * ```
    */
   save(webhook: Webhook): Promise<Deno.KvCommitResult>;
   /**
@@ -73,6 +85,19 @@ export interface Webhooks {
    *
    * @param webhookId The record's id.
    * @returns The record, or `null` when none has that id.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const hooks = createWebhooks(kv);
+   * await hooks.save({ id: "h1", tenantId: "t1", entity: {} });
+   * assert.equal((await hooks.findByID("h1"))?.id, "h1");
+   * assert.equal(await hooks.findByID("h2"), null);
+   * kv.close();
+   * ```
    */
   findByID(webhookId: string): Promise<Webhook | null>;
   /**
@@ -80,6 +105,19 @@ export interface Webhooks {
    *
    * @param tenantId The tenant id.
    * @returns The records, oldest id first; `[]` when none.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const hooks = createWebhooks(kv);
+   * await hooks.save({ id: "h1", tenantId: "t1", entity: {} });
+   * assert.deepEqual((await hooks.findByTenantID("t1")).map((h) => h.id), ["h1"]);
+   * assert.deepEqual(await hooks.findByTenantID("t2"), []);
+   * kv.close();
+   * ```
    */
   findByTenantID(tenantId: string): Promise<Webhook[]>;
   /**
@@ -87,6 +125,19 @@ export interface Webhooks {
    *
    * @param webhookURL The hook's own URL.
    * @returns The records; `[]` when none.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const hooks = createWebhooks(kv);
+   * const ref = "https://c.example/api/core/v3/webhooks/7";
+   * await hooks.save({ id: "h1", tenantId: "t1", entity: { resources: { self: { ref } } } });
+   * assert.deepEqual((await hooks.findByWebhookURL(ref)).map((h) => h.id), ["h1"]);
+   * kv.close();
+   * ```
    */
   findByWebhookURL(webhookURL: string): Promise<Webhook[]>;
   /**
@@ -94,6 +145,19 @@ export interface Webhooks {
    *
    * @param webhook The record.
    * @returns The community, or `null` when none has that tenant id.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const hooks = createWebhooks(kv);
+   * await hooks.communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+   * const community = await hooks.findWebhookCommunity({ id: "h1", tenantId: "t1", entity: {} });
+   * assert.equal(community?.name, "Acme");
+   * kv.close();
+   * ```
    */
   findWebhookCommunity(webhook: Webhook): Promise<Community | null>;
   /**
@@ -103,6 +167,20 @@ export interface Webhooks {
    * @returns The records; `[]` when none.
    * @throws {TypeError} `community object is required`, `community must be an object`
    * or `community object must contain a tenantId`.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const hooks = createWebhooks(kv);
+   * await hooks.save({ id: "h1", tenantId: "t1", entity: {} });
+   * const found = await hooks.findByCommunity({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+   * assert.equal(found.length, 1);
+   * assert.throws(() => hooks.findByCommunity(undefined as never), { message: "community object is required" });
+   * kv.close();
+   * ```
    */
   findByCommunity(community: Community): Promise<Webhook[]>;
   /**
@@ -110,6 +188,21 @@ export interface Webhooks {
    *
    * @param options `tenantId`, `cursor` from the previous page, `limit` (default 100).
    * @returns A page `{ values, cursor }`; `cursor` is `""` on the last page.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const hooks = createWebhooks(kv);
+   * for (const id of ["a", "b", "c"]) await hooks.save({ id, tenantId: "t1", entity: {} });
+   * const first = await hooks.list({ limit: 2 });
+   * assert.deepEqual(first.values.map((h) => h.id), ["a", "b"]);
+   * const rest = await hooks.list({ limit: 2, cursor: first.cursor });
+   * assert.deepEqual(rest.values.map((h) => h.id), ["c"]);
+   * kv.close();
+   * ```
    */
   list(options?: WebhookListOptions): Promise<Page<Webhook>>;
   /**
@@ -117,6 +210,19 @@ export interface Webhooks {
    *
    * @param webhookId The record's id.
    * @returns `true` when a record was deleted.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const hooks = createWebhooks(kv);
+   * await hooks.save({ id: "h1", tenantId: "t1", entity: {} });
+   * assert.equal(await hooks.remove("h1"), true);
+   * assert.equal(await hooks.findByID("h1"), null);
+   * kv.close();
+   * ```
    */
   remove(webhookId: string): Promise<boolean>;
   /**
@@ -124,6 +230,29 @@ export interface Webhooks {
    * record (SPEC.md 4.2).
    *
    * @returns The platform's response `{ status, headers, entity }`.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * // A stand-in for the platform; in real use leave `fetch` out.
+   * const ref = "https://c.example/api/core/v3/webhooks/7";
+   * const platform: typeof fetch = (_input, init) =>
+   *   Promise.resolve(
+   *     init?.method === "DELETE" ? new Response(null, { status: 204 })
+   *     : init?.method === "GET" ? Response.json({ list: [{ id: "7", resources: { self: { ref } } }], links: {} })
+   *     : Response.json({ id: "7", resources: { self: { ref } }, ...JSON.parse(String(init?.body)) }),
+   *   );
+   * const kv = await Deno.openKv(":memory:");
+   * const hooks = createWebhooks(kv, { fetch: platform });
+   * const oauth = { access_token: "a", refresh_token: "r" };
+   * await hooks.communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example", oauth });
+   * const response = await hooks.register("Acme", ["document"], "https://c.example/places/1", "https://me.example/hook");
+   * assert.equal(response.entity.id, "7");
+   * assert.equal((await hooks.findByWebhookURL(ref))[0].tenantId, "t1");
+   * kv.close();
+   * ```
    */
   register(
     jiveCommunity: string,
@@ -138,6 +267,29 @@ export interface Webhooks {
    * Registers a webhook: the options form of the positional call.
    *
    * @returns The platform's response `{ status, headers, entity }`.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * // A stand-in for the platform; in real use leave `fetch` out.
+   * const ref = "https://c.example/api/core/v3/webhooks/7";
+   * const platform: typeof fetch = (_input, init) =>
+   *   Promise.resolve(
+   *     init?.method === "DELETE" ? new Response(null, { status: 204 })
+   *     : init?.method === "GET" ? Response.json({ list: [{ id: "7", resources: { self: { ref } } }], links: {} })
+   *     : Response.json({ id: "7", resources: { self: { ref } }, ...JSON.parse(String(init?.body)) }),
+   *   );
+   * const kv = await Deno.openKv(":memory:");
+   * const hooks = createWebhooks(kv, { fetch: platform });
+   * const oauth = { access_token: "a", refresh_token: "r" };
+   * await hooks.communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example", oauth });
+   * const response = await hooks.register({ community: "Acme", events: ["user_account"], callback: "https://me.example/hook" });
+   * assert.equal(response.status, 200);
+   * assert.equal((await hooks.findByTenantID("t1")).length, 1);
+   * kv.close();
+   * ```
    */
   register(options: RegisterOptions): Promise<RegistrationResponse>;
   /**
@@ -146,6 +298,30 @@ export interface Webhooks {
    *
    * @param webhook The record, or its id.
    * @returns Once both are gone.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * // A stand-in for the platform; in real use leave `fetch` out.
+   * const ref = "https://c.example/api/core/v3/webhooks/7";
+   * const platform: typeof fetch = (_input, init) =>
+   *   Promise.resolve(
+   *     init?.method === "DELETE" ? new Response(null, { status: 204 })
+   *     : init?.method === "GET" ? Response.json({ list: [{ id: "7", resources: { self: { ref } } }], links: {} })
+   *     : Response.json({ id: "7", resources: { self: { ref } }, ...JSON.parse(String(init?.body)) }),
+   *   );
+   * const kv = await Deno.openKv(":memory:");
+   * const hooks = createWebhooks(kv, { fetch: platform });
+   * const oauth = { access_token: "a", refresh_token: "r" };
+   * await hooks.communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example", oauth });
+   * await hooks.register({ community: "Acme", events: ["user_account"], callback: "https://me.example/hook" });
+   * const [record] = await hooks.findByTenantID("t1");
+   * await hooks.unregister(record);
+   * assert.equal(await hooks.findByID(record.id), null);
+   * kv.close();
+   * ```
    */
   unregister(
     webhook: Webhook | string,
@@ -159,6 +335,17 @@ export interface Webhooks {
    *
    * @param tenantId The tenant id.
    * @returns The pending entries, oldest first.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const hooks = createWebhooks(kv);
+   * assert.deepEqual(await hooks.pending("t1"), []);
+   * kv.close();
+   * ```
    */
   pending(tenantId: string): Promise<PendingRegistration[]>;
   /**
@@ -168,6 +355,30 @@ export interface Webhooks {
    * @param community An object with a `tenantId` (the stored community is used).
    * @param options `fix`, `deleteUnknown`, `staleAfter` and credentials.
    * @returns The report of the state found before fixing.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * // A stand-in for the platform; in real use leave `fetch` out.
+   * const ref = "https://c.example/api/core/v3/webhooks/7";
+   * const platform: typeof fetch = (_input, init) =>
+   *   Promise.resolve(
+   *     init?.method === "DELETE" ? new Response(null, { status: 204 })
+   *     : init?.method === "GET" ? Response.json({ list: [{ id: "7", resources: { self: { ref } } }], links: {} })
+   *     : Response.json({ id: "7", resources: { self: { ref } }, ...JSON.parse(String(init?.body)) }),
+   *   );
+   * const kv = await Deno.openKv(":memory:");
+   * const hooks = createWebhooks(kv, { fetch: platform });
+   * const oauth = { access_token: "a", refresh_token: "r" };
+   * await hooks.communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example", oauth });
+   * const community = (await hooks.communities.findByName("Acme"))!;
+   * const report = await hooks.reconcile(community);
+   * assert.equal(report.orphans.length, 1); // on the platform, not here
+   * assert.equal(report.orphans[0].pending, null);
+   * kv.close();
+   * ```
    */
   reconcile(community: Community, options?: ReconcileOptions): Promise<ReconcileReport>;
   /** The community store (collection `community`). */
