@@ -39,8 +39,6 @@ export {
   SANDBOX_KV_PREFIX,
   SANDBOX_USER,
 } from "./sandbox.ts";
-/** The app type of {@linkcode Sandbox.app}, re-exported from Hono. */
-export type { Hono } from "hono";
 export type {
   Delivery,
   Sandbox,

@@ -102,8 +102,11 @@ export interface SandboxOAuthClient {
   authorizationServer: SandboxAuthorizationServer;
 }
 
-/** Authorization server metadata, the shape oauth4webapi takes. */
-export interface SandboxAuthorizationServer {
+/**
+ * Authorization server metadata, assignable to oauth4webapi's
+ * `AuthorizationServer`.
+ */
+export type SandboxAuthorizationServer = {
   /** `{origin}{basePath}`. */
   issuer: string;
   /** The consent page. */
@@ -114,7 +117,7 @@ export interface SandboxAuthorizationServer {
   userinfo_endpoint: string;
   /** `["S256"]`. */
   code_challenge_methods_supported: string[];
-}
+};
 
 /** What to trigger; every field optional. */
 export interface TriggerOptions {
@@ -1043,6 +1046,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     }));
   };
   app.get("/", index);
+  // Mounted with app.route(), "/" matches "/sandbox" only; serve "/sandbox/" too.
+  app.get("*", (c) => new URL(c.req.url).pathname === `${basePath}/` ? index(c) : c.notFound());
 
   return {
     app,
