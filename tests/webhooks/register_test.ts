@@ -188,7 +188,7 @@ Deno.test("register() rejects with the renewal's status when renewal fails, and 
 
 Deno.test("register() renews at most once: a second 401 rejects", async () => {
   await withPlatform(async (kv, platform) => {
-    platform.override = (req, url) =>
+    platform.override = (_req, url) =>
       url.pathname.startsWith("/api")
         ? Response.json({ error: { status: 401, message: "nope" } }, { status: 401 })
         : undefined;

@@ -143,7 +143,7 @@ Deno.test("concurrent saves keep every record and exactly one index entry per re
 });
 
 Deno.test("findByCommunity() throws synchronously on the three bad inputs of SPEC.md section 7", async () => {
-  await withKv(async (kv) => {
+  await withKv((kv) => {
     const hooks = createWebhooks(kv);
     const call = (c: unknown) => () => hooks.findByCommunity(c as never);
     assert.throws(call(undefined), { message: "community object is required" });
@@ -152,6 +152,7 @@ Deno.test("findByCommunity() throws synchronously on the three bad inputs of SPE
     assert.throws(call(42), { message: "community must be an object" });
     assert.throws(call({ name: "Acme" }), { message: "community object must contain a tenantId" });
     assert.throws(call(undefined), Error);
+    return Promise.resolve();
   });
 });
 
