@@ -92,9 +92,7 @@ function secretKeyBytes(clientSecret: unknown, what: string): Uint8Array {
       `Cannot ${what}: 'clientSecret' must be a non-empty base64 string`,
     );
   }
-  let secret = clientSecret.endsWith(".s")
-    ? clientSecret.slice(0, -2)
-    : clientSecret;
+  let secret = clientSecret.endsWith(".s") ? clientSecret.slice(0, -2) : clientSecret;
   secret = secret.replaceAll("-", "+").replaceAll("_", "/");
   try {
     const binary = atob(secret);
@@ -130,9 +128,7 @@ function toBase64(bytes: ArrayBuffer): string {
 function checkParam(value: unknown, name: string): string {
   if (typeof value !== "string" || value.length === 0) {
     throw new TypeError(
-      `Cannot sign: '${name}' must be a non-empty string, got ${
-        JSON.stringify(value)
-      }`,
+      `Cannot sign: '${name}' must be a non-empty string, got ${JSON.stringify(value)}`,
     );
   }
   return value;
@@ -192,16 +188,12 @@ export async function signJiveExtn(
   const signature = toBase64(
     await crypto.subtle.sign("HMAC", key, encoder.encode(paramString)),
   );
-  return `${JIVE_EXTN_SCHEME} ${paramString}&signature=${
-    encodeURIComponent(signature)
-  }`;
+  return `${JIVE_EXTN_SCHEME} ${paramString}&signature=${encodeURIComponent(signature)}`;
 }
 
 /** Names a header parameter in a reason; unknown names are not echoed. */
 function nameOf(name: string): string {
-  return (REQUIRED as readonly string[]).includes(name)
-    ? `'${name}'`
-    : "(unknown name)";
+  return (REQUIRED as readonly string[]).includes(name) ? `'${name}'` : "(unknown name)";
 }
 
 function reject(reason: string): JiveExtnRejected {
