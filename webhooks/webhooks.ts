@@ -578,7 +578,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       await withLockRetry(() => kv.delete(pendingAt)).catch(() => {});
       throw error;
     }
-    const entity = entityOf(answer.body);
+    const entity = entityOf(answer.body, answer.status, platformUrl(community, "/api/core/v3/webhooks"));
     const response: RegistrationResponse = { status: answer.status, headers: answer.headers, entity };
     const record: Webhook = { id: newId(), tenantId: community.tenantId, entity };
     try {
@@ -746,9 +746,10 @@ function selfRef(entity: WebhookEntity | undefined): string | undefined {
  * The entity of a registration answer. The platform answers with the entity
  * itself; an answer wrapped as `{ entity }` is unwrapped.
  */
-function entityOf(body: unknown): WebhookEntity {
+function entityOf(body: unknown, status: number, url: string): WebhookEntity {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new TypeError(`The platform answered the registration without an entity, got ${describe(body)}`);
+    // The hook may exist all the same: the pending entry stays for reconcile.
+    throw new PlatformError("POST", url, status, `the answer holds no webhook entity, got ${describe(body)}`);
   }
   const wrapped = (body as { entity?: unknown }).entity;
   if (typeof wrapped === "object" && wrapped !== null && !("resources" in body)) {

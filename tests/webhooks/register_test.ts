@@ -427,3 +427,17 @@ Deno.test("unregister() renews the token on a 401 and uses the explicit one when
     assert.equal(await hooks.findByID(record.id), null);
   });
 });
+
+Deno.test("register() rejects a 2xx answer without an entity, keeping the pending entry for reconcile", async () => {
+  await withPlatform(async (kv, platform) => {
+    platform.override = (req) => req.method === "POST" ? new Response("[]", { status: 200 }) : undefined;
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    await assert.rejects(
+      () => hooks.register("Acme", ["document"], PLACE, CALLBACK),
+      (e: PlatformError) => e instanceof PlatformError && e.status === 200 && /holds no webhook entity/.test(e.message),
+    );
+    assert.deepEqual(await keysUnder(kv, ["webhook"]), []);
+    assert.equal((await hooks.pending("tenant-acme")).length, 1);
+  });
+});
