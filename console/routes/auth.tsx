@@ -110,7 +110,7 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         sameSite: "Lax",
         secure: secureCookies(deps, c.req.url),
         path: "/",
-        maxAge: Math.floor(deps.sessions.ttlMs / 1000),
+        maxAge: Math.max(1, Math.ceil(deps.sessions.ttlMs / 1000)),
       });
       return c.redirect(pending.returnTo, 302);
     } catch (err) {

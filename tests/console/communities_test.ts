@@ -1,0 +1,238 @@
+import assert from "node:assert/strict";
+import { connectSandbox, csrfOf, parse, signIn, startConsole } from "./_helpers.ts";
+
+const SECRET = "c2VjcmV0LWNsaWVudC1zZWNyZXQ=.s";
+const ACCESS = "access-token-value-123";
+const REFRESH = "refresh-token-value-456";
+
+function noSecrets(html: string, ...secrets: string[]): void {
+  for (const s of secrets) {
+    assert.ok(!html.includes(s), `the page must not show a secret (${s.length} chars)`);
+  }
+}
+
+Deno.test("the sandbox community is pre-added on start, once", async () => {
+  const t = await startConsole();
+  try {
+    const community = await t.app.webhooks.communities.findByTenantID(
+      "sandbox-tenant",
+    );
+    assert.equal(community?.name, "Sandbox");
+    assert.equal(community?.baseUrl, `${t.origin}/sandbox`);
+    const client = await signIn(t.origin);
+    const html = await client.text("/communities", 200);
+    const page = parse(html);
+    try {
+      const rows = page.document.querySelectorAll("#communities tbody tr");
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0].getAttribute("data-tenant"), "sandbox-tenant");
+      assert.equal(
+        rows[0].querySelector("[data-tokens]")?.getAttribute("data-tokens"),
+        "absent",
+      );
+    } finally {
+      page.close();
+    }
+    noSecrets(html, community!.clientSecret as string);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("communities can be added, edited and removed without showing secrets", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    const csrf = csrfOf(await client.text("/communities/new", 200));
+    const add = await client.post("/communities", {
+      _csrf: csrf,
+      name: "Acme",
+      tenantId: "acme-1",
+      baseUrl: "https://acme.example/",
+      clientId: "acme-client",
+      clientSecret: SECRET,
+      accessToken: ACCESS,
+      refreshToken: REFRESH,
+    });
+    await add.body?.cancel();
+    assert.equal(add.status, 303);
+    assert.equal(add.headers.get("location"), "/communities/acme-1?notice=saved");
+    const stored = await t.app.webhooks.communities.findByTenantID("acme-1");
+    assert.equal(stored?.baseUrl, "https://acme.example");
+    assert.equal(stored?.clientSecret, SECRET);
+    assert.deepEqual(stored?.oauth, { access_token: ACCESS, refresh_token: REFRESH });
+
+    // List and detail say the tokens are present, never what they are.
+    const list = await client.text("/communities", 200);
+    noSecrets(list, SECRET, ACCESS, REFRESH);
+    const detail = await client.text("/communities/acme-1", 200);
+    noSecrets(detail, SECRET, ACCESS, REFRESH);
+    const page = parse(detail);
+    try {
+      assert.equal(
+        page.document.querySelector("#token-state [data-tokens]")
+          ?.getAttribute("data-tokens"),
+        "present",
+      );
+      assert.equal(
+        (page.document.querySelector('input[name="clientSecret"]') as HTMLInputElement)
+          .value,
+        "",
+      );
+    } finally {
+      page.close();
+    }
+
+    // Editing with blank secret fields keeps them.
+    const edit = await client.post("/communities/acme-1", {
+      _csrf: csrf,
+      name: "Acme Corp",
+      baseUrl: "https://acme.example",
+      clientId: "acme-client",
+      clientSecret: "",
+      accessToken: "",
+      refreshToken: "",
+    });
+    await edit.body?.cancel();
+    assert.equal(edit.status, 303);
+    const edited = await t.app.webhooks.communities.findByTenantID("acme-1");
+    assert.equal(edited?.name, "Acme Corp");
+    assert.equal(edited?.clientSecret, SECRET);
+    assert.equal(edited?.oauth?.access_token, ACCESS);
+
+    // Forgetting the tokens.
+    const clear = await client.post("/communities/acme-1", {
+      _csrf: csrf,
+      name: "Acme Corp",
+      baseUrl: "https://acme.example",
+      clientId: "acme-client",
+      clearTokens: "1",
+    });
+    await clear.body?.cancel();
+    assert.equal(
+      (await t.app.webhooks.communities.findByTenantID("acme-1"))?.oauth,
+      undefined,
+    );
+
+    const remove = await client.post("/communities/acme-1/remove", { _csrf: csrf });
+    await remove.body?.cancel();
+    assert.equal(remove.status, 303);
+    assert.equal(remove.headers.get("location"), "/communities?notice=removed");
+    assert.equal(await t.app.webhooks.communities.findByTenantID("acme-1"), null);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a bad community form is refused with the reason and nothing stored", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    const csrf = csrfOf(await client.text("/communities/new", 200));
+    const res = await client.post("/communities", {
+      _csrf: csrf,
+      name: "Bad",
+      tenantId: "bad",
+      baseUrl: "not a url",
+      clientSecret: SECRET,
+    });
+    assert.equal(res.status, 400);
+    const html = await res.text();
+    noSecrets(html, SECRET);
+    const page = parse(html);
+    try {
+      assert.match(
+        page.document.querySelector(".error")?.textContent ?? "",
+        /Base URL must be an absolute http\(s\) URL, got 'not a url'/,
+      );
+    } finally {
+      page.close();
+    }
+    assert.equal(await t.app.webhooks.communities.findByTenantID("bad"), null);
+
+    const dup = await client.post("/communities", {
+      _csrf: csrf,
+      name: "Other",
+      tenantId: "sandbox-tenant",
+      baseUrl: "https://x.example",
+    });
+    assert.equal(dup.status, 400);
+    assert.match(await dup.text(), /already exists/);
+    assert.equal(
+      (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))?.name,
+      "Sandbox",
+    );
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("connecting a community through its OAuth stores tokens and shows them as present", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    await connectSandbox(client, t.origin);
+    const community = await t.app.webhooks.communities.findByTenantID(
+      "sandbox-tenant",
+    );
+    assert.ok(community?.oauth?.access_token);
+    assert.ok(community?.renewedAt);
+    const html = await client.text("/communities/sandbox-tenant?notice=connected", 200);
+    noSecrets(
+      html,
+      community.oauth.access_token,
+      community.oauth.refresh_token,
+      community.clientSecret as string,
+    );
+    const page = parse(html);
+    try {
+      assert.equal(
+        page.document.querySelector("#token-state [data-tokens]")
+          ?.getAttribute("data-tokens"),
+        "present",
+      );
+      assert.equal(
+        page.document.querySelector("#token-state time")?.getAttribute("datetime"),
+        community.renewedAt,
+      );
+      assert.match(page.document.querySelector(".notice")?.textContent ?? "", /connected/);
+    } finally {
+      page.close();
+    }
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("communities are listed a page at a time", async () => {
+  const t = await startConsole();
+  try {
+    for (let i = 0; i < 25; i++) {
+      await t.app.webhooks.communities.save({
+        name: `C${String(i).padStart(2, "0")}`,
+        tenantId: `t${String(i).padStart(2, "0")}`,
+        baseUrl: "https://c.example",
+      });
+    }
+    const client = await signIn(t.origin);
+    const seen = new Set<string>();
+    let path: string | null = "/communities";
+    let pages = 0;
+    while (path) {
+      const page = parse(await client.text(path, 200));
+      try {
+        for (const row of page.document.querySelectorAll("#communities tbody tr[data-tenant]")) {
+          seen.add(row.getAttribute("data-tenant")!);
+        }
+        path = page.document.querySelector("#next-page")?.getAttribute("href") ?? null;
+      } finally {
+        page.close();
+      }
+      pages++;
+    }
+    assert.equal(seen.size, 26); // 25 + the sandbox
+    assert.equal(pages, 2);
+  } finally {
+    await t.close();
+  }
+});

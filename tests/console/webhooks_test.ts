@@ -1,0 +1,209 @@
+import assert from "node:assert/strict";
+import { connectSandbox, csrfOf, parse, placeOf, registerHook, signIn, startConsole, trigger } from "./_helpers.ts";
+
+Deno.test("registering a webhook with the default callback points it at this console's receiver", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    await connectSandbox(client, t.origin);
+    const id = await registerHook(client, t.origin);
+    const record = await t.app.webhooks.findByID(id);
+    assert.equal(record?.tenantId, "sandbox-tenant");
+    const callback = String(record?.entity.callback);
+    assert.match(callback, new RegExp(`^${t.origin}/hooks/[0-9A-Z]{26}$`));
+    assert.notEqual(callback, `${t.origin}/hooks/${id}`);
+
+    const html = await client.text(`/webhooks/${id}?notice=registered`, 200);
+    const page = parse(html);
+    try {
+      assert.equal(page.document.querySelector("#webhook-callback")?.textContent, callback);
+      assert.equal(
+        page.document.querySelector("#webhook-url")?.textContent,
+        record?.entity.resources?.self?.ref,
+      );
+      assert.equal(page.document.querySelector("#webhook-events")?.textContent, "document");
+      assert.ok(page.document.querySelector("#entity")?.textContent?.includes('"callback"'));
+      assert.equal(page.document.querySelector("[data-island=DeliveriesLive]") !== null, true);
+    } finally {
+      page.close();
+    }
+    // The platform delivers to it.
+    assert.deepEqual(await trigger(t.origin, { webhookId: String(record?.entity.id) }), [200]);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a register form that mixes system and content events is refused before any call", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    await connectSandbox(client, t.origin);
+    const csrf = csrfOf(await client.text("/webhooks/new", 200));
+    const res = await client.post("/webhooks", {
+      _csrf: csrf,
+      tenantId: "sandbox-tenant",
+      events: ["document", "user_account"],
+      object: placeOf(t.origin),
+    });
+    assert.equal(res.status, 400);
+    const page = parse(await res.text());
+    try {
+      assert.match(page.document.querySelector(".error")?.textContent ?? "", /cannot be mixed/);
+      // The checklist keeps what was chosen.
+      assert.equal(
+        (page.document.querySelector("#event-document") as HTMLInputElement).checked,
+        true,
+      );
+    } finally {
+      page.close();
+    }
+    const noObject = await client.post("/webhooks", {
+      _csrf: csrf,
+      tenantId: "sandbox-tenant",
+      events: ["discussion"],
+    });
+    assert.equal(noObject.status, 400);
+    assert.match(await noObject.text(), /need an object/);
+    assert.equal((await t.app.webhooks.list()).values.length, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("registering for a community without tokens says to connect it first", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    const csrf = csrfOf(await client.text("/webhooks/new", 200));
+    const res = await client.post("/webhooks", {
+      _csrf: csrf,
+      tenantId: "sandbox-tenant",
+      events: ["user_account"],
+    });
+    assert.equal(res.status, 400);
+    const page = parse(await res.text());
+    try {
+      const error = page.document.querySelector(".error")?.textContent ?? "";
+      assert.match(error, /no access token/);
+      assert.match(error, /Connect the community first/);
+    } finally {
+      page.close();
+    }
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("webhooks are listed, filtered by tenant and paged", async () => {
+  const t = await startConsole();
+  try {
+    await t.app.webhooks.communities.save({
+      name: "Other",
+      tenantId: "other",
+      baseUrl: "https://other.example",
+    });
+    for (let i = 0; i < 23; i++) {
+      await t.app.webhooks.save({
+        id: `s${String(i).padStart(2, "0")}`,
+        tenantId: "sandbox-tenant",
+        entity: { resources: { self: { ref: `${t.origin}/sandbox/api/core/v3/webhooks/${i}` } } },
+      });
+    }
+    await t.app.webhooks.save({
+      id: "o1",
+      tenantId: "other",
+      entity: { resources: { self: { ref: "https://other.example/api/core/v3/webhooks/1" } } },
+    });
+    const client = await signIn(t.origin);
+    const collect = async (start: string) => {
+      const ids: string[] = [];
+      let path: string | null = start;
+      let pages = 0;
+      while (path) {
+        const page = parse(await client.text(path, 200));
+        try {
+          for (const row of page.document.querySelectorAll("#webhooks tr[data-webhook]")) {
+            ids.push(row.getAttribute("data-webhook")!);
+          }
+          path = page.document.querySelector("#next-page")?.getAttribute("href") ?? null;
+        } finally {
+          page.close();
+        }
+        pages++;
+      }
+      return { ids, pages };
+    };
+    const all = await collect("/webhooks");
+    assert.equal(all.ids.length, 24);
+    assert.equal(new Set(all.ids).size, 24);
+    assert.equal(all.pages, 2);
+    const sandboxOnly = await collect("/webhooks?tenant=sandbox-tenant");
+    assert.equal(sandboxOnly.ids.length, 23);
+    assert.ok(!sandboxOnly.ids.includes("o1"));
+    const other = await collect("/webhooks?tenant=other");
+    assert.deepEqual(other.ids, ["o1"]);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("webhooks are looked up by webhook URL and by id", async () => {
+  const t = await startConsole();
+  try {
+    const ref = "https://other.example/api/core/v3/webhooks/77";
+    await t.app.webhooks.save({ id: "w77", tenantId: "other", entity: { resources: { self: { ref } } } });
+    await t.app.webhooks.save({
+      id: "w78",
+      tenantId: "other",
+      entity: { resources: { self: { ref: ref + "8" } } },
+    });
+    const client = await signIn(t.origin);
+    const page = parse(await client.text(`/webhooks?url=${encodeURIComponent(ref)}`, 200));
+    try {
+      const ids = [...page.document.querySelectorAll("#webhooks tr[data-webhook]")].map((r) =>
+        r.getAttribute("data-webhook")
+      );
+      assert.deepEqual(ids, ["w77"]);
+    } finally {
+      page.close();
+    }
+    const byId = await client.fetch("/webhooks?id=w78");
+    await byId.body?.cancel();
+    assert.equal(byId.status, 302);
+    assert.equal(byId.headers.get("location"), "/webhooks/w78");
+    const missing = await client.fetch("/webhooks?id=nope");
+    assert.equal(missing.status, 404);
+    assert.match(await missing.text(), /No webhook has the id &#39;nope&#39;|No webhook has the id 'nope'/);
+    const detail = await client.fetch("/webhooks/nope");
+    assert.equal(detail.status, 404);
+    await detail.body?.cancel();
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("unregistering removes the hook on the platform and the record", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    await connectSandbox(client, t.origin);
+    const id = await registerHook(client, t.origin);
+    const record = (await t.app.webhooks.findByID(id))!;
+    const callback = String(record.entity.callback);
+    const csrf = csrfOf(await client.text(`/webhooks/${id}`, 200));
+    const res = await client.post(`/webhooks/${id}/unregister`, { _csrf: csrf });
+    await res.body?.cancel();
+    assert.equal(res.status, 303);
+    assert.equal(res.headers.get("location"), "/webhooks?notice=unregistered");
+    assert.equal(await t.app.webhooks.findByID(id), null);
+    // The sandbox no longer has it: nothing to deliver.
+    assert.deepEqual(await trigger(t.origin, {}), []);
+    // The receiver forgets it.
+    const post = await fetch(callback, { method: "POST", body: "[]" });
+    assert.equal(post.status, 404);
+    await post.body?.cancel();
+  } finally {
+    await t.close();
+  }
+});
