@@ -955,6 +955,8 @@ Deno.test("GET /api/core/v3/webhooks pages with startIndex, count and links.next
     const last = await jive(await fetch(first.links.next, bearer(tokens.access_token)));
     assert.equal(last.list.length, 5);
     assert.equal(last.links.next, undefined);
+    assert.equal(last.links.previous, `${env.base}/api/core/v3/webhooks?startIndex=0&count=25`);
+    assert.equal(first.links.previous, undefined);
     const capped = await jive(await fetch(`${env.base}/api/core/v3/webhooks?count=500`, bearer(tokens.access_token)));
     assert.equal(capped.itemsPerPage, 100);
     assert.equal(capped.list.length, 30);
@@ -1017,6 +1019,21 @@ Deno.test("PUT /api/core/v3/webhooks/{id} updates a hook after validating it", a
     await bad.body?.cancel();
     const got = await jive(await fetch(entity.resources.self.ref, bearer(tokens.access_token)));
     assert.deepEqual(got, updated);
+    const notBoolean = await put({
+      events: ["idea"],
+      object: entity.object,
+      callback: "http://x.example/",
+      enabled: "no",
+    });
+    assert.equal(notBoolean.status, 400);
+    assert.match((await jive(notBoolean)).error.message, /'enabled' must be a boolean/);
+    const missing = await fetch(`${env.base}/api/core/v3/webhooks/424242`, {
+      method: "PUT",
+      headers: { Authorization: `Bearer ${tokens.access_token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ events: ["user_account"], callback: "http://x.example/" }),
+    });
+    assert.equal(missing.status, 404);
+    await missing.body?.cancel();
   });
 });
 
@@ -1137,6 +1154,14 @@ Deno.test("POST /trigger picks hooks by webhookId and event, and uses the verb a
       assert.equal((await trigger({ webhookId: "999999" })).status, 404);
       assert.equal((await trigger({ event: "blogpost" })).status, 400);
       assert.equal((await trigger({ verb: "created" })).status, 400);
+      assert.equal((await trigger({ webhookId: 7 })).status, 400);
+      const notJson = await fetch(`${env.base}/trigger`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: "{nope",
+      });
+      assert.equal(notJson.status, 400);
+      assert.deepEqual(await notJson.json(), { error: "The body must be a JSON object" });
       assert.equal(received.length, 2 + 1 + 1);
       await assert.rejects(() => env.sandbox.trigger({ webhookId: "999999" }), RangeError);
     });
@@ -1201,5 +1226,36 @@ Deno.test("an HTML form POST /trigger redirects back to the Referer with ?trigge
       assert.equal(crossSite.status, 403);
       await crossSite.body?.cancel();
     });
+  });
+});
+
+Deno.test("a disabled hook receives no postback", async () => {
+  await withReceiver(async (callback, received) => {
+    await withSandbox(async (env) => {
+      const tokens = await signIn(env);
+      const entity = await jive(await register(env, tokens.access_token, contentHook(env, callback)));
+      const disabled = await fetch(entity.resources.self.ref, {
+        method: "PUT",
+        headers: { Authorization: `Bearer ${tokens.access_token}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ ...contentHook(env, callback), enabled: false }),
+      });
+      assert.equal(disabled.status, 200);
+      await disabled.body?.cancel();
+      assert.deepEqual(await env.sandbox.trigger(), { delivered: [] });
+      assert.deepEqual(await env.sandbox.trigger({ webhookId: entity.id }), { delivered: [] });
+      assert.equal(received.length, 0);
+    });
+  });
+});
+
+Deno.test("the REST API refuses a body over 64 KiB with 413", async () => {
+  await withSandbox(async (env) => {
+    const tokens = await signIn(env);
+    const response = await register(env, tokens.access_token, {
+      ...contentHook(env, "http://127.0.0.1:1/cb"),
+      padding: "x".repeat(70 * 1024),
+    });
+    assert.equal(response.status, 413);
+    assert.equal((await jive(response)).error.status, 413);
   });
 });
