@@ -65,6 +65,8 @@ export interface ConsoleApp {
   fetch: (request: Request) => Response | Promise<Response>;
   /** Module A as the console uses it. */
   webhooks: Webhooks;
+  /** The stored deliveries. */
+  deliveries: DeliveryStore;
   /** Whether the sandbox is mounted. */
   sandbox: boolean;
   /** Ends live streams and timers; the KV stays open (the caller owns it). */
@@ -282,6 +284,7 @@ export async function createApp(options: ConsoleOptions): Promise<ConsoleApp> {
     app,
     fetch: (request) => app.fetch(request),
     webhooks,
+    deliveries: deps.deliveries,
     sandbox: sandbox !== null,
     close() {
       closing.abort();

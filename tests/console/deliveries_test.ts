@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { DeliveryStore } from "../../console/lib/deliveries.ts";
+import { connectSandbox, registerHook, signIn, startConsole, trigger } from "./_helpers.ts";
+
+/** Reads an SSE response until `predicate` matches the text so far. */
+async function readUntil(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  predicate: (text: string) => boolean,
+  state: { text: string },
+): Promise<void> {
+  const decoder = new TextDecoder();
+  const deadline = Date.now() + 5000;
+  while (!predicate(state.text)) {
+    assert.ok(Date.now() < deadline, `no match in: ${state.text}`);
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`stream ended: ${state.text}`);
+    state.text += decoder.decode(value, { stream: true });
+  }
+}
+
+Deno.test("the deliveries event stream announces a delivery as it arrives", async () => {
+  const t = await startConsole();
+  const abort = new AbortController();
+  try {
+    const client = await signIn(t.origin);
+    await connectSandbox(client, t.origin);
+    const id = await registerHook(client, t.origin);
+    const record = (await t.app.webhooks.findByID(id))!;
+    const res = await client.fetch(`/deliveries/events?hook=${id}`, {
+      signal: abort.signal,
+    });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("content-type") ?? "", /text\/event-stream/);
+    const reader = res.body!.getReader();
+    const state = { text: "" };
+    await readUntil(reader, (s) => s.includes("event: ready"), state);
+    assert.deepEqual(await trigger(t.origin, { webhookId: String(record.entity.id) }), [200]);
+    await readUntil(reader, (s) => s.includes("event: delivery"), state);
+    const stored = await t.app.deliveries.list({ hookId: id });
+    assert.equal(stored.length, 1);
+    const line = state.text.split("\n").find((l) => l.startsWith("data: {"))!;
+    assert.deepEqual(JSON.parse(line.slice(6)), { id: stored[0].id, hookId: id });
+    abort.abort();
+    await reader.cancel().catch(() => {});
+  } finally {
+    abort.abort();
+    await t.close();
+  }
+});
+
+Deno.test("the event stream needs a session", async () => {
+  const t = await startConsole();
+  try {
+    const res = await fetch(`${t.origin}/deliveries/events`, { redirect: "manual" });
+    await res.body?.cancel();
+    assert.equal(res.status, 302);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("DeliveryStore keeps only the newest deliveries", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv, { retain: 3 });
+    for (let i = 0; i < 5; i++) {
+      await store.add("h1", [{ webhook: "w", activity: { verb: `v${i}` } }]);
+    }
+    const all = await store.list();
+    assert.deepEqual(all.map((d) => d.verb), ["v4", "v3", "v2"]);
+    assert.equal((await store.list({ hookId: "h1" })).length, 3);
+    const oldest = all[2].id;
+    assert.deepEqual((await store.list({ after: oldest })).map((d) => d.verb), ["v4", "v3"]);
+    let payloads = 0;
+    for await (const _ of kv.list({ prefix: ["console_delivery"] })) payloads++;
+    assert.equal(payloads, 3);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("DeliveryStore cuts a payload too large for one KV value", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv);
+    const [view] = await store.add("h1", [{ webhook: "w", activity: { content: "x".repeat(200_000) } }]);
+    const stored = await store.get(view.id);
+    assert.equal(stored?.truncated, true);
+    assert.ok(stored!.payload.length <= 48_000);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("DeliveryStore refuses a retention that is not a positive integer", () => {
+  const kv = {} as Deno.Kv;
+  assert.throws(
+    () => new DeliveryStore(kv, { retain: 0 }),
+    (err: Error) =>
+      err instanceof RangeError &&
+      err.message === "Cannot keep deliveries: 'retain' must be a positive integer, got 0",
+  );
+});

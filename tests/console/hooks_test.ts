@@ -1,0 +1,177 @@
+import assert from "node:assert/strict";
+import { signJiveExtn } from "../../console/lib/jive_signature.ts";
+import { connectSandbox, parse, registerHook, signIn, startConsole, type TestConsole, trigger } from "./_helpers.ts";
+
+/** A console with one registered sandbox hook. */
+async function withHook(
+  fn: (
+    t: TestConsole,
+    hook: { id: string; callback: string; ref: string; platformId: string },
+    client: Awaited<ReturnType<typeof signIn>>,
+  ) => Promise<void>,
+): Promise<void> {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    await connectSandbox(client, t.origin);
+    const id = await registerHook(client, t.origin);
+    const record = (await t.app.webhooks.findByID(id))!;
+    await fn(t, {
+      id,
+      callback: String(record.entity.callback),
+      ref: record.entity.resources!.self!.ref!,
+      platformId: String(record.entity.id),
+    }, client);
+  } finally {
+    await t.close();
+  }
+}
+
+async function sandboxSecret(t: TestConsole): Promise<{ clientId: string; secret: string }> {
+  const c = (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))!;
+  return { clientId: c.clientId!, secret: c.clientSecret! };
+}
+
+function body(ref: string): string {
+  return JSON.stringify([{
+    webhook: ref,
+    activity: { verb: "jive:created", title: "Hand-made postback", object: {} },
+  }]);
+}
+
+Deno.test("a postback signed with the community's secret is stored and shown", async () => {
+  await withHook(async (t, hook, client) => {
+    const { clientId, secret } = await sandboxSecret(t);
+    const header = await signJiveExtn(
+      { clientId, jiveUrl: `${t.origin}/sandbox`, tenantId: "sandbox-tenant" },
+      secret,
+    );
+    const res = await fetch(hook.callback, {
+      method: "POST",
+      headers: { authorization: header, "content-type": "application/json" },
+      body: body(hook.ref),
+    });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { received: 1 });
+    const stored = await t.app.app.request("/deliveries.json", {
+      headers: { cookie: `cw_session=${client.cookies.get("cw_session")}` },
+    });
+    const { values } = await stored.json();
+    assert.equal(values.length, 1);
+    assert.equal(values[0].hookId, hook.id);
+    assert.equal(values[0].verb, "jive:created");
+    assert.equal(values[0].title, "Hand-made postback");
+    const page = parse(await client.text("/deliveries", 200));
+    try {
+      const rows = page.document.querySelectorAll("#deliveries-table tr.delivery");
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0].querySelector(".verb")?.textContent, "jive:created");
+    } finally {
+      page.close();
+    }
+    // The record id works as the receiver path too.
+    const header2 = await signJiveExtn(
+      { clientId, jiveUrl: `${t.origin}/sandbox`, tenantId: "sandbox-tenant" },
+      secret,
+    );
+    const byId = await fetch(`${t.origin}/hooks/${hook.id}`, {
+      method: "POST",
+      headers: { authorization: header2 },
+      body: body(hook.ref),
+    });
+    assert.equal(byId.status, 200);
+    await byId.body?.cancel();
+  });
+});
+
+Deno.test("the sandbox's own postbacks pass the receiver's checks", async () => {
+  await withHook(async (t, hook) => {
+    assert.deepEqual(await trigger(t.origin, { webhookId: hook.platformId }), [200]);
+    const stored = await t.app.deliveries.list({ hookId: hook.id });
+    assert.equal(stored.length, 1);
+    assert.equal(stored[0].verb, "jive:created");
+    assert.equal(stored[0].webhook, hook.ref);
+  });
+});
+
+Deno.test("a postback without a signature, with a forged one or an old one is refused with 401", async () => {
+  await withHook(async (t, hook) => {
+    const { clientId, secret } = await sandboxSecret(t);
+    const params = { clientId, jiveUrl: `${t.origin}/sandbox`, tenantId: "sandbox-tenant" };
+    const forged = await signJiveExtn(params, btoa("not the community's secret"));
+    const old = await signJiveExtn({ ...params, timestamp: Date.now() - 6 * 60_000 }, secret);
+    const future = await signJiveExtn({ ...params, timestamp: Date.now() + 10 * 60_000 }, secret);
+    const otherTenant = await signJiveExtn({ ...params, tenantId: "other" }, secret);
+    const cases: [string, Record<string, string>][] = [
+      ["missing", {}],
+      ["not JiveEXTN", { authorization: "Bearer abc" }],
+      ["forged", { authorization: forged }],
+      ["old", { authorization: old }],
+      ["future", { authorization: future }],
+      ["other tenant", { authorization: otherTenant }],
+    ];
+    for (const [name, headers] of cases) {
+      const res = await fetch(hook.callback, { method: "POST", headers, body: body(hook.ref) });
+      assert.equal(res.status, 401, name);
+      const answer = await res.json();
+      assert.match(answer.error, /^Unauthorized/, name);
+      assert.ok(!JSON.stringify(answer).includes(secret), name);
+    }
+    const values = await t.app.deliveries.list();
+    assert.equal(values.length, 0);
+  });
+});
+
+Deno.test("a postback over 1 MiB is refused with 413", async () => {
+  await withHook(async (t, hook) => {
+    const { clientId, secret } = await sandboxSecret(t);
+    const header = await signJiveExtn(
+      { clientId, jiveUrl: `${t.origin}/sandbox`, tenantId: "sandbox-tenant" },
+      secret,
+    );
+    const big = JSON.stringify([{ webhook: hook.ref, activity: { content: "x".repeat(1024 * 1024) } }]);
+    const res = await fetch(hook.callback, {
+      method: "POST",
+      headers: { authorization: header, "content-type": "application/json" },
+      body: big,
+    });
+    assert.equal(res.status, 413);
+    await res.body?.cancel();
+    const values = await t.app.deliveries.list();
+    assert.equal(values.length, 0);
+  });
+});
+
+Deno.test("a postback to an unknown hook is answered 404", async () => {
+  await withHook(async (t) => {
+    const { clientId, secret } = await sandboxSecret(t);
+    const header = await signJiveExtn(
+      { clientId, jiveUrl: `${t.origin}/sandbox`, tenantId: "sandbox-tenant" },
+      secret,
+    );
+    const res = await fetch(`${t.origin}/hooks/01HZZZZZZZZZZZZZZZZZZZZZZZ`, {
+      method: "POST",
+      headers: { authorization: header },
+      body: "[]",
+    });
+    assert.equal(res.status, 404);
+    await res.body?.cancel();
+  });
+});
+
+Deno.test("a signed postback whose body is not an array is answered 400", async () => {
+  await withHook(async (t, hook) => {
+    const { clientId, secret } = await sandboxSecret(t);
+    const header = await signJiveExtn(
+      { clientId, jiveUrl: `${t.origin}/sandbox`, tenantId: "sandbox-tenant" },
+      secret,
+    );
+    const res = await fetch(hook.callback, {
+      method: "POST",
+      headers: { authorization: header },
+      body: '{"webhook":"x"}',
+    });
+    assert.equal(res.status, 400);
+    await res.body?.cancel();
+  });
+});

@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { connectSandbox, csrfOf, parse, registerHook, signIn, startConsole } from "./_helpers.ts";
+
+Deno.test("the reconcile page reports matched, orphan and dangling hooks and applies the fixes", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    await connectSandbox(client, t.origin);
+    const matched = await registerHook(client, t.origin);
+    // A dangling record: the platform has no such hook.
+    await t.app.webhooks.save({
+      id: "dangling-1",
+      tenantId: "sandbox-tenant",
+      entity: { id: "9999", resources: { self: { ref: `${t.origin}/sandbox/api/core/v3/webhooks/9999` } } },
+    });
+    // An orphan: a hook made on the platform behind the console's back.
+    const community = (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))!;
+    const made = await fetch(`${t.origin}/sandbox/api/core/v3/webhooks`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${community.oauth!.access_token}`,
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ events: ["user_account"], callback: "https://elsewhere.example/cb" }),
+    });
+    assert.ok(made.ok, `the sandbox made the hook (${made.status})`);
+    await made.body?.cancel();
+
+    const html = await client.text("/communities/sandbox-tenant/reconcile", 200);
+    const page = parse(html);
+    try {
+      const d = page.document;
+      assert.equal(d.querySelector("#matched-count")?.textContent, "1");
+      assert.equal(d.querySelector("#orphans-count")?.textContent, "1");
+      assert.equal(d.querySelector("#dangling-count")?.textContent, "1");
+      assert.ok(d.querySelector("#matched")?.textContent?.includes(matched));
+      assert.ok(d.querySelector("#dangling")?.textContent?.includes("dangling-1"));
+      assert.equal(d.querySelector("#orphans .unknown") !== null, true);
+      assert.equal(d.querySelector("form#fix input[name=_csrf]") !== null, true);
+    } finally {
+      page.close();
+    }
+    assert.ok(!html.includes(community.oauth!.access_token));
+
+    // The fix form is CSRF-protected.
+    const refused = await client.post("/communities/sandbox-tenant/reconcile", { deleteUnknown: "1" });
+    assert.equal(refused.status, 403);
+    await refused.body?.cancel();
+    assert.ok(await t.app.webhooks.findByID("dangling-1"));
+
+    const res = await client.post("/communities/sandbox-tenant/reconcile", {
+      _csrf: csrfOf(html),
+      deleteUnknown: "1",
+    });
+    await res.body?.cancel();
+    assert.equal(res.status, 303);
+    assert.equal(res.headers.get("location"), "/communities/sandbox-tenant/reconcile?notice=fixed");
+    assert.equal(await t.app.webhooks.findByID("dangling-1"), null);
+    const after = parse(await client.text("/communities/sandbox-tenant/reconcile?notice=fixed", 200));
+    try {
+      assert.equal(after.document.querySelector("#matched-count")?.textContent, "1");
+      assert.equal(after.document.querySelector("#orphans-count")?.textContent, "0");
+      assert.equal(after.document.querySelector("#dangling-count")?.textContent, "0");
+      assert.match(after.document.querySelector(".notice")?.textContent ?? "", /fixes are applied/);
+    } finally {
+      after.close();
+    }
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("the reconcile page of an unknown community is 404", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    const res = await client.fetch("/communities/nope/reconcile");
+    assert.equal(res.status, 404);
+    await res.body?.cancel();
+  } finally {
+    await t.close();
+  }
+});
