@@ -37,7 +37,7 @@ export const ANTI_HIJACKING_PREFIX = "throw 'allowIllegalResourceCall is false.'
 export const DEFAULT_BASE_PATH = "/sandbox";
 /** Default access token lifetime, in seconds. */
 export const DEFAULT_TOKEN_TTL_SECONDS = 3600;
-/** Default and largest `count` of a webhook list page. */
+/** Default `count` of a webhook list page. */
 export const DEFAULT_PAGE_COUNT = 25;
 /** Largest `count` of a list page; larger values are capped, like the platform. */
 export const MAX_PAGE_COUNT = 100;
