@@ -35,7 +35,7 @@ export function Layout(props: LayoutProps): VNode {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${props.title} · Webhooks console`}</title>
         <link rel="stylesheet" href="/static/style.css" />
-        <script src="/static/_build/browser.js" defer></script>
+        <script src="/static/_build/community.min.js" defer></script>
         <script type="module" src="/static/_build/islands.js"></script>
       </head>
       <body>

@@ -1,16 +1,22 @@
 /**
  * Builds the browser assets at start: one esbuild bundle of the islands'
  * client entry (`console/islands/_client.ts`) and Library B's global bundle
- * (helper-1's `scripts/build_browser.ts`). Both are written under
+ * (`scripts/build_browser.ts`). Both are written under
  * `console/static/_build/` (gitignored) and kept in memory for serving.
  *
  * @module
  */
 
 import * as esbuild from "esbuild";
+import { buildBrowserBundle } from "../../scripts/build_browser.ts";
 
-/** Built assets by file name (`islands.js`, `browser.js`). */
+/** Built assets by file name (`islands.js`, `community.min.js`). */
 export type Assets = Map<string, Uint8Array>;
+
+/** File name of the islands bundle under `/static/_build/`. */
+export const ISLANDS_FILE = "islands.js";
+/** File name of Library B's global bundle under `/static/_build/`. */
+export const LIBRARY_B_FILE = "community.min.js";
 
 const CONSOLE_DIR = new URL("../", import.meta.url);
 const BUILD_DIR = new URL("../static/_build/", import.meta.url);
@@ -42,42 +48,15 @@ async function buildIslands(): Promise<Uint8Array> {
   return result.outputFiles[0].contents;
 }
 
-async function esbuildGlobal(): Promise<Uint8Array> {
-  const result = await esbuild.build({
-    entryPoints: [new URL("../browser/global.ts", CONSOLE_DIR).pathname],
-    bundle: true,
-    write: false,
-    format: "iife",
-    platform: "browser",
-    target: ["es2022"],
-    minify: true,
-    logLevel: "silent",
-  });
-  return result.outputFiles[0].contents;
-}
-
 async function buildLibraryB(): Promise<Uint8Array> {
-  // helper-1's builder writes a classic-script bundle; build it into a temp
-  // file so that parallel starts never read a half-written file.
-  const specifier = new URL("../../scripts/build_browser.ts", import.meta.url)
-    .href;
-  try {
-    await Deno.stat(new URL(specifier));
-  } catch {
-    // Without the builder script, bundle `browser/global.ts` here.
-    const data = await esbuildGlobal();
-    await writeAtomically(new URL("browser.js", BUILD_DIR), data);
-    return data;
-  }
-  const mod = await import(specifier) as {
-    buildBrowserBundle(outFile?: string): Promise<unknown>;
-  };
+  // Built into a temp file, then moved into place, so that parallel starts
+  // never read a half-written file.
   const dir = await Deno.makeTempDir({ prefix: "console_build_" });
   try {
-    const out = `${dir}/browser.js`;
-    await mod.buildBrowserBundle(out);
+    const out = `${dir}/${LIBRARY_B_FILE}`;
+    await buildBrowserBundle(out);
     const data = await Deno.readFile(out);
-    await writeAtomically(new URL("browser.js", BUILD_DIR), data);
+    await writeAtomically(new URL(LIBRARY_B_FILE, BUILD_DIR), data);
     return data;
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -93,9 +72,9 @@ export async function buildAssets(): Promise<Assets> {
   const assets: Assets = new Map();
   try {
     const islands = await buildIslands();
-    assets.set("islands.js", islands);
-    await writeAtomically(new URL("islands.js", BUILD_DIR), islands);
-    assets.set("browser.js", await buildLibraryB());
+    assets.set(ISLANDS_FILE, islands);
+    await writeAtomically(new URL(ISLANDS_FILE, BUILD_DIR), islands);
+    assets.set(LIBRARY_B_FILE, await buildLibraryB());
   } finally {
     await esbuild.stop();
   }

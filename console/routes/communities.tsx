@@ -92,7 +92,7 @@ function TokenState({ community }: { community: Community }): VNode {
       </span>
       {present && (
         <span class="renewed">
-          {" "}· last renewed{" "}
+          {" · last renewed "}
           {community.renewedAt ? <time dateTime={community.renewedAt}>{community.renewedAt}</time> : "never"}
         </span>
       )}

@@ -48,6 +48,11 @@ Deno.test({
           "Sandbox User",
         );
         await shot("03_welcome");
+        // Library B's global bundle is served and loaded by every page.
+        assert.equal(
+          await page.evaluate(() => typeof (globalThis as unknown as { buildQuery?: unknown }).buildQuery),
+          "function",
+        );
 
         // The sandbox community is there; connect it.
         await page.goto(`${t.origin}/communities`);

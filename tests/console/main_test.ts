@@ -1,0 +1,83 @@
+/**
+ * The console command: `deno run -A console/main.ts` (what `deno task
+ * console` runs) listens, opens a KV file in a folder it creates, and
+ * answers /healthz.
+ */
+
+import assert from "node:assert/strict";
+
+const ROOT = new URL("../../", import.meta.url);
+
+async function startMain(env: Record<string, string>): Promise<{
+  origin: string;
+  child: Deno.ChildProcess;
+  stop(): Promise<void>;
+}> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--config", new URL("deno.json", ROOT).pathname, "console/main.ts"],
+    cwd: ROOT.pathname,
+    env: { PORT: "0", ...env },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  const deadline = Date.now() + 30_000;
+  while (!/listening on (\S+)/.test(text)) {
+    assert.ok(Date.now() < deadline, `no start line in: ${text}`);
+    const { done, value } = await reader.read();
+    if (done) {
+      const err = await new Response(child.stderr).text();
+      throw new Error(`the console exited: ${text}${err}`);
+    }
+    text += value;
+  }
+  const origin = /listening on (\S+)/.exec(text)![1];
+  return {
+    origin,
+    child,
+    async stop() {
+      child.kill("SIGTERM");
+      await reader.cancel();
+      await child.stderr.cancel();
+      await child.status;
+    },
+  };
+}
+
+Deno.test("the console command serves on the given port with a KV file in a new folder", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "console_main_" });
+  const kvPath = `${dir}/data/console.kv`;
+  const main = await startMain({ KV_PATH: kvPath, HOST: "127.0.0.1" });
+  try {
+    assert.match(main.origin, /^http:\/\/127\.0\.0\.1:\d+$/);
+    const health = await fetch(`${main.origin}/healthz`);
+    assert.equal(health.status, 200);
+    await health.body?.cancel();
+    const home = await fetch(`${main.origin}/`, { redirect: "manual" });
+    await home.body?.cancel();
+    assert.equal(home.status, 302);
+    const islands = await fetch(`${main.origin}/static/_build/islands.js`);
+    assert.equal(islands.status, 200);
+    await islands.body?.cancel();
+    assert.ok((await Deno.stat(kvPath)).isFile);
+  } finally {
+    await main.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the console command refuses a bad PORT with a clear message", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--config", new URL("deno.json", ROOT).pathname, "console/main.ts"],
+    cwd: ROOT.pathname,
+    env: { PORT: "eighty", KV_PATH: ":memory:" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 1);
+  assert.match(
+    new TextDecoder().decode(out.stderr),
+    /PORT must be an integer from 0 to 65535, got 'eighty'/,
+  );
+});
