@@ -130,10 +130,20 @@ export async function createApp(options: ConsoleOptions): Promise<ConsoleApp> {
       !values.some((c) => c.tenantId !== SANDBOX_TENANT_ID);
   }
   const sandbox = sandboxOn ? createSandbox({ kv, basePath: "/sandbox", fetch: fetchFn }) : null;
-  if (sandbox && !(await webhooks.communities.findByTenantID(SANDBOX_TENANT_ID))) {
-    await webhooks.communities.save({
-      ...await sandbox.communityFor(publicUrl),
-    });
+  if (sandbox) {
+    // Save the sandbox community when absent; when the console moved (another
+    // port or public URL), point the stored one at the new address, keeping
+    // its tokens.
+    const fresh = await sandbox.communityFor(publicUrl);
+    const stored = await webhooks.communities.findByTenantID(SANDBOX_TENANT_ID);
+    if (!stored) {
+      await webhooks.communities.save({ ...fresh });
+    } else if (
+      stored.baseUrl !== fresh.baseUrl || stored.clientId !== fresh.clientId ||
+      stored.clientSecret !== fresh.clientSecret
+    ) {
+      await webhooks.communities.save({ ...stored, ...fresh, name: stored.name });
+    }
   }
   let signin = options.oauth;
   if (!signin) {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { createWebhooks } from "../../webhooks/mod.ts";
 import { connectSandbox, csrfOf, parse, signIn, startConsole } from "./_helpers.ts";
 
 const SECRET = "c2VjcmV0LWNsaWVudC1zZWNyZXQ=.s";
@@ -234,5 +235,42 @@ Deno.test("communities are listed a page at a time", async () => {
     assert.equal(pages, 2);
   } finally {
     await t.close();
+  }
+});
+
+Deno.test("a console restarted at another address points the sandbox community there, keeping its tokens", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "console_restart_" });
+  try {
+    const kvPath = `${dir}/console.kv`;
+    const first = await startConsole({ kvPath });
+    let tokens: unknown;
+    try {
+      const client = await signIn(first.origin);
+      await connectSandbox(client, first.origin);
+      tokens = (await first.app.webhooks.communities.findByTenantID("sandbox-tenant"))?.oauth;
+      assert.ok(tokens);
+    } finally {
+      await first.close();
+    }
+    // As if the console had been at another address before.
+    const kv = await Deno.openKv(kvPath);
+    try {
+      const communities = createWebhooks(kv).communities;
+      const stored = (await communities.findByTenantID("sandbox-tenant"))!;
+      await communities.save({ ...stored, baseUrl: "http://127.0.0.1:1/sandbox" });
+    } finally {
+      kv.close();
+    }
+    const second = await startConsole({ kvPath });
+    try {
+      const community = await second.app.webhooks.communities.findByTenantID("sandbox-tenant");
+      assert.equal(community?.baseUrl, `${second.origin}/sandbox`);
+      assert.deepEqual(community?.oauth, tokens);
+      assert.equal((await second.app.webhooks.communities.list()).values.length, 1);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
