@@ -50,7 +50,7 @@ function matches(line: string, marker: string | RegExp): boolean {
  * Writes a child script into `dir`.
  *
  * @param dir A temp dir (from `Deno.makeTempDir()`).
- * @param name The file name, ending in `.ts`.
+ * @param name The file name, ending in `.js` or `.ts`.
  * @param source The script; it may import {@linkcode WEBHOOKS_MOD}.
  * @returns The script's path.
  */

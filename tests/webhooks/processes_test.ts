@@ -141,7 +141,7 @@ async function fileSetup(): Promise<FileSetup> {
   const hooks = createWebhooks(kv);
   const community: Community = communityOf(platform);
   await hooks.communities.save(community);
-  const script = await writeChildScript(dir, "register.ts", REGISTER);
+  const script = await writeChildScript(dir, "register.js", REGISTER);
   return {
     dir,
     kvPath,
@@ -199,7 +199,7 @@ Deno.test("save() from two processes on one KV file keeps every record and index
   const count = 200;
   const shared = 5;
   const rounds = 3;
-  const script = await writeChildScript(dir, "saver.ts", SAVER);
+  const script = await writeChildScript(dir, "saver.js", SAVER);
   const whos = ["A", "B"];
   const children = whos.map((who, whoIndex) =>
     spawnChild(
