@@ -35,8 +35,8 @@ export type { OAuthProvider };
 export interface ConsoleOptions {
   /** The KV everything is kept in (opened and closed by the caller). */
   kv: Deno.Kv;
-  /** This console's public origin, e.g. `http://127.0.0.1:8000`. */
-  publicUrl: string;
+  /** This console's public origin; default {@linkcode DEFAULT_PUBLIC_URL}. */
+  publicUrl?: string;
   /**
    * The sandbox community under `/sandbox`: `"on"`, `"off"`, or `"auto"`
    * (default): on unless an OAuth provider is configured and a community
@@ -67,8 +67,10 @@ export interface ConsoleApp {
   webhooks: Webhooks;
   /** The stored deliveries. */
   deliveries: DeliveryStore;
-  /** Whether the sandbox is mounted. */
-  sandbox: boolean;
+  /** Settles when the start is done; rejects with why it failed. */
+  ready: Promise<void>;
+  /** Whether the sandbox is on (known once `ready` settled). */
+  readonly sandbox: boolean;
   /** Ends live streams and timers; the KV stays open (the caller owns it). */
   close(): Promise<void>;
 }
@@ -99,21 +101,41 @@ const CSP = {
   frameAncestors: ["'none'"],
 };
 
+/** Where the console is reached when `publicUrl` is not given. */
+export const DEFAULT_PUBLIC_URL = "http://127.0.0.1:8000";
+
 /**
- * Builds the console.
+ * Builds the console. Returns at once; the asynchronous start (deciding on
+ * the sandbox in `"auto"` mode, saving its community, building the browser
+ * bundles) runs in the background and every request waits for it. Await
+ * `ready` to learn when it is done or why it failed. (Awaiting `createApp`
+ * itself is harmless.)
  *
  * @param options the KV, the public URL and the rest
- * @returns the app, its handler and `close`
- * @throws {TypeError} when the options are inconsistent (no sign-in provider)
+ * @returns the app, its handler, `ready` and `close`
+ * @throws {TypeError} when the options are inconsistent: `publicUrl` not an
+ *   absolute URL, or no sign-in provider with the sandbox off
  */
-export async function createApp(options: ConsoleOptions): Promise<ConsoleApp> {
+export function createApp(options: ConsoleOptions): ConsoleApp {
+  if (!options || typeof options !== "object" || !options.kv) {
+    throw new TypeError("Cannot start the console: 'options.kv' must be a Deno.Kv");
+  }
   const { kv } = options;
   let publicUrl: string;
   try {
-    publicUrl = new URL(options.publicUrl).origin;
+    publicUrl = new URL(options.publicUrl ?? DEFAULT_PUBLIC_URL).origin;
   } catch {
     throw new TypeError(
       `Cannot start the console: 'publicUrl' must be an absolute URL, got ${String(options.publicUrl)}`,
+    );
+  }
+  const mode = options.sandbox ?? "auto";
+  if (!["on", "off", "auto"].includes(mode)) {
+    throw new TypeError(`Cannot start the console: 'sandbox' must be "on", "off" or "auto", got ${String(mode)}`);
+  }
+  if (mode === "off" && !options.oauth) {
+    throw new TypeError(
+      "Cannot start the console: no sign-in provider is configured and the sandbox is off",
     );
   }
   const fetchFn = options.fetch ?? globalThis.fetch;
@@ -121,39 +143,7 @@ export async function createApp(options: ConsoleOptions): Promise<ConsoleApp> {
     fetch: fetchFn,
     ...(options.platformTimeoutMs ? { timeout: options.platformTimeoutMs } : {}),
   });
-
-  const mode = options.sandbox ?? "auto";
-  let sandboxOn = mode === "on";
-  if (mode === "auto") {
-    const { values } = await webhooks.communities.list({ limit: 2 });
-    sandboxOn = !options.oauth ||
-      !values.some((c) => c.tenantId !== SANDBOX_TENANT_ID);
-  }
-  const sandbox = sandboxOn ? createSandbox({ kv, basePath: "/sandbox", fetch: fetchFn }) : null;
-  if (sandbox) {
-    // Save the sandbox community when absent; when the console moved (another
-    // port or public URL), point the stored one at the new address, keeping
-    // its tokens.
-    const fresh = await sandbox.communityFor(publicUrl);
-    const stored = await webhooks.communities.findByTenantID(SANDBOX_TENANT_ID);
-    if (!stored) {
-      await webhooks.communities.save({ ...fresh });
-    } else if (
-      stored.baseUrl !== fresh.baseUrl || stored.clientId !== fresh.clientId ||
-      stored.clientSecret !== fresh.clientSecret
-    ) {
-      await webhooks.communities.save({ ...stored, ...fresh, name: stored.name });
-    }
-  }
-  let signin = options.oauth;
-  if (!signin) {
-    if (!sandbox) {
-      throw new TypeError(
-        "Cannot start the console: no sign-in provider is configured and the sandbox is off",
-      );
-    }
-    signin = await sandbox.oauthClientFor(publicUrl);
-  }
+  const sandbox = mode === "off" ? null : createSandbox({ kv, basePath: "/sandbox", fetch: fetchFn });
 
   const closing = new AbortController();
   const deps: Deps = {
@@ -162,14 +152,50 @@ export async function createApp(options: ConsoleOptions): Promise<ConsoleApp> {
     sessions: new SessionStore(kv, options.sessionTtlMs ?? 8 * 3600_000),
     deliveries: new DeliveryStore(kv, options.deliveries),
     publicUrl,
-    signin,
-    sandbox: sandbox !== null,
+    // Set by start() before any request is served.
+    signin: options.oauth ?? { authorizationEndpoint: "", tokenEndpoint: "", clientId: "" },
+    sandbox: false,
     fetch: fetchFn,
     closing: closing.signal,
   };
-  const assets: Assets = options.buildAssets === false ? new Map() : await buildAssets();
+  const assets: Assets = new Map();
+
+  async function start(): Promise<void> {
+    let sandboxOn = mode === "on";
+    if (mode === "auto") {
+      const { values } = await webhooks.communities.list({ limit: 2 });
+      sandboxOn = !options.oauth || !values.some((c) => c.tenantId !== SANDBOX_TENANT_ID);
+    }
+    if (sandbox && sandboxOn) {
+      // Save the sandbox community when absent; when the console moved
+      // (another port or public URL), point the stored one at the new
+      // address, keeping its tokens.
+      const fresh = await sandbox.communityFor(publicUrl);
+      const stored = await webhooks.communities.findByTenantID(SANDBOX_TENANT_ID);
+      if (!stored) {
+        await webhooks.communities.save({ ...fresh });
+      } else if (
+        stored.baseUrl !== fresh.baseUrl || stored.clientId !== fresh.clientId ||
+        stored.clientSecret !== fresh.clientSecret
+      ) {
+        await webhooks.communities.save({ ...stored, ...fresh, name: stored.name });
+      }
+      if (!options.oauth) deps.signin = await sandbox.oauthClientFor(publicUrl);
+    }
+    deps.sandbox = Boolean(sandbox && sandboxOn);
+    if (options.buildAssets !== false) {
+      for (const [name, data] of await buildAssets()) assets.set(name, data);
+    }
+  }
+  const ready = start();
+  ready.catch(() => {}); // reported through `ready` and on each request
 
   const app = new Hono<ConsoleEnv>();
+
+  app.use("*", async (_c, next) => {
+    await ready;
+    await next();
+  });
 
   app.use("*", async (c, next) => {
     const path = c.req.path;
@@ -271,6 +297,8 @@ export async function createApp(options: ConsoleOptions): Promise<ConsoleApp> {
   deliveryRoutes(app, deps);
   receiverRoutes(app, deps);
   if (sandbox) {
+    app.use("/sandbox", async (c, next) => deps.sandbox ? await next() : c.notFound());
+    app.use("/sandbox/*", async (c, next) => deps.sandbox ? await next() : c.notFound());
     app.route("/sandbox", sandbox.app);
     // The sandbox's home is `/sandbox`; accept the trailing slash too.
     app.get("/sandbox/", (c) => c.redirect("/sandbox", 302));
@@ -295,10 +323,13 @@ export async function createApp(options: ConsoleOptions): Promise<ConsoleApp> {
     fetch: (request) => app.fetch(request),
     webhooks,
     deliveries: deps.deliveries,
-    sandbox: sandbox !== null,
-    close() {
+    ready,
+    get sandbox() {
+      return deps.sandbox;
+    },
+    async close() {
       closing.abort();
-      return Promise.resolve();
+      await ready.catch(() => {});
     },
   };
 }

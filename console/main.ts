@@ -16,7 +16,7 @@
  * @module
  */
 
-import { createApp, type OAuthProvider } from "./app.ts";
+import { type ConsoleApp, createApp, type OAuthProvider } from "./app.ts";
 
 function env(name: string): string | undefined {
   const v = Deno.env.get(name);
@@ -91,15 +91,25 @@ async function main(): Promise<void> {
     : hostname;
   const publicUrl = env("PUBLIC_URL") ?? `http://${shownHost}:${addr.port}`;
 
-  const app = await createApp({
-    kv,
-    publicUrl,
-    sandbox: sandbox as "on" | "off" | "auto",
-    oauth: oauthFromEnv(),
-    sessionTtlMs: intEnv("SESSION_TTL_HOURS", 8, 1, 24 * 90) * 3600_000,
-    deliveries: { retain: intEnv("DELIVERIES_RETAIN", 500, 1, 100_000) },
-  }).catch((err) => fail(err instanceof Error ? err.message : String(err)));
-  handler = app.fetch;
+  let app: ConsoleApp;
+  try {
+    app = createApp({
+      kv,
+      publicUrl,
+      sandbox: sandbox as "on" | "off" | "auto",
+      oauth: oauthFromEnv(),
+      sessionTtlMs: intEnv("SESSION_TTL_HOURS", 8, 1, 24 * 90) * 3600_000,
+      deliveries: { retain: intEnv("DELIVERIES_RETAIN", 500, 1, 100_000) },
+    });
+    handler = app.fetch;
+    await app.ready;
+  } catch (err) {
+    fail(
+      `Cannot start the console: ${
+        err instanceof Error ? err.message.replace(/^Cannot start the console: /, "") : String(err)
+      }`,
+    );
+  }
 
   const where = kvPath.startsWith("http") ? "a KV Connect database" : kvPath;
   console.log(

@@ -33,11 +33,13 @@ export async function startConsole(
     (r) => handler(r),
   );
   const origin = `http://127.0.0.1:${server.addr.port}`;
-  let app: ConsoleApp;
+  let app: ConsoleApp | undefined;
   try {
-    app = await createApp({ buildAssets: false, ...options, kv, publicUrl: origin });
+    app = createApp({ buildAssets: false, ...options, kv, publicUrl: origin });
+    await app.ready;
   } catch (err) {
     await server.shutdown();
+    await app?.close();
     kv.close();
     throw err;
   }

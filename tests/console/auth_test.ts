@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { createApp } from "../../console/app.ts";
+import { createWebhooks } from "../../webhooks/mod.ts";
 import { Client, csrfOf, parse, signIn, startConsole } from "./_helpers.ts";
 
 Deno.test("pages without a session redirect to sign-in, keeping the path", async () => {
@@ -174,4 +176,63 @@ Deno.test("the console refuses to start without a sign-in provider", async () =>
     () => startConsole({ sandbox: "off" }),
     (err: Error) => err instanceof TypeError && /no sign-in provider/.test(err.message),
   );
+});
+
+Deno.test("createApp() answers without being awaited and without a publicUrl", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const consoleApp = createApp({ kv, buildAssets: false });
+  try {
+    const res = await consoleApp.app.request("/healthz");
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+    assert.equal(consoleApp.sandbox, true);
+    const community = await consoleApp.webhooks.communities.findByTenantID("sandbox-tenant");
+    assert.equal(community?.baseUrl, "http://127.0.0.1:8000/sandbox");
+  } finally {
+    await consoleApp.close();
+    kv.close();
+  }
+});
+
+Deno.test("with a configured provider and a real community, the sandbox stays off and sign-in goes to the provider", async () => {
+  const kvPath = await Deno.makeTempFile({ suffix: ".kv" });
+  try {
+    const kv = await Deno.openKv(kvPath);
+    await createWebhooks(kv).communities.save({
+      name: "Acme",
+      tenantId: "acme",
+      baseUrl: "https://acme.example",
+    });
+    kv.close();
+    const t = await startConsole({
+      kvPath,
+      oauth: {
+        authorizationEndpoint: "https://idp.example/authorize",
+        tokenEndpoint: "https://idp.example/token",
+        clientId: "console-client",
+        clientSecret: "idp-secret",
+      },
+    });
+    try {
+      assert.equal(t.app.sandbox, false);
+      assert.equal(await t.app.webhooks.communities.findByTenantID("sandbox-tenant"), null);
+      const sandbox = await fetch(`${t.origin}/sandbox`);
+      assert.equal(sandbox.status, 404);
+      await sandbox.body?.cancel();
+      const login = await fetch(`${t.origin}/auth/login`, { redirect: "manual" });
+      await login.body?.cancel();
+      const to = new URL(login.headers.get("location")!);
+      assert.equal(to.origin + to.pathname, "https://idp.example/authorize");
+      assert.equal(to.searchParams.get("client_id"), "console-client");
+      assert.equal(to.searchParams.get("redirect_uri"), `${t.origin}/auth/callback`);
+      assert.equal(to.searchParams.get("code_challenge_method"), "S256");
+      assert.ok(!login.headers.get("location")!.includes("idp-secret"));
+      const signin = await fetch(`${t.origin}/signin`);
+      assert.match(await signin.text(), /Sign in with idp\.example/);
+    } finally {
+      await t.close();
+    }
+  } finally {
+    await Deno.remove(kvPath);
+  }
 });
