@@ -98,7 +98,8 @@ async function fetchWithTimeout(
     const detail = timedOut
       ? `no answer within ${ctx.timeout} ms`
       : `network error (${redact(ctx, String((error as Error)?.message ?? error))})`;
-    throw new PlatformError(method, url, 0, detail, { cause: timedOut ? undefined : error });
+    // A time-out may strike after the platform acted; a refused connection cannot.
+    throw new PlatformError(method, url, 0, detail, { cause: timedOut ? undefined : error, uncertain: timedOut });
   }
 }
 
@@ -113,7 +114,7 @@ async function readText(
   } catch (error) {
     const timedOut = error instanceof DOMException && error.name === "TimeoutError";
     const detail = timedOut ? `no answer within ${ctx.timeout} ms` : "the answer broke off";
-    throw new PlatformError(method, url, 0, detail, { cause: error });
+    throw new PlatformError(method, url, 0, detail, { cause: error, uncertain: true });
   }
 }
 
@@ -137,7 +138,7 @@ async function answerOrThrow(
     throw new PlatformError(method, url, response.status, detail, { body: parsed ? body : undefined });
   }
   if (!parsed) {
-    throw new PlatformError(method, url, response.status, `${what}the answer is not JSON`);
+    throw new PlatformError(method, url, response.status, `${what}the answer is not JSON`, { uncertain: true });
   }
   return { status: response.status, headers: Object.fromEntries(response.headers), body };
 }

@@ -82,11 +82,9 @@ async function applyFixes(deps: ReconcileDeps, report: ReconcileReport, inProgre
       const record: Webhook = { id: deps.newId(), tenantId: community.tenantId, entity: orphan.entity };
       await deps.writeRecord(record, async (op) => {
         const entry = await kv.get(at);
-        if (entry.value === null) return false; // adopted by another run
+        if (entry.value === null) return false; // adopted by another run, or saved by register meanwhile
         op.check(entry).delete(at);
         return true;
-      }).catch((error) => {
-        if (!/changed meanwhile/.test(String(error?.message))) throw error;
       });
     } else if (deps.options.deleteUnknown && !inProgress.has(orphan.entity)) {
       await deps.deleteOnPlatform(orphan.entity);

@@ -10,6 +10,8 @@ export interface PlatformErrorOptions {
   cause?: unknown;
   /** The platform's parsed error body, when it sent one. */
   body?: unknown;
+  /** The platform may have carried the request out though no usable answer came. */
+  uncertain?: boolean;
 }
 
 /**
@@ -24,6 +26,7 @@ export interface PlatformErrorOptions {
  *
  * const error = new PlatformError("POST", "https://c.example/api/core/v3/webhooks", 403, "Forbidden");
  * assert.equal(error.status, 403);
+ * assert.equal(error.uncertain, false);
  * assert.equal(error.message, "POST https://c.example/api/core/v3/webhooks failed with status 403: Forbidden");
  * ```
  */
@@ -36,6 +39,12 @@ export class PlatformError extends Error {
   readonly url: string;
   /** The platform's parsed error body, if any. */
   readonly body: unknown;
+  /**
+   * `true` when the platform may have carried the request out though no
+   * usable answer came: a time-out, an answer that broke off, or a 2xx answer
+   * that could not be read. `false` when it certainly did not.
+   */
+  readonly uncertain: boolean;
 
   /**
    * Makes the error.
@@ -60,5 +69,6 @@ export class PlatformError extends Error {
     this.method = method;
     this.url = url;
     this.body = options.body;
+    this.uncertain = options.uncertain ?? false;
   }
 }

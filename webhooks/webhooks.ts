@@ -451,14 +451,15 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
   /**
    * Writes a record and its index entries in one atomic operation guarded by
    * the record's versionstamp; `extend` adds mutations and checks of its own
-   * (at most 9 more checks).
+   * (at most 9 more checks), or returns `false` to write nothing, and the
+   * result is then `null`.
    */
   async function writeRecord(
     record: Webhook,
     extend?: (op: Deno.AtomicOperation) => boolean | Promise<boolean>,
-  ): Promise<Deno.KvCommitResult> {
+  ): Promise<Deno.KvCommitResult | null> {
     const newIndex = await indexKeys(record);
-    const result = await commitWithRetry(async () => {
+    return await commitWithRetry(async () => {
       const current = await kv.get<Webhook>(webhookKey(record.id));
       const op = kv.atomic().check(current);
       if (extend && !(await extend(op))) return null;
@@ -472,8 +473,6 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       for (const key of newIndex) op.set(key, record.id);
       return [op];
     }, "save webhook");
-    if (result === null) throw new Error(`Cannot save webhook ${describe(record.id)}: it changed meanwhile`);
-    return result;
   }
 
   async function removeRecord(id: string, expected?: Webhook): Promise<boolean> {
@@ -575,7 +574,12 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
         callback: opts.callback,
       });
     } catch (error) {
-      await withLockRetry(() => kv.delete(pendingAt)).catch(() => {});
+      // A clean failure clears the pending entry. When the platform may have
+      // created the hook all the same (a time-out, an answer that broke off
+      // or could not be read), the entry stays so reconcile() can adopt it.
+      if (!(error instanceof PlatformError && error.uncertain)) {
+        await withLockRetry(() => kv.delete(pendingAt)).catch(() => {});
+      }
       throw error;
     }
     const entity = entityOf(answer.body, answer.status, platformUrl(community, "/api/core/v3/webhooks"));
@@ -583,8 +587,13 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
     const record: Webhook = { id: newId(), tenantId: community.tenantId, entity };
     try {
       checkRecord(record, "save webhook");
-      await writeRecord(record, (op) => {
-        op.delete(pendingAt);
+      const ref = selfRef(entity);
+      await writeRecord(record, async (op) => {
+        const entry = await kv.get(pendingAt);
+        // reconcile() adopted the hook while this call ran past staleAfter:
+        // its record is there already, a second one would be a duplicate.
+        if (entry.value === null && ref !== undefined && (await findByWebhookURL(ref)).length > 0) return false;
+        op.check(entry).delete(pendingAt);
         return true;
       });
     } catch (saveError) {
@@ -599,7 +608,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
 
   return {
     save(webhook) {
-      return (async () => await writeRecord(checkRecord(webhook, "save webhook")))();
+      return (async () => (await writeRecord(checkRecord(webhook, "save webhook")))!)();
     },
 
     findByID,
@@ -749,7 +758,9 @@ function selfRef(entity: WebhookEntity | undefined): string | undefined {
 function entityOf(body: unknown, status: number, url: string): WebhookEntity {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     // The hook may exist all the same: the pending entry stays for reconcile.
-    throw new PlatformError("POST", url, status, `the answer holds no webhook entity, got ${describe(body)}`);
+    throw new PlatformError("POST", url, status, `the answer holds no webhook entity, got ${describe(body)}`, {
+      uncertain: true,
+    });
   }
   const wrapped = (body as { entity?: unknown }).entity;
   if (typeof wrapped === "object" && wrapped !== null && !("resources" in body)) {

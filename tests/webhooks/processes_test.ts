@@ -12,8 +12,6 @@ const OBJECT = "/places/1";
 const CALLBACK = "https://app.example/hooks/acme";
 const TENANTS = ["tenant-a", "tenant-b", "tenant-c"];
 const SELF = "https://c.example/api/core/v3/webhooks/";
-/** Tests of known bugs of Module A (reported to the lead) run only with KNOWN_BUGS=1 until they are fixed. */
-const KNOWN_BUG = Deno.env.get("KNOWN_BUGS") !== "1";
 
 // Child: saves `count` records of its own and re-saves `shared` shared ids
 // `rounds` times, all through createWebhooks(kv) on the shared file, once the
@@ -549,7 +547,6 @@ Deno.test("reconcile() renews the tokens on a 401 in the middle of paging and st
 // clients' hooks) removes it.
 Deno.test({
   name: "register() that times out after the platform created the hook keeps its pending entry for reconcile()",
-  ignore: KNOWN_BUG,
   async fn() {
     const kv = await Deno.openKv(":memory:");
     const platform = startPlatform();
@@ -586,7 +583,6 @@ Deno.test({
 // without an entity already keeps it).
 Deno.test({
   name: "register() whose 2xx answer is not JSON keeps its pending entry for reconcile()",
-  ignore: KNOWN_BUG,
   async fn() {
     const kv = await Deno.openKv(":memory:");
     const platform = startPlatform();
@@ -623,7 +619,6 @@ Deno.test({
 // still exists.
 Deno.test({
   name: "register() that outlives staleAfter while reconcile() adopts its hook leaves one record, not two",
-  ignore: KNOWN_BUG,
   async fn() {
     const kv = await Deno.openKv(":memory:");
     const platform = startPlatform();

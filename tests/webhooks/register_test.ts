@@ -223,7 +223,7 @@ Deno.test("register() rejects with the platform's error, naming method, URL and 
   });
 });
 
-Deno.test("register() times out a slow platform with status 0 and stores nothing", async () => {
+Deno.test("register() times out a slow platform with status 0, storing no record but keeping the pending entry", async () => {
   await withPlatform(async (kv, platform) => {
     let release = () => {};
     const held = new Promise<void>((resolve) => release = resolve);
@@ -238,14 +238,15 @@ Deno.test("register() times out a slow platform with status 0 and stores nothing
       await assert.rejects(
         () => hooks.register("Acme", ["document"], PLACE, CALLBACK),
         (e: PlatformError) =>
-          e.status === 0 &&
+          e.status === 0 && e.uncertain &&
           /^POST http:\/\/127\.0\.0\.1:\d+\/api\/core\/v3\/webhooks failed: no answer within 100 ms$/.test(e.message),
       );
     } finally {
       release();
     }
     assert.deepEqual(await keysUnder(kv, ["webhook"]), []);
-    assert.deepEqual(await keysUnder(kv, ["webhook_pending"]), []);
+    // The platform may have created the hook before the time-out: reconcile() can adopt it.
+    assert.equal((await keysUnder(kv, ["webhook_pending"])).length, 1);
   });
 });
 
@@ -265,9 +266,11 @@ Deno.test("register() rejects with status 0 when the platform cannot be reached"
     await assert.rejects(
       () => hooks.register("Acme", ["document"], PLACE, CALLBACK),
       (e: PlatformError) =>
-        e instanceof PlatformError && e.status === 0 && /network error/.test(e.message) && !e.message.includes("tok"),
+        e instanceof PlatformError && e.status === 0 && !e.uncertain && /network error/.test(e.message) &&
+        !e.message.includes("tok"),
     );
     assert.deepEqual(await keysUnder(kv, ["webhook"]), []);
+    assert.deepEqual(await keysUnder(kv, ["webhook_pending"]), []);
   } finally {
     kv.close();
   }
