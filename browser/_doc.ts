@@ -1,6 +1,8 @@
 // Private shared state of Library B: the document set with setDoc(), and the
 // small argument checks every file uses. No side effects at import.
 
+import { isArray, isDom, isFunc, isObj, isStr } from "./is.ts";
+
 let current: Document | undefined;
 
 /** Remembers the document set with `setDoc`. */
@@ -11,11 +13,7 @@ export function useDoc(doc: Document): void {
 /** The document set with `setDoc`, else the global one. */
 export function getDoc(): Document {
   const doc = current ?? (globalThis as { document?: Document }).document;
-  if (!doc) {
-    throw new Error(
-      "No document: call setDoc(document) first when running outside a browser",
-    );
-  }
+  if (!doc) throw new Error("No document: call setDoc() first");
   return doc;
 }
 
@@ -24,39 +22,55 @@ export function getWin(): Window & typeof globalThis {
   return (current?.defaultView ?? globalThis) as Window & typeof globalThis;
 }
 
-/** Shows a value in an error message without dumping it. */
-function show(value: unknown): string {
-  return typeof value === "string"
-    ? JSON.stringify(value)
-    : typeof value === "function"
-    ? "a function"
-    : value && typeof value === "object"
-    ? value.constructor?.name || "Object"
-    : String(value);
-}
-
-/** Throws `Expected 'arg' of fn() to be what, got value`. */
+/** Throws `Expected 'name' to be what, got value` (a TypeError by default). */
 export function fail(
-  fn: string,
-  arg: string,
+  name: string,
   what: string,
   value: unknown,
   Type: ErrorConstructor = TypeError,
 ): never {
-  throw new Type(`Expected '${arg}' of ${fn}() to be ${what}, got ${show(value)}`);
+  throw new Type(
+    `Expected '${name}' to be ${what}, got ${
+      typeof value === "string"
+        ? JSON.stringify(value)
+        : isObj(value) || isFunc(value)
+        ? value.constructor?.name || "Object"
+        : String(value)
+    }`,
+  );
+}
+
+/** A node of any window (element, text, fragment, document...). */
+export function isNode(obj: unknown): obj is Node {
+  return typeof (obj as Node | null)?.nodeType === "number";
+}
+
+/** An element of any window. */
+export function isEl(obj: unknown): obj is HTMLElement {
+  return (obj as Node | null)?.nodeType === 1;
+}
+
+const KINDS: Record<string, [string, (v: unknown) => boolean]> = {
+  s: ["a string", isStr],
+  f: ["a function", isFunc],
+  o: ["an object", isObj],
+  a: ["an array", isArray],
+  e: ["an element", isEl],
+  n: ["a node", isNode],
+  d: ["an element or fragment", isDom],
+};
+
+/**
+ * Checks an argument: `kind` is `s` string, `f` function, `o` object, `a`
+ * array, `e` element, `n` node, `d` element or fragment; an upper-case kind
+ * also accepts `null` and `undefined`.
+ */
+export function need(value: unknown, kind: string, name: string): void {
+  const [what, test] = KINDS[kind.toLowerCase()];
+  if (!(kind < "a" && value == null) && !test(value)) fail(name, what, value);
 }
 
 /** Keys that `merge`, `set`, `clone` and `parseQuery` never write. */
 export function isUnsafeKey(key: string): boolean {
   return key === "__proto__" || key === "constructor" || key === "prototype";
-}
-
-/** A node of any window (element, text, fragment, document...). */
-export function isNode(obj: unknown): obj is Node {
-  return !!obj && typeof (obj as Node).nodeType === "number";
-}
-
-/** An element of any window. */
-export function isEl(obj: unknown): obj is HTMLElement {
-  return isNode(obj) && obj.nodeType === 1;
 }

@@ -7,9 +7,9 @@
  * @module
  */
 
-import { fail, getDoc, isEl, isNode, useDoc } from "./_doc.ts";
+import { fail, getDoc, need, useDoc } from "./_doc.ts";
 import { listen } from "./events.ts";
-import { isArray, isDom, isFunc, isObj, isStr } from "./is.ts";
+import { isStr } from "./is.ts";
 import { get } from "./object.ts";
 import { setStyles } from "./style.ts";
 
@@ -46,9 +46,9 @@ export interface ScriptOptions {
   error?: (event: Event) => unknown;
 }
 
-function classes(fn: string, el: Element, cls: string): string[] {
-  if (!isEl(el)) fail(fn, "el", "an element", el);
-  if (!isStr(cls)) fail(fn, "cls", "a string", cls);
+function classes(el: Element, cls: string): string[] {
+  need(el, "e", "el");
+  need(cls, "s", "cls");
   return cls.split(/\s+/).filter(Boolean);
 }
 
@@ -70,7 +70,7 @@ function classes(fn: string, el: Element, cls: string): string[] {
  * ```
  */
 export function addClass(el: Element, cls: string): void {
-  el.classList.add(...classes("addClass", el, cls));
+  el.classList.add(...classes(el, cls));
 }
 
 /**
@@ -92,7 +92,7 @@ export function addClass(el: Element, cls: string): void {
  * ```
  */
 export function delClass(el: Element, cls: string): void {
-  el.classList.remove(...classes("delClass", el, cls));
+  el.classList.remove(...classes(el, cls));
 }
 
 /**
@@ -114,7 +114,7 @@ export function delClass(el: Element, cls: string): void {
  * ```
  */
 export function setClass(el: Element, cls: string): void {
-  classes("setClass", el, cls);
+  classes(el, cls);
   el.setAttribute("class", cls);
 }
 
@@ -139,8 +139,8 @@ export function setClass(el: Element, cls: string): void {
  * ```
  */
 export function hasClass(el: Element, cls: string): boolean {
-  const names = classes("hasClass", el, cls);
-  return names.length > 0 && names.every((c) => el.classList.contains(c));
+  const names = classes(el, cls);
+  return !!names[0] && names.every((c) => el.classList.contains(c));
 }
 
 /**
@@ -148,7 +148,7 @@ export function hasClass(el: Element, cls: string): boolean {
  *
  * @param src the script's URL
  * @param opts listeners for the script's `load` and `error` events
- * @throws {TypeError} when `src` is not a non-empty string or a listener is not a function
+ * @throws {TypeError} when `src` is not a string or a listener is not a function
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -162,16 +162,13 @@ export function hasClass(el: Element, cls: string): boolean {
  * ```
  */
 export function addScript(src: string, opts: ScriptOptions = {}): void {
-  if (!isStr(src) || !src) fail("addScript", "src", "a URL", src);
-  if (!isObj(opts)) fail("addScript", "opts", "an object", opts);
+  need(src, "s", "src");
+  need(opts, "o", "opts");
   const doc = getDoc();
   const script = doc.createElement("script");
   for (const type of ["load", "error"] as const) {
-    const fn = opts[type];
-    if (fn != null) {
-      if (!isFunc(fn)) fail("addScript", "opts." + type, "a function", fn);
-      listen(script, type, fn as (event: Event) => unknown);
-    }
+    need(opts[type], "F", "opts." + type);
+    if (opts[type]) listen(script, type, opts[type]);
   }
   script.src = src;
   (doc.head ?? doc.documentElement).appendChild(script);
@@ -210,15 +207,13 @@ export function adj(
   content: string,
   where: "before" | "front" | "back" | "after",
 ): void {
-  if (!isEl(node)) fail("adj", "node", "an element", node);
-  if (!isStr(content)) fail("adj", "content", "a string", content);
+  need(node, "e", "node");
+  need(content, "s", "content");
   const i = WHERE.indexOf(where);
-  if (i < 0) {
-    fail("adj", "where", "one of before, front, back, after", where, RangeError);
-  }
+  if (i < 0) fail("where", WHERE.join(", "), where, RangeError);
   if (i % 3 || node.parentNode) {
     node.insertAdjacentHTML(
-      (["beforebegin", "afterbegin", "beforeend", "afterend"] as const)[i],
+      ((i % 2 ? "after" : "before") + (i < 2 ? "begin" : "end")) as InsertPosition,
       content,
     );
   }
@@ -246,10 +241,9 @@ export function append(
   el: Element | DocumentFragment | null | undefined,
   child: Node | null | undefined,
 ): void {
-  if (el == null || child == null) return;
-  if (!isDom(el)) fail("append", "el", "an element or fragment", el);
-  if (!isNode(child)) fail("append", "child", "a node", child);
-  el.appendChild(child);
+  need(el, "D", "el");
+  need(child, "N", "child");
+  if (el && child) el.appendChild(child);
 }
 
 /**
@@ -274,10 +268,9 @@ export function replace(
   old: Element | null | undefined,
   newEl: Node | null | undefined,
 ): void {
-  if (old == null || newEl == null) return;
-  if (!isNode(old)) fail("replace", "old", "a node", old);
-  if (!isNode(newEl)) fail("replace", "newEl", "a node", newEl);
-  old.parentNode?.replaceChild(newEl, old);
+  need(old, "N", "old");
+  need(newEl, "N", "newEl");
+  if (newEl) old?.parentNode?.replaceChild(newEl, old);
 }
 
 /**
@@ -298,9 +291,8 @@ export function replace(
  * ```
  */
 export function remove(el: Node | null | undefined): void {
-  if (el == null) return;
-  if (!isNode(el)) fail("remove", "el", "a node", el);
-  el.parentNode?.removeChild(el);
+  need(el, "N", "el");
+  el?.parentNode?.removeChild(el);
 }
 
 /**
@@ -310,7 +302,8 @@ export function remove(el: Node | null | undefined): void {
  * @param attrs attributes, as for `setAttrs` (a string is `innerHTML`: trusted markup only)
  * @param events listeners keyed by event name
  * @returns the new element
- * @throws {TypeError} when `el` is not a valid tag name, or as `setAttrs`
+ * @throws {TypeError} when `el` is not a string, or as `setAttrs`
+ * @throws {DOMException} (`InvalidCharacterError`) when `el` is not a valid tag name
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -327,15 +320,9 @@ export function create(
   attrs?: Attrs | string | null,
   events?: Events | null,
 ): HTMLElement {
-  if (!isStr(el)) fail("create", "el", "a tag name", el);
+  need(el, "s", "el");
   const doc = getDoc();
-  let node: HTMLElement;
-  try {
-    node = doc.createElement(el);
-  } catch {
-    return fail("create", "el", "a valid tag name", el);
-  }
-  return setAttrs(node, attrs, events);
+  return setAttrs(doc.createElement(el), attrs, events);
 }
 
 /**
@@ -366,12 +353,8 @@ export function frag(content?: string | Node | null): DocumentFragment {
     return doc.importNode(template.content, true);
   }
   const fragment = doc.createDocumentFragment();
-  if (content != null) {
-    if (!isNode(content)) {
-      fail("frag", "content", "a string or a node", content);
-    }
-    fragment.appendChild(content.cloneNode(true));
-  }
+  need(content, "N", "content");
+  if (content) fragment.appendChild(content.cloneNode(true));
   return fragment;
 }
 
@@ -383,18 +366,13 @@ function fill(node: Node, data: object): void {
       const value = get(data, path, "");
       return value == null ? "" : String(value);
     });
-  if (node.nodeType === 3) {
-    const text = node as Text;
-    if (text.data.includes("{{")) text.data = sub(text.data);
-  } else if (node.nodeType === 1 || node.nodeType === 11) {
-    const el = node as Element;
-    if (el.tagName === "SCRIPT") return; // never turn data into code
+  const el = node as Element & Text;
+  if (el.nodeType === 3) el.data = sub(el.data);
+  else if (el.tagName !== "SCRIPT") { // never turn data into code
     for (const attr of Array.from(el.attributes ?? [])) {
-      if (attr.value.includes("{{") && !/^on/i.test(attr.name)) {
-        attr.value = sub(attr.value);
-      }
+      if (attr.value.includes("{{") && !/^on/i.test(attr.name)) attr.value = sub(attr.value);
     }
-    for (const child of Array.from(node.childNodes)) fill(child, data);
+    for (const child of Array.from(el.childNodes)) fill(child, data);
   }
 }
 
@@ -429,13 +407,10 @@ export function render(
   frag: DocumentFragment | HTMLElement,
   data: object,
 ): DocumentFragment | HTMLElement {
-  if (!isDom(frag)) fail("render", "frag", "an element or fragment", frag);
-  if (!isObj(data)) fail("render", "data", "an object", data);
-  const target = frag.nodeType === 11
-    ? frag.cloneNode(true) as DocumentFragment
-    : (frag as HTMLElement).tagName === "TEMPLATE"
-    ? (frag as HTMLTemplateElement).content.cloneNode(true) as DocumentFragment
-    : frag;
+  need(frag, "d", "frag");
+  need(data, "o", "data");
+  const source = (frag as HTMLTemplateElement).content ?? frag;
+  const target = source.nodeType === 11 ? source.cloneNode(true) as DocumentFragment : frag;
   fill(target, data);
   return target;
 }
@@ -455,7 +430,8 @@ export function render(
  * @param attrs the attributes, or markup (trusted input only)
  * @param events listeners keyed by event name, as for `listen`
  * @returns `el`
- * @throws {TypeError} when `el` is not an element or fragment, `attrs` or `events` has the wrong type, an attribute name is invalid, or a listener is not a function
+ * @throws {TypeError} when `el` is not an element or fragment, `attrs` or `events` has the wrong type, or a listener is not a function
+ * @throws {DOMException} (`InvalidCharacterError`) when an attribute name is invalid
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -478,45 +454,30 @@ export function setAttrs<T extends HTMLElement | DocumentFragment>(
   attrs?: Attrs | string | null,
   events?: Events | null,
 ): T {
-  if (!isDom(el)) fail("setAttrs", "el", "an element or fragment", el);
+  need(el, "d", "el");
   if (isStr(attrs)) attrs = { innerHTML: attrs };
-  if (attrs != null && !isObj(attrs)) {
-    fail("setAttrs", "attrs", "an object or a string", attrs);
-  }
-  if (events != null && !isObj(events)) {
-    fail("setAttrs", "events", "an object", events);
-  }
+  need(attrs, "O", "attrs");
+  need(events, "O", "events");
   const isFrag = el.nodeType === 11;
   const element = el as HTMLElement;
-  for (const key of Object.keys(attrs ?? {})) {
+  for (const key in attrs) {
     const value = attrs![key];
     if (key === "innerHTML") {
-      const html = value == null ? "" : String(value);
+      const html = String(value ?? "");
       if (isFrag) el.replaceChildren(frag(html));
       else element.innerHTML = html;
     } else if (key === "parentNode") {
       append(value as Element, el);
     } else if (key === "children") {
-      for (const child of isArray(value) ? value : [value]) {
-        append(el, child as Node);
-      }
+      for (const child of [value].flat()) append(el, child as Node);
     } else if (key === "styles") {
       setStyles(element, value as Attrs["styles"] & object);
-    } else if (isFrag) {
-      continue;
-    } else if (key === "className") {
-      element.className = String(value);
-    } else if (value == null) {
-      element.removeAttribute(key);
-    } else {
-      try {
-        element.setAttribute(key, String(value));
-      } catch {
-        fail("setAttrs", "attrs", "valid attribute names", key);
-      }
+    } else if (!isFrag) {
+      if (value == null) element.removeAttribute(key);
+      else element.setAttribute(key === "className" ? "class" : key, String(value));
     }
   }
-  for (const type of Object.keys(events ?? {})) listen(el, type, events![type]);
+  for (const type in events) listen(el, type, events[type]);
   return el;
 }
 
@@ -540,7 +501,7 @@ export function setAttrs<T extends HTMLElement | DocumentFragment>(
  * ```
  */
 export function setDoc<T extends Document>(doc: T): T {
-  if (!isNode(doc) || doc.nodeType !== 9) fail("setDoc", "doc", "a document", doc);
+  if (doc?.nodeType !== 9) fail("doc", "a document", doc);
   useDoc(doc);
   return doc;
 }

@@ -4,8 +4,8 @@
  * @module
  */
 
-import { fail } from "./_doc.ts";
-import { isFunc, isObj, isStr } from "./is.ts";
+import { fail, need } from "./_doc.ts";
+import { isFunc } from "./is.ts";
 
 /**
  * Adds an event listener.
@@ -13,7 +13,7 @@ import { isFunc, isObj, isStr } from "./is.ts";
  * @param obj a DOM node, window, XMLHttpRequest or other event target
  * @param type the event type, for example `click`
  * @param fn the listener
- * @throws {TypeError} when `obj` is not an event target, `type` is not a non-empty string, or `fn` is not a function
+ * @throws {TypeError} when `obj` is not an event target, `type` is not a string, or `fn` is not a function
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -32,11 +32,9 @@ export function listen(
   type: string,
   fn: (event: Event) => unknown,
 ): void {
-  if (!isObj(obj) || !isFunc(obj.addEventListener)) {
-    fail("listen", "obj", "an event target", obj);
-  }
-  if (!isStr(type) || !type) fail("listen", "type", "an event name", type);
-  if (!isFunc(fn)) fail("listen", "fn", "a function", fn);
+  if (!isFunc(obj?.addEventListener)) fail("obj", "an event target", obj);
+  need(type, "s", "type");
+  need(fn, "f", "fn");
   obj.addEventListener(type, fn as EventListener);
 }
 
@@ -70,9 +68,7 @@ export function processEvent(
   prevent = false,
   stop = false,
 ): EventTarget | null {
-  if (!isObj(e) || !isFunc(e.preventDefault)) {
-    fail("processEvent", "e", "an event", e);
-  }
+  if (!isFunc(e?.preventDefault)) fail("e", "an event", e);
   if (prevent) e.preventDefault();
   if (stop) e.stopPropagation();
   return e.target;

@@ -5,39 +5,29 @@
  * @module
  */
 
-import { fail, getWin } from "./_doc.ts";
-import { isFunc } from "./is.ts";
+import { getWin, need } from "./_doc.ts";
 
 /** A frame listener: called with the arguments given to `onFrame`, then the frame timestamp. */
 // deno-lint-ignore no-explicit-any
 export type FrameListener = (...args: any[]) => unknown;
 
 const listeners: Map<FrameListener, [unknown, unknown[]]> = /* @__PURE__ */ new Map();
-let loop: { win: Window; id: number } | undefined;
+let loopWin: Window | undefined;
+let loopId = 0;
 
 function tick(ts: number): void {
-  const current = loop!;
-  current.id = 0;
-  for (const [fn, entry] of [...listeners]) {
-    if (listeners.get(fn) !== entry) continue; // cancelled during this frame
-    try {
-      fn.apply(entry[0], [...entry[1], ts]);
-    } catch (err) {
-      // report without stopping the other listeners or the loop
-      current.win.setTimeout(() => {
-        throw err;
-      });
-    }
+  // the next frame is booked first, so a throwing listener cannot stop the loop
+  loopId = loopWin!.requestAnimationFrame(tick);
+  for (const [fn, [scope, args]] of [...listeners]) {
+    if (listeners.has(fn)) fn.apply(scope, [...args, ts]);
   }
-  if (listeners.size && loop === current) {
-    current.id = current.win.requestAnimationFrame(tick);
-  } else if (loop === current) loop = undefined;
 }
 
 /**
  * Calls `fn` on every animation frame, with `this` = `scope` and the
  * arguments `(...args, timestamp)`, until `cancelFrame(fn)`. Calling it again
- * with the same `fn` replaces its scope and arguments.
+ * with the same `fn` replaces its scope and arguments. Listeners run in the
+ * order they were added; one that throws skips the rest for that frame only.
  *
  * @param fn the listener
  * @param scope `this` for the calls (default: the window)
@@ -61,14 +51,15 @@ function tick(ts: number): void {
  * await win.happyDOM.close();
  * ```
  */
-export function onFrame(fn: FrameListener, scope?: unknown, ...args: unknown[]): void {
-  if (!isFunc(fn)) fail("onFrame", "fn", "a function", fn);
+export function onFrame(
+  fn: FrameListener,
+  scope?: unknown,
+  ...args: unknown[]
+): void {
+  need(fn, "f", "fn");
   const win = getWin();
   listeners.set(fn, [scope === undefined ? win : scope, args]);
-  if (!loop) {
-    loop = { win, id: 0 };
-    loop.id = win.requestAnimationFrame(tick);
-  }
+  if (!loopWin) loopId = (loopWin = win).requestAnimationFrame(tick);
 }
 
 /**
@@ -93,9 +84,8 @@ export function onFrame(fn: FrameListener, scope?: unknown, ...args: unknown[]):
  * ```
  */
 export function cancelFrame(fn: FrameListener): void {
-  listeners.delete(fn);
-  if (!listeners.size && loop) {
-    if (loop.id) loop.win.cancelAnimationFrame(loop.id);
-    loop = undefined;
+  if (listeners.delete(fn) && !listeners.size && loopWin) {
+    loopWin.cancelAnimationFrame(loopId);
+    loopWin = undefined;
   }
 }

@@ -57,7 +57,7 @@ export function isBool(obj: unknown): obj is boolean {
  * ```
  */
 export function isDom(obj: unknown): obj is HTMLElement | DocumentFragment {
-  const type = isObj(obj) && (obj as { nodeType?: unknown }).nodeType;
+  const type = (obj as Node | null)?.nodeType;
   return type === 1 || type === 11;
 }
 

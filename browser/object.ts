@@ -7,8 +7,8 @@
  * @module
  */
 
-import { fail, getWin, isUnsafeKey } from "./_doc.ts";
-import { isArray, isFunc, isObj, isStr } from "./is.ts";
+import { fail, getWin, isUnsafeKey, need } from "./_doc.ts";
+import { isArray, isObj, isStr } from "./is.ts";
 
 /** Any function or constructor, as `bind` and `extend` take. */
 // deno-lint-ignore no-explicit-any
@@ -30,17 +30,17 @@ export interface MergeOptions {
 }
 
 function isPlain(obj: unknown): obj is Record<string, unknown> {
-  if (!isObj(obj)) return false;
-  const proto = Object.getPrototypeOf(obj);
-  return proto === null || proto === Object.prototype ||
-    Object.getPrototypeOf(proto) === null; // a plain object of another realm
+  // prototype null, or Object.prototype of any realm
+  const proto = isObj(obj) && Object.getPrototypeOf(obj);
+  return proto === null || isObj(proto) && !Object.getPrototypeOf(proto);
 }
 
-function keysOf(path: Path, fn: string): string[] {
-  if (isStr(path)) return path.split(".");
-  if (typeof path === "number") return [String(path)];
-  if (isArray(path)) return path.map(String);
-  return fail(fn, "path", "a string, a number or an array of keys", path);
+function keysOf(path: Path): string[] {
+  return isStr(path)
+    ? path.split(".")
+    : isArray(path) || typeof path === "number"
+    ? [path].flat().map(String)
+    : fail("path", "a string, number or array", path);
 }
 
 /**
@@ -48,7 +48,7 @@ function keysOf(path: Path, fn: string): string[] {
  *
  * @param args an `arguments` object or other array-like
  * @returns a new array with the same items
- * @throws {TypeError} when `args` is not array-like
+ * @throws {TypeError} when `args` is not an object
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -60,10 +60,8 @@ function keysOf(path: Path, fn: string): string[] {
  * ```
  */
 export function args(args: ArrayLike<unknown>): unknown[] {
-  if (!isObj(args) || typeof args.length !== "number") {
-    fail("args", "args", "an arguments object or array-like", args);
-  }
-  return Array.prototype.slice.call(args);
+  need(args, "o", "args");
+  return Array.from(args);
 }
 
 /**
@@ -92,9 +90,9 @@ export function bind(
   prefill: readonly unknown[] = [],
   postfill: readonly unknown[] = [],
 ): AnyFunction {
-  if (!isFunc(fn)) fail("bind", "fn", "a function", fn);
-  if (!isArray(prefill)) fail("bind", "prefill", "an array", prefill);
-  if (!isArray(postfill)) fail("bind", "postfill", "an array", postfill);
+  need(fn, "f", "fn");
+  need(prefill, "a", "prefill");
+  need(postfill, "a", "postfill");
   return (...rest: unknown[]) =>
     fn.apply(obj === undefined ? getWin() : obj, [
       ...prefill,
@@ -116,8 +114,7 @@ function copy(
     for (const item of value) out.push(deep ? copy(item, deep, seen) : item);
     return out;
   }
-  if (value instanceof Date) return new Date(+value);
-  if (!isPlain(value)) return value; // class instances, DOM nodes: shared
+  if (!isPlain(value)) return value; // dates, class instances, nodes: shared
   seen.set(value, out = {});
   for (const key of Object.keys(value)) {
     if (!isUnsafeKey(key)) {
@@ -128,9 +125,9 @@ function copy(
 }
 
 /**
- * Clones an object. Arrays, plain objects and dates are copied (deeply unless
- * `shallow`), cycles are kept; other objects (class instances, DOM nodes) are
- * shared, and primitives are returned as they are. `__proto__`,
+ * Clones an object. Arrays and plain objects are copied (deeply unless
+ * `shallow`), cycles are kept; other objects (dates, maps, class instances,
+ * DOM nodes) are shared, and primitives are returned as they are. `__proto__`,
  * `constructor` and `prototype` keys are left out.
  *
  * @param obj the value to clone
@@ -180,13 +177,13 @@ export function merge<T extends Record<string, any>>(
   mergeFrom?: object | null,
   options: MergeOptions = {},
 ): T {
-  if (!isObj(mergeTo)) fail("merge", "mergeTo", "an object", mergeTo);
-  if (mergeFrom != null && !isObj(mergeFrom)) {
-    fail("merge", "mergeFrom", "an object", mergeFrom);
-  }
-  if (!isObj(options)) fail("merge", "options", "an object", options);
+  need(mergeTo, "o", "mergeTo");
+  need(mergeFrom, "O", "mergeFrom");
+  need(options, "o", "options");
   const target = options.clone ? clone(mergeTo) : mergeTo;
-  if (mergeFrom) mergeInto(target, mergeFrom, !options.shallow);
+  if (mergeFrom) {
+    mergeInto(target, mergeFrom as Record<string, unknown>, !options.shallow);
+  }
   return target;
 }
 
@@ -228,15 +225,12 @@ export function each<T>(
   obj: ArrayLike<T> | Record<string, T>,
   fn: (value: T, index: number | string, obj: unknown) => unknown,
 ): void {
-  if (!isObj(obj)) fail("each", "obj", "an object or an array", obj);
-  if (!isFunc(fn)) fail("each", "fn", "a function", fn);
-  if (typeof obj.length === "number") {
-    const list = obj as unknown as ArrayLike<T>;
-    for (let i = 0; i < list.length; i++) fn(list[i], i, obj);
-  } else {
-    const rec = obj as Record<string, T>;
-    for (const key of Object.keys(rec)) fn(rec[key], key, obj);
-  }
+  need(obj, "o", "obj");
+  need(fn, "f", "fn");
+  const rec = obj as Record<string, T>;
+  for (
+    const key of typeof obj.length === "number" ? Array.from(obj as ArrayLike<T>, (_, i) => i) : Object.keys(obj)
+  ) fn(rec[key], key, obj);
 }
 
 /**
@@ -249,7 +243,7 @@ export function each<T>(
  * @param target the class that inherits
  * @param source the class inherited from
  * @param methods methods to add to `target.prototype`
- * @throws {TypeError} when `target` or `source` is not a function, they are the same, or `methods` is not an object
+ * @throws {TypeError} when `target` or `source` is not a function (or class), or `methods` is not an object
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -269,13 +263,9 @@ export function extend(
   source: AnyClass,
   methods?: Record<string, unknown> | null,
 ): void {
-  if (!isFunc(target)) fail("extend", "target", "a function or class", target);
-  if (!isFunc(source) || source === target) {
-    fail("extend", "source", "a function or class other than target", source);
-  }
-  if (methods != null && !isObj(methods)) {
-    fail("extend", "methods", "an object", methods);
-  }
+  need(target, "f", "target");
+  need(source, "f", "source");
+  need(methods, "O", "methods");
   Object.setPrototypeOf(target.prototype, source.prototype);
   Object.setPrototypeOf(target, source);
   for (const key of Object.keys(methods ?? {})) {
@@ -302,7 +292,7 @@ export function extend(
  */
 export function get(obj: unknown, path: Path, def?: unknown): unknown {
   let cur = obj;
-  for (const key of keysOf(path, "get")) {
+  for (const key of keysOf(path)) {
     if (cur == null) return def;
     cur = (cur as Record<string, unknown>)[key];
   }
@@ -339,13 +329,13 @@ export function set<T extends object>(
   val: unknown,
   conditional = false,
 ): T {
-  if (!isObj(obj) && !isFunc(obj)) fail("set", "obj", "an object", obj);
-  const keys = keysOf(path, "set");
+  if (Object(obj) !== obj) fail("obj", "an object", obj);
+  const keys = keysOf(path);
   if (keys.some(isUnsafeKey)) return obj;
   let cur = obj as Record<string, unknown>;
   const last = keys.pop()!;
   for (const key of keys) {
-    if (!isObj(cur[key]) && !isFunc(cur[key])) cur[key] = {};
+    if (Object(cur[key]) !== cur[key]) cur[key] = {};
     cur = cur[key] as Record<string, unknown>;
   }
   if (!conditional || cur[last] === undefined) cur[last] = val;

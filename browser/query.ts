@@ -4,8 +4,7 @@
  * @module
  */
 
-import { fail, getWin, isUnsafeKey } from "./_doc.ts";
-import { isArray, isObj, isStr } from "./is.ts";
+import { getWin, isUnsafeKey, need } from "./_doc.ts";
 
 /** A parsed query: one value per key, an array for a repeated key, `1` for a key without `=`. */
 export type Query = Record<string, string | 1 | (string | 1)[]>;
@@ -27,11 +26,11 @@ export type Query = Record<string, string | 1 | (string | 1)[]>;
  * ```
  */
 export function buildQuery(object: Record<string, unknown>): string {
-  if (!isObj(object)) fail("buildQuery", "object", "an object", object);
+  need(object, "o", "object");
   const parts: string[] = [];
   for (const key of Object.keys(object)) {
     const value = object[key];
-    for (const item of isArray(value) ? value : [value]) {
+    for (const item of [value].flat()) {
       if (item != null) {
         parts.push(
           encodeURIComponent(key) + "=" + encodeURIComponent(String(item)),
@@ -40,15 +39,6 @@ export function buildQuery(object: Record<string, unknown>): string {
     }
   }
   return parts.join("&");
-}
-
-function decode(text: string): string {
-  text = text.replace(/\+/g, " ");
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text; // malformed escape: keep it as written
-  }
 }
 
 /**
@@ -74,18 +64,14 @@ function decode(text: string): string {
  * ```
  */
 export function parseQuery(str?: string): Query {
-  if (str === undefined) str = getWin().location?.search ?? "";
-  if (!isStr(str)) fail("parseQuery", "str", "a string", str);
+  need(str ??= getWin().location?.search ?? "", "s", "str");
   const out: Query = {};
-  const query = str.split("#")[0];
-  for (const pair of query.slice(query.indexOf("?") + 1).split("&")) {
-    if (!pair) continue;
-    const eq = pair.indexOf("=");
-    const key = decode(eq < 0 ? pair : pair.slice(0, eq));
+  for (const pair of str.replace(/^[^?#]*\?|#.*/g, "").split("&")) {
+    // URLSearchParams decodes `+` and keeps malformed escapes as written
+    const [[key, text] = ["", ""]] = new URLSearchParams(pair) as unknown as [string, string][];
     if (!key || isUnsafeKey(key)) continue;
-    const value = eq < 0 ? 1 : decode(pair.slice(eq + 1));
-    const old = Object.hasOwn(out, key) ? out[key] : undefined;
-    out[key] = old === undefined ? value : isArray(old) ? [...old, value] : [old, value];
+    const value = pair.includes("=") ? text : 1;
+    out[key] = Object.hasOwn(out, key) ? [out[key], value].flat() as (string | 1)[] : value;
   }
   return out;
 }

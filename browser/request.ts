@@ -4,8 +4,8 @@
  * @module
  */
 
-import { fail, getWin } from "./_doc.ts";
-import { isFunc, isObj, isStr } from "./is.ts";
+import { getWin, need } from "./_doc.ts";
+import { isStr } from "./is.ts";
 
 /** Options of {@linkcode request}. */
 export interface RequestOptions {
@@ -36,14 +36,14 @@ export type RequestCallback = (
   request: XMLHttpRequest,
 ) => unknown;
 
-function failure(message: string, status: number, cause?: unknown): RequestError {
-  return Object.assign(new Error(message, { cause }), { status });
+function failure(message: string, status: number): RequestError {
+  return Object.assign(new Error(message), { status });
 }
 
 /**
  * Makes an XHR request. The callback gets `error` (`null` for a 2xx status,
  * else an `Error` carrying `status`; a network failure, timeout or abort
- * gives status 0), `response` (the text, or the parsed JSON when the
+ * gives status 0, message `Network error` and response `null`), `response` (the text, or the parsed JSON when the
  * response's `Content-Type` contains `json`, such as
  * `application/problem+json`, or when `opts.parseJson` is set; on a JSON
  * parse failure `error` is the `SyntaxError` with `status` and `response`
@@ -53,7 +53,7 @@ function failure(message: string, status: number, cause?: unknown): RequestError
  * @param callback called once with `(error, response, request)`
  * @param opts `data`, `headers`, `json`, `method` (default `GET`), `parseJson`, `props`
  * @returns the XMLHttpRequest, already sent
- * @throws {TypeError} when `url` is not a string or URL, `callback` is not a function, or an option has the wrong type
+ * @throws {TypeError} when `url` is not a string, `callback` is not a function, or an option has the wrong type
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -76,52 +76,40 @@ function failure(message: string, status: number, cause?: unknown): RequestError
  * ```
  */
 export function request(
-  url: string | URL,
+  url: string,
   callback?: RequestCallback | null,
   opts: RequestOptions = {},
 ): XMLHttpRequest {
-  if (!isStr(url) && !(url instanceof URL)) {
-    fail("request", "url", "a string or URL", url);
-  }
-  if (callback != null && !isFunc(callback)) {
-    fail("request", "callback", "a function", callback);
-  }
-  if (!isObj(opts)) fail("request", "opts", "an object", opts);
+  need(url, "s", "url");
+  need(callback, "F", "callback");
+  need(opts, "o", "opts");
   const { headers = {}, json, method = "GET", parseJson, props = {} } = opts;
-  if (!isStr(method) || !method) fail("request", "opts.method", "a string", method);
-  if (!isObj(headers)) fail("request", "opts.headers", "an object", headers);
-  if (!isObj(props)) fail("request", "opts.props", "an object", props);
-  const XHR = getWin().XMLHttpRequest;
-  if (!XHR) throw new Error("No XMLHttpRequest: call setDoc(document) first");
-  const xhr = new XHR();
-  xhr.open(method, String(url));
+  need(method, "s", "opts.method");
+  need(headers, "o", "opts.headers");
+  need(props, "o", "opts.props");
+  const xhr = new (getWin().XMLHttpRequest)();
+  xhr.open(method, url);
   let body = (opts as RequestOptions).data ?? null;
   if (json !== undefined) {
     body = JSON.stringify(json);
-    if (!Object.keys(headers).some((k) => /^content-type$/i.test(k))) {
+    if (!/content-type/i.test(Object.keys(headers).join())) {
       xhr.setRequestHeader("Content-Type", "application/json");
     }
   }
-  for (const key of Object.keys(headers)) {
-    xhr.setRequestHeader(key, String(headers[key]));
+  for (const key in headers) {
+    xhr.setRequestHeader(key, headers[key]);
   }
-  for (const key of Object.keys(props)) {
-    (xhr as unknown as Record<string, unknown>)[key] = props[key];
-  }
-  let done = false;
-  const finish = (error: RequestError | null, response: unknown) => {
-    if (!done) {
-      done = true;
-      callback?.(error, response, xhr);
-    }
-  };
-  xhr.addEventListener("load", () => {
+  Object.assign(xhr, props);
+  // loadend follows load, error, timeout and abort alike: one callback
+  xhr.addEventListener("loadend", () => {
     const status = xhr.status;
-    let error = status >= 200 && status < 300 ? null : failure(`Request failed with status ${status}`, status);
-    let response: unknown = xhr.responseType && xhr.responseType !== "text" ? xhr.response : xhr.responseText;
+    let error = status > 199 && status < 300
+      ? null
+      : failure(status ? `Request failed with status ${status}` : "Network error", status);
+    let response: unknown = status ? xhr.response : null;
     if (
       isStr(response) && response &&
-      (parseJson || /json/i.test(xhr.getResponseHeader("Content-Type") ?? ""))
+      (parseJson || /json/i.test(xhr.getResponseHeader("Content-Type")!))
     ) {
       try {
         response = JSON.parse(response);
@@ -129,17 +117,8 @@ export function request(
         error ??= Object.assign(err as Error, { status });
       }
     }
-    finish(error, response);
+    callback?.(error, response, xhr);
   });
-  for (
-    const [type, message] of [
-      ["error", "Network error"],
-      ["timeout", "Request timed out"],
-      ["abort", "Request aborted"],
-    ]
-  ) {
-    xhr.addEventListener(type, () => finish(failure(message, 0), null));
-  }
   xhr.send(body);
   return xhr;
 }

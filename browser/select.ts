@@ -7,22 +7,23 @@
  * @module
  */
 
-import { fail, getDoc, isNode } from "./_doc.ts";
-import { isFunc, isNum, isStr } from "./is.ts";
+import { fail, getDoc, need } from "./_doc.ts";
+import { isFunc, isNum } from "./is.ts";
 
 /** Where a search looks: a document, an element or a document fragment. */
 export type Scope = Document | Element | DocumentFragment;
 
-function scope(fn: string, parent?: Scope | null): Scope {
+function scope(parent?: Scope | null): Scope {
   const node = parent ?? getDoc();
-  if (!isNode(node) || ![1, 9, 11].includes(node.nodeType)) {
-    fail(fn, "parent", "a document, element or fragment", parent);
+  if (!isFunc(node?.querySelectorAll)) {
+    fail("parent", "a document, element or fragment", parent);
   }
   return node;
 }
 
-function str(fn: string, arg: string, value: unknown): string {
-  return isStr(value) ? value : fail(fn, arg, "a string", value);
+function str(value: string, name: string): string {
+  need(value, "s", name);
+  return value;
 }
 
 /**
@@ -43,7 +44,7 @@ function str(fn: string, arg: string, value: unknown): string {
  * ```
  */
 export function byId(id: string): HTMLElement | null {
-  return getDoc().getElementById(str("byId", "id", id));
+  return getDoc().getElementById(str(id, "id"));
 }
 
 /**
@@ -63,11 +64,7 @@ export function byId(id: string): HTMLElement | null {
  * ```
  */
 export function byName(name: string): HTMLElement | null {
-  return getDoc().getElementsByName(str("byName", "name", name))[0] ?? null;
-}
-
-function all(node: Scope): Element[] {
-  return Array.from(node.querySelectorAll("*"));
+  return getDoc().getElementsByName(str(name, "name"))[0] ?? null;
 }
 
 /**
@@ -89,12 +86,12 @@ function all(node: Scope): Element[] {
  * ```
  */
 export function byClass(cls: string, parent?: Scope | null): Element[] {
-  const names = str("byClass", "cls", cls).split(/\s+/).filter(Boolean);
-  const node = scope("byClass", parent);
+  const names = str(cls, "cls").split(/\s+/).filter(Boolean);
+  const node = scope(parent);
   if (!names.length) return [];
   return "getElementsByClassName" in node
     ? Array.from(node.getElementsByClassName(names.join(" ")))
-    : all(node).filter((el) => names.every((c) => el.classList.contains(c)));
+    : Array.from(node.querySelectorAll("*")).filter((el) => names.every((c) => el.classList.contains(c)));
 }
 
 /**
@@ -116,26 +113,7 @@ export function byClass(cls: string, parent?: Scope | null): Element[] {
  * ```
  */
 export function byTag(tag: string, parent?: Scope | null): Element[] {
-  str("byTag", "tag", tag);
-  const node = scope("byTag", parent);
-  return "getElementsByTagName" in node
-    ? Array.from(node.getElementsByTagName(tag))
-    : all(node).filter((el) => tag === "*" || el.tagName.toLowerCase() === tag.toLowerCase());
-}
-
-function query<T>(
-  fn: string,
-  selector: string,
-  parent: Scope | null | undefined,
-  run: (node: Scope, selector: string) => T,
-): T {
-  str(fn, "selector", selector);
-  const node = scope(fn, parent);
-  try {
-    return run(node, selector);
-  } catch {
-    return fail(fn, "selector", "a valid CSS selector", selector);
-  }
+  return Array.from(scope(parent).querySelectorAll(str(tag, "tag")));
 }
 
 /**
@@ -144,7 +122,8 @@ function query<T>(
  * @param selector CSS selectors, comma-separated
  * @param parent where to look (default: the document)
  * @returns the element, or `null`
- * @throws {TypeError} when `selector` is not a valid selector or `parent` is not a document, element or fragment
+ * @throws {TypeError} when `selector` is not a string or `parent` is not a document, element or fragment
+ * @throws {DOMException} (`SyntaxError`) when `selector` is not a valid selector
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -159,7 +138,7 @@ export function bySelector(
   selector: string,
   parent?: Scope | null,
 ): Element | null {
-  return query("bySelector", selector, parent, (n, s) => n.querySelector(s));
+  return scope(parent).querySelector(str(selector, "selector"));
 }
 
 /**
@@ -168,7 +147,8 @@ export function bySelector(
  * @param selector CSS selectors, comma-separated
  * @param parent where to look (default: the document)
  * @returns the elements in document order
- * @throws {TypeError} when `selector` is not a valid selector or `parent` is not a document, element or fragment
+ * @throws {TypeError} when `selector` is not a string or `parent` is not a document, element or fragment
+ * @throws {DOMException} (`SyntaxError`) when `selector` is not a valid selector
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -183,12 +163,7 @@ export function bySelectorAll(
   selector: string,
   parent?: Scope | null,
 ): Element[] {
-  return query(
-    "bySelectorAll",
-    selector,
-    parent,
-    (n, s) => Array.from(n.querySelectorAll(s)),
-  );
+  return Array.from(scope(parent).querySelectorAll(str(selector, "selector")));
 }
 
 /**
@@ -219,21 +194,19 @@ export function parent(
   el: Node,
   level: number | ((node: Node) => unknown) = 1,
 ): Node | null | undefined {
-  if (!isNode(el)) fail("parent", "el", "a node", el);
+  need(el, "n", "el");
   let node: Node | null = el;
   if (isFunc(level)) {
     while ((node = node.parentNode)) {
       const found = level(node);
-      if (found === -1) return undefined;
-      if (found) return node;
+      if (found) return found === -1 ? undefined : node;
     }
     return null;
   }
   if (!Number.isInteger(level) || level < 0) {
     fail(
-      "parent",
       "level",
-      "a whole number of levels or a function",
+      "a whole number or a function",
       level,
       isNum(level) ? RangeError : TypeError,
     );

@@ -4,8 +4,7 @@
  * @module
  */
 
-import { fail } from "./_doc.ts";
-import { isStr } from "./is.ts";
+import { need } from "./_doc.ts";
 
 /**
  * Capitalises the text: upper-cases its first character and leaves the rest
@@ -23,7 +22,7 @@ import { isStr } from "./is.ts";
  * ```
  */
 export function capitalize(str: string): string {
-  if (!isStr(str)) fail("capitalize", "str", "a string", str);
+  need(str, "s", "str");
   return str.charAt(0).toUpperCase() + str.slice(1);
 }
 
@@ -41,6 +40,6 @@ export function capitalize(str: string): string {
  * ```
  */
 export function trim(str: string): string {
-  if (!isStr(str)) fail("trim", "str", "a string", str);
+  need(str, "s", "str");
   return str.trim();
 }

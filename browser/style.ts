@@ -7,8 +7,9 @@
  * @module
  */
 
-import { fail, getDoc, getWin, isEl } from "./_doc.ts";
-import { isNum, isObj, isStr } from "./is.ts";
+import { fail, getDoc, getWin, need } from "./_doc.ts";
+import { isObj, isStr } from "./is.ts";
+import { capitalize } from "./string.ts";
 
 /** A position in CSS pixels. */
 export interface Offset {
@@ -24,32 +25,27 @@ export type Styled = ElementCSSInlineStyle | CSSStyleDeclaration;
 const PREFIXES = ["Webkit", "Moz", "ms", "O"];
 // style object -> camelCase property -> [prefix found, unprefixed supported]
 const cache: WeakMap<object, Map<string, [string, boolean]>> = /* @__PURE__ */ new WeakMap();
-const UNITLESS =
-  /^(opacity|zIndex|zoom|order|flex(Grow|Shrink)?|fontWeight|lineHeight|columnCount|orphans|widows|scale|tabSize|animationIterationCount|(fill|stroke|flood|stop)Opacity|grid(Row|Column)(Start|End)?)$/;
+const UNITLESS = /^(opacity|zIndex|zoom|order|flex(Grow|Shrink)?|fontWeight|lineHeight|scale)$/;
 
 function camel(prop: string): string {
   return prop.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
-function styleOf(fn: string, obj?: Styled | null): CSSStyleDeclaration {
-  if (obj == null) {
-    const doc = getDoc();
-    return (doc.documentElement ?? doc.createElement("div")).style;
-  }
-  const style = isObj(obj) && "style" in obj ? obj.style : obj;
-  if (!isObj(style)) fail(fn, "obj", "an element or a style object", obj);
-  return style as unknown as CSSStyleDeclaration;
+function styleOf(obj?: Styled | null): CSSStyleDeclaration {
+  const style = obj == null ? getDoc().documentElement.style : isObj(obj) && "style" in obj ? obj.style : obj;
+  need(style, "o", "obj");
+  return style as CSSStyleDeclaration;
 }
 
-function probe(fn: string, prop: string, obj?: Styled | null): [string, boolean] {
-  if (!isStr(prop) || !prop) fail(fn, "prop", "a property name", prop);
-  const style = styleOf(fn, obj);
+function probe(prop: string, obj?: Styled | null): [string, boolean] {
+  need(prop, "s", "prop");
+  const style = styleOf(obj);
   prop = camel(prop);
   let known = cache.get(style);
   if (!known) cache.set(style, known = new Map());
   let found = known.get(prop);
   if (!found) {
-    const cap = prop.charAt(0).toUpperCase() + prop.slice(1);
+    const cap = capitalize(prop);
     found = [
       PREFIXES.find((p) => p + cap in style || p.toLowerCase() + cap in style) ?? "",
       prop in style,
@@ -77,7 +73,7 @@ function probe(fn: string, prop: string, obj?: Styled | null): [string, boolean]
  * ```
  */
 export function getOffset(el: Element): Offset {
-  if (!isEl(el)) fail("getOffset", "el", "an element", el);
+  need(el, "e", "el");
   const rect = el.getBoundingClientRect();
   const win = el.ownerDocument?.defaultView ?? getWin();
   return { x: rect.left + (win.scrollX || 0), y: rect.top + (win.scrollY || 0) };
@@ -121,27 +117,26 @@ export function getScroll(): number {
  * ```
  */
 export function getStyle(obj: Element, style: string, def = ""): string {
-  if (!isEl(obj)) fail("getStyle", "obj", "an element", obj);
-  if (!isStr(style)) fail("getStyle", "style", "a string", style);
+  need(obj, "e", "obj");
+  need(style, "s", "style");
   const win = obj.ownerDocument?.defaultView ?? getWin();
   const computed = win.getComputedStyle(obj);
-  const value = style.includes("-")
-    ? computed.getPropertyValue(style)
-    : (computed as unknown as Record<string, unknown>)[style];
+  const value = (computed as unknown as Record<string, unknown>)[style] ?? computed.getPropertyValue(style);
   return isStr(value) && value ? value : def;
 }
 
 /**
- * Sets one inline CSS property. `px` is appended to numbers and numeric
- * strings, except for unitless properties (`opacity`, `zIndex`,
- * `lineHeight`, `fontWeight`, `flexGrow`, `order`, ...). `null`, `undefined`
+ * Sets one inline CSS property. `px` is appended to numbers, except for
+ * unitless properties (`opacity`, `zIndex`, `zoom`, `order`, `flex`,
+ * `flexGrow`, `flexShrink`, `fontWeight`, `lineHeight`); strings
+ * are set as they are. `null`, `undefined`
  * or `""` removes the property.
  *
  * @param obj the element (or its `style` object)
  * @param style the property, camelCase; dash-case and custom properties (`--x`) work too
  * @param val the value
  * @param resolve use the browser's vendor-prefixed name when needed (default `false`)
- * @throws {TypeError} when `obj` has no style, `style` is not a non-empty string, or `val` is not a string or finite number
+ * @throws {TypeError} when `obj` has no style, `style` is not a string, or `val` is not a string or finite number
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -161,20 +156,19 @@ export function setStyle(
   val: string | number | null | undefined,
   resolve = false,
 ): void {
-  if (obj == null) fail("setStyle", "obj", "an element or a style object", obj);
-  const target = styleOf("setStyle", obj);
-  if (!isStr(style) || !style) fail("setStyle", "style", "a property name", style);
-  if (val == null) val = "";
-  if (!isStr(val) && !(isNum(val) && isFinite(val))) {
-    fail("setStyle", "val", "a string or a finite number", val);
+  need(obj, "o", "obj");
+  const target = styleOf(obj);
+  need(style, "s", "style");
+  val ??= "";
+  if (!isStr(val) && !Number.isFinite(val)) {
+    fail("val", "a string or a finite number", val);
   }
-  val = String(val);
-  const name = resolve && !style.startsWith("--") ? resolvePrefix(style, target, true) : style;
-  if (/^-?(\d+\.?\d*|\.\d+)$/.test(val) && !UNITLESS.test(camel(style))) {
-    val += "px";
-  }
-  if (name.includes("-")) target.setProperty(name, val);
-  else (target as unknown as Record<string, string>)[name] = val;
+  if (!isStr(val) && !UNITLESS.test(camel(style))) val = val + "px";
+  // camelCase to dash-case: WebkitBoxReflect -> -webkit-box-reflect; --x stays
+  target.setProperty(
+    (resolve ? resolvePrefix(style, target) : style).replace(/[A-Z]/g, "-$&").toLowerCase(),
+    val as string,
+  );
 }
 
 /**
@@ -200,8 +194,8 @@ export function setStyles(
   styles: Record<string, string | number | null | undefined>,
   resolve = false,
 ): void {
-  if (!isObj(styles)) fail("setStyles", "styles", "an object", styles);
-  for (const key of Object.keys(styles)) {
+  need(styles, "o", "styles");
+  for (const key in styles) {
     setStyle(obj, key, styles[key], resolve);
   }
 }
@@ -215,7 +209,7 @@ export function setStyles(
  * @param prop the property to probe, camelCase or dash-case
  * @param forCss return the CSS form (`-webkit-`) instead of the DOM form (`Webkit`)
  * @returns the prefix, or `""`
- * @throws {TypeError} when `prop` is not a non-empty string
+ * @throws {TypeError} when `prop` is not a string
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -226,7 +220,7 @@ export function setStyles(
  * ```
  */
 export function getVendorPrefix(prop: string, forCss = false): string {
-  const prefix = probe("getVendorPrefix", prop)[0];
+  const prefix = probe(prop)[0];
   return forCss && prefix ? `-${prefix.toLowerCase()}-` : prefix;
 }
 
@@ -239,7 +233,7 @@ export function getVendorPrefix(prop: string, forCss = false): string {
  * @param obj element or style object to test against (default: the document's root element)
  * @param lower camelCase instead of CapitalCase (default `false`)
  * @returns the name to use
- * @throws {TypeError} when `prop` is not a non-empty string or `obj` has no style
+ * @throws {TypeError} when `prop` is not a string or `obj` has no style
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -255,11 +249,10 @@ export function resolvePrefix(
   obj?: Styled | null,
   lower = false,
 ): string {
-  const [prefix, plain] = probe("resolvePrefix", prop, obj);
+  const [prefix, plain] = probe(prop, obj);
   prop = camel(prop);
   if (plain || !prefix) return prop;
-  const name = prefix + prop.charAt(0).toUpperCase() + prop.slice(1);
-  return lower ? name.charAt(0).toLowerCase() + name.slice(1) : name;
+  return (lower ? prefix.toLowerCase() : prefix) + capitalize(prop);
 }
 
 /**
@@ -269,7 +262,7 @@ export function resolvePrefix(
  *
  * @param prop the property, dash-case
  * @returns the name to use in CSS text or `setProperty`
- * @throws {TypeError} when `prop` is not a non-empty string
+ * @throws {TypeError} when `prop` is not a string
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -280,6 +273,6 @@ export function resolvePrefix(
  * ```
  */
 export function resolveProperty(prop: string): string {
-  const [prefix, plain] = probe("resolveProperty", prop);
+  const [prefix, plain] = probe(prop);
   return plain || !prefix ? prop : `-${prefix.toLowerCase()}-${prop}`;
 }

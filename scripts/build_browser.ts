@@ -1,0 +1,89 @@
+/**
+ * Bundles Library B's global installer (`browser/global.ts`) for a classic
+ * `<script>` tag: one minified IIFE that puts every helper on `globalThis`.
+ *
+ * ```sh
+ * deno task build:browser                 # console/static/_build/community.min.js
+ * deno task build:browser --out dist/b.js # another path
+ * ```
+ *
+ * Prints the path, the minified size and the gzipped size.
+ *
+ * @module
+ */
+
+import * as esbuild from "esbuild";
+import { gzipSync } from "node:zlib";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The project's root folder. */
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Where `build:browser` writes the bundle by default. */
+export const DEFAULT_OUT: string = join(
+  ROOT,
+  "console/static/_build/community.min.js",
+);
+
+/** What {@linkcode buildBrowserBundle} wrote. */
+export interface BundleResult {
+  /** Absolute path of the bundle. */
+  path: string;
+  /** Size of the minified bundle in bytes. */
+  bytes: number;
+  /** Size of the minified bundle gzipped (level 9) in bytes. */
+  gzipBytes: number;
+}
+
+/**
+ * Builds the minified classic-script bundle of `browser/global.ts`.
+ *
+ * @param outFile where to write it (default {@linkcode DEFAULT_OUT})
+ * @returns the path and the sizes
+ */
+export async function buildBrowserBundle(
+  outFile: string = DEFAULT_OUT,
+): Promise<BundleResult> {
+  const path = resolve(outFile);
+  try {
+    const result = await esbuild.build({
+      entryPoints: [join(ROOT, "browser/global.ts")],
+      bundle: true,
+      minify: true,
+      format: "iife",
+      platform: "browser",
+      target: "es2022",
+      legalComments: "none",
+      write: false,
+      logLevel: "silent",
+    });
+    const code = result.outputFiles[0].contents;
+    await Deno.mkdir(dirname(path), { recursive: true });
+    await Deno.writeFile(path, code);
+    return {
+      path,
+      bytes: code.byteLength,
+      gzipBytes: gzipSync(code, { level: 9 }).byteLength,
+    };
+  } finally {
+    await esbuild.stop();
+  }
+}
+
+function parseOut(args: string[]): string | undefined {
+  const i = args.findIndex((a) => a === "--out" || a.startsWith("--out="));
+  if (i < 0) return undefined;
+  const value = args[i].includes("=") ? args[i].slice(6) : args[i + 1];
+  if (!value) throw new TypeError("Expected a path after --out, got nothing");
+  return value;
+}
+
+if (import.meta.main) {
+  const { path, bytes, gzipBytes } = await buildBrowserBundle(
+    parseOut(Deno.args),
+  );
+  console.log(
+    `${path}: ${bytes} bytes minified, ${gzipBytes} bytes gzipped (${(gzipBytes / 1024).toFixed(2)} KB)`,
+  );
+}
