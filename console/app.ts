@@ -181,6 +181,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
         await webhooks.communities.save({ ...stored, ...fresh, name: stored.name });
       }
       if (!options.oauth) deps.signin = await sandbox.oauthClientFor(publicUrl);
+      deps.sandboxPlace = sandbox.placeFor(publicUrl);
     }
     deps.sandbox = Boolean(sandbox && sandboxOn);
     if (options.buildAssets !== false) {

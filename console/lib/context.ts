@@ -37,6 +37,8 @@ export interface Deps {
   signin: OAuthProvider;
   /** Whether the sandbox is mounted under `/sandbox`. */
   sandbox: boolean;
+  /** The sandbox's sample place URI (the `object` of content hooks), when it is on. */
+  sandboxPlace?: string;
   /** The fetch used for OAuth and platform calls. */
   fetch: typeof fetch;
   /** Ends the server-sent event streams when the app closes. */

@@ -243,6 +243,11 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
               >
                 <EventPicker selected={form.events} object={form.object} />
               </Island>
+              {deps.sandboxPlace && (
+                <p class="hint">
+                  For the Sandbox community, use the object <code id="sandbox-place">{deps.sandboxPlace}</code>
+                </p>
+              )}
               <label>
                 Callback URL
                 <input
