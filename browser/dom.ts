@@ -70,7 +70,8 @@ function classes(el: Element, cls: string): string[] {
  * ```
  */
 export function addClass(el: Element, cls: string): void {
-  el.classList.add(...classes(el, cls));
+  const names = classes(el, cls); // before el.classList is read
+  el.classList.add(...names);
 }
 
 /**
@@ -92,7 +93,8 @@ export function addClass(el: Element, cls: string): void {
  * ```
  */
 export function delClass(el: Element, cls: string): void {
-  el.classList.remove(...classes(el, cls));
+  const names = classes(el, cls);
+  el.classList.remove(...names);
 }
 
 /**
