@@ -17,6 +17,7 @@ import { type Assets, buildAssets } from "./lib/bundle.ts";
 import { type ConsoleEnv, type Deps, describeError, html, safeReturnTo, SESSION_COOKIE } from "./lib/context.ts";
 import { DeliveryStore, type DeliveryStoreOptions } from "./lib/deliveries.ts";
 import type { OAuthProvider } from "./lib/oauth.ts";
+import { preconnectSandbox } from "./lib/sandbox_connect.ts";
 import { SessionStore, timingSafeEqual } from "./lib/session.ts";
 import { authRoutes } from "./routes/auth.tsx";
 import { communityRoutes } from "./routes/communities.tsx";
@@ -53,6 +54,11 @@ export interface ConsoleOptions {
   deliveries?: DeliveryStoreOptions;
   /** Build the browser bundles at start; default `true`. */
   buildAssets?: boolean;
+  /**
+   * Connect the sandbox community (get its tokens through its OAuth,
+   * in-process) at start when it has none; default `true`.
+   */
+  preconnectSandbox?: boolean;
   /** Time limit of platform calls in ms (Module A's `timeout`). */
   platformTimeoutMs?: number;
 }
@@ -171,14 +177,25 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
       // (another port or public URL), point the stored one at the new
       // address, keeping its tokens.
       const fresh = await sandbox.communityFor(publicUrl);
-      const stored = await webhooks.communities.findByTenantID(SANDBOX_TENANT_ID);
+      let stored = await webhooks.communities.findByTenantID(SANDBOX_TENANT_ID);
       if (!stored) {
-        await webhooks.communities.save({ ...fresh });
+        stored = { ...fresh };
+        await webhooks.communities.save(stored);
       } else if (
         stored.baseUrl !== fresh.baseUrl || stored.clientId !== fresh.clientId ||
         stored.clientSecret !== fresh.clientSecret
       ) {
-        await webhooks.communities.save({ ...stored, ...fresh, name: stored.name });
+        stored = { ...stored, ...fresh, name: stored.name };
+        await webhooks.communities.save(stored);
+      }
+      if (!stored.oauth?.access_token && options.preconnectSandbox !== false) {
+        try {
+          await preconnectSandbox(sandbox, stored, webhooks.communities, publicUrl);
+        } catch (err) {
+          console.warn(
+            `Could not connect the sandbox community at start (${describeError(err)}); connect it from its page`,
+          );
+        }
       }
       if (!options.oauth) deps.signin = await sandbox.oauthClientFor(publicUrl);
       deps.sandboxPlace = sandbox.placeFor(publicUrl);

@@ -22,10 +22,8 @@ import {
   newAuthorizationSecrets,
   type OAuthProvider,
 } from "../lib/oauth.ts";
+import { COMMUNITY_CALLBACK_PATH } from "../lib/sandbox_connect.ts";
 import { secureCookies } from "./auth.tsx";
-
-/** The path a community's OAuth sends the browser back to. */
-export const COMMUNITY_CALLBACK_PATH = "/auth/community/callback";
 
 /** The fields of the community form (secrets are never echoed back). */
 interface CommunityForm {

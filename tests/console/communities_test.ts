@@ -13,7 +13,7 @@ function noSecrets(html: string, ...secrets: string[]): void {
 }
 
 Deno.test("the sandbox community is pre-added on start, once", async () => {
-  const t = await startConsole();
+  const t = await startConsole({ preconnectSandbox: false });
   try {
     const community = await t.app.webhooks.communities.findByTenantID(
       "sandbox-tenant",
@@ -168,8 +168,32 @@ Deno.test("a bad community form is refused with the reason and nothing stored", 
   }
 });
 
-Deno.test("connecting a community through its OAuth stores tokens and shows them as present", async () => {
+Deno.test("the sandbox community is pre-connected on start: its tokens are present", async () => {
   const t = await startConsole();
+  try {
+    const community = await t.app.webhooks.communities.findByTenantID("sandbox-tenant");
+    assert.ok(community?.oauth?.access_token);
+    assert.ok(community?.oauth?.refresh_token);
+    assert.ok(community?.renewedAt);
+    const client = await signIn(t.origin);
+    const html = await client.text("/communities", 200);
+    noSecrets(html, community.oauth.access_token, community.oauth.refresh_token);
+    const page = parse(html);
+    try {
+      assert.equal(
+        page.document.querySelector("tr[data-tenant=sandbox-tenant] [data-tokens]")?.getAttribute("data-tokens"),
+        "present",
+      );
+    } finally {
+      page.close();
+    }
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("connecting a community through its OAuth stores tokens and shows them as present", async () => {
+  const t = await startConsole({ preconnectSandbox: false });
   try {
     const client = await signIn(t.origin);
     await connectSandbox(client, t.origin);

@@ -1,8 +1,9 @@
 /**
  * End to end in Chromium: a newcomer signs in through the sandbox, finds
- * the sandbox community pre-added, connects it, registers a webhook,
+ * the sandbox community pre-added and connected, registers a webhook,
  * triggers an event on the sandbox page and sees the delivery appear
- * without reloading, then unregisters; a forged postback is refused.
+ * without reloading, reconnects the community through its OAuth, then
+ * unregisters; a forged postback is refused.
  * Screenshots of the main pages go to a temporary folder (printed).
  */
 
@@ -54,25 +55,16 @@ Deno.test({
           "function",
         );
 
-        // The sandbox community is there; connect it.
+        // The sandbox community is there, already connected.
         await page.goto(`${t.origin}/communities`);
         assert.equal(
           await page.$eval(
             "#communities tr[data-tenant=sandbox-tenant] [data-tokens]",
             (el) => el.getAttribute("data-tokens"),
           ),
-          "absent",
-        );
-        await shot("04_communities");
-        await page.goto(`${t.origin}/communities/sandbox-tenant`);
-        await clickAndWait(page, "#connect");
-        await clickAndWait(page, "#approve");
-        assert.equal(new URL(page.url()).pathname, "/communities/sandbox-tenant");
-        assert.equal(
-          await page.$eval("#token-state [data-tokens]", (el) => el.getAttribute("data-tokens")),
           "present",
         );
-        await shot("05_community_connected");
+        await shot("04_communities");
 
         // Register a webhook; the events island greys out the other kind.
         await page.goto(`${t.origin}/webhooks/new`);
@@ -139,17 +131,28 @@ Deno.test({
         await refused.body?.cancel();
         assert.equal((await t.app.deliveries.list()).length, 1);
 
+        // Connecting again through the community's OAuth renews its tokens.
+        const before = (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))!.oauth!.access_token;
+        await page.goto(`${t.origin}/communities/sandbox-tenant`);
+        await clickAndWait(page, "#connect");
+        await clickAndWait(page, "#approve");
+        assert.equal(new URL(page.url()).pathname, "/communities/sandbox-tenant");
+        assert.match(await page.$eval(".notice", (el) => el.textContent ?? ""), /connected/);
+        const after = (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))!.oauth!.access_token;
+        assert.notEqual(after, before);
+        await shot("09_community_connected");
+
         // Unregister.
         await page.goto(`${t.origin}${detailPath}`);
         await clickAndWait(page, "#unregister button[type=submit]");
         assert.equal(new URL(page.url()).pathname, "/webhooks");
         assert.match(await page.$eval(".notice", (el) => el.textContent ?? ""), /unregistered/);
         assert.equal(await t.app.webhooks.findByID(hookId), null);
-        await shot("09_unregistered");
+        await shot("10_unregistered");
         assert.deepEqual(errors, []);
         await page.close();
       });
-      for (const name of ["01_signin", "07_webhook_delivery", "09_unregistered"]) {
+      for (const name of ["01_signin", "07_webhook_delivery", "10_unregistered"]) {
         assert.ok((await Deno.stat(`${shots}/${name}.png`)).size > 0);
       }
     } finally {

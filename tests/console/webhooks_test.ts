@@ -4,8 +4,8 @@ import { connectSandbox, csrfOf, parse, placeOf, registerHook, signIn, startCons
 Deno.test("registering a webhook with the default callback points it at this console's receiver", async () => {
   const t = await startConsole();
   try {
+    // The sandbox community is pre-connected: no connect step is needed.
     const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
     const id = await registerHook(client, t.origin);
     const record = await t.app.webhooks.findByID(id);
     assert.equal(record?.tenantId, "sandbox-tenant");
@@ -72,7 +72,7 @@ Deno.test("a register form that mixes system and content events is refused befor
 });
 
 Deno.test("registering for a community without tokens says to connect it first", async () => {
-  const t = await startConsole();
+  const t = await startConsole({ preconnectSandbox: false });
   try {
     const client = await signIn(t.origin);
     const csrf = csrfOf(await client.text("/webhooks/new", 200));
