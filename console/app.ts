@@ -9,6 +9,7 @@
 
 import { Hono } from "hono";
 import { getCookie } from "hono/cookie";
+import { bodyLimit } from "hono/body-limit";
 import { csrf } from "hono/csrf";
 import { secureHeaders } from "hono/secure-headers";
 import { createWebhooks, type Webhooks } from "../webhooks/mod.ts";
@@ -95,6 +96,9 @@ function csrfExempt(path: string): boolean {
   return path.startsWith("/hooks/") || path === "/sandbox" ||
     path.startsWith("/sandbox/");
 }
+
+/** Largest form body the console's own pages accept. */
+const MAX_FORM_BYTES = 256 * 1024;
 
 const CSP = {
   defaultSrc: ["'self'"],
@@ -239,6 +243,15 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
   const originCheck = csrf({
     origin: (origin, c) => origin === publicUrl || origin === new URL(c.req.url).origin,
   });
+  const formLimit = bodyLimit({
+    maxSize: MAX_FORM_BYTES,
+    onError: (c) =>
+      html(
+        c,
+        MessagePage({ title: "Request too large", message: "The form is larger than the console accepts." }),
+        413,
+      ),
+  });
   app.use("*", async (c, next) => {
     if (
       ["GET", "HEAD", "OPTIONS"].includes(c.req.method) ||
@@ -246,31 +259,33 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     ) {
       return await next();
     }
-    return await originCheck(c, async () => {
-      const session = c.get("session");
-      const type = c.req.header("content-type") ?? "";
-      let token = "";
-      if (
-        type.startsWith("application/x-www-form-urlencoded") ||
-        type.startsWith("multipart/form-data")
-      ) {
-        const body = await c.req.parseBody();
-        token = typeof body._csrf === "string" ? body._csrf : "";
-      } else {
-        token = c.req.header("x-csrf-token") ?? "";
-      }
-      if (!session || !token || !timingSafeEqual(token, session.csrf)) {
-        c.res = html(
-          c,
-          MessagePage({
-            title: "Request refused",
-            message: "The form's security token is missing or out of date. Go back, reload the page and try again.",
-          }),
-          403,
-        );
-        return;
-      }
-      await next();
+    return await formLimit(c, async () => {
+      await originCheck(c, async () => {
+        const session = c.get("session");
+        const type = c.req.header("content-type") ?? "";
+        let token = "";
+        if (
+          type.startsWith("application/x-www-form-urlencoded") ||
+          type.startsWith("multipart/form-data")
+        ) {
+          const body = await c.req.parseBody();
+          token = typeof body._csrf === "string" ? body._csrf : "";
+        } else {
+          token = c.req.header("x-csrf-token") ?? "";
+        }
+        if (!session || !token || !timingSafeEqual(token, session.csrf)) {
+          c.res = html(
+            c,
+            MessagePage({
+              title: "Request refused",
+              message: "The form's security token is missing or out of date. Go back, reload the page and try again.",
+            }),
+            403,
+          );
+          return;
+        }
+        await next();
+      });
     });
   });
 

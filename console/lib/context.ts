@@ -61,7 +61,7 @@ export const OAUTH_COOKIE = "cw_oauth";
 export function html(
   c: Context<ConsoleEnv>,
   page: VNode,
-  status: 200 | 400 | 403 | 404 | 409 | 500 | 502 = 200,
+  status: 200 | 400 | 403 | 404 | 409 | 413 | 500 | 502 = 200,
 ): Response {
   return c.html("<!DOCTYPE html>" + renderToString(page), status);
 }

@@ -236,3 +236,22 @@ Deno.test("with a configured provider and a real community, the sandbox stays of
     await Deno.remove(kvPath);
   }
 });
+
+Deno.test("a console form over 256 KiB is refused with 413", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    const csrf = csrfOf(await client.text("/communities/new", 200));
+    const res = await client.post("/communities", {
+      _csrf: csrf,
+      name: "x".repeat(300 * 1024),
+      tenantId: "big",
+      baseUrl: "https://big.example",
+    });
+    assert.equal(res.status, 413);
+    await res.body?.cancel();
+    assert.equal(await t.app.webhooks.communities.findByTenantID("big"), null);
+  } finally {
+    await t.close();
+  }
+});
