@@ -1,0 +1,102 @@
+import assert from "node:assert/strict";
+import { cancelFrame, onFrame } from "../../browser/mod.ts";
+import { domTest } from "./_dom.ts";
+
+interface Raf {
+  requestAnimationFrame(cb: (ts: number) => void): unknown;
+}
+
+function frames(n: number, win: Raf): Promise<void> {
+  return new Promise((resolve) => {
+    const step = () => (--n ? win.requestAnimationFrame(step) : resolve());
+    win.requestAnimationFrame(step);
+  });
+}
+
+domTest("onFrame() calls fn every frame with scope, args and the timestamp until cancelFrame()", async ({ win }) => {
+  const calls: unknown[][] = [];
+  const scope = { name: "s" };
+  function tick(this: typeof scope, a: number, b: string, ts: number) {
+    calls.push([this.name, a, b, typeof ts]);
+  }
+  onFrame(tick, scope, 1, "two");
+  await frames(4, win);
+  cancelFrame(tick);
+  const count = calls.length;
+  assert.equal(count >= 2, true);
+  assert.deepEqual(calls[0], ["s", 1, "two", "number"]);
+  await frames(3, win);
+  assert.equal(calls.length, count);
+});
+
+domTest("onFrame() defaults scope to the window", async ({ win }) => {
+  let self: unknown;
+  const fn = function (this: unknown) {
+    self = this;
+    cancelFrame(fn);
+  };
+  onFrame(fn);
+  await frames(2, win);
+  assert.equal(self === win, true);
+});
+
+domTest("onFrame() listeners share one requestAnimationFrame loop, which stops with the last", async ({ win }) => {
+  let requests = 0;
+  const counted = win as unknown as Raf;
+  const raf = counted.requestAnimationFrame.bind(win);
+  counted.requestAnimationFrame = (cb) => {
+    requests++;
+    return raf(cb);
+  };
+  const a = () => {};
+  const b = () => {};
+  onFrame(a);
+  onFrame(b);
+  assert.equal(requests, 1); // one loop for both
+  await frames(3, win);
+  const perFrame = requests;
+  cancelFrame(a);
+  cancelFrame(b);
+  const stopped = requests;
+  await frames(3, win);
+  assert.equal(requests - stopped, 3); // only frames() itself asked for frames
+  assert.equal(perFrame >= 2, true);
+});
+
+domTest(
+  "onFrame() again with the same fn replaces its arguments; cancelling an unknown fn does nothing",
+  async ({ win }) => {
+    const got: string[] = [];
+    const fn = (label: string) => got.push(label);
+    onFrame(fn, null, "old");
+    onFrame(fn, null, "new");
+    cancelFrame(() => {});
+    await frames(2, win);
+    cancelFrame(fn);
+    assert.equal(got.length > 0, true);
+    assert.equal(got.every((label) => label === "new"), true);
+  },
+);
+
+domTest("cancelFrame() inside a listener stops only that listener", async ({ win }) => {
+  let a = 0;
+  let b = 0;
+  const fa = () => {
+    a++;
+    cancelFrame(fa);
+  };
+  const fb = () => b++;
+  onFrame(fa);
+  onFrame(fb);
+  await frames(4, win);
+  cancelFrame(fb);
+  assert.equal(a, 1);
+  assert.equal(b >= 2, true);
+});
+
+domTest("onFrame() rejects a non-function with a TypeError", () => {
+  assert.throws(() => onFrame("tick" as never), {
+    name: "TypeError",
+    message: `Expected 'fn' to be a function, got "tick"`,
+  });
+});

@@ -1,0 +1,181 @@
+import assert from "node:assert/strict";
+import {
+  getOffset,
+  getScroll,
+  getStyle,
+  getVendorPrefix,
+  resolvePrefix,
+  resolveProperty,
+  setDoc,
+  setStyle,
+  setStyles,
+} from "../../browser/mod.ts";
+import { domTest } from "./_dom.ts";
+
+/** A style object that counts `in` checks and knows `props` only. */
+function countingStyle(props: string[]): { style: CSSStyleDeclaration; checks: () => number } {
+  let checks = 0;
+  const known = new Set(props);
+  const style = new Proxy({}, {
+    has(_, key) {
+      if (key !== "style") checks++; // "style" in obj tells an element from a style object
+      return known.has(String(key));
+    },
+  }) as CSSStyleDeclaration;
+  return { style, checks: () => checks };
+}
+
+domTest("getOffset() returns x and y, and rejects a non-element", ({ doc }) => {
+  const el = doc.body.appendChild(doc.createElement("div"));
+  assert.deepEqual(getOffset(el), { x: 0, y: 0 }); // real layout is tested in Chromium
+  assert.throws(() => getOffset(doc as never), { name: "TypeError", message: /'el' to be an element/ });
+});
+
+domTest("getScroll() returns the window's vertical scroll as an integer", () => {
+  assert.equal(getScroll(), 0);
+  assert.equal(Number.isInteger(getScroll()), true);
+});
+
+domTest("getStyle() reads computed values from style sheets and inline styles", ({ doc }) => {
+  const p = doc.getElementById("p")!;
+  assert.equal(getStyle(p, "color"), "red");
+  assert.equal(getStyle(p, "marginLeft"), "3px");
+  p.style.color = "blue";
+  assert.equal(getStyle(p, "color"), "blue");
+  p.style.setProperty("--gap", "4px");
+  assert.equal(getStyle(p, "--gap").trim(), "4px");
+}, `<style>#p { color: red; margin-left: 3px }</style><p id="p">x</p>`);
+
+domTest("getStyle() gives def, or an empty string, when the property has no value", ({ doc }) => {
+  const p = doc.body.appendChild(doc.createElement("p"));
+  assert.equal(getStyle(p, "notAProperty", "fallback"), "fallback");
+  assert.equal(getStyle(p, "notAProperty"), "");
+  assert.equal(getStyle(p, "--unset", "none"), "none");
+});
+
+domTest("getStyle() rejects bad arguments with a TypeError", ({ doc }) => {
+  assert.throws(() => getStyle("p" as never, "color"), {
+    name: "TypeError",
+    message: `Expected 'obj' to be an element, got "p"`,
+  });
+  assert.throws(() => getStyle(doc.body, 5 as never), { name: "TypeError", message: /'style'/ });
+});
+
+domTest("setStyle() appends px to numbers except unitless properties", ({ doc }) => {
+  const el = doc.createElement("div");
+  setStyle(el, "width", 12);
+  setStyle(el, "marginTop", -1.5);
+  setStyle(el, "opacity", 0.25);
+  setStyle(el, "zIndex", 3);
+  setStyle(el, "lineHeight", 1.5);
+  setStyle(el, "height", "50%");
+  setStyle(el, "padding-left", 2);
+  assert.equal(el.style.width, "12px");
+  assert.equal(el.style.marginTop, "-1.5px");
+  assert.equal(el.style.opacity, "0.25");
+  assert.equal(el.style.zIndex, "3");
+  assert.equal(el.style.lineHeight, "1.5");
+  assert.equal(el.style.height, "50%");
+  assert.equal(el.style.paddingLeft, "2px");
+});
+
+domTest("setStyle() sets custom properties and removes a property given null", ({ doc }) => {
+  const el = doc.createElement("div");
+  setStyle(el, "--accent", "teal");
+  assert.equal(el.style.getPropertyValue("--accent"), "teal");
+  setStyle(el, "color", "red");
+  setStyle(el, "color", null);
+  assert.equal(el.style.color, "");
+  setStyle(el.style, "color", "green"); // a style object works too
+  assert.equal(el.style.color, "green");
+});
+
+domTest("setStyle() with resolve uses the prefixed name the style object knows", ({ doc }) => {
+  const set: string[] = [];
+  const style = new Proxy({}, {
+    has: (_, key) => key === "webkitBoxReflect",
+    get: (_, key) => key === "setProperty" ? (name: string, value: string) => set.push(`${name}=${value}`) : undefined,
+  }) as CSSStyleDeclaration;
+  setStyle({ style } as never, "boxReflect", "below", true);
+  setStyle({ style } as never, "boxReflect", "above");
+  assert.deepEqual(set, ["-webkit-box-reflect=below", "box-reflect=above"]);
+  const el = doc.createElement("div");
+  setStyle(el, "color", "red", true); // no prefix needed
+  assert.equal(el.style.color, "red");
+});
+
+domTest("setStyle() rejects bad arguments with a TypeError", ({ doc }) => {
+  const el = doc.createElement("div");
+  assert.throws(() => setStyle(null as never, "color", "red"), {
+    name: "TypeError",
+    message: "Expected 'obj' to be an object, got null",
+  });
+  assert.throws(() => setStyle(el, 1 as never, "red"), { name: "TypeError", message: /'style'/ });
+  assert.throws(() => setStyle(el, "width", NaN), {
+    name: "TypeError",
+    message: "Expected 'val' to be a string or a finite number, got NaN",
+  });
+  assert.throws(() => setStyle(el, "width", Infinity), { name: "TypeError" });
+  assert.throws(() => setStyle(el, "width", {} as never), { name: "TypeError", message: /'val'/ });
+  assert.equal(el.getAttribute("style"), null);
+});
+
+domTest("setStyles() sets several properties", ({ doc }) => {
+  const el = doc.createElement("div");
+  setStyles(el, { width: 5, color: "red", opacity: 1 });
+  assert.equal(el.style.width, "5px");
+  assert.equal(el.style.color, "red");
+  assert.equal(el.style.opacity, "1");
+  assert.throws(() => setStyles(el, "color: red" as never), { name: "TypeError", message: /'styles'/ });
+});
+
+domTest("resolvePrefix() returns the prop when supported unprefixed, else the prefixed name", () => {
+  const { style } = countingStyle(["transform", "webkitTransform", "webkitBoxReflect", "MozAppearance"]);
+  assert.equal(resolvePrefix("transform", style), "transform");
+  assert.equal(resolvePrefix("boxReflect", style), "WebkitBoxReflect");
+  assert.equal(resolvePrefix("boxReflect", style, true), "webkitBoxReflect");
+  assert.equal(resolvePrefix("appearance", style), "MozAppearance");
+  assert.equal(resolvePrefix("appearance", style, true), "mozAppearance");
+  assert.equal(resolvePrefix("unknownThing", style), "unknownThing");
+  assert.equal(resolvePrefix("box-reflect", { style } as never), "WebkitBoxReflect"); // an element works, and dash-case
+});
+
+domTest("resolvePrefix() caches per style object", () => {
+  const { style, checks } = countingStyle(["webkitBoxReflect"]);
+  assert.equal(resolvePrefix("boxReflect", style), "WebkitBoxReflect");
+  const after = checks();
+  assert.equal(after > 0, true);
+  assert.equal(resolvePrefix("boxReflect", style, true), "webkitBoxReflect");
+  assert.equal(checks(), after);
+  const other = countingStyle(["boxReflect"]);
+  assert.equal(resolvePrefix("boxReflect", other.style), "boxReflect"); // another object: probed afresh
+});
+
+domTest("getVendorPrefix() and resolveProperty() probe the document's root style and cache it", ({ doc }) => {
+  const { style, checks } = countingStyle(["webkitBoxReflect", "transform", "WebkitTransform", "color"]);
+  setDoc({ nodeType: 9, documentElement: { style }, defaultView: null } as never);
+  try {
+    assert.equal(getVendorPrefix("boxReflect"), "Webkit");
+    assert.equal(getVendorPrefix("boxReflect", true), "-webkit-");
+    assert.equal(getVendorPrefix("transform"), "Webkit"); // the browser's prefix, even when unprefixed works
+    assert.equal(getVendorPrefix("color"), "");
+    assert.equal(getVendorPrefix("color", true), "");
+    const after = checks();
+    assert.equal(resolveProperty("box-reflect"), "-webkit-box-reflect");
+    assert.equal(resolveProperty("transform"), "transform");
+    assert.equal(resolveProperty("color"), "color");
+    assert.equal(checks(), after); // all answered from the cache
+  } finally {
+    setDoc(doc);
+  }
+});
+
+domTest("vendor prefix helpers reject a non-string prop with a TypeError", ({ doc }) => {
+  assert.throws(() => getVendorPrefix(1 as never), {
+    name: "TypeError",
+    message: "Expected 'prop' to be a string, got 1",
+  });
+  assert.throws(() => resolveProperty(null as never), { name: "TypeError", message: /'prop'/ });
+  assert.throws(() => resolvePrefix("x", 5 as never), { name: "TypeError", message: /'obj'/ });
+  assert.equal(resolvePrefix("color", doc.body), "color");
+});
