@@ -205,15 +205,17 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.get("/communities", async (c) => {
     const cursor = c.req.query("cursor") ?? "";
     let page: { values: Community[]; cursor: string };
+    let error: string | undefined;
     try {
       page = await communities.list({ cursor: cursor || undefined, limit: 20 });
     } catch (err) {
       if (!(err instanceof TypeError || err instanceof RangeError)) throw err;
       page = { values: [], cursor: "" };
+      error = "That page cursor is not valid";
     }
     return html(
       c,
-      <Layout title="Communities" {...frame(c)} notice={noticeOf(c)}>
+      <Layout title="Communities" {...frame(c)} notice={noticeOf(c)} error={error}>
         <p>
           <a class="button" href="/communities/new" id="add-community">
             Add a community
