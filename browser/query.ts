@@ -46,7 +46,8 @@ export function buildQuery(object: Record<string, unknown>): string {
  * the first `?`) and a `#fragment` are ignored; `+` decodes to a space; a
  * key without `=` gets the number `1`; `a=` gets `""`; a repeated key gives
  * an array of its values in order. Keys `__proto__`, `constructor` and
- * `prototype` are dropped. Malformed `%` escapes are kept as written.
+ * `prototype` are dropped. Malformed escapes never throw: an invalid `%`
+ * sequence is kept as written, broken UTF-8 becomes U+FFFD.
  *
  * @param str the query string (default: the current page's `location.search`)
  * @returns the parsed pairs
@@ -67,7 +68,7 @@ export function parseQuery(str?: string): Query {
   need(str ??= getWin().location?.search ?? "", "s", "str");
   const out: Query = {};
   for (const pair of str.replace(/^[^?#]*\?|#.*/g, "").split("&")) {
-    // URLSearchParams decodes `+` and keeps malformed escapes as written
+    // URLSearchParams decodes `+` and never throws on malformed escapes
     const [[key, text] = ["", ""]] = new URLSearchParams(pair) as unknown as [string, string][];
     if (!key || isUnsafeKey(key)) continue;
     const value = pair.includes("=") ? text : 1;

@@ -42,24 +42,27 @@ export function ids(list: ArrayLike<Element | null> | null): (string | null)[] {
   return Array.from(list ?? [], (el) => el?.id ?? null);
 }
 
-/** Runs `fn` with the standard `Object.prototype.__proto__` accessor in place (Deno may remove it). */
+/**
+ * Runs `fn` with the standard `Object.prototype.__proto__` accessor in place:
+ * Deno replaces it with one that does nothing, so a pollution test would
+ * prove nothing. The previous descriptor is put back afterwards.
+ */
 export function withProtoAccessor(fn: () => void): void {
   const had = Object.getOwnPropertyDescriptor(Object.prototype, "__proto__");
-  if (!had) {
-    Object.defineProperty(Object.prototype, "__proto__", {
-      configurable: true,
-      get(this: object) {
-        return Object.getPrototypeOf(this);
-      },
-      set(this: object, proto: unknown) {
-        if (Object(this) !== this) return;
-        if (proto === null || Object(proto) === proto) Object.setPrototypeOf(this, proto as object);
-      },
-    });
-  }
+  Object.defineProperty(Object.prototype, "__proto__", {
+    configurable: true,
+    get(this: object) {
+      return Object.getPrototypeOf(this);
+    },
+    set(this: object, proto: unknown) {
+      if (Object(this) !== this) return;
+      if (proto === null || Object(proto) === proto) Object.setPrototypeOf(this, proto as object);
+    },
+  });
   try {
     fn();
   } finally {
-    if (!had) delete (Object.prototype as { __proto__?: unknown }).__proto__;
+    if (had) Object.defineProperty(Object.prototype, "__proto__", had);
+    else delete (Object.prototype as { __proto__?: unknown }).__proto__;
   }
 }
