@@ -42,9 +42,10 @@ export interface ConsoleOptions {
   /**
    * The sandbox community under `/sandbox`: `"on"`, `"off"`, or `"auto"`
    * (default): on unless an OAuth provider is configured and a community
-   * other than the sandbox's exists.
+   * other than the sandbox's exists. `true` and `false` mean `"on"` and
+   * `"off"`.
    */
-  sandbox?: "on" | "off" | "auto";
+  sandbox?: "on" | "off" | "auto" | boolean;
   /** The sign-in provider; default the sandbox (which must then be on). */
   oauth?: OAuthProvider;
   /** Fetch for OAuth, platform calls and sandbox postbacks; default global fetch. */
@@ -139,7 +140,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
       `Cannot start the console: 'publicUrl' must be an absolute URL, got ${String(options.publicUrl)}`,
     );
   }
-  const mode = options.sandbox ?? "auto";
+  const mode = options.sandbox === true ? "on" : options.sandbox === false ? "off" : options.sandbox ?? "auto";
   if (!["on", "off", "auto"].includes(mode)) {
     throw new TypeError(`Cannot start the console: 'sandbox' must be "on", "off" or "auto", got ${String(mode)}`);
   }
@@ -219,12 +220,12 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     await next();
   });
 
+  const pageHeaders = secureHeaders({ contentSecurityPolicy: CSP });
+  const sandboxHeaders = secureHeaders(); // the sandbox's pages carry inline styles
   app.use("*", async (c, next) => {
     const path = c.req.path;
     const sandboxPath = path === "/sandbox" || path.startsWith("/sandbox/");
-    return await secureHeaders(
-      sandboxPath ? {} : { contentSecurityPolicy: CSP },
-    )(c, next);
+    return await (sandboxPath ? sandboxHeaders : pageHeaders)(c, next);
   });
 
   app.use("*", async (c, next) => {
