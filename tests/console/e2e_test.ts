@@ -151,6 +151,24 @@ Deno.test({
         await shot("10_unregistered");
         assert.deepEqual(errors, []);
         await page.close();
+
+        // Without JavaScript the pages still work: register a system hook.
+        const plain = await browser.newPage();
+        try {
+          await plain.setJavaScriptEnabled(false);
+          await plain.goto(`${t.origin}/webhooks/new`);
+          await plain.click("#event-user_account");
+          await Promise.all([
+            plain.waitForNavigation({ waitUntil: "load" }),
+            plain.click("#register button[type=submit]"),
+          ]);
+          assert.match(new URL(plain.url()).pathname, /^\/webhooks\/[0-9A-Z]{26}$/);
+          assert.equal(await plain.$eval("#webhook-events", (el) => el.textContent), "user_account");
+          assert.equal(await plain.$eval("#live-status", (el) => el.textContent), "off");
+          await plain.screenshot({ path: `${shots}/11_no_javascript.png`, fullPage: true });
+        } finally {
+          await plain.close();
+        }
       });
       for (const name of ["01_signin", "07_webhook_delivery", "10_unregistered"]) {
         assert.ok((await Deno.stat(`${shots}/${name}.png`)).size > 0);
