@@ -173,32 +173,59 @@ export class DeliveryStore {
   }
 
   /**
-   * Watches for new deliveries: calls `onChange` once at the start and after
-   * each write (several quick writes may be reported once), until `signal`
-   * aborts.
+   * Watches for new deliveries: calls `onChange` once at the start, after
+   * each write (several quick writes may be reported once), and at least
+   * every `pollMs` (a safety net, and the only signal where the KV cannot
+   * watch), until `signal` aborts.
    *
    * @param signal ends the watch
    * @param onChange called on each change
+   * @param pollMs longest time between two calls; default 5 seconds
    */
   async watch(
     signal: AbortSignal,
     onChange: () => Promise<void>,
+    pollMs = 5000,
   ): Promise<void> {
     if (signal.aborted) return;
-    const reader = this.#kv.watch([DELIVERY_LATEST_KEY]).getReader();
-    const stop = () => reader.cancel().catch(() => {});
+    let reader: ReadableStreamDefaultReader<unknown> | null = null;
+    try {
+      reader = this.#kv.watch([DELIVERY_LATEST_KEY]).getReader();
+    } catch {
+      reader = null; // this KV cannot watch: poll only
+    }
+    let wake: () => void = () => {};
+    const stop = () => {
+      wake();
+      reader?.cancel().catch(() => {});
+    };
     signal.addEventListener("abort", stop, { once: true });
+    // One read at a time; a read still pending after a poll is reused.
+    let pending: Promise<boolean> | null = null;
     try {
       while (!signal.aborted) {
+        if (reader && !pending) {
+          pending = reader.read().then((r) => !r.done, () => false);
+        }
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const tick = new Promise<"poll">((resolve) => {
+          wake = () => resolve("poll");
+          timer = setTimeout(wake, pollMs);
+        });
+        const result = await Promise.race(pending ? [pending, tick] : [tick]);
+        clearTimeout(timer);
+        if (signal.aborted) break;
+        if (result !== "poll") {
+          pending = null;
+          if (result === false) reader = null; // the watch ended: poll only
+        }
         // The first read is the current value: reporting it too closes the
         // gap between the caller's first listing and the start of the watch.
-        const { done } = await reader.read();
-        if (done) break;
         await onChange();
       }
     } finally {
       signal.removeEventListener("abort", stop);
-      await stop();
+      await reader?.cancel().catch(() => {});
     }
   }
 }

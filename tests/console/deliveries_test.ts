@@ -101,3 +101,61 @@ Deno.test("DeliveryStore refuses a retention that is not a positive integer", ()
       err.message === "Cannot keep deliveries: 'retain' must be a positive integer, got 0",
   );
 });
+
+Deno.test("DeliveryStore.watch() reports a new delivery and stops when aborted", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv);
+    const abort = new AbortController();
+    let calls = 0;
+    let seen: string[] = [];
+    const watching = store.watch(abort.signal, async () => {
+      calls++;
+      seen = (await store.list()).map((d) => d.verb);
+    }, 60_000);
+    while (calls < 1) await new Promise((r) => setTimeout(r, 5));
+    await store.add("h1", [{ webhook: "w", activity: { verb: "jive:created" } }]);
+    const deadline = Date.now() + 3000;
+    while (!seen.includes("jive:created")) {
+      assert.ok(Date.now() < deadline, "the watch reported the delivery");
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    abort.abort();
+    await watching;
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("DeliveryStore.watch() polls when the KV cannot watch", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const noWatch = new Proxy(kv, {
+      get(target, prop) {
+        if (prop === "watch") {
+          return () => {
+            throw new TypeError("watch is not supported");
+          };
+        }
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const store = new DeliveryStore(noWatch);
+    const abort = new AbortController();
+    let calls = 0;
+    const watching = store.watch(abort.signal, () => {
+      calls++;
+      return Promise.resolve();
+    }, 20);
+    const deadline = Date.now() + 3000;
+    while (calls < 3) {
+      assert.ok(Date.now() < deadline, "polled");
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    abort.abort();
+    await watching;
+  } finally {
+    kv.close();
+  }
+});
