@@ -24,6 +24,7 @@ import {
   deliveryKey,
   deliveryViewKey,
 } from "./_keys.ts";
+import { withLockRetry } from "./_retry.ts";
 
 export type { DeliveryView };
 
@@ -109,12 +110,14 @@ export class DeliveryStore {
       const truncated = payload.length > MAX_PAYLOAD_CHARS;
       if (truncated) payload = payload.slice(0, MAX_PAYLOAD_CHARS);
       const delivery: Delivery = { ...view, payload, truncated };
-      const res = await this.#kv.atomic()
-        .set(deliveryKey(id), delivery, { expireIn })
-        .set(deliveryViewKey(id), view, { expireIn })
-        .set(deliveryByHookKey(hookId, id), view, { expireIn })
-        .set(DELIVERY_LATEST_KEY, { id, hookId })
-        .commit();
+      const res = await withLockRetry(() =>
+        this.#kv.atomic()
+          .set(deliveryKey(id), delivery, { expireIn })
+          .set(deliveryViewKey(id), view, { expireIn })
+          .set(deliveryByHookKey(hookId, id), view, { expireIn })
+          .set(DELIVERY_LATEST_KEY, { id, hookId })
+          .commit()
+      );
       if (!res.ok) throw new Error("Cannot store the delivery");
       views.push(view);
     }
@@ -133,13 +136,14 @@ export class DeliveryStore {
       if (++seen > this.#retain) old.push(entry.value);
     }
     for (let i = 0; i < old.length; i += 300) {
-      const op = this.#kv.atomic();
-      for (const v of old.slice(i, i + 300)) {
-        op.delete(deliveryKey(v.id)).delete(deliveryViewKey(v.id)).delete(
-          deliveryByHookKey(v.hookId, v.id),
-        );
-      }
-      await op.commit();
+      const batch = old.slice(i, i + 300);
+      await withLockRetry(() => {
+        const op = this.#kv.atomic();
+        for (const v of batch) {
+          op.delete(deliveryKey(v.id)).delete(deliveryViewKey(v.id)).delete(deliveryByHookKey(v.hookId, v.id));
+        }
+        return op.commit();
+      });
     }
   }
 

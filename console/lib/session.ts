@@ -8,6 +8,7 @@
  */
 
 import { oauthStateKey, sessionKey } from "./_keys.ts";
+import { withLockRetry } from "./_retry.ts";
 
 /** A signed-in user's session as stored in KV. */
 export interface Session {
@@ -81,7 +82,7 @@ export class SessionStore {
       csrf: randomToken(),
       createdAt: new Date().toISOString(),
     };
-    await this.#kv.set(sessionKey(id), session, { expireIn: this.#ttlMs });
+    await withLockRetry(() => this.#kv.set(sessionKey(id), session, { expireIn: this.#ttlMs }));
     return id;
   }
 
@@ -100,13 +101,13 @@ export class SessionStore {
 
   /** Deletes a session (sign-out). */
   async destroy(id: string | undefined): Promise<void> {
-    if (id && id.length <= 100) await this.#kv.delete(sessionKey(id));
+    if (id && id.length <= 100) await withLockRetry(() => this.#kv.delete(sessionKey(id)));
   }
 
   /** Stores a pending authorization for ten minutes; resolves with its id. */
   async savePending(pending: PendingAuthorization): Promise<string> {
     const id = randomToken();
-    await this.#kv.set(oauthStateKey(id), pending, { expireIn: 10 * 60_000 });
+    await withLockRetry(() => this.#kv.set(oauthStateKey(id), pending, { expireIn: 10 * 60_000 }));
     return id;
   }
 
@@ -117,7 +118,8 @@ export class SessionStore {
     if (!id || id.length > 100) return null;
     const entry = await this.#kv.get<PendingAuthorization>(oauthStateKey(id));
     if (!entry.value) return null;
-    await this.#kv.delete(oauthStateKey(id));
-    return entry.value;
+    // Used once: only the request that deletes it gets it.
+    const res = await withLockRetry(() => this.#kv.atomic().check(entry).delete(entry.key).commit());
+    return res.ok ? entry.value : null;
   }
 }

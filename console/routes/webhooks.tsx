@@ -18,6 +18,7 @@ import { Pager } from "../components/Pager.tsx";
 import DeliveriesLive from "../islands/DeliveriesLive.tsx";
 import EventPicker, { CONTENT_EVENTS, SYSTEM_EVENTS } from "../islands/EventPicker.tsx";
 import { receiverByHookKey, receiverByHookPrefix, receiverKey } from "../lib/_keys.ts";
+import { withLockRetry } from "../lib/_retry.ts";
 import { type ConsoleEnv, type Deps, describeError, html, noticeOf } from "../lib/context.ts";
 
 const ulid = monotonicFactory();
@@ -336,10 +337,12 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const record = (await webhooks.findByWebhookURL(ref)).find((w) => w.tenantId === community.tenantId);
     if (!record) return c.redirect("/webhooks?notice=registered", 303);
     if (receiverId) {
-      await deps.kv.atomic()
-        .set(receiverKey(receiverId), { hookId: record.id })
-        .set(receiverByHookKey(record.id, receiverId), true)
-        .commit();
+      await withLockRetry(() =>
+        deps.kv.atomic()
+          .set(receiverKey(receiverId), { hookId: record.id })
+          .set(receiverByHookKey(record.id, receiverId), true)
+          .commit()
+      );
     }
     return c.redirect(
       `/webhooks/${encodeURIComponent(record.id)}?notice=registered`,
@@ -446,12 +449,15 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         `Unregistering failed: ${describeError(err)}`,
       );
     }
-    const op = deps.kv.atomic();
+    const keys: Deno.KvKey[] = [];
     for await (const entry of deps.kv.list({ prefix: receiverByHookPrefix(hook.id) })) {
-      const rid = String(entry.key[entry.key.length - 1]);
-      op.delete(entry.key).delete(receiverKey(rid));
+      keys.push(entry.key, receiverKey(String(entry.key[entry.key.length - 1])));
     }
-    await op.commit();
+    await withLockRetry(() => {
+      const op = deps.kv.atomic();
+      for (const key of keys) op.delete(key);
+      return op.commit();
+    });
     return c.redirect("/webhooks?notice=unregistered", 303);
   });
 }
