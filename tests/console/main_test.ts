@@ -5,6 +5,7 @@
  */
 
 import assert from "node:assert/strict";
+import { Client, registerHook, signIn, trigger } from "./_helpers.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 
@@ -80,4 +81,41 @@ Deno.test("the console command refuses a bad PORT with a clear message", async (
     new TextDecoder().decode(out.stderr),
     /PORT must be an integer from 0 to 65535, got 'eighty'/,
   );
+});
+
+Deno.test("two console processes on one KV file share sessions, and one sees the deliveries the other receives", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "console_two_" });
+  const kvPath = `${dir}/console.kv`;
+  const a = await startMain({ KV_PATH: kvPath });
+  let b: Awaited<ReturnType<typeof startMain>> | undefined;
+  const abort = new AbortController();
+  try {
+    // Behind one proxy both processes have the same public URL.
+    b = await startMain({ KV_PATH: kvPath, PUBLIC_URL: a.origin });
+    const client = await signIn(a.origin);
+    const id = await registerHook(client, a.origin);
+    const atB = new Client(b.origin);
+    atB.cookies = new Map(client.cookies);
+    const events = await atB.fetch(`/deliveries/events?hook=${id}`, { signal: abort.signal });
+    assert.equal(events.status, 200);
+    const reader = events.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes("event: ready")) text += (await reader.read()).value ?? "";
+    const hook = await (await atB.fetch(`/webhooks/${id}`)).text();
+    assert.match(hook, new RegExp(`Webhook ${id}`));
+    const platformId = /\/api\/core\/v3\/webhooks\/(\d+)</.exec(hook)![1];
+    assert.deepEqual(await trigger(a.origin, { webhookId: platformId }), [200]);
+    const deadline = Date.now() + 15_000;
+    while (!text.includes("event: delivery")) {
+      assert.ok(Date.now() < deadline, `no delivery event at the other process: ${text}`);
+      text += (await reader.read()).value ?? "";
+    }
+    abort.abort();
+    await reader.cancel().catch(() => {});
+  } finally {
+    abort.abort();
+    await b?.stop();
+    await a.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
 });
