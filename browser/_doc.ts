@@ -13,7 +13,7 @@ export function useDoc(doc: Document): void {
 /** The document set with `setDoc`, else the global one. */
 export function getDoc(): Document {
   const doc = current ?? (globalThis as { document?: Document }).document;
-  if (!doc) throw new Error("No document: call setDoc() first");
+  if (!doc) throw new Error("No document: use setDoc()");
   return doc;
 }
 
@@ -61,13 +61,14 @@ const KINDS: Record<string, [string, (v: unknown) => boolean]> = {
 };
 
 /**
- * Checks an argument: `kind` is `s` string, `f` function, `o` object, `a`
- * array, `e` element, `n` node, `d` element or fragment; an upper-case kind
- * also accepts `null` and `undefined`.
+ * Checks an argument. `spec` is a kind letter followed by the argument's
+ * name: `s` string, `f` function, `o` object, `a` array, `e` element, `n`
+ * node, `d` element or fragment; an upper-case kind also accepts `null` and
+ * `undefined` (`"Fcallback"`).
  */
-export function need(value: unknown, kind: string, name: string): void {
-  const [what, test] = KINDS[kind.toLowerCase()];
-  if (!(kind < "a" && value == null) && !test(value)) fail(name, what, value);
+export function need(value: unknown, spec: string): void {
+  const [what, test] = KINDS[spec[0].toLowerCase()];
+  if (!(spec < "a" && value == null) && !test(value)) fail(spec.slice(1), what, value);
 }
 
 /** Keys that `merge`, `set`, `clone` and `parseQuery` never write. */

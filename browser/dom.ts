@@ -47,8 +47,8 @@ export interface ScriptOptions {
 }
 
 function classes(el: Element, cls: string): string[] {
-  need(el, "e", "el");
-  need(cls, "s", "cls");
+  need(el, "eel");
+  need(cls, "scls");
   return cls.split(/\s+/).filter(Boolean);
 }
 
@@ -164,12 +164,12 @@ export function hasClass(el: Element, cls: string): boolean {
  * ```
  */
 export function addScript(src: string, opts: ScriptOptions = {}): void {
-  need(src, "s", "src");
-  need(opts, "o", "opts");
+  need(src, "ssrc");
+  need(opts, "oopts");
   const doc = getDoc();
   const script = doc.createElement("script");
   for (const type of ["load", "error"] as const) {
-    need(opts[type], "F", "opts." + type);
+    need(opts[type], "Fopts." + type);
     if (opts[type]) listen(script, type, opts[type]);
   }
   script.src = src;
@@ -209,8 +209,8 @@ export function adj(
   content: string,
   where: "before" | "front" | "back" | "after",
 ): void {
-  need(node, "e", "node");
-  need(content, "s", "content");
+  need(node, "enode");
+  need(content, "scontent");
   const i = WHERE.indexOf(where);
   if (i < 0) fail("where", WHERE.join(", "), where, RangeError);
   if (i % 3 || node.parentNode) {
@@ -243,8 +243,8 @@ export function append(
   el: Element | DocumentFragment | null | undefined,
   child: Node | null | undefined,
 ): void {
-  need(el, "D", "el");
-  need(child, "N", "child");
+  need(el, "Del");
+  need(child, "Nchild");
   if (el && child) el.appendChild(child);
 }
 
@@ -270,8 +270,8 @@ export function replace(
   old: Element | null | undefined,
   newEl: Node | null | undefined,
 ): void {
-  need(old, "N", "old");
-  need(newEl, "N", "newEl");
+  need(old, "Nold");
+  need(newEl, "NnewEl");
   if (newEl) old?.parentNode?.replaceChild(newEl, old);
 }
 
@@ -293,7 +293,7 @@ export function replace(
  * ```
  */
 export function remove(el: Node | null | undefined): void {
-  need(el, "N", "el");
+  need(el, "Nel");
   el?.parentNode?.removeChild(el);
 }
 
@@ -322,7 +322,7 @@ export function create(
   attrs?: Attrs | string | null,
   events?: Events | null,
 ): HTMLElement {
-  need(el, "s", "el");
+  need(el, "sel");
   const doc = getDoc();
   return setAttrs(doc.createElement(el), attrs, events);
 }
@@ -352,10 +352,10 @@ export function frag(content?: string | Node | null): DocumentFragment {
   if (isStr(content)) {
     const template = doc.createElement("template");
     template.innerHTML = content;
-    return doc.importNode(template.content, true);
+    return template.content; // inert: nothing loads or runs until inserted
   }
   const fragment = doc.createDocumentFragment();
-  need(content, "N", "content");
+  need(content, "Ncontent");
   if (content) fragment.appendChild(content.cloneNode(true));
   return fragment;
 }
@@ -371,10 +371,10 @@ function fill(node: Node, data: object): void {
   const el = node as Element & Text;
   if (el.nodeType === 3) el.data = sub(el.data);
   else if (el.tagName !== "SCRIPT") { // never turn data into code
-    for (const attr of Array.from(el.attributes ?? [])) {
+    for (const attr of [...el.attributes ?? []]) {
       if (attr.value.includes("{{") && !/^on/i.test(attr.name)) attr.value = sub(attr.value);
     }
-    for (const child of Array.from(el.childNodes)) fill(child, data);
+    for (const child of [...el.childNodes]) fill(child, data);
   }
 }
 
@@ -409,8 +409,8 @@ export function render(
   frag: DocumentFragment | HTMLElement,
   data: object,
 ): DocumentFragment | HTMLElement {
-  need(frag, "d", "frag");
-  need(data, "o", "data");
+  need(frag, "dfrag");
+  need(data, "odata");
   const source = (frag as HTMLTemplateElement).content ?? frag;
   const target = source.nodeType === 11 ? source.cloneNode(true) as DocumentFragment : frag;
   fill(target, data);
@@ -456,10 +456,10 @@ export function setAttrs<T extends HTMLElement | DocumentFragment>(
   attrs?: Attrs | string | null,
   events?: Events | null,
 ): T {
-  need(el, "d", "el");
+  need(el, "del");
   if (isStr(attrs)) attrs = { innerHTML: attrs };
-  need(attrs, "O", "attrs");
-  need(events, "O", "events");
+  need(attrs, "Oattrs");
+  need(events, "Oevents");
   const isFrag = el.nodeType === 11;
   const element = el as HTMLElement;
   for (const key in attrs) {

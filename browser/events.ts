@@ -33,8 +33,8 @@ export function listen(
   fn: (event: Event) => unknown,
 ): void {
   if (!isFunc(obj?.addEventListener)) fail("obj", "an event target", obj);
-  need(type, "s", "type");
-  need(fn, "f", "fn");
+  need(type, "stype");
+  need(fn, "ffn");
   obj.addEventListener(type, fn as EventListener);
 }
 

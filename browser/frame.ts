@@ -56,7 +56,7 @@ export function onFrame(
   scope?: unknown,
   ...args: unknown[]
 ): void {
-  need(fn, "f", "fn");
+  need(fn, "ffn");
   const win = getWin();
   listeners.set(fn, [scope === undefined ? win : scope, args]);
   if (!loopWin) loopId = (loopWin = win).requestAnimationFrame(tick);

@@ -60,7 +60,7 @@ function keysOf(path: Path): string[] {
  * ```
  */
 export function args(args: ArrayLike<unknown>): unknown[] {
-  need(args, "o", "args");
+  need(args, "oargs");
   return Array.from(args);
 }
 
@@ -90,9 +90,9 @@ export function bind(
   prefill: readonly unknown[] = [],
   postfill: readonly unknown[] = [],
 ): AnyFunction {
-  need(fn, "f", "fn");
-  need(prefill, "a", "prefill");
-  need(postfill, "a", "postfill");
+  need(fn, "ffn");
+  need(prefill, "aprefill");
+  need(postfill, "apostfill");
   return (...rest: unknown[]) =>
     fn.apply(obj === undefined ? getWin() : obj, [
       ...prefill,
@@ -177,9 +177,9 @@ export function merge<T extends Record<string, any>>(
   mergeFrom?: object | null,
   options: MergeOptions = {},
 ): T {
-  need(mergeTo, "o", "mergeTo");
-  need(mergeFrom, "O", "mergeFrom");
-  need(options, "o", "options");
+  need(mergeTo, "omergeTo");
+  need(mergeFrom, "OmergeFrom");
+  need(options, "ooptions");
   const target = options.clone ? clone(mergeTo) : mergeTo;
   if (mergeFrom) {
     mergeInto(target, mergeFrom as Record<string, unknown>, !options.shallow);
@@ -225,8 +225,8 @@ export function each<T>(
   obj: ArrayLike<T> | Record<string, T>,
   fn: (value: T, index: number | string, obj: unknown) => unknown,
 ): void {
-  need(obj, "o", "obj");
-  need(fn, "f", "fn");
+  need(obj, "oobj");
+  need(fn, "ffn");
   const rec = obj as Record<string, T>;
   for (
     const key of typeof obj.length === "number" ? Array.from(obj as ArrayLike<T>, (_, i) => i) : Object.keys(obj)
@@ -263,9 +263,9 @@ export function extend(
   source: AnyClass,
   methods?: Record<string, unknown> | null,
 ): void {
-  need(target, "f", "target");
-  need(source, "f", "source");
-  need(methods, "O", "methods");
+  need(target, "ftarget");
+  need(source, "fsource");
+  need(methods, "Omethods");
   Object.setPrototypeOf(target.prototype, source.prototype);
   Object.setPrototypeOf(target, source);
   for (const key of Object.keys(methods ?? {})) {

@@ -26,14 +26,14 @@ export type Query = Record<string, string | 1 | (string | 1)[]>;
  * ```
  */
 export function buildQuery(object: Record<string, unknown>): string {
-  need(object, "o", "object");
+  need(object, "oobject");
   const parts: string[] = [];
   for (const key of Object.keys(object)) {
     const value = object[key];
     for (const item of [value].flat()) {
       if (item != null) {
         parts.push(
-          encodeURIComponent(key) + "=" + encodeURIComponent(String(item)),
+          encodeURIComponent(key) + "=" + encodeURIComponent(item as string),
         );
       }
     }
@@ -65,7 +65,7 @@ export function buildQuery(object: Record<string, unknown>): string {
  * ```
  */
 export function parseQuery(str?: string): Query {
-  need(str ??= getWin().location?.search ?? "", "s", "str");
+  need(str ??= getWin().location?.search ?? "", "sstr");
   const out: Query = {};
   for (const pair of str.replace(/^[^?#]*\?|#.*/g, "").split("&")) {
     // URLSearchParams decodes `+` and never throws on malformed escapes

@@ -80,19 +80,19 @@ export function request(
   callback?: RequestCallback | null,
   opts: RequestOptions = {},
 ): XMLHttpRequest {
-  need(url, "s", "url");
-  need(callback, "F", "callback");
-  need(opts, "o", "opts");
-  const { headers = {}, json, method = "GET", parseJson, props = {} } = opts;
-  need(method, "s", "opts.method");
-  need(headers, "o", "opts.headers");
-  need(props, "o", "opts.props");
+  need(url, "surl");
+  need(callback, "Fcallback");
+  need(opts, "oopts");
+  const { headers, json, method = "GET", parseJson, props } = opts;
+  need(method, "sopts.method");
+  need(headers, "Oopts.headers");
+  need(props, "Oopts.props");
   const xhr = new (getWin().XMLHttpRequest)();
   xhr.open(method, url);
   let body = (opts as RequestOptions).data ?? null;
   if (json !== undefined) {
     body = JSON.stringify(json);
-    if (!/content-type/i.test(Object.keys(headers).join())) {
+    if (!/content-type/i.test(Object.keys({ ...headers }) as never)) {
       xhr.setRequestHeader("Content-Type", "application/json");
     }
   }

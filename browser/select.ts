@@ -22,7 +22,7 @@ function scope(parent?: Scope | null): Scope {
 }
 
 function str(value: string, name: string): string {
-  need(value, "s", name);
+  need(value, "s" + name);
   return value;
 }
 
@@ -87,11 +87,9 @@ export function byName(name: string): HTMLElement | null {
  */
 export function byClass(cls: string, parent?: Scope | null): Element[] {
   const names = str(cls, "cls").split(/\s+/).filter(Boolean);
-  const node = scope(parent);
-  if (!names.length) return [];
-  return "getElementsByClassName" in node
-    ? Array.from(node.getElementsByClassName(names.join(" ")))
-    : Array.from(node.querySelectorAll("*")).filter((el) => names.every((c) => el.classList.contains(c)));
+  return [...scope(parent).querySelectorAll("[class]")].filter((el) =>
+    names[0] && names.every((c) => el.classList.contains(c))
+  );
 }
 
 /**
@@ -194,7 +192,7 @@ export function parent(
   el: Node,
   level: number | ((node: Node) => unknown) = 1,
 ): Node | null | undefined {
-  need(el, "n", "el");
+  need(el, "nel");
   let node: Node | null = el;
   if (isFunc(level)) {
     while ((node = node.parentNode)) {

@@ -22,7 +22,7 @@ import { need } from "./_doc.ts";
  * ```
  */
 export function capitalize(str: string): string {
-  need(str, "s", "str");
+  need(str, "sstr");
   return str.charAt(0).toUpperCase() + str.slice(1);
 }
 
@@ -40,6 +40,6 @@ export function capitalize(str: string): string {
  * ```
  */
 export function trim(str: string): string {
-  need(str, "s", "str");
+  need(str, "sstr");
   return str.trim();
 }

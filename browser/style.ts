@@ -8,7 +8,7 @@
  */
 
 import { fail, getDoc, getWin, need } from "./_doc.ts";
-import { isObj, isStr } from "./is.ts";
+import { isStr } from "./is.ts";
 import { capitalize } from "./string.ts";
 
 /** A position in CSS pixels. */
@@ -31,15 +31,14 @@ function camel(prop: string): string {
   return prop.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
-function styleOf(obj?: Styled | null): CSSStyleDeclaration {
-  const style = obj == null ? getDoc().documentElement.style : isObj(obj) && "style" in obj ? obj.style : obj;
-  need(style, "o", "obj");
-  return style as CSSStyleDeclaration;
+function styleOf(obj: Styled): CSSStyleDeclaration {
+  need(obj, "oobj");
+  return ("style" in obj ? obj.style : obj) as CSSStyleDeclaration;
 }
 
 function probe(prop: string, obj?: Styled | null): [string, boolean] {
-  need(prop, "s", "prop");
-  const style = styleOf(obj);
+  need(prop, "sprop");
+  const style = styleOf(obj ?? getDoc().documentElement);
   prop = camel(prop);
   let known = cache.get(style);
   if (!known) cache.set(style, known = new Map());
@@ -73,10 +72,10 @@ function probe(prop: string, obj?: Styled | null): [string, boolean] {
  * ```
  */
 export function getOffset(el: Element): Offset {
-  need(el, "e", "el");
+  need(el, "eel");
   const rect = el.getBoundingClientRect();
-  const win = el.ownerDocument?.defaultView ?? getWin();
-  return { x: rect.left + (win.scrollX || 0), y: rect.top + (win.scrollY || 0) };
+  const win = getWin();
+  return { x: rect.left + win.scrollX, y: rect.top + win.scrollY };
 }
 
 /**
@@ -117,10 +116,9 @@ export function getScroll(): number {
  * ```
  */
 export function getStyle(obj: Element, style: string, def = ""): string {
-  need(obj, "e", "obj");
-  need(style, "s", "style");
-  const win = obj.ownerDocument?.defaultView ?? getWin();
-  const computed = win.getComputedStyle(obj);
+  need(obj, "eobj");
+  need(style, "sstyle");
+  const computed = getWin().getComputedStyle(obj);
   const value = (computed as unknown as Record<string, unknown>)[style] ?? computed.getPropertyValue(style);
   return isStr(value) && value ? value : def;
 }
@@ -156,9 +154,8 @@ export function setStyle(
   val: string | number | null | undefined,
   resolve = false,
 ): void {
-  need(obj, "o", "obj");
   const target = styleOf(obj);
-  need(style, "s", "style");
+  need(style, "sstyle");
   val ??= "";
   if (!isStr(val) && !Number.isFinite(val)) {
     fail("val", "a string or a finite number", val);
@@ -194,7 +191,7 @@ export function setStyles(
   styles: Record<string, string | number | null | undefined>,
   resolve = false,
 ): void {
-  need(styles, "o", "styles");
+  need(styles, "ostyles");
   for (const key in styles) {
     setStyle(obj, key, styles[key], resolve);
   }
