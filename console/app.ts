@@ -8,6 +8,7 @@
  */
 
 import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { getCookie } from "hono/cookie";
 import { bodyLimit } from "hono/body-limit";
 import { csrf } from "hono/csrf";
@@ -269,7 +270,17 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
           type.startsWith("application/x-www-form-urlencoded") ||
           type.startsWith("multipart/form-data")
         ) {
-          const body = await c.req.parseBody();
+          let body: Record<string, unknown>;
+          try {
+            body = await c.req.parseBody();
+          } catch {
+            c.res = html(
+              c,
+              MessagePage({ title: "Bad request", message: "The console could not read this form." }),
+              400,
+            );
+            return;
+          }
           token = typeof body._csrf === "string" ? body._csrf : "";
         } else {
           token = c.req.header("x-csrf-token") ?? "";
@@ -301,6 +312,13 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
           message: "This request comes from another site and was refused.",
         }),
         403,
+      );
+    }
+    if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
+      return html(
+        c,
+        MessagePage({ title: "Bad request", message: "The console could not read this request." }),
+        400,
       );
     }
     console.error(`Console error on ${c.req.method} ${c.req.path}: ${describeError(err)}`);

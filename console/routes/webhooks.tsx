@@ -19,6 +19,7 @@ import DeliveriesLive from "../islands/DeliveriesLive.tsx";
 import EventPicker, { CONTENT_EVENTS, SYSTEM_EVENTS } from "../islands/EventPicker.tsx";
 import { receiverByHookKey, receiverByHookPrefix, receiverKey } from "../lib/_keys.ts";
 import { withLockRetry } from "../lib/_retry.ts";
+import { SANDBOX_COMMUNITY } from "../sandbox/mod.ts";
 import { type ConsoleEnv, type Deps, describeError, html, noticeOf } from "../lib/context.ts";
 
 const ulid = monotonicFactory();
@@ -395,7 +396,7 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         <h2>Entity</h2>
         <pre id="entity">{JSON.stringify(hook.entity, null, 2)}</pre>
         <h2>Deliveries</h2>
-        {deps.sandbox && community?.tenantId === "sandbox-tenant" && (
+        {deps.sandbox && community?.tenantId === SANDBOX_COMMUNITY.tenantId && (
           <p>
             Trigger an event on the <a href="/sandbox" id="sandbox-link">sandbox page</a> and watch it arrive here.
           </p>

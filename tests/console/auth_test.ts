@@ -255,3 +255,24 @@ Deno.test("a console form over 256 KiB is refused with 413", async () => {
     await t.close();
   }
 });
+
+Deno.test("a form body that cannot be read is answered 400", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    const res = await client.fetch("/communities", {
+      method: "POST",
+      headers: { origin: t.origin, "content-type": "multipart/form-data; boundary=xyz" },
+      body: "garbage",
+    });
+    assert.equal(res.status, 400);
+    const page = parse(await res.text());
+    try {
+      assert.equal(page.document.querySelector("h1")?.textContent, "Bad request");
+    } finally {
+      page.close();
+    }
+  } finally {
+    await t.close();
+  }
+});
