@@ -69,6 +69,15 @@ Deno.test("a postback signed with the community's secret is stored and shown", a
     } finally {
       page.close();
     }
+    // Its page shows the payload as received.
+    const detail = parse(await client.text(`/deliveries/${values[0].id}`, 200));
+    try {
+      const payload = JSON.parse(detail.document.querySelector("#payload")?.textContent ?? "null");
+      assert.equal(payload.activity.title, "Hand-made postback");
+      assert.equal(payload.webhook, hook.ref);
+    } finally {
+      detail.close();
+    }
     // The record id works as the receiver path too.
     const header2 = await signJiveExtn(
       { clientId, jiveUrl: `${t.origin}/sandbox`, tenantId: "sandbox-tenant" },
