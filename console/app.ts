@@ -99,6 +99,9 @@ function csrfExempt(path: string): boolean {
     path.startsWith("/sandbox/");
 }
 
+/** Names of this machine that a browser may use interchangeably. */
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
 /** Largest form body the console's own pages accept. */
 const MAX_FORM_BYTES = 256 * 1024;
 
@@ -219,6 +222,22 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
   app.use("*", async (_c, next) => {
     await ready;
     await next();
+  });
+
+  // A browser on `localhost` when the console is `127.0.0.1` (or the other
+  // way round) would keep its cookies on the wrong host for the OAuth
+  // redirects: send GETs to the public origin.
+  const publicHost = new URL(publicUrl);
+  app.use("*", async (c, next) => {
+    if (c.req.method !== "GET" || !LOOPBACK.has(publicHost.hostname)) return await next();
+    const url = new URL(c.req.url);
+    if (
+      url.host === publicHost.host || !LOOPBACK.has(url.hostname) ||
+      url.port !== publicHost.port
+    ) {
+      return await next();
+    }
+    return c.redirect(publicUrl + url.pathname + url.search, 302);
   });
 
   const pageHeaders = secureHeaders({ contentSecurityPolicy: CSP });

@@ -276,3 +276,20 @@ Deno.test("a form body that cannot be read is answered 400", async () => {
     await t.close();
   }
 });
+
+Deno.test("a browser on localhost is sent to the console's 127.0.0.1 origin, so sign-in cookies stay on one host", async () => {
+  const t = await startConsole();
+  try {
+    const port = new URL(t.origin).port;
+    const res = await fetch(`http://localhost:${port}/signin?returnTo=%2Fwebhooks`, { redirect: "manual" });
+    await res.body?.cancel();
+    assert.equal(res.status, 302);
+    assert.equal(res.headers.get("location"), `${t.origin}/signin?returnTo=%2Fwebhooks`);
+    // The receiver and other non-GET requests are served where they arrive.
+    const post = await fetch(`http://localhost:${port}/hooks/nope`, { method: "POST", body: "[]" });
+    assert.equal(post.status, 404);
+    await post.body?.cancel();
+  } finally {
+    await t.close();
+  }
+});
