@@ -12,9 +12,8 @@ export function useDoc(doc: Document): void {
 
 /** The document set with `setDoc`, else the global one. */
 export function getDoc(): Document {
-  const doc = current ?? (globalThis as { document?: Document }).document;
-  if (!doc) throw new Error("No document: use setDoc()");
-  return doc;
+  return current ?? (globalThis as { document?: Document }).document ??
+    fail("document", "set with setDoc()", undefined, Error);
 }
 
 /** The window of the document set with `setDoc`, falling back to `globalThis`. */
@@ -31,7 +30,7 @@ export function fail(
 ): never {
   throw new Type(
     `Expected '${name}' to be ${what}, got ${
-      typeof value === "string"
+      isStr(value)
         ? JSON.stringify(value)
         : isObj(value) || isFunc(value)
         ? value.constructor?.name || "Object"
@@ -72,6 +71,6 @@ export function need(value: unknown, spec: string): void {
 }
 
 /** Keys that `merge`, `set`, `clone` and `parseQuery` never write. */
-export function isUnsafeKey(key: string): boolean {
+export function isUnsafeKey(key: unknown): boolean {
   return key === "__proto__" || key === "constructor" || key === "prototype";
 }

@@ -173,7 +173,7 @@ export function addScript(src: string, opts: ScriptOptions = {}): void {
     if (opts[type]) listen(script, type, opts[type]);
   }
   script.src = src;
-  (doc.head ?? doc.documentElement).appendChild(script);
+  doc.head.appendChild(script);
 }
 
 const WHERE = ["before", "front", "back", "after"];
@@ -323,8 +323,7 @@ export function create(
   events?: Events | null,
 ): HTMLElement {
   need(el, "sel");
-  const doc = getDoc();
-  return setAttrs(doc.createElement(el), attrs, events);
+  return setAttrs(getDoc().createElement(el), attrs, events);
 }
 
 /**
@@ -363,11 +362,7 @@ export function frag(content?: string | Node | null): DocumentFragment {
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
 
 function fill(node: Node, data: object): void {
-  const sub = (text: string) =>
-    text.replace(PLACEHOLDER, (_, path: string) => {
-      const value = get(data, path, "");
-      return value == null ? "" : String(value);
-    });
+  const sub = (text: string) => text.replace(PLACEHOLDER, (_, path: string) => String(get(data, path) ?? ""));
   const el = node as Element & Text;
   if (el.nodeType === 3) el.data = sub(el.data);
   else if (el.tagName !== "SCRIPT") { // never turn data into code
@@ -476,7 +471,7 @@ export function setAttrs<T extends HTMLElement | DocumentFragment>(
       setStyles(element, value as Attrs["styles"] & object);
     } else if (!isFrag) {
       if (value == null) element.removeAttribute(key);
-      else element.setAttribute(key === "className" ? "class" : key, String(value));
+      else element.setAttribute(key === "className" ? "class" : key, value as string);
     }
   }
   for (const type in events) listen(el, type, events[type]);

@@ -30,7 +30,7 @@ function tick(ts: number): void {
  * order they were added; one that throws skips the rest for that frame only.
  *
  * @param fn the listener
- * @param scope `this` for the calls (default: the window)
+ * @param scope `this` for the calls (default, also for `null`: the window)
  * @param args arguments passed before the frame timestamp
  * @throws {TypeError} when `fn` is not a function
  * @example
@@ -58,7 +58,7 @@ export function onFrame(
 ): void {
   need(fn, "ffn");
   const win = getWin();
-  listeners.set(fn, [scope === undefined ? win : scope, args]);
+  listeners.set(fn, [scope ?? win, args]);
   if (!loopWin) loopId = (loopWin = win).requestAnimationFrame(tick);
 }
 

@@ -35,11 +35,11 @@ function isPlain(obj: unknown): obj is Record<string, unknown> {
   return proto === null || isObj(proto) && !Object.getPrototypeOf(proto);
 }
 
-function keysOf(path: Path): string[] {
+function keysOf(path: Path): (string | number)[] {
   return isStr(path)
     ? path.split(".")
     : isArray(path) || typeof path === "number"
-    ? [path].flat().map(String)
+    ? [path].flat() as (string | number)[]
     : fail("path", "a string, number or array", path);
 }
 
@@ -69,7 +69,7 @@ export function args(args: ArrayLike<unknown>): unknown[] {
  * (`postfill`) the call's own arguments.
  *
  * @param fn the function to bind
- * @param obj `this` for the calls (default: the window)
+ * @param obj `this` for the calls (default, also for `null`: the window)
  * @param prefill arguments placed before the call's arguments
  * @param postfill arguments placed after the call's arguments
  * @returns the bound function
@@ -94,7 +94,7 @@ export function bind(
   need(prefill, "aprefill");
   need(postfill, "apostfill");
   return (...rest: unknown[]) =>
-    fn.apply(obj === undefined ? getWin() : obj, [
+    fn.apply(obj ?? getWin(), [
       ...prefill,
       ...rest,
       ...postfill,
@@ -268,7 +268,7 @@ export function extend(
   need(methods, "Omethods");
   Object.setPrototypeOf(target.prototype, source.prototype);
   Object.setPrototypeOf(target, source);
-  for (const key of Object.keys(methods ?? {})) {
+  for (const key in methods) {
     if (!isUnsafeKey(key)) target.prototype[key] = methods![key];
   }
 }
@@ -294,7 +294,7 @@ export function get(obj: unknown, path: Path, def?: unknown): unknown {
   let cur = obj;
   for (const key of keysOf(path)) {
     if (cur == null) return def;
-    cur = (cur as Record<string, unknown>)[key];
+    cur = (cur as Record<string | number, unknown>)[key];
   }
   return cur === undefined ? def : cur;
 }

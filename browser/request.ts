@@ -36,10 +36,6 @@ export type RequestCallback = (
   request: XMLHttpRequest,
 ) => unknown;
 
-function failure(message: string, status: number): RequestError {
-  return Object.assign(new Error(message), { status });
-}
-
 /**
  * Makes an XHR request. The callback gets `error` (`null` for a 2xx status,
  * else an `Error` carrying `status`; a network failure, timeout or abort
@@ -89,7 +85,7 @@ export function request(
   need(props, "Oopts.props");
   const xhr = new (getWin().XMLHttpRequest)();
   xhr.open(method, url);
-  let body = (opts as RequestOptions).data ?? null;
+  let body = (opts as RequestOptions).data;
   if (json !== undefined) {
     body = JSON.stringify(json);
     if (!/content-type/i.test(Object.keys({ ...headers }) as never)) {
@@ -105,7 +101,7 @@ export function request(
     const status = xhr.status;
     let error = status > 199 && status < 300
       ? null
-      : failure(status ? `Request failed with status ${status}` : "Network error", status);
+      : Object.assign(new Error(status ? `Request failed with status ${status}` : "Network error"), { status });
     let response: unknown = status ? xhr.response : null;
     if (
       isStr(response) && response &&

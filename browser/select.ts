@@ -16,7 +16,7 @@ export type Scope = Document | Element | DocumentFragment;
 function scope(parent?: Scope | null): Scope {
   const node = parent ?? getDoc();
   if (!isFunc(node?.querySelectorAll)) {
-    fail("parent", "a document, element or fragment", parent);
+    fail("parent", "a parent node", parent);
   }
   return node;
 }
@@ -111,7 +111,7 @@ export function byClass(cls: string, parent?: Scope | null): Element[] {
  * ```
  */
 export function byTag(tag: string, parent?: Scope | null): Element[] {
-  return Array.from(scope(parent).querySelectorAll(str(tag, "tag")));
+  return [...scope(parent).querySelectorAll(str(tag, "tag"))];
 }
 
 /**
@@ -161,7 +161,7 @@ export function bySelectorAll(
   selector: string,
   parent?: Scope | null,
 ): Element[] {
-  return Array.from(scope(parent).querySelectorAll(str(selector, "selector")));
+  return [...scope(parent).querySelectorAll(str(selector, "selector"))];
 }
 
 /**

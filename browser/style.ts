@@ -22,10 +22,10 @@ export interface Offset {
 /** Something with an inline style: an element, or a `CSSStyleDeclaration`. */
 export type Styled = ElementCSSInlineStyle | CSSStyleDeclaration;
 
-const PREFIXES = ["Webkit", "Moz", "ms", "O"];
+const PREFIXES = ["Webkit", "Moz", "ms"];
 // style object -> camelCase property -> [prefix found, unprefixed supported]
 const cache: WeakMap<object, Map<string, [string, boolean]>> = /* @__PURE__ */ new WeakMap();
-const UNITLESS = /^(opacity|zIndex|zoom|order|flex(Grow|Shrink)?|fontWeight|lineHeight|scale)$/;
+const UNITLESS = /^(opacity|zIndex|zoom|order|flex(Grow|Shrink)?|fontWeight|lineHeight)$/;
 
 function camel(prop: string): string {
   return prop.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -46,7 +46,7 @@ function probe(prop: string, obj?: Styled | null): [string, boolean] {
   if (!found) {
     const cap = capitalize(prop);
     found = [
-      PREFIXES.find((p) => p + cap in style || p.toLowerCase() + cap in style) ?? "",
+      PREFIXES.find((p) => p + cap in style) ?? "", // WebkitX: Chromium, Safari and Firefox all have it
       prop in style,
     ];
     known.set(prop, found);
@@ -81,7 +81,7 @@ export function getOffset(el: Element): Offset {
 /**
  * Vertical scroll position of the window.
  *
- * @returns the scroll position in whole CSS pixels (0 without a window)
+ * @returns the scroll position in whole CSS pixels, fractions dropped (0 without a window)
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -92,7 +92,7 @@ export function getOffset(el: Element): Offset {
  * ```
  */
 export function getScroll(): number {
-  return Math.round(getWin().scrollY || 0);
+  return getWin().scrollY | 0;
 }
 
 /**
@@ -120,7 +120,7 @@ export function getStyle(obj: Element, style: string, def = ""): string {
   need(style, "sstyle");
   const computed = getWin().getComputedStyle(obj);
   const value = (computed as unknown as Record<string, unknown>)[style] ?? computed.getPropertyValue(style);
-  return isStr(value) && value ? value : def;
+  return (value as string) || def;
 }
 
 /**
@@ -200,7 +200,7 @@ export function setStyles(
 /**
  * Vendor prefix of the current browser, found by probing `prop` on a real
  * style object: the prefix under which the browser offers `prop` (`Webkit`,
- * `Moz`, `ms` or `O`), or `""` when it has no prefixed form of it. Results
+ * `Moz` or `ms`), or `""` when it has no prefixed form of it. Results
  * are cached.
  *
  * @param prop the property to probe, camelCase or dash-case
@@ -236,7 +236,7 @@ export function getVendorPrefix(prop: string, forCss = false): string {
  * import assert from "node:assert/strict";
  * import { resolvePrefix } from "./mod.ts";
  * // a style object that knows the property only with a prefix
- * const style = { webkitBoxReflect: "" } as unknown as CSSStyleDeclaration;
+ * const style = { WebkitBoxReflect: "" } as unknown as CSSStyleDeclaration;
  * assert.equal(resolvePrefix("boxReflect", style), "WebkitBoxReflect");
  * assert.equal(resolvePrefix("boxReflect", style, true), "webkitBoxReflect");
  * ```

@@ -79,6 +79,31 @@ function parseOut(args: string[]): string | undefined {
   return value;
 }
 
+/** Minified libraries the bundle is compared with (`--compare`), as shipped in node_modules. */
+export const PEERS: Record<string, string> = {
+  "umbrellajs 3": "node_modules/umbrellajs/umbrella.min.js",
+  "cash-dom 8": "node_modules/cash-dom/dist/cash.min.js",
+  "jquery 4": "node_modules/jquery/dist/jquery.min.js",
+};
+
+/**
+ * Sizes of the peer libraries, measured like the bundle (gzip level 9).
+ *
+ * @returns name, minified bytes and gzipped bytes of each peer found
+ */
+export async function peerSizes(): Promise<{ name: string; bytes: number; gzipBytes: number }[]> {
+  const out = [];
+  for (const [name, file] of Object.entries(PEERS)) {
+    try {
+      const code = await Deno.readFile(join(ROOT, file));
+      out.push({ name, bytes: code.byteLength, gzipBytes: gzipSync(code, { level: 9 }).byteLength });
+    } catch {
+      // not installed: leave it out
+    }
+  }
+  return out;
+}
+
 if (import.meta.main) {
   const { path, bytes, gzipBytes } = await buildBrowserBundle(
     parseOut(Deno.args),
@@ -86,4 +111,9 @@ if (import.meta.main) {
   console.log(
     `${path}: ${bytes} bytes minified, ${gzipBytes} bytes gzipped (${(gzipBytes / 1024).toFixed(2)} KB)`,
   );
+  if (Deno.args.includes("--compare")) {
+    for (const peer of await peerSizes()) {
+      console.log(`${peer.name}: ${peer.bytes} bytes minified, ${peer.gzipBytes} bytes gzipped`);
+    }
+  }
 }

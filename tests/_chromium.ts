@@ -106,9 +106,7 @@ export async function assertChromiumInstalled(
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) {
       throw new Error(
-        path === CHROMIUM_PATH
-          ? CHROMIUM_MISSING_MESSAGE
-          : CHROMIUM_MISSING_MESSAGE.replace(CHROMIUM_PATH, path),
+        path === CHROMIUM_PATH ? CHROMIUM_MISSING_MESSAGE : CHROMIUM_MISSING_MESSAGE.replace(CHROMIUM_PATH, path),
       );
     }
     throw err;

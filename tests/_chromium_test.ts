@@ -1,11 +1,5 @@
 import assert from "node:assert/strict";
-import {
-  browserTestOptions,
-  CHROMIUM_MISSING_MESSAGE,
-  launchChromium,
-  withBrowser,
-  withPage,
-} from "./_chromium.ts";
+import { browserTestOptions, CHROMIUM_MISSING_MESSAGE, launchChromium, withBrowser, withPage } from "./_chromium.ts";
 
 Deno.test({
   name: "withBrowser() runs a page in Chromium and removes its profile",

@@ -66,7 +66,7 @@ domTest("selection helpers reject a bad selector type or parent with a TypeError
     assert.throws(() => fn(1 as never), { name: "TypeError", message: "Expected 'selector' to be a string, got 1" });
     assert.throws(() => fn("p", "#f" as never), {
       name: "TypeError",
-      message: `Expected 'parent' to be a document, element or fragment, got "#f"`,
+      message: `Expected 'parent' to be a parent node, got "#f"`,
     });
   }
   assert.throws(() => byClass("x", {} as never), { name: "TypeError", message: /'parent'/ });

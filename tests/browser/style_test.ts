@@ -93,7 +93,7 @@ domTest("setStyle() sets custom properties and removes a property given null", (
 domTest("setStyle() with resolve uses the prefixed name the style object knows", ({ doc }) => {
   const set: string[] = [];
   const style = new Proxy({}, {
-    has: (_, key) => key === "webkitBoxReflect",
+    has: (_, key) => key === "WebkitBoxReflect",
     get: (_, key) => key === "setProperty" ? (name: string, value: string) => set.push(`${name}=${value}`) : undefined,
   }) as CSSStyleDeclaration;
   setStyle({ style } as never, "boxReflect", "below", true);
@@ -130,7 +130,7 @@ domTest("setStyles() sets several properties", ({ doc }) => {
 });
 
 domTest("resolvePrefix() returns the prop when supported unprefixed, else the prefixed name", () => {
-  const { style } = countingStyle(["transform", "webkitTransform", "webkitBoxReflect", "MozAppearance"]);
+  const { style } = countingStyle(["transform", "WebkitTransform", "WebkitBoxReflect", "MozAppearance"]);
   assert.equal(resolvePrefix("transform", style), "transform");
   assert.equal(resolvePrefix("boxReflect", style), "WebkitBoxReflect");
   assert.equal(resolvePrefix("boxReflect", style, true), "webkitBoxReflect");
@@ -141,7 +141,7 @@ domTest("resolvePrefix() returns the prop when supported unprefixed, else the pr
 });
 
 domTest("resolvePrefix() caches per style object", () => {
-  const { style, checks } = countingStyle(["webkitBoxReflect"]);
+  const { style, checks } = countingStyle(["WebkitBoxReflect"]);
   assert.equal(resolvePrefix("boxReflect", style), "WebkitBoxReflect");
   const after = checks();
   assert.equal(after > 0, true);
@@ -152,7 +152,7 @@ domTest("resolvePrefix() caches per style object", () => {
 });
 
 domTest("getVendorPrefix() and resolveProperty() probe the document's root style and cache it", ({ doc }) => {
-  const { style, checks } = countingStyle(["webkitBoxReflect", "transform", "WebkitTransform", "color"]);
+  const { style, checks } = countingStyle(["WebkitBoxReflect", "transform", "WebkitTransform", "color"]);
   setDoc({ nodeType: 9, documentElement: { style }, defaultView: null } as never);
   try {
     assert.equal(getVendorPrefix("boxReflect"), "Webkit");
