@@ -28,7 +28,7 @@ import { homeRoutes } from "./routes/home.tsx";
 import { receiverRoutes } from "./routes/hooks.ts";
 import { staticRoutes } from "./routes/static.ts";
 import { webhookRoutes } from "./routes/webhooks.tsx";
-import { createSandbox, SANDBOX_COMMUNITY } from "./sandbox/mod.ts";
+import { createSandbox, type Sandbox, SANDBOX_COMMUNITY } from "./sandbox/mod.ts";
 
 const SANDBOX_TENANT_ID: string = SANDBOX_COMMUNITY.tenantId;
 
@@ -76,6 +76,8 @@ export interface ConsoleApp {
   webhooks: Webhooks;
   /** The stored deliveries. */
   deliveries: DeliveryStore;
+  /** The sandbox (its platform emulator), or `null` when the sandbox is off for good. */
+  sandboxApi: Sandbox | null;
   /** Settles when the start is done; rejects with why it failed. */
   ready: Promise<void>;
   /** Whether the sandbox is on (known once `ready` settled). */
@@ -395,6 +397,9 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     webhooks,
     deliveries: deps.deliveries,
     ready,
+    get sandboxApi() {
+      return deps.sandbox ? sandbox : null;
+    },
     get sandbox() {
       return deps.sandbox;
     },

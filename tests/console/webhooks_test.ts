@@ -207,3 +207,28 @@ Deno.test("unregistering removes the hook on the platform and the record", async
     await t.close();
   }
 });
+
+Deno.test("an expired community token is renewed while registering, and the community page says when", async () => {
+  const t = await startConsole();
+  try {
+    const before = (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))!;
+    await new Promise((r) => setTimeout(r, 5)); // a later renewedAt
+    assert.ok((await t.app.sandboxApi!.expireTokens()) > 0);
+    const client = await signIn(t.origin);
+    const id = await registerHook(client, t.origin);
+    assert.ok(await t.app.webhooks.findByID(id));
+    const after = (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))!;
+    assert.notEqual(after.oauth!.access_token, before.oauth!.access_token);
+    assert.ok(after.renewedAt! > before.renewedAt!);
+    const html = await client.text("/communities/sandbox-tenant", 200);
+    assert.ok(!html.includes(after.oauth!.access_token));
+    const page = parse(html);
+    try {
+      assert.equal(page.document.querySelector("#token-state time")?.getAttribute("datetime"), after.renewedAt);
+    } finally {
+      page.close();
+    }
+  } finally {
+    await t.close();
+  }
+});
