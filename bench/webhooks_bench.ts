@@ -1,0 +1,204 @@
+// Module A's store against the raw KV operations it does (the floor) and the
+// original Node SDK's approach (scan every record), at 1k, 10k and 100k
+// records over 100 tenants, on a KV file and on `:memory:`.
+//
+//   deno bench -A bench/webhooks_bench.ts
+//   BENCH_KV=memory BENCH_SIZES=1000,10000 deno bench -A bench/webhooks_bench.ts
+//
+// Groups are named `<operation> · <backend> · <size>`; `scripts/bench.ts`
+// reads them from `deno bench --json` to build BENCHMARKS.md. Seeding happens
+// before any benchmark runs and is not measured by them; its time goes to the
+// file named by BENCH_SEED_LOG, when set.
+
+import assert from "node:assert/strict";
+import v8 from "node:v8";
+import { createWebhooks } from "../webhooks/mod.ts";
+import {
+  type Backend,
+  type BenchKv,
+  cycle,
+  openBenchKv,
+  PROBE_RECORDS,
+  PROBE_TENANT,
+  rawFindByID,
+  rawFindByTenantID,
+  rawFindByWebhookURL,
+  rawSave,
+  recordMaker,
+  sdkFind,
+  sdkFindByID,
+  sdkSave,
+  seed,
+  sizeLabel,
+  TENANTS,
+} from "./_fixtures.ts";
+
+const backends = (Deno.env.get("BENCH_KV") ?? "memory,file").split(",").map((b) => b.trim()) as Backend[];
+const sizes = (Deno.env.get("BENCH_SIZES") ?? "1000,10000,100000").split(",").map(Number);
+const seedLog = Deno.env.get("BENCH_SEED_LOG");
+const rounds = Number(Deno.env.get("BENCH_ROUNDS") ?? 7);
+
+for (const backend of backends) {
+  if (backend !== "memory" && backend !== "file") throw new RangeError(`BENCH_KV: unknown backend "${backend}"`);
+}
+for (const n of sizes) {
+  if (!Number.isInteger(n) || n < TENANTS || n % TENANTS !== 0) throw new RangeError(`BENCH_SIZES: bad size ${n}`);
+}
+if (!Number.isInteger(rounds) || rounds < 1) throw new RangeError(`BENCH_ROUNDS: bad count ${rounds}`);
+
+const opened: BenchKv[] = [];
+globalThis.addEventListener("unload", () => {
+  for (const db of opened) db.dispose();
+});
+
+/** Iterations of a full scan: enough for a stable mean, few where a scan is slow. */
+function scanRuns(n: number): { n: number; warmup: number } {
+  if (n >= 100_000) return { n: 4, warmup: 1 };
+  if (n >= 10_000) return { n: 10, warmup: 2 };
+  return { n: 40, warmup: 5 };
+}
+
+/** Iterations per round of a lookup that returns `records` records (about 20 µs a record). */
+function lookupRuns(records: number): { n: number } {
+  return { n: Math.max(5, Math.round(1_500 / Math.max(1, records))) };
+}
+
+for (const backend of backends) {
+  for (const n of sizes) {
+    const db = await openBenchKv(backend);
+    opened.push(db);
+    const { kv } = db;
+    const seeded = await seed(kv, n);
+    if (seedLog) {
+      await Deno.writeTextFile(seedLog, JSON.stringify({ backend, n, ms: seeded.ms }) + "\n", { append: true });
+    }
+    const hooks = createWebhooks(kv);
+    const label = `${backend} · ${sizeLabel(n)}`;
+
+    // Every variant must give the same answer, or the comparison means nothing.
+    const someUrl = seeded.urls[n >> 1];
+    const byUrl = await hooks.findByWebhookURL(someUrl);
+    assert.equal(byUrl.length, 1);
+    assert.deepEqual(await rawFindByWebhookURL(kv, someUrl), byUrl);
+    assert.deepEqual(await sdkFind(kv, { "entity.resources.self.ref": someUrl }), byUrl);
+    const probe = await hooks.findByTenantID(PROBE_TENANT);
+    assert.equal(probe.length, PROBE_RECORDS);
+    assert.deepEqual(await rawFindByTenantID(kv, PROBE_TENANT), probe);
+    assert.deepEqual(await sdkFind(kv, { tenantId: PROBE_TENANT }), probe);
+    const regular = await hooks.findByTenantID(seeded.tenants[7]);
+    assert.equal(regular.length, n / TENANTS);
+    assert.deepEqual(await rawFindByTenantID(kv, seeded.tenants[7]), regular);
+    assert.deepEqual(await hooks.findByID(seeded.ids[3]), await rawFindByID(kv, seeded.ids[3]));
+
+    // Each raw/store pair is measured in several short rounds spread over the
+    // run; scripts/bench.ts keeps the best round of each, since pauses (GC,
+    // SQLite checkpoints, other processes on the CPU) only ever add time. The
+    // full scans are slow and 10x to 1000x apart: one round is enough.
+    for (let round = 1; round <= rounds; round++) {
+      const tag = rounds > 1 ? ` · round ${round}` : "";
+      const first = round === 1;
+
+      // findByID: one get in every variant (the SDK looked records up by key too).
+      {
+        const group = `findByID · ${label}${tag}`;
+        const next = cycle(seeded.ids);
+        const runs = lookupRuns(1);
+        Deno.bench({
+          name: "raw KV",
+          group,
+          baseline: true,
+          ...runs,
+          fn: async () => void await rawFindByID(kv, next()),
+        });
+        Deno.bench({ name: "store", group, ...runs, fn: async () => void await hooks.findByID(next()) });
+        Deno.bench({ name: "Node SDK", group, ...runs, fn: async () => void await sdkFindByID(kv, next()) });
+      }
+
+      // findByWebhookURL: one pointer list + getMany, against a full scan.
+      {
+        const group = `findByWebhookURL · ${label}${tag}`;
+        const next = cycle(seeded.urls);
+        const runs = lookupRuns(1);
+        Deno.bench({
+          name: "raw KV",
+          group,
+          baseline: true,
+          ...runs,
+          fn: async () => void await rawFindByWebhookURL(kv, next()),
+        });
+        Deno.bench({ name: "store", group, ...runs, fn: async () => void await hooks.findByWebhookURL(next()) });
+        Deno.bench({
+          name: "Node SDK",
+          group,
+          ignore: !first,
+          ...scanRuns(n),
+          fn: async () => void await sdkFind(kv, { "entity.resources.self.ref": next() }),
+        });
+      }
+
+      // findByTenantID of a tenant that has 10 records at every N: the cost of
+      // the lookup itself, which must not grow with N.
+      {
+        const group = `findByTenantID · ${label}${tag}`;
+        const runs = lookupRuns(PROBE_RECORDS);
+        Deno.bench({
+          name: "raw KV",
+          group,
+          baseline: true,
+          ...runs,
+          fn: async () => void await rawFindByTenantID(kv, PROBE_TENANT),
+        });
+        Deno.bench({ name: "store", group, ...runs, fn: async () => void await hooks.findByTenantID(PROBE_TENANT) });
+        Deno.bench({
+          name: "Node SDK",
+          group,
+          ignore: !first,
+          ...scanRuns(n),
+          fn: async () => void await sdkFind(kv, { tenantId: PROBE_TENANT }),
+        });
+      }
+
+      // findByTenantID of a regular tenant: N / 100 records come back, so the
+      // time grows with the answer (but not with the rest of the data).
+      {
+        const group = `findByTenantID (N/100 records) · ${label}${tag}`;
+        const next = cycle(seeded.tenants);
+        const runs = lookupRuns(n / TENANTS);
+        Deno.bench({
+          name: "raw KV",
+          group,
+          baseline: true,
+          ...runs,
+          fn: async () => void await rawFindByTenantID(kv, next()),
+        });
+        Deno.bench({ name: "store", group, ...runs, fn: async () => void await hooks.findByTenantID(next()) });
+      }
+    }
+
+    // save of a new record, after the lookups since it adds records. The SDK
+    // wrote the record alone, without indexes.
+    for (let round = 1; round <= rounds; round++) {
+      const group = `save · ${label}${rounds > 1 ? ` · round ${round}` : ""}`;
+      const fresh = recordMaker();
+      const runs = { n: backend === "file" ? 200 : 600 };
+      Deno.bench({ name: "raw KV", group, baseline: true, ...runs, fn: async () => void await rawSave(kv, fresh()) });
+      Deno.bench({ name: "store", group, ...runs, fn: async () => void await hooks.save(fresh()) });
+      Deno.bench({ name: "Node SDK", group, ...runs, fn: async () => void await sdkSave(kv, fresh()) });
+    }
+
+    // What the store adds to a save before any KV call: the size check
+    // (node:v8's serialize, the serialiser Deno KV uses).
+    {
+      const record = recordMaker()();
+      Deno.bench({
+        name: "v8.serialize of the record",
+        group: `save parts · ${label}`,
+        fn: () => void v8.serialize(record),
+      });
+    }
+
+    // Seeding left a lot of garbage; collect it now rather than during a
+    // measurement (needs --v8-flags=--expose-gc, as scripts/bench.ts passes).
+    (globalThis as { gc?: () => void }).gc?.();
+  }
+}
