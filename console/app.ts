@@ -62,6 +62,11 @@ export interface ConsoleOptions {
    * in-process) at start when it has none; default `true`.
    */
   preconnectSandbox?: boolean;
+  /**
+   * Age in ms after which the reconcile page counts a pending registration
+   * as interrupted (Module A's `staleAfter`, default 60000).
+   */
+  reconcileStaleAfterMs?: number;
   /** Time limit of platform calls in ms (Module A's `timeout`). */
   platformTimeoutMs?: number;
 }
@@ -172,6 +177,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     // Set by start() before any request is served.
     signin: options.oauth ?? { authorizationEndpoint: "", tokenEndpoint: "", clientId: "" },
     sandbox: false,
+    staleAfterMs: options.reconcileStaleAfterMs,
     fetch: fetchFn,
     closing: closing.signal,
   };

@@ -39,6 +39,8 @@ export interface Deps {
   sandbox: boolean;
   /** The sandbox's sample place URI (the `object` of content hooks), when it is on. */
   sandboxPlace?: string;
+  /** Age after which reconcile counts a pending registration as interrupted (Module A's `staleAfter`). */
+  staleAfterMs?: number;
   /** The fetch used for OAuth and platform calls. */
   fetch: typeof fetch;
   /** Ends the server-sent event streams when the app closes. */

@@ -200,6 +200,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       sandbox: deps.sandbox,
     };
   };
+  const staleAfter = () => deps.staleAfterMs === undefined ? {} : { staleAfter: deps.staleAfterMs };
   const path = (tenantId: string) => `/communities/${encodeURIComponent(tenantId)}`;
 
   app.get("/communities", async (c) => {
@@ -580,6 +581,22 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
                 </li>
               ))}
             </ul>
+            {(report.abandoned ?? []).length > 0 && (
+              <>
+                <h2>
+                  Abandoned <span id="abandoned-count">{report.abandoned.length}</span>
+                </h2>
+                <p>Interrupted registrations that left no hook on the platform.</p>
+                <ul id="abandoned">
+                  {report.abandoned.map((p) => (
+                    <li key={p.id}>
+                      started {new Date(p.startedAt).toISOString()}, events {p.events.join(", ")}, callback{" "}
+                      <code>{p.callback}</code>
+                    </li>
+                  ))}
+                </ul>
+              </>
+            )}
             <h2>Apply the fixes</h2>
             <form
               method="post"
@@ -607,7 +624,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const community = await communities.findByTenantID(c.req.param("tenantId"));
     if (!community) return notFound(c);
     try {
-      const report = await deps.webhooks.reconcile(community);
+      const report = await deps.webhooks.reconcile(community, staleAfter());
       return reconcilePage(c, community, report);
     } catch (err) {
       return reconcilePage(c, community, null, describeError(err));
@@ -620,6 +637,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const body = await c.req.parseBody();
     try {
       await deps.webhooks.reconcile(community, {
+        ...staleAfter(),
         fix: true,
         deleteUnknown: body.deleteUnknown === "1",
       });

@@ -4,7 +4,10 @@
  * record id. The body is the platform's array of `{ webhook, activity }`,
  * signed with `Authorization: JiveEXTN ...` (PLATFORM.md): the header is
  * checked with the community's client secret, in constant time, within a
- * five-minute window. Answers: 413 for a body over 1 MiB, 404 for an
+ * five-minute window. A receiver id without a mapping (a hook that
+ * reconcile adopted after an interrupted registration) is found through the
+ * postback's `webhook` URL when that record's callback is this receiver.
+ * Answers: 413 for a body over 1 MiB, 404 for an
  * unknown hook, 401 for a missing or bad signature, 400 for a body that is
  * not a JSON array, 200 `{ received }` once stored.
  *
@@ -14,7 +17,8 @@
 import type { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Webhook } from "../../webhooks/mod.ts";
-import { receiverKey } from "../lib/_keys.ts";
+import { receiverByHookKey, receiverKey } from "../lib/_keys.ts";
+import { withLockRetry } from "../lib/_retry.ts";
 import type { ConsoleEnv, Deps } from "../lib/context.ts";
 import { verifyJiveExtn } from "../lib/jive_signature.ts";
 
@@ -31,6 +35,38 @@ export async function resolveReceiver(
   return await deps.webhooks.findByID(mapped.value?.hookId ?? id);
 }
 
+/**
+ * Finds the record of a receiver id that has no mapping yet: a hook whose
+ * registration was interrupted and later adopted by reconcile. The postback
+ * names its hook (`webhook`, the self URL); the record found that way must
+ * have exactly this receiver as its callback. The mapping is then saved.
+ */
+async function adoptReceiver(
+  deps: Deps,
+  id: string,
+  body: string,
+): Promise<Webhook | null> {
+  if (!id || id.length > 200) return null;
+  let ref: unknown;
+  try {
+    const items = JSON.parse(body);
+    ref = Array.isArray(items) ? items[0]?.webhook : undefined;
+  } catch {
+    return null;
+  }
+  if (typeof ref !== "string" || ref === "") return null;
+  const callback = `${deps.publicUrl}/hooks/${id}`;
+  const hook = (await deps.webhooks.findByWebhookURL(ref)).find((w) => w.entity?.callback === callback);
+  if (!hook) return null;
+  await withLockRetry(() =>
+    deps.kv.atomic()
+      .set(receiverKey(id), { hookId: hook.id })
+      .set(receiverByHookKey(hook.id, id), true)
+      .commit()
+  );
+  return hook;
+}
+
 /** Adds the receiver to `app`. */
 export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.post(
@@ -40,7 +76,9 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       onError: (c) => c.json({ error: "Payload too large (limit 1 MiB)" }, 413),
     }),
     async (c) => {
-      const hook = await resolveReceiver(deps, c.req.param("id"));
+      const id = c.req.param("id");
+      const text = await c.req.text();
+      const hook = await resolveReceiver(deps, id) ?? await adoptReceiver(deps, id, text);
       if (!hook) return c.json({ error: "Unknown webhook" }, 404);
       const community = await deps.webhooks.findWebhookCommunity(hook);
       const secret = community?.clientSecret;
@@ -64,7 +102,7 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       if (reason) return c.json({ error: `Unauthorized: ${reason}` }, 401);
       let items: unknown;
       try {
-        items = JSON.parse(await c.req.text());
+        items = JSON.parse(text);
       } catch {
         return c.json({ error: "The body is not JSON" }, 400);
       }

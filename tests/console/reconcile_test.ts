@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { connectSandbox, csrfOf, parse, registerHook, signIn, startConsole } from "./_helpers.ts";
+import { connectSandbox, csrfOf, parse, registerHook, signIn, startConsole, trigger } from "./_helpers.ts";
 
 Deno.test("the reconcile page reports matched, orphan and dangling hooks and applies the fixes", async () => {
   const t = await startConsole();
@@ -77,6 +77,64 @@ Deno.test("the reconcile page of an unknown community is 404", async () => {
     const res = await client.fetch("/communities/nope/reconcile");
     assert.equal(res.status, 404);
     await res.body?.cancel();
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("an interrupted registration shows as an orphan with its pending entry, and the fix adopts it", async () => {
+  let breakNext = false;
+  const flaky: typeof fetch = async (input, init) => {
+    const request = new Request(input, init);
+    const response = await fetch(request);
+    if (breakNext && request.method === "POST" && new URL(request.url).pathname === "/sandbox/api/core/v3/webhooks") {
+      breakNext = false;
+      // The platform made the hook, but its answer is lost on the way.
+      await response.body?.cancel();
+      return new Response("{ cut", { status: 200, headers: { "content-type": "application/json" } });
+    }
+    return response;
+  };
+  const t = await startConsole({ fetch: flaky, reconcileStaleAfterMs: 0 });
+  try {
+    const client = await signIn(t.origin);
+    const csrf = csrfOf(await client.text("/webhooks/new", 200));
+    breakNext = true;
+    const res = await client.post("/webhooks", {
+      _csrf: csrf,
+      tenantId: "sandbox-tenant",
+      events: ["social_group"],
+    });
+    assert.equal(res.status, 400);
+    assert.match(await res.text(), /Registration failed/);
+    assert.equal((await t.app.webhooks.list()).values.length, 0);
+    assert.equal((await t.app.webhooks.pending("sandbox-tenant")).length, 1);
+
+    const html = await client.text("/communities/sandbox-tenant/reconcile", 200);
+    const page = parse(html);
+    try {
+      assert.equal(page.document.querySelector("#orphans-count")?.textContent, "1");
+      assert.match(page.document.querySelector("#orphans .pending")?.textContent ?? "", /social_group/);
+    } finally {
+      page.close();
+    }
+    const fix = await client.post("/communities/sandbox-tenant/reconcile", { _csrf: csrfOf(html) });
+    await fix.body?.cancel();
+    assert.equal(fix.status, 303);
+    const adopted = (await t.app.webhooks.list()).values;
+    assert.equal(adopted.length, 1);
+    assert.deepEqual(adopted[0].entity.events, ["social_group"]);
+    assert.equal((await t.app.webhooks.pending("sandbox-tenant")).length, 0);
+    // Its postbacks reach this console's receiver.
+    assert.deepEqual(await trigger(t.origin, { webhookId: String(adopted[0].entity.id) }), [200]);
+    assert.equal((await t.app.deliveries.list({ hookId: adopted[0].id })).length, 1);
+    const after = parse(await client.text("/communities/sandbox-tenant/reconcile", 200));
+    try {
+      assert.equal(after.document.querySelector("#matched-count")?.textContent, "1");
+      assert.equal(after.document.querySelector("#orphans-count")?.textContent, "0");
+    } finally {
+      after.close();
+    }
   } finally {
     await t.close();
   }
