@@ -359,7 +359,7 @@ export function frag(content?: string | Node | null): DocumentFragment {
   return fragment;
 }
 
-const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
+const PLACEHOLDER = /{{\s*(.*?)\s*}}/g;
 
 function fill(node: Node, data: object): void {
   const sub = (text: string) => text.replace(PLACEHOLDER, (_, path: string) => String(get(data, path) ?? ""));

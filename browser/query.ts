@@ -68,11 +68,13 @@ export function parseQuery(str?: string): Query {
   need(str ??= getWin().location?.search ?? "", "sstr");
   const out: Query = {};
   for (const pair of str.replace(/^[^?#]*\?|#.*/g, "").split("&")) {
-    // URLSearchParams decodes `+` and never throws on malformed escapes
-    const [[key, text] = ["", ""]] = new URLSearchParams(pair) as unknown as [string, string][];
-    if (!key || isUnsafeKey(key)) continue;
-    const value = pair.includes("=") ? text : 1;
-    out[key] = Object.hasOwn(out, key) ? [out[key], value].flat() as (string | 1)[] : value;
+    // one pair at a time: URLSearchParams decodes `+` and never throws on malformed escapes
+    for (const [key, text] of new URLSearchParams(pair)) {
+      const value = pair.includes("=") ? text : 1;
+      if (key && !isUnsafeKey(key)) {
+        out[key] = Object.hasOwn(out, key) ? [out[key], value].flat() as (string | 1)[] : value;
+      }
+    }
   }
   return out;
 }
