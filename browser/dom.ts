@@ -49,7 +49,7 @@ export interface ScriptOptions {
 function classes(el: Element, cls: string): string[] {
   need(el, "eel");
   need(cls, "scls");
-  return cls.split(/\s+/).filter(Boolean);
+  return cls.match(/\S+/g) ?? [];
 }
 
 /**

@@ -84,8 +84,8 @@ export function onFrame(
  * ```
  */
 export function cancelFrame(fn: FrameListener): void {
-  if (listeners.delete(fn) && !listeners.size && loopWin) {
-    loopWin.cancelAnimationFrame(loopId);
+  if (listeners.delete(fn) && !listeners.size) { // it had a listener: the loop runs
+    loopWin!.cancelAnimationFrame(loopId);
     loopWin = undefined;
   }
 }

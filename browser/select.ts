@@ -86,7 +86,7 @@ export function byName(name: string): HTMLElement | null {
  * ```
  */
 export function byClass(cls: string, parent?: Scope | null): Element[] {
-  const names = str(cls, "cls").split(/\s+/).filter(Boolean);
+  const names = str(cls, "cls").match(/\S+/g) ?? [];
   return [...scope(parent).querySelectorAll("[class]")].filter((el) =>
     names[0] && names.every((c) => el.classList.contains(c))
   );

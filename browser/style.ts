@@ -22,13 +22,18 @@ export interface Offset {
 /** Something with an inline style: an element, or a `CSSStyleDeclaration`. */
 export type Styled = ElementCSSInlineStyle | CSSStyleDeclaration;
 
-const PREFIXES = ["Webkit", "Moz", "ms"];
+const PREFIXES = ["Webkit", "Moz"];
 // style object -> camelCase property -> [prefix found, unprefixed supported]
 const cache: WeakMap<object, Map<string, [string, boolean]>> = /* @__PURE__ */ new WeakMap();
-const UNITLESS = /^(opacity|zIndex|zoom|order|flex(Grow|Shrink)?|fontWeight|lineHeight)$/;
+const UNITLESS = /^(opacity|zIndex|order|flex(Grow|Shrink)?|fontWeight|lineHeight)$/;
 
 function camel(prop: string): string {
   return prop.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+// CSS name of a property: WebkitBoxReflect -> -webkit-box-reflect; custom --props are case-sensitive: as given
+function dash(prop: string): string {
+  return prop.startsWith("--") ? prop : prop.replace(/[A-Z]/g, "-$&").toLowerCase();
 }
 
 function styleOf(obj: Styled): CSSStyleDeclaration {
@@ -118,14 +123,12 @@ export function getScroll(): number {
 export function getStyle(obj: Element, style: string, def = ""): string {
   need(obj, "eobj");
   need(style, "sstyle");
-  const computed = getWin().getComputedStyle(obj);
-  const value = (computed as unknown as Record<string, unknown>)[style] ?? computed.getPropertyValue(style);
-  return (value as string) || def;
+  return getWin().getComputedStyle(obj).getPropertyValue(dash(style)) || def;
 }
 
 /**
  * Sets one inline CSS property. `px` is appended to numbers, except for
- * unitless properties (`opacity`, `zIndex`, `zoom`, `order`, `flex`,
+ * unitless properties (`opacity`, `zIndex`, `order`, `flex`,
  * `flexGrow`, `flexShrink`, `fontWeight`, `lineHeight`); strings
  * are set as they are. `null`, `undefined`
  * or `""` removes the property.
@@ -161,11 +164,7 @@ export function setStyle(
     fail("val", "a string or a finite number", val);
   }
   if (!isStr(val) && !UNITLESS.test(camel(style))) val = val + "px";
-  // camelCase to dash-case: WebkitBoxReflect -> -webkit-box-reflect; --x stays
-  target.setProperty(
-    (resolve ? resolvePrefix(style, target) : style).replace(/[A-Z]/g, "-$&").toLowerCase(),
-    val as string,
-  );
+  target.setProperty(dash(resolve && !style.startsWith("--") ? resolvePrefix(style, target) : style), val as string);
 }
 
 /**
@@ -199,8 +198,8 @@ export function setStyles(
 
 /**
  * Vendor prefix of the current browser, found by probing `prop` on a real
- * style object: the prefix under which the browser offers `prop` (`Webkit`,
- * `Moz` or `ms`), or `""` when it has no prefixed form of it. Results
+ * style object: the prefix under which the browser offers `prop` (`Webkit`
+ * or `Moz`), or `""` when it has no prefixed form of it. Results
  * are cached.
  *
  * @param prop the property to probe, camelCase or dash-case
@@ -270,6 +269,5 @@ export function resolvePrefix(
  * ```
  */
 export function resolveProperty(prop: string): string {
-  const [prefix, plain] = probe(prop);
-  return plain || !prefix ? prop : `-${prefix.toLowerCase()}-${prop}`;
+  return probe(prop)[1] ? prop : getVendorPrefix(prop, true) + prop;
 }

@@ -51,6 +51,8 @@ domTest("getStyle() gives def, or an empty string, when the property has no valu
   assert.equal(getStyle(p, "notAProperty", "fallback"), "fallback");
   assert.equal(getStyle(p, "notAProperty"), "");
   assert.equal(getStyle(p, "--unset", "none"), "none");
+  assert.equal(getStyle(p, "length", "none"), "none"); // not a property value
+  assert.equal(getStyle(p, "getPropertyValue", "none"), "none");
 });
 
 domTest("getStyle() rejects bad arguments with a TypeError", ({ doc }) => {
@@ -82,7 +84,10 @@ domTest("setStyle() appends px to numbers except unitless properties", ({ doc })
 domTest("setStyle() sets custom properties and removes a property given null", ({ doc }) => {
   const el = doc.createElement("div");
   setStyle(el, "--accent", "teal");
+  setStyle(el, "--mainColor", "red", true); // case kept, never prefixed
   assert.equal(el.style.getPropertyValue("--accent"), "teal");
+  assert.equal(el.style.getPropertyValue("--mainColor"), "red");
+  assert.equal(el.style.getPropertyValue("--main-color"), "");
   setStyle(el, "color", "red");
   setStyle(el, "color", null);
   assert.equal(el.style.color, "");
