@@ -104,7 +104,7 @@ export function getScroll(): number {
  * Computed value of a CSS property, or `def` when it is not set (empty).
  *
  * @param obj the element
- * @param style the property, camelCase (`backgroundColor`); dash-case and custom properties (`--x`) work too
+ * @param style the property, camelCase (`backgroundColor`; `float`, not `cssFloat`); dash-case and custom properties (`--x`) work too
  * @param def returned when the property has no value (default `""`)
  * @returns the computed value, or `def`
  * @throws {TypeError} when `obj` is not an element or `style` is not a string
@@ -134,7 +134,7 @@ export function getStyle(obj: Element, style: string, def = ""): string {
  * or `""` removes the property.
  *
  * @param obj the element (or its `style` object)
- * @param style the property, camelCase; dash-case and custom properties (`--x`) work too
+ * @param style the property, camelCase (`float`, not `cssFloat`); dash-case and custom properties (`--x`, case kept) work too
  * @param val the value
  * @param resolve use the browser's vendor-prefixed name when needed (default `false`)
  * @throws {TypeError} when `obj` has no style, `style` is not a string, or `val` is not a string or finite number

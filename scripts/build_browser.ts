@@ -37,7 +37,10 @@ export interface BundleResult {
 }
 
 /**
- * Builds the minified classic-script bundle of `browser/global.ts`.
+ * Builds the minified classic-script bundle of `browser/global.ts`. It
+ * stops esbuild's service when done (`esbuild.stop()`), so do not run it at
+ * the same time as another esbuild build of the same process; one after the
+ * other is fine (esbuild starts again on the next build).
  *
  * @param outFile where to write it (default {@linkcode DEFAULT_OUT})
  * @returns the path and the sizes
