@@ -57,12 +57,14 @@ const KINDS: Record<string, [string, (v: unknown) => boolean]> = {
   e: ["an element", isEl],
   n: ["a node", isNode],
   d: ["an element or fragment", isDom],
+  c: ["a class or constructor", (v) => isObj((v as { prototype?: unknown })?.prototype)],
+  y: ["an element or a style object", (v) => isFunc((v as CSSStyleDeclaration)?.setProperty)],
 };
 
 /**
  * Checks an argument. `spec` is a kind letter followed by the argument's
  * name: `s` string, `f` function, `o` object, `a` array, `e` element, `n`
- * node, `d` element or fragment; an upper-case kind also accepts `null` and
+ * node, `d` element or fragment, `c` class or constructor, `y` style object; an upper-case kind also accepts `null` and
  * `undefined` (`"Fcallback"`).
  */
 export function need(value: unknown, spec: string): void {

@@ -361,15 +361,14 @@ export function frag(content?: string | Node | null): DocumentFragment {
 
 const PLACEHOLDER = /{{\s*(.*?)\s*}}/g;
 
-function fill(node: Node, data: object): void {
+function fill(el: Element & Text, data: object): void {
   const sub = (text: string) => text.replace(PLACEHOLDER, (_, path: string) => String(get(data, path) ?? ""));
-  const el = node as Element & Text;
   if (el.nodeType === 3) el.data = sub(el.data);
   else if (el.tagName !== "SCRIPT") { // never turn data into code
     for (const attr of [...el.attributes ?? []]) {
       if (attr.value.includes("{{") && !/^on/i.test(attr.name)) attr.value = sub(attr.value);
     }
-    for (const child of [...el.childNodes]) fill(child, data);
+    for (const child of [...el.childNodes]) fill(child as Element & Text, data);
   }
 }
 
@@ -408,7 +407,7 @@ export function render(
   need(data, "odata");
   const source = (frag as HTMLTemplateElement).content ?? frag;
   const target = source.nodeType === 11 ? source.cloneNode(true) as DocumentFragment : frag;
-  fill(target, data);
+  fill(target as never, data);
   return target;
 }
 
@@ -456,22 +455,21 @@ export function setAttrs<T extends HTMLElement | DocumentFragment>(
   need(attrs, "Oattrs");
   need(events, "Oevents");
   const isFrag = el.nodeType === 11;
-  const element = el as HTMLElement;
   for (const key in attrs) {
     const value = attrs![key];
     if (key === "innerHTML") {
       const html = String(value ?? "");
       if (isFrag) el.replaceChildren(frag(html));
-      else element.innerHTML = html;
+      else (el as HTMLElement).innerHTML = html;
     } else if (key === "parentNode") {
       append(value as Element, el);
     } else if (key === "children") {
       for (const child of [value].flat()) append(el, child as Node);
     } else if (key === "styles") {
-      setStyles(element, value as Attrs["styles"] & object);
+      setStyles(el as HTMLElement, value as Attrs["styles"] & object);
     } else if (!isFrag) {
-      if (value == null) element.removeAttribute(key);
-      else element.setAttribute(key === "className" ? "class" : key, value as string);
+      if (value == null) (el as HTMLElement).removeAttribute(key);
+      else (el as HTMLElement).setAttribute(key === "className" ? "class" : key, value as string);
     }
   }
   for (const type in events) listen(el, type, events[type]);

@@ -30,9 +30,8 @@ export interface MergeOptions {
 }
 
 function isPlain(obj: unknown): obj is Record<string, unknown> {
-  // prototype null, or Object.prototype of any realm
   const proto = isObj(obj) && Object.getPrototypeOf(obj);
-  return proto === null || isObj(proto) && !Object.getPrototypeOf(proto);
+  return proto === null || proto === Object.prototype;
 }
 
 function keysOf(path: Path): (string | number)[] {
@@ -227,10 +226,9 @@ export function each<T>(
 ): void {
   need(obj, "oobj");
   need(fn, "ffn");
-  const rec = obj as Record<string, T>;
   for (
     const key of typeof obj.length === "number" ? Array.from(obj as ArrayLike<T>, (_, i) => i) : Object.keys(obj)
-  ) fn(rec[key], key, obj);
+  ) fn((obj as Record<string, T>)[key], key, obj);
 }
 
 /**
@@ -263,8 +261,8 @@ export function extend(
   source: AnyClass,
   methods?: Record<string, unknown> | null,
 ): void {
-  need(target, "ftarget");
-  need(source, "fsource");
+  need(target, "ctarget");
+  need(source, "csource");
   need(methods, "Omethods");
   Object.setPrototypeOf(target.prototype, source.prototype);
   Object.setPrototypeOf(target, source);
@@ -291,12 +289,11 @@ export function extend(
  * ```
  */
 export function get(obj: unknown, path: Path, def?: unknown): unknown {
-  let cur = obj;
   for (const key of keysOf(path)) {
-    if (cur == null) return def;
-    cur = (cur as Record<string | number, unknown>)[key];
+    if (obj == null) return def;
+    obj = (obj as Record<string | number, unknown>)[key];
   }
-  return cur === undefined ? def : cur;
+  return obj === undefined ? def : obj;
 }
 
 /**
@@ -329,7 +326,7 @@ export function set<T extends object>(
   val: unknown,
   conditional = false,
 ): T {
-  if (Object(obj) !== obj) fail("obj", "an object", obj);
+  need(obj, "oobj");
   const keys = keysOf(path);
   if (keys.some(isUnsafeKey)) return obj;
   let cur = obj as Record<string, unknown>;

@@ -193,11 +193,10 @@ export function parent(
   level: number | ((node: Node) => unknown) = 1,
 ): Node | null | undefined {
   need(el, "nel");
-  let node: Node | null = el;
   if (isFunc(level)) {
-    while ((node = node.parentNode)) {
-      const found = level(node);
-      if (found) return found === -1 ? undefined : node;
+    while ((el = el.parentNode as Node)) {
+      const found = level(el);
+      if (found) return found === -1 ? undefined : el;
     }
     return null;
   }
@@ -209,6 +208,6 @@ export function parent(
       isNum(level) ? RangeError : TypeError,
     );
   }
-  while (node && level--) node = node.parentNode;
-  return node;
+  while (el && level--) el = el.parentNode as Node;
+  return el;
 }

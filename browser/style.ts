@@ -37,8 +37,9 @@ function dash(prop: string): string {
 }
 
 function styleOf(obj: Styled): CSSStyleDeclaration {
-  need(obj, "oobj");
-  return ("style" in obj ? obj.style : obj) as CSSStyleDeclaration;
+  const style = (obj as ElementCSSInlineStyle)?.style ?? obj;
+  need(style, "yobj");
+  return style as CSSStyleDeclaration;
 }
 
 function probe(prop: string, obj?: Styled | null): [string, boolean] {
@@ -235,7 +236,7 @@ export function getVendorPrefix(prop: string, forCss = false): string {
  * import assert from "node:assert/strict";
  * import { resolvePrefix } from "./mod.ts";
  * // a style object that knows the property only with a prefix
- * const style = { WebkitBoxReflect: "" } as unknown as CSSStyleDeclaration;
+ * const style = { WebkitBoxReflect: "", setProperty() {} } as unknown as CSSStyleDeclaration;
  * assert.equal(resolvePrefix("boxReflect", style), "WebkitBoxReflect");
  * assert.equal(resolvePrefix("boxReflect", style, true), "webkitBoxReflect");
  * ```
