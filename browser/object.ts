@@ -124,10 +124,11 @@ function copy(
 }
 
 /**
- * Clones an object. Arrays and plain objects are copied (deeply unless
- * `shallow`), cycles are kept; other objects (dates, maps, class instances,
- * DOM nodes) are shared, and primitives are returned as they are. `__proto__`,
- * `constructor` and `prototype` keys are left out.
+ * Clones an object. Arrays and plain objects (prototype `Object.prototype`
+ * or `null`) are copied, deeply unless `shallow`, and cycles are kept; other
+ * objects (dates, maps, class instances, DOM nodes) are shared, and
+ * primitives are returned as they are. `__proto__`, `constructor` and
+ * `prototype` keys are left out.
  *
  * @param obj the value to clone
  * @param shallow copy the top level only (default `false`)
