@@ -128,11 +128,11 @@ export function getStyle(obj: Element, style: string, def = ""): string {
 }
 
 /**
- * Sets one inline CSS property. `px` is appended to numbers, except for
- * unitless properties (`opacity`, `zIndex`, `order`, `flex`,
- * `flexGrow`, `flexShrink`, `fontWeight`, `lineHeight`); strings
- * are set as they are. `null`, `undefined`
- * or `""` removes the property.
+ * Sets one inline CSS property. `px` is appended to numeric values (`4` or
+ * `"4"`), except for unitless properties (`opacity`, `zIndex`, `order`,
+ * `flex`, `flexGrow`, `flexShrink`, `fontWeight`, `lineHeight`); other
+ * strings are set as they are. `null`, `undefined` or `""` removes the
+ * property.
  *
  * @param obj the element (or its `style` object)
  * @param style the property, camelCase (`float`, not `cssFloat`); dash-case and custom properties (`--x`, case kept) work too
@@ -148,7 +148,9 @@ export function getStyle(obj: Element, style: string, def = ""): string {
  * const box = doc.createElement("div");
  * setStyle(box, "marginTop", 4);
  * setStyle(box, "opacity", 0.5);
+ * setStyle(box, "width", "12");
  * assert.equal(box.style.marginTop, "4px");
+ * assert.equal(box.style.width, "12px");
  * assert.equal(box.style.opacity, "0.5");
  * ```
  */
@@ -164,7 +166,8 @@ export function setStyle(
   if (!isStr(val) && !Number.isFinite(val)) {
     fail("val", "a string or a finite number", val);
   }
-  if (!isStr(val) && !UNITLESS.test(camel(style))) val = val + "px";
+  // A number, or a string holding one ("12", not "" nor "12em"), gets px.
+  if (val !== "" && isFinite(val as number) && !UNITLESS.test(camel(style))) val += "px";
   target.setProperty(dash(resolve && !style.startsWith("--") ? resolvePrefix(style, target) : style), val as string);
 }
 

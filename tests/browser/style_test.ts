@@ -184,3 +184,19 @@ domTest("vendor prefix helpers reject a non-string prop with a TypeError", ({ do
   assert.throws(() => resolvePrefix("x", 5 as never), { name: "TypeError", message: /'obj'/ });
   assert.equal(resolvePrefix("color", doc.body), "color");
 });
+
+domTest("setStyle() appends px to numeric strings too, but not to other strings or unitless properties", ({ doc }) => {
+  const el = doc.createElement("div");
+  setStyle(el, "width", "12");
+  setStyle(el, "height", "2.5");
+  setStyle(el, "marginLeft", "-3");
+  setStyle(el, "paddingTop", "1em");
+  setStyle(el, "zIndex", "4");
+  assert.equal(el.style.width, "12px");
+  assert.equal(el.style.height, "2.5px");
+  assert.equal(el.style.marginLeft, "-3px");
+  assert.equal(el.style.paddingTop, "1em");
+  assert.equal(el.style.zIndex, "4");
+  setStyle(el, "width", "");
+  assert.equal(el.style.width, "");
+});
