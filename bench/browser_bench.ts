@@ -4,7 +4,7 @@
 //   deno bench -A bench/browser_bench.ts
 //
 // Groups are named `<helper> · <small|large>` (plus ` · round <r>` with
-// BENCH_ROUNDS > 1, default 7); Library B is the baseline of every group.
+// BENCH_ROUNDS > 1, default 9); Library B is the baseline of every group.
 // scripts/bench.ts keeps the best round of each row for BENCHMARKS.md. Each
 // round is short: 50 calls, or for calls under 10 µs, 10 batches of 10,000.
 
@@ -16,7 +16,7 @@ import qs from "qs";
 import { buildQuery, clone, each, get, merge, parseQuery, set } from "../browser/mod.ts";
 import { makeRecord } from "./_fixtures.ts";
 
-const rounds = Number(Deno.env.get("BENCH_ROUNDS") ?? 7);
+const rounds = Number(Deno.env.get("BENCH_ROUNDS") ?? 9);
 if (!Number.isInteger(rounds) || rounds < 1) throw new RangeError(`BENCH_ROUNDS: bad count ${rounds}`);
 
 /** Keeps results alive so that no call can be optimised away. */

@@ -27,7 +27,7 @@ import { monotonicFactory } from "ulid";
 
 const backends = (Deno.env.get("BENCH_KV") ?? "memory,file").split(",").map((b) => b.trim()) as Backend[];
 
-const rounds = Number(Deno.env.get("BENCH_ROUNDS") ?? 7);
+const rounds = Number(Deno.env.get("BENCH_ROUNDS") ?? 9);
 const platform = startPlatform();
 const opened: BenchKv[] = [];
 globalThis.addEventListener("unload", () => {
