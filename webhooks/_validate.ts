@@ -1,16 +1,8 @@
 // Argument checks of `register`, done before any request is sent.
 
 import { describe, requireString } from "./_util.ts";
+import { SYSTEM_EVENTS } from "./events.ts";
 import type { RegisterOptions } from "./types.ts";
-
-/** System events: `object` is optional for them and they are not mixed with content events. */
-export const SYSTEM_EVENTS: readonly string[] = Object.freeze([
-  "user_account",
-  "user_membership",
-  "user_session",
-  "social_group",
-  "webhook",
-]);
 
 const ACTION = "register webhook";
 

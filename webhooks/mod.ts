@@ -20,4 +20,5 @@
 export * from "./webhooks.ts";
 export * from "./communities.ts";
 export * from "./errors.ts";
+export * from "./events.ts";
 export * from "./types.ts";

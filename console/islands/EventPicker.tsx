@@ -10,28 +10,9 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { VNode } from "preact";
 import { addClass, delClass } from "../../browser/mod.ts";
+import { CONTENT_EVENTS, SYSTEM_EVENTS } from "../../webhooks/events.ts";
 
-/** The platform's system events (PLATFORM.md). */
-export const SYSTEM_EVENTS: readonly string[] = [
-  "user_account",
-  "user_membership",
-  "user_session",
-  "social_group",
-  "webhook",
-];
-
-/** The platform's content events (PLATFORM.md). */
-export const CONTENT_EVENTS: readonly string[] = [
-  "document",
-  "file",
-  "discussion",
-  "post",
-  "task",
-  "dm",
-  "url",
-  "update",
-  "idea",
-];
+export { CONTENT_EVENTS, SYSTEM_EVENTS };
 
 /** Props of {@linkcode EventPicker}. */
 export interface EventPickerProps {

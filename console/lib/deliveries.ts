@@ -24,7 +24,7 @@ import {
   deliveryKey,
   deliveryViewKey,
 } from "./_keys.ts";
-import { withLockRetry } from "./_retry.ts";
+import { withLockRetry } from "../../webhooks/_kv.ts";
 
 export type { DeliveryView };
 

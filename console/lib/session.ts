@@ -8,7 +8,7 @@
  */
 
 import { oauthStateKey, sessionKey } from "./_keys.ts";
-import { withLockRetry } from "./_retry.ts";
+import { withLockRetry } from "../../webhooks/_kv.ts";
 
 /** A signed-in user's session as stored in KV. */
 export interface Session {

@@ -18,7 +18,7 @@ import type { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Webhook } from "../../webhooks/mod.ts";
 import { receiverByHookKey, receiverKey } from "../lib/_keys.ts";
-import { withLockRetry } from "../lib/_retry.ts";
+import { withLockRetry } from "../../webhooks/_kv.ts";
 import type { ConsoleEnv, Deps } from "../lib/context.ts";
 import { verifyJiveExtn } from "../lib/jive_signature.ts";
 

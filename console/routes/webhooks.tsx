@@ -18,7 +18,7 @@ import { Pager } from "../components/Pager.tsx";
 import DeliveriesLive from "../islands/DeliveriesLive.tsx";
 import EventPicker, { CONTENT_EVENTS, SYSTEM_EVENTS } from "../islands/EventPicker.tsx";
 import { receiverByHookKey, receiverByHookPrefix, receiverKey } from "../lib/_keys.ts";
-import { withLockRetry } from "../lib/_retry.ts";
+import { withLockRetry } from "../../webhooks/_kv.ts";
 import { SANDBOX_COMMUNITY } from "../sandbox/mod.ts";
 import { type ConsoleEnv, type Deps, describeError, html, noticeOf } from "../lib/context.ts";
 

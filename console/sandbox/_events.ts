@@ -5,27 +5,9 @@
  * @module
  */
 
-/** System events: `object` must be empty, not mixable with content events. */
-export const SYSTEM_EVENTS: readonly string[] = [
-  "user_account",
-  "user_session",
-  "user_membership",
-  "social_group",
-  "webhook",
-];
+import { CONTENT_EVENTS, SYSTEM_EVENTS } from "../../webhooks/events.ts";
 
-/** Content events: `object` is the URI of a place. */
-export const CONTENT_EVENTS: readonly string[] = [
-  "document",
-  "file",
-  "discussion",
-  "post",
-  "task",
-  "dm",
-  "url",
-  "update",
-  "idea",
-];
+export { CONTENT_EVENTS, SYSTEM_EVENTS };
 
 /** Whether an event name is a system event. */
 export function isSystemEvent(event: string): boolean {
