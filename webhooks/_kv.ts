@@ -1,5 +1,3 @@
-import v8 from "node:v8";
-
 // Private KV plumbing shared by the stores: retry on a locked database, the
 // value-size check, and batched reads that stay within KV Connect's limits.
 
@@ -73,24 +71,18 @@ export async function listAll<T>(kv: Deno.Kv, prefix: Deno.KvKey): Promise<Deno.
 }
 
 /**
- * Throws a `RangeError` when `value` would not fit in one KV value. The size
- * is measured with the same structured serialisation Deno KV uses.
+ * Turns Deno KV's size errors into a `RangeError` that names what was being
+ * saved; any other error is returned as it is. Checking the size on the
+ * commit, rather than serialising every value beforehand, keeps `save` at
+ * the cost of the KV operations themselves.
  */
-export function assertFitsInValue(value: unknown, what: string): void {
-  let bytes: number;
-  try {
-    bytes = serializedSize(value);
-  } catch (error) {
-    throw new TypeError(`Cannot save ${what}: it is not serialisable (${(error as Error).message})`);
+export function sizeError(error: unknown, what: string): unknown {
+  const message = error instanceof TypeError ? error.message : "";
+  if (/value too large/i.test(message)) {
+    return new RangeError(`Cannot save ${what}: it is larger than the ${MAX_VALUE_BYTES} bytes one KV value holds`);
   }
-  if (bytes > MAX_VALUE_BYTES) {
-    throw new RangeError(
-      `Cannot save ${what}: it is ${bytes} bytes serialised, more than the ${MAX_VALUE_BYTES} bytes one KV value holds`,
-    );
+  if (/key too large/i.test(message)) {
+    return new RangeError(`Cannot save ${what}: one of its keys is longer than the 2048 bytes KV allows`);
   }
-}
-
-function serializedSize(value: unknown): number {
-  // node:v8's serialize is the V8 value serializer Deno KV stores values with.
-  return v8.serialize(value).byteLength;
+  return error;
 }

@@ -6,7 +6,7 @@
  */
 
 import { COMMUNITY_PREFIX, communityByNameKey, communityKey } from "./_keys.ts";
-import { assertFitsInValue, commitWithRetry, withLockRetry } from "./_kv.ts";
+import { commitWithRetry, sizeError, withLockRetry } from "./_kv.ts";
 import { describe, pageLimit, requireString } from "./_util.ts";
 import type { Community, ListOptions, Page, TokenPair } from "./types.ts";
 
@@ -222,7 +222,6 @@ export function createCommunities(kv: Deno.Kv): Communities {
     async save(community) {
       validateCommunity(community);
       const record: Community = { ...community };
-      assertFitsInValue(record, `community ${describe(record.tenantId)}`);
       const result = await commitWithRetry(async () => {
         const [current, byName] = await kv.getMany<[Community, string]>([
           communityKey(record.tenantId),
@@ -238,7 +237,9 @@ export function createCommunities(kv: Deno.Kv): Communities {
           op.delete(communityByNameKey(current.value.name));
         }
         return [op.set(communityKey(record.tenantId), record).set(communityByNameKey(record.name), record.tenantId)];
-      }, "save community");
+      }, "save community").catch((error) => {
+        throw sizeError(error, `community ${describe(record.tenantId)}`);
+      });
       return result!;
     },
 

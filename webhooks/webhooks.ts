@@ -16,7 +16,7 @@ import {
   webhookByUrlPrefix,
   webhookKey,
 } from "./_keys.ts";
-import { assertFitsInValue, commitWithRetry, getManyBatched, listAll, withLockRetry } from "./_kv.ts";
+import { commitWithRetry, getManyBatched, listAll, sizeError, withLockRetry } from "./_kv.ts";
 import { type Credentials, type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
 import { reconcileCommunity } from "./_reconcile.ts";
 import { validateCredentials, validateRegistration } from "./_validate.ts";
@@ -443,9 +443,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
     if (webhook.entity !== undefined && (typeof webhook.entity !== "object" || webhook.entity === null)) {
       throw new TypeError(`Cannot ${action}: 'entity' must be an object, got ${describe(webhook.entity)}`);
     }
-    const record = { ...webhook };
-    assertFitsInValue(record, `webhook ${describe(webhook.id)}`);
-    return record;
+    return { ...webhook };
   }
 
   /**
@@ -472,7 +470,9 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       op.set(webhookKey(record.id), record);
       for (const key of newIndex) op.set(key, record.id);
       return [op];
-    }, "save webhook");
+    }, "save webhook").catch((error) => {
+      throw sizeError(error, `webhook ${describe(record.id)}`);
+    });
   }
 
   async function removeRecord(id: string, expected?: Webhook): Promise<boolean> {

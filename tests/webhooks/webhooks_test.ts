@@ -235,3 +235,14 @@ Deno.test("createWebhooks() refuses a non-positive timeout", async () => {
     return Promise.resolve();
   });
 });
+
+Deno.test("save() refuses a tenantId too long for a KV key with a RangeError and stores nothing", async () => {
+  await withKv(async (kv) => {
+    const hooks = createWebhooks(kv);
+    await assert.rejects(
+      () => hooks.save(hook("h1", "t".repeat(3000))),
+      (e: Error) => e instanceof RangeError && /longer than the 2048 bytes/.test(e.message),
+    );
+    assert.deepEqual(await keysUnder(kv, []), []);
+  });
+});
