@@ -5,8 +5,9 @@
 //
 // Groups are named `<helper> · <small|large>` (plus ` · round <r>` with
 // BENCH_ROUNDS > 1, default 9); Library B is the baseline of every group.
-// scripts/bench.ts keeps the best round of each row for BENCHMARKS.md. Each
-// round is short: 50 calls, or for calls under 10 µs, 10 batches of 10,000.
+// scripts/bench.ts shows each row's best round and the median of the ratios
+// within each round. Each round is short: 50 calls, or for calls under 10 µs,
+// 10 batches of 10,000.
 
 import assert from "node:assert/strict";
 // @ts-types="npm:@types/lodash-es@^4.17.12"
@@ -106,8 +107,26 @@ assert.deepEqual(parseQuery(smallQueryString), qs.parse(qsBuild(smallQuery)));
 assert.deepEqual(qs.parse(largeQueryString), qs.parse(qsBuild(largeQuery)));
 assert.deepEqual(parseQuery(searchParamsBuild(largeQuery)), largeQuery);
 
+/** Rows of the current round, by group, registered by {@linkcode flush}. */
+const pending = new Map<string, { name: string; fn: () => void; baseline: boolean }[]>();
+
 function row(group: string, name: string, fn: () => void, baseline = false): void {
-  Deno.bench({ name, group, baseline, n: 50, fn });
+  pending.set(group, [...(pending.get(group) ?? []), { name, fn, baseline }]);
+}
+
+/**
+ * Registers the round's rows, each group's rows rotated by the round so that
+ * each takes each position in turn: whatever running first or last in a group
+ * does to a measurement cancels out over the rounds.
+ */
+function flush(round: number): void {
+  for (const [group, rows] of pending) {
+    const shift = (round - 1) % rows.length;
+    for (const { name, fn, baseline } of [...rows.slice(shift), ...rows.slice(0, shift)]) {
+      Deno.bench({ name, group, baseline, n: 50, fn });
+    }
+  }
+  pending.clear();
 }
 
 for (let round = 1; round <= rounds; round++) {
@@ -160,6 +179,7 @@ for (let round = 1; round <= rounds; round++) {
   row(group("parseQuery", "large"), "Library B", () => void (sink = parseQuery(largeQueryString)), true);
   row(group("parseQuery", "large"), "qs", () => void (sink = qs.parse(largeQueryString)));
   row(group("parseQuery", "large"), "URLSearchParams", () => void (sink = searchParamsParse(largeQueryString)));
+  flush(round);
 }
 
 globalThis.addEventListener("unload", () => {

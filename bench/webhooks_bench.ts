@@ -12,7 +12,7 @@
 
 import assert from "node:assert/strict";
 import v8 from "node:v8";
-import { createWebhooks } from "../webhooks/mod.ts";
+import { createWebhooks, type Webhook, type Webhooks } from "../webhooks/mod.ts";
 import {
   type Backend,
   type BenchKv,
@@ -29,6 +29,7 @@ import {
   sdkFindByID,
   sdkSave,
   seed,
+  type Seeded,
   sizeLabel,
   TENANTS,
 } from "./_fixtures.ts";
@@ -63,145 +64,157 @@ function lookupRuns(records: number): { n: number } {
   return { n: Math.max(5, Math.round(1_500 / Math.max(1, records))) };
 }
 
-for (const backend of backends) {
-  for (const n of sizes) {
-    const db = await openBenchKv(backend);
-    opened.push(db);
-    const { kv } = db;
-    const seeded = await seed(kv, n);
-    if (seedLog) {
-      await Deno.writeTextFile(seedLog, JSON.stringify({ backend, n, ms: seeded.ms }) + "\n", { append: true });
-    }
-    const hooks = createWebhooks(kv);
-    const label = `${backend} · ${sizeLabel(n)}`;
+/** One seeded database and what its benchmarks need. */
+interface Setup {
+  backend: Backend;
+  n: number;
+  kv: Deno.Kv;
+  hooks: Webhooks;
+  seeded: Seeded;
+  label: string;
+  fresh: () => Webhook;
+}
 
-    // Every variant must give the same answer, or the comparison means nothing.
-    const someUrl = seeded.urls[n >> 1];
-    const byUrl = await hooks.findByWebhookURL(someUrl);
-    assert.equal(byUrl.length, 1);
-    assert.deepEqual(await rawFindByWebhookURL(kv, someUrl), byUrl);
-    assert.deepEqual(await sdkFind(kv, { "entity.resources.self.ref": someUrl }), byUrl);
-    const probe = await hooks.findByTenantID(PROBE_TENANT);
-    assert.equal(probe.length, PROBE_RECORDS);
-    assert.deepEqual(await rawFindByTenantID(kv, PROBE_TENANT), probe);
-    assert.deepEqual(await sdkFind(kv, { tenantId: PROBE_TENANT }), probe);
-    const regular = await hooks.findByTenantID(seeded.tenants[7]);
-    assert.equal(regular.length, n / TENANTS);
-    assert.deepEqual(await rawFindByTenantID(kv, seeded.tenants[7]), regular);
-    assert.deepEqual(await hooks.findByID(seeded.ids[3]), await rawFindByID(kv, seeded.ids[3]));
+async function prepare(backend: Backend, n: number): Promise<Setup> {
+  const db = await openBenchKv(backend);
+  opened.push(db);
+  const { kv } = db;
+  const seeded = await seed(kv, n);
+  if (seedLog) {
+    await Deno.writeTextFile(seedLog, JSON.stringify({ backend, n, ms: seeded.ms }) + "\n", { append: true });
+  }
+  const hooks = createWebhooks(kv);
 
-    // Each raw/store pair is measured in several short rounds spread over the
-    // run; scripts/bench.ts keeps the best round of each, since pauses (GC,
-    // SQLite checkpoints, other processes on the CPU) only ever add time. The
-    // full scans are slow and 10x to 1000x apart: one round is enough.
-    for (let round = 1; round <= rounds; round++) {
-      const tag = rounds > 1 ? ` · round ${round}` : "";
-      const first = round === 1;
+  // Every variant must give the same answer, or the comparison means nothing.
+  const someUrl = seeded.urls[n >> 1];
+  const byUrl = await hooks.findByWebhookURL(someUrl);
+  assert.equal(byUrl.length, 1);
+  assert.deepEqual(await rawFindByWebhookURL(kv, someUrl), byUrl);
+  assert.deepEqual(await sdkFind(kv, { "entity.resources.self.ref": someUrl }), byUrl);
+  const probe = await hooks.findByTenantID(PROBE_TENANT);
+  assert.equal(probe.length, PROBE_RECORDS);
+  assert.deepEqual(await rawFindByTenantID(kv, PROBE_TENANT), probe);
+  assert.deepEqual(await sdkFind(kv, { tenantId: PROBE_TENANT }), probe);
+  const regular = await hooks.findByTenantID(seeded.tenants[7]);
+  assert.equal(regular.length, n / TENANTS);
+  assert.deepEqual(await rawFindByTenantID(kv, seeded.tenants[7]), regular);
+  assert.deepEqual(await hooks.findByID(seeded.ids[3]), await rawFindByID(kv, seeded.ids[3]));
 
-      // findByID: one get in every variant (the SDK looked records up by key too).
-      {
-        const group = `findByID · ${label}${tag}`;
-        const next = cycle(seeded.ids);
-        const runs = lookupRuns(1);
-        Deno.bench({
-          name: "raw KV",
-          group,
-          baseline: true,
-          ...runs,
-          fn: async () => void await rawFindByID(kv, next()),
-        });
-        Deno.bench({ name: "store", group, ...runs, fn: async () => void await hooks.findByID(next()) });
-        Deno.bench({ name: "Node SDK", group, ...runs, fn: async () => void await sdkFindByID(kv, next()) });
-      }
+  return { backend, n, kv, hooks, seeded, label: `${backend} · ${sizeLabel(n)}`, fresh: recordMaker() };
+}
 
-      // findByWebhookURL: one pointer list + getMany, against a full scan.
-      {
-        const group = `findByWebhookURL · ${label}${tag}`;
-        const next = cycle(seeded.urls);
-        const runs = lookupRuns(1);
-        Deno.bench({
-          name: "raw KV",
-          group,
-          baseline: true,
-          ...runs,
-          fn: async () => void await rawFindByWebhookURL(kv, next()),
-        });
-        Deno.bench({ name: "store", group, ...runs, fn: async () => void await hooks.findByWebhookURL(next()) });
-        Deno.bench({
-          name: "Node SDK",
-          group,
-          ignore: !first,
-          ...scanRuns(n),
-          fn: async () => void await sdkFind(kv, { "entity.resources.self.ref": next() }),
-        });
-      }
+/** A benchmark of a group: its row name, its function and deno bench options. */
+interface Variant {
+  name: string;
+  fn: () => Promise<void>;
+  n?: number;
+  warmup?: number;
+}
 
-      // findByTenantID of a tenant that has 10 records at every N: the cost of
-      // the lookup itself, which must not grow with N.
-      {
-        const group = `findByTenantID · ${label}${tag}`;
-        const runs = lookupRuns(PROBE_RECORDS);
-        Deno.bench({
-          name: "raw KV",
-          group,
-          baseline: true,
-          ...runs,
-          fn: async () => void await rawFindByTenantID(kv, PROBE_TENANT),
-        });
-        Deno.bench({ name: "store", group, ...runs, fn: async () => void await hooks.findByTenantID(PROBE_TENANT) });
-        Deno.bench({
-          name: "Node SDK",
-          group,
-          ignore: !first,
-          ...scanRuns(n),
-          fn: async () => void await sdkFind(kv, { tenantId: PROBE_TENANT }),
-        });
-      }
+/**
+ * Registers a group's variants, rotated by the round so that each takes each
+ * position in turn: whatever running first or last in a group does to a
+ * measurement cancels out over the rounds. `raw KV` is the baseline.
+ */
+function group(name: string, round: number, variants: Variant[], scan?: Variant): void {
+  const shift = (round - 1) % variants.length;
+  const ordered = [...variants.slice(shift), ...variants.slice(0, shift)];
+  for (const { name: row, fn, n, warmup } of ordered) {
+    Deno.bench({ name: row, group: name, baseline: row === "raw KV", n, warmup, fn });
+  }
+  // The full scans are slow and 10x to 1000x apart from the rest: the first round only.
+  if (scan && round === 1) Deno.bench({ ...scan, group: name });
+}
 
-      // findByTenantID of a regular tenant: N / 100 records come back, so the
-      // time grows with the answer (but not with the rest of the data).
-      {
-        const group = `findByTenantID (N/100 records) · ${label}${tag}`;
-        const next = cycle(seeded.tenants);
-        const runs = lookupRuns(n / TENANTS);
-        Deno.bench({
-          name: "raw KV",
-          group,
-          baseline: true,
-          ...runs,
-          fn: async () => void await rawFindByTenantID(kv, next()),
-        });
-        Deno.bench({ name: "store", group, ...runs, fn: async () => void await hooks.findByTenantID(next()) });
-      }
-    }
+/** The lookups of one database in one round. */
+function lookups({ n, kv, hooks, seeded, label }: Setup, round: number): void {
+  const tag = rounds > 1 ? ` · round ${round}` : "";
 
-    // save of a new record, after the lookups since it adds records. The SDK
-    // wrote the record alone, without indexes.
-    const fresh = recordMaker();
-    for (let round = 1; round <= rounds; round++) {
-      const group = `save · ${label}${rounds > 1 ? ` · round ${round}` : ""}`;
-      // On a file, enough saves per round that each row pays several SQLite
-      // checkpoints (one every few hundred saves), not one or none by chance.
-      const runs = { n: backend === "file" ? 750 : 600 };
-      Deno.bench({ name: "raw KV", group, baseline: true, ...runs, fn: async () => void await rawSave(kv, fresh()) });
+  // findByID: one get in every variant (the SDK looked records up by key too).
+  {
+    const next = cycle(seeded.ids);
+    const runs = lookupRuns(1);
+    group(`findByID · ${label}${tag}`, round, [
+      { name: "raw KV", ...runs, fn: async () => void await rawFindByID(kv, next()) },
+      { name: "store", ...runs, fn: async () => void await hooks.findByID(next()) },
+      { name: "Node SDK", ...runs, fn: async () => void await sdkFindByID(kv, next()) },
+    ]);
+  }
+
+  // findByWebhookURL: one pointer list + getMany, against a full scan.
+  {
+    const next = cycle(seeded.urls);
+    const runs = lookupRuns(1);
+    group(`findByWebhookURL · ${label}${tag}`, round, [
+      { name: "raw KV", ...runs, fn: async () => void await rawFindByWebhookURL(kv, next()) },
+      { name: "store", ...runs, fn: async () => void await hooks.findByWebhookURL(next()) },
+    ], {
+      name: "Node SDK",
+      ...scanRuns(n),
+      fn: async () => void await sdkFind(kv, { "entity.resources.self.ref": next() }),
+    });
+  }
+
+  // findByTenantID of a tenant that has 10 records at every N: the cost of
+  // the lookup itself, which must not grow with N.
+  {
+    const runs = lookupRuns(PROBE_RECORDS);
+    group(`findByTenantID · ${label}${tag}`, round, [
+      { name: "raw KV", ...runs, fn: async () => void await rawFindByTenantID(kv, PROBE_TENANT) },
+      { name: "store", ...runs, fn: async () => void await hooks.findByTenantID(PROBE_TENANT) },
+    ], { name: "Node SDK", ...scanRuns(n), fn: async () => void await sdkFind(kv, { tenantId: PROBE_TENANT }) });
+  }
+
+  // findByTenantID of a regular tenant: N / 100 records come back, so the
+  // time grows with the answer (but not with the rest of the data).
+  {
+    const next = cycle(seeded.tenants);
+    const runs = lookupRuns(n / TENANTS);
+    group(`findByTenantID (N/100 records) · ${label}${tag}`, round, [
+      { name: "raw KV", ...runs, fn: async () => void await rawFindByTenantID(kv, next()) },
+      { name: "store", ...runs, fn: async () => void await hooks.findByTenantID(next()) },
+    ]);
+  }
+}
+
+/** The saves of one database in one round (after every lookup: they add records). */
+function saves({ backend, kv, hooks, label, fresh }: Setup, round: number): void {
+  // On a file, enough saves per round that each row pays several SQLite
+  // checkpoints (one every few hundred saves), not one or none by chance.
+  const n = backend === "file" ? 750 : 600;
+  group(`save · ${label}${rounds > 1 ? ` · round ${round}` : ""}`, round, [
+    { name: "raw KV", n, fn: async () => void await rawSave(kv, fresh()) },
+    {
       // The floor plus the store's size check (node:v8's serialize, the
       // serialiser Deno KV uses): how much of the store's overhead that is.
-      Deno.bench({
-        name: "raw KV + size check",
-        group,
-        ...runs,
-        fn: async () => {
-          const record = fresh();
-          v8.serialize(record);
-          await rawSave(kv, record);
-        },
-      });
-      Deno.bench({ name: "store", group, ...runs, fn: async () => void await hooks.save(fresh()) });
-      Deno.bench({ name: "Node SDK", group, ...runs, fn: async () => void await sdkSave(kv, fresh()) });
-    }
+      name: "raw KV + size check",
+      n,
+      fn: async () => {
+        const record = fresh();
+        v8.serialize(record);
+        await rawSave(kv, record);
+      },
+    },
+    { name: "store", n, fn: async () => void await hooks.save(fresh()) },
+    { name: "Node SDK", n, fn: async () => void await sdkSave(kv, fresh()) },
+  ]);
+}
 
-    // Seeding left a lot of garbage; collect it now rather than during a
-    // measurement (needs --v8-flags=--expose-gc, as scripts/bench.ts passes).
-    (globalThis as { gc?: () => void }).gc?.();
-  }
+const setups: Setup[] = [];
+for (const backend of backends) {
+  for (const n of sizes) setups.push(await prepare(backend, n));
+}
+// Seeding left a lot of garbage: collect it now rather than during a
+// measurement (needs --v8-flags=--expose-gc, as scripts/bench.ts passes).
+(globalThis as { gc?: () => void }).gc?.();
+
+// Every comparison runs in several short rounds, and each round measures every
+// size in turn: a ratio between two rows of a round, or between two sizes of
+// a round, compares measurements taken close together, whatever the machine
+// was doing meanwhile. scripts/bench.ts keeps the median of those ratios.
+for (let round = 1; round <= rounds; round++) {
+  for (const setup of setups) lookups(setup, round);
+}
+for (let round = 1; round <= rounds; round++) {
+  for (const setup of setups) saves(setup, round);
 }
