@@ -562,10 +562,10 @@ const sizeCheck = (backend: string) => {
   return check.length ? `${backend} ${fmtRatio(median(check))}` : `${backend} n/a`;
 };
 md.push(
-  "Part of `save`'s overhead: the floor plus the store's size check (`node:v8` `serialize` of the record, so that a",
-  `record over KV's 64 KiB limit is refused before any write) over the floor alone: ${sizeCheck("memory")}, ${
-    sizeCheck("file")
-  }.`,
+  "For scale, one part of `save`'s own work alone: the floor plus the store's size check (`node:v8` `serialize` of the",
+  `record, so that a record over KV's 64 KiB limit is refused before any write) over the floor: ${
+    sizeCheck("memory")
+  }, ${sizeCheck("file")}.`,
   "",
 );
 md.push(
