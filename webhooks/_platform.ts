@@ -5,6 +5,19 @@
 import { PlatformError } from "./errors.ts";
 import type { Community, TokenPair } from "./types.ts";
 
+/** Fetch failures that happen before a request can reach the platform. */
+const NOT_CONNECTED = /\(Connect\)|connection refused|dns error|failed to lookup|invalid url|are blocked/i;
+
+/** The messages of an error and its causes, the innermost last. */
+function causeChain(error: unknown): string {
+  const parts: string[] = [];
+  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 4; depth++) {
+    parts.push(e instanceof Error ? e.message : String(e));
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return parts.join(": ");
+}
+
 const HIJACK_PREFIX = /^\s*throw\s+'allowIllegalResourceCall is false\.';?\s*/;
 
 /** The credentials used for one operation; updated in place on renewal. */
@@ -95,11 +108,12 @@ async function fetchWithTimeout(
     return await ctx.fetch(url, { ...init, signal: AbortSignal.timeout(ctx.timeout) });
   } catch (error) {
     const timedOut = error instanceof DOMException && error.name === "TimeoutError";
-    const detail = timedOut
-      ? `no answer within ${ctx.timeout} ms`
-      : `network error (${redact(ctx, String((error as Error)?.message ?? error))})`;
-    // A time-out may strike after the platform acted; a refused connection cannot.
-    throw new PlatformError(method, url, 0, detail, { cause: timedOut ? undefined : error, uncertain: timedOut });
+    const reason = causeChain(error);
+    const detail = timedOut ? `no answer within ${ctx.timeout} ms` : `network error (${redact(ctx, reason)})`;
+    // Only a connection that was never made proves the platform did nothing;
+    // a time-out or a connection lost mid-way may strike after it acted.
+    const neverSent = !timedOut && NOT_CONNECTED.test(reason);
+    throw new PlatformError(method, url, 0, detail, { cause: timedOut ? undefined : error, uncertain: !neverSent });
   }
 }
 

@@ -444,3 +444,27 @@ Deno.test("register() rejects a 2xx answer without an entity, keeping the pendin
     assert.equal((await hooks.pending("tenant-acme")).length, 1);
   });
 });
+
+Deno.test("register() keeps the pending entry when the connection drops after the platform got the request", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv, {
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        if (init?.method !== "POST") return response;
+        await response.body?.cancel();
+        throw new TypeError("error sending request: connection closed before message completed");
+      },
+    });
+    await hooks.communities.save(communityOf(platform));
+    await assert.rejects(
+      () => hooks.register("Acme", ["document"], PLACE, CALLBACK),
+      (e: PlatformError) => e.status === 0 && e.uncertain && /network error/.test(e.message),
+    );
+    assert.equal(platform.hooks.size, 1);
+    const community = (await hooks.communities.findByName("Acme"))!;
+    const report = await hooks.reconcile(community, { fix: true, staleAfter: 0 });
+    assert.equal(report.orphans.length, 1);
+    assert.equal(report.orphans[0].pending?.callback, CALLBACK);
+    assert.equal((await hooks.findByWebhookURL(`${platform.url}/api/core/v3/webhooks/1000`)).length, 1);
+  });
+});
