@@ -624,11 +624,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
 
     findByCommunity(community) {
       // SPEC.md section 7: these three throw synchronously, with these words.
-      if (community === undefined || community === null) throw new TypeError("community object is required");
-      if (typeof community !== "object") throw new TypeError("community must be an object");
-      if (community.tenantId === undefined || community.tenantId === null || community.tenantId === "") {
-        throw new TypeError("community object must contain a tenantId");
-      }
+      checkCommunityArgument(community);
       return findByTenantID(community.tenantId);
     },
 
@@ -689,11 +685,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
     },
 
     async reconcile(community, reconcileOptions = {}) {
-      if (typeof community !== "object" || community === null || !community.tenantId) {
-        throw new TypeError(
-          `Cannot reconcile: 'community' must be an object with a tenantId, got ${describe(community)}`,
-        );
-      }
+      checkCommunityArgument(community); // the same checks and words as findByCommunity, as a rejection
       validateCredentials(reconcileOptions, "reconcile");
       const stored = await communities.findByTenantID(community.tenantId);
       const target = stored ?? community;
@@ -723,6 +715,15 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
 
     communities,
   };
+}
+
+/** SPEC.md section 7's checks of a community argument, with its words. */
+function checkCommunityArgument(community: Community): void {
+  if (community === undefined || community === null) throw new TypeError("community object is required");
+  if (typeof community !== "object") throw new TypeError("community must be an object");
+  if (community.tenantId === undefined || community.tenantId === null || community.tenantId === "") {
+    throw new TypeError("community object must contain a tenantId");
+  }
 }
 
 function positional(

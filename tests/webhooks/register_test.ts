@@ -468,3 +468,13 @@ Deno.test("register() keeps the pending entry when the connection drops after th
     assert.equal((await hooks.findByWebhookURL(`${platform.url}/api/core/v3/webhooks/1000`)).length, 1);
   });
 });
+
+Deno.test("reconcile() rejects the bad community arguments with findByCommunity's words", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await assert.rejects(() => hooks.reconcile(undefined as never), { message: "community object is required" });
+    await assert.rejects(() => hooks.reconcile("Acme" as never), { message: "community must be an object" });
+    await assert.rejects(() => hooks.reconcile({} as never), { message: "community object must contain a tenantId" });
+    assert.equal(platform.seen.length, 0);
+  });
+});
