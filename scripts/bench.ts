@@ -173,10 +173,6 @@ function fmtTime(ns: number | undefined): string {
   return `${(ns / 1_000_000_000).toFixed(2)} s`;
 }
 
-function ratio(a: number | undefined, b: number | undefined): number | undefined {
-  return a === undefined || b === undefined || b === 0 ? undefined : a / b;
-}
-
 function fmtRatio(r: number | undefined, digits = 2): string {
   if (r === undefined || !Number.isFinite(r)) return "n/a";
   return r >= 100 ? `${r.toFixed(0)}x` : `${r.toFixed(digits)}x`;
