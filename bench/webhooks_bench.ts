@@ -11,7 +11,6 @@
 // file named by BENCH_SEED_LOG, when set.
 
 import assert from "node:assert/strict";
-import v8 from "node:v8";
 import { createWebhooks, type Webhook, type Webhooks } from "../webhooks/mod.ts";
 import {
   type Backend,
@@ -184,17 +183,6 @@ function saves({ backend, kv, hooks, label, fresh }: Setup, round: number): void
   const n = backend === "file" ? 750 : 600;
   group(`save · ${label}${rounds > 1 ? ` · round ${round}` : ""}`, round, [
     { name: "raw KV", n, fn: async () => void await rawSave(kv, fresh()) },
-    {
-      // The floor plus the store's size check (node:v8's serialize, the
-      // serialiser Deno KV uses): how much of the store's overhead that is.
-      name: "raw KV + size check",
-      n,
-      fn: async () => {
-        const record = fresh();
-        v8.serialize(record);
-        await rawSave(kv, record);
-      },
-    },
     { name: "store", n, fn: async () => void await hooks.save(fresh()) },
     { name: "Node SDK", n, fn: async () => void await sdkSave(kv, fresh()) },
   ]);

@@ -551,19 +551,6 @@ const control = ["memory", "file"].flatMap((backend) =>
     return { label: `${backend} ${sizeLabel(n)}`, r: results.ratio(g, "Node SDK", "raw KV") };
   })
 );
-const sizeCheck = (backend: string) => {
-  const check = options.sizes.flatMap((n) =>
-    results.roundRatios(groupOf("save", backend, n), "raw KV + size check", "raw KV")
-  );
-  return check.length ? `${backend} ${fmtRatio(median(check))}` : `${backend} n/a`;
-};
-md.push(
-  "For scale, one part of `save`'s own work alone: the floor plus the store's size check (`node:v8` `serialize` of the",
-  `record, so that a record over KV's 64 KiB limit is refused before any write) over the floor: ${
-    sizeCheck("memory")
-  }, ${sizeCheck("file")}.`,
-  "",
-);
 md.push(
   "Control: `findByID`'s Node SDK row makes the very same KV call as its raw KV row (one get), so their ratio is what",
   `noise alone does to a ratio in this run: ${control.map((c) => `${c.label} ${fmtRatio(c.r)}`).join(", ")}.`,
@@ -577,23 +564,15 @@ if (saveMissed.length) {
   const pct = (r: number) => `${r >= 1 ? "+" : ""}${((r - 1) * 100).toFixed(0)}%`;
   const share = (backend: string) => {
     const all = options.sizes.flatMap((n) => results.roundRatios(groupOf("save", backend, n), "store", "raw KV"));
-    const check = options.sizes.flatMap((n) =>
-      results.roundRatios(groupOf("save", backend, n), "raw KV + size check", "raw KV")
-    );
-    return `${backend === "memory" ? "`:memory:`" : "the KV file"}: store ${pct(median(all))}, size check alone ${
-      pct(median(check))
-    }`;
+    return `${backend === "memory" ? "`:memory:`" : "the KV file"}: store ${pct(median(all))}`;
   };
   notes.push(
     `- **\`save\` over the floor on ${saveMissed.join(" and ")}.** Before its KV calls the store copies the record,`,
-    "  checks its fields, computes the index keys (an asynchronous step: a URL too long for a key is hashed) and",
-    "  measures the record's serialised size with `node:v8`'s `serialize` (the serialiser Deno KV uses), so that a",
-    "  record over KV's 64 KiB limit is refused with a clear `RangeError` naming it and nothing is written. The floor",
-    "  does none of that. The `raw KV + size check` row isolates the size check (medians over all rounds and sizes,",
-    `  ${share("memory")}; ${share("file")}). These are fixed costs of a few microseconds per call, so they weigh most`,
-    "  where the write itself is cheapest (`:memory:`). A cheaper bound for the size (for example the `JSON.stringify`",
-    "  length, with the exact check only near the limit) would remove the check's share; that is a change for Module",
-    "  A's owner, not for the benchmark.",
+    "  checks its fields and computes the index keys (an asynchronous step: a URL too long for a key is hashed); the",
+    "  floor does none of that. KV itself refuses a record over 64 KiB on the commit, which the store turns into a",
+    `  \`RangeError\` naming the record (medians over all rounds and sizes, ${share("memory")}; ${share("file")}).`,
+    "  These are fixed costs of a few microseconds per call, so they weigh most where the write itself is cheapest",
+    "  (`:memory:`).",
   );
 }
 const lookupMissed = overheadMissed.filter((o) => !o.startsWith("save"));
@@ -679,8 +658,8 @@ md.push(
   ),
   "",
   "Most of the module's own time is its KV work (five KV calls, each a hop to the database thread, made while the",
-  "thread has gone idle during the HTTP call); its code adds argument validation, the record size check (see `save`),",
-  "the time-out signal, headers and the parsing of the answer.",
+  "thread has gone idle during the HTTP call); its code adds argument validation, the time-out signal, headers and",
+  "the parsing of the answer.",
   "",
 );
 
