@@ -68,11 +68,29 @@ export function html(
   return c.html("<!DOCTYPE html>" + renderToString(page), status);
 }
 
-/** A local path to go back to: only `/...` paths, never `//host`. */
+/** A stand-in origin to resolve `returnTo` against, as a browser would. */
+const LOCAL_BASE = "http://console.invalid";
+
+/**
+ * A local path to go back to: only `/...` paths of this origin, never
+ * `//host`. The value is resolved the way a browser resolves a `Location`
+ * header (it drops tabs and newlines, reads `\` as `/`, collapses `/./`),
+ * and the normalized path is returned, so what the browser follows is
+ * exactly what was checked.
+ */
 export function safeReturnTo(value: string | undefined | null): string {
-  if (!value || !value.startsWith("/") || value.startsWith("//")) return "/";
-  if (value.startsWith("/\\")) return "/";
-  return value;
+  if (typeof value !== "string" || !value.startsWith("/") || value.length > 2000) return "/";
+  let url: URL;
+  try {
+    url = new URL(value, LOCAL_BASE);
+  } catch {
+    return "/";
+  }
+  if (url.origin !== LOCAL_BASE) return "/";
+  const path = url.pathname + url.search + url.hash;
+  // `/.//host` normalizes to `//host`, which a browser reads as a host.
+  if (!path.startsWith("/") || path.startsWith("//")) return "/";
+  return path;
 }
 
 /** Messages a redirect can ask a page to show (`?notice=code`). */
