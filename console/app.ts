@@ -7,7 +7,7 @@
  * @module
  */
 
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { getCookie } from "hono/cookie";
 import { bodyLimit } from "hono/body-limit";
@@ -269,9 +269,19 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     return c.redirect(`/signin?${new URLSearchParams({ returnTo })}`, 302);
   });
 
-  const originCheck = csrf({
-    origin: (origin, c) => origin === publicUrl || origin === new URL(c.req.url).origin,
-  });
+  const allowedOrigin = (origin: string, c: Context<ConsoleEnv>): boolean =>
+    origin === publicUrl || origin === new URL(c.req.url).origin;
+  // hono/csrf checks the content types a cross-site form can send; this
+  // checks every other one too: a browser names the page's origin (or at
+  // least the site) on each unsafe request, other clients still need the
+  // token.
+  const originCheck = csrf({ origin: allowedOrigin });
+  const fromThisOrigin = (c: Context<ConsoleEnv>): boolean => {
+    const origin = c.req.header("origin");
+    if (origin !== undefined) return allowedOrigin(origin, c);
+    const site = c.req.header("sec-fetch-site");
+    return site === undefined || site === "same-origin" || site === "none";
+  };
   const formLimit = bodyLimit({
     maxSize: MAX_FORM_BYTES,
     onError: (c) =>
@@ -287,6 +297,16 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
       csrfExempt(c.req.path)
     ) {
       return await next();
+    }
+    if (!fromThisOrigin(c)) {
+      return html(
+        c,
+        MessagePage({
+          title: "Request refused",
+          message: "This request comes from another site and was refused.",
+        }),
+        403,
+      );
     }
     return await formLimit(c, async () => {
       await originCheck(c, async () => {
