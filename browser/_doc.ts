@@ -57,7 +57,7 @@ const KINDS: Record<string, [string, (v: unknown) => boolean]> = {
   e: ["an element", isEl],
   n: ["a node", isNode],
   d: ["an element or fragment", isDom],
-  c: ["a class or constructor", (v) => isObj((v as { prototype?: unknown })?.prototype)],
+  c: ["a class", (v) => isObj((v as { prototype?: unknown })?.prototype)],
   y: ["an element or a style object", (v) => isFunc((v as CSSStyleDeclaration)?.setProperty)],
 };
 

@@ -42,21 +42,17 @@ function styleOf(obj: Styled): CSSStyleDeclaration {
   return style as CSSStyleDeclaration;
 }
 
-function probe(prop: string, obj?: Styled | null): [string, boolean] {
+function probe(prop: string, obj?: object | null): [string, boolean] {
   need(prop, "sprop");
-  const style = styleOf(obj ?? getDoc().documentElement);
+  // an element: its style object; any other object (a style object, the window...): itself
+  const style = ((obj ?? getDoc().documentElement) as ElementCSSInlineStyle).style ?? obj;
+  need(style, "oobj");
   prop = camel(prop);
   let known = cache.get(style);
   if (!known) cache.set(style, known = new Map());
   let found = known.get(prop);
-  if (!found) {
-    const cap = capitalize(prop);
-    found = [
-      PREFIXES.find((p) => p + cap in style) ?? "", // WebkitX: Chromium, Safari and Firefox all have it
-      prop in style,
-    ];
-    known.set(prop, found);
-  }
+  // WebkitX: Chromium, Safari and Firefox all have it
+  if (!found) known.set(prop, found = [PREFIXES.find((p) => p + capitalize(prop) in style) ?? "", prop in style]);
   return found;
 }
 
@@ -103,11 +99,13 @@ export function getScroll(): number {
 
 /**
  * Computed value of a CSS property, or `def` when it is not set (empty).
+ * An element outside the document has no computed style: its inline style
+ * is read instead.
  *
  * @param obj the element
  * @param style the property, camelCase (`backgroundColor`; `float`, not `cssFloat`); dash-case and custom properties (`--x`) work too
  * @param def returned when the property has no value (default `""`)
- * @returns the computed value, or `def`
+ * @returns the computed value (the inline one for an element outside the document), or `def`
  * @throws {TypeError} when `obj` is not an element or `style` is not a string
  * @example
  * ```ts
@@ -124,7 +122,11 @@ export function getScroll(): number {
 export function getStyle(obj: Element, style: string, def = ""): string {
   need(obj, "eobj");
   need(style, "sstyle");
-  return getWin().getComputedStyle(obj).getPropertyValue(dash(style)) || def;
+  style = dash(style);
+  // a detached element has no computed style: its inline one is the value set
+  return getWin().getComputedStyle(obj).getPropertyValue(style) ||
+    (obj as HTMLElement).style?.getPropertyValue(style) ||
+    def;
 }
 
 /**
@@ -230,10 +232,11 @@ export function getVendorPrefix(prop: string, forCss = false): string {
  * name (`WebkitBoxReflect`, or `webkitBoxReflect` with `lower`).
  *
  * @param prop the property, camelCase
- * @param obj element or style object to test against (default: the document's root element)
+ * @param obj object to test against: an element (its style object is used), a style object, or any other
+ *   object such as the window (default: the document's root element)
  * @param lower camelCase instead of CapitalCase (default `false`)
  * @returns the name to use
- * @throws {TypeError} when `prop` is not a string or `obj` has no style
+ * @throws {TypeError} when `prop` is not a string or `obj` is not an object
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -246,7 +249,7 @@ export function getVendorPrefix(prop: string, forCss = false): string {
  */
 export function resolvePrefix(
   prop: string,
-  obj?: Styled | null,
+  obj?: Styled | object | null,
   lower = false,
 ): string {
   const [prefix, plain] = probe(prop, obj);

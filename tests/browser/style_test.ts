@@ -200,3 +200,21 @@ domTest("setStyle() appends px to numeric strings too, but not to other strings 
   setStyle(el, "width", "");
   assert.equal(el.style.width, "");
 });
+
+domTest("getStyle() reads an inline style of an element not in the document", ({ doc }) => {
+  // detached elements have no computed style (Chromium and happy-dom give ""), but a style set on them is set
+  const el = doc.createElement("div");
+  setStyle(el, "color", "red");
+  setStyle(el, "marginTop", 4);
+  assert.equal(getStyle(el, "color", "none"), "red");
+  assert.equal(getStyle(el, "marginTop"), "4px");
+  assert.equal(getStyle(el, "width", "auto"), "auto");
+});
+
+domTest("resolvePrefix() tests against any object given, such as a plain object or the window", ({ win }) => {
+  assert.equal(resolvePrefix("boxReflect", { WebkitBoxReflect: "" } as never), "WebkitBoxReflect");
+  assert.equal(resolvePrefix("boxReflect", { WebkitBoxReflect: "" } as never, true), "webkitBoxReflect");
+  assert.equal(resolvePrefix("hidden", { webkitHidden: false, WebkitHidden: false } as never, true), "webkitHidden");
+  assert.equal(resolvePrefix("requestAnimationFrame", win as never, true), "requestAnimationFrame");
+  assert.throws(() => resolvePrefix("x", "style" as never), { name: "TypeError", message: /'obj'/ });
+});
