@@ -362,7 +362,7 @@ export function frag(content?: string | Node | null): DocumentFragment {
 const PLACEHOLDER = /{{\s*(.*?)\s*}}/g;
 
 function fill(el: Element & Text, data: object): void {
-  const sub = (text: string) => text.replace(PLACEHOLDER, (_, path: string) => String(get(data, path) ?? ""));
+  const sub = (text: string) => text.replace(PLACEHOLDER, (_, path: string) => (get(data, path) ?? "") as string); // replace() makes it a string
   if (el.nodeType === 3) el.data = sub(el.data);
   else if (el.tagName !== "SCRIPT") { // never turn data into code
     for (const attr of [...el.attributes ?? []]) {
@@ -468,8 +468,9 @@ export function setAttrs<T extends HTMLElement | DocumentFragment>(
     } else if (key === "styles") {
       setStyles(el as HTMLElement, value as Attrs["styles"] & object);
     } else if (!isFrag) {
-      if (value == null) (el as HTMLElement).removeAttribute(key);
-      else (el as HTMLElement).setAttribute(key === "className" ? "class" : key, value as string);
+      const name = key === "className" ? "class" : key;
+      if (value == null) (el as HTMLElement).removeAttribute(name);
+      else (el as HTMLElement).setAttribute(name, value as string);
     }
   }
   for (const type in events) listen(el, type, events[type]);

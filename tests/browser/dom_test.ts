@@ -346,3 +346,11 @@ domTest("setDoc() returns the document and makes lookups use it", () => {
   });
   assert.equal(byId("here")?.id, "here");
 }, `<p id="here"></p>`);
+
+domTest("setAttrs() with className null or undefined removes the class attribute", ({ doc }) => {
+  const el = doc.createElement("p");
+  el.className = "a b";
+  setAttrs(el, { className: null as never });
+  assert.equal(el.hasAttribute("class"), false);
+  assert.equal(el.hasAttribute("className"), false);
+});
