@@ -120,6 +120,18 @@ const CSP = {
   connectSrc: ["'self'"],
   objectSrc: ["'none'"],
   baseUri: ["'self'"],
+  formAction: ["'self'"],
+  frameAncestors: ["'none'"],
+};
+
+/**
+ * The sandbox's pages: no scripts, one inline style sheet, never framed
+ * (its consent page asks for `X-Frame-Options: DENY` itself).
+ */
+const SANDBOX_CSP = {
+  defaultSrc: ["'none'"],
+  styleSrc: ["'unsafe-inline'"],
+  baseUri: ["'none'"],
   frameAncestors: ["'none'"],
 };
 
@@ -249,7 +261,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
   });
 
   const pageHeaders = secureHeaders({ contentSecurityPolicy: CSP });
-  const sandboxHeaders = secureHeaders(); // the sandbox's pages carry inline styles
+  const sandboxHeaders = secureHeaders({ contentSecurityPolicy: SANDBOX_CSP, xFrameOptions: "DENY" });
   app.use("*", async (c, next) => {
     const path = c.req.path;
     const sandboxPath = path === "/sandbox" || path.startsWith("/sandbox/");
@@ -276,11 +288,14 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
   // least the site) on each unsafe request, other clients still need the
   // token.
   const originCheck = csrf({ origin: allowedOrigin });
+  // (Under `Referrer-Policy: no-referrer` browsers send `Origin: null` on
+  // form posts; `Sec-Fetch-Site: same-origin` then vouches, as in hono/csrf.)
   const fromThisOrigin = (c: Context<ConsoleEnv>): boolean => {
     const origin = c.req.header("origin");
-    if (origin !== undefined) return allowedOrigin(origin, c);
     const site = c.req.header("sec-fetch-site");
-    return site === undefined || site === "same-origin" || site === "none";
+    if (site === "same-origin") return true;
+    if (origin !== undefined) return allowedOrigin(origin, c);
+    return site === undefined || site === "none";
   };
   const formLimit = bodyLimit({
     maxSize: MAX_FORM_BYTES,

@@ -79,6 +79,19 @@ Deno.test("unsafe requests of any content type from another origin are refused, 
     const page = await client.fetch("/communities");
     await page.body?.cancel();
     assert.equal(page.status, 200);
+    // Chromium sends `Origin: null` on form posts under `Referrer-Policy:
+    // no-referrer`, with `Sec-Fetch-Site: same-origin`: that is this origin.
+    const form = await client.fetch("/communities/sandbox-tenant/reconcile", {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        origin: "null",
+        "sec-fetch-site": "same-origin",
+      },
+      body: `_csrf=${csrf}`,
+    });
+    await form.body?.cancel();
+    assert.equal(form.status, 303);
     // The same request from the console's origin goes through.
     const ok = await client.fetch("/signout", {
       method: "POST",
@@ -87,6 +100,42 @@ Deno.test("unsafe requests of any content type from another origin are refused, 
     });
     await ok.body?.cancel();
     assert.equal(ok.status, 303);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("the sandbox's consent page cannot be framed and its pages carry a content security policy", async () => {
+  const t = await startConsole();
+  try {
+    const client = new Client(t.origin);
+    const login = await client.fetch("/auth/login?returnTo=/");
+    await login.body?.cancel();
+    const consent = await fetch(login.headers.get("location")!);
+    const html = await consent.text();
+    assert.equal(consent.status, 200, html.slice(0, 300));
+    // The sandbox asks for DENY on its consent page; the console's headers must not weaken it.
+    assert.equal(consent.headers.get("x-frame-options"), "DENY");
+    const csp = consent.headers.get("content-security-policy") ?? "";
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.match(csp, /default-src 'none'/);
+    assert.equal(consent.headers.get("x-content-type-options"), "nosniff");
+    const index = await fetch(`${t.origin}/sandbox`);
+    await index.body?.cancel();
+    assert.match(index.headers.get("content-security-policy") ?? "", /frame-ancestors 'none'/);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("console pages only submit forms to the console", async () => {
+  const t = await startConsole();
+  try {
+    const res = await fetch(`${t.origin}/signin`);
+    await res.body?.cancel();
+    const csp = res.headers.get("content-security-policy") ?? "";
+    assert.match(csp, /form-action 'self'/);
+    assert.match(csp, /frame-ancestors 'none'/);
   } finally {
     await t.close();
   }
