@@ -39,9 +39,11 @@ export async function resolveReceiver(
  * Finds the record of a receiver id that has no mapping yet: a hook whose
  * registration was interrupted and later adopted by reconcile. The postback
  * names its hook (`webhook`, the self URL); the record found that way must
- * have exactly this receiver as its callback. The mapping is then saved.
+ * have exactly this receiver as its callback. Nothing is written here: the
+ * caller saves the mapping with {@linkcode saveReceiver} once the postback's
+ * signature is checked.
  */
-async function adoptReceiver(
+async function findAdoptable(
   deps: Deps,
   id: string,
   body: string,
@@ -56,15 +58,17 @@ async function adoptReceiver(
   }
   if (typeof ref !== "string" || ref === "") return null;
   const callback = `${deps.publicUrl}/hooks/${id}`;
-  const hook = (await deps.webhooks.findByWebhookURL(ref)).find((w) => w.entity?.callback === callback);
-  if (!hook) return null;
+  return (await deps.webhooks.findByWebhookURL(ref)).find((w) => w.entity?.callback === callback) ?? null;
+}
+
+/** Saves the mapping of a receiver id to its record. */
+async function saveReceiver(deps: Deps, id: string, hook: Webhook): Promise<void> {
   await withLockRetry(() =>
     deps.kv.atomic()
       .set(receiverKey(id), { hookId: hook.id })
       .set(receiverByHookKey(hook.id, id), true)
       .commit()
   );
-  return hook;
 }
 
 /** Adds the receiver to `app`. */
@@ -78,7 +82,8 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     async (c) => {
       const id = c.req.param("id");
       const text = await c.req.text();
-      const hook = await resolveReceiver(deps, id) ?? await adoptReceiver(deps, id, text);
+      const known = await resolveReceiver(deps, id);
+      const hook = known ?? await findAdoptable(deps, id, text);
       if (!hook) return c.json({ error: "Unknown webhook" }, 404);
       const community = await deps.webhooks.findWebhookCommunity(hook);
       const secret = community?.clientSecret;
@@ -100,6 +105,7 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         reason = "The community's client secret cannot verify signatures";
       }
       if (reason) return c.json({ error: `Unauthorized: ${reason}` }, 401);
+      if (!known) await saveReceiver(deps, id, hook);
       let items: unknown;
       try {
         items = JSON.parse(text);

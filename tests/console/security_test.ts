@@ -1,5 +1,14 @@
 import assert from "node:assert/strict";
-import { approveConsent, Client, csrfOf, signIn, startConsole } from "./_helpers.ts";
+import {
+  approveConsent,
+  Client,
+  connectSandbox,
+  csrfOf,
+  registerHook,
+  signIn,
+  startConsole,
+  trigger,
+} from "./_helpers.ts";
 
 /** Signs in with `returnTo`; resolves with the callback's answer. */
 async function signInReturningTo(origin: string, returnTo: string): Promise<{ client: Client; res: Response }> {
@@ -136,6 +145,43 @@ Deno.test("console pages only submit forms to the console", async () => {
     const csp = res.headers.get("content-security-policy") ?? "";
     assert.match(csp, /form-action 'self'/);
     assert.match(csp, /frame-ancestors 'none'/);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("an unsigned postback to an adoptable receiver id writes nothing", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    await connectSandbox(client, t.origin);
+    const id = await registerHook(client, t.origin);
+    const record = (await t.app.webhooks.findByID(id))!;
+    const callback = String(record.entity.callback);
+    const receiverId = callback.slice(callback.lastIndexOf("/") + 1);
+    // As after an interrupted registration that reconcile adopted: no mapping yet.
+    await t.kv.delete(["console_receiver", receiverId]);
+    await t.kv.delete(["console_receiver_by_hook", id, receiverId]);
+    const body = JSON.stringify([{ webhook: record.entity.resources!.self!.ref, activity: { verb: "jive:created" } }]);
+    for (const authorization of [undefined, "JiveEXTN algorithm=HmacSHA256&signature=forged"]) {
+      const res = await fetch(callback, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) },
+        body,
+      });
+      await res.body?.cancel();
+      assert.equal(res.status, 401);
+      assert.equal(
+        (await t.kv.get(["console_receiver", receiverId])).value,
+        null,
+        "no mapping from an unsigned request",
+      );
+    }
+    assert.equal((await t.app.deliveries.list({ hookId: id })).length, 0);
+    // The platform's signed postback is accepted and maps the receiver.
+    assert.deepEqual(await trigger(t.origin, { webhookId: String(record.entity.id) }), [200]);
+    assert.deepEqual((await t.kv.get(["console_receiver", receiverId])).value, { hookId: id });
+    assert.equal((await t.app.deliveries.list({ hookId: id })).length, 1);
   } finally {
     await t.close();
   }
