@@ -7,11 +7,12 @@
  */
 
 import type { Context, Hono } from "hono";
+import { getCookie } from "hono/cookie";
 import { streamSSE } from "hono/streaming";
 import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
 import DeliveriesLive from "../islands/DeliveriesLive.tsx";
-import { type ConsoleEnv, type Deps, html } from "../lib/context.ts";
+import { type ConsoleEnv, type Deps, html, SESSION_COOKIE } from "../lib/context.ts";
 
 /** Time between keep-alive comments on an idle event stream. */
 const HEARTBEAT_MS = 20_000;
@@ -65,6 +66,7 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
 
   app.get("/deliveries/events", (c) => {
     const hookId = hookOf(c);
+    const sessionId = getCookie(c, SESSION_COOKIE);
     return streamSSE(c, async (stream) => {
       const done = new AbortController();
       const stop = () => done.abort();
@@ -78,6 +80,9 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       try {
         await stream.writeSSE({ event: "ready", data: last });
         await deps.deliveries.watch(done.signal, async () => {
+          // The session may end while the stream is open (sign-out,
+          // expiry): the stream ends with it.
+          if (!(await deps.sessions.get(sessionId))) return stop();
           const added = await deps.deliveries.list({
             hookId,
             after: last || undefined,

@@ -186,3 +186,54 @@ Deno.test("an unsigned postback to an adoptable receiver id writes nothing", asy
     await t.close();
   }
 });
+
+Deno.test("an open event stream ends when its session is signed out, announcing nothing more", async () => {
+  const t = await startConsole();
+  const abort = new AbortController();
+  try {
+    const client = await signIn(t.origin);
+    const csrf = csrfOf(await client.text("/", 200));
+    const session = client.cookies.get("cw_session")!;
+    const res = await client.fetch("/deliveries/events", { signal: abort.signal });
+    assert.equal(res.status, 200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    while (!text.includes("event: ready")) {
+      const { done, value } = await reader.read();
+      assert.ok(!done, text);
+      text += decoder.decode(value, { stream: true });
+    }
+    const out = await client.post("/signout", { _csrf: csrf });
+    await out.body?.cancel();
+    assert.equal(out.status, 303);
+    await t.app.deliveries.add("some-hook", [{ webhook: "w", activity: { verb: "jive:created" } }]);
+    // The stream must end on its own (the session is gone), well before this.
+    const timer = setTimeout(() => abort.abort(), 8000);
+    let ended = false;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) {
+          ended = true;
+          break;
+        }
+        text += decoder.decode(value, { stream: true });
+      }
+    } catch {
+      // aborted by the timer
+    } finally {
+      clearTimeout(timer);
+    }
+    assert.ok(ended, "the stream ended by itself");
+    assert.ok(!text.includes("event: delivery"), text);
+    // And a new stream with the old id is refused.
+    client.cookies.set("cw_session", session);
+    const again = await client.fetch("/deliveries/events");
+    await again.body?.cancel();
+    assert.equal(again.status, 302);
+  } finally {
+    abort.abort();
+    await t.close();
+  }
+});
