@@ -39,23 +39,13 @@ export function fail(
   );
 }
 
-/** A node of any window (element, text, fragment, document...). */
-export function isNode(obj: unknown): obj is Node {
-  return typeof (obj as Node | null)?.nodeType === "number";
-}
-
-/** An element of any window. */
-export function isEl(obj: unknown): obj is HTMLElement {
-  return (obj as Node | null)?.nodeType === 1;
-}
-
 const KINDS: Record<string, [string, (v: unknown) => boolean]> = {
   s: ["a string", isStr],
   f: ["a function", isFunc],
   o: ["an object", isObj],
   a: ["an array", isArray],
-  e: ["an element", isEl],
-  n: ["a node", isNode],
+  e: ["an element", (v) => (v as Node | null)?.nodeType === 1], // of any window
+  n: ["a node", (v) => typeof (v as Node | null)?.nodeType === "number"], // element, text, fragment, document...
   d: ["an element or fragment", isDom],
   c: ["a class", (v) => isObj((v as { prototype?: unknown })?.prototype)],
   y: ["an element or a style object", (v) => isFunc((v as CSSStyleDeclaration)?.setProperty)],

@@ -28,6 +28,8 @@ function tick(ts: number): void {
  * arguments `(...args, timestamp)`, until `cancelFrame(fn)`. Calling it again
  * with the same `fn` replaces its scope and arguments. Listeners run in the
  * order they were added; one that throws skips the rest for that frame only.
+ * The shared loop runs on the current window (see `setDoc`): after `setDoc`
+ * with another document, the next `onFrame` moves it to that one's window.
  *
  * @param fn the listener
  * @param scope `this` for the calls (default, also for `null`: the window)
@@ -59,7 +61,11 @@ export function onFrame(
   need(fn, "ffn");
   const win = getWin();
   listeners.set(fn, [scope ?? win, args]);
-  if (!loopWin) loopId = (loopWin = win).requestAnimationFrame(tick);
+  // start the loop, or move it to the window of a document set since (that one may be closed)
+  if (loopWin != win) {
+    loopWin?.cancelAnimationFrame(loopId);
+    loopId = (loopWin = win).requestAnimationFrame(tick);
+  }
 }
 
 /**

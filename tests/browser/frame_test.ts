@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { cancelFrame, onFrame } from "../../browser/mod.ts";
+import { Window } from "happy-dom";
+import { cancelFrame, onFrame, setDoc } from "../../browser/mod.ts";
 import { domTest } from "./_dom.ts";
 
 interface Raf {
@@ -99,4 +100,30 @@ domTest("onFrame() rejects a non-function with a TypeError", () => {
     name: "TypeError",
     message: `Expected 'fn' to be a function, got "tick"`,
   });
+});
+
+Deno.test("onFrame() moves the shared loop to the window of a document set later (the old one may be closed)", async () => {
+  const first = new Window();
+  setDoc(first.document as unknown as Document);
+  const forgotten = () => {};
+  onFrame(forgotten); // never cancelled before its window closes
+  await first.happyDOM.close();
+  const second = new Window();
+  setDoc(second.document as unknown as Document);
+  try {
+    const got = await Promise.race([
+      new Promise<string>((resolve) => {
+        const fn = (label: string) => {
+          cancelFrame(fn);
+          resolve(label);
+        };
+        onFrame(fn, null, "called");
+      }),
+      frames(5, second as unknown as Raf).then(() => "never called"),
+    ]);
+    assert.equal(got, "called");
+  } finally {
+    cancelFrame(forgotten);
+    await second.happyDOM.close();
+  }
 });
