@@ -77,6 +77,15 @@ function validate(form: CommunityForm, isNew: boolean): string | null {
   return null;
 }
 
+/** The origin of a URL, or "" when it is not one. */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "";
+  }
+}
+
 /** Token state as shown: present or absent, and when renewed. */
 function TokenState({ community }: { community: Community }): VNode {
   const present = Boolean(community.oauth?.access_token);
@@ -420,6 +429,18 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const error = validate(form, false);
     const keep = { ...form, clientSecret: "", accessToken: "", refreshToken: "" };
     if (error) return editPage(c, community, keep, error);
+    // The stored secrets go to the base URL (bearer tokens on every call,
+    // the client secret when tokens are renewed or the community is
+    // connected): never carry them over to another origin unasked.
+    const moved = originOf(form.baseUrl) !== originOf(community.baseUrl);
+    if (moved && community.clientSecret && !form.clientSecret) {
+      return editPage(
+        c,
+        community,
+        keep,
+        "The base URL is on another address: type the client secret again to move the community (its stored tokens are forgotten)",
+      );
+    }
     const updated: Community = {
       ...community,
       name: form.name,
@@ -428,7 +449,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (form.clientId) updated.clientId = form.clientId;
     else delete updated.clientId;
     if (form.clientSecret) updated.clientSecret = form.clientSecret;
-    if (form.clearTokens) {
+    if (form.clearTokens || moved) {
       delete updated.oauth;
       delete updated.renewedAt;
     }

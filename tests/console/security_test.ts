@@ -237,3 +237,60 @@ Deno.test("an open event stream ends when its session is signed out, announcing 
     await t.close();
   }
 });
+
+Deno.test("moving a community to another address does not hand its stored secrets to that address", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    const csrf = csrfOf(await client.text("/communities/new", 200));
+    const secret = btoa("acme client secret");
+    const add = await client.post("/communities", {
+      _csrf: csrf,
+      name: "Acme",
+      tenantId: "acme",
+      baseUrl: "https://acme.example",
+      clientId: "acme-client",
+      clientSecret: secret,
+      accessToken: "acme-access-token",
+      refreshToken: "acme-refresh-token",
+    });
+    await add.body?.cancel();
+    assert.equal(add.status, 303);
+    const edit = { _csrf: csrf, name: "Acme", clientId: "acme-client" };
+
+    // Another origin without the secret typed again: refused, nothing changes.
+    const moved = await client.post("/communities/acme", { ...edit, baseUrl: "https://evil.example" });
+    const html = await moved.text();
+    assert.equal(moved.status, 400);
+    assert.match(html, /client secret again/);
+    assert.ok(!html.includes(secret) && !html.includes("acme-access-token"));
+    let stored = (await t.app.webhooks.communities.findByTenantID("acme"))!;
+    assert.equal(stored.baseUrl, "https://acme.example");
+    assert.equal(stored.clientSecret, secret);
+    assert.equal(stored.oauth?.access_token, "acme-access-token");
+
+    // Another path on the same origin keeps everything.
+    const path = await client.post("/communities/acme", { ...edit, baseUrl: "https://acme.example/jive" });
+    await path.body?.cancel();
+    assert.equal(path.status, 303);
+    stored = (await t.app.webhooks.communities.findByTenantID("acme"))!;
+    assert.equal(stored.baseUrl, "https://acme.example/jive");
+    assert.equal(stored.oauth?.access_token, "acme-access-token");
+
+    // With the secret typed again, the move is saved and the old tokens are forgotten.
+    const other = btoa("the new address's secret");
+    const ok = await client.post("/communities/acme", {
+      ...edit,
+      baseUrl: "https://new.example",
+      clientSecret: other,
+    });
+    await ok.body?.cancel();
+    assert.equal(ok.status, 303);
+    stored = (await t.app.webhooks.communities.findByTenantID("acme"))!;
+    assert.equal(stored.baseUrl, "https://new.example");
+    assert.equal(stored.clientSecret, other);
+    assert.equal(stored.oauth, undefined);
+  } finally {
+    await t.close();
+  }
+});
