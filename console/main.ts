@@ -58,6 +58,12 @@ function oauthFromEnv(): OAuthProvider | undefined {
   };
 }
 
+/** Whether an address to listen on reaches this machine only. */
+function isLoopback(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "::1" || hostname === "[::1]" ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
 async function openKv(location: string): Promise<Deno.Kv> {
   const remote = /^https?:\/\//.test(location);
   if (!remote && location !== ":memory:") {
@@ -91,13 +97,14 @@ async function main(): Promise<void> {
     : hostname;
   const publicUrl = env("PUBLIC_URL") ?? `http://${shownHost}:${addr.port}`;
 
+  const oauth = oauthFromEnv();
   let app: ConsoleApp;
   try {
     app = createApp({
       kv,
       publicUrl,
       sandbox: sandbox as "on" | "off" | "auto",
-      oauth: oauthFromEnv(),
+      oauth,
       sessionTtlMs: intEnv("SESSION_TTL_HOURS", 8, 1, 24 * 90) * 3600_000,
       deliveries: { retain: intEnv("DELIVERIES_RETAIN", 500, 1, 100_000) },
     });
@@ -108,6 +115,15 @@ async function main(): Promise<void> {
       `Cannot start the console: ${
         err instanceof Error ? err.message.replace(/^Cannot start the console: /, "") : String(err)
       }`,
+    );
+  }
+
+  if (!oauth && app.sandbox && !isLoopback(hostname)) {
+    // The sandbox's consent page approves everyone: it is no sign-in.
+    console.warn(
+      `Warning: the console listens on ${hostname} and signs in through the sandbox, which approves anyone: ` +
+        "anyone who can reach this port can sign in and manage every community. " +
+        "Set HOST=127.0.0.1, or the OAUTH_* variables of a real sign-in provider.",
     );
   }
 

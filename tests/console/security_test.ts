@@ -294,3 +294,40 @@ Deno.test("moving a community to another address does not hand its stored secret
     await t.close();
   }
 });
+
+/** Runs `console/main.ts` until it listens; resolves with what it printed on stderr by then. */
+async function startupWarnings(env: Record<string, string>): Promise<string> {
+  const root = new URL("../../", import.meta.url);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--config", new URL("deno.json", root).pathname, "console/main.ts"],
+    cwd: root.pathname,
+    env: { PORT: "0", KV_PATH: ":memory:", ...env },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  try {
+    const deadline = Date.now() + 30_000;
+    while (!/listening on/.test(text)) {
+      assert.ok(Date.now() < deadline, `no start line in: ${text}`);
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+  } finally {
+    child.kill("SIGTERM");
+    await reader.cancel();
+    await child.status;
+  }
+  assert.match(text, /listening on/);
+  return await stderr;
+}
+
+Deno.test("the console command warns when the sandbox signs anyone in on a non-local address", async () => {
+  const open = await startupWarnings({ HOST: "0.0.0.0" });
+  assert.match(open, /anyone who can reach/i);
+  const local = await startupWarnings({ HOST: "127.0.0.1" });
+  assert.doesNotMatch(local, /anyone who can reach/i);
+});
