@@ -13,8 +13,9 @@ import { isStr } from "./is.ts";
 import { get } from "./object.ts";
 import { setStyles } from "./style.ts";
 
-/** Listeners keyed by event name, as for `listen`. */
-export type Events = Record<string, (event: Event) => unknown>;
+/** Listeners keyed by event name, as for `listen` (a listener may take a specific event type, `MouseEvent`...). */
+// deno-lint-ignore no-explicit-any
+export type Events = Record<string, (event: any) => unknown>;
 
 /**
  * Attributes for {@linkcode setAttrs} and {@linkcode create}. Special keys:
@@ -207,7 +208,7 @@ const WHERE = ["before", "front", "back", "after"];
 export function adj(
   node: Element,
   content: string,
-  where: "before" | "front" | "back" | "after",
+  where: string,
 ): void {
   need(node, "enode");
   need(content, "scontent");
@@ -383,6 +384,8 @@ function fill(el: Element & Text, data: object): void {
  *
  * @param frag a fragment, a `<template>`, or an element
  * @param data the values
+ * @typeParam T the target's type: a fragment or `<template>` gives a `DocumentFragment`, another element
+ *   itself (a wide `HTMLElement` or `Element` may be a `<template>`: `any`)
  * @returns the rendered clone of a fragment or template, or the element itself
  * @throws {TypeError} when `frag` is not an element or fragment, or `data` is not an object
  * @example
@@ -399,16 +402,19 @@ function fill(el: Element & Text, data: object): void {
  * assert.equal(tpl.textContent, "Hi {{user.name}}"); // the original is untouched
  * ```
  */
-export function render(
-  frag: DocumentFragment | HTMLElement,
+export function render<T extends DocumentFragment | Element>(
+  frag: T,
   data: object,
-): DocumentFragment | HTMLElement {
+): T extends DocumentFragment | HTMLTemplateElement ? DocumentFragment
+  // deno-lint-ignore no-explicit-any
+  : HTMLTemplateElement extends T ? any // a wide HTMLElement or Element may be a <template>: either
+  : T {
   need(frag, "dfrag");
   need(data, "odata");
   const source = (frag as HTMLTemplateElement).content ?? frag;
   const target = source.nodeType === 11 ? source.cloneNode(true) as DocumentFragment : frag;
   fill(target as never, data);
-  return target;
+  return target as never;
 }
 
 /**
@@ -445,7 +451,7 @@ export function render(
  * assert.equal(clicked, true);
  * ```
  */
-export function setAttrs<T extends HTMLElement | DocumentFragment>(
+export function setAttrs<T extends Element | DocumentFragment>(
   el: T,
   attrs?: Attrs | string | null,
   events?: Events | null,

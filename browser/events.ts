@@ -12,6 +12,7 @@ import { isFunc } from "./is.ts";
  *
  * @param obj a DOM node, window, XMLHttpRequest or other event target
  * @param type the event type, for example `click`
+ * @typeParam E the event type the listener takes (`MouseEvent`...; default `Event`)
  * @param fn the listener
  * @throws {TypeError} when `obj` is not an event target, `type` is not a string, or `fn` is not a function
  * @example
@@ -27,10 +28,10 @@ import { isFunc } from "./is.ts";
  * assert.equal(clicks, 1);
  * ```
  */
-export function listen(
+export function listen<E extends Event = Event>(
   obj: EventTarget,
   type: string,
-  fn: (event: Event) => unknown,
+  fn: (event: E) => unknown,
 ): void {
   if (!isFunc(obj?.addEventListener)) fail("obj", "an event target", obj);
   need(type, "stype");

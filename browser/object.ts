@@ -171,20 +171,19 @@ export function clone<T>(obj: T, shallow = false): T {
  * assert.equal(to.k, 1);
  * ```
  */
-// deno-lint-ignore no-explicit-any
-export function merge<T extends Record<string, any>>(
+export function merge<T extends object, U extends object = T>(
   mergeTo: T,
-  mergeFrom?: object | null,
+  mergeFrom?: U | null,
   options: MergeOptions = {},
-): T {
+): T & U {
   need(mergeTo, "omergeTo");
   need(mergeFrom, "OmergeFrom");
   need(options, "ooptions");
   const target = options.clone ? clone(mergeTo) : mergeTo;
   if (mergeFrom) {
-    mergeInto(target, mergeFrom as Record<string, unknown>, !options.shallow);
+    mergeInto(target as Record<string, unknown>, mergeFrom as Record<string, unknown>, !options.shallow);
   }
-  return target;
+  return target as T & U;
 }
 
 function mergeInto(
@@ -221,15 +220,40 @@ function mergeInto(
  * assert.deepStrictEqual(seen, [0, "a", 1, "b", "k", 1]);
  * ```
  */
-export function each<T>(
-  obj: ArrayLike<T> | Record<string, T>,
-  fn: (value: T, index: number | string, obj: unknown) => unknown,
+export function each<A extends ArrayLike<unknown>>(
+  obj: A,
+  fn: (value: A[number], index: number, obj: A) => unknown,
+): void;
+/**
+ * Calls `fn(value, key, obj)` for each own enumerable key of an object.
+ *
+ * @param obj the object
+ * @param fn called with value, key and `obj`
+ * @throws {TypeError} when `obj` is not an object or `fn` is not a function
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { each } from "./mod.ts";
+ * const seen: unknown[] = [];
+ * each({ a: 1, b: 2 }, (v, k) => seen.push(k, v));
+ * assert.deepStrictEqual(seen, ["a", 1, "b", 2]);
+ * ```
+ */
+export function each<O extends object>(
+  obj: O,
+  fn: (value: O[keyof O], key: string, obj: O) => unknown,
+): void;
+export function each(
+  obj: Record<string, unknown>,
+  fn: (value: unknown, index: never, obj: object) => unknown,
 ): void {
   need(obj, "oobj");
   need(fn, "ffn");
   for (
-    const key of typeof obj.length === "number" ? Array.from(obj as ArrayLike<T>, (_, i) => i) : Object.keys(obj)
-  ) fn((obj as Record<string, T>)[key], key, obj);
+    const key of typeof obj.length === "number"
+      ? Array.from(obj as unknown as ArrayLike<unknown>, (_, i) => i)
+      : Object.keys(obj)
+  ) fn(obj[key], key as never, obj);
 }
 
 /**
@@ -289,7 +313,8 @@ export function extend(
  * assert.equal(get(data, ["a", "x", "y"], "none"), "none");
  * ```
  */
-export function get(obj: unknown, path: Path, def?: unknown): unknown {
+// deno-lint-ignore no-explicit-any
+export function get(obj: unknown, path: Path, def?: unknown): any {
   for (const key of keysOf(path)) {
     if (obj == null) return def;
     obj = (obj as Record<string | number, unknown>)[key];
@@ -326,7 +351,8 @@ export function set<T extends object>(
   path: Path,
   val: unknown,
   conditional = false,
-): T {
+  // deno-lint-ignore no-explicit-any
+): T & Record<string, any> {
   need(obj, "oobj");
   const keys = keysOf(path);
   if (keys.some(isUnsafeKey)) return obj;

@@ -25,11 +25,11 @@ export type Query = Record<string, string | 1 | (string | 1)[]>;
  * assert.equal(buildQuery({ q: "a b&c", tag: ["x", "y"], skip: null }), "q=a%20b%26c&tag=x&tag=y");
  * ```
  */
-export function buildQuery(object: Record<string, unknown>): string {
+export function buildQuery(object: object): string {
   need(object, "oobject");
   const parts: string[] = [];
   for (const key of Object.keys(object)) {
-    const value = object[key];
+    const value = (object as Record<string, unknown>)[key];
     for (const item of [value].flat()) {
       if (item != null) {
         parts.push(

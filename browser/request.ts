@@ -32,7 +32,8 @@ export interface RequestError extends Error {
 /** Called once when a request ends: `error` is `null` for a 2xx status. */
 export type RequestCallback = (
   error: RequestError | null,
-  response: unknown,
+  // deno-lint-ignore no-explicit-any
+  response: any,
   request: XMLHttpRequest,
 ) => unknown;
 

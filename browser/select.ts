@@ -72,6 +72,7 @@ export function byName(name: string): HTMLElement | null {
  *
  * @param cls class names, space-separated
  * @param parent where to look (default: the document)
+ * @typeParam E the element type the caller expects (default `HTMLElement`)
  * @returns the elements in document order (empty when none, or for no class names)
  * @throws {TypeError} when `cls` is not a string or `parent` is not a document, element or fragment
  * @example
@@ -85,9 +86,9 @@ export function byName(name: string): HTMLElement | null {
  * assert.equal(byClass("a").length, 2);
  * ```
  */
-export function byClass(cls: string, parent?: Scope | null): Element[] {
+export function byClass<E extends Element = HTMLElement>(cls: string, parent?: Scope | null): E[] {
   const names = str(cls, "cls").match(/\S+/g) ?? [];
-  return [...scope(parent).querySelectorAll("[class]")].filter((el) =>
+  return [...scope(parent).querySelectorAll<E>("[class]")].filter((el) =>
     names[0] && names.every((c) => el.classList.contains(c))
   );
 }
@@ -97,6 +98,7 @@ export function byClass(cls: string, parent?: Scope | null): Element[] {
  *
  * @param tag the tag name, any case
  * @param parent where to look (default: the document)
+ * @typeParam E the element type the caller expects (default `HTMLElement`)
  * @returns the elements in document order, empty when none are found
  * @throws {TypeError} when `tag` is not a string or `parent` is not a document, element or fragment
  * @example
@@ -110,8 +112,8 @@ export function byClass(cls: string, parent?: Scope | null): Element[] {
  * assert.deepStrictEqual(byTag("table"), []);
  * ```
  */
-export function byTag(tag: string, parent?: Scope | null): Element[] {
-  return [...scope(parent).querySelectorAll(str(tag, "tag"))];
+export function byTag<E extends Element = HTMLElement>(tag: string, parent?: Scope | null): E[] {
+  return [...scope(parent).querySelectorAll<E>(str(tag, "tag"))];
 }
 
 /**
@@ -119,6 +121,7 @@ export function byTag(tag: string, parent?: Scope | null): Element[] {
  *
  * @param selector CSS selectors, comma-separated
  * @param parent where to look (default: the document)
+ * @typeParam E the element type the caller expects (default `HTMLElement`)
  * @returns the element, or `null`
  * @throws {TypeError} when `selector` is not a string or `parent` is not a document, element or fragment
  * @throws {DOMException} (`SyntaxError`) when `selector` is not a valid selector
@@ -132,11 +135,11 @@ export function byTag(tag: string, parent?: Scope | null): Element[] {
  * assert.equal(bySelector("footer a, nav a")?.id, "home");
  * ```
  */
-export function bySelector(
+export function bySelector<E extends Element = HTMLElement>(
   selector: string,
   parent?: Scope | null,
-): Element | null {
-  return scope(parent).querySelector(str(selector, "selector"));
+): E | null {
+  return scope(parent).querySelector<E>(str(selector, "selector"));
 }
 
 /**
@@ -144,6 +147,7 @@ export function bySelector(
  *
  * @param selector CSS selectors, comma-separated
  * @param parent where to look (default: the document)
+ * @typeParam E the element type the caller expects (default `HTMLElement`)
  * @returns the elements in document order
  * @throws {TypeError} when `selector` is not a string or `parent` is not a document, element or fragment
  * @throws {DOMException} (`SyntaxError`) when `selector` is not a valid selector
@@ -157,11 +161,11 @@ export function bySelector(
  * assert.deepStrictEqual(bySelectorAll("h1, h2").map((el) => el.tagName), ["H1", "H2"]);
  * ```
  */
-export function bySelectorAll(
+export function bySelectorAll<E extends Element = HTMLElement>(
   selector: string,
   parent?: Scope | null,
-): Element[] {
-  return [...scope(parent).querySelectorAll(str(selector, "selector"))];
+): E[] {
+  return [...scope(parent).querySelectorAll<E>(str(selector, "selector"))];
 }
 
 /**
@@ -172,6 +176,7 @@ export function bySelectorAll(
  *
  * @param el the starting node
  * @param level levels to go up (default 1), or a test function
+ * @typeParam T the node type the caller expects (by default any: an element, or the document past `<html>`)
  * @returns the node found, `null`, or `undefined` when the test returned `-1`
  * @throws {TypeError} when `el` is not a node or `level` is neither a number nor a function
  * @throws {RangeError} when `level` is a negative or fractional number
@@ -188,15 +193,16 @@ export function bySelectorAll(
  * assert.equal(parent(input, () => -1), undefined);
  * ```
  */
-export function parent(
+// deno-lint-ignore no-explicit-any
+export function parent<T extends Node = any>(
   el: Node,
   level: number | ((node: Node) => unknown) = 1,
-): Node | null | undefined {
+): T | null | undefined {
   need(el, "nel");
   if (isFunc(level)) {
     while ((el = el.parentNode as Node)) {
       const found = level(el);
-      if (found) return found === -1 ? undefined : el;
+      if (found) return found === -1 ? undefined : el as T;
     }
     return null;
   }
@@ -209,5 +215,5 @@ export function parent(
     );
   }
   while (el && level--) el = el.parentNode as Node;
-  return el;
+  return el as T;
 }

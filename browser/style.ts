@@ -20,7 +20,7 @@ export interface Offset {
 }
 
 /** Something with an inline style: an element, or a `CSSStyleDeclaration`. */
-export type Styled = ElementCSSInlineStyle | CSSStyleDeclaration;
+export type Styled = Element | ElementCSSInlineStyle | CSSStyleDeclaration;
 
 const PREFIXES = ["Webkit", "Moz"];
 // style object -> camelCase property -> [prefix found, unprefixed supported]
