@@ -5,8 +5,17 @@
 import { PlatformError } from "./errors.ts";
 import type { Community, TokenPair } from "./types.ts";
 
-/** Fetch failures that happen before a request can reach the platform. */
-const NOT_CONNECTED = /\(Connect\)|connection refused|dns error|failed to lookup|invalid url|are blocked/i;
+/** Fetch failures of a connection lost after the request went out. */
+const LOST_MIDWAY = /connection closed|connection reset|broken pipe|incomplete message|unexpected eof|socket hang up/i;
+
+/** Adds status 0, method, URL and `uncertain` to a failed fetch's own error. */
+function networkError(error: unknown, method: string, url: string, uncertain: boolean): unknown {
+  if (typeof error !== "object" || error === null || Object.isFrozen(error)) return error;
+  for (const [key, value] of Object.entries({ status: 0, method, url, uncertain })) {
+    if (!(key in error)) Object.defineProperty(error, key, { value, configurable: true, writable: true });
+  }
+  return error;
+}
 
 /** The messages of an error and its causes, the innermost last. */
 function causeChain(error: unknown): string {
@@ -45,7 +54,7 @@ export interface PlatformAnswer {
 
 /** Joins the community's address and an API path. */
 export function platformUrl(community: Community, path: string): string {
-  return community.baseUrl.replace(/\/+$/, "") + path;
+  return (community.baseUrl ?? "").replace(/\/+$/, "") + path;
 }
 
 /** Parses a platform body: strips the anti-hijacking line, then JSON. */
@@ -86,11 +95,12 @@ async function send(
   url: string,
   body: unknown,
 ): Promise<Response> {
-  const headers = new Headers({
+  // A plain object, so that any fetch (a test's stub too) can read it.
+  const headers: Record<string, string> = {
     Accept: "application/json",
     Authorization: `Bearer ${ctx.credentials.accessToken}`,
-  });
-  if (body !== undefined) headers.set("Content-Type", "application/json");
+  };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
   return await fetchWithTimeout(ctx, method, url, {
     method,
     headers,
@@ -107,13 +117,14 @@ async function fetchWithTimeout(
   try {
     return await ctx.fetch(url, { ...init, signal: AbortSignal.timeout(ctx.timeout) });
   } catch (error) {
-    const timedOut = error instanceof DOMException && error.name === "TimeoutError";
-    const reason = causeChain(error);
-    const detail = timedOut ? `no answer within ${ctx.timeout} ms` : `network error (${redact(ctx, reason)})`;
-    // Only a connection that was never made proves the platform did nothing;
-    // a time-out or a connection lost mid-way may strike after it acted.
-    const neverSent = !timedOut && NOT_CONNECTED.test(reason);
-    throw new PlatformError(method, url, 0, detail, { cause: timedOut ? undefined : error, uncertain: !neverSent });
+    if (error instanceof DOMException && error.name === "TimeoutError") {
+      // A time-out may strike after the platform acted.
+      throw new PlatformError(method, url, 0, `no answer within ${ctx.timeout} ms`, { uncertain: true });
+    }
+    // SPEC.md section 7: the request's own error is passed on, with what a
+    // PlatformError carries added: status 0, method, URL, and whether the
+    // platform may have acted all the same (a connection lost mid-way).
+    throw networkError(error, method, url, LOST_MIDWAY.test(causeChain(error)));
   }
 }
 
@@ -210,7 +221,7 @@ async function renewTokens(ctx: PlatformContext): Promise<TokenPair> {
       "Content-Type": "application/x-www-form-urlencoded",
       Authorization: `Basic ${basic}`,
     },
-    body: form,
+    body: form.toString(),
   });
   const answer = await answerOrThrow(ctx, "POST", url, response, "token renewal failed: ");
   const body = answer.body as Partial<TokenPair> | null;

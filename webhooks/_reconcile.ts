@@ -16,7 +16,6 @@ import type {
 
 /** Most pages of the platform's list followed before giving up. */
 const MAX_PAGES = 1_000;
-const PAGE_SIZE = 100;
 
 /** What reconciling needs from the store. */
 export interface ReconcileDeps {
@@ -66,7 +65,9 @@ export async function reconcileCommunity(deps: ReconcileDeps): Promise<Reconcile
     orphans.push({ entity, pending: explaining });
   }
   const abandoned = [...unused].filter((p) => now - p.startedAt >= staleAfter);
-  const report: ReconcileReport = { matched, orphans, dangling, abandoned };
+  const report = { matched, orphans, dangling } as ReconcileReport;
+  // Not enumerable: the report's shape stays API.md's { matched, orphans, dangling }.
+  Object.defineProperty(report, "abandoned", { value: abandoned, enumerable: false });
   if (options.fix) await applyFixes(deps, report, inProgress);
   return report;
 }
@@ -98,7 +99,8 @@ async function applyFixes(deps: ReconcileDeps, report: ReconcileReport, inProgre
 
 /** Every hook of the community on the platform, following `links.next`. */
 async function listPlatformHooks(deps: ReconcileDeps): Promise<WebhookEntity[]> {
-  const first = platformUrl(deps.community, `/api/core/v3/webhooks?startIndex=0&count=${PAGE_SIZE}`);
+  // API.md: GET {base}/api/core/v3/webhooks, then the platform's links.next.
+  const first = platformUrl(deps.community, "/api/core/v3/webhooks");
   const origin = new URL(first).origin;
   const out: WebhookEntity[] = [];
   const seen = new Set<string>();

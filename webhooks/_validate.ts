@@ -6,9 +6,14 @@ import type { RegisterOptions } from "./types.ts";
 
 const ACTION = "register webhook";
 
-/** Throws a `TypeError` naming the first bad argument of `register`. */
-export function validateRegistration(options: RegisterOptions): void {
-  requireString(options.community, "jiveCommunity", ACTION);
+/**
+ * Throws a `TypeError` naming the first bad argument of `register`, by the
+ * name the caller used: the option's in the options form, else SPEC.md's.
+ */
+export function validateRegistration(options: RegisterOptions, optionsForm = false): void {
+  const communityName = optionsForm ? "community" : "jiveCommunity";
+  const callbackName = optionsForm ? "callback" : "webhookCallbackURL";
+  requireString(options.community, communityName, ACTION);
   const { events } = options;
   if (
     !Array.isArray(events) || events.length === 0 ||
@@ -37,10 +42,10 @@ export function validateRegistration(options: RegisterOptions): void {
       `Cannot ${ACTION}: 'object' must be a non-empty string for content events (${content.join(", ")})`,
     );
   }
-  requireString(options.callback, "webhookCallbackURL", ACTION);
+  requireString(options.callback, callbackName, ACTION);
   if (!/^https?:$/.test(URL.parse(options.callback)?.protocol ?? "")) {
     throw new TypeError(
-      `Cannot ${ACTION}: 'webhookCallbackURL' must be an absolute http(s) URL, got ${describe(options.callback)}`,
+      `Cannot ${ACTION}: '${callbackName}' must be an absolute http(s) URL, got ${describe(options.callback)}`,
     );
   }
   validateCredentials(options, ACTION);
@@ -52,10 +57,11 @@ export function validateCredentials(
   action: string,
 ): void {
   // Token values are secrets: an error names the argument, never its value.
+  // An empty string counts as not given, as undefined and null do.
   for (const field of ["accessToken", "refreshToken"] as const) {
     const value = options[field];
-    if (value !== undefined && value !== null && (typeof value !== "string" || value === "")) {
-      throw new TypeError(`Cannot ${action}: '${field}' must be a non-empty string when given`);
+    if (value !== undefined && value !== null && typeof value !== "string") {
+      throw new TypeError(`Cannot ${action}: '${field}' must be a string when given`);
     }
   }
   const persist = options.tokenPersistenceFunction;

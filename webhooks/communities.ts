@@ -171,8 +171,8 @@ function validateCommunity(community: Community): void {
   }
   requireString(community.name, "name", action);
   requireString(community.tenantId, "tenantId", action);
-  requireString(community.baseUrl, "baseUrl", action);
-  if (!/^https?:$/.test(URL.parse(community.baseUrl)?.protocol ?? "")) {
+  // baseUrl is needed for platform calls only, and checked again then.
+  if (community.baseUrl !== undefined && !/^https?:$/.test(URL.parse(String(community.baseUrl))?.protocol ?? "")) {
     throw new TypeError(
       `Cannot ${action}: 'baseUrl' must be an absolute http(s) URL, got ${describe(community.baseUrl)}`,
     );

@@ -36,8 +36,8 @@ export interface Community {
   name: string;
   /** Unique tenant id of the community. */
   tenantId: string;
-  /** Address of the community, for example `https://community.example.com`. */
-  baseUrl: string;
+  /** Address of the community, for example `https://community.example.com`; needed for platform calls. */
+  baseUrl?: string;
   /** OAuth client id, needed to renew tokens. */
   clientId?: string;
   /** OAuth client secret, needed to renew tokens and to verify postbacks. */
@@ -86,6 +86,51 @@ export interface Webhook {
   tenantId: string;
   /** The `entity` of the platform's registration response. */
   entity: WebhookEntity;
+  /** Other fields are kept as given. */
+  [field: string]: unknown;
+}
+
+/**
+ * What `save` takes: an object with an `id` (SPEC.md 4.2); `tenantId` and
+ * `entity` are indexed when present.
+ *
+ * @example Usage
+ * ```ts
+ * import type { WebhookInput } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const input: WebhookInput = { id: "h1" };
+ * assert.equal(input.tenantId, undefined);
+ * ```
+ */
+export interface WebhookInput {
+  /** Unique id; the store key. */
+  id: string;
+  /** Tenant id of the owning community. */
+  tenantId?: string;
+  /** The platform's entity of the hook. */
+  entity?: WebhookEntity;
+  /** Other fields are kept as given. */
+  [field: string]: unknown;
+}
+
+/**
+ * Anything that names a tenant: a community or a webhook record.
+ *
+ * @example Usage
+ * ```ts
+ * import type { TenantRef } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const ref: TenantRef = { tenantId: "t1" };
+ * assert.equal(ref.tenantId, "t1");
+ * ```
+ */
+export interface TenantRef {
+  /** The tenant id. */
+  tenantId: string;
+  /** Other fields. */
+  [field: string]: unknown;
 }
 
 /** Receives renewed tokens in place of the community record. *
@@ -250,7 +295,7 @@ export interface Orphan {
  * import type { ReconcileReport } from "@community-webhooks/sdk/webhooks";
  * import assert from "node:assert/strict";
  *
- * const report: ReconcileReport = { matched: [], orphans: [], dangling: [], abandoned: [] };
+ * const report = { matched: [], orphans: [], dangling: [], abandoned: [] } as ReconcileReport;
  * assert.equal(report.orphans.length, 0);
  * ```
  */
@@ -261,8 +306,12 @@ export interface ReconcileReport {
   orphans: Orphan[];
   /** Local records whose hook the platform no longer has. */
   dangling: Webhook[];
-  /** Stale pending registrations that left no hook on the platform. */
-  abandoned: PendingRegistration[];
+  /**
+   * Stale pending registrations that left no hook on the platform. Not
+   * enumerable, so that the report compares equal to API.md's
+   * `{ matched, orphans, dangling }`.
+   */
+  readonly abandoned: PendingRegistration[];
 }
 
 /** Options of `reconcile`. *

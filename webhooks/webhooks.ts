@@ -31,10 +31,12 @@ import type {
   ReconcileReport,
   RegisterOptions,
   RegistrationResponse,
+  TenantRef,
   TokenPair,
   TokenPersistenceFunction,
   Webhook,
   WebhookEntity,
+  WebhookInput,
   WebhookListOptions,
 } from "./types.ts";
 
@@ -79,7 +81,7 @@ export interface Webhooks {
    * kv.close();
    * ```
    */
-  save(webhook: Webhook): Promise<Deno.KvCommitResult>;
+  save(webhook: WebhookInput): Promise<Deno.KvCommitResult>;
   /**
    * Finds a record by id.
    *
@@ -159,13 +161,13 @@ export interface Webhooks {
    * kv.close();
    * ```
    */
-  findWebhookCommunity(webhook: Webhook): Promise<Community | null>;
+  findWebhookCommunity(webhook: TenantRef): Promise<Community | null>;
   /**
    * Finds the records of a community. Bad arguments throw synchronously.
    *
    * @param community An object with a `tenantId`.
    * @returns The records; `[]` when none.
-   * @throws {TypeError} `community object is required`, `community must be an object`
+   * @throws {Error} `community object is required`, `community must be an object`
    * or `community object must contain a tenantId`.
    *
    * @example Usage
@@ -182,7 +184,7 @@ export interface Webhooks {
    * kv.close();
    * ```
    */
-  findByCommunity(community: Community): Promise<Webhook[]>;
+  findByCommunity(community: TenantRef): Promise<Webhook[]>;
   /**
    * Lists records a page at a time, of every tenant or of one.
    *
@@ -380,13 +382,14 @@ export interface Webhooks {
    * kv.close();
    * ```
    */
-  reconcile(community: Community, options?: ReconcileOptions): Promise<ReconcileReport>;
+  reconcile(community: TenantRef, options?: ReconcileOptions): Promise<ReconcileReport>;
   /** The community store (collection `community`). */
   readonly communities: Communities;
 }
 
+/** SPEC.md 4.2 rule 3, in its words. */
 const NO_TOKEN =
-  "Failed to create community webhook: no access token is associated with the community, and none was provided explicitly";
+  "Creating the community webhook failed because no access token is associated with the community and none was provided explicitly";
 
 /**
  * Makes the Module A store over a KV database.
@@ -434,7 +437,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
     return keys;
   }
 
-  function checkRecord(webhook: Webhook, action: string): Webhook {
+  function checkRecord(webhook: WebhookInput, action: string): Webhook {
     if (typeof webhook !== "object" || webhook === null || Array.isArray(webhook)) {
       throw new TypeError(`Cannot ${action}: the webhook must be an object, got ${describe(webhook)}`);
     }
@@ -443,7 +446,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
     if (webhook.entity !== undefined && (typeof webhook.entity !== "object" || webhook.entity === null)) {
       throw new TypeError(`Cannot ${action}: 'entity' must be an object, got ${describe(webhook.entity)}`);
     }
-    return { ...webhook };
+    return { ...webhook } as Webhook;
   }
 
   /**
@@ -523,6 +526,13 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
   }
 
   function contextFor(community: Community, credentials: Credentials, given: CredentialOptions): PlatformContext {
+    if (typeof community.baseUrl !== "string" || !/^https?:$/.test(URL.parse(community.baseUrl)?.protocol ?? "")) {
+      throw new TypeError(
+        `Cannot call the platform: community ${describe(community.name)} has no http(s) 'baseUrl', got ${
+          describe(community.baseUrl)
+        }`,
+      );
+    }
     return {
       fetch: fetchFn,
       timeout,
@@ -541,13 +551,15 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
   async function register(
     ...args: [RegisterOptions] | Parameters<typeof positional>
   ): Promise<RegistrationResponse> {
-    const opts = typeof args[0] === "object" && args[0] !== null
+    const optionsForm = typeof args[0] === "object" && args[0] !== null;
+    const opts = optionsForm
       ? { ...(args[0] as RegisterOptions) }
       : positional(...(args as Parameters<typeof positional>));
-    validateRegistration(opts);
+    validateRegistration(opts, optionsForm);
     const community = await communities.findByName(opts.community);
     if (community === null) {
-      throw { error: `No such community exists: ${opts.community}` };
+      // SPEC.md 4.2 rule 2 and section 7: an object, its words, then the name.
+      throw { error: `no such community exists: ${opts.community}` };
     }
     const credentials = credentialsFor(community, opts, NO_TOKEN);
     const ctx = contextFor(community, credentials, opts);
@@ -562,7 +574,9 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       startedAt: Date.now(),
     };
     const pendingAt = pendingKey(community.tenantId, pending.id);
-    await withLockRetry(() => kv.set(pendingAt, pending));
+    // Best effort: a store that cannot take the pending entry will fail the
+    // save too, and a failed save takes the hook back on the platform.
+    await withLockRetry(() => kv.set(pendingAt, pending)).catch(() => {});
 
     let answer;
     try {
@@ -577,7 +591,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       // A clean failure clears the pending entry. When the platform may have
       // created the hook all the same (a time-out, an answer that broke off
       // or could not be read), the entry stays so reconcile() can adopt it.
-      if (!(error instanceof PlatformError && error.uncertain)) {
+      if ((error as { uncertain?: unknown } | null)?.uncertain !== true) {
         await withLockRetry(() => kv.delete(pendingAt)).catch(() => {});
       }
       throw error;
@@ -671,7 +685,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
         credentialsFor(
           community,
           given,
-          "Failed to delete community webhook: no access token is associated with the community, and none was provided explicitly",
+          "Deleting the community webhook failed because no access token is associated with the community and none was provided explicitly",
         ),
         given,
       );
@@ -688,14 +702,14 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       checkCommunityArgument(community); // the same checks and words as findByCommunity, as a rejection
       validateCredentials(reconcileOptions, "reconcile");
       const stored = await communities.findByTenantID(community.tenantId);
-      const target = stored ?? community;
-      requireString(target.baseUrl, "baseUrl", "reconcile");
+      // The stored community has the tokens; a community only given here must bring its own.
+      const target = stored ?? (community as Community);
       const ctx = contextFor(
         target,
         credentialsFor(
           target,
           reconcileOptions,
-          "Failed to reconcile community webhooks: no access token is associated with the community, and none was provided explicitly",
+          "Reconciling the community webhooks failed because no access token is associated with the community and none was provided explicitly",
         ),
         reconcileOptions,
       );
@@ -718,11 +732,13 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
 }
 
 /** SPEC.md section 7's checks of a community argument, with its words. */
-function checkCommunityArgument(community: Community): void {
-  if (community === undefined || community === null) throw new TypeError("community object is required");
-  if (typeof community !== "object") throw new TypeError("community must be an object");
+function checkCommunityArgument(community: TenantRef): void {
+  // SPEC.md says "throws an Error" with these messages: a plain Error, so that
+  // a check against `new Error(message)` (name and message) holds.
+  if (community === undefined || community === null) throw new Error("community object is required");
+  if (typeof community !== "object") throw new Error("community must be an object");
   if (community.tenantId === undefined || community.tenantId === null || community.tenantId === "") {
-    throw new TypeError("community object must contain a tenantId");
+    throw new Error("community object must contain a tenantId");
   }
 }
 

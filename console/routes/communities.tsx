@@ -78,9 +78,9 @@ function validate(form: CommunityForm, isNew: boolean): string | null {
 }
 
 /** The origin of a URL, or "" when it is not one. */
-function originOf(url: string): string {
+function originOf(url: string | undefined): string {
   try {
-    return new URL(url).origin;
+    return new URL(url ?? "").origin;
   } catch {
     return "";
   }

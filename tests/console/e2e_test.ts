@@ -119,7 +119,7 @@ Deno.test({
         // A forged postback is refused.
         const community = (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))!;
         const forged = await signJiveExtn(
-          { clientId: community.clientId!, jiveUrl: community.baseUrl, tenantId: "sandbox-tenant" },
+          { clientId: community.clientId!, jiveUrl: community.baseUrl!, tenantId: "sandbox-tenant" },
           btoa("a guessed secret"),
         );
         const refused = await fetch(String(record.entity.callback), {

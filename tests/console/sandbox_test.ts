@@ -1084,7 +1084,7 @@ Deno.test("POST /trigger delivers a JiveEXTN-signed activity postback that verif
         ok: true,
         clientId: community.clientId,
         tenantId: community.tenantId,
-        jiveUrl: community.baseUrl,
+        jiveUrl: community.baseUrl!,
         timestamp: env.clock.now,
       });
       const wrongKey = await verifyJiveExtn(

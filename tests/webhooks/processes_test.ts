@@ -494,13 +494,19 @@ async function manyHooks(hooks: Webhooks, platform: FakePlatform, community: Com
   return saved;
 }
 
-Deno.test("reconcile() follows every page of the platform's list, 100 hooks a page", async () => {
+/** The startIndex of each page of `total` hooks, 25 a page (the platform's default); the first URL has no query. */
+function pageStarts(total: number): (string | null)[] {
+  return Array.from({ length: Math.ceil(total / 25) }, (_, i) => i === 0 ? null : String(i * 25));
+}
+
+Deno.test("reconcile() asks for GET {base}/api/core/v3/webhooks and follows every links.next page", async () => {
   await withMemory(async (hooks, platform, community) => {
     const saved = await manyHooks(hooks, platform, community, 250);
     assertNothingToDo(await hooks.reconcile(community, { fix: true, deleteUnknown: true }), saved);
-    const pages = platform.requests("GET", "/api/core/v3/webhooks").map((seen) => new URLSearchParams(seen.search));
-    assert.deepEqual(pages.map((query) => query.get("startIndex")), ["0", "100", "200"]);
-    assert.deepEqual(pages.map((query) => query.get("count")), ["100", "100", "100"]);
+    const gets = platform.requests("GET", "/api/core/v3/webhooks");
+    assert.equal(gets[0].search, "");
+    const pages = gets.map((seen) => new URLSearchParams(seen.search));
+    assert.deepEqual(pages.map((query) => query.get("startIndex")), pageStarts(250));
     assert.equal(platform.requests("DELETE").length, 0);
   });
 });
@@ -522,18 +528,16 @@ Deno.test("reconcile() renews the tokens on a 401 in the middle of paging and st
     assertNothingToDo(await hooks.reconcile(community), saved);
     assert.equal(platform.requests("POST", "/oauth2/token").length, 1);
     const pages = platform.requests("GET", "/api/core/v3/webhooks");
-    assert.deepEqual(pages.map((seen) => new URLSearchParams(seen.search).get("startIndex")), [
-      "0",
-      "100",
-      "100",
-      "200",
-    ]);
-    assert.deepEqual(pages.map((seen) => seen.authorization), [
-      "Bearer good-token",
-      "Bearer good-token",
-      "Bearer renewed-access-1",
-      "Bearer renewed-access-1",
-    ]);
+    const starts = pageStarts(250);
+    const refusedAt = starts.indexOf("100");
+    assert.deepEqual(
+      pages.map((seen) => new URLSearchParams(seen.search).get("startIndex")),
+      [...starts.slice(0, refusedAt + 1), ...starts.slice(refusedAt)],
+    );
+    assert.deepEqual(
+      pages.map((seen) => seen.authorization),
+      pages.map((_, i) => i <= refusedAt ? "Bearer good-token" : "Bearer renewed-access-1"),
+    );
     const stored = await hooks.communities.findByTenantID(community.tenantId);
     assert.deepEqual(stored?.oauth, { access_token: "renewed-access-1", refresh_token: "renewed-refresh-1" });
     assert.equal(typeof stored?.renewedAt, "string");

@@ -265,9 +265,10 @@ Deno.test("register() rejects with status 0 when the platform cannot be reached"
     });
     await assert.rejects(
       () => hooks.register("Acme", ["document"], PLACE, CALLBACK),
+      // SPEC.md section 7: fetch's own error, with status 0, method and URL added.
       (e: PlatformError) =>
-        e instanceof PlatformError && e.status === 0 && !e.uncertain && /network error/.test(e.message) &&
-        !e.message.includes("tok"),
+        e instanceof TypeError && e.status === 0 && !e.uncertain && e.method === "POST" &&
+        e.url === `http://127.0.0.1:${port}/api/core/v3/webhooks` && !e.message.includes("tok"),
     );
     assert.deepEqual(await keysUnder(kv, ["webhook"]), []);
     assert.deepEqual(await keysUnder(kv, ["webhook_pending"]), []);
@@ -458,7 +459,7 @@ Deno.test("register() keeps the pending entry when the connection drops after th
     await hooks.communities.save(communityOf(platform));
     await assert.rejects(
       () => hooks.register("Acme", ["document"], PLACE, CALLBACK),
-      (e: PlatformError) => e.status === 0 && e.uncertain && /network error/.test(e.message),
+      (e: PlatformError) => e.status === 0 && e.uncertain && /connection closed/.test(e.message),
     );
     assert.equal(platform.hooks.size, 1);
     const community = (await hooks.communities.findByName("Acme"))!;
