@@ -17,7 +17,7 @@ export interface RequestOptions {
   json?: unknown;
   /** HTTP method (default `GET`). */
   method?: string;
-  /** Parse the response as JSON whatever its content type (it is parsed anyway when the `Content-Type` contains `json`). */
+  /** `true`: parse the response as JSON whatever its content type; `false`: never; absent: when the `Content-Type` contains `json`. */
   parseJson?: boolean;
   /** Properties set directly on the XMLHttpRequest (`timeout`, `withCredentials`, `responseType`...). */
   props?: Record<string, unknown>;
@@ -42,7 +42,7 @@ export type RequestCallback = (
  * else an `Error` carrying `status`; a network failure, timeout or abort
  * gives status 0, message `Network error` and response `null`), `response` (the text, or the parsed JSON when the
  * response's `Content-Type` contains `json`, such as
- * `application/problem+json`, or when `opts.parseJson` is set; on a JSON
+ * `application/problem+json`, unless `opts.parseJson` is `false`, or when it is `true`; on a JSON
  * parse failure `error` is the `SyntaxError` with `status` and `response`
  * the text) and the XMLHttpRequest itself.
  *
@@ -106,7 +106,7 @@ export function request(
     let response: unknown = status ? xhr.response : null;
     if (
       isStr(response) && response &&
-      (parseJson || /json/i.test(xhr.getResponseHeader("Content-Type")!))
+      (parseJson ?? /json/i.test(xhr.getResponseHeader("Content-Type")!))
     ) {
       try {
         response = JSON.parse(response);

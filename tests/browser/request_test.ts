@@ -43,6 +43,17 @@ Deno.test("request() against a real server, in happy-dom", async (t) => {
       assert.deepEqual((await call(`${server.base}/json-as-text`, { parseJson: true })).response, { n: 1 });
     });
 
+    await t.step(
+      "parseJson false keeps a JSON response as text (parsing by content type is only the default)",
+      async () => {
+        assert.equal((await call(`${server.base}/json`, { parseJson: false })).response, `{"ok":true,"list":[1,2]}`);
+        assert.deepEqual((await call(`${server.base}/json`, { parseJson: undefined })).response, {
+          ok: true,
+          list: [1, 2],
+        });
+      },
+    );
+
     await t.step("POST with json sends it JSON-encoded with Content-Type application/json", async () => {
       const out = await call(`${server.base}/echo`, { method: "POST", json: { a: [1, "x"] } });
       const echo = out.response as Echo;
