@@ -13,7 +13,7 @@ export function useDoc(doc: Document): void {
 /** The document set with `setDoc`, else the global one. */
 export function getDoc(): Document {
   return current ?? (globalThis as { document?: Document }).document ??
-    fail("document", "set with setDoc()", undefined, Error);
+    fail("document", "set with setDoc()", current, Error);
 }
 
 /** The window of the document set with `setDoc`, falling back to `globalThis`. */

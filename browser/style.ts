@@ -51,8 +51,16 @@ function probe(prop: string, obj?: object | null): [string, boolean] {
   let known = cache.get(style);
   if (!known) cache.set(style, known = new Map());
   let found = known.get(prop);
-  // WebkitX: Chromium, Safari and Firefox all have it
-  if (!found) known.set(prop, found = [PREFIXES.find((p) => p + capitalize(prop) in style) ?? "", prop in style]);
+  // WebkitX on style objects (Chromium, Safari and Firefox all have it), webkitX on others (document.webkitHidden)
+  if (!found) {
+    known.set(
+      prop,
+      found = [
+        PREFIXES.find((p) => p + capitalize(prop) in style || p.toLowerCase() + capitalize(prop) in style) ?? "",
+        prop in style,
+      ],
+    );
+  }
   return found;
 }
 
@@ -229,7 +237,9 @@ export function getVendorPrefix(prop: string, forCss = false): string {
 /**
  * Vendor-prefixed property name for this browser: `prop` itself when the
  * browser supports it unprefixed (or not at all), otherwise the prefixed
- * name (`WebkitBoxReflect`, or `webkitBoxReflect` with `lower`).
+ * name (`WebkitBoxReflect`, or `webkitBoxReflect` with `lower`). A prefixed
+ * name counts in either case (`WebkitX` on style objects, `webkitX` on
+ * objects such as `document`); `lower` alone decides the case returned.
  *
  * @param prop the property, camelCase
  * @param obj object to test against: an element (its style object is used), a style object, or any other
