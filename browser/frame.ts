@@ -60,12 +60,14 @@ export function onFrame(
 ): void {
   need(fn, "ffn");
   const win = getWin();
-  listeners.set(fn, [scope ?? win, args]);
-  // start the loop, or move it to the window of a document set since (that one may be closed)
+  // start the loop, or move it to the window of a document set since (that one may be closed); without
+  // a window (requestAnimationFrame missing) this throws before anything is kept
   if (loopWin != win) {
     loopWin?.cancelAnimationFrame(loopId);
-    loopId = (loopWin = win).requestAnimationFrame(tick);
+    loopId = win.requestAnimationFrame(tick);
+    loopWin = win;
   }
+  listeners.set(fn, [scope ?? win, args]);
 }
 
 /**

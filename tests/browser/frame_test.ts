@@ -127,3 +127,29 @@ Deno.test("onFrame() moves the shared loop to the window of a document set later
     await second.happyDOM.close();
   }
 });
+
+Deno.test("onFrame() without a window throws a TypeError and leaves later calls working", async () => {
+  const closed = new Window();
+  setDoc(closed.document as unknown as Document);
+  await closed.happyDOM.close(); // its document has no window any more: Deno's globalThis has no frames
+  const early = () => {};
+  assert.throws(() => onFrame(early), TypeError);
+  cancelFrame(early); // does nothing: it was never added
+  const win = new Window();
+  setDoc(win.document as unknown as Document);
+  try {
+    const got = await Promise.race([
+      new Promise<string>((resolve) => {
+        const fn = () => {
+          cancelFrame(fn);
+          resolve("called");
+        };
+        onFrame(fn);
+      }),
+      frames(5, win as unknown as Raf).then(() => "never called"),
+    ]);
+    assert.equal(got, "called");
+  } finally {
+    await win.happyDOM.close();
+  }
+});
