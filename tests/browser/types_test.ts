@@ -52,7 +52,7 @@ domTest("adj() takes the position as a plain string", ({ doc }) => {
   assert.equal(doc.body.textContent, "beforefrontbackafter");
 });
 
-domTest("listeners may take a specific event type", ({ doc, event }) => {
+domTest("listeners may take a specific event type", ({ event }) => {
   const seen: string[] = [];
   const button = create("button", {}, { click: (e: MouseEvent) => seen.push("create " + e.type) });
   listen(button, "click", (e: MouseEvent) => seen.push("listen " + e.button));
