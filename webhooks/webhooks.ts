@@ -86,7 +86,7 @@ export interface Webhooks {
    * Finds a record by id.
    *
    * @param webhookId The record's id.
-   * @returns The record, or `null` when none has that id.
+   * @returns The record, or `null` when none has that id (or no id is given).
    *
    * @example Usage
    * ```ts
@@ -500,6 +500,8 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
   }
 
   async function findByID(webhookId: string): Promise<Webhook | null> {
+    // SPEC.md section 7: an absent id resolves with null.
+    if (webhookId === undefined || webhookId === null || webhookId === "") return null;
     requireString(webhookId, "webhookId", "find webhook");
     return (await withLockRetry(() => kv.get<Webhook>(webhookKey(webhookId)))).value;
   }

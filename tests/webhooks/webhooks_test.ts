@@ -246,3 +246,13 @@ Deno.test("save() refuses a tenantId too long for a KV key with a RangeError and
     assert.deepEqual(await keysUnder(kv, []), []);
   });
 });
+
+Deno.test("findByID() resolves with null when no id is given, and rejects a non-string id", async () => {
+  await withKv(async (kv) => {
+    const hooks = createWebhooks(kv);
+    await hooks.save(hook("h1", "t1"));
+    assert.equal(await hooks.findByID(undefined as unknown as string), null);
+    assert.equal(await hooks.findByID(""), null);
+    await assert.rejects(() => hooks.findByID(42 as unknown as string), TypeError);
+  });
+});
