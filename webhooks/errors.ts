@@ -16,7 +16,7 @@ export interface PlatformErrorOptions {
 
 /**
  * A platform request that failed: a non-2xx answer (`status` is the HTTP
- * status), a network failure or a time-out (`status` is `0`). The message
+ * status), a time-out or an unreadable answer (`status` is `0`). The message
  * names the method, the URL and the status; it never holds a token.
  *
  * @example Usage
@@ -62,8 +62,7 @@ export class PlatformError extends Error {
     detail: string,
     options: PlatformErrorOptions = {},
   ) {
-    const what = status === 0 ? "failed" : `failed with status ${status}`;
-    super(`${method} ${url} ${what}: ${detail}`, { cause: options.cause });
+    super(`${method} ${url} failed with status ${status}: ${detail}`, { cause: options.cause });
     this.name = "PlatformError";
     this.status = status;
     this.method = method;
