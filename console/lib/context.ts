@@ -68,6 +68,32 @@ export function html(
   return c.html("<!DOCTYPE html>" + renderToString(page), status);
 }
 
+/** What every signed-in page passes to `Layout`: who is signed in, the sign-out form's token, the sandbox link. */
+export interface LayoutFrame {
+  /** The signed-in user's name. */
+  user: string;
+  /** The session's CSRF token. */
+  csrf: string;
+  /** Whether the sandbox link shows. */
+  sandbox: boolean;
+}
+
+/**
+ * The `Layout` props of a signed-in page, read from the request's session.
+ *
+ * @param c the request context (its session must be set)
+ * @param deps the console's dependencies
+ * @returns the user's name, the session's CSRF token and whether the sandbox is on
+ */
+export function layoutFrame(c: Context<ConsoleEnv>, deps: Deps): LayoutFrame {
+  const session = c.get("session")!;
+  return {
+    user: session.user.name,
+    csrf: session.csrf,
+    sandbox: deps.sandbox,
+  };
+}
+
 /** A stand-in origin to resolve `returnTo` against, as a browser would. */
 const LOCAL_BASE = "http://console.invalid";
 

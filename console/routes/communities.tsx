@@ -14,7 +14,15 @@ import type { Community, ReconcileReport } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
 import { Layout } from "../components/Layout.tsx";
 import { Pager } from "../components/Pager.tsx";
-import { type ConsoleEnv, type Deps, describeError, html, noticeOf, OAUTH_COOKIE } from "../lib/context.ts";
+import {
+  type ConsoleEnv,
+  type Deps,
+  describeError,
+  html,
+  layoutFrame,
+  noticeOf,
+  OAUTH_COOKIE,
+} from "../lib/context.ts";
 import {
   authorizationUrl,
   describeOAuthError,
@@ -201,14 +209,6 @@ function communityProvider(community: Community): OAuthProvider | null {
 /** Adds the community routes to `app`. */
 export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const communities = deps.webhooks.communities;
-  const frame = (c: Context<ConsoleEnv>) => {
-    const session = c.get("session")!;
-    return {
-      user: session.user.name,
-      csrf: session.csrf,
-      sandbox: deps.sandbox,
-    };
-  };
   const staleAfter = () => deps.staleAfterMs === undefined ? {} : { staleAfter: deps.staleAfterMs };
   const path = (tenantId: string) => `/communities/${encodeURIComponent(tenantId)}`;
 
@@ -225,7 +225,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     }
     return html(
       c,
-      <Layout title="Communities" {...frame(c)} notice={noticeOf(c)} error={error}>
+      <Layout title="Communities" {...layoutFrame(c, deps)} notice={noticeOf(c)} error={error}>
         <p>
           <a class="button" href="/communities/new" id="add-community">
             Add a community
@@ -292,7 +292,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   ) =>
     html(
       c,
-      <Layout title="Add a community" {...frame(c)} error={error}>
+      <Layout title="Add a community" {...layoutFrame(c, deps)} error={error}>
         <form method="post" action="/communities" class="stack">
           <Csrf token={c.get("session")!.csrf} />
           <CommunityFields form={form} isNew />
@@ -351,7 +351,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       c,
       <Layout
         title={`Community ${community.name}`}
-        {...frame(c)}
+        {...layoutFrame(c, deps)}
         notice={noticeOf(c)}
         error={error}
       >
@@ -408,7 +408,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const notFound = (c: Context<ConsoleEnv>) =>
     html(
       c,
-      <Layout title="Community not found" {...frame(c)}>
+      <Layout title="Community not found" {...layoutFrame(c, deps)}>
         <p>
           No community has that tenant id. <a href="/communities">All communities</a>
         </p>
@@ -553,7 +553,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       c,
       <Layout
         title={`Reconcile ${community.name}`}
-        {...frame(c)}
+        {...layoutFrame(c, deps)}
         notice={noticeOf(c)}
         error={error}
       >

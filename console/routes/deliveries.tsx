@@ -12,21 +12,13 @@ import { streamSSE } from "hono/streaming";
 import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
 import DeliveriesLive from "../islands/DeliveriesLive.tsx";
-import { type ConsoleEnv, type Deps, html, SESSION_COOKIE } from "../lib/context.ts";
+import { type ConsoleEnv, type Deps, html, layoutFrame, SESSION_COOKIE } from "../lib/context.ts";
 
 /** Time between keep-alive comments on an idle event stream. */
 const HEARTBEAT_MS = 20_000;
 
 /** Adds the delivery routes to `app`. */
 export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
-  const frame = (c: Context<ConsoleEnv>) => {
-    const session = c.get("session")!;
-    return {
-      user: session.user.name,
-      csrf: session.csrf,
-      sandbox: deps.sandbox,
-    };
-  };
   const hookOf = (c: Context<ConsoleEnv>) => {
     const hook = c.req.query("hook") ?? "";
     return hook && hook.length <= 200 ? hook : undefined;
@@ -37,7 +29,7 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const deliveries = await deps.deliveries.list({ hookId, limit: 50 });
     return html(
       c,
-      <Layout title="Deliveries" {...frame(c)}>
+      <Layout title="Deliveries" {...layoutFrame(c, deps)}>
         <p>
           Postbacks received by this console{hookId
             ? (
@@ -111,7 +103,7 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (!delivery) {
       return html(
         c,
-        <Layout title="Delivery not found" {...frame(c)}>
+        <Layout title="Delivery not found" {...layoutFrame(c, deps)}>
           <p>
             No delivery has that id (deliveries are kept for a while only). <a href="/deliveries">All deliveries</a>
           </p>
@@ -127,7 +119,7 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     }
     return html(
       c,
-      <Layout title={`Delivery ${delivery.id}`} {...frame(c)}>
+      <Layout title={`Delivery ${delivery.id}`} {...layoutFrame(c, deps)}>
         <p>
           Received <time dateTime={delivery.receivedAt}>{delivery.receivedAt}</time> for webhook{" "}
           <a href={`/webhooks/${encodeURIComponent(delivery.hookId)}`}>

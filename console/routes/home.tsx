@@ -6,21 +6,18 @@
 
 import type { Hono } from "hono";
 import { Layout } from "../components/Layout.tsx";
-import { type ConsoleEnv, type Deps, html, noticeOf } from "../lib/context.ts";
+import { type ConsoleEnv, type Deps, html, layoutFrame, noticeOf } from "../lib/context.ts";
 
 /** Adds `/` to `app`. */
 export function homeRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.get("/", async (c) => {
-    const session = c.get("session")!;
     const { values } = await deps.webhooks.communities.list({ limit: 100 });
     const sandbox = values.find((v) => v.name === "Sandbox");
     return html(
       c,
       <Layout
         title="Welcome"
-        user={session.user.name}
-        csrf={session.csrf}
-        sandbox={deps.sandbox}
+        {...layoutFrame(c, deps)}
         notice={noticeOf(c)}
       >
         <p>

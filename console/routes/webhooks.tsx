@@ -20,7 +20,7 @@ import EventPicker, { CONTENT_EVENTS, SYSTEM_EVENTS } from "../islands/EventPick
 import { receiverByHookKey, receiverByHookPrefix, receiverKey } from "../lib/_keys.ts";
 import { withLockRetry } from "../../webhooks/_kv.ts";
 import { SANDBOX_COMMUNITY } from "../sandbox/mod.ts";
-import { type ConsoleEnv, type Deps, describeError, html, noticeOf } from "../lib/context.ts";
+import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
 
 const ulid = monotonicFactory();
 
@@ -87,14 +87,6 @@ function WebhookTable(
 /** Adds the webhook routes to `app`. */
 export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const { webhooks } = deps;
-  const frame = (c: Context<ConsoleEnv>) => {
-    const session = c.get("session")!;
-    return {
-      user: session.user.name,
-      csrf: session.csrf,
-      sandbox: deps.sandbox,
-    };
-  };
   const allCommunities = async (): Promise<Community[]> => {
     const out: Community[] = [];
     let cursor: string | undefined;
@@ -143,7 +135,7 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       c,
       <Layout
         title="Webhooks"
-        {...frame(c)}
+        {...layoutFrame(c, deps)}
         notice={noticeOf(c)}
         error={error}
       >
@@ -214,7 +206,7 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const communities = await allCommunities();
     return html(
       c,
-      <Layout title="Register a webhook" {...frame(c)} error={error}>
+      <Layout title="Register a webhook" {...layoutFrame(c, deps)} error={error}>
         {communities.length === 0
           ? (
             <p>
@@ -364,7 +356,7 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       c,
       <Layout
         title={`Webhook ${hook.id}`}
-        {...frame(c)}
+        {...layoutFrame(c, deps)}
         notice={noticeOf(c)}
         error={error}
       >
@@ -427,7 +419,7 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (!hook) {
       return html(
         c,
-        <Layout title="Webhook not found" {...frame(c)}>
+        <Layout title="Webhook not found" {...layoutFrame(c, deps)}>
           <p>
             No webhook has that id. <a href="/webhooks">All webhooks</a>
           </p>
