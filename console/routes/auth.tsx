@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { Layout } from "../components/Layout.tsx";
 import {
@@ -23,7 +23,9 @@ import {
   exchangeCode,
   fetchUser,
   newAuthorizationSecrets,
+  type OAuthProvider,
 } from "../lib/oauth.ts";
+import type { PendingAuthorization } from "../lib/session.ts";
 
 /** The path the sign-in provider sends the browser back to. */
 export const SIGNIN_CALLBACK_PATH = "/auth/callback";
@@ -31,6 +33,49 @@ export const SIGNIN_CALLBACK_PATH = "/auth/callback";
 /** Whether cookies must be `Secure`: the console is served over https. */
 export function secureCookies(deps: Deps, url: string): boolean {
   return deps.publicUrl.startsWith("https:") || url.startsWith("https:");
+}
+
+/** What {@linkcode startAuthorization} needs to know. */
+export interface AuthorizationStart {
+  /** The provider whose consent page the browser goes to. */
+  provider: OAuthProvider;
+  /** The console's path the provider sends the browser back to. */
+  callbackPath: string;
+  /** What the authorization is for and where it leads (its PKCE secrets are added here). */
+  pending: Omit<PendingAuthorization, "codeVerifier" | "state">;
+}
+
+/**
+ * Starts an OAuth authorization: stores it as pending with fresh PKCE
+ * secrets, binds it to the browser with the pending-authorization cookie
+ * (ten minutes, HttpOnly, SameSite=Lax) and redirects to the provider's
+ * consent page. Sign-in and connecting a community both start this way.
+ *
+ * @param c the request context
+ * @param deps the console's dependencies
+ * @param start the provider, the callback path and the pending authorization
+ * @returns the redirect to the provider
+ */
+export async function startAuthorization(
+  c: Context<ConsoleEnv>,
+  deps: Deps,
+  start: AuthorizationStart,
+): Promise<Response> {
+  const secrets = newAuthorizationSecrets();
+  const pendingId = await deps.sessions.savePending({ ...start.pending, ...secrets });
+  setCookie(c, OAUTH_COOKIE, pendingId, {
+    httpOnly: true,
+    sameSite: "Lax",
+    secure: secureCookies(deps, c.req.url),
+    path: "/",
+    maxAge: 600,
+  });
+  const url = await authorizationUrl(
+    start.provider,
+    deps.publicUrl + start.callbackPath,
+    secrets,
+  );
+  return c.redirect(url.href, 302);
 }
 
 /** Adds the sign-in routes to `app`. */
@@ -63,27 +108,12 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     );
   });
 
-  app.get("/auth/login", async (c) => {
-    const secrets = newAuthorizationSecrets();
-    const pendingId = await deps.sessions.savePending({
-      kind: "signin",
-      ...secrets,
-      returnTo: safeReturnTo(c.req.query("returnTo")),
-    });
-    setCookie(c, OAUTH_COOKIE, pendingId, {
-      httpOnly: true,
-      sameSite: "Lax",
-      secure: secureCookies(deps, c.req.url),
-      path: "/",
-      maxAge: 600,
-    });
-    const url = await authorizationUrl(
-      deps.signin,
-      deps.publicUrl + SIGNIN_CALLBACK_PATH,
-      secrets,
-    );
-    return c.redirect(url.href, 302);
-  });
+  app.get("/auth/login", (c) =>
+    startAuthorization(c, deps, {
+      provider: deps.signin,
+      callbackPath: SIGNIN_CALLBACK_PATH,
+      pending: { kind: "signin", returnTo: safeReturnTo(c.req.query("returnTo")) },
+    }));
 
   app.get(SIGNIN_CALLBACK_PATH, async (c) => {
     const pending = await deps.sessions.takePending(getCookie(c, OAUTH_COOKIE));

@@ -8,7 +8,7 @@
  */
 
 import type { Context, Hono } from "hono";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { deleteCookie, getCookie } from "hono/cookie";
 import type { VNode } from "preact";
 import type { Community, ReconcileReport } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
@@ -23,15 +23,9 @@ import {
   noticeOf,
   OAUTH_COOKIE,
 } from "../lib/context.ts";
-import {
-  authorizationUrl,
-  describeOAuthError,
-  exchangeCode,
-  newAuthorizationSecrets,
-  type OAuthProvider,
-} from "../lib/oauth.ts";
+import { describeOAuthError, exchangeCode, type OAuthProvider } from "../lib/oauth.ts";
 import { COMMUNITY_CALLBACK_PATH } from "../lib/sandbox_connect.ts";
-import { secureCookies } from "./auth.tsx";
+import { startAuthorization } from "./auth.tsx";
 
 /** The fields of the community form (secrets are never echoed back). */
 interface CommunityForm {
@@ -486,26 +480,11 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         "Set the community's OAuth client id first",
       );
     }
-    const secrets = newAuthorizationSecrets();
-    const pendingId = await deps.sessions.savePending({
-      kind: "community",
-      ...secrets,
-      returnTo: path(community.tenantId),
-      tenantId: community.tenantId,
-    });
-    setCookie(c, OAUTH_COOKIE, pendingId, {
-      httpOnly: true,
-      sameSite: "Lax",
-      secure: secureCookies(deps, c.req.url),
-      path: "/",
-      maxAge: 600,
-    });
-    const url = await authorizationUrl(
+    return await startAuthorization(c, deps, {
       provider,
-      deps.publicUrl + COMMUNITY_CALLBACK_PATH,
-      secrets,
-    );
-    return c.redirect(url.href, 302);
+      callbackPath: COMMUNITY_CALLBACK_PATH,
+      pending: { kind: "community", returnTo: path(community.tenantId), tenantId: community.tenantId },
+    });
   });
 
   app.get(COMMUNITY_CALLBACK_PATH, async (c) => {
