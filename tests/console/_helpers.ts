@@ -257,6 +257,43 @@ export async function registerHook(
   return decodeURIComponent(match[1]);
 }
 
+/** The sandbox hook {@linkcode withHook} registers. */
+export interface TestHook {
+  /** The console's record id. */
+  id: string;
+  /** The hook's callback (this console's receiver). */
+  callback: string;
+  /** The hook's URL on the platform (`resources.self.ref`). */
+  ref: string;
+  /** The platform's id of the hook. */
+  platformId: string;
+}
+
+/**
+ * Runs `fn` with a console whose sandbox community is connected and has one
+ * hook registered through the console's form (default callback), and the
+ * signed-in client; closes the console afterwards.
+ */
+export async function withHook(
+  fn: (t: TestConsole, hook: TestHook, client: Client) => Promise<void>,
+): Promise<void> {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    await connectSandbox(client, t.origin);
+    const id = await registerHook(client, t.origin);
+    const record = (await t.app.webhooks.findByID(id))!;
+    await fn(t, {
+      id,
+      callback: String(record.entity.callback),
+      ref: record.entity.resources!.self!.ref!,
+      platformId: String(record.entity.id),
+    }, client);
+  } finally {
+    await t.close();
+  }
+}
+
 /** Asks the sandbox to send postbacks; resolves with their HTTP statuses. */
 export async function trigger(
   origin: string,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DeliveryStore } from "../../console/lib/deliveries.ts";
-import { connectSandbox, registerHook, signIn, startConsole, trigger } from "./_helpers.ts";
+import { startConsole, trigger, withHook } from "./_helpers.ts";
 
 /** Reads an SSE response until `predicate` matches the text so far. */
 async function readUntil(
@@ -19,33 +19,29 @@ async function readUntil(
 }
 
 Deno.test("the deliveries event stream announces a delivery as it arrives", async () => {
-  const t = await startConsole();
-  const abort = new AbortController();
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
-    const id = await registerHook(client, t.origin);
-    const record = (await t.app.webhooks.findByID(id))!;
-    const res = await client.fetch(`/deliveries/events?hook=${id}`, {
-      signal: abort.signal,
-    });
-    assert.equal(res.status, 200);
-    assert.match(res.headers.get("content-type") ?? "", /text\/event-stream/);
-    const reader = res.body!.getReader();
-    const state = { text: "" };
-    await readUntil(reader, (s) => s.includes("event: ready"), state);
-    assert.deepEqual(await trigger(t.origin, { webhookId: String(record.entity.id) }), [200]);
-    await readUntil(reader, (s) => s.includes("event: delivery"), state);
-    const stored = await t.app.deliveries.list({ hookId: id });
-    assert.equal(stored.length, 1);
-    const line = state.text.split("\n").find((l) => l.startsWith("data: {"))!;
-    assert.deepEqual(JSON.parse(line.slice(6)), { id: stored[0].id, hookId: id });
-    abort.abort();
-    await reader.cancel().catch(() => {});
-  } finally {
-    abort.abort();
-    await t.close();
-  }
+  await withHook(async (t, { id, platformId }, client) => {
+    const abort = new AbortController();
+    try {
+      const res = await client.fetch(`/deliveries/events?hook=${id}`, {
+        signal: abort.signal,
+      });
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get("content-type") ?? "", /text\/event-stream/);
+      const reader = res.body!.getReader();
+      const state = { text: "" };
+      await readUntil(reader, (s) => s.includes("event: ready"), state);
+      assert.deepEqual(await trigger(t.origin, { webhookId: platformId }), [200]);
+      await readUntil(reader, (s) => s.includes("event: delivery"), state);
+      const stored = await t.app.deliveries.list({ hookId: id });
+      assert.equal(stored.length, 1);
+      const line = state.text.split("\n").find((l) => l.startsWith("data: {"))!;
+      assert.deepEqual(JSON.parse(line.slice(6)), { id: stored[0].id, hookId: id });
+      abort.abort();
+      await reader.cancel().catch(() => {});
+    } finally {
+      abort.abort();
+    }
+  });
 });
 
 Deno.test("the event stream needs a session", async () => {

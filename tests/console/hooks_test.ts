@@ -1,31 +1,6 @@
 import assert from "node:assert/strict";
 import { signJiveExtn } from "../../console/lib/jive_signature.ts";
-import { connectSandbox, parse, registerHook, signIn, startConsole, type TestConsole, trigger } from "./_helpers.ts";
-
-/** A console with one registered sandbox hook. */
-async function withHook(
-  fn: (
-    t: TestConsole,
-    hook: { id: string; callback: string; ref: string; platformId: string },
-    client: Awaited<ReturnType<typeof signIn>>,
-  ) => Promise<void>,
-): Promise<void> {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
-    const id = await registerHook(client, t.origin);
-    const record = (await t.app.webhooks.findByID(id))!;
-    await fn(t, {
-      id,
-      callback: String(record.entity.callback),
-      ref: record.entity.resources!.self!.ref!,
-      platformId: String(record.entity.id),
-    }, client);
-  } finally {
-    await t.close();
-  }
-}
+import { parse, type TestConsole, trigger, withHook } from "./_helpers.ts";
 
 async function sandboxSecret(t: TestConsole): Promise<{ clientId: string; secret: string }> {
   const c = (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))!;

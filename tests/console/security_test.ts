@@ -1,14 +1,5 @@
 import assert from "node:assert/strict";
-import {
-  approveConsent,
-  Client,
-  connectSandbox,
-  csrfOf,
-  registerHook,
-  signIn,
-  startConsole,
-  trigger,
-} from "./_helpers.ts";
+import { approveConsent, Client, csrfOf, signIn, startConsole, trigger, withHook } from "./_helpers.ts";
 
 /** Signs in with `returnTo`; resolves with the callback's answer. */
 async function signInReturningTo(origin: string, returnTo: string): Promise<{ client: Client; res: Response }> {
@@ -151,18 +142,12 @@ Deno.test("console pages only submit forms to the console", async () => {
 });
 
 Deno.test("an unsigned postback to an adoptable receiver id writes nothing", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
-    const id = await registerHook(client, t.origin);
-    const record = (await t.app.webhooks.findByID(id))!;
-    const callback = String(record.entity.callback);
+  await withHook(async (t, { id, callback, ref, platformId }) => {
     const receiverId = callback.slice(callback.lastIndexOf("/") + 1);
     // As after an interrupted registration that reconcile adopted: no mapping yet.
     await t.kv.delete(["console_receiver", receiverId]);
     await t.kv.delete(["console_receiver_by_hook", id, receiverId]);
-    const body = JSON.stringify([{ webhook: record.entity.resources!.self!.ref, activity: { verb: "jive:created" } }]);
+    const body = JSON.stringify([{ webhook: ref, activity: { verb: "jive:created" } }]);
     for (const authorization of [undefined, "JiveEXTN algorithm=HmacSHA256&signature=forged"]) {
       const res = await fetch(callback, {
         method: "POST",
@@ -179,12 +164,10 @@ Deno.test("an unsigned postback to an adoptable receiver id writes nothing", asy
     }
     assert.equal((await t.app.deliveries.list({ hookId: id })).length, 0);
     // The platform's signed postback is accepted and maps the receiver.
-    assert.deepEqual(await trigger(t.origin, { webhookId: String(record.entity.id) }), [200]);
+    assert.deepEqual(await trigger(t.origin, { webhookId: platformId }), [200]);
     assert.deepEqual((await t.kv.get(["console_receiver", receiverId])).value, { hookId: id });
     assert.equal((await t.app.deliveries.list({ hookId: id })).length, 1);
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("an open event stream ends when its session is signed out, announcing nothing more", async () => {

@@ -1,5 +1,15 @@
 import assert from "node:assert/strict";
-import { connectSandbox, csrfOf, parse, placeOf, registerHook, signIn, startConsole, trigger } from "./_helpers.ts";
+import {
+  connectSandbox,
+  csrfOf,
+  parse,
+  placeOf,
+  registerHook,
+  signIn,
+  startConsole,
+  trigger,
+  withHook,
+} from "./_helpers.ts";
 
 Deno.test("registering a webhook with the default callback points it at this console's receiver", async () => {
   const t = await startConsole();
@@ -184,13 +194,7 @@ Deno.test("webhooks are looked up by webhook URL and by id", async () => {
 });
 
 Deno.test("unregistering removes the hook on the platform and the record", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
-    const id = await registerHook(client, t.origin);
-    const record = (await t.app.webhooks.findByID(id))!;
-    const callback = String(record.entity.callback);
+  await withHook(async (t, { id, callback }, client) => {
     const csrf = csrfOf(await client.text(`/webhooks/${id}`, 200));
     const res = await client.post(`/webhooks/${id}/unregister`, { _csrf: csrf });
     await res.body?.cancel();
@@ -203,9 +207,7 @@ Deno.test("unregistering removes the hook on the platform and the record", async
     const post = await fetch(callback, { method: "POST", body: "[]" });
     assert.equal(post.status, 404);
     await post.body?.cancel();
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("an expired community token is renewed while registering, and the community page says when", async () => {
