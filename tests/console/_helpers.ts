@@ -159,6 +159,34 @@ export function csrfOf(html: string): string {
   }
 }
 
+/**
+ * Walks a paged list of the console from `start`, following each page's
+ * `#next-page` link; resolves with the `attribute` of every row matching
+ * `rows`, page after page, and the number of pages.
+ */
+export async function collectPages(
+  client: Client,
+  start: string,
+  options: { rows: string; attribute: string },
+): Promise<{ ids: string[]; pages: number }> {
+  const ids: string[] = [];
+  let path: string | null = start;
+  let pages = 0;
+  while (path) {
+    const page = parse(await client.text(path, 200));
+    try {
+      for (const row of page.document.querySelectorAll(options.rows)) {
+        ids.push(row.getAttribute(options.attribute)!);
+      }
+      path = page.document.querySelector("#next-page")?.getAttribute("href") ?? null;
+    } finally {
+      page.close();
+    }
+    pages++;
+  }
+  return { ids, pages };
+}
+
 /** Approves the sandbox consent page that `res` redirects to; returns the redirect back. */
 export async function approveConsent(
   client: Client,

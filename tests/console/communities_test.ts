@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createWebhooks } from "../../webhooks/mod.ts";
-import { connectSandbox, csrfOf, parse, signIn, startConsole } from "./_helpers.ts";
+import { collectPages, connectSandbox, csrfOf, parse, signIn, startConsole } from "./_helpers.ts";
 
 const SECRET = "c2VjcmV0LWNsaWVudC1zZWNyZXQ=.s";
 const ACCESS = "access-token-value-123";
@@ -240,21 +240,11 @@ Deno.test("communities are listed a page at a time", async () => {
       });
     }
     const client = await signIn(t.origin);
-    const seen = new Set<string>();
-    let path: string | null = "/communities";
-    let pages = 0;
-    while (path) {
-      const page = parse(await client.text(path, 200));
-      try {
-        for (const row of page.document.querySelectorAll("#communities tbody tr[data-tenant]")) {
-          seen.add(row.getAttribute("data-tenant")!);
-        }
-        path = page.document.querySelector("#next-page")?.getAttribute("href") ?? null;
-      } finally {
-        page.close();
-      }
-      pages++;
-    }
+    const { ids, pages } = await collectPages(client, "/communities", {
+      rows: "#communities tbody tr[data-tenant]",
+      attribute: "data-tenant",
+    });
+    const seen = new Set(ids);
     assert.equal(seen.size, 26); // 25 + the sandbox
     assert.equal(pages, 2);
   } finally {

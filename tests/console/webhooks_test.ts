@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  collectPages,
   connectSandbox,
   csrfOf,
   parse,
@@ -126,24 +127,8 @@ Deno.test("webhooks are listed, filtered by tenant and paged", async () => {
       entity: { resources: { self: { ref: "https://other.example/api/core/v3/webhooks/1" } } },
     });
     const client = await signIn(t.origin);
-    const collect = async (start: string) => {
-      const ids: string[] = [];
-      let path: string | null = start;
-      let pages = 0;
-      while (path) {
-        const page = parse(await client.text(path, 200));
-        try {
-          for (const row of page.document.querySelectorAll("#webhooks tr[data-webhook]")) {
-            ids.push(row.getAttribute("data-webhook")!);
-          }
-          path = page.document.querySelector("#next-page")?.getAttribute("href") ?? null;
-        } finally {
-          page.close();
-        }
-        pages++;
-      }
-      return { ids, pages };
-    };
+    const collect = (start: string) =>
+      collectPages(client, start, { rows: "#webhooks tr[data-webhook]", attribute: "data-webhook" });
     const all = await collect("/webhooks");
     assert.equal(all.ids.length, 24);
     assert.equal(new Set(all.ids).size, 24);
