@@ -1,10 +1,20 @@
 import assert from "node:assert/strict";
-import { signJiveExtn } from "../../console/lib/jive_signature.ts";
+import { type JiveExtnParams, signJiveExtn } from "../../console/lib/jive_signature.ts";
 import { parse, type TestConsole, trigger, withHook } from "./_helpers.ts";
 
-async function sandboxSecret(t: TestConsole): Promise<{ clientId: string; secret: string }> {
+/** What the sandbox community signs its postbacks with: the JiveEXTN parameters and its client secret. */
+async function sandboxSigning(t: TestConsole): Promise<{ params: JiveExtnParams; secret: string }> {
   const c = (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))!;
-  return { clientId: c.clientId!, secret: c.clientSecret! };
+  return {
+    params: { clientId: c.clientId!, jiveUrl: `${t.origin}/sandbox`, tenantId: "sandbox-tenant" },
+    secret: c.clientSecret!,
+  };
+}
+
+/** A JiveEXTN header signed now with the sandbox community's secret, as the platform signs. */
+async function sandboxSignature(t: TestConsole): Promise<string> {
+  const { params, secret } = await sandboxSigning(t);
+  return await signJiveExtn(params, secret);
 }
 
 function body(ref: string): string {
@@ -16,11 +26,7 @@ function body(ref: string): string {
 
 Deno.test("a postback signed with the community's secret is stored and shown", async () => {
   await withHook(async (t, hook, client) => {
-    const { clientId, secret } = await sandboxSecret(t);
-    const header = await signJiveExtn(
-      { clientId, jiveUrl: `${t.origin}/sandbox`, tenantId: "sandbox-tenant" },
-      secret,
-    );
+    const header = await sandboxSignature(t);
     const res = await fetch(hook.callback, {
       method: "POST",
       headers: { authorization: header, "content-type": "application/json" },
@@ -54,10 +60,7 @@ Deno.test("a postback signed with the community's secret is stored and shown", a
       detail.close();
     }
     // The record id works as the receiver path too.
-    const header2 = await signJiveExtn(
-      { clientId, jiveUrl: `${t.origin}/sandbox`, tenantId: "sandbox-tenant" },
-      secret,
-    );
+    const header2 = await sandboxSignature(t);
     const byId = await fetch(`${t.origin}/hooks/${hook.id}`, {
       method: "POST",
       headers: { authorization: header2 },
@@ -80,8 +83,7 @@ Deno.test("the sandbox's own postbacks pass the receiver's checks", async () => 
 
 Deno.test("a postback without a signature, with a forged one or an old one is refused with 401", async () => {
   await withHook(async (t, hook) => {
-    const { clientId, secret } = await sandboxSecret(t);
-    const params = { clientId, jiveUrl: `${t.origin}/sandbox`, tenantId: "sandbox-tenant" };
+    const { params, secret } = await sandboxSigning(t);
     const forged = await signJiveExtn(params, btoa("not the community's secret"));
     const old = await signJiveExtn({ ...params, timestamp: Date.now() - 6 * 60_000 }, secret);
     const future = await signJiveExtn({ ...params, timestamp: Date.now() + 10 * 60_000 }, secret);
@@ -108,11 +110,7 @@ Deno.test("a postback without a signature, with a forged one or an old one is re
 
 Deno.test("a postback over 1 MiB is refused with 413", async () => {
   await withHook(async (t, hook) => {
-    const { clientId, secret } = await sandboxSecret(t);
-    const header = await signJiveExtn(
-      { clientId, jiveUrl: `${t.origin}/sandbox`, tenantId: "sandbox-tenant" },
-      secret,
-    );
+    const header = await sandboxSignature(t);
     const big = JSON.stringify([{ webhook: hook.ref, activity: { content: "x".repeat(1024 * 1024) } }]);
     const res = await fetch(hook.callback, {
       method: "POST",
@@ -128,11 +126,7 @@ Deno.test("a postback over 1 MiB is refused with 413", async () => {
 
 Deno.test("a postback to an unknown hook is answered 404", async () => {
   await withHook(async (t) => {
-    const { clientId, secret } = await sandboxSecret(t);
-    const header = await signJiveExtn(
-      { clientId, jiveUrl: `${t.origin}/sandbox`, tenantId: "sandbox-tenant" },
-      secret,
-    );
+    const header = await sandboxSignature(t);
     const res = await fetch(`${t.origin}/hooks/01HZZZZZZZZZZZZZZZZZZZZZZZ`, {
       method: "POST",
       headers: { authorization: header },
@@ -145,11 +139,7 @@ Deno.test("a postback to an unknown hook is answered 404", async () => {
 
 Deno.test("a signed postback whose body is not an array is answered 400", async () => {
   await withHook(async (t, hook) => {
-    const { clientId, secret } = await sandboxSecret(t);
-    const header = await signJiveExtn(
-      { clientId, jiveUrl: `${t.origin}/sandbox`, tenantId: "sandbox-tenant" },
-      secret,
-    );
+    const header = await sandboxSignature(t);
     const res = await fetch(hook.callback, {
       method: "POST",
       headers: { authorization: header },
