@@ -96,24 +96,23 @@ async function party(
   kind: "console" | "community",
 ): Promise<Party> {
   const as = env.sandbox.authorizationServerFor(env.origin);
-  if (kind === "console") {
-    const c = await env.sandbox.oauthClientFor(env.origin);
-    return {
-      as,
-      client: { client_id: c.clientId },
-      auth: oauth.ClientSecretBasic(c.clientSecret),
-      clientSecret: c.clientSecret,
-      redirectUri: `${env.origin}/auth/callback?from=sandbox`,
-    };
-  }
-  const c = await env.sandbox.communityFor(env.origin);
+  const c = kind === "console"
+    ? await env.sandbox.oauthClientFor(env.origin)
+    : await env.sandbox.communityFor(env.origin);
   return {
     as,
     client: { client_id: c.clientId },
     auth: oauth.ClientSecretBasic(c.clientSecret),
     clientSecret: c.clientSecret,
-    redirectUri: "http://localhost:9999/communities/connect/callback",
+    redirectUri: kind === "console"
+      ? `${env.origin}/auth/callback?from=sandbox`
+      : "http://localhost:9999/communities/connect/callback",
   };
+}
+
+/** Asks the token endpoint for a refresh_token grant as party `p`. */
+function refreshGrant(p: Party, refreshToken: string): Promise<Response> {
+  return oauth.refreshTokenGrantRequest(p.as, p.client, p.auth, refreshToken, insecure);
 }
 
 /** Opens the consent page and reads its form with happy-dom. */
@@ -631,13 +630,7 @@ Deno.test("refresh_token grant rotates: the new pair works, the old refresh toke
     const renewed = await oauth.processRefreshTokenResponse(
       p.as,
       p.client,
-      await oauth.refreshTokenGrantRequest(
-        p.as,
-        p.client,
-        p.auth,
-        tokens.refresh_token!,
-        insecure,
-      ),
+      await refreshGrant(p, tokens.refresh_token!),
     );
     assert.notEqual(renewed.access_token, tokens.access_token);
     assert.notEqual(renewed.refresh_token, tokens.refresh_token);
@@ -645,23 +638,11 @@ Deno.test("refresh_token grant rotates: the new pair works, the old refresh toke
     const list = await fetch(`${env.base}/api/core/v3/webhooks`, bearer(renewed.access_token));
     assert.equal(list.status, 200);
     await list.body?.cancel();
-    const reused = await oauth.refreshTokenGrantRequest(
-      p.as,
-      p.client,
-      p.auth,
-      tokens.refresh_token!,
-      insecure,
-    );
+    const reused = await refreshGrant(p, tokens.refresh_token!);
     assert.equal(reused.status, 400);
     assert.equal((await reused.json()).error, "invalid_grant");
     // The renewed refresh token is good for one more rotation.
-    const again = await oauth.refreshTokenGrantRequest(
-      p.as,
-      p.client,
-      p.auth,
-      renewed.refresh_token!,
-      insecure,
-    );
+    const again = await refreshGrant(p, renewed.refresh_token!);
     assert.equal(again.status, 200);
     await again.body?.cancel();
   });
@@ -812,7 +793,7 @@ Deno.test("expireTokens() makes issued access tokens answer 401 until a refresh"
     const renewed = await oauth.processRefreshTokenResponse(
       p.as,
       p.client,
-      await oauth.refreshTokenGrantRequest(p.as, p.client, p.auth, tokens.refresh_token!, insecure),
+      await refreshGrant(p, tokens.refresh_token!),
     );
     const retried = await register(env, renewed.access_token, contentHook(env, "http://127.0.0.1:1/b"));
     assert.equal(retried.status, 200);
