@@ -18,6 +18,15 @@ async function readUntil(
   }
 }
 
+/** Checks `done` every 5 ms until it holds; fails with `message` after 3 s. */
+async function waitUntil(done: () => boolean, message: string): Promise<void> {
+  const deadline = Date.now() + 3000;
+  while (!done()) {
+    assert.ok(Date.now() < deadline, message);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 Deno.test("the deliveries event stream announces a delivery as it arrives", async () => {
   await withHook(async (t, { id, platformId }, client) => {
     const abort = new AbortController();
@@ -111,11 +120,7 @@ Deno.test("DeliveryStore.watch() reports a new delivery and stops when aborted",
     }, 60_000);
     while (calls < 1) await new Promise((r) => setTimeout(r, 5));
     await store.add("h1", [{ webhook: "w", activity: { verb: "jive:created" } }]);
-    const deadline = Date.now() + 3000;
-    while (!seen.includes("jive:created")) {
-      assert.ok(Date.now() < deadline, "the watch reported the delivery");
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await waitUntil(() => seen.includes("jive:created"), "the watch reported the delivery");
     abort.abort();
     await watching;
   } finally {
@@ -144,11 +149,7 @@ Deno.test("DeliveryStore.watch() polls when the KV cannot watch", async () => {
       calls++;
       return Promise.resolve();
     }, 20);
-    const deadline = Date.now() + 3000;
-    while (calls < 3) {
-      assert.ok(Date.now() < deadline, "polled");
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await waitUntil(() => calls >= 3, "polled");
     abort.abort();
     await watching;
   } finally {
