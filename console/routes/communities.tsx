@@ -9,7 +9,7 @@
 
 import type { Context, Hono } from "hono";
 import { deleteCookie, getCookie } from "hono/cookie";
-import type { VNode } from "preact";
+import type { ComponentChildren, VNode } from "preact";
 import type { Community, ReconcileReport } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
 import { Layout } from "../components/Layout.tsx";
@@ -106,6 +106,27 @@ function TokenState({ community }: { community: Community }): VNode {
         </span>
       )}
     </span>
+  );
+}
+
+/** One list of the reconcile report: a heading with its count (`#{id}-count`), what the list holds, and the list (`#{id}`). */
+function ReportList(
+  { id, title, count, note, children }: {
+    id: string;
+    title: string;
+    count: number;
+    note?: string;
+    children: ComponentChildren;
+  },
+): VNode {
+  return (
+    <>
+      <h2>
+        {title} <span id={`${id}-count`}>{count}</span>
+      </h2>
+      {note && <p>{note}</p>}
+      <ul id={id}>{children}</ul>
+    </>
   );
 }
 
@@ -541,21 +562,19 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         </p>
         {report && (
           <>
-            <h2>
-              Matched <span id="matched-count">{report.matched.length}</span>
-            </h2>
-            <ul id="matched">
+            <ReportList id="matched" title="Matched" count={report.matched.length}>
               {report.matched.map((w) => (
                 <li key={w.id}>
                   <a href={`/webhooks/${encodeURIComponent(w.id)}`}>{w.id}</a> <code>{ref(w.entity)}</code>
                 </li>
               ))}
-            </ul>
-            <h2>
-              Orphans <span id="orphans-count">{report.orphans.length}</span>
-            </h2>
-            <p>Hooks on the platform that no record knows.</p>
-            <ul id="orphans">
+            </ReportList>
+            <ReportList
+              id="orphans"
+              title="Orphans"
+              count={report.orphans.length}
+              note="Hooks on the platform that no record knows."
+            >
               {report.orphans.map((o, i) => (
                 <li key={i}>
                   <code>{ref(o.entity)}</code> {o.pending
@@ -569,33 +588,33 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
                     : <span class="unknown">no pending registration explains it</span>}
                 </li>
               ))}
-            </ul>
-            <h2>
-              Dangling <span id="dangling-count">{report.dangling.length}</span>
-            </h2>
-            <p>Records whose hook the platform no longer has.</p>
-            <ul id="dangling">
+            </ReportList>
+            <ReportList
+              id="dangling"
+              title="Dangling"
+              count={report.dangling.length}
+              note="Records whose hook the platform no longer has."
+            >
               {report.dangling.map((w) => (
                 <li key={w.id}>
                   {w.id} <code>{ref(w.entity)}</code>
                 </li>
               ))}
-            </ul>
+            </ReportList>
             {(report.abandoned ?? []).length > 0 && (
-              <>
-                <h2>
-                  Abandoned <span id="abandoned-count">{report.abandoned.length}</span>
-                </h2>
-                <p>Interrupted registrations that left no hook on the platform.</p>
-                <ul id="abandoned">
-                  {report.abandoned.map((p) => (
-                    <li key={p.id}>
-                      started {new Date(p.startedAt).toISOString()}, events {p.events.join(", ")}, callback{" "}
-                      <code>{p.callback}</code>
-                    </li>
-                  ))}
-                </ul>
-              </>
+              <ReportList
+                id="abandoned"
+                title="Abandoned"
+                count={report.abandoned.length}
+                note="Interrupted registrations that left no hook on the platform."
+              >
+                {report.abandoned.map((p) => (
+                  <li key={p.id}>
+                    started {new Date(p.startedAt).toISOString()}, events {p.events.join(", ")}, callback{" "}
+                    <code>{p.callback}</code>
+                  </li>
+                ))}
+              </ReportList>
             )}
             <h2>Apply the fixes</h2>
             <form
