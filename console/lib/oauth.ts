@@ -7,6 +7,7 @@
  */
 
 import * as oauth from "oauth4webapi";
+import type { Community } from "../../webhooks/mod.ts";
 
 /** An OAuth provider the console talks to. */
 export interface OAuthProvider {
@@ -55,6 +56,23 @@ function requestOptions(
     // Local providers (the sandbox, a dev instance) speak plain http.
     [oauth.allowInsecureRequests]: true,
     [oauth.customFetch]: fetchFn,
+  };
+}
+
+/**
+ * The OAuth client of a community on the platform: its authorization and token
+ * endpoints under `{baseUrl}/oauth2/`, with its client id and secret.
+ *
+ * @param community the community
+ * @returns the provider, or `null` when the community has no client id
+ */
+export function communityProvider(community: Community): OAuthProvider | null {
+  if (!community.clientId) return null;
+  return {
+    authorizationEndpoint: `${community.baseUrl}/oauth2/authorize`,
+    tokenEndpoint: `${community.baseUrl}/oauth2/token`,
+    clientId: community.clientId,
+    clientSecret: community.clientSecret,
   };
 }
 

@@ -11,7 +11,7 @@
 
 import type { Communities, Community } from "../../webhooks/mod.ts";
 import type { Sandbox } from "../sandbox/mod.ts";
-import { authorizationUrl, exchangeCode, newAuthorizationSecrets } from "./oauth.ts";
+import { authorizationUrl, communityProvider, exchangeCode, newAuthorizationSecrets } from "./oauth.ts";
 
 /** The path a community's OAuth sends the browser back to. */
 export const COMMUNITY_CALLBACK_PATH = "/auth/community/callback";
@@ -52,14 +52,9 @@ export async function preconnectSandbox(
   communities: Communities,
   publicUrl: string,
 ): Promise<Community> {
-  if (!community.clientId) throw new Error("The sandbox community has no client id");
+  const provider = communityProvider(community);
+  if (!provider) throw new Error("The sandbox community has no client id");
   const fetchFn = sandboxFetch(sandbox, publicUrl, () => Promise.reject(new Error("Not a sandbox URL")));
-  const provider = {
-    authorizationEndpoint: `${community.baseUrl}/oauth2/authorize`,
-    tokenEndpoint: `${community.baseUrl}/oauth2/token`,
-    clientId: community.clientId,
-    clientSecret: community.clientSecret,
-  };
   const redirectUri = publicUrl + COMMUNITY_CALLBACK_PATH;
   const secrets = newAuthorizationSecrets();
   const url = await authorizationUrl(provider, redirectUri, secrets);

@@ -23,7 +23,7 @@ import {
   noticeOf,
   OAUTH_COOKIE,
 } from "../lib/context.ts";
-import { describeOAuthError, exchangeCode, type OAuthProvider } from "../lib/oauth.ts";
+import { communityProvider, describeOAuthError, exchangeCode } from "../lib/oauth.ts";
 import { COMMUNITY_CALLBACK_PATH } from "../lib/sandbox_connect.ts";
 import { startAuthorization } from "./auth.tsx";
 
@@ -209,16 +209,6 @@ function CommunityFields(
       )}
     </>
   );
-}
-
-function communityProvider(community: Community): OAuthProvider | null {
-  if (!community.clientId) return null;
-  return {
-    authorizationEndpoint: `${community.baseUrl}/oauth2/authorize`,
-    tokenEndpoint: `${community.baseUrl}/oauth2/token`,
-    clientId: community.clientId,
-    clientSecret: community.clientSecret,
-  };
 }
 
 /** Adds the community routes to `app`. */
