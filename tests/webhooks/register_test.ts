@@ -239,7 +239,8 @@ Deno.test("register() times out a slow platform with status 0, storing no record
         () => hooks.register("Acme", ["document"], PLACE, CALLBACK),
         (e: PlatformError) =>
           e.status === 0 && e.uncertain &&
-          /^POST http:\/\/127\.0\.0\.1:\d+\/api\/core\/v3\/webhooks failed with status 0: no answer within 100 ms$/.test(e.message),
+          /^POST http:\/\/127\.0\.0\.1:\d+\/api\/core\/v3\/webhooks failed with status 0: no answer within 100 ms$/
+            .test(e.message),
       );
     } finally {
       release();
