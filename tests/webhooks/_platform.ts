@@ -184,6 +184,16 @@ export function communityOf(platform: FakePlatform, fields: Record<string, unkno
   };
 }
 
+/** Runs `fn` with a fresh in-memory KV, closed afterwards. */
+export async function withKv(fn: (kv: Deno.Kv) => Promise<void>): Promise<void> {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    await fn(kv);
+  } finally {
+    kv.close();
+  }
+}
+
 /** Runs `fn` with a fresh in-memory KV and a fake platform, closing both. */
 export async function withPlatform(
   fn: (kv: Deno.Kv, platform: FakePlatform) => Promise<void>,

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { decodeTime } from "ulid";
 import { type Community, createWebhooks } from "../../webhooks/mod.ts";
-import { communityOf, keysUnder, withPlatform } from "./_platform.ts";
+import { communityOf, keysUnder, withKv, withPlatform } from "./_platform.ts";
 
 const BASE = "https://jive.example.com";
 const CALLBACK = "https://receiver.example/hooks/1";
@@ -53,15 +53,6 @@ function stubFetch(answer: (call: Call) => Response | Promise<Response>): { call
     return await answer(call);
   }
   return { calls, fetch: fake };
-}
-
-async function withKv(fn: (kv: Deno.Kv) => Promise<void>): Promise<void> {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    await fn(kv);
-  } finally {
-    kv.close();
-  }
 }
 
 async function allKeys(kv: Deno.Kv): Promise<string[]> {

@@ -1,15 +1,6 @@
 import assert from "node:assert/strict";
 import { createWebhooks, type Webhook } from "../../webhooks/mod.ts";
-import { keysUnder } from "./_platform.ts";
-
-async function withKv(fn: (kv: Deno.Kv) => Promise<void>): Promise<void> {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    await fn(kv);
-  } finally {
-    kv.close();
-  }
-}
+import { keysUnder, withKv } from "./_platform.ts";
 
 function hook(id: string, tenantId: string, ref?: string): Webhook {
   return { id, tenantId, entity: ref ? { id, resources: { self: { ref } } } : {} };
