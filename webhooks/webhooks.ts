@@ -591,8 +591,8 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       });
     } catch (error) {
       // A clean failure clears the pending entry. When the platform may have
-      // created the hook all the same (a time-out, an answer that broke off
-      // or could not be read), the entry stays so reconcile() can adopt it.
+      // created the hook all the same (a time-out, a connection lost mid-way,
+      // an unreadable answer: `uncertain`), the entry stays for reconcile().
       if ((error as { uncertain?: unknown } | null)?.uncertain !== true) {
         await withLockRetry(() => kv.delete(pendingAt)).catch(() => {});
       }
@@ -602,7 +602,6 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
     const response: RegistrationResponse = { status: answer.status, headers: answer.headers, entity };
     const record: Webhook = { id: newId(), tenantId: community.tenantId, entity };
     try {
-      checkRecord(record, "save webhook");
       const ref = selfRef(entity);
       await writeRecord(record, async (op) => {
         const entry = await kv.get(pendingAt);
@@ -623,8 +622,9 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
   }
 
   return {
-    save(webhook) {
-      return (async () => (await writeRecord(checkRecord(webhook, "save webhook")))!)();
+    async save(webhook) {
+      // Without `extend`, writeRecord always writes: its result is never null here.
+      return (await writeRecord(checkRecord(webhook, "save webhook")))!;
     },
 
     findByID,
