@@ -8,6 +8,7 @@
 
 import * as oauth from "oauth4webapi";
 import type { Community } from "../../webhooks/mod.ts";
+import { platformUrl } from "../../webhooks/_platform.ts";
 
 /** An OAuth provider the console talks to. */
 export interface OAuthProvider {
@@ -69,8 +70,9 @@ function requestOptions(
 export function communityProvider(community: Community): OAuthProvider | null {
   if (!community.clientId) return null;
   return {
-    authorizationEndpoint: `${community.baseUrl}/oauth2/authorize`,
-    tokenEndpoint: `${community.baseUrl}/oauth2/token`,
+    // The same joining of base URL and path as Module A's (a trailing slash dropped).
+    authorizationEndpoint: platformUrl(community, "/oauth2/authorize"),
+    tokenEndpoint: platformUrl(community, "/oauth2/token"),
     clientId: community.clientId,
     clientSecret: community.clientSecret,
   };

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createWebhooks } from "../../webhooks/mod.ts";
 import { collectPages, connectSandbox, csrfOf, parse, signIn, startConsole } from "./_helpers.ts";
+import { communityProvider } from "../../console/lib/oauth.ts";
 
 const SECRET = "c2VjcmV0LWNsaWVudC1zZWNyZXQ=.s";
 const ACCESS = "access-token-value-123";
@@ -287,4 +288,11 @@ Deno.test("a console restarted at another address points the sandbox community t
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("a community's OAuth endpoints drop a trailing slash of its base URL, as Module A's calls do", () => {
+  const provider = communityProvider({ name: "A", tenantId: "t", baseUrl: "https://c.example/", clientId: "id" });
+  assert.equal(provider?.authorizationEndpoint, "https://c.example/oauth2/authorize");
+  assert.equal(provider?.tokenEndpoint, "https://c.example/oauth2/token");
+  assert.equal(communityProvider({ name: "A", tenantId: "t", baseUrl: "https://c.example" }), null);
 });
