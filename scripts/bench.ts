@@ -788,7 +788,7 @@ md.push(
   "",
   table(["suite", "time"], [...suiteTimes.map(([s, ms]) => [s, fmtTime(ms * 1e6)]), ["total", fmtTime(totalMs * 1e6)]]),
   "",
-  "Reproduce with `deno task bench`; `deno task bench --quick` is a one-minute smoke run (1k and 10k records, one",
+  "Reproduce with `deno task bench`; `deno task bench --quick` is a smoke run of under a minute (1k and 10k records, one",
   "round) that writes the same tables.",
   "",
 );
