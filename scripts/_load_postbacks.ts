@@ -1,0 +1,85 @@
+/**
+ * What the load test sends: signed postbacks, each with a header of its own
+ * (a fresh timestamp, so that replay protection does not fold them) and an
+ * activity that carries a unique id, and the community and hook records a
+ * receiver needs to accept them. Signing is synchronous (node:crypto) so
+ * that autocannon can build each request as it sends it.
+ *
+ * @module
+ */
+
+import { createHmac, randomBytes } from "node:crypto";
+import type { Community, Webhook } from "../webhooks/mod.ts";
+
+/** The community, hook and secret the load test signs for. */
+export interface LoadFixture {
+  /** The community record to save. */
+  community: Community;
+  /** The hook record to save. */
+  hook: Webhook;
+  /** The hook's self URL, named by every item. */
+  ref: string;
+}
+
+/** A community and a hook of it, with a random client secret. */
+export function loadFixture(): LoadFixture {
+  const base = "https://load.community.example";
+  const ref = `${base}/api/core/v3/webhooks/9001`;
+  return {
+    community: {
+      name: "Load test",
+      tenantId: "load-tenant",
+      baseUrl: base,
+      clientId: "load-client",
+      clientSecret: randomBytes(32).toString("base64"),
+    },
+    hook: {
+      id: "01LOADTESTHOOK000000000000",
+      tenantId: "load-tenant",
+      entity: { id: "9001", resources: { self: { ref } }, events: ["document"], callback: `${base}/cb` },
+    },
+    ref,
+  };
+}
+
+/** Builds JiveEXTN headers for one community, each with its own timestamp. */
+export class Signer {
+  #key: Buffer;
+  #clientId: string;
+  #tenantId: string;
+  #jiveUrl: string;
+  #last = 0;
+
+  /** @param community the community whose client secret signs */
+  constructor(community: Community) {
+    const secret = String(community.clientSecret).replace(/\.s$/, "");
+    this.#key = Buffer.from(secret, "base64");
+    this.#clientId = String(community.clientId);
+    this.#tenantId = community.tenantId;
+    this.#jiveUrl = String(community.baseUrl);
+  }
+
+  /** A header no earlier call returned: its timestamp is strictly increasing. */
+  next(): string {
+    this.#last = Math.max(Date.now(), this.#last + 1);
+    const params = `algorithm=HmacSHA256&client_id=${encodeURIComponent(this.#clientId)}` +
+      `&jive_url=${encodeURIComponent(this.#jiveUrl)}&tenant_id=${encodeURIComponent(this.#tenantId)}` +
+      `&timestamp=${this.#last}`;
+    const signature = createHmac("sha256", this.#key).update(params).digest("base64");
+    return `JiveEXTN ${params}&signature=${encodeURIComponent(signature)}`;
+  }
+}
+
+/** The body of one postback: one item whose activity has the id `seq`. */
+export function postbackBody(ref: string, seq: string): string {
+  return JSON.stringify([{
+    webhook: ref,
+    activity: {
+      id: seq,
+      verb: "jive:created",
+      title: `Load ${seq}`,
+      object: { objectType: "jive:document", id: seq },
+      published: new Date().toISOString(),
+    },
+  }]);
+}

@@ -1,0 +1,87 @@
+/**
+ * The load test's processes: starting a Deno script as a child process and
+ * reading the address it prints, seeding the console's KV file with the
+ * fixture's community and hook, and counting what the console stored.
+ *
+ * @module
+ */
+
+import { createWebhooks } from "../webhooks/mod.ts";
+import { DeliveryStore } from "../console/lib/deliveries.ts";
+import type { LoadFixture } from "./_load_postbacks.ts";
+
+/** A running child process and the address it printed. */
+export interface Started {
+  /** `http://127.0.0.1:<port>`. */
+  url: string;
+  /** Ends the process (SIGTERM, then SIGKILL after 5 s) and waits for it. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `deno run -A <args>` with `env` added and waits (up to 60 s) for an
+ * `http://127.0.0.1:<port>` address on its stdout.
+ */
+export async function startProcess(args: string[], env: Record<string, string>): Promise<Started> {
+  const root = new URL("..", import.meta.url);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--config", new URL("deno.json", root).pathname, ...args],
+    cwd: root.pathname,
+    env: { ...env, NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  let url: string | undefined;
+  while (!url) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    seen += value;
+    url = seen.match(/http:\/\/127\.0\.0\.1:\d+/)?.[0];
+  }
+  clearTimeout(timer);
+  if (!url) throw new Error(`${args[0]} did not print its address: ${seen.slice(0, 500)}`);
+  // Keep draining stdout so the child never blocks on a full pipe.
+  (async () => {
+    while (!(await reader.read()).done) { /* drain */ }
+  })().catch(() => {});
+  return {
+    url,
+    async stop() {
+      const kill = setTimeout(() => child.kill("SIGKILL"), 5_000);
+      try {
+        child.kill("SIGTERM");
+      } catch { /* already gone */ }
+      await child.status;
+      clearTimeout(kill);
+    },
+  };
+}
+
+/** Saves the fixture's community and hook into the KV file at `path`. */
+export async function seedConsoleKv(path: string, fixture: LoadFixture): Promise<void> {
+  const kv = await Deno.openKv(path);
+  try {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(fixture.community);
+    await hooks.save(fixture.hook);
+  } finally {
+    kv.close();
+  }
+}
+
+/** How many deliveries of `hookId` the KV file holds, and the distinct titles among them. */
+export async function countDeliveries(
+  path: string,
+  hookId: string,
+): Promise<{ total: number; titles: Set<string> }> {
+  const kv = await Deno.openKv(path);
+  try {
+    const views = await new DeliveryStore(kv).list({ hookId, limit: 1_000_000 });
+    return { total: views.length, titles: new Set(views.map((v) => v.title)) };
+  } finally {
+    kv.close();
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * `deno task loadtest`: the console's postback receiver under load, against
+ * a bare `Deno.serve` that answers 200 (the ceiling), each served by a
+ * process of its own while autocannon sends from this one. Every request is
+ * a valid signed postback with a header and an activity id of its own.
+ * After the runs the books are checked: every postback answered 200 is
+ * stored exactly once, none lost, none duplicated. Writes the section
+ * "Receiver under load" of BENCHMARKS.md (between its markers), or prints
+ * it with `--print`.
+ *
+ * Flags: `--seconds N` per run (default 10), `--quick` (2 s runs),
+ * `--print` (do not write BENCHMARKS.md).
+ *
+ * @module
+ */
+
+import autocannon from "autocannon";
+import { parseArgs } from "node:util";
+import { loadFixture, postbackBody, Signer } from "./_load_postbacks.ts";
+import { countDeliveries, seedConsoleKv, startProcess } from "./_load_processes.ts";
+
+const CONCURRENCY = [1, 16, 64];
+const START = "<!-- loadtest:start -->";
+const END = "<!-- loadtest:end -->";
+
+/** One autocannon run's figures. */
+interface Run {
+  target: string;
+  connections: number;
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  ok: number;
+  other: number;
+  errors: number;
+}
+
+function cannon(
+  url: string,
+  connections: number,
+  seconds: number,
+  setup?: (req: Record<string, unknown>, context: Record<string, unknown>) => Record<string, unknown>,
+  onOk?: (context: Record<string, unknown>) => void,
+): Promise<Run & { statuses: Record<string, number> }> {
+  return new Promise((resolve, reject) => {
+    const statuses: Record<string, number> = {};
+    const instance = autocannon({
+      url,
+      connections,
+      duration: seconds,
+      method: "POST",
+      requests: [
+        setup
+          ? {
+            method: "POST",
+            setupRequest: setup,
+            // One request in flight per connection: its context names the postback answered.
+            onResponse: (status: number, _body: string, context: Record<string, unknown>) => {
+              if (status === 200) onOk?.(context);
+            },
+          }
+          : { method: "POST", body: "[]" },
+      ],
+    }, (err: Error | null, result: autocannon.Result) => {
+      if (err) return reject(err);
+      const ok = statuses["200"] ?? 0;
+      const total = Object.values(statuses).reduce((a, b) => a + b, 0);
+      resolve({
+        target: url,
+        connections,
+        requests: total,
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        ok,
+        other: total - ok,
+        errors: result.errors + result.timeouts,
+        statuses,
+      });
+    });
+    instance.on("response", (_client: unknown, status: number) => {
+      statuses[status] = (statuses[status] ?? 0) + 1;
+    });
+  });
+}
+
+function table(rows: Run[], ceiling: Map<number, Run>): string {
+  const lines = [
+    "| target | connections | requests | req/s | p50 ms | p99 ms | share of ceiling | non-200 |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const r of rows) {
+    const c = ceiling.get(r.connections);
+    const share = c && r.target !== "ceiling" ? `${Math.round((r.rps / c.rps) * 100)}%` : "—";
+    lines.push(
+      `| ${r.target} | ${r.connections} | ${r.requests} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${share} | ${
+        r.other + r.errors
+      } |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      seconds: { type: "string", default: "10" },
+      quick: { type: "boolean", default: false },
+      print: { type: "boolean", default: false },
+    },
+    strict: true,
+  });
+  const seconds = values.quick ? 2 : Number(values.seconds);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 120) {
+    throw new RangeError(`--seconds must be from 1 to 120, got '${values.seconds}'`);
+  }
+  const dir = await Deno.makeTempDir({ prefix: "cw-loadtest-" });
+  const kvPath = `${dir}/console.kv`;
+  const fixture = loadFixture();
+  await seedConsoleKv(kvPath, fixture);
+  const signer = new Signer(fixture.community);
+  let seq = 0;
+  const answered = new Set<string>();
+  const sign = (req: Record<string, unknown>, context: Record<string, unknown>) => {
+    const id = `load-${++seq}`;
+    context.seq = id;
+    return {
+      ...req,
+      headers: { "content-type": "application/json", authorization: signer.next(), "x-tenant-id": "load-tenant" },
+      body: postbackBody(fixture.ref, id),
+    };
+  };
+  const onOk = (context: Record<string, unknown>) => answered.add(String(context.seq));
+
+  const ceilingProc = await startProcess(["scripts/_load_ceiling.ts"], {});
+  const consoleProc = await startProcess(["console/main.ts"], {
+    PORT: "0",
+    HOST: "127.0.0.1",
+    KV_PATH: kvPath,
+    SANDBOX: "on",
+    DELIVERIES_RETAIN: "100000",
+  });
+  const rows: Run[] = [];
+  const ceiling = new Map<number, Run>();
+  try {
+    for (const connections of CONCURRENCY) {
+      const c = await cannon(ceilingProc.url, connections, seconds);
+      c.target = "ceiling";
+      ceiling.set(connections, c);
+      rows.push(c);
+      const r = await cannon(`${consoleProc.url}/hooks/${fixture.hook.id}`, connections, seconds, sign, onOk);
+      r.target = "receiver";
+      rows.push(r);
+      console.error(`c=${connections}: ceiling ${Math.round(c.rps)} req/s, receiver ${Math.round(r.rps)} req/s`);
+    }
+  } finally {
+    await consoleProc.stop();
+    await ceilingProc.stop();
+  }
+  const books = await countDeliveries(kvPath, fixture.hook.id);
+  await Deno.remove(dir, { recursive: true });
+  const ok = answered.size;
+  const lost = [...answered].filter((id) => !books.titles.has(`Load ${id}`)).length;
+  const duplicated = books.total - books.titles.size;
+  const section = [
+    START,
+    "## Receiver under load",
+    "",
+    `\`deno task loadtest\`: the console (\`console/main.ts\` on a temporary KV file) and a bare \`Deno.serve\` answering`,
+    `200 (the ceiling), each in a process of its own; autocannon sends from a third, ${seconds} s per row. Every`,
+    "request is a valid signed postback with its own header and activity id.",
+    "",
+    table(rows, ceiling),
+    "",
+    `Books: ${ok} postbacks answered 200, ${books.titles.size} stored (a postback whose answer came after its run`,
+    `ended is stored but not counted as answered), ${lost} of those answered lost, ${duplicated} duplicated.`,
+    `Machine: ${Deno.build.os} ${Deno.build.arch}, ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno},`,
+    `${new Date().toISOString().slice(0, 10)}.`,
+    END,
+  ].join("\n");
+  if (values.print) console.log(section);
+  else await writeSection(section);
+  if (lost !== 0 || duplicated !== 0) {
+    console.error(`The books do not balance: ${lost} lost, ${duplicated} duplicated`);
+    Deno.exit(1);
+  }
+}
+
+async function writeSection(section: string): Promise<void> {
+  const path = new URL("../BENCHMARKS.md", import.meta.url);
+  const text = await Deno.readTextFile(path).catch(() => "# Benchmarks\n");
+  const start = text.indexOf(START);
+  const end = text.indexOf(END);
+  const next = start >= 0 && end > start
+    ? text.slice(0, start) + section + text.slice(end + END.length)
+    : `${text.trimEnd()}\n\n${section}\n`;
+  await Deno.writeTextFile(path, next);
+  console.error("BENCHMARKS.md: section 'Receiver under load' written");
+}
+
+if (import.meta.main) await main();
