@@ -67,3 +67,11 @@ export const COMMUNITY_PREFIX: Deno.KvKey = ["community"];
 export function communityByNameKey(name: string): Deno.KvKey {
   return ["community_by_name", name];
 }
+
+/**
+ * A postback claim of the receiver: the SHA-256 digest of a verified
+ * JiveEXTN header's decoded fields (its replay key), never the header text.
+ */
+export function postbackClaimKey(replayKey: Uint8Array): Deno.KvKey {
+  return ["webhook_postback_claim", replayKey];
+}

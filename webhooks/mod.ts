@@ -22,3 +22,5 @@ export * from "./communities.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./types.ts";
+export * from "./jive_extn.ts";
+export * from "./receiver.ts";

@@ -17,6 +17,7 @@ import {
   webhookKey,
 } from "./_keys.ts";
 import { commitWithRetry, getManyBatched, listAll, sizeError, withLockRetry } from "./_kv.ts";
+import { rememberKv } from "./_kv_of.ts";
 import { type Credentials, type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
 import { reconcileCommunity } from "./_reconcile.ts";
 import { validateCredentials, validateRegistration } from "./_validate.ts";
@@ -621,7 +622,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
     return response;
   }
 
-  return {
+  return rememberKv<Webhooks>(kv, {
     async save(webhook) {
       // Without `extend`, writeRecord always writes: its result is never null here.
       return (await writeRecord(checkRecord(webhook, "save webhook")))!;
@@ -730,7 +731,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
     },
 
     communities,
-  };
+  });
 }
 
 /** SPEC.md section 7's checks of a community argument, with its words. */

@@ -20,7 +20,7 @@ import type { Webhook } from "../../webhooks/mod.ts";
 import { receiverByHookKey, receiverKey } from "../lib/_keys.ts";
 import { withLockRetry } from "../../webhooks/_kv.ts";
 import type { ConsoleEnv, Deps } from "../lib/context.ts";
-import { verifyJiveExtn } from "../lib/jive_signature.ts";
+import { verifyJiveExtn } from "../../webhooks/mod.ts";
 
 /** Largest postback body accepted: 1 MiB. */
 export const MAX_POSTBACK_BYTES = 1024 * 1024;

@@ -369,6 +369,11 @@ const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
  */
 export function createSandbox(options: SandboxOptions): Sandbox {
   const { kv, basePath, ttlSeconds, fetchFn, now } = checkOptions(options);
+  // Two postbacks of one tenant signed in the same millisecond would carry the
+  // same header, and a replay-safe receiver delivers a header once: each
+  // signature of this sandbox gets a timestamp of its own.
+  let lastSigned = -Infinity;
+  const signingNow = (): number => (lastSigned = Math.max(now(), lastSigned + 1));
   const store = new SandboxStore(kv);
   const tenantId = SANDBOX_COMMUNITY.tenantId;
   const app = new Hono();
@@ -954,7 +959,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     const client = await store.client("community");
     const ctx = {
       fetch: fetchFn,
-      now,
+      now: signingNow,
       clientId: client.clientId,
       clientSecret: client.clientSecret,
     };

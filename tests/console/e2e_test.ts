@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { browserTestOptions, withBrowser } from "../_chromium.ts";
 import type { Page } from "../_chromium.ts";
-import { signJiveExtn } from "../../console/lib/jive_signature.ts";
+import { signJiveExtn } from "../../webhooks/mod.ts";
 import { placeOf, startConsole } from "./_helpers.ts";
 
 async function clickAndWait(page: Page, selector: string): Promise<void> {

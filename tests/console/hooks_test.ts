@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type JiveExtnParams, signJiveExtn } from "../../console/lib/jive_signature.ts";
+import { type JiveExtnParams, signJiveExtn } from "../../webhooks/mod.ts";
 import { parse, type TestConsole, trigger, withHook } from "./_helpers.ts";
 
 /** What the sandbox community signs its postbacks with: the JiveEXTN parameters and its client secret. */

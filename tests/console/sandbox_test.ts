@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Window } from "happy-dom";
 import { Hono } from "hono";
 import * as oauth from "oauth4webapi";
-import { verifyJiveExtn } from "../../console/lib/jive_signature.ts";
+import { verifyJiveExtn } from "../../webhooks/mod.ts";
 import {
   ANTI_HIJACKING_PREFIX,
   createSandbox,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { createHmac } from "node:crypto";
-import { signJiveExtn, verifyJiveExtn } from "../../console/lib/jive_signature.ts";
+import { signJiveExtn, verifyJiveExtn } from "../../webhooks/mod.ts";
 
 const SECRET = btoa("sixteen byte key and then some more bytes");
 const PARAMS = {
@@ -308,4 +308,70 @@ Deno.test("verifyJiveExtn() throws a RangeError for a negative maxAgeMs", async 
       "Cannot verify: 'maxAgeMs' must be a non-negative number, got -1",
     ),
   );
+});
+
+Deno.test("verifyJiveExtn() accepts only the canonical base64 of the signature", async () => {
+  const header = await signJiveExtn({ ...PARAMS, timestamp: NOW }, SECRET);
+  const signature = decodeURIComponent(/signature=(.*)$/.exec(header)![1]);
+  assert.equal(signature.length, 44);
+  assert.ok(signature.endsWith("=") && !signature.endsWith("=="));
+  // Sent as is (no URL-encoding of + / =) it verifies too: it decodes to the same bytes.
+  assert.equal((await verifyJiveExtn(replaceParam(header, "signature", signature), SECRET, { now: NOW })).ok, true);
+  const spellings: [string, string][] = [
+    ["a space inside", encodeURIComponent(signature.slice(0, 20) + " " + signature.slice(20))],
+    ["a newline inside", encodeURIComponent(signature.slice(0, 20) + "\n" + signature.slice(20))],
+    ["a tab at the end", encodeURIComponent(signature + "\t")],
+    ["no padding", encodeURIComponent(signature.slice(0, -1))],
+    ["double padding", encodeURIComponent(signature + "=")],
+    ["the URL-safe alphabet", encodeURIComponent(signature.replaceAll("+", "-").replaceAll("/", "_"))],
+    ["stray bits in the last quad", encodeURIComponent(signature.slice(0, 42) + "B=")],
+    ["too short", encodeURIComponent(btoa("x".repeat(31)))],
+    ["too long", encodeURIComponent(btoa("x".repeat(33)))],
+  ];
+  for (const [name, spelled] of spellings) {
+    const result = await verifyJiveExtn(replaceParam(header, "signature", spelled), SECRET, { now: NOW });
+    assert.equal(result.ok, false, name);
+    assert.match(result.ok ? "" : result.reason, /^JiveEXTN signature is not /, name);
+  }
+});
+
+Deno.test("verifyJiveExtn() rejects each parameter when it is missing or given twice", async () => {
+  const header = await signJiveExtn({ ...PARAMS, timestamp: NOW }, SECRET);
+  const pairs = header.slice("JiveEXTN ".length).split("&");
+  for (const [i, pair] of pairs.entries()) {
+    const name = pair.slice(0, pair.indexOf("="));
+    const without = "JiveEXTN " + pairs.filter((_, j) => j !== i).join("&");
+    const missing = await verifyJiveExtn(without, SECRET, { now: NOW });
+    assert.equal(missing.ok, false, `${name} missing`);
+    assert.match(
+      missing.ok ? "" : missing.reason,
+      name === "signature" ? /no signature as its last parameter/ : new RegExp(`lacks the '${name}' parameter`),
+    );
+    if (name === "signature") continue;
+    const twice = "JiveEXTN " + [...pairs.slice(0, i + 1), pair, ...pairs.slice(i + 1)].join("&");
+    assert.deepEqual(await verifyJiveExtn(twice, SECRET, { now: NOW }), {
+      ok: false,
+      reason: `JiveEXTN parameter '${name}' is repeated`,
+    });
+  }
+  const twoSignatures = header.replace("&signature=", "&signature=AAAA&signature=");
+  assert.equal((await verifyJiveExtn(twoSignatures, SECRET, { now: NOW })).ok, false);
+});
+
+Deno.test("verifyJiveExtn() refuses garbage without throwing and without echoing it", async () => {
+  const garbage = [
+    "JiveEXTN",
+    "JiveEXTN &&&&",
+    "JiveEXTN =&=&signature=",
+    "JiveEXTN signature=" + "A".repeat(10_000),
+    "JiveEXTN a=%ZZ&signature=x",
+    "\u0000\u0001\u0002",
+    "JiveEXTN " + "x".repeat(20_000),
+    "JiveEXTN algorithm=HmacSHA256&client_id=%F0%9F&jive_url=u&tenant_id=t&timestamp=1&signature=AAAA",
+  ];
+  for (const header of garbage) {
+    const result = await verifyJiveExtn(header, SECRET, { now: NOW });
+    assert.equal(result.ok, false, header.slice(0, 40));
+    assert.ok(!result.ok && !result.reason.includes("AAAA") && !result.reason.includes("xxxx"));
+  }
 });

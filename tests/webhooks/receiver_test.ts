@@ -1,0 +1,506 @@
+// createReceiver(): every answer of API.md's "Receiving postbacks", in the
+// documented order, on a fixed clock, with a real KV.
+
+import assert from "node:assert/strict";
+import { createReceiver, createWebhooks } from "../../webhooks/mod.ts";
+import {
+  countedStream,
+  item,
+  NOW,
+  post,
+  REF_A,
+  REF_B,
+  SECRET_A,
+  SECRET_B,
+  SIGN_A,
+  SIGN_B,
+  signA,
+  withReceiver,
+} from "./_receiver.ts";
+
+const MiB = 1024 * 1024;
+
+Deno.test("handle() answers 405 to a method other than POST, reading nothing", async () => {
+  await withReceiver(async ({ receiver, delivered, attempts }) => {
+    for (const method of ["GET", "PUT", "DELETE", "PATCH"]) {
+      const body = method === "GET" ? null : countedStream(Infinity);
+      const res = await receiver.handle(post({ authorization: await signA() }, body?.stream ?? null, method));
+      assert.equal(res.status, 405, method);
+      assert.equal(res.headers.get("allow"), "POST");
+      assert.deepEqual(await res.json(), { error: "Method not allowed: use POST" });
+      assert.equal(body?.pulled() ?? 0, 0);
+    }
+    assert.equal(delivered.length, 0);
+    assert.deepEqual(attempts.map((a) => a.status), [405, 405, 405, 405]);
+  });
+});
+
+Deno.test("handle() answers 413 from Content-Length alone, signed or not, before reading", async () => {
+  await withReceiver(async ({ receiver, delivered }) => {
+    for (const headers of [{}, { authorization: await signA() }] as Record<string, string>[]) {
+      const { stream, pulled } = countedStream(Infinity);
+      const res = await receiver.handle(post({ ...headers, "content-length": String(MiB + 1) }, stream));
+      assert.equal(res.status, 413);
+      assert.deepEqual(await res.json(), { error: `Payload too large: the limit is ${MiB} bytes` });
+      assert.equal(pulled(), 0);
+    }
+    assert.equal(delivered.length, 0);
+  });
+});
+
+Deno.test("handle() answers 401, without reading the body, to every header that does not verify", async () => {
+  await withReceiver(async ({ receiver, delivered, attempts, hooks }) => {
+    await hooks.communities.save({
+      name: "C",
+      tenantId: "tenant-c",
+      baseUrl: "https://c.example",
+      clientId: "client-c",
+    });
+    const cases: [string, string | null, string][] = [
+      ["missing", null, "Unauthorized: Missing Authorization header"],
+      ["another scheme", "Bearer abc", "Unauthorized: Authorization scheme must be JiveEXTN"],
+      ["garbage", "JiveEXTN ???", "Unauthorized: JiveEXTN header has no signature as its last parameter"],
+      [
+        "unknown tenant",
+        await signA(NOW, { ...SIGN_A, tenantId: "nobody" }),
+        "Unauthorized: JiveEXTN signature does not match",
+      ],
+      [
+        "another community's secret",
+        await signA(NOW, SIGN_A, SECRET_B),
+        "Unauthorized: JiveEXTN signature does not match",
+      ],
+      [
+        "B's client id on A's tenant",
+        await signA(NOW, { ...SIGN_A, clientId: "client-b" }),
+        "Unauthorized: JiveEXTN signature does not match",
+      ],
+      [
+        "a community without a secret",
+        await signA(NOW, { ...SIGN_A, tenantId: "tenant-c", clientId: "client-c" }),
+        "Unauthorized: JiveEXTN signature does not match",
+      ],
+      ["expired", await signA(NOW - 5 * 60_000 - 1), "Unauthorized: JiveEXTN timestamp is too old: 300001 ms ago"],
+      ["future", await signA(NOW + 30_001), "Unauthorized: JiveEXTN timestamp is in the future: 30001 ms ahead"],
+      [
+        "a tenant id too long for a KV key",
+        await signA(NOW, { ...SIGN_A, tenantId: "t".repeat(3000) }),
+        "Unauthorized: JiveEXTN signature does not match",
+      ],
+    ];
+    for (const [name, authorization, error] of cases) {
+      const { stream, pulled } = countedStream(Infinity);
+      const headers: Record<string, string> = authorization === null ? {} : { authorization };
+      const res = await receiver.handle(post(headers, stream));
+      assert.equal(res.status, 401, name);
+      assert.deepEqual(await res.json(), { error }, name);
+      assert.equal(pulled(), 0, name);
+    }
+    assert.equal(delivered.length, 0);
+    assert.ok(attempts.every((a) => a.status === 401 && a.bodyExcerpt === ""));
+    // The report says what the answer does not: which check failed.
+    assert.equal(attempts[3].reason, "No community has this tenant id");
+    assert.equal(attempts[5].reason, "The client id is not the community's");
+    assert.equal(attempts[6].reason, "The community's client secret cannot verify signatures");
+  });
+});
+
+Deno.test("handle() accepts a timestamp at the very edges of the window", async () => {
+  await withReceiver(async ({ receiver, delivered }) => {
+    for (const timestamp of [NOW - 5 * 60_000, NOW + 30_000]) {
+      const res = await receiver.handle(post({ authorization: await signA(timestamp) }, JSON.stringify([item()])));
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+    }
+    assert.equal(delivered.length, 2);
+  }, {});
+});
+
+Deno.test("handle() answers 413 to a streamed 50 MB body, reading at most maxBytes plus one chunk", async () => {
+  await withReceiver(async ({ receiver, delivered }) => {
+    const chunk = 64 * 1024;
+    const { stream, pulled } = countedStream(50 * MiB, chunk);
+    const res = await receiver.handle(post({ authorization: await signA() }, stream));
+    assert.equal(res.status, 413);
+    assert.deepEqual(await res.json(), { error: `Payload too large: the limit is ${MiB} bytes` });
+    assert.ok(pulled() <= MiB + chunk, `pulled ${pulled()}`);
+    assert.equal(delivered.length, 0);
+  });
+});
+
+Deno.test("handle() answers an endless body: 413 when signed, 401 unread when not", async () => {
+  await withReceiver(async ({ receiver }) => {
+    const chunk = 1000;
+    const signed = countedStream(Infinity, chunk);
+    const res = await receiver.handle(post({ authorization: await signA() }, signed.stream));
+    assert.equal(res.status, 413);
+    await res.body?.cancel();
+    assert.ok(signed.pulled() > 4096 && signed.pulled() <= 4096 + chunk, `pulled ${signed.pulled()}`);
+    const unsigned = countedStream(Infinity, chunk);
+    const refused = await receiver.handle(post({}, unsigned.stream));
+    assert.equal(refused.status, 401);
+    await refused.body?.cancel();
+    assert.equal(unsigned.pulled(), 0);
+  }, { maxBytes: 4096 });
+});
+
+Deno.test("handle() answers 408 to a body that does not arrive within bodyTimeoutMs", async () => {
+  await withReceiver(async ({ receiver, delivered, attempts }) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let cancelled = false;
+    const trickle = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('[{"webhook":'));
+      },
+      pull: () => new Promise((resolve) => timer = setTimeout(resolve, 10_000)),
+      cancel() {
+        cancelled = true;
+      },
+    });
+    try {
+      const started = performance.now();
+      const res = await receiver.handle(post({ authorization: await signA() }, trickle));
+      assert.equal(res.status, 408);
+      assert.deepEqual(await res.json(), { error: "Request timeout: the body did not arrive within 100 ms" });
+      assert.ok(performance.now() - started < 5_000);
+      assert.ok(cancelled);
+      assert.equal(delivered.length, 0);
+      assert.equal(attempts[0].bodyExcerpt, '[{"webhook":');
+    } finally {
+      clearTimeout(timer);
+    }
+  }, { bodyTimeoutMs: 100 });
+});
+
+Deno.test("handle() answers 400 to a body that is not a JSON array of { webhook, activity }", async () => {
+  await withReceiver(async ({ receiver, delivered }) => {
+    const bodies: [string, string][] = [
+      ["", "Bad request: the body is not JSON"],
+      ["[", "Bad request: the body is not JSON"],
+      ['{"webhook":"x"}', "Bad request: the body must be a JSON array of { webhook, activity }"],
+      ["null", "Bad request: the body must be a JSON array of { webhook, activity }"],
+      ["[1]", "Bad request: item 0 is not an object"],
+      [JSON.stringify([item(), null]), "Bad request: item 1 is not an object"],
+      [JSON.stringify([{ activity: {} }]), "Bad request: item 0 has no 'webhook' URL"],
+      [JSON.stringify([{ webhook: "", activity: {} }]), "Bad request: item 0 has no 'webhook' URL"],
+      [JSON.stringify([{ webhook: 7, activity: {} }]), "Bad request: item 0 has no 'webhook' URL"],
+      [JSON.stringify([{ webhook: REF_A }]), "Bad request: item 0 has no 'activity' object"],
+      [JSON.stringify([{ webhook: REF_A, activity: [] }]), "Bad request: item 0 has no 'activity' object"],
+      [JSON.stringify([{ webhook: REF_A, activity: "x" }]), "Bad request: item 0 has no 'activity' object"],
+    ];
+    for (const [body, error] of bodies) {
+      const res = await receiver.handle(post({ authorization: await signA() }, body));
+      assert.equal(res.status, 400, body);
+      assert.deepEqual(await res.json(), { error }, body);
+    }
+    assert.equal(delivered.length, 0);
+  });
+});
+
+Deno.test("handle() answers 413 to more items than maxItems (default 100), handing none on", async () => {
+  await withReceiver(async ({ receiver, delivered }) => {
+    const res = await receiver.handle(post({ authorization: await signA() }, JSON.stringify(Array(101).fill(item()))));
+    assert.equal(res.status, 413);
+    assert.deepEqual(await res.json(), { error: "Too many items: a postback holds at most 100" });
+    const ok = await receiver.handle(
+      post({ authorization: await signA(NOW - 1) }, JSON.stringify(Array(100).fill(item()))),
+    );
+    assert.deepEqual(await ok.json(), { received: 100 });
+    assert.equal(delivered.length, 100);
+  });
+  await withReceiver(async ({ receiver }) => {
+    const res = await receiver.handle(post({ authorization: await signA() }, JSON.stringify([item(), item(), item()])));
+    assert.equal(res.status, 413);
+    assert.deepEqual(await res.json(), { error: "Too many items: a postback holds at most 2" });
+  }, { maxItems: 2 });
+});
+
+Deno.test("handle() answers 404 to an item of another tenant or an unknown hook, handing nothing on", async () => {
+  await withReceiver(async ({ receiver, delivered }) => {
+    const bodies = [
+      [item(REF_B)],
+      [item(REF_A), item(REF_B)],
+      [item(REF_A), item("https://a.example/api/core/v3/webhooks/404")],
+    ];
+    for (const [n, body] of bodies.entries()) {
+      const res = await receiver.handle(post({ authorization: await signA(NOW - n) }, JSON.stringify(body)));
+      assert.equal(res.status, 404);
+      const answer = await res.json();
+      assert.match(answer.error, /^Unknown webhook: item \d names no webhook of this community$/);
+    }
+    assert.equal(delivered.length, 0);
+    // B's item is accepted when B signs.
+    const res = await receiver.handle(
+      post({ authorization: await signA(NOW, SIGN_B, SECRET_B) }, JSON.stringify([item(REF_B)])),
+    );
+    assert.deepEqual(await res.json(), { received: 1 });
+    assert.equal(delivered[0].webhook.id, "hook-b");
+  });
+});
+
+Deno.test("handle() hands each item on in order, then answers 200 { received }", async () => {
+  await withReceiver(async ({ receiver, delivered, hooks, attempts }) => {
+    await hooks.save({ id: "hook-a2", tenantId: "tenant-a", entity: { resources: { self: { ref: REF_A + "0" } } } });
+    const body = [item(REF_A, "jive:created"), item(REF_A + "0", "jive:liked"), item(REF_A, "jive:commented")];
+    const res = await receiver.handle(post({ authorization: await signA(NOW - 1000) }, JSON.stringify(body)));
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("content-type"), "application/json; charset=utf-8");
+    assert.deepEqual(await res.json(), { received: 3 });
+    assert.deepEqual(delivered.map((p) => [p.webhook.id, p.activity.verb, p.index, p.count]), [
+      ["hook-a", "jive:created", 0, 3],
+      ["hook-a2", "jive:liked", 1, 3],
+      ["hook-a", "jive:commented", 2, 3],
+    ]);
+    const [first] = delivered;
+    assert.deepEqual(first.activity, body[0].activity);
+    assert.equal(first.community.tenantId, "tenant-a");
+    assert.equal(first.receivedAt, NOW);
+    assert.match(first.postbackId, /^[0-9a-f]{64}$/);
+    assert.ok(delivered.every((p) => p.postbackId === first.postbackId));
+    assert.equal(attempts[0].postbackId, first.postbackId);
+    assert.equal(attempts[0].timestampAgeMs, 1000);
+    assert.equal(attempts[0].itemCount, 3);
+    // An empty array is accepted, and claims its header all the same.
+    const empty = await receiver.handle(post({ authorization: await signA(NOW - 2) }, "[]"));
+    assert.deepEqual(await empty.json(), { received: 0 });
+    const again = await receiver.handle(post({ authorization: await signA(NOW - 2) }, JSON.stringify([item()])));
+    assert.deepEqual(await again.json(), { received: 0, duplicate: true });
+    assert.equal(delivered.length, 3);
+  });
+});
+
+Deno.test("handle() answers a replayed header 200 duplicate, whatever its body or spelling", async () => {
+  await withReceiver(async ({ receiver, delivered, attempts }) => {
+    const header = await signA();
+    const first = await receiver.handle(post({ authorization: header }, JSON.stringify([item()])));
+    assert.deepEqual(await first.json(), { received: 1 });
+    const [scheme, params] = header.split(" ");
+    const signature = decodeURIComponent(/signature=(.*)$/.exec(params)![1]);
+    const spellings = [
+      header,
+      `${scheme.toLowerCase()} ${params}`,
+      `  ${scheme}   ${params}  `,
+      `${scheme} ${params.replace(/signature=.*$/, `signature=${signature}`)}`,
+      `${scheme} ${
+        params.replace(
+          /signature=.*$/,
+          `signature=${encodeURIComponent(signature).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase())}`,
+        )
+      }`,
+    ];
+    for (const spelling of spellings) {
+      const res = await receiver.handle(post({ authorization: spelling }, JSON.stringify([item(), item()])));
+      assert.equal(res.status, 200, spelling);
+      assert.deepEqual(await res.json(), { received: 0, duplicate: true }, spelling);
+    }
+    assert.equal(delivered.length, 1);
+    assert.equal(attempts.filter((a) => a.duplicate).length, spellings.length);
+    // Another timestamp is another header.
+    const next = await receiver.handle(post({ authorization: await signA(NOW + 1) }, JSON.stringify([item()])));
+    assert.deepEqual(await next.json(), { received: 1 });
+  });
+});
+
+Deno.test("handle() answers 500 without detail when onPostback throws, and delivers the retry", async () => {
+  let failures = 1;
+  const seen: string[] = [];
+  await withReceiver(async ({ receiver }) => {
+    const header = await signA();
+    const body = JSON.stringify([item(REF_A, "jive:created"), item(REF_A, "jive:liked")]);
+    const res = await receiver.handle(post({ authorization: header }, body));
+    assert.equal(res.status, 500);
+    assert.deepEqual(await res.json(), { error: "Internal error" });
+    const retry = await receiver.handle(post({ authorization: header }, body));
+    assert.deepEqual(await retry.json(), { received: 2 });
+    const replay = await receiver.handle(post({ authorization: header }, body));
+    assert.deepEqual(await replay.json(), { received: 0, duplicate: true });
+    assert.deepEqual(seen, ["jive:created", "jive:liked", "jive:created", "jive:liked"]);
+  }, {
+    onPostback: ({ activity, index }) => {
+      seen.push(String(activity.verb));
+      if (index === 1 && failures-- > 0) throw new Error("secret detail: the store is down");
+    },
+  });
+});
+
+Deno.test("handle() lets a copy take over a pending claim once its lease ran out", async () => {
+  const stuck = Promise.withResolvers<void>();
+  let calls = 0;
+  await withReceiver(async ({ receiver, clock }) => {
+    const header = await signA();
+    const body = JSON.stringify([item()]);
+    // The first taker hangs in onPostback, as a process killed mid-postback would.
+    const first = receiver.handle(post({ authorization: header }, body));
+    while (calls === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    const during = await receiver.handle(post({ authorization: header }, body));
+    assert.deepEqual(await during.json(), { received: 0, duplicate: true });
+    clock.now += 999;
+    const edge = await receiver.handle(post({ authorization: header }, body));
+    assert.deepEqual(await edge.json(), { received: 0, duplicate: true });
+    clock.now += 1;
+    const after = await receiver.handle(post({ authorization: header }, body));
+    assert.deepEqual(await after.json(), { received: 1 });
+    assert.equal(calls, 2);
+    stuck.resolve();
+    assert.equal((await first).status, 200);
+    const later = await receiver.handle(post({ authorization: header }, body));
+    assert.deepEqual(await later.json(), { received: 0, duplicate: true });
+  }, {
+    claimLeaseMs: 1000,
+    onPostback: async () => {
+      if (++calls === 1) await stuck.promise;
+    },
+  });
+});
+
+Deno.test("handle() hands 50 simultaneous copies of one signed request on once", async () => {
+  let calls = 0;
+  await withReceiver(async ({ receiver }) => {
+    const header = await signA();
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => receiver.handle(post({ authorization: header }, JSON.stringify([item()])))),
+    );
+    const bodies = await Promise.all(answers.map((res) => res.json()));
+    assert.ok(answers.every((res) => res.status === 200));
+    assert.equal(bodies.filter((b) => b.received === 1).length, 1);
+    assert.equal(bodies.filter((b) => b.duplicate === true).length, 49);
+    assert.equal(calls, 1);
+  }, {
+    onPostback: async () => {
+      calls++;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    },
+  });
+});
+
+Deno.test("handle() reports each attempt once, without the signature, and a throwing onAttempt changes nothing", async () => {
+  await withReceiver(async ({ receiver, attempts }) => {
+    const header = await signA();
+    const signature = /signature=(.*)$/.exec(header)![1];
+    const body = JSON.stringify([item(REF_A, "x".repeat(5000))]);
+    const res = await receiver.handle(
+      post({ authorization: header, cookie: "cw_session=s3cret", "x-tenant-id": "tenant-a" }, body),
+    );
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+    assert.equal(attempts.length, 1);
+    const [attempt] = attempts;
+    assert.equal(attempt.status, 200);
+    assert.equal(attempt.reason, "Delivered");
+    assert.equal(attempt.tenantId, "tenant-a");
+    assert.equal(attempt.clientId, "client-a");
+    assert.equal(attempt.receivedAt, NOW);
+    assert.ok(attempt.durationMs >= 0);
+    assert.equal(attempt.bodyExcerpt, body.slice(0, 2048));
+    assert.equal(
+      attempt.headers.authorization,
+      `JiveEXTN algorithm=HmacSHA256&client_id=client-a&jive_url=${
+        encodeURIComponent(SIGN_A.jiveUrl)
+      }&tenant_id=tenant-a&timestamp=${NOW}`,
+    );
+    assert.equal(attempt.headers.cookie, "[removed]");
+    assert.equal(attempt.headers["x-tenant-id"], "tenant-a");
+    const text = JSON.stringify(attempt);
+    assert.ok(!text.includes(signature) && !text.includes(decodeURIComponent(signature)));
+    assert.ok(!text.includes("s3cret") && !text.includes(SECRET_A));
+    // Other schemes keep their name only.
+    await (await receiver.handle(post({ authorization: "Bearer tok3n" }, "[]"))).body?.cancel();
+    await (await receiver.handle(post({ authorization: "tok3n" }, "[]"))).body?.cancel();
+    assert.deepEqual(attempts.slice(1).map((a) => a.headers.authorization), ["Bearer [removed]", "[removed]"]);
+  });
+  await withReceiver(async ({ receiver, delivered }) => {
+    const res = await receiver.handle(post({ authorization: await signA() }, JSON.stringify([item()])));
+    assert.deepEqual(await res.json(), { received: 1 });
+    const bad = await receiver.handle(post({}, "[]"));
+    assert.equal(bad.status, 401);
+    await bad.body?.cancel();
+    assert.equal(delivered.length, 1);
+  }, {
+    onAttempt: () => {
+      throw new Error("the log is down");
+    },
+  });
+});
+
+Deno.test("handle() answers 404 when accept refuses, handing nothing on and claiming nothing", async () => {
+  let allow = false;
+  await withReceiver(async ({ receiver, delivered }) => {
+    const header = await signA();
+    const refused = await receiver.handle(post({ authorization: header }, JSON.stringify([item()])));
+    assert.equal(refused.status, 404);
+    assert.deepEqual(await refused.json(), { error: "Unknown webhook: this endpoint does not take these webhooks" });
+    assert.equal(delivered.length, 0);
+    allow = true;
+    const accepted = await receiver.handle(post({ authorization: header }, JSON.stringify([item()])));
+    assert.deepEqual(await accepted.json(), { received: 1 });
+  }, {
+    accept: ({ request, community, webhooks }) => {
+      assert.equal(request.url, "http://127.0.0.1/hooks");
+      assert.equal(community.tenantId, "tenant-a");
+      assert.deepEqual(webhooks.map((w) => w.id), ["hook-a"]);
+      return allow;
+    },
+  });
+});
+
+Deno.test("handle() answers 500 without detail when the KV fails", async () => {
+  await withReceiver(async ({ receiver, kv }) => {
+    kv.close();
+    const res = await receiver.handle(post({ authorization: await signA() }, JSON.stringify([item()])));
+    assert.equal(res.status, 500);
+    assert.deepEqual(await res.json(), { error: "Internal error" });
+  });
+});
+
+Deno.test("createReceiver() checks its arguments", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const hooks = createWebhooks(kv);
+    const onPostback = () => {};
+    assert.throws(
+      () => createReceiver(hooks, {} as never),
+      new TypeError("Cannot create receiver: 'onPostback' must be a function"),
+    );
+    assert.throws(
+      () => createReceiver(hooks, { onPostback, onAttempt: 1 as never }),
+      new TypeError("Cannot create receiver: 'onAttempt' must be a function"),
+    );
+    assert.throws(
+      () => createReceiver({ ...hooks }, { onPostback }),
+      new TypeError("Cannot create receiver: 'hooks' was not made by createWebhooks; pass the KV as 'kv'"),
+    );
+    assert.ok(createReceiver({ ...hooks }, { onPostback, kv }));
+    for (const name of ["maxBytes", "maxItems", "bodyTimeoutMs", "claimLeaseMs"]) {
+      assert.throws(
+        () => createReceiver(hooks, { onPostback, [name]: 0 }),
+        new RangeError(`Cannot create receiver: '${name}' must be a positive integer, got 0`),
+      );
+    }
+    assert.throws(
+      () => createReceiver(hooks, { onPostback, maxAgeMs: -1 }),
+      new RangeError("Cannot create receiver: 'maxAgeMs' must be a non-negative number, got -1"),
+    );
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("the receiver's claims are written with an expiry and found without a scan", async () => {
+  await withReceiver(async ({ receiver, kv }) => {
+    const lists: unknown[] = [];
+    const list = kv.list.bind(kv);
+    kv.list = ((selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
+      lists.push(selector);
+      return list(selector, options);
+    }) as typeof kv.list;
+    const header = await signA();
+    for (let i = 0; i < 3; i++) {
+      await (await receiver.handle(post({ authorization: header }, JSON.stringify([item()])))).body?.cancel();
+    }
+    assert.ok(lists.every((s) => !JSON.stringify(s).includes("webhook_postback_claim")), JSON.stringify(lists));
+    const claims = [];
+    for await (const entry of list({ prefix: ["webhook_postback_claim"] })) claims.push(entry);
+    assert.equal(claims.length, 1);
+    assert.deepEqual(claims[0].value, { state: "done", leaseUntil: 0 });
+  });
+});

@@ -1,0 +1,48 @@
+// What the receiver reports of each request to `onAttempt`: the request's
+// headers with every secret removed (the JiveEXTN signature, other schemes'
+// credentials, cookies), and an excerpt of the body actually read.
+
+/** Header parameters of JiveEXTN that carry no secret. */
+const PUBLIC_PARAMS = new Set(["algorithm", "client_id", "jive_url", "tenant_id", "timestamp"]);
+/** Headers whose whole value is a secret. */
+const SECRET_HEADERS = new Set(["cookie", "proxy-authorization", "x-api-key"]);
+/** Longest header value or parameter kept. */
+const MAX_VALUE_CHARS = 512;
+
+/**
+ * The `Authorization` value without its secret: for JiveEXTN, the scheme and
+ * the known non-secret parameters (the signature and unknown names dropped);
+ * for any other scheme, the scheme alone.
+ */
+export function maskAuthorization(value: string): string {
+  const trimmed = value.trim();
+  const space = trimmed.indexOf(" ");
+  const scheme = space === -1 ? trimmed : trimmed.slice(0, space);
+  if (scheme.toLowerCase() !== "jiveextn") {
+    // A lone token may be a credential itself: only a scheme-like word is kept.
+    return space !== -1 && /^[A-Za-z][A-Za-z0-9-]{0,19}$/.test(scheme) ? `${scheme} [removed]` : "[removed]";
+  }
+  const kept = (space === -1 ? "" : trimmed.slice(space + 1)).split("&").filter((pair) => {
+    const eq = pair.indexOf("=");
+    return eq > 0 && PUBLIC_PARAMS.has(pair.slice(0, eq));
+  }).map((pair) => pair.slice(0, MAX_VALUE_CHARS));
+  return kept.length ? `${scheme} ${kept.join("&")}` : scheme;
+}
+
+/** The request's headers as a plain object, secrets removed and values cut to 512 characters. */
+export function maskHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of headers) {
+    if (name === "authorization") out[name] = maskAuthorization(value);
+    else if (SECRET_HEADERS.has(name)) out[name] = "[removed]";
+    else out[name] = value.slice(0, MAX_VALUE_CHARS);
+  }
+  return out;
+}
+
+const decoder = new TextDecoder();
+
+/** The first bytes read of the body as text (at most 2048 bytes). */
+export function excerpt(head: Uint8Array): string {
+  return decoder.decode(head);
+}

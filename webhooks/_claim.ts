@@ -1,0 +1,87 @@
+// The receiver's replay claims. A verified header's replay key (the SHA-256
+// of its decoded fields) is claimed in KV with an atomic check before the
+// postback is handed on: pending, with a lease, while `onPostback` runs; done
+// once it succeeded; deleted when it threw, so the platform's retry is
+// delivered. Every entry expires with the signature window (`expireIn`), so
+// nothing is ever scanned or swept.
+
+import { postbackClaimKey } from "./_keys.ts";
+import { withLockRetry } from "./_kv.ts";
+
+/** What a claim entry holds. */
+interface ClaimValue {
+  state: "pending" | "done";
+  /** Until when (receiver clock, ms) a pending claim belongs to its taker. */
+  leaseUntil: number;
+}
+
+/** A claim this request holds. */
+export interface HeldClaim {
+  key: Deno.KvKey;
+  versionstamp: string;
+  expireIn: number;
+}
+
+const encoder = new TextEncoder();
+
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The replay key of a verified header: SHA-256 over its decoded fields and
+ * signature bytes, so two spellings of one header (URL-encoding, scheme case,
+ * spaces) share one key. Returns the digest and its hex form (the postback id).
+ */
+export async function replayKey(fields: {
+  clientId: string;
+  tenantId: string;
+  jiveUrl: string;
+  timestamp: number;
+  signature: Uint8Array;
+}): Promise<{ digest: Uint8Array; id: string }> {
+  const text = JSON.stringify([
+    fields.clientId,
+    fields.tenantId,
+    fields.jiveUrl,
+    fields.timestamp,
+    hex(fields.signature),
+  ]);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
+  return { digest, id: hex(digest) };
+}
+
+/**
+ * Claims a replay key: a new claim, or the takeover of a pending claim whose
+ * lease ran out (its taker died mid-postback). `null` when the key is done,
+ * or pending within its lease: the request is a duplicate.
+ */
+export async function claim(
+  kv: Deno.Kv,
+  digest: Uint8Array,
+  now: number,
+  leaseMs: number,
+  expireIn: number,
+): Promise<HeldClaim | null> {
+  const key = postbackClaimKey(digest);
+  const value: ClaimValue = { state: "pending", leaseUntil: now + leaseMs };
+  const first = await withLockRetry(() =>
+    kv.atomic().check({ key, versionstamp: null }).set(key, value, { expireIn }).commit()
+  );
+  if (first.ok) return { key, versionstamp: first.versionstamp, expireIn };
+  const current = await withLockRetry(() => kv.get<ClaimValue>(key));
+  if (current.value && (current.value.state === "done" || current.value.leaseUntil > now)) return null;
+  const taken = await withLockRetry(() => kv.atomic().check(current).set(key, value, { expireIn }).commit());
+  return taken.ok ? { key, versionstamp: taken.versionstamp, expireIn } : null;
+}
+
+/** Marks a held claim done; a claim taken over meanwhile is left alone. */
+export async function finish(kv: Deno.Kv, held: HeldClaim): Promise<void> {
+  const done: ClaimValue = { state: "done", leaseUntil: 0 };
+  await withLockRetry(() => kv.atomic().check(held).set(held.key, done, { expireIn: held.expireIn }).commit());
+}
+
+/** Deletes a held claim so that a retry is delivered; a claim taken over meanwhile is left alone. */
+export async function release(kv: Deno.Kv, held: HeldClaim): Promise<void> {
+  await withLockRetry(() => kv.atomic().check(held).delete(held.key).commit());
+}

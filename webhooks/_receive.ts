@@ -1,0 +1,65 @@
+// Private steps of the receiver: its JSON answers, the option checks, and the
+// shape check of a postback body.
+
+/** A JSON answer; `error` bodies never carry a value from the request. */
+export function answer(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+  });
+}
+
+/** Checks an optional numeric option: a positive integer, or `undefined` for the default. */
+export function positiveInteger(value: unknown, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`Cannot create receiver: '${name}' must be a positive integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** One item of a postback body, shape-checked. */
+export interface BodyItem {
+  webhook: string;
+  activity: Record<string, unknown>;
+}
+
+/** Longest `webhook` URL accepted in an item. */
+const MAX_URL_CHARS = 8192;
+
+/**
+ * Parses a body as a JSON array of `{ webhook: string, activity: object }`;
+ * the error names the first item that is wrong, never its value.
+ */
+export function parseItems(
+  bytes: Uint8Array,
+  maxItems: number,
+): { items: BodyItem[] } | { status: 400 | 413; error: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return { status: 400, error: "Bad request: the body is not JSON" };
+  }
+  if (!Array.isArray(value)) {
+    return { status: 400, error: "Bad request: the body must be a JSON array of { webhook, activity }" };
+  }
+  if (value.length > maxItems) {
+    return { status: 413, error: `Too many items: a postback holds at most ${maxItems}` };
+  }
+  const items: BodyItem[] = [];
+  for (const [index, item] of value.entries()) {
+    if (typeof item !== "object" || item === null || Array.isArray(item)) {
+      return { status: 400, error: `Bad request: item ${index} is not an object` };
+    }
+    const { webhook, activity } = item as Record<string, unknown>;
+    if (typeof webhook !== "string" || webhook === "" || webhook.length > MAX_URL_CHARS) {
+      return { status: 400, error: `Bad request: item ${index} has no 'webhook' URL` };
+    }
+    if (typeof activity !== "object" || activity === null || Array.isArray(activity)) {
+      return { status: 400, error: `Bad request: item ${index} has no 'activity' object` };
+    }
+    items.push({ webhook, activity: activity as Record<string, unknown> });
+  }
+  return { items };
+}

@@ -1,0 +1,270 @@
+/**
+ * `createReceiver`: receives the platform's postbacks to a webhook callback
+ * URL, checks them, and hands each item on once.
+ *
+ * @module
+ */
+
+import { excerpt, maskHeaders } from "./_attempt.ts";
+import { readBody } from "./_body.ts";
+import { claim, finish, release, replayKey } from "./_claim.ts";
+import {
+  checkParsed,
+  checkWindow,
+  DEFAULT_MAX_AGE_MS,
+  DEFAULT_MAX_FUTURE_MS,
+  parseJiveExtn,
+  secretKeyBytes,
+} from "./_jive_extn.ts";
+import { kvOf } from "./_kv_of.ts";
+import { answer, type BodyItem, parseItems, positiveInteger } from "./_receive.ts";
+import type { Community, Webhook } from "./types.ts";
+import type { Webhooks } from "./webhooks.ts";
+import type { Postback, Receiver, ReceiverAttempt, ReceiverOptions } from "./receiver_types.ts";
+
+export type * from "./receiver_types.ts";
+
+/** Extra life of a replay claim beyond the signature window, for clock skew between processes. */
+const CLAIM_MARGIN_MS = 60_000;
+/** Longest tenant id looked up (a KV key holds 2048 bytes). */
+const MAX_TENANT_BYTES = 1024;
+/** The 401 answer of every check that depends on the community, so tenants cannot be probed. */
+const NOT_VERIFIED = "JiveEXTN signature does not match";
+const encoder = new TextEncoder();
+
+/** What one request gathered for its attempt report. */
+interface Trace {
+  reason: string;
+  tenantId?: string;
+  clientId?: string;
+  timestampAgeMs?: number;
+  itemCount?: number;
+  duplicate?: boolean;
+  postbackId?: string;
+  head: Uint8Array;
+}
+
+/**
+ * Makes a receiver for the platform's postbacks. `handle(request)` answers,
+ * checking in this order:
+ * 1. `405` for a method other than POST;
+ * 2. `413` when `Content-Length` already exceeds `maxBytes` (nothing read);
+ * 3. `401`, before any byte of the body is read, when the `Authorization:
+ *    JiveEXTN` header is missing or malformed, when no community has its
+ *    `tenant_id`, when it does not verify with that community's client secret
+ *    within the window (5 minutes back, 30 seconds ahead), or when its
+ *    `client_id` is not the community's `clientId`;
+ * 4. the body is read chunk by chunk: `413` once it passes `maxBytes` (the
+ *    stream is cancelled, at most one chunk past the limit is read), `408`
+ *    when it has not fully arrived within `bodyTimeoutMs`;
+ * 5. `400` when it is not a JSON array of `{ webhook: string, activity:
+ *    object }`, `413` when it holds more than `maxItems` items;
+ * 6. `404` when an item's `webhook` names no record of that tenant, or
+ *    `accept` refuses: nothing is handed on;
+ * 7. `200 { received: 0, duplicate: true }` for a header already accepted
+ *    (or being handled) within its window, handed to no one;
+ * 8. `200 { received: n }` once `onPostback` has settled for all `n` items,
+ *    in order; `500 { error: "Internal error" }` when it throws, and the
+ *    header's claim is released so the platform's retry is delivered.
+ *
+ * This is API.md's order, except that a bad header on an oversized body
+ * sent without `Content-Length` is answered `401` without reading the body.
+ * Replays: the accepted header's decoded fields are hashed (SHA-256) into a
+ * replay key and claimed in KV with an atomic check before `onPostback` is
+ * called, so two copies arriving at once, in one process or in several on
+ * one KV, are handed on once. The claims expire with the window.
+ *
+ * @param hooks The store made by {@linkcode createWebhooks}: its communities, records and KV.
+ * @param options `onPostback` (required), limits, the clock and the reporting hooks.
+ * @returns `{ handle }`; `handle` needs no `this`, so `Deno.serve(receiver.handle)` works.
+ * @throws {TypeError} When `onPostback` is not a function, another hook is not
+ *   a function, or `hooks` was not made by `createWebhooks` and no `kv` is given.
+ * @throws {RangeError} When a limit is not a positive integer or a window is negative.
+ *
+ * @example Receive one signed postback, then its replay
+ * ```ts
+ * import { createReceiver, createWebhooks, signJiveExtn } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const kv = await Deno.openKv(":memory:");
+ * const hooks = createWebhooks(kv);
+ * const secret = btoa("the community's client secret");
+ * await hooks.communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example", clientId: "c1", clientSecret: secret });
+ * const ref = "https://c.example/api/core/v3/webhooks/7";
+ * await hooks.save({ id: "h1", tenantId: "t1", entity: { resources: { self: { ref } } } });
+ *
+ * const seen: string[] = [];
+ * const receiver = createReceiver(hooks, {
+ *   onPostback: ({ activity, webhook }) => {
+ *     seen.push(`${webhook.id} ${activity.verb}`);
+ *   },
+ * });
+ * const authorization = await signJiveExtn({ clientId: "c1", jiveUrl: "https://c.example", tenantId: "t1" }, secret);
+ * const post = () =>
+ *   receiver.handle(new Request("http://localhost/hooks", {
+ *     method: "POST",
+ *     headers: { authorization },
+ *     body: JSON.stringify([{ webhook: ref, activity: { verb: "jive:created" } }]),
+ *   }));
+ * const first = await post();
+ * assert.equal(first.status, 200);
+ * assert.deepEqual(await first.json(), { received: 1 });
+ * assert.deepEqual(await (await post()).json(), { received: 0, duplicate: true });
+ * assert.deepEqual(seen, ["h1 jive:created"]);
+ * kv.close();
+ * ```
+ */
+export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Receiver {
+  if (typeof options !== "object" || options === null || typeof options.onPostback !== "function") {
+    throw new TypeError("Cannot create receiver: 'onPostback' must be a function");
+  }
+  for (const name of ["onAttempt", "accept", "now"] as const) {
+    if (options[name] !== undefined && typeof options[name] !== "function") {
+      throw new TypeError(`Cannot create receiver: '${name}' must be a function`);
+    }
+  }
+  if (typeof hooks !== "object" || hooks === null || typeof hooks.communities?.findByTenantID !== "function") {
+    throw new TypeError("Cannot create receiver: 'hooks' must be the store made by createWebhooks");
+  }
+  const kv = options.kv ?? kvOf(hooks);
+  if (kv === undefined || typeof kv.atomic !== "function") {
+    throw new TypeError("Cannot create receiver: 'hooks' was not made by createWebhooks; pass the KV as 'kv'");
+  }
+  const { onPostback, onAttempt, accept } = options;
+  const maxBytes = positiveInteger(options.maxBytes, "maxBytes", 1024 * 1024);
+  const maxItems = positiveInteger(options.maxItems, "maxItems", 100);
+  const bodyTimeoutMs = positiveInteger(options.bodyTimeoutMs, "bodyTimeoutMs", 10_000);
+  const claimLeaseMs = positiveInteger(options.claimLeaseMs, "claimLeaseMs", 30_000);
+  const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
+  const maxFutureMs = options.maxFutureMs ?? DEFAULT_MAX_FUTURE_MS;
+  checkWindow(maxAgeMs, maxFutureMs, "create receiver");
+  const now = options.now ?? Date.now;
+
+  async function decide(request: Request, receivedAt: number, trace: Trace): Promise<Response> {
+    const refuse = (status: number, error: string, reason = error): Response => {
+      request.body?.cancel().catch(() => {});
+      trace.reason = reason;
+      return answer(status, { error });
+    };
+    if (request.method !== "POST") {
+      request.body?.cancel().catch(() => {});
+      trace.reason = "Method not allowed";
+      return answer(405, { error: "Method not allowed: use POST" }, { allow: "POST" });
+    }
+    const length = request.headers.get("content-length")?.trim();
+    if (length && /^\d+$/.test(length) && Number(length) > maxBytes) {
+      return refuse(413, `Payload too large: the limit is ${maxBytes} bytes`);
+    }
+
+    const parsed = parseJiveExtn(request.headers.get("authorization"));
+    if (!parsed.ok) return refuse(401, `Unauthorized: ${parsed.reason}`, parsed.reason);
+    trace.tenantId = parsed.tenantId;
+    trace.clientId = parsed.clientId;
+    trace.timestampAgeMs = receivedAt - parsed.timestamp;
+    const unverified = (reason: string) => refuse(401, `Unauthorized: ${NOT_VERIFIED}`, reason);
+    const community: Community | null = encoder.encode(parsed.tenantId).byteLength > MAX_TENANT_BYTES
+      ? null
+      : await hooks.communities.findByTenantID(parsed.tenantId);
+    if (!community) return unverified("No community has this tenant id");
+    let keyBytes: Uint8Array;
+    try {
+      keyBytes = secretKeyBytes(community.clientSecret, "verify");
+    } catch {
+      return unverified("The community's client secret cannot verify signatures");
+    }
+    const refused = await checkParsed(parsed, keyBytes, receivedAt, maxAgeMs, maxFutureMs);
+    if (refused) return refuse(401, `Unauthorized: ${refused.reason}`, refused.reason);
+    if (parsed.clientId !== community.clientId) return unverified("The client id is not the community's");
+
+    const read = await readBody(request.body, maxBytes, bodyTimeoutMs);
+    trace.head = read.head;
+    if (read.kind === "too-large") return refuse(413, `Payload too large: the limit is ${maxBytes} bytes`);
+    if (read.kind === "timeout") {
+      return refuse(408, `Request timeout: the body did not arrive within ${bodyTimeoutMs} ms`);
+    }
+    if (read.kind === "error") return refuse(400, "Bad request: the body could not be read");
+    const checked = parseItems(read.bytes, maxItems);
+    if ("error" in checked) return refuse(checked.status, checked.error);
+    const items: BodyItem[] = checked.items;
+    trace.itemCount = items.length;
+
+    const records = new Map<string, Webhook | undefined>();
+    await Promise.all([...new Set(items.map((item) => item.webhook))].map(async (url) => {
+      const found = await hooks.findByWebhookURL(url);
+      records.set(url, found.find((record) => record.tenantId === parsed.tenantId));
+    }));
+    const unknown = items.findIndex((item) => records.get(item.webhook) === undefined);
+    if (unknown !== -1) {
+      return refuse(404, `Unknown webhook: item ${unknown} names no webhook of this community`);
+    }
+    const webhooks = items.map((item) => records.get(item.webhook)!);
+    if (accept && !(await accept({ request, community, webhooks }))) {
+      return refuse(404, "Unknown webhook: this endpoint does not take these webhooks");
+    }
+
+    const { digest, id: postbackId } = await replayKey(parsed);
+    trace.postbackId = postbackId;
+    const expireIn = Math.max(0, parsed.timestamp + maxAgeMs - receivedAt) + CLAIM_MARGIN_MS;
+    const held = await claim(kv!, digest, receivedAt, claimLeaseMs, expireIn);
+    if (held === null) {
+      trace.duplicate = true;
+      trace.reason = "Duplicate: this header was already accepted";
+      return answer(200, { received: 0, duplicate: true });
+    }
+    try {
+      for (const [index, item] of items.entries()) {
+        const postback: Postback = {
+          activity: item.activity,
+          webhook: webhooks[index],
+          community,
+          receivedAt,
+          postbackId,
+          index,
+          count: items.length,
+        };
+        await onPostback(postback);
+      }
+    } catch {
+      await release(kv!, held).catch(() => {});
+      trace.reason = "onPostback threw";
+      return answer(500, { error: "Internal error" });
+    }
+    trace.reason = "Delivered";
+    // Handed on already: a claim that cannot be marked done is reported, not answered 500.
+    await finish(kv!, held).catch(() => trace.reason = "Delivered; its claim could not be marked done");
+    return answer(200, { received: items.length });
+  }
+
+  async function handle(request: Request): Promise<Response> {
+    const started = performance.now();
+    const receivedAt = now();
+    const trace: Trace = { reason: "", head: new Uint8Array(0) };
+    let response: Response;
+    try {
+      response = await decide(request, receivedAt, trace);
+    } catch {
+      request.body?.cancel().catch(() => {});
+      trace.reason = "Internal error";
+      response = answer(500, { error: "Internal error" });
+    }
+    if (onAttempt) {
+      const { head, ...fields } = trace;
+      const attempt: ReceiverAttempt = {
+        ...fields,
+        status: response.status,
+        durationMs: performance.now() - started,
+        receivedAt,
+        bodyExcerpt: excerpt(head),
+        headers: maskHeaders(request.headers),
+      };
+      try {
+        await onAttempt(attempt);
+      } catch {
+        // A failing report never changes the answer.
+      }
+    }
+    return response;
+  }
+
+  return { handle };
+}
