@@ -11,6 +11,7 @@ import {
   trigger,
   withHook,
 } from "./_helpers.ts";
+import { signJiveExtn } from "../../webhooks/mod.ts";
 
 Deno.test("registering a webhook with the default callback points it at this console's receiver", async () => {
   const t = await startConsole();
@@ -179,7 +180,7 @@ Deno.test("webhooks are looked up by webhook URL and by id", async () => {
 });
 
 Deno.test("unregistering removes the hook on the platform and the record", async () => {
-  await withHook(async (t, { id, callback }, client) => {
+  await withHook(async (t, { id, callback, ref }, client) => {
     const csrf = csrfOf(await client.text(`/webhooks/${id}`, 200));
     const res = await client.post(`/webhooks/${id}/unregister`, { _csrf: csrf });
     await res.body?.cancel();
@@ -188,8 +189,17 @@ Deno.test("unregistering removes the hook on the platform and the record", async
     assert.equal(await t.app.webhooks.findByID(id), null);
     // The sandbox no longer has it: nothing to deliver.
     assert.deepEqual(await trigger(t.origin, {}), []);
-    // The receiver forgets it.
-    const post = await fetch(callback, { method: "POST", body: "[]" });
+    // The receiver forgets it: a postback the community signs is answered 404.
+    const community = (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))!;
+    const authorization = await signJiveExtn(
+      { clientId: community.clientId!, jiveUrl: `${t.origin}/sandbox`, tenantId: "sandbox-tenant" },
+      community.clientSecret!,
+    );
+    const post = await fetch(callback, {
+      method: "POST",
+      headers: { authorization },
+      body: JSON.stringify([{ webhook: ref, activity: { verb: "jive:created" } }]),
+    });
     assert.equal(post.status, 404);
     await post.body?.cancel();
   });
