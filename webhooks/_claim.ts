@@ -5,6 +5,7 @@
 // delivered. Every entry expires with the signature window (`expireIn`), so
 // nothing is ever scanned or swept.
 
+import { createHash } from "node:crypto";
 import { postbackClaimKey } from "./_keys.ts";
 import { withLockRetry } from "./_kv.ts";
 
@@ -22,8 +23,6 @@ export interface HeldClaim {
   expireIn: number;
 }
 
-const encoder = new TextEncoder();
-
 function hex(bytes: Uint8Array): string {
   return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
@@ -33,13 +32,13 @@ function hex(bytes: Uint8Array): string {
  * signature bytes, so two spellings of one header (URL-encoding, scheme case,
  * spaces) share one key. Returns the digest and its hex form (the postback id).
  */
-export async function replayKey(fields: {
+export function replayKey(fields: {
   clientId: string;
   tenantId: string;
   jiveUrl: string;
   timestamp: number;
   signature: Uint8Array;
-}): Promise<{ digest: Uint8Array; id: string }> {
+}): { digest: Uint8Array; id: string } {
   const text = JSON.stringify([
     fields.clientId,
     fields.tenantId,
@@ -47,7 +46,7 @@ export async function replayKey(fields: {
     fields.timestamp,
     hex(fields.signature),
   ]);
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
+  const digest = new Uint8Array(createHash("sha256").update(text, "utf8").digest());
   return { digest, id: hex(digest) };
 }
 

@@ -206,7 +206,7 @@ export async function signJiveExtn(params: JiveExtnParams, clientSecret: string)
  * refused), a timestamp older than `maxAgeMs` (5 minutes) or more than
  * `maxFutureMs` (30 seconds) ahead of `now`, and a signature that does not
  * match. The decoded signature is compared in constant time
- * (`crypto.subtle.verify`). The `reason` of a rejection never echoes values
+ * (`node:crypto`'s `timingSafeEqual`). The `reason` of a rejection never echoes values
  * from the header, so it never holds the signature or a misplaced secret.
  *
  * The caller should also check that `clientId` and `tenantId` are the ones
@@ -238,11 +238,20 @@ export async function signJiveExtn(params: JiveExtnParams, clientSecret: string)
  * assert.equal((await verifyJiveExtn(unpadded, secret, { now: 1_000_500 })).ok, false);
  * ```
  */
-export async function verifyJiveExtn(
+export function verifyJiveExtn(
   header: string | null | undefined,
   clientSecret: string,
   options: VerifyJiveExtnOptions = {},
 ): Promise<JiveExtnVerification> {
+  // Synchronous inside (node:crypto's HMAC); a throw becomes a rejection.
+  return new Promise((resolve) => resolve(verifyNow(header, clientSecret, options)));
+}
+
+function verifyNow(
+  header: string | null | undefined,
+  clientSecret: string,
+  options: VerifyJiveExtnOptions,
+): JiveExtnVerification {
   const keyBytes = secretKeyBytes(clientSecret, "verify");
   const now = options.now ?? Date.now();
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
@@ -250,7 +259,7 @@ export async function verifyJiveExtn(
   checkWindow(maxAgeMs, maxFutureMs, "verify");
   const parsed = parseJiveExtn(header);
   if (!parsed.ok) return parsed;
-  const refused = await checkParsed(parsed, keyBytes, now, maxAgeMs, maxFutureMs);
+  const refused = checkParsed(parsed, keyBytes, now, maxAgeMs, maxFutureMs);
   if (refused) return refused;
   const { clientId, tenantId, jiveUrl, timestamp } = parsed;
   return { ok: true, clientId, tenantId, jiveUrl, timestamp };

@@ -140,6 +140,27 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
   checkWindow(maxAgeMs, maxFutureMs, "create receiver");
   const now = options.now ?? Date.now;
 
+  /** The record of each item among the tenant's hooks, or why the postback is answered 404. */
+  async function lookUp(
+    request: Request,
+    community: Community,
+    tenantId: string,
+    items: BodyItem[],
+  ): Promise<Webhook[] | string> {
+    const records = new Map<string, Webhook | undefined>();
+    await Promise.all([...new Set(items.map((item) => item.webhook))].map(async (url) => {
+      const found = await hooks.findByWebhookURL(url);
+      records.set(url, found.find((record) => record.tenantId === tenantId));
+    }));
+    const unknown = items.findIndex((item) => records.get(item.webhook) === undefined);
+    if (unknown !== -1) return `Unknown webhook: item ${unknown} names no webhook of this community`;
+    const webhooks = items.map((item) => records.get(item.webhook)!);
+    if (accept && !(await accept({ request, community, webhooks }))) {
+      return "Unknown webhook: this endpoint does not take these webhooks";
+    }
+    return webhooks;
+  }
+
   async function decide(request: Request, receivedAt: number, trace: Trace): Promise<Response> {
     const refuse = (status: number, error: string, reason = error): Response => {
       request.body?.cancel().catch(() => {});
@@ -172,7 +193,7 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     } catch {
       return unverified("The community's client secret cannot verify signatures");
     }
-    const refused = await checkParsed(parsed, keyBytes, receivedAt, maxAgeMs, maxFutureMs);
+    const refused = checkParsed(parsed, keyBytes, receivedAt, maxAgeMs, maxFutureMs);
     if (refused) return refuse(401, `Unauthorized: ${refused.reason}`, refused.reason);
     if (parsed.clientId !== community.clientId) return unverified("The client id is not the community's");
 
@@ -188,24 +209,30 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     const items: BodyItem[] = checked.items;
     trace.itemCount = items.length;
 
-    const records = new Map<string, Webhook | undefined>();
-    await Promise.all([...new Set(items.map((item) => item.webhook))].map(async (url) => {
-      const found = await hooks.findByWebhookURL(url);
-      records.set(url, found.find((record) => record.tenantId === parsed.tenantId));
-    }));
-    const unknown = items.findIndex((item) => records.get(item.webhook) === undefined);
-    if (unknown !== -1) {
-      return refuse(404, `Unknown webhook: item ${unknown} names no webhook of this community`);
-    }
-    const webhooks = items.map((item) => records.get(item.webhook)!);
-    if (accept && !(await accept({ request, community, webhooks }))) {
-      return refuse(404, "Unknown webhook: this endpoint does not take these webhooks");
-    }
-
-    const { digest, id: postbackId } = await replayKey(parsed);
-    trace.postbackId = postbackId;
+    // The claim is taken while the items' records are looked up (one KV round
+    // trip less per postback); a 404 then releases it.
+    const { digest, id: postbackId } = replayKey(parsed);
     const expireIn = Math.max(0, parsed.timestamp + maxAgeMs - receivedAt) + CLAIM_MARGIN_MS;
-    const held = await claim(kv!, digest, receivedAt, claimLeaseMs, expireIn);
+    const claiming = claim(kv!, digest, receivedAt, claimLeaseMs, expireIn).then(
+      (held) => ({ held, error: undefined }),
+      (error: unknown) => ({ held: null, error }),
+    );
+    let found: Webhook[] | string;
+    try {
+      found = await lookUp(request, community, parsed.tenantId, items);
+    } catch (error) {
+      const { held } = await claiming;
+      if (held) await release(kv!, held).catch(() => {});
+      throw error;
+    }
+    const { held, error } = await claiming;
+    if (typeof found === "string") {
+      if (held) await release(kv!, held).catch(() => {});
+      return refuse(404, found);
+    }
+    if (error !== undefined) throw error;
+    const webhooks = found;
+    trace.postbackId = postbackId;
     if (held === null) {
       trace.duplicate = true;
       trace.reason = "Duplicate: this header was already accepted";

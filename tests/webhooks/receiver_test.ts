@@ -229,12 +229,15 @@ Deno.test("handle() answers 404 to an item of another tenant or an unknown hook,
       assert.match(answer.error, /^Unknown webhook: item \d names no webhook of this community$/);
     }
     assert.equal(delivered.length, 0);
+    // A 404 accepts nothing: the same header with A's own item is delivered.
+    const own = await receiver.handle(post({ authorization: await signA(NOW) }, JSON.stringify([item(REF_A)])));
+    assert.deepEqual(await own.json(), { received: 1 });
     // B's item is accepted when B signs.
     const res = await receiver.handle(
       post({ authorization: await signA(NOW, SIGN_B, SECRET_B) }, JSON.stringify([item(REF_B)])),
     );
     assert.deepEqual(await res.json(), { received: 1 });
-    assert.equal(delivered[0].webhook.id, "hook-b");
+    assert.equal(delivered[1].webhook.id, "hook-b");
   });
 });
 
