@@ -147,25 +147,23 @@ export function checkWindow(maxAgeMs: unknown, maxFutureMs: unknown, what: strin
   }
 }
 
-/**
- * Checks a parsed header's time window, then its signature: the HMAC is
- * computed with `node:crypto` (synchronous, a fraction of Web Crypto's cost
- * per call) and compared with the decoded signature bytes by
- * `timingSafeEqual`, in constant time.
- */
-export function checkParsed(
-  parsed: ParsedJiveExtn,
-  keyBytes: Uint8Array,
-  now: number,
-  maxAgeMs: number,
-  maxFutureMs: number,
-): Refused | null {
+/** Checks a parsed header's timestamp against the window around `now`. */
+export function checkTime(parsed: ParsedJiveExtn, now: number, maxAgeMs: number, maxFutureMs: number): Refused | null {
   if (now - parsed.timestamp > maxAgeMs) {
     return refuse(`JiveEXTN timestamp is too old: ${now - parsed.timestamp} ms ago`);
   }
   if (parsed.timestamp - now > maxFutureMs) {
     return refuse(`JiveEXTN timestamp is in the future: ${parsed.timestamp - now} ms ahead`);
   }
+  return null;
+}
+
+/**
+ * Checks a parsed header's signature: the HMAC is computed with `node:crypto`
+ * (synchronous, a fraction of Web Crypto's cost per call) and compared with
+ * the decoded signature bytes by `timingSafeEqual`, in constant time.
+ */
+export function checkSignature(parsed: ParsedJiveExtn, keyBytes: Uint8Array): Refused | null {
   const expected = createHmac("sha256", keyBytes).update(parsed.signed, "utf8").digest();
   // Both are 32 bytes: parseJiveExtn refuses a signature of another length.
   return timingSafeEqual(expected, parsed.signature) ? null : refuse("JiveEXTN signature does not match");

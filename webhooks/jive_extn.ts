@@ -13,7 +13,8 @@
 
 import {
   ALGORITHM,
-  checkParsed,
+  checkSignature,
+  checkTime,
   checkWindow,
   DEFAULT_MAX_AGE_MS,
   DEFAULT_MAX_FUTURE_MS,
@@ -259,7 +260,7 @@ function verifyNow(
   checkWindow(maxAgeMs, maxFutureMs, "verify");
   const parsed = parseJiveExtn(header);
   if (!parsed.ok) return parsed;
-  const refused = checkParsed(parsed, keyBytes, now, maxAgeMs, maxFutureMs);
+  const refused = checkTime(parsed, now, maxAgeMs, maxFutureMs) ?? checkSignature(parsed, keyBytes);
   if (refused) return refused;
   const { clientId, tenantId, jiveUrl, timestamp } = parsed;
   return { ok: true, clientId, tenantId, jiveUrl, timestamp };

@@ -9,7 +9,8 @@ import { excerpt, maskHeaders } from "./_attempt.ts";
 import { readBody } from "./_body.ts";
 import { claim, finish, release, replayKey } from "./_claim.ts";
 import {
-  checkParsed,
+  checkSignature,
+  checkTime,
   checkWindow,
   DEFAULT_MAX_AGE_MS,
   DEFAULT_MAX_FUTURE_MS,
@@ -182,6 +183,9 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     trace.tenantId = parsed.tenantId;
     trace.clientId = parsed.clientId;
     trace.timestampAgeMs = receivedAt - parsed.timestamp;
+    // The window first: it needs no community, so its answer tells nothing of which tenants exist.
+    const late = checkTime(parsed, receivedAt, maxAgeMs, maxFutureMs);
+    if (late) return refuse(401, `Unauthorized: ${late.reason}`, late.reason);
     const unverified = (reason: string) => refuse(401, `Unauthorized: ${NOT_VERIFIED}`, reason);
     const community: Community | null = encoder.encode(parsed.tenantId).byteLength > MAX_TENANT_BYTES
       ? null
@@ -193,7 +197,7 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     } catch {
       return unverified("The community's client secret cannot verify signatures");
     }
-    const refused = checkParsed(parsed, keyBytes, receivedAt, maxAgeMs, maxFutureMs);
+    const refused = checkSignature(parsed, keyBytes);
     if (refused) return refuse(401, `Unauthorized: ${refused.reason}`, refused.reason);
     if (parsed.clientId !== community.clientId) return unverified("The client id is not the community's");
 

@@ -87,6 +87,11 @@ Deno.test("handle() answers 401, without reading the body, to every header that 
         await signA(NOW, { ...SIGN_A, tenantId: "t".repeat(3000) }),
         "Unauthorized: JiveEXTN signature does not match",
       ],
+      [
+        "expired, of an unknown tenant (answered as for a known one: tenants cannot be probed)",
+        await signA(NOW - 5 * 60_000 - 1, { ...SIGN_A, tenantId: "nobody" }),
+        "Unauthorized: JiveEXTN timestamp is too old: 300001 ms ago",
+      ],
     ];
     for (const [name, authorization, error] of cases) {
       const { stream, pulled } = countedStream(Infinity);
