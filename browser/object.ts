@@ -1,8 +1,11 @@
 /**
  * Objects, arrays and functions: `args`, `bind`, `clone`, `merge`, `each`,
  * `extend`, `get`, `set`, `remix`. None of them writes a `__proto__`,
- * `constructor` or `prototype` key, so untrusted data cannot pollute
- * prototypes.
+ * `constructor` or `prototype` key, a key is checked after it is turned
+ * into the property key it is written as, and `set` and `merge` write only
+ * into the target and the own plain objects they walk or create, so
+ * untrusted data cannot pollute prototypes. `clone` and `merge` refuse
+ * nesting deeper than 1,000 levels with a `RangeError`.
  *
  * @module
  */
@@ -29,16 +32,29 @@ export interface MergeOptions {
   shallow?: boolean;
 }
 
+/**
+ * How deep `clone` and `merge` go (SPEC's exports are fixed, so this is not
+ * one): deeper nesting throws a `RangeError` naming the limit, well before
+ * any browser's stack would overflow.
+ */
+const MAX_DEPTH = 1000;
+
+/** Throws the RangeError of nesting deeper than MAX_DEPTH. */
+function tooDeep(depth: number, value: unknown): void {
+  if (depth > MAX_DEPTH) fail("obj", "nested at most 1000 levels deep", value, RangeError);
+}
+
 function isPlain(obj: unknown): obj is Record<string, unknown> {
   const proto = isObj(obj) && Object.getPrototypeOf(obj);
   return proto === null || proto === Object.prototype;
 }
 
-function keysOf(path: Path): (string | number)[] {
+/** The property keys of a path, each converted with `String` as a write would convert it. */
+function keysOf(path: Path): string[] {
   return isStr(path)
     ? path.split(".")
     : isArray(path) || typeof path === "number"
-    ? [path].flat() as (string | number)[]
+    ? [path].flat().map(String)
     : fail("path", "a string, number or array", path);
 }
 
@@ -104,20 +120,22 @@ function copy(
   value: unknown,
   deep: boolean,
   seen: Map<unknown, unknown>,
+  depth: number,
 ): unknown {
   if (!isObj(value)) return value;
   if (seen.has(value)) return seen.get(value);
+  tooDeep(depth++, value);
   let out: Record<string, unknown> | unknown[];
   if (isArray(value)) {
     seen.set(value, out = []);
-    for (const item of value) out.push(deep ? copy(item, deep, seen) : item);
+    for (const item of value) out.push(deep ? copy(item, deep, seen, depth) : item);
     return out;
   }
   if (!isPlain(value)) return value; // dates, class instances, nodes: shared
   seen.set(value, out = {});
   for (const key of Object.keys(value)) {
     if (!isUnsafeKey(key)) {
-      out[key] = deep ? copy(value[key], deep, seen) : value[key];
+      out[key] = deep ? copy(value[key], deep, seen, depth) : value[key];
     }
   }
   return out;
@@ -133,6 +151,7 @@ function copy(
  * @param obj the value to clone
  * @param shallow copy the top level only (default `false`)
  * @returns the clone
+ * @throws {RangeError} when `obj` is nested deeper than 1,000 levels
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -145,20 +164,23 @@ function copy(
  * ```
  */
 export function clone<T>(obj: T, shallow = false): T {
-  return copy(obj, !shallow, new Map()) as T;
+  return copy(obj, !shallow, new Map(), 0) as T;
 }
 
 /**
  * Merges the own properties of `mergeFrom` into `mergeTo`. By default nested
  * plain objects are merged recursively and other values (arrays too) are
  * copied over as clones. `__proto__`, `constructor` and `prototype` keys are
- * skipped. A `null` or `undefined` `mergeFrom` merges nothing.
+ * skipped. Only own plain objects of `mergeTo` are merged into: an inherited
+ * value is replaced by an own copy, never written into. A `null` or
+ * `undefined` `mergeFrom` merges nothing.
  *
  * @param mergeTo the object to merge into
  * @param mergeFrom the object to merge from
  * @param options `clone`: merge into a clone of `mergeTo`; `shallow`: top level only
  * @returns `mergeTo`, or its merged clone with `options.clone`
  * @throws {TypeError} when `mergeTo` is not an object, or `mergeFrom` is neither an object nor absent
+ * @throws {RangeError} when the merge goes deeper than 1,000 levels
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -181,7 +203,7 @@ export function merge<T extends object, U extends object = T>(
   need(options, "ooptions");
   const target = options.clone ? clone(mergeTo) : mergeTo;
   if (mergeFrom) {
-    mergeInto(target as Record<string, unknown>, mergeFrom as Record<string, unknown>, !options.shallow);
+    mergeInto(target as Record<string, unknown>, mergeFrom as Record<string, unknown>, !options.shallow, 0);
   }
   return target as T & U;
 }
@@ -190,12 +212,14 @@ function mergeInto(
   to: Record<string, unknown>,
   from: Record<string, unknown>,
   deep: boolean,
+  depth: number,
 ): void {
+  tooDeep(depth++, from);
   for (const key of Object.keys(from)) {
     if (isUnsafeKey(key)) continue;
     const value = from[key];
-    if (deep && isPlain(value) && isPlain(to[key])) {
-      mergeInto(to[key] as Record<string, unknown>, value, deep);
+    if (deep && isPlain(value) && Object.hasOwn(to, key) && isPlain(to[key])) {
+      mergeInto(to[key] as Record<string, unknown>, value, deep, depth);
     } else {
       to[key] = deep ? clone(value) : value;
     }
@@ -205,7 +229,10 @@ function mergeInto(
 /**
  * Calls `fn(value, index, obj)` for each item of an array or array-like
  * (index a number), or `fn(value, key, obj)` for each own enumerable key of
- * an object.
+ * an object. An array-like is an object whose `length` is a whole number
+ * from 0 to 2³² − 1 and that holds an item at `length - 1` (a `NodeList`,
+ * `arguments`, `{ length: 1, 0: "a" }`); any other object, `{ length: 1e8 }`
+ * included, is walked by its keys.
  *
  * @param obj an array, array-like or object
  * @param fn called with value, index or key, and `obj`
@@ -249,11 +276,10 @@ export function each(
 ): void {
   need(obj, "oobj");
   need(fn, "ffn");
-  for (
-    const key of typeof obj.length === "number"
-      ? Array.from(obj as unknown as ArrayLike<unknown>, (_, i) => i)
-      : Object.keys(obj)
-  ) fn(obj[key], key as never, obj);
+  const n = obj.length as number;
+  if (isArray(obj) || n === n >>> 0 && (!n || n - 1 in obj)) {
+    for (let i = 0; i < n; i++) fn(obj[i], i as never, obj);
+  } else for (const key of Object.keys(obj)) fn(obj[key], key as never, obj);
 }
 
 /**
@@ -297,7 +323,8 @@ export function extend(
 }
 
 /**
- * Reads the value at a deep path.
+ * Reads the value at a deep path. It only reads: like a property access, it
+ * follows inherited members too (`get(el, "style.color")`).
  *
  * @param obj the object to read
  * @param path `"a.b.c"`, one key, or an array of keys
@@ -317,16 +344,20 @@ export function extend(
 export function get(obj: unknown, path: Path, def?: unknown): any {
   for (const key of keysOf(path)) {
     if (obj == null) return def;
-    obj = (obj as Record<string | number, unknown>)[key];
+    obj = (obj as Record<string, unknown>)[key];
   }
   return obj === undefined ? def : obj;
 }
 
 /**
- * Sets a value at a deep path, creating plain objects along the way (a
- * primitive in the way is replaced by an object). With `conditional`, the
- * value is written only when the path holds `undefined`. A path with a
- * `__proto__`, `constructor` or `prototype` key writes nothing.
+ * Sets a value at a deep path, creating plain objects along the way. The walk
+ * follows only own plain objects and arrays: anything else in the way (a
+ * primitive, a class instance, a function, an inherited value such as a
+ * method of `Object.prototype`) is replaced by a fresh own plain object, so
+ * the write lands in `obj` or in data it owns. Each key is converted with
+ * `String` before it is checked, and a path with a `__proto__`,
+ * `constructor` or `prototype` key writes nothing. With `conditional`, the
+ * value is written only when the path holds `undefined`.
  *
  * @param obj the object to write into
  * @param path `"a.b.c"`, one key, or an array of keys
@@ -343,7 +374,9 @@ export function get(obj: unknown, path: Path, def?: unknown): any {
  * set(o, "a.b", 2, true);
  * assert.deepStrictEqual(o, { a: { b: 1 } });
  * set(o, "__proto__.polluted", true);
+ * set(o, "toString.polluted", true); // an own object replaces the inherited method
  * assert.equal(({} as Record<string, unknown>).polluted, undefined);
+ * assert.equal(typeof o.toString, "object");
  * ```
  */
 export function set<T extends object>(
@@ -359,8 +392,11 @@ export function set<T extends object>(
   let cur = obj as Record<string, unknown>;
   const last = keys.pop()!;
   for (const key of keys) {
-    if (Object(cur[key]) !== cur[key]) cur[key] = {};
-    cur = cur[key] as Record<string, unknown>;
+    const next = cur[key];
+    cur = (Object.hasOwn(cur, key) && (isArray(next) || isPlain(next)) ? next : cur[key] = {}) as Record<
+      string,
+      unknown
+    >;
   }
   if (!conditional || cur[last] === undefined) cur[last] = val;
   return obj;

@@ -5,6 +5,7 @@
  */
 
 import { getWin, isUnsafeKey, need } from "./_doc.ts";
+import { isArray } from "./is.ts";
 
 /** A parsed query: one value per key, an array for a repeated key, `1` for a key without `=`. */
 export type Query = Record<string, string | 1 | (string | 1)[]>;
@@ -66,14 +67,18 @@ export function buildQuery(object: object): string {
  */
 export function parseQuery(str?: string): Query {
   need(str ??= getWin().location?.search ?? "", "sstr");
+  const query = str.replace(/^[^?#]*\?|#.*/g, "");
+  // URLSearchParams skips exactly the empty pairs, so its n-th entry is the n-th non-empty pair
+  // (the "&" it is given first keeps a leading "?" of the query a key, as in every later pair)
+  const pairs = query.split("&").filter(Boolean);
   const out: Query = {};
-  for (const pair of str.replace(/^[^?#]*\?|#.*/g, "").split("&")) {
-    // one pair at a time: URLSearchParams decodes `+` and never throws on malformed escapes
-    for (const [key, text] of new URLSearchParams(pair)) {
-      const value = pair.includes("=") ? text : 1;
-      if (key && !isUnsafeKey(key)) {
-        out[key] = Object.hasOwn(out, key) ? [out[key], value].flat() as (string | 1)[] : value;
-      }
+  let i = 0;
+  for (const [key, text] of new URLSearchParams("&" + query)) {
+    const value = pairs[i++].includes("=") ? text : 1;
+    if (key && !isUnsafeKey(key)) {
+      const had = out[key];
+      // values are strings or 1, so an array is one this loop made: push keeps repeats linear
+      isArray(had) ? had.push(value) : out[key] = Object.hasOwn(out, key) ? [had, value] : value;
     }
   }
   return out;
