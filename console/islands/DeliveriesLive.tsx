@@ -13,7 +13,9 @@ import { addClass, buildQuery, delClass, request } from "../../browser/mod.ts";
 
 /** One delivery as the page shows it (no secrets). */
 export interface DeliveryView {
-  /** Delivery id (ULID). */
+  /** Place in the delivery sequence, which is commit order (1, 2, ...). */
+  seq: number;
+  /** Delivery id: its postback's id and its index there. */
   id: string;
   /** The webhook record id it was delivered to. */
   hookId: string;
@@ -40,7 +42,7 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
   const [rows, setRows] = useState<DeliveryView[]>(props.deliveries);
   const [fresh, setFresh] = useState<string[]>([]);
   const status = useRef<HTMLSpanElement>(null);
-  const newest = useRef<string>(props.deliveries[0]?.id ?? "");
+  const newest = useRef<number>(props.deliveries[0]?.seq ?? 0);
 
   useEffect(() => {
     const query = props.hookId ? `?${buildQuery({ hook: props.hookId })}` : "";
@@ -52,7 +54,7 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
         if (err || !Array.isArray(values)) return;
         const added = values as DeliveryView[];
         if (added.length === 0) return;
-        newest.current = added[0].id;
+        newest.current = Math.max(newest.current, added[0].seq);
         setRows((old) => {
           const known = new Set(old.map((r) => r.id));
           return [...added.filter((r) => !known.has(r.id)), ...old].slice(
@@ -61,6 +63,7 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
           );
         });
         setFresh(added.map((r) => r.id));
+        if (added.length === 100) load(); // more arrived than one page
       });
     };
     source.addEventListener("open", () => {

@@ -32,26 +32,34 @@ export function receiverByHookPrefix(hookId: string): Deno.KvKey {
 
 /** Key of one stored delivery with its payload. */
 export function deliveryKey(id: string): Deno.KvKey {
-  return ["console_delivery", id];
+  return ["console_delivery_body", id];
 }
 
-/** Key of the small summary of a delivery, newest last (ULID order). */
-export function deliveryViewKey(id: string): Deno.KvKey {
-  return ["console_delivery_view", id];
+/**
+ * The delivery sequence: a counter bumped in the same atomic operation that
+ * makes a postback's deliveries visible, so its order is commit order.
+ */
+export const DELIVERY_SEQ_KEY: Deno.KvKey = ["console_delivery_seq"];
+
+/** Key of the summary of delivery number `seq` of the sequence. */
+export function deliveryViewKey(seq: number): Deno.KvKey {
+  return ["console_delivery_log", seq];
 }
 
-/** Prefix of all delivery summaries. */
-export const DELIVERY_VIEW_PREFIX: Deno.KvKey = ["console_delivery_view"];
+/** Prefix of all delivery summaries, oldest first. */
+export const DELIVERY_VIEW_PREFIX: Deno.KvKey = ["console_delivery_log"];
 
-/** Index key of a delivery by webhook record id. */
-export function deliveryByHookKey(hookId: string, id: string): Deno.KvKey {
-  return ["console_delivery_by_hook", hookId, id];
+/** Index key of delivery number `seq` by webhook record id. */
+export function deliveryByHookKey(hookId: string, seq: number): Deno.KvKey {
+  return ["console_delivery_log_by_hook", hookId, seq];
 }
 
 /** Prefix of the deliveries of one webhook record. */
 export function deliveryByHookPrefix(hookId: string): Deno.KvKey {
-  return ["console_delivery_by_hook", hookId];
+  return ["console_delivery_log_by_hook", hookId];
 }
 
-/** A key bumped on every delivery; the live page watches it. */
-export const DELIVERY_LATEST_KEY: Deno.KvKey = ["console_delivery_latest"];
+/** Marker of a stored postback: a retry of it stores nothing again. */
+export function postbackMarkerKey(postbackId: string): Deno.KvKey {
+  return ["console_postback", postbackId];
+}

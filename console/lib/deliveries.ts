@@ -1,66 +1,51 @@
 /**
  * Deliveries: the postbacks the receiver accepted, kept in KV with a
- * retention limit, and a change feed for the live page.
+ * retention limit, in commit order, and a change feed for the live page.
  *
- * Each item of a postback (`{ webhook, activity }`) is one delivery, stored
- * under three keys in one atomic operation: the payload, a small summary
- * (all deliveries, newest last by ULID) and the summary by webhook record.
- * After each write the oldest deliveries beyond `retain` are deleted, and
- * every key also expires after `maxAgeMs`. The key `console_delivery_latest`
- * is bumped on every delivery: the live page watches it with `kv.watch`,
- * which works on a local KV file and over KV Connect alike, so several
- * console processes sharing one KV all see every delivery.
+ * A postback is stored whole or not at all. Its deliveries become visible in
+ * one atomic operation that also bumps the delivery sequence (a counter,
+ * checked by versionstamp) and writes a marker of the postback id, so the
+ * sequence numbers follow commit order across processes and a retry of the
+ * same postback stores nothing twice. Payloads too large to share that
+ * operation are written first, under ids derived from the postback id, so a
+ * retry overwrites them rather than adding more; unseen, they expire.
+ *
+ * Trimming reads only the few oldest summaries beyond `retain` (a bounded
+ * prefix read) and deletes them in the same operation, so storing costs the
+ * same at any history size. Every key also expires after `maxAgeMs`.
  *
  * @module
  */
 
-import { monotonicFactory } from "ulid";
+import { createHash } from "node:crypto";
 import type { DeliveryView } from "../islands/DeliveriesLive.tsx";
+import { type Delivery, payloadOf, summarize } from "./_delivery_item.ts";
 import {
-  DELIVERY_LATEST_KEY,
+  DELIVERY_SEQ_KEY,
   DELIVERY_VIEW_PREFIX,
   deliveryByHookKey,
   deliveryByHookPrefix,
   deliveryKey,
   deliveryViewKey,
+  postbackMarkerKey,
 } from "./_keys.ts";
-import { withLockRetry } from "../../webhooks/_kv.ts";
+import { entryBytes, retryLocked } from "./_kv.ts";
 
-export type { DeliveryView };
+export type { Delivery, DeliveryView };
+export { MAX_PAYLOAD_CHARS, MAX_WIDE_PAYLOAD_CHARS } from "./_delivery_item.ts";
 
-/** A stored delivery with its payload. */
-export interface Delivery extends DeliveryView {
-  /** The item as received (JSON text, cut at `MAX_PAYLOAD_CHARS`). */
-  payload: string;
-  /** Whether the payload was cut. */
-  truncated: boolean;
-}
+/** Most items one postback may hold here: its summaries share one atomic operation. */
+export const MAX_POSTBACK_ITEMS = 150;
+/** KV's limits of one atomic operation, with room for key encoding. */
+const MAX_MUTATIONS = 1000;
+const MAX_BYTES = 760_000;
 
-/** Longest payload text kept per delivery (KV values hold 64 KiB). */
-export const MAX_PAYLOAD_CHARS = 48_000;
-
-const ulid = monotonicFactory();
-
-function text(value: unknown, max = 300): string {
-  return typeof value === "string" ? value.slice(0, max) : "";
-}
-
-function summarize(item: unknown): { verb: string; title: string; webhook: string } {
-  const obj = (item && typeof item === "object" ? item : {}) as Record<
-    string,
-    unknown
-  >;
-  const activity = (obj.activity && typeof obj.activity === "object" ? obj.activity : {}) as Record<string, unknown>;
-  const object = (activity.object && typeof activity.object === "object" ? activity.object : {}) as Record<
-    string,
-    unknown
-  >;
-  return {
-    verb: text(activity.verb, 100),
-    title: text(activity.title) || text(object.displayName) ||
-      text(object.summary) || text(activity.content),
-    webhook: text(obj.webhook, 2000),
-  };
+/** One item of a postback and the webhook record it was delivered to. */
+export interface PostbackEntry {
+  /** The webhook record id. */
+  hookId: string;
+  /** The item as received (`{ webhook, activity }`). */
+  item: unknown;
 }
 
 /** Options of {@linkcode DeliveryStore}. */
@@ -71,11 +56,27 @@ export interface DeliveryStoreOptions {
   maxAgeMs?: number;
 }
 
+/** The stored form of a delivery's payload, from an item's parts. */
+function delivery(
+  b: { hookId: string; id: string; verb: string; title: string; webhook: string; payload: string; truncated: boolean },
+  receivedAt: string,
+): Delivery {
+  const { hookId, id, verb, title, webhook, payload, truncated } = b;
+  return { id, hookId, receivedAt, verb, title, webhook, payload, truncated };
+}
+
+interface Marker {
+  first: number;
+  count: number;
+}
+
 /** Where deliveries are kept. */
 export class DeliveryStore {
   #kv: Deno.Kv;
   #retain: number;
   #maxAgeMs: number;
+  /** Writes of this process go one at a time: only other processes race. */
+  #queue: Promise<unknown> = Promise.resolve();
 
   /**
    * @param kv the console's KV
@@ -93,78 +94,148 @@ export class DeliveryStore {
   }
 
   /**
-   * Stores each item of a postback as one delivery of `hookId`.
+   * Stores each item of a postback as one delivery of `hookId` (a postback
+   * of its own, under a random id).
    *
    * @param hookId the webhook record id
    * @param items the postback's array
    * @returns the stored summaries, in order
    */
-  async add(hookId: string, items: unknown[]): Promise<DeliveryView[]> {
-    const views: DeliveryView[] = [];
-    const receivedAt = new Date().toISOString();
-    const expireIn = this.#maxAgeMs;
-    for (const item of items) {
-      const id = ulid();
-      const view: DeliveryView = { id, hookId, receivedAt, ...summarize(item) };
-      let payload = JSON.stringify(item) ?? "null";
-      const truncated = payload.length > MAX_PAYLOAD_CHARS;
-      if (truncated) payload = payload.slice(0, MAX_PAYLOAD_CHARS);
-      const delivery: Delivery = { ...view, payload, truncated };
-      const res = await withLockRetry(() =>
-        this.#kv.atomic()
-          .set(deliveryKey(id), delivery, { expireIn })
-          .set(deliveryViewKey(id), view, { expireIn })
-          .set(deliveryByHookKey(hookId, id), view, { expireIn })
-          .set(DELIVERY_LATEST_KEY, { id, hookId })
-          .commit()
-      );
-      if (!res.ok) throw new Error("Cannot store the delivery");
-      views.push(view);
-    }
-    await this.#trim();
-    return views;
-  }
-
-  async #trim(): Promise<void> {
-    let seen = 0;
-    const old: DeliveryView[] = [];
-    for await (
-      const entry of this.#kv.list<DeliveryView>({
-        prefix: DELIVERY_VIEW_PREFIX,
-      }, { reverse: true })
-    ) {
-      if (++seen > this.#retain) old.push(entry.value);
-    }
-    for (let i = 0; i < old.length; i += 300) {
-      const batch = old.slice(i, i + 300);
-      await withLockRetry(() => {
-        const op = this.#kv.atomic();
-        for (const v of batch) {
-          op.delete(deliveryKey(v.id)).delete(deliveryViewKey(v.id)).delete(deliveryByHookKey(v.hookId, v.id));
-        }
-        return op.commit();
-      });
-    }
+  add(hookId: string, items: unknown[]): Promise<DeliveryView[]> {
+    return this.addPostback(crypto.randomUUID(), items.map((item) => ({ hookId, item })));
   }
 
   /**
-   * Lists summaries, newest first.
+   * Stores the items of one postback atomically: all of them or none. Called
+   * again with the same `postbackId` (a retry after a failure or a kill), it
+   * stores nothing and returns the deliveries stored the first time.
+   *
+   * @param postbackId the postback's id (the receiver's `postbackId`)
+   * @param entries each item with its webhook record id, at most {@linkcode MAX_POSTBACK_ITEMS}
+   * @returns the stored summaries, in order
+   */
+  addPostback(postbackId: string, entries: PostbackEntry[]): Promise<DeliveryView[]> {
+    if (typeof postbackId !== "string" || !postbackId || postbackId.length > 200) {
+      throw new TypeError("Cannot store a postback: 'postbackId' must be a string of 1 to 200 characters");
+    }
+    if (entries.length > MAX_POSTBACK_ITEMS) {
+      throw new RangeError(
+        `Cannot store a postback of ${entries.length} items: the limit is ${MAX_POSTBACK_ITEMS}`,
+      );
+    }
+    if (entries.length === 0) return Promise.resolve([]);
+    const run = this.#queue.then(() => this.#store(postbackId, entries));
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  async #store(postbackId: string, entries: PostbackEntry[]): Promise<DeliveryView[]> {
+    const kv = this.#kv;
+    const expireIn = this.#maxAgeMs;
+    const marker = postbackMarkerKey(postbackId);
+    const stored = await this.#stored(marker);
+    if (stored) return stored;
+    const base = createHash("sha256").update(postbackId).digest("hex").slice(0, 24);
+    const receivedAt = new Date().toISOString();
+    const bodies = entries.map(({ hookId, item }, i) => {
+      const id = `${base}-${i}`;
+      return { hookId, id, item, ...summarize(item), ...payloadOf(item) };
+    });
+    // Summaries: two copies each, in the final operation. Payloads join it
+    // when they fit; else they go first, in batches, invisible until then.
+    const viewBytes = bodies.reduce((sum, b) => sum + 2 * entryBytes(deliveryViewKey(0), { ...b, item: 0 }), 0);
+    const payloadBytes = bodies.map((b) => entryBytes(deliveryKey(b.id), b));
+    const inline = viewBytes + payloadBytes.reduce((a, b) => a + b, 0) <= MAX_BYTES - 50_000;
+    if (!inline) {
+      let op = kv.atomic();
+      let bytes = 0;
+      for (const [i, b] of bodies.entries()) {
+        if (bytes + payloadBytes[i] > MAX_BYTES) {
+          const full = op;
+          await retryLocked(() => full.commit());
+          op = kv.atomic();
+          bytes = 0;
+        }
+        op.set(deliveryKey(b.id), delivery(b, receivedAt), { expireIn });
+        bytes += payloadBytes[i];
+      }
+      await retryLocked(() => op.commit());
+    }
+    for (;;) {
+      const seq = await retryLocked(() => kv.get<number>(DELIVERY_SEQ_KEY));
+      const last = seq.value ?? 0;
+      const views: DeliveryView[] = bodies.map((b, i) => {
+        const { payload: _, truncated: __, ...view } = delivery(b, receivedAt);
+        return { seq: last + 1 + i, ...view };
+      });
+      const op = kv.atomic()
+        .check(seq)
+        .check({ key: marker, versionstamp: null })
+        .set(DELIVERY_SEQ_KEY, last + views.length)
+        .set(marker, { first: last + 1, count: views.length } satisfies Marker, { expireIn });
+      for (const [i, view] of views.entries()) {
+        op.set(deliveryViewKey(view.seq), view, { expireIn })
+          .set(deliveryByHookKey(view.hookId, view.seq), view, { expireIn });
+        if (inline) op.set(deliveryKey(view.id), delivery(bodies[i], receivedAt), { expireIn });
+      }
+      const used = 2 + views.length * (inline ? 3 : 2);
+      for (const old of await this.#beyond(last + views.length, views.length, used)) {
+        op.delete(deliveryViewKey(old.seq)).delete(deliveryByHookKey(old.hookId, old.seq))
+          .delete(deliveryKey(old.id));
+      }
+      const res = await retryLocked(() => op.commit());
+      if (res.ok) return views;
+      const raced = await this.#stored(marker);
+      if (raced) return raced;
+    }
+  }
+
+  /** The deliveries of a postback already stored, or `null`. */
+  async #stored(marker: Deno.KvKey): Promise<DeliveryView[] | null> {
+    const entry = await retryLocked(() => this.#kv.get<Marker>(marker));
+    if (!entry.value) return null;
+    const { first, count } = entry.value;
+    const out: DeliveryView[] = [];
+    const selector = { start: deliveryViewKey(first), end: deliveryViewKey(first + count) };
+    for await (const e of this.#kv.list<DeliveryView>(selector)) out.push(e.value);
+    return out;
+  }
+
+  /**
+   * The oldest summaries beyond the retention once the sequence reaches
+   * `top`: a bounded read of the start of the log, never a full list. It
+   * takes up to twice the new count, so a lowered `retain` catches up.
+   */
+  async #beyond(top: number, added: number, used: number): Promise<DeliveryView[]> {
+    const keepFrom = top - this.#retain + 1;
+    if (keepFrom <= 1) return [];
+    const limit = Math.min(2 * added, Math.floor((MAX_MUTATIONS - used) / 3));
+    const out: DeliveryView[] = [];
+    const selector = { prefix: DELIVERY_VIEW_PREFIX, end: deliveryViewKey(keepFrom) };
+    for await (const e of this.#kv.list<DeliveryView>(selector, { limit })) out.push(e.value);
+    return out;
+  }
+
+  /**
+   * Lists summaries, newest first; with `forward`, oldest first.
    *
    * @param options `hookId` to keep one hook's, `after` to keep only
-   *   deliveries newer than that id, `limit` (default 50)
+   *   deliveries later in the sequence than that number, `limit` (default
+   *   50), `forward` to read from the oldest (paging on from `after`
+   *   without a gap)
    * @returns the summaries
    */
   async list(
-    options: { hookId?: string; after?: string; limit?: number } = {},
+    options: { hookId?: string; after?: number; limit?: number; forward?: boolean } = {},
   ): Promise<DeliveryView[]> {
     const prefix = options.hookId ? deliveryByHookPrefix(options.hookId) : DELIVERY_VIEW_PREFIX;
-    const selector: Deno.KvListSelector = options.after
-      ? { prefix, start: [...prefix, options.after + "\0"] }
+    const selector: Deno.KvListSelector = options.after !== undefined
+      ? { prefix, start: [...prefix, options.after + 1] }
       : { prefix };
     const out: DeliveryView[] = [];
     for await (
       const entry of this.#kv.list<DeliveryView>(selector, {
-        reverse: true,
+        reverse: !options.forward,
         limit: options.limit ?? 50,
       })
     ) out.push(entry.value);
@@ -179,22 +250,21 @@ export class DeliveryStore {
   /**
    * Watches for new deliveries: calls `onChange` once at the start, after
    * each write (several quick writes may be reported once), and at least
-   * every `pollMs` (a safety net, and the only signal where the KV cannot
-   * watch), until `signal` aborts.
+   * every `pollMs` until `signal` aborts. `kv.watch` reports this process's
+   * writes (and all writes over KV Connect) at once; on a local KV file it
+   * misses other processes' writes, so polling the sequence bounds their
+   * delay to `pollMs`. A listener that asks for everything after the last
+   * sequence number it saw skips nothing: the sequence is commit order.
    *
    * @param signal ends the watch
    * @param onChange called on each change
-   * @param pollMs longest time between two calls; default 5 seconds
+   * @param pollMs longest time between two calls; default 1 second
    */
-  async watch(
-    signal: AbortSignal,
-    onChange: () => Promise<void>,
-    pollMs = 5000,
-  ): Promise<void> {
+  async watch(signal: AbortSignal, onChange: () => Promise<void>, pollMs = 1000): Promise<void> {
     if (signal.aborted) return;
     let reader: ReadableStreamDefaultReader<unknown> | null = null;
     try {
-      reader = this.#kv.watch([DELIVERY_LATEST_KEY]).getReader();
+      reader = this.#kv.watch([DELIVERY_SEQ_KEY]).getReader();
     } catch {
       reader = null; // this KV cannot watch: poll only
     }
@@ -208,9 +278,7 @@ export class DeliveryStore {
     let pending: Promise<boolean> | null = null;
     try {
       while (!signal.aborted) {
-        if (reader && !pending) {
-          pending = reader.read().then((r) => !r.done, () => false);
-        }
+        if (reader && !pending) pending = reader.read().then((r) => !r.done, () => false);
         let timer: ReturnType<typeof setTimeout> | undefined;
         const tick = new Promise<"poll">((resolve) => {
           wake = () => resolve("poll");

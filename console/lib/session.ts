@@ -8,7 +8,7 @@
  */
 
 import { oauthStateKey, sessionKey } from "./_keys.ts";
-import { withLockRetry } from "../../webhooks/_kv.ts";
+import { retryLocked } from "./_kv.ts";
 
 /** A signed-in user's session as stored in KV. */
 export interface Session {
@@ -82,7 +82,7 @@ export class SessionStore {
       csrf: randomToken(),
       createdAt: new Date().toISOString(),
     };
-    await withLockRetry(() => this.#kv.set(sessionKey(id), session, { expireIn: this.#ttlMs }));
+    await retryLocked(() => this.#kv.set(sessionKey(id), session, { expireIn: this.#ttlMs }));
     return id;
   }
 
@@ -101,13 +101,13 @@ export class SessionStore {
 
   /** Deletes a session (sign-out). */
   async destroy(id: string | undefined): Promise<void> {
-    if (id && id.length <= 100) await withLockRetry(() => this.#kv.delete(sessionKey(id)));
+    if (id && id.length <= 100) await retryLocked(() => this.#kv.delete(sessionKey(id)));
   }
 
   /** Stores a pending authorization for ten minutes; resolves with its id. */
   async savePending(pending: PendingAuthorization): Promise<string> {
     const id = randomToken();
-    await withLockRetry(() => this.#kv.set(oauthStateKey(id), pending, { expireIn: 10 * 60_000 }));
+    await retryLocked(() => this.#kv.set(oauthStateKey(id), pending, { expireIn: 10 * 60_000 }));
     return id;
   }
 
@@ -119,7 +119,7 @@ export class SessionStore {
     const entry = await this.#kv.get<PendingAuthorization>(oauthStateKey(id));
     if (!entry.value) return null;
     // Used once: only the request that deletes it gets it.
-    const res = await withLockRetry(() => this.#kv.atomic().check(entry).delete(entry.key).commit());
+    const res = await retryLocked(() => this.#kv.atomic().check(entry).delete(entry.key).commit());
     return res.ok ? entry.value : null;
   }
 }

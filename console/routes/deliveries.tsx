@@ -47,13 +47,15 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   });
 
   app.get("/deliveries.json", async (c) => {
-    const after = c.req.query("after") ?? "";
+    const after = Number(c.req.query("after") ?? "");
     const values = await deps.deliveries.list({
       hookId: hookOf(c),
-      after: after && after.length <= 100 ? after : undefined,
+      after: Number.isSafeInteger(after) && after > 0 ? after : undefined,
       limit: 100,
+      // After a known delivery: the next ones in order, so paging on skips none.
+      forward: after > 0,
     });
-    return c.json({ values });
+    return c.json({ values: after > 0 ? values.reverse() : values });
   });
 
   app.get("/deliveries/events", (c) => {
@@ -65,28 +67,27 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       stream.onAbort(stop);
       deps.closing.addEventListener("abort", stop, { once: true });
       const newest = await deps.deliveries.list({ hookId, limit: 1 });
-      let last = newest[0]?.id ?? "";
+      let last = newest[0]?.seq ?? 0;
       const heartbeat = setInterval(() => {
         stream.write(": keep-alive\n\n").catch(stop);
       }, HEARTBEAT_MS);
       try {
-        await stream.writeSSE({ event: "ready", data: last });
+        await stream.writeSSE({ event: "ready", data: String(last) });
         await deps.deliveries.watch(done.signal, async () => {
           // The session may end while the stream is open (sign-out,
           // expiry): the stream ends with it.
           if (!(await deps.sessions.get(sessionId))) return stop();
-          const added = await deps.deliveries.list({
-            hookId,
-            after: last || undefined,
-            limit: 100,
-          });
-          for (const view of added.reverse()) {
-            await stream.writeSSE({
-              event: "delivery",
-              id: view.id,
-              data: JSON.stringify({ id: view.id, hookId: view.hookId }),
-            });
-            last = view.id;
+          for (;;) {
+            const added = await deps.deliveries.list({ hookId, after: last, limit: 100, forward: true });
+            for (const view of added) {
+              await stream.writeSSE({
+                event: "delivery",
+                id: String(view.seq),
+                data: JSON.stringify({ id: view.id, hookId: view.hookId, seq: view.seq }),
+              });
+              last = view.seq;
+            }
+            if (added.length < 100) break;
           }
         });
       } catch {

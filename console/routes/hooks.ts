@@ -9,8 +9,9 @@
  * be that hook's (else 404). A receiver id without a mapping (a hook that
  * reconcile adopted after an interrupted registration) is taken when every
  * item's record has exactly this receiver as its callback, and its mapping
- * is saved then. The items of one postback are stored once all have arrived,
- * grouped by hook, and feed the live page through the delivery store.
+ * is saved then. The items of one postback are stored once all have arrived, in one
+ * atomic step of the delivery store (whole or not at all, once per postback
+ * id), and feed the live page.
  *
  * @module
  */
@@ -18,7 +19,8 @@
 import type { Hono } from "hono";
 import { createReceiver, type Webhook } from "../../webhooks/mod.ts";
 import { receiverByHookKey, receiverKey } from "../lib/_keys.ts";
-import { withLockRetry } from "../../webhooks/_kv.ts";
+import { retryLocked } from "../lib/_kv.ts";
+import type { PostbackEntry } from "../lib/deliveries.ts";
 import type { ConsoleEnv, Deps } from "../lib/context.ts";
 
 /** Largest postback body accepted: 1 MiB. */
@@ -36,7 +38,7 @@ export async function resolveReceiver(
 
 /** Saves the mapping of a receiver id to its record. */
 async function saveReceiver(deps: Deps, id: string, hook: Webhook): Promise<void> {
-  await withLockRetry(() =>
+  await retryLocked(() =>
     deps.kv.atomic()
       .set(receiverKey(id), { hookId: hook.id })
       .set(receiverByHookKey(hook.id, id), true)
@@ -65,21 +67,20 @@ async function takes(deps: Deps, id: string | undefined, records: Webhook[]): Pr
 /** Adds the receiver to `app`. */
 export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const ids = new WeakMap<Request, string>();
-  /** Items of postbacks still arriving, by postback id, grouped by hook. */
-  const arriving = new Map<string, Map<string, unknown[]>>();
+  /** Items of postbacks still arriving, by postback id. */
+  const arriving = new Map<string, PostbackEntry[]>();
   const receiver = createReceiver(deps.webhooks, {
     kv: deps.kv,
     maxBytes: MAX_POSTBACK_BYTES,
     accept: ({ request, webhooks }) => takes(deps, ids.get(request), webhooks),
     onPostback: async ({ activity, webhook, postbackId, index, count }) => {
-      if (index === 0) arriving.set(postbackId, new Map());
-      const groups = arriving.get(postbackId)!;
-      const group = groups.get(webhook.id) ?? [];
-      group.push({ webhook: webhook.entity?.resources?.self?.ref, activity });
-      groups.set(webhook.id, group);
+      if (index === 0) arriving.set(postbackId, []);
+      const entries = arriving.get(postbackId)!;
+      entries.push({ hookId: webhook.id, item: { webhook: webhook.entity?.resources?.self?.ref, activity } });
       if (index < count - 1) return;
       try {
-        for (const [hookId, items] of groups) await deps.deliveries.add(hookId, items);
+        // All of the postback or none of it, once: a retry stores nothing twice.
+        await deps.deliveries.addPostback(postbackId, entries);
       } finally {
         arriving.delete(postbackId);
       }

@@ -18,7 +18,7 @@ import { Pager } from "../components/Pager.tsx";
 import DeliveriesLive from "../islands/DeliveriesLive.tsx";
 import EventPicker, { CONTENT_EVENTS, SYSTEM_EVENTS } from "../islands/EventPicker.tsx";
 import { receiverByHookKey, receiverByHookPrefix, receiverKey } from "../lib/_keys.ts";
-import { withLockRetry } from "../../webhooks/_kv.ts";
+import { retryLocked } from "../lib/_kv.ts";
 import { SANDBOX_COMMUNITY } from "../sandbox/mod.ts";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
 
@@ -330,7 +330,7 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const record = (await webhooks.findByWebhookURL(ref)).find((w) => w.tenantId === community.tenantId);
     if (!record) return c.redirect("/webhooks?notice=registered", 303);
     if (receiverId) {
-      await withLockRetry(() =>
+      await retryLocked(() =>
         deps.kv.atomic()
           .set(receiverKey(receiverId), { hookId: record.id })
           .set(receiverByHookKey(record.id, receiverId), true)
@@ -446,7 +446,7 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     for await (const entry of deps.kv.list({ prefix: receiverByHookPrefix(hook.id) })) {
       keys.push(entry.key, receiverKey(String(entry.key[entry.key.length - 1])));
     }
-    await withLockRetry(() => {
+    await retryLocked(() => {
       const op = deps.kv.atomic();
       for (const key of keys) op.delete(key);
       return op.commit();

@@ -44,7 +44,7 @@ Deno.test("the deliveries event stream announces a delivery as it arrives", asyn
       const stored = await t.app.deliveries.list({ hookId: id });
       assert.equal(stored.length, 1);
       const line = state.text.split("\n").find((l) => l.startsWith("data: {"))!;
-      assert.deepEqual(JSON.parse(line.slice(6)), { id: stored[0].id, hookId: id });
+      assert.deepEqual(JSON.parse(line.slice(6)), { id: stored[0].id, hookId: id, seq: stored[0].seq });
       abort.abort();
       await reader.cancel().catch(() => {});
     } finally {
@@ -74,10 +74,10 @@ Deno.test("DeliveryStore keeps only the newest deliveries", async () => {
     const all = await store.list();
     assert.deepEqual(all.map((d) => d.verb), ["v4", "v3", "v2"]);
     assert.equal((await store.list({ hookId: "h1" })).length, 3);
-    const oldest = all[2].id;
+    const oldest = all[2].seq;
     assert.deepEqual((await store.list({ after: oldest })).map((d) => d.verb), ["v4", "v3"]);
     let payloads = 0;
-    for await (const _ of kv.list({ prefix: ["console_delivery"] })) payloads++;
+    for await (const _ of kv.list({ prefix: ["console_delivery_body"] })) payloads++;
     assert.equal(payloads, 3);
   } finally {
     kv.close();

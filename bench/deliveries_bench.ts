@@ -1,0 +1,105 @@
+// The console's receiver (POST /hooks/{id}: createReceiver, then the delivery
+// store) with 500 and with 50,000 deliveries already stored, retention set
+// above both. Issue 15's target: the two cost within 1.2x of each other, so
+// a receiver does not slow down as its history grows. Each iteration sends a
+// fresh signed one-item postback (signed outside the measured part) to the
+// console's handler, on a KV file (what the console runs on) and `:memory:`.
+//
+//   deno bench -A bench/deliveries_bench.ts
+//   BENCH_KV=memory deno bench -A bench/deliveries_bench.ts
+
+import assert from "node:assert/strict";
+import { createApp } from "../console/app.ts";
+import { signJiveExtn } from "../webhooks/mod.ts";
+
+const backends = (Deno.env.get("BENCH_KV") ?? "file,memory").split(",").map((b) => b.trim());
+const rounds = Number(Deno.env.get("BENCH_ROUNDS") ?? "1");
+const HISTORIES = [500, 50_000];
+const PUBLIC = "http://127.0.0.1:8000";
+const TENANT = "sandbox-tenant";
+const REF = `${PUBLIC}/sandbox/api/core/v3/webhooks/bench`;
+const RUNS = { n: 400, warmup: 40 };
+
+/** Fresh timestamps, one per request, all inside the signature window. */
+let lastStamp = Date.now() - 4 * 60_000;
+const nextStamp = () => (lastStamp = Math.max(lastStamp + 1, Date.now() - 4 * 60_000));
+
+interface Console {
+  handle(request: Request): Promise<Response>;
+  sign(): Promise<string>;
+  close(): Promise<void>;
+}
+
+async function start(backend: string, history: number): Promise<Console> {
+  const dir = backend === "file" ? await Deno.makeTempDir({ prefix: "deliveries_bench_" }) : null;
+  const kv = await Deno.openKv(dir ? `${dir}/kv.sqlite3` : ":memory:");
+  const app = createApp({
+    kv,
+    publicUrl: PUBLIC,
+    buildAssets: false,
+    preconnectSandbox: false,
+    deliveries: { retain: 60_000 },
+  });
+  await app.ready;
+  await app.webhooks.save({ id: "bench", tenantId: TENANT, entity: { resources: { self: { ref: REF } } } });
+  const item = { webhook: REF, activity: { verb: "jive:created", title: "History" } };
+  for (let stored = 0, n = 0; stored < history; n++) {
+    const count = Math.min(150, history - stored);
+    await app.deliveries.addPostback(`history-${n}`, Array.from({ length: count }, () => ({ hookId: "bench", item })));
+    stored += count;
+  }
+  const community = (await app.webhooks.communities.findByTenantID(TENANT))!;
+  return {
+    handle: (request) => Promise.resolve(app.fetch(request)),
+    sign: () =>
+      signJiveExtn(
+        { clientId: community.clientId!, jiveUrl: `${PUBLIC}/sandbox`, tenantId: TENANT, timestamp: nextStamp() },
+        community.clientSecret!,
+      ),
+    async close() {
+      await app.close();
+      kv.close();
+      if (dir) await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+const BODY = JSON.stringify([{ webhook: REF, activity: { verb: "jive:created", title: "A bench postback" } }]);
+const request = (authorization: string) =>
+  new Request(`${PUBLIC}/hooks/bench`, {
+    method: "POST",
+    headers: { authorization, "content-type": "application/json" },
+    body: BODY,
+  });
+
+const opened: Console[] = [];
+globalThis.addEventListener("unload", () => opened.forEach((c) => void c.close()));
+
+for (const backend of backends) {
+  const consoles = new Map<number, Console>();
+  for (const history of HISTORIES) {
+    const c = await start(backend, history);
+    opened.push(c);
+    consoles.set(history, c);
+    const res = await c.handle(request(await c.sign()));
+    assert.deepEqual(await res.json(), { received: 1 });
+  }
+  for (let round = 1; round <= rounds; round++) {
+    for (const history of HISTORIES) {
+      const c = consoles.get(history)!;
+      Deno.bench({
+        name: `${history.toLocaleString("en-US")} deliveries stored`,
+        group: `console receiver by history · ${backend}${rounds > 1 ? ` · round ${round}` : ""}`,
+        baseline: history === HISTORIES[0],
+        ...RUNS,
+        async fn(b) {
+          const req = request(await c.sign());
+          b.start();
+          const res = await c.handle(req);
+          await res.body?.cancel();
+          b.end();
+        },
+      });
+    }
+  }
+}

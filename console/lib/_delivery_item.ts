@@ -1,0 +1,52 @@
+/**
+ * One postback item made into a delivery: its summary for tables and its
+ * payload text, each cut to fit the KV limits whatever the item holds.
+ *
+ * @module
+ */
+
+import type { DeliveryView } from "../islands/DeliveriesLive.tsx";
+
+/** A stored delivery with its payload (its place in the sequence is its summary's). */
+export interface Delivery extends Omit<DeliveryView, "seq"> {
+  /** The item as received (JSON text, cut to fit one KV value). */
+  payload: string;
+  /** Whether the payload was cut. */
+  truncated: boolean;
+}
+
+/** Longest payload text kept per delivery when every character is Latin-1. */
+export const MAX_PAYLOAD_CHARS = 48_000;
+/**
+ * Longest payload text kept when a character lies beyond Latin-1: such a
+ * string takes two bytes per character in KV, whose values hold 64 KiB.
+ */
+export const MAX_WIDE_PAYLOAD_CHARS = 30_000;
+
+function text(value: unknown, max: number): string {
+  return typeof value === "string" ? value.slice(0, max) : "";
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return (value && typeof value === "object" ? value : {}) as Record<string, unknown>;
+}
+
+/** The summary fields of an item: verb, title and the platform's webhook URL, each bounded. */
+export function summarize(item: unknown): { verb: string; title: string; webhook: string } {
+  const activity = record(record(item).activity);
+  const object = record(activity.object);
+  return {
+    verb: text(activity.verb, 100),
+    title: text(activity.title, 300) || text(object.displayName, 300) ||
+      text(object.summary, 300) || text(activity.content, 300),
+    webhook: text(record(item).webhook, 500),
+  };
+}
+
+/** The payload text of an item, cut so that it fits one KV value. */
+export function payloadOf(item: unknown): { payload: string; truncated: boolean } {
+  const full = JSON.stringify(item) ?? "null";
+  // deno-lint-ignore no-control-regex
+  const max = /[^\u0000-\u00ff]/.test(full.slice(0, MAX_PAYLOAD_CHARS)) ? MAX_WIDE_PAYLOAD_CHARS : MAX_PAYLOAD_CHARS;
+  return full.length > max ? { payload: full.slice(0, max), truncated: true } : { payload: full, truncated: false };
+}

@@ -1,0 +1,237 @@
+// The delivery store under faults, races and a long history: a postback is
+// stored whole or not at all and once, the sequence is commit order across
+// KV handles, and storing costs the same at any history size (issue 15,
+// items 3, 5 and 9).
+
+import assert from "node:assert/strict";
+import { DeliveryStore, MAX_POSTBACK_ITEMS, MAX_WIDE_PAYLOAD_CHARS } from "../../console/lib/deliveries.ts";
+
+const item = (n: number, extra: Record<string, unknown> = {}) => ({
+  webhook: "https://jive.example/api/core/v3/webhooks/1",
+  activity: { verb: "jive:created", title: `item ${n}`, ...extra },
+});
+
+/** A KV whose `atomic().commit()` throws on the commits numbered in `failing` (1-based). */
+function faulty(kv: Deno.Kv, failing: Set<number>): { kv: Deno.Kv; commits: () => number } {
+  let commits = 0;
+  const wrapped = new Proxy(kv, {
+    get(target, prop) {
+      if (prop === "atomic") {
+        return () => {
+          const op = target.atomic();
+          const commit = op.commit.bind(op);
+          op.commit = () => {
+            commits++;
+            return failing.has(commits) ? Promise.reject(new Error("killed")) : commit();
+          };
+          return op;
+        };
+      }
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { kv: wrapped, commits: () => commits };
+}
+
+/** A KV that counts the entries its `list` calls yield. */
+function counting(kv: Deno.Kv): { kv: Deno.Kv; read: () => number } {
+  let read = 0;
+  const wrapped = new Proxy(kv, {
+    get(target, prop) {
+      if (prop === "list") {
+        return async function* (...args: Parameters<Deno.Kv["list"]>) {
+          for await (const entry of target.list(...args)) {
+            read++;
+            yield entry;
+          }
+        };
+      }
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { kv: wrapped, read: () => read };
+}
+
+async function count(kv: Deno.Kv, prefix: string): Promise<number> {
+  let n = 0;
+  for await (const _ of kv.list({ prefix: [prefix] })) n++;
+  return n;
+}
+
+Deno.test("a postback that fails half way leaves nothing, and its retry stores it whole once", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    // Large items: the payloads are written first, in several batches.
+    const big = Array.from({ length: 40 }, (_, n) => item(n, { content: "x".repeat(40_000) }));
+    const entries = big.map((item) => ({ hookId: "h1", item }));
+    for (const failAt of [1, 2, 3]) {
+      const broken = faulty(kv, new Set([failAt]));
+      const store = new DeliveryStore(broken.kv);
+      await assert.rejects(store.addPostback("p1", entries), /killed/);
+      assert.equal((await new DeliveryStore(kv).list()).length, 0, `after a failure at commit ${failAt}`);
+    }
+    const store = new DeliveryStore(kv);
+    const first = await store.addPostback("p1", entries);
+    assert.equal(first.length, 40);
+    const again = await store.addPostback("p1", entries);
+    assert.deepEqual(again, first);
+    assert.equal((await store.list({ limit: 100 })).length, 40);
+    assert.equal(await count(kv, "console_delivery_body"), 40);
+    assert.equal((await store.get(first[39].id))?.payload, JSON.stringify(big[39]));
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("a small postback that fails at its one commit leaves nothing", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const broken = faulty(kv, new Set([1]));
+    const entries = [1, 2, 3].map((n) => ({ hookId: "h1", item: item(n) }));
+    await assert.rejects(new DeliveryStore(broken.kv).addPostback("p", entries), /killed/);
+    assert.equal(broken.commits(), 1);
+    assert.equal((await new DeliveryStore(kv).list()).length, 0);
+    assert.equal(await count(kv, "console_delivery_body"), 0);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("the same postback stored at once by two stores on one KV file is stored once", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const [a, b] = [await Deno.openKv(path), await Deno.openKv(path)];
+  try {
+    const entries = [1, 2].map((n) => ({ hookId: "h1", item: item(n) }));
+    const [x, y] = await Promise.all([
+      new DeliveryStore(a).addPostback("same", entries),
+      new DeliveryStore(b).addPostback("same", entries),
+    ]);
+    assert.deepEqual(x, y);
+    assert.deepEqual((await new DeliveryStore(a).list()).map((d) => d.seq), [2, 1]);
+  } finally {
+    a.close();
+    b.close();
+    await Deno.remove(path);
+  }
+});
+
+Deno.test("the sequence is commit order: writers on two KV handles leave no gap and no repeat", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const [a, b] = [await Deno.openKv(path), await Deno.openKv(path)];
+  try {
+    const stores = [new DeliveryStore(a, { retain: 1000 }), new DeliveryStore(b, { retain: 1000 })];
+    // A reader paging forward from the last number it saw, while writes land.
+    let last = 0;
+    const seen: number[] = [];
+    const writes = Promise.all(
+      Array.from({ length: 60 }, (_, n) => stores[n % 2].add("h1", [item(n), item(n)])),
+    );
+    let done = false;
+    writes.finally(() => done = true);
+    while (!done || seen.length < 120) {
+      const added = await stores[1].list({ after: last, limit: 7, forward: true });
+      for (const view of added) {
+        seen.push(view.seq);
+        last = view.seq;
+      }
+      if (added.length === 0) await new Promise((r) => setTimeout(r, 1));
+      if (done && added.length === 0 && seen.length >= 120) break;
+    }
+    await writes;
+    assert.deepEqual(seen, Array.from({ length: 120 }, (_, i) => i + 1));
+  } finally {
+    a.close();
+    b.close();
+    await Deno.remove(path);
+  }
+});
+
+Deno.test("storing reads a bounded number of entries, whatever the history holds", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv, { retain: 50 });
+    for (let n = 0; n < 400; n++) await store.add("h1", [item(n)]);
+    const watched = counting(kv);
+    const measured = new DeliveryStore(watched.kv, { retain: 50 });
+    await measured.add("h1", [item(400), item(401)]);
+    // The two oldest beyond the limit, read and deleted; no list of the rest.
+    assert.ok(watched.read() <= 4, `read ${watched.read()} entries`);
+    assert.equal((await store.list({ limit: 100 })).length, 50);
+    assert.equal(await count(kv, "console_delivery_body"), 50);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("a lowered retention catches up a few deliveries per postback", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const wide = new DeliveryStore(kv, { retain: 100 });
+    for (let n = 0; n < 20; n++) await wide.add("h1", [item(n)]);
+    const narrow = new DeliveryStore(kv, { retain: 5 });
+    for (let n = 0; n < 15; n++) await narrow.add("h1", [item(n)]);
+    const left = await narrow.list({ limit: 100 });
+    assert.deepEqual(left.map((d) => d.seq), [35, 34, 33, 32, 31]);
+    assert.equal((await narrow.list({ hookId: "h1", limit: 100 })).length, 5);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("a payload of characters beyond Latin-1 is cut to fit one KV value and stored", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv);
+    const [view] = await store.add("h1", [item(1, { content: "€".repeat(40_000) })]);
+    const stored = await store.get(view.id);
+    assert.equal(stored?.truncated, true);
+    assert.equal(stored?.payload.length, MAX_WIDE_PAYLOAD_CHARS);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("a postback of more items than the store takes is refused whole", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv);
+    const entries = Array.from({ length: MAX_POSTBACK_ITEMS + 1 }, (_, n) => ({ hookId: "h", item: item(n) }));
+    assert.throws(
+      () => store.addPostback("p", entries),
+      (err: Error) =>
+        err instanceof RangeError &&
+        err.message ===
+          `Cannot store a postback of ${MAX_POSTBACK_ITEMS + 1} items: the limit is ${MAX_POSTBACK_ITEMS}`,
+    );
+    const most = await store.addPostback("q", entries.slice(0, MAX_POSTBACK_ITEMS));
+    assert.equal(most.length, MAX_POSTBACK_ITEMS);
+    assert.equal((await store.list({ limit: 1000 })).length, MAX_POSTBACK_ITEMS);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("a watch on one KV handle reports another handle's writes within the poll interval", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const [a, b] = [await Deno.openKv(path), await Deno.openKv(path)];
+  try {
+    const viewer = new DeliveryStore(a);
+    const abort = new AbortController();
+    let seen = 0;
+    const watching = viewer.watch(abort.signal, async () => {
+      seen = (await viewer.list()).length;
+    }, 50);
+    await new DeliveryStore(b).add("h1", [item(1)]);
+    const deadline = Date.now() + 3000;
+    while (seen < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    abort.abort();
+    await watching;
+    assert.equal(seen, 1);
+  } finally {
+    a.close();
+    b.close();
+    await Deno.remove(path);
+  }
+});
