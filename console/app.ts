@@ -19,7 +19,7 @@ import { type Assets, buildAssets } from "./lib/bundle.ts";
 import { type ConsoleEnv, type Deps, describeError, html, safeReturnTo, SESSION_COOKIE } from "./lib/context.ts";
 import { DeliveryStore, type DeliveryStoreOptions } from "./lib/deliveries.ts";
 import type { OAuthProvider } from "./lib/oauth.ts";
-import { preconnectSandbox } from "./lib/sandbox_connect.ts";
+import { preconnectSandbox, sandboxAliasFetch, settleSandboxCommunity } from "./lib/sandbox_connect.ts";
 import { SessionStore, timingSafeEqual } from "./lib/session.ts";
 import { authRoutes } from "./routes/auth.tsx";
 import { communityRoutes } from "./routes/communities.tsx";
@@ -173,11 +173,14 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     );
   }
   const fetchFn = options.fetch ?? globalThis.fetch;
+  const sandbox = mode === "off" ? null : createSandbox({ kv, basePath: "/sandbox", fetch: fetchFn });
+  /** Sandbox base URLs stored by another console on this KV, served in-process. */
+  const sandboxAliases = new Set<string>();
+  const platformFetch = sandbox ? sandboxAliasFetch(sandbox, sandboxAliases, fetchFn) : fetchFn;
   const webhooks = createWebhooks(kv, {
-    fetch: fetchFn,
+    fetch: platformFetch,
     ...(options.platformTimeoutMs ? { timeout: options.platformTimeoutMs } : {}),
   });
-  const sandbox = mode === "off" ? null : createSandbox({ kv, basePath: "/sandbox", fetch: fetchFn });
 
   const closing = new AbortController();
   const deps: Deps = {
@@ -190,7 +193,8 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     signin: options.oauth ?? { authorizationEndpoint: "", tokenEndpoint: "", clientId: "" },
     sandbox: false,
     staleAfterMs: options.reconcileStaleAfterMs,
-    fetch: fetchFn,
+    fetch: platformFetch,
+    sandboxAliases,
     closing: closing.signal,
   };
   const assets: Assets = new Map();
@@ -202,21 +206,11 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
       sandboxOn = !options.oauth || !values.some((c) => c.tenantId !== SANDBOX_TENANT_ID);
     }
     if (sandbox && sandboxOn) {
-      // Save the sandbox community when absent; when the console moved
-      // (another port or public URL), point the stored one at the new
-      // address, keeping its tokens.
-      const fresh = await sandbox.communityFor(publicUrl);
-      let stored = await webhooks.communities.findByTenantID(SANDBOX_TENANT_ID);
-      if (!stored) {
-        stored = { ...fresh };
-        await webhooks.communities.save(stored);
-      } else if (
-        stored.baseUrl !== fresh.baseUrl || stored.clientId !== fresh.clientId ||
-        stored.clientSecret !== fresh.clientSecret
-      ) {
-        stored = { ...stored, ...fresh, name: stored.name };
-        await webhooks.communities.save(stored);
-      }
+      // Saved when absent; left alone when another console on this KV
+      // serves it (its address then served in-process here too); pointed
+      // here when the console moved.
+      const { stored, alias } = await settleSandboxCommunity(sandbox, webhooks.communities, publicUrl, fetchFn);
+      if (alias) sandboxAliases.add(alias);
       if (!stored.oauth?.access_token && options.preconnectSandbox !== false) {
         try {
           await preconnectSandbox(sandbox, stored, webhooks.communities, publicUrl);

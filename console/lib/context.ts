@@ -43,6 +43,12 @@ export interface Deps {
   staleAfterMs?: number;
   /** The fetch used for OAuth and platform calls. */
   fetch: typeof fetch;
+  /**
+   * Base URLs of the sandbox community stored by another console on this
+   * KV: this console answers for them in-process, and sends browsers to its
+   * own sandbox instead.
+   */
+  sandboxAliases: Set<string>;
   /** Ends the server-sent event streams when the app closes. */
   closing: AbortSignal;
 }

@@ -17,22 +17,66 @@ import { authorizationUrl, communityProvider, exchangeCode, newAuthorizationSecr
 export const COMMUNITY_CALLBACK_PATH = "/auth/community/callback";
 
 /**
- * A fetch that sends requests for `{publicUrl}{basePath}/...` to the
- * sandbox's app in-process and everything else to `fallback`.
+ * A fetch that sends requests under any of `bases` (base URLs of the
+ * sandbox community that another console on the same KV stored) to this
+ * console's in-process sandbox, and everything else to `fallback`. The
+ * sandbox keeps its state in the shared KV, so any console's sandbox can
+ * answer for it: a console never depends on another one staying up.
  */
-export function sandboxFetch(
-  sandbox: Sandbox,
-  publicUrl: string,
-  fallback: typeof fetch,
-): typeof fetch {
-  const prefix = `${publicUrl}${sandbox.basePath}/`;
+export function sandboxAliasFetch(sandbox: Sandbox, bases: Set<string>, fallback: typeof fetch): typeof fetch {
   return (input, init) => {
+    if (bases.size === 0) return fallback(input, init);
     const request = new Request(input, init);
-    if (!request.url.startsWith(prefix)) return fallback(request);
-    const url = new URL(request.url);
-    url.pathname = url.pathname.slice(sandbox.basePath.length);
-    return Promise.resolve(sandbox.app.fetch(new Request(url, request)));
+    for (const base of bases) {
+      if (!request.url.startsWith(`${base}/`)) continue;
+      const url = new URL(request.url);
+      url.pathname = url.pathname.slice(new URL(base).pathname.length);
+      return Promise.resolve(sandbox.app.fetch(new Request(url, request)));
+    }
+    return fallback(request);
   };
+}
+
+/** Whether a console answers at `origin` (its `/healthz`, within 1 s). */
+async function consoleAnswers(origin: string, fetchFn: typeof fetch): Promise<boolean> {
+  try {
+    const res = await fetchFn(new URL("/healthz", origin), { signal: AbortSignal.timeout(1000) });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Saves the sandbox community at start when absent. When the stored one
+ * points at another address: if a console still answers there (a second
+ * console on the same KV), the record is left alone and its base URL is
+ * returned as an alias this console serves in-process; else (the console
+ * moved) the record is pointed at this console, keeping its tokens.
+ *
+ * @returns the stored community, and the base URL to serve in-process, if any
+ */
+export async function settleSandboxCommunity(
+  sandbox: Sandbox,
+  communities: Communities,
+  publicUrl: string,
+  fetchFn: typeof fetch,
+): Promise<{ stored: Community; alias?: string }> {
+  const fresh = await sandbox.communityFor(publicUrl);
+  const stored = await communities.findByTenantID(fresh.tenantId);
+  if (!stored) {
+    await communities.save({ ...fresh });
+    return { stored: { ...fresh } };
+  }
+  const sameClient = stored.clientId === fresh.clientId && stored.clientSecret === fresh.clientSecret;
+  if (stored.baseUrl === fresh.baseUrl && sameClient) return { stored };
+  if (sameClient && stored.baseUrl && await consoleAnswers(stored.baseUrl, fetchFn)) {
+    return { stored, alias: stored.baseUrl };
+  }
+  const moved = { ...stored, ...fresh, name: stored.name };
+  await communities.save(moved);
+  return { stored: moved };
 }
 
 /**
@@ -54,7 +98,8 @@ export async function preconnectSandbox(
 ): Promise<Community> {
   const provider = communityProvider(community);
   if (!provider) throw new Error("The sandbox community has no client id");
-  const fetchFn = sandboxFetch(sandbox, publicUrl, () => Promise.reject(new Error("Not a sandbox URL")));
+  const bases = new Set([publicUrl + sandbox.basePath, community.baseUrl ?? ""].filter(Boolean));
+  const fetchFn = sandboxAliasFetch(sandbox, bases, () => Promise.reject(new Error("Not a sandbox URL")));
   const redirectUri = publicUrl + COMMUNITY_CALLBACK_PATH;
   const secrets = newAuthorizationSecrets();
   const url = await authorizationUrl(provider, redirectUri, secrets);

@@ -27,6 +27,17 @@ import { communityProvider, describeOAuthError, exchangeCode } from "../lib/oaut
 import { COMMUNITY_CALLBACK_PATH } from "../lib/sandbox_connect.ts";
 import { startAuthorization } from "./auth.tsx";
 
+/**
+ * The community as a browser should reach it: a sandbox community stored by
+ * another console on this KV is reached through this console's sandbox,
+ * which shares its state, so connecting works whether the other is up.
+ */
+function browserFacing(deps: Deps, community: Community): Community {
+  return community.baseUrl && deps.sandboxAliases.has(community.baseUrl)
+    ? { ...community, baseUrl: `${deps.publicUrl}/sandbox` }
+    : community;
+}
+
 /** The fields of the community form (secrets are never echoed back). */
 interface CommunityForm {
   name: string;
@@ -482,7 +493,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.get("/communities/:tenantId/connect", async (c) => {
     const community = await communities.findByTenantID(c.req.param("tenantId"));
     if (!community) return notFound(c);
-    const provider = communityProvider(community);
+    const provider = communityProvider(browserFacing(deps, community));
     if (!provider) {
       return editPage(
         c,
@@ -505,7 +516,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       return c.redirect("/communities", 302);
     }
     const community = await communities.findByTenantID(pending.tenantId);
-    const provider = community && communityProvider(community);
+    const provider = community && communityProvider(browserFacing(deps, community));
     if (!community || !provider) return notFound(c);
     try {
       const tokens = await exchangeCode(
