@@ -16,8 +16,8 @@
 
 import autocannon from "autocannon";
 import { parseArgs } from "node:util";
-import { loadFixture, postbackBody, Signer } from "./_load_postbacks.ts";
-import { countDeliveries, seedConsoleKv, startProcess } from "./_load_processes.ts";
+import { loadFixture, postbackBody, Signer } from "./load_postbacks.ts";
+import { countDeliveries, seedConsoleKv, startProcess } from "./load_processes.ts";
 
 const CONCURRENCY = [1, 16, 64];
 const START = "<!-- loadtest:start -->";

@@ -2,13 +2,14 @@
  * The load test's processes: starting a Deno script as a child process and
  * reading the address it prints, seeding the console's KV file with the
  * fixture's community and hook, and counting what the console stored.
+ * Shared by the load test and the fault tests (`tests/console/faults_test.ts`).
  *
  * @module
  */
 
 import { createWebhooks } from "../webhooks/mod.ts";
 import { DeliveryStore } from "../console/lib/deliveries.ts";
-import type { LoadFixture } from "./_load_postbacks.ts";
+import type { LoadFixture } from "./load_postbacks.ts";
 
 /** A running child process and the address it printed. */
 export interface Started {
@@ -16,6 +17,8 @@ export interface Started {
   url: string;
   /** Ends the process (SIGTERM, then SIGKILL after 5 s) and waits for it. */
   stop(): Promise<void>;
+  /** Kills the process at once (SIGKILL, as a crash or `kill -9`) and waits for it. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -56,6 +59,12 @@ export async function startProcess(args: string[], env: Record<string, string>):
       } catch { /* already gone */ }
       await child.status;
       clearTimeout(kill);
+    },
+    async kill() {
+      try {
+        child.kill("SIGKILL");
+      } catch { /* already gone */ }
+      await child.status;
     },
   };
 }

@@ -3,7 +3,8 @@
  * (a fresh timestamp, so that replay protection does not fold them) and an
  * activity that carries a unique id, and the community and hook records a
  * receiver needs to accept them. Signing is synchronous (node:crypto) so
- * that autocannon can build each request as it sends it.
+ * that autocannon can build each request as it sends it. Shared by the load
+ * test and the fault tests (`tests/console/faults_test.ts`).
  *
  * @module
  */
@@ -70,16 +71,22 @@ export class Signer {
   }
 }
 
-/** The body of one postback: one item whose activity has the id `seq`. */
-export function postbackBody(ref: string, seq: string): string {
-  return JSON.stringify([{
-    webhook: ref,
-    activity: {
-      id: seq,
-      verb: "jive:created",
-      title: `Load ${seq}`,
-      object: { objectType: "jive:document", id: seq },
-      published: new Date().toISOString(),
-    },
-  }]);
+/**
+ * The body of one postback of `items` items (default 1). The activity of
+ * the only item is titled `Load {seq}`; of several, `Load {seq} #{i}`.
+ */
+export function postbackBody(ref: string, seq: string, items = 1): string {
+  return JSON.stringify(Array.from({ length: items }, (_, i) => {
+    const id = items === 1 ? seq : `${seq} #${i}`;
+    return {
+      webhook: ref,
+      activity: {
+        id,
+        verb: "jive:created",
+        title: `Load ${id}`,
+        object: { objectType: "jive:document", id },
+        published: new Date().toISOString(),
+      },
+    };
+  }));
 }
