@@ -16,7 +16,15 @@ import { secureHeaders } from "hono/secure-headers";
 import { createWebhooks, type Webhooks } from "../webhooks/mod.ts";
 import { MessagePage } from "./components/Message.tsx";
 import { type Assets, buildAssets } from "./lib/bundle.ts";
-import { type ConsoleEnv, type Deps, describeError, html, safeReturnTo, SESSION_COOKIE } from "./lib/context.ts";
+import {
+  type ConsoleEnv,
+  cookieName,
+  type Deps,
+  describeError,
+  html,
+  safeReturnTo,
+  SESSION_COOKIE,
+} from "./lib/context.ts";
 import { DeliveryStore, type DeliveryStoreOptions } from "./lib/deliveries.ts";
 import type { OAuthProvider } from "./lib/oauth.ts";
 import { preconnectSandbox, sandboxAliasFetch, settleSandboxCommunity } from "./lib/sandbox_connect.ts";
@@ -263,7 +271,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
   });
 
   app.use("*", async (c, next) => {
-    const id = getCookie(c, SESSION_COOKIE);
+    const id = getCookie(c, cookieName(c, deps, SESSION_COOKIE));
     c.set("session", id ? await deps.sessions.get(id) : null);
     await next();
   });

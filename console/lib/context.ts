@@ -58,6 +58,20 @@ export const SESSION_COOKIE = "cw_session";
 /** The cookie binding a pending OAuth authorization to the browser. */
 export const OAUTH_COOKIE = "cw_oauth";
 
+/** Whether cookies must be `Secure`: the console is served over https. */
+export function secureCookies(deps: Deps, url: string): boolean {
+  return deps.publicUrl.startsWith("https:") || url.startsWith("https:");
+}
+
+/**
+ * The name of the console's cookie `base` for this request: over https it
+ * carries the `__Host-` prefix, so that browsers accept it only `Secure`,
+ * for path `/` and without `Domain` (no sibling host can set or shadow it).
+ */
+export function cookieName(c: Context<ConsoleEnv>, deps: Deps, base: string): string {
+  return secureCookies(deps, c.req.url) ? `__Host-${base}` : base;
+}
+
 /**
  * Renders a page as an HTML response.
  *

@@ -10,11 +10,13 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { Layout } from "../components/Layout.tsx";
 import {
   type ConsoleEnv,
+  cookieName,
   type Deps,
   html,
   noticeOf,
   OAUTH_COOKIE,
   safeReturnTo,
+  secureCookies,
   SESSION_COOKIE,
 } from "../lib/context.ts";
 import {
@@ -29,11 +31,6 @@ import type { PendingAuthorization } from "../lib/session.ts";
 
 /** The path the sign-in provider sends the browser back to. */
 export const SIGNIN_CALLBACK_PATH = "/auth/callback";
-
-/** Whether cookies must be `Secure`: the console is served over https. */
-export function secureCookies(deps: Deps, url: string): boolean {
-  return deps.publicUrl.startsWith("https:") || url.startsWith("https:");
-}
 
 /** What {@linkcode startAuthorization} needs to know. */
 export interface AuthorizationStart {
@@ -63,7 +60,7 @@ export async function startAuthorization(
 ): Promise<Response> {
   const secrets = newAuthorizationSecrets();
   const pendingId = await deps.sessions.savePending({ ...start.pending, ...secrets });
-  setCookie(c, OAUTH_COOKIE, pendingId, {
+  setCookie(c, cookieName(c, deps, OAUTH_COOKIE), pendingId, {
     httpOnly: true,
     sameSite: "Lax",
     secure: secureCookies(deps, c.req.url),
@@ -116,8 +113,8 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     }));
 
   app.get(SIGNIN_CALLBACK_PATH, async (c) => {
-    const pending = await deps.sessions.takePending(getCookie(c, OAUTH_COOKIE));
-    deleteCookie(c, OAUTH_COOKIE, { path: "/" });
+    const pending = await deps.sessions.takePending(getCookie(c, cookieName(c, deps, OAUTH_COOKIE)));
+    deleteCookie(c, cookieName(c, deps, OAUTH_COOKIE), { path: "/", secure: secureCookies(deps, c.req.url) });
     if (!pending || pending.kind !== "signin") {
       return c.redirect("/signin?error=1", 302);
     }
@@ -134,8 +131,11 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         tokens.access_token,
         deps.fetch,
       );
+      // A fresh session id at every sign-in; the session the browser held
+      // before (if any) ends, so a planted or stolen id dies here.
+      await deps.sessions.destroy(getCookie(c, cookieName(c, deps, SESSION_COOKIE)));
       const id = await deps.sessions.create(user);
-      setCookie(c, SESSION_COOKIE, id, {
+      setCookie(c, cookieName(c, deps, SESSION_COOKIE), id, {
         httpOnly: true,
         sameSite: "Lax",
         secure: secureCookies(deps, c.req.url),
@@ -150,8 +150,8 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   });
 
   app.post("/signout", async (c) => {
-    await deps.sessions.destroy(getCookie(c, SESSION_COOKIE));
-    deleteCookie(c, SESSION_COOKIE, { path: "/" });
+    await deps.sessions.destroy(getCookie(c, cookieName(c, deps, SESSION_COOKIE)));
+    deleteCookie(c, cookieName(c, deps, SESSION_COOKIE), { path: "/", secure: secureCookies(deps, c.req.url) });
     return c.redirect("/signin?notice=signedout", 303);
   });
 }

@@ -16,12 +16,14 @@ import { Layout } from "../components/Layout.tsx";
 import { Pager } from "../components/Pager.tsx";
 import {
   type ConsoleEnv,
+  cookieName,
   type Deps,
   describeError,
   html,
   layoutFrame,
   noticeOf,
   OAUTH_COOKIE,
+  secureCookies,
 } from "../lib/context.ts";
 import { communityProvider, describeOAuthError, exchangeCode } from "../lib/oauth.ts";
 import { COMMUNITY_CALLBACK_PATH } from "../lib/sandbox_connect.ts";
@@ -510,8 +512,8 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   });
 
   app.get(COMMUNITY_CALLBACK_PATH, async (c) => {
-    const pending = await deps.sessions.takePending(getCookie(c, OAUTH_COOKIE));
-    deleteCookie(c, OAUTH_COOKIE, { path: "/" });
+    const pending = await deps.sessions.takePending(getCookie(c, cookieName(c, deps, OAUTH_COOKIE)));
+    deleteCookie(c, cookieName(c, deps, OAUTH_COOKIE), { path: "/", secure: secureCookies(deps, c.req.url) });
     if (!pending || pending.kind !== "community" || !pending.tenantId) {
       return c.redirect("/communities", 302);
     }

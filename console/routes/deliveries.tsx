@@ -12,7 +12,7 @@ import { streamSSE } from "hono/streaming";
 import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
 import DeliveriesLive from "../islands/DeliveriesLive.tsx";
-import { type ConsoleEnv, type Deps, html, layoutFrame, SESSION_COOKIE } from "../lib/context.ts";
+import { type ConsoleEnv, cookieName, type Deps, html, layoutFrame, SESSION_COOKIE } from "../lib/context.ts";
 
 /** Time between keep-alive comments on an idle event stream. */
 const HEARTBEAT_MS = 20_000;
@@ -60,7 +60,7 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
 
   app.get("/deliveries/events", (c) => {
     const hookId = hookOf(c);
-    const sessionId = getCookie(c, SESSION_COOKIE);
+    const sessionId = getCookie(c, cookieName(c, deps, SESSION_COOKIE));
     return streamSSE(c, async (stream) => {
       const done = new AbortController();
       const stop = () => done.abort();

@@ -59,14 +59,19 @@ export async function startConsole(
 /** A fetch client that keeps cookies and does not follow redirects. */
 export class Client {
   #origin: string;
+  #fetch: typeof fetch;
   /** Cookies by name. */
   cookies: Map<string, string> = new Map();
   /** Every raw `Set-Cookie` header seen. */
   setCookies: string[] = [];
 
-  /** @param origin the console's origin */
-  constructor(origin: string) {
+  /**
+   * @param origin the console's origin
+   * @param fetchFn how requests are sent (default the network)
+   */
+  constructor(origin: string, fetchFn: typeof fetch = fetch) {
     this.#origin = origin;
+    this.#fetch = fetchFn;
   }
 
   /** Sends a request; relative paths go to the console. */
@@ -79,7 +84,7 @@ export class Client {
         [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "),
       );
     }
-    const res = await fetch(url, { ...init, headers, redirect: "manual" });
+    const res = await this.#fetch(url, { ...init, headers, redirect: "manual" });
     for (const raw of res.headers.getSetCookie()) {
       this.setCookies.push(raw);
       const [pair] = raw.split(";");
@@ -218,9 +223,15 @@ export async function approveConsent(
   return await client.post(action, fields);
 }
 
-/** Signs in through the sandbox; resolves with the signed-in client. */
-export async function signIn(origin: string): Promise<Client> {
-  const client = new Client(origin);
+/**
+ * Signs in through the sandbox; resolves with the signed-in client. Pass a
+ * `client` to sign it in again, and `sessionCookie` for the name expected.
+ */
+export async function signIn(
+  origin: string,
+  client: Client = new Client(origin),
+  sessionCookie = "cw_session",
+): Promise<Client> {
   const login = await client.fetch("/auth/login?returnTo=/");
   const back = await approveConsent(client, login);
   assert.ok([302, 303].includes(back.status), `consent answered ${back.status}`);
@@ -231,7 +242,7 @@ export async function signIn(origin: string): Promise<Client> {
   await done.body?.cancel();
   assert.equal(done.status, 302);
   assert.equal(done.headers.get("location"), "/");
-  assert.ok(client.cookies.has("cw_session"), "a session cookie is set");
+  assert.ok(client.cookies.has(sessionCookie), "a session cookie is set");
   return client;
 }
 
