@@ -27,6 +27,7 @@ import {
 } from "./lib/context.ts";
 import { DeliveryStore, type DeliveryStoreOptions } from "./lib/deliveries.ts";
 import type { OAuthProvider } from "./lib/oauth.ts";
+import { outboundFetch } from "./lib/outbound.ts";
 import { preconnectSandbox, sandboxAliasFetch, settleSandboxCommunity } from "./lib/sandbox_connect.ts";
 import { SessionStore, timingSafeEqual } from "./lib/session.ts";
 import { authRoutes } from "./routes/auth.tsx";
@@ -75,8 +76,15 @@ export interface ConsoleOptions {
    * as interrupted (Module A's `staleAfter`, default 60000).
    */
   reconcileStaleAfterMs?: number;
-  /** Time limit of platform calls in ms (Module A's `timeout`). */
+  /** Time limit of every outbound call in ms (platform, OAuth, postbacks); default 10 s. */
   platformTimeoutMs?: number;
+  /**
+   * Let outbound calls reach loopback, private and link-local hosts; default
+   * `false` (refused, naming the host). The console's own origin (its
+   * sandbox) is always allowed. Development against a local platform and
+   * tests set it.
+   */
+  allowPrivateNetwork?: boolean;
 }
 
 /** The built console. */
@@ -181,10 +189,15 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     );
   }
   const fetchFn = options.fetch ?? globalThis.fetch;
-  const sandbox = mode === "off" ? null : createSandbox({ kv, basePath: "/sandbox", fetch: fetchFn });
+  const outbound = outboundFetch(fetchFn, {
+    timeoutMs: options.platformTimeoutMs ?? 10_000,
+    allowPrivateNetwork: options.allowPrivateNetwork ?? false,
+    allowOrigins: [publicUrl],
+  });
+  const sandbox = mode === "off" ? null : createSandbox({ kv, basePath: "/sandbox", fetch: outbound });
   /** Sandbox base URLs stored by another console on this KV, served in-process. */
   const sandboxAliases = new Set<string>();
-  const platformFetch = sandbox ? sandboxAliasFetch(sandbox, sandboxAliases, fetchFn) : fetchFn;
+  const platformFetch = sandbox ? sandboxAliasFetch(sandbox, sandboxAliases, outbound) : outbound;
   const webhooks = createWebhooks(kv, {
     fetch: platformFetch,
     ...(options.platformTimeoutMs ? { timeout: options.platformTimeoutMs } : {}),

@@ -12,6 +12,8 @@
  * | `OAUTH_AUTHORIZATION_ENDPOINT`, `OAUTH_TOKEN_ENDPOINT`, `OAUTH_CLIENT_ID`, `OAUTH_CLIENT_SECRET`, `OAUTH_USERINFO_ENDPOINT`, `OAUTH_SCOPE` | — | the sign-in provider; without them the sandbox signs you in |
  * | `SESSION_TTL_HOURS` | `8` | session lifetime |
  * | `DELIVERIES_RETAIN` | `500` | deliveries kept |
+ * | `ALLOW_PRIVATE_NETWORK` | off | `1` lets outbound calls reach loopback, private and link-local hosts |
+ * | `PLATFORM_TIMEOUT_SECONDS` | `10` | time limit of every outbound call |
  *
  * @module
  */
@@ -36,6 +38,13 @@ function intEnv(name: string, def: number, min: number, max: number): number {
     fail(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
   }
   return n;
+}
+
+function boolEnv(name: string): boolean {
+  const raw = env(name)?.toLowerCase();
+  if (raw === undefined || raw === "0" || raw === "false" || raw === "off") return false;
+  if (raw === "1" || raw === "true" || raw === "on") return true;
+  fail(`${name} must be 1 or 0, got '${raw}'`);
 }
 
 function oauthFromEnv(): OAuthProvider | undefined {
@@ -107,6 +116,8 @@ async function main(): Promise<void> {
       oauth,
       sessionTtlMs: intEnv("SESSION_TTL_HOURS", 8, 1, 24 * 90) * 3600_000,
       deliveries: { retain: intEnv("DELIVERIES_RETAIN", 500, 1, 100_000) },
+      allowPrivateNetwork: boolEnv("ALLOW_PRIVATE_NETWORK"),
+      platformTimeoutMs: intEnv("PLATFORM_TIMEOUT_SECONDS", 10, 1, 300) * 1000,
     });
     handler = app.fetch;
     await app.ready;

@@ -7,6 +7,7 @@
  */
 
 import * as oauth from "oauth4webapi";
+import { OutboundError } from "./outbound.ts";
 import type { Community } from "../../webhooks/mod.ts";
 import { platformUrl } from "../../webhooks/_platform.ts";
 
@@ -204,6 +205,7 @@ export async function fetchUser(
 
 /** Describes an OAuth failure without echoing tokens or secrets. */
 export function describeOAuthError(err: unknown): string {
+  if (err instanceof OutboundError) return err.message;
   if (err instanceof oauth.ResponseBodyError) {
     return `The provider refused: ${err.error}`;
   }

@@ -35,7 +35,8 @@ export async function startConsole(
   const origin = `http://127.0.0.1:${server.addr.port}`;
   let app: ConsoleApp | undefined;
   try {
-    app = createApp({ buildAssets: false, ...options, kv, publicUrl: origin });
+    // Fake platforms listen on 127.0.0.1: tests allow the private network unless they test the refusal.
+    app = createApp({ buildAssets: false, allowPrivateNetwork: true, ...options, kv, publicUrl: origin });
     await app.ready;
   } catch (err) {
     await server.shutdown();

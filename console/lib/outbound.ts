@@ -1,0 +1,144 @@
+/**
+ * Every call the console makes to another host (the platform's API, OAuth
+ * endpoints, the sandbox's postbacks to callbacks) goes through
+ * {@linkcode outboundFetch}: it has a time limit, it names the host when it
+ * fails, and it refuses hosts that resolve to loopback, private, link-local
+ * or metadata addresses (SSRF), unless the console runs with
+ * `allowPrivateNetwork`. The console's own origin (its sandbox) is always
+ * allowed.
+ *
+ * @module
+ */
+
+import { isIP } from "node:net";
+
+/** An outbound call that failed: refused, timed out or unreachable. Its message names the host. */
+export class OutboundError extends Error {
+  /** @param message what failed, naming the host */
+  constructor(message: string) {
+    super(message);
+    this.name = "OutboundError";
+  }
+}
+
+/** Options of {@linkcode outboundFetch}. */
+export interface OutboundOptions {
+  /** Time limit of one call in ms. */
+  timeoutMs: number;
+  /** Allow loopback, private and link-local hosts (development, tests). */
+  allowPrivateNetwork: boolean;
+  /** Origins always allowed (the console's own). */
+  allowOrigins: string[];
+  /** Resolves a host name to its addresses; default `Deno.resolveDns` (A and AAAA). */
+  resolve?: (host: string) => Promise<string[]>;
+}
+
+function v4Parts(ip: string): number[] {
+  return ip.split(".").map(Number);
+}
+
+/** Whether an IPv4 address is not on the public internet. */
+function privateV4(ip: string): boolean {
+  const [a, b, c] = v4Parts(ip);
+  return a === 0 || a === 10 || a === 127 || a >= 224 || // this network, private, loopback, multicast, reserved
+    a === 100 && b >= 64 && b <= 127 || // carrier-grade NAT
+    a === 169 && b === 254 || // link-local, cloud metadata (169.254.169.254)
+    a === 172 && b >= 16 && b <= 31 ||
+    a === 192 && b === 168 ||
+    a === 192 && b === 0 && (c === 0 || c === 2) || // IETF protocol assignments, documentation
+    a === 198 && (b === 18 || b === 19) || // benchmarking
+    a === 198 && b === 51 && c === 100 || a === 203 && b === 0 && c === 113; // documentation
+}
+
+/** Expands an IPv6 address to its eight 16-bit groups. */
+function v6Groups(ip: string): number[] {
+  let text = ip.toLowerCase().replace(/%.*$/, "");
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4Parts(v4[1]);
+    text = text.slice(0, v4.index) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes("::") ? text.split("::") : [text, undefined];
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const fill = tail === undefined ? [] : Array(8 - left.length - right.length).fill("0");
+  return [...left, ...fill, ...right].map((g) => parseInt(g, 16));
+}
+
+/** Whether an IP address (v4 or v6) is loopback, private, link-local, metadata or otherwise not public. */
+export function isPrivateAddress(ip: string): boolean {
+  const kind = isIP(ip.replace(/^\[|\]$/g, ""));
+  if (kind === 4) return privateV4(ip);
+  if (kind !== 6) return true; // not an address at all: refuse
+  const g = v6Groups(ip.replace(/^\[|\]$/g, ""));
+  const embeddedV4 = `${g[6] >> 8}.${g[6] & 255}.${g[7] >> 8}.${g[7] & 255}`;
+  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) {
+    // ::ffff:a.b.c.d (mapped), ::a.b.c.d (compatible), :: and ::1
+    return g[5] === 0 && g[6] === 0 ? true : privateV4(embeddedV4);
+  }
+  if (g[0] === 0x64 && g[1] === 0xff9b) return privateV4(embeddedV4); // NAT64
+  return (g[0] & 0xfe00) === 0xfc00 || // unique local (fd00:ec2::254 is AWS metadata)
+    (g[0] & 0xffc0) === 0xfe80 || // link-local
+    (g[0] & 0xff00) === 0xff00 || // multicast
+    g[0] === 0x2001 && g[1] === 0x0db8; // documentation
+}
+
+async function resolveDns(host: string): Promise<string[]> {
+  const found = await Promise.allSettled([Deno.resolveDns(host, "A"), Deno.resolveDns(host, "AAAA")]);
+  return found.flatMap((r) => r.status === "fulfilled" ? r.value : []);
+}
+
+/**
+ * Why a URL may not be called, or `null` when it may: not http(s), or its
+ * host is (or resolves to) an address that is not public.
+ */
+export async function refusal(url: URL, options: OutboundOptions): Promise<string | null> {
+  if (url.protocol !== "http:" && url.protocol !== "https:") return `${url.protocol} URLs are not called`;
+  if (options.allowPrivateNetwork || options.allowOrigins.includes(url.origin)) return null;
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const addresses = isIP(host) ? [host] : await (options.resolve ?? resolveDns)(host);
+  if (addresses.length === 0 && /(^|\.)localhost$/i.test(host)) addresses.push("127.0.0.1");
+  const blocked = addresses.find(isPrivateAddress);
+  return blocked === undefined ? null : `${url.host} is a loopback, private or link-local address (${blocked})`;
+}
+
+/**
+ * A fetch for calls to other hosts: each call is refused when its URL is
+ * (see {@linkcode refusal}), never follows a redirect to another host
+ * unchecked (redirects are returned, not followed, while addresses are
+ * checked), ends after `timeoutMs`, and fails with an
+ * {@linkcode OutboundError} that names the host and what to check.
+ */
+export function outboundFetch(fetchFn: typeof fetch, options: OutboundOptions): typeof fetch {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const url = new URL(request.url);
+    const refused = await refusal(url, options);
+    if (refused) {
+      throw new OutboundError(
+        `Refused to call ${url.host}: ${refused}. Set ALLOW_PRIVATE_NETWORK=1 to allow internal hosts.`,
+      );
+    }
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    const redirect = options.allowPrivateNetwork ? request.redirect : "manual";
+    try {
+      return await fetchFn(new Request(request, { signal, redirect }));
+    } catch (error) {
+      if (init?.signal?.aborted) throw error; // the caller's own abort
+      if (timeout.aborted) {
+        throw new OutboundError(
+          `No answer from ${url.host} within ${
+            options.timeoutMs / 1000
+          } s: check that it is up and reachable from the console`,
+        );
+      }
+      const inner = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : "";
+      // The reason only (e.g. "Connection refused"), never the URL with its query.
+      const cause = inner.replace(/[^:]*\(https?:\/\/[^)]*\):\s*/g, "").replace(/https?:\/\/\S+/g, "");
+      throw new OutboundError(
+        `Cannot reach ${url.host}${cause ? ` (${cause.slice(0, 200)})` : ""}: check the URL and that the host is up`,
+      );
+    }
+  };
+}
