@@ -31,6 +31,8 @@ import { outboundFetch } from "./lib/outbound.ts";
 import { preconnectSandbox, sandboxAliasFetch, settleSandboxCommunity } from "./lib/sandbox_connect.ts";
 import { SessionStore, timingSafeEqual } from "./lib/session.ts";
 import { authRoutes } from "./routes/auth.tsx";
+import { clientAddresses, rateLimits } from "./routes/rate_limits.ts";
+import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from "./lib/rate_limit.ts";
 import { communityRoutes } from "./routes/communities.tsx";
 import { deliveryRoutes } from "./routes/deliveries.tsx";
 import { homeRoutes } from "./routes/home.tsx";
@@ -41,7 +43,8 @@ import { createSandbox, type Sandbox, SANDBOX_COMMUNITY } from "./sandbox/mod.ts
 
 const SANDBOX_TENANT_ID: string = SANDBOX_COMMUNITY.tenantId;
 
-export type { OAuthProvider };
+export type { OAuthProvider, RateLimits };
+export { DEFAULT_RATE_LIMITS };
 
 /** Options of {@linkcode createApp}. */
 export interface ConsoleOptions {
@@ -85,6 +88,12 @@ export interface ConsoleOptions {
    * tests set it.
    */
   allowPrivateNetwork?: boolean;
+  /**
+   * Rate limits by bucket (sign-in, forms, receiver, sandbox), kept in KV;
+   * a bucket set to `null` is not limited. Default
+   * {@linkcode DEFAULT_RATE_LIMITS}.
+   */
+  rateLimits?: Partial<RateLimits>;
 }
 
 /** The built console. */
@@ -92,7 +101,7 @@ export interface ConsoleApp {
   /** The Hono app (for `app.request(...)` in tests). */
   app: Hono<ConsoleEnv>;
   /** The request handler, for `Deno.serve`. */
-  fetch: (request: Request) => Response | Promise<Response>;
+  fetch: (request: Request, info?: Deno.ServeHandlerInfo) => Response | Promise<Response>;
   /** Module A as the console uses it. */
   webhooks: Webhooks;
   /** The stored deliveries. */
@@ -208,6 +217,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     kv,
     webhooks,
     sessions: new SessionStore(kv, options.sessionTtlMs ?? 8 * 3600_000),
+    limiter: new RateLimiter(kv, options.rateLimits),
     deliveries: new DeliveryStore(kv, options.deliveries),
     publicUrl,
     // Set by start() before any request is served.
@@ -288,6 +298,8 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     c.set("session", id ? await deps.sessions.get(id) : null);
     await next();
   });
+
+  app.use("*", rateLimits(deps));
 
   app.use("*", async (c, next) => {
     const path = c.req.path;
@@ -449,7 +461,11 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
 
   return {
     app,
-    fetch: (request) => app.fetch(request),
+    fetch: (request, info) => {
+      const remote = info?.remoteAddr;
+      if (remote && "hostname" in remote) clientAddresses.set(request, remote.hostname);
+      return app.fetch(request);
+    },
     webhooks,
     deliveries: deps.deliveries,
     ready,

@@ -14,11 +14,12 @@
  * | `DELIVERIES_RETAIN` | `500` | deliveries kept |
  * | `ALLOW_PRIVATE_NETWORK` | off | `1` lets outbound calls reach loopback, private and link-local hosts |
  * | `PLATFORM_TIMEOUT_SECONDS` | `10` | time limit of every outbound call |
+ * | `RATE_LIMIT_SIGNIN`, `RATE_LIMIT_FORMS`, `RATE_LIMIT_RECEIVER`, `RATE_LIMIT_SANDBOX` | `20`, `120`, `6000`, `60` | requests per minute (per client address, session, tenant, client address); `0` turns one off |
  *
  * @module
  */
 
-import { type ConsoleApp, createApp, type OAuthProvider } from "./app.ts";
+import { type ConsoleApp, createApp, DEFAULT_RATE_LIMITS, type OAuthProvider } from "./app.ts";
 
 function env(name: string): string | undefined {
   const v = Deno.env.get(name);
@@ -38,6 +39,12 @@ function intEnv(name: string, def: number, min: number, max: number): number {
     fail(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
   }
   return n;
+}
+
+/** A per-minute limit from the environment; `0` turns it off. */
+function perMinute(name: string, def: number): { limit: number; windowMs: number } | null {
+  const limit = intEnv(name, def, 0, 1_000_000);
+  return limit === 0 ? null : { limit, windowMs: 60_000 };
 }
 
 function boolEnv(name: string): boolean {
@@ -93,10 +100,11 @@ async function main(): Promise<void> {
   const kv = await openKv(kvPath);
 
   // Listen first, so that PORT=0 gives a known public URL to the app.
-  let handler: (req: Request) => Response | Promise<Response> = () => new Response("Starting", { status: 503 });
+  let handler: (req: Request, info?: Deno.ServeHandlerInfo) => Response | Promise<Response> = () =>
+    new Response("Starting", { status: 503 });
   const server = Deno.serve(
     { port, hostname, onListen: () => {} },
-    (req) => handler(req),
+    (req, info) => handler(req, info),
   );
   const addr = server.addr;
   const shownHost = hostname === "0.0.0.0" || hostname === "::"
@@ -118,6 +126,12 @@ async function main(): Promise<void> {
       deliveries: { retain: intEnv("DELIVERIES_RETAIN", 500, 1, 100_000) },
       allowPrivateNetwork: boolEnv("ALLOW_PRIVATE_NETWORK"),
       platformTimeoutMs: intEnv("PLATFORM_TIMEOUT_SECONDS", 10, 1, 300) * 1000,
+      rateLimits: {
+        signin: perMinute("RATE_LIMIT_SIGNIN", DEFAULT_RATE_LIMITS.signin!.limit),
+        forms: perMinute("RATE_LIMIT_FORMS", DEFAULT_RATE_LIMITS.forms!.limit),
+        receiver: perMinute("RATE_LIMIT_RECEIVER", DEFAULT_RATE_LIMITS.receiver!.limit),
+        sandbox: perMinute("RATE_LIMIT_SANDBOX", DEFAULT_RATE_LIMITS.sandbox!.limit),
+      },
     });
     handler = app.fetch;
     await app.ready;

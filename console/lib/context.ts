@@ -9,6 +9,7 @@ import type { Context } from "hono";
 import type { VNode } from "preact";
 import { renderToString } from "preact-render-to-string";
 import type { Webhooks } from "../../webhooks/mod.ts";
+import type { RateLimiter } from "./rate_limit.ts";
 import type { DeliveryStore } from "./deliveries.ts";
 import type { OAuthProvider } from "./oauth.ts";
 import type { Session, SessionStore } from "./session.ts";
@@ -49,6 +50,8 @@ export interface Deps {
    * own sandbox instead.
    */
   sandboxAliases: Set<string>;
+  /** The rate limits (sign-in, forms, receiver, sandbox). */
+  limiter: RateLimiter;
   /** Ends the server-sent event streams when the app closes. */
   closing: AbortSignal;
 }

@@ -17,7 +17,8 @@
  */
 
 import type { Hono } from "hono";
-import { createReceiver, type Webhook } from "../../webhooks/mod.ts";
+import { createReceiver, verifyJiveExtn, type Webhook } from "../../webhooks/mod.ts";
+import { tooManyRequests } from "../lib/rate_limit.ts";
 import { receiverByHookKey, receiverKey } from "../lib/_keys.ts";
 import { retryLocked } from "../lib/_kv.ts";
 import type { PostbackEntry } from "../lib/deliveries.ts";
@@ -64,6 +65,28 @@ async function takes(deps: Deps, id: string | undefined, records: Webhook[]): Pr
   return true;
 }
 
+/**
+ * The tenant of a postback whose header verifies with that tenant's client
+ * secret, or `null` (the receiver then answers it, 401 or 404). Only
+ * verified postbacks count against a tenant's rate limit, so nobody can
+ * spend another tenant's budget with forged headers.
+ */
+async function verifiedTenant(deps: Deps, header: string | undefined): Promise<string | null> {
+  if (!header || header.length > 4096) return null;
+  const match = /(?:^|[\s&])tenant_id=([^&\s]{1,200})/.exec(header);
+  if (!match) return null;
+  let tenantId: string;
+  try {
+    tenantId = decodeURIComponent(match[1]);
+  } catch {
+    return null;
+  }
+  const community = await deps.webhooks.communities.findByTenantID(tenantId);
+  if (!community?.clientSecret) return null;
+  const verified = await verifyJiveExtn(header, community.clientSecret).catch(() => null);
+  return verified?.ok && verified.tenantId === tenantId ? tenantId : null;
+}
+
 /** Adds the receiver to `app`. */
 export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const ids = new WeakMap<Request, string>();
@@ -86,7 +109,15 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       }
     },
   });
-  app.post("/hooks/:id", (c) => {
+  app.post("/hooks/:id", async (c) => {
+    const tenant = await verifiedTenant(deps, c.req.header("authorization"));
+    if (tenant !== null) {
+      const verdict = await deps.limiter.hit("receiver", tenant);
+      if (!verdict.ok) {
+        c.req.raw.body?.cancel().catch(() => {});
+        return tooManyRequests(verdict, true);
+      }
+    }
     ids.set(c.req.raw, c.req.param("id"));
     return receiver.handle(c.req.raw);
   });

@@ -22,21 +22,33 @@ export interface TestConsole {
   close(): Promise<void>;
 }
 
+/** Every rate limit off. */
+export const NO_RATE_LIMITS = { signin: null, forms: null, receiver: null, sandbox: null };
+
 /** Serves a console on port 0 over a `:memory:` KV (or `kvPath`). */
 export async function startConsole(
   options: Partial<ConsoleOptions> & { kvPath?: string } = {},
 ): Promise<TestConsole> {
   const kv = await Deno.openKv(options.kvPath ?? ":memory:");
-  let handler: (r: Request) => Response | Promise<Response> = () => new Response("starting", { status: 503 });
+  let handler: (r: Request, info?: Deno.ServeHandlerInfo) => Response | Promise<Response> = () =>
+    new Response("starting", { status: 503 });
   const server = Deno.serve(
     { port: 0, hostname: "127.0.0.1", onListen() {} },
-    (r) => handler(r),
+    (r, info) => handler(r, info),
   );
   const origin = `http://127.0.0.1:${server.addr.port}`;
   let app: ConsoleApp | undefined;
   try {
     // Fake platforms listen on 127.0.0.1: tests allow the private network unless they test the refusal.
-    app = createApp({ buildAssets: false, allowPrivateNetwork: true, ...options, kv, publicUrl: origin });
+    // Rate limits are off unless a test sets them (tests/console/rate_limit_test.ts).
+    app = createApp({
+      buildAssets: false,
+      allowPrivateNetwork: true,
+      rateLimits: NO_RATE_LIMITS,
+      ...options,
+      kv,
+      publicUrl: origin,
+    });
     await app.ready;
   } catch (err) {
     await server.shutdown();

@@ -16,6 +16,7 @@ function consoleProcess(kvPath: string): Promise<Started> {
     KV_PATH: kvPath,
     SANDBOX: "on",
     DELIVERIES_RETAIN: "100000",
+    RATE_LIMIT_RECEIVER: "0",
   });
 }
 

@@ -1,0 +1,134 @@
+/**
+ * Rate limits kept in KV, so that they hold across console processes
+ * sharing one KV: a fixed window per bucket and key (sign-in per client
+ * address, form posts per session, the receiver per verified tenant, the
+ * sandbox's trigger per client address), answered 429 with `Retry-After`.
+ *
+ * A window's count is one KV entry that expires with the window. Hits of one
+ * process on one key are added in batches (one read and one versionstamp-
+ * checked write for all hits waiting meanwhile), so a burst costs a few
+ * commits, not one conflict-prone commit per request.
+ *
+ * @module
+ */
+
+import { retryLocked } from "./_kv.ts";
+
+/** One limit: at most `limit` hits per `windowMs`. */
+export interface RateRule {
+  /** Hits allowed per window. */
+  limit: number;
+  /** The window's length in ms. */
+  windowMs: number;
+}
+
+/** The console's limited buckets. */
+export type RateBucket = "signin" | "forms" | "receiver" | "sandbox";
+
+/** A rule per bucket; `null` turns a bucket's limit off. */
+export type RateLimits = Record<RateBucket, RateRule | null>;
+
+/** The defaults: generous for people, and for a busy community's postbacks. */
+export const DEFAULT_RATE_LIMITS: RateLimits = {
+  signin: { limit: 20, windowMs: 60_000 },
+  forms: { limit: 120, windowMs: 60_000 },
+  receiver: { limit: 6_000, windowMs: 60_000 },
+  sandbox: { limit: 60, windowMs: 60_000 },
+};
+
+/** A hit's verdict: allowed, or refused with the seconds until the window ends. */
+export type RateVerdict = { ok: true } | { ok: false; retryAfter: number };
+
+interface Batch {
+  waiting: ((count: number) => void)[];
+  failures: ((error: unknown) => void)[];
+  running: boolean;
+}
+
+/** Counts hits in KV and tells whether each is within its bucket's limit. */
+export class RateLimiter {
+  #kv: Deno.Kv;
+  #limits: RateLimits;
+  #now: () => number;
+  #batches = new Map<string, Batch>();
+
+  /**
+   * @param kv the console's KV
+   * @param limits the rule of each bucket (missing ones take the defaults)
+   * @param now the clock
+   */
+  constructor(kv: Deno.Kv, limits: Partial<RateLimits> = {}, now: () => number = Date.now) {
+    this.#kv = kv;
+    this.#limits = { ...DEFAULT_RATE_LIMITS, ...limits };
+    this.#now = now;
+    for (const [bucket, rule] of Object.entries(this.#limits)) {
+      if (rule && !(Number.isInteger(rule.limit) && rule.limit > 0 && rule.windowMs >= 1000)) {
+        throw new RangeError(
+          `Cannot limit '${bucket}': the limit must be a positive integer and the window at least 1000 ms`,
+        );
+      }
+    }
+  }
+
+  /**
+   * Counts one hit of `key` (a client address, a session, a tenant) in
+   * `bucket`, and tells whether it is within the limit.
+   */
+  async hit(bucket: RateBucket, key: string): Promise<RateVerdict> {
+    const rule = this.#limits[bucket];
+    if (!rule) return { ok: true };
+    const now = this.#now();
+    const window = Math.floor(now / rule.windowMs);
+    const end = (window + 1) * rule.windowMs;
+    const count = await this.#add(["console_rate", bucket, key.slice(0, 200), window], end - now + 1000);
+    return count <= rule.limit ? { ok: true } : { ok: false, retryAfter: Math.max(1, Math.ceil((end - now) / 1000)) };
+  }
+
+  /** Adds one to the count at `key`; resolves with this hit's place in the window. */
+  #add(key: Deno.KvKey, expireIn: number): Promise<number> {
+    const id = JSON.stringify(key);
+    let batch = this.#batches.get(id);
+    if (!batch) this.#batches.set(id, batch = { waiting: [], failures: [], running: false });
+    const place = new Promise<number>((resolve, reject) => {
+      batch.waiting.push(resolve);
+      batch.failures.push(reject);
+    });
+    if (!batch.running) this.#flush(id, key, batch, expireIn);
+    return place;
+  }
+
+  async #flush(id: string, key: Deno.KvKey, batch: Batch, expireIn: number): Promise<void> {
+    batch.running = true;
+    while (batch.waiting.length) {
+      const waiting = batch.waiting.splice(0);
+      const failures = batch.failures.splice(0);
+      try {
+        for (;;) {
+          const current = await retryLocked(() => this.#kv.get<number>(key));
+          const base = current.value ?? 0;
+          const res = await retryLocked(() =>
+            this.#kv.atomic().check(current).set(key, base + waiting.length, { expireIn }).commit()
+          );
+          if (!res.ok) continue; // another process counted meanwhile
+          waiting.forEach((resolve, i) => resolve(base + i + 1));
+          break;
+        }
+      } catch (error) {
+        failures.forEach((reject) => reject(error));
+      }
+    }
+    batch.running = false;
+    this.#batches.delete(id);
+  }
+}
+
+/** The 429 answer of a refused hit. */
+export function tooManyRequests(verdict: { retryAfter: number }, json = false): Response {
+  const message = `Too many requests: try again in ${verdict.retryAfter} s`;
+  return json
+    ? Response.json({ error: message }, { status: 429, headers: { "retry-after": String(verdict.retryAfter) } })
+    : new Response(message, {
+      status: 429,
+      headers: { "retry-after": String(verdict.retryAfter), "content-type": "text/plain; charset=utf-8" },
+    });
+}

@@ -1,0 +1,42 @@
+/**
+ * Where the console's rate limits apply: sign-in (per client address), the
+ * sandbox's unsafe requests (per client address), and the console's own form
+ * posts (per session). The receiver's limit is per verified tenant and
+ * applies in its route (`hooks.ts`).
+ *
+ * @module
+ */
+
+import type { Context, MiddlewareHandler } from "hono";
+import { getCookie } from "hono/cookie";
+import { type ConsoleEnv, cookieName, type Deps, SESSION_COOKIE } from "../lib/context.ts";
+import { type RateBucket, tooManyRequests } from "../lib/rate_limit.ts";
+import { SIGNIN_CALLBACK_PATH } from "./auth.tsx";
+
+/** The client's address as the server saw it (a proxy's, behind one), or `"unknown"`. */
+export const clientAddresses: WeakMap<Request, string> = new WeakMap();
+
+function addressOf(c: Context<ConsoleEnv>): string {
+  return clientAddresses.get(c.req.raw) ?? "unknown";
+}
+
+/** The middleware counting each limited request and answering 429 beyond the limit. */
+export function rateLimits(deps: Deps): MiddlewareHandler<ConsoleEnv> {
+  return async (c, next) => {
+    const path = c.req.path;
+    const unsafe = !["GET", "HEAD", "OPTIONS"].includes(c.req.method);
+    let bucket: RateBucket | null = null;
+    let key = addressOf(c);
+    if (path === "/auth/login" || path === SIGNIN_CALLBACK_PATH) bucket = "signin";
+    else if (path === "/sandbox" || path.startsWith("/sandbox/")) bucket = unsafe ? "sandbox" : null;
+    else if (unsafe && !path.startsWith("/hooks/") && c.get("session")) {
+      bucket = "forms";
+      key = getCookie(c, cookieName(c, deps, SESSION_COOKIE)) ?? key;
+    }
+    if (bucket) {
+      const verdict = await deps.limiter.hit(bucket, key);
+      if (!verdict.ok) return tooManyRequests(verdict);
+    }
+    await next();
+  };
+}

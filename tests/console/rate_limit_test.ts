@@ -1,0 +1,143 @@
+// Rate limits kept in KV: sign-in, form posts, the receiver per verified
+// tenant and the sandbox's trigger, answered 429 with Retry-After, and
+// shared by every process on one KV (issue 13 item 4).
+
+import assert from "node:assert/strict";
+import { RateLimiter } from "../../console/lib/rate_limit.ts";
+import { signJiveExtn } from "../../webhooks/mod.ts";
+import { csrfOf, NO_RATE_LIMITS, signIn, startConsole, type TestConsole } from "./_helpers.ts";
+
+const twoPerMinute = { limit: 2, windowMs: 60_000 };
+
+Deno.test("RateLimiter counts hits per window and names the seconds until the next", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    let now = 120_000 + 15_000; // 15 s into a window
+    const limiter = new RateLimiter(kv, { signin: { limit: 3, windowMs: 60_000 } }, () => now);
+    for (let i = 0; i < 3; i++) assert.deepEqual(await limiter.hit("signin", "1.2.3.4"), { ok: true });
+    assert.deepEqual(await limiter.hit("signin", "1.2.3.4"), { ok: false, retryAfter: 45 });
+    assert.deepEqual(await limiter.hit("signin", "5.6.7.8"), { ok: true }, "another key has its own count");
+    now += 45_000;
+    assert.deepEqual(await limiter.hit("signin", "1.2.3.4"), { ok: true }, "a new window");
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("RateLimiter lets exactly the limit through a burst, and counts across KV handles", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const [a, b] = [await Deno.openKv(path), await Deno.openKv(path)];
+  try {
+    const rules = { receiver: { limit: 25, windowMs: 60_000 } };
+    const limiters = [new RateLimiter(a, rules), new RateLimiter(b, rules)];
+    const verdicts = await Promise.all(Array.from({ length: 60 }, (_, i) => limiters[i % 2].hit("receiver", "t1")));
+    assert.equal(verdicts.filter((v) => v.ok).length, 25);
+  } finally {
+    a.close();
+    b.close();
+    await Deno.remove(path);
+  }
+});
+
+Deno.test("RateLimiter refuses a rule that cannot work", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    assert.throws(
+      () => new RateLimiter(kv, { forms: { limit: 0, windowMs: 60_000 } }),
+      (err: Error) =>
+        err instanceof RangeError &&
+        err.message === "Cannot limit 'forms': the limit must be a positive integer and the window at least 1000 ms",
+    );
+  } finally {
+    kv.close();
+  }
+});
+
+async function status(res: Response): Promise<[number, string | null]> {
+  await res.body?.cancel();
+  return [res.status, res.headers.get("retry-after")];
+}
+
+Deno.test("sign-in is limited per client address: 429 with Retry-After", async () => {
+  const t = await startConsole({ rateLimits: { ...NO_RATE_LIMITS, signin: twoPerMinute } });
+  try {
+    const login = () => fetch(`${t.origin}/auth/login`, { redirect: "manual" });
+    assert.equal((await status(await login()))[0], 302);
+    assert.equal((await status(await login()))[0], 302);
+    const [code, retryAfter] = await status(await login());
+    assert.equal(code, 429);
+    assert.ok(Number(retryAfter) >= 1 && Number(retryAfter) <= 60, String(retryAfter));
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("form posts are limited per session", async () => {
+  const t = await startConsole({ rateLimits: { ...NO_RATE_LIMITS, forms: twoPerMinute } });
+  try {
+    const client = await signIn(t.origin);
+    const csrf = csrfOf(await client.text("/communities/new", 200));
+    const post = () => client.post("/communities", { _csrf: csrf, name: "", tenantId: "", baseUrl: "" });
+    assert.notEqual((await status(await post()))[0], 429);
+    assert.notEqual((await status(await post()))[0], 429);
+    assert.equal((await status(await post()))[0], 429);
+    // Another session has its own budget.
+    const other = await signIn(t.origin);
+    const res = await other.post("/communities", {
+      _csrf: csrfOf(await other.text("/communities/new", 200)),
+      name: "",
+      tenantId: "",
+      baseUrl: "",
+    });
+    assert.notEqual((await status(res))[0], 429);
+  } finally {
+    await t.close();
+  }
+});
+
+async function sandboxHeader(t: TestConsole, secret?: string): Promise<string> {
+  const c = (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))!;
+  return await signJiveExtn(
+    { clientId: c.clientId!, jiveUrl: `${t.origin}/sandbox`, tenantId: "sandbox-tenant", timestamp: Date.now() },
+    secret ?? c.clientSecret!,
+  );
+}
+
+Deno.test("the receiver is limited per verified tenant; forged headers spend none of its budget", async () => {
+  const t = await startConsole({ rateLimits: { ...NO_RATE_LIMITS, receiver: twoPerMinute } });
+  try {
+    const send = async (authorization: string) => {
+      const res = await fetch(`${t.origin}/hooks/none`, { method: "POST", headers: { authorization }, body: "[]" });
+      return [res.status, res.headers.get("retry-after"), await res.json()] as const;
+    };
+    for (let i = 0; i < 4; i++) {
+      assert.equal((await send(await sandboxHeader(t, btoa("not the secret"))))[0], 401);
+    }
+    // Verified: counted (here answered 400, an empty array), until the limit.
+    assert.notEqual((await send(await sandboxHeader(t)))[0], 429);
+    assert.notEqual((await send(await sandboxHeader(t)))[0], 429);
+    const [code, retryAfter, body] = await send(await sandboxHeader(t));
+    assert.equal(code, 429);
+    assert.ok(Number(retryAfter) >= 1);
+    assert.match((body as { error: string }).error, /^Too many requests: try again in \d+ s$/);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("the sandbox's trigger is limited per client address", async () => {
+  const t = await startConsole({ rateLimits: { ...NO_RATE_LIMITS, sandbox: twoPerMinute } });
+  try {
+    const fire = () =>
+      fetch(`${t.origin}/sandbox/trigger`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
+    assert.equal((await status(await fire()))[0], 200);
+    assert.equal((await status(await fire()))[0], 200);
+    assert.equal((await status(await fire()))[0], 429);
+  } finally {
+    await t.close();
+  }
+});
