@@ -245,6 +245,42 @@ export interface WebhookListOptions extends ListOptions {
   tenantId?: string;
 }
 
+/** Options of `Webhooks.migrate`. *
+ * @example Usage
+ * ```ts
+ * import type { MigrateOptions } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const seen: number[] = [];
+ * const options: MigrateOptions = { onProgress: (p) => void seen.push(p.scanned) };
+ * options.onProgress?.({ scanned: 2, migrated: 2, removed: 0 });
+ * assert.deepEqual(seen, [2]);
+ * ```
+ */
+export interface MigrateOptions {
+  /** Called after each page of index entries (500), with the counts so far. */
+  onProgress?: (progress: MigrateReport) => void;
+}
+
+/** What `Webhooks.migrate` did: index entries seen, turned into copies, and stale ones deleted. *
+ * @example Usage
+ * ```ts
+ * import type { MigrateReport } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const report: MigrateReport = { scanned: 4, migrated: 4, removed: 0 };
+ * assert.equal(report.scanned - report.migrated - report.removed, 0);
+ * ```
+ */
+export interface MigrateReport {
+  /** Index entries seen (both indexes). */
+  scanned: number;
+  /** Pointer entries of the earlier layout turned into copies of their record. */
+  migrated: number;
+  /** Pointer entries deleted: their record was gone, or no longer indexed there. */
+  removed: number;
+}
+
 /** A registration that was started: written before the platform call. *
  * @example Usage
  * ```ts

@@ -5,18 +5,9 @@
  */
 
 import { monotonicFactory } from "ulid";
-import {
-  pendingKey,
-  pendingPrefix,
-  urlKeyPart,
-  WEBHOOK_PREFIX,
-  webhookByTenantKey,
-  webhookByTenantPrefix,
-  webhookByUrlKey,
-  webhookByUrlPrefix,
-  webhookKey,
-} from "./_keys.ts";
-import { commitWithRetry, getManyBatched, listAll, sizeError, withLockRetry } from "./_kv.ts";
+import { pendingKey, pendingPrefix, webhookByTenantPrefix, webhookKey } from "./_keys.ts";
+import { listAll, withLockRetry } from "./_kv.ts";
+import { listPage, migrateIndexes, recordsByUrl, recordsUnder, removeRecord, selfRef, writeRecord } from "./_store.ts";
 import { rememberKv } from "./_kv_of.ts";
 import { type Credentials, type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
 import { reconcileCommunity } from "./_reconcile.ts";
@@ -26,6 +17,8 @@ import { type Communities, createCommunities } from "./communities.ts";
 import { PlatformError } from "./errors.ts";
 import type {
   Community,
+  MigrateOptions,
+  MigrateReport,
   Page,
   PendingRegistration,
   ReconcileOptions,
@@ -208,6 +201,36 @@ export interface Webhooks {
    * ```
    */
   list(options?: WebhookListOptions): Promise<Page<Webhook>>;
+  /**
+   * Moves a KV written by the earlier layout (index entries that hold the
+   * record's id) to today's (index entries that hold a copy of the record,
+   * so that a lookup is one prefix list). Lookups answer correctly before,
+   * during and after it; `createWebhooks` never calls it by itself.
+   *
+   * It works a few entries per atomic operation, each guarded by the
+   * versionstamps of the entry and of its record, so it is safe while
+   * readers and writers run; it skips what is done already, so running it
+   * again, or after a crash at any point, finishes the work and changes
+   * nothing more.
+   *
+   * @param options `onProgress`, called after each page of 500 index entries.
+   * @returns The counts: index entries scanned, migrated, and stale ones removed.
+   * @throws {TypeError} When `options` or `onProgress` is of the wrong type.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const hooks = createWebhooks(kv);
+   * await hooks.save({ id: "h1", tenantId: "t1", entity: {} });
+   * // A KV written by today's layout has nothing to migrate.
+   * assert.deepEqual(await hooks.migrate(), { scanned: 1, migrated: 0, removed: 0 });
+   * kv.close();
+   * ```
+   */
+  migrate(options?: MigrateOptions): Promise<MigrateReport>;
   /**
    * Deletes a local record and its index entries; the platform is not called.
    *
@@ -430,14 +453,6 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
   const communities = createCommunities(kv);
   const newId = monotonicFactory();
 
-  async function indexKeys(record: Webhook): Promise<Deno.KvKey[]> {
-    const keys: Deno.KvKey[] = [];
-    if (typeof record.tenantId === "string") keys.push(webhookByTenantKey(record.tenantId, record.id));
-    const ref = selfRef(record.entity);
-    if (ref !== undefined) keys.push(webhookByUrlKey(await urlKeyPart(ref), record.id));
-    return keys;
-  }
-
   function checkRecord(webhook: WebhookInput, action: string): Webhook {
     if (typeof webhook !== "object" || webhook === null || Array.isArray(webhook)) {
       throw new TypeError(`Cannot ${action}: the webhook must be an object, got ${describe(webhook)}`);
@@ -450,56 +465,6 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
     return { ...webhook } as Webhook;
   }
 
-  /**
-   * Writes a record and its index entries in one atomic operation guarded by
-   * the record's versionstamp; `extend` adds mutations and checks of its own
-   * (at most 9 more checks), or returns `false` to write nothing, and the
-   * result is then `null`.
-   */
-  async function writeRecord(
-    record: Webhook,
-    extend?: (op: Deno.AtomicOperation) => boolean | Promise<boolean>,
-  ): Promise<Deno.KvCommitResult | null> {
-    const newIndex = await indexKeys(record);
-    return await commitWithRetry(async () => {
-      const current = await kv.get<Webhook>(webhookKey(record.id));
-      const op = kv.atomic().check(current);
-      if (extend && !(await extend(op))) return null;
-      if (current.value) {
-        const keep = new Set(newIndex.map((key) => JSON.stringify(key, keyReplacer)));
-        for (const key of await indexKeys(current.value)) {
-          if (!keep.has(JSON.stringify(key, keyReplacer))) op.delete(key);
-        }
-      }
-      op.set(webhookKey(record.id), record);
-      for (const key of newIndex) op.set(key, record.id);
-      return [op];
-    }, "save webhook").catch((error) => {
-      throw sizeError(error, `webhook ${describe(record.id)}`);
-    });
-  }
-
-  async function removeRecord(id: string, expected?: Webhook): Promise<boolean> {
-    let removed = false;
-    await commitWithRetry(async () => {
-      const current = await kv.get<Webhook>(webhookKey(id));
-      removed = current.value !== null &&
-        (expected === undefined || selfRef(current.value.entity) === selfRef(expected.entity));
-      if (!removed) return null;
-      const op = kv.atomic().check(current).delete(webhookKey(id));
-      for (const key of await indexKeys(current.value!)) op.delete(key);
-      return [op];
-    }, "remove webhook");
-    return removed;
-  }
-
-  async function recordsByPointers(prefix: Deno.KvKey, keep: (record: Webhook) => boolean): Promise<Webhook[]> {
-    const pointers = await listAll<string>(kv, prefix);
-    const entries = await getManyBatched<Webhook>(kv, pointers.map((entry) => webhookKey(entry.value)));
-    // A record that moved between the two reads no longer matches: skip it.
-    return entries.flatMap((entry) => entry.value !== null && keep(entry.value) ? [entry.value] : []);
-  }
-
   async function findByID(webhookId: string): Promise<Webhook | null> {
     // SPEC.md section 7: an absent id resolves with null.
     if (webhookId === undefined || webhookId === null || webhookId === "") return null;
@@ -509,13 +474,12 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
 
   async function findByWebhookURL(webhookURL: string): Promise<Webhook[]> {
     requireString(webhookURL, "webhookURL", "find webhooks");
-    const prefix = webhookByUrlPrefix(await urlKeyPart(webhookURL));
-    return await recordsByPointers(prefix, (record) => selfRef(record.entity) === webhookURL);
+    return await recordsByUrl(kv, webhookURL);
   }
 
   async function findByTenantID(tenantId: string): Promise<Webhook[]> {
     requireString(tenantId, "tenantId", "find webhooks");
-    return await recordsByPointers(webhookByTenantPrefix(tenantId), (record) => record.tenantId === tenantId);
+    return await recordsUnder(kv, webhookByTenantPrefix(tenantId), (record) => record.tenantId === tenantId);
   }
 
   /** The credentials of a call: explicit ones first, else the community's. */
@@ -604,7 +568,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
     const record: Webhook = { id: newId(), tenantId: community.tenantId, entity };
     try {
       const ref = selfRef(entity);
-      await writeRecord(record, async (op) => {
+      await writeRecord(kv, record, async (op) => {
         const entry = await kv.get(pendingAt);
         // reconcile() adopted the hook while this call ran past staleAfter:
         // its record is there already, a second one would be a duplicate.
@@ -625,7 +589,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
   return rememberKv<Webhooks>(kv, {
     async save(webhook) {
       // Without `extend`, writeRecord always writes: its result is never null here.
-      return (await writeRecord(checkRecord(webhook, "save webhook")))!;
+      return (await writeRecord(kv, checkRecord(webhook, "save webhook")))!;
     },
 
     findByID,
@@ -649,22 +613,23 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       const limit = pageLimit(listOptions.limit);
       const tenantId = listOptions.tenantId;
       if (tenantId !== undefined) requireString(tenantId, "tenantId", "list webhooks");
-      return await withLockRetry(async () => {
-        const prefix = tenantId === undefined ? WEBHOOK_PREFIX : webhookByTenantPrefix(tenantId);
-        const iter = kv.list<Webhook | string>({ prefix }, { limit, cursor: listOptions.cursor || undefined });
-        const raw: Deno.KvEntry<Webhook | string>[] = [];
-        for await (const entry of iter) raw.push(entry);
-        const cursor = raw.length < limit ? "" : iter.cursor;
-        if (tenantId === undefined) return { values: raw.map((entry) => entry.value as Webhook), cursor };
-        const entries = await getManyBatched<Webhook>(kv, raw.map((entry) => webhookKey(entry.value as string)));
-        const values = entries.flatMap((e) => e.value?.tenantId === tenantId ? [e.value] : []);
-        return { values, cursor };
-      });
+      return await listPage(kv, tenantId, limit, listOptions.cursor);
+    },
+
+    async migrate(migrateOptions: MigrateOptions = {}) {
+      if (typeof migrateOptions !== "object" || migrateOptions === null) {
+        throw new TypeError(`Cannot migrate: 'options' must be an object, got ${describe(migrateOptions)}`);
+      }
+      const onProgress = migrateOptions.onProgress;
+      if (onProgress !== undefined && typeof onProgress !== "function") {
+        throw new TypeError(`Cannot migrate: 'onProgress' must be a function, got ${describe(onProgress)}`);
+      }
+      return await migrateIndexes(kv, { onProgress });
     },
 
     async remove(webhookId) {
       requireString(webhookId, "webhookId", "remove webhook");
-      return await removeRecord(webhookId);
+      return await removeRecord(kv, webhookId);
     },
 
     register: register as Webhooks["register"],
@@ -693,7 +658,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
         given,
       );
       await deleteOnPlatform(ctx, community, record.entity);
-      if (typeof record.id === "string" && record.id !== "") await removeRecord(record.id);
+      if (typeof record.id === "string" && record.id !== "") await removeRecord(kv, record.id);
     },
 
     async pending(tenantId) {
@@ -724,8 +689,8 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
         newId,
         findByTenantID,
         findByWebhookURL,
-        writeRecord,
-        removeRecord,
+        writeRecord: (record, extend) => writeRecord(kv, record, extend),
+        removeRecord: (id, expected) => removeRecord(kv, id, expected),
         deleteOnPlatform: (entity) => deleteOnPlatform(ctx, target, entity),
       });
     },
@@ -765,12 +730,6 @@ function positional(
   };
 }
 
-/** The hook's own URL, `entity.resources.self.ref`, when it is a string. */
-function selfRef(entity: WebhookEntity | undefined): string | undefined {
-  const ref = entity?.resources?.self?.ref;
-  return typeof ref === "string" && ref !== "" ? ref : undefined;
-}
-
 /**
  * The entity of a registration answer. The platform answers with the entity
  * itself; an answer wrapped as `{ entity }` is unwrapped.
@@ -800,8 +759,4 @@ async function deleteOnPlatform(ctx: PlatformContext, community: Community, enti
   } catch (error) {
     if (!(error instanceof PlatformError && error.status === 404)) throw error;
   }
-}
-
-function keyReplacer(_key: string, value: unknown): unknown {
-  return value instanceof Uint8Array ? Array.from(value) : value;
 }
