@@ -1,6 +1,9 @@
 // Shared data and baselines of the Module A benchmarks: record generation,
 // fast seeding, temporary KV databases, the raw KV operations the store does
-// (the floor) and the original Node SDK's way of finding records (a scan).
+// (the floor: index entries that hold copies, one prefix list per lookup),
+// the earlier pointer layout and a node:sqlite table as references
+// (`_references.ts`), and the original Node SDK's way of finding records (a
+// scan).
 
 import { monotonicFactory } from "ulid";
 import {
@@ -12,6 +15,7 @@ import {
   webhookKey,
 } from "../webhooks/_keys.ts";
 import type { Webhook } from "../webhooks/mod.ts";
+import { pointerKeys } from "./_references.ts";
 
 /** Number of tenants the records are spread over. */
 export const TENANTS = 100;
@@ -20,7 +24,7 @@ export const PROBE_TENANT = "tenant-probe";
 /** Records of the probe tenant. */
 export const PROBE_RECORDS = 10;
 /** Records written per atomic operation while seeding (3 mutations each). */
-const SEED_BATCH = 100;
+const SEED_BATCH = 50;
 
 /** Where a benchmark KV lives. */
 export type Backend = "memory" | "file";
@@ -92,10 +96,12 @@ export function recordMaker(tenants: number = TENANTS): (tenant?: string) => Web
 
 /**
  * Writes `n` records over {@linkcode TENANTS} tenants, plus the probe tenant's
- * {@linkcode PROBE_RECORDS}, with the same keys as the store (record, tenant
- * and URL pointers), {@linkcode SEED_BATCH} records per atomic operation.
+ * {@linkcode PROBE_RECORDS}, with the same keys as the store (the record and
+ * its two index copies) and the pointer layout's entries under prefixes of
+ * their own, {@linkcode SEED_BATCH} records per atomic operation. Calls
+ * `also` with every record (the node:sqlite reference takes them there).
  */
-export async function seed(kv: Deno.Kv, n: number): Promise<Seeded> {
+export async function seed(kv: Deno.Kv, n: number, also?: (records: Webhook[]) => void): Promise<Seeded> {
   const started = performance.now();
   const newId = monotonicFactory();
   const ids: string[] = [];
@@ -108,12 +114,14 @@ export async function seed(kv: Deno.Kv, n: number): Promise<Seeded> {
     for (const record of records.slice(i, i + SEED_BATCH)) {
       const url = selfUrl(record);
       op.set(webhookKey(record.id), record)
-        .set(webhookByTenantKey(record.tenantId, record.id), record.id)
-        .set(webhookByUrlKey(url, record.id), record.id);
+        .set(webhookByTenantKey(record.tenantId, record.id), record)
+        .set(webhookByUrlKey(url, record.id), record);
+      for (const key of pointerKeys(record)) op.set(key, record.id);
     }
     const result = await op.commit();
     if (!result.ok) throw new Error(`Seeding failed at record ${i}`);
   }
+  also?.(records);
   for (const record of records.slice(0, n)) {
     ids.push(record.id);
     urls.push(selfUrl(record));
@@ -154,14 +162,14 @@ export function cycle<T>(items: readonly T[]): () => T {
 // ---------------------------------------------------------------------------
 // The floor: exactly the KV operations the store does, nothing else.
 
-/** `save` as raw KV: read the primary key, then one atomic check + three sets. */
+/** `save` as raw KV: read the primary key, then one atomic check + the record and its two copies. */
 export async function rawSave(kv: Deno.Kv, record: Webhook): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
   const current = await kv.get(webhookKey(record.id));
   return await kv.atomic()
     .check(current)
     .set(webhookKey(record.id), record)
-    .set(webhookByTenantKey(record.tenantId, record.id), record.id)
-    .set(webhookByUrlKey(selfUrl(record), record.id), record.id)
+    .set(webhookByTenantKey(record.tenantId, record.id), record)
+    .set(webhookByUrlKey(selfUrl(record), record.id), record)
     .commit();
 }
 
@@ -170,26 +178,21 @@ export async function rawFindByID(kv: Deno.Kv, id: string): Promise<Webhook | nu
   return (await kv.get<Webhook>(webhookKey(id))).value;
 }
 
-async function rawByPointers(kv: Deno.Kv, prefix: Deno.KvKey): Promise<Webhook[]> {
-  const keys: Deno.KvKey[] = [];
-  for await (const entry of kv.list<string>({ prefix })) keys.push(webhookKey(entry.value));
+/** The records under an index prefix of copies: one prefix list. */
+export async function listCopies(kv: Deno.Kv, prefix: Deno.KvKey): Promise<Webhook[]> {
   const out: Webhook[] = [];
-  for (let i = 0; i < keys.length; i += 10) {
-    for (const entry of await kv.getMany<Webhook[]>(keys.slice(i, i + 10))) {
-      if (entry.value !== null) out.push(entry.value);
-    }
-  }
+  for await (const entry of kv.list<Webhook>({ prefix })) out.push(entry.value);
   return out;
 }
 
-/** `findByTenantID` as raw KV: list the tenant's pointers, getMany in batches of 10. */
+/** `findByTenantID` as raw KV: one list of the tenant's index copies. */
 export function rawFindByTenantID(kv: Deno.Kv, tenant: string): Promise<Webhook[]> {
-  return rawByPointers(kv, webhookByTenantPrefix(tenant));
+  return listCopies(kv, webhookByTenantPrefix(tenant));
 }
 
-/** `findByWebhookURL` as raw KV: list the URL's pointers, getMany in batches of 10. */
+/** `findByWebhookURL` as raw KV: one list of the URL's index copies. */
 export function rawFindByWebhookURL(kv: Deno.Kv, url: string): Promise<Webhook[]> {
-  return rawByPointers(kv, webhookByUrlPrefix(url));
+  return listCopies(kv, webhookByUrlPrefix(url));
 }
 
 // ---------------------------------------------------------------------------

@@ -69,8 +69,8 @@ async function rawFloor(kv: Deno.Kv, name: string, newId: () => string): Promise
   const result = await kv.atomic()
     .check(current)
     .set(webhookKey(record.id), record)
-    .set(webhookByTenantKey(tenant, record.id), record.id)
-    .set(webhookByUrlKey(record.entity.resources!.self!.ref!, record.id), record.id)
+    .set(webhookByTenantKey(tenant, record.id), record)
+    .set(webhookByUrlKey(record.entity.resources!.self!.ref!, record.id), record)
     .delete(pendingAt)
     .commit();
   if (!result.ok) throw new Error("Raw save failed");

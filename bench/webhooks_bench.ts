@@ -1,6 +1,8 @@
-// Module A's store against the raw KV operations it does (the floor) and the
-// original Node SDK's approach (scan every record), at 1k, 10k and 100k
-// records over 100 tenants, on a KV file and on `:memory:`.
+// Module A's store against the raw KV operations it does (the floor: one
+// prefix list over index copies), two references (the earlier pointer layout,
+// and a node:sqlite table indexed on tenantId and url) and the original Node
+// SDK's approach (scan every record), at 1k, 10k and 100k records over 100
+// tenants, on a KV file and on `:memory:` (SQLite in a file and in memory).
 //
 //   deno bench -A bench/webhooks_bench.ts
 //   BENCH_KV=memory BENCH_SIZES=1000,10000 deno bench -A bench/webhooks_bench.ts
@@ -32,6 +34,7 @@ import {
   sizeLabel,
   TENANTS,
 } from "./_fixtures.ts";
+import { pointerFindByTenantID, pointerFindByWebhookURL, pointerSave, SqliteReference } from "./_references.ts";
 
 const backends = (Deno.env.get("BENCH_KV") ?? "memory,file").split(",").map((b) => b.trim()) as Backend[];
 const sizes = (Deno.env.get("BENCH_SIZES") ?? "1000,10000,100000").split(",").map(Number);
@@ -69,6 +72,7 @@ interface Setup {
   n: number;
   kv: Deno.Kv;
   hooks: Webhooks;
+  sqlite: SqliteReference;
   seeded: Seeded;
   label: string;
   fresh: () => Webhook;
@@ -78,7 +82,24 @@ async function prepare(backend: Backend, n: number): Promise<Setup> {
   const db = await openBenchKv(backend);
   opened.push(db);
   const { kv } = db;
-  const seeded = await seed(kv, n);
+  const sqlitePath = backend === "memory" ? ":memory:" : await Deno.makeTempFile({ suffix: ".sqlite3" });
+  const sqlite = new SqliteReference(sqlitePath);
+  opened.push({
+    kv,
+    backend,
+    dispose() {
+      sqlite.close();
+      if (sqlitePath === ":memory:") return;
+      for (const end of ["", "-wal", "-shm"]) {
+        try {
+          Deno.removeSync(sqlitePath + end);
+        } catch {
+          // not there
+        }
+      }
+    },
+  });
+  const seeded = await seed(kv, n, (records) => sqlite.insertMany(records));
   if (seedLog) {
     await Deno.writeTextFile(seedLog, JSON.stringify({ backend, n, ms: seeded.ms }) + "\n", { append: true });
   }
@@ -89,6 +110,8 @@ async function prepare(backend: Backend, n: number): Promise<Setup> {
   const byUrl = await hooks.findByWebhookURL(someUrl);
   assert.equal(byUrl.length, 1);
   assert.deepEqual(await rawFindByWebhookURL(kv, someUrl), byUrl);
+  assert.deepEqual(await pointerFindByWebhookURL(kv, someUrl), byUrl);
+  assert.deepEqual(await sqlite.findByWebhookURL(someUrl), byUrl);
   assert.deepEqual(await sdkFind(kv, { "entity.resources.self.ref": someUrl }), byUrl);
   const probe = await hooks.findByTenantID(PROBE_TENANT);
   assert.equal(probe.length, PROBE_RECORDS);
@@ -97,9 +120,11 @@ async function prepare(backend: Backend, n: number): Promise<Setup> {
   const regular = await hooks.findByTenantID(seeded.tenants[7]);
   assert.equal(regular.length, n / TENANTS);
   assert.deepEqual(await rawFindByTenantID(kv, seeded.tenants[7]), regular);
+  assert.deepEqual(await pointerFindByTenantID(kv, seeded.tenants[7]), regular);
+  assert.deepEqual(await sqlite.findByTenantID(seeded.tenants[7]), regular);
   assert.deepEqual(await hooks.findByID(seeded.ids[3]), await rawFindByID(kv, seeded.ids[3]));
 
-  return { backend, n, kv, hooks, seeded, label: `${backend} · ${sizeLabel(n)}`, fresh: recordMaker() };
+  return { backend, n, kv, hooks, sqlite, seeded, label: `${backend} · ${sizeLabel(n)}`, fresh: recordMaker() };
 }
 
 /** A benchmark of a group: its row name, its function and deno bench options. */
@@ -126,7 +151,7 @@ function group(name: string, round: number, variants: Variant[], scan?: Variant)
 }
 
 /** The lookups of one database in one round. */
-function lookups({ n, kv, hooks, seeded, label }: Setup, round: number): void {
+function lookups({ n, kv, hooks, sqlite, seeded, label }: Setup, round: number): void {
   const tag = rounds > 1 ? ` · round ${round}` : "";
 
   // findByID: one get in every variant (the SDK looked records up by key too).
@@ -137,6 +162,7 @@ function lookups({ n, kv, hooks, seeded, label }: Setup, round: number): void {
       { name: "raw KV", ...runs, fn: async () => void await rawFindByID(kv, next()) },
       { name: "store", ...runs, fn: async () => void await hooks.findByID(next()) },
       { name: "Node SDK", ...runs, fn: async () => void await sdkFindByID(kv, next()) },
+      { name: "node:sqlite", ...runs, fn: async () => void await sqlite.findByID(next()) },
     ]);
   }
 
@@ -147,6 +173,8 @@ function lookups({ n, kv, hooks, seeded, label }: Setup, round: number): void {
     group(`findByWebhookURL · ${label}${tag}`, round, [
       { name: "raw KV", ...runs, fn: async () => void await rawFindByWebhookURL(kv, next()) },
       { name: "store", ...runs, fn: async () => void await hooks.findByWebhookURL(next()) },
+      { name: "pointer layout", ...runs, fn: async () => void await pointerFindByWebhookURL(kv, next()) },
+      { name: "node:sqlite", ...runs, fn: async () => void await sqlite.findByWebhookURL(next()) },
     ], {
       name: "Node SDK",
       ...scanRuns(n),
@@ -161,6 +189,8 @@ function lookups({ n, kv, hooks, seeded, label }: Setup, round: number): void {
     group(`findByTenantID · ${label}${tag}`, round, [
       { name: "raw KV", ...runs, fn: async () => void await rawFindByTenantID(kv, PROBE_TENANT) },
       { name: "store", ...runs, fn: async () => void await hooks.findByTenantID(PROBE_TENANT) },
+      { name: "pointer layout", ...runs, fn: async () => void await pointerFindByTenantID(kv, PROBE_TENANT) },
+      { name: "node:sqlite", ...runs, fn: async () => void await sqlite.findByTenantID(PROBE_TENANT) },
     ], { name: "Node SDK", ...scanRuns(n), fn: async () => void await sdkFind(kv, { tenantId: PROBE_TENANT }) });
   }
 
@@ -172,12 +202,14 @@ function lookups({ n, kv, hooks, seeded, label }: Setup, round: number): void {
     group(`findByTenantID (N/100 records) · ${label}${tag}`, round, [
       { name: "raw KV", ...runs, fn: async () => void await rawFindByTenantID(kv, next()) },
       { name: "store", ...runs, fn: async () => void await hooks.findByTenantID(next()) },
+      { name: "pointer layout", ...runs, fn: async () => void await pointerFindByTenantID(kv, next()) },
+      { name: "node:sqlite", ...runs, fn: async () => void await sqlite.findByTenantID(next()) },
     ]);
   }
 }
 
 /** The saves of one database in one round (after every lookup: they add records). */
-function saves({ backend, kv, hooks, label, fresh }: Setup, round: number): void {
+function saves({ backend, kv, hooks, sqlite, label, fresh }: Setup, round: number): void {
   // On a file, enough saves per round that each row pays several SQLite
   // checkpoints (one every few hundred saves), not one or none by chance.
   const n = backend === "file" ? 750 : 600;
@@ -185,6 +217,8 @@ function saves({ backend, kv, hooks, label, fresh }: Setup, round: number): void
     { name: "raw KV", n, fn: async () => void await rawSave(kv, fresh()) },
     { name: "store", n, fn: async () => void await hooks.save(fresh()) },
     { name: "Node SDK", n, fn: async () => void await sdkSave(kv, fresh()) },
+    { name: "pointer layout", n, fn: async () => void await pointerSave(kv, fresh()) },
+    { name: "node:sqlite", n, fn: async () => void await sqlite.save(fresh()) },
   ]);
 }
 
