@@ -1,0 +1,298 @@
+// The command line run as a user runs it: a subprocess, through `deno task
+// cli` and as `deno run webhooks/cli.ts`, on a temporary KV file and a fake
+// platform on 127.0.0.1 (issue 12).
+
+import assert from "node:assert/strict";
+import { signJiveExtn } from "../../webhooks/mod.ts";
+import { main } from "../../webhooks/cli.ts";
+import { type FakePlatform, startPlatform } from "./_platform.ts";
+import { fixtureRecords, writeOldLayout } from "./_old_layout.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const SECRET = "client-s3cret-value";
+const ACCESS = "good-token";
+const REFRESH = "good-refresh";
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI in a subprocess: `deno run -A webhooks/cli.ts`, or `deno task cli` with `task`. */
+async function cli(args: string[], options: { env?: Record<string, string>; task?: boolean } = {}): Promise<Run> {
+  const command = options.task ? ["task", "-q", "cli", ...args] : ["run", "-A", "webhooks/cli.ts", ...args];
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: command,
+    cwd: ROOT,
+    env: { NO_COLOR: "1", ...options.env },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+}
+
+/** A temporary KV file and a fake platform whose community "Acme" the CLI added. */
+async function withSetup(fn: (kv: string, platform: FakePlatform) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "cli_test_" });
+  const platform = startPlatform({ clientSecret: SECRET });
+  try {
+    const kv = `${dir}/webhooks.kv`;
+    const added = await cli([
+      "communities",
+      "add",
+      "--kv",
+      kv,
+      "--name",
+      "Acme",
+      "--tenant",
+      "tenant-acme",
+      "--base-url",
+      platform.url,
+      "--client-id",
+      "client-1",
+      "--client-secret",
+      SECRET,
+    ], { env: { ACCESS_TOKEN: ACCESS, REFRESH_TOKEN: REFRESH } });
+    assert.equal(added.code, 0, added.stderr);
+    noSecrets(added);
+    await fn(kv, platform);
+  } finally {
+    await platform.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function noSecrets(run: Run): void {
+  for (const secret of [SECRET, ACCESS, REFRESH]) {
+    assert.ok(!run.stdout.includes(secret) && !run.stderr.includes(secret), `${secret} printed`);
+  }
+}
+
+Deno.test("cli --help lists every command through the task, and each command has its own help with examples", async () => {
+  const top = await cli(["--help"], { task: true });
+  assert.equal(top.code, 0, top.stderr);
+  for (const word of ["communities list", "hooks register", "reconcile NAME", "receive", "migrate", "--kv"]) {
+    assert.ok(top.stdout.includes(word), word);
+  }
+  const one = await cli(["hooks", "list", "--help"]);
+  assert.equal(one.code, 0);
+  assert.match(one.stdout, /^Usage: deno task cli hooks list \[--tenant ID\]/);
+  assert.match(one.stdout, /Examples:\n {2}deno task cli hooks list/);
+});
+
+Deno.test("cli usage errors exit 2 with the usage on stderr and nothing on stdout", async () => {
+  const cases: [string[], RegExp][] = [
+    [[], /^Error: No command given/],
+    [["hooks", "lisst"], /^Error: Unknown command 'hooks lisst'/],
+    [["hooks", "list", "--bogus"], /^Error: Unknown option '--bogus'/],
+    [["hooks", "list", "--name", "x"], /^Error: 'hooks list' has no option '--name'/],
+    [["communities", "add", "--name", "x"], /^Error: 'communities add' needs --tenant/],
+    [["communities", "show"], /^Error: 'communities show' takes NAME, got none/],
+    [["hooks", "find", "--kv", ":memory:"], /^Error: give one of --url and --id/],
+  ];
+  for (const [args, message] of cases) {
+    const run = await cli(args);
+    assert.equal(run.code, 2, args.join(" "));
+    assert.equal(run.stdout, "");
+    assert.match(run.stderr, message);
+    assert.match(run.stderr, /\nUsage: deno task cli/);
+  }
+});
+
+Deno.test("cli communities: add, list, show, remove; secrets only as 'set', in tables and JSON", async () => {
+  await withSetup(async (kv) => {
+    const list = await cli(["communities", "list", "--kv", kv]);
+    assert.equal(list.code, 0);
+    assert.match(list.stdout, /^NAME\s+TENANT\s+BASE URL\s+CLIENT ID\s+SECRET\s+TOKENS\n/);
+    assert.match(list.stdout, /Acme\s+tenant-acme\s+http:\/\/127\.0\.0\.1:\d+\s+client-1\s+set\s+access \+ refresh/);
+    noSecrets(list);
+    const json = await cli(["--json", "communities", "show", "Acme", "--kv", kv]);
+    assert.deepEqual(Object.keys(JSON.parse(json.stdout)), [
+      "name",
+      "tenantId",
+      "baseUrl",
+      "clientId",
+      "hasClientSecret",
+      "hasAccessToken",
+      "hasRefreshToken",
+      "renewedAt",
+    ]);
+    noSecrets(json);
+    const missing = await cli(["communities", "show", "Nope", "--kv", kv]);
+    assert.deepEqual([missing.code, missing.stdout, missing.stderr], [1, "", "Error: No community is named 'Nope'\n"]);
+    const removed = await cli(["communities", "remove", "Acme", "--kv", kv, "--json"]);
+    assert.equal(JSON.parse(removed.stdout).removed.name, "Acme");
+    assert.deepEqual(JSON.parse((await cli(["communities", "list", "--kv", kv, "--json"])).stdout), []);
+  });
+});
+
+Deno.test("cli hooks: register, list, find by URL and id, unregister, against the platform", async () => {
+  await withSetup(async (kv, platform) => {
+    const reg = await cli([
+      "hooks",
+      "register",
+      "--kv",
+      kv,
+      "--community",
+      "Acme",
+      "--events",
+      "user_account",
+      "--callback",
+      "https://me.example/hooks/1",
+      "--json",
+    ]);
+    assert.equal(reg.code, 0, reg.stderr);
+    const registered = JSON.parse(reg.stdout);
+    assert.equal(registered.status, 200);
+    const ref = registered.entity.resources.self.ref;
+    const list = JSON.parse((await cli(["hooks", "list", "--kv", kv, "--json", "--tenant", "tenant-acme"])).stdout);
+    assert.deepEqual(list.map((h: { id: string }) => h.id), [registered.record.id]);
+    const byUrl = JSON.parse((await cli(["hooks", "find", "--url", ref, "--kv", kv, "--json"])).stdout);
+    assert.equal(byUrl[0].entity.resources.self.ref, ref);
+    const byId = JSON.parse((await cli(["hooks", "find", "--id", registered.record.id, "--kv", kv, "--json"])).stdout);
+    assert.equal(byId.id, registered.record.id);
+    const table = await cli(["hooks", "list", "--kv", kv]);
+    assert.match(table.stdout, /^ID\s+TENANT\s+EVENTS\s+CALLBACK\s+URL\n/);
+    const gone = await cli(["hooks", "unregister", registered.record.id, "--kv", kv]);
+    assert.equal(gone.code, 0, gone.stderr);
+    assert.equal(platform.requests("DELETE").length, 1);
+    assert.deepEqual(JSON.parse((await cli(["hooks", "list", "--kv", kv, "--json"])).stdout), []);
+    for (const run of [reg, table, gone]) noSecrets(run);
+  });
+});
+
+Deno.test("cli: a failed operation exits 1 with one line on stderr, no stack and no secret", async () => {
+  await withSetup(async (kv) => {
+    const run = await cli([
+      "hooks",
+      "register",
+      "--kv",
+      kv,
+      "--community",
+      "Acme",
+      "--events",
+      "user_account",
+      "--callback",
+      "https://me.example/h",
+      "--access-token",
+      "expired-token-value",
+      "--refresh-token",
+      "bad-refresh-value",
+    ]);
+    assert.equal(run.code, 1);
+    assert.equal(run.stdout, "");
+    assert.equal(run.stderr.trim().split("\n").length, 1, run.stderr);
+    assert.match(run.stderr, /^Error: /);
+    assert.ok(!/\n\s+at /.test(run.stderr) && !run.stderr.includes("expired-token-value"));
+    const unknown = await cli(["hooks", "find", "--id", "nope", "--kv", kv]);
+    assert.deepEqual([unknown.code, unknown.stderr], [1, "Error: No webhook has the id 'nope'\n"]);
+    const badKv = await cli(["hooks", "list", "--kv", "/nonexistent/dir/w.kv"]);
+    assert.equal(badKv.code, 1);
+    assert.match(badKv.stderr, /^Error: Cannot open the KV at '\/nonexistent\/dir\/w\.kv'/);
+  });
+});
+
+Deno.test("cli reconcile reports drift as { matched, orphans, dangling } and --fix --delete-unknown cleans it", async () => {
+  await withSetup(async (kv, platform) => {
+    platform.addHook({ events: ["user_account"], callback: "https://elsewhere.example/cb" });
+    const report = await cli(["reconcile", "Acme", "--kv", kv, "--json"]);
+    assert.equal(report.code, 0, report.stderr);
+    const parsed = JSON.parse(report.stdout);
+    assert.deepEqual(Object.keys(parsed), ["matched", "orphans", "dangling"]);
+    assert.equal(parsed.orphans.length, 1);
+    assert.equal(report.stderr, "", "no progress when stderr is not a terminal");
+    const text = await cli(["reconcile", "Acme", "--kv", kv]);
+    assert.match(text.stdout, /^Acme: 0 matched, 1 orphans, 0 dangling\n/);
+    const fixed = await cli(["reconcile", "Acme", "--fix", "--delete-unknown", "--kv", kv, "--json"]);
+    assert.equal(fixed.code, 0, fixed.stderr);
+    assert.equal(platform.hooks.size, 0);
+  });
+});
+
+Deno.test("cli migrate moves a KV of the earlier layout; --kv defaults to $KV_PATH", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cli_migrate_" });
+  try {
+    const path = `${dir}/old.kv`;
+    const kv = await Deno.openKv(path);
+    await writeOldLayout(kv, fixtureRecords(20));
+    kv.close();
+    const run = await cli(["migrate", "--json"], { env: { KV_PATH: path } });
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(JSON.parse(run.stdout), { scanned: 40, migrated: 40, removed: 0 });
+    assert.equal(run.stderr, "");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("cli progress goes to stderr, and only when stderr is a terminal", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cli_progress_" });
+  try {
+    const path = `${dir}/w.kv`;
+    const db = await Deno.openKv(path);
+    await writeOldLayout(db, fixtureRecords(600));
+    db.close();
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t), env: () => undefined };
+    assert.equal(await main(["hooks", "list", "--kv", path, "--json"], { ...io, stderrIsTerminal: true }), 0);
+    assert.equal(JSON.parse(out.join("\n")).length, 600);
+    assert.deepEqual(err, ["500 webhooks so far"]);
+    out.length = err.length = 0;
+    assert.equal(await main(["migrate", "--kv", path], { ...io, stderrIsTerminal: true }), 0);
+    assert.ok(err.length >= 2 && err.every((line) => / index entries scanned, \d+ migrated$/.test(line)), err.join());
+    assert.deepEqual(out, ["Migrated 1200 index entries, removed 0 stale ones (1200 scanned)"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("cli receive prints each verified postback as one JSON line and stops cleanly on Ctrl-C", async () => {
+  await withSetup(async (kv) => {
+    // A hook of the community, for the postback to name.
+    const ref = "https://acme.example/api/core/v3/webhooks/7";
+    {
+      const db = await Deno.openKv(kv);
+      await db.atomic().set(["webhook", "h7"], {
+        id: "h7",
+        tenantId: "tenant-acme",
+        entity: { resources: { self: { ref } } },
+      })
+        .set(["webhook_by_url", ref, "h7"], "h7").set(["webhook_by_tenant", "tenant-acme", "h7"], "h7").commit();
+      db.close();
+    }
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "webhooks/cli.ts", "receive", "--port", "0", "--kv", kv],
+      cwd: ROOT,
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const errLines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    while (!/http:\/\/[\d.]+:\d+\//.test(seen)) seen += (await errLines.read()).value ?? "";
+    const url = seen.match(/http:\/\/[\d.]+:\d+\//)![0];
+    const authorization = await signJiveExtn(
+      { clientId: "client-1", jiveUrl: "https://acme.example", tenantId: "tenant-acme", timestamp: Date.now() },
+      SECRET,
+    );
+    const body = JSON.stringify([{ webhook: ref, activity: { verb: "jive:created", title: "Hello" } }]);
+    const res = await fetch(url + "hooks", { method: "POST", headers: { authorization }, body });
+    assert.deepEqual(await res.json(), { received: 1 });
+    const forged = await fetch(url + "hooks", { method: "POST", headers: { authorization: "JiveEXTN x=1" }, body });
+    assert.equal(forged.status, 401);
+    await forged.body?.cancel();
+    child.kill("SIGINT");
+    const status = await child.status;
+    await errLines.cancel();
+    const stdout = new TextDecoder().decode(await new Response(child.stdout).arrayBuffer());
+    assert.equal(status.code, 0);
+    const lines = stdout.trim().split("\n");
+    assert.equal(lines.length, 1, stdout);
+    const line = JSON.parse(lines[0]);
+    assert.deepEqual([line.tenantId, line.webhook, line.activity.title], ["tenant-acme", "h7", "Hello"]);
+    const reopened = await Deno.openKv(kv); // closed cleanly: it opens again
+    reopened.close();
+  });
+});

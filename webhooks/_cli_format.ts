@@ -1,0 +1,84 @@
+// How the command line shows things: aligned tables for people, and the
+// public form of a community (its secrets replaced by whether they are set)
+// for tables and JSON alike.
+
+import type { Community, Webhook } from "./types.ts";
+
+/** A community as the command line shows it: no secret, only whether each is set. */
+export interface PublicCommunity {
+  name: string;
+  tenantId: string;
+  baseUrl: string | null;
+  clientId: string | null;
+  hasClientSecret: boolean;
+  hasAccessToken: boolean;
+  hasRefreshToken: boolean;
+  renewedAt: string | null;
+}
+
+/** The public form of a community. */
+export function publicCommunity(c: Community): PublicCommunity {
+  return {
+    name: c.name,
+    tenantId: c.tenantId,
+    baseUrl: typeof c.baseUrl === "string" ? c.baseUrl : null,
+    clientId: typeof c.clientId === "string" ? c.clientId : null,
+    hasClientSecret: typeof c.clientSecret === "string" && c.clientSecret !== "",
+    hasAccessToken: typeof c.oauth?.access_token === "string" && c.oauth.access_token !== "",
+    hasRefreshToken: typeof c.oauth?.refresh_token === "string" && c.oauth.refresh_token !== "",
+    renewedAt: typeof c.renewedAt === "string" ? c.renewedAt : null,
+  };
+}
+
+/** Columns padded to their widest cell, a rule under the head. */
+export function table(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) => cells.map((c, i) => (c ?? "").padEnd(widths[i])).join("  ").trimEnd();
+  return [line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
+/** The rows of communities. */
+export function communityTable(communities: Community[]): string {
+  if (communities.length === 0) return "No communities.";
+  return table(
+    ["NAME", "TENANT", "BASE URL", "CLIENT ID", "SECRET", "TOKENS"],
+    communities.map(publicCommunity).map((c) => [
+      c.name,
+      c.tenantId,
+      c.baseUrl ?? "",
+      c.clientId ?? "",
+      c.hasClientSecret ? "set" : "none",
+      c.hasAccessToken ? (c.hasRefreshToken ? "access + refresh" : "access") : "none",
+    ]),
+  );
+}
+
+/** One community, field by field. */
+export function communityDetails(c: Community): string {
+  const p = publicCommunity(c);
+  return table(["FIELD", "VALUE"], [
+    ["name", p.name],
+    ["tenant", p.tenantId],
+    ["base URL", p.baseUrl ?? ""],
+    ["client id", p.clientId ?? ""],
+    ["client secret", p.hasClientSecret ? "set" : "none"],
+    ["access token", p.hasAccessToken ? "set" : "none"],
+    ["refresh token", p.hasRefreshToken ? "set" : "none"],
+    ["tokens renewed", p.renewedAt ?? ""],
+  ]);
+}
+
+/** The rows of webhook records. */
+export function hookTable(hooks: Webhook[]): string {
+  if (hooks.length === 0) return "No webhooks.";
+  return table(
+    ["ID", "TENANT", "EVENTS", "CALLBACK", "URL"],
+    hooks.map((h) => [
+      h.id,
+      h.tenantId,
+      Array.isArray(h.entity?.events) ? h.entity.events.join(",") : "",
+      typeof h.entity?.callback === "string" ? h.entity.callback : "",
+      h.entity?.resources?.self?.ref ?? "",
+    ]),
+  );
+}

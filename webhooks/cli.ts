@@ -1,0 +1,195 @@
+/**
+ * The command line of Module A, for scripts and operators:
+ * `deno run -A jsr:@community-webhooks/sdk/cli <command>` (in this
+ * repository: `deno task cli <command>`).
+ *
+ * Commands: `communities list|show|add|remove`, `hooks
+ * list|find|register|unregister`, `reconcile NAME [--fix]
+ * [--delete-unknown]`, `receive [--port] [--hostname]` and `migrate`. Global
+ * flags: `--kv` (default `$KV_PATH`, else `./webhooks.kv`), `--json`,
+ * `--help`. Exit status 0 on success, 1 when the operation fails (one line on
+ * stderr), 2 on a usage error. Secrets come from flags or the environment
+ * (`CLIENT_SECRET`, `ACCESS_TOKEN`, `REFRESH_TOKEN`) and are never printed.
+ *
+ * @example Usage
+ * ```ts
+ * import { main } from "@community-webhooks/sdk/cli";
+ * import assert from "node:assert/strict";
+ *
+ * const lines: string[] = [];
+ * const code = await main(["communities", "list", "--kv", ":memory:", "--json"], {
+ *   stdout: (text) => lines.push(text),
+ *   stderr: () => {},
+ *   env: () => undefined,
+ * });
+ * assert.equal(code, 0);
+ * assert.deepEqual(JSON.parse(lines.join("\n")), []);
+ * ```
+ *
+ * @module
+ */
+
+import { commandUsage, parse, topUsage, UsageError } from "./_cli_args.ts";
+import { type CommandContext, runCommand, UsageHint } from "./_cli_commands.ts";
+import { createWebhooks } from "./webhooks.ts";
+
+/**
+ * Where the command line reads and writes. {@linkcode main} uses the
+ * process's own when none is given.
+ *
+ * @example Usage
+ * ```ts
+ * import type { CliIO } from "@community-webhooks/sdk/cli";
+ * import assert from "node:assert/strict";
+ *
+ * const out: string[] = [];
+ * const io: CliIO = { stdout: (t) => out.push(t), stderr: () => {}, env: () => undefined };
+ * io.stdout("hello");
+ * assert.deepEqual(out, ["hello"]);
+ * ```
+ */
+export interface CliIO {
+  /** Writes one line (or block) of output. */
+  stdout(text: string): void;
+  /** Writes one line of diagnostics: errors, progress, the listening address. */
+  stderr(text: string): void;
+  /** Reads an environment variable. */
+  env(name: string): string | undefined;
+  /** Whether stderr is a terminal: progress is shown only then. Default `false`. */
+  stderrIsTerminal?: boolean;
+  /** Ends a running `receive` (the process's Ctrl-C does it when `io` is the process's). */
+  signal?: AbortSignal;
+  /** The fetch for platform calls; default the global one. */
+  fetch?: typeof fetch;
+}
+
+const encoder = new TextEncoder();
+
+function processIO(signal: AbortSignal): CliIO {
+  return {
+    stdout: (text) => void Deno.stdout.writeSync(encoder.encode(text + "\n")),
+    stderr: (text) => void Deno.stderr.writeSync(encoder.encode(text + "\n")),
+    env: (name) => Deno.env.get(name),
+    stderrIsTerminal: Deno.stderr.isTerminal(),
+    signal,
+  };
+}
+
+/** The message of anything thrown, with every known secret value blotted out. */
+function messageOf(error: unknown, secrets: string[]): string {
+  const raw = error instanceof Error
+    ? error.message
+    : typeof (error as { error?: unknown } | null)?.error === "string"
+    ? (error as { error: string }).error
+    : String(error);
+  let text = raw.split("\n")[0];
+  for (const secret of secrets) if (secret.length >= 4) text = text.split(secret).join("[secret]");
+  return text;
+}
+
+/**
+ * Runs the command line with `argv` (the arguments after the program) and
+ * resolves with its exit status: 0 success, 1 failed operation, 2 usage
+ * error. Nothing is thrown.
+ *
+ * @param argv the arguments, e.g. `["hooks", "list", "--json"]`
+ * @param io where to read and write; default the process's stdout, stderr and environment
+ * @returns the exit status
+ *
+ * @example Usage
+ * ```ts
+ * import { main } from "@community-webhooks/sdk/cli";
+ * import assert from "node:assert/strict";
+ *
+ * const err: string[] = [];
+ * const io = { stdout: () => {}, stderr: (t: string) => err.push(t), env: () => undefined };
+ * assert.equal(await main(["hooks", "explode"], io), 2);
+ * assert.match(err[0], /Unknown command 'hooks explode'/);
+ * ```
+ */
+export async function main(argv: string[], io?: CliIO): Promise<number> {
+  const interrupt = new AbortController();
+  const own = io === undefined;
+  const cli = io ?? processIO(interrupt.signal);
+  let parsed;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    cli.stderr(`Error: ${error.message}`);
+    cli.stderr("");
+    cli.stderr(error.usage);
+    return 2;
+  }
+  const { command, args, flags } = parsed;
+  if (command === null || flags.help) {
+    cli.stdout(command === null ? topUsage() : commandUsage(command));
+    return 0;
+  }
+  const secretOf = (flag: string, variable: string): string | undefined => {
+    const value = typeof flags[flag] === "string" ? flags[flag] as string : cli.env(variable);
+    return value === undefined || value === "" ? undefined : value;
+  };
+  const secrets = [
+    secretOf("client-secret", "CLIENT_SECRET"),
+    secretOf("access-token", "ACCESS_TOKEN"),
+    secretOf("refresh-token", "REFRESH_TOKEN"),
+  ].filter((s): s is string => s !== undefined);
+  const path = typeof flags.kv === "string" ? flags.kv : cli.env("KV_PATH") || "./webhooks.kv";
+  let kv: Deno.Kv;
+  try {
+    kv = await Deno.openKv(path);
+  } catch (error) {
+    cli.stderr(`Error: Cannot open the KV at '${path}': ${messageOf(error, secrets)}`);
+    return 1;
+  }
+  const onSigint = () => {
+    if (command.words[0] === "receive") return interrupt.abort();
+    kv.close(); // whatever was running stops here; nothing is left half-written (each write is atomic)
+    cli.stderr("Interrupted");
+    Deno.exit(130);
+  };
+  if (own) Deno.addSignalListener("SIGINT", onSigint);
+  const baseFetch = cli.fetch ?? globalThis.fetch;
+  const ctx: CommandContext = {
+    hooks: createWebhooks(kv, {
+      fetch: async (input, init) => {
+        const response = await baseFetch(input, init);
+        const request = new Request(input, init);
+        if (request.method === "GET" && /\/api\/core\/v3\/webhooks(\?|$)/.test(request.url)) ctx.onPlatformPage?.();
+        return response;
+      },
+    }),
+    args,
+    flags,
+    json: flags.json === true,
+    out: cli.stdout,
+    err: cli.stderr,
+    progress: (text) => cli.stderrIsTerminal ? cli.stderr(text) : undefined,
+    secret: secretOf,
+    signal: cli.signal ?? interrupt.signal,
+    onPlatformPage: null,
+  };
+  try {
+    await runCommand(command.words, ctx);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageHint) {
+      cli.stderr(`Error: ${error.message}`);
+      cli.stderr("");
+      cli.stderr(commandUsage(command));
+      return 2;
+    }
+    cli.stderr(`Error: ${messageOf(error, secrets)}`);
+    return 1;
+  } finally {
+    if (own) Deno.removeSignalListener("SIGINT", onSigint);
+    try {
+      kv.close();
+    } catch {
+      // closed on Ctrl-C
+    }
+  }
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
