@@ -13,7 +13,7 @@ import {
   webhookByUrlKey,
   webhookByUrlPrefix,
   webhookKey,
-} from "../webhooks/_keys.ts";
+} from "./_layout.ts";
 import type { Webhook } from "../webhooks/mod.ts";
 import { pointerKeys } from "./_references.ts";
 

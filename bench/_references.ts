@@ -4,7 +4,7 @@
 // on tenantId and url, which is what a user would otherwise pick.
 
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { webhookKey } from "../webhooks/_keys.ts";
+import { webhookKey } from "./_layout.ts";
 import type { Webhook } from "../webhooks/mod.ts";
 
 function selfUrl(record: Webhook): string {

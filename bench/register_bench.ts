@@ -19,9 +19,9 @@ import {
   webhookByTenantKey,
   webhookByUrlKey,
   webhookKey,
-} from "../webhooks/_keys.ts";
+} from "./_layout.ts";
 import type { Community, Webhook } from "../webhooks/mod.ts";
-import { communityOf, startPlatform } from "../tests/webhooks/_platform.ts";
+import { communityOf, startPlatform } from "../tests/webhooks/fake_platform.ts";
 import { type Backend, type BenchKv, openBenchKv } from "./_fixtures.ts";
 import { monotonicFactory } from "ulid";
 

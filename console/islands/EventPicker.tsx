@@ -10,21 +10,24 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { VNode } from "preact";
 import { addClass, delClass } from "../../browser/mod.ts";
-import { CONTENT_EVENTS, SYSTEM_EVENTS } from "../../webhooks/events.ts";
-
-export { CONTENT_EVENTS, SYSTEM_EVENTS };
-
 /** Props of {@linkcode EventPicker}. */
 export interface EventPickerProps {
   /** Events checked initially. */
   selected: string[];
   /** The object (place URI) typed so far. */
   object: string;
+  /** The content events (Module A's `CONTENT_EVENTS`, passed in so that the island bundle holds no Module A). */
+  content: readonly string[];
+  /** The system events (Module A's `SYSTEM_EVENTS`). */
+  system: readonly string[];
 }
 
 /** Events checklist plus the object field. */
 export default function EventPicker(props: EventPickerProps): VNode {
   const [selected, setSelected] = useState<string[]>(props.selected);
+  // The object typed is state of its own: a render (ticking an event) keeps it.
+  const [object, setObject] = useState<string>(props.object);
+  const { content: CONTENT_EVENTS, system: SYSTEM_EVENTS } = props;
   const systemBox = useRef<HTMLFieldSetElement>(null);
   const contentBox = useRef<HTMLFieldSetElement>(null);
   const hasSystem = selected.some((e) => SYSTEM_EVENTS.includes(e));
@@ -72,7 +75,8 @@ export default function EventPicker(props: EventPickerProps): VNode {
           type="text"
           name="object"
           id="object"
-          value={props.object}
+          value={object}
+          onInput={(e) => setObject(e.currentTarget.value)}
           disabled={hasSystem}
           placeholder="https://community.example.com/api/core/v3/places/1000"
         />

@@ -1,14 +1,14 @@
 /**
  * Builds the browser assets at start: one esbuild bundle of the islands'
  * client entry (`console/islands/_client.ts`) and Library B's global bundle
- * (`scripts/build_browser.ts`). Both are written under
+ * (`build/mod.ts`). Both are written under
  * `console/static/_build/` (gitignored) and kept in memory for serving.
  *
  * @module
  */
 
 import * as esbuild from "esbuild";
-import { buildBrowserBundle } from "../../scripts/build_browser.ts";
+import { buildBrowserBundle } from "../../build/mod.ts";
 
 /** Built assets by file name (`islands.js`, `community.min.js`). */
 export type Assets = Map<string, Uint8Array>;

@@ -28,8 +28,8 @@ import {
   deliveryKey,
   deliveryViewKey,
   postbackMarkerKey,
-} from "./_keys.ts";
-import { entryBytes, retryLocked } from "./_kv.ts";
+} from "./kv_keys.ts";
+import { entryBytes, retryLocked } from "./kv_retry.ts";
 
 export type { Delivery, DeliveryView };
 export { MAX_PAYLOAD_CHARS, MAX_WIDE_PAYLOAD_CHARS } from "./_delivery_item.ts";

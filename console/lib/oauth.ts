@@ -9,7 +9,6 @@
 import * as oauth from "oauth4webapi";
 import { OutboundError } from "./outbound.ts";
 import type { Community } from "../../webhooks/mod.ts";
-import { platformUrl } from "../../webhooks/_platform.ts";
 
 /** An OAuth provider the console talks to. */
 export interface OAuthProvider {
@@ -33,6 +32,11 @@ export interface TokenPair {
   access_token: string;
   /** Refresh token ("" when the provider gave none). */
   refresh_token: string;
+}
+
+/** `{baseUrl}{path}`, a trailing slash of the base URL dropped (as Module A joins them). */
+function platformUrl(community: Community, path: string): string {
+  return (community.baseUrl ?? "").replace(/\/+$/, "") + path;
 }
 
 function server(p: OAuthProvider): oauth.AuthorizationServer {

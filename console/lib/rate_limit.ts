@@ -12,7 +12,7 @@
  * @module
  */
 
-import { retryLocked } from "./_kv.ts";
+import { retryLocked } from "./kv_retry.ts";
 
 /** One limit: at most `limit` hits per `windowMs`. */
 export interface RateRule {

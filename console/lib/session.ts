@@ -7,8 +7,8 @@
  * @module
  */
 
-import { oauthStateKey, sessionKey } from "./_keys.ts";
-import { retryLocked } from "./_kv.ts";
+import { oauthStateKey, sessionKey } from "./kv_keys.ts";
+import { retryLocked } from "./kv_retry.ts";
 
 /** A signed-in user's session as stored in KV. */
 export interface Session {

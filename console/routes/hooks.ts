@@ -19,8 +19,8 @@
 import type { Hono } from "hono";
 import { createReceiver, verifyJiveExtn, type Webhook } from "../../webhooks/mod.ts";
 import { tooManyRequests } from "../lib/rate_limit.ts";
-import { receiverByHookKey, receiverKey } from "../lib/_keys.ts";
-import { retryLocked } from "../lib/_kv.ts";
+import { receiverByHookKey, receiverKey } from "../lib/kv_keys.ts";
+import { retryLocked } from "../lib/kv_retry.ts";
 import type { PostbackEntry } from "../lib/deliveries.ts";
 import type { ConsoleEnv, Deps } from "../lib/context.ts";
 

@@ -10,15 +10,15 @@
 import type { Context, Hono } from "hono";
 import type { VNode } from "preact";
 import { monotonicFactory } from "ulid";
-import type { Community, Webhook } from "../../webhooks/mod.ts";
+import { type Community, CONTENT_EVENTS, SYSTEM_EVENTS, type Webhook } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
 import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
 import { Pager } from "../components/Pager.tsx";
 import DeliveriesLive from "../islands/DeliveriesLive.tsx";
-import EventPicker, { CONTENT_EVENTS, SYSTEM_EVENTS } from "../islands/EventPicker.tsx";
-import { receiverByHookKey, receiverByHookPrefix, receiverKey } from "../lib/_keys.ts";
-import { retryLocked } from "../lib/_kv.ts";
+import EventPicker from "../islands/EventPicker.tsx";
+import { receiverByHookKey, receiverByHookPrefix, receiverKey } from "../lib/kv_keys.ts";
+import { retryLocked } from "../lib/kv_retry.ts";
 import { SANDBOX_COMMUNITY } from "../sandbox/mod.ts";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
 
@@ -233,9 +233,14 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
               </label>
               <Island
                 name="EventPicker"
-                props={{ selected: form.events, object: form.object }}
+                props={{ selected: form.events, object: form.object, content: CONTENT_EVENTS, system: SYSTEM_EVENTS }}
               >
-                <EventPicker selected={form.events} object={form.object} />
+                <EventPicker
+                  selected={form.events}
+                  object={form.object}
+                  content={CONTENT_EVENTS}
+                  system={SYSTEM_EVENTS}
+                />
               </Island>
               {deps.sandboxPlace && (
                 <p class="hint">

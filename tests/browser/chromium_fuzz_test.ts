@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import * as esbuild from "esbuild";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildBrowserBundle } from "../../scripts/build_browser.ts";
+import { buildBrowserBundle } from "../../build/mod.ts";
 import { browserTestOptions, withBrowser } from "../_chromium.ts";
 import { startServer } from "./_server.ts";
 

@@ -4,7 +4,7 @@
 // Needs /usr/bin/chromium (apt-get install -y chromium) or BROWSER_TESTS=skip.
 import assert from "node:assert/strict";
 import * as lib from "../../browser/mod.ts";
-import { buildBrowserBundle } from "../../scripts/build_browser.ts";
+import { buildBrowserBundle } from "../../build/mod.ts";
 import { browserTestOptions, type Page, withBrowser } from "../_chromium.ts";
 import { closedPort, startServer } from "./_server.ts";
 

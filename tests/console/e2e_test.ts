@@ -75,6 +75,10 @@ Deno.test({
           (document.querySelector("#event-user_account") as HTMLInputElement).disabled
         );
         await page.type("#object", placeOf(t.origin));
+        // Ticking another event re-renders the island: what was typed stays (issue 16's first defect).
+        await page.click("#event-discussion");
+        await page.waitForFunction(() => (document.querySelector("#event-discussion") as HTMLInputElement).checked);
+        assert.equal(await page.$eval("#object", (el) => (el as HTMLInputElement).value), placeOf(t.origin));
         await shot("06_register");
         await clickAndWait(page, "#register button[type=submit]");
         const detailPath = new URL(page.url()).pathname;

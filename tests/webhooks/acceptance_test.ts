@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { decodeTime } from "ulid";
 import { type Community, createWebhooks } from "../../webhooks/mod.ts";
-import { communityOf, keysUnder, withKv, withPlatform } from "./_platform.ts";
+import { communityOf, keysUnder, withKv, withPlatform } from "./fake_platform.ts";
 
 const BASE = "https://jive.example.com";
 const CALLBACK = "https://receiver.example/hooks/1";

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { signJiveExtn } from "../../webhooks/mod.ts";
 import { main } from "../../webhooks/cli.ts";
-import { type FakePlatform, startPlatform } from "./_platform.ts";
+import { type FakePlatform, startPlatform } from "./fake_platform.ts";
 import { fixtureRecords, writeOldLayout } from "./_old_layout.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { type Community, createWebhooks, PlatformError, type Webhook, type Webhooks } from "../../webhooks/mod.ts";
 import { type Child, spawnChild, WEBHOOKS_MOD, writeChildScript } from "./_child.ts";
-import { communityOf, type FakePlatform, HIJACK, keysUnder, startPlatform } from "./_platform.ts";
+import { communityOf, type FakePlatform, HIJACK, keysUnder, startPlatform } from "./fake_platform.ts";
 
 const EVENTS = ["document"];
 const OBJECT = "/places/1";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createWebhooks, PlatformError, type TokenPair } from "../../webhooks/mod.ts";
-import { communityOf, HIJACK, keysUnder, withPlatform } from "./_platform.ts";
+import { communityOf, HIJACK, keysUnder, withPlatform } from "./fake_platform.ts";
 
 const CALLBACK = "https://receiver.example/hooks/1";
 const PLACE = "https://c.example/api/core/v3/places/42";

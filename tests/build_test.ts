@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
-import { buildBrowserBundle, DEFAULT_OUT } from "../../scripts/build_browser.ts";
+import { buildBrowserBundle, DEFAULT_OUT } from "../build/mod.ts";
 
 /** Library B's budget: every helper, minified and gzipped (level 9), within 4 KB. */
 const BUDGET = 4096;

@@ -1,0 +1,91 @@
+// The walls between the project's parts (issue 14): a part is used by
+// another only through its mod.ts; a file named _x.ts is private to its
+// folder; no part imports scripts/, tests/ or bench/; and no import circle.
+// Read from the source itself, so the walls stay up as the code changes.
+
+import assert from "node:assert/strict";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+/** The parts, by folder; each is entered through its mod.ts. */
+const PARTS = ["webhooks", "browser", "console", "sandbox", "build"];
+const TOOLING = ["scripts", "tests", "bench"];
+
+async function sourceFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const entry of Deno.readDir(join(ROOT, dir))) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory) {
+      if (!["node_modules", "_build", ".data", ".git"].includes(entry.name)) out.push(...await sourceFiles(path));
+    } else if (/\.(ts|tsx)$/.test(entry.name)) out.push(path);
+  }
+  return out;
+}
+
+/** The repository files a file imports (relative specifiers only; packages are not walls). */
+async function importsOf(file: string): Promise<string[]> {
+  const text = await Deno.readTextFile(join(ROOT, file));
+  const specifiers = [
+    ...text.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s+["']([^"']+)["']/gms),
+    ...text.matchAll(/^\s*import\s+["']([^"']+)["']/gm),
+    ...text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g),
+  ].map((m) => m[1]);
+  return specifiers.filter((s) => s.startsWith(".")).map((s) => relative(ROOT, resolve(ROOT, dirname(file), s)));
+}
+
+function partOf(file: string): string | null {
+  const top = file.split("/")[0];
+  return PARTS.includes(top) ? top : null;
+}
+
+const files = [
+  "mod.ts",
+  ...(await Promise.all([...PARTS, ...TOOLING].map((d) => sourceFiles(d).catch(() => [])))).flat(),
+];
+const graph = new Map<string, string[]>();
+for (const file of files) graph.set(file, await importsOf(file));
+
+Deno.test("a part imports another part only through its mod.ts", () => {
+  const breaches: string[] = [];
+  for (const [file, targets] of graph) {
+    const from = partOf(file);
+    if (from === null) continue;
+    for (const target of targets) {
+      const to = partOf(target);
+      if (to !== null && to !== from && target !== `${to}/mod.ts`) breaches.push(`${file} -> ${target}`);
+      if (TOOLING.includes(target.split("/")[0])) breaches.push(`${file} -> ${target} (tooling)`);
+    }
+  }
+  assert.deepEqual(breaches, []);
+});
+
+Deno.test("a file named _x.ts is imported only from its own folder (or a folder inside it)", () => {
+  const breaches: string[] = [];
+  for (const [file, targets] of graph) {
+    for (const target of targets) {
+      const name = target.split("/").pop()!;
+      if (!name.startsWith("_")) continue;
+      const folder = dirname(target);
+      if (!(dirname(file) === folder || dirname(file).startsWith(folder + "/"))) breaches.push(`${file} -> ${target}`);
+    }
+  }
+  assert.deepEqual(breaches, []);
+});
+
+Deno.test("no import circle among the project's modules", () => {
+  const state = new Map<string, "open" | "done">();
+  const circles: string[] = [];
+  const visit = (file: string, path: string[]) => {
+    if (state.get(file) === "done") return;
+    if (state.get(file) === "open") {
+      circles.push([...path.slice(path.indexOf(file)), file].join(" -> "));
+      return;
+    }
+    state.set(file, "open");
+    for (const target of graph.get(file) ?? []) if (graph.has(target)) visit(target, [...path, file]);
+    state.set(file, "done");
+  };
+  for (const file of graph.keys()) visit(file, []);
+  assert.deepEqual(circles, []);
+});
