@@ -44,7 +44,7 @@ async function start(backend: string, history: number): Promise<Console> {
   await app.webhooks.save({ id: "bench", tenantId: TENANT, entity: { resources: { self: { ref: REF } } } });
   const item = { webhook: REF, activity: { verb: "jive:created", title: "History" } };
   for (let stored = 0, n = 0; stored < history; n++) {
-    const count = Math.min(150, history - stored);
+    const count = Math.min(100, history - stored);
     await app.deliveries.addPostback(`history-${n}`, Array.from({ length: count }, () => ({ hookId: "bench", item })));
     stored += count;
   }

@@ -35,6 +35,7 @@ import { clientAddresses, rateLimits } from "./routes/rate_limits.ts";
 import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from "./lib/rate_limit.ts";
 import { communityRoutes } from "./routes/communities.tsx";
 import { deliveryRoutes } from "./routes/deliveries.tsx";
+import { deliveryDetailRoutes } from "./routes/delivery_detail.tsx";
 import { homeRoutes } from "./routes/home.tsx";
 import { receiverRoutes } from "./routes/hooks.ts";
 import { staticRoutes } from "./routes/static.ts";
@@ -436,6 +437,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
   communityRoutes(app, deps);
   webhookRoutes(app, deps);
   deliveryRoutes(app, deps);
+  deliveryDetailRoutes(app, deps);
   receiverRoutes(app, deps);
   if (sandbox) {
     app.use("/sandbox", async (c, next) => deps.sandbox ? await next() : c.notFound());

@@ -22,12 +22,23 @@ export interface LayoutProps {
   error?: string;
   /** Whether the sandbox is mounted (adds a navigation link). */
   sandbox?: boolean;
+  /** The page's path: its navigation link gets `aria-current="page"`. */
+  path?: string;
   /** Page content. */
   children: ComponentChildren;
 }
 
+/** A small inline icon, so that no page asks for a /favicon.ico that is not there. */
+const FAVICON = "data:image/svg+xml," + encodeURIComponent(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7" fill="#2b6cb0"/></svg>',
+);
+
 /** The console's page frame. */
 export function Layout(props: LayoutProps): VNode {
+  const link = (href: string, label: string) => {
+    const current = props.path === href || props.path?.startsWith(href + "/");
+    return <a href={href} aria-current={current ? "page" : undefined}>{label}</a>;
+  };
   return (
     <html lang="en">
       <head>
@@ -35,17 +46,19 @@ export function Layout(props: LayoutProps): VNode {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${props.title} · Webhooks console`}</title>
         <link rel="stylesheet" href="/static/style.css" />
+        <link rel="icon" href={FAVICON} />
         <script src="/static/_build/community.min.js" defer></script>
         <script type="module" src="/static/_build/islands.js"></script>
       </head>
       <body>
+        <a class="skip" href="#main">Skip to content</a>
         <header class="top">
           <a class="brand" href="/">Webhooks console</a>
           {props.user && (
-            <nav>
-              <a href="/communities">Communities</a>
-              <a href="/webhooks">Webhooks</a>
-              <a href="/deliveries">Deliveries</a>
+            <nav aria-label="Main">
+              {link("/communities", "Communities")}
+              {link("/webhooks", "Webhooks")}
+              {link("/deliveries", "Deliveries")}
               {props.sandbox && <a href="/sandbox">Sandbox</a>}
             </nav>
           )}
@@ -56,7 +69,7 @@ export function Layout(props: LayoutProps): VNode {
             </form>
           )}
         </header>
-        <main>
+        <main id="main" tabIndex={-1}>
           <h1>{props.title}</h1>
           {props.notice && (
             <p class="notice" role="status">

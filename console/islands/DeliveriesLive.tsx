@@ -27,6 +27,12 @@ export interface DeliveryView {
   title: string;
   /** The platform's webhook URL from the postback. */
   webhook: string;
+  /** Our answer's HTTP status: 200 for an accepted delivery, else the rejection's. */
+  status: number;
+  /** Why a request was rejected (or that it was a duplicate). */
+  reason?: string;
+  /** The postback the delivery was part of. */
+  postbackId?: string;
 }
 
 /** Props of {@linkcode DeliveriesLive}. */
@@ -35,6 +41,14 @@ export interface DeliveriesLiveProps {
   deliveries: DeliveryView[];
   /** Only the deliveries of this webhook record, when set. */
   hookId?: string;
+  /** Listen for new deliveries (the unfiltered first page); default `true`. */
+  live?: boolean;
+}
+
+/** What the status column says of a row. */
+export function statusText(d: DeliveryView): string {
+  if (d.status === 200 && !d.reason) return "accepted";
+  return `${d.status} ${d.reason ?? "rejected"}`;
 }
 
 /** Live table of deliveries. */
@@ -45,6 +59,7 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
   const newest = useRef<number>(props.deliveries[0]?.seq ?? 0);
 
   useEffect(() => {
+    if (props.live === false) return;
     const query = props.hookId ? `?${buildQuery({ hook: props.hookId })}` : "";
     const source = new EventSource(`/deliveries/events${query}`);
     const load = () => {
@@ -80,27 +95,30 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
     });
     source.addEventListener("delivery", load);
     return () => source.close();
-  }, [props.hookId]);
+  }, [props.hookId, props.live]);
 
   return (
     <div class="deliveries">
-      <p class="live-status">
-        Updates: <span ref={status} id="live-status">off</span>
-      </p>
-      <table id="deliveries-table">
+      {props.live !== false && (
+        <p class="live-status" aria-live="polite">
+          Updates: <span ref={status} id="live-status">off (needs JavaScript)</span>
+        </p>
+      )}
+      <table id="deliveries-table" aria-live={props.live === false ? undefined : "polite"}>
         <thead>
           <tr>
-            <th>Received</th>
-            <th>Verb</th>
-            <th>Title</th>
-            <th>Webhook</th>
+            <th scope="col">Received</th>
+            <th scope="col">Status</th>
+            <th scope="col">Verb</th>
+            <th scope="col">Title</th>
+            <th scope="col">Webhook</th>
           </tr>
         </thead>
         <tbody>
           {rows.length === 0
             ? (
               <tr class="empty">
-                <td colSpan={4}>No deliveries yet.</td>
+                <td colSpan={5}>No deliveries yet.</td>
               </tr>
             )
             : rows.map((d) => (
@@ -112,16 +130,17 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
                 <td>
                   <time dateTime={d.receivedAt}>{d.receivedAt}</time>
                 </td>
+                <td class={d.status === 200 && !d.reason ? "status status-good" : "status status-bad"}>
+                  {statusText(d)}
+                </td>
                 <td class="verb">{d.verb}</td>
                 <td class="title">
                   <a href={`/deliveries/${encodeURIComponent(d.id)}`}>
-                    {d.title || "(no title)"}
+                    {d.title || (d.status === 200 && !d.reason ? "(no title)" : "(details)")}
                   </a>
                 </td>
                 <td>
-                  <a href={`/webhooks/${encodeURIComponent(d.hookId)}`}>
-                    {d.hookId}
-                  </a>
+                  {d.hookId ? <a href={`/webhooks/${encodeURIComponent(d.hookId)}`}>{d.hookId}</a> : "—"}
                 </td>
               </tr>
             ))}

@@ -8,11 +8,13 @@
 
 import { type ComponentType, h, hydrate } from "preact";
 import { bySelectorAll } from "../../browser/mod.ts";
+import CopyButton from "./CopyButton.tsx";
 import DeliveriesLive from "./DeliveriesLive.tsx";
 import EventPicker from "./EventPicker.tsx";
 
 // deno-lint-ignore no-explicit-any
 const ISLANDS: Record<string, ComponentType<any>> = {
+  CopyButton,
   DeliveriesLive,
   EventPicker,
 };

@@ -7,12 +7,33 @@
 
 import type { DeliveryView } from "../islands/DeliveriesLive.tsx";
 
+/**
+ * How a request went, as the detail page shows it: the receiver's report
+ * (`ReceiverAttempt`) without the body excerpt, which is the payload.
+ */
+export interface AttemptInfo {
+  /** The request's headers, the `Authorization` value reduced to its non-secret parameters. */
+  headers: Record<string, string>;
+  /** The header's tenant id, when it parsed. */
+  tenantId?: string;
+  /** The header's client id, when it parsed. */
+  clientId?: string;
+  /** How old the header's timestamp was on arrival, in ms. */
+  timestampAgeMs?: number;
+  /** Items in the body, when it parsed. */
+  itemCount?: number;
+  /** Time taken to answer, in ms. */
+  durationMs: number;
+}
+
 /** A stored delivery with its payload (its place in the sequence is its summary's). */
 export interface Delivery extends Omit<DeliveryView, "seq"> {
-  /** The item as received (JSON text, cut to fit one KV value). */
+  /** The item as received (JSON text, cut to fit one KV value); of a rejected attempt, the body's first bytes. */
   payload: string;
   /** Whether the payload was cut. */
   truncated: boolean;
+  /** Of a rejected attempt: how the request went. */
+  attempt?: AttemptInfo;
 }
 
 /** Longest payload text kept per delivery when every character is Latin-1. */

@@ -99,6 +99,8 @@ export interface LayoutFrame {
   csrf: string;
   /** Whether the sandbox link shows. */
   sandbox: boolean;
+  /** The page's path, to mark the current navigation link. */
+  path: string;
 }
 
 /**
@@ -114,6 +116,7 @@ export function layoutFrame(c: Context<ConsoleEnv>, deps: Deps): LayoutFrame {
     user: session.user.name,
     csrf: session.csrf,
     sandbox: deps.sandbox,
+    path: c.req.path,
   };
 }
 

@@ -19,8 +19,10 @@
 
 import { createHash } from "node:crypto";
 import type { DeliveryView } from "../islands/DeliveriesLive.tsx";
-import { type Delivery, payloadOf, summarize } from "./_delivery_item.ts";
+import { type AttemptInfo, type Delivery, payloadOf, summarize } from "./_delivery_item.ts";
+import type { ReceiverAttempt } from "../../webhooks/mod.ts";
 import {
+  attemptKey,
   DELIVERY_SEQ_KEY,
   DELIVERY_VIEW_PREFIX,
   deliveryByHookKey,
@@ -30,12 +32,14 @@ import {
   postbackMarkerKey,
 } from "./kv_keys.ts";
 import { entryBytes, retryLocked } from "./kv_retry.ts";
+import { watchSequence } from "./_watch.ts";
+import { type DeliveryFilter, type DeliveryPage, queryLog } from "./_delivery_query.ts";
 
-export type { Delivery, DeliveryView };
+export type { AttemptInfo, Delivery, DeliveryFilter, DeliveryPage, DeliveryView };
 export { MAX_PAYLOAD_CHARS, MAX_WIDE_PAYLOAD_CHARS } from "./_delivery_item.ts";
 
 /** Most items one postback may hold here: its summaries share one atomic operation. */
-export const MAX_POSTBACK_ITEMS = 150;
+export const MAX_POSTBACK_ITEMS = 120;
 /** KV's limits of one atomic operation, with room for key encoding. */
 const MAX_MUTATIONS = 1000;
 const MAX_BYTES = 760_000;
@@ -54,15 +58,6 @@ export interface DeliveryStoreOptions {
   retain?: number;
   /** How long a delivery lives at most, in ms; default 7 days. */
   maxAgeMs?: number;
-}
-
-/** The stored form of a delivery's payload, from an item's parts. */
-function delivery(
-  b: { hookId: string; id: string; verb: string; title: string; webhook: string; payload: string; truncated: boolean },
-  receivedAt: string,
-): Delivery {
-  const { hookId, id, verb, title, webhook, payload, truncated } = b;
-  return { id, hookId, receivedAt, verb, title, webhook, payload, truncated };
 }
 
 interface Marker {
@@ -130,33 +125,79 @@ export class DeliveryStore {
   }
 
   async #store(postbackId: string, entries: PostbackEntry[]): Promise<DeliveryView[]> {
-    const kv = this.#kv;
-    const expireIn = this.#maxAgeMs;
     const marker = postbackMarkerKey(postbackId);
     const stored = await this.#stored(marker);
     if (stored) return stored;
     const base = createHash("sha256").update(postbackId).digest("hex").slice(0, 24);
     const receivedAt = new Date().toISOString();
-    const bodies = entries.map(({ hookId, item }, i) => {
-      const id = `${base}-${i}`;
-      return { hookId, id, item, ...summarize(item), ...payloadOf(item) };
-    });
+    const rows: Delivery[] = entries.map(({ hookId, item }, i) => ({
+      id: `${base}-${i}`,
+      hookId,
+      receivedAt,
+      ...summarize(item),
+      status: 200,
+      postbackId,
+      ...payloadOf(item),
+    }));
+    return await this.#append(rows, marker);
+  }
+
+  /**
+   * Logs a request the receiver refused (or answered as a duplicate): one
+   * entry of the sequence, with the reason, the body's first bytes and how
+   * the request went, never the signature.
+   *
+   * @param attempt the receiver's report
+   * @param hookId the webhook record the request was addressed to, if known
+   * @returns its summary
+   */
+  addRejected(attempt: ReceiverAttempt, hookId = ""): Promise<DeliveryView> {
+    const { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs } = attempt;
+    const row: Delivery = {
+      id: `r${crypto.randomUUID().replaceAll("-", "").slice(0, 23)}`,
+      hookId: hookId.slice(0, 200),
+      receivedAt: new Date(attempt.receivedAt).toISOString(),
+      verb: "",
+      title: "",
+      webhook: "",
+      status: attempt.status,
+      reason: attempt.reason.slice(0, 300),
+      ...(attempt.postbackId ? { postbackId: attempt.postbackId } : {}),
+      payload: attempt.bodyExcerpt.slice(0, 2048),
+      truncated: false,
+      attempt: { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs },
+    };
+    const run = this.#queue.then(() => this.#append([row], null));
+    this.#queue = run.catch(() => {});
+    return run.then(([view]) => view);
+  }
+
+  /**
+   * Appends rows to the sequence in one atomic operation (payloads too large
+   * to share it are written first), trimming the oldest beyond the
+   * retention in the same operation. With a `marker`, the operation also
+   * requires it absent and writes it: a postback is stored once.
+   */
+  async #append(rows: Delivery[], marker: Deno.KvKey | null): Promise<DeliveryView[]> {
+    const kv = this.#kv;
+    const expireIn = this.#maxAgeMs;
+    const summary = ({ payload: _, truncated: __, attempt: ___, ...view }: Delivery) => view;
     // Summaries: two copies each, in the final operation. Payloads join it
     // when they fit; else they go first, in batches, invisible until then.
-    const viewBytes = bodies.reduce((sum, b) => sum + 2 * entryBytes(deliveryViewKey(0), { ...b, item: 0 }), 0);
-    const payloadBytes = bodies.map((b) => entryBytes(deliveryKey(b.id), b));
+    const viewBytes = rows.reduce((sum, row) => sum + 2 * entryBytes(deliveryViewKey(0), summary(row)), 0);
+    const payloadBytes = rows.map((row) => entryBytes(deliveryKey(row.id), row));
     const inline = viewBytes + payloadBytes.reduce((a, b) => a + b, 0) <= MAX_BYTES - 50_000;
     if (!inline) {
       let op = kv.atomic();
       let bytes = 0;
-      for (const [i, b] of bodies.entries()) {
+      for (const [i, row] of rows.entries()) {
         if (bytes + payloadBytes[i] > MAX_BYTES) {
           const full = op;
           await retryLocked(() => full.commit());
           op = kv.atomic();
           bytes = 0;
         }
-        op.set(deliveryKey(b.id), delivery(b, receivedAt), { expireIn });
+        op.set(deliveryKey(row.id), row, { expireIn });
         bytes += payloadBytes[i];
       }
       await retryLocked(() => op.commit());
@@ -164,30 +205,45 @@ export class DeliveryStore {
     for (;;) {
       const seq = await retryLocked(() => kv.get<number>(DELIVERY_SEQ_KEY));
       const last = seq.value ?? 0;
-      const views: DeliveryView[] = bodies.map((b, i) => {
-        const { payload: _, truncated: __, ...view } = delivery(b, receivedAt);
-        return { seq: last + 1 + i, ...view };
-      });
-      const op = kv.atomic()
-        .check(seq)
-        .check({ key: marker, versionstamp: null })
-        .set(DELIVERY_SEQ_KEY, last + views.length)
-        .set(marker, { first: last + 1, count: views.length } satisfies Marker, { expireIn });
+      const views: DeliveryView[] = rows.map((row, i) => ({ seq: last + 1 + i, ...summary(row) }));
+      const op = kv.atomic().check(seq).set(DELIVERY_SEQ_KEY, last + views.length);
+      if (marker) {
+        op.check({ key: marker, versionstamp: null })
+          .set(marker, { first: last + 1, count: views.length } satisfies Marker, { expireIn });
+      }
       for (const [i, view] of views.entries()) {
-        op.set(deliveryViewKey(view.seq), view, { expireIn })
-          .set(deliveryByHookKey(view.hookId, view.seq), view, { expireIn });
-        if (inline) op.set(deliveryKey(view.id), delivery(bodies[i], receivedAt), { expireIn });
+        op.set(deliveryViewKey(view.seq), view, { expireIn });
+        if (view.hookId) op.set(deliveryByHookKey(view.hookId, view.seq), view, { expireIn });
+        if (inline) op.set(deliveryKey(view.id), rows[i], { expireIn });
       }
       const used = 2 + views.length * (inline ? 3 : 2);
       for (const old of await this.#beyond(last + views.length, views.length, used)) {
         op.delete(deliveryViewKey(old.seq)).delete(deliveryByHookKey(old.hookId, old.seq))
           .delete(deliveryKey(old.id));
+        if (old.postbackId) op.delete(attemptKey(old.postbackId));
       }
       const res = await retryLocked(() => op.commit());
       if (res.ok) return views;
-      const raced = await this.#stored(marker);
+      const raced = marker ? await this.#stored(marker) : null;
       if (raced) return raced;
     }
+  }
+
+  /**
+   * Keeps how an accepted postback's request went (headers without the
+   * signature, the verdict's figures, the time taken), for its deliveries'
+   * detail page.
+   */
+  async recordAttempt(attempt: ReceiverAttempt): Promise<void> {
+    if (!attempt.postbackId) return;
+    const { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs } = attempt;
+    const info: AttemptInfo = { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs };
+    await retryLocked(() => this.#kv.set(attemptKey(attempt.postbackId!), info, { expireIn: this.#maxAgeMs }));
+  }
+
+  /** How the request of a postback went, when it was recorded. */
+  async attemptOf(postbackId: string): Promise<AttemptInfo | null> {
+    return (await this.#kv.get<AttemptInfo>(attemptKey(postbackId))).value;
   }
 
   /** The deliveries of a postback already stored, or `null`. */
@@ -209,7 +265,7 @@ export class DeliveryStore {
   async #beyond(top: number, added: number, used: number): Promise<DeliveryView[]> {
     const keepFrom = top - this.#retain + 1;
     if (keepFrom <= 1) return [];
-    const limit = Math.min(2 * added, Math.floor((MAX_MUTATIONS - used) / 3));
+    const limit = Math.min(2 * added, Math.floor((MAX_MUTATIONS - used) / 4));
     const out: DeliveryView[] = [];
     const selector = { prefix: DELIVERY_VIEW_PREFIX, end: deliveryViewKey(keepFrom) };
     for await (const e of this.#kv.list<DeliveryView>(selector, { limit })) out.push(e.value);
@@ -242,62 +298,22 @@ export class DeliveryStore {
     return out;
   }
 
+  /** A page of the log, newest first, filtered (see {@linkcode DeliveryFilter}). */
+  page(filter: DeliveryFilter = {}): Promise<DeliveryPage> {
+    return queryLog(this.#kv, filter);
+  }
+
   /** One delivery with its payload, or `null`. */
   async get(id: string): Promise<Delivery | null> {
     return (await this.#kv.get<Delivery>(deliveryKey(id))).value;
   }
 
   /**
-   * Watches for new deliveries: calls `onChange` once at the start, after
-   * each write (several quick writes may be reported once), and at least
-   * every `pollMs` until `signal` aborts. `kv.watch` reports this process's
-   * writes (and all writes over KV Connect) at once; on a local KV file it
-   * misses other processes' writes, so polling the sequence bounds their
-   * delay to `pollMs`. A listener that asks for everything after the last
-   * sequence number it saw skips nothing: the sequence is commit order.
-   *
-   * @param signal ends the watch
-   * @param onChange called on each change
-   * @param pollMs longest time between two calls; default 1 second
+   * Watches the delivery sequence: calls `onChange` once at the start, after
+   * each write, and at least every `pollMs` (default 1 s) until `signal`
+   * aborts. See {@linkcode watchSequence}.
    */
-  async watch(signal: AbortSignal, onChange: () => Promise<void>, pollMs = 1000): Promise<void> {
-    if (signal.aborted) return;
-    let reader: ReadableStreamDefaultReader<unknown> | null = null;
-    try {
-      reader = this.#kv.watch([DELIVERY_SEQ_KEY]).getReader();
-    } catch {
-      reader = null; // this KV cannot watch: poll only
-    }
-    let wake: () => void = () => {};
-    const stop = () => {
-      wake();
-      reader?.cancel().catch(() => {});
-    };
-    signal.addEventListener("abort", stop, { once: true });
-    // One read at a time; a read still pending after a poll is reused.
-    let pending: Promise<boolean> | null = null;
-    try {
-      while (!signal.aborted) {
-        if (reader && !pending) pending = reader.read().then((r) => !r.done, () => false);
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const tick = new Promise<"poll">((resolve) => {
-          wake = () => resolve("poll");
-          timer = setTimeout(wake, pollMs);
-        });
-        const result = await Promise.race(pending ? [pending, tick] : [tick]);
-        clearTimeout(timer);
-        if (signal.aborted) break;
-        if (result !== "poll") {
-          pending = null;
-          if (result === false) reader = null; // the watch ended: poll only
-        }
-        // The first read is the current value: reporting it too closes the
-        // gap between the caller's first listing and the start of the watch.
-        await onChange();
-      }
-    } finally {
-      signal.removeEventListener("abort", stop);
-      await reader?.cancel().catch(() => {});
-    }
+  watch(signal: AbortSignal, onChange: () => Promise<void>, pollMs = 1000): Promise<void> {
+    return watchSequence(this.#kv, DELIVERY_SEQ_KEY, signal, onChange, pollMs);
   }
 }

@@ -63,3 +63,8 @@ export function deliveryByHookPrefix(hookId: string): Deno.KvKey {
 export function postbackMarkerKey(postbackId: string): Deno.KvKey {
   return ["console_postback", postbackId];
 }
+
+/** How the request of an accepted postback went (headers without the signature, verdict figures). */
+export function attemptKey(postbackId: string): Deno.KvKey {
+  return ["console_attempt", postbackId];
+}

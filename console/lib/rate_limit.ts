@@ -23,7 +23,7 @@ export interface RateRule {
 }
 
 /** The console's limited buckets. */
-export type RateBucket = "signin" | "forms" | "receiver" | "sandbox";
+export type RateBucket = "signin" | "forms" | "receiver" | "sandbox" | "rejections";
 
 /** A rule per bucket; `null` turns a bucket's limit off. */
 export type RateLimits = Record<RateBucket, RateRule | null>;
@@ -34,6 +34,8 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   forms: { limit: 120, windowMs: 60_000 },
   receiver: { limit: 6_000, windowMs: 60_000 },
   sandbox: { limit: 60, windowMs: 60_000 },
+  // Refused postbacks logged per client address (the rest are answered, not logged).
+  rejections: { limit: 120, windowMs: 60_000 },
 };
 
 /** A hit's verdict: allowed, or refused with the seconds until the window ends. */

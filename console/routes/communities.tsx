@@ -11,6 +11,7 @@ import type { Context, Hono } from "hono";
 import { deleteCookie, getCookie } from "hono/cookie";
 import type { ComponentChildren, VNode } from "preact";
 import type { Community, ReconcileReport } from "../../webhooks/mod.ts";
+import { Confirm, confirmed } from "../components/Confirm.tsx";
 import { Csrf } from "../components/Csrf.tsx";
 import { Layout } from "../components/Layout.tsx";
 import { Pager } from "../components/Pager.tsx";
@@ -487,6 +488,26 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   });
 
   app.post("/communities/:tenantId/remove", async (c) => {
+    const community = await communities.findByTenantID(c.req.param("tenantId"));
+    if (!community) return notFound(c);
+    if (!confirmed(await c.req.parseBody())) {
+      return html(
+        c,
+        <Layout title={`Remove ${community.name}?`} {...layoutFrame(c, deps)}>
+          <Confirm
+            action={`${path(community.tenantId)}/remove`}
+            csrf={c.get("session")!.csrf}
+            label={`Remove ${community.name}`}
+            cancel={path(community.tenantId)}
+          >
+            <p>
+              The community's record and its tokens are deleted here. Its webhook records and its hooks on the platform
+              stay; add the community again to manage them.
+            </p>
+          </Confirm>
+        </Layout>,
+      );
+    }
     const removed = await communities.remove(c.req.param("tenantId"));
     if (removed === false) return notFound(c);
     return c.redirect("/communities?notice=removed", 303);
@@ -657,6 +678,25 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const community = await communities.findByTenantID(c.req.param("tenantId"));
     if (!community) return notFound(c);
     const body = await c.req.parseBody();
+    if (body.deleteUnknown === "1" && !confirmed(body)) {
+      return html(
+        c,
+        <Layout title="Delete unexplained orphans?" {...layoutFrame(c, deps)}>
+          <Confirm
+            action={`${path(community.tenantId)}/reconcile`}
+            csrf={c.get("session")!.csrf}
+            label="Apply the fixes and delete them"
+            cancel={`${path(community.tenantId)}/reconcile`}
+            fields={{ deleteUnknown: "1" }}
+          >
+            <p>
+              Besides the fixes, every hook on the platform that no record here and no interrupted registration explains
+              is deleted on the platform. Another service's hooks in the same community would go too.
+            </p>
+          </Confirm>
+        </Layout>,
+      );
+    }
     try {
       await deps.webhooks.reconcile(community, {
         ...staleAfter(),

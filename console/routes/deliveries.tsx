@@ -1,7 +1,8 @@
 /**
- * Deliveries: the page (a live island), its JSON feed for the island, the
- * server-sent events that tell the island a delivery arrived, and a detail
- * page with the payload.
+ * Deliveries: the log page (a live island on its first, unfiltered page;
+ * filters and cursor paging in the URL, working without JavaScript), its
+ * JSON feed for the island and the server-sent events that tell the island
+ * a delivery arrived. The detail page is `delivery_detail.tsx`.
  *
  * @module
  */
@@ -13,9 +14,38 @@ import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
 import DeliveriesLive from "../islands/DeliveriesLive.tsx";
 import { type ConsoleEnv, cookieName, type Deps, html, layoutFrame, SESSION_COOKIE } from "../lib/context.ts";
+import type { DeliveryFilter } from "../lib/deliveries.ts";
 
 /** Time between keep-alive comments on an idle event stream. */
 const HEARTBEAT_MS = 20_000;
+
+/** The filter of the deliveries page, from its query string (bounded). */
+function filterOf(c: Context<ConsoleEnv>): DeliveryFilter {
+  const text = (name: string, max: number) => {
+    const v = c.req.query(name)?.trim() ?? "";
+    return v && v.length <= max ? v : undefined;
+  };
+  const status = c.req.query("status");
+  const before = Number(c.req.query("before"));
+  return {
+    hookId: text("hook", 200),
+    status: status === "accepted" || status === "rejected" ? status : undefined,
+    verb: text("verb", 100),
+    q: text("q", 200),
+    before: Number.isSafeInteger(before) && before > 0 ? before : undefined,
+  };
+}
+
+/** A filter as query parameters (empty ones left out). */
+function query(filter: DeliveryFilter): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (filter.hookId) out.hook = filter.hookId;
+  if (filter.status) out.status = filter.status;
+  if (filter.verb) out.verb = filter.verb;
+  if (filter.q) out.q = filter.q;
+  if (filter.before !== undefined) out.before = String(filter.before);
+  return out;
+}
 
 /** Adds the delivery routes to `app`. */
 export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
@@ -25,23 +55,59 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   };
 
   app.get("/deliveries", async (c) => {
-    const hookId = hookOf(c);
-    const deliveries = await deps.deliveries.list({ hookId, limit: 50 });
+    const filter = filterOf(c);
+    const filtered = Boolean(filter.status || filter.verb || filter.q || filter.before !== undefined);
+    const { values, before } = await deps.deliveries.page({ ...filter, limit: 50 });
+    const hookId = filter.hookId;
+    const older = before !== undefined ? `/deliveries?${new URLSearchParams(query({ ...filter, before }))}` : "";
     return html(
       c,
       <Layout title="Deliveries" {...layoutFrame(c, deps)}>
         <p>
-          Postbacks received by this console{hookId
+          Every postback this console received, accepted or rejected with the reason, newest first{hookId
             ? (
               <>
                 {" "}for webhook <a href={`/webhooks/${encodeURIComponent(hookId)}`}>{hookId}</a>
               </>
             )
-            : ""}, newest first. The list updates by itself when one arrives.
+            : ""}.{filtered ? " A filtered view does not update by itself." : ""}
         </p>
-        <Island name="DeliveriesLive" props={{ deliveries, hookId }}>
-          <DeliveriesLive deliveries={deliveries} hookId={hookId} />
-        </Island>
+        <form method="get" action="/deliveries" class="filters" role="search" aria-label="Filter deliveries">
+          {hookId && <input type="hidden" name="hook" value={hookId} />}
+          <label>
+            Status{" "}
+            <select name="status" id="filter-status">
+              <option value="" selected={!filter.status}>any</option>
+              <option value="accepted" selected={filter.status === "accepted"}>accepted</option>
+              <option value="rejected" selected={filter.status === "rejected"}>rejected</option>
+            </select>
+          </label>{" "}
+          <label>
+            Verb <input name="verb" id="filter-verb" value={filter.verb ?? ""} placeholder="jive:created" size={14} />
+          </label>{" "}
+          <label>
+            Search <input type="search" name="q" id="filter-q" value={filter.q ?? ""} size={18} />
+          </label>{" "}
+          <button type="submit">Filter</button>
+          {filtered && (
+            <>
+              {" "}
+              <a href={hookId ? `/deliveries?hook=${encodeURIComponent(hookId)}` : "/deliveries"}>Clear</a>
+            </>
+          )}
+        </form>
+        {filtered
+          ? <DeliveriesLive deliveries={values} hookId={hookId} live={false} />
+          : (
+            <Island name="DeliveriesLive" props={{ deliveries: values, hookId }}>
+              <DeliveriesLive deliveries={values} hookId={hookId} />
+            </Island>
+          )}
+        {older && (
+          <nav class="pager" aria-label="Pages">
+            <a href={older} id="older">Older deliveries</a>
+          </nav>
+        )}
       </Layout>,
     );
   });
@@ -97,39 +163,5 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         deps.closing.removeEventListener("abort", stop);
       }
     });
-  });
-
-  app.get("/deliveries/:id", async (c) => {
-    const delivery = await deps.deliveries.get(c.req.param("id"));
-    if (!delivery) {
-      return html(
-        c,
-        <Layout title="Delivery not found" {...layoutFrame(c, deps)}>
-          <p>
-            No delivery has that id (deliveries are kept for a while only). <a href="/deliveries">All deliveries</a>
-          </p>
-        </Layout>,
-        404,
-      );
-    }
-    let pretty = delivery.payload;
-    try {
-      pretty = JSON.stringify(JSON.parse(delivery.payload), null, 2);
-    } catch {
-      // a cut payload stays as it is
-    }
-    return html(
-      c,
-      <Layout title={`Delivery ${delivery.id}`} {...layoutFrame(c, deps)}>
-        <p>
-          Received <time dateTime={delivery.receivedAt}>{delivery.receivedAt}</time> for webhook{" "}
-          <a href={`/webhooks/${encodeURIComponent(delivery.hookId)}`}>
-            {delivery.hookId}
-          </a>
-          {delivery.truncated && " (payload cut to fit the store)"}
-        </p>
-        <pre id="payload">{pretty}</pre>
-      </Layout>,
-    );
   });
 }

@@ -17,7 +17,9 @@
  */
 
 import type { Hono } from "hono";
-import { createReceiver, verifyJiveExtn, type Webhook } from "../../webhooks/mod.ts";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { createReceiver, type ReceiverAttempt, verifyJiveExtn, type Webhook } from "../../webhooks/mod.ts";
+import { clientAddresses } from "./rate_limits.ts";
 import { tooManyRequests } from "../lib/rate_limit.ts";
 import { receiverByHookKey, receiverKey } from "../lib/kv_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
@@ -87,14 +89,37 @@ async function verifiedTenant(deps: Deps, header: string | undefined): Promise<s
   return verified?.ok && verified.tenantId === tenantId ? tenantId : null;
 }
 
+/** Headers that carry no secret, for the log of a request refused before the receiver saw it. */
+function plainHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of ["content-type", "content-length", "user-agent"]) {
+    const value = headers.get(name);
+    if (value !== null) out[name] = value.slice(0, 200);
+  }
+  return out;
+}
+
 /** Adds the receiver to `app`. */
 export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const ids = new WeakMap<Request, string>();
   /** Items of postbacks still arriving, by postback id. */
   const arriving = new Map<string, PostbackEntry[]>();
+  /** The request being handled, for the attempt log (onAttempt is called inside handle()). */
+  const current = new AsyncLocalStorage<{ id: string; address: string }>();
+  const logAttempt = async (attempt: ReceiverAttempt) => {
+    const request = current.getStore();
+    if (attempt.status === 200 && !attempt.duplicate) return await deps.deliveries.recordAttempt(attempt);
+    // Every refusal is logged with its reason, a bounded number per client
+    // address, so that a flood of forged requests cannot push real
+    // deliveries out of the log.
+    if (!(await deps.limiter.hit("rejections", request?.address ?? "unknown")).ok) return;
+    const hook = request ? await resolveReceiver(deps, request.id).catch(() => null) : null;
+    await deps.deliveries.addRejected(attempt, hook?.id ?? "");
+  };
   const receiver = createReceiver(deps.webhooks, {
     kv: deps.kv,
     maxBytes: MAX_POSTBACK_BYTES,
+    onAttempt: logAttempt,
     accept: ({ request, webhooks }) => takes(deps, ids.get(request), webhooks),
     onPostback: async ({ activity, webhook, postbackId, index, count }) => {
       if (index === 0) arriving.set(postbackId, []);
@@ -110,15 +135,27 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     },
   });
   app.post("/hooks/:id", async (c) => {
+    const started = performance.now();
+    const request = { id: c.req.param("id"), address: clientAddresses.get(c.req.raw) ?? "unknown" };
     const tenant = await verifiedTenant(deps, c.req.header("authorization"));
     if (tenant !== null) {
       const verdict = await deps.limiter.hit("receiver", tenant);
       if (!verdict.ok) {
         c.req.raw.body?.cancel().catch(() => {});
+        await current.run(request, () =>
+          logAttempt({
+            status: 429,
+            reason: `Too many requests: tenant ${tenant} is over its limit; try again in ${verdict.retryAfter} s`,
+            tenantId: tenant,
+            durationMs: performance.now() - started,
+            receivedAt: Date.now(),
+            bodyExcerpt: "",
+            headers: plainHeaders(c.req.raw.headers),
+          })).catch(() => {});
         return tooManyRequests(verdict, true);
       }
     }
-    ids.set(c.req.raw, c.req.param("id"));
-    return receiver.handle(c.req.raw);
+    ids.set(c.req.raw, request.id);
+    return await current.run(request, () => receiver.handle(c.req.raw));
   });
 }

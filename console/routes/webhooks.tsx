@@ -11,6 +11,7 @@ import type { Context, Hono } from "hono";
 import type { VNode } from "preact";
 import { monotonicFactory } from "ulid";
 import { type Community, CONTENT_EVENTS, SYSTEM_EVENTS, type Webhook } from "../../webhooks/mod.ts";
+import { Confirm, confirmed } from "../components/Confirm.tsx";
 import { Csrf } from "../components/Csrf.tsx";
 import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
@@ -438,6 +439,21 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.post("/webhooks/:id/unregister", async (c) => {
     const hook = await webhooks.findByID(c.req.param("id"));
     if (!hook) return c.redirect("/webhooks", 303);
+    if (!confirmed(await c.req.parseBody())) {
+      const path = `/webhooks/${encodeURIComponent(hook.id)}`;
+      return html(
+        c,
+        <Layout title="Unregister this webhook?" {...layoutFrame(c, deps)}>
+          <Confirm action={`${path}/unregister`} csrf={c.get("session")!.csrf} label="Unregister" cancel={path}>
+            <p>
+              The hook <code>{selfRef(hook)}</code>{" "}
+              is deleted on the platform, then its record here. The platform stops posting its events; its deliveries
+              stay in the log.
+            </p>
+          </Confirm>
+        </Layout>,
+      );
+    }
     try {
       await webhooks.unregister(hook);
     } catch (err) {

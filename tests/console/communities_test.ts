@@ -116,7 +116,12 @@ Deno.test("communities can be added, edited and removed without showing secrets"
       undefined,
     );
 
-    const remove = await client.post("/communities/acme-1/remove", { _csrf: csrf });
+    // First a confirmation page; nothing is removed yet.
+    const ask = await client.post("/communities/acme-1/remove", { _csrf: csrf });
+    assert.equal(ask.status, 200);
+    assert.match(await ask.text(), /id="confirm"[\s\S]*name="confirm" value="yes"/);
+    assert.ok(await t.app.webhooks.communities.findByTenantID("acme-1"));
+    const remove = await client.post("/communities/acme-1/remove", { _csrf: csrf, confirm: "yes" });
     await remove.body?.cancel();
     assert.equal(remove.status, 303);
     assert.equal(remove.headers.get("location"), "/communities?notice=removed");

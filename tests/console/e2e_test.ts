@@ -133,7 +133,7 @@ Deno.test({
         });
         assert.equal(refused.status, 401);
         await refused.body?.cancel();
-        assert.equal((await t.app.deliveries.list()).length, 1);
+        assert.equal((await t.app.deliveries.page({ status: "accepted" })).values.length, 1);
 
         // Connecting again through the community's OAuth renews its tokens.
         const before = (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))!.oauth!.access_token;
@@ -149,6 +149,11 @@ Deno.test({
         // Unregister.
         await page.goto(`${t.origin}${detailPath}`);
         await clickAndWait(page, "#unregister button[type=submit]");
+        // Unregister asks for confirmation first.
+        assert.match(await page.$eval("h1", (el) => el.textContent ?? ""), /Unregister this webhook\?/);
+        assert.ok(await t.app.webhooks.findByID(hookId));
+        await shot("10_unregister_confirm");
+        await clickAndWait(page, "#confirm-button");
         assert.equal(new URL(page.url()).pathname, "/webhooks");
         assert.match(await page.$eval(".notice", (el) => el.textContent ?? ""), /unregistered/);
         assert.equal(await t.app.webhooks.findByID(hookId), null);
@@ -168,7 +173,7 @@ Deno.test({
           ]);
           assert.match(new URL(plain.url()).pathname, /^\/webhooks\/[0-9A-Z]{26}$/);
           assert.equal(await plain.$eval("#webhook-events", (el) => el.textContent), "user_account");
-          assert.equal(await plain.$eval("#live-status", (el) => el.textContent), "off");
+          assert.equal(await plain.$eval("#live-status", (el) => el.textContent), "off (needs JavaScript)");
           await plain.screenshot({ path: `${shots}/11_no_javascript.png`, fullPage: true });
         } finally {
           await plain.close();

@@ -103,8 +103,14 @@ Deno.test("a postback without a signature, with a forged one or an old one is re
       assert.match(answer.error, /^Unauthorized/, name);
       assert.ok(!JSON.stringify(answer).includes(secret), name);
     }
-    const values = await t.app.deliveries.list();
-    assert.equal(values.length, 0);
+    assert.equal((await t.app.deliveries.page({ status: "accepted" })).values.length, 0);
+    // Each refusal is in the log with its reason, and no log entry holds the signature or the secret.
+    const rejected = (await t.app.deliveries.page({ status: "rejected" })).values;
+    assert.ok(rejected.length >= 3 && rejected.every((d) => d.status === 401 && d.reason), JSON.stringify(rejected));
+    for (const d of rejected) {
+      const stored = JSON.stringify(await t.app.deliveries.get(d.id));
+      assert.ok(!stored.includes(secret) && !/signature=[^&"\s]/.test(stored), stored);
+    }
   });
 });
 
@@ -119,8 +125,11 @@ Deno.test("a postback over 1 MiB is refused with 413", async () => {
     });
     assert.equal(res.status, 413);
     await res.body?.cancel();
-    const values = await t.app.deliveries.list();
-    assert.equal(values.length, 0);
+    assert.equal((await t.app.deliveries.page({ status: "accepted" })).values.length, 0);
+    const [logged] = (await t.app.deliveries.page({ status: "rejected" })).values;
+    assert.equal(logged.status, 413);
+    assert.match(logged.reason!, /^Payload too large/);
+    assert.ok((await t.app.deliveries.get(logged.id))!.payload.length <= 2048, "a bounded excerpt only");
   });
 });
 

@@ -37,7 +37,9 @@ Deno.test("the console's receiver stores a replayed postback once", async () => 
       received: 0,
       duplicate: true,
     }]);
-    assert.equal((await t.app.deliveries.list()).length, 1);
+    assert.equal((await t.app.deliveries.page({ status: "accepted" })).values.length, 1);
+    const [duplicate] = (await t.app.deliveries.page({ status: "rejected" })).values;
+    assert.deepEqual([duplicate.status, duplicate.reason], [200, "Duplicate: this header was already accepted"]);
   });
 });
 
@@ -71,11 +73,12 @@ Deno.test("the console's receiver answers 404 to an item of another tenant or of
       assert.equal(status, 404, name);
       assert.match((answer as { error: string }).error, /^Unknown webhook/, name);
     }
-    assert.equal((await t.app.deliveries.list()).length, 0);
+    assert.equal((await t.app.deliveries.page({ status: "accepted" })).values.length, 0);
+    assert.ok((await t.app.deliveries.page({ status: "rejected" })).values.every((d) => d.status === 404));
     // The sibling's own receiver path takes its item.
     const [status] = await send(`${t.origin}/hooks/sibling`, await sandboxHeader(t), items(sibling));
     assert.equal(status, 200);
-    assert.deepEqual((await t.app.deliveries.list()).map((d) => d.hookId), ["sibling"]);
+    assert.deepEqual((await t.app.deliveries.page({ status: "accepted" })).values.map((d) => d.hookId), ["sibling"]);
   });
 });
 

@@ -48,9 +48,15 @@ Deno.test("the reconcile page reports matched, orphan and dangling hooks and app
     await refused.body?.cancel();
     assert.ok(await t.app.webhooks.findByID("dangling-1"));
 
+    // Deleting on the platform asks first; nothing changes until confirmed.
+    const ask = await client.post("/communities/sandbox-tenant/reconcile", { _csrf: csrfOf(html), deleteUnknown: "1" });
+    assert.equal(ask.status, 200);
+    assert.match(await ask.text(), /Delete unexplained orphans\?/);
+    assert.ok(await t.app.webhooks.findByID("dangling-1"));
     const res = await client.post("/communities/sandbox-tenant/reconcile", {
       _csrf: csrfOf(html),
       deleteUnknown: "1",
+      confirm: "yes",
     });
     await res.body?.cancel();
     assert.equal(res.status, 303);

@@ -182,7 +182,11 @@ Deno.test("webhooks are looked up by webhook URL and by id", async () => {
 Deno.test("unregistering removes the hook on the platform and the record", async () => {
   await withHook(async (t, { id, callback, ref }, client) => {
     const csrf = csrfOf(await client.text(`/webhooks/${id}`, 200));
-    const res = await client.post(`/webhooks/${id}/unregister`, { _csrf: csrf });
+    const ask = await client.post(`/webhooks/${id}/unregister`, { _csrf: csrf });
+    assert.equal(ask.status, 200);
+    assert.match(await ask.text(), /Unregister this webhook\?/);
+    assert.ok(await t.app.webhooks.findByID(id), "nothing happens before the confirmation");
+    const res = await client.post(`/webhooks/${id}/unregister`, { _csrf: csrf, confirm: "yes" });
     await res.body?.cancel();
     assert.equal(res.status, 303);
     assert.equal(res.headers.get("location"), "/webhooks?notice=unregistered");

@@ -1,0 +1,36 @@
+/**
+ * Island: a button that copies the text of an element (the raw body on a
+ * delivery's page) to the clipboard. Without JavaScript it is not shown.
+ *
+ * @module
+ */
+
+import { useEffect, useState } from "preact/hooks";
+import type { VNode } from "preact";
+import { byId } from "../../browser/mod.ts";
+
+/** Props of {@linkcode CopyButton}. */
+export interface CopyButtonProps {
+  /** The id of the element whose text is copied. */
+  target: string;
+  /** The button's label. */
+  label: string;
+}
+
+/** A copy-to-clipboard button, shown once hydrated. */
+export default function CopyButton(props: CopyButtonProps): VNode {
+  const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
+  const [ready, setReady] = useState(false);
+  useEffect(() => setReady("clipboard" in navigator), []);
+  const copy = () => {
+    const text = byId(props.target)?.textContent ?? "";
+    navigator.clipboard.writeText(text).then(() => setState("copied"), () => setState("failed"));
+  };
+  return (
+    <span class="copy" aria-live="polite">
+      <button type="button" hidden={!ready} onClick={copy}>{props.label}</button>
+      {state === "copied" && " Copied."}
+      {state === "failed" && " Could not copy: select the text instead."}
+    </span>
+  );
+}

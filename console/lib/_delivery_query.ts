@@ -1,0 +1,92 @@
+/**
+ * Filtering and paging the delivery log: newest first, by hook, status
+ * (accepted or rejected), verb, and a search of the summary and the payload
+ * text, in pages whose cursor is a sequence number. A page reads at most
+ * {@linkcode MAX_SCANNED} entries, so a rare match costs a bounded time; the
+ * cursor then lets the reader go on.
+ *
+ * @module
+ */
+
+import type { Delivery } from "./_delivery_item.ts";
+import type { DeliveryView } from "../islands/DeliveriesLive.tsx";
+import { DELIVERY_VIEW_PREFIX, deliveryByHookPrefix, deliveryKey } from "./kv_keys.ts";
+
+/** Entries one page reads at most. */
+export const MAX_SCANNED = 2_000;
+
+/** What to show. */
+export interface DeliveryFilter {
+  /** Only this webhook record's. */
+  hookId?: string;
+  /** Only accepted deliveries, or only rejected attempts. */
+  status?: "accepted" | "rejected";
+  /** Only this verb (e.g. `jive:created`). */
+  verb?: string;
+  /** Text to find in the summary, the reason or the payload (case-insensitive). */
+  q?: string;
+  /** Only entries before this sequence number (the previous page's cursor). */
+  before?: number;
+  /** Entries per page; default 50. */
+  limit?: number;
+}
+
+/** One page, and the cursor of the next (older) one when there may be more. */
+export interface DeliveryPage {
+  values: DeliveryView[];
+  before?: number;
+}
+
+function summaryMatches(view: DeliveryView, filter: DeliveryFilter): boolean {
+  const accepted = view.status === 200 && !view.reason; // a duplicate is answered 200 but logged with its reason
+  if (filter.status === "accepted" && !accepted) return false;
+  if (filter.status === "rejected" && accepted) return false;
+  if (filter.verb && view.verb !== filter.verb) return false;
+  return true;
+}
+
+function textOf(view: DeliveryView): string {
+  return [view.id, view.hookId, view.verb, view.title, view.webhook, view.reason ?? "", String(view.status)]
+    .join("\n").toLowerCase();
+}
+
+/** A page of the log that matches `filter`. */
+export async function queryLog(kv: Deno.Kv, filter: DeliveryFilter): Promise<DeliveryPage> {
+  const limit = Math.min(Math.max(filter.limit ?? 50, 1), 200);
+  const prefix = filter.hookId ? deliveryByHookPrefix(filter.hookId) : DELIVERY_VIEW_PREFIX;
+  const q = filter.q?.trim().toLowerCase() ?? "";
+  const selector: Deno.KvListSelector = filter.before !== undefined
+    ? { prefix, end: [...prefix, filter.before] }
+    : { prefix };
+  const values: DeliveryView[] = [];
+  let scanned = 0;
+  let last: number | undefined;
+  let chunk: DeliveryView[] = [];
+  const flush = async () => {
+    const pending = chunk.filter((v) => summaryMatches(v, filter));
+    chunk = [];
+    if (!q) return void values.push(...pending);
+    // The summary first; the payload only of entries whose summary does not match.
+    const unsure = pending.filter((v) => !textOf(v).includes(q));
+    const found = new Set<string>();
+    for (let i = 0; i < unsure.length; i += 10) {
+      const bodies = await kv.getMany<Delivery[]>(unsure.slice(i, i + 10).map((v) => deliveryKey(v.id)));
+      for (const body of bodies) if (body.value?.payload.toLowerCase().includes(q)) found.add(body.value.id);
+    }
+    values.push(...pending.filter((v) => textOf(v).includes(q) || found.has(v.id)));
+  };
+  for await (const entry of kv.list<DeliveryView>(selector, { reverse: true, limit: MAX_SCANNED })) {
+    scanned++;
+    last = entry.value.seq;
+    chunk.push(entry.value);
+    if (chunk.length === 100) await flush();
+    if (values.length >= limit) break;
+  }
+  await flush();
+  if (values.length > limit) {
+    const kept = values.slice(0, limit);
+    return { values: kept, before: kept[kept.length - 1].seq };
+  }
+  const more = values.length === limit || scanned === MAX_SCANNED;
+  return { values, ...(more && last !== undefined ? { before: last } : {}) };
+}

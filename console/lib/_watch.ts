@@ -1,0 +1,62 @@
+/**
+ * The live view's wake-up: a KV watch of the delivery sequence's counter,
+ * with a poll as the floor. `kv.watch` reports this process's writes (and
+ * all writes over KV Connect) at once; on a local KV file it misses other
+ * processes' writes, so polling bounds their delay to `pollMs`. A listener
+ * that asks for everything after the last sequence number it saw skips
+ * nothing: the sequence is commit order.
+ *
+ * @module
+ */
+
+/**
+ * Calls `onChange` once at the start, after each change of `key` (several
+ * quick changes may be reported once), and at least every `pollMs`, until
+ * `signal` aborts. Where the KV cannot watch, it polls only.
+ */
+export async function watchSequence(
+  kv: Deno.Kv,
+  key: Deno.KvKey,
+  signal: AbortSignal,
+  onChange: () => Promise<void>,
+  pollMs: number,
+): Promise<void> {
+  if (signal.aborted) return;
+  let reader: ReadableStreamDefaultReader<unknown> | null = null;
+  try {
+    reader = kv.watch([key]).getReader();
+  } catch {
+    reader = null; // this KV cannot watch: poll only
+  }
+  let wake: () => void = () => {};
+  const stop = () => {
+    wake();
+    reader?.cancel().catch(() => {});
+  };
+  signal.addEventListener("abort", stop, { once: true });
+  // One read at a time; a read still pending after a poll is reused.
+  let pending: Promise<boolean> | null = null;
+  try {
+    while (!signal.aborted) {
+      if (reader && !pending) pending = reader.read().then((r) => !r.done, () => false);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const tick = new Promise<"poll">((resolve) => {
+        wake = () => resolve("poll");
+        timer = setTimeout(wake, pollMs);
+      });
+      const result = await Promise.race(pending ? [pending, tick] : [tick]);
+      clearTimeout(timer);
+      if (signal.aborted) break;
+      if (result !== "poll") {
+        pending = null;
+        if (result === false) reader = null; // the watch ended: poll only
+      }
+      // The first read is the current value: reporting it too closes the
+      // gap between the caller's first listing and the start of the watch.
+      await onChange();
+    }
+  } finally {
+    signal.removeEventListener("abort", stop);
+    await reader?.cancel().catch(() => {});
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * A delivery's page: how the request went (status, time taken, the
+ * signature verdict with tenant, client id and the timestamp's age), its
+ * headers with the `Authorization` value masked, the body raw and pretty
+ * with a copy button, and the other items of its postback. A delivery of a
+ * hook since unregistered keeps the hook's URL and id.
+ *
+ * @module
+ */
+
+import type { Hono } from "hono";
+import { Island } from "../components/Island.tsx";
+import { Layout } from "../components/Layout.tsx";
+import CopyButton from "../islands/CopyButton.tsx";
+import { statusText } from "../islands/DeliveriesLive.tsx";
+import { type ConsoleEnv, type Deps, html, layoutFrame } from "../lib/context.ts";
+import type { AttemptInfo, Delivery } from "../lib/deliveries.ts";
+
+function verdictOf(delivery: Delivery, attempt: AttemptInfo | null): string {
+  if (delivery.status === 401) return `not valid: ${delivery.reason ?? "refused"}`;
+  if (attempt?.tenantId) return "valid";
+  return delivery.status === 200 ? "valid" : "not checked (refused before the signature)";
+}
+
+function age(ms: number | undefined): string {
+  if (ms === undefined) return "";
+  const s = ms / 1000;
+  return s < 0 ? `${(-s).toFixed(1)} s ahead of our clock` : `${s.toFixed(1)} s old on arrival`;
+}
+
+/** Adds the delivery detail page to `app`. */
+export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
+  app.get("/deliveries/:id", async (c) => {
+    const delivery = await deps.deliveries.get(c.req.param("id"));
+    if (!delivery) {
+      return html(
+        c,
+        <Layout title="Delivery not found" {...layoutFrame(c, deps)}>
+          <p>
+            No delivery has that id (deliveries are kept for a while only). <a href="/deliveries">All deliveries</a>
+          </p>
+        </Layout>,
+        404,
+      );
+    }
+    const accepted = delivery.status === 200 && !delivery.reason;
+    const attempt = delivery.attempt ??
+      (delivery.postbackId ? await deps.deliveries.attemptOf(delivery.postbackId) : null);
+    const hook = delivery.hookId ? await deps.webhooks.findByID(delivery.hookId) : null;
+    let pretty = delivery.payload;
+    try {
+      pretty = JSON.stringify(JSON.parse(delivery.payload), null, 2);
+    } catch {
+      // a cut payload or a body that is not JSON stays as it is
+    }
+    const siblings = accepted && attempt?.itemCount && attempt.itemCount > 1
+      ? Array.from({ length: attempt.itemCount }, (_, i) => delivery.id.replace(/-\d+$/, `-${i}`))
+      : [];
+    return html(
+      c,
+      <Layout title={accepted ? "Delivery" : "Rejected postback"} {...layoutFrame(c, deps)}>
+        <dl class="facts" id="delivery-facts">
+          <dt>Received</dt>
+          <dd>
+            <time dateTime={delivery.receivedAt}>{delivery.receivedAt}</time>
+          </dd>
+          <dt>Our answer</dt>
+          <dd id="delivery-status" class={accepted ? "status-good" : "status-bad"}>
+            {statusText(delivery as Delivery & { seq: number })}
+            {attempt ? `, in ${attempt.durationMs.toFixed(1)} ms` : ""}
+          </dd>
+          <dt>Webhook</dt>
+          <dd>
+            {hook
+              ? <a href={`/webhooks/${encodeURIComponent(hook.id)}`}>{hook.id}</a>
+              : delivery.hookId
+              ? `${delivery.hookId} (no longer registered)`
+              : "none found for this request"}
+            {delivery.webhook && ` · ${delivery.webhook}`}
+          </dd>
+          <dt>Signature</dt>
+          <dd id="delivery-verdict">{verdictOf(delivery, attempt)}</dd>
+          {attempt?.tenantId && (
+            <>
+              <dt>Tenant</dt>
+              <dd>{attempt.tenantId}</dd>
+            </>
+          )}
+          {attempt?.clientId && (
+            <>
+              <dt>Client id</dt>
+              <dd>{attempt.clientId}</dd>
+            </>
+          )}
+          {attempt?.timestampAgeMs !== undefined && (
+            <>
+              <dt>Timestamp</dt>
+              <dd>{age(attempt.timestampAgeMs)}</dd>
+            </>
+          )}
+          {attempt?.itemCount !== undefined && (
+            <>
+              <dt>Items in the postback</dt>
+              <dd>{attempt.itemCount}</dd>
+            </>
+          )}
+        </dl>
+        {siblings.length > 0 && (
+          <nav aria-label="Items of this postback">
+            <h2>Items of this postback</h2>
+            <ol>
+              {siblings.map((id) => (
+                <li key={id}>{id === delivery.id ? id : <a href={`/deliveries/${id}`}>{id}</a>}</li>
+              ))}
+            </ol>
+          </nav>
+        )}
+        {attempt && (
+          <>
+            <h2>Request headers</h2>
+            <table id="delivery-headers">
+              <thead>
+                <tr>
+                  <th scope="col">Header</th>
+                  <th scope="col">Value</th>
+                </tr>
+              </thead>
+              <tbody>
+                {Object.entries(attempt.headers).map(([name, value]) => (
+                  <tr key={name}>
+                    <td>{name}</td>
+                    <td>{value}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <p class="hint">The Authorization header is shown without its signature.</p>
+          </>
+        )}
+        <h2>{accepted ? "Item" : "Body (first bytes)"}</h2>
+        {delivery.truncated && <p class="hint">The payload was cut to fit the store.</p>}
+        <pre id="payload-pretty">{pretty}</pre>
+        <details>
+          <summary>Raw</summary>
+          <Island name="CopyButton" props={{ target: "payload", label: "Copy the raw body" }}>
+            <CopyButton target="payload" label="Copy the raw body" />
+          </Island>
+          <pre id="payload">{delivery.payload}</pre>
+        </details>
+        <p>
+          <a href="/deliveries">All deliveries</a>
+        </p>
+      </Layout>,
+    );
+  });
+}
