@@ -256,6 +256,9 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
       deps.sandboxPlace = sandbox.placeFor(publicUrl);
     }
     deps.sandbox = Boolean(sandbox && sandboxOn);
+    if (sandbox && sandboxOn) {
+      deps.sandboxTest = async (webhookId) => (await sandbox.trigger({ webhookId })).delivered.map((d) => d.status);
+    }
     if (options.buildAssets !== false) {
       for (const [name, data] of await buildAssets()) assets.set(name, data);
     }

@@ -26,3 +26,11 @@ for (const el of bySelectorAll("[data-island]") as HTMLElement[]) {
   hydrate(h(component, props), el);
   el.dataset.hydrated = "true";
 }
+
+// A notice (?notice=registered) is shown once: drop it from the address so
+// that a reload or a shared link does not show it again.
+const address = new URL(location.href);
+if (address.searchParams.has("notice")) {
+  address.searchParams.delete("notice");
+  history.replaceState(history.state, "", address.pathname + address.search + address.hash);
+}

@@ -52,6 +52,12 @@ export interface Deps {
   sandboxAliases: Set<string>;
   /** The rate limits (sign-in, forms, receiver, sandbox). */
   limiter: RateLimiter;
+  /**
+   * Sends a test event to one hook of the sandbox community (by its
+   * platform id), when the sandbox is on; resolves with the statuses our
+   * receiver answered.
+   */
+  sandboxTest?: (platformId: string) => Promise<number[]>;
   /** Ends the server-sent event streams when the app closes. */
   closing: AbortSignal;
 }

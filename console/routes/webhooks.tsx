@@ -394,10 +394,15 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         <h2>Entity</h2>
         <pre id="entity">{JSON.stringify(hook.entity, null, 2)}</pre>
         <h2>Deliveries</h2>
-        {deps.sandbox && community?.tenantId === SANDBOX_COMMUNITY.tenantId && (
-          <p>
-            Trigger an event on the <a href="/sandbox" id="sandbox-link">sandbox page</a> and watch it arrive here.
-          </p>
+        {deps.sandboxTest && community?.tenantId === SANDBOX_COMMUNITY.tenantId && (
+          <form method="post" action={`/webhooks/${encodeURIComponent(hook.id)}/test`} id="send-test">
+            <Csrf token={c.get("session")!.csrf} />
+            <p>
+              <button type="submit">Send test event</button>{" "}
+              The sandbox posts one event to this hook's callback; it shows here as it arrives. The{" "}
+              <a href="/sandbox" id="sandbox-link">sandbox page</a> triggers more.
+            </p>
+          </form>
         )}
         <Island
           name="DeliveriesLive"
@@ -427,13 +432,31 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         c,
         <Layout title="Webhook not found" {...layoutFrame(c, deps)}>
           <p>
-            No webhook has that id. <a href="/webhooks">All webhooks</a>
+            No webhook has that id (it may have been unregistered). Its deliveries stay in the log:{" "}
+            <a href={`/deliveries?hook=${encodeURIComponent(c.req.param("id"))}`}>deliveries of this hook</a>.{" "}
+            <a href="/webhooks">All webhooks</a>
           </p>
         </Layout>,
         404,
       );
     }
     return await detailPage(c, hook);
+  });
+
+  app.post("/webhooks/:id/test", async (c) => {
+    const hook = await webhooks.findByID(c.req.param("id"));
+    if (!hook) return c.redirect("/webhooks", 303);
+    const platformId = hook.entity?.id;
+    if (!deps.sandboxTest || hook.tenantId !== SANDBOX_COMMUNITY.tenantId || platformId === undefined) {
+      return await detailPage(c, hook, "Test events go only to hooks of the sandbox community");
+    }
+    try {
+      const statuses = await deps.sandboxTest(String(platformId));
+      if (statuses.length === 0) return await detailPage(c, hook, "The sandbox has no such hook any more");
+    } catch (err) {
+      return await detailPage(c, hook, `The test event could not be sent: ${describeError(err)}`);
+    }
+    return c.redirect(`/webhooks/${encodeURIComponent(hook.id)}?notice=triggered`, 303);
   });
 
   app.post("/webhooks/:id/unregister", async (c) => {

@@ -20,6 +20,8 @@ button{font:inherit;padding:.3rem .9rem;cursor:pointer}
 .notice{background:#eef7ee;border:1px solid #9c9;padding:.5rem 1rem}
 .error{background:#fbeeee;border:1px solid #c99;padding:.5rem 1rem}
 form.inline{display:inline}
+td,th,code,p,li{overflow-wrap:anywhere}table{display:block;overflow-x:auto;max-width:100%}
+nav.back{margin-bottom:1rem}
 `;
 
 /** Wraps a body in the sandbox's page layout. */
@@ -35,6 +37,7 @@ export function page(title: string, body: Markup): Markup {
         <style>${raw(STYLE)}</style>
       </head>
       <body>
+    <nav class="back"><a href="/">← Back to the webhooks console</a></nav>
     ${body}
       </body>
     </html>

@@ -1,0 +1,125 @@
+/**
+ * The console as a webhook portal, in Chromium (issue 16): "Send test event"
+ * produces a delivery; a rejected postback shows in the log with its reason,
+ * filtering and searching find it, and its page shows the masked header and
+ * the verdict; axe-core finds no violation on any page; at 390 px no page
+ * scrolls sideways. Screenshots of each page at 1,280 and 390 px go to a
+ * temporary folder (printed).
+ */
+
+import assert from "node:assert/strict";
+import { browserTestOptions, type Page, withBrowser } from "../_chromium.ts";
+import { connectSandbox, registerHook, signIn, startConsole } from "./_helpers.ts";
+
+const AXE = await Deno.readTextFile(new URL("../../node_modules/axe-core/axe.min.js", import.meta.url));
+
+async function clickAndWait(page: Page, selector: string): Promise<void> {
+  await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click(selector)]);
+}
+
+/** axe-core's violations of the page (WCAG 2 A and AA rules). */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: AXE });
+  return await page.evaluate(async () => {
+    // deno-lint-ignore no-explicit-any
+    const axe = (globalThis as any).axe;
+    const result = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa"] });
+    // deno-lint-ignore no-explicit-any
+    return result.violations.map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target).join(", ")})`);
+  });
+}
+
+Deno.test({
+  name: "the portal: test events, rejected postbacks with their reason, filters, axe-core and 390 px screens",
+  ...browserTestOptions,
+  fn: async () => {
+    const shots = await Deno.makeTempDir({ prefix: "console_portal_" });
+    console.log(`Screenshots: ${shots}`);
+    const t = await startConsole({ buildAssets: true });
+    try {
+      const client = await signIn(t.origin);
+      await connectSandbox(client, t.origin);
+      const hookId = await registerHook(client, t.origin);
+      const record = (await t.app.webhooks.findByID(hookId))!;
+      await withBrowser(async (browser) => {
+        const page = await browser.newPage();
+        await page.setBypassCSP(true); // axe-core is injected as an inline script
+        await page.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: t.origin });
+        await page.setViewport({ width: 1280, height: 900 });
+
+        // "Send test event" on the hook's page produces a delivery.
+        await page.goto(`${t.origin}/webhooks/${hookId}`);
+        await clickAndWait(page, "#send-test button[type=submit]");
+        assert.match(await page.$eval(".notice", (el) => el.textContent ?? ""), /test event was sent/);
+        assert.ok(!new URL(page.url()).search.includes("notice"), "the notice leaves the address once shown");
+        assert.equal((await t.app.deliveries.page({ status: "accepted", hookId })).values.length, 1);
+
+        // A forged postback is refused, and logged with its reason.
+        const forged = await fetch(String(record.entity.callback), {
+          method: "POST",
+          headers: {
+            authorization:
+              "JiveEXTN algorithm=HmacSHA256&client_id=x&jive_url=https%3A%2F%2Fa.example&tenant_id=sandbox-tenant&timestamp=1&signature=c2lnbmF0dXJl",
+            "content-type": "application/json",
+          },
+          body: "[]",
+        });
+        assert.equal(forged.status, 401);
+        await forged.body?.cancel();
+
+        await page.goto(`${t.origin}/deliveries`);
+        await page.select("#filter-status", "rejected");
+        await clickAndWait(page, "form.filters button[type=submit]");
+        const rows = await page.$$eval("#deliveries-table tr.delivery .status", (els) => els.map((e) => e.textContent));
+        assert.equal(rows.length, 1);
+        assert.match(rows[0]!, /^401 JiveEXTN signature is not an HMAC-SHA256 signature$/);
+        await page.goto(`${t.origin}/deliveries?q=hmac-sha256`);
+        assert.equal((await page.$$("#deliveries-table tr.delivery")).length, 1, "the search finds it");
+        await clickAndWait(page, "#deliveries-table tr.delivery .title a");
+        const facts = await page.$eval("#delivery-facts", (el) => el.textContent ?? "");
+        assert.match(facts, /not valid: JiveEXTN signature is not an HMAC-SHA256 signature/);
+        const headers = await page.$eval("#delivery-headers", (el) => el.textContent ?? "");
+        assert.match(headers, /JiveEXTN/);
+        assert.doesNotMatch(headers, /c2lnbmF0dXJl/, "the signature is never shown");
+        const detailPath = new URL(page.url()).pathname;
+
+        // Every page: axe-core clean, and no sideways scroll at 390 px.
+        const pages = [
+          "/",
+          "/communities",
+          "/communities/sandbox-tenant",
+          "/communities/sandbox-tenant/reconcile",
+          "/webhooks",
+          "/webhooks/new",
+          `/webhooks/${hookId}`,
+          "/deliveries",
+          "/deliveries?status=rejected",
+          detailPath,
+          "/sandbox",
+        ];
+        const problems: string[] = [];
+        for (const [i, path] of pages.entries()) {
+          for (const width of [1280, 390]) {
+            await page.setViewport({ width, height: 900 });
+            await page.goto(`${t.origin}${path}`);
+            await page.screenshot({ path: `${shots}/${String(i).padStart(2, "0")}_${width}.png`, fullPage: true });
+            const [scroll, inner] = await page.evaluate(() => [document.documentElement.scrollWidth, innerWidth]);
+            if (scroll > inner) {
+              const wide = await page.evaluate((limit) =>
+                [...document.querySelectorAll("body *")]
+                  .filter((el) => el.getBoundingClientRect().right > limit + 1)
+                  .filter((el) => ![...el.children].some((c) => c.getBoundingClientRect().right > limit + 1))
+                  .slice(0, 3)
+                  .map((el) => `${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""}.${el.className}`), inner);
+              problems.push(`${path} at ${width} px: ${scroll} px wide (${wide.join(", ")})`);
+            }
+            if (width === 1280) problems.push(...(await axeViolations(page)).map((v) => `${path}: ${v}`));
+          }
+        }
+        assert.deepEqual(problems, []);
+      });
+    } finally {
+      await t.close();
+    }
+  },
+});
