@@ -40,7 +40,7 @@ import { homeRoutes } from "./routes/home.tsx";
 import { receiverRoutes } from "./routes/hooks.ts";
 import { staticRoutes } from "./routes/static.ts";
 import { webhookRoutes } from "./routes/webhooks.tsx";
-import { createSandbox, type Sandbox, SANDBOX_COMMUNITY } from "./sandbox/mod.ts";
+import { createSandbox, type Sandbox, SANDBOX_COMMUNITY } from "../sandbox/mod.ts";
 
 const SANDBOX_TENANT_ID: string = SANDBOX_COMMUNITY.tenantId;
 

@@ -10,7 +10,7 @@
  */
 
 import type { Communities, Community } from "../../webhooks/mod.ts";
-import type { Sandbox } from "../sandbox/mod.ts";
+import type { Sandbox } from "../../sandbox/mod.ts";
 import { authorizationUrl, communityProvider, exchangeCode, newAuthorizationSecrets } from "./oauth.ts";
 
 /** The path a community's OAuth sends the browser back to. */

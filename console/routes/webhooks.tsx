@@ -20,7 +20,7 @@ import DeliveriesLive from "../islands/DeliveriesLive.tsx";
 import EventPicker from "../islands/EventPicker.tsx";
 import { receiverByHookKey, receiverByHookPrefix, receiverKey } from "../lib/kv_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
-import { SANDBOX_COMMUNITY } from "../sandbox/mod.ts";
+import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
 
 const ulid = monotonicFactory();

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { CONTENT_EVENTS, SYSTEM_EVENTS } from "../../webhooks/mod.ts";
+import { CONTENT_EVENTS, SYSTEM_EVENTS } from "../webhooks/mod.ts";
 
 export { CONTENT_EVENTS, SYSTEM_EVENTS };
 

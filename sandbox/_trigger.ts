@@ -5,7 +5,7 @@
  * @module
  */
 
-import { signJiveExtn } from "../../webhooks/mod.ts";
+import { signJiveExtn } from "../webhooks/mod.ts";
 import { isSystemEvent } from "./_events.ts";
 import type { HookRecord } from "./_store.ts";
 

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { Hono } from "hono";
 import * as oauth from "oauth4webapi";
 import { verifyJiveExtn } from "../../webhooks/mod.ts";
-import { ANTI_HIJACKING_PREFIX, createSandbox } from "../../console/sandbox/mod.ts";
+import { ANTI_HIJACKING_PREFIX, createSandbox } from "../../sandbox/mod.ts";
 import { createWebhooks } from "../../webhooks/mod.ts";
 
 const insecure = { [oauth.allowInsecureRequests]: true };

@@ -9,7 +9,7 @@ import {
   type Sandbox,
   SANDBOX_COMMUNITY,
   type SandboxOptions,
-} from "../../console/sandbox/mod.ts";
+} from "../../sandbox/mod.ts";
 
 // ---------------------------------------------------------------------------
 // Harness: the sandbox mounted under /sandbox in a tiny Hono app, served by a
