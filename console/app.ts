@@ -483,6 +483,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     async close() {
       closing.abort();
       await ready.catch(() => {});
+      await deps.deliveries.flush();
     },
   };
 }

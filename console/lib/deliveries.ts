@@ -40,6 +40,8 @@ export { MAX_PAYLOAD_CHARS, MAX_WIDE_PAYLOAD_CHARS } from "./_delivery_item.ts";
 
 /** Most items one postback may hold here: its summaries share one atomic operation. */
 export const MAX_POSTBACK_ITEMS = 120;
+/** How long attempt details wait to be written with others. */
+const ATTEMPT_BATCH_MS = 50;
 /** KV's limits of one atomic operation, with room for key encoding. */
 const MAX_MUTATIONS = 1000;
 const MAX_BYTES = 760_000;
@@ -70,6 +72,11 @@ export class DeliveryStore {
   #kv: Deno.Kv;
   #retain: number;
   #maxAgeMs: number;
+  /** Attempt details waiting for their batch write, by postback id. */
+  #attempts = new Map<string, AttemptInfo>();
+  #attemptsWritten: Promise<void> | null = null;
+  #attemptsDue: (() => void) | null = null;
+  #attemptsTimer: ReturnType<typeof setTimeout> | undefined;
   /** Writes of this process go one at a time: only other processes race. */
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -203,7 +210,11 @@ export class DeliveryStore {
       await retryLocked(() => op.commit());
     }
     for (;;) {
-      const seq = await retryLocked(() => kv.get<number>(DELIVERY_SEQ_KEY));
+      // The counter and the oldest entries are read together: one round trip.
+      const [seq, oldest] = await Promise.all([
+        retryLocked(() => kv.get<number>(DELIVERY_SEQ_KEY)),
+        this.#oldest(rows.length, 2 + rows.length * (inline ? 3 : 2)),
+      ]);
       const last = seq.value ?? 0;
       const views: DeliveryView[] = rows.map((row, i) => ({ seq: last + 1 + i, ...summary(row) }));
       const op = kv.atomic().check(seq).set(DELIVERY_SEQ_KEY, last + views.length);
@@ -216,8 +227,9 @@ export class DeliveryStore {
         if (view.hookId) op.set(deliveryByHookKey(view.hookId, view.seq), view, { expireIn });
         if (inline) op.set(deliveryKey(view.id), rows[i], { expireIn });
       }
-      const used = 2 + views.length * (inline ? 3 : 2);
-      for (const old of await this.#beyond(last + views.length, views.length, used)) {
+      // Beyond the retention once these are in: the oldest whose number falls below the kept range.
+      const keepFrom = last + views.length - this.#retain + 1;
+      for (const old of oldest.filter((v) => v.seq < keepFrom)) {
         op.delete(deliveryViewKey(old.seq)).delete(deliveryByHookKey(old.hookId, old.seq))
           .delete(deliveryKey(old.id));
         if (old.postbackId) op.delete(attemptKey(old.postbackId));
@@ -234,11 +246,35 @@ export class DeliveryStore {
    * signature, the verdict's figures, the time taken), for its deliveries'
    * detail page.
    */
-  async recordAttempt(attempt: ReceiverAttempt): Promise<void> {
-    if (!attempt.postbackId) return;
+  recordAttempt(attempt: ReceiverAttempt): Promise<void> {
+    if (!attempt.postbackId) return Promise.resolve();
     const { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs } = attempt;
-    const info: AttemptInfo = { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs };
-    await retryLocked(() => this.#kv.set(attemptKey(attempt.postbackId!), info, { expireIn: this.#maxAgeMs }));
+    this.#attempts.set(attempt.postbackId, { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs });
+    // Written in batches, one atomic operation for all that arrived meanwhile:
+    // under load that is one write for many postbacks, off their answers' path.
+    this.#attemptsWritten ??= new Promise<void>((resolve) => {
+      this.#attemptsDue = resolve;
+      this.#attemptsTimer = setTimeout(resolve, ATTEMPT_BATCH_MS);
+    }).then(() => this.#writeAttempts())
+      .finally(() => this.#attemptsWritten = null);
+    return this.#attemptsWritten;
+  }
+
+  /** Writes what waits for its batch now (the console calls it when it closes). */
+  async flush(): Promise<void> {
+    clearTimeout(this.#attemptsTimer);
+    this.#attemptsDue?.();
+    await this.#attemptsWritten?.catch(() => {});
+  }
+
+  async #writeAttempts(): Promise<void> {
+    const batch = [...this.#attempts];
+    this.#attempts.clear();
+    for (let i = 0; i < batch.length; i += 200) {
+      const op = this.#kv.atomic();
+      for (const [id, info] of batch.slice(i, i + 200)) op.set(attemptKey(id), info, { expireIn: this.#maxAgeMs });
+      await retryLocked(() => op.commit());
+    }
   }
 
   /** How the request of a postback went, when it was recorded. */
@@ -258,17 +294,14 @@ export class DeliveryStore {
   }
 
   /**
-   * The oldest summaries beyond the retention once the sequence reaches
-   * `top`: a bounded read of the start of the log, never a full list. It
-   * takes up to twice the new count, so a lowered `retain` catches up.
+   * The oldest summaries of the log: a bounded read of its start, never a
+   * full list. It takes up to twice the new count (within the operation's
+   * mutation limit), so a lowered `retain` catches up.
    */
-  async #beyond(top: number, added: number, used: number): Promise<DeliveryView[]> {
-    const keepFrom = top - this.#retain + 1;
-    if (keepFrom <= 1) return [];
+  async #oldest(added: number, used: number): Promise<DeliveryView[]> {
     const limit = Math.min(2 * added, Math.floor((MAX_MUTATIONS - used) / 4));
     const out: DeliveryView[] = [];
-    const selector = { prefix: DELIVERY_VIEW_PREFIX, end: deliveryViewKey(keepFrom) };
-    for await (const e of this.#kv.list<DeliveryView>(selector, { limit })) out.push(e.value);
+    for await (const e of this.#kv.list<DeliveryView>({ prefix: DELIVERY_VIEW_PREFIX }, { limit })) out.push(e.value);
     return out;
   }
 

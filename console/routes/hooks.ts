@@ -18,7 +18,14 @@
 
 import type { Hono } from "hono";
 import { AsyncLocalStorage } from "node:async_hooks";
-import { createReceiver, type ReceiverAttempt, verifyJiveExtn, type Webhook } from "../../webhooks/mod.ts";
+import {
+  type Community,
+  createReceiver,
+  type ReceiverAttempt,
+  verifyJiveExtn,
+  type Webhook,
+  type Webhooks,
+} from "../../webhooks/mod.ts";
 import { clientAddresses } from "./rate_limits.ts";
 import { tooManyRequests } from "../lib/rate_limit.ts";
 import { receiverByHookKey, receiverKey } from "../lib/kv_keys.ts";
@@ -54,10 +61,14 @@ async function saveReceiver(deps: Deps, id: string, hook: Webhook): Promise<void
  * already checked): all of them must be its hook. An unmapped id is adopted
  * when every record's callback is exactly this receiver.
  */
-async function takes(deps: Deps, id: string | undefined, records: Webhook[]): Promise<boolean> {
+async function takes(deps: Deps, request: InFlight | undefined, records: Webhook[]): Promise<boolean> {
+  const id = request?.id;
   if (!id || id.length > 200) return false;
-  const known = await resolveReceiver(deps, id);
-  if (known) return records.every((record) => record.id === known.id);
+  // The mapping was read when the request came in, beside the signature check.
+  const mapped = await request.mapping;
+  if (mapped !== null) return records.every((record) => record.id === mapped);
+  if (records.length > 0 && records.every((record) => record.id === id)) return true; // a record id as receiver id
+  if (await deps.webhooks.findByID(id)) return false; // another record's id: never adopted
   const callback = `${deps.publicUrl}/hooks/${id}`;
   const [first] = records;
   if (!first || !records.every((record) => record.id === first.id && record.entity?.callback === callback)) {
@@ -73,7 +84,7 @@ async function takes(deps: Deps, id: string | undefined, records: Webhook[]): Pr
  * verified postbacks count against a tenant's rate limit, so nobody can
  * spend another tenant's budget with forged headers.
  */
-async function verifiedTenant(deps: Deps, header: string | undefined): Promise<string | null> {
+async function verifiedTenant(deps: Deps, header: string | undefined): Promise<Community | null> {
   if (!header || header.length > 4096) return null;
   const match = /(?:^|[\s&])tenant_id=([^&\s]{1,200})/.exec(header);
   if (!match) return null;
@@ -86,7 +97,7 @@ async function verifiedTenant(deps: Deps, header: string | undefined): Promise<s
   const community = await deps.webhooks.communities.findByTenantID(tenantId);
   if (!community?.clientSecret) return null;
   const verified = await verifyJiveExtn(header, community.clientSecret).catch(() => null);
-  return verified?.ok && verified.tenantId === tenantId ? tenantId : null;
+  return verified?.ok && verified.tenantId === tenantId ? community : null;
 }
 
 /** Headers that carry no secret, for the log of a request refused before the receiver saw it. */
@@ -99,16 +110,31 @@ function plainHeaders(headers: Headers): Record<string, string> {
   return out;
 }
 
+/** What the console knows of a request while the receiver handles it. */
+interface InFlight {
+  /** The `{id}` of `/hooks/{id}`. */
+  id: string;
+  /** The client's address. */
+  address: string;
+  /** The record id the receiver id is mapped to, or `null` (read as the request comes in). */
+  mapping: Promise<string | null>;
+  /** The community whose secret verified the header, once looked up. */
+  community: Community | null;
+}
+
 /** Adds the receiver to `app`. */
 export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
-  const ids = new WeakMap<Request, string>();
   /** Items of postbacks still arriving, by postback id. */
   const arriving = new Map<string, PostbackEntry[]>();
-  /** The request being handled, for the attempt log (onAttempt is called inside handle()). */
-  const current = new AsyncLocalStorage<{ id: string; address: string }>();
+  /** The request being handled (the receiver's hooks run inside handle()). */
+  const current = new AsyncLocalStorage<InFlight>();
   const logAttempt = async (attempt: ReceiverAttempt) => {
     const request = current.getStore();
-    if (attempt.status === 200 && !attempt.duplicate) return await deps.deliveries.recordAttempt(attempt);
+    if (attempt.status === 200 && !attempt.duplicate) {
+      // Kept for the detail page, off the answer's path.
+      deps.deliveries.recordAttempt(attempt).catch(() => {});
+      return;
+    }
     // Every refusal is logged with its reason, a bounded number per client
     // address, so that a flood of forged requests cannot push real
     // deliveries out of the log.
@@ -116,11 +142,24 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const hook = request ? await resolveReceiver(deps, request.id).catch(() => null) : null;
     await deps.deliveries.addRejected(attempt, hook?.id ?? "");
   };
-  const receiver = createReceiver(deps.webhooks, {
+  // The receiver looks the signing community up again; the one the rate
+  // limit's check found for this request saves that read.
+  const communities = deps.webhooks.communities;
+  const hooks: Webhooks = {
+    ...deps.webhooks,
+    communities: {
+      ...communities,
+      findByTenantID: (tenantId) => {
+        const known = current.getStore()?.community;
+        return known?.tenantId === tenantId ? Promise.resolve(known) : communities.findByTenantID(tenantId);
+      },
+    },
+  };
+  const receiver = createReceiver(hooks, {
     kv: deps.kv,
     maxBytes: MAX_POSTBACK_BYTES,
     onAttempt: logAttempt,
-    accept: ({ request, webhooks }) => takes(deps, ids.get(request), webhooks),
+    accept: ({ webhooks }) => takes(deps, current.getStore(), webhooks),
     onPostback: async ({ activity, webhook, postbackId, index, count }) => {
       if (index === 0) arriving.set(postbackId, []);
       const entries = arriving.get(postbackId)!;
@@ -136,8 +175,14 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   });
   app.post("/hooks/:id", async (c) => {
     const started = performance.now();
-    const request = { id: c.req.param("id"), address: clientAddresses.get(c.req.raw) ?? "unknown" };
-    const tenant = await verifiedTenant(deps, c.req.header("authorization"));
+    const id = c.req.param("id");
+    const mapping = id.length <= 200
+      ? deps.kv.get<{ hookId: string }>(receiverKey(id)).then((e) => e.value?.hookId ?? null)
+      : Promise.resolve(null);
+    mapping.catch(() => {});
+    const request: InFlight = { id, address: clientAddresses.get(c.req.raw) ?? "unknown", mapping, community: null };
+    request.community = await verifiedTenant(deps, c.req.header("authorization"));
+    const tenant = request.community?.tenantId ?? null;
     if (tenant !== null) {
       const verdict = await deps.limiter.hit("receiver", tenant);
       if (!verdict.ok) {
@@ -155,7 +200,6 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         return tooManyRequests(verdict, true);
       }
     }
-    ids.set(c.req.raw, request.id);
     return await current.run(request, () => receiver.handle(c.req.raw));
   });
 }
