@@ -1,0 +1,141 @@
+// The sandbox's OAuth 2.0 authorization endpoint: the request's checks
+// (client, redirect URI, PKCE with S256) and the consent page that approves
+// or denies it. The token endpoint and userinfo are in _oauth_token.ts.
+import type { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { csrf } from "hono/csrf";
+import { type ConsentFields, consentPage, errorPage } from "./_pages.ts";
+import { type ClientRecord, CODE_TTL_MS } from "./_store.ts";
+import { SANDBOX_USER_NAME, SANDBOX_USER_SUB } from "./_trigger.ts";
+import type { SandboxCore } from "./_core.ts";
+import { CODE_CHALLENGE, MAX_BODY_BYTES } from "./_http.ts";
+
+export function authorizeRoutes(app: Hono, core: SandboxCore): void {
+  const { store, basePath, now, tenantId } = core;
+
+  /** Validates an authorization request; the client, or what is wrong. */
+  const checkAuthorization = async (
+    fields: Partial<ConsentFields>,
+    requestOrigin: string,
+  ): Promise<ClientRecord | string> => {
+    if (!fields.client_id) return "client_id is missing";
+    const client = await store.clientById(fields.client_id);
+    if (!client) {
+      return `client_id ${JSON.stringify(fields.client_id)} is not a client of the sandbox`;
+    }
+    if (!fields.redirect_uri) return "redirect_uri is missing";
+    let redirect: URL;
+    try {
+      redirect = new URL(fields.redirect_uri);
+    } catch {
+      return `redirect_uri ${JSON.stringify(fields.redirect_uri)} is not an absolute URL`;
+    }
+    if (redirect.protocol !== "http:" && redirect.protocol !== "https:") {
+      return `redirect_uri ${JSON.stringify(fields.redirect_uri)} must be an http(s) URL`;
+    }
+    if (redirect.hash !== "" || fields.redirect_uri.includes("#")) {
+      return `redirect_uri ${JSON.stringify(fields.redirect_uri)} must not have a fragment`;
+    }
+    if (client.kind === "console" && redirect.origin !== requestOrigin) {
+      return `redirect_uri ${
+        JSON.stringify(fields.redirect_uri)
+      } must be under ${requestOrigin} for the console's client`;
+    }
+    if (fields.response_type !== "code") {
+      return `response_type must be "code", got ${JSON.stringify(fields.response_type ?? null)}`;
+    }
+    if (!fields.code_challenge) {
+      return "code_challenge is missing: PKCE with S256 is required";
+    }
+    if (fields.code_challenge_method !== "S256") {
+      return `code_challenge_method must be "S256", got ${JSON.stringify(fields.code_challenge_method ?? null)}`;
+    }
+    if (!CODE_CHALLENGE.test(fields.code_challenge)) {
+      return "code_challenge must be 43 to 128 characters of base64url";
+    }
+    return client;
+  };
+
+  const clientName = (client: ClientRecord): string =>
+    client.kind === "console" ? "The console (sign-in)" : "The console, on behalf of the Sandbox community's app";
+
+  app.get("/oauth2/authorize", async (c) => {
+    const q = c.req.query();
+    const fields: ConsentFields = {
+      client_id: q.client_id ?? "",
+      redirect_uri: q.redirect_uri ?? "",
+      response_type: q.response_type ?? "",
+      code_challenge: q.code_challenge ?? "",
+      code_challenge_method: q.code_challenge_method ?? "",
+      state: q.state,
+      scope: q.scope,
+    };
+    const checked = await checkAuthorization(fields, new URL(c.req.url).origin);
+    if (typeof checked === "string") {
+      return c.html(errorPage(checked), 400);
+    }
+    c.header("Cache-Control", "no-store");
+    c.header("X-Frame-Options", "DENY");
+    return c.html(
+      consentPage(
+        `${basePath}/oauth2/authorize`,
+        clientName(checked),
+        fields,
+        SANDBOX_USER_NAME,
+      ),
+    );
+  });
+
+  app.post(
+    "/oauth2/authorize",
+    bodyLimit({ maxSize: MAX_BODY_BYTES }),
+    csrf(),
+    async (c) => {
+      const form = await c.req.parseBody();
+      const text = (name: string): string | undefined =>
+        typeof form[name] === "string" ? form[name] as string : undefined;
+      const fields: Partial<ConsentFields> = {
+        client_id: text("client_id"),
+        redirect_uri: text("redirect_uri"),
+        response_type: text("response_type"),
+        code_challenge: text("code_challenge"),
+        code_challenge_method: text("code_challenge_method"),
+        state: text("state"),
+        scope: text("scope"),
+      };
+      const checked = await checkAuthorization(
+        fields,
+        new URL(c.req.url).origin,
+      );
+      if (typeof checked === "string") {
+        return c.html(errorPage(checked), 400);
+      }
+      const redirect = new URL(fields.redirect_uri!);
+      const decision = text("decision");
+      if (decision === "approve") {
+        const code = await store.createCode({
+          clientId: checked.clientId,
+          redirectUri: fields.redirect_uri!,
+          codeChallenge: fields.code_challenge!,
+          scope: fields.scope || "sandbox",
+          sub: SANDBOX_USER_SUB,
+          tenantId,
+          expiresAt: now() + CODE_TTL_MS,
+        });
+        redirect.searchParams.set("code", code);
+      } else if (decision === "deny") {
+        redirect.searchParams.set("error", "access_denied");
+        redirect.searchParams.set(
+          "error_description",
+          "The sandbox user denied the request",
+        );
+      } else {
+        return c.html(errorPage('decision must be "approve" or "deny"'), 400);
+      }
+      if (fields.state !== undefined) {
+        redirect.searchParams.set("state", fields.state);
+      }
+      return c.redirect(redirect.href, 303);
+    },
+  );
+}

@@ -1,0 +1,164 @@
+/**
+ * The sandbox's public types and constants: its options, the community and
+ * OAuth client records it hands out, the trigger's options and summary, and
+ * the `Sandbox` itself.
+ *
+ * @module
+ */
+
+export type { Delivery } from "./_trigger.ts";
+import { type Delivery, SANDBOX_USER_NAME, SANDBOX_USER_SUB } from "./_trigger.ts";
+import type { Hono } from "hono";
+
+/** The sandbox community's fixed name and tenant id. */
+export const SANDBOX_COMMUNITY: {
+  readonly name: "Sandbox";
+  readonly tenantId: "sandbox-tenant";
+} = Object.freeze({ name: "Sandbox", tenantId: "sandbox-tenant" } as const);
+
+/** The one user of the sandbox, as userinfo reports it. */
+export const SANDBOX_USER: {
+  readonly sub: "sandbox-user";
+  readonly name: "Sandbox User";
+} = Object.freeze({ sub: SANDBOX_USER_SUB, name: SANDBOX_USER_NAME } as const);
+
+/** The line the platform puts before every JSON body of its REST API. */
+export const ANTI_HIJACKING_PREFIX = "throw 'allowIllegalResourceCall is false.';\n";
+
+/** Default mount point. */
+export const DEFAULT_BASE_PATH = "/sandbox";
+/** Default access token lifetime, in seconds. */
+export const DEFAULT_TOKEN_TTL_SECONDS = 3600;
+/** Default `count` of a webhook list page. */
+export const DEFAULT_PAGE_COUNT = 25;
+/** Largest `count` of a list page; larger values are capped, like the platform. */
+export const MAX_PAGE_COUNT = 100;
+
+/** Options of {@linkcode createSandbox}. */
+export interface SandboxOptions {
+  /** Where all sandbox state lives, under keys starting with `"sandbox"`. */
+  kv: Deno.Kv;
+  /** Where the console mounts the app; default `"/sandbox"`. */
+  basePath?: string;
+  /** Access token lifetime in seconds; default 3600. */
+  tokenTtlSeconds?: number;
+  /** The fetch used for postbacks; default the global `fetch`. */
+  fetch?: typeof fetch;
+  /** The clock (ms since the epoch); default `Date.now`. */
+  now?: () => number;
+}
+
+/** The community record to save through Module A's `communities.save`. */
+export interface SandboxCommunityRecord {
+  /** `"Sandbox"`. */
+  name: string;
+  /** `"sandbox-tenant"`. */
+  tenantId: string;
+  /** `{origin}{basePath}`, the community's address. */
+  baseUrl: string;
+  /** The community's OAuth client id. */
+  clientId: string;
+  /** The community's client secret: base64 ending in `.s`, as the platform's. */
+  clientSecret: string;
+}
+
+/**
+ * The console's own sign-in client at the sandbox. The first six fields
+ * have the shape of the console's `OAuthProvider`.
+ */
+export interface SandboxOAuthClient {
+  /** `{origin}{basePath}/oauth2/authorize`. */
+  authorizationEndpoint: string;
+  /** `{origin}{basePath}/oauth2/token`. */
+  tokenEndpoint: string;
+  /** `{origin}{basePath}/oauth2/userinfo`. */
+  userinfoEndpoint: string;
+  /** `"sandbox-console"`. */
+  clientId: string;
+  /** Generated once, kept in KV. */
+  clientSecret: string;
+  /** The scope granted when none is asked for: `"sandbox"`. */
+  scope: string;
+  /** `{origin}{basePath}`; no `iss` parameter is sent back. */
+  issuer: string;
+  /**
+   * Which redirect URIs the sandbox accepts for this client: any http(s)
+   * URL of this origin (scheme, host and port equal), without a fragment.
+   */
+  redirectUris: { sameOriginAs: string };
+  /** The same endpoints as oauth4webapi's `AuthorizationServer`. */
+  authorizationServer: SandboxAuthorizationServer;
+}
+
+/**
+ * Authorization server metadata, assignable to oauth4webapi's
+ * `AuthorizationServer`.
+ */
+export type SandboxAuthorizationServer = {
+  /** `{origin}{basePath}`. */
+  issuer: string;
+  /** The consent page. */
+  authorization_endpoint: string;
+  /** The token endpoint. */
+  token_endpoint: string;
+  /** The userinfo endpoint. */
+  userinfo_endpoint: string;
+  /** `["S256"]`. */
+  code_challenge_methods_supported: string[];
+};
+
+/** What to trigger; every field optional. */
+export interface TriggerOptions {
+  /** Only this hook (by its platform id). */
+  webhookId?: string;
+  /** Only hooks subscribed to this event, which is what they receive. */
+  event?: string;
+  /** The activity's verb, such as `jive:modified`; default by event. */
+  verb?: string;
+}
+
+/** The answer of `POST /trigger` and of {@linkcode Sandbox.trigger}. */
+export interface TriggerSummary {
+  /** One entry per postback sent. */
+  delivered: Delivery[];
+}
+
+/** A sandbox community, made by {@linkcode createSandbox}. */
+export interface Sandbox {
+  /** The routes, relative: mount with `app.route("/sandbox", sandbox.app)`. */
+  readonly app: Hono;
+  /** The mount point given (default `"/sandbox"`). */
+  readonly basePath: string;
+  /**
+   * The community record for Module A's `communities.save`.
+   *
+   * @param origin The console's origin, such as `http://localhost:8000`.
+   */
+  communityFor(origin: string): Promise<SandboxCommunityRecord>;
+  /**
+   * The console's sign-in client at the sandbox.
+   *
+   * @param origin The console's origin.
+   */
+  oauthClientFor(origin: string): Promise<SandboxOAuthClient>;
+  /**
+   * The sandbox's OAuth endpoints, for oauth4webapi.
+   *
+   * @param origin The console's origin.
+   */
+  authorizationServerFor(origin: string): SandboxAuthorizationServer;
+  /**
+   * The URI of the sandbox's sample place, for `object` of content hooks.
+   *
+   * @param origin The console's origin.
+   */
+  placeFor(origin: string): string;
+  /** Makes every access token issued so far expired; resolves with how many. */
+  expireTokens(): Promise<number>;
+  /**
+   * Sends postbacks to the registered hooks, like `POST /trigger`.
+   *
+   * @param options Which hook, event and verb.
+   */
+  trigger(options?: TriggerOptions): Promise<TriggerSummary>;
+}
