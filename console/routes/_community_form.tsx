@@ -1,0 +1,176 @@
+/**
+ * The community form's fields, reading and checking them, and the small
+ * parts the community pages share (the form, the token state).
+ *
+ * @module
+ */
+
+import type { Context } from "hono";
+import type { VNode } from "preact";
+import type { Community } from "../../webhooks/mod.ts";
+import type { ConsoleEnv } from "../lib/context.ts";
+
+/** The fields of the community form (secrets are never echoed back). */
+export interface CommunityForm {
+  name: string;
+  tenantId: string;
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  accessToken: string;
+  refreshToken: string;
+  clearTokens: boolean;
+}
+
+export function str(v: unknown): string {
+  return typeof v === "string" ? v.trim() : "";
+}
+
+export async function readForm(c: Context<ConsoleEnv>): Promise<CommunityForm> {
+  const body = await c.req.parseBody();
+  return {
+    name: str(body.name),
+    tenantId: str(body.tenantId),
+    baseUrl: str(body.baseUrl).replace(/\/+$/, ""),
+    clientId: str(body.clientId),
+    clientSecret: str(body.clientSecret),
+    accessToken: str(body.accessToken),
+    refreshToken: str(body.refreshToken),
+    clearTokens: body.clearTokens === "1",
+  };
+}
+
+export function validate(form: CommunityForm, isNew: boolean): string | null {
+  if (!form.name) return "Name is required";
+  if (isNew && !form.tenantId) return "Tenant id is required";
+  if (form.name.length > 200) return "Name is too long (at most 200 characters)";
+  if (form.tenantId.length > 200) {
+    return "Tenant id is too long (at most 200 characters)";
+  }
+  let url: URL;
+  try {
+    url = new URL(form.baseUrl);
+  } catch {
+    return `Base URL must be an absolute http(s) URL, got '${form.baseUrl}'`;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return `Base URL must be an absolute http(s) URL, got '${form.baseUrl}'`;
+  }
+  if (form.refreshToken && !form.accessToken) {
+    return "A refresh token needs an access token";
+  }
+  return null;
+}
+
+/** The origin of a URL, or "" when it is not one. */
+export function originOf(url: string | undefined): string {
+  try {
+    return new URL(url ?? "").origin;
+  } catch {
+    return "";
+  }
+}
+
+/** Token state as shown: present or absent, and when renewed. */
+export function TokenState({ community }: { community: Community }): VNode {
+  const present = Boolean(community.oauth?.access_token);
+  return (
+    <span class="token-state">
+      <span
+        class={present ? "state-present" : "state-absent"}
+        data-tokens={present ? "present" : "absent"}
+      >
+        {present ? "present" : "absent"}
+      </span>
+      {present && (
+        <span class="renewed">
+          {" · last renewed "}
+          {community.renewedAt ? <time dateTime={community.renewedAt}>{community.renewedAt}</time> : "never"}
+        </span>
+      )}
+    </span>
+  );
+}
+
+export function CommunityFields(
+  { form, isNew, community }: {
+    form: Partial<CommunityForm>;
+    isNew: boolean;
+    community?: Community;
+  },
+): VNode {
+  return (
+    <>
+      <label>
+        Name
+        <input type="text" name="name" required value={form.name ?? ""} />
+      </label>
+      <label>
+        Tenant id
+        {isNew
+          ? (
+            <input
+              type="text"
+              name="tenantId"
+              required
+              value={form.tenantId ?? ""}
+            />
+          )
+          : <code>{form.tenantId}</code>}
+      </label>
+      <label>
+        Base URL
+        <input
+          type="url"
+          name="baseUrl"
+          required
+          placeholder="https://community.example.com"
+          value={form.baseUrl ?? ""}
+        />
+      </label>
+      <label>
+        OAuth client id
+        <input type="text" name="clientId" value={form.clientId ?? ""} />
+      </label>
+      <label>
+        OAuth client secret {community &&
+          (community.clientSecret ? "(set; leave blank to keep)" : "(not set)")}
+        <input
+          type="password"
+          name="clientSecret"
+          autocomplete="off"
+          value=""
+        />
+      </label>
+      <label>
+        Access token {community && (
+          <>
+            (<TokenState community={community} />; leave blank to keep)
+          </>
+        )}
+        <input
+          type="password"
+          name="accessToken"
+          autocomplete="off"
+          value=""
+        />
+      </label>
+      <label>
+        Refresh token
+        <input
+          type="password"
+          name="refreshToken"
+          autocomplete="off"
+          value=""
+        />
+      </label>
+      {community && (
+        <label class="check">
+          <input type="checkbox" name="clearTokens" value="1" /> Forget the stored tokens
+        </label>
+      )}
+    </>
+  );
+}
+
+/** Adds the community routes to `app`. */
