@@ -2,90 +2,28 @@
  * Webhooks: register (events checklist, object, callback defaulting to this
  * console's receiver), list with a tenant filter and cursor pagination,
  * lookup by webhook URL and by id (Module A's lookups), detail with the
- * platform's entity and the hook's deliveries, and unregister.
+ * platform's entity and the hook's deliveries, and unregister (the last two in webhook_detail.tsx).
  *
  * @module
  */
 
 import type { Context, Hono } from "hono";
-import type { VNode } from "preact";
 import { monotonicFactory } from "ulid";
 import { type Community, CONTENT_EVENTS, SYSTEM_EVENTS, type Webhook } from "../../webhooks/mod.ts";
-import { Confirm, confirmed } from "../components/Confirm.tsx";
 import { Csrf } from "../components/Csrf.tsx";
 import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
 import { Pager } from "../components/Pager.tsx";
-import DeliveriesLive from "../islands/DeliveriesLive.tsx";
 import EventPicker from "../islands/EventPicker.tsx";
-import { receiverByHookKey, receiverByHookPrefix, receiverKey } from "../lib/kv_keys.ts";
+import { receiverByHookKey, receiverKey } from "../lib/kv_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
-import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
+
+import { type RegisterForm, WebhookTable } from "./_webhook_parts.tsx";
+import { webhookDetailRoutes } from "./webhook_detail.tsx";
 
 const ulid = monotonicFactory();
 
-/** What the register form holds. */
-interface RegisterForm {
-  tenantId: string;
-  events: string[];
-  object: string;
-  callback: string;
-}
-
-function entityField(entity: Webhook["entity"], field: string): string {
-  const v = entity?.[field];
-  if (Array.isArray(v)) return v.join(", ");
-  return typeof v === "string" ? v : "";
-}
-
-function selfRef(w: Webhook): string {
-  return w.entity?.resources?.self?.ref ?? "";
-}
-
-function WebhookTable(
-  { hooks, names }: { hooks: Webhook[]; names: Map<string, string> },
-): VNode {
-  return (
-    <table id="webhooks">
-      <thead>
-        <tr>
-          <th>Id</th>
-          <th>Community</th>
-          <th>Events</th>
-          <th>Object</th>
-          <th>Callback</th>
-          <th>Webhook URL</th>
-        </tr>
-      </thead>
-      <tbody>
-        {hooks.length === 0 && (
-          <tr>
-            <td colSpan={6}>No webhooks.</td>
-          </tr>
-        )}
-        {hooks.map((w) => (
-          <tr key={w.id} data-webhook={w.id}>
-            <td>
-              <a href={`/webhooks/${encodeURIComponent(w.id)}`}>{w.id}</a>
-            </td>
-            <td>{names.get(w.tenantId) ?? w.tenantId}</td>
-            <td>{entityField(w.entity, "events")}</td>
-            <td>{entityField(w.entity, "object")}</td>
-            <td>
-              <code>{entityField(w.entity, "callback")}</code>
-            </td>
-            <td>
-              <code>{selfRef(w)}</code>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
-/** Adds the webhook routes to `app`. */
 export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const { webhooks } = deps;
   const allCommunities = async (): Promise<Community[]> => {
@@ -349,152 +287,5 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     );
   });
 
-  const detailPage = async (
-    c: Context<ConsoleEnv>,
-    hook: Webhook,
-    error?: string,
-  ) => {
-    const community = await webhooks.findWebhookCommunity(hook);
-    const deliveries = await deps.deliveries.list({ hookId: hook.id, limit: 50 });
-    const callback = entityField(hook.entity, "callback");
-    const ours = callback.startsWith(`${deps.publicUrl}/hooks/`);
-    return html(
-      c,
-      <Layout
-        title={`Webhook ${hook.id}`}
-        {...layoutFrame(c, deps)}
-        notice={noticeOf(c)}
-        error={error}
-      >
-        <dl class="facts" id="webhook-facts">
-          <dt>Community</dt>
-          <dd>
-            {community
-              ? (
-                <a href={`/communities/${encodeURIComponent(community.tenantId)}`}>
-                  {community.name}
-                </a>
-              )
-              : `unknown (tenant ${hook.tenantId})`}
-          </dd>
-          <dt>Webhook URL</dt>
-          <dd>
-            <code id="webhook-url">{selfRef(hook)}</code>
-          </dd>
-          <dt>Events</dt>
-          <dd id="webhook-events">{entityField(hook.entity, "events")}</dd>
-          <dt>Object</dt>
-          <dd>{entityField(hook.entity, "object") || "—"}</dd>
-          <dt>Callback</dt>
-          <dd>
-            <code id="webhook-callback">{callback}</code>
-            {ours && " (this console's receiver)"}
-          </dd>
-        </dl>
-        <h2>Entity</h2>
-        <pre id="entity">{JSON.stringify(hook.entity, null, 2)}</pre>
-        <h2>Deliveries</h2>
-        {deps.sandboxTest && community?.tenantId === SANDBOX_COMMUNITY.tenantId && (
-          <form method="post" action={`/webhooks/${encodeURIComponent(hook.id)}/test`} id="send-test">
-            <Csrf token={c.get("session")!.csrf} />
-            <p>
-              <button type="submit">Send test event</button>{" "}
-              The sandbox posts one event to this hook's callback; it shows here as it arrives. The{" "}
-              <a href="/sandbox" id="sandbox-link">sandbox page</a> triggers more.
-            </p>
-          </form>
-        )}
-        <Island
-          name="DeliveriesLive"
-          props={{ deliveries, hookId: hook.id }}
-        >
-          <DeliveriesLive deliveries={deliveries} hookId={hook.id} />
-        </Island>
-        <h2>Unregister</h2>
-        <form
-          method="post"
-          action={`/webhooks/${encodeURIComponent(hook.id)}/unregister`}
-          id="unregister"
-        >
-          <Csrf token={c.get("session")!.csrf} />
-          <p>Deletes the hook on the platform, then the record here.</p>
-          <button type="submit" class="danger">Unregister</button>
-        </form>
-      </Layout>,
-      error ? 502 : 200,
-    );
-  };
-
-  app.get("/webhooks/:id", async (c) => {
-    const hook = await webhooks.findByID(c.req.param("id"));
-    if (!hook) {
-      return html(
-        c,
-        <Layout title="Webhook not found" {...layoutFrame(c, deps)}>
-          <p>
-            No webhook has that id (it may have been unregistered). Its deliveries stay in the log:{" "}
-            <a href={`/deliveries?hook=${encodeURIComponent(c.req.param("id"))}`}>deliveries of this hook</a>.{" "}
-            <a href="/webhooks">All webhooks</a>
-          </p>
-        </Layout>,
-        404,
-      );
-    }
-    return await detailPage(c, hook);
-  });
-
-  app.post("/webhooks/:id/test", async (c) => {
-    const hook = await webhooks.findByID(c.req.param("id"));
-    if (!hook) return c.redirect("/webhooks", 303);
-    const platformId = hook.entity?.id;
-    if (!deps.sandboxTest || hook.tenantId !== SANDBOX_COMMUNITY.tenantId || platformId === undefined) {
-      return await detailPage(c, hook, "Test events go only to hooks of the sandbox community");
-    }
-    try {
-      const statuses = await deps.sandboxTest(String(platformId));
-      if (statuses.length === 0) return await detailPage(c, hook, "The sandbox has no such hook any more");
-    } catch (err) {
-      return await detailPage(c, hook, `The test event could not be sent: ${describeError(err)}`);
-    }
-    return c.redirect(`/webhooks/${encodeURIComponent(hook.id)}?notice=triggered`, 303);
-  });
-
-  app.post("/webhooks/:id/unregister", async (c) => {
-    const hook = await webhooks.findByID(c.req.param("id"));
-    if (!hook) return c.redirect("/webhooks", 303);
-    if (!confirmed(await c.req.parseBody())) {
-      const path = `/webhooks/${encodeURIComponent(hook.id)}`;
-      return html(
-        c,
-        <Layout title="Unregister this webhook?" {...layoutFrame(c, deps)}>
-          <Confirm action={`${path}/unregister`} csrf={c.get("session")!.csrf} label="Unregister" cancel={path}>
-            <p>
-              The hook <code>{selfRef(hook)}</code>{" "}
-              is deleted on the platform, then its record here. The platform stops posting its events; its deliveries
-              stay in the log.
-            </p>
-          </Confirm>
-        </Layout>,
-      );
-    }
-    try {
-      await webhooks.unregister(hook);
-    } catch (err) {
-      return await detailPage(
-        c,
-        hook,
-        `Unregistering failed: ${describeError(err)}`,
-      );
-    }
-    const keys: Deno.KvKey[] = [];
-    for await (const entry of deps.kv.list({ prefix: receiverByHookPrefix(hook.id) })) {
-      keys.push(entry.key, receiverKey(String(entry.key[entry.key.length - 1])));
-    }
-    await retryLocked(() => {
-      const op = deps.kv.atomic();
-      for (const key of keys) op.delete(key);
-      return op.commit();
-    });
-    return c.redirect("/webhooks?notice=unregistered", 303);
-  });
+  webhookDetailRoutes(app, deps);
 }

@@ -1,0 +1,173 @@
+/**
+ * A webhook's page: its facts, entity and deliveries (live), "Send test
+ * event" for a sandbox hook, and unregister (after a confirmation).
+ *
+ * @module
+ */
+
+import type { Context, Hono } from "hono";
+import type { Webhook } from "../../webhooks/mod.ts";
+import { Confirm, confirmed } from "../components/Confirm.tsx";
+import { Csrf } from "../components/Csrf.tsx";
+import { Island } from "../components/Island.tsx";
+import { Layout } from "../components/Layout.tsx";
+import DeliveriesLive from "../islands/DeliveriesLive.tsx";
+import { receiverByHookPrefix, receiverKey } from "../lib/kv_keys.ts";
+import { retryLocked } from "../lib/kv_retry.ts";
+import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
+import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
+
+import { entityField, selfRef } from "./_webhook_parts.tsx";
+
+/** Adds the webhook page, its test event and its unregister to `app`. */
+export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
+  const webhooks = deps.webhooks;
+  const detailPage = async (
+    c: Context<ConsoleEnv>,
+    hook: Webhook,
+    error?: string,
+  ) => {
+    const community = await webhooks.findWebhookCommunity(hook);
+    const deliveries = await deps.deliveries.list({ hookId: hook.id, limit: 50 });
+    const callback = entityField(hook.entity, "callback");
+    const ours = callback.startsWith(`${deps.publicUrl}/hooks/`);
+    return html(
+      c,
+      <Layout
+        title={`Webhook ${hook.id}`}
+        {...layoutFrame(c, deps)}
+        notice={noticeOf(c)}
+        error={error}
+      >
+        <dl class="facts" id="webhook-facts">
+          <dt>Community</dt>
+          <dd>
+            {community
+              ? (
+                <a href={`/communities/${encodeURIComponent(community.tenantId)}`}>
+                  {community.name}
+                </a>
+              )
+              : `unknown (tenant ${hook.tenantId})`}
+          </dd>
+          <dt>Webhook URL</dt>
+          <dd>
+            <code id="webhook-url">{selfRef(hook)}</code>
+          </dd>
+          <dt>Events</dt>
+          <dd id="webhook-events">{entityField(hook.entity, "events")}</dd>
+          <dt>Object</dt>
+          <dd>{entityField(hook.entity, "object") || "—"}</dd>
+          <dt>Callback</dt>
+          <dd>
+            <code id="webhook-callback">{callback}</code>
+            {ours && " (this console's receiver)"}
+          </dd>
+        </dl>
+        <h2>Entity</h2>
+        <pre id="entity">{JSON.stringify(hook.entity, null, 2)}</pre>
+        <h2>Deliveries</h2>
+        {deps.sandboxTest && community?.tenantId === SANDBOX_COMMUNITY.tenantId && (
+          <form method="post" action={`/webhooks/${encodeURIComponent(hook.id)}/test`} id="send-test">
+            <Csrf token={c.get("session")!.csrf} />
+            <p>
+              <button type="submit">Send test event</button>{" "}
+              The sandbox posts one event to this hook's callback; it shows here as it arrives. The{" "}
+              <a href="/sandbox" id="sandbox-link">sandbox page</a> triggers more.
+            </p>
+          </form>
+        )}
+        <Island
+          name="DeliveriesLive"
+          props={{ deliveries, hookId: hook.id }}
+        >
+          <DeliveriesLive deliveries={deliveries} hookId={hook.id} />
+        </Island>
+        <h2>Unregister</h2>
+        <form
+          method="post"
+          action={`/webhooks/${encodeURIComponent(hook.id)}/unregister`}
+          id="unregister"
+        >
+          <Csrf token={c.get("session")!.csrf} />
+          <p>Deletes the hook on the platform, then the record here.</p>
+          <button type="submit" class="danger">Unregister</button>
+        </form>
+      </Layout>,
+      error ? 502 : 200,
+    );
+  };
+
+  app.get("/webhooks/:id", async (c) => {
+    const hook = await webhooks.findByID(c.req.param("id"));
+    if (!hook) {
+      return html(
+        c,
+        <Layout title="Webhook not found" {...layoutFrame(c, deps)}>
+          <p>
+            No webhook has that id (it may have been unregistered). Its deliveries stay in the log:{" "}
+            <a href={`/deliveries?hook=${encodeURIComponent(c.req.param("id"))}`}>deliveries of this hook</a>.{" "}
+            <a href="/webhooks">All webhooks</a>
+          </p>
+        </Layout>,
+        404,
+      );
+    }
+    return await detailPage(c, hook);
+  });
+
+  app.post("/webhooks/:id/test", async (c) => {
+    const hook = await webhooks.findByID(c.req.param("id"));
+    if (!hook) return c.redirect("/webhooks", 303);
+    const platformId = hook.entity?.id;
+    if (!deps.sandboxTest || hook.tenantId !== SANDBOX_COMMUNITY.tenantId || platformId === undefined) {
+      return await detailPage(c, hook, "Test events go only to hooks of the sandbox community");
+    }
+    try {
+      const statuses = await deps.sandboxTest(String(platformId));
+      if (statuses.length === 0) return await detailPage(c, hook, "The sandbox has no such hook any more");
+    } catch (err) {
+      return await detailPage(c, hook, `The test event could not be sent: ${describeError(err)}`);
+    }
+    return c.redirect(`/webhooks/${encodeURIComponent(hook.id)}?notice=triggered`, 303);
+  });
+
+  app.post("/webhooks/:id/unregister", async (c) => {
+    const hook = await webhooks.findByID(c.req.param("id"));
+    if (!hook) return c.redirect("/webhooks", 303);
+    if (!confirmed(await c.req.parseBody())) {
+      const path = `/webhooks/${encodeURIComponent(hook.id)}`;
+      return html(
+        c,
+        <Layout title="Unregister this webhook?" {...layoutFrame(c, deps)}>
+          <Confirm action={`${path}/unregister`} csrf={c.get("session")!.csrf} label="Unregister" cancel={path}>
+            <p>
+              The hook <code>{selfRef(hook)}</code>{" "}
+              is deleted on the platform, then its record here. The platform stops posting its events; its deliveries
+              stay in the log.
+            </p>
+          </Confirm>
+        </Layout>,
+      );
+    }
+    try {
+      await webhooks.unregister(hook);
+    } catch (err) {
+      return await detailPage(
+        c,
+        hook,
+        `Unregistering failed: ${describeError(err)}`,
+      );
+    }
+    const keys: Deno.KvKey[] = [];
+    for await (const entry of deps.kv.list({ prefix: receiverByHookPrefix(hook.id) })) {
+      keys.push(entry.key, receiverKey(String(entry.key[entry.key.length - 1])));
+    }
+    await retryLocked(() => {
+      const op = deps.kv.atomic();
+      for (const key of keys) op.delete(key);
+      return op.commit();
+    });
+    return c.redirect("/webhooks?notice=unregistered", 303);
+  });
+}
