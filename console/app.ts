@@ -7,31 +7,19 @@
  * @module
  */
 
-import { type Context, Hono } from "hono";
-import { HTTPException } from "hono/http-exception";
-import { getCookie } from "hono/cookie";
-import { bodyLimit } from "hono/body-limit";
-import { csrf } from "hono/csrf";
-import { secureHeaders } from "hono/secure-headers";
+import { Hono } from "hono";
 import { createWebhooks, type Webhooks } from "../webhooks/mod.ts";
 import { MessagePage } from "./components/Message.tsx";
 import { type Assets, buildAssets } from "./lib/bundle.ts";
-import {
-  type ConsoleEnv,
-  cookieName,
-  type Deps,
-  describeError,
-  html,
-  safeReturnTo,
-  SESSION_COOKIE,
-} from "./lib/context.ts";
+import { type ConsoleEnv, type Deps, describeError, html } from "./lib/context.ts";
 import { DeliveryStore, type DeliveryStoreOptions } from "./lib/deliveries.ts";
 import type { OAuthProvider } from "./lib/oauth.ts";
 import { outboundFetch } from "./lib/outbound.ts";
 import { preconnectSandbox, sandboxAliasFetch, settleSandboxCommunity } from "./lib/sandbox_connect.ts";
-import { SessionStore, timingSafeEqual } from "./lib/session.ts";
+import { SessionStore } from "./lib/session.ts";
 import { authRoutes } from "./routes/auth.tsx";
-import { clientAddresses, rateLimits } from "./routes/rate_limits.ts";
+import { installGuards } from "./lib/guards.tsx";
+import { clientAddresses } from "./routes/rate_limits.ts";
 import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from "./lib/rate_limit.ts";
 import { communityRoutes } from "./routes/communities.tsx";
 import { deliveryRoutes } from "./routes/deliveries.tsx";
@@ -116,50 +104,6 @@ export interface ConsoleApp {
   /** Ends live streams and timers; the KV stays open (the caller owns it). */
   close(): Promise<void>;
 }
-
-/** Paths reachable without a session. */
-function isPublic(path: string): boolean {
-  return path === "/signin" || path === "/healthz" ||
-    path.startsWith("/auth/") && path !== "/auth/community/callback" ||
-    path === "/sandbox" || path.startsWith("/sandbox/") ||
-    path.startsWith("/hooks/") || path.startsWith("/static/");
-}
-
-/** Paths whose unsafe requests skip the console's CSRF checks. */
-function csrfExempt(path: string): boolean {
-  // The receiver authenticates by signature; the sandbox guards its own forms.
-  return path.startsWith("/hooks/") || path === "/sandbox" ||
-    path.startsWith("/sandbox/");
-}
-
-/** Names of this machine that a browser may use interchangeably. */
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
-/** Largest form body the console's own pages accept. */
-const MAX_FORM_BYTES = 256 * 1024;
-
-const CSP = {
-  defaultSrc: ["'self'"],
-  scriptSrc: ["'self'"],
-  styleSrc: ["'self'"],
-  imgSrc: ["'self'", "data:"],
-  connectSrc: ["'self'"],
-  objectSrc: ["'none'"],
-  baseUri: ["'self'"],
-  formAction: ["'self'"],
-  frameAncestors: ["'none'"],
-};
-
-/**
- * The sandbox's pages: no scripts, one inline style sheet, never framed
- * (its consent page asks for `X-Frame-Options: DENY` itself).
- */
-const SANDBOX_CSP = {
-  defaultSrc: ["'none'"],
-  styleSrc: ["'unsafe-inline'"],
-  baseUri: ["'none'"],
-  frameAncestors: ["'none'"],
-};
 
 /** Where the console is reached when `publicUrl` is not given. */
 export const DEFAULT_PUBLIC_URL = "http://127.0.0.1:8000";
@@ -273,157 +217,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     await next();
   });
 
-  // A browser on `localhost` when the console is `127.0.0.1` (or the other
-  // way round) would keep its cookies on the wrong host for the OAuth
-  // redirects: send GETs to the public origin.
-  const publicHost = new URL(publicUrl);
-  app.use("*", async (c, next) => {
-    if (c.req.method !== "GET" || !LOOPBACK.has(publicHost.hostname)) return await next();
-    const url = new URL(c.req.url);
-    if (
-      url.host === publicHost.host || !LOOPBACK.has(url.hostname) ||
-      url.port !== publicHost.port
-    ) {
-      return await next();
-    }
-    return c.redirect(publicUrl + url.pathname + url.search, 302);
-  });
-
-  const pageHeaders = secureHeaders({ contentSecurityPolicy: CSP });
-  const sandboxHeaders = secureHeaders({ contentSecurityPolicy: SANDBOX_CSP, xFrameOptions: "DENY" });
-  app.use("*", async (c, next) => {
-    const path = c.req.path;
-    const sandboxPath = path === "/sandbox" || path.startsWith("/sandbox/");
-    return await (sandboxPath ? sandboxHeaders : pageHeaders)(c, next);
-  });
-
-  app.use("*", async (c, next) => {
-    const id = getCookie(c, cookieName(c, deps, SESSION_COOKIE));
-    c.set("session", id ? await deps.sessions.get(id) : null);
-    await next();
-  });
-
-  app.use("*", rateLimits(deps));
-
-  app.use("*", async (c, next) => {
-    const path = c.req.path;
-    if (isPublic(path) || c.get("session")) return await next();
-    const returnTo = safeReturnTo(path + new URL(c.req.url).search);
-    return c.redirect(`/signin?${new URLSearchParams({ returnTo })}`, 302);
-  });
-
-  const allowedOrigin = (origin: string, c: Context<ConsoleEnv>): boolean =>
-    origin === publicUrl || origin === new URL(c.req.url).origin;
-  // hono/csrf checks the content types a cross-site form can send; this
-  // checks every other one too: a browser names the page's origin (or at
-  // least the site) on each unsafe request, other clients still need the
-  // token.
-  const originCheck = csrf({ origin: allowedOrigin });
-  // (Under `Referrer-Policy: no-referrer` browsers send `Origin: null` on
-  // form posts; `Sec-Fetch-Site: same-origin` then vouches, as in hono/csrf.)
-  const fromThisOrigin = (c: Context<ConsoleEnv>): boolean => {
-    const origin = c.req.header("origin");
-    const site = c.req.header("sec-fetch-site");
-    if (site === "same-origin") return true;
-    if (origin !== undefined) return allowedOrigin(origin, c);
-    return site === undefined || site === "none";
-  };
-  const formLimit = bodyLimit({
-    maxSize: MAX_FORM_BYTES,
-    onError: (c) =>
-      html(
-        c,
-        MessagePage({ title: "Request too large", message: "The form is larger than the console accepts." }),
-        413,
-      ),
-  });
-  app.use("*", async (c, next) => {
-    if (
-      ["GET", "HEAD", "OPTIONS"].includes(c.req.method) ||
-      csrfExempt(c.req.path)
-    ) {
-      return await next();
-    }
-    if (!fromThisOrigin(c)) {
-      return html(
-        c,
-        MessagePage({
-          title: "Request refused",
-          message: "This request comes from another site and was refused.",
-        }),
-        403,
-      );
-    }
-    return await formLimit(c, async () => {
-      await originCheck(c, async () => {
-        const session = c.get("session");
-        const type = c.req.header("content-type") ?? "";
-        let token = "";
-        if (
-          type.startsWith("application/x-www-form-urlencoded") ||
-          type.startsWith("multipart/form-data")
-        ) {
-          let body: Record<string, unknown>;
-          try {
-            body = await c.req.parseBody();
-          } catch {
-            c.res = html(
-              c,
-              MessagePage({ title: "Bad request", message: "The console could not read this form." }),
-              400,
-            );
-            return;
-          }
-          token = typeof body._csrf === "string" ? body._csrf : "";
-        } else {
-          token = c.req.header("x-csrf-token") ?? "";
-        }
-        if (!session || !token || !timingSafeEqual(token, session.csrf)) {
-          c.res = html(
-            c,
-            MessagePage({
-              title: "Request refused",
-              message: "The form's security token is missing or out of date. Go back, reload the page and try again.",
-            }),
-            403,
-          );
-          return;
-        }
-        await next();
-      });
-    });
-  });
-
-  app.onError((err, c) => {
-    if (err instanceof Response) return err;
-    const status = (err as { status?: number }).status;
-    if (status === 403) {
-      return html(
-        c,
-        MessagePage({
-          title: "Request refused",
-          message: "This request comes from another site and was refused.",
-        }),
-        403,
-      );
-    }
-    if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
-      return html(
-        c,
-        MessagePage({ title: "Bad request", message: "The console could not read this request." }),
-        400,
-      );
-    }
-    console.error(`Console error on ${c.req.method} ${c.req.path}: ${describeError(err)}`);
-    return html(
-      c,
-      MessagePage({
-        title: "Something went wrong",
-        message: "The console could not complete this request.",
-      }),
-      500,
-    );
-  });
+  installGuards(app, deps, publicUrl);
 
   app.get("/healthz", async (c) => {
     try {
