@@ -30,6 +30,8 @@
  */
 
 export * from "./dom.ts";
+export * from "./classes.ts";
+export * from "./create.ts";
 export * from "./select.ts";
 export * from "./style.ts";
 export * from "./frame.ts";
