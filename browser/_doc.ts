@@ -62,6 +62,12 @@ export function need(value: unknown, spec: string): void {
   if (!(spec < "a" && value == null) && !test(value)) fail(spec.slice(1), what, value);
 }
 
+/** Whether a value is a plain object: its prototype is `Object.prototype` or `null`. */
+export function isPlain(obj: unknown): obj is Record<string, unknown> {
+  const proto = isObj(obj) && Object.getPrototypeOf(obj);
+  return proto === null || proto === Object.prototype;
+}
+
 /** Keys that `merge`, `set`, `clone` and `parseQuery` never write. */
 export function isUnsafeKey(key: unknown): boolean {
   return key === "__proto__" || key === "constructor" || key === "prototype";

@@ -10,7 +10,7 @@ import { getDoc, need } from "./_doc.ts";
 import { append, type Attrs, type Events } from "./dom.ts";
 import { listen } from "./events.ts";
 import { isStr } from "./is.ts";
-import { get } from "./object.ts";
+import { get } from "./path.ts";
 import { setStyles } from "./style.ts";
 
 /**

@@ -37,6 +37,8 @@ export * from "./style.ts";
 export * from "./frame.ts";
 export * from "./events.ts";
 export * from "./object.ts";
+export * from "./path.ts";
+export * from "./functions.ts";
 export * from "./string.ts";
 export * from "./query.ts";
 export * from "./request.ts";

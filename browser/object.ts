@@ -10,7 +10,7 @@
  * @module
  */
 
-import { fail, getWin, isUnsafeKey, need } from "./_doc.ts";
+import { fail, isPlain, isUnsafeKey, need } from "./_doc.ts";
 import { isArray, isObj, isStr } from "./is.ts";
 
 /** Any function or constructor, as `bind` and `extend` take. */
@@ -20,9 +20,6 @@ export type AnyFunction = (this: any, ...args: any[]) => any;
 /** A class or a constructor function, as `extend` takes. */
 // deno-lint-ignore no-explicit-any
 export type AnyClass = AnyFunction | (abstract new (...args: any[]) => unknown);
-
-/** A deep path: `"a.b.c"`, a single key, or an array of keys. */
-export type Path = string | number | readonly (string | number)[];
 
 /** Options of {@linkcode merge}. */
 export interface MergeOptions {
@@ -42,78 +39,6 @@ const MAX_DEPTH = 1000;
 /** Throws the RangeError of nesting deeper than MAX_DEPTH. */
 function tooDeep(depth: number, value: unknown): void {
   if (depth > MAX_DEPTH) fail("obj", "nested at most 1000 levels deep", value, RangeError);
-}
-
-function isPlain(obj: unknown): obj is Record<string, unknown> {
-  const proto = isObj(obj) && Object.getPrototypeOf(obj);
-  return proto === null || proto === Object.prototype;
-}
-
-/** The property keys of a path, each converted with `String` as a write would convert it. */
-function keysOf(path: Path): string[] {
-  return isStr(path)
-    ? path.split(".")
-    : isArray(path) || typeof path === "number"
-    ? [path].flat().map(String)
-    : fail("path", "a string, number or array", path);
-}
-
-/**
- * Converts an `arguments` object (or any array-like) to an array.
- *
- * @param args an `arguments` object or other array-like
- * @returns a new array with the same items
- * @throws {TypeError} when `args` is not an object
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { args } from "./mod.ts";
- * function f(..._: unknown[]) {
- *   return args(arguments);
- * }
- * assert.deepStrictEqual(f(1, "a"), [1, "a"]);
- * ```
- */
-export function args(args: ArrayLike<unknown>): unknown[] {
-  need(args, "oargs");
-  return Array.from(args);
-}
-
-/**
- * Binds `fn` to `obj` with arguments placed before (`prefill`) and after
- * (`postfill`) the call's own arguments.
- *
- * @param fn the function to bind
- * @param obj `this` for the calls (default, also for `null`: the window)
- * @param prefill arguments placed before the call's arguments
- * @param postfill arguments placed after the call's arguments
- * @returns the bound function
- * @throws {TypeError} when `fn` is not a function or a fill is not an array
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { bind } from "./mod.ts";
- * const join = bind(function (this: { sep: string }, ...parts: string[]) {
- *   return parts.join(this.sep);
- * }, { sep: "-" }, ["a"], ["z"]);
- * assert.equal(join("m"), "a-m-z");
- * ```
- */
-export function bind(
-  fn: AnyFunction,
-  obj?: unknown,
-  prefill: readonly unknown[] = [],
-  postfill: readonly unknown[] = [],
-): AnyFunction {
-  need(fn, "ffn");
-  need(prefill, "aprefill");
-  need(postfill, "apostfill");
-  return (...rest: unknown[]) =>
-    fn.apply(obj ?? getWin(), [
-      ...prefill,
-      ...rest,
-      ...postfill,
-    ]);
 }
 
 function copy(
@@ -320,86 +245,6 @@ export function extend(
   for (const key in methods) {
     if (!isUnsafeKey(key)) target.prototype[key] = methods![key];
   }
-}
-
-/**
- * Reads the value at a deep path. It only reads: like a property access, it
- * follows inherited members too (`get(el, "style.color")`).
- *
- * @param obj the object to read
- * @param path `"a.b.c"`, one key, or an array of keys
- * @param def returned when the value is `undefined` or the path breaks off
- * @returns the value found, or `def`
- * @throws {TypeError} when `path` is not a string, number or array
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { get } from "./mod.ts";
- * const data = { a: { b: [10, 20] } };
- * assert.equal(get(data, "a.b.1"), 20);
- * assert.equal(get(data, ["a", "x", "y"], "none"), "none");
- * ```
- */
-// deno-lint-ignore no-explicit-any
-export function get(obj: unknown, path: Path, def?: unknown): any {
-  for (const key of keysOf(path)) {
-    if (obj == null) return def;
-    obj = (obj as Record<string, unknown>)[key];
-  }
-  return obj === undefined ? def : obj;
-}
-
-/**
- * Sets a value at a deep path, creating plain objects along the way. The walk
- * follows only own plain objects and arrays: anything else in the way (a
- * primitive, a class instance, a function, an inherited value such as a
- * method of `Object.prototype`) is replaced by a fresh own plain object, so
- * the write lands in `obj` or in data it owns. Each key is converted with
- * `String` before it is checked, and a path with a `__proto__`,
- * `constructor` or `prototype` key writes nothing. With `conditional`, the
- * value is written only when the path holds `undefined`.
- *
- * @param obj the object to write into
- * @param path `"a.b.c"`, one key, or an array of keys
- * @param val the value to set
- * @param conditional set only when no value is present (default `false`)
- * @returns `obj`
- * @throws {TypeError} when `obj` is not an object or `path` is not a string, number or array
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { set } from "./mod.ts";
- * const o: Record<string, unknown> = {};
- * set(o, "a.b", 1);
- * set(o, "a.b", 2, true);
- * assert.deepStrictEqual(o, { a: { b: 1 } });
- * set(o, "__proto__.polluted", true);
- * set(o, "toString.polluted", true); // an own object replaces the inherited method
- * assert.equal(({} as Record<string, unknown>).polluted, undefined);
- * assert.equal(typeof o.toString, "object");
- * ```
- */
-export function set<T extends object>(
-  obj: T,
-  path: Path,
-  val: unknown,
-  conditional = false,
-  // deno-lint-ignore no-explicit-any
-): T & Record<string, any> {
-  need(obj, "oobj");
-  const keys = keysOf(path);
-  if (keys.some(isUnsafeKey)) return obj;
-  let cur = obj as Record<string, unknown>;
-  const last = keys.pop()!;
-  for (const key of keys) {
-    const next = cur[key];
-    cur = (Object.hasOwn(cur, key) && (isArray(next) || isPlain(next)) ? next : cur[key] = {}) as Record<
-      string,
-      unknown
-    >;
-  }
-  if (!conditional || cur[last] === undefined) cur[last] = val;
-  return obj;
 }
 
 /**
