@@ -1,0 +1,206 @@
+// register() and the platform calls behind it: the credentials of a call
+// (explicit ones, else the community's), the platform context that renews
+// tokens once when they expired, the registration itself with its pending
+// entry, and the clean-up of a hook the platform has but could not be saved.
+
+import type { Communities } from "./communities.ts";
+import { pendingKey } from "./_keys.ts";
+import { withLockRetry } from "./_kv.ts";
+import { type Credentials, type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
+import { selfRef, writeRecord } from "./_store.ts";
+import { validateRegistration } from "./_validate.ts";
+import { describe } from "./_util.ts";
+import { PlatformError } from "./errors.ts";
+import type {
+  Community,
+  PendingRegistration,
+  RegisterOptions,
+  RegistrationResponse,
+  TokenPair,
+  TokenPersistenceFunction,
+  Webhook,
+  WebhookEntity,
+} from "./types.ts";
+import type { CredentialOptions } from "./webhooks.ts";
+
+const NO_TOKEN =
+  "Creating the community webhook failed because no access token is associated with the community and none was provided explicitly";
+
+/** What register() and the other platform calls need of the store. */
+export interface PlatformDeps {
+  kv: Deno.Kv;
+  communities: Communities;
+  fetchFn: typeof fetch;
+  timeout: number;
+  newId: () => string;
+  findByWebhookURL: (url: string) => Promise<Webhook[]>;
+}
+
+/** The platform operations of one store: credentials, contexts and register(). */
+export function platformOps(deps: PlatformDeps): {
+  credentialsFor: (community: Community, given: CredentialOptions, noToken: string) => Credentials;
+  contextFor: (community: Community, credentials: Credentials, given: CredentialOptions) => PlatformContext;
+  register: (...args: [RegisterOptions] | Parameters<typeof positional>) => Promise<RegistrationResponse>;
+} {
+  const { kv, communities, fetchFn, timeout, newId, findByWebhookURL } = deps;
+  /** The credentials of a call: explicit ones first, else the community's. */
+  function credentialsFor(community: Community, given: CredentialOptions, noToken: string): Credentials {
+    if (given.accessToken) {
+      return { accessToken: given.accessToken, refreshToken: given.refreshToken ?? undefined };
+    }
+    const accessToken = community.oauth?.access_token;
+    if (typeof accessToken !== "string" || accessToken === "") throw new Error(noToken);
+    return { accessToken, refreshToken: community.oauth?.refresh_token };
+  }
+
+  function contextFor(community: Community, credentials: Credentials, given: CredentialOptions): PlatformContext {
+    if (typeof community.baseUrl !== "string" || !/^https?:$/.test(URL.parse(community.baseUrl)?.protocol ?? "")) {
+      throw new TypeError(
+        `Cannot call the platform: community ${describe(community.name)} has no http(s) 'baseUrl', got ${
+          describe(community.baseUrl)
+        }`,
+      );
+    }
+    return {
+      fetch: fetchFn,
+      timeout,
+      community,
+      credentials,
+      onRenew: async (tokens: TokenPair) => {
+        if (given.tokenPersistenceFunction) {
+          await given.tokenPersistenceFunction({ ...tokens }, community);
+        } else {
+          await communities.storeTokens(community.tenantId, tokens);
+        }
+      },
+    };
+  }
+
+  async function register(
+    ...args: [RegisterOptions] | Parameters<typeof positional>
+  ): Promise<RegistrationResponse> {
+    const optionsForm = typeof args[0] === "object" && args[0] !== null;
+    const opts = optionsForm
+      ? { ...(args[0] as RegisterOptions) }
+      : positional(...(args as Parameters<typeof positional>));
+    validateRegistration(opts, optionsForm);
+    const community = await communities.findByName(opts.community);
+    if (community === null) {
+      // SPEC.md 4.2 rule 2 and section 7: an object, its words, then the name.
+      throw { error: `no such community exists: ${opts.community}` };
+    }
+    const credentials = credentialsFor(community, opts, NO_TOKEN);
+    const ctx = contextFor(community, credentials, opts);
+
+    const pending: PendingRegistration = {
+      id: newId(),
+      tenantId: community.tenantId,
+      community: community.name,
+      events: [...opts.events],
+      ...(opts.object ? { object: opts.object } : {}),
+      callback: opts.callback,
+      startedAt: Date.now(),
+    };
+    const pendingAt = pendingKey(community.tenantId, pending.id);
+    // Best effort: a store that cannot take the pending entry will fail the
+    // save too, and a failed save takes the hook back on the platform.
+    await withLockRetry(() => kv.set(pendingAt, pending)).catch(() => {});
+
+    let answer;
+    try {
+      // SPEC.md 4.2 rule 5: the body is { events, object, callback }; an
+      // absent object is left out.
+      answer = await platformRequest(ctx, "POST", platformUrl(community, "/api/core/v3/webhooks"), {
+        events: opts.events,
+        object: opts.object,
+        callback: opts.callback,
+      });
+    } catch (error) {
+      // A clean failure clears the pending entry. When the platform may have
+      // created the hook all the same (a time-out, a connection lost mid-way,
+      // an unreadable answer: `uncertain`), the entry stays for reconcile().
+      if ((error as { uncertain?: unknown } | null)?.uncertain !== true) {
+        await withLockRetry(() => kv.delete(pendingAt)).catch(() => {});
+      }
+      throw error;
+    }
+    const entity = entityOf(answer.body, answer.status, platformUrl(community, "/api/core/v3/webhooks"));
+    const response: RegistrationResponse = { status: answer.status, headers: answer.headers, entity };
+    const record: Webhook = { id: newId(), tenantId: community.tenantId, entity };
+    try {
+      const ref = selfRef(entity);
+      await writeRecord(kv, record, async (op) => {
+        const entry = await kv.get(pendingAt);
+        // reconcile() adopted the hook while this call ran past staleAfter:
+        // its record is there already, a second one would be a duplicate.
+        if (entry.value === null && ref !== undefined && (await findByWebhookURL(ref)).length > 0) return false;
+        op.check(entry).delete(pendingAt);
+        return true;
+      });
+    } catch (saveError) {
+      // The platform has the hook but we could not keep track of it: take it
+      // back so that no orphan is left, then report the save error.
+      const deleted = await deleteOnPlatform(ctx, community, entity).then(() => true, () => false);
+      if (deleted) await withLockRetry(() => kv.delete(pendingAt)).catch(() => {});
+      throw saveError;
+    }
+    return response;
+  }
+
+  return { credentialsFor, contextFor, register };
+}
+
+export function positional(
+  jiveCommunity: string,
+  events: string[],
+  object: string | undefined | null,
+  webhookCallbackURL: string,
+  accessToken?: string | null,
+  refreshToken?: string | null,
+  tokenPersistenceFunction?: TokenPersistenceFunction | null,
+): RegisterOptions {
+  return {
+    community: jiveCommunity,
+    events,
+    object: object ?? undefined,
+    callback: webhookCallbackURL,
+    accessToken: accessToken ?? undefined,
+    refreshToken: refreshToken ?? undefined,
+    tokenPersistenceFunction: tokenPersistenceFunction ?? undefined,
+  };
+}
+
+/**
+ * The entity of a registration answer. The platform answers with the entity
+ * itself; an answer wrapped as `{ entity }` is unwrapped.
+ */
+export function entityOf(body: unknown, status: number, url: string): WebhookEntity {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    // The hook may exist all the same: the pending entry stays for reconcile.
+    throw new PlatformError("POST", url, status, `the answer holds no webhook entity, got ${describe(body)}`, {
+      uncertain: true,
+    });
+  }
+  const wrapped = (body as { entity?: unknown }).entity;
+  if (typeof wrapped === "object" && wrapped !== null && !("resources" in body)) {
+    return wrapped as WebhookEntity;
+  }
+  return body as WebhookEntity;
+}
+
+/** Deletes a hook on the platform; a 404 (already gone) counts as deleted. */
+export async function deleteOnPlatform(
+  ctx: PlatformContext,
+  community: Community,
+  entity: WebhookEntity,
+): Promise<void> {
+  const url = typeof entity.id === "string" || typeof entity.id === "number"
+    ? platformUrl(community, `/api/core/v3/webhooks/${encodeURIComponent(String(entity.id))}`)
+    : selfRef(entity);
+  if (url === undefined) throw new TypeError("Cannot delete webhook on the platform: its entity has no id");
+  try {
+    await platformRequest(ctx, "DELETE", url);
+  } catch (error) {
+    if (!(error instanceof PlatformError && error.status === 404)) throw error;
+  }
+}
