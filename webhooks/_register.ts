@@ -13,6 +13,7 @@ import { describe } from "./_util.ts";
 import { PlatformError } from "./errors.ts";
 import type {
   Community,
+  CredentialOptions,
   PendingRegistration,
   RegisterOptions,
   RegistrationResponse,
@@ -21,7 +22,6 @@ import type {
   Webhook,
   WebhookEntity,
 } from "./types.ts";
-import type { CredentialOptions } from "./webhooks.ts";
 
 const NO_TOKEN =
   "Creating the community webhook failed because no access token is associated with the community and none was provided explicitly";

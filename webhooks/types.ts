@@ -374,3 +374,13 @@ export interface ReconcileOptions {
   /** Receives renewed tokens in place of the community record. */
   tokenPersistenceFunction?: TokenPersistenceFunction;
 }
+
+/** Credentials given to one platform operation in place of the community's own. */
+export interface CredentialOptions {
+  /** Access token used in place of the community's own. */
+  accessToken?: string;
+  /** Refresh token that goes with `accessToken`. */
+  refreshToken?: string;
+  /** Receives renewed tokens in place of the community record. */
+  tokenPersistenceFunction?: TokenPersistenceFunction;
+}

@@ -16,6 +16,7 @@ import { describe, pageLimit, requireString } from "./_util.ts";
 import { type Communities, createCommunities } from "./communities.ts";
 import type {
   Community,
+  CredentialOptions,
   MigrateOptions,
   MigrateReport,
   Page,
@@ -37,16 +38,6 @@ export interface WebhooksOptions {
   fetch?: typeof fetch;
   /** Milliseconds a platform call may take before it fails (default 30000). */
   timeout?: number;
-}
-
-/** Credentials given to one platform operation in place of the community's own. */
-export interface CredentialOptions {
-  /** Access token used in place of the community's own. */
-  accessToken?: string;
-  /** Refresh token that goes with `accessToken`. */
-  refreshToken?: string;
-  /** Receives renewed tokens in place of the community record. */
-  tokenPersistenceFunction?: TokenPersistenceFunction;
 }
 
 /** Module A: webhook records in Deno KV and their registration on the platform. */
