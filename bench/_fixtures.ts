@@ -173,6 +173,17 @@ export async function rawSave(kv: Deno.Kv, record: Webhook): Promise<Deno.KvComm
     .commit();
 }
 
+/** `remove` as raw KV: read the primary key, then one atomic check + delete of the record and its two copies. */
+export async function rawRemove(kv: Deno.Kv, record: Webhook): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
+  const current = await kv.get(webhookKey(record.id));
+  return await kv.atomic()
+    .check(current)
+    .delete(webhookKey(record.id))
+    .delete(webhookByTenantKey(record.tenantId, record.id))
+    .delete(webhookByUrlKey(selfUrl(record), record.id))
+    .commit();
+}
+
 /** `findByID` as raw KV: one get. */
 export async function rawFindByID(kv: Deno.Kv, id: string): Promise<Webhook | null> {
   return (await kv.get<Webhook>(webhookKey(id))).value;

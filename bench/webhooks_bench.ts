@@ -24,6 +24,7 @@ import {
   rawFindByID,
   rawFindByTenantID,
   rawFindByWebhookURL,
+  rawRemove,
   rawSave,
   recordMaker,
   sdkFind,
@@ -130,7 +131,7 @@ async function prepare(backend: Backend, n: number): Promise<Setup> {
 /** A benchmark of a group: its row name, its function and deno bench options. */
 interface Variant {
   name: string;
-  fn: () => Promise<void>;
+  fn: (b: Deno.BenchContext) => Promise<void>;
   n?: number;
   warmup?: number;
 }
@@ -219,6 +220,19 @@ function saves({ backend, kv, hooks, sqlite, label, fresh }: Setup, round: numbe
     { name: "Node SDK", n, fn: async () => void await sdkSave(kv, fresh()) },
     { name: "pointer layout", n, fn: async () => void await pointerSave(kv, fresh()) },
     { name: "node:sqlite", n, fn: async () => void await sqlite.save(fresh()) },
+  ]);
+  // remove: each iteration saves a fresh record outside the measured part,
+  // then removes it (the store) or makes the same KV calls (the floor).
+  const removal = (remove: (record: Webhook) => Promise<unknown>) => async (b: Deno.BenchContext) => {
+    const record = fresh();
+    await rawSave(kv, record);
+    b.start();
+    await remove(record);
+    b.end();
+  };
+  group(`remove · ${label}${rounds > 1 ? ` · round ${round}` : ""}`, round, [
+    { name: "raw KV", n, fn: removal((r) => rawRemove(kv, r)) },
+    { name: "store", n, fn: removal((r) => hooks.remove(r.id)) },
   ]);
 }
 
