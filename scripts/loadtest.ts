@@ -102,6 +102,28 @@ function table(rows: Run[], ceiling: Map<number, Run>): string {
   return lines.join("\n");
 }
 
+/** The verdicts of issue 13's targets, as a table. */
+function targets(rows: Run[], ceiling: Map<number, Run>, balanced: boolean): string {
+  const at = (c: number) => rows.find((r) => r.target === "receiver" && r.connections === c);
+  const c16 = at(16);
+  const c64 = at(64);
+  const share = c16 && ceiling.get(16) ? c16.rps / ceiling.get(16)!.rps : undefined;
+  const verdict = (ok: boolean | undefined) => ok === undefined ? "not measured" : ok ? "met" : "**missed**";
+  return [
+    "| target | measured | verdict |",
+    "|---|---:|---:|",
+    `| at 16 connections, at least 50% of the ceiling's requests/s | ${
+      share === undefined ? "—" : `${(share * 100).toFixed(0)}%`
+    } | ${verdict(share === undefined ? undefined : share >= 0.5)} |`,
+    `| at 64 connections, p99 under 50 ms | ${c64 ? `${c64.p99} ms` : "—"} | ${
+      verdict(c64 ? c64.p99 < 50 : undefined)
+    } |`,
+    `| no postback answered 200 lost or duplicated | ${balanced ? "0 and 0" : "see the books"} | ${
+      verdict(balanced)
+    } |`,
+  ].join("\n");
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     args: Deno.args,
@@ -177,6 +199,9 @@ async function main(): Promise<void> {
     "",
     `Books: ${ok} postbacks answered 200, ${books.titles.size} stored (a postback whose answer came after its run`,
     `ended is stored but not counted as answered), ${lost} of those answered lost, ${duplicated} duplicated.`,
+    "",
+    targets(rows, ceiling, lost + duplicated === 0),
+    "",
     `Machine: ${Deno.build.os} ${Deno.build.arch}, ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno},`,
     `${new Date().toISOString().slice(0, 10)}.`,
     END,

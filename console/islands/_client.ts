@@ -34,3 +34,27 @@ if (address.searchParams.has("notice")) {
   address.searchParams.delete("notice");
   history.replaceState(history.state, "", address.pathname + address.search + address.hash);
 }
+
+// Times: the server writes ISO 8601 (UTC); the browser shows each in the
+// reader's local time with how long ago, the exact time on hover.
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [["day", 86_400], ["hour", 3_600], ["minute", 60]];
+function ago(ms: number): string {
+  const seconds = Math.round((ms - Date.now()) / 1000);
+  for (const [unit, size] of UNITS) {
+    if (Math.abs(seconds) >= size) return relative.format(Math.round(seconds / size), unit);
+  }
+  return relative.format(seconds, "second");
+}
+function localTimes(): void {
+  for (const el of bySelectorAll("time[datetime]") as HTMLTimeElement[]) {
+    const when = new Date(el.dateTime);
+    if (Number.isNaN(when.getTime())) continue;
+    const text = `${when.toLocaleString()} (${ago(when.getTime())})`;
+    if (el.textContent !== text) el.textContent = text;
+    el.title = when.toISOString();
+  }
+}
+localTimes();
+setInterval(localTimes, 30_000);
+new MutationObserver(() => localTimes()).observe(document.body, { childList: true, subtree: true });
