@@ -49,6 +49,38 @@ function ReportList(
   );
 }
 
+function entityList(value: unknown): string {
+  return Array.isArray(value) ? value.join(", ") : "none";
+}
+
+/** Orphans a pending registration explains (adopted by the fixes). */
+function explained(report: ReconcileReport): number {
+  return report.orphans.filter((o) => o.pending).length;
+}
+
+/** Orphans nothing explains (deleted only on request). */
+function unexplained(report: ReconcileReport): number {
+  return report.orphans.length - explained(report);
+}
+
+/** What the fixes would change without deleting anything on the platform. */
+function fixable(report: ReconcileReport): number {
+  return explained(report) + report.dangling.length + (report.abandoned ?? []).length;
+}
+
+/** The notice after applying the fixes: what changed. */
+function changedNotice(c: Context<ConsoleEnv>): string | undefined {
+  if (c.req.query("notice") !== "fixed" || c.req.query("adopted") === undefined) return undefined;
+  const n = (name: string) => Math.max(0, Number(c.req.query(name)) | 0);
+  const parts = [
+    `${n("adopted")} hooks adopted`,
+    `${n("removed")} dangling records removed`,
+    `${n("cleared")} abandoned registrations cleared`,
+    `${n("deleted")} unexplained orphans deleted on the platform`,
+  ];
+  return `The fixes are applied: ${parts.join(", ")}.`;
+}
+
 /** Adds the reconcile routes to `app`. */
 export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: CommunityShared): void {
   const communities = deps.webhooks.communities;
@@ -66,7 +98,7 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
       <Layout
         title={`Reconcile ${community.name}`}
         {...layoutFrame(c, deps)}
-        notice={noticeOf(c)}
+        notice={changedNotice(c) ?? noticeOf(c)}
         error={error}
       >
         <p>
@@ -89,7 +121,8 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
             >
               {report.orphans.map((o, i) => (
                 <li key={i}>
-                  <code>{ref(o.entity)}</code> {o.pending
+                  <code>{ref(o.entity)}</code> (events {entityList(o.entity.events)}, callback{" "}
+                  <code>{typeof o.entity.callback === "string" ? o.entity.callback : "none"}</code>) {o.pending
                     ? (
                       <span class="pending">
                         explained by an interrupted registration started {new Date(o.pending.startedAt).toISOString()}
@@ -129,21 +162,35 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
               </ReportList>
             )}
             <h2>Apply the fixes</h2>
-            <form
-              method="post"
-              action={`${path(tenant)}/reconcile`}
-              class="stack"
-              id="fix"
-            >
-              <Csrf token={c.get("session")!.csrf} />
-              <p>
-                Saves a record for each orphan a pending registration explains and removes dangling records.
-              </p>
-              <label class="check">
-                <input type="checkbox" name="deleteUnknown" value="1" /> Also delete unexplained orphans on the platform
-              </label>
-              <button type="submit">Apply the fixes</button>
-            </form>
+            {fixable(report) === 0 && unexplained(report) === 0
+              ? <p id="nothing-to-fix">Nothing to fix: the platform and the console agree.</p>
+              : (
+                <form
+                  method="post"
+                  action={`${path(tenant)}/reconcile`}
+                  class="stack"
+                  id="fix"
+                >
+                  <Csrf token={c.get("session")!.csrf} />
+                  <p>
+                    {fixable(report) > 0
+                      ? `Saves a record for each of the ${
+                        explained(report)
+                      } orphans a pending registration explains, removes the ${report.dangling.length} dangling records and clears the ${
+                        (report.abandoned ?? []).length
+                      } abandoned registrations.`
+                      : "Only unexplained orphans are left: deleting them on the platform is the one fix."}
+                  </p>
+                  {unexplained(report) > 0 && (
+                    <label class="check">
+                      <input type="checkbox" name="deleteUnknown" value="1" /> Also delete the {unexplained(report)}
+                      {" "}
+                      unexplained orphans on the platform
+                    </label>
+                  )}
+                  <button type="submit">Apply the fixes</button>
+                </form>
+              )}
           </>
         )}
       </Layout>,
@@ -185,15 +232,21 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
         </Layout>,
       );
     }
+    let report: ReconcileReport;
+    const deleteUnknown = body.deleteUnknown === "1";
     try {
-      await deps.webhooks.reconcile(community, {
-        ...staleAfter(),
-        fix: true,
-        deleteUnknown: body.deleteUnknown === "1",
-      });
+      report = await deps.webhooks.reconcile(community, { ...staleAfter(), fix: true, deleteUnknown });
     } catch (err) {
       return reconcilePage(c, community, null, describeError(err));
     }
-    return c.redirect(`${path(community.tenantId)}/reconcile?notice=fixed`, 303);
+    // What changed, for the page to say: the report describes the state found before the fixes.
+    const changed = new URLSearchParams({
+      notice: "fixed",
+      adopted: String(explained(report)),
+      removed: String(report.dangling.length),
+      cleared: String((report.abandoned ?? []).length),
+      deleted: String(deleteUnknown ? unexplained(report) : 0),
+    });
+    return c.redirect(`${path(community.tenantId)}/reconcile?${changed}`, 303);
   });
 }

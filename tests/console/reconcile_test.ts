@@ -36,6 +36,11 @@ Deno.test("the reconcile page reports matched, orphan and dangling hooks and app
       assert.ok(d.querySelector("#matched")?.textContent?.includes(matched));
       assert.ok(d.querySelector("#dangling")?.textContent?.includes("dangling-1"));
       assert.equal(d.querySelector("#orphans .unknown") !== null, true);
+      // Each orphan shows its events and callback.
+      assert.match(
+        d.querySelector("#orphans")?.textContent ?? "",
+        /events user_account, callback\s*https:\/\/elsewhere\.example\/cb/,
+      );
       assert.equal(d.querySelector("form#fix input[name=_csrf]") !== null, true);
     } finally {
       page.close();
@@ -60,14 +65,24 @@ Deno.test("the reconcile page reports matched, orphan and dangling hooks and app
     });
     await res.body?.cancel();
     assert.equal(res.status, 303);
-    assert.equal(res.headers.get("location"), "/communities/sandbox-tenant/reconcile?notice=fixed");
+    const location = res.headers.get("location")!;
+    assert.equal(
+      location,
+      "/communities/sandbox-tenant/reconcile?notice=fixed&adopted=0&removed=1&cleared=0&deleted=1",
+    );
     assert.equal(await t.app.webhooks.findByID("dangling-1"), null);
-    const after = parse(await client.text("/communities/sandbox-tenant/reconcile?notice=fixed", 200));
+    const after = parse(await client.text(location, 200));
     try {
       assert.equal(after.document.querySelector("#matched-count")?.textContent, "1");
       assert.equal(after.document.querySelector("#orphans-count")?.textContent, "0");
       assert.equal(after.document.querySelector("#dangling-count")?.textContent, "0");
-      assert.match(after.document.querySelector(".notice")?.textContent ?? "", /fixes are applied/);
+      // What changed is said, and with nothing left there is nothing to apply.
+      assert.equal(
+        after.document.querySelector(".notice")?.textContent,
+        "The fixes are applied: 0 hooks adopted, 1 dangling records removed, 0 abandoned registrations cleared, 1 unexplained orphans deleted on the platform.",
+      );
+      assert.ok(after.document.querySelector("#nothing-to-fix"));
+      assert.equal(after.document.querySelector("form#fix"), null);
     } finally {
       after.close();
     }
