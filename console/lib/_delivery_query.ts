@@ -90,3 +90,49 @@ export async function queryLog(kv: Deno.Kv, filter: DeliveryFilter): Promise<Del
   const more = values.length === limit || scanned === MAX_SCANNED;
   return { values, ...(more && last !== undefined ? { before: last } : {}) };
 }
+
+/** Deliveries of the last hours, per hour, accepted against rejected. */
+export interface DeliveryStats {
+  /** The newest entry, if any. */
+  last: DeliveryView | null;
+  /** Accepted in the window. */
+  accepted: number;
+  /** Rejected in the window. */
+  rejected: number;
+  /** One bucket per hour, oldest first, ending with the current hour. */
+  hours: { start: number; accepted: number; rejected: number }[];
+  /** Whether the window held more than {@linkcode MAX_SCANNED} entries (the counts stop there). */
+  capped: boolean;
+}
+
+/** Counts the log's entries (of one hook, or all) over the last `hours` hours. */
+export async function statsOf(
+  kv: Deno.Kv,
+  hookId: string | undefined,
+  hours = 24,
+  now = Date.now(),
+): Promise<DeliveryStats> {
+  const prefix = hookId ? deliveryByHookPrefix(hookId) : DELIVERY_VIEW_PREFIX;
+  const HOUR = 3_600_000;
+  const end = Math.floor(now / HOUR) * HOUR + HOUR;
+  const from = end - hours * HOUR;
+  const buckets = Array.from({ length: hours }, (_, i) => ({ start: from + i * HOUR, accepted: 0, rejected: 0 }));
+  const stats: DeliveryStats = { last: null, accepted: 0, rejected: 0, hours: buckets, capped: false };
+  let scanned = 0;
+  for await (const entry of kv.list<DeliveryView>({ prefix }, { reverse: true, limit: MAX_SCANNED })) {
+    scanned++;
+    stats.last ??= entry.value;
+    const at = Date.parse(entry.value.receivedAt);
+    if (at < from) break;
+    const bucket = buckets[Math.min(hours - 1, Math.floor((at - from) / HOUR))];
+    if (entry.value.status === 200 && !entry.value.reason) {
+      bucket.accepted++;
+      stats.accepted++;
+    } else {
+      bucket.rejected++;
+      stats.rejected++;
+    }
+  }
+  stats.capped = scanned === MAX_SCANNED;
+  return stats;
+}

@@ -33,9 +33,9 @@ import {
 } from "./kv_keys.ts";
 import { entryBytes, retryLocked } from "./kv_retry.ts";
 import { watchSequence } from "./_watch.ts";
-import { type DeliveryFilter, type DeliveryPage, queryLog } from "./_delivery_query.ts";
+import { type DeliveryFilter, type DeliveryPage, type DeliveryStats, queryLog, statsOf } from "./_delivery_query.ts";
 
-export type { AttemptInfo, Delivery, DeliveryFilter, DeliveryPage, DeliveryView };
+export type { AttemptInfo, Delivery, DeliveryFilter, DeliveryPage, DeliveryStats, DeliveryView };
 export { MAX_PAYLOAD_CHARS, MAX_WIDE_PAYLOAD_CHARS } from "./_delivery_item.ts";
 
 /** Most items one postback may hold here: its summaries share one atomic operation. */
@@ -334,6 +334,11 @@ export class DeliveryStore {
   /** A page of the log, newest first, filtered (see {@linkcode DeliveryFilter}). */
   page(filter: DeliveryFilter = {}): Promise<DeliveryPage> {
     return queryLog(this.#kv, filter);
+  }
+
+  /** The last 24 hours of the log (of one hook, or all), per hour, accepted against rejected. */
+  stats(hookId?: string, now?: number): Promise<DeliveryStats> {
+    return statsOf(this.#kv, hookId, 24, now);
   }
 
   /** One delivery with its payload, or `null`. */

@@ -10,6 +10,7 @@
 import type { Context, Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import { streamSSE } from "hono/streaming";
+import { DeliveryChart } from "../components/DeliveryChart.tsx";
 import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
 import DeliveriesLive from "../islands/DeliveriesLive.tsx";
@@ -57,7 +58,10 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.get("/deliveries", async (c) => {
     const filter = filterOf(c);
     const filtered = Boolean(filter.status || filter.verb || filter.q || filter.before !== undefined);
-    const { values, before } = await deps.deliveries.page({ ...filter, limit: 50 });
+    const [{ values, before }, stats] = await Promise.all([
+      deps.deliveries.page({ ...filter, limit: 50 }),
+      deps.deliveries.stats(filter.hookId),
+    ]);
     const hookId = filter.hookId;
     const older = before !== undefined ? `/deliveries?${new URLSearchParams(query({ ...filter, before }))}` : "";
     return html(
@@ -72,6 +76,7 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
             )
             : ""}.{filtered ? " A filtered view does not update by itself." : ""}
         </p>
+        <DeliveryChart stats={stats} />
         <form method="get" action="/deliveries" class="filters" role="search" aria-label="Filter deliveries">
           {hookId && <input type="hidden" name="hook" value={hookId} />}
           <label>

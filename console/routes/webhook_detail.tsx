@@ -9,6 +9,7 @@ import type { Context, Hono } from "hono";
 import type { Webhook } from "../../webhooks/mod.ts";
 import { Confirm, confirmed } from "../components/Confirm.tsx";
 import { Csrf } from "../components/Csrf.tsx";
+import { DeliveryChart } from "../components/DeliveryChart.tsx";
 import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
 import DeliveriesLive from "../islands/DeliveriesLive.tsx";
@@ -28,7 +29,10 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     error?: string,
   ) => {
     const community = await webhooks.findWebhookCommunity(hook);
-    const deliveries = await deps.deliveries.list({ hookId: hook.id, limit: 50 });
+    const [deliveries, stats] = await Promise.all([
+      deps.deliveries.list({ hookId: hook.id, limit: 50 }),
+      deps.deliveries.stats(hook.id),
+    ]);
     const callback = entityField(hook.entity, "callback");
     const ours = callback.startsWith(`${deps.publicUrl}/hooks/`);
     return html(
@@ -67,6 +71,7 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         <h2>Entity</h2>
         <pre id="entity">{JSON.stringify(hook.entity, null, 2)}</pre>
         <h2>Deliveries</h2>
+        <DeliveryChart stats={stats} />
         {deps.sandboxTest && community?.tenantId === SANDBOX_COMMUNITY.tenantId && (
           <form method="post" action={`/webhooks/${encodeURIComponent(hook.id)}/test`} id="send-test">
             <Csrf token={c.get("session")!.csrf} />

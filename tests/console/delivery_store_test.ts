@@ -235,3 +235,31 @@ Deno.test("a watch on one KV handle reports another handle's writes within the p
     await Deno.remove(path);
   }
 });
+
+Deno.test("stats() counts the last 24 hours per hour, accepted against rejected, and names the newest", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv);
+    await store.add("h1", [item(1), item(2)]);
+    await store.addRejected({
+      status: 401,
+      reason: "Bad signature",
+      durationMs: 1,
+      receivedAt: Date.now(),
+      bodyExcerpt: "[]",
+      headers: {},
+    }, "h1");
+    const stats = await store.stats("h1");
+    assert.deepEqual([stats.accepted, stats.rejected, stats.capped], [2, 1, false]);
+    assert.equal(stats.hours.length, 24);
+    assert.deepEqual(stats.hours.at(-1), { start: stats.hours.at(-1)!.start, accepted: 2, rejected: 1 });
+    assert.equal(stats.last?.reason, "Bad signature");
+    // A day later, nothing falls in the window, and the newest is still named.
+    const later = await store.stats("h1", Date.now() + 25 * 3_600_000);
+    assert.deepEqual([later.accepted, later.rejected], [0, 0]);
+    assert.equal(later.last?.status, 401);
+    assert.equal((await store.stats("other")).last, null);
+  } finally {
+    kv.close();
+  }
+});

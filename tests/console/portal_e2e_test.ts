@@ -53,6 +53,10 @@ Deno.test({
         assert.match(await page.$eval(".notice", (el) => el.textContent ?? ""), /test event was sent/);
         assert.ok(!new URL(page.url()).search.includes("notice"), "the notice leaves the address once shown");
         assert.equal((await t.app.deliveries.page({ status: "accepted", hookId })).values.length, 1);
+        assert.match(
+          await page.$eval("#delivery-summary", (el) => el.textContent ?? ""),
+          /^Last 24 hours: 1 accepted, 0 rejected\. Last: /,
+        );
 
         // A forged postback is refused, and logged with its reason.
         const forged = await fetch(String(record.entity.callback), {
