@@ -13,6 +13,7 @@ import { MessagePage } from "./components/Message.tsx";
 import { type Assets, buildAssets } from "./lib/bundle.ts";
 import { type ConsoleEnv, type Deps, describeError, html } from "./lib/context.ts";
 import { DeliveryStore, type DeliveryStoreOptions } from "./lib/deliveries.ts";
+import { HookLabels } from "./lib/labels.ts";
 import type { OAuthProvider } from "./lib/oauth.ts";
 import { outboundFetch } from "./lib/outbound.ts";
 import { preconnectSandbox, sandboxAliasFetch, settleSandboxCommunity } from "./lib/sandbox_connect.ts";
@@ -163,6 +164,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     webhooks,
     sessions: new SessionStore(kv, options.sessionTtlMs ?? 8 * 3600_000),
     limiter: new RateLimiter(kv, options.rateLimits),
+    labels: new HookLabels(kv),
     deliveries: new DeliveryStore(kv, options.deliveries),
     publicUrl,
     // Set by start() before any request is served.

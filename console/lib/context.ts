@@ -10,6 +10,7 @@ import type { VNode } from "preact";
 import { renderToString } from "preact-render-to-string";
 import type { Webhooks } from "../../webhooks/mod.ts";
 import type { RateLimiter } from "./rate_limit.ts";
+import type { HookLabels } from "./labels.ts";
 import type { DeliveryStore } from "./deliveries.ts";
 import type { OAuthProvider } from "./oauth.ts";
 import type { Session, SessionStore } from "./session.ts";
@@ -50,6 +51,8 @@ export interface Deps {
    * own sandbox instead.
    */
   sandboxAliases: Set<string>;
+  /** Names and descriptions of hooks. */
+  labels: HookLabels;
   /** The rate limits (sign-in, forms, receiver, sandbox). */
   limiter: RateLimiter;
   /**
@@ -161,6 +164,7 @@ export const NOTICES: Record<string, string> = {
   unregistered: "The webhook is unregistered.",
   fixed: "The fixes are applied.",
   triggered: "A test event was sent.",
+  "saved-label": "The name and description are saved.",
 };
 
 /** The notice of a `?notice=` code, if known. */

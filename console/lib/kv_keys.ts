@@ -68,3 +68,8 @@ export function postbackMarkerKey(postbackId: string): Deno.KvKey {
 export function attemptKey(postbackId: string): Deno.KvKey {
   return ["console_attempt", postbackId];
 }
+
+/** A hook's name and description, given in the console. */
+export function hookLabelKey(hookId: string): Deno.KvKey {
+  return ["console_hook_label", hookId];
+}

@@ -26,18 +26,22 @@ export function selfRef(w: Webhook): string {
 }
 
 export function WebhookTable(
-  { hooks, names }: { hooks: Webhook[]; names: Map<string, string> },
+  { hooks, names, labels = new Map() }: {
+    hooks: Webhook[];
+    names: Map<string, string>;
+    labels?: Map<string, { name: string }>;
+  },
 ): VNode {
   return (
     <table id="webhooks">
       <thead>
         <tr>
-          <th>Id</th>
-          <th>Community</th>
-          <th>Events</th>
-          <th>Object</th>
-          <th>Callback</th>
-          <th>Webhook URL</th>
+          <th scope="col">Webhook</th>
+          <th scope="col">Community</th>
+          <th scope="col">Events</th>
+          <th scope="col">Object</th>
+          <th scope="col">Callback</th>
+          <th scope="col">Webhook URL</th>
         </tr>
       </thead>
       <tbody>
@@ -49,7 +53,7 @@ export function WebhookTable(
         {hooks.map((w) => (
           <tr key={w.id} data-webhook={w.id}>
             <td>
-              <a href={`/webhooks/${encodeURIComponent(w.id)}`}>{w.id}</a>
+              <a href={`/webhooks/${encodeURIComponent(w.id)}`}>{labels.get(w.id)?.name || w.id}</a>
             </td>
             <td>{names.get(w.tenantId) ?? w.tenantId}</td>
             <td>{entityField(w.entity, "events")}</td>

@@ -10,6 +10,7 @@ import type { Webhook } from "../../webhooks/mod.ts";
 import { Confirm, confirmed } from "../components/Confirm.tsx";
 import { Csrf } from "../components/Csrf.tsx";
 import { DeliveryChart } from "../components/DeliveryChart.tsx";
+import { labelProblem, MAX_DESCRIPTION, MAX_NAME } from "../lib/labels.ts";
 import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
 import DeliveriesLive from "../islands/DeliveriesLive.tsx";
@@ -27,23 +28,30 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     c: Context<ConsoleEnv>,
     hook: Webhook,
     error?: string,
+    status: 400 | 502 = 502,
   ) => {
     const community = await webhooks.findWebhookCommunity(hook);
-    const [deliveries, stats] = await Promise.all([
+    const [deliveries, stats, label] = await Promise.all([
       deps.deliveries.list({ hookId: hook.id, limit: 50 }),
       deps.deliveries.stats(hook.id),
+      deps.labels.get(hook.id),
     ]);
     const callback = entityField(hook.entity, "callback");
     const ours = callback.startsWith(`${deps.publicUrl}/hooks/`);
     return html(
       c,
       <Layout
-        title={`Webhook ${hook.id}`}
+        title={label?.name ? `Webhook “${label.name}”` : `Webhook ${hook.id}`}
         {...layoutFrame(c, deps)}
         notice={noticeOf(c)}
         error={error}
       >
+        {label?.description && <p id="webhook-description">{label.description}</p>}
         <dl class="facts" id="webhook-facts">
+          <dt>Record id</dt>
+          <dd>
+            <code>{hook.id}</code>
+          </dd>
           <dt>Community</dt>
           <dd>
             {community
@@ -88,6 +96,21 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         >
           <DeliveriesLive deliveries={deliveries} hookId={hook.id} />
         </Island>
+        <h2>Name and description</h2>
+        <form method="post" action={`/webhooks/${encodeURIComponent(hook.id)}/label`} class="stack" id="label">
+          <Csrf token={c.get("session")!.csrf} />
+          <label>
+            Name <input name="name" id="label-name" maxLength={MAX_NAME} value={label?.name ?? ""} />
+          </label>
+          <label>
+            Description{" "}
+            <textarea name="description" id="label-description" maxLength={MAX_DESCRIPTION} rows={2}>
+              {label?.description ?? ""}
+            </textarea>
+          </label>
+          <p class="hint">Kept by this console only; the platform does not see them.</p>
+          <button type="submit">Save</button>
+        </form>
         <h2>Unregister</h2>
         <form
           method="post"
@@ -99,7 +122,7 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           <button type="submit" class="danger">Unregister</button>
         </form>
       </Layout>,
-      error ? 502 : 200,
+      error ? status : 200,
     );
   };
 
@@ -119,6 +142,18 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       );
     }
     return await detailPage(c, hook);
+  });
+
+  app.post("/webhooks/:id/label", async (c) => {
+    const hook = await webhooks.findByID(c.req.param("id"));
+    if (!hook) return c.redirect("/webhooks", 303);
+    const body = await c.req.parseBody();
+    const text = (v: unknown) => typeof v === "string" ? v.trim() : "";
+    const label = { name: text(body.name), description: text(body.description) };
+    const problem = labelProblem(label);
+    if (problem) return await detailPage(c, hook, problem, 400);
+    await deps.labels.set(hook.id, label);
+    return c.redirect(`/webhooks/${encodeURIComponent(hook.id)}?notice=saved-label`, 303);
   });
 
   app.post("/webhooks/:id/test", async (c) => {
@@ -157,6 +192,7 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     }
     try {
       await webhooks.unregister(hook);
+      await deps.labels.delete(hook.id).catch(() => {});
     } catch (err) {
       return await detailPage(
         c,

@@ -70,6 +70,7 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         error = "That page cursor is not valid";
       }
     }
+    const labels = await deps.labels.many(hooks.map((h) => h.id));
     return html(
       c,
       <Layout
@@ -124,7 +125,7 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           <button type="submit">Open</button>
         </form>
         <h2>{heading}</h2>
-        <WebhookTable hooks={hooks} names={namesOf(communities)} />
+        <WebhookTable hooks={hooks} names={namesOf(communities)} labels={labels} />
         {!url && !id && (
           <Pager
             path="/webhooks"
