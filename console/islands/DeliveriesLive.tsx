@@ -33,6 +33,8 @@ export interface DeliveryView {
   reason?: string;
   /** The postback the delivery was part of. */
   postbackId?: string;
+  /** Sent again by the console's "Replay to receiver", not by the platform. */
+  replay?: boolean;
 }
 
 /** Props of {@linkcode DeliveriesLive}. */
@@ -47,7 +49,7 @@ export interface DeliveriesLiveProps {
 
 /** What the status column says of a row. */
 export function statusText(d: DeliveryView): string {
-  if (d.status === 200 && !d.reason) return "accepted";
+  if (d.status === 200 && !d.reason) return d.replay ? "accepted (replay)" : "accepted";
   return `${d.status} ${d.reason ?? "rejected"}`;
 }
 

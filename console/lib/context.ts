@@ -61,6 +61,11 @@ export interface Deps {
    * receiver answered.
    */
   sandboxTest?: (platformId: string) => Promise<number[]>;
+  /**
+   * Runs a request through the receiver of `/hooks/{id}` as a replay the
+   * console sends itself; set by the receiver's routes.
+   */
+  replayToReceiver?: (id: string, request: Request) => Promise<Response>;
   /** Ends the server-sent event streams when the app closes. */
   closing: AbortSignal;
 }
@@ -164,6 +169,7 @@ export const NOTICES: Record<string, string> = {
   unregistered: "The webhook is unregistered.",
   fixed: "The fixes are applied.",
   triggered: "A test event was sent.",
+  replayed: "The delivery was sent to the receiver again, as a replay.",
   "saved-label": "The name and description are saved.",
 };
 

@@ -52,6 +52,8 @@ export interface PostbackEntry {
   hookId: string;
   /** The item as received (`{ webhook, activity }`). */
   item: unknown;
+  /** Whether it came from the console's "Replay to receiver", not from the platform. */
+  replay?: boolean;
 }
 
 /** Options of {@linkcode DeliveryStore}. */
@@ -137,13 +139,14 @@ export class DeliveryStore {
     if (stored) return stored;
     const base = createHash("sha256").update(postbackId).digest("hex").slice(0, 24);
     const receivedAt = new Date().toISOString();
-    const rows: Delivery[] = entries.map(({ hookId, item }, i) => ({
+    const rows: Delivery[] = entries.map(({ hookId, item, replay }, i) => ({
       id: `${base}-${i}`,
       hookId,
       receivedAt,
       ...summarize(item),
       status: 200,
       postbackId,
+      ...(replay ? { replay: true } : {}),
       ...payloadOf(item),
     }));
     return await this.#append(rows, marker);

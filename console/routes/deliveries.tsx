@@ -14,7 +14,7 @@ import { DeliveryChart } from "../components/DeliveryChart.tsx";
 import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
 import DeliveriesLive from "../islands/DeliveriesLive.tsx";
-import { type ConsoleEnv, cookieName, type Deps, html, layoutFrame, SESSION_COOKIE } from "../lib/context.ts";
+import { type ConsoleEnv, cookieName, type Deps, html, layoutFrame, noticeOf, SESSION_COOKIE } from "../lib/context.ts";
 import type { DeliveryFilter } from "../lib/deliveries.ts";
 
 /** Time between keep-alive comments on an idle event stream. */
@@ -66,7 +66,7 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const older = before !== undefined ? `/deliveries?${new URLSearchParams(query({ ...filter, before }))}` : "";
     return html(
       c,
-      <Layout title="Deliveries" {...layoutFrame(c, deps)}>
+      <Layout title="Deliveries" {...layoutFrame(c, deps)} notice={noticeOf(c)}>
         <p>
           Every postback this console received, accepted or rejected with the reason, newest first{hookId
             ? (

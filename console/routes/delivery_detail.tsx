@@ -13,6 +13,8 @@ import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
 import CopyButton from "../islands/CopyButton.tsx";
 import { statusText } from "../islands/DeliveriesLive.tsx";
+import { signJiveExtn } from "../../webhooks/mod.ts";
+import { Csrf } from "../components/Csrf.tsx";
 import { type ConsoleEnv, type Deps, html, layoutFrame } from "../lib/context.ts";
 import type { AttemptInfo, Delivery } from "../lib/deliveries.ts";
 
@@ -28,8 +30,52 @@ function age(ms: number | undefined): string {
   return s < 0 ? `${(-s).toFixed(1)} s ahead of our clock` : `${s.toFixed(1)} s old on arrival`;
 }
 
-/** Adds the delivery detail page to `app`. */
+/** Adds the delivery detail page, and its replay, to `app`. */
 export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
+  app.post("/deliveries/:id/replay", async (c) => {
+    const delivery = await deps.deliveries.get(c.req.param("id"));
+    const back = `/deliveries/${encodeURIComponent(c.req.param("id"))}`;
+    const refuse = (message: string) =>
+      html(
+        c,
+        <Layout title="Replay refused" {...layoutFrame(c, deps)} error={message}>
+          <p>
+            <a href={back}>Back to the delivery</a>
+          </p>
+        </Layout>,
+        400,
+      );
+    if (!delivery || delivery.status !== 200 || delivery.reason) {
+      return refuse("Only an accepted delivery can be replayed");
+    }
+    if (delivery.truncated) {
+      return refuse("This delivery's payload was cut to fit the store: it cannot be sent again whole");
+    }
+    const hook = await deps.webhooks.findByID(delivery.hookId);
+    const community = hook ? await deps.webhooks.findWebhookCommunity(hook) : null;
+    if (!hook || !community?.clientSecret || !community.clientId || !deps.replayToReceiver) {
+      return refuse("The hook or its community's client secret is gone: the replay could not be signed");
+    }
+    const callback = typeof hook.entity?.callback === "string" ? hook.entity.callback : "";
+    const prefix = `${deps.publicUrl}/hooks/`;
+    const receiverId = callback.startsWith(prefix) ? callback.slice(prefix.length) : hook.id;
+    const authorization = await signJiveExtn({
+      clientId: community.clientId,
+      jiveUrl: community.baseUrl ?? "",
+      tenantId: community.tenantId,
+      timestamp: Date.now(),
+    }, community.clientSecret);
+    const request = new Request(`${prefix}${receiverId}`, {
+      method: "POST",
+      headers: { authorization, "content-type": "application/json" },
+      body: `[${delivery.payload}]`,
+    });
+    const answer = await deps.replayToReceiver(receiverId, request);
+    await answer.body?.cancel();
+    if (answer.status !== 200) return refuse(`The receiver answered ${answer.status}: see the log for the reason`);
+    return c.redirect(`/deliveries?hook=${encodeURIComponent(hook.id)}&notice=replayed`, 303);
+  });
+
   app.get("/deliveries/:id", async (c) => {
     const delivery = await deps.deliveries.get(c.req.param("id"));
     if (!delivery) {
@@ -147,6 +193,16 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           </Island>
           <pre id="payload">{delivery.payload}</pre>
         </details>
+        {accepted && hook && !delivery.truncated && (
+          <form method="post" action={`/deliveries/${encodeURIComponent(delivery.id)}/replay`} id="replay">
+            <Csrf token={c.get("session")!.csrf} />
+            <p>
+              <button type="submit">Replay to receiver</button>{" "}
+              Sends this item to this console's receiver again, signed with the community's secret, as a new attempt
+              marked as a replay.
+            </p>
+          </form>
+        )}
         <p>
           <a href="/deliveries">All deliveries</a>
         </p>

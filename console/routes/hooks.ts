@@ -120,6 +120,8 @@ interface InFlight {
   mapping: Promise<string | null>;
   /** The community whose secret verified the header, once looked up. */
   community: Community | null;
+  /** A replay the console sends itself ("Replay to receiver"). */
+  replay?: boolean;
 }
 
 /** Adds the receiver to `app`. */
@@ -163,7 +165,8 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     onPostback: async ({ activity, webhook, postbackId, index, count }) => {
       if (index === 0) arriving.set(postbackId, []);
       const entries = arriving.get(postbackId)!;
-      entries.push({ hookId: webhook.id, item: { webhook: webhook.entity?.resources?.self?.ref, activity } });
+      const replay = current.getStore()?.replay === true;
+      entries.push({ hookId: webhook.id, item: { webhook: webhook.entity?.resources?.self?.ref, activity }, replay });
       if (index < count - 1) return;
       try {
         // All of the postback or none of it, once: a retry stores nothing twice.
@@ -173,6 +176,16 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       }
     },
   });
+  // "Replay to receiver": a request the console signs itself, run through
+  // the same handler as the platform's, its deliveries marked as replays.
+  deps.replayToReceiver = (id, request) => {
+    const mapping = deps.kv.get<{ hookId: string }>(receiverKey(id)).then((e) => e.value?.hookId ?? null);
+    return current.run(
+      { id, address: "console", mapping, community: null, replay: true },
+      () => receiver.handle(request),
+    );
+  };
+
   app.post("/hooks/:id", async (c) => {
     const started = performance.now();
     const id = c.req.param("id");

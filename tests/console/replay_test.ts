@@ -1,0 +1,32 @@
+// "Replay to receiver": a stored delivery runs through the receiver's
+// handler again, signed with the community's secret, as a new attempt marked
+// as a replay; only accepted, whole deliveries can be replayed (issue 16).
+
+import assert from "node:assert/strict";
+import { csrfOf, trigger, withHook } from "./_helpers.ts";
+
+Deno.test("a delivery replayed to the receiver comes back as a new delivery marked as a replay", async () => {
+  await withHook(async (t, { id, platformId }, client) => {
+    assert.deepEqual(await trigger(t.origin, { webhookId: platformId }), [200]);
+    const [original] = (await t.app.deliveries.page({ status: "accepted", hookId: id })).values;
+    const csrf = csrfOf(await client.text(`/deliveries/${original.id}`, 200));
+    const res = await client.post(`/deliveries/${original.id}/replay`, { _csrf: csrf });
+    await res.body?.cancel();
+    assert.equal(res.status, 303);
+    assert.equal(res.headers.get("location"), `/deliveries?hook=${id}&notice=replayed`);
+    const [again, first] = (await t.app.deliveries.page({ status: "accepted", hookId: id })).values;
+    assert.equal(first.id, original.id);
+    assert.notEqual(again.id, original.id);
+    assert.equal(again.replay, true);
+    assert.equal((await t.app.deliveries.get(again.id))?.payload, (await t.app.deliveries.get(original.id))?.payload);
+    assert.match(await client.text(`/deliveries?hook=${id}`, 200), /accepted \(replay\)/);
+
+    // A rejected attempt cannot be replayed.
+    const forged = await fetch(`${t.origin}/hooks/${id}`, { method: "POST", headers: { authorization: "JiveEXTN x" } });
+    await forged.body?.cancel();
+    const [rejected] = (await t.app.deliveries.page({ status: "rejected" })).values;
+    const refused = await client.post(`/deliveries/${rejected.id}/replay`, { _csrf: csrf });
+    assert.equal(refused.status, 400);
+    assert.match(await refused.text(), /Only an accepted delivery can be replayed/);
+  });
+});
