@@ -33,6 +33,8 @@ export interface DeliveryView {
   reason?: string;
   /** The postback the delivery was part of. */
   postbackId?: string;
+  /** The community's tenant id (of a rejected attempt: as its header claimed). */
+  tenantId?: string;
   /** Sent again by the console's "Replay to receiver", not by the platform. */
   replay?: boolean;
 }

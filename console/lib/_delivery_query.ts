@@ -23,6 +23,12 @@ export interface DeliveryFilter {
   status?: "accepted" | "rejected";
   /** Only this verb (e.g. `jive:created`). */
   verb?: string;
+  /** Only this community's (by tenant id). */
+  tenantId?: string;
+  /** Only entries received at or after this time (ms since the epoch). */
+  from?: number;
+  /** Only entries received before this time (ms since the epoch). */
+  to?: number;
   /** Text to find in the summary, the reason or the payload (case-insensitive). */
   q?: string;
   /** Only entries before this sequence number (the previous page's cursor). */
@@ -42,6 +48,8 @@ function summaryMatches(view: DeliveryView, filter: DeliveryFilter): boolean {
   if (filter.status === "accepted" && !accepted) return false;
   if (filter.status === "rejected" && accepted) return false;
   if (filter.verb && view.verb !== filter.verb) return false;
+  if (filter.tenantId && view.tenantId !== filter.tenantId) return false;
+  if (filter.to !== undefined && Date.parse(view.receivedAt) >= filter.to) return false;
   return true;
 }
 
@@ -76,8 +84,12 @@ export async function queryLog(kv: Deno.Kv, filter: DeliveryFilter): Promise<Del
     values.push(...pending.filter((v) => textOf(v).includes(q) || found.has(v.id)));
   };
   for await (const entry of kv.list<DeliveryView>(selector, { reverse: true, limit: MAX_SCANNED })) {
+    // The log runs in commit order, which is arrival order within a second or
+    // so: past the start of the range, the rest is older still.
+    if (filter.from !== undefined && Date.parse(entry.value.receivedAt) < filter.from - 2_000) break;
     scanned++;
     last = entry.value.seq;
+    if (filter.from !== undefined && Date.parse(entry.value.receivedAt) < filter.from) continue;
     chunk.push(entry.value);
     if (chunk.length === 100) await flush();
     if (values.length >= limit) break;

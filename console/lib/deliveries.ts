@@ -54,6 +54,8 @@ export interface PostbackEntry {
   item: unknown;
   /** Whether it came from the console's "Replay to receiver", not from the platform. */
   replay?: boolean;
+  /** The community's tenant id. */
+  tenantId?: string;
 }
 
 /** Options of {@linkcode DeliveryStore}. */
@@ -139,9 +141,10 @@ export class DeliveryStore {
     if (stored) return stored;
     const base = createHash("sha256").update(postbackId).digest("hex").slice(0, 24);
     const receivedAt = new Date().toISOString();
-    const rows: Delivery[] = entries.map(({ hookId, item, replay }, i) => ({
+    const rows: Delivery[] = entries.map(({ hookId, item, replay, tenantId }, i) => ({
       id: `${base}-${i}`,
       hookId,
+      ...(tenantId ? { tenantId } : {}),
       receivedAt,
       ...summarize(item),
       status: 200,
@@ -166,6 +169,7 @@ export class DeliveryStore {
     const row: Delivery = {
       id: `r${crypto.randomUUID().replaceAll("-", "").slice(0, 23)}`,
       hookId: hookId.slice(0, 200),
+      ...(attempt.tenantId ? { tenantId: attempt.tenantId.slice(0, 200) } : {}),
       receivedAt: new Date(attempt.receivedAt).toISOString(),
       verb: "",
       title: "",

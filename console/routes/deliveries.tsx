@@ -28,11 +28,20 @@ function filterOf(c: Context<ConsoleEnv>): DeliveryFilter {
   };
   const status = c.req.query("status");
   const before = Number(c.req.query("before"));
+  // Times in UTC, as a datetime-local field sends them ("2026-11-24T10:00").
+  const time = (name: string) => {
+    const v = text(name, 40);
+    const ms = v ? Date.parse(/Z|[+-]\d\d:?\d\d$/.test(v) ? v : `${v}Z`) : NaN;
+    return Number.isFinite(ms) ? ms : undefined;
+  };
   return {
     hookId: text("hook", 200),
+    tenantId: text("community", 200),
     status: status === "accepted" || status === "rejected" ? status : undefined,
     verb: text("verb", 100),
     q: text("q", 200),
+    from: time("from"),
+    to: time("to"),
     before: Number.isSafeInteger(before) && before > 0 ? before : undefined,
   };
 }
@@ -43,6 +52,9 @@ function query(filter: DeliveryFilter): Record<string, string> {
   if (filter.hookId) out.hook = filter.hookId;
   if (filter.status) out.status = filter.status;
   if (filter.verb) out.verb = filter.verb;
+  if (filter.tenantId) out.community = filter.tenantId;
+  if (filter.from !== undefined) out.from = new Date(filter.from).toISOString().slice(0, 16);
+  if (filter.to !== undefined) out.to = new Date(filter.to).toISOString().slice(0, 16);
   if (filter.q) out.q = filter.q;
   if (filter.before !== undefined) out.before = String(filter.before);
   return out;
@@ -57,11 +69,16 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
 
   app.get("/deliveries", async (c) => {
     const filter = filterOf(c);
-    const filtered = Boolean(filter.status || filter.verb || filter.q || filter.before !== undefined);
-    const [{ values, before }, stats] = await Promise.all([
+    const filtered = Boolean(
+      filter.status || filter.verb || filter.q || filter.tenantId || filter.from !== undefined ||
+        filter.to !== undefined || filter.before !== undefined,
+    );
+    const [{ values, before }, stats, { values: communities }] = await Promise.all([
       deps.deliveries.page({ ...filter, limit: 50 }),
       deps.deliveries.stats(filter.hookId),
+      deps.webhooks.communities.list({ limit: 100 }),
     ]);
+    const utc = (ms: number | undefined) => ms === undefined ? "" : new Date(ms).toISOString().slice(0, 16);
     const hookId = filter.hookId;
     const older = before !== undefined ? `/deliveries?${new URLSearchParams(query({ ...filter, before }))}` : "";
     return html(
@@ -88,7 +105,24 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
             </select>
           </label>{" "}
           <label>
+            Community{" "}
+            <select name="community" id="filter-community">
+              <option value="" selected={!filter.tenantId}>any</option>
+              {communities.map((co) => (
+                <option value={co.tenantId} selected={co.tenantId === filter.tenantId} key={co.tenantId}>
+                  {co.name}
+                </option>
+              ))}
+            </select>
+          </label>{" "}
+          <label>
             Verb <input name="verb" id="filter-verb" value={filter.verb ?? ""} placeholder="jive:created" size={14} />
+          </label>{" "}
+          <label>
+            From (UTC) <input type="datetime-local" name="from" id="filter-from" value={utc(filter.from)} />
+          </label>{" "}
+          <label>
+            To (UTC) <input type="datetime-local" name="to" id="filter-to" value={utc(filter.to)} />
           </label>{" "}
           <label>
             Search <input type="search" name="q" id="filter-q" value={filter.q ?? ""} size={18} />

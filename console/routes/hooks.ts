@@ -166,7 +166,12 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       if (index === 0) arriving.set(postbackId, []);
       const entries = arriving.get(postbackId)!;
       const replay = current.getStore()?.replay === true;
-      entries.push({ hookId: webhook.id, item: { webhook: webhook.entity?.resources?.self?.ref, activity }, replay });
+      entries.push({
+        hookId: webhook.id,
+        tenantId: webhook.tenantId,
+        item: { webhook: webhook.entity?.resources?.self?.ref, activity },
+        replay,
+      });
       if (index < count - 1) return;
       try {
         // All of the postback or none of it, once: a retry stores nothing twice.

@@ -263,3 +263,25 @@ Deno.test("stats() counts the last 24 hours per hour, accepted against rejected,
     kv.close();
   }
 });
+
+Deno.test("page() filters by community and by time range, and pages on without a gap", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv);
+    await store.addPostback("a", [{ hookId: "h1", tenantId: "t1", item: item(1) }]);
+    await store.addPostback("b", [{ hookId: "h2", tenantId: "t2", item: item(2) }]);
+    await store.addPostback("c", [{ hookId: "h1", tenantId: "t1", item: item(3) }]);
+    const byCommunity = await store.page({ tenantId: "t1" });
+    assert.deepEqual(byCommunity.values.map((d) => d.title), ["item 3", "item 1"]);
+    const now = Date.now();
+    assert.equal((await store.page({ from: now + 60_000 })).values.length, 0, "nothing after now");
+    assert.equal((await store.page({ to: now - 60_000 })).values.length, 0, "nothing before a minute ago");
+    assert.equal((await store.page({ from: now - 60_000, to: now + 60_000 })).values.length, 3);
+    const first = await store.page({ limit: 2 });
+    assert.deepEqual(first.values.map((d) => d.title), ["item 3", "item 2"]);
+    const rest = await store.page({ limit: 2, before: first.before });
+    assert.deepEqual(rest.values.map((d) => d.title), ["item 1"]);
+  } finally {
+    kv.close();
+  }
+});

@@ -9,6 +9,7 @@
 
 import assert from "node:assert/strict";
 import { browserTestOptions, type Page, withBrowser } from "../_chromium.ts";
+import { signJiveExtn } from "../../webhooks/mod.ts";
 import { connectSandbox, registerHook, signIn, startConsole } from "./_helpers.ts";
 
 const AXE = await Deno.readTextFile(new URL("../../node_modules/axe-core/axe.min.js", import.meta.url));
@@ -86,6 +87,26 @@ Deno.test({
         assert.match(headers, /JiveEXTN/);
         assert.doesNotMatch(headers, /c2lnbmF0dXJl/, "the signature is never shown");
         const detailPath = new URL(page.url()).pathname;
+
+        // A header that parses but carries a wrong signature names its tenant: the community filter finds it.
+        const wrong = await fetch(String(record.entity.callback), {
+          method: "POST",
+          headers: {
+            authorization: await signJiveExtn(
+              { clientId: "x", jiveUrl: `${t.origin}/sandbox`, tenantId: "sandbox-tenant", timestamp: Date.now() },
+              btoa("not the community's secret"),
+            ),
+          },
+          body: "[]",
+        });
+        await wrong.body?.cancel();
+        await page.goto(`${t.origin}/deliveries?community=sandbox-tenant&status=rejected`);
+        const inCommunity = await page.$$eval(
+          "#deliveries-table tr.delivery .status",
+          (els) => els.map((e) => e.textContent),
+        );
+        assert.equal(inCommunity.length, 1, "the community filter finds the one that named its tenant");
+        assert.match(inCommunity[0]!, /^401 /);
 
         // Every page: axe-core clean, and no sideways scroll at 390 px.
         const pages = [
