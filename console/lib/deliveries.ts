@@ -33,6 +33,7 @@ import {
 } from "./kv_keys.ts";
 import { entryBytes, retryLocked } from "./kv_retry.ts";
 import { watchSequence } from "./_watch.ts";
+import { AttemptDetails } from "./_attempt_details.ts";
 import { type DeliveryFilter, type DeliveryPage, type DeliveryStats, queryLog, statsOf } from "./_delivery_query.ts";
 
 export type { AttemptInfo, Delivery, DeliveryFilter, DeliveryPage, DeliveryStats, DeliveryView };
@@ -40,8 +41,6 @@ export { MAX_PAYLOAD_CHARS, MAX_WIDE_PAYLOAD_CHARS } from "./_delivery_item.ts";
 
 /** Most items one postback may hold here: its summaries share one atomic operation. */
 export const MAX_POSTBACK_ITEMS = 120;
-/** How long attempt details wait to be written with others. */
-const ATTEMPT_BATCH_MS = 50;
 /** KV's limits of one atomic operation, with room for key encoding. */
 const MAX_MUTATIONS = 1000;
 const MAX_BYTES = 760_000;
@@ -76,11 +75,7 @@ export class DeliveryStore {
   #kv: Deno.Kv;
   #retain: number;
   #maxAgeMs: number;
-  /** Attempt details waiting for their batch write, by postback id. */
-  #attempts = new Map<string, AttemptInfo>();
-  #attemptsWritten: Promise<void> | null = null;
-  #attemptsDue: (() => void) | null = null;
-  #attemptsTimer: ReturnType<typeof setTimeout> | undefined;
+  #details: AttemptDetails;
   /** Writes of this process go one at a time: only other processes race. */
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -92,6 +87,7 @@ export class DeliveryStore {
     this.#kv = kv;
     this.#retain = options.retain ?? 500;
     this.#maxAgeMs = options.maxAgeMs ?? 7 * 24 * 3600_000;
+    this.#details = new AttemptDetails(kv, this.#maxAgeMs);
     if (!Number.isInteger(this.#retain) || this.#retain < 1) {
       throw new RangeError(
         `Cannot keep deliveries: 'retain' must be a positive integer, got ${this.#retain}`,
@@ -251,42 +247,20 @@ export class DeliveryStore {
   /**
    * Keeps how an accepted postback's request went (headers without the
    * signature, the verdict's figures, the time taken), for its deliveries'
-   * detail page.
+   * detail page; written in batches (see {@linkcode AttemptDetails}).
    */
   recordAttempt(attempt: ReceiverAttempt): Promise<void> {
-    if (!attempt.postbackId) return Promise.resolve();
-    const { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs } = attempt;
-    this.#attempts.set(attempt.postbackId, { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs });
-    // Written in batches, one atomic operation for all that arrived meanwhile:
-    // under load that is one write for many postbacks, off their answers' path.
-    this.#attemptsWritten ??= new Promise<void>((resolve) => {
-      this.#attemptsDue = resolve;
-      this.#attemptsTimer = setTimeout(resolve, ATTEMPT_BATCH_MS);
-    }).then(() => this.#writeAttempts())
-      .finally(() => this.#attemptsWritten = null);
-    return this.#attemptsWritten;
+    return this.#details.record(attempt);
   }
 
   /** Writes what waits for its batch now (the console calls it when it closes). */
-  async flush(): Promise<void> {
-    clearTimeout(this.#attemptsTimer);
-    this.#attemptsDue?.();
-    await this.#attemptsWritten?.catch(() => {});
-  }
-
-  async #writeAttempts(): Promise<void> {
-    const batch = [...this.#attempts];
-    this.#attempts.clear();
-    for (let i = 0; i < batch.length; i += 200) {
-      const op = this.#kv.atomic();
-      for (const [id, info] of batch.slice(i, i + 200)) op.set(attemptKey(id), info, { expireIn: this.#maxAgeMs });
-      await retryLocked(() => op.commit());
-    }
+  flush(): Promise<void> {
+    return this.#details.flush();
   }
 
   /** How the request of a postback went, when it was recorded. */
-  async attemptOf(postbackId: string): Promise<AttemptInfo | null> {
-    return (await this.#kv.get<AttemptInfo>(attemptKey(postbackId))).value;
+  attemptOf(postbackId: string): Promise<AttemptInfo | null> {
+    return this.#details.of(postbackId);
   }
 
   /** The deliveries of a postback already stored, or `null`. */

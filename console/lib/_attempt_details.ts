@@ -1,0 +1,71 @@
+/**
+ * How accepted postbacks' requests went (headers without the signature, the
+ * verdict's figures, the time taken), kept for their deliveries' detail page.
+ * Written in batches, one atomic operation for all that arrived within 50
+ * ms: under load that is one write for many postbacks, off their answers'
+ * path. Each expires with the deliveries, and trimming deletes it too.
+ *
+ * @module
+ */
+
+import type { ReceiverAttempt } from "../../webhooks/mod.ts";
+import type { AttemptInfo } from "./_delivery_item.ts";
+import { attemptKey } from "./kv_keys.ts";
+import { retryLocked } from "./kv_retry.ts";
+
+/** How long attempt details wait to be written with others. */
+const BATCH_MS = 50;
+
+/** The attempt details of accepted postbacks, written in batches. */
+export class AttemptDetails {
+  #kv: Deno.Kv;
+  #expireIn: number;
+  #waiting = new Map<string, AttemptInfo>();
+  #written: Promise<void> | null = null;
+  #due: (() => void) | null = null;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * @param kv the console's KV
+   * @param expireIn how long details live, in ms (the deliveries' maximum age)
+   */
+  constructor(kv: Deno.Kv, expireIn: number) {
+    this.#kv = kv;
+    this.#expireIn = expireIn;
+  }
+
+  /** Queues a report for the next batch; resolves once that batch is written. */
+  record(attempt: ReceiverAttempt): Promise<void> {
+    if (!attempt.postbackId) return Promise.resolve();
+    const { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs } = attempt;
+    this.#waiting.set(attempt.postbackId, { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs });
+    this.#written ??= new Promise<void>((resolve) => {
+      this.#due = resolve;
+      this.#timer = setTimeout(resolve, BATCH_MS);
+    }).then(() => this.#write())
+      .finally(() => this.#written = null);
+    return this.#written;
+  }
+
+  /** Writes the waiting batch now. */
+  async flush(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#due?.();
+    await this.#written?.catch(() => {});
+  }
+
+  /** The details of one postback, when recorded. */
+  async of(postbackId: string): Promise<AttemptInfo | null> {
+    return (await this.#kv.get<AttemptInfo>(attemptKey(postbackId))).value;
+  }
+
+  async #write(): Promise<void> {
+    const batch = [...this.#waiting];
+    this.#waiting.clear();
+    for (let i = 0; i < batch.length; i += 200) {
+      const op = this.#kv.atomic();
+      for (const [id, info] of batch.slice(i, i + 200)) op.set(attemptKey(id), info, { expireIn: this.#expireIn });
+      await retryLocked(() => op.commit());
+    }
+  }
+}
