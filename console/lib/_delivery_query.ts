@@ -14,6 +14,8 @@ import { DELIVERY_VIEW_PREFIX, deliveryByHookPrefix, deliveryKey } from "./kv_ke
 
 /** Entries one page reads at most. */
 export const MAX_SCANNED = 2_000;
+/** Payloads one page's text search reads at most (each up to 96 KB): the rest is for the next page. */
+export const MAX_BODIES_READ = 200;
 
 /** What to show. */
 export interface DeliveryFilter {
@@ -70,6 +72,7 @@ export async function queryLog(kv: Deno.Kv, filter: DeliveryFilter): Promise<Del
   let scanned = 0;
   let last: number | undefined;
   let chunk: DeliveryView[] = [];
+  let bodiesRead = 0;
   const flush = async () => {
     const pending = chunk.filter((v) => summaryMatches(v, filter));
     chunk = [];
@@ -79,6 +82,7 @@ export async function queryLog(kv: Deno.Kv, filter: DeliveryFilter): Promise<Del
     const found = new Set<string>();
     for (let i = 0; i < unsure.length; i += 10) {
       const bodies = await kv.getMany<Delivery[]>(unsure.slice(i, i + 10).map((v) => deliveryKey(v.id)));
+      bodiesRead += bodies.length;
       for (const body of bodies) if (body.value?.payload.toLowerCase().includes(q)) found.add(body.value.id);
     }
     values.push(...pending.filter((v) => textOf(v).includes(q) || found.has(v.id)));
@@ -92,14 +96,14 @@ export async function queryLog(kv: Deno.Kv, filter: DeliveryFilter): Promise<Del
     if (filter.from !== undefined && Date.parse(entry.value.receivedAt) < filter.from) continue;
     chunk.push(entry.value);
     if (chunk.length === 100) await flush();
-    if (values.length >= limit) break;
+    if (values.length >= limit || bodiesRead >= MAX_BODIES_READ) break;
   }
   await flush();
   if (values.length > limit) {
     const kept = values.slice(0, limit);
     return { values: kept, before: kept[kept.length - 1].seq };
   }
-  const more = values.length === limit || scanned === MAX_SCANNED;
+  const more = values.length === limit || scanned === MAX_SCANNED || bodiesRead >= MAX_BODIES_READ;
   return { values, ...(more && last !== undefined ? { before: last } : {}) };
 }
 

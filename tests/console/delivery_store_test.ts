@@ -285,3 +285,27 @@ Deno.test("page() filters by community and by time range, and pages on without a
     kv.close();
   }
 });
+
+Deno.test("a text search reads a bounded number of payloads per page, and the cursor goes on from there", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv, { retain: 1000 });
+    await store.addPostback("needle", [{ hookId: "h", item: item(0, { content: "the needle" }) }]);
+    for (let n = 0; n < 5; n++) {
+      await store.addPostback(`hay-${n}`, Array.from({ length: 100 }, (_, i) => ({ hookId: "h", item: item(i) })));
+    }
+    let pages = 0;
+    let found: string[] = [];
+    let before: number | undefined;
+    do {
+      const page = await store.page({ q: "needle", before });
+      pages++;
+      found = found.concat(page.values.map((d) => d.id));
+      before = page.before;
+    } while (before !== undefined && pages < 10);
+    assert.equal(found.length, 1, "the one match is found");
+    assert.ok(pages >= 2, `the 500 payloads were read over ${pages} pages`);
+  } finally {
+    kv.close();
+  }
+});
