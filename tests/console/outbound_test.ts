@@ -142,3 +142,29 @@ Deno.test("an OAuth step that fails outbound says which host and what to check",
   );
   assert.equal(describeOAuthError(err), err.message);
 });
+
+Deno.test("isPrivateAddress() property: every spelling of an internal IPv4 address is refused", async () => {
+  const fc = (await import("fast-check")).default;
+  const octet = fc.integer({ min: 0, max: 255 });
+  const internal = fc.oneof(
+    fc.tuple(fc.constant(10), octet, octet, octet),
+    fc.tuple(fc.constant(127), octet, octet, octet),
+    fc.tuple(fc.constant(172), fc.integer({ min: 16, max: 31 }), octet, octet),
+    fc.tuple(fc.constant(192), fc.constant(168), octet, octet),
+    fc.tuple(fc.constant(169), fc.constant(254), octet, octet),
+    fc.tuple(fc.constant(100), fc.integer({ min: 64, max: 127 }), octet, octet),
+  );
+  fc.assert(
+    fc.property(internal, ([a, b, c, d]) => {
+      const v4 = `${a}.${b}.${c}.${d}`;
+      const hex = (x: number, y: number) => ((x << 8) | y).toString(16);
+      for (const spelling of [v4, `::ffff:${v4}`, `::ffff:${hex(a, b)}:${hex(c, d)}`, `64:ff9b::${v4}`]) {
+        if (!isPrivateAddress(spelling)) throw new Error(`${spelling} passed`);
+      }
+      // What the URL parser makes of other spellings (decimal, hex) is a dotted address too.
+      const host = new URL(`http://${(a * 2 ** 24 + b * 2 ** 16 + c * 2 ** 8 + d)}/`).hostname;
+      return isPrivateAddress(host);
+    }),
+    { numRuns: 500 },
+  );
+});
