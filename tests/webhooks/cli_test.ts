@@ -296,3 +296,48 @@ Deno.test("cli receive prints each verified postback as one JSON line and stops 
     reopened.close();
   });
 });
+
+Deno.test("cli property: any command line ends with 0, 1 or 2, and a usage error prints nothing on stdout", async () => {
+  const fc = (await import("fast-check")).default;
+  const word = fc.oneof(
+    fc.constantFrom(
+      "communities",
+      "hooks",
+      "list",
+      "show",
+      "add",
+      "remove",
+      "find",
+      "register",
+      "unregister",
+      "reconcile",
+      "migrate",
+      "--json",
+      "--help",
+      "-h",
+      "--tenant",
+      "--url",
+      "--id",
+      "--name",
+      "--events",
+      "--fix",
+      "--bogus",
+      "--",
+      "=",
+      "--kv=",
+      "--port",
+    ),
+    fc.string({ maxLength: 12 }),
+  );
+  await fc.assert(
+    fc.asyncProperty(fc.array(word, { maxLength: 6 }), async (argv) => {
+      if (argv.includes("receive")) return; // it would serve until stopped
+      const out: string[] = [];
+      const io = { stdout: (t: string) => out.push(t), stderr: () => {}, env: () => undefined };
+      const code = await main([...argv, "--kv", ":memory:"], io);
+      if (![0, 1, 2].includes(code)) throw new Error(`exit ${code} for ${JSON.stringify(argv)}`);
+      if (code === 2 && out.length) throw new Error(`stdout on a usage error: ${JSON.stringify(argv)}`);
+    }),
+    { numRuns: 300 },
+  );
+});
