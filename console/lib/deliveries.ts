@@ -76,6 +76,8 @@ export class DeliveryStore {
   #retain: number;
   #maxAgeMs: number;
   #details: AttemptDetails;
+  /** The sequence counter as this process last committed it (`null`: read it). */
+  #seq: Deno.KvEntry<number> | null = null;
   /** Writes of this process go one at a time: only other processes race. */
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -213,10 +215,14 @@ export class DeliveryStore {
       await retryLocked(() => op.commit());
     }
     for (;;) {
-      // The counter and the oldest entries are read together: one round trip.
+      // The counter as this process last wrote it, if it did (a check of its
+      // versionstamp catches another process's write; the counter is then
+      // read again); the oldest entries only once the log can be full.
+      const used = 2 + rows.length * (inline ? 3 : 2);
+      const known = this.#seq;
       const [seq, oldest] = await Promise.all([
-        retryLocked(() => kv.get<number>(DELIVERY_SEQ_KEY)),
-        this.#oldest(rows.length, 2 + rows.length * (inline ? 3 : 2)),
+        known ?? retryLocked(() => kv.get<number>(DELIVERY_SEQ_KEY)),
+        known && known.value + rows.length < this.#retain ? [] : this.#oldest(rows.length, used),
       ]);
       const last = seq.value ?? 0;
       const views: DeliveryView[] = rows.map((row, i) => ({ seq: last + 1 + i, ...summary(row) }));
@@ -238,7 +244,11 @@ export class DeliveryStore {
         if (old.postbackId) op.delete(attemptKey(old.postbackId));
       }
       const res = await retryLocked(() => op.commit());
-      if (res.ok) return views;
+      if (res.ok) {
+        this.#seq = { key: DELIVERY_SEQ_KEY, value: last + views.length, versionstamp: res.versionstamp };
+        return views;
+      }
+      this.#seq = null;
       const raced = marker ? await this.#stored(marker) : null;
       if (raced) return raced;
     }

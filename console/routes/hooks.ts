@@ -181,10 +181,24 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       }
     },
   });
+  // Receiver ids mapped to their records, remembered for a minute: a mapping
+  // only ever goes away with its hook, and a stale one finds no record (404).
+  const mappings = new Map<string, { hookId: string; until: number }>();
+  const mappingOf = async (id: string): Promise<string | null> => {
+    const known = mappings.get(id);
+    if (known && known.until > Date.now()) return known.hookId;
+    const hookId = (await deps.kv.get<{ hookId: string }>(receiverKey(id))).value?.hookId ?? null;
+    if (hookId !== null) {
+      if (mappings.size >= 10_000) mappings.clear();
+      mappings.set(id, { hookId, until: Date.now() + 60_000 });
+    }
+    return hookId;
+  };
+
   // "Replay to receiver": a request the console signs itself, run through
   // the same handler as the platform's, its deliveries marked as replays.
   deps.replayToReceiver = (id, request) => {
-    const mapping = deps.kv.get<{ hookId: string }>(receiverKey(id)).then((e) => e.value?.hookId ?? null);
+    const mapping = mappingOf(id);
     return current.run(
       { id, address: "console", mapping, community: null, replay: true },
       () => receiver.handle(request),
@@ -194,9 +208,7 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.post("/hooks/:id", async (c) => {
     const started = performance.now();
     const id = c.req.param("id");
-    const mapping = id.length <= 200
-      ? deps.kv.get<{ hookId: string }>(receiverKey(id)).then((e) => e.value?.hookId ?? null)
-      : Promise.resolve(null);
+    const mapping = id.length <= 200 ? mappingOf(id) : Promise.resolve(null);
     mapping.catch(() => {});
     const request: InFlight = { id, address: clientAddresses.get(c.req.raw) ?? "unknown", mapping, community: null };
     request.community = await verifiedTenant(deps, c.req.header("authorization"));
