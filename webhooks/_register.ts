@@ -20,6 +20,7 @@ import type {
   TokenPair,
   TokenPersistenceFunction,
   Webhook,
+  WebhookChanges,
   WebhookEntity,
 } from "./types.ts";
 
@@ -34,6 +35,7 @@ export interface PlatformDeps {
   timeout: number;
   newId: () => string;
   findByWebhookURL: (url: string) => Promise<Webhook[]>;
+  findByID: (id: string) => Promise<Webhook | null>;
 }
 
 /** The platform operations of one store: credentials, contexts and register(). */
@@ -41,8 +43,9 @@ export function platformOps(deps: PlatformDeps): {
   credentialsFor: (community: Community, given: CredentialOptions, noToken: string) => Credentials;
   contextFor: (community: Community, credentials: Credentials, given: CredentialOptions) => PlatformContext;
   register: (...args: [RegisterOptions] | Parameters<typeof positional>) => Promise<RegistrationResponse>;
+  update: (webhook: Webhook | string, changes: WebhookChanges, given?: CredentialOptions) => Promise<Webhook>;
 } {
-  const { kv, communities, fetchFn, timeout, newId, findByWebhookURL } = deps;
+  const { kv, communities, fetchFn, timeout, newId, findByWebhookURL, findByID } = deps;
   /** The credentials of a call: explicit ones first, else the community's. */
   function credentialsFor(community: Community, given: CredentialOptions, noToken: string): Credentials {
     if (given.accessToken) {
@@ -147,7 +150,52 @@ export function platformOps(deps: PlatformDeps): {
     return response;
   }
 
-  return { credentialsFor, contextFor, register };
+  /** The platform's PUT of a hook, then its record saved with the answer. */
+  async function update(webhook: Webhook | string, changes: WebhookChanges, given: CredentialOptions = {}) {
+    const action = "update webhook";
+    if (typeof changes !== "object" || changes === null || Array.isArray(changes)) {
+      throw new TypeError(`Cannot ${action}: 'changes' must be an object, got ${describe(changes)}`);
+    }
+    if (changes.enabled !== undefined && typeof changes.enabled !== "boolean") {
+      throw new TypeError(`Cannot ${action}: 'enabled' must be a boolean, got ${describe(changes.enabled)}`);
+    }
+    const record = typeof webhook === "string" ? await findByID(webhook) : webhook;
+    if (record === null) throw new Error(`Cannot ${action}: no webhook has the id ${describe(webhook)}`);
+    const community = await communities.findByTenantID(record.tenantId);
+    if (community === null) {
+      throw new Error(`Cannot ${action}: no community has the tenantId ${describe(record.tenantId)}`);
+    }
+    const entity = record.entity ?? {};
+    const events = changes.events ?? (entity.events as string[] | undefined);
+    const object = changes.object !== undefined ? changes.object ?? undefined : entity.object as string | undefined;
+    const callback = changes.callback ?? (entity.callback as string | undefined);
+    // The hook as it will be, checked as a registration is.
+    validateRegistration(
+      { community: community.name, events: events!, object, callback: callback!, ...given },
+      true,
+      action,
+    );
+    const enabled = changes.enabled ?? (typeof entity.enabled === "boolean" ? entity.enabled : true);
+    const ctx = contextFor(
+      community,
+      credentialsFor(
+        community,
+        given,
+        "Updating the community webhook failed because no access token is associated with the community and none was provided explicitly",
+      ),
+      given,
+    );
+    const url = typeof entity.id === "string" || typeof entity.id === "number"
+      ? platformUrl(community, `/api/core/v3/webhooks/${encodeURIComponent(String(entity.id))}`)
+      : selfRef(entity);
+    if (url === undefined) throw new TypeError(`Cannot ${action}: its entity has no id`);
+    const answer = await platformRequest(ctx, "PUT", url, { events, object, callback, enabled });
+    const saved: Webhook = { ...record, entity: entityOf(answer.body, answer.status, url) };
+    await writeRecord(kv, saved);
+    return saved;
+  }
+
+  return { credentialsFor, contextFor, register, update };
 }
 
 export function positional(

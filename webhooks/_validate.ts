@@ -10,17 +10,17 @@ const ACTION = "register webhook";
  * Throws a `TypeError` naming the first bad argument of `register`, by the
  * name the caller used: the option's in the options form, else SPEC.md's.
  */
-export function validateRegistration(options: RegisterOptions, optionsForm = false): void {
+export function validateRegistration(options: RegisterOptions, optionsForm = false, action = ACTION): void {
   const communityName = optionsForm ? "community" : "jiveCommunity";
   const callbackName = optionsForm ? "callback" : "webhookCallbackURL";
-  requireString(options.community, communityName, ACTION);
+  requireString(options.community, communityName, action);
   const { events } = options;
   if (
     !Array.isArray(events) || events.length === 0 ||
     !events.every((event) => typeof event === "string" && event !== "")
   ) {
     throw new TypeError(
-      `Cannot ${ACTION}: 'events' must be a non-empty array of non-empty strings, got ${
+      `Cannot ${action}: 'events' must be a non-empty array of non-empty strings, got ${
         Array.isArray(events) ? JSON.stringify(events).slice(0, 120) : describe(events)
       }`,
     );
@@ -29,26 +29,26 @@ export function validateRegistration(options: RegisterOptions, optionsForm = fal
   const content = events.filter((event) => !SYSTEM_EVENTS.includes(event));
   if (system.length > 0 && content.length > 0) {
     throw new TypeError(
-      `Cannot ${ACTION}: 'events' mixes system events (${system.join(", ")}) with content events (${
+      `Cannot ${action}: 'events' mixes system events (${system.join(", ")}) with content events (${
         content.join(", ")
       })`,
     );
   }
   if (options.object !== undefined && options.object !== null && typeof options.object !== "string") {
-    throw new TypeError(`Cannot ${ACTION}: 'object' must be a string, got ${describe(options.object)}`);
+    throw new TypeError(`Cannot ${action}: 'object' must be a string, got ${describe(options.object)}`);
   }
   if (content.length > 0 && !options.object) {
     throw new TypeError(
-      `Cannot ${ACTION}: 'object' must be a non-empty string for content events (${content.join(", ")})`,
+      `Cannot ${action}: 'object' must be a non-empty string for content events (${content.join(", ")})`,
     );
   }
-  requireString(options.callback, callbackName, ACTION);
+  requireString(options.callback, callbackName, action);
   if (!/^https?:$/.test(URL.parse(options.callback)?.protocol ?? "")) {
     throw new TypeError(
-      `Cannot ${ACTION}: '${callbackName}' must be an absolute http(s) URL, got ${describe(options.callback)}`,
+      `Cannot ${action}: '${callbackName}' must be an absolute http(s) URL, got ${describe(options.callback)}`,
     );
   }
-  validateCredentials(options, ACTION);
+  validateCredentials(options, action);
 }
 
 /** Checks the optional credential arguments shared by register, unregister and reconcile. */

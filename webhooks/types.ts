@@ -384,3 +384,24 @@ export interface CredentialOptions {
   /** Receives renewed tokens in place of the community record. */
   tokenPersistenceFunction?: TokenPersistenceFunction;
 }
+
+/** What `Webhooks.update` changes of a hook; what is left out keeps its value. *
+ * @example Usage
+ * ```ts
+ * import type { WebhookChanges } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const pause: WebhookChanges = { enabled: false };
+ * assert.equal(pause.events, undefined);
+ * ```
+ */
+export interface WebhookChanges {
+  /** Whether the platform posts the hook's events. */
+  enabled?: boolean;
+  /** The events, replacing the hook's (system and content events cannot be mixed). */
+  events?: string[];
+  /** The place URI of content events; `null` for system events. */
+  object?: string | null;
+  /** The callback URL. */
+  callback?: string;
+}

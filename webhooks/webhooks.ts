@@ -28,6 +28,7 @@ import type {
   TenantRef,
   TokenPersistenceFunction,
   Webhook,
+  WebhookChanges,
   WebhookInput,
   WebhookListOptions,
 } from "./types.ts";
@@ -344,6 +345,41 @@ export interface Webhooks {
     tokenPersistenceFunction?: TokenPersistenceFunction | null,
   ): Promise<void>;
   /**
+   * Changes a registered hook on the platform (its `PUT`): enables or
+   * disables it, or replaces its events, object or callback; then saves the
+   * platform's answer as the record's entity. The hook as it will be is
+   * checked as a registration is, before any request.
+   *
+   * @param webhook The record, or its id.
+   * @param changes What to change; what is left out keeps its value.
+   * @param options Credentials in place of the community's own.
+   * @returns The record as saved.
+   * @throws {TypeError} When an argument, or the hook as it would be, is not valid.
+   * @throws {Error} When no record has the id, or its community is unknown.
+   *
+   * @example Disable a hook
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * // A stand-in for the platform that echoes what it is sent; in real use leave `fetch` out.
+   * const ref = "https://c.example/api/core/v3/webhooks/7";
+   * const platform: typeof fetch = (_input, init) =>
+   *   Promise.resolve(Response.json({ id: "7", resources: { self: { ref } }, ...JSON.parse(String(init?.body)) }));
+   * const kv = await Deno.openKv(":memory:");
+   * const hooks = createWebhooks(kv, { fetch: platform });
+   * const oauth = { access_token: "a", refresh_token: "r" };
+   * await hooks.communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example", oauth });
+   * await hooks.register({ community: "Acme", events: ["user_account"], callback: "https://me.example/hook" });
+   * const [record] = await hooks.findByTenantID("t1");
+   * const paused = await hooks.update(record, { enabled: false });
+   * assert.equal(paused.entity.enabled, false);
+   * assert.equal((await hooks.findByID(record.id))?.entity.enabled, false);
+   * kv.close();
+   * ```
+   */
+  update(webhook: Webhook | string, changes: WebhookChanges, options?: CredentialOptions): Promise<Webhook>;
+  /**
    * Lists the registrations of a tenant that started and have not finished:
    * running now, or interrupted by a crash.
    *
@@ -467,13 +503,14 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
     return await recordsUnder(kv, webhookByTenantPrefix(tenantId), (record) => record.tenantId === tenantId);
   }
 
-  const { credentialsFor, contextFor, register } = platformOps({
+  const { credentialsFor, contextFor, register, update } = platformOps({
     kv,
     communities,
     fetchFn,
     timeout,
     newId,
     findByWebhookURL,
+    findByID,
   });
 
   return rememberKv<Webhooks>(kv, {
@@ -523,6 +560,8 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
     },
 
     register: register as Webhooks["register"],
+
+    update,
 
     async unregister(webhook, accessToken, refreshToken, tokenPersistenceFunction) {
       const given = { accessToken, refreshToken, tokenPersistenceFunction } as CredentialOptions;

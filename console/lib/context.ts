@@ -171,6 +171,9 @@ export const NOTICES: Record<string, string> = {
   triggered: "A test event was sent.",
   replayed: "The delivery was sent to the receiver again, as a replay.",
   "saved-label": "The name and description are saved.",
+  enabled: "The webhook is enabled: the platform posts its events again.",
+  disabled: "The webhook is disabled: the platform posts nothing until it is enabled.",
+  "events-saved": "The webhook's events are saved on the platform.",
 };
 
 /** The notice of a `?notice=` code, if known. */

@@ -6,7 +6,7 @@
  */
 
 import type { Context, Hono } from "hono";
-import type { Webhook } from "../../webhooks/mod.ts";
+import { CONTENT_EVENTS, SYSTEM_EVENTS, type Webhook, type WebhookChanges } from "../../webhooks/mod.ts";
 import { Confirm, confirmed } from "../components/Confirm.tsx";
 import { Csrf } from "../components/Csrf.tsx";
 import { DeliveryChart } from "../components/DeliveryChart.tsx";
@@ -14,6 +14,7 @@ import { labelProblem, MAX_DESCRIPTION, MAX_NAME } from "../lib/labels.ts";
 import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
 import DeliveriesLive from "../islands/DeliveriesLive.tsx";
+import EventPicker from "../islands/EventPicker.tsx";
 import { receiverByHookPrefix, receiverKey } from "../lib/kv_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
 import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
@@ -37,6 +38,12 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       deps.labels.get(hook.id),
     ]);
     const callback = entityField(hook.entity, "callback");
+    const pickerProps = {
+      selected: Array.isArray(hook.entity?.events) ? hook.entity.events as string[] : [],
+      object: typeof hook.entity?.object === "string" ? hook.entity.object : "",
+      content: CONTENT_EVENTS,
+      system: SYSTEM_EVENTS,
+    };
     const ours = callback.startsWith(`${deps.publicUrl}/hooks/`);
     return html(
       c,
@@ -65,6 +72,15 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           <dt>Webhook URL</dt>
           <dd>
             <code id="webhook-url">{selfRef(hook)}</code>
+          </dd>
+          <dt>State</dt>
+          <dd id="webhook-state">
+            {hook.entity?.enabled === false ? "disabled: the platform posts nothing" : "enabled"}{" "}
+            <form method="post" action={`/webhooks/${encodeURIComponent(hook.id)}/enabled`} class="inline" id="toggle">
+              <Csrf token={c.get("session")!.csrf} />
+              <input type="hidden" name="enabled" value={hook.entity?.enabled === false ? "1" : "0"} />
+              <button type="submit">{hook.entity?.enabled === false ? "Enable" : "Disable"}</button>
+            </form>
           </dd>
           <dt>Events</dt>
           <dd id="webhook-events">{entityField(hook.entity, "events")}</dd>
@@ -96,6 +112,14 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         >
           <DeliveriesLive deliveries={deliveries} hookId={hook.id} />
         </Island>
+        <h2>Edit events</h2>
+        <form method="post" action={`/webhooks/${encodeURIComponent(hook.id)}/events`} class="stack" id="edit-events">
+          <Csrf token={c.get("session")!.csrf} />
+          <Island name="EventPicker" props={pickerProps}>
+            <EventPicker {...pickerProps} />
+          </Island>
+          <button type="submit">Save the events</button>
+        </form>
         <h2>Name and description</h2>
         <form method="post" action={`/webhooks/${encodeURIComponent(hook.id)}/label`} class="stack" id="label">
           <Csrf token={c.get("session")!.csrf} />
@@ -142,6 +166,35 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       );
     }
     return await detailPage(c, hook);
+  });
+
+  /** Runs a platform change of a hook, then shows its page with what happened. */
+  const change = async (c: Context<ConsoleEnv>, changes: WebhookChanges, notice: string) => {
+    const hook = await webhooks.findByID(c.req.param("id") ?? "");
+    if (!hook) return c.redirect("/webhooks", 303);
+    try {
+      await webhooks.update(hook, changes);
+    } catch (err) {
+      return await detailPage(
+        c,
+        hook,
+        `The change failed: ${describeError(err)}`,
+        err instanceof TypeError ? 400 : 502,
+      );
+    }
+    return c.redirect(`/webhooks/${encodeURIComponent(hook.id)}?notice=${notice}`, 303);
+  };
+
+  app.post("/webhooks/:id/enabled", async (c) => {
+    const enabled = (await c.req.parseBody()).enabled === "1";
+    return await change(c, { enabled }, enabled ? "enabled" : "disabled");
+  });
+
+  app.post("/webhooks/:id/events", async (c) => {
+    const body = await c.req.parseBody({ all: true });
+    const events = [body.events ?? []].flat().filter((e): e is string => typeof e === "string");
+    const object = typeof body.object === "string" && body.object.trim() ? body.object.trim() : null;
+    return await change(c, { events, object }, "events-saved");
   });
 
   app.post("/webhooks/:id/label", async (c) => {

@@ -116,6 +116,25 @@ Deno.test("Module A registers, renews, finds postbacks, reconciles and unregiste
     assert.equal(verified.ok, true);
     assert.equal(verified.ok && verified.tenantId, community!.tenantId);
 
+    // update: disabled on the platform, the record saved with its answer; a disabled hook receives nothing.
+    const paused = await hooks.update(record, { enabled: false });
+    assert.equal(paused.entity.enabled, false);
+    assert.equal((await hooks.findByID(record.id))!.entity.enabled, false);
+    assert.deepEqual((await sandbox.trigger({ webhookId: response.entity.id })).delivered, []);
+    const edited = await hooks.update(record.id, { enabled: true, events: ["discussion", "document"] });
+    assert.deepEqual(edited.entity.events, ["discussion", "document"]);
+    assert.equal(edited.entity.enabled, true);
+    await assert.rejects(
+      hooks.update(record.id, { events: ["user_account", "document"] }),
+      (err: Error) =>
+        err instanceof TypeError && /^Cannot update webhook: 'events' mixes system events/.test(err.message),
+    );
+    assert.deepEqual((await hooks.findByID(record.id))!.entity.events, ["discussion", "document"], "nothing changed");
+    await assert.rejects(
+      hooks.update("no-such-id", { enabled: false }),
+      (err: Error) => err.message === 'Cannot update webhook: no webhook has the id "no-such-id"',
+    );
+
     // reconcile sees both hooks matched; unregister removes one everywhere.
     const report = await hooks.reconcile(stored!);
     assert.equal(report.matched.length, 2);
