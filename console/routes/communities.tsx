@@ -45,12 +45,14 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         <table id="communities">
           <thead>
             <tr>
-              <th>Name</th>
-              <th>Tenant id</th>
-              <th>Base URL</th>
-              <th>Client</th>
-              <th>Tokens</th>
-              <th></th>
+              <th scope="col">Name</th>
+              <th scope="col">Tenant id</th>
+              <th scope="col">Base URL</th>
+              <th scope="col">Client</th>
+              <th scope="col">Tokens</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
