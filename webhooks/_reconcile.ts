@@ -4,15 +4,8 @@
 import { pendingKey, pendingPrefix } from "./_keys.ts";
 import { listAll, withLockRetry } from "./_kv.ts";
 import { type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
-import type {
-  Community,
-  Orphan,
-  PendingRegistration,
-  ReconcileOptions,
-  ReconcileReport,
-  Webhook,
-  WebhookEntity,
-} from "./types.ts";
+import type { Community, Orphan, PendingRegistration, ReconcileReport, Webhook, WebhookEntity } from "./types.ts";
+import type { ReconcileOptions } from "./options.ts";
 
 /** Most pages of the platform's list followed before giving up. */
 const MAX_PAGES = 1_000;

@@ -13,16 +13,13 @@ import { describe } from "./_util.ts";
 import { PlatformError } from "./errors.ts";
 import type {
   Community,
-  CredentialOptions,
   PendingRegistration,
-  RegisterOptions,
   RegistrationResponse,
   TokenPair,
-  TokenPersistenceFunction,
   Webhook,
-  WebhookChanges,
   WebhookEntity,
 } from "./types.ts";
+import type { CredentialOptions, RegisterOptions, TokenPersistenceFunction, WebhookChanges } from "./options.ts";
 
 const NO_TOKEN =
   "Creating the community webhook failed because no access token is associated with the community and none was provided explicitly";

@@ -16,7 +16,8 @@ import {
 } from "./_keys.ts";
 import { commitWithRetry, getManyBatched, MAX_VALUE_BYTES, withLockRetry } from "./_kv.ts";
 import { describe } from "./_util.ts";
-import type { MigrateOptions, MigrateReport, Page, Webhook, WebhookEntity } from "./types.ts";
+import type { MigrateReport, Page, Webhook, WebhookEntity } from "./types.ts";
+import type { MigrateOptions } from "./options.ts";
 
 /** The record's own platform URL (`entity.resources.self.ref`), if any. */
 export function selfRef(entity: WebhookEntity | undefined): string | undefined {

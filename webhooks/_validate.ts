@@ -2,7 +2,7 @@
 
 import { describe, requireString } from "./_util.ts";
 import { SYSTEM_EVENTS } from "./events.ts";
-import type { RegisterOptions } from "./types.ts";
+import type { RegisterOptions } from "./options.ts";
 
 const ACTION = "register webhook";
 

@@ -8,7 +8,8 @@
 import { COMMUNITY_PREFIX, communityByNameKey, communityKey } from "./_keys.ts";
 import { commitWithRetry, sizeError, withLockRetry } from "./_kv.ts";
 import { describe, pageLimit, requireString } from "./_util.ts";
-import type { Community, ListOptions, Page, TokenPair } from "./types.ts";
+import type { Community, Page, TokenPair } from "./types.ts";
+import type { ListOptions } from "./options.ts";
 
 /**
  * The community store. `name` and `tenantId` are each unique; the record is

@@ -22,5 +22,6 @@ export * from "./communities.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./types.ts";
+export * from "./options.ts";
 export * from "./jive_extn.ts";
 export * from "./receiver.ts";

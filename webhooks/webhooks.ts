@@ -16,22 +16,24 @@ import { describe, pageLimit, requireString } from "./_util.ts";
 import { type Communities, createCommunities } from "./communities.ts";
 import type {
   Community,
-  CredentialOptions,
-  MigrateOptions,
   MigrateReport,
   Page,
   PendingRegistration,
-  ReconcileOptions,
   ReconcileReport,
-  RegisterOptions,
   RegistrationResponse,
   TenantRef,
-  TokenPersistenceFunction,
   Webhook,
-  WebhookChanges,
   WebhookInput,
-  WebhookListOptions,
 } from "./types.ts";
+import type {
+  CredentialOptions,
+  MigrateOptions,
+  ReconcileOptions,
+  RegisterOptions,
+  TokenPersistenceFunction,
+  WebhookChanges,
+  WebhookListOptions,
+} from "./options.ts";
 
 /** Options of {@linkcode createWebhooks}. */
 export interface WebhooksOptions {
