@@ -1,5 +1,6 @@
 /**
- * The records and arguments of Module A.
+ * The records of Module A: communities, webhooks, pages, registrations and the reconcile report. The options of its
+ * calls are in options.ts.
  *
  * @module
  */
