@@ -6,6 +6,7 @@
  */
 
 import type { DeliveryView } from "../islands/DeliveriesLive.tsx";
+import type { ReceiverAttempt } from "../../webhooks/mod.ts";
 
 /**
  * How a request went, as the detail page shows it: the receiver's report
@@ -70,4 +71,24 @@ export function payloadOf(item: unknown): { payload: string; truncated: boolean 
   // deno-lint-ignore no-control-regex
   const max = /[^\u0000-\u00ff]/.test(full.slice(0, MAX_PAYLOAD_CHARS)) ? MAX_WIDE_PAYLOAD_CHARS : MAX_PAYLOAD_CHARS;
   return full.length > max ? { payload: full.slice(0, max), truncated: true } : { payload: full, truncated: false };
+}
+
+/** The log entry of a refused request: its reason, the body's first bytes and how it went, never the signature. */
+export function rejectedRow(attempt: ReceiverAttempt, hookId: string): Delivery {
+  const { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs } = attempt;
+  return {
+    id: `r${crypto.randomUUID().replaceAll("-", "").slice(0, 23)}`,
+    hookId: hookId.slice(0, 200),
+    ...(tenantId ? { tenantId: tenantId.slice(0, 200) } : {}),
+    receivedAt: new Date(attempt.receivedAt).toISOString(),
+    verb: "",
+    title: "",
+    webhook: "",
+    status: attempt.status,
+    reason: attempt.reason.slice(0, 300),
+    ...(attempt.postbackId ? { postbackId: attempt.postbackId } : {}),
+    payload: attempt.bodyExcerpt.slice(0, 2048),
+    truncated: false,
+    attempt: { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs },
+  };
 }

@@ -1,6 +1,8 @@
 /**
- * Deliveries: the postbacks the receiver accepted, kept in KV with a
- * retention limit, in commit order, and a change feed for the live page.
+ * The delivery log: every item of the postbacks the receiver accepted, and
+ * every request it refused (with the reason), kept in KV with a retention
+ * limit, in commit order, with a change feed for the live page. Filtering
+ * and paging are in _delivery_query.ts, the rows in _delivery_item.ts.
  *
  * A postback is stored whole or not at all. Its deliveries become visible in
  * one atomic operation that also bumps the delivery sequence (a counter,
@@ -19,7 +21,7 @@
 
 import { createHash } from "node:crypto";
 import type { DeliveryView } from "../islands/DeliveriesLive.tsx";
-import { type AttemptInfo, type Delivery, payloadOf, summarize } from "./_delivery_item.ts";
+import { type AttemptInfo, type Delivery, payloadOf, rejectedRow, summarize } from "./_delivery_item.ts";
 import type { ReceiverAttempt } from "../../webhooks/mod.ts";
 import {
   attemptKey,
@@ -163,22 +165,7 @@ export class DeliveryStore {
    * @returns its summary
    */
   addRejected(attempt: ReceiverAttempt, hookId = ""): Promise<DeliveryView> {
-    const { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs } = attempt;
-    const row: Delivery = {
-      id: `r${crypto.randomUUID().replaceAll("-", "").slice(0, 23)}`,
-      hookId: hookId.slice(0, 200),
-      ...(attempt.tenantId ? { tenantId: attempt.tenantId.slice(0, 200) } : {}),
-      receivedAt: new Date(attempt.receivedAt).toISOString(),
-      verb: "",
-      title: "",
-      webhook: "",
-      status: attempt.status,
-      reason: attempt.reason.slice(0, 300),
-      ...(attempt.postbackId ? { postbackId: attempt.postbackId } : {}),
-      payload: attempt.bodyExcerpt.slice(0, 2048),
-      truncated: false,
-      attempt: { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs },
-    };
+    const row = rejectedRow(attempt, hookId);
     const run = this.#queue.then(() => this.#append([row], null));
     this.#queue = run.catch(() => {});
     return run.then(([view]) => view);
