@@ -36,16 +36,6 @@ import type { ConsoleEnv, Deps } from "../lib/context.ts";
 /** Largest postback body accepted: 1 MiB. */
 export const MAX_POSTBACK_BYTES = 1024 * 1024;
 
-/** Finds the record a receiver id (or a record id) stands for. */
-export async function resolveReceiver(
-  deps: Deps,
-  id: string,
-): Promise<Webhook | null> {
-  if (!id || id.length > 200) return null;
-  const mapped = await deps.kv.get<{ hookId: string }>(receiverKey(id));
-  return await deps.webhooks.findByID(mapped.value?.hookId ?? id);
-}
-
 /** Saves the mapping of a receiver id to its record. */
 async function saveReceiver(deps: Deps, id: string, hook: Webhook): Promise<void> {
   await retryLocked(() =>
@@ -141,7 +131,9 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     // address, so that a flood of forged requests cannot push real
     // deliveries out of the log.
     if (!(await deps.limiter.hit("rejections", request?.address ?? "unknown")).ok) return;
-    const hook = request ? await resolveReceiver(deps, request.id).catch(() => null) : null;
+    // The record the receiver id stands for: its mapping, read as the request came in, or the id itself.
+    const hookId = request && request.id.length <= 200 ? (await request.mapping.catch(() => null)) ?? request.id : "";
+    const hook = hookId ? await deps.webhooks.findByID(hookId).catch(() => null) : null;
     await deps.deliveries.addRejected(attempt, hook?.id ?? "");
   };
   // The receiver looks the signing community up again; the one the rate
