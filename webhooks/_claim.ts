@@ -53,7 +53,9 @@ export function replayKey(fields: {
 /**
  * Claims a replay key: a new claim, or the takeover of a pending claim whose
  * lease ran out (its taker died mid-postback). `null` when the key is done,
- * or pending within its lease: the request is a duplicate.
+ * or pending within its lease: the request is a duplicate. `checks` (at most
+ * nine: the community and records the decision rests on) go into the same
+ * commit; `"stale"` when one of them no longer holds, and nothing is claimed.
  */
 export async function claim(
   kv: Deno.Kv,
@@ -61,16 +63,20 @@ export async function claim(
   now: number,
   leaseMs: number,
   expireIn: number,
-): Promise<HeldClaim | null> {
+  checks: Deno.AtomicCheck[] = [],
+): Promise<HeldClaim | null | "stale"> {
   const key = postbackClaimKey(digest);
   const value: ClaimValue = { state: "pending", leaseUntil: now + leaseMs };
   const first = await withLockRetry(() =>
-    kv.atomic().check({ key, versionstamp: null }).set(key, value, { expireIn }).commit()
+    kv.atomic().check({ key, versionstamp: null }, ...checks).set(key, value, { expireIn }).commit()
   );
   if (first.ok) return { key, versionstamp: first.versionstamp, expireIn };
-  const current = await withLockRetry(() => kv.get<ClaimValue>(key));
+  const [current, ...others] = await withLockRetry(() =>
+    kv.getMany<[ClaimValue, ...unknown[]]>([key, ...checks.map((check) => check.key)])
+  );
+  if (others.some((entry, i) => entry.versionstamp !== checks[i].versionstamp)) return "stale";
   if (current.value && (current.value.state === "done" || current.value.leaseUntil > now)) return null;
-  const taken = await withLockRetry(() => kv.atomic().check(current).set(key, value, { expireIn }).commit());
+  const taken = await withLockRetry(() => kv.atomic().check(current, ...checks).set(key, value, { expireIn }).commit());
   return taken.ok ? { key, versionstamp: taken.versionstamp, expireIn } : null;
 }
 

@@ -8,18 +8,10 @@
 import { excerpt, maskHeaders } from "./_attempt.ts";
 import { readBody } from "./_body.ts";
 import { claim, finish, release, replayKey } from "./_claim.ts";
-import {
-  checkSignature,
-  checkTime,
-  checkWindow,
-  DEFAULT_MAX_AGE_MS,
-  DEFAULT_MAX_FUTURE_MS,
-  parseJiveExtn,
-  secretKeyBytes,
-} from "./_jive_extn.ts";
+import { checkTime, checkWindow, DEFAULT_MAX_AGE_MS, DEFAULT_MAX_FUTURE_MS, parseJiveExtn } from "./_jive_extn.ts";
 import { kvOf } from "./_kv_of.ts";
 import { answer, type BodyItem, parseItems, positiveInteger } from "./_receive.ts";
-import type { Community, Webhook } from "./types.ts";
+import { createResolver } from "./_receiver_resolve.ts";
 import type { Webhooks } from "./webhooks.ts";
 import type { Postback, Receiver, ReceiverAttempt, ReceiverOptions } from "./receiver_types.ts";
 
@@ -27,11 +19,6 @@ export type * from "./receiver_types.ts";
 
 /** Extra life of a replay claim beyond the signature window, for clock skew between processes. */
 const CLAIM_MARGIN_MS = 60_000;
-/** Longest tenant id looked up (a KV key holds 2048 bytes). */
-const MAX_TENANT_BYTES = 1024;
-/** The 401 answer of every check that depends on the community, so tenants cannot be probed. */
-const NOT_VERIFIED = "JiveEXTN signature does not match";
-const encoder = new TextEncoder();
 
 /** What one request gathered for its attempt report. */
 interface Trace {
@@ -74,6 +61,10 @@ interface Trace {
  * replay key and claimed in KV with an atomic check before `onPostback` is
  * called, so two copies arriving at once, in one process or in several on
  * one KV, are handed on once. The claims expire with the window.
+ * Communities and records are kept in a small per-receiver cache; the claim's
+ * commit checks that each still stands as it was read, and a postback is
+ * decided afresh from KV when one changed, so a rotated secret, a removed hook
+ * or a renewed token counts from the next postback on, in every process.
  *
  * @param hooks The store made by {@linkcode createWebhooks}: its communities, records and KV.
  * @param options `onPostback` (required), limits, the clock and the reporting hooks.
@@ -141,26 +132,7 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
   checkWindow(maxAgeMs, maxFutureMs, "create receiver");
   const now = options.now ?? Date.now;
 
-  /** The record of each item among the tenant's hooks, or why the postback is answered 404. */
-  async function lookUp(
-    request: Request,
-    community: Community,
-    tenantId: string,
-    items: BodyItem[],
-  ): Promise<Webhook[] | string> {
-    const records = new Map<string, Webhook | undefined>();
-    await Promise.all([...new Set(items.map((item) => item.webhook))].map(async (url) => {
-      const found = await hooks.findByWebhookURL(url);
-      records.set(url, found.find((record) => record.tenantId === tenantId));
-    }));
-    const unknown = items.findIndex((item) => records.get(item.webhook) === undefined);
-    if (unknown !== -1) return `Unknown webhook: item ${unknown} names no webhook of this community`;
-    const webhooks = items.map((item) => records.get(item.webhook)!);
-    if (accept && !(await accept({ request, community, webhooks }))) {
-      return "Unknown webhook: this endpoint does not take these webhooks";
-    }
-    return webhooks;
-  }
+  const resolver = createResolver({ hooks, kv, owned: kvOf(hooks) === kv, accept });
 
   async function decide(request: Request, receivedAt: number, trace: Trace): Promise<Response> {
     const refuse = (status: number, error: string, reason = error): Response => {
@@ -186,20 +158,8 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     // The window first: it needs no community, so its answer tells nothing of which tenants exist.
     const late = checkTime(parsed, receivedAt, maxAgeMs, maxFutureMs);
     if (late) return refuse(401, `Unauthorized: ${late.reason}`, late.reason);
-    const unverified = (reason: string) => refuse(401, `Unauthorized: ${NOT_VERIFIED}`, reason);
-    const community: Community | null = encoder.encode(parsed.tenantId).byteLength > MAX_TENANT_BYTES
-      ? null
-      : await hooks.communities.findByTenantID(parsed.tenantId);
-    if (!community) return unverified("No community has this tenant id");
-    let keyBytes: Uint8Array;
-    try {
-      keyBytes = secretKeyBytes(community.clientSecret, "verify");
-    } catch {
-      return unverified("The community's client secret cannot verify signatures");
-    }
-    const refused = checkSignature(parsed, keyBytes);
-    if (refused) return refuse(401, `Unauthorized: ${refused.reason}`, refused.reason);
-    if (parsed.clientId !== community.clientId) return unverified("The client id is not the community's");
+    let resolved = await resolver.community(parsed, true);
+    if ("error" in resolved) return refuse(401, resolved.error, resolved.reason);
 
     const read = await readBody(request.body, maxBytes, bodyTimeoutMs);
     trace.head = read.head;
@@ -213,29 +173,20 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     const items: BodyItem[] = checked.items;
     trace.itemCount = items.length;
 
-    // The claim is taken while the items' records are looked up (one KV round
-    // trip less per postback); a 404 then releases it.
     const { digest, id: postbackId } = replayKey(parsed);
     const expireIn = Math.max(0, parsed.timestamp + maxAgeMs - receivedAt) + CLAIM_MARGIN_MS;
-    const claiming = claim(kv!, digest, receivedAt, claimLeaseMs, expireIn).then(
-      (held) => ({ held, error: undefined }),
-      (error: unknown) => ({ held: null, error }),
-    );
-    let found: Webhook[] | string;
-    try {
-      found = await lookUp(request, community, parsed.tenantId, items);
-    } catch (error) {
-      const { held } = await claiming;
-      if (held) await release(kv!, held).catch(() => {});
-      throw error;
+    const take = (checks: Deno.AtomicCheck[]) => claim(kv!, digest, receivedAt, claimLeaseMs, expireIn, checks);
+    // Cached data first; when the claim's commit finds it changed, everything is read afresh (the
+    // third pass claims without checks, as a receiver without a cache would).
+    let outcome = await resolver.lookUpAndClaim(request, resolved, parsed.tenantId, items, take, true);
+    for (let pass = 1; outcome.kind === "stale"; pass++) {
+      resolver.forget(parsed.tenantId, items);
+      resolved = await resolver.community(parsed, false);
+      if ("error" in resolved) return refuse(401, resolved.error, resolved.reason);
+      outcome = await resolver.lookUpAndClaim(request, resolved, parsed.tenantId, items, take, pass < 2);
     }
-    const { held, error } = await claiming;
-    if (typeof found === "string") {
-      if (held) await release(kv!, held).catch(() => {});
-      return refuse(404, found);
-    }
-    if (error !== undefined) throw error;
-    const webhooks = found;
+    if (outcome.kind === "unknown") return refuse(404, outcome.error);
+    const { community, webhooks, held } = outcome;
     trace.postbackId = postbackId;
     if (held === null) {
       trace.duplicate = true;

@@ -1,0 +1,107 @@
+// createReceiver()'s cache of communities and records: whatever changes in
+// KV after a postback was accepted (a secret rotated, a client id changed, a
+// hook or community removed, tokens renewed, a hook saved elsewhere) is
+// honoured by the very next postback, even when another store or process made
+// the change; and what it hands on is a copy the next postback does not see.
+
+import assert from "node:assert/strict";
+import { createWebhooks } from "../../webhooks/mod.ts";
+import { item, NOW, post, REF_A, SECRET_A, SIGN_A, signA, withReceiver } from "./_receiver.ts";
+
+const ROTATED = btoa("community A's rotated secret, 32b");
+
+/** A postback of community A at `offset` ms after NOW, signed with `secret`. */
+async function postA(offset: number, secret = SECRET_A, params = SIGN_A, ref = REF_A): Promise<Request> {
+  return post({ authorization: await signA(NOW + offset, params, secret) }, JSON.stringify([item(ref)]));
+}
+
+Deno.test("a rotated secret takes effect at once: the old one is refused, the new one accepted", async () => {
+  await withReceiver(async ({ kv, receiver, delivered }) => {
+    assert.equal((await receiver.handle(await postA(1))).status, 200);
+    // Another store over the same KV, as another process would be.
+    const other = createWebhooks(kv);
+    const community = (await other.communities.findByTenantID("tenant-a"))!;
+    await other.communities.save({ ...community, clientSecret: ROTATED });
+    const old = await receiver.handle(await postA(2));
+    assert.equal(old.status, 401);
+    const fresh = await receiver.handle(await postA(3, ROTATED));
+    assert.deepEqual(await fresh.json(), { received: 1 });
+    assert.equal(delivered.length, 2);
+    assert.equal(delivered[1].community.clientSecret, ROTATED);
+  });
+});
+
+Deno.test("a changed client id, a removed community and a removed hook are refused at once", async () => {
+  await withReceiver(async ({ kv, receiver, delivered }) => {
+    const other = createWebhooks(kv);
+    assert.equal((await receiver.handle(await postA(1))).status, 200);
+    const community = (await other.communities.findByTenantID("tenant-a"))!;
+    await other.communities.save({ ...community, clientId: "client-a2" });
+    assert.equal((await receiver.handle(await postA(2))).status, 401);
+    const renamed = await receiver.handle(await postA(3, SECRET_A, { ...SIGN_A, clientId: "client-a2" }));
+    assert.equal(renamed.status, 200);
+
+    assert.ok(await other.remove("hook-a"));
+    const gone = await receiver.handle(await postA(4, SECRET_A, { ...SIGN_A, clientId: "client-a2" }));
+    assert.equal(gone.status, 404);
+
+    await other.save({ id: "hook-a", tenantId: "tenant-a", entity: { resources: { self: { ref: REF_A } } } });
+    assert.equal((await receiver.handle(await postA(5, SECRET_A, { ...SIGN_A, clientId: "client-a2" }))).status, 200);
+    await other.communities.remove("tenant-a");
+    assert.equal((await receiver.handle(await postA(6, SECRET_A, { ...SIGN_A, clientId: "client-a2" }))).status, 401);
+    assert.equal(delivered.length, 3);
+  });
+});
+
+Deno.test("a hook saved elsewhere or tokens renewed: the next postback carries what is stored now", async () => {
+  await withReceiver(async ({ kv, receiver, delivered }) => {
+    const other = createWebhooks(kv);
+    assert.equal((await receiver.handle(await postA(1))).status, 200);
+    await other.save({
+      id: "hook-a",
+      tenantId: "tenant-a",
+      entity: { resources: { self: { ref: REF_A } }, events: ["jive:liked"] },
+    });
+    await other.communities.storeTokens("tenant-a", { access_token: "a2", refresh_token: "r2" });
+    assert.equal((await receiver.handle(await postA(2))).status, 200);
+    assert.deepEqual(delivered[1].webhook.entity.events, ["jive:liked"]);
+    assert.equal(delivered[1].community.oauth?.access_token, "a2");
+    // Moved to another tenant: no longer a hook of community A.
+    await other.save({ id: "hook-a", tenantId: "tenant-b", entity: { resources: { self: { ref: REF_A } } } });
+    assert.equal((await receiver.handle(await postA(3))).status, 404);
+    assert.equal(delivered.length, 2);
+  });
+});
+
+Deno.test("what onPostback is handed is its own copy: changing it changes nothing for the next postback", async () => {
+  await withReceiver(async ({ receiver, delivered }) => {
+    assert.equal((await receiver.handle(await postA(1))).status, 200);
+    delivered[0].community.clientId = "mutated";
+    delivered[0].webhook.tenantId = "mutated";
+    assert.equal((await receiver.handle(await postA(2))).status, 200);
+    assert.equal(delivered[1].community.clientId, "client-a");
+    assert.equal(delivered[1].webhook.tenantId, "tenant-a");
+  });
+});
+
+Deno.test("a replay is still a duplicate while the cache is warm, and after the hook changed", async () => {
+  await withReceiver(async ({ kv, receiver, delivered }) => {
+    const header = await signA(NOW + 1);
+    const body = JSON.stringify([item()]);
+    assert.deepEqual(await (await receiver.handle(post({ authorization: header }, body))).json(), { received: 1 });
+    assert.deepEqual(await (await receiver.handle(post({ authorization: header }, body))).json(), {
+      received: 0,
+      duplicate: true,
+    });
+    await createWebhooks(kv).save({
+      id: "hook-a",
+      tenantId: "tenant-a",
+      entity: { resources: { self: { ref: REF_A } } },
+    });
+    assert.deepEqual(await (await receiver.handle(post({ authorization: header }, body))).json(), {
+      received: 0,
+      duplicate: true,
+    });
+    assert.equal(delivered.length, 1);
+  });
+});
