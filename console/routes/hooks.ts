@@ -24,7 +24,6 @@ import {
   type ReceiverAttempt,
   verifyJiveExtn,
   type Webhook,
-  type Webhooks,
 } from "../../webhooks/mod.ts";
 import { clientAddresses } from "./rate_limits.ts";
 import { tooManyRequests } from "../lib/rate_limit.ts";
@@ -68,13 +67,37 @@ async function takes(deps: Deps, request: InFlight | undefined, records: Webhook
   return true;
 }
 
+/** How long a community read for the rate limit is kept. */
+const TENANT_CACHE_MS = 5_000;
+
+/**
+ * Communities as read for the rate limit, kept a few seconds per console:
+ * they only pick the tenant whose budget a verified postback spends (the
+ * receiver decides on current data), so a secret rotated meanwhile charges
+ * that tenant a few seconds longer, and nothing else.
+ */
+function tenantFinder(deps: Deps): (tenantId: string) => Promise<Community | null> {
+  const known = new Map<string, { community: Community; until: number }>();
+  return async (tenantId) => {
+    const hit = known.get(tenantId);
+    if (hit && hit.until > Date.now()) return hit.community;
+    const community = await deps.webhooks.communities.findByTenantID(tenantId);
+    if (known.size >= 1_000) known.clear();
+    if (community) known.set(tenantId, { community, until: Date.now() + TENANT_CACHE_MS });
+    return community;
+  };
+}
+
 /**
  * The tenant of a postback whose header verifies with that tenant's client
  * secret, or `null` (the receiver then answers it, 401 or 404). Only
  * verified postbacks count against a tenant's rate limit, so nobody can
  * spend another tenant's budget with forged headers.
  */
-async function verifiedTenant(deps: Deps, header: string | undefined): Promise<Community | null> {
+async function verifiedTenant(
+  find: (tenantId: string) => Promise<Community | null>,
+  header: string | undefined,
+): Promise<Community | null> {
   if (!header || header.length > 4096) return null;
   const match = /(?:^|[\s&])tenant_id=([^&\s]{1,200})/.exec(header);
   if (!match) return null;
@@ -84,7 +107,7 @@ async function verifiedTenant(deps: Deps, header: string | undefined): Promise<C
   } catch {
     return null;
   }
-  const community = await deps.webhooks.communities.findByTenantID(tenantId);
+  const community = await find(tenantId);
   if (!community?.clientSecret) return null;
   const verified = await verifyJiveExtn(header, community.clientSecret).catch(() => null);
   return verified?.ok && verified.tenantId === tenantId ? community : null;
@@ -120,6 +143,7 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const arriving = new Map<string, PostbackEntry[]>();
   /** The request being handled (the receiver's hooks run inside handle()). */
   const current = new AsyncLocalStorage<InFlight>();
+  const findTenant = tenantFinder(deps);
   const logAttempt = async (attempt: ReceiverAttempt) => {
     const request = current.getStore();
     if (attempt.status === 200 && !attempt.duplicate) {
@@ -136,21 +160,9 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const hook = hookId ? await deps.webhooks.findByID(hookId).catch(() => null) : null;
     await deps.deliveries.addRejected(attempt, hook?.id ?? "");
   };
-  // The receiver looks the signing community up again; the one the rate
-  // limit's check found for this request saves that read.
-  const communities = deps.webhooks.communities;
-  const hooks: Webhooks = {
-    ...deps.webhooks,
-    communities: {
-      ...communities,
-      findByTenantID: (tenantId) => {
-        const known = current.getStore()?.community;
-        return known?.tenantId === tenantId ? Promise.resolve(known) : communities.findByTenantID(tenantId);
-      },
-    },
-  };
-  const receiver = createReceiver(hooks, {
-    kv: deps.kv,
+  // The package's receiver over the console's own store: it keeps the
+  // communities and records it read, checked by versionstamp as it claims.
+  const receiver = createReceiver(deps.webhooks, {
     maxBytes: MAX_POSTBACK_BYTES,
     onAttempt: logAttempt,
     accept: ({ webhooks }) => takes(deps, current.getStore(), webhooks),
@@ -203,7 +215,7 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const mapping = id.length <= 200 ? mappingOf(id) : Promise.resolve(null);
     mapping.catch(() => {});
     const request: InFlight = { id, address: clientAddresses.get(c.req.raw) ?? "unknown", mapping, community: null };
-    request.community = await verifiedTenant(deps, c.req.header("authorization"));
+    request.community = await verifiedTenant(findTenant, c.req.header("authorization"));
     const tenant = request.community?.tenantId ?? null;
     if (tenant !== null) {
       const verdict = await deps.limiter.hit("receiver", tenant);

@@ -5,54 +5,12 @@
 
 import assert from "node:assert/strict";
 import { DeliveryStore, MAX_POSTBACK_ITEMS, MAX_WIDE_PAYLOAD_CHARS } from "../../console/lib/deliveries.ts";
+import { counting, faulty } from "./_kv_faults.ts";
 
 const item = (n: number, extra: Record<string, unknown> = {}) => ({
   webhook: "https://jive.example/api/core/v3/webhooks/1",
   activity: { verb: "jive:created", title: `item ${n}`, ...extra },
 });
-
-/** A KV whose `atomic().commit()` throws on the commits numbered in `failing` (1-based). */
-function faulty(kv: Deno.Kv, failing: Set<number>): { kv: Deno.Kv; commits: () => number } {
-  let commits = 0;
-  const wrapped = new Proxy(kv, {
-    get(target, prop) {
-      if (prop === "atomic") {
-        return () => {
-          const op = target.atomic();
-          const commit = op.commit.bind(op);
-          op.commit = () => {
-            commits++;
-            return failing.has(commits) ? Promise.reject(new Error("killed")) : commit();
-          };
-          return op;
-        };
-      }
-      const value = Reflect.get(target, prop);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { kv: wrapped, commits: () => commits };
-}
-
-/** A KV that counts the entries its `list` calls yield. */
-function counting(kv: Deno.Kv): { kv: Deno.Kv; read: () => number } {
-  let read = 0;
-  const wrapped = new Proxy(kv, {
-    get(target, prop) {
-      if (prop === "list") {
-        return async function* (...args: Parameters<Deno.Kv["list"]>) {
-          for await (const entry of target.list(...args)) {
-            read++;
-            yield entry;
-          }
-        };
-      }
-      const value = Reflect.get(target, prop);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { kv: wrapped, read: () => read };
-}
 
 async function count(kv: Deno.Kv, prefix: string): Promise<number> {
   let n = 0;

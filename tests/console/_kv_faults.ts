@@ -1,0 +1,45 @@
+// KV wrappers of the delivery store tests: one that fails chosen commits and
+// counts them, one that counts the entries its lists yield.
+
+/** A KV whose `atomic().commit()` throws on the commits numbered in `failing` (1-based). */
+export function faulty(kv: Deno.Kv, failing: Set<number>): { kv: Deno.Kv; commits: () => number } {
+  let commits = 0;
+  const wrapped = new Proxy(kv, {
+    get(target, prop) {
+      if (prop === "atomic") {
+        return () => {
+          const op = target.atomic();
+          const commit = op.commit.bind(op);
+          op.commit = () => {
+            commits++;
+            return failing.has(commits) ? Promise.reject(new Error("killed")) : commit();
+          };
+          return op;
+        };
+      }
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { kv: wrapped, commits: () => commits };
+}
+
+/** A KV that counts the entries its `list` calls yield. */
+export function counting(kv: Deno.Kv): { kv: Deno.Kv; read: () => number } {
+  let read = 0;
+  const wrapped = new Proxy(kv, {
+    get(target, prop) {
+      if (prop === "list") {
+        return async function* (...args: Parameters<Deno.Kv["list"]>) {
+          for await (const entry of target.list(...args)) {
+            read++;
+            yield entry;
+          }
+        };
+      }
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { kv: wrapped, read: () => read };
+}
