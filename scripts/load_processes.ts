@@ -89,7 +89,9 @@ export async function countDeliveries(
   const kv = await Deno.openKv(path);
   try {
     const views = await new DeliveryStore(kv).list({ hookId, limit: 1_000_000 });
-    return { total: views.length, titles: new Set(views.map((v) => v.title)) };
+    // The accepted postbacks only: refused requests are logged beside them.
+    const accepted = views.filter((v) => v.status === 200);
+    return { total: accepted.length, titles: new Set(accepted.map((v) => v.title)) };
   } finally {
     kv.close();
   }

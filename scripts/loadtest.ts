@@ -87,16 +87,17 @@ function cannon(
 
 function table(rows: Run[], ceiling: Map<number, Run>): string {
   const lines = [
-    "| target | connections | requests | req/s | p50 ms | p99 ms | share of ceiling | non-200 |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|",
+    "| target | connections | requests | req/s | p50 ms | p99 ms | share of ceiling | share of floor | non-200 |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
+  const percent = (r: Run, of: Run | undefined) => of && of !== r ? `${Math.round((r.rps / of.rps) * 100)}%` : "—";
   for (const r of rows) {
     const c = ceiling.get(r.connections);
-    const share = c && r.target !== "ceiling" ? `${Math.round((r.rps / c.rps) * 100)}%` : "—";
+    const f = rows.find((row) => row.target === "floor" && row.connections === r.connections);
     lines.push(
-      `| ${r.target} | ${r.connections} | ${r.requests} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${share} | ${
-        r.other + r.errors
-      } |`,
+      `| ${r.target} | ${r.connections} | ${r.requests} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${
+        percent(r, c)
+      } | ${r.target === "receiver" ? percent(r, f) : "—"} | ${r.other + r.errors} |`,
     );
   }
   return lines.join("\n");
@@ -107,6 +108,7 @@ function targets(rows: Run[], ceiling: Map<number, Run>, balanced: boolean): str
   const at = (c: number) => rows.find((r) => r.target === "receiver" && r.connections === c);
   const c16 = at(16);
   const c64 = at(64);
+  const floor16 = rows.find((r) => r.target === "floor" && r.connections === 16);
   const share = c16 && ceiling.get(16) ? c16.rps / ceiling.get(16)!.rps : undefined;
   const verdict = (ok: boolean | undefined) => ok === undefined ? "not measured" : ok ? "met" : "**missed**";
   return [
@@ -115,6 +117,9 @@ function targets(rows: Run[], ceiling: Map<number, Run>, balanced: boolean): str
     `| at 16 connections, at least 50% of the ceiling's requests/s | ${
       share === undefined ? "—" : `${(share * 100).toFixed(0)}%`
     } | ${verdict(share === undefined ? undefined : share >= 0.5)} |`,
+    `| (the floor, HMAC and one commit, at 16 connections) | ${
+      floor16 && ceiling.get(16) ? `${((floor16.rps / ceiling.get(16)!.rps) * 100).toFixed(0)}%` : "—"
+    } of the ceiling | the most any receiver that stores can reach here |`,
     `| at 64 connections, p99 under 50 ms | ${c64 ? `${c64.p99} ms` : "—"} | ${
       verdict(c64 ? c64.p99 < 50 : undefined)
     } |`,
@@ -142,21 +147,30 @@ async function main(): Promise<void> {
   const kvPath = `${dir}/console.kv`;
   const fixture = loadFixture();
   await seedConsoleKv(kvPath, fixture);
-  const signer = new Signer(fixture.community);
   let seq = 0;
   const answered = new Set<string>();
-  const sign = (req: Record<string, unknown>, context: Record<string, unknown>) => {
-    const id = `load-${++seq}`;
-    context.seq = id;
-    return {
-      ...req,
-      headers: { "content-type": "application/json", authorization: signer.next(), "x-tenant-id": "load-tenant" },
-      body: postbackBody(fixture.ref, id),
+  /** Signed requests, from a signer of their own per target (each keeps its own replay claims). */
+  const signing = () => {
+    const signer = new Signer(fixture.community);
+    return (req: Record<string, unknown>, context: Record<string, unknown>) => {
+      const id = `load-${++seq}`;
+      context.seq = id;
+      return {
+        ...req,
+        headers: { "content-type": "application/json", authorization: signer.next(), "x-tenant-id": "load-tenant" },
+        body: postbackBody(fixture.ref, id),
+      };
     };
   };
+  const sign = signing();
+  const signFloor = signing();
   const onOk = (context: Record<string, unknown>) => answered.add(String(context.seq));
 
   const ceilingProc = await startProcess(["scripts/_load_ceiling.ts"], {});
+  const floorProc = await startProcess(["scripts/_load_floor.ts"], {
+    KV_PATH: `${dir}/floor.kv`,
+    CLIENT_SECRET: String(fixture.community.clientSecret),
+  });
   const consoleProc = await startProcess(["console/main.ts"], {
     PORT: "0",
     HOST: "127.0.0.1",
@@ -173,13 +187,20 @@ async function main(): Promise<void> {
       c.target = "ceiling";
       ceiling.set(connections, c);
       rows.push(c);
+      const f = await cannon(floorProc.url, connections, seconds, signFloor);
+      f.target = "floor";
+      rows.push(f);
       const r = await cannon(`${consoleProc.url}/hooks/${fixture.hook.id}`, connections, seconds, sign, onOk);
       r.target = "receiver";
       rows.push(r);
-      console.error(`c=${connections}: ceiling ${Math.round(c.rps)} req/s, receiver ${Math.round(r.rps)} req/s`);
+      console.error(
+        `c=${connections}: ceiling ${Math.round(c.rps)} req/s, floor ${Math.round(f.rps)} req/s, ` +
+          `receiver ${Math.round(r.rps)} req/s`,
+      );
     }
   } finally {
     await consoleProc.stop();
+    await floorProc.stop();
     await ceilingProc.stop();
   }
   const books = await countDeliveries(kvPath, fixture.hook.id);
@@ -191,9 +212,11 @@ async function main(): Promise<void> {
     START,
     "## Receiver under load",
     "",
-    `\`deno task loadtest\`: the console (\`console/main.ts\` on a temporary KV file) and a bare \`Deno.serve\` answering`,
-    `200 (the ceiling), each in a process of its own; autocannon sends from a third, ${seconds} s per row. Every`,
-    "request is a valid signed postback with its own header and activity id.",
+    `\`deno task loadtest\`: the console (\`console/main.ts\` on a temporary KV file), a bare \`Deno.serve\` answering`,
+    "200 (the ceiling) and a bare `Deno.serve` that only verifies the header's HMAC and commits one claim to a KV file",
+    `(the floor of any receiver that remembers what it accepted), each in a process of its own; autocannon sends from`,
+    `this one, ${seconds} s per row. Every request to the console and the floor is a valid signed postback with its own`,
+    "header and activity id.",
     "",
     table(rows, ceiling),
     "",
