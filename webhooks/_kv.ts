@@ -1,32 +1,14 @@
 // Private KV plumbing shared by the stores: retry on a locked database, the
 // value-size check, and batched reads that stay within KV Connect's limits.
 
+import { retryWhileLocked } from "./kv_retry.ts";
+
 /** Largest value Deno KV accepts, in bytes. */
 export const MAX_VALUE_BYTES = 65_536;
 /** Most keys one `getMany` accepts. */
 const MAX_GET_MANY = 10;
-/** Attempts made when the database file is locked by another process. */
-const LOCK_ATTEMPTS = 12;
-
-function isLocked(error: unknown): boolean {
-  return error instanceof Error && /database is locked|SQLITE_BUSY/i.test(error.message);
-}
-
-/**
- * Runs a KV operation, retrying with a bounded, jittered exponential backoff
- * while another process holds the SQLite write lock of a shared KV file.
- */
-export async function withLockRetry<T>(op: () => Promise<T>): Promise<T> {
-  for (let attempt = 1;; attempt++) {
-    try {
-      return await op();
-    } catch (error) {
-      if (!isLocked(error) || attempt >= LOCK_ATTEMPTS) throw error;
-      const cap = Math.min(1_000, 5 * 2 ** attempt);
-      await new Promise((resolve) => setTimeout(resolve, cap / 2 + Math.random() * cap / 2));
-    }
-  }
-}
+/** Runs a KV operation again while another process holds the write lock (see kv_retry.ts). */
+export const withLockRetry: <T>(op: () => Promise<T>) => Promise<T> = retryWhileLocked;
 
 /**
  * Commits an atomic operation built by `build`, retrying the whole read-check-

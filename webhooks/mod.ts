@@ -25,3 +25,4 @@ export * from "./types.ts";
 export * from "./options.ts";
 export * from "./jive_extn.ts";
 export * from "./receiver.ts";
+export * from "./kv_retry.ts";
