@@ -56,24 +56,13 @@ export interface ResolverSetup {
 type Checked<T> = { value: T; check: Deno.AtomicCheck | null };
 
 /** A receiver's resolver. */
-export interface Resolver {
-  community(parsed: ParsedJiveExtn, useCache: boolean): Promise<Resolved | Unverified>;
-  lookUpAndClaim(
-    request: Request,
-    resolved: Resolved,
-    tenantId: string,
-    items: BodyItem[],
-    take: (checks: Deno.AtomicCheck[]) => Promise<HeldClaim | null | "stale">,
-    useChecks: boolean,
-  ): Promise<Outcome>;
-  forget(tenantId: string, items: BodyItem[]): void;
-}
+export type Resolver = ReturnType<typeof createResolver>;
 
 /** The claim being taken, settled without throwing. */
 type Claiming = Promise<{ held: HeldClaim | null | "stale"; error: unknown }>;
 
 /** Makes the resolver of one receiver, with its cache. */
-export function createResolver({ hooks, kv, owned, accept }: ResolverSetup): Resolver {
+export function createResolver({ hooks, kv, owned, accept }: ResolverSetup) {
   const cache = new ReceiverCache();
 
   async function readFresh(tenantId: string): Promise<Checked<Community> | null> {
