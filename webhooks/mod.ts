@@ -18,6 +18,9 @@
  */
 
 export * from "./webhooks.ts";
+export * from "./record_store.ts";
+export * from "./lookups.ts";
+export * from "./registration.ts";
 export * from "./communities.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
