@@ -22,6 +22,7 @@ import { relative } from "node:path";
 import { receivingSection } from "./_bench_receiving.ts";
 import { libraryBSections } from "./_bench_library_b.ts";
 import { moduleASections } from "./_bench_module_a.ts";
+import { registerSection } from "./_bench_register.ts";
 import { fmtRatio, fmtTime, mark, sizeLabel, table } from "./_bench_format.ts";
 import { log, machine, parseOptions, Results, runBench, started } from "./_bench_run.ts";
 import { bundleSizes, firstPass } from "./_bench_sizes.ts";
@@ -113,6 +114,7 @@ md.push(
 
 const ctx = { results, options, seedTimes, sizes, md, notes };
 moduleASections(ctx);
+registerSection(ctx);
 libraryBSections(ctx, firstPass());
 
 // Receiving postbacks -----------------------------------------------------------------
