@@ -1,5 +1,5 @@
 /**
- * Communities: list, add, edit and remove. Token values and client secrets
+ * Communities: add, edit and remove (the list is in communities_list.tsx). Token values and client secrets
  * are never rendered: the pages say whether they are present and when the
  * tokens were last renewed. Connecting through the community's OAuth is in
  * community_connect.tsx, the reconcile report in reconcile.tsx.
@@ -12,91 +12,18 @@ import type { Community } from "../../webhooks/mod.ts";
 import { Confirm, confirmed } from "../components/Confirm.tsx";
 import { Csrf } from "../components/Csrf.tsx";
 import { Layout } from "../components/Layout.tsx";
-import { Pager } from "../components/Pager.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
 import { CommunityFields, type CommunityForm, originOf, readForm, TokenState, validate } from "./_community_form.tsx";
 import { connectRoutes } from "./community_connect.tsx";
 import { reconcileRoutes } from "./reconcile.tsx";
+import { communityListRoute } from "./communities_list.tsx";
 
 export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const communities = deps.webhooks.communities;
   const staleAfter = () => deps.staleAfterMs === undefined ? {} : { staleAfter: deps.staleAfterMs };
   const path = (tenantId: string) => `/communities/${encodeURIComponent(tenantId)}`;
 
-  app.get("/communities", async (c) => {
-    const cursor = c.req.query("cursor") ?? "";
-    let page: { values: Community[]; cursor: string };
-    let error: string | undefined;
-    try {
-      page = await communities.list({ cursor: cursor || undefined, limit: 20 });
-    } catch (err) {
-      if (!(err instanceof TypeError || err instanceof RangeError)) throw err;
-      page = { values: [], cursor: "" };
-      error = "That page cursor is not valid";
-    }
-    return html(
-      c,
-      <Layout title="Communities" {...layoutFrame(c, deps)} notice={noticeOf(c)} error={error}>
-        <p>
-          <a class="button" href="/communities/new" id="add-community">
-            Add a community
-          </a>
-        </p>
-        <table id="communities">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Tenant id</th>
-              <th scope="col">Base URL</th>
-              <th scope="col">Client</th>
-              <th scope="col">Tokens</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.values.length === 0 && (
-              <tr>
-                <td colSpan={6}>No communities yet.</td>
-              </tr>
-            )}
-            {page.values.map((community) => (
-              <tr data-tenant={community.tenantId} key={community.tenantId}>
-                <td>
-                  <a href={path(community.tenantId)}>{community.name}</a>
-                </td>
-                <td>
-                  <code>{community.tenantId}</code>
-                </td>
-                <td>{community.baseUrl}</td>
-                <td>
-                  {community.clientId ?? "—"}
-                  {community.clientSecret ? " (secret set)" : ""}
-                </td>
-                <td>
-                  <TokenState community={community} />
-                </td>
-                <td>
-                  <a
-                    href={`/webhooks?${new URLSearchParams({
-                      tenant: community.tenantId,
-                    })}`}
-                  >
-                    Webhooks
-                  </a>{" "}
-                  <a href={`${path(community.tenantId)}/reconcile`}>
-                    Reconcile
-                  </a>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        <Pager path="/communities" params={{ cursor }} cursor={page.cursor} />
-      </Layout>,
-    );
-  });
+  communityListRoute(app, deps, path);
 
   const newPage = (
     c: Context<ConsoleEnv>,
