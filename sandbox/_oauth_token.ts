@@ -4,7 +4,8 @@
 import type { Hono } from "hono";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { type ClientRecord, s256, timingSafeEqual } from "./_store.ts";
+import type { ClientRecord } from "./_store.ts";
+import { s256, timingSafeEqual } from "./_crypto.ts";
 import { SANDBOX_USER_NAME } from "./_trigger.ts";
 import type { SandboxCore } from "./_core.ts";
 import { bearerOf, CODE_VERIFIER, formDecode, MAX_BODY_BYTES, oauthError, parseBasic } from "./_http.ts";
