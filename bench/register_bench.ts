@@ -1,4 +1,4 @@
-// `register` end to end against the local fake platform (a real HTTP server
+// `register` end to end against the sandbox served by the tests (a real HTTP server
 // on 127.0.0.1): the module's own time per call beyond the platform's.
 //
 //   deno bench -A bench/register_bench.ts
@@ -21,14 +21,14 @@ import {
   webhookKey,
 } from "./_layout.ts";
 import type { Community, Webhook } from "../webhooks/mod.ts";
-import { communityOf, startPlatform } from "../tests/webhooks/fake_platform.ts";
+import { communityOf, startPlatform } from "../tests/webhooks/platform.ts";
 import { type Backend, type BenchKv, openBenchKv } from "./_fixtures.ts";
 import { monotonicFactory } from "ulid";
 
 const backends = (Deno.env.get("BENCH_KV") ?? "memory,file").split(",").map((b) => b.trim()) as Backend[];
 
 const rounds = Number(Deno.env.get("BENCH_ROUNDS") ?? 9);
-const platform = startPlatform();
+const platform = await startPlatform();
 const opened: BenchKv[] = [];
 globalThis.addEventListener("unload", () => {
   for (const db of opened) db.dispose();

@@ -59,7 +59,9 @@ export function apiRoutes(
         published: stamp,
         updated: stamp,
       });
-      return jiveJson(200, entityOf(hook));
+      const entity = entityOf(hook);
+      await core.faults?.afterCreate?.(entity);
+      return jiveJson(200, entity);
     }),
   );
 

@@ -3,7 +3,7 @@
 
 import type { Context } from "hono";
 import type { SandboxStore } from "./_store.ts";
-import type { SandboxAuthorizationServer } from "./types.ts";
+import type { SandboxAuthorizationServer, SandboxFaults } from "./types.ts";
 
 /** The state and settings every route group of one sandbox uses. */
 export interface SandboxCore {
@@ -19,4 +19,6 @@ export interface SandboxCore {
   baseOf: (c: Context) => string;
   authorizationServerFor: (origin: string) => SandboxAuthorizationServer;
   placeFor: (origin: string) => string;
+  /** The faults a test injects, if any. */
+  faults?: SandboxFaults;
 }

@@ -75,7 +75,8 @@ export const REFRESH_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** First webhook id handed out is one more than this. */
 const FIRST_WEBHOOK_ID = 1000;
 
-function newClient(kind: ClientKind): ClientRecord {
+function newClient(kind: ClientKind, fixed?: { clientId: string; clientSecret: string }): ClientRecord {
+  if (kind === "community" && fixed) return { kind, ...fixed };
   if (kind === "community") {
     // Shaped like the platform's: an id ending in ".i", a base64 secret
     // ending in ".s" (dropped before the secret is used as HMAC key).
@@ -94,7 +95,10 @@ export class SandboxStore {
   #kv: Deno.Kv;
   #clients = new Map<ClientKind, Promise<ClientRecord>>();
 
-  constructor(kv: Deno.Kv) {
+  #communityClient?: { clientId: string; clientSecret: string };
+
+  constructor(kv: Deno.Kv, communityClient?: { clientId: string; clientSecret: string }) {
+    this.#communityClient = communityClient;
     this.#kv = kv;
   }
 
@@ -114,7 +118,7 @@ export class SandboxStore {
     for (let attempt = 0; attempt < 5; attempt++) {
       const found = await this.#kv.get<ClientRecord>(key);
       if (found.value) return found.value;
-      const created = newClient(kind);
+      const created = newClient(kind, this.#communityClient);
       const result = await this.#kv.atomic().check({ key, versionstamp: null })
         .set(key, created).commit();
       if (result.ok) return created;
@@ -155,9 +159,10 @@ export class SandboxStore {
     expiresAt: number,
     ttlMs: number,
     replacing?: Deno.AtomicCheck,
+    given: { accessToken?: string; refreshToken?: string } = {},
   ): Promise<{ accessToken: string; refreshToken: string } | null> {
-    const accessToken = randomToken(32);
-    const refreshToken = randomToken(32);
+    const accessToken = given.accessToken ?? randomToken(32);
+    const refreshToken = given.refreshToken ?? randomToken(32);
     const access: AccessRecord = { ...grant, expiresAt };
     const op = this.#kv.atomic();
     if (replacing) op.check(replacing).delete(replacing.key);
@@ -175,6 +180,15 @@ export class SandboxStore {
   async accessGrant(token: string): Promise<AccessRecord | null> {
     return (await this.#kv.get<AccessRecord>(accessKey(await sha256Hex(token))))
       .value;
+  }
+
+  /** Deletes an access token; `false` when it was not known. */
+  async revokeAccess(token: string): Promise<boolean> {
+    const key = accessKey(await sha256Hex(token));
+    const found = await this.#kv.get(key);
+    if (found.value === null) return false;
+    await this.#kv.delete(key);
+    return true;
   }
 
   /** The KV entry of a refresh token, for rotation. */

@@ -44,6 +44,8 @@ export type {
   Sandbox,
   SandboxAuthorizationServer,
   SandboxCommunityRecord,
+  SandboxFaults,
+  SandboxHookFields,
   SandboxOAuthClient,
   SandboxOptions,
   TriggerOptions,

@@ -11,15 +11,17 @@ import type { Context } from "hono";
 import { ROOT } from "./_keys.ts";
 import { SandboxStore } from "./_store.ts";
 import { apiRoutes } from "./_api.ts";
-import { checkOptions, originOf, PLACE_ID } from "./_http.ts";
+import { checkOptions, entityOf, originOf, PLACE_ID } from "./_http.ts";
 import { authorizeRoutes } from "./_oauth.ts";
 import { tokenRoutes } from "./_oauth_token.ts";
 import { triggerRoutes } from "./_trigger_routes.ts";
 import {
   type Sandbox,
   SANDBOX_COMMUNITY,
+  SANDBOX_USER,
   type SandboxAuthorizationServer,
   type SandboxCommunityRecord,
+  type SandboxHookFields,
   type SandboxOAuthClient,
   type SandboxOptions,
   type TriggerOptions,
@@ -35,7 +37,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   // signature of this sandbox gets a timestamp of its own.
   let lastSigned = -Infinity;
   const signingNow = (): number => (lastSigned = Math.max(now(), lastSigned + 1));
-  const store = new SandboxStore(kv);
+  const faults = options.faults;
+  if (faults !== undefined && (typeof faults !== "object" || faults === null)) {
+    throw new TypeError("Cannot create sandbox: 'faults' must be an object");
+  }
+  const store = new SandboxStore(kv, options.communityClient);
   const tenantId = SANDBOX_COMMUNITY.tenantId;
   const app = new Hono();
 
@@ -55,8 +61,19 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const placeFor = (origin: string): string =>
     `${originOf(origin, "the place URI") + basePath}/api/core/v3/places/${PLACE_ID}`;
 
+  if (faults) {
+    // A test's faults come first, and see every answer last.
+    app.use("*", async (c, next) => {
+      const early = await faults.before?.(c.req.raw.clone());
+      if (early) return early;
+      await next();
+      if (faults.after) c.res = await faults.after(c.req.raw, c.res);
+    });
+  }
+
   const core = {
     kv,
+    faults,
     store,
     basePath,
     ttlSeconds,
@@ -106,6 +123,36 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     placeFor,
     expireTokens(): Promise<number> {
       return store.expireAccessTokens(now() - 1);
+    },
+    async issueTokens(given = {}) {
+      const client = await store.client("community");
+      const grant = { clientId: client.clientId, sub: SANDBOX_USER.sub, scope: "sandbox", tenantId };
+      const tokens = await store.issueTokens(grant, now() + ttlSeconds * 1000, ttlSeconds * 1000, undefined, given);
+      if (!tokens) throw new Error("Cannot issue sandbox tokens");
+      return tokens;
+    },
+    revokeToken(accessToken: string): Promise<boolean> {
+      return store.revokeAccess(accessToken);
+    },
+    async listHooks() {
+      return (await store.allHooks(tenantId)).map((hook) => entityOf(hook));
+    },
+    async createHook(origin: string, fields: SandboxHookFields) {
+      const stamp = new Date(now()).toISOString();
+      const hook = await store.createHook({
+        events: fields.events,
+        ...(fields.object === undefined ? {} : { object: fields.object }),
+        callback: fields.callback,
+        tenantId,
+        baseUrl: originOf(origin, "the webhook") + basePath,
+        enabled: fields.enabled ?? true,
+        published: stamp,
+        updated: stamp,
+      });
+      return entityOf(hook);
+    },
+    deleteHook(id: string): Promise<boolean> {
+      return store.deleteHook(tenantId, id);
     },
     async trigger(options: TriggerOptions = {}): Promise<TriggerSummary> {
       const result = await runTrigger(options);

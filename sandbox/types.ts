@@ -46,6 +46,39 @@ export interface SandboxOptions {
   fetch?: typeof fetch;
   /** The clock (ms since the epoch); default `Date.now`. */
   now?: () => number;
+  /**
+   * The community's OAuth client, when it must be a known one (tests); by
+   * default one is made up once and kept in KV.
+   */
+  communityClient?: { clientId: string; clientSecret: string };
+  /** Faults to inject, for tests; read on every request, so a test may change them while the sandbox serves. */
+  faults?: SandboxFaults;
+}
+
+/**
+ * What a test makes the sandbox do beside its normal answers: answer 500,
+ * hang, drop the anti-hijacking line, stop after creating a hook. Every hook
+ * is optional and read on every request.
+ */
+export interface SandboxFaults {
+  /** Runs first on every request (a clone of it): a `Response` returned is the answer, and the sandbox does nothing. */
+  before?: (request: Request) => Response | undefined | Promise<Response | undefined>;
+  /** Runs on every answer the sandbox gave: what it returns is sent instead. */
+  after?: (request: Request, response: Response) => Response | Promise<Response>;
+  /** Runs after a webhook was created and stored, before the answer is sent. */
+  afterCreate?: (entity: Record<string, unknown>) => void | Promise<void>;
+}
+
+/** The fields of a webhook made by {@linkcode Sandbox.createHook}. */
+export interface SandboxHookFields {
+  /** Event names. */
+  events: string[];
+  /** The place URI of content events. */
+  object?: string;
+  /** The callback URL. */
+  callback: string;
+  /** Default `true`. */
+  enabled?: boolean;
 }
 
 /** The community record to save through Module A's `communities.save`. */
@@ -155,6 +188,38 @@ export interface Sandbox {
   placeFor(origin: string): string;
   /** Makes every access token issued so far expired; resolves with how many. */
   expireTokens(): Promise<number>;
+  /**
+   * Issues tokens of the sandbox community to its community client, as a
+   * connect through OAuth would; given values are used as they are (tests).
+   *
+   * @param tokens The access and refresh token to issue; random when absent.
+   */
+  issueTokens(tokens?: { accessToken?: string; refreshToken?: string }): Promise<{
+    accessToken: string;
+    refreshToken: string;
+  }>;
+  /**
+   * Revokes an access token; resolves with whether it was known.
+   *
+   * @param accessToken The token.
+   */
+  revokeToken(accessToken: string): Promise<boolean>;
+  /** The sandbox community's webhooks as the REST API shows them, oldest first. */
+  listHooks(): Promise<Record<string, unknown>[]>;
+  /**
+   * Creates a webhook as another client of the platform would.
+   *
+   * @param origin The origin its self URL is under.
+   * @param fields Its events, object and callback.
+   */
+  createHook(origin: string, fields: SandboxHookFields): Promise<Record<string, unknown>>;
+  /**
+   * Deletes a webhook by its platform id, as someone deleting it by hand
+   * would; resolves with whether there was one.
+   *
+   * @param id The platform id.
+   */
+  deleteHook(id: string): Promise<boolean>;
   /**
    * Sends postbacks to the registered hooks, like `POST /trigger`.
    *

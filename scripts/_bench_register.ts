@@ -28,7 +28,7 @@ export function registerSection(ctx: SectionContext): void {
   md.push(
     "## Module A: `register` end to end",
     "",
-    "Against the local fake platform of the tests (`tests/webhooks/fake_platform.ts`, a real HTTP server on 127.0.0.1 in the",
+    "Against the sandbox as the tests serve it (`tests/webhooks/platform.ts`, a real HTTP server on 127.0.0.1 in the",
     "same process). **platform only** is the bare round trip any client pays: POST the hook, read the answer, strip the",
     "anti-hijacking line, parse the JSON. **raw floor** adds exactly the KV calls `register` makes (community lookup by",
     "name, pending entry, guarded atomic save of the record with its two index copies, pending entry removed in the same",

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { decodeTime } from "ulid";
 import { type Community, createWebhooks } from "../../webhooks/mod.ts";
-import { communityOf, keysUnder, withKv, withPlatform } from "./fake_platform.ts";
+import { communityOf, keysUnder, withKv, withPlatform } from "./platform.ts";
 
 const BASE = "https://jive.example.com";
 const CALLBACK = "https://receiver.example/hooks/1";
@@ -275,7 +275,7 @@ Deno.test("register() on a real platform gives the 7th argument only the renewed
     await hooks.register("Acme", ["user_account"], null, CALLBACK, null, null, (...args: unknown[]) => {
       given.push(args);
     });
-    assert.deepEqual(given, [[{ access_token: "renewed-access-1", refresh_token: "renewed-refresh-1" }, community]]);
+    assert.deepEqual(given, [[platform.issued[0], community]]);
     assert.deepEqual(await hooks.communities.findByName("Acme"), community);
   }, { tokens: [] });
 });

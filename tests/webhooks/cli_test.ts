@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { signJiveExtn } from "../../webhooks/mod.ts";
 import { main } from "../../webhooks/cli.ts";
-import { type FakePlatform, startPlatform } from "./fake_platform.ts";
+import { type Platform, startPlatform } from "./platform.ts";
 import { fixtureRecords, writeOldLayout } from "./_old_layout.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -33,10 +33,10 @@ async function cli(args: string[], options: { env?: Record<string, string>; task
   return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
 }
 
-/** A temporary KV file and a fake platform whose community "Acme" the CLI added. */
-async function withSetup(fn: (kv: string, platform: FakePlatform) => Promise<void>): Promise<void> {
+/** A temporary KV file and the sandbox platform whose community "Acme" the CLI added. */
+async function withSetup(fn: (kv: string, platform: Platform) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "cli_test_" });
-  const platform = startPlatform({ clientSecret: SECRET });
+  const platform = await startPlatform({ clientSecret: SECRET });
   try {
     const kv = `${dir}/webhooks.kv`;
     const added = await cli([
@@ -106,7 +106,10 @@ Deno.test("cli communities: add, list, show, remove; secrets only as 'set', in t
     const list = await cli(["communities", "list", "--kv", kv]);
     assert.equal(list.code, 0);
     assert.match(list.stdout, /^NAME\s+TENANT\s+BASE URL\s+CLIENT ID\s+SECRET\s+TOKENS\n/);
-    assert.match(list.stdout, /Acme\s+tenant-acme\s+http:\/\/127\.0\.0\.1:\d+\s+client-1\s+set\s+access \+ refresh/);
+    assert.match(
+      list.stdout,
+      /Acme\s+tenant-acme\s+http:\/\/127\.0\.0\.1:\d+\/platform\s+client-1\s+set\s+access \+ refresh/,
+    );
     noSecrets(list);
     const json = await cli(["--json", "communities", "show", "Acme", "--kv", kv]);
     assert.deepEqual(Object.keys(JSON.parse(json.stdout)), [
@@ -196,7 +199,7 @@ Deno.test("cli: a failed operation exits 1 with one line on stderr, no stack and
 
 Deno.test("cli reconcile reports drift as { matched, orphans, dangling } and --fix --delete-unknown cleans it", async () => {
   await withSetup(async (kv, platform) => {
-    platform.addHook({ events: ["user_account"], callback: "https://elsewhere.example/cb" });
+    await platform.addHook({ events: ["user_account"], callback: "https://elsewhere.example/cb" });
     const report = await cli(["reconcile", "Acme", "--kv", kv, "--json"]);
     assert.equal(report.code, 0, report.stderr);
     const parsed = JSON.parse(report.stdout);
@@ -207,7 +210,7 @@ Deno.test("cli reconcile reports drift as { matched, orphans, dangling } and --f
     assert.match(text.stdout, /^Acme: 0 matched, 1 orphans, 0 dangling\n/);
     const fixed = await cli(["reconcile", "Acme", "--fix", "--delete-unknown", "--kv", kv, "--json"]);
     assert.equal(fixed.code, 0, fixed.stderr);
-    assert.equal(platform.hooks.size, 0);
+    assert.equal((await platform.listHooks()).length, 0);
   });
 });
 

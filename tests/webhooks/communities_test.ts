@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type Community, ConflictError, createWebhooks } from "../../webhooks/mod.ts";
-import { keysUnder } from "./fake_platform.ts";
+import { keysUnder } from "./platform.ts";
 
 async function withStore(fn: (hooks: ReturnType<typeof createWebhooks>, kv: Deno.Kv) => Promise<void>) {
   const kv = await Deno.openKv(":memory:");

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { type Community, createWebhooks, PlatformError, type Webhook, type Webhooks } from "../../webhooks/mod.ts";
 import { type Child, spawnChild, WEBHOOKS_MOD, writeChildScript } from "./_child.ts";
-import { communityOf, type FakePlatform, HIJACK, keysUnder, startPlatform } from "./fake_platform.ts";
+import { communityOf, HIJACK, keysUnder, type Platform, startPlatform } from "./platform.ts";
 
 const EVENTS = ["document"];
 const OBJECT = "/places/1";
@@ -119,13 +119,13 @@ function unlessChildDies<T>(promise: Promise<T>, child: Child): Promise<T> {
   return Promise.race([promise, death]);
 }
 
-/** A KV file in a temp dir with the community of a fake platform saved in it, and the REGISTER script. */
+/** A KV file in a temp dir with the community of the sandbox platform saved in it, and the REGISTER script. */
 interface FileSetup {
   dir: string;
   kvPath: string;
   kv: Deno.Kv;
   hooks: Webhooks;
-  platform: FakePlatform;
+  platform: Platform;
   community: Community;
   script: string;
   close(): Promise<void>;
@@ -135,7 +135,7 @@ async function fileSetup(): Promise<FileSetup> {
   const dir = await Deno.makeTempDir({ prefix: "webhooks_processes_" });
   const kvPath = `${dir}/kv.sqlite3`;
   const kv = await Deno.openKv(kvPath);
-  const platform = startPlatform();
+  const platform = await startPlatform();
   const hooks = createWebhooks(kv);
   const community: Community = communityOf(platform);
   await hooks.communities.save(community);
@@ -167,12 +167,12 @@ function registerArgs(setup: FileSetup, fields: Record<string, unknown>): string
   })];
 }
 
-/** A fresh in-memory KV, a fake platform and its community, closed after `fn`. */
+/** A fresh in-memory KV, the sandbox platform and its community, closed after `fn`. */
 async function withMemory(
-  fn: (hooks: Webhooks, platform: FakePlatform, community: Community, kv: Deno.Kv) => Promise<void>,
+  fn: (hooks: Webhooks, platform: Platform, community: Community, kv: Deno.Kv) => Promise<void>,
 ): Promise<void> {
   const kv = await Deno.openKv(":memory:");
-  const platform = startPlatform();
+  const platform = await startPlatform();
   try {
     const hooks = createWebhooks(kv);
     const community: Community = communityOf(platform);
@@ -330,7 +330,7 @@ Deno.test("register() killed before its request leaves a pending entry that reco
     assert.deepEqual(pending[0].events, EVENTS);
     assert.equal(pending[0].object, OBJECT);
     assert.equal(pending[0].callback, CALLBACK);
-    assert.equal(platform.hooks.size, 0);
+    assert.equal((await platform.listHooks()).length, 0);
     assert.equal(platform.requests("POST", "/api/core/v3/webhooks").length, 0);
     assert.deepEqual(await hooks.findByTenantID(community.tenantId), []);
 
@@ -369,7 +369,7 @@ Deno.test("register() killed after the platform created the hook leaves an orpha
     assert.equal(child.lines.some((line) => line.startsWith("registered ")), false);
 
     const ref = `${platform.url}/api/core/v3/webhooks/${entity.id}`;
-    assert.deepEqual([...platform.hooks.keys()], [entity.id]);
+    assert.deepEqual((await platform.listHooks()).map((h) => h.id), [entity.id]);
     assert.deepEqual(await hooks.findByTenantID(community.tenantId), []);
     assert.deepEqual(await hooks.findByWebhookURL(ref), []);
     const pending = await hooks.pending(community.tenantId);
@@ -379,7 +379,7 @@ Deno.test("register() killed after the platform created the hook leaves an orpha
     // While the entry is fresh the hook is unexplained, yet never deleted: its registration may still finish.
     const early = await hooks.reconcile(community, { fix: true, deleteUnknown: true });
     assert.deepEqual(early.orphans.map((orphan) => [orphan.entity.id, orphan.pending]), [[entity.id, null]]);
-    assert.ok(platform.hooks.has(entity.id as string));
+    assert.ok((await platform.hook(entity.id as string)) !== undefined);
     assert.equal(platform.requests("DELETE").length, 0);
     assert.deepEqual(await hooks.findByTenantID(community.tenantId), []);
     assert.equal((await hooks.pending(community.tenantId)).length, 1);
@@ -398,7 +398,7 @@ Deno.test("register() killed after the platform created the hook leaves an orpha
     assert.deepEqual(adopted[0].entity, entity);
     assert.deepEqual(ids(await hooks.findByTenantID(community.tenantId)), [adopted[0].id]);
     assert.deepEqual(await hooks.pending(community.tenantId), []);
-    assert.ok(platform.hooks.has(entity.id as string));
+    assert.ok((await platform.hook(entity.id as string)) !== undefined);
 
     assertNothingToDo(await hooks.reconcile(community, { fix: true, staleAfter: 0 }), [adopted[0].id]);
   } finally {
@@ -419,13 +419,13 @@ Deno.test("register() killed after its save leaves a matched hook and nothing fo
     const records = await hooks.findByTenantID(community.tenantId);
     assert.equal(records.length, 1);
     assert.equal(refOf(records[0]), ref);
-    assert.deepEqual(records[0].entity, platform.hooks.get(records[0].entity.id!));
+    assert.deepEqual(records[0].entity, await platform.hook(records[0].entity.id!));
     assert.deepEqual(await hooks.pending(community.tenantId), []);
 
     assertNothingToDo(await hooks.reconcile(community, { fix: true, staleAfter: 0 }), [records[0].id]);
     assertNothingToDo(await hooks.reconcile(community, { fix: true, staleAfter: 0 }), [records[0].id]);
     assert.deepEqual(await hooks.findByTenantID(community.tenantId), records);
-    assert.equal(platform.hooks.size, 1);
+    assert.equal((await platform.listHooks()).length, 1);
     assert.equal(platform.requests("DELETE").length, 0);
   } finally {
     await child.kill();
@@ -440,7 +440,7 @@ Deno.test("reconcile() reports a hook deleted on the platform as dangling and fi
     const [keptRecord] = await hooks.findByWebhookURL(kept.entity.resources!.self!.ref!);
     const goneRef = gone.entity.resources!.self!.ref!;
     const [goneRecord] = await hooks.findByWebhookURL(goneRef);
-    platform.hooks.delete(gone.entity.id!);
+    await platform.removeHook(gone.entity.id!);
 
     const look = await hooks.reconcile(community);
     assert.deepEqual(ids(look.matched), [keptRecord.id]);
@@ -463,18 +463,22 @@ Deno.test("reconcile() reports a hook deleted on the platform as dangling and fi
 
 Deno.test("reconcile() deletes an unexplained orphan on the platform only with deleteUnknown", async () => {
   await withMemory(async (hooks, platform, community, kv) => {
-    const stranger = platform.addHook({ events: EVENTS, object: OBJECT, callback: "https://elsewhere.example/cb" });
+    const stranger = await platform.addHook({
+      events: EVENTS,
+      object: OBJECT,
+      callback: "https://elsewhere.example/cb",
+    });
     const id = stranger.id as string;
 
     const report = await hooks.reconcile(community, { fix: true, staleAfter: 0 });
     assert.deepEqual(report.orphans, [{ entity: stranger, pending: null }]);
-    assert.ok(platform.hooks.has(id));
+    assert.ok((await platform.hook(id)) !== undefined);
     assert.equal(platform.requests("DELETE").length, 0);
     assert.deepEqual(await keysUnder(kv, ["webhook"]), []);
 
     const deleting = await hooks.reconcile(community, { fix: true, deleteUnknown: true, staleAfter: 0 });
     assert.deepEqual(deleting.orphans, [{ entity: stranger, pending: null }]);
-    assert.equal(platform.hooks.has(id), false);
+    assert.equal((await platform.hook(id)) !== undefined, false);
     assert.deepEqual(platform.requests("DELETE").map((seen) => seen.path), [`/api/core/v3/webhooks/${id}`]);
     assert.deepEqual(await keysUnder(kv, ["webhook"]), []);
 
@@ -483,10 +487,10 @@ Deno.test("reconcile() deletes an unexplained orphan on the platform only with d
 });
 
 /** Puts `n` hooks on the platform, each with its local record. */
-async function manyHooks(hooks: Webhooks, platform: FakePlatform, community: Community, n: number) {
+async function manyHooks(hooks: Webhooks, platform: Platform, community: Community, n: number) {
   const saved: string[] = [];
   for (let i = 0; i < n; i++) {
-    const entity = platform.addHook({ events: EVENTS, object: OBJECT, callback: `${CALLBACK}/${i}` });
+    const entity = await platform.addHook({ events: EVENTS, object: OBJECT, callback: `${CALLBACK}/${i}` });
     const id = `hook-${String(i).padStart(3, "0")}`;
     await hooks.save({ id, tenantId: community.tenantId, entity });
     saved.push(id);
@@ -515,10 +519,10 @@ Deno.test("reconcile() renews the tokens on a 401 in the middle of paging and st
   await withMemory(async (hooks, platform, community) => {
     const saved = await manyHooks(hooks, platform, community, 250);
     let refused = false;
-    platform.override = (req, url) => {
+    platform.override = async (req, url) => {
       if (refused || req.method !== "GET" || url.searchParams.get("startIndex") !== "100") return undefined;
       refused = true;
-      platform.validTokens.delete("good-token"); // expired from now on
+      await platform.revokeToken("good-token"); // expired from now on
       return new Response(HIJACK + JSON.stringify({ error: { status: 401, message: "Token expired" } }), {
         status: 401,
         headers: { "Content-Type": "application/json" },
@@ -536,10 +540,10 @@ Deno.test("reconcile() renews the tokens on a 401 in the middle of paging and st
     );
     assert.deepEqual(
       pages.map((seen) => seen.authorization),
-      pages.map((_, i) => i <= refusedAt ? "Bearer good-token" : "Bearer renewed-access-1"),
+      pages.map((_, i) => i <= refusedAt ? "Bearer good-token" : `Bearer ${platform.issued[0].access_token}`),
     );
     const stored = await hooks.communities.findByTenantID(community.tenantId);
-    assert.deepEqual(stored?.oauth, { access_token: "renewed-access-1", refresh_token: "renewed-refresh-1" });
+    assert.deepEqual(stored?.oauth, platform.issued[0]);
     assert.equal(typeof stored?.renewedAt, "string");
   });
 });
@@ -553,7 +557,7 @@ Deno.test({
   name: "register() that times out after the platform created the hook keeps its pending entry for reconcile()",
   async fn() {
     const kv = await Deno.openKv(":memory:");
-    const platform = startPlatform();
+    const platform = await startPlatform();
     const release = Promise.withResolvers<void>();
     platform.afterCreate = () => release.promise; // the answer comes after the time-out
     try {
@@ -564,8 +568,8 @@ Deno.test({
         hooks.register(community.name, EVENTS, OBJECT, CALLBACK),
         (error) => error instanceof PlatformError && error.status === 0,
       );
-      const [entity] = platform.hooks.values();
-      assert.equal(platform.hooks.size, 1);
+      const [entity] = await platform.listHooks();
+      assert.equal((await platform.listHooks()).length, 1);
       const pending = await hooks.pending(community.tenantId);
       assert.equal(pending.length, 1, "the pending entry that explains the hook was deleted");
 
@@ -589,10 +593,10 @@ Deno.test({
   name: "register() whose 2xx answer is not JSON keeps its pending entry for reconcile()",
   async fn() {
     const kv = await Deno.openKv(":memory:");
-    const platform = startPlatform();
-    platform.override = (req, url) => {
+    const platform = await startPlatform();
+    platform.override = async (req, url) => {
       if (req.method !== "POST" || url.pathname !== "/api/core/v3/webhooks") return undefined;
-      platform.addHook({ events: EVENTS, object: OBJECT, callback: CALLBACK });
+      await platform.addHook({ events: EVENTS, object: OBJECT, callback: CALLBACK });
       return new Response("<html>Gateway says OK</html>", { status: 200, headers: { "Content-Type": "text/html" } });
     };
     try {
@@ -603,7 +607,7 @@ Deno.test({
         hooks.register(community.name, EVENTS, OBJECT, CALLBACK),
         (error) => error instanceof PlatformError && error.status === 200,
       );
-      const [entity] = platform.hooks.values();
+      const [entity] = await platform.listHooks();
       const pending = await hooks.pending(community.tenantId);
       assert.equal(pending.length, 1, "the pending entry that explains the hook was deleted");
       const report = await hooks.reconcile(community, { fix: true, staleAfter: 0 });
@@ -625,7 +629,7 @@ Deno.test({
   name: "register() that outlives staleAfter while reconcile() adopts its hook leaves one record, not two",
   async fn() {
     const kv = await Deno.openKv(":memory:");
-    const platform = startPlatform();
+    const platform = await startPlatform();
     const created = Promise.withResolvers<void>();
     const release = Promise.withResolvers<void>();
     platform.afterCreate = () => {

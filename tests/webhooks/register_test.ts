@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createWebhooks, PlatformError, type TokenPair } from "../../webhooks/mod.ts";
-import { communityOf, HIJACK, keysUnder, withPlatform } from "./fake_platform.ts";
+import { communityOf, FIRST_HOOK_ID, HIJACK, keysUnder, withPlatform } from "./platform.ts";
 
 const CALLBACK = "https://receiver.example/hooks/1";
 const PLACE = "https://c.example/api/core/v3/places/42";
@@ -17,8 +17,8 @@ Deno.test("register() POSTs {events, object, callback} with the community's toke
     assert.deepEqual(JSON.parse(post.body), { events: ["document", "discussion"], object: PLACE, callback: CALLBACK });
 
     assert.equal(response.status, 200);
-    assert.equal(response.headers["x-platform"], "fake");
-    const ref = `${platform.url}/api/core/v3/webhooks/1000`;
+    assert.equal(response.headers["x-platform"], "sandbox");
+    const ref = `${platform.url}/api/core/v3/webhooks/${FIRST_HOOK_ID}`;
     assert.equal(response.entity.resources?.self?.ref, ref);
     assert.equal(response.entity.callback, CALLBACK);
 
@@ -48,7 +48,7 @@ Deno.test("register() parses answers with and without the anti-hijacking prefix"
       const hooks = createWebhooks(kv);
       await hooks.communities.save(communityOf(platform));
       const response = await hooks.register("Acme", ["webhook"], undefined, CALLBACK);
-      assert.equal(response.entity.id, "1000");
+      assert.equal(response.entity.id, FIRST_HOOK_ID);
     }, { prefix });
   }
   assert.ok(HIJACK.startsWith("throw 'allowIllegalResourceCall is false.';"));
@@ -122,9 +122,12 @@ Deno.test("register() renews on a 401, retries once and stores the new pair in t
       client_id: "client-1",
     });
     const posts = platform.requests("POST", "/api/core/v3/webhooks");
-    assert.deepEqual(posts.map((p) => p.authorization), ["Bearer expired", "Bearer renewed-access-1"]);
+    assert.deepEqual(posts.map((p) => p.authorization), [
+      "Bearer expired",
+      `Bearer ${platform.issued[0].access_token}`,
+    ]);
     const community = await hooks.communities.findByName("Acme");
-    assert.deepEqual(community?.oauth, { access_token: "renewed-access-1", refresh_token: "renewed-refresh-1" });
+    assert.deepEqual(community?.oauth, platform.issued[0]);
     assert.ok(!Number.isNaN(Date.parse(community!.renewedAt!)));
     assert.equal((await hooks.findByTenantID("tenant-acme")).length, 1);
   }, { tokens: [] });
@@ -151,7 +154,7 @@ Deno.test("register() gives renewed tokens to tokenPersistenceFunction and leave
     await hooks.register("Acme", ["document"], PLACE, CALLBACK, undefined, undefined, (tokens, community) => {
       calls.push([tokens, community.name]);
     });
-    assert.deepEqual(calls, [[{ access_token: "renewed-access-1", refresh_token: "renewed-refresh-1" }, "Acme"]]);
+    assert.deepEqual(calls, [[platform.issued[0], "Acme"]]);
     assert.deepEqual((await hooks.communities.findByName("Acme"))?.oauth, original.oauth);
   }, { tokens: [] });
 });
@@ -163,8 +166,7 @@ Deno.test("register() with explicit tokens and no persistence function stores th
     await hooks.register("Acme", ["document"], PLACE, CALLBACK, "explicit-expired", "good-refresh");
     assert.equal(platform.requests("POST", "/oauth2/token").length, 1);
     assert.deepEqual((await hooks.communities.findByName("Acme"))?.oauth, {
-      access_token: "renewed-access-1",
-      refresh_token: "renewed-refresh-1",
+      ...platform.issued[0],
     });
   }, { tokens: [] });
 });
@@ -239,7 +241,7 @@ Deno.test("register() times out a slow platform with status 0, storing no record
         () => hooks.register("Acme", ["document"], PLACE, CALLBACK),
         (e: PlatformError) =>
           e.status === 0 && e.uncertain &&
-          /^POST http:\/\/127\.0\.0\.1:\d+\/api\/core\/v3\/webhooks failed with status 0: no answer within 100 ms$/
+          /^POST http:\/\/127\.0\.0\.1:\d+\/platform\/api\/core\/v3\/webhooks failed with status 0: no answer within 100 ms$/
             .test(e.message),
       );
     } finally {
@@ -335,9 +337,9 @@ Deno.test("register() deletes the hook on the platform again when the save fails
     await hooks.communities.save(communityOf(platform));
     await assert.rejects(() => hooks.register("Acme", ["document"], PLACE, CALLBACK), RangeError);
     const [del] = platform.requests("DELETE");
-    assert.equal(del.path, "/api/core/v3/webhooks/1000");
+    assert.equal(del.path, `/api/core/v3/webhooks/${FIRST_HOOK_ID}`);
     assert.equal(del.authorization, "Bearer good-token");
-    assert.equal(platform.hooks.size, 0);
+    assert.equal((await platform.listHooks()).length, 0);
     assert.deepEqual(await keysUnder(kv, ["webhook"]), []);
     assert.deepEqual(await keysUnder(kv, ["webhook_pending"]), []);
   });
@@ -352,7 +354,7 @@ Deno.test("register() keeps the pending entry when the save fails and the clean-
     const hooks = createWebhooks(kv);
     await hooks.communities.save(communityOf(platform));
     await assert.rejects(() => hooks.register("Acme", ["document"], PLACE, CALLBACK), RangeError);
-    assert.equal(platform.hooks.size, 1);
+    assert.equal((await platform.listHooks()).length, 1);
     const [pending] = await hooks.pending("tenant-acme");
     assert.deepEqual({ ...pending, id: "", startedAt: 0 }, {
       id: "",
@@ -383,7 +385,7 @@ Deno.test("unregister() DELETEs the hook on the platform, then the local record"
     const [del] = platform.requests("DELETE");
     assert.equal(del.path, `/api/core/v3/webhooks/${entity.id}`);
     assert.equal(del.authorization, "Bearer good-token");
-    assert.equal(platform.hooks.size, 0);
+    assert.equal((await platform.listHooks()).length, 0);
     assert.equal(await hooks.findByID(record.id), null);
     assert.deepEqual(await keysUnder(kv, ["webhook_by_url"]), []);
   });
@@ -394,11 +396,11 @@ Deno.test("unregister() removes the local record when the platform no longer has
     const hooks = createWebhooks(kv);
     await hooks.communities.save(communityOf(platform));
     const { entity } = await hooks.register("Acme", ["document"], PLACE, CALLBACK);
-    platform.hooks.clear();
+    for (const hook of await platform.listHooks()) await platform.removeHook(String(hook.id));
     const [record] = await hooks.findByTenantID("tenant-acme");
     await hooks.unregister(record.id);
     assert.equal(await hooks.findByID(record.id), null);
-    assert.equal(entity.id, "1000");
+    assert.equal(entity.id, FIRST_HOOK_ID);
   });
 });
 
@@ -420,13 +422,13 @@ Deno.test("unregister() renews the token on a 401 and uses the explicit one when
     const hooks = createWebhooks(kv);
     await hooks.communities.save(communityOf(platform));
     await hooks.register("Acme", ["document"], PLACE, CALLBACK);
-    platform.validTokens.delete("good-token");
+    await platform.revokeToken("good-token");
     const [record] = await hooks.findByTenantID("tenant-acme");
     const renewed: TokenPair[] = [];
     await hooks.unregister(record, "explicit", "good-refresh", (tokens) => void renewed.push(tokens));
     assert.deepEqual(platform.requests("DELETE").map((d) => d.authorization), [
       "Bearer explicit",
-      "Bearer renewed-access-1",
+      `Bearer ${platform.issued[0].access_token}`,
     ]);
     assert.equal(renewed.length, 1);
     assert.equal(await hooks.findByID(record.id), null);
@@ -462,12 +464,12 @@ Deno.test("register() keeps the pending entry when the connection drops after th
       () => hooks.register("Acme", ["document"], PLACE, CALLBACK),
       (e: PlatformError) => e.status === 0 && e.uncertain && /connection closed/.test(e.message),
     );
-    assert.equal(platform.hooks.size, 1);
+    assert.equal((await platform.listHooks()).length, 1);
     const community = (await hooks.communities.findByName("Acme"))!;
     const report = await hooks.reconcile(community, { fix: true, staleAfter: 0 });
     assert.equal(report.orphans.length, 1);
     assert.equal(report.orphans[0].pending?.callback, CALLBACK);
-    assert.equal((await hooks.findByWebhookURL(`${platform.url}/api/core/v3/webhooks/1000`)).length, 1);
+    assert.equal((await hooks.findByWebhookURL(`${platform.url}/api/core/v3/webhooks/${FIRST_HOOK_ID}`)).length, 1);
   });
 });
 

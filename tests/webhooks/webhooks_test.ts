@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createWebhooks, type Webhook } from "../../webhooks/mod.ts";
-import { keysUnder, withKv } from "./fake_platform.ts";
+import { keysUnder, withKv } from "./platform.ts";
 
 function hook(id: string, tenantId: string, ref?: string): Webhook {
   return { id, tenantId, entity: ref ? { id, resources: { self: { ref } } } : {} };

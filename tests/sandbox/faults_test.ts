@@ -1,0 +1,131 @@
+// The sandbox's test-facing options (issue 14: one platform emulator): a
+// fixed community client, tokens issued and revoked by hand, hooks made and
+// deleted as another client would, and the fault hooks (before, after,
+// afterCreate) that the Module A tests use for 500s, hangs and dropped lines.
+
+import assert from "node:assert/strict";
+import { Hono } from "hono";
+import { ANTI_HIJACKING_PREFIX, createSandbox, type Sandbox, type SandboxOptions } from "../../sandbox/mod.ts";
+
+async function withServed(
+  fn: (sandbox: Sandbox, base: string, origin: string) => Promise<void>,
+  options: Partial<SandboxOptions> = {},
+): Promise<void> {
+  const kv = await Deno.openKv(":memory:");
+  const sandbox = createSandbox({ kv, ...options });
+  const app = new Hono();
+  app.route("/sandbox", sandbox.app);
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, app.fetch);
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+  try {
+    await fn(sandbox, `${origin}/sandbox`, origin);
+  } finally {
+    await server.shutdown();
+    kv.close();
+  }
+}
+
+const parse = async (res: Response) => JSON.parse((await res.text()).replace(ANTI_HIJACKING_PREFIX, ""));
+const hooksOf = (base: string, token: string) =>
+  fetch(`${base}/api/core/v3/webhooks`, { headers: { Authorization: `Bearer ${token}` } });
+
+Deno.test("sandbox: tokens issued by hand open the API, and a revoked one is refused with 401", async () => {
+  await withServed(async (sandbox, base) => {
+    const given = await sandbox.issueTokens({ accessToken: "known-access", refreshToken: "known-refresh" });
+    assert.deepEqual(given, { accessToken: "known-access", refreshToken: "known-refresh" });
+    const random = await sandbox.issueTokens();
+    assert.match(random.accessToken, /^[\w-]{20,}$/);
+    assert.notEqual(random.accessToken, random.refreshToken);
+
+    const open = await hooksOf(base, "known-access");
+    assert.equal(open.status, 200);
+    assert.deepEqual((await parse(open)).list, []);
+    assert.equal(await sandbox.revokeToken("known-access"), true);
+    assert.equal(await sandbox.revokeToken("known-access"), false);
+    const refused = await hooksOf(base, "known-access");
+    assert.equal(refused.status, 401);
+    await refused.body?.cancel();
+    const other = await hooksOf(base, random.accessToken);
+    assert.equal(other.status, 200);
+    await other.body?.cancel();
+  });
+});
+
+Deno.test("sandbox: a fixed community client is the one the refresh grant checks", async () => {
+  const client = { clientId: "client-1", clientSecret: "secret-1" };
+  await withServed(async (sandbox, base) => {
+    await sandbox.issueTokens({ refreshToken: "r-1" });
+    const grant = (secret: string) =>
+      fetch(`${base}/oauth2/token`, {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/x-www-form-urlencoded",
+          Authorization: `Basic ${btoa(`client-1:${secret}`)}`,
+        },
+        body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: "r-1" }),
+      });
+    const wrong = await grant("nope");
+    assert.ok(wrong.status === 400 || wrong.status === 401, `status ${wrong.status}`);
+    await wrong.body?.cancel();
+    const right = await grant("secret-1");
+    assert.equal(right.status, 200);
+    const tokens = await right.json();
+    assert.equal(typeof tokens.access_token, "string");
+    assert.equal((await hooksOf(base, tokens.access_token)).status, 200);
+  }, { communityClient: client });
+});
+
+Deno.test("sandbox: hooks made and deleted by hand show in the API like any other", async () => {
+  await withServed(async (sandbox, base, origin) => {
+    await sandbox.issueTokens({ accessToken: "a" });
+    const made = await sandbox.createHook(origin, { events: ["user_account"], callback: "https://example.com/cb" });
+    assert.equal(made.id, "1001");
+    assert.equal(made.callback, "https://example.com/cb");
+    assert.equal((made.resources as { self: { ref: string } }).self.ref, `${base}/api/core/v3/webhooks/1001`);
+    assert.deepEqual((await sandbox.listHooks()).map((hook) => hook.id), ["1001"]);
+    assert.deepEqual((await parse(await hooksOf(base, "a"))).list.map((hook: { id: string }) => hook.id), ["1001"]);
+    assert.equal(await sandbox.deleteHook("1001"), true);
+    assert.equal(await sandbox.deleteHook("1001"), false);
+    assert.deepEqual(await sandbox.listHooks(), []);
+  });
+});
+
+Deno.test("sandbox faults: before answers instead, after rewrites every answer, afterCreate edits the created entity", async () => {
+  const faults: NonNullable<SandboxOptions["faults"]> = {};
+  await withServed(async (sandbox, base) => {
+    await sandbox.issueTokens({ accessToken: "a" });
+    faults.before = (req) =>
+      new URL(req.url).pathname.endsWith("/webhooks") && req.method === "GET"
+        ? new Response("down", { status: 503 })
+        : undefined;
+    const down = await hooksOf(base, "a");
+    assert.equal(down.status, 503);
+    assert.equal(await down.text(), "down");
+
+    faults.before = undefined;
+    faults.after = (_req, res) => new Response(res.body, { status: res.status, headers: { "X-Seen": "yes" } });
+    faults.afterCreate = (entity) => {
+      entity.description = "edited";
+    };
+    const created = await fetch(`${base}/api/core/v3/webhooks`, {
+      method: "POST",
+      headers: { Authorization: "Bearer a", "Content-Type": "application/json" },
+      body: JSON.stringify({ events: ["user_account"], callback: "https://example.com/cb" }),
+    });
+    assert.equal(created.headers.get("x-seen"), "yes");
+    assert.equal((await parse(created)).description, "edited");
+    assert.equal((await sandbox.listHooks()).length, 1);
+  }, { faults });
+});
+
+Deno.test("sandbox: faults that are not an object are refused by name", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    assert.throws(
+      () => createSandbox({ kv, faults: 5 as unknown as SandboxOptions["faults"] }),
+      new TypeError("Cannot create sandbox: 'faults' must be an object"),
+    );
+  } finally {
+    kv.close();
+  }
+});
