@@ -108,19 +108,33 @@ export class SequenceWriter {
     }
   }
 
-  /** The next group: the first waiting part, and those after it while they fit one operation. */
+  /**
+   * The next group: the first waiting part, and those after it while they fit
+   * one operation. A part whose marker is already in the group waits for the
+   * next one, where its marker's check finds the first copy stored.
+   */
   #take(): Job[] {
     const group = [this.#waiting.shift()!];
     if (group[0].bytes > GROUP_BYTES) return group;
+    const markers = new Set<string>(group[0].part.marker ? [JSON.stringify(group[0].part.marker)] : []);
     let bytes = group[0].bytes;
     let rows = group[0].part.rows.length;
+    const later: Job[] = [];
     while (this.#waiting.length > 0 && group.length < GROUP_PARTS) {
       const next = this.#waiting[0];
       if (bytes + next.bytes > GROUP_BYTES || rows + next.part.rows.length > GROUP_ROWS) break;
+      this.#waiting.shift();
+      const marker = next.part.marker ? JSON.stringify(next.part.marker) : null;
+      if (marker !== null && markers.has(marker)) {
+        later.push(next);
+        continue;
+      }
+      if (marker !== null) markers.add(marker);
       bytes += next.bytes;
       rows += next.part.rows.length;
-      group.push(this.#waiting.shift()!);
+      group.push(next);
     }
+    this.#waiting.unshift(...later);
     return group;
   }
 

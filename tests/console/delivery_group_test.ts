@@ -69,3 +69,20 @@ Deno.test("a group whose commit fails is stored part by part, and nothing twice"
     kv.close();
   }
 });
+
+Deno.test("two copies of one postback waiting in the same group are stored once, both answered with it", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv, { retain: 1000 });
+    // The first is being stored while both copies wait, so they would go together in the next group.
+    const first = store.addPostback("first", [{ hookId: "h1", item: item(0) }]);
+    const copies = [1, 2].map(() => store.addPostback("same", [{ hookId: "h1", item: item(1) }]));
+    const [a, b] = await Promise.all(copies);
+    await first;
+    assert.deepEqual(a.map((view) => view.seq), [2]);
+    assert.deepEqual(b.map((view) => view.seq), [2]);
+    assert.deepEqual(await sequence(store), [1, 2]);
+  } finally {
+    kv.close();
+  }
+});
