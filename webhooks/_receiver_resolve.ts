@@ -123,19 +123,30 @@ export function createResolver({ hooks, kv, owned, accept }: ResolverSetup) {
     const cached = owned && useChecks && urls.length < MAX_CHECKS ? urls.map((url) => cache.record(tenantId, url)) : [];
     const hit = urls.length > 0 && cached.length === urls.length && cached.every((entry) => entry !== undefined);
     const communityChecks = useChecks && resolved.check ? [resolved.check] : [];
-    let claiming: Claiming | undefined;
-    let records: (Checked<Webhook> | null | undefined)[];
-    if (hit) {
-      records = cached;
-    } else {
-      claiming = settle(take(communityChecks));
-      try {
-        records = await readRecords(tenantId, urls);
-      } catch (error) {
-        await releaseHeld(claiming);
-        throw error;
-      }
+    // Without cached records the claim is taken while they are read; from here until it is handed on,
+    // anything that throws (reading, `accept`) releases it, so the platform's retry is delivered.
+    const claiming: Claiming | undefined = hit ? undefined : settle(take(communityChecks));
+    try {
+      const records = hit ? cached : await readRecords(tenantId, urls);
+      return await settleOutcome(request, resolved, items, urls, records, hit, communityChecks, claiming, take);
+    } catch (error) {
+      if (claiming) await releaseHeld(claiming);
+      throw error;
     }
+  }
+
+  /** The outcome once the records are known: 404, stale, or the claim held with the copies to hand on. */
+  async function settleOutcome(
+    request: Request,
+    resolved: Resolved,
+    items: BodyItem[],
+    urls: string[],
+    records: (Checked<Webhook> | null | undefined)[],
+    hit: boolean,
+    communityChecks: Deno.AtomicCheck[],
+    claiming: Claiming | undefined,
+    take: (checks: Deno.AtomicCheck[]) => Promise<HeldClaim | null | "stale">,
+  ): Promise<Outcome> {
     const byUrl = new Map(urls.map((url, i) => [url, records[i]]));
     const used = [...(resolved.cached ? communityChecks : []), ...(hit ? records.map((r) => r!.check!) : [])];
     /** A 404, unless it rests on cached data that changed meanwhile. */

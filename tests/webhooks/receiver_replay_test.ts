@@ -37,6 +37,28 @@ Deno.test("handle() answers a replayed header 200 duplicate, whatever its body o
   });
 });
 
+Deno.test("handle() releases the claim when accept throws (records not cached yet), so the retry is delivered", async () => {
+  let failures = 1;
+  await withReceiver(async ({ receiver, delivered }) => {
+    const header = await signA();
+    const body = JSON.stringify([item()]);
+    const res = await receiver.handle(post({ authorization: header }, body));
+    assert.equal(res.status, 500);
+    assert.deepEqual(await res.json(), { error: "Internal error" });
+    assert.equal(delivered.length, 0);
+    const retry = await receiver.handle(post({ authorization: header }, body));
+    assert.deepEqual(await retry.json(), { received: 1 });
+    const replay = await receiver.handle(post({ authorization: header }, body));
+    assert.deepEqual(await replay.json(), { received: 0, duplicate: true });
+    assert.equal(delivered.length, 1);
+  }, {
+    accept: () => {
+      if (failures-- > 0) throw new Error("the mapping could not be read");
+      return true;
+    },
+  });
+});
+
 Deno.test("handle() answers 500 without detail when onPostback throws, and delivers the retry", async () => {
   let failures = 1;
   const seen: string[] = [];
