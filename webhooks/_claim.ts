@@ -71,14 +71,24 @@ export async function claim(
     kv.atomic().check({ key, versionstamp: null }, ...checks).set(key, value, { expireIn }).commit()
   );
   if (first.ok) return { key, versionstamp: first.versionstamp, expireIn };
-  const [current, ...others] = await withLockRetry(() =>
-    kv.getMany<[ClaimValue, ...unknown[]]>([key, ...checks.map((check) => check.key)])
-  );
-  if (others.some((entry, i) => entry.versionstamp !== checks[i].versionstamp)) return "stale";
-  if (current.value && (current.value.state === "done" || current.value.leaseUntil > now)) return null;
-  const taken = await withLockRetry(() => kv.atomic().check(current, ...checks).set(key, value, { expireIn }).commit());
-  return taken.ok ? { key, versionstamp: taken.versionstamp, expireIn } : null;
+  // Taken, or a check failed: read both and decide; a takeover that loses a race is decided again.
+  for (let attempt = 0; attempt < TAKEOVER_ATTEMPTS; attempt++) {
+    const [current, ...others] = await withLockRetry(() =>
+      kv.getMany<[ClaimValue, ...unknown[]]>([key, ...checks.map((check) => check.key)])
+    );
+    if (others.some((entry, i) => entry.versionstamp !== checks[i].versionstamp)) return "stale";
+    if (current.value && (current.value.state === "done" || current.value.leaseUntil > now)) return null;
+    const taken = await withLockRetry(() =>
+      kv.atomic().check(current, ...checks).set(key, value, { expireIn }).commit()
+    );
+    if (taken.ok) return { key, versionstamp: taken.versionstamp, expireIn };
+  }
+  // Others keep taking and releasing this header: one of them holds it now.
+  return null;
 }
+
+/** How often a claim whose takeover lost a race is decided again. */
+const TAKEOVER_ATTEMPTS = 3;
 
 /** Marks a held claim done; a claim taken over meanwhile is left alone. */
 export async function finish(kv: Deno.Kv, held: HeldClaim): Promise<void> {

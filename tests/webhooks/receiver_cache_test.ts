@@ -105,3 +105,42 @@ Deno.test("a replay is still a duplicate while the cache is warm, and after the 
     assert.equal(delivered.length, 1);
   });
 });
+
+Deno.test("a lapsed claim whose takeover meets a hook changed in between is decided afresh, not called a duplicate", async () => {
+  let hang = false;
+  let calls = 0;
+  await withReceiver(async ({ kv, receiver, clock }) => {
+    assert.equal((await receiver.handle(await postA(1))).status, 200); // cache warm
+    const header = await signA(NOW + 2);
+    hang = true;
+    // The first taker of this header dies in onPostback: its claim stays pending past its lease.
+    void receiver.handle(post({ authorization: header }, JSON.stringify([item()])));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    hang = false;
+    clock.now += 2_000;
+    // Between the read of the lapsed claim and the takeover's commit, another process saves the hook.
+    const other = createWebhooks(kv);
+    const getMany = kv.getMany.bind(kv);
+    let raced = false;
+    Object.assign(kv, {
+      getMany: async (...args: Parameters<Deno.Kv["getMany"]>) => {
+        const read = await getMany(...args);
+        if (!raced && args[0].length > 1) {
+          raced = true;
+          await other.save((await other.findByWebhookURL(REF_A))[0]);
+        }
+        return read;
+      },
+    });
+    const retry = await receiver.handle(post({ authorization: header }, JSON.stringify([item()])));
+    assert.ok(raced, "the takeover met the change");
+    assert.deepEqual(await retry.json(), { received: 1 });
+    assert.equal(calls, 3, "the warm-up, the taker that died, the retry");
+  }, {
+    claimLeaseMs: 1_000,
+    onPostback: () => {
+      calls++;
+      return hang ? new Promise<void>(() => {}) : undefined;
+    },
+  });
+});
