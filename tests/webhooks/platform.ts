@@ -116,8 +116,13 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
   });
   const refreshTokens = options.refreshTokens ?? ["good-refresh"];
   const tokens = options.tokens ?? ["good-token"];
-  for (let i = 0; i < Math.max(tokens.length, refreshTokens.length); i++) {
-    await sandbox.issueTokens({ accessToken: tokens[i], refreshToken: refreshTokens[i] });
+  try {
+    for (let i = 0; i < Math.max(tokens.length, refreshTokens.length); i++) {
+      await sandbox.issueTokens({ accessToken: tokens[i], refreshToken: refreshTokens[i] });
+    }
+  } catch (error) {
+    kv.close();
+    throw error;
   }
   const app = new Hono();
   app.route(BASE_PATH, sandbox.app);
@@ -180,13 +185,14 @@ export async function withPlatform(
   fn: (kv: Deno.Kv, platform: Platform) => Promise<void>,
   options?: PlatformOptions,
 ): Promise<void> {
-  const kv = await Deno.openKv(":memory:");
   const platform = await startPlatform(options);
+  let kv: Deno.Kv | undefined;
   try {
+    kv = await Deno.openKv(":memory:");
     await fn(kv, platform);
   } finally {
     await platform.close();
-    kv.close();
+    kv?.close();
   }
 }
 
