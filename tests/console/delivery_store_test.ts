@@ -151,6 +151,23 @@ Deno.test("a payload of characters beyond Latin-1 is cut to fit one KV value and
   }
 });
 
+Deno.test("a payload whose first character beyond Latin-1 comes after the plain cut is still cut to fit", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv);
+    // A JavaScript string holding one wide character keeps two bytes for each, in its slices too.
+    const [view] = await store.addPostback("late-wide", [{
+      hookId: "h1",
+      item: item(1, { content: "a".repeat(50_000) + "€" }),
+    }]);
+    const stored = await store.get(view.id);
+    assert.equal(stored?.truncated, true);
+    assert.equal(stored?.payload.length, MAX_WIDE_PAYLOAD_CHARS);
+  } finally {
+    kv.close();
+  }
+});
+
 Deno.test("a postback of more items than the store takes is refused whole", async () => {
   const kv = await Deno.openKv(":memory:");
   try {
