@@ -201,7 +201,8 @@ export class SequenceWriter {
       const keepFrom = last - this.#retain + 1;
       for (const old of oldest.filter((v) => v.seq < keepFrom)) {
         op.delete(deliveryViewKey(old.seq)).delete(deliveryByHookKey(old.hookId, old.seq)).delete(deliveryKey(old.id));
-        if (old.postbackId) op.delete(attemptKey(old.postbackId));
+        // A refused row (a duplicate, a failed try) names the postback too: its details stay with the stored one.
+        if (old.postbackId && !old.reason) op.delete(attemptKey(old.postbackId));
       }
       const res = await retryLocked(() => op.commit());
       if (res.ok) {

@@ -284,3 +284,27 @@ Deno.test("a text search reads a bounded number of payloads per page, and the cu
     kv.close();
   }
 });
+
+Deno.test("trimming a refused row that names a postback keeps the stored postback's request details", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv, { retain: 2 });
+    const base = { durationMs: 1, receivedAt: Date.now(), bodyExcerpt: "", headers: {}, postbackId: "P" };
+    // A copy answered duplicate while the first was still being handled, logged before the postback itself.
+    await store.addRejected({ ...base, status: 200, duplicate: true, reason: "Duplicate" }, "h1");
+    await store.addPostback("P", [{ hookId: "h1", item: item(1) }]);
+    await store.recordAttempt({ ...base, status: 200, reason: "Delivered" });
+    await store.flush();
+    assert.notEqual(await store.attemptOf("P"), null);
+    await store.add("h2", [item(2)]); // trims the duplicate's row, the oldest
+    assert.deepEqual((await store.list({ limit: 10 })).map((view) => view.reason ?? "accepted"), [
+      "accepted",
+      "accepted",
+    ]);
+    assert.notEqual(await store.attemptOf("P"), null, "the postback still listed keeps its details");
+    await store.add("h2", [item(3)]); // now the postback's own row goes, and its details with it
+    assert.equal(await store.attemptOf("P"), null);
+  } finally {
+    kv.close();
+  }
+});
