@@ -21,9 +21,12 @@ export class AttemptDetails {
   #kv: Deno.Kv;
   #expireIn: number;
   #waiting = new Map<string, AttemptInfo>();
-  #written: Promise<void> | null = null;
+  /** The batch being gathered: written when its timer fires or on flush. */
+  #next: Promise<void> | null = null;
   #due: (() => void) | null = null;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Batches taken and being written. */
+  #writing = new Set<Promise<void>>();
 
   /**
    * @param kv the console's KV
@@ -39,19 +42,28 @@ export class AttemptDetails {
     if (!attempt.postbackId) return Promise.resolve();
     const { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs } = attempt;
     this.#waiting.set(attempt.postbackId, { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs });
-    this.#written ??= new Promise<void>((resolve) => {
+    // A report that comes while a batch is written waits for the next batch, never for one already taken.
+    this.#next ??= new Promise<void>((resolve) => {
       this.#due = resolve;
       this.#timer = setTimeout(resolve, BATCH_MS);
-    }).then(() => this.#write())
-      .finally(() => this.#written = null);
-    return this.#written;
+    }).then(() => {
+      const batch = [...this.#waiting];
+      this.#waiting.clear();
+      this.#next = this.#due = null;
+      const writing = this.#write(batch);
+      this.#writing.add(writing);
+      writing.catch(() => {}).finally(() => this.#writing.delete(writing));
+      return writing;
+    });
+    return this.#next;
   }
 
-  /** Writes the waiting batch now. */
+  /** Writes the waiting batch now, and waits for those being written. */
   async flush(): Promise<void> {
     clearTimeout(this.#timer);
+    const next = this.#next;
     this.#due?.();
-    await this.#written?.catch(() => {});
+    await Promise.allSettled([next, ...this.#writing]);
   }
 
   /** The details of one postback, when recorded. */
@@ -59,9 +71,7 @@ export class AttemptDetails {
     return (await this.#kv.get<AttemptInfo>(attemptKey(postbackId))).value;
   }
 
-  async #write(): Promise<void> {
-    const batch = [...this.#waiting];
-    this.#waiting.clear();
+  async #write(batch: [string, AttemptInfo][]): Promise<void> {
     for (let i = 0; i < batch.length; i += 200) {
       const op = this.#kv.atomic();
       for (const [id, info] of batch.slice(i, i + 200)) op.set(attemptKey(id), info, { expireIn: this.#expireIn });

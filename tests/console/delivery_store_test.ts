@@ -308,3 +308,49 @@ Deno.test("trimming a refused row that names a postback keeps the stored postbac
     kv.close();
   }
 });
+
+Deno.test("request details recorded while a batch of them is written go in the next batch, and flush writes it", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    let during: (() => void) | null = null;
+    const wrapped = new Proxy(kv, {
+      get(target, prop) {
+        if (prop === "atomic") {
+          return () => {
+            const op = target.atomic();
+            const commit = op.commit.bind(op);
+            op.commit = () => {
+              const hook = during;
+              during = null;
+              hook?.();
+              return commit();
+            };
+            return op;
+          };
+        }
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const store = new DeliveryStore(wrapped);
+    const attempt = (postbackId: string) => ({
+      postbackId,
+      status: 200,
+      reason: "Delivered",
+      durationMs: 1,
+      receivedAt: Date.now(),
+      bodyExcerpt: "",
+      headers: {},
+    });
+    let second: Promise<void> | undefined;
+    during = () => second = store.recordAttempt(attempt("b")); // as the batch holding "a" commits
+    await store.recordAttempt(attempt("a"));
+    assert.ok(second, "b was recorded while a's batch was written");
+    await store.flush();
+    await second;
+    assert.notEqual(await store.attemptOf("a"), null);
+    assert.notEqual(await store.attemptOf("b"), null);
+  } finally {
+    kv.close();
+  }
+});
