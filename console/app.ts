@@ -102,7 +102,7 @@ export interface ConsoleApp {
   ready: Promise<void>;
   /** Whether the sandbox is on (known once `ready` settled). */
   readonly sandbox: boolean;
-  /** Ends live streams and timers; the KV stays open (the caller owns it). */
+  /** Ends live streams and timers and writes what waits; the KV stays open (the caller owns it). May be called again. */
   close(): Promise<void>;
 }
 

@@ -158,8 +158,9 @@ async function main(): Promise<void> {
   );
 
   const shutdown = async () => {
-    await app.close();
+    await app.close(); // ends the live streams, so that the server can drain
     await server.shutdown();
+    await app.close(); // writes what the requests that were still running recorded
     kv.close();
     Deno.exit(0);
   };
