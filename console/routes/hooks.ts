@@ -199,10 +199,17 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     return hookId;
   };
 
+  /** The mapping of a receiver id, read as the request comes in; its failure is seen where it is awaited. */
+  const mappingFor = (id: string): Promise<string | null> => {
+    const mapping = id.length <= 200 ? mappingOf(id) : Promise.resolve(null);
+    mapping.catch(() => {}); // not every path awaits it (a refusal logged over its limit, a long id)
+    return mapping;
+  };
+
   // "Replay to receiver": a request the console signs itself, run through
   // the same handler as the platform's, its deliveries marked as replays.
   deps.replayToReceiver = (id, request) => {
-    const mapping = mappingOf(id);
+    const mapping = mappingFor(id);
     return current.run(
       { id, address: "console", mapping, community: null, replay: true },
       () => receiver.handle(request),
@@ -212,8 +219,7 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.post("/hooks/:id", async (c) => {
     const started = performance.now();
     const id = c.req.param("id");
-    const mapping = id.length <= 200 ? mappingOf(id) : Promise.resolve(null);
-    mapping.catch(() => {});
+    const mapping = mappingFor(id);
     const request: InFlight = { id, address: clientAddresses.get(c.req.raw) ?? "unknown", mapping, community: null };
     request.community = await verifiedTenant(findTenant, c.req.header("authorization"));
     const tenant = request.community?.tenantId ?? null;

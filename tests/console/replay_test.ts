@@ -30,3 +30,22 @@ Deno.test("a delivery replayed to the receiver comes back as a new delivery mark
     assert.match(await refused.text(), /Only an accepted delivery can be replayed/);
   });
 });
+
+Deno.test("a replay to a receiver id too long for a KV key is refused, and the console keeps serving", async () => {
+  await withHook(async (t, { id, platformId }, client) => {
+    assert.deepEqual(await trigger(t.origin, { webhookId: platformId }), [200]);
+    const [original] = (await t.app.deliveries.page({ status: "accepted", hookId: id })).values;
+    const hook = (await t.app.webhooks.findByID(id))!;
+    await t.app.webhooks.save({
+      ...hook,
+      entity: { ...hook.entity, callback: `${t.origin}/hooks/${"x".repeat(2_100)}` },
+    });
+    const csrf = csrfOf(await client.text(`/deliveries/${original.id}`, 200));
+    const refused = await client.post(`/deliveries/${original.id}/replay`, { _csrf: csrf });
+    assert.equal(refused.status, 400);
+    assert.match(await refused.text(), /The receiver answered 404/);
+    // Nothing was left to fail unseen: the console still answers.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.match(await client.text(`/deliveries?hook=${id}`, 200), /accepted/);
+  });
+});
