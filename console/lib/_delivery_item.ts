@@ -68,9 +68,9 @@ export function summarize(item: unknown): { verb: string; title: string; webhook
 /** The payload text of an item, cut so that it fits one KV value. */
 export function payloadOf(item: unknown): { payload: string; truncated: boolean } {
   const full = JSON.stringify(item) ?? "null";
-  // deno-lint-ignore no-control-regex
   // The whole text, not the part kept: a string with one wide character anywhere keeps two bytes for every
   // character, in its slices too, and KV stores it so.
+  // deno-lint-ignore no-control-regex
   const max = /[^\u0000-\u00ff]/.test(full) ? MAX_WIDE_PAYLOAD_CHARS : MAX_PAYLOAD_CHARS;
   return full.length > max ? { payload: full.slice(0, max), truncated: true } : { payload: full, truncated: false };
 }
