@@ -63,8 +63,27 @@ export function sizeError(error: unknown, what: string): unknown {
   if (/value too large/i.test(message)) {
     return new RangeError(`Cannot save ${what}: it is larger than the ${MAX_VALUE_BYTES} bytes one KV value holds`);
   }
-  if (/key too large/i.test(message)) {
+  if (isKeyTooLarge(error)) {
     return new RangeError(`Cannot save ${what}: one of its keys is longer than the 2048 bytes KV allows`);
   }
   return error;
+}
+
+/** Whether an error is Deno KV refusing a key longer than the 2048 bytes it holds. */
+export function isKeyTooLarge(error: unknown): boolean {
+  return error instanceof TypeError && /key too large/i.test(error.message);
+}
+
+/**
+ * Runs a read whose key holds a caller's string; a key too long for KV
+ * answers `none`, since nothing can be stored under it (saves refuse such
+ * keys with a `RangeError`). Other errors pass.
+ */
+export async function unlessKeyTooLarge<T>(read: () => Promise<T>, none: T): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (isKeyTooLarge(error)) return none;
+    throw error;
+  }
 }

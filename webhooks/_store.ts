@@ -14,7 +14,7 @@ import {
   webhookByUrlPrefix,
   webhookKey,
 } from "./_keys.ts";
-import { commitWithRetry, getManyBatched, MAX_VALUE_BYTES, withLockRetry } from "./_kv.ts";
+import { commitWithRetry, getManyBatched, MAX_VALUE_BYTES, unlessKeyTooLarge, withLockRetry } from "./_kv.ts";
 import { describe } from "./_util.ts";
 import type { MigrateReport, Page, Webhook, WebhookEntity } from "./types.ts";
 import type { MigrateOptions } from "./options.ts";
@@ -137,11 +137,12 @@ export async function recordsUnder(
   prefix: Deno.KvKey,
   keep: (record: Webhook) => boolean,
 ): Promise<Webhook[]> {
-  return await withLockRetry(async () => {
-    const entries: Deno.KvEntry<Webhook | string>[] = [];
-    for await (const entry of kv.list<Webhook | string>({ prefix })) entries.push(entry);
-    return await resolveEntries(kv, entries, keep);
-  });
+  return await unlessKeyTooLarge(() =>
+    withLockRetry(async () => {
+      const entries: Deno.KvEntry<Webhook | string>[] = [];
+      for await (const entry of kv.list<Webhook | string>({ prefix })) entries.push(entry);
+      return await resolveEntries(kv, entries, keep);
+    }), []);
 }
 
 /** The records of one self URL. */

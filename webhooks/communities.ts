@@ -6,7 +6,7 @@
  */
 
 import { COMMUNITY_PREFIX, communityByNameKey, communityKey } from "./_keys.ts";
-import { commitWithRetry, sizeError, withLockRetry } from "./_kv.ts";
+import { commitWithRetry, sizeError, unlessKeyTooLarge, withLockRetry } from "./_kv.ts";
 import { describe, pageLimit, requireString } from "./_util.ts";
 import type { Community, Page, TokenPair } from "./types.ts";
 import type { ListOptions } from "./options.ts";
@@ -216,7 +216,8 @@ function validateCommunity(community: Community): void {
 export function createCommunities(kv: Deno.Kv): Communities {
   async function findByTenantID(tenantId: string): Promise<Community | null> {
     requireString(tenantId, "tenantId", "find community");
-    return (await withLockRetry(() => kv.get<Community>(communityKey(tenantId)))).value;
+    const entry = await unlessKeyTooLarge(() => withLockRetry(() => kv.get<Community>(communityKey(tenantId))), null);
+    return entry?.value ?? null;
   }
 
   return {
@@ -247,8 +248,11 @@ export function createCommunities(kv: Deno.Kv): Communities {
     async findByName(name) {
       requireString(name, "name", "find community");
       for (let attempt = 0; attempt < 5; attempt++) {
-        const pointer = await withLockRetry(() => kv.get<string>(communityByNameKey(name)));
-        if (pointer.value === null) return null;
+        const pointer = await unlessKeyTooLarge(
+          () => withLockRetry(() => kv.get<string>(communityByNameKey(name))),
+          null,
+        );
+        if (pointer?.value == null) return null;
         const community = await findByTenantID(pointer.value);
         // A rename between the two reads: read the pointer again.
         if (community?.name === name) return community;

@@ -14,7 +14,8 @@ export interface WebhookLookups {
    * Finds a record by id.
    *
    * @param webhookId The record's id.
-   * @returns The record, or `null` when none has that id (or no id is given).
+   * @returns The record, or `null` when none has that id (or no id is given,
+   *   or one too long for a KV key, which no record can have).
    *
    * @example Usage
    * ```ts

@@ -6,7 +6,7 @@
 
 import { monotonicFactory } from "ulid";
 import { pendingPrefix, webhookByTenantPrefix, webhookKey } from "./_keys.ts";
-import { listAll, withLockRetry } from "./_kv.ts";
+import { listAll, unlessKeyTooLarge, withLockRetry } from "./_kv.ts";
 import { deleteOnPlatform, platformOps } from "./_register.ts";
 import { listPage, migrateIndexes, recordsByUrl, recordsUnder, removeRecord, writeRecord } from "./_store.ts";
 import { rememberKv } from "./_kv_of.ts";
@@ -88,7 +88,10 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
     // SPEC.md section 7: an absent id resolves with null.
     if (webhookId === undefined || webhookId === null || webhookId === "") return null;
     requireString(webhookId, "webhookId", "find webhook");
-    return (await withLockRetry(() => kv.get<Webhook>(webhookKey(webhookId)))).value;
+    return await unlessKeyTooLarge(
+      async () => (await withLockRetry(() => kv.get<Webhook>(webhookKey(webhookId)))).value,
+      null,
+    );
   }
 
   async function findByWebhookURL(webhookURL: string): Promise<Webhook[]> {

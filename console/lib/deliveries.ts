@@ -206,6 +206,7 @@ export class DeliveryStore {
 
   /** One delivery with its payload, or `null`. */
   async get(id: string): Promise<Delivery | null> {
+    if (id.length > 200) return null; // ids are short; a longer one (from a URL) names none
     return (await this.#kv.get<Delivery>(deliveryKey(id))).value;
   }
 

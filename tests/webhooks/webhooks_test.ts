@@ -238,6 +238,19 @@ Deno.test("save() refuses a tenantId too long for a KV key with a RangeError and
   });
 });
 
+Deno.test("lookups by an id, tenant id or name too long for a KV key find nothing instead of failing", async () => {
+  await withKv(async (kv) => {
+    const hooks = createWebhooks(kv);
+    await hooks.save(hook("h1", "t1"));
+    const long = "x".repeat(3000);
+    assert.equal(await hooks.findByID(long), null);
+    assert.deepEqual(await hooks.findByTenantID(long), []);
+    assert.equal(await hooks.communities.findByTenantID(long), null);
+    assert.equal(await hooks.communities.findByName(long), null);
+    assert.equal((await hooks.findByTenantID("t1")).length, 1);
+  });
+});
+
 Deno.test("findByID() resolves with null when no id is given, and rejects a non-string id", async () => {
   await withKv(async (kv) => {
     const hooks = createWebhooks(kv);
