@@ -188,7 +188,14 @@ export function platformOps(deps: PlatformDeps): {
     if (url === undefined) throw new TypeError(`Cannot ${action}: its entity has no id`);
     const answer = await platformRequest(ctx, "PUT", url, { events, object, callback, enabled });
     const saved: Webhook = { ...record, entity: entityOf(answer.body, answer.status, url) };
-    await writeRecord(kv, saved);
+    try {
+      await writeRecord(kv, saved);
+    } catch (error) {
+      // The platform took the change and the record cannot: the hook is put back as its record has it.
+      const previous = { events: entity.events, object: entity.object, callback: entity.callback };
+      await platformRequest(ctx, "PUT", url, { ...previous, enabled: entity.enabled ?? true }).catch(() => {});
+      throw error;
+    }
     return saved;
   }
 

@@ -124,7 +124,9 @@ export interface WebhookRegistration {
    * Changes a registered hook on the platform (its `PUT`): enables or
    * disables it, or replaces its events, object or callback; then saves the
    * platform's answer as the record's entity. The hook as it will be is
-   * checked as a registration is, before any request.
+   * checked as a registration is, before any request. When the record
+   * cannot be saved, the hook is put back on the platform as the record has
+   * it, and the save's error is thrown.
    *
    * @param webhook The record, or its id.
    * @param changes What to change; what is left out keeps its value.

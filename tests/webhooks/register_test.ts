@@ -482,3 +482,29 @@ Deno.test("reconcile() rejects the bad community arguments with findByCommunity'
     assert.equal(platform.seen.length, 0);
   });
 });
+
+Deno.test("update() puts the hook back on the platform when its record cannot be saved, then rejects", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    await hooks.register("Acme", ["user_account"], null, CALLBACK);
+    const [record] = await hooks.findByTenantID("tenant-acme");
+    // The same KV, but every commit fails from now on (a full disk, say).
+    const broken = createWebhooks(
+      new Proxy(kv, {
+        get(target, prop) {
+          if (prop === "atomic") {
+            return () => Object.assign(target.atomic(), { commit: () => Promise.reject(new Error("disk full")) });
+          }
+          const value = Reflect.get(target, prop);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      }),
+    );
+    await assert.rejects(() => broken.update(record.id, { enabled: false }), /disk full/);
+    const puts = platform.requests("PUT");
+    assert.deepEqual(puts.map((put) => JSON.parse(put.body).enabled), [false, true]);
+    assert.equal((await platform.hook(FIRST_HOOK_ID))?.enabled, true);
+    assert.equal((await hooks.findByID(record.id))?.entity.enabled, true);
+  });
+});
