@@ -31,6 +31,9 @@ function show(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
+/** The longest place URI or callback URL a hook may have (the record must fit one KV value). */
+const MAX_URL_CHARS = 8192;
+
 /**
  * Validates `{ events, object, callback }` like the platform; returns the
  * fields, or the message of a 400 answer.
@@ -70,6 +73,11 @@ export function validateHookFields(body: unknown): HookFields | string {
   }
   if (typeof callback !== "string") {
     return `'callback' must be an absolute http(s) URL, got ${show(callback)}`;
+  }
+  for (const [name, value] of [["object", object], ["callback", callback]] as const) {
+    if (typeof value === "string" && value.length > MAX_URL_CHARS) {
+      return `'${name}' must be at most ${MAX_URL_CHARS} characters, got ${value.length}`;
+    }
   }
   let url: URL;
   try {

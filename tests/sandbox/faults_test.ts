@@ -129,3 +129,27 @@ Deno.test("sandbox: faults that are not an object are refused by name", async ()
     kv.close();
   }
 });
+
+Deno.test("sandbox: a hook whose object or callback is too long is refused 400 by name, on POST and PUT", async () => {
+  await withServed(async (sandbox, base, origin) => {
+    await sandbox.issueTokens({ accessToken: "a" });
+    const made = await sandbox.createHook(origin, { events: ["user_account"], callback: "https://example.com/cb" });
+    const send = (method: string, path: string, body: unknown) =>
+      fetch(`${base}/api/core/v3/webhooks${path}`, {
+        method,
+        headers: { Authorization: "Bearer a", "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const place = `${base}/api/core/v3/places/1000?${"a".repeat(60_000)}`;
+    for (const [method, path] of [["POST", ""], ["PUT", `/${made.id}`]]) {
+      const long = await send(method, path, {
+        events: ["document"],
+        object: place,
+        callback: "https://example.com/cb",
+      });
+      assert.equal(long.status, 400, method);
+      assert.match((await parse(long)).error.message, /^'object' must be at most 8192 characters, got 600\d\d$/);
+    }
+    assert.deepEqual((await sandbox.listHooks()).map((hook) => hook.events), [["user_account"]]);
+  });
+});
