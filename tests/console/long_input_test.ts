@@ -8,7 +8,7 @@ import { csrfOf, withHook } from "./_helpers.ts";
 const LONG = "x".repeat(3000);
 
 Deno.test("pages and forms given an id or tenant id too long for a KV key answer 4xx, never 500", async () => {
-  await withHook(async (t, { id }, client) => {
+  await withHook(async (_t, { id }, client) => {
     const csrf = csrfOf(await client.text("/communities/new", 200));
     const gets = [
       `/communities/${LONG}`,
