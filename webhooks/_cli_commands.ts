@@ -172,7 +172,7 @@ const COMMANDS: Record<string, Command> = {
 
   async receive(ctx) {
     const port = ctx.flags.port === undefined ? 8080 : Number(ctx.flags.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    if (!/^\d{1,5}$/.test(String(ctx.flags.port ?? 8080)) || port > 65535) {
       throw new UsageHint(`--port must be a whole number from 0 to 65535, got '${ctx.flags.port}'`);
     }
     const hostname = typeof ctx.flags.hostname === "string" ? ctx.flags.hostname : "127.0.0.1";

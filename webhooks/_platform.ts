@@ -108,6 +108,9 @@ async function send(
   });
 }
 
+/** What a bearer token may hold to go in a header: visible ASCII, no space or line break. */
+export const HEADER_TOKEN: RegExp = /^[\x21-\x7e]+$/;
+
 async function fetchWithTimeout(
   ctx: PlatformContext,
   method: string,
@@ -227,6 +230,9 @@ async function renewTokens(ctx: PlatformContext): Promise<TokenPair> {
   const body = answer.body as Partial<TokenPair> | null;
   if (typeof body?.access_token !== "string" || body.access_token === "") {
     throw new PlatformError("POST", url, answer.status, "token renewal answered without an access_token");
+  }
+  if (!HEADER_TOKEN.test(body.access_token)) {
+    throw new PlatformError("POST", url, answer.status, "token renewal answered an access_token no header can carry");
   }
   return {
     access_token: body.access_token,

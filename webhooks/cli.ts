@@ -82,9 +82,15 @@ function messageOf(error: unknown, secrets: string[]): string {
     : typeof (error as { error?: unknown } | null)?.error === "string"
     ? (error as { error: string }).error
     : String(error);
-  let text = raw.split("\n")[0];
-  for (const secret of secrets) if (secret.length >= 4) text = text.split(secret).join("[secret]");
-  return text;
+  // Blotted before the first line is kept, and line by line too: a secret with a line break in it
+  // would otherwise be cut in two and its first part shown.
+  let text = raw;
+  for (const secret of secrets) {
+    for (const part of [secret, ...secret.split(/[\r\n]+/)]) {
+      if (part.length >= 4) text = text.split(part).join("[secret]");
+    }
+  }
+  return text.split("\n")[0];
 }
 
 /**
@@ -166,7 +172,15 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     out: cli.stdout,
     err: cli.stderr,
     progress: (text) => cli.stderrIsTerminal ? cli.stderr(text) : undefined,
-    secret: secretOf,
+    secret(flag, variable) {
+      const value = secretOf(flag, variable);
+      if (value !== undefined && /[\x00-\x1f\x7f]/.test(value)) {
+        throw new UsageHint(
+          `--${flag} (or ${variable}) holds a control character (a line break, say); no secret has one`,
+        );
+      }
+      return value;
+    },
     signal: cli.signal ?? interrupt.signal,
     onPlatformPage: null,
   };

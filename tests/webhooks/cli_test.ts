@@ -3,7 +3,7 @@
 // platform on 127.0.0.1 (issue 12).
 
 import assert from "node:assert/strict";
-import { signJiveExtn } from "../../webhooks/mod.ts";
+import { createWebhooks, signJiveExtn } from "../../webhooks/mod.ts";
 import { main } from "../../webhooks/cli.ts";
 import { type Platform, startPlatform } from "./platform.ts";
 import { fixtureRecords, writeOldLayout } from "./_old_layout.ts";
@@ -343,4 +343,43 @@ Deno.test("cli property: any command line ends with 0, 1 or 2, and a usage error
     }),
     { numRuns: 300 },
   );
+});
+
+Deno.test("cli: a secret with a line break is refused as a usage error, and a stored one never reaches stderr", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cli_test_" });
+  const platform = await startPlatform({ clientSecret: SECRET });
+  try {
+    const path = `${dir}/webhooks.kv`;
+    const err: string[] = [];
+    const io = (env: Record<string, string>) => ({
+      stdout: () => {},
+      stderr: (t: string) => err.push(t),
+      env: (name: string) => env[name],
+    });
+    const add = ["communities", "add", "--kv", path, "--name", "Acme", "--tenant", "t", "--base-url", platform.url];
+    assert.equal(await main(add, io({ ACCESS_TOKEN: "SECRETAAAA\nSECRETBBBB" })), 2);
+    assert.match(err[0], /^Error: --access-token \(or ACCESS_TOKEN\) holds a control character/);
+    // One written by another tool: refused before any request, and not shown.
+    const kv = await Deno.openKv(path);
+    await createWebhooks(kv).communities.save({
+      name: "Acme",
+      tenantId: "t",
+      baseUrl: platform.url,
+      oauth: { access_token: "STOREDAAAA\nSTOREDBBBB", refresh_token: "r" },
+    });
+    kv.close();
+    err.length = 0;
+    const register = ["hooks", "register", "--kv", path, "--community", "Acme", "--events", "user_account"];
+    assert.equal(await main([...register, "--callback", "https://me.example/h"], io({})), 1);
+    assert.equal(err.length, 1);
+    assert.match(err[0], /^Error: Cannot call the platform: the access token for community "Acme" holds a character/);
+    assert.ok(!err[0].includes("STORED"));
+    assert.equal(platform.seen.length, 0);
+    err.length = 0;
+    assert.equal(await main(["receive", "--kv", path, "--port", ""], io({})), 2);
+    assert.match(err[0], /^Error: --port must be a whole number from 0 to 65535, got ''/);
+  } finally {
+    await platform.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -508,3 +508,22 @@ Deno.test("update() puts the hook back on the platform when its record cannot be
     assert.equal((await hooks.findByID(record.id))?.entity.enabled, true);
   });
 });
+
+Deno.test("register() refuses an access token no header can carry, naming the community but not the token", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform, { oauth: { access_token: "SECRETAAAA\nSECRETBBBB" } }));
+    await assert.rejects(
+      () => hooks.register("Acme", ["user_account"], null, CALLBACK),
+      (e: Error) =>
+        e instanceof TypeError && /access token for community "Acme" holds a character/.test(e.message) &&
+        !e.message.includes("SECRET"),
+    );
+    await assert.rejects(
+      () => hooks.register("Acme", ["user_account"], null, CALLBACK, "tok en"),
+      (e: Error) => e instanceof TypeError && !e.message.includes("tok en"),
+    );
+    assert.equal(platform.seen.length, 0);
+    assert.deepEqual(await keysUnder(kv, ["webhook_pending"]), []);
+  });
+});
