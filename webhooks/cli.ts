@@ -174,6 +174,7 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     progress: (text) => cli.stderrIsTerminal ? cli.stderr(text) : undefined,
     secret(flag, variable) {
       const value = secretOf(flag, variable);
+      // deno-lint-ignore no-control-regex
       if (value !== undefined && /[\x00-\x1f\x7f]/.test(value)) {
         throw new UsageHint(
           `--${flag} (or ${variable}) holds a control character (a line break, say); no secret has one`,
