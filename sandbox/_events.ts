@@ -34,6 +34,9 @@ function show(value: unknown): string {
 /** The longest place URI or callback URL a hook may have (the record must fit one KV value). */
 const MAX_URL_CHARS = 8192;
 
+/** The most event names a hook may have (there are fewer kinds than this). */
+const MAX_EVENTS = 64;
+
 /**
  * Validates `{ events, object, callback }` like the platform; returns the
  * fields, or the message of a 400 answer.
@@ -51,6 +54,7 @@ export function validateHookFields(body: unknown): HookFields | string {
   if (!Array.isArray(events) || events.length === 0) {
     return `'events' must be a non-empty array of event names, got ${show(rawEvents)}`;
   }
+  if (events.length > MAX_EVENTS) return `'events' must name at most ${MAX_EVENTS}, got ${events.length}`;
   for (const event of events) {
     if (typeof event !== "string" || event === "") {
       return `'events' must hold non-empty strings, got ${show(event)}`;

@@ -10,6 +10,9 @@ import { SANDBOX_USER_NAME, SANDBOX_USER_SUB } from "./_trigger.ts";
 import type { SandboxCore } from "./_core.ts";
 import { CODE_CHALLENGE, MAX_BODY_BYTES } from "./_http.ts";
 
+/** The longest redirect URI, scope or state an authorization request may carry (a code must fit one KV value). */
+const MAX_FIELD_CHARS = 4096;
+
 export function authorizeRoutes(app: Hono, core: SandboxCore): void {
   const { store, basePath, now, tenantId } = core;
 
@@ -24,6 +27,12 @@ export function authorizeRoutes(app: Hono, core: SandboxCore): void {
       return `client_id ${JSON.stringify(fields.client_id)} is not a client of the sandbox`;
     }
     if (!fields.redirect_uri) return "redirect_uri is missing";
+    for (const name of ["redirect_uri", "scope", "state"] as const) {
+      const value = fields[name];
+      if (value !== undefined && value.length > MAX_FIELD_CHARS) {
+        return `${name} must be at most ${MAX_FIELD_CHARS} characters, got ${value.length}`;
+      }
+    }
     let redirect: URL;
     try {
       redirect = new URL(fields.redirect_uri);
@@ -91,7 +100,8 @@ export function authorizeRoutes(app: Hono, core: SandboxCore): void {
     bodyLimit({ maxSize: MAX_BODY_BYTES }),
     csrf(),
     async (c) => {
-      const form = await c.req.parseBody();
+      const form = await c.req.parseBody().catch(() => null);
+      if (form === null) return c.html(errorPage("The form could not be read"), 400);
       const text = (name: string): string | undefined =>
         typeof form[name] === "string" ? form[name] as string : undefined;
       const fields: Partial<ConsentFields> = {

@@ -86,7 +86,8 @@ export function triggerRoutes(
         .test(type);
       let options: TriggerOptions = {};
       if (isForm) {
-        const form = await c.req.parseBody();
+        const form = await c.req.parseBody().catch(() => null);
+        if (form === null) return c.text("The form could not be read", 400);
         for (const name of ["webhookId", "event", "verb"] as const) {
           const value = form[name];
           if (typeof value === "string" && value !== "") options[name] = value;

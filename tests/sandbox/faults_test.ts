@@ -1,7 +1,8 @@
 // The sandbox's test-facing options (issue 14: one platform emulator): a
 // fixed community client, tokens issued and revoked by hand, hooks made and
 // deleted as another client would, and the fault hooks (before, after,
-// afterCreate) that the Module A tests use for 500s, hangs and dropped lines.
+// afterCreate) that the Module A tests use for 500s, hangs and dropped lines;
+// and what it refuses with a 400 rather than failing (too large, unreadable).
 
 import assert from "node:assert/strict";
 import { Hono } from "hono";
@@ -152,4 +153,48 @@ Deno.test("sandbox: a hook whose object or callback is too long is refused 400 b
     }
     assert.deepEqual((await sandbox.listHooks()).map((hook) => hook.events), [["user_account"]]);
   });
+});
+
+Deno.test("sandbox: oversized or unreadable requests are refused 400 by name, never 500", async () => {
+  await withServed(async (sandbox, base, origin) => {
+    await sandbox.issueTokens({ accessToken: "a" });
+    const many = await fetch(`${base}/api/core/v3/webhooks`, {
+      method: "POST",
+      headers: { Authorization: "Bearer a", "Content-Type": "application/json" },
+      body: JSON.stringify({ events: Array(21_000).fill("dm").join(","), callback: "http://x.example/" }),
+    });
+    assert.equal(many.status, 400);
+    assert.equal((await parse(many)).error.message, "'events' must name at most 64, got 21000");
+
+    const authorize = (body: BodyInit, type?: string) =>
+      fetch(`${base}/oauth2/authorize`, {
+        method: "POST",
+        headers: { Origin: origin, ...(type ? { "Content-Type": type } : {}) },
+        body,
+      });
+    const long = await authorize(
+      new URLSearchParams({
+        client_id: "client-1",
+        redirect_uri: `http://x.example/${"a".repeat(33_000)}€`,
+        response_type: "code",
+        code_challenge: "a".repeat(43),
+        code_challenge_method: "S256",
+        decision: "approve",
+      }),
+    );
+    assert.equal(long.status, 400);
+    assert.match(await long.text(), /redirect_uri must be at most 4096 characters/);
+
+    for (const path of ["/oauth2/authorize", "/trigger"]) {
+      for (const type of ["multipart/form-data; boundary=zz", "multipart/form-data"]) {
+        const broken = await fetch(`${base}${path}`, {
+          method: "POST",
+          headers: { Origin: origin, "Content-Type": type },
+          body: "garbage",
+        });
+        assert.equal(broken.status, 400, `${path} ${type}`);
+        assert.match(await broken.text(), /The form could not be read/);
+      }
+    }
+  }, { communityClient: { clientId: "client-1", clientSecret: "secret-1" } });
 });
