@@ -31,10 +31,12 @@ export function publicCommunity(c: Community): PublicCommunity {
 }
 
 /** Columns padded to their widest cell, a rule under the head. */
-export function table(head: string[], rows: string[][]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) => cells.map((c, i) => (c ?? "").padEnd(widths[i])).join("  ").trimEnd();
-  return [line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+export function table(head: string[], rows: unknown[][]): string {
+  // Cells as text whatever a record holds: one written by another tool must not stop the listing.
+  const cells = rows.map((row) => row.map((cell) => cell === undefined || cell === null ? "" : String(cell)));
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? "").length)));
+  const line = (row: string[]) => row.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd();
+  return [line(head), line(widths.map((w) => "-".repeat(w))), ...cells.map(line)].join("\n");
 }
 
 /** The rows of communities. */

@@ -383,3 +383,23 @@ Deno.test("cli: a secret with a line break is refused as a usage error, and a st
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("cli: a record written by another tool with odd fields is still listed", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cli_test_" });
+  try {
+    const path = `${dir}/webhooks.kv`;
+    const kv = await Deno.openKv(path);
+    await createWebhooks(kv).save({
+      id: "h1",
+      tenantId: "t1",
+      entity: { events: ["dm", 7], resources: { self: { ref: 42 } } } as Record<string, unknown>,
+    });
+    kv.close();
+    const out: string[] = [];
+    const io = { stdout: (t: string) => out.push(t), stderr: (t: string) => out.push(t), env: () => undefined };
+    assert.equal(await main(["hooks", "list", "--kv", path], io), 0);
+    assert.match(out.join("\n"), /^h1\s+t1\s+dm,7\s+42$/m);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
