@@ -53,6 +53,8 @@ export class RateLimiter {
   #limits: RateLimits;
   #now: () => number;
   #batches = new Map<string, Batch>();
+  /** The last count this process wrote per key (keys name their window, so old ones simply stop being used). */
+  #known = new Map<string, Deno.KvEntryMaybe<number>>();
 
   /**
    * @param kv the console's KV
@@ -105,15 +107,21 @@ export class RateLimiter {
       const waiting = batch.waiting.splice(0);
       const failures = batch.failures.splice(0);
       try {
+        // The count as this process last saw it (or none yet): committed against its versionstamp with no read
+        // first; when another process counted meanwhile the check fails, and the count is read and tried again.
+        let current: Deno.KvEntryMaybe<number> = this.#known.get(id) ?? { key, value: null, versionstamp: null };
         for (;;) {
-          const current = await retryLocked(() => this.#kv.get<number>(key));
           const base = current.value ?? 0;
+          const seen = current;
           const res = await retryLocked(() =>
-            this.#kv.atomic().check(current).set(key, base + waiting.length, { expireIn }).commit()
+            this.#kv.atomic().check(seen).set(key, base + waiting.length, { expireIn }).commit()
           );
-          if (!res.ok) continue; // another process counted meanwhile
-          waiting.forEach((resolve, i) => resolve(base + i + 1));
-          break;
+          if (res.ok) {
+            this.#remember(id, { key, value: base + waiting.length, versionstamp: res.versionstamp });
+            waiting.forEach((resolve, i) => resolve(base + i + 1));
+            break;
+          }
+          current = await retryLocked(() => this.#kv.get<number>(key));
         }
       } catch (error) {
         failures.forEach((reject) => reject(error));
@@ -121,6 +129,11 @@ export class RateLimiter {
     }
     batch.running = false;
     this.#batches.delete(id);
+  }
+
+  #remember(id: string, entry: Deno.KvEntryMaybe<number>): void {
+    if (this.#known.size >= 10_000 && !this.#known.has(id)) this.#known.clear();
+    this.#known.set(id, entry);
   }
 }
 

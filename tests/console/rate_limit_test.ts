@@ -141,3 +141,33 @@ Deno.test("the sandbox's trigger is limited per client address", async () => {
     await t.close();
   }
 });
+
+Deno.test("RateLimiter reads no count while it is the only one counting, and reads again when another counted", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const [a, b] = [await Deno.openKv(path), await Deno.openKv(path)];
+  try {
+    let reads = 0;
+    const counted = new Proxy(a, {
+      get(target, prop) {
+        if (prop === "get") reads++;
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const rules = { receiver: { limit: 5, windowMs: 60_000 } };
+    const now = () => 1_000; // one window throughout
+    const mine = new RateLimiter(counted, rules, now);
+    for (let i = 0; i < 3; i++) assert.equal((await mine.hit("receiver", "t1")).ok, true);
+    assert.equal(reads, 0, "one commit a hit, no read");
+    // Another process counts two: the next hit here finds its remembered count stale, reads, and counts on.
+    const other = new RateLimiter(b, rules, now);
+    assert.equal((await other.hit("receiver", "t1")).ok, true);
+    assert.equal((await other.hit("receiver", "t1")).ok, true);
+    assert.equal((await mine.hit("receiver", "t1")).ok, false, "the sixth hit of the window");
+    assert.equal(reads, 1);
+  } finally {
+    a.close();
+    b.close();
+    await Deno.remove(path);
+  }
+});
