@@ -61,10 +61,11 @@ export function onFrame(
   need(fn, "ffn");
   const win = getWin();
   // start the loop, or move it to the window of a document set since (that one may be closed); without
-  // a window (requestAnimationFrame missing) this throws before anything is kept
+  // a window (requestAnimationFrame missing) this throws before anything is kept or stopped
   if (loopWin != win) {
+    const id = win.requestAnimationFrame(tick);
     loopWin?.cancelAnimationFrame(loopId);
-    loopId = win.requestAnimationFrame(tick);
+    loopId = id;
     loopWin = win;
   }
   listeners.set(fn, [scope ?? win, args]);

@@ -23,7 +23,11 @@ export type AnyClass = AnyFunction | (abstract new (...args: any[]) => unknown);
 
 /** Options of {@linkcode merge}. */
 export interface MergeOptions {
-  /** Merge into a deep clone of `mergeTo` instead of augmenting it (default `false`). */
+  /**
+   * Merge into a deep clone of `mergeTo` instead of augmenting it (default
+   * `false`). Only plain objects and arrays are cloned (as {@linkcode clone}
+   * does): a class instance given as `mergeTo` is augmented as it is.
+   */
   clone?: boolean;
   /** Copy top-level properties only (default `false`: nested plain objects are merged). */
   shallow?: boolean;

@@ -55,8 +55,9 @@ export function get(obj: unknown, path: Path, def?: unknown): any {
  * method of `Object.prototype`) is replaced by a fresh own plain object, so
  * the write lands in `obj` or in data it owns. Each key is converted with
  * `String` before it is checked, and a path with a `__proto__`,
- * `constructor` or `prototype` key writes nothing. With `conditional`, the
- * value is written only when the path holds `undefined`.
+ * `constructor` or `prototype` key writes nothing, and so does an empty
+ * path. With `conditional`, the value is written only when the path holds
+ * `undefined`.
  *
  * @param obj the object to write into
  * @param path `"a.b.c"`, one key, or an array of keys
@@ -64,6 +65,7 @@ export function get(obj: unknown, path: Path, def?: unknown): any {
  * @param conditional set only when no value is present (default `false`)
  * @returns `obj`
  * @throws {TypeError} when `obj` is not an object or `path` is not a string, number or array
+ * @throws {RangeError} when the path walks through an array's `length` (it cannot become an object)
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -87,7 +89,7 @@ export function set<T extends object>(
 ): T & Record<string, any> {
   need(obj, "oobj");
   const keys = keysOf(path);
-  if (keys.some(isUnsafeKey)) return obj;
+  if (!keys.length || keys.some(isUnsafeKey)) return obj;
   let cur = obj as Record<string, unknown>;
   const last = keys.pop()!;
   for (const key of keys) {

@@ -14,7 +14,7 @@ export type Query = Record<string, string | 1 | (string | 1)[]>;
  * Builds a query string from key/value pairs. Keys and values go through
  * `encodeURIComponent`; an array value repeats the key; `null` and
  * `undefined` values are left out; other values are converted with
- * `String`. There is no leading `?`.
+ * `String` (a lone surrogate becomes U+FFFD). There is no leading `?`.
  *
  * @param object the key/value pairs
  * @returns the query string
@@ -34,7 +34,9 @@ export function buildQuery(object: object): string {
     for (const item of [value].flat()) {
       if (item != null) {
         parts.push(
-          encodeURIComponent(key) + "=" + encodeURIComponent(item as string),
+          // as text, well formed: a lone surrogate (text cut mid-emoji) becomes U+FFFD, not a URIError
+          encodeURIComponent(String(key).toWellFormed()) + "=" +
+            encodeURIComponent(String(item).toWellFormed()),
         );
       }
     }
@@ -67,7 +69,7 @@ export function buildQuery(object: object): string {
  */
 export function parseQuery(str?: string): Query {
   need(str ??= getWin().location?.search ?? "", "sstr");
-  const query = str.replace(/^[^?#]*\?|#.*/g, "");
+  const query = str.replace(/^[^?#]*\?|#[^]*/g, "");
   // URLSearchParams skips exactly the empty pairs, so its n-th entry is the n-th non-empty pair
   // (the "&" it is given first keeps a leading "?" of the query a key, as in every later pair)
   const pairs = query.split("&").filter(Boolean);

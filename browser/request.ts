@@ -89,7 +89,8 @@ export function request(
   let body = (opts as RequestOptions).data;
   if (json !== undefined) {
     body = JSON.stringify(json);
-    if (!/content-type/i.test(Object.keys({ ...headers }) as never)) {
+    // only a header named Content-Type (in any case) counts, not one that merely contains the words
+    if (!new Headers(headers as Record<string, string>).has("content-type")) {
       xhr.setRequestHeader("Content-Type", "application/json");
     }
   }

@@ -142,7 +142,7 @@ function guarded(found: Findings, label: string, allowed: ErrorConstructor[], fn
  */
 export function referenceParse(str: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const pair of str.replace(/^[^?#]*\?|#.*/g, "").split("&")) {
+  for (const pair of str.replace(/^[^?#]*\?|#[^]*/g, "").split("&")) {
     for (const [key, text] of new URLSearchParams("&" + pair)) {
       const value = pair.includes("=") ? text : 1;
       if (key && !["__proto__", "constructor", "prototype"].includes(key)) {

@@ -153,3 +153,28 @@ Deno.test("onFrame() without a window throws a TypeError and leaves later calls 
     await win.happyDOM.close();
   }
 });
+
+Deno.test("onFrame() on a document without a window stops nothing: the running loop and its listeners go on", async () => {
+  const win = new Window();
+  const doc = win.document as unknown as Document;
+  setDoc(doc);
+  let a = 0;
+  let b = 0;
+  const fa = () => void a++;
+  const fb = () => void b++;
+  try {
+    onFrame(fa);
+    setDoc(doc.implementation.createHTMLDocument("no window"));
+    assert.throws(() => onFrame(() => {}), TypeError);
+    setDoc(doc);
+    onFrame(fb);
+    const before = a;
+    await frames(5, win as unknown as Raf);
+    assert.ok(a > before, "the first listener still runs");
+    assert.ok(b > 0, "the later listener runs");
+  } finally {
+    cancelFrame(fa);
+    cancelFrame(fb);
+    await win.happyDOM.close();
+  }
+});

@@ -259,3 +259,24 @@ Deno.test("merge(), set() and clone() refuse __proto__, constructor and prototyp
     assert.equal(polluted(), undefined);
   });
 });
+
+Deno.test("set() with an empty path writes nothing and returns obj, as get() with one returns obj", () => {
+  const o = { a: 1 };
+  assert.equal(set(o, [], 2), o);
+  assert.deepEqual(o, { a: 1 });
+  assert.equal(get(o, []), o);
+  assert.throws(() => set({ a: [] }, "a.length.b", 1), RangeError);
+});
+
+Deno.test("merge() with clone augments a class instance given as mergeTo, as its options say", () => {
+  class Point {
+    x = 1;
+  }
+  const p = new Point();
+  const out = merge(p, { x: 2 }, { clone: true });
+  assert.equal(out, p);
+  assert.equal(p.x, 2);
+  const plain = { x: 1 };
+  assert.notEqual(merge(plain, { x: 2 }, { clone: true }), plain);
+  assert.equal(plain.x, 1);
+});

@@ -58,3 +58,12 @@ Deno.test("parseQuery() drops __proto__, constructor and prototype keys", () => 
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
 });
+
+Deno.test("buildQuery() turns a lone surrogate into U+FFFD and a symbol into its text, instead of throwing", () => {
+  assert.equal(buildQuery({ cut: "a\uD83D", ["k\uDC00"]: 1 }), "cut=a%EF%BF%BD&k%EF%BF%BD=1");
+  assert.equal(buildQuery({ s: Symbol("x") }), "s=Symbol(x)");
+});
+
+Deno.test("parseQuery() ignores the whole fragment, line breaks and all", () => {
+  assert.deepEqual(parseQuery("?a=1#frag\n&evil=2\r\n&more=3"), { a: "1" });
+});

@@ -72,6 +72,18 @@ Deno.test("request() against a real server, in happy-dom", async (t) => {
       assert.equal((out.response as Echo).method, "PUT");
     });
 
+    await t.step(
+      "json still sends application/json beside a header whose name merely contains content-type",
+      async () => {
+        const out = await call(`${server.base}/echo`, {
+          method: "POST",
+          json: { a: 1 },
+          headers: { "X-Content-Type-Options": "nosniff" },
+        });
+        assert.equal((out.response as Echo).contentType, "application/json");
+      },
+    );
+
     await t.step("data is sent as the body and headers are set", async () => {
       const out = await call(`${server.base}/echo`, {
         method: "POST",
