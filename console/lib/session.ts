@@ -20,6 +20,12 @@ export interface Session {
   createdAt: string;
 }
 
+/** How long a pending authorization may be taken. */
+const PENDING_TTL_MS = 10 * 60_000;
+
+/** A pending authorization as stored, with when. */
+type StoredPending = PendingAuthorization & { savedAt?: number };
+
 /** A pending OAuth authorization: the PKCE verifier and where it leads. */
 export interface PendingAuthorization {
   /** What the authorization is for. */
@@ -107,7 +113,8 @@ export class SessionStore {
   /** Stores a pending authorization for ten minutes; resolves with its id. */
   async savePending(pending: PendingAuthorization): Promise<string> {
     const id = randomToken();
-    await retryLocked(() => this.#kv.set(oauthStateKey(id), pending, { expireIn: 10 * 60_000 }));
+    const stored: StoredPending = { ...pending, savedAt: Date.now() };
+    await retryLocked(() => this.#kv.set(oauthStateKey(id), stored, { expireIn: PENDING_TTL_MS }));
     return id;
   }
 
@@ -116,10 +123,12 @@ export class SessionStore {
     id: string | undefined,
   ): Promise<PendingAuthorization | null> {
     if (!id || id.length > 100) return null;
-    const entry = await this.#kv.get<PendingAuthorization>(oauthStateKey(id));
+    const entry = await this.#kv.get<StoredPending>(oauthStateKey(id));
     if (!entry.value) return null;
     // Used once: only the request that deletes it gets it.
     const res = await retryLocked(() => this.#kv.atomic().check(entry).delete(entry.key).commit());
-    return res.ok ? entry.value : null;
+    // KV's expiry is lazy: one older than ten minutes is refused here too (and is gone now).
+    const { savedAt, ...pending } = entry.value;
+    return res.ok && typeof savedAt === "number" && savedAt + PENDING_TTL_MS >= Date.now() ? pending : null;
   }
 }

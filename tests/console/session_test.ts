@@ -4,6 +4,8 @@
 
 import assert from "node:assert/strict";
 import { createApp } from "../../console/app.ts";
+import { oauthStateKey } from "../../console/lib/kv_keys.ts";
+import { SessionStore } from "../../console/lib/session.ts";
 import { Client, signIn, startConsole } from "./_helpers.ts";
 
 Deno.test("signing in again gives a fresh session id and ends the session held before", async () => {
@@ -77,5 +79,24 @@ Deno.test("no page allows inline scripts: the CSP has no 'unsafe-inline' for scr
     }
   } finally {
     await t.close();
+  }
+});
+
+Deno.test("a pending authorization is taken once, and not after its ten minutes even if KV has not dropped it yet", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new SessionStore(kv, 60_000);
+    const pending = { kind: "signin" as const, codeVerifier: "v", state: "s", returnTo: "/" };
+    const id = await store.savePending(pending);
+    assert.deepEqual(await store.takePending(id), pending);
+    assert.equal(await store.takePending(id), null, "used once");
+    const old = await store.savePending(pending);
+    const key = oauthStateKey(old);
+    const entry = await kv.get<Record<string, unknown>>(key);
+    await kv.set(key, { ...entry.value, savedAt: Date.now() - 10 * 60_000 - 1 });
+    assert.equal(await store.takePending(old), null, "older than ten minutes");
+    assert.equal((await kv.get(key)).value, null, "and gone");
+  } finally {
+    kv.close();
   }
 });
