@@ -1,18 +1,19 @@
-// KV wrappers of the delivery store tests: one that fails chosen commits and
-// counts them, one that counts the entries its lists yield.
+// KV wrappers of the delivery store tests: one that runs a hook before each
+// commit, one that fails chosen commits and counts them, one that counts the
+// entries its lists yield.
 
-/** A KV whose `atomic().commit()` throws on the commits numbered in `failing` (1-based). */
-export function faulty(kv: Deno.Kv, failing: Set<number>): { kv: Deno.Kv; commits: () => number } {
+/** A KV whose every `atomic().commit()` runs `before(n)` first (n counts commits from 1) and then commits. */
+export function onCommit(kv: Deno.Kv, before: (n: number) => Promise<void> | void): Deno.Kv {
   let commits = 0;
-  const wrapped = new Proxy(kv, {
+  return new Proxy(kv, {
     get(target, prop) {
       if (prop === "atomic") {
         return () => {
           const op = target.atomic();
           const commit = op.commit.bind(op);
-          op.commit = () => {
-            commits++;
-            return failing.has(commits) ? Promise.reject(new Error("killed")) : commit();
+          op.commit = async () => {
+            await before(++commits);
+            return await commit();
           };
           return op;
         };
@@ -20,6 +21,15 @@ export function faulty(kv: Deno.Kv, failing: Set<number>): { kv: Deno.Kv; commit
       const value = Reflect.get(target, prop);
       return typeof value === "function" ? value.bind(target) : value;
     },
+  });
+}
+
+/** A KV whose `atomic().commit()` throws on the commits numbered in `failing` (1-based). */
+export function faulty(kv: Deno.Kv, failing: Set<number>): { kv: Deno.Kv; commits: () => number } {
+  let commits = 0;
+  const wrapped = onCommit(kv, (n) => {
+    commits = n;
+    if (failing.has(n)) throw new Error("killed");
   });
   return { kv: wrapped, commits: () => commits };
 }

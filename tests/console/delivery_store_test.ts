@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { DeliveryStore, MAX_POSTBACK_ITEMS, MAX_WIDE_PAYLOAD_CHARS } from "../../console/lib/deliveries.ts";
-import { counting, faulty } from "./_kv_faults.ts";
+import { counting, faulty, onCommit } from "./_kv_faults.ts";
 
 const item = (n: number, extra: Record<string, unknown> = {}) => ({
   webhook: "https://jive.example/api/core/v3/webhooks/1",
@@ -313,24 +313,10 @@ Deno.test("request details recorded while a batch of them is written go in the n
   const kv = await Deno.openKv(":memory:");
   try {
     let during: (() => void) | null = null;
-    const wrapped = new Proxy(kv, {
-      get(target, prop) {
-        if (prop === "atomic") {
-          return () => {
-            const op = target.atomic();
-            const commit = op.commit.bind(op);
-            op.commit = () => {
-              const hook = during;
-              during = null;
-              hook?.();
-              return commit();
-            };
-            return op;
-          };
-        }
-        const value = Reflect.get(target, prop);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
+    const wrapped = onCommit(kv, () => {
+      const hook = during;
+      during = null;
+      hook?.();
     });
     const store = new DeliveryStore(wrapped);
     const attempt = (postbackId: string) => ({
