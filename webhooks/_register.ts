@@ -6,7 +6,7 @@
 import type { Communities } from "./communities.ts";
 import { pendingKey } from "./_keys.ts";
 import { withLockRetry } from "./_kv.ts";
-import { type Credentials, HEADER_TOKEN, type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
+import { type Credentials, type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
 import { selfRef, writeRecord } from "./_store.ts";
 import { validateRegistration } from "./_validate.ts";
 import { describe } from "./_util.ts";
@@ -59,13 +59,6 @@ export function platformOps(deps: PlatformDeps): {
         `Cannot call the platform: community ${describe(community.name)} has no http(s) 'baseUrl', got ${
           describe(community.baseUrl)
         }`,
-      );
-    }
-    if (!HEADER_TOKEN.test(credentials.accessToken)) {
-      throw new TypeError(
-        `Cannot call the platform: the access token for community ${
-          describe(community.name)
-        } holds a character an HTTP header cannot carry (a space or a line break, say)`,
       );
     }
     return {
