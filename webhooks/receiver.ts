@@ -36,27 +36,26 @@ interface Trace {
  * Makes a receiver for the platform's postbacks. `handle(request)` answers,
  * checking in this order:
  * 1. `405` for a method other than POST;
- * 2. `413` when `Content-Length` already exceeds `maxBytes` (nothing read);
- * 3. `401`, before any byte of the body is read, when the `Authorization:
- *    JiveEXTN` header is missing or malformed, when no community has its
- *    `tenant_id`, when it does not verify with that community's client secret
- *    within the window (5 minutes back, 30 seconds ahead), or when its
- *    `client_id` is not the community's `clientId`;
- * 4. the body is read chunk by chunk: `413` once it passes `maxBytes` (the
- *    stream is cancelled, at most one chunk past the limit is read), `408`
- *    when it has not fully arrived within `bodyTimeoutMs`;
- * 5. `400` when it is not a JSON array of `{ webhook: string, activity:
+ * 2. `413` when the body exceeds `maxBytes`: at once when `Content-Length`
+ *    says so (nothing read), else once reading passes it (the stream is
+ *    cancelled, at most one chunk past the limit is read); `408` when it has
+ *    not fully arrived within `bodyTimeoutMs`;
+ * 3. `401` when the `Authorization: JiveEXTN` header is missing or
+ *    malformed, when no community has its `tenant_id`, when it does not
+ *    verify with that community's client secret within the window (5 minutes
+ *    back, 30 seconds ahead), or when its `client_id` is not the community's
+ *    `clientId`;
+ * 4. `400` when the body is not a JSON array of `{ webhook: string, activity:
  *    object }`, `413` when it holds more than `maxItems` items;
- * 6. `404` when an item's `webhook` names no record of that tenant, or
+ * 5. `404` when an item's `webhook` names no record of that tenant, or
  *    `accept` refuses: nothing is handed on;
- * 7. `200 { received: 0, duplicate: true }` for a header already accepted
+ * 6. `200 { received: 0, duplicate: true }` for a header already accepted
  *    (or being handled) within its window, handed to no one;
- * 8. `200 { received: n }` once `onPostback` has settled for all `n` items,
+ * 7. `200 { received: n }` once `onPostback` has settled for all `n` items,
  *    in order; `500 { error: "Internal error" }` when it throws, and the
  *    header's claim is released so the platform's retry is delivered.
  *
- * This is API.md's order, except that a bad header on an oversized body
- * sent without `Content-Length` is answered `401` without reading the body.
+ * This is API.md's order.
  * Replays: the accepted header's decoded fields are hashed (SHA-256) into a
  * replay key and claimed in KV with an atomic check before `onPostback` is
  * called, so two copies arriving at once, in one process or in several on
@@ -150,6 +149,15 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
       return refuse(413, `Payload too large: the limit is ${maxBytes} bytes`);
     }
 
+    // API.md's order: the body's size is known before the header is judged (reading stops at maxBytes).
+    const read = await readBody(request.body, maxBytes, bodyTimeoutMs);
+    trace.head = read.head;
+    if (read.kind === "too-large") return refuse(413, `Payload too large: the limit is ${maxBytes} bytes`);
+    if (read.kind === "timeout") {
+      return refuse(408, `Request timeout: the body did not arrive within ${bodyTimeoutMs} ms`);
+    }
+    if (read.kind === "error") return refuse(400, "Bad request: the body could not be read");
+
     const parsed = parseJiveExtn(request.headers.get("authorization"));
     if (!parsed.ok) return refuse(401, `Unauthorized: ${parsed.reason}`, parsed.reason);
     trace.tenantId = parsed.tenantId;
@@ -160,14 +168,6 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     if (late) return refuse(401, `Unauthorized: ${late.reason}`, late.reason);
     let resolved = await resolver.community(parsed, true);
     if ("error" in resolved) return refuse(401, resolved.error, resolved.reason);
-
-    const read = await readBody(request.body, maxBytes, bodyTimeoutMs);
-    trace.head = read.head;
-    if (read.kind === "too-large") return refuse(413, `Payload too large: the limit is ${maxBytes} bytes`);
-    if (read.kind === "timeout") {
-      return refuse(408, `Request timeout: the body did not arrive within ${bodyTimeoutMs} ms`);
-    }
-    if (read.kind === "error") return refuse(400, "Bad request: the body could not be read");
     const checked = parseItems(read.bytes, maxItems);
     if ("error" in checked) return refuse(checked.status, checked.error);
     const items: BodyItem[] = checked.items;

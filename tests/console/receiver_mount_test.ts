@@ -4,6 +4,7 @@
 
 import assert from "node:assert/strict";
 import { signJiveExtn } from "../../webhooks/mod.ts";
+import { MAX_POSTBACK_BYTES } from "../../console/routes/hooks.ts";
 import { type TestConsole, withHook } from "./_helpers.ts";
 
 async function sandboxHeader(t: TestConsole, timestamp = Date.now()): Promise<string> {
@@ -82,7 +83,7 @@ Deno.test("the console's receiver answers 404 to an item of another tenant or of
   });
 });
 
-Deno.test("the console's receiver checks the signature before the receiver id and before reading the body", async () => {
+Deno.test("the console's receiver stops an endless unsigned body at its limit, and refuses a bad signature", async () => {
   await withHook(async (t) => {
     let pulled = 0;
     const endless = new ReadableStream<Uint8Array>({
@@ -91,10 +92,14 @@ Deno.test("the console's receiver checks the signature before the receiver id an
         controller.enqueue(new Uint8Array(1024));
       },
     }, { highWaterMark: 0 });
+    // API.md's order: the body's size first (reading stops at the limit), then the signature.
     const res = await t.app.app.request("/hooks/01HZZZZZZZZZZZZZZZZZZZZZZZ", { method: "POST", body: endless });
-    assert.equal(res.status, 401);
-    assert.match((await res.json()).error, /^Unauthorized/);
-    assert.equal(pulled, 0);
+    assert.equal(res.status, 413);
+    await res.body?.cancel();
+    assert.ok(pulled <= MAX_POSTBACK_BYTES + 1024, `pulled ${pulled}`);
+    const unsigned = await t.app.app.request("/hooks/01HZZZZZZZZZZZZZZZZZZZZZZZ", { method: "POST", body: "[]" });
+    assert.equal(unsigned.status, 401);
+    assert.match((await unsigned.json()).error, /^Unauthorized/);
   });
 });
 
