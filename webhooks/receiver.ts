@@ -195,15 +195,16 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     }
     try {
       for (const [index, item] of items.entries()) {
-        const postback: Postback = {
-          activity: item.activity,
-          webhook: webhooks[index],
-          community,
-          receivedAt,
-          postbackId,
-          index,
-          count: items.length,
-        };
+        // API.md's shape, { activity, webhook, community, receivedAt }; the three extras are there to read
+        // but not enumerable, so the object compares and spreads as API.md's.
+        const postback = Object.defineProperties(
+          { activity: item.activity, webhook: webhooks[index], community, receivedAt },
+          {
+            postbackId: { value: postbackId, writable: true, configurable: true },
+            index: { value: index, writable: true, configurable: true },
+            count: { value: items.length, writable: true, configurable: true },
+          },
+        ) as Postback;
         await onPostback(postback);
       }
     } catch {

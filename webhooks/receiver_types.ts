@@ -37,6 +37,8 @@ export interface Postback {
   /** When the request arrived (the receiver's `now()`, ms). */
   receivedAt: number;
   /**
+   * (Not enumerable, like `index` and `count`: the object spreads and
+   * compares as API.md's `{ activity, webhook, community, receivedAt }`.)
    * A stable id of the accepted request (64 hex characters, from its replay
    * key): the same for every item of one postback, and for the platform's
    * retry of it, so a consumer can store a postback once.

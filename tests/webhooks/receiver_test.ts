@@ -256,6 +256,14 @@ Deno.test("handle() hands each item on in order, then answers 200 { received }",
       ["hook-a", "jive:commented", 2, 3],
     ]);
     const [first] = delivered;
+    // API.md's shape to a deep comparison; the extras are there to read.
+    assert.deepEqual(first, {
+      activity: body[0].activity,
+      webhook: first.webhook,
+      community: first.community,
+      receivedAt: NOW,
+    });
+    assert.deepEqual(Object.keys(first), ["activity", "webhook", "community", "receivedAt"]);
     assert.deepEqual(first.activity, body[0].activity);
     assert.equal(first.community.tenantId, "tenant-a");
     assert.equal(first.receivedAt, NOW);
