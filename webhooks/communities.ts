@@ -214,10 +214,12 @@ function validateCommunity(community: Community): void {
  * ```
  */
 export function createCommunities(kv: Deno.Kv): Communities {
+  /** An entry, or `null` for a key too long for KV (nothing can be stored under one). */
+  const entryAt = <T>(key: Deno.KvKey) => unlessKeyTooLarge(() => withLockRetry(() => kv.get<T>(key)), null);
+
   async function findByTenantID(tenantId: string): Promise<Community | null> {
     requireString(tenantId, "tenantId", "find community");
-    const entry = await unlessKeyTooLarge(() => withLockRetry(() => kv.get<Community>(communityKey(tenantId))), null);
-    return entry?.value ?? null;
+    return (await entryAt<Community>(communityKey(tenantId)))?.value ?? null;
   }
 
   return {
@@ -235,9 +237,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
           );
         }
         const op = kv.atomic().check(current, byName);
-        if (current.value && current.value.name !== record.name) {
-          op.delete(communityByNameKey(current.value.name));
-        }
+        if (current.value && current.value.name !== record.name) op.delete(communityByNameKey(current.value.name));
         return [op.set(communityKey(record.tenantId), record).set(communityByNameKey(record.name), record.tenantId)];
       }, "save community").catch((error) => {
         throw sizeError(error, `community ${describe(record.tenantId)}`);
@@ -248,10 +248,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
     async findByName(name) {
       requireString(name, "name", "find community");
       for (let attempt = 0; attempt < 5; attempt++) {
-        const pointer = await unlessKeyTooLarge(
-          () => withLockRetry(() => kv.get<string>(communityByNameKey(name))),
-          null,
-        );
+        const pointer = await entryAt<string>(communityByNameKey(name));
         if (pointer?.value == null) return null;
         const community = await findByTenantID(pointer.value);
         // A rename between the two reads: read the pointer again.
