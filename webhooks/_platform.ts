@@ -4,6 +4,7 @@
 
 import { PlatformError } from "./errors.ts";
 import type { Community, TokenPair } from "./types.ts";
+import { blotSecrets } from "./_util.ts";
 
 /** Fetch failures of a connection lost after the request went out. */
 const LOST_MIDWAY = /connection closed|connection reset|broken pipe|incomplete message|unexpected eof|socket hang up/i;
@@ -25,11 +26,10 @@ function networkError(error: unknown, method: string, url: string, uncertain: bo
  */
 function blotToken(error: unknown, token: string): unknown {
   if (!(error instanceof Error) || Object.isFrozen(error)) return error;
-  const parts = [token, ...token.split(/[\r\n]+/)].filter((part) => part.length >= 4);
   for (const field of ["message", "stack"] as const) {
     const text = error[field];
     if (typeof text !== "string") continue;
-    const blotted = parts.reduce((t, part) => t.split(part).join("[token]"), text);
+    const blotted = blotSecrets(text, [token], "[token]");
     if (blotted !== text) Object.defineProperty(error, field, { value: blotted, configurable: true, writable: true });
   }
   return error;

@@ -1,4 +1,4 @@
-// Argument checks shared by the stores.
+// Argument checks shared by the stores, and the blotting of secrets out of text.
 
 /** Throws a `TypeError` unless `value` is a non-empty string. */
 export function requireString(value: unknown, what: string, action: string): string {
@@ -24,4 +24,18 @@ export function pageLimit(limit: number | undefined): number {
     throw new RangeError(`Cannot list: 'limit' must be an integer from 1 to 1000, got ${limit}`);
   }
   return limit;
+}
+
+/**
+ * `text` with every secret replaced by `mark`, and each line of a secret too
+ * (an error may quote only a secret's first line). Parts shorter than four
+ * characters are left, as they would blot ordinary words.
+ */
+export function blotSecrets(text: string, secrets: string[], mark: string): string {
+  for (const secret of secrets) {
+    for (const part of [secret, ...secret.split(/[\r\n]+/)]) {
+      if (part.length >= 4) text = text.split(part).join(mark);
+    }
+  }
+  return text;
 }

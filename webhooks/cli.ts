@@ -32,6 +32,7 @@
 import { commandUsage, parse, topUsage, UsageError } from "./_cli_args.ts";
 import { type CommandContext, runCommand, UsageHint } from "./_cli_commands.ts";
 import { createWebhooks } from "./webhooks.ts";
+import { blotSecrets } from "./_util.ts";
 
 /**
  * Where the command line reads and writes. {@linkcode main} uses the
@@ -82,15 +83,8 @@ function messageOf(error: unknown, secrets: string[]): string {
     : typeof (error as { error?: unknown } | null)?.error === "string"
     ? (error as { error: string }).error
     : String(error);
-  // Blotted before the first line is kept, and line by line too: a secret with a line break in it
-  // would otherwise be cut in two and its first part shown.
-  let text = raw;
-  for (const secret of secrets) {
-    for (const part of [secret, ...secret.split(/[\r\n]+/)]) {
-      if (part.length >= 4) text = text.split(part).join("[secret]");
-    }
-  }
-  return text.split("\n")[0];
+  // Blotted before the first line is kept: a secret with a line break in it would otherwise be cut in two.
+  return blotSecrets(raw, secrets, "[secret]").split("\n")[0];
 }
 
 /**
