@@ -262,10 +262,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
     async list(options = {}) {
       const limit = pageLimit(options.limit);
       return await withLockRetry(async () => {
-        const iter = kv.list<Community>({ prefix: COMMUNITY_PREFIX }, {
-          limit,
-          cursor: options.cursor || undefined,
-        });
+        const iter = kv.list<Community>({ prefix: COMMUNITY_PREFIX }, { limit, cursor: options.cursor || undefined });
         const values: Community[] = [];
         for await (const entry of iter) values.push(entry.value);
         return { values, cursor: values.length < limit ? "" : iter.cursor };
