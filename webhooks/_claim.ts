@@ -4,6 +4,12 @@
 // once it succeeded; deleted when it threw, so the platform's retry is
 // delivered. Every entry expires with the signature window (`expireIn`), so
 // nothing is ever scanned or swept.
+//
+// The done mark is written after the answer, in the background: until it
+// lands the claim is pending within its lease (30 s), which answers a copy
+// as a duplicate just as done does. The marks that wait meanwhile go in one
+// commit (at most one in flight per KV), and a claim that meets a pending
+// claim past its lease waits for them before it decides on a takeover.
 
 import { createHash } from "node:crypto";
 import { postbackClaimKey } from "./_keys.ts";
@@ -72,6 +78,8 @@ export async function claim(
   );
   if (first.ok) return { key, versionstamp: first.versionstamp, expireIn };
   // Taken, or a check failed: read both and decide; a takeover that loses a race is decided again.
+  // A done mark of this process still on its way is waited for, so that it is read.
+  await settled(kv);
   for (let attempt = 0; attempt < TAKEOVER_ATTEMPTS; attempt++) {
     const [current, ...others] = await withLockRetry(() =>
       kv.getMany<[ClaimValue, ...unknown[]]>([key, ...checks.map((check) => check.key)])
@@ -90,10 +98,76 @@ export async function claim(
 /** How often a claim whose takeover lost a race is decided again. */
 const TAKEOVER_ATTEMPTS = 3;
 
+const DONE: ClaimValue = { state: "done", leaseUntil: 0 };
+
 /** Marks a held claim done; a claim taken over meanwhile is left alone. */
 export async function finish(kv: Deno.Kv, held: HeldClaim): Promise<void> {
-  const done: ClaimValue = { state: "done", leaseUntil: 0 };
-  await withLockRetry(() => kv.atomic().check(held).set(held.key, done, { expireIn: held.expireIn }).commit());
+  await withLockRetry(() => kv.atomic().check(held).set(held.key, DONE, { expireIn: held.expireIn }).commit());
+}
+
+/** The done marks of one KV that wait to be written, and how far the writing got. */
+interface DoneQueue {
+  waiting: HeldClaim[];
+  writing: boolean;
+  /** Marks handed over so far, and marks written (or given up) so far. */
+  queued: number;
+  handled: number;
+  /** Resolved, and replaced, after each commit of marks. */
+  progress: PromiseWithResolvers<void>;
+}
+
+const queues = new WeakMap<Deno.Kv, DoneQueue>();
+
+/** How many done marks one commit writes at most (ten checks: what every KV, KV Connect too, takes). */
+export const DONE_GROUP = 10;
+
+/**
+ * Marks a held claim done in the background, with the others that wait:
+ * one commit for all of them while another is in flight. A mark that cannot
+ * be written leaves its claim pending; its lease runs out as after a crash.
+ */
+export function finishLater(kv: Deno.Kv, held: HeldClaim): void {
+  let queue = queues.get(kv);
+  if (queue === undefined) {
+    queue = { waiting: [], writing: false, queued: 0, handled: 0, progress: Promise.withResolvers() };
+    queues.set(kv, queue);
+  }
+  queue.waiting.push(held);
+  queue.queued++;
+  if (!queue.writing) {
+    queue.writing = true;
+    void writeWaiting(kv, queue);
+  }
+}
+
+async function writeWaiting(kv: Deno.Kv, queue: DoneQueue): Promise<void> {
+  while (queue.waiting.length > 0) {
+    const group = queue.waiting.splice(0, DONE_GROUP);
+    const together = group.length > 1 &&
+      await withLockRetry(() => {
+        const op = kv.atomic();
+        for (const held of group) op.check(held).set(held.key, DONE, { expireIn: held.expireIn });
+        return op.commit();
+      }).then((result) => result.ok, () => false);
+    // One of them was taken over meanwhile (or the group failed): each on its own, the rest still marked.
+    if (!together) { for (const held of group) await finish(kv, held).catch(() => {}); }
+    queue.handled += group.length;
+    queue.progress.resolve();
+    queue.progress = Promise.withResolvers();
+  }
+  queue.writing = false;
+}
+
+/**
+ * Settles once every done mark handed to {@linkcode finishLater} for this KV
+ * so far was written (or failed); marks handed over later are not waited for,
+ * so a steady stream of postbacks never holds it up.
+ */
+export async function settled(kv: Deno.Kv): Promise<void> {
+  const queue = queues.get(kv);
+  if (queue === undefined) return;
+  const target = queue.queued;
+  while (queue.handled < target) await queue.progress.promise;
 }
 
 /** Deletes a held claim so that a retry is delivered; a claim taken over meanwhile is left alone. */

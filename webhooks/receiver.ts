@@ -7,7 +7,7 @@
 
 import { excerpt, maskHeaders } from "./_attempt.ts";
 import { readBody } from "./_body.ts";
-import { claim, finish, release, replayKey } from "./_claim.ts";
+import { claim, finishLater, release, replayKey, settled } from "./_claim.ts";
 import { checkTime, checkWindow, DEFAULT_MAX_AGE_MS, DEFAULT_MAX_FUTURE_MS, parseJiveExtn } from "./_jive_extn.ts";
 import { kvOf } from "./_kv_of.ts";
 import { answer, type BodyItem, parseItems, positiveInteger } from "./_receive.ts";
@@ -53,7 +53,9 @@ interface Trace {
  *    (or being handled) within its window, handed to no one;
  * 7. `200 { received: n }` once `onPostback` has settled for all `n` items,
  *    in order; `500 { error: "Internal error" }` when it throws, and the
- *    header's claim is released so the platform's retry is delivered.
+ *    header's claim is released so the platform's retry is delivered. After a
+ *    `200` the claim is marked done in the background (pending within its
+ *    lease until then, which refuses copies alike); `flush()` waits for that.
  *
  * This is API.md's order.
  * Replays: the accepted header's decoded fields are hashed (SHA-256) into a
@@ -67,7 +69,7 @@ interface Trace {
  *
  * @param hooks The store made by {@linkcode createWebhooks}: its communities, records and KV.
  * @param options `onPostback` (required), limits, the clock and the reporting hooks.
- * @returns `{ handle }`; `handle` needs no `this`, so `Deno.serve(receiver.handle)` works.
+ * @returns `{ handle, flush }`; neither needs `this`, so `Deno.serve(receiver.handle)` works.
  * @throws {TypeError} When `onPostback` is not a function, another hook is not
  *   a function, or `hooks` was not made by `createWebhooks` and no `kv` is given.
  * @throws {RangeError} When a limit is not a positive integer or a window is negative.
@@ -102,6 +104,7 @@ interface Trace {
  * assert.deepEqual(await first.json(), { received: 1 });
  * assert.deepEqual(await (await post()).json(), { received: 0, duplicate: true });
  * assert.deepEqual(seen, ["h1 jive:created"]);
+ * await receiver.flush(); // the done marks are in KV: now it may close
  * kv.close();
  * ```
  */
@@ -213,8 +216,8 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
       return answer(500, { error: "Internal error" });
     }
     trace.reason = "Delivered";
-    // Handed on already: a claim that cannot be marked done is reported, not answered 500.
-    await finish(kv!, held).catch(() => trace.reason = "Delivered; its claim could not be marked done");
+    // Handed on: the claim is marked done after the answer (pending within its lease, it refuses copies alike).
+    finishLater(kv!, held);
     return answer(200, { received: items.length });
   }
 
@@ -249,5 +252,5 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     return response;
   }
 
-  return { handle };
+  return { handle, flush: () => settled(kv) };
 }
