@@ -41,7 +41,9 @@ export function receivingSection(results: RatioSource, f: Formatters): { md: str
         `bare: HMAC + one KV commit · ${path} · ${backend}`,
       );
       if (bare === undefined) continue;
-      const ok = r === undefined ? undefined : r <= RECEIVING_TARGETS.handle;
+      // The issue's measure is through Deno.serve; called directly, the ratio shows the CPU price alone.
+      const measured = path === "Deno.serve";
+      const ok = r === undefined || !measured ? undefined : r <= RECEIVING_TARGETS.handle;
       if (ok === false) {
         notes.push(`- **\`handle\` over the bare handler, ${path}, ${backend}: ${f.ratio(r)}.** ${WHY_HANDLE}`);
       }
@@ -51,7 +53,7 @@ export function receivingSection(results: RatioSource, f: Formatters): { md: str
         f.time(bare),
         f.time(handle),
         `**${f.ratio(r)}**`,
-        `≤ ${RECEIVING_TARGETS.handle}x ${f.mark(ok)}`,
+        measured ? `≤ ${RECEIVING_TARGETS.handle}x ${f.mark(ok)}` : "(no target)",
       ]);
     }
   }
@@ -82,7 +84,10 @@ export function receivingSection(results: RatioSource, f: Formatters): { md: str
     "directly and through `Deno.serve` on 127.0.0.1 (`bench/receiver_bench.ts`). `handle` answers after its claim's",
     "commit and marks the claim done just after, in the background (docs/receiver.md): that second commit is not",
     "hidden from the figures, since each call of the loop starts while the previous call's mark may still be written",
-    "and its own claim waits behind it on the same KV.",
+    "and its own claim waits behind it on the same KV. Issue 10's target is the `Deno.serve` rows (its bare handler",
+    "is a `Deno.serve` handler); the direct rows leave HTTP out to show what `handle`'s own work costs on the CPU (the",
+    "items checked, the records found, the replay key hashed, the report built), which weighs most on `:memory:`,",
+    "where a commit costs least.",
     "",
     f.table(["path", "KV", "bare handler", "handle", "handle / bare", "target"], handleRows),
     "",

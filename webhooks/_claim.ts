@@ -11,6 +11,7 @@
 // commit (at most one in flight per KV), and a claim that meets a pending
 // claim past its lease waits for them before it decides on a takeover.
 
+import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { postbackClaimKey } from "./_keys.ts";
 import { withLockRetry } from "./_kv.ts";
@@ -30,7 +31,7 @@ export interface HeldClaim {
 }
 
 function hex(bytes: Uint8Array): string {
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
 }
 
 /**
