@@ -4,7 +4,8 @@
 // that cannot be written changes no answer.
 
 import assert from "node:assert/strict";
-import { item, NOW, post, signA, withReceiver } from "./_receiver.ts";
+import { item, NOW, post, seed, signA, withReceiver } from "./_receiver.ts";
+import { createReceiver, createWebhooks } from "../../webhooks/mod.ts";
 import { claims, gatedDoneMarks, state } from "../_done_marks.ts";
 
 Deno.test("handle() answers before the claim is marked done, and flush() settles once the mark is in KV", async () => {
@@ -148,5 +149,27 @@ Deno.test("flush() waits for the marks handed over before it, not for those of a
     }, { kv: gated.kv });
   } finally {
     kv.close();
+  }
+});
+
+Deno.test("a done mark is sent before handle() returns: a KV file closed right after the answer still gets it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "receiver_done_" });
+  try {
+    const path = `${dir}/kv.sqlite3`;
+    const kv = await Deno.openKv(path);
+    const hooks = createWebhooks(kv);
+    await seed(hooks);
+    const receiver = createReceiver(hooks, { onPostback: () => {}, now: () => NOW });
+    const res = await receiver.handle(post({ authorization: await signA() }, JSON.stringify([item()])));
+    kv.close(); // no flush()
+    assert.deepEqual(await res.json(), { received: 1 });
+    const reopened = await Deno.openKv(path);
+    try {
+      assert.deepEqual((await claims(reopened)).map((e) => e.value), [{ state: "done", leaseUntil: 0 }]);
+    } finally {
+      reopened.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
