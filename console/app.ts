@@ -280,7 +280,6 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
       closing.abort();
       await ready.catch(() => {});
       await deps.deliveries.flush();
-      await deps.flushReceiver?.();
     },
   };
 }

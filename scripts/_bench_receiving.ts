@@ -81,13 +81,10 @@ export function receivingSection(results: RatioSource, f: Formatters): { md: str
     "",
     "`createReceiver(...).handle` against the least any safe receiver does: check the JiveEXTN header's HMAC and claim",
     "it with one KV commit. Each call gets a fresh signed one-item postback (signed outside the measured part), called",
-    "directly and through `Deno.serve` on 127.0.0.1 (`bench/receiver_bench.ts`). `handle` answers after its claim's",
-    "commit and marks the claim done just after, in the background (docs/receiver.md): that second commit is not",
-    "hidden from the figures, since each call of the loop starts while the previous call's mark may still be written",
-    "and its own claim waits behind it on the same KV. Issue 10's target is the `Deno.serve` rows (its bare handler",
-    "is a `Deno.serve` handler); the direct rows leave HTTP out to show what `handle`'s own work costs on the CPU (the",
-    "items checked, the records found, the replay key hashed, the report built), which weighs most on `:memory:`,",
-    "where a commit costs least.",
+    "directly and through `Deno.serve` on 127.0.0.1 (`bench/receiver_bench.ts`). Issue 10's target is the `Deno.serve`",
+    "rows (its bare handler is a `Deno.serve` handler); the direct rows leave HTTP out to show what `handle`'s own work",
+    "costs on the CPU (the items checked, the records found, the replay key hashed, the report built), which weighs",
+    "most on `:memory:`, where a commit costs least.",
     "",
     f.table(["path", "KV", "bare handler", "handle", "handle / bare", "target"], handleRows),
     "",
@@ -106,5 +103,5 @@ export function receivingSection(results: RatioSource, f: Formatters): { md: str
 const WHY_HANDLE =
   "Beyond the bare handler's HMAC and one commit, `handle` looks up the community by tenant and each item's record " +
   "(two KV reads, made while the claim commits), parses and checks every item, and marks the claim done after " +
-  "the answer (a second commit, in the background, which the next call's claim may wait behind). Those are what " +
-  "make it safe (tenant isolation, exactly-once hand-off); the remaining gap is the second commit.";
+  "`onPostback` (a second commit, before the answer). Those are what make it safe (tenant isolation, exactly-once " +
+  "hand-off); the remaining gap is the second commit.";

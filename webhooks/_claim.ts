@@ -5,11 +5,9 @@
 // delivered. Every entry expires with the signature window (`expireIn`), so
 // nothing is ever scanned or swept.
 //
-// The done mark is written after the answer, in the background: until it
-// lands the claim is pending within its lease (30 s), which answers a copy
-// as a duplicate just as done does. The marks that wait meanwhile go in one
-// commit (at most one in flight per KV), and a claim that meets a pending
-// claim past its lease waits for them before it decides on a takeover.
+// The done mark is in KV before the 200 is answered. Marks of postbacks
+// answered at the same time share a commit: those asked for while one is in
+// flight go together in the next (at most one in flight per KV).
 
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
@@ -79,8 +77,6 @@ export async function claim(
   );
   if (first.ok) return { key, versionstamp: first.versionstamp, expireIn };
   // Taken, or a check failed: read both and decide; a takeover that loses a race is decided again.
-  // A done mark of this process still on its way is waited for, so that it is read.
-  await settled(kv);
   for (let attempt = 0; attempt < TAKEOVER_ATTEMPTS; attempt++) {
     const [current, ...others] = await withLockRetry(() =>
       kv.getMany<[ClaimValue, ...unknown[]]>([key, ...checks.map((check) => check.key)])
@@ -101,20 +97,16 @@ const TAKEOVER_ATTEMPTS = 3;
 
 const DONE: ClaimValue = { state: "done", leaseUntil: 0 };
 
-/** Marks a held claim done; a claim taken over meanwhile is left alone. */
-export async function finish(kv: Deno.Kv, held: HeldClaim): Promise<void> {
-  await withLockRetry(() => kv.atomic().check(held).set(held.key, DONE, { expireIn: held.expireIn }).commit());
+/** A done mark waiting for its commit, and how its request learns the outcome. */
+interface Mark {
+  held: HeldClaim;
+  settle(written: boolean): void;
 }
 
-/** The done marks of one KV that wait to be written, and how far the writing got. */
+/** The done marks of one KV that wait while a commit of marks is in flight. */
 interface DoneQueue {
-  waiting: HeldClaim[];
+  waiting: Mark[];
   writing: boolean;
-  /** Marks handed over so far, and marks written (or given up) so far. */
-  queued: number;
-  handled: number;
-  /** Resolved, and replaced, after each commit of marks. */
-  progress: PromiseWithResolvers<void>;
 }
 
 const queues = new WeakMap<Deno.Kv, DoneQueue>();
@@ -123,52 +115,45 @@ const queues = new WeakMap<Deno.Kv, DoneQueue>();
 export const DONE_GROUP = 10;
 
 /**
- * Marks a held claim done in the background, with the others that wait:
- * one commit for all of them while another is in flight. A mark that cannot
- * be written leaves its claim pending; its lease runs out as after a crash.
+ * Marks a held claim done; a claim taken over meanwhile is left alone. The
+ * marks asked for while another commit of marks is in flight wait and go
+ * together in the next one (up to ten), so postbacks answered at the same
+ * time share commits; one alone is committed at once. Resolves `true` once
+ * the mark is in KV, `false` when it could not be written (the claim stays
+ * pending and its lease runs out, as after a crash). Never rejects.
  */
-export function finishLater(kv: Deno.Kv, held: HeldClaim): void {
+export function finish(kv: Deno.Kv, held: HeldClaim): Promise<boolean> {
   let queue = queues.get(kv);
-  if (queue === undefined) {
-    queue = { waiting: [], writing: false, queued: 0, handled: 0, progress: Promise.withResolvers() };
-    queues.set(kv, queue);
-  }
-  queue.waiting.push(held);
-  queue.queued++;
+  if (queue === undefined) queues.set(kv, queue = { waiting: [], writing: false });
+  const { promise, resolve } = Promise.withResolvers<boolean>();
+  queue.waiting.push({ held, settle: resolve });
   if (!queue.writing) {
     queue.writing = true;
     void writeWaiting(kv, queue);
   }
+  return promise;
 }
 
 async function writeWaiting(kv: Deno.Kv, queue: DoneQueue): Promise<void> {
   while (queue.waiting.length > 0) {
     const group = queue.waiting.splice(0, DONE_GROUP);
-    const together = group.length > 1 &&
-      await withLockRetry(() => {
-        const op = kv.atomic();
-        for (const held of group) op.check(held).set(held.key, DONE, { expireIn: held.expireIn });
-        return op.commit();
-      }).then((result) => result.ok, () => false);
-    // One of them was taken over meanwhile (or the group failed): each on its own, the rest still marked.
-    if (!together) { for (const held of group) await finish(kv, held).catch(() => {}); }
-    queue.handled += group.length;
-    queue.progress.resolve();
-    queue.progress = Promise.withResolvers();
+    if (group.length > 1 && await commitMarks(kv, group)) {
+      for (const mark of group) mark.settle(true);
+      continue;
+    }
+    // Alone, or one of the group was taken over meanwhile (or its commit failed): each on its own.
+    for (const mark of group) mark.settle(await commitMarks(kv, [mark]));
   }
   queue.writing = false;
 }
 
-/**
- * Settles once every done mark handed to {@linkcode finishLater} for this KV
- * so far was written (or failed); marks handed over later are not waited for,
- * so a steady stream of postbacks never holds it up.
- */
-export async function settled(kv: Deno.Kv): Promise<void> {
-  const queue = queues.get(kv);
-  if (queue === undefined) return;
-  const target = queue.queued;
-  while (queue.handled < target) await queue.progress.promise;
+/** Commits these marks in one atomic operation, each checked by its claim's versionstamp. */
+async function commitMarks(kv: Deno.Kv, marks: Mark[]): Promise<boolean> {
+  return await withLockRetry(() => {
+    const op = kv.atomic();
+    for (const { held } of marks) op.check(held).set(held.key, DONE, { expireIn: held.expireIn });
+    return op.commit();
+  }).then((result) => result.ok, () => false);
 }
 
 /** Deletes a held claim so that a retry is delivered; a claim taken over meanwhile is left alone. */

@@ -196,7 +196,6 @@ const COMMANDS: Record<string, Command> = {
       onListen: (addr) => ctx.err(`Receiving postbacks on http://${addr.hostname}:${addr.port}/ (Ctrl-C to stop)`),
     }, receiver.handle);
     await server.finished;
-    await receiver.flush();
   },
 
   async migrate(ctx) {

@@ -7,7 +7,7 @@
 
 import { excerpt, maskHeaders } from "./_attempt.ts";
 import { readBody } from "./_body.ts";
-import { claim, finishLater, release, replayKey, settled } from "./_claim.ts";
+import { claim, finish, release, replayKey } from "./_claim.ts";
 import { checkTime, checkWindow, DEFAULT_MAX_AGE_MS, DEFAULT_MAX_FUTURE_MS, parseJiveExtn } from "./_jive_extn.ts";
 import { kvOf } from "./_kv_of.ts";
 import { answer, type BodyItem, parseItems, positiveInteger } from "./_receive.ts";
@@ -53,9 +53,9 @@ interface Trace {
  *    (or being handled) within its window, handed to no one;
  * 7. `200 { received: n }` once `onPostback` has settled for all `n` items,
  *    in order; `500 { error: "Internal error" }` when it throws, and the
- *    header's claim is released so the platform's retry is delivered. After a
- *    `200` the claim is marked done in the background (pending within its
- *    lease until then, which refuses copies alike); `flush()` waits for that.
+ *    header's claim is released so the platform's retry is delivered. The
+ *    claim is marked done before the `200`; the marks of postbacks answered
+ *    at the same time share one commit.
  *
  * This is API.md's order.
  * Replays: the accepted header's decoded fields are hashed (SHA-256) into a
@@ -69,7 +69,7 @@ interface Trace {
  *
  * @param hooks The store made by {@linkcode createWebhooks}: its communities, records and KV.
  * @param options `onPostback` (required), limits, the clock and the reporting hooks.
- * @returns `{ handle, flush }`; neither needs `this`, so `Deno.serve(receiver.handle)` works.
+ * @returns `{ handle }`; `handle` needs no `this`, so `Deno.serve(receiver.handle)` works.
  * @throws {TypeError} When `onPostback` is not a function, another hook is not
  *   a function, or `hooks` was not made by `createWebhooks` and no `kv` is given.
  * @throws {RangeError} When a limit is not a positive integer or a window is negative.
@@ -104,7 +104,6 @@ interface Trace {
  * assert.deepEqual(await first.json(), { received: 1 });
  * assert.deepEqual(await (await post()).json(), { received: 0, duplicate: true });
  * assert.deepEqual(seen, ["h1 jive:created"]);
- * await receiver.flush(); // the done marks are in KV: now it may close
  * kv.close();
  * ```
  */
@@ -215,9 +214,9 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
       trace.reason = "onPostback threw";
       return answer(500, { error: "Internal error" });
     }
-    trace.reason = "Delivered";
-    // Handed on: the claim is marked done after the answer (pending within its lease, it refuses copies alike).
-    finishLater(kv!, held);
+    // Handed on already: a claim that cannot be marked done is reported, not answered 500.
+    const marked = await finish(kv!, held);
+    trace.reason = marked ? "Delivered" : "Delivered; its claim could not be marked done";
     return answer(200, { received: items.length });
   }
 
@@ -252,5 +251,5 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     return response;
   }
 
-  return { handle, flush: () => settled(kv) };
+  return { handle };
 }

@@ -179,23 +179,11 @@ export interface ReceiverOptions {
  * import type { Receiver } from "@community-webhooks/sdk/webhooks";
  * import assert from "node:assert/strict";
  *
- * const receiver: Receiver = {
- *   handle: () => Promise.resolve(new Response(null, { status: 405 })),
- *   flush: () => Promise.resolve(),
- * };
+ * const receiver: Receiver = { handle: () => Promise.resolve(new Response(null, { status: 405 })) };
  * assert.equal((await receiver.handle(new Request("http://localhost/"))).status, 405);
- * await receiver.flush();
  * ```
  */
 export interface Receiver {
   /** Answers one postback request; `Deno.serve(receiver.handle)` works. */
   handle(request: Request): Promise<Response>;
-  /**
-   * Settles once the done marks of the postbacks already answered are in KV
-   * (they are written just after each answer, in the background). Await it
-   * before closing the KV when the process is about to end: a claim whose
-   * mark never landed stays pending, and once its lease (`claimLeaseMs`) ran
-   * out a copy of its header would be handed on again. It never rejects.
-   */
-  flush(): Promise<void>;
 }

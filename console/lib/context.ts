@@ -66,8 +66,6 @@ export interface Deps {
    * console sends itself; set by the receiver's routes.
    */
   replayToReceiver?: (id: string, request: Request) => Promise<Response>;
-  /** Settles once the receiver's done marks of answered postbacks are in KV; set by the receiver's routes. */
-  flushReceiver?: () => Promise<void>;
   /** Ends the server-sent event streams when the app closes. */
   closing: AbortSignal;
 }

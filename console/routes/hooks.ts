@@ -206,8 +206,6 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     return mapping;
   };
 
-  deps.flushReceiver = receiver.flush;
-
   // "Replay to receiver": a request the console signs itself, run through
   // the same handler as the platform's, its deliveries marked as replays.
   deps.replayToReceiver = (id, request) => {

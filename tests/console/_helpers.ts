@@ -25,15 +25,10 @@ export interface TestConsole {
 /** Every rate limit off. */
 export const NO_RATE_LIMITS = { signin: null, forms: null, receiver: null, sandbox: null, rejections: null };
 
-/** What {@linkcode startConsole} takes beyond the console's options. */
-export type TestConsoleOptions = Partial<ConsoleOptions> & {
-  kvPath?: string;
-  /** Wraps the KV the app is given (the test's `kv` stays the one opened). */
-  wrapKv?: (kv: Deno.Kv) => Deno.Kv;
-};
-
 /** Serves a console on port 0 over a `:memory:` KV (or `kvPath`). */
-export async function startConsole(options: TestConsoleOptions = {}): Promise<TestConsole> {
+export async function startConsole(
+  options: Partial<ConsoleOptions> & { kvPath?: string } = {},
+): Promise<TestConsole> {
   const kv = await Deno.openKv(options.kvPath ?? ":memory:");
   let handler: (r: Request, info?: Deno.ServeHandlerInfo) => Response | Promise<Response> = () =>
     new Response("starting", { status: 503 });
@@ -51,7 +46,7 @@ export async function startConsole(options: TestConsoleOptions = {}): Promise<Te
       allowPrivateNetwork: true,
       rateLimits: NO_RATE_LIMITS,
       ...options,
-      kv: options.wrapKv?.(kv) ?? kv,
+      kv,
       publicUrl: origin,
     });
     await app.ready;
@@ -333,9 +328,8 @@ export interface TestHook {
  */
 export async function withHook(
   fn: (t: TestConsole, hook: TestHook, client: Client) => Promise<void>,
-  options: TestConsoleOptions = {},
 ): Promise<void> {
-  const t = await startConsole(options);
+  const t = await startConsole();
   try {
     const client = await signIn(t.origin);
     await connectSandbox(client, t.origin);

@@ -6,7 +6,6 @@ import assert from "node:assert/strict";
 import { signJiveExtn } from "../../webhooks/mod.ts";
 import { MAX_POSTBACK_BYTES } from "../../console/routes/hooks.ts";
 import { type TestConsole, withHook } from "./_helpers.ts";
-import { claims, gatedDoneMarks, state } from "../_done_marks.ts";
 
 async function sandboxHeader(t: TestConsole, timestamp = Date.now()): Promise<string> {
   const c = (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))!;
@@ -111,18 +110,4 @@ Deno.test("the console's receiver stores a postback of several items whole, in o
     const stored = await t.app.deliveries.list({ hookId: hook.id });
     assert.deepEqual(stored.map((d) => d.title).reverse(), ["Item 0", "Item 1", "Item 2"]);
   });
-});
-
-Deno.test("the console's close() waits for its receiver's done marks, so the KV is closed after them", async () => {
-  let gated: ReturnType<typeof gatedDoneMarks> | undefined;
-  await withHook(async (t, hook) => {
-    assert.deepEqual(await send(hook.callback, await sandboxHeader(t), items(hook.ref)), [200, { received: 1 }]);
-    assert.equal((await claims(t.kv)).at(-1)?.value.state, "pending"); // its mark waits at the gate
-    const closed = t.app.close();
-    const before = await state(closed);
-    gated!.open();
-    await closed;
-    assert.equal(before, "waiting");
-    assert.deepEqual((await claims(t.kv)).map((e) => e.value.state), ["done"]);
-  }, { wrapKv: (kv) => (gated = gatedDoneMarks(kv)).kv });
 });
