@@ -3,7 +3,8 @@
 // commit (a replay claim). Issue 10's target: handle costs at most 1.5x the
 // bare handler. Both are called with a fresh signed one-item postback per
 // iteration (signing happens outside the measured part), on `:memory:` and on
-// a KV file, directly and through Deno.serve on 127.0.0.1.
+// a KV file, directly and through Deno.serve on 127.0.0.1, one at a time and
+// 16 at once. BENCH_ROUNDS (default 1) splits each comparison in rounds.
 //
 //   deno bench -A bench/receiver_bench.ts
 //   BENCH_KV=memory deno bench -A bench/receiver_bench.ts
@@ -16,7 +17,10 @@ const SECRET = btoa("the bench community's client secret");
 const SIGN = { clientId: "client-bench", jiveUrl: "https://bench.example", tenantId: "tenant-bench" };
 const REF = "https://bench.example/api/core/v3/webhooks/1";
 const BODY = JSON.stringify([{ webhook: REF, activity: { verb: "jive:created", title: "A bench postback" } }]);
-const RUNS = { n: 1500, warmup: 150 };
+const rounds = Number(Deno.env.get("BENCH_ROUNDS") ?? "1");
+if (!Number.isInteger(rounds) || rounds < 1) throw new RangeError(`BENCH_ROUNDS: bad count ${rounds}`);
+const RUNS = { n: Math.ceil(1500 / rounds), warmup: 50 };
+const RUNS_AT_ONCE = { n: Math.ceil(400 / rounds), warmup: 10 };
 
 type Handler = (request: Request) => Promise<Response>;
 
@@ -75,6 +79,37 @@ async function signedRequest(url: string): Promise<Request> {
   });
 }
 
+/** Requests per iteration of the "16 at once" rows: sent together, as a platform under load would. */
+const AT_ONCE = 16;
+
+/** The measured part of one iteration of a path: `send` is given fresh signed requests. */
+function paths(env: { receiver: Handler; bare: Handler }, urls: { receiver: string; bare: string }) {
+  return {
+    direct: (which: "receiver" | "bare") => async (b: Deno.BenchContext) => {
+      const request = await signedRequest("http://127.0.0.1/hooks");
+      b.start();
+      const res = await env[which](request);
+      await res.body?.cancel();
+      b.end();
+    },
+    "Deno.serve": (which: "receiver" | "bare") => async (b: Deno.BenchContext) => {
+      const request = await signedRequest(urls[which]);
+      b.start();
+      const res = await fetch(request);
+      await res.body?.cancel();
+      b.end();
+    },
+    "16 at once": (which: "receiver" | "bare") => async (b: Deno.BenchContext) => {
+      const requests = await Promise.all(Array.from({ length: AT_ONCE }, () => signedRequest(urls[which])));
+      b.start();
+      await Promise.all(requests.map(async (request) => await (await fetch(request)).body?.cancel()));
+      b.end();
+    },
+  };
+}
+
+const NAMES = { bare: "bare: HMAC + one KV commit", receiver: "createReceiver().handle" } as const;
+
 for (const backend of backends) {
   const env = await setup(backend);
   opened.push(env);
@@ -83,47 +118,27 @@ for (const backend of backends) {
     const res = await handler(await signedRequest("http://127.0.0.1/hooks"));
     assert.deepEqual(await res.json(), { received: 1 });
   }
-  for (
-    const [name, handler] of [["bare: HMAC + one KV commit", env.bare], [
-      "createReceiver().handle",
-      env.receiver,
-    ]] as const
-  ) {
-    Deno.bench({
-      name: `${name} · direct · ${backend}`,
-      group: `receiver · direct · ${backend}`,
-      baseline: name.startsWith("bare"),
-      ...RUNS,
-      async fn(b) {
-        const request = await signedRequest("http://127.0.0.1/hooks");
-        b.start();
-        const res = await handler(request);
-        await res.body?.cancel();
-        b.end();
-      },
-    });
-  }
-  for (
-    const [name, handler] of [["bare: HMAC + one KV commit", env.bare], [
-      "createReceiver().handle",
-      env.receiver,
-    ]] as const
-  ) {
-    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, handler);
+  const urls = { receiver: "", bare: "" };
+  for (const which of ["receiver", "bare"] as const) {
+    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, env[which]);
     opened.push({ close: () => void server.shutdown() });
-    const url = `http://127.0.0.1:${server.addr.port}/hooks`;
-    Deno.bench({
-      name: `${name} · Deno.serve · ${backend}`,
-      group: `receiver · Deno.serve · ${backend}`,
-      baseline: name.startsWith("bare"),
-      ...RUNS,
-      async fn(b) {
-        const request = await signedRequest(url);
-        b.start();
-        const res = await fetch(request);
-        await res.body?.cancel();
-        b.end();
-      },
-    });
+    urls[which] = `http://127.0.0.1:${server.addr.port}/hooks`;
+  }
+  const measured = paths(env, urls);
+  // Rounds, the two rows back to back in each, in turns first, so that a slow spell of the disk or the
+  // machine weighs on one round's ratio, not on the median.
+  for (let round = 1; round <= rounds; round++) {
+    for (const [path, fn] of Object.entries(measured)) {
+      const order = round % 2 === 1 ? (["bare", "receiver"] as const) : (["receiver", "bare"] as const);
+      for (const which of order) {
+        Deno.bench({
+          name: `${NAMES[which]} · ${path} · ${backend}`,
+          group: `receiver · ${path} · ${backend}${rounds > 1 ? ` · round ${round}` : ""}`,
+          baseline: which === "bare",
+          ...(path === "16 at once" ? RUNS_AT_ONCE : RUNS),
+          fn: fn(which),
+        });
+      }
+    }
   }
 }
