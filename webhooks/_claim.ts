@@ -6,8 +6,8 @@
 // nothing is ever scanned or swept.
 //
 // The done mark is in KV before the 200 is answered. Marks of postbacks
-// answered at the same time share a commit: those asked for while one is in
-// flight go together in the next (at most one in flight per KV).
+// answered at the same time share commits: beyond four commits of marks in
+// flight on one KV object, those asked for wait and go together in the next.
 
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
@@ -103,32 +103,36 @@ interface Mark {
   settle(written: boolean): void;
 }
 
-/** The done marks of one KV that wait while a commit of marks is in flight. */
+/** The done marks of one KV object that wait for a writer, and how many writers commit marks now. */
 interface DoneQueue {
   waiting: Mark[];
-  writing: boolean;
+  writers: number;
 }
 
 const queues = new WeakMap<Deno.Kv, DoneQueue>();
 
 /** How many done marks one commit writes at most (ten checks: what every KV, KV Connect too, takes). */
 export const DONE_GROUP = 10;
+/** How many commits of marks one KV object has in flight at most; the marks asked for beyond wait and group. */
+export const DONE_WRITERS = 4;
 
 /**
- * Marks a held claim done; a claim taken over meanwhile is left alone. The
- * marks asked for while another commit of marks is in flight wait and go
- * together in the next one (up to ten), so postbacks answered at the same
- * time share commits; one alone is committed at once. Resolves `true` once
- * the mark is in KV, `false` when it could not be written (the claim stays
- * pending and its lease runs out, as after a crash). Never rejects.
+ * Marks a held claim done; a claim taken over meanwhile is left alone. A
+ * mark is committed at once while fewer than {@linkcode DONE_WRITERS}
+ * commits of marks are in flight on this KV object; beyond that, the marks
+ * asked for wait and go together in the next commit (up to ten), so
+ * postbacks answered at the same time share commits. Resolves `true` once
+ * the mark is in KV, `false` when it could not be written (the claim was
+ * taken over meanwhile, or the KV failed: then the claim stays pending until
+ * its lease runs out, as after a crash). Never rejects.
  */
 export function finish(kv: Deno.Kv, held: HeldClaim): Promise<boolean> {
   let queue = queues.get(kv);
-  if (queue === undefined) queues.set(kv, queue = { waiting: [], writing: false });
+  if (queue === undefined) queues.set(kv, queue = { waiting: [], writers: 0 });
   const { promise, resolve } = Promise.withResolvers<boolean>();
   queue.waiting.push({ held, settle: resolve });
-  if (!queue.writing) {
-    queue.writing = true;
+  if (queue.writers < DONE_WRITERS) {
+    queue.writers++;
     void writeWaiting(kv, queue);
   }
   return promise;
@@ -137,21 +141,23 @@ export function finish(kv: Deno.Kv, held: HeldClaim): Promise<boolean> {
 async function writeWaiting(kv: Deno.Kv, queue: DoneQueue): Promise<void> {
   while (queue.waiting.length > 0) {
     const group = queue.waiting.splice(0, DONE_GROUP);
-    if (group.length > 1 && await commitMarks(kv, group)) {
+    if (await commitMarks(kv, group)) {
       for (const mark of group) mark.settle(true);
-      continue;
+    } else if (group.length === 1) {
+      group[0].settle(false);
+    } else {
+      // One of the group was taken over meanwhile, or its commit failed: each on its own, side by side.
+      await Promise.all(group.map(async (mark) => mark.settle(await commitMarks(kv, [mark]))));
     }
-    // Alone, or one of the group was taken over meanwhile (or its commit failed): each on its own.
-    for (const mark of group) mark.settle(await commitMarks(kv, [mark]));
   }
-  queue.writing = false;
+  queue.writers--;
 }
 
 /** Commits these marks in one atomic operation, each checked by its claim's versionstamp. */
 async function commitMarks(kv: Deno.Kv, marks: Mark[]): Promise<boolean> {
   return await withLockRetry(() => {
-    const op = kv.atomic();
-    for (const { held } of marks) op.check(held).set(held.key, DONE, { expireIn: held.expireIn });
+    let op = kv.atomic();
+    for (const { held } of marks) op = op.check(held).set(held.key, DONE, { expireIn: held.expireIn });
     return op.commit();
   }).then((result) => result.ok, () => false);
 }

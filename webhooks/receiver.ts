@@ -54,8 +54,9 @@ interface Trace {
  * 7. `200 { received: n }` once `onPostback` has settled for all `n` items,
  *    in order; `500 { error: "Internal error" }` when it throws, and the
  *    header's claim is released so the platform's retry is delivered. The
- *    claim is marked done before the `200`; the marks of postbacks answered
- *    at the same time share one commit.
+ *    claim's done mark is committed before the `200` (a mark that cannot be
+ *    written is reported, not answered 500); the marks of postbacks answered
+ *    at the same time share commits.
  *
  * This is API.md's order.
  * Replays: the accepted header's decoded fields are hashed (SHA-256) into a

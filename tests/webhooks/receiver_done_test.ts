@@ -9,26 +9,35 @@ import { item, NOW, post, seed, signA, withReceiver } from "./_receiver.ts";
 
 type Claim = { state: string; leaseUntil: number };
 
-/** A KV whose commits that mark claims done wait for `open()` (or fail, when `failing`), counted by size. */
-function gatedDoneMarks(kv: Deno.Kv, failing = false): { kv: Deno.Kv; groups: number[]; open(): void } {
+/**
+ * A KV whose commits that mark claims done wait for `open()` (only the first
+ * of them, when `firstOnly`), or fail (when `failing`); with the keys of each.
+ */
+function gatedDoneMarks(
+  kv: Deno.Kv,
+  { failing = false, firstOnly = false } = {},
+): { kv: Deno.Kv; groups: number[]; keys: Deno.KvKey[][]; open(): void } {
   const gate = Promise.withResolvers<void>();
   const groups: number[] = [];
+  const keys: Deno.KvKey[][] = [];
   const wrapped = new Proxy(kv, {
     get(target, prop) {
       if (prop === "atomic") {
         return () => {
           const op = target.atomic();
           let marks = 0;
+          const marked: Deno.KvKey[] = [];
           const set = op.set.bind(op);
           op.set = (key, value, options) => {
-            if ((value as Partial<Claim> | null)?.state === "done") marks++;
+            if ((value as Partial<Claim> | null)?.state === "done") marks++, marked.push(key);
             return set(key, value, options);
           };
           const commit = op.commit.bind(op);
           op.commit = async () => {
             if (marks > 0) {
               groups.push(marks);
-              await gate.promise;
+              keys.push(marked);
+              if (!firstOnly || groups.length === 1) await gate.promise;
               if (failing) throw new Error("the KV went away");
             }
             return await commit();
@@ -40,13 +49,23 @@ function gatedDoneMarks(kv: Deno.Kv, failing = false): { kv: Deno.Kv; groups: nu
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  return { kv: wrapped, groups, open: () => gate.resolve() };
+  return { kv: wrapped, groups, keys, open: () => gate.resolve() };
 }
 
 async function claims(kv: Deno.Kv): Promise<Claim[]> {
   const out = [];
   for await (const entry of kv.list<Claim>({ prefix: ["webhook_postback_claim"] })) out.push(entry.value);
   return out;
+}
+
+/** A KV key as text (its byte arrays as lists of numbers), to compare keys. */
+function keyText(key: Deno.KvKey): string {
+  return JSON.stringify(key, (_, value) => value instanceof Uint8Array ? [...value] : value);
+}
+
+/** Waits until `done()` holds, checking every few milliseconds. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 2));
 }
 
 /** "settled", or "waiting" when `promise` has not settled after 50 ms. */
@@ -61,8 +80,9 @@ Deno.test("handle() answers 200 only once the claim's done mark is in KV", async
   try {
     await withReceiver(async ({ receiver, delivered }) => {
       const answered = receiver.handle(post({ authorization: await signA() }, JSON.stringify([item()])));
+      await until(() => gated.groups.length === 1); // handed on; its mark waits at the gate
       assert.equal(await state(answered), "waiting");
-      assert.equal(delivered.length, 1); // handed on; its mark waits at the gate
+      assert.equal(delivered.length, 1);
       assert.deepEqual((await claims(kv)).map((c) => c.state), ["pending"]);
       gated.open();
       assert.deepEqual(await (await answered).json(), { received: 1 });
@@ -98,23 +118,54 @@ Deno.test("a KV file closed right after the answer keeps the claim's done mark",
   }
 });
 
-Deno.test("postbacks answered at the same time share commits of their done marks, ten at most", async () => {
+Deno.test("a slow commit of one postback's mark holds up no other postback's answer", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const gated = gatedDoneMarks(kv, { firstOnly: true });
+  try {
+    await withReceiver(async ({ receiver }) => {
+      const send = async (i: number) => {
+        const res = await receiver.handle(post({ authorization: await signA(NOW + i) }, JSON.stringify([item()])));
+        return (await res.json()).received;
+      };
+      const slow = send(0);
+      await until(() => gated.groups.length === 1); // its mark's commit hangs at the gate
+      const other = send(1);
+      assert.equal(await state(other), "settled");
+      assert.equal(await other, 1);
+      assert.equal(await state(slow), "waiting");
+      gated.open();
+      assert.equal(await slow, 1);
+      assert.deepEqual((await claims(kv)).map((c) => c.state), ["done", "done"]);
+    }, { kv: gated.kv });
+  } finally {
+    gated.open();
+    kv.close();
+  }
+});
+
+Deno.test("beyond four commits of marks in flight, the marks of postbacks answered meanwhile share commits of ten", async () => {
   const kv = await Deno.openKv(":memory:");
   const gated = gatedDoneMarks(kv);
   try {
     await withReceiver(async ({ receiver, delivered }) => {
-      const answers = Array.from({ length: 21 }, async (_, i) => {
+      const send = async (i: number) => {
         const res = await receiver.handle(post({ authorization: await signA(NOW + i) }, JSON.stringify([item()])));
         return (await res.json()).received;
-      });
-      while (delivered.length < 21) await new Promise((resolve) => setTimeout(resolve, 5));
+      };
+      const answers = Array.from({ length: 21 }, (_, i) => send(i));
+      await until(() => delivered.length === 21);
+      assert.deepEqual(gated.groups, [1, 1, 1, 1]); // four alone at the gate, the other seventeen waiting
       gated.open();
       assert.deepEqual(await Promise.all(answers), Array(21).fill(1));
-      // The first alone (nothing else waited), then the twenty that queued behind it, ten per commit.
-      assert.deepEqual(gated.groups, [1, 10, 10]);
+      assert.deepEqual(gated.groups.toSorted((a, b) => a - b), [1, 1, 1, 1, 7, 10]);
       const stored = await claims(kv);
       assert.equal(stored.length, 21);
       assert.ok(stored.every((c) => c.state === "done"));
+      // Drained: the next one is committed at once again.
+      const next = send(21);
+      assert.equal(await state(next), "settled");
+      assert.equal(await next, 1);
+      assert.equal(gated.groups.at(-1), 1);
     }, { kv: gated.kv });
   } finally {
     gated.open();
@@ -127,25 +178,30 @@ Deno.test("a group with a claim taken over meanwhile marks the others, and repor
   const gated = gatedDoneMarks(kv);
   try {
     await withReceiver(async ({ receiver, delivered, attempts }) => {
-      const answers = Array.from({ length: 3 }, async (_, i) => {
+      const answers = Array.from({ length: 6 }, async (_, i) => {
         const res = await receiver.handle(post({ authorization: await signA(NOW + i) }, JSON.stringify([item()])));
         return (await res.json()).received;
       });
-      while (delivered.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
-      // The first mark waits at the gate, the other two queue as one group; one of them is taken over.
+      await until(() => delivered.length === 6);
+      // Four marks wait at the gate alone, the other two queue as one group; one of those is taken over.
+      assert.deepEqual(gated.groups, [1, 1, 1, 1]);
+      const atGate = new Set(gated.keys.flat().map(keyText));
       const entries = [];
       for await (const entry of kv.list<Claim>({ prefix: ["webhook_postback_claim"] })) entries.push(entry);
+      const queued = entries.filter((e) => !atGate.has(keyText(e.key)));
+      assert.equal(queued.length, 2);
       const taken = { state: "pending", leaseUntil: 42 };
-      await kv.set(entries[1].key, taken);
+      await kv.set(queued[0].key, taken);
       gated.open();
-      assert.deepEqual(await Promise.all(answers), [1, 1, 1]);
-      assert.deepEqual(gated.groups.slice(0, 2), [1, 2]);
+      assert.deepEqual(await Promise.all(answers), Array(6).fill(1));
+      // The group of two failed on the taken claim; each was then tried on its own.
+      assert.deepEqual(gated.groups, [1, 1, 1, 1, 2, 1, 1]);
       const values = await claims(kv);
-      assert.equal(values.filter((v) => v.state === "done").length, 2);
+      assert.equal(values.filter((v) => v.state === "done").length, 5);
       assert.deepEqual(values.filter((v) => v.state !== "done"), [taken]);
       assert.deepEqual(
-        attempts.map((a) => a.reason).sort(),
-        ["Delivered", "Delivered", "Delivered; its claim could not be marked done"],
+        attempts.map((a) => a.reason).filter((r) => r !== "Delivered"),
+        ["Delivered; its claim could not be marked done"],
       );
     }, { kv: gated.kv });
   } finally {
@@ -156,7 +212,7 @@ Deno.test("a group with a claim taken over meanwhile marks the others, and repor
 
 Deno.test("a done mark that cannot be written is reported, changes no answer, and leaves the claim pending", async () => {
   const kv = await Deno.openKv(":memory:");
-  const gated = gatedDoneMarks(kv, true);
+  const gated = gatedDoneMarks(kv, { failing: true });
   gated.open();
   try {
     await withReceiver(async ({ receiver, delivered, attempts }) => {
