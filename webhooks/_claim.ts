@@ -6,8 +6,8 @@
 // nothing is ever scanned or swept.
 //
 // The done mark is in KV before the 200 is answered. Marks of postbacks
-// answered at the same time share commits: beyond four commits of marks in
-// flight on one KV object, those asked for wait and go together in the next.
+// answered at the same time share commits: while four writers are busy on
+// one KV object, the marks asked for wait and go together in the next commit.
 
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
@@ -113,14 +113,18 @@ const queues = new WeakMap<Deno.Kv, DoneQueue>();
 
 /** How many done marks one commit writes at most (ten checks: what every KV, KV Connect too, takes). */
 export const DONE_GROUP = 10;
-/** How many commits of marks one KV object has in flight at most; the marks asked for beyond wait and group. */
+/**
+ * How many writers commit marks at once on one KV object, each one commit of
+ * marks at a time (or, after its group failed, that group's marks one by one,
+ * side by side); the marks asked for while all are busy wait and group.
+ */
 export const DONE_WRITERS = 4;
 
 /**
  * Marks a held claim done; a claim taken over meanwhile is left alone. A
  * mark is committed at once while fewer than {@linkcode DONE_WRITERS}
- * commits of marks are in flight on this KV object; beyond that, the marks
- * asked for wait and go together in the next commit (up to ten), so
+ * writers are busy on this KV object; while all are, the marks asked for
+ * wait and go together in the next commit (up to ten), so
  * postbacks answered at the same time share commits. Resolves `true` once
  * the mark is in KV, `false` when it could not be written (the claim was
  * taken over meanwhile, or the KV failed: then the claim stays pending until
