@@ -112,13 +112,13 @@ interface DoneQueue {
 const queues = new WeakMap<Deno.Kv, DoneQueue>();
 
 /** How many done marks one commit writes at most (ten checks: what every KV, KV Connect too, takes). */
-export const DONE_GROUP = 10;
+const DONE_GROUP = 10;
 /**
  * How many writers commit marks at once on one KV object, each one commit of
  * marks at a time (or, after its group failed, that group's marks one by one,
  * side by side); the marks asked for while all are busy wait and group.
  */
-export const DONE_WRITERS = 4;
+const DONE_WRITERS = 4;
 
 /**
  * Marks a held claim done; a claim taken over meanwhile is left alone. A
