@@ -5,13 +5,13 @@
 
 import assert from "node:assert/strict";
 import { createReceiver, createWebhooks } from "../../webhooks/mod.ts";
-import { item, NOW, post, seed, signA, withReceiver } from "./_receiver.ts";
+import { type Bench, item, NOW, post, seed, signA, withReceiver } from "./_receiver.ts";
 
 type Claim = { state: string; leaseUntil: number };
 
 /**
  * A KV whose commits that mark claims done wait for `open()` (only the first
- * of them, when `firstOnly`), or fail (when `failing`); with the keys of each.
+ * of them, when `firstOnly`), or fail at once (when `failing`); with the keys of each.
  */
 function gatedDoneMarks(
   kv: Deno.Kv,
@@ -37,8 +37,8 @@ function gatedDoneMarks(
             if (marks > 0) {
               groups.push(marks);
               keys.push(marked);
-              if (!firstOnly || groups.length === 1) await gate.promise;
               if (failing) throw new Error("the KV went away");
+              if (!firstOnly || groups.length === 1) await gate.promise;
             }
             return await commit();
           };
@@ -87,24 +87,43 @@ async function state(promise: Promise<unknown>): Promise<"settled" | "waiting"> 
   return await Promise.race([promise.then(() => "settled" as const), timer]);
 }
 
-Deno.test("handle() answers 200 only once the claim's done mark is in KV", async () => {
-  const kv = await Deno.openKv(":memory:");
-  const gated = gatedDoneMarks(kv);
+/** What a test over a gated KV gets: the receiver's bench, the raw KV, the gate, and a sender of postback `i`. */
+type Gated = Bench & { raw: Deno.Kv; gated: ReturnType<typeof gatedDoneMarks>; send(i: number): Promise<number> };
+
+/** Runs `fn` with a receiver whose claims go to a gated `:memory:` KV; opens the gate and closes the KV after. */
+async function withGated(
+  options: Parameters<typeof gatedDoneMarks>[1],
+  fn: (t: Gated) => Promise<void>,
+): Promise<void> {
+  const raw = await Deno.openKv(":memory:");
+  const gated = gatedDoneMarks(raw, options);
   try {
-    await withReceiver(async ({ receiver, delivered }) => {
-      const answered = receiver.handle(post({ authorization: await signA() }, JSON.stringify([item()])));
-      await until(() => gated.groups.length === 1); // handed on; its mark waits at the gate
-      assert.equal(await state(answered), "waiting");
-      assert.equal(delivered.length, 1);
-      assert.deepEqual((await claims(kv)).map((c) => c.state), ["pending"]);
-      gated.open();
-      assert.deepEqual(await (await answered).json(), { received: 1 });
-      assert.deepEqual(await claims(kv), [{ state: "done", leaseUntil: 0 }]);
+    await withReceiver(async (bench) => {
+      const send = async (i: number) => {
+        const res = await bench.receiver.handle(
+          post({ authorization: await signA(NOW + i) }, JSON.stringify([item()])),
+        );
+        return (await res.json()).received;
+      };
+      await fn({ ...bench, raw, gated, send });
     }, { kv: gated.kv });
   } finally {
     gated.open();
-    kv.close();
+    raw.close();
   }
+}
+
+Deno.test("handle() answers 200 only once the claim's done mark is in KV", async () => {
+  await withGated({}, async ({ receiver, delivered, gated, raw: kv }) => {
+    const answered = receiver.handle(post({ authorization: await signA() }, JSON.stringify([item()])));
+    await until(() => gated.groups.length === 1); // handed on; its mark waits at the gate
+    assert.equal(await state(answered), "waiting");
+    assert.equal(delivered.length, 1);
+    assert.deepEqual((await claims(kv)).map((c) => c.state), ["pending"]);
+    gated.open();
+    assert.deepEqual(await (await answered).json(), { received: 1 });
+    assert.deepEqual(await claims(kv), [{ state: "done", leaseUntil: 0 }]);
+  });
 });
 
 Deno.test("a KV file closed right after the answer keeps the claim's done mark", async () => {
@@ -132,110 +151,71 @@ Deno.test("a KV file closed right after the answer keeps the claim's done mark",
 });
 
 Deno.test("a slow commit of one postback's mark holds up no other postback's answer", async () => {
-  const kv = await Deno.openKv(":memory:");
-  const gated = gatedDoneMarks(kv, { firstOnly: true });
-  try {
-    await withReceiver(async ({ receiver }) => {
-      const send = async (i: number) => {
-        const res = await receiver.handle(post({ authorization: await signA(NOW + i) }, JSON.stringify([item()])));
-        return (await res.json()).received;
-      };
-      const slow = send(0);
-      await until(() => gated.groups.length === 1); // its mark's commit hangs at the gate
-      assert.equal(await within(send(1)), 1); // answered while the first mark's commit still hangs
-      assert.equal(await state(slow), "waiting");
-      gated.open();
-      assert.equal(await slow, 1);
-      assert.deepEqual((await claims(kv)).map((c) => c.state), ["done", "done"]);
-    }, { kv: gated.kv });
-  } finally {
+  await withGated({ firstOnly: true }, async ({ send, gated, raw: kv }) => {
+    const slow = send(0);
+    await until(() => gated.groups.length === 1); // its mark's commit hangs at the gate
+    assert.equal(await within(send(1)), 1); // answered while the first mark's commit still hangs
+    assert.equal(await state(slow), "waiting");
     gated.open();
-    kv.close();
-  }
+    assert.equal(await slow, 1);
+    assert.deepEqual((await claims(kv)).map((c) => c.state), ["done", "done"]);
+  });
 });
 
-Deno.test("beyond four commits of marks in flight, the marks of postbacks answered meanwhile share commits of ten", async () => {
-  const kv = await Deno.openKv(":memory:");
-  const gated = gatedDoneMarks(kv);
-  try {
-    await withReceiver(async ({ receiver, delivered }) => {
-      const send = async (i: number) => {
-        const res = await receiver.handle(post({ authorization: await signA(NOW + i) }, JSON.stringify([item()])));
-        return (await res.json()).received;
-      };
-      const answers = Array.from({ length: 21 }, (_, i) => send(i));
-      await until(() => delivered.length === 21);
-      assert.deepEqual(gated.groups, [1, 1, 1, 1]); // four alone at the gate, the other seventeen waiting
-      gated.open();
-      assert.deepEqual(await Promise.all(answers), Array(21).fill(1));
-      assert.deepEqual(gated.groups.toSorted((a, b) => a - b), [1, 1, 1, 1, 7, 10]);
-      const stored = await claims(kv);
-      assert.equal(stored.length, 21);
-      assert.ok(stored.every((c) => c.state === "done"));
-      // Drained: the next one is committed at once again.
-      assert.equal(await within(send(21)), 1);
-      assert.equal(gated.groups.at(-1), 1);
-    }, { kv: gated.kv });
-  } finally {
+Deno.test("while four writers are busy, the marks of postbacks answered meanwhile share commits of ten", async () => {
+  await withGated({}, async ({ delivered, send, gated, raw: kv }) => {
+    const answers = Array.from({ length: 21 }, (_, i) => send(i));
+    await until(() => delivered.length === 21);
+    assert.deepEqual(gated.groups, [1, 1, 1, 1]); // four alone at the gate, the other seventeen waiting
     gated.open();
-    kv.close();
-  }
+    assert.deepEqual(await Promise.all(answers), Array(21).fill(1));
+    assert.deepEqual(gated.groups.toSorted((a, b) => a - b), [1, 1, 1, 1, 7, 10]);
+    const stored = await claims(kv);
+    assert.equal(stored.length, 21);
+    assert.ok(stored.every((c) => c.state === "done"));
+    // Drained: the next one is committed at once again.
+    assert.equal(await within(send(21)), 1);
+    assert.equal(gated.groups.at(-1), 1);
+  });
 });
 
 Deno.test("a group with a claim taken over meanwhile marks the others, and reports the one it could not mark", async () => {
-  const kv = await Deno.openKv(":memory:");
-  const gated = gatedDoneMarks(kv);
-  try {
-    await withReceiver(async ({ receiver, delivered, attempts }) => {
-      const answers = Array.from({ length: 6 }, async (_, i) => {
-        const res = await receiver.handle(post({ authorization: await signA(NOW + i) }, JSON.stringify([item()])));
-        return (await res.json()).received;
-      });
-      await until(() => delivered.length === 6);
-      // Four marks wait at the gate alone, the other two queue as one group; one of those is taken over.
-      assert.deepEqual(gated.groups, [1, 1, 1, 1]);
-      const atGate = new Set(gated.keys.flat().map(keyText));
-      const entries = [];
-      for await (const entry of kv.list<Claim>({ prefix: ["webhook_postback_claim"] })) entries.push(entry);
-      const queued = entries.filter((e) => !atGate.has(keyText(e.key)));
-      assert.equal(queued.length, 2);
-      const taken = { state: "pending", leaseUntil: 42 };
-      await kv.set(queued[0].key, taken);
-      gated.open();
-      assert.deepEqual(await Promise.all(answers), Array(6).fill(1));
-      // The group of two failed on the taken claim; each was then tried on its own.
-      assert.deepEqual(gated.groups, [1, 1, 1, 1, 2, 1, 1]);
-      const values = await claims(kv);
-      assert.equal(values.filter((v) => v.state === "done").length, 5);
-      assert.deepEqual(values.filter((v) => v.state !== "done"), [taken]);
-      assert.deepEqual(
-        attempts.map((a) => a.reason).filter((r) => r !== "Delivered"),
-        ["Delivered; its claim could not be marked done"],
-      );
-    }, { kv: gated.kv });
-  } finally {
+  await withGated({}, async ({ delivered, attempts, send, gated, raw: kv }) => {
+    const answers = Array.from({ length: 6 }, (_, i) => send(i));
+    await until(() => delivered.length === 6);
+    // Four marks wait at the gate alone, the other two queue as one group; one of those is taken over.
+    assert.deepEqual(gated.groups, [1, 1, 1, 1]);
+    const atGate = new Set(gated.keys.flat().map(keyText));
+    const entries = [];
+    for await (const entry of kv.list<Claim>({ prefix: ["webhook_postback_claim"] })) entries.push(entry);
+    const queued = entries.filter((e) => !atGate.has(keyText(e.key)));
+    assert.equal(queued.length, 2);
+    const taken = { state: "pending", leaseUntil: 42 };
+    await kv.set(queued[0].key, taken);
     gated.open();
-    kv.close();
-  }
+    assert.deepEqual(await Promise.all(answers), Array(6).fill(1));
+    // The group of two failed on the taken claim; each was then tried on its own.
+    assert.deepEqual(gated.groups, [1, 1, 1, 1, 2, 1, 1]);
+    const values = await claims(kv);
+    assert.equal(values.filter((v) => v.state === "done").length, 5);
+    assert.deepEqual(values.filter((v) => v.state !== "done"), [taken]);
+    assert.deepEqual(
+      attempts.map((a) => a.reason).filter((r) => r !== "Delivered"),
+      ["Delivered; its claim could not be marked done"],
+    );
+  });
 });
 
 Deno.test("a done mark that cannot be written is reported, changes no answer, and leaves the claim pending", async () => {
-  const kv = await Deno.openKv(":memory:");
-  const gated = gatedDoneMarks(kv, { failing: true });
-  gated.open();
-  try {
-    await withReceiver(async ({ receiver, delivered, attempts }) => {
-      const header = await signA();
-      const res = await receiver.handle(post({ authorization: header }, JSON.stringify([item()])));
-      assert.deepEqual(await res.json(), { received: 1 });
-      assert.equal(attempts.at(-1)?.reason, "Delivered; its claim could not be marked done");
-      assert.deepEqual((await claims(kv)).map((c) => c.state), ["pending"]);
-      // Within its lease a copy is still a duplicate.
-      const copy = await receiver.handle(post({ authorization: header }, JSON.stringify([item()])));
-      assert.deepEqual(await copy.json(), { received: 0, duplicate: true });
-      assert.equal(delivered.length, 1);
-    }, { kv: gated.kv });
-  } finally {
-    kv.close();
-  }
+  await withGated({ failing: true }, async ({ receiver, delivered, attempts, raw: kv }) => {
+    const header = await signA();
+    const res = await receiver.handle(post({ authorization: header }, JSON.stringify([item()])));
+    assert.deepEqual(await res.json(), { received: 1 });
+    assert.equal(attempts.at(-1)?.reason, "Delivered; its claim could not be marked done");
+    assert.deepEqual((await claims(kv)).map((c) => c.state), ["pending"]);
+    // Within its lease a copy is still a duplicate.
+    const copy = await receiver.handle(post({ authorization: header }, JSON.stringify([item()])));
+    assert.deepEqual(await copy.json(), { received: 0, duplicate: true });
+    assert.equal(delivered.length, 1);
+  });
 });
