@@ -77,14 +77,28 @@ const TENANT_CACHE_MS = 5_000;
  * that tenant a few seconds longer, and nothing else.
  */
 function tenantFinder(deps: Deps): (tenantId: string) => Promise<Community | null> {
-  const known = new Map<string, { community: Community; until: number }>();
-  return async (tenantId) => {
-    const hit = known.get(tenantId);
-    if (hit && hit.until > Date.now()) return hit.community;
-    const community = await deps.webhooks.communities.findByTenantID(tenantId);
-    if (known.size >= 1_000) known.clear();
-    if (community) known.set(tenantId, { community, until: Date.now() + TENANT_CACHE_MS });
-    return community;
+  return remembered(TENANT_CACHE_MS, 1_000, (tenantId) => deps.webhooks.communities.findByTenantID(tenantId));
+}
+
+/**
+ * `load`, with what it found (not `null`) kept `ttlMs` per key; the whole
+ * memory is dropped when it holds `max` keys and another is to be kept.
+ */
+function remembered<T>(
+  ttlMs: number,
+  max: number,
+  load: (key: string) => Promise<T | null>,
+): (key: string) => Promise<T | null> {
+  const known = new Map<string, { value: T; until: number }>();
+  return async (key) => {
+    const hit = known.get(key);
+    if (hit && hit.until > Date.now()) return hit.value;
+    const value = await load(key);
+    if (value !== null) {
+      if (known.size >= max) known.clear();
+      known.set(key, { value, until: Date.now() + ttlMs });
+    }
+    return value;
   };
 }
 
@@ -131,8 +145,6 @@ interface InFlight {
   address: string;
   /** The record id the receiver id is mapped to, or `null` (read as the request comes in). */
   mapping: Promise<string | null>;
-  /** The community whose secret verified the header, once looked up. */
-  community: Community | null;
   /** A replay the console sends itself ("Replay to receiver"). */
   replay?: boolean;
 }
@@ -187,17 +199,11 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   });
   // Receiver ids mapped to their records, remembered for a minute: a mapping
   // only ever goes away with its hook, and a stale one finds no record (404).
-  const mappings = new Map<string, { hookId: string; until: number }>();
-  const mappingOf = async (id: string): Promise<string | null> => {
-    const known = mappings.get(id);
-    if (known && known.until > Date.now()) return known.hookId;
-    const hookId = (await deps.kv.get<{ hookId: string }>(receiverKey(id))).value?.hookId ?? null;
-    if (hookId !== null) {
-      if (mappings.size >= 10_000) mappings.clear();
-      mappings.set(id, { hookId, until: Date.now() + 60_000 });
-    }
-    return hookId;
-  };
+  const mappingOf = remembered(
+    60_000,
+    10_000,
+    async (id) => (await deps.kv.get<{ hookId: string }>(receiverKey(id))).value?.hookId ?? null,
+  );
 
   /** The mapping of a receiver id, read as the request comes in; its failure is seen where it is awaited. */
   const mappingFor = (id: string): Promise<string | null> => {
@@ -211,7 +217,7 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   deps.replayToReceiver = (id, request) => {
     const mapping = mappingFor(id);
     return current.run(
-      { id, address: "console", mapping, community: null, replay: true },
+      { id, address: "console", mapping, replay: true },
       () => receiver.handle(request),
     );
   };
@@ -220,9 +226,9 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const started = performance.now();
     const id = c.req.param("id");
     const mapping = mappingFor(id);
-    const request: InFlight = { id, address: clientAddresses.get(c.req.raw) ?? "unknown", mapping, community: null };
-    request.community = await verifiedTenant(findTenant, c.req.header("authorization"));
-    const tenant = request.community?.tenantId ?? null;
+    const request: InFlight = { id, address: clientAddresses.get(c.req.raw) ?? "unknown", mapping };
+    const community = await verifiedTenant(findTenant, c.req.header("authorization"));
+    const tenant = community?.tenantId ?? null;
     if (tenant !== null) {
       const verdict = await deps.limiter.hit("receiver", tenant);
       if (!verdict.ok) {
