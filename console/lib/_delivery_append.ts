@@ -34,7 +34,7 @@ export interface Part {
 }
 
 /** What a postback's marker holds: where its rows are in the sequence. */
-export interface Marker {
+interface Marker {
   first: number;
   count: number;
 }
@@ -79,7 +79,7 @@ export class SequenceWriter {
   }
 
   /** The summaries of a postback already stored, or `null`. */
-  async stored(marker: Deno.KvKey): Promise<DeliveryView[] | null> {
+  async #stored(marker: Deno.KvKey): Promise<DeliveryView[] | null> {
     const entry = await retryLocked(() => this.#kv.get<Marker>(marker));
     if (!entry.value) return null;
     const { first, count } = entry.value;
@@ -140,7 +140,7 @@ export class SequenceWriter {
 
   /** A postback whose payloads do not fit its operation: they are written first, invisible until then. */
   async #large(part: Part): Promise<DeliveryView[]> {
-    const before = part.marker ? await this.stored(part.marker) : null;
+    const before = part.marker ? await this.#stored(part.marker) : null;
     if (before) return before;
     let op = this.#kv.atomic();
     let bytes = 0;
@@ -214,7 +214,7 @@ export class SequenceWriter {
       this.#seq = null;
       await Promise.all(open.map(async (i) => {
         const marker = parts[i].marker;
-        if (marker) out[i] = (await this.stored(marker)) ?? undefined;
+        if (marker) out[i] = (await this.#stored(marker)) ?? undefined;
       }));
       open = open.filter((i) => out[i] === undefined);
       if (open.length === 0) return out as DeliveryView[][];

@@ -67,8 +67,6 @@ export interface DeliveryStoreOptions {
 /** Where deliveries are kept. */
 export class DeliveryStore {
   #kv: Deno.Kv;
-  #retain: number;
-  #maxAgeMs: number;
   #details: AttemptDetails;
   #writer: SequenceWriter;
 
@@ -78,14 +76,12 @@ export class DeliveryStore {
    */
   constructor(kv: Deno.Kv, options: DeliveryStoreOptions = {}) {
     this.#kv = kv;
-    this.#retain = options.retain ?? 500;
-    this.#maxAgeMs = options.maxAgeMs ?? 7 * 24 * 3600_000;
-    this.#details = new AttemptDetails(kv, this.#maxAgeMs);
-    this.#writer = new SequenceWriter(kv, this.#retain, this.#maxAgeMs);
-    if (!Number.isInteger(this.#retain) || this.#retain < 1) {
-      throw new RangeError(
-        `Cannot keep deliveries: 'retain' must be a positive integer, got ${this.#retain}`,
-      );
+    const retain = options.retain ?? 500;
+    const maxAgeMs = options.maxAgeMs ?? 7 * 24 * 3600_000;
+    this.#details = new AttemptDetails(kv, maxAgeMs);
+    this.#writer = new SequenceWriter(kv, retain, maxAgeMs);
+    if (!Number.isInteger(retain) || retain < 1) {
+      throw new RangeError(`Cannot keep deliveries: 'retain' must be a positive integer, got ${retain}`);
     }
   }
 
