@@ -9,6 +9,15 @@ import type { SandboxCore } from "./_core.ts";
 import { entityOf, jiveError, jiveJson, MAX_BODY_BYTES, PLACE_ID } from "./_http.ts";
 import { DEFAULT_PAGE_COUNT, MAX_PAGE_COUNT } from "./types.ts";
 
+/** Creates a webhook of `tenantId` as the platform does (stamped now); answers its entity. */
+export async function newHook(
+  core: Pick<SandboxCore, "store" | "now">,
+  fields: Omit<HookRecord, "id" | "published" | "updated">,
+): Promise<Record<string, unknown>> {
+  const stamp = new Date(core.now()).toISOString();
+  return entityOf(await core.store.createHook({ ...fields, published: stamp, updated: stamp }));
+}
+
 export function apiRoutes(
   app: Hono,
   core: SandboxCore,
@@ -50,16 +59,7 @@ export function apiRoutes(
     api(async (c, tenant) => {
       const fields = validateHookFields(await readJson(c));
       if (typeof fields === "string") return jiveError(400, fields);
-      const stamp = new Date(now()).toISOString();
-      const hook = await store.createHook({
-        ...fields,
-        tenantId: tenant,
-        baseUrl: baseOf(c),
-        enabled: true,
-        published: stamp,
-        updated: stamp,
-      });
-      const entity = entityOf(hook);
+      const entity = await newHook(core, { ...fields, tenantId: tenant, baseUrl: baseOf(c), enabled: true });
       await core.faults?.afterCreate?.(entity);
       return jiveJson(200, entity);
     }),

@@ -10,7 +10,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { ROOT } from "./_keys.ts";
 import { SandboxStore } from "./_store.ts";
-import { apiRoutes } from "./_api.ts";
+import { apiRoutes, newHook } from "./_api.ts";
 import { checkOptions, entityOf, originOf, PLACE_ID } from "./_http.ts";
 import { authorizeRoutes } from "./_oauth.ts";
 import { tokenRoutes } from "./_oauth_token.ts";
@@ -139,18 +139,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       return (await store.allHooks(tenantId)).map((hook) => entityOf(hook));
     },
     async createHook(origin: string, fields: SandboxHookFields) {
-      const stamp = new Date(now()).toISOString();
-      const hook = await store.createHook({
+      return await newHook(core, {
         events: fields.events,
         ...(fields.object === undefined ? {} : { object: fields.object }),
         callback: fields.callback,
         tenantId,
         baseUrl: originOf(origin, "the webhook") + basePath,
         enabled: fields.enabled ?? true,
-        published: stamp,
-        updated: stamp,
       });
-      return entityOf(hook);
     },
     deleteHook(id: string): Promise<boolean> {
       return store.deleteHook(tenantId, id);
