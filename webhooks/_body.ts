@@ -1,6 +1,12 @@
 // The receiver's body reader: reads a request body chunk by chunk, stops (and
 // cancels the stream) once it passes a byte limit or a deadline, so a huge,
 // endless or trickling body costs at most the limit plus one chunk.
+//
+// Memory stays in proportion to the bytes received: each chunk is copied into
+// one growing buffer (a chunk is often a view of a 64 KiB read buffer, and
+// keeping the view would pin all of it), and the deadline is a timer that
+// cancels the reader, not a promise each read is raced against (every race
+// would leave a reaction on it holding that read's chunk until the deadline).
 
 /** What reading a body came to. */
 export type BodyRead =
@@ -12,14 +18,30 @@ export type BodyRead =
 /** Bytes of the body kept for an attempt's excerpt. */
 export const HEAD_BYTES = 2048;
 
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
+/** Bytes gathered so far, copied into a buffer that at least doubles when it grows. */
+class Gathered {
+  #buffer = new Uint8Array(0);
+  #length = 0;
+
+  get length(): number {
+    return this.#length;
   }
-  return out;
+
+  append(chunk: Uint8Array): void {
+    const needed = this.#length + chunk.byteLength;
+    if (needed > this.#buffer.byteLength) {
+      const grown = new Uint8Array(Math.max(needed, 2 * this.#buffer.byteLength, 256));
+      grown.set(this.#buffer.subarray(0, this.#length));
+      this.#buffer = grown;
+    }
+    this.#buffer.set(chunk, this.#length);
+    this.#length = needed;
+  }
+
+  /** A copy of the first `count` bytes (all by default), sized to fit. */
+  take(count = this.#length): Uint8Array {
+    return this.#buffer.slice(0, Math.min(count, this.#length));
+  }
 }
 
 /**
@@ -34,55 +56,48 @@ export async function readBody(
 ): Promise<BodyRead> {
   const empty = new Uint8Array(0);
   if (body === null) return { kind: "ok", bytes: empty, head: empty };
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const head = (): Uint8Array => concat(chunks, total).subarray(0, HEAD_BYTES);
+  const gathered = new Gathered();
+  const head = (): Uint8Array => gathered.take(HEAD_BYTES);
   let reader: ReadableStreamDefaultReader<Uint8Array>;
   try {
     reader = body.getReader();
   } catch {
     return { kind: "error", head: empty };
   }
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), timeoutMs);
-  });
   const stop = (): void => {
     reader.cancel().catch(() => {});
   };
+  // At the deadline the reader is cancelled, which ends a pending read with `done`.
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    stop();
+  }, timeoutMs);
   try {
     for (;;) {
-      const next = await Promise.race([reader.read(), deadline]);
-      if (next === "timeout") {
-        stop();
-        return { kind: "timeout", head: head() };
-      }
+      const next = await reader.read();
+      if (timedOut) return { kind: "timeout", head: head() };
       if (next.done) break;
       const chunk = next.value;
       if (!(chunk instanceof Uint8Array)) {
         stop();
         return { kind: "error", head: head() };
       }
-      total += chunk.byteLength;
-      if (total > maxBytes) {
+      if (gathered.length + chunk.byteLength > maxBytes) {
         // Keep only what the excerpt needs of the chunk that went over.
-        const kept = total - chunk.byteLength;
-        total = kept;
-        if (kept < HEAD_BYTES) {
-          chunks.push(chunk.subarray(0, HEAD_BYTES - kept));
-          total += Math.min(chunk.byteLength, HEAD_BYTES - kept);
-        }
+        if (gathered.length < HEAD_BYTES) gathered.append(chunk.subarray(0, HEAD_BYTES - gathered.length));
         stop();
         return { kind: "too-large", head: head() };
       }
-      chunks.push(chunk);
+      gathered.append(chunk);
     }
   } catch {
+    if (timedOut) return { kind: "timeout", head: head() };
     stop();
     return { kind: "error", head: head() };
   } finally {
     clearTimeout(timer);
   }
-  const bytes = concat(chunks, total);
+  const bytes = gathered.take();
   return { kind: "ok", bytes, head: bytes.subarray(0, HEAD_BYTES) };
 }

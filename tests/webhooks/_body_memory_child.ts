@@ -1,0 +1,33 @@
+// Child of body_memory_test.ts: serves a receiver over a `:memory:` KV on
+// 127.0.0.1 (port 0), prints `listening <port>`, and answers GET /memory with
+// the heap plus external bytes after a full GC. Run with --v8-flags=--expose-gc.
+
+import { createReceiver, createWebhooks } from "../../webhooks/mod.ts";
+
+const gc = (globalThis as unknown as { gc?: () => void }).gc;
+if (typeof gc !== "function") throw new Error("Run this child with --v8-flags=--expose-gc");
+
+function measured(): number {
+  gc!();
+  gc!();
+  const usage = Deno.memoryUsage();
+  return usage.heapUsed + usage.external;
+}
+
+const kv = await Deno.openKv(":memory:");
+const receiver = createReceiver(createWebhooks(kv), {
+  onPostback: () => {},
+  // Long enough that the trickling connections are still being read when measured.
+  bodyTimeoutMs: 120_000,
+});
+const server = Deno.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  onListen: ({ port }) => console.log(`listening ${port}`),
+}, (request) => {
+  if (request.method === "GET" && new URL(request.url).pathname === "/memory") {
+    return Response.json({ bytes: measured() });
+  }
+  return receiver.handle(request);
+});
+await server.finished;
