@@ -34,23 +34,34 @@ export async function watchSequence(
     reader?.cancel().catch(() => {});
   };
   signal.addEventListener("abort", stop, { once: true });
-  // One read at a time; a read still pending after a poll is reused.
-  let pending: Promise<boolean> | null = null;
+  // One read at a time, and one reaction on it: its outcome is kept in
+  // `changed` and wakes whichever wait is current. A read still pending after
+  // a poll is reused, never raced again (each race would leave a reaction on
+  // it, one per poll, for as long as the KV stays quiet).
+  let reading = false;
+  let changed: boolean | null = null;
+  const read = (watch: ReadableStreamDefaultReader<unknown>): void => {
+    reading = true;
+    watch.read().then((r) => !r.done, () => false).then((more) => {
+      reading = false;
+      changed = more;
+      wake();
+    });
+  };
   try {
     while (!signal.aborted) {
-      if (reader && !pending) pending = reader.read().then((r) => !r.done, () => false);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const tick = new Promise<"poll">((resolve) => {
-        wake = () => resolve("poll");
-        timer = setTimeout(wake, pollMs);
-      });
-      const result = await Promise.race(pending ? [pending, tick] : [tick]);
-      clearTimeout(timer);
-      if (signal.aborted) break;
-      if (result !== "poll") {
-        pending = null;
-        if (result === false) reader = null; // the watch ended: poll only
+      if (reader && !reading && changed === null) read(reader);
+      if (changed === null) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          timer = setTimeout(resolve, pollMs);
+        });
+        clearTimeout(timer);
       }
+      if (signal.aborted) break;
+      if (changed === false) reader = null; // the watch ended: poll only
+      changed = null;
       // The first read is the current value: reporting it too closes the
       // gap between the caller's first listing and the start of the watch.
       await onChange();
