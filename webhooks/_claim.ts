@@ -1,9 +1,13 @@
-// The receiver's replay claims. A verified header's replay key (the SHA-256
-// of its decoded fields) is claimed in KV with an atomic check before the
-// postback is handed on: pending, with a lease, while `onPostback` runs; done
-// once it succeeded; deleted when it threw, so the platform's retry is
-// delivered. Every entry expires with the signature window (`expireIn`), so
-// nothing is ever scanned or swept.
+// The receiver's replay claims. A verified header is claimed per hook: one KV
+// entry per webhook URL its items name, keyed by the SHA-256 of the header's
+// replay key and that URL, so two postbacks the platform signs in the same
+// millisecond for one tenant (identical headers) but sends to different hooks
+// are both delivered, and a replay to a hook the header already reached is
+// refused whatever its body. With `onPostback` a claim is pending, with a
+// lease, while it runs; done once it succeeded; deleted when it threw. With
+// `write` a claim is written done in the commit that stores the postback
+// (see _group_commit.ts). Every entry expires with the signature window
+// (`expireIn`), so nothing is ever scanned or swept.
 //
 // The done mark is in KV before the 200 is answered. Marks of postbacks
 // answered at the same time share commits: while four writers are busy on
@@ -12,21 +16,30 @@
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { postbackClaimKey } from "./_keys.ts";
-import { withLockRetry } from "./_kv.ts";
+import { getManyBatched, withLockRetry } from "./_kv.ts";
 
 /** What a claim entry holds. */
-interface ClaimValue {
+export interface ClaimValue {
   state: "pending" | "done";
   /** Until when (receiver clock, ms) a pending claim belongs to its taker. */
   leaseUntil: number;
 }
 
-/** A claim this request holds. */
+/** A claim this request holds: one entry per hook, all written by one commit. */
 export interface HeldClaim {
-  key: Deno.KvKey;
+  keys: Deno.KvKey[];
   versionstamp: string;
   expireIn: number;
 }
+
+/** Why a header could not be claimed: done (a duplicate), held by a request still running, or stale checks. */
+export type NotClaimed = "done" | "held" | "stale";
+
+/** The most hooks one postback may name: each is a check of the claim's commit, and KV Connect takes ten. */
+export const MAX_CLAIM_HOOKS = 10;
+
+/** The claim value written done. */
+export const DONE: ClaimValue = { state: "done", leaseUntil: 0 };
 
 function hex(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
@@ -35,7 +48,7 @@ function hex(bytes: Uint8Array): string {
 /**
  * The replay key of a verified header: SHA-256 over its decoded fields and
  * signature bytes, so two spellings of one header (URL-encoding, scheme case,
- * spaces) share one key. Returns the digest and its hex form (the postback id).
+ * spaces) share one key.
  */
 export function replayKey(fields: {
   clientId: string;
@@ -43,7 +56,7 @@ export function replayKey(fields: {
   jiveUrl: string;
   timestamp: number;
   signature: Uint8Array;
-}): { digest: Uint8Array; id: string } {
+}): Uint8Array {
   const text = JSON.stringify([
     fields.clientId,
     fields.tenantId,
@@ -51,51 +64,79 @@ export function replayKey(fields: {
     fields.timestamp,
     hex(fields.signature),
   ]);
-  const digest = new Uint8Array(createHash("sha256").update(text, "utf8").digest());
-  return { digest, id: hex(digest) };
+  return new Uint8Array(createHash("sha256").update(text, "utf8").digest());
 }
 
 /**
- * Claims a replay key: a new claim, or the takeover of a pending claim whose
- * lease ran out (its taker died mid-postback). `null` when the key is done,
- * or pending within its lease: the request is a duplicate. `checks` (at most
- * nine: the community and records the decision rests on) go into the same
- * commit; `"stale"` when one of them no longer holds, and nothing is claimed.
+ * The claim keys of a header for the hooks (self URLs) a postback names, and
+ * the postback's id: the hex SHA-256 of the replay key with those URLs, the
+ * same for the platform's retry (same header, same hooks) and different for
+ * a same-millisecond postback to another hook.
+ */
+export function claimOf(digest: Uint8Array, urls: string[]): { keys: Deno.KvKey[]; postbackId: string } {
+  // An empty postback names no hook: it claims the header for none (""), so its own copies are duplicates.
+  const sorted = urls.length === 0 ? [""] : [...new Set(urls)].sort();
+  const keys = sorted.map((url) =>
+    postbackClaimKey(new Uint8Array(createHash("sha256").update(digest).update(url, "utf8").digest()))
+  );
+  const id = createHash("sha256").update(digest);
+  for (const url of sorted) id.update(`\n${url}`, "utf8");
+  return { keys, postbackId: id.digest("hex") };
+}
+
+/**
+ * What the claim entries as read say of a new claim: `"done"` when one hook
+ * already took this header (a duplicate), `"held"` when one is pending within
+ * its lease (a request still running), else `null`: the claim may be taken
+ * (over) with these entries as its checks.
+ */
+export function judge(entries: Deno.KvEntryMaybe<ClaimValue>[], now: number): "done" | "held" | null {
+  if (entries.some((entry) => entry.value?.state === "done")) return "done";
+  if (entries.some((entry) => entry.value && entry.value.leaseUntil > now)) return "held";
+  return null;
+}
+
+/**
+ * Claims a header for its hooks, pending: a new claim, or the takeover of a
+ * pending claim whose lease ran out (its taker died mid-postback). `"done"`
+ * when a hook already took it, `"held"` when another request holds it now.
+ * `checks` (the community and records the decision rests on; with the claim's
+ * keys at most ten) go into the same commit; `"stale"` when one of them no
+ * longer holds, and nothing is claimed.
  */
 export async function claim(
   kv: Deno.Kv,
-  digest: Uint8Array,
+  keys: Deno.KvKey[],
   now: number,
   leaseMs: number,
   expireIn: number,
   checks: Deno.AtomicCheck[] = [],
-): Promise<HeldClaim | null | "stale"> {
-  const key = postbackClaimKey(digest);
+): Promise<HeldClaim | NotClaimed> {
   const value: ClaimValue = { state: "pending", leaseUntil: now + leaseMs };
-  const first = await withLockRetry(() =>
-    kv.atomic().check({ key, versionstamp: null }, ...checks).set(key, value, { expireIn }).commit()
-  );
-  if (first.ok) return { key, versionstamp: first.versionstamp, expireIn };
+  const commit = (current: Deno.AtomicCheck[]) =>
+    withLockRetry(() => {
+      const op = kv.atomic().check(...current, ...checks);
+      for (const key of keys) op.set(key, value, { expireIn });
+      return op.commit();
+    });
+  const first = await commit(keys.map((key) => ({ key, versionstamp: null })));
+  if (first.ok) return { keys, versionstamp: first.versionstamp, expireIn };
   // Taken, or a check failed: read both and decide; a takeover that loses a race is decided again.
   for (let attempt = 0; attempt < TAKEOVER_ATTEMPTS; attempt++) {
-    const [current, ...others] = await withLockRetry(() =>
-      kv.getMany<[ClaimValue, ...unknown[]]>([key, ...checks.map((check) => check.key)])
-    );
-    if (others.some((entry, i) => entry.versionstamp !== checks[i].versionstamp)) return "stale";
-    if (current.value && (current.value.state === "done" || current.value.leaseUntil > now)) return null;
-    const taken = await withLockRetry(() =>
-      kv.atomic().check(current, ...checks).set(key, value, { expireIn }).commit()
-    );
-    if (taken.ok) return { key, versionstamp: taken.versionstamp, expireIn };
+    const read = await getManyBatched<unknown>(kv, [...keys, ...checks.map((check) => check.key)]);
+    const current = read.slice(0, keys.length) as Deno.KvEntryMaybe<ClaimValue>[];
+    if (read.slice(keys.length).some((entry, i) => entry.versionstamp !== checks[i].versionstamp)) return "stale";
+    const verdict = judge(current, now);
+    if (verdict) return verdict;
+    const taken = await commit(current);
+    if (taken.ok) return { keys, versionstamp: taken.versionstamp, expireIn };
   }
   // Others keep taking and releasing this header: one of them holds it now.
-  return null;
+  return "held";
 }
 
 /** How often a claim whose takeover lost a race is decided again. */
 const TAKEOVER_ATTEMPTS = 3;
-
-const DONE: ClaimValue = { state: "done", leaseUntil: 0 };
 
 /** A done mark waiting for its commit, and how its request learns the outcome. */
 interface Mark {
@@ -111,8 +152,8 @@ interface DoneQueue {
 
 const queues = new WeakMap<Deno.Kv, DoneQueue>();
 
-/** How many done marks one commit writes at most (ten checks: what every KV, KV Connect too, takes). */
-const DONE_GROUP = 10;
+/** How many checks one commit of done marks carries at most (ten: what every KV, KV Connect too, takes). */
+const DONE_CHECKS = 10;
 /**
  * How many writers commit marks at once on one KV object, each one commit of
  * marks at a time (or, after its group failed, that group's marks one by one,
@@ -124,7 +165,7 @@ const DONE_WRITERS = 4;
  * Marks a held claim done; a claim taken over meanwhile is left alone. A
  * mark is committed at once while fewer than {@linkcode DONE_WRITERS}
  * writers are busy on this KV object; while all are, the marks asked for
- * wait and go together in the next commit (up to ten), so
+ * wait and go together in the next commit (up to ten checks), so
  * postbacks answered at the same time share commits. Resolves `true` once
  * the mark is in KV, `false` when it could not be written (the claim was
  * taken over meanwhile, or the KV failed: then the claim stays pending until
@@ -142,9 +183,19 @@ export function finish(kv: Deno.Kv, held: HeldClaim): Promise<boolean> {
   return promise;
 }
 
+/** The next group of marks: as many waiting as fit ten checks (always at least one). */
+function takeMarks(queue: DoneQueue): Mark[] {
+  let checks = queue.waiting[0].held.keys.length;
+  let n = 1;
+  while (n < queue.waiting.length && checks + queue.waiting[n].held.keys.length <= DONE_CHECKS) {
+    checks += queue.waiting[n++].held.keys.length;
+  }
+  return queue.waiting.splice(0, n);
+}
+
 async function writeWaiting(kv: Deno.Kv, queue: DoneQueue): Promise<void> {
   while (queue.waiting.length > 0) {
-    const group = queue.waiting.splice(0, DONE_GROUP);
+    const group = takeMarks(queue);
     if (await commitMarks(kv, group)) {
       for (const mark of group) mark.settle(true);
     } else if (group.length === 1) {
@@ -157,16 +208,28 @@ async function writeWaiting(kv: Deno.Kv, queue: DoneQueue): Promise<void> {
   queue.writers--;
 }
 
+/** Checks that each of a held claim's entries is still as this request wrote it. */
+function heldChecks(held: HeldClaim): Deno.AtomicCheck[] {
+  return held.keys.map((key) => ({ key, versionstamp: held.versionstamp }));
+}
+
 /** Commits these marks in one atomic operation, each checked by its claim's versionstamp. */
 async function commitMarks(kv: Deno.Kv, marks: Mark[]): Promise<boolean> {
   return await withLockRetry(() => {
-    let op = kv.atomic();
-    for (const { held } of marks) op = op.check(held).set(held.key, DONE, { expireIn: held.expireIn });
+    const op = kv.atomic();
+    for (const { held } of marks) {
+      op.check(...heldChecks(held));
+      for (const key of held.keys) op.set(key, DONE, { expireIn: held.expireIn });
+    }
     return op.commit();
   }).then((result) => result.ok, () => false);
 }
 
 /** Deletes a held claim so that a retry is delivered; a claim taken over meanwhile is left alone. */
 export async function release(kv: Deno.Kv, held: HeldClaim): Promise<void> {
-  await withLockRetry(() => kv.atomic().check(held).delete(held.key).commit());
+  await withLockRetry(() => {
+    const op = kv.atomic().check(...heldChecks(held));
+    for (const key of held.keys) op.delete(key);
+    return op.commit();
+  });
 }

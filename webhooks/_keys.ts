@@ -69,9 +69,10 @@ export function communityByNameKey(name: string): Deno.KvKey {
 }
 
 /**
- * A postback claim of the receiver: the SHA-256 digest of a verified
- * JiveEXTN header's decoded fields (its replay key), never the header text.
+ * A postback claim of the receiver for one hook: the SHA-256 digest of a
+ * verified JiveEXTN header's replay key with the hook's self URL, never the
+ * header text.
  */
-export function postbackClaimKey(replayKey: Uint8Array): Deno.KvKey {
-  return ["webhook_postback_claim", replayKey];
+export function postbackClaimKey(digest: Uint8Array): Deno.KvKey {
+  return ["webhook_postback_claim", digest];
 }

@@ -5,7 +5,7 @@
 // current, and a `"stale"` outcome makes the receiver decide again from fresh
 // reads. A negative answer (404) is never given on cached data alone.
 
-import { type HeldClaim, release } from "./_claim.ts";
+import { type HeldClaim, type NotClaimed, release } from "./_claim.ts";
 import { checkSignature, type ParsedJiveExtn, secretKeyBytes } from "./_jive_extn.ts";
 import type { BodyItem } from "./_receive.ts";
 import { readCommunity, readRecord, ReceiverCache, stillCurrent } from "./_receiver_cache.ts";
@@ -17,8 +17,12 @@ import type { ReceiverOptions } from "./receiver_types.ts";
 const MAX_TENANT_BYTES = 1024;
 /** The 401 answer of every check that depends on the community, so tenants cannot be probed. */
 const NOT_VERIFIED = "JiveEXTN signature does not match";
-/** Checks one claim commit carries besides the claim's own (a getMany reads ten keys). */
-const MAX_CHECKS = 9;
+/**
+ * Most hooks a postback may name for its cached entries to be checked in the
+ * claim's commit: a claim key, a record check per hook, the community's and a
+ * sequence counter's stay within the ten checks KV Connect takes.
+ */
+const MAX_CHECKED_HOOKS = 4;
 const encoder = new TextEncoder();
 
 /** The tenant's community, verified against the header. */
@@ -39,7 +43,15 @@ export interface Unverified {
 
 /** What looking up the items and claiming the header came to. */
 export type Outcome =
-  | { kind: "go"; community: Community; webhooks: Webhook[]; held: HeldClaim | null }
+  | {
+    kind: "go";
+    community: Community;
+    webhooks: Webhook[];
+    /** The claim, when one was taken. */
+    held?: HeldClaim | "done" | "held";
+    /** Without a claim taken: the checks a commit that claims must carry. */
+    checks: Deno.AtomicCheck[];
+  }
   | { kind: "unknown"; error: string }
   | { kind: "stale" };
 
@@ -59,7 +71,10 @@ type Checked<T> = { value: T; check: Deno.AtomicCheck | null };
 export type Resolver = ReturnType<typeof createResolver>;
 
 /** The claim being taken, settled without throwing. */
-type Claiming = Promise<{ held: HeldClaim | null | "stale"; error: unknown }>;
+type Claiming = Promise<{ held: HeldClaim | NotClaimed | null; error: unknown }>;
+
+/** Takes the claim with these checks in its commit. */
+export type Take = (checks: Deno.AtomicCheck[]) => Promise<HeldClaim | NotClaimed>;
 
 /** Makes the resolver of one receiver, with its cache. */
 export function createResolver({ hooks, kv, owned, accept }: ResolverSetup) {
@@ -109,23 +124,25 @@ export function createResolver({ hooks, kv, owned, accept }: ResolverSetup) {
   /**
    * Looks every item's record up and claims the header. Cached records are
    * claimed with checks; otherwise the claim is taken while they are read
-   * (one KV round trip less) and released when the answer is 404.
+   * (one KV round trip less) and released when the answer is 404. Without
+   * `take` nothing is claimed: the outcome names the checks to commit with.
    */
   async function lookUpAndClaim(
     request: Request,
     resolved: Resolved,
     tenantId: string,
     items: BodyItem[],
-    take: (checks: Deno.AtomicCheck[]) => Promise<HeldClaim | null | "stale">,
+    take: Take | null,
     useChecks: boolean,
   ): Promise<Outcome> {
     const urls = [...new Set(items.map((item) => item.webhook))];
-    const cached = owned && useChecks && urls.length < MAX_CHECKS ? urls.map((url) => cache.record(tenantId, url)) : [];
+    const checking = useChecks && urls.length <= MAX_CHECKED_HOOKS;
+    const cached = owned && checking ? urls.map((url) => cache.record(tenantId, url)) : [];
     const hit = urls.length > 0 && cached.length === urls.length && cached.every((entry) => entry !== undefined);
-    const communityChecks = useChecks && resolved.check ? [resolved.check] : [];
+    const communityChecks = checking && resolved.check ? [resolved.check] : [];
     // Without cached records the claim is taken while they are read; from here until it is handed on,
     // anything that throws (reading, `accept`) releases it, so the platform's retry is delivered.
-    const claiming: Claiming | undefined = hit ? undefined : settle(take(communityChecks));
+    const claiming: Claiming | undefined = hit || take === null ? undefined : settle(take(communityChecks));
     try {
       const records = hit ? cached : await readRecords(tenantId, urls);
       return await settleOutcome(request, resolved, items, urls, records, hit, communityChecks, claiming, take);
@@ -145,7 +162,7 @@ export function createResolver({ hooks, kv, owned, accept }: ResolverSetup) {
     hit: boolean,
     communityChecks: Deno.AtomicCheck[],
     claiming: Claiming | undefined,
-    take: (checks: Deno.AtomicCheck[]) => Promise<HeldClaim | null | "stale">,
+    take: Take | null,
   ): Promise<Outcome> {
     const byUrl = new Map(urls.map((url, i) => [url, records[i]]));
     const used = [...(resolved.cached ? communityChecks : []), ...(hit ? records.map((r) => r!.check!) : [])];
@@ -165,10 +182,12 @@ export function createResolver({ hooks, kv, owned, accept }: ResolverSetup) {
     if (accept && !(await accept({ request, community, webhooks }))) {
       return await refuse("Unknown webhook: this endpoint does not take these webhooks");
     }
-    const { held, error } = await (claiming ?? settle(take([...communityChecks, ...records.map((r) => r!.check!)])));
+    const recordChecks = communityChecks.length === 0 ? [] : records.flatMap((r) => r!.check ? [r!.check] : []);
+    if (take === null) return { kind: "go", community, webhooks, checks: [...communityChecks, ...recordChecks] };
+    const { held, error } = await (claiming ?? settle(take([...communityChecks, ...recordChecks])));
     if (error !== undefined) throw error;
-    if (held === "stale") return { kind: "stale" };
-    return { kind: "go", community, webhooks, held };
+    if (held === "stale" || held === null) return { kind: "stale" };
+    return { kind: "go", community, webhooks, held, checks: [] };
   }
 
   /** Forgets what a stale outcome rested on. */
@@ -178,12 +197,12 @@ export function createResolver({ hooks, kv, owned, accept }: ResolverSetup) {
 
   async function releaseHeld(claiming: Claiming): Promise<void> {
     const { held } = await claiming;
-    if (held && held !== "stale") await release(kv, held).catch(() => {});
+    if (typeof held === "object" && held !== null) await release(kv, held).catch(() => {});
   }
 
   return { community, lookUpAndClaim, forget };
 }
 
-function settle(taking: Promise<HeldClaim | null | "stale">): Claiming {
+function settle(taking: Promise<HeldClaim | NotClaimed>): Claiming {
   return taking.then((held) => ({ held, error: undefined }), (error: unknown) => ({ held: null, error }));
 }

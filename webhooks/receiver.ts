@@ -7,11 +7,12 @@
 
 import { excerpt, maskHeaders } from "./_attempt.ts";
 import { readBody } from "./_body.ts";
-import { claim, finish, release, replayKey } from "./_claim.ts";
+import { claim, claimOf, finish, MAX_CLAIM_HOOKS, release, replayKey } from "./_claim.ts";
 import { checkTime, checkWindow, DEFAULT_MAX_AGE_MS, DEFAULT_MAX_FUTURE_MS, parseJiveExtn } from "./_jive_extn.ts";
 import { kvOf } from "./_kv_of.ts";
 import { answer, type BodyItem, parseItems, positiveInteger } from "./_receive.ts";
-import { createResolver } from "./_receiver_resolve.ts";
+import { createResolver, type Take } from "./_receiver_resolve.ts";
+import { checkSequence, commitWrites, settle } from "./_receive_write.ts";
 import type { Webhooks } from "./webhooks.ts";
 import type { Postback, Receiver, ReceiverAttempt, ReceiverOptions } from "./receiver_types.ts";
 
@@ -50,13 +51,19 @@ interface Trace {
  * 5. `404` when an item's `webhook` names no record of that tenant, or
  *    `accept` refuses: nothing is handed on;
  * 6. `200 { received: 0, duplicate: true }` for a header already accepted
- *    (or being handled) within its window, handed to no one;
- * 7. `200 { received: n }` once `onPostback` has settled for all `n` items,
- *    in order; `500 { error: "Internal error" }` when it throws, and the
- *    header's claim is released so the platform's retry is delivered. The
- *    claim's done mark is committed before the `200` (a mark that cannot be
- *    written is reported, not answered 500); the marks of postbacks answered
- *    at the same time share commits.
+ *    for one of the hooks its items name (a header is claimed per hook),
+ *    handed to no one; `409 { error: "In progress" }` with `Retry-After`
+ *    while a request still being handled holds it;
+ * 7. With `onPostback`: `200 { received: n }` once it has settled for all
+ *    `n` items, in order; `500 { error: "Internal error" }` when it throws,
+ *    and the header's claim is released so the platform's retry is
+ *    delivered. The claim's done mark is committed before the `200` (a mark
+ *    that cannot be written is reported, not answered 500); the marks of
+ *    postbacks answered at the same time share commits. With `write`: `200 {
+ *    received: n }` once the one commit that claims the header and holds
+ *    what `write` added for every item succeeded, shared with the postbacks
+ *    ready at the same time; `500` when `write` throws, a check it added
+ *    fails, or the commit fails, and nothing of the postback is stored.
  *
  * This is API.md's order.
  * Replays: the accepted header's decoded fields are hashed (SHA-256) into a
@@ -69,9 +76,9 @@ interface Trace {
  * or a renewed token counts from the next postback on, in every process.
  *
  * @param hooks The store made by {@linkcode createWebhooks}: its communities, records and KV.
- * @param options `onPostback` (required), limits, the clock and the reporting hooks.
+ * @param options `onPostback` or `write` (exactly one), limits, the clock and the reporting hooks.
  * @returns `{ handle }`; `handle` needs no `this`, so `Deno.serve(receiver.handle)` works.
- * @throws {TypeError} When `onPostback` is not a function, another hook is not
+ * @throws {TypeError} When not exactly one of `onPostback` and `write` is given, a hook is not
  *   a function, or `hooks` was not made by `createWebhooks` and no `kv` is given.
  * @throws {RangeError} When a limit is not a positive integer or a window is negative.
  *
@@ -109,10 +116,13 @@ interface Trace {
  * ```
  */
 export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Receiver {
-  if (typeof options !== "object" || options === null || typeof options.onPostback !== "function") {
-    throw new TypeError("Cannot create receiver: 'onPostback' must be a function");
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError("Cannot create receiver: 'options' must be an object with 'onPostback' or 'write'");
   }
-  for (const name of ["onAttempt", "accept", "now"] as const) {
+  if ((options.onPostback === undefined) === (options.write === undefined)) {
+    throw new TypeError("Cannot create receiver: give exactly one of 'onPostback' and 'write'");
+  }
+  for (const name of ["onPostback", "write", "onAttempt", "accept", "now"] as const) {
     if (options[name] !== undefined && typeof options[name] !== "function") {
       throw new TypeError(`Cannot create receiver: '${name}' must be a function`);
     }
@@ -124,7 +134,8 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
   if (kv === undefined || typeof kv.atomic !== "function") {
     throw new TypeError("Cannot create receiver: 'hooks' was not made by createWebhooks; pass the KV as 'kv'");
   }
-  const { onPostback, onAttempt, accept } = options;
+  const { onPostback, write, onAttempt, accept } = options;
+  const sequence = checkSequence(options.sequence, write !== undefined);
   const maxBytes = positiveInteger(options.maxBytes, "maxBytes", 1024 * 1024);
   const maxItems = positiveInteger(options.maxItems, "maxItems", 100);
   const bodyTimeoutMs = positiveInteger(options.bodyTimeoutMs, "bodyTimeoutMs", 10_000);
@@ -176,49 +187,67 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     const items: BodyItem[] = checked.items;
     trace.itemCount = items.length;
 
-    const { digest, id: postbackId } = replayKey(parsed);
+    const urls = [...new Set(items.map((item) => item.webhook))];
+    if (urls.length > MAX_CLAIM_HOOKS) {
+      return refuse(413, `Too many hooks: the items of a postback name at most ${MAX_CLAIM_HOOKS} webhooks`);
+    }
+    const { keys, postbackId } = claimOf(replayKey(parsed), urls);
     const expireIn = Math.max(0, parsed.timestamp + maxAgeMs - receivedAt) + CLAIM_MARGIN_MS;
-    const take = (checks: Deno.AtomicCheck[]) => claim(kv!, digest, receivedAt, claimLeaseMs, expireIn, checks);
-    // Cached data first; when the claim's commit finds it changed, everything is read afresh (the
-    // third pass claims without checks, as a receiver without a cache would).
-    let outcome = await resolver.lookUpAndClaim(request, resolved, parsed.tenantId, items, take, true);
-    for (let pass = 1; outcome.kind === "stale"; pass++) {
-      resolver.forget(parsed.tenantId, items);
-      resolved = await resolver.community(parsed, false);
-      if ("error" in resolved) return refuse(401, resolved.error, resolved.reason);
-      outcome = await resolver.lookUpAndClaim(request, resolved, parsed.tenantId, items, take, pass < 2);
-    }
-    if (outcome.kind === "unknown") return refuse(404, outcome.error);
-    const { community, webhooks, held } = outcome;
-    trace.postbackId = postbackId;
-    if (held === null) {
-      trace.duplicate = true;
-      trace.reason = "Duplicate: this header was already accepted";
-      return answer(200, { received: 0, duplicate: true });
-    }
-    try {
-      for (const [index, item] of items.entries()) {
-        // API.md's shape, { activity, webhook, community, receivedAt }; the three extras are there to read
-        // but not enumerable, so the object compares and spreads as API.md's.
-        const postback = Object.defineProperties(
-          { activity: item.activity, webhook: webhooks[index], community, receivedAt },
+    const take: Take | null = write ? null : (checks) => claim(kv!, keys, receivedAt, claimLeaseMs, expireIn, checks);
+    // Cached data first; when a commit finds it changed, everything is read afresh (the third
+    // pass commits without checks, as a receiver without a cache would).
+    for (let pass = 0;; pass++) {
+      if (pass > 0) {
+        resolver.forget(parsed.tenantId, items);
+        resolved = await resolver.community(parsed, false);
+        if ("error" in resolved) return refuse(401, resolved.error, resolved.reason);
+      }
+      const outcome = await resolver.lookUpAndClaim(request, resolved, parsed.tenantId, items, take, pass < 2);
+      if (outcome.kind === "stale") continue;
+      if (outcome.kind === "unknown") return refuse(404, outcome.error);
+      trace.postbackId = postbackId;
+      const { community, webhooks, held } = outcome;
+      // API.md's shape, { activity, webhook, community, receivedAt }; the extras are there to read
+      // but not enumerable, so the object compares and spreads as API.md's.
+      const postbackOf = (index: number, seq?: number): Postback =>
+        Object.defineProperties(
+          { activity: items[index].activity, webhook: webhooks[index], community, receivedAt },
           {
             postbackId: { value: postbackId, writable: true, configurable: true },
             index: { value: index, writable: true, configurable: true },
             count: { value: items.length, writable: true, configurable: true },
+            ...(seq === undefined ? {} : { seq: { value: seq, writable: true, configurable: true } }),
           },
         ) as Postback;
-        await onPostback(postback);
+      if (write) {
+        const written = await commitWrites({
+          kv: kv!,
+          keys,
+          checks: outcome.checks,
+          sequence,
+          count: items.length,
+          expireIn,
+          now: receivedAt,
+          build: (atomic, first) => {
+            for (let index = 0; index < items.length; index++) {
+              write(postbackOf(index, sequence ? first + index : undefined), atomic);
+            }
+          },
+        });
+        if (written === "stale") continue;
+        return settle(written, items.length, trace);
       }
-    } catch {
-      await release(kv!, held).catch(() => {});
-      trace.reason = "onPostback threw";
-      return answer(500, { error: "Internal error" });
+      if (held === undefined || typeof held === "string") return settle(held ?? "held", items.length, trace);
+      try {
+        for (let index = 0; index < items.length; index++) await onPostback!(postbackOf(index));
+      } catch {
+        await release(kv!, held).catch(() => {});
+        return settle("threw", items.length, trace);
+      }
+      // Handed on already: a claim that cannot be marked done is reported, not answered 500.
+      const marked = await finish(kv!, held);
+      return settle(marked ? "stored" : "unmarked", items.length, trace);
     }
-    // Handed on already: a claim that cannot be marked done is reported, not answered 500.
-    const marked = await finish(kv!, held);
-    trace.reason = marked ? "Delivered" : "Delivered; its claim could not be marked done";
-    return answer(200, { received: items.length });
   }
 
   async function handle(request: Request): Promise<Response> {

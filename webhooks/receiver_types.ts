@@ -48,6 +48,12 @@ export interface Postback {
   index: number;
   /** How many items the postback holds. */
   count: number;
+  /**
+   * With `write` and `sequence`: the item's number in the sequence (not
+   * enumerable). The items of all postbacks stored through one sequence key
+   * are numbered 1, 2, 3, ... in commit order, across processes.
+   */
+  seq?: number;
 }
 
 /**
@@ -135,9 +141,27 @@ export interface ReceiverOptions {
   /**
    * Called once per item, in order, each call awaited; the answer is 200
    * once all settled, 500 when one throws (and the platform's retry is then
-   * delivered again).
+   * delivered again). For side effects outside KV. Give this or `write`.
    */
-  onPostback(postback: Postback): void | Promise<void>;
+  onPostback?(postback: Postback): void | Promise<void>;
+  /**
+   * Adds an item's writes to `atomic`, the atomic operation that also claims
+   * the header: one commit stores the claim and the writes, so a postback is
+   * stored exactly once or not at all. Called once per item, in order,
+   * synchronously (it awaits nothing), when the postback's commit is built;
+   * again if that commit is retried in another operation (only the one that
+   * commits counts). If it throws, nothing of the postback is committed and
+   * the answer is 500. Postbacks ready at the same time share one operation
+   * (at most ten checks in all, 1,000 mutations, 800 KiB). Give this or
+   * `onPostback`.
+   */
+  write?(postback: Postback, atomic: Deno.AtomicOperation): void;
+  /**
+   * With `write`: a KV key holding a counter that numbers every stored item
+   * in commit order (`postback.seq`), bumped in the same commit; for a log
+   * that readers follow without skipping anything, across processes.
+   */
+  sequence?: Deno.KvKey;
   /** Largest body, in bytes; default 1 MiB (1048576). */
   maxBytes?: number;
   /** Most items in one postback; default 100. More are answered 413. */

@@ -213,9 +213,10 @@ Deno.test("a done mark that cannot be written is reported, changes no answer, an
     assert.deepEqual(await res.json(), { received: 1 });
     assert.equal(attempts.at(-1)?.reason, "Delivered; its claim could not be marked done");
     assert.deepEqual((await claims(kv)).map((c) => c.state), ["pending"]);
-    // Within its lease a copy is still a duplicate.
+    // Within its lease a copy is held (409): it is not handed on again, and not told it was stored.
     const copy = await receiver.handle(post({ authorization: header }, JSON.stringify([item()])));
-    assert.deepEqual(await copy.json(), { received: 0, duplicate: true });
+    assert.equal(copy.status, 409);
+    assert.deepEqual(await copy.json(), { error: "In progress" });
     assert.equal(delivered.length, 1);
   });
 });

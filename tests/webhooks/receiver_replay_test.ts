@@ -90,11 +90,15 @@ Deno.test("handle() lets a copy take over a pending claim once its lease ran out
     // The first taker hangs in onPostback, as a process killed mid-postback would.
     const first = receiver.handle(post({ authorization: header }, body));
     while (calls === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    // A held copy is 409 with Retry-After, not a duplicate: if the first attempt fails, the retry is delivered.
     const during = await receiver.handle(post({ authorization: header }, body));
-    assert.deepEqual(await during.json(), { received: 0, duplicate: true });
+    assert.equal(during.status, 409);
+    assert.equal(during.headers.get("retry-after"), "5");
+    assert.deepEqual(await during.json(), { error: "In progress" });
     clock.now += 999;
     const edge = await receiver.handle(post({ authorization: header }, body));
-    assert.deepEqual(await edge.json(), { received: 0, duplicate: true });
+    assert.equal(edge.status, 409);
+    assert.deepEqual(await edge.json(), { error: "In progress" });
     clock.now += 1;
     const after = await receiver.handle(post({ authorization: header }, body));
     assert.deepEqual(await after.json(), { received: 1 });
@@ -111,7 +115,7 @@ Deno.test("handle() lets a copy take over a pending claim once its lease ran out
   });
 });
 
-Deno.test("handle() hands 50 simultaneous copies of one signed request on once", async () => {
+Deno.test("handle() hands 50 simultaneous copies of one signed request on once; the others are held (409)", async () => {
   let calls = 0;
   await withReceiver(async ({ receiver }) => {
     const header = await signA();
@@ -119,9 +123,10 @@ Deno.test("handle() hands 50 simultaneous copies of one signed request on once",
       Array.from({ length: 50 }, () => receiver.handle(post({ authorization: header }, JSON.stringify([item()])))),
     );
     const bodies = await Promise.all(answers.map((res) => res.json()));
-    assert.ok(answers.every((res) => res.status === 200));
     assert.equal(bodies.filter((b) => b.received === 1).length, 1);
-    assert.equal(bodies.filter((b) => b.duplicate === true).length, 49);
+    // Copies that came while the first ran are held (409); none is a duplicate of a claim not yet done.
+    assert.equal(answers.filter((res) => res.status === 409).length + bodies.filter((b) => b.duplicate).length, 49);
+    assert.ok(answers.filter((res) => res.status === 409).length > 0);
     assert.equal(calls, 1);
   }, {
     onPostback: async () => {

@@ -272,12 +272,15 @@ Deno.test("handle() hands each item on in order, then answers 200 { received }",
     assert.equal(attempts[0].postbackId, first.postbackId);
     assert.equal(attempts[0].timestampAgeMs, 1000);
     assert.equal(attempts[0].itemCount, 3);
-    // An empty array is accepted, and claims its header all the same.
+    // An empty array is accepted and claims its header for no hook: its copy is a duplicate, a postback
+    // of that header to a hook is not (a header is claimed per hook).
     const empty = await receiver.handle(post({ authorization: await signA(NOW - 2) }, "[]"));
     assert.deepEqual(await empty.json(), { received: 0 });
+    const copy = await receiver.handle(post({ authorization: await signA(NOW - 2) }, "[]"));
+    assert.deepEqual(await copy.json(), { received: 0, duplicate: true });
     const again = await receiver.handle(post({ authorization: await signA(NOW - 2) }, JSON.stringify([item()])));
-    assert.deepEqual(await again.json(), { received: 0, duplicate: true });
-    assert.equal(delivered.length, 3);
+    assert.deepEqual(await again.json(), { received: 1 });
+    assert.equal(delivered.length, 4);
   });
 });
 
@@ -297,7 +300,31 @@ Deno.test("createReceiver() checks its arguments", async () => {
     const onPostback = () => {};
     assert.throws(
       () => createReceiver(hooks, {} as never),
+      new TypeError("Cannot create receiver: give exactly one of 'onPostback' and 'write'"),
+    );
+    assert.throws(
+      () => createReceiver(hooks, { onPostback, write: () => {} }),
+      new TypeError("Cannot create receiver: give exactly one of 'onPostback' and 'write'"),
+    );
+    assert.throws(
+      () => createReceiver(hooks, { write: "x" as never }),
+      new TypeError("Cannot create receiver: 'write' must be a function"),
+    );
+    assert.throws(
+      () => createReceiver(hooks, { onPostback: 1 as never }),
       new TypeError("Cannot create receiver: 'onPostback' must be a function"),
+    );
+    assert.throws(
+      () => createReceiver(hooks, { onPostback, sequence: ["seq"] }),
+      new TypeError("Cannot create receiver: 'sequence' is only used with 'write'"),
+    );
+    assert.throws(
+      () => createReceiver(hooks, { write: () => {}, sequence: [] }),
+      new TypeError("Cannot create receiver: 'sequence' must be a KV key (a non-empty array)"),
+    );
+    assert.throws(
+      () => createReceiver(hooks, null as never),
+      new TypeError("Cannot create receiver: 'options' must be an object with 'onPostback' or 'write'"),
     );
     assert.throws(
       () => createReceiver(hooks, { onPostback, onAttempt: 1 as never }),

@@ -1,0 +1,273 @@
+// Group commit: writes that are ready at the same time share one atomic
+// operation, within the limits every KV takes (KV Connect's included: ten
+// checks, 1,000 mutations, 800 KiB of mutations). One group is committed at a
+// time per KV object; what arrives meanwhile waits and forms the next group,
+// so under load a write costs a fraction of a commit (group commit, as in a
+// database's log flush). A job may number its writes in a sequence (a counter
+// key bumped in the same commit, checked by versionstamp), so the numbers
+// follow commit order across processes.
+//
+// When a shared commit fails, the checks of the group are read again and each
+// job learns which of its own checks failed; the jobs none of whose checks
+// failed go again (a moved sequence counter is read afresh). A commit that
+// throws is retried job by job. No job is committed twice: the operation that
+// commits is the one whose result it gets.
+
+import { getManyBatched, withLockRetry } from "./_kv.ts";
+import { AtomicRecorder } from "./_atomic_recorder.ts";
+import { keyId } from "./_key_id.ts";
+
+/** The most checks one operation carries (KV Connect's limit; a local KV takes 100). */
+export const MAX_GROUP_CHECKS = 10;
+/** The most mutations one operation carries. */
+const MAX_MUTATIONS = 1000;
+/** Bytes of mutations (keys and values) one operation carries, below KV's 800 KiB with room for encoding. */
+const MAX_BYTES = 760_000;
+/** How often a job whose group failed for others' reasons goes again before it is failed. */
+const MAX_TRIES = 8;
+
+/** One write to commit. */
+export interface GroupJob {
+  /** Checks the job's decision rests on (besides those `build` adds). */
+  checks: Deno.AtomicCheck[];
+  /** A counter key: the job takes `count` numbers of it, in commit order. */
+  sequence?: Deno.KvKey;
+  /** How many numbers of `sequence` it takes. */
+  count?: number;
+  /**
+   * Adds the job's writes to `atomic`; `first` is its first number of the
+   * sequence. Called again when the job goes in another operation; what it
+   * throws fails the job alone.
+   */
+  build(atomic: Deno.AtomicOperation, first: number): void;
+}
+
+/** How a job went. */
+export type GroupResult =
+  | { kind: "committed"; versionstamp: string; first: number }
+  /** Some of its checks no longer held: those are named; nothing of it was written. */
+  | { kind: "failed"; changed: Deno.AtomicCheck[] }
+  /** `build` threw, it is too large for one operation, or KV failed: nothing of it was written. */
+  | { kind: "error"; error: unknown };
+
+interface Entry {
+  job: GroupJob;
+  recorder?: AtomicRecorder;
+  first: number;
+  tries: number;
+  alone: boolean;
+  resolve(result: GroupResult): void;
+}
+
+/** A sequence counter as last read or committed by this process. */
+interface Counter {
+  value: number;
+  versionstamp: string | null;
+}
+
+/** The group committer of one KV object. */
+class GroupCommitter {
+  #kv: Deno.Kv;
+  #waiting: Entry[] = [];
+  #running = false;
+  #counters = new Map<string, Counter>();
+
+  constructor(kv: Deno.Kv) {
+    this.#kv = kv;
+  }
+
+  submit(job: GroupJob): Promise<GroupResult> {
+    const { promise, resolve } = Promise.withResolvers<GroupResult>();
+    this.#waiting.push({ job, first: 0, tries: 0, alone: false, resolve });
+    if (!this.#running) {
+      this.#running = true;
+      void this.#run();
+    }
+    return promise;
+  }
+
+  async #run(): Promise<void> {
+    try {
+      while (this.#waiting.length > 0) {
+        await this.#readCounters();
+        const group = this.#take();
+        if (group.length > 0) await this.#commit(group);
+      }
+    } catch (error) {
+      // Reading a counter failed: every waiting job fails; the next submit starts afresh.
+      for (const entry of this.#waiting.splice(0)) entry.resolve({ kind: "error", error });
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  /** Reads the counters of waiting jobs not known yet. */
+  async #readCounters(): Promise<void> {
+    const unknown = new Map<string, Deno.KvKey>();
+    for (const { job } of this.#waiting) {
+      if (job.sequence && !this.#counters.has(keyId(job.sequence))) unknown.set(keyId(job.sequence), job.sequence);
+    }
+    if (unknown.size === 0) return;
+    const entries = await getManyBatched<number>(this.#kv, [...unknown.values()]);
+    for (const entry of entries) this.#counters.set(keyId(entry.key), counterOf(entry));
+  }
+
+  /** The next group: waiting jobs in order while they fit one operation and touch no key another touches. */
+  #take(): Entry[] {
+    const group: Entry[] = [];
+    const checked = new Map<string, string | null>();
+    const mutated = new Set<string>();
+    const next = new Map<string, number>();
+    let checks = 0, mutations = 0, bytes = 0;
+    const later: Entry[] = [];
+    while (this.#waiting.length > 0) {
+      const entry = this.#waiting[0];
+      if (entry.alone && group.length > 0) break;
+      this.#waiting.shift();
+      const { job } = entry;
+      const seqId = job.sequence ? keyId(job.sequence) : null;
+      const first = seqId === null ? 0 : (next.get(seqId) ?? this.#counters.get(seqId)!.value) + 1;
+      const recorder = new AtomicRecorder();
+      try {
+        recorder.check(...job.checks);
+        job.build(recorder, first);
+      } catch (error) {
+        entry.resolve({ kind: "error", error });
+        continue;
+      }
+      const newSeq = seqId !== null && !next.has(seqId) ? 1 : 0;
+      let extraChecks = newSeq;
+      let clash = false;
+      for (const check of recorder.checks) {
+        const id = keyId(check.key);
+        if (mutated.has(id) || id === seqId) clash = true;
+        else if (checked.has(id)) clash ||= checked.get(id) !== check.versionstamp;
+        else extraChecks++;
+      }
+      for (const id of recorder.mutatedIds) if (checked.has(id) || mutated.has(id) || id === seqId) clash = true;
+      const extraBytes = recorder.bytes + (newSeq ? 64 : 0);
+      const extraMutations = recorder.mutations + newSeq;
+      const fits = checks + extraChecks <= MAX_GROUP_CHECKS && mutations + extraMutations <= MAX_MUTATIONS &&
+        bytes + extraBytes <= MAX_BYTES;
+      if (group.length === 0 && (!fits || clash)) {
+        const error = clash
+          ? new TypeError("Cannot commit: a write may not touch its own sequence counter")
+          : new RangeError(tooLarge(recorder));
+        entry.resolve({ kind: "error", error });
+        continue;
+      }
+      if (group.length > 0 && clash) {
+        later.push(entry);
+        continue;
+      }
+      if (!fits) {
+        this.#waiting.unshift(entry);
+        break;
+      }
+      for (const check of recorder.checks) checked.set(keyId(check.key), check.versionstamp);
+      for (const id of recorder.mutatedIds) mutated.add(id);
+      checks += extraChecks;
+      mutations += extraMutations;
+      bytes += extraBytes;
+      if (seqId !== null) next.set(seqId, first + (job.count ?? 0) - 1);
+      entry.recorder = recorder;
+      entry.first = first;
+      group.push(entry);
+      if (entry.alone) break;
+    }
+    this.#waiting.unshift(...later);
+    return group;
+  }
+
+  /** Commits a group; on a failed check, tells each job what failed or puts it back first in line. */
+  async #commit(group: Entry[]): Promise<void> {
+    const op = this.#kv.atomic();
+    const last = new Map<string, { key: Deno.KvKey; value: number }>();
+    const checks = new Map<string, Deno.AtomicCheck>();
+    for (const entry of group) {
+      for (const check of entry.recorder!.checks) checks.set(keyId(check.key), check);
+      const seq = entry.job.sequence;
+      if (seq) {
+        const id = keyId(seq);
+        if (!last.has(id)) op.check({ key: seq, versionstamp: this.#counters.get(id)!.versionstamp });
+        last.set(id, { key: seq, value: entry.first + (entry.job.count ?? 0) - 1 });
+      }
+      entry.recorder!.replay(op);
+    }
+    op.check(...checks.values()); // each key once: KV Connect counts every check
+    for (const { key, value } of last.values()) op.set(key, value);
+    let result: Deno.KvCommitResult | Deno.KvCommitError;
+    try {
+      result = await withLockRetry(() => op.commit());
+    } catch (error) {
+      if (group.length === 1) group[0].resolve({ kind: "error", error });
+      else this.#waiting.unshift(...group.map((entry) => ({ ...entry, alone: true })));
+      return;
+    }
+    if (result.ok) {
+      for (const [id, { value }] of last) this.#counters.set(id, { value, versionstamp: result.versionstamp });
+      for (const entry of group) {
+        entry.resolve({ kind: "committed", versionstamp: result.versionstamp, first: entry.first });
+      }
+      return;
+    }
+    await this.#sortOut(group, [...last.values()].map(({ key }) => key));
+  }
+
+  /** After a failed commit: reads every check again; each job learns its own failed checks, or goes again. */
+  async #sortOut(group: Entry[], sequences: Deno.KvKey[]): Promise<void> {
+    const all = new Map<string, Deno.KvKey>();
+    for (const entry of group) for (const check of entry.recorder!.checks) all.set(keyId(check.key), check.key);
+    for (const key of sequences) all.set(keyId(key), key);
+    let entries: Deno.KvEntryMaybe<unknown>[];
+    try {
+      entries = await getManyBatched(this.#kv, [...all.values()]);
+    } catch (error) {
+      for (const entry of group) entry.resolve({ kind: "error", error });
+      return;
+    }
+    const now = new Map(entries.map((entry) => [keyId(entry.key), entry.versionstamp]));
+    for (const key of sequences) {
+      this.#counters.set(
+        keyId(key),
+        counterOf(entries.find((e) => keyId(e.key) === keyId(key)) as Deno.KvEntryMaybe<number>),
+      );
+    }
+    const again: Entry[] = [];
+    for (const entry of group) {
+      const changed = entry.recorder!.checks.filter((check) => now.get(keyId(check.key)) !== check.versionstamp);
+      if (changed.length > 0) entry.resolve({ kind: "failed", changed });
+      else again.push(entry);
+    }
+    // A try counts only when no job's check explains the failure (another process moved a counter, say).
+    if (again.length === group.length) {
+      for (const entry of again.filter((entry) => ++entry.tries >= MAX_TRIES)) {
+        entry.resolve({ kind: "error", error: new Error("Cannot commit: too many concurrent writers, try again") });
+      }
+    }
+    this.#waiting.unshift(...again.filter((entry) => entry.tries < MAX_TRIES));
+  }
+}
+
+function counterOf(entry: Deno.KvEntryMaybe<number>): Counter {
+  const value = typeof entry.value === "number" && Number.isSafeInteger(entry.value) ? entry.value : 0;
+  return { value, versionstamp: entry.versionstamp };
+}
+
+function tooLarge(recorder: AtomicRecorder): string {
+  return `Cannot commit: one write needs ${recorder.checks.length} checks, ${recorder.mutations} mutations and ` +
+    `${recorder.bytes} bytes; one atomic operation takes at most ${MAX_GROUP_CHECKS} checks, ${MAX_MUTATIONS} ` +
+    `mutations and ${MAX_BYTES} bytes`;
+}
+
+const committers = new WeakMap<Deno.Kv, GroupCommitter>();
+
+/**
+ * Commits a job together with the other jobs ready at the same time on this
+ * KV object. Never rejects: failures are results.
+ */
+export function commitInGroup(kv: Deno.Kv, job: GroupJob): Promise<GroupResult> {
+  let committer = committers.get(kv);
+  if (committer === undefined) committers.set(kv, committer = new GroupCommitter(kv));
+  return committer.submit(job);
+}
