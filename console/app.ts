@@ -16,6 +16,7 @@ import { DeliveryStore, type DeliveryStoreOptions } from "./lib/deliveries.ts";
 import { HookLabels } from "./lib/labels.ts";
 import type { OAuthProvider } from "./lib/oauth.ts";
 import { outboundFetch } from "./lib/outbound.ts";
+import { recordPlatformFailures } from "./lib/platform_failures.ts";
 import { preconnectSandbox, sandboxAliasFetch, settleSandboxCommunity } from "./lib/sandbox_connect.ts";
 import { SessionStore } from "./lib/session.ts";
 import { authRoutes } from "./routes/auth.tsx";
@@ -149,7 +150,11 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
     allowOrigins: [publicUrl],
   });
-  const sandbox = mode === "off" ? null : createSandbox({ kv, basePath: "/sandbox", fetch: outbound });
+  // The sandbox's postbacks go through postbackFetch (set below, once the delivery log exists), which logs those that
+  // fail in the hook's deliveries as platform-side failures.
+  const sandbox = mode === "off"
+    ? null
+    : createSandbox({ kv, basePath: "/sandbox", fetch: (input, init) => postbackFetch(input, init) });
   /** Sandbox base URLs stored by another console on this KV, served in-process. */
   const sandboxAliases = new Set<string>();
   const platformFetch = sandbox ? sandboxAliasFetch(sandbox, sandboxAliases, outbound) : outbound;
@@ -175,6 +180,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     sandboxAliases,
     closing: closing.signal,
   };
+  const postbackFetch = recordPlatformFailures(outbound, { publicUrl, webhooks, deliveries: deps.deliveries });
   const assets: Assets = new Map();
 
   async function start(): Promise<void> {
@@ -203,7 +209,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     }
     deps.sandbox = Boolean(sandbox && sandboxOn);
     if (sandbox && sandboxOn) {
-      deps.sandboxTest = async (webhookId) => (await sandbox.trigger({ webhookId })).delivered.map((d) => d.status);
+      deps.sandboxTest = async (webhookId) => (await sandbox.trigger({ webhookId })).delivered;
     }
     if (options.buildAssets !== false) {
       for (const [name, data] of await buildAssets()) assets.set(name, data);

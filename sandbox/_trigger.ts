@@ -126,6 +126,24 @@ export interface Delivery {
   status: number;
   /** Why the postback failed, when `status` is 0. */
   error?: string;
+  /**
+   * What the failed call reported, when `status` is 0 and it said more than
+   * `error` (such as `Connection refused`, or a refused private address);
+   * never the callback URL.
+   */
+  cause?: string;
+}
+
+/** What a failed postback's fetch said, without the URL (its query may hold anything). */
+function causeOf(error: unknown): string {
+  if (!(error instanceof Error)) return "";
+  const inner = error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message;
+  return inner
+    .replace(/error sending request for url \([^)]*\):\s*/gi, "")
+    .replace(/https?:\/\/\S+/g, "")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 300);
 }
 
 /** What is needed to sign and send postbacks. */
@@ -172,10 +190,10 @@ export async function deliver(
     await response.body?.cancel();
     report.status = response.status;
   } catch (error) {
-    report.error = error instanceof DOMException &&
-        error.name === "TimeoutError"
-      ? `No answer within ${POSTBACK_TIMEOUT_MS} ms`
-      : "The callback could not be reached";
+    const timedOut = error instanceof DOMException && error.name === "TimeoutError";
+    report.error = timedOut ? `No answer within ${POSTBACK_TIMEOUT_MS} ms` : "The callback could not be reached";
+    const cause = timedOut ? "" : causeOf(error);
+    if (cause) report.cause = cause;
   }
   return report;
 }

@@ -57,10 +57,12 @@ export interface Deps {
   limiter: RateLimiter;
   /**
    * Sends a test event to one hook of the sandbox community (by its
-   * platform id), when the sandbox is on; resolves with the statuses our
-   * receiver answered.
+   * platform id), when the sandbox is on; resolves with what the platform
+   * reports of each postback: the callback's status, or 0 with why it could
+   * not be reached (none when the hook is disabled on the platform). Rejects
+   * with a `RangeError` when the platform has no such hook.
    */
-  sandboxTest?: (platformId: string) => Promise<number[]>;
+  sandboxTest?: (platformId: string) => Promise<{ status: number; error?: string; cause?: string }[]>;
   /**
    * Runs a request through the receiver of `/hooks/{id}` as a replay the
    * console sends itself; set by the receiver's routes.

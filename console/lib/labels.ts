@@ -21,14 +21,68 @@ export interface HookLabel {
 export const MAX_NAME = 80;
 export const MAX_DESCRIPTION = 500;
 
-/** Checks a label; the reason it is refused, or `null`. */
-export function labelProblem(label: HookLabel): string | null {
-  if (label.name.length > MAX_NAME) return `The name is ${label.name.length} characters; at most ${MAX_NAME}`;
+/**
+ * The bidirectional control characters (embeddings, overrides, isolates and
+ * marks): in a name they can make text read as something else, as U+202E
+ * (RIGHT-TO-LEFT OVERRIDE) turns `txt.exe` around.
+ */
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * The bidirectional control characters in `text`, named as code points
+ * (`U+202E`), each once; empty when there are none.
+ *
+ * @example Usage
+ * ```ts
+ * import { bidiControls } from "./labels.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(bidiControls("abc\u202Etxt.exe"), ["U+202E"]);
+ * assert.deepEqual(bidiControls("plain"), []);
+ * ```
+ */
+export function bidiControls(text: string): string[] {
+  const found = new Set<string>();
+  for (const [ch] of text.matchAll(BIDI_CONTROLS)) {
+    found.add(`U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`);
+  }
+  return [...found];
+}
+
+/** `text` without its bidirectional control characters. */
+export function withoutBidiControls(text: string): string {
+  return text.replace(BIDI_CONTROLS, "");
+}
+
+/** Why a label is refused, and the values to show in the form again. */
+export interface LabelProblem {
+  /** What is wrong, in a sentence without a final period. */
+  message: string;
+  /** The values to put back into the form: as typed, less the characters that cannot be kept. */
+  keep: HookLabel;
+}
+
+/**
+ * Checks a label: the reason it is refused (with the values to show again),
+ * or `null`.
+ */
+export function labelProblem(label: HookLabel): LabelProblem | null {
+  const bidi = bidiControls(label.name + label.description);
+  if (bidi.length > 0) {
+    return {
+      message: `The name and description may not hold bidirectional control characters (${
+        bidi.join(", ")
+      }): they can make text read as something else. They are removed below; save again to keep the rest`,
+      keep: { name: withoutBidiControls(label.name), description: withoutBidiControls(label.description) },
+    };
+  }
+  const refuse = (message: string) => ({ message, keep: label });
+  if (label.name.length > MAX_NAME) return refuse(`The name is ${label.name.length} characters; at most ${MAX_NAME}`);
   if (label.description.length > MAX_DESCRIPTION) {
-    return `The description is ${label.description.length} characters; at most ${MAX_DESCRIPTION}`;
+    return refuse(`The description is ${label.description.length} characters; at most ${MAX_DESCRIPTION}`);
   }
   // deno-lint-ignore no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(label.name)) return "The name may not hold control characters";
+  if (/[\u0000-\u001f\u007f]/.test(label.name)) return refuse("The name may not hold control characters");
   return null;
 }
 

@@ -9,6 +9,7 @@ import type { Context } from "hono";
 import type { VNode } from "preact";
 import type { Community } from "../../webhooks/mod.ts";
 import type { ConsoleEnv } from "../lib/context.ts";
+import { bidiControls } from "../lib/labels.ts";
 
 /** The fields of the community form (secrets are never echoed back). */
 export interface CommunityForm {
@@ -44,6 +45,12 @@ export function validate(form: CommunityForm, isNew: boolean): string | null {
   if (!form.name) return "Name is required";
   if (isNew && !form.tenantId) return "Tenant id is required";
   if (form.name.length > 200) return "Name is too long (at most 200 characters)";
+  const bidi = bidiControls(form.name);
+  if (bidi.length > 0) {
+    return `Name may not hold bidirectional control characters (${
+      bidi.join(", ")
+    }): they can make text read as something else`;
+  }
   if (form.tenantId.length > 200) {
     return "Tenant id is too long (at most 200 characters)";
   }

@@ -1,257 +1,177 @@
 /**
- * A webhook's page: its facts, entity and deliveries (live), "Send test
- * event" for a sandbox hook, and unregister (after a confirmation).
+ * The routes of a webhook's page (rendered in _webhook_page.tsx): the page,
+ * "Send test event" for a sandbox hook (reporting what the platform
+ * answered), enable/disable, events, name and description, and unregister
+ * (after a confirmation, which a GET shows too).
  *
  * @module
  */
 
 import type { Context, Hono } from "hono";
-import { CONTENT_EVENTS, SYSTEM_EVENTS, type Webhook, type WebhookChanges } from "../../webhooks/mod.ts";
+import type { Webhook, WebhookChanges } from "../../webhooks/mod.ts";
 import { Confirm, confirmed } from "../components/Confirm.tsx";
-import { Csrf } from "../components/Csrf.tsx";
-import { DeliveryChart } from "../components/DeliveryChart.tsx";
-import { labelProblem, MAX_DESCRIPTION, MAX_NAME } from "../lib/labels.ts";
-import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
-import DeliveriesLive from "../islands/DeliveriesLive.tsx";
-import EventPicker from "../islands/EventPicker.tsx";
+import { labelProblem } from "../lib/labels.ts";
 import { receiverByHookPrefix, receiverKey } from "../lib/kv_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
 import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
-import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
-
-import { entityField, selfRef } from "./_webhook_parts.tsx";
+import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
+import { selfRef } from "./_webhook_parts.tsx";
+import { webhookPage, type WebhookPageOptions } from "./_webhook_page.tsx";
 
 /** Adds the webhook page, its test event and its unregister to `app`. */
 export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const webhooks = deps.webhooks;
-  const detailPage = async (
-    c: Context<ConsoleEnv>,
-    hook: Webhook,
-    error?: string,
-    status: 400 | 502 = 502,
-  ) => {
-    const community = await webhooks.findWebhookCommunity(hook);
-    const [deliveries, stats, label] = await Promise.all([
-      deps.deliveries.list({ hookId: hook.id, limit: 50 }),
-      deps.deliveries.stats(hook.id),
-      deps.labels.get(hook.id),
-    ]);
-    const callback = entityField(hook.entity, "callback");
-    const pickerProps = {
-      selected: Array.isArray(hook.entity?.events) ? hook.entity.events as string[] : [],
-      object: typeof hook.entity?.object === "string" ? hook.entity.object : "",
-      content: CONTENT_EVENTS,
-      system: SYSTEM_EVENTS,
-    };
-    const ours = callback.startsWith(`${deps.publicUrl}/hooks/`);
+  const detailPage = (c: Context<ConsoleEnv>, hook: Webhook, options: WebhookPageOptions = {}) =>
+    webhookPage(c, deps, hook, options);
+  const pathOf = (id: string) => `/webhooks/${encodeURIComponent(id)}`;
+
+  /** The answer to an action on a hook that no longer has a record: says so, and what did not happen. */
+  const gone = (c: Context<ConsoleEnv>, what?: string) => {
+    const id = c.req.param("id") ?? "";
     return html(
       c,
-      <Layout
-        title={label?.name ? `Webhook “${label.name}”` : `Webhook ${hook.id}`}
-        {...layoutFrame(c, deps)}
-        notice={noticeOf(c)}
-        error={error}
-      >
-        {label?.description && <p id="webhook-description">{label.description}</p>}
-        <dl class="facts" id="webhook-facts">
-          <dt>Record id</dt>
-          <dd>
-            <code>{hook.id}</code>
-          </dd>
-          <dt>Community</dt>
-          <dd>
-            {community
-              ? (
-                <a href={`/communities/${encodeURIComponent(community.tenantId)}`}>
-                  {community.name}
-                </a>
-              )
-              : `unknown (tenant ${hook.tenantId})`}
-          </dd>
-          <dt>Webhook URL</dt>
-          <dd>
-            <code id="webhook-url">{selfRef(hook)}</code>
-          </dd>
-          <dt>State</dt>
-          <dd id="webhook-state">
-            {hook.entity?.enabled === false ? "disabled: the platform posts nothing" : "enabled"}{" "}
-            <form method="post" action={`/webhooks/${encodeURIComponent(hook.id)}/enabled`} class="inline" id="toggle">
-              <Csrf token={c.get("session")!.csrf} />
-              <input type="hidden" name="enabled" value={hook.entity?.enabled === false ? "1" : "0"} />
-              <button type="submit">{hook.entity?.enabled === false ? "Enable" : "Disable"}</button>
-            </form>
-          </dd>
-          <dt>Events</dt>
-          <dd id="webhook-events">{entityField(hook.entity, "events")}</dd>
-          <dt>Object</dt>
-          <dd>{entityField(hook.entity, "object") || "—"}</dd>
-          <dt>Callback</dt>
-          <dd>
-            <code id="webhook-callback">{callback}</code>
-            {ours && " (this console's receiver)"}
-          </dd>
-        </dl>
-        <h2>Entity</h2>
-        <pre id="entity">{JSON.stringify(hook.entity, null, 2)}</pre>
-        <h2>Deliveries</h2>
-        <DeliveryChart stats={stats} />
-        {deps.sandboxTest && community?.tenantId === SANDBOX_COMMUNITY.tenantId && (
-          <form method="post" action={`/webhooks/${encodeURIComponent(hook.id)}/test`} id="send-test">
-            <Csrf token={c.get("session")!.csrf} />
-            <p>
-              <button type="submit">Send test event</button>{" "}
-              The sandbox posts one event to this hook's callback; it shows here as it arrives. The{" "}
-              <a href="/sandbox" id="sandbox-link">sandbox page</a> triggers more.
-            </p>
-          </form>
-        )}
-        <Island
-          name="DeliveriesLive"
-          props={{ deliveries, hookId: hook.id }}
-        >
-          <DeliveriesLive deliveries={deliveries} hookId={hook.id} />
-        </Island>
-        <h2>Edit events</h2>
-        <form method="post" action={`/webhooks/${encodeURIComponent(hook.id)}/events`} class="stack" id="edit-events">
-          <Csrf token={c.get("session")!.csrf} />
-          <Island name="EventPicker" props={pickerProps}>
-            <EventPicker {...pickerProps} />
-          </Island>
-          <button type="submit">Save the events</button>
-        </form>
-        <h2>Name and description</h2>
-        <form method="post" action={`/webhooks/${encodeURIComponent(hook.id)}/label`} class="stack" id="label">
-          <Csrf token={c.get("session")!.csrf} />
-          <label>
-            Name <input name="name" id="label-name" maxLength={MAX_NAME} value={label?.name ?? ""} />
-          </label>
-          <label>
-            Description{" "}
-            <textarea name="description" id="label-description" maxLength={MAX_DESCRIPTION} rows={2}>
-              {label?.description ?? ""}
-            </textarea>
-          </label>
-          <p class="hint">Kept by this console only; the platform does not see them.</p>
-          <button type="submit">Save</button>
-        </form>
-        <h2>Unregister</h2>
-        <form
-          method="post"
-          action={`/webhooks/${encodeURIComponent(hook.id)}/unregister`}
-          id="unregister"
-        >
-          <Csrf token={c.get("session")!.csrf} />
-          <p>Deletes the hook on the platform, then the record here.</p>
-          <button type="submit" class="danger">Unregister</button>
-        </form>
+      <Layout title="Webhook not found" {...layoutFrame(c, deps)} error={what}>
+        <p id="webhook-gone">
+          No webhook has that id: it was unregistered (perhaps in another tab or by another user), or never existed. Its
+          deliveries stay in the log:{" "}
+          <a href={`/deliveries?hook=${encodeURIComponent(id)}`}>deliveries of this hook</a>.{" "}
+          <a href="/webhooks">All webhooks</a>
+        </p>
       </Layout>,
-      error ? status : 200,
+      404,
     );
   };
 
   app.get("/webhooks/:id", async (c) => {
     const hook = await webhooks.findByID(c.req.param("id"));
-    if (!hook) {
-      return html(
-        c,
-        <Layout title="Webhook not found" {...layoutFrame(c, deps)}>
-          <p>
-            No webhook has that id (it may have been unregistered). Its deliveries stay in the log:{" "}
-            <a href={`/deliveries?hook=${encodeURIComponent(c.req.param("id"))}`}>deliveries of this hook</a>.{" "}
-            <a href="/webhooks">All webhooks</a>
-          </p>
-        </Layout>,
-        404,
-      );
-    }
+    if (!hook) return gone(c);
     return await detailPage(c, hook);
   });
 
+  // A reload or bookmark of an action's URL shows the hook's page rather than a 404.
+  app.get("/webhooks/:id/:action{label|events|enabled|test}", (c) => c.redirect(pathOf(c.req.param("id")), 302));
+
   /** Runs a platform change of a hook, then shows its page with what happened. */
-  const change = async (c: Context<ConsoleEnv>, changes: WebhookChanges, notice: string) => {
+  const change = async (c: Context<ConsoleEnv>, changes: WebhookChanges, notice: string, what: string) => {
     const hook = await webhooks.findByID(c.req.param("id") ?? "");
-    if (!hook) return c.redirect("/webhooks", 303);
+    if (!hook) return gone(c, `The webhook is unregistered: ${what}.`);
     try {
       await webhooks.update(hook, changes);
     } catch (err) {
-      return await detailPage(
-        c,
-        hook,
-        `The change failed: ${describeError(err)}`,
-        err instanceof TypeError ? 400 : 502,
-      );
+      return await detailPage(c, hook, {
+        error: `The change failed: ${describeError(err)}`,
+        status: err instanceof TypeError ? 400 : 502,
+      });
     }
-    return c.redirect(`/webhooks/${encodeURIComponent(hook.id)}?notice=${notice}`, 303);
+    return c.redirect(`${pathOf(hook.id)}?notice=${notice}`, 303);
   };
 
   app.post("/webhooks/:id/enabled", async (c) => {
     const enabled = (await c.req.parseBody()).enabled === "1";
-    return await change(c, { enabled }, enabled ? "enabled" : "disabled");
+    return await change(
+      c,
+      { enabled },
+      enabled ? "enabled" : "disabled",
+      `it was not ${enabled ? "enabled" : "disabled"}`,
+    );
   });
 
   app.post("/webhooks/:id/events", async (c) => {
     const body = await c.req.parseBody({ all: true });
     const events = [body.events ?? []].flat().filter((e): e is string => typeof e === "string");
     const object = typeof body.object === "string" && body.object.trim() ? body.object.trim() : null;
-    return await change(c, { events, object }, "events-saved");
+    return await change(c, { events, object }, "events-saved", "its events were not saved");
   });
 
   app.post("/webhooks/:id/label", async (c) => {
     const hook = await webhooks.findByID(c.req.param("id"));
-    if (!hook) return c.redirect("/webhooks", 303);
+    if (!hook) return gone(c, "The webhook is unregistered: its name was not saved.");
     const body = await c.req.parseBody();
     const text = (v: unknown) => typeof v === "string" ? v.trim() : "";
-    const label = { name: text(body.name), description: text(body.description) };
-    const problem = labelProblem(label);
-    if (problem) return await detailPage(c, hook, problem, 400);
-    await deps.labels.set(hook.id, label);
-    return c.redirect(`/webhooks/${encodeURIComponent(hook.id)}?notice=saved-label`, 303);
+    const typed = { name: text(body.name), description: text(body.description) };
+    const problem = labelProblem(typed);
+    if (problem) {
+      return await detailPage(c, hook, {
+        error: `${problem.message}. Nothing was saved.`,
+        status: 400,
+        label: problem.keep,
+      });
+    }
+    await deps.labels.set(hook.id, typed);
+    return c.redirect(`${pathOf(hook.id)}?notice=saved-label`, 303);
   });
 
   app.post("/webhooks/:id/test", async (c) => {
     const hook = await webhooks.findByID(c.req.param("id"));
-    if (!hook) return c.redirect("/webhooks", 303);
+    if (!hook) return gone(c, "The webhook is unregistered: no test event was sent.");
     const platformId = hook.entity?.id;
     if (!deps.sandboxTest || hook.tenantId !== SANDBOX_COMMUNITY.tenantId || platformId === undefined) {
-      return await detailPage(c, hook, "Test events go only to hooks of the sandbox community");
+      return await detailPage(c, hook, { error: "Test events go only to hooks of the sandbox community", status: 400 });
     }
+    const disabled = (where: string) =>
+      detailPage(c, hook, {
+        error: `No test event was sent: the hook is disabled${where}, so the platform posts nothing to it.`,
+        status: 409,
+        offerEnable: true,
+      });
+    if (hook.entity?.enabled === false) return await disabled("");
+    let sent;
     try {
-      const statuses = await deps.sandboxTest(String(platformId));
-      if (statuses.length === 0) return await detailPage(c, hook, "The sandbox has no such hook any more");
+      sent = await deps.sandboxTest(String(platformId));
     } catch (err) {
-      return await detailPage(c, hook, `The test event could not be sent: ${describeError(err)}`);
+      return await detailPage(c, hook, {
+        error: err instanceof RangeError
+          ? "No test event was sent: the platform has no such hook any more (it was deleted there). Reconcile the community to remove this record."
+          : `The test event could not be sent: ${describeError(err)}`,
+      });
     }
-    return c.redirect(`/webhooks/${encodeURIComponent(hook.id)}?notice=triggered`, 303);
+    if (sent.length === 0) return await disabled(" on the platform");
+    const failed = sent.find((d) => d.status === 0);
+    if (failed) {
+      return await detailPage(c, hook, {
+        error: `The platform could not reach the callback (${
+          failed.cause ?? failed.error ?? "no reason given"
+        }). The attempt is logged in the deliveries below.`,
+      });
+    }
+    return c.redirect(`${pathOf(hook.id)}?notice=triggered&answer=${sent[0].status}`, 303);
+  });
+
+  const confirmPage = (c: Context<ConsoleEnv>, hook: Webhook) =>
+    html(
+      c,
+      <Layout title="Unregister this webhook?" {...layoutFrame(c, deps)}>
+        <Confirm
+          action={`${pathOf(hook.id)}/unregister`}
+          csrf={c.get("session")!.csrf}
+          label="Unregister"
+          cancel={pathOf(hook.id)}
+        >
+          <p>
+            The hook <code>{selfRef(hook)}</code>{" "}
+            is deleted on the platform, then its record here. The platform stops posting its events; its deliveries stay
+            in the log.
+          </p>
+        </Confirm>
+      </Layout>,
+    );
+
+  app.get("/webhooks/:id/unregister", async (c) => {
+    const hook = await webhooks.findByID(c.req.param("id"));
+    if (!hook) return gone(c, "The webhook is unregistered already.");
+    return confirmPage(c, hook);
   });
 
   app.post("/webhooks/:id/unregister", async (c) => {
     const hook = await webhooks.findByID(c.req.param("id"));
-    if (!hook) return c.redirect("/webhooks", 303);
-    if (!confirmed(await c.req.parseBody())) {
-      const path = `/webhooks/${encodeURIComponent(hook.id)}`;
-      return html(
-        c,
-        <Layout title="Unregister this webhook?" {...layoutFrame(c, deps)}>
-          <Confirm action={`${path}/unregister`} csrf={c.get("session")!.csrf} label="Unregister" cancel={path}>
-            <p>
-              The hook <code>{selfRef(hook)}</code>{" "}
-              is deleted on the platform, then its record here. The platform stops posting its events; its deliveries
-              stay in the log.
-            </p>
-          </Confirm>
-        </Layout>,
-      );
-    }
+    if (!hook) return gone(c, "The webhook is unregistered already.");
+    if (!confirmed(await c.req.parseBody())) return confirmPage(c, hook);
     try {
       await webhooks.unregister(hook);
       await deps.labels.delete(hook.id).catch(() => {});
     } catch (err) {
-      return await detailPage(
-        c,
-        hook,
-        `Unregistering failed: ${describeError(err)}`,
-      );
+      return await detailPage(c, hook, { error: `Unregistering failed: ${describeError(err)}` });
     }
     const keys: Deno.KvKey[] = [];
     for await (const entry of deps.kv.list({ prefix: receiverByHookPrefix(hook.id) })) {

@@ -1,0 +1,207 @@
+/**
+ * The page of one webhook: its facts, its actions (Edit, Enable/Disable,
+ * Send test event, Unregister) before its latest deliveries, then its entity
+ * and the edit forms. The routes that act on it are in webhook_detail.tsx.
+ *
+ * @module
+ */
+
+import type { Context } from "hono";
+import type { VNode } from "preact";
+import { CONTENT_EVENTS, SYSTEM_EVENTS, type Webhook } from "../../webhooks/mod.ts";
+import { Csrf } from "../components/Csrf.tsx";
+import { DeliveryChart } from "../components/DeliveryChart.tsx";
+import { Island } from "../components/Island.tsx";
+import { Layout } from "../components/Layout.tsx";
+import DeliveriesLive from "../islands/DeliveriesLive.tsx";
+import EventPicker from "../islands/EventPicker.tsx";
+import { type HookLabel, MAX_DESCRIPTION, MAX_NAME } from "../lib/labels.ts";
+import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
+import { type ConsoleEnv, type Deps, html, layoutFrame, noticeOf } from "../lib/context.ts";
+import { entityField, selfRef } from "./_webhook_parts.tsx";
+
+/** How many of its latest deliveries the webhook page shows (the rest are on the deliveries page). */
+export const LATEST_DELIVERIES = 10;
+
+/** What a webhook page shows beside the hook. */
+export interface WebhookPageOptions {
+  /** An error above the content. */
+  error?: string;
+  /** The status with the error; default 502. */
+  status?: 400 | 404 | 409 | 502;
+  /** A notice, instead of the one `?notice=` names. */
+  notice?: string;
+  /** The name form's values (refused, or kept from a session that ended), instead of the stored label. */
+  label?: HookLabel;
+  /** The events form's values, instead of the hook's. */
+  events?: { selected: string[]; object: string };
+  /** Offer Enable beside the error (a test event to a disabled hook). */
+  offerEnable?: boolean;
+}
+
+/** Notices of this page's own redirects (`?notice=...`), beside the shared ones. */
+function pageNotice(c: Context<ConsoleEnv>, ours: boolean): string | undefined {
+  const answer = Number(c.req.query("answer"));
+  if (c.req.query("notice") === "triggered" && Number.isInteger(answer) && answer >= 100 && answer <= 599) {
+    const who = ours ? "this console's receiver" : "the callback";
+    return answer >= 200 && answer <= 299
+      ? `The platform delivered the test event: ${who} answered ${answer}.`
+      : `The platform delivered the test event, but ${who} answered ${answer}${
+        ours ? ": the delivery below says why" : ""
+      }.`;
+  }
+  return noticeOf(c);
+}
+
+/** The form that enables (or disables) the hook on the platform. */
+function Toggle({ hook, csrf, id }: { hook: Webhook; csrf: string; id: string }): VNode {
+  const disabled = hook.entity?.enabled === false;
+  return (
+    <form method="post" action={`/webhooks/${encodeURIComponent(hook.id)}/enabled`} class="inline" id={id}>
+      <Csrf token={csrf} />
+      <input type="hidden" name="enabled" value={disabled ? "1" : "0"} />
+      <button type="submit">{disabled ? "Enable" : "Disable"}</button>
+    </form>
+  );
+}
+
+/**
+ * Renders a webhook's page.
+ *
+ * @param c the request context (signed in)
+ * @param deps the console's dependencies
+ * @param hook the webhook record
+ * @param options an error, a notice, form values to keep
+ * @returns the page
+ */
+export async function webhookPage(
+  c: Context<ConsoleEnv>,
+  deps: Deps,
+  hook: Webhook,
+  options: WebhookPageOptions = {},
+): Promise<Response> {
+  const community = await deps.webhooks.findWebhookCommunity(hook);
+  const [deliveries, stats, stored] = await Promise.all([
+    deps.deliveries.list({ hookId: hook.id, limit: LATEST_DELIVERIES }),
+    deps.deliveries.stats(hook.id),
+    deps.labels.get(hook.id),
+  ]);
+  const label = options.label ?? stored;
+  const csrf = c.get("session")!.csrf;
+  const path = `/webhooks/${encodeURIComponent(hook.id)}`;
+  const callback = entityField(hook.entity, "callback");
+  const pickerProps = {
+    selected: options.events?.selected ??
+      (Array.isArray(hook.entity?.events) ? hook.entity.events as string[] : []),
+    object: options.events?.object ?? (typeof hook.entity?.object === "string" ? hook.entity.object : ""),
+    content: CONTENT_EVENTS,
+    system: SYSTEM_EVENTS,
+  };
+  const ours = callback.startsWith(`${deps.publicUrl}/hooks/`);
+  const disabled = hook.entity?.enabled === false;
+  const testable = Boolean(deps.sandboxTest) && community?.tenantId === SANDBOX_COMMUNITY.tenantId;
+  return html(
+    c,
+    <Layout
+      title={stored?.name ? `Webhook “${stored.name}”` : `Webhook ${hook.id}`}
+      {...layoutFrame(c, deps)}
+      notice={options.notice ?? pageNotice(c, ours)}
+      error={options.error}
+    >
+      {options.offerEnable && (
+        <div class="offer" id="offer-enable">
+          <p>Enable the hook, then send the test event again.</p>
+          <Toggle hook={hook} csrf={csrf} id="enable-now" />
+        </div>
+      )}
+      {stored?.description && <p id="webhook-description">{stored.description}</p>}
+      <dl class="facts" id="webhook-facts">
+        <dt>Record id</dt>
+        <dd>
+          <code>{hook.id}</code>
+        </dd>
+        <dt>Community</dt>
+        <dd>
+          {community
+            ? <a href={`/communities/${encodeURIComponent(community.tenantId)}`}>{community.name}</a>
+            : `unknown (tenant ${hook.tenantId})`}
+        </dd>
+        <dt>Webhook URL</dt>
+        <dd>
+          <code id="webhook-url">{selfRef(hook)}</code>
+        </dd>
+        <dt>State</dt>
+        <dd id="webhook-state">{disabled ? "disabled: the platform posts nothing" : "enabled"}</dd>
+        <dt>Events</dt>
+        <dd id="webhook-events">{entityField(hook.entity, "events")}</dd>
+        <dt>Object</dt>
+        <dd>{entityField(hook.entity, "object") || "—"}</dd>
+        <dt>Callback</dt>
+        <dd>
+          <code id="webhook-callback">{callback}</code>
+          {ours && " (this console's receiver)"}
+        </dd>
+      </dl>
+      <div class="actions" id="webhook-actions">
+        <a class="button" href="#edit" id="edit-link">Edit</a> <Toggle hook={hook} csrf={csrf} id="toggle" />{" "}
+        {testable && (
+          <form method="post" action={`${path}/test`} class="inline" id="send-test">
+            <Csrf token={csrf} />
+            <button type="submit">Send test event</button>
+          </form>
+        )} <a class="button danger" href={`${path}/unregister`} id="unregister-link">Unregister</a>
+      </div>
+      {testable && (
+        <p class="hint" id="send-test-hint">
+          {disabled
+            ? "The hook is disabled: the platform posts nothing to it, test events included. Enable it first."
+            : "Send test event: the sandbox posts one event to the callback and the page says what the callback answered."}
+          {" "}
+          The <a href="/sandbox" id="sandbox-link">sandbox page</a> triggers more.
+        </p>
+      )}
+      <h2>Latest deliveries</h2>
+      <DeliveryChart stats={stats} />
+      <Island name="DeliveriesLive" props={{ deliveries, hookId: hook.id }}>
+        <DeliveriesLive deliveries={deliveries} hookId={hook.id} />
+      </Island>
+      <p>
+        <a href={`/deliveries?hook=${encodeURIComponent(hook.id)}`} id="all-deliveries">
+          All deliveries of this webhook
+        </a>
+      </p>
+      <h2>Entity</h2>
+      <pre id="entity">{JSON.stringify(hook.entity, null, 2)}</pre>
+      <h2 id="edit">Edit events</h2>
+      <form method="post" action={`${path}/events`} class="stack" id="edit-events">
+        <Csrf token={csrf} />
+        <Island name="EventPicker" props={pickerProps}>
+          <EventPicker {...pickerProps} />
+        </Island>
+        <button type="submit">Save the events</button>
+      </form>
+      <h2>Name and description</h2>
+      <form method="post" action={`${path}/label`} class="stack" id="label">
+        <Csrf token={csrf} />
+        <label>
+          Name <input name="name" id="label-name" maxLength={MAX_NAME} value={label?.name ?? ""} />
+        </label>
+        <label>
+          Description{" "}
+          <textarea name="description" id="label-description" maxLength={MAX_DESCRIPTION} rows={2}>
+            {label?.description ?? ""}
+          </textarea>
+        </label>
+        <p class="hint">Kept by this console only; the platform does not see them.</p>
+        <button type="submit">Save</button>
+      </form>
+      <h2>Unregister</h2>
+      <form method="post" action={`${path}/unregister`} id="unregister">
+        <Csrf token={csrf} />
+        <p>Deletes the hook on the platform, then the record here (after a confirmation).</p>
+        <button type="submit" class="danger">Unregister</button>
+      </form>
+    </Layout>,
+    options.error ? options.status ?? 502 : 200,
+  );
+}
