@@ -53,6 +53,11 @@ function entityList(value: unknown): string {
   return Array.isArray(value) ? value.join(", ") : "none";
 }
 
+/** `n` and the noun, singular for one: `1 orphan`, `2 orphans`. */
+function count(n: number, noun: string, nouns = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : nouns}`;
+}
+
 /** Orphans a pending registration explains (adopted by the fixes). */
 function explained(report: ReconcileReport): number {
   return report.orphans.filter((o) => o.pending).length;
@@ -73,10 +78,10 @@ function changedNotice(c: Context<ConsoleEnv>): string | undefined {
   if (c.req.query("notice") !== "fixed" || c.req.query("adopted") === undefined) return undefined;
   const n = (name: string) => Math.max(0, Number(c.req.query(name)) | 0);
   const parts = [
-    `${n("adopted")} hooks adopted`,
-    `${n("removed")} dangling records removed`,
-    `${n("cleared")} abandoned registrations cleared`,
-    `${n("deleted")} unexplained orphans deleted on the platform`,
+    `${count(n("adopted"), "hook")} adopted`,
+    `${count(n("removed"), "dangling record")} removed`,
+    `${count(n("cleared"), "abandoned registration")} cleared`,
+    `${count(n("deleted"), "unexplained orphan")} deleted on the platform`,
   ];
   return `The fixes are applied: ${parts.join(", ")}.`;
 }
@@ -85,13 +90,16 @@ function changedNotice(c: Context<ConsoleEnv>): string | undefined {
 export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: CommunityShared): void {
   const communities = deps.webhooks.communities;
   const { path, staleAfter, notFound } = shared;
-  const reconcilePage = (
+  const reconcilePage = async (
     c: Context<ConsoleEnv>,
     community: Community,
     report: ReconcileReport | null,
     error?: string,
   ) => {
     const tenant = community.tenantId;
+    const labels = await deps.labels.many([...report?.matched ?? [], ...report?.dangling ?? []].map((w) => w.id));
+    /** A record as people know it: its name, else its id. */
+    const known = (id: string) => labels.get(id)?.name || id;
     const ref = (e: { resources?: { self?: { ref?: string } } }) => e.resources?.self?.ref ?? "(no self URL)";
     return html(
       c,
@@ -109,7 +117,7 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
             <ReportList id="matched" title="Matched" count={report.matched.length}>
               {report.matched.map((w) => (
                 <li key={w.id}>
-                  <a href={`/webhooks/${encodeURIComponent(w.id)}`}>{w.id}</a> <code>{ref(w.entity)}</code>
+                  <a href={`/webhooks/${encodeURIComponent(w.id)}`}>{known(w.id)}</a> <code>{ref(w.entity)}</code>
                 </li>
               ))}
             </ReportList>
@@ -142,7 +150,7 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
             >
               {report.dangling.map((w) => (
                 <li key={w.id}>
-                  {w.id} <code>{ref(w.entity)}</code>
+                  {known(w.id)} {labels.get(w.id)?.name && <>(record {w.id})</>} <code>{ref(w.entity)}</code>
                 </li>
               ))}
             </ReportList>
@@ -174,18 +182,18 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
                   <Csrf token={c.get("session")!.csrf} />
                   <p>
                     {fixable(report) > 0
-                      ? `Saves a record for each of the ${
+                      ? `Saves a record for each orphan a pending registration explains (${
                         explained(report)
-                      } orphans a pending registration explains, removes the ${report.dangling.length} dangling records and clears the ${
+                      }), removes the dangling records (${report.dangling.length}) and clears the abandoned registrations (${
                         (report.abandoned ?? []).length
-                      } abandoned registrations.`
+                      }).`
                       : "Only unexplained orphans are left: deleting them on the platform is the one fix."}
                   </p>
                   {unexplained(report) > 0 && (
                     <label class="check">
-                      <input type="checkbox" name="deleteUnknown" value="1" /> Also delete the {unexplained(report)}
-                      {" "}
-                      unexplained orphans on the platform
+                      <input type="checkbox" name="deleteUnknown" value="1" /> Also delete {unexplained(report) === 1
+                        ? "the unexplained orphan"
+                        : `the ${unexplained(report)} unexplained orphans`} on the platform
                     </label>
                   )}
                   <button type="submit">Apply the fixes</button>
@@ -203,9 +211,9 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
     if (!community) return notFound(c);
     try {
       const report = await deps.webhooks.reconcile(community, staleAfter());
-      return reconcilePage(c, community, report);
+      return await reconcilePage(c, community, report);
     } catch (err) {
-      return reconcilePage(c, community, null, describeError(err));
+      return await reconcilePage(c, community, null, describeError(err));
     }
   });
 
@@ -237,7 +245,7 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
     try {
       report = await deps.webhooks.reconcile(community, { ...staleAfter(), fix: true, deleteUnknown });
     } catch (err) {
-      return reconcilePage(c, community, null, describeError(err));
+      return await reconcilePage(c, community, null, describeError(err));
     }
     // What changed, for the page to say: the report describes the state found before the fixes.
     const changed = new URLSearchParams({

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { HookLabels } from "../../console/lib/labels.ts";
 import { connectSandbox, csrfOf, parse, registerHook, signIn, startConsole, trigger } from "./_helpers.ts";
 
 Deno.test("the reconcile page reports matched, orphan and dangling hooks and applies the fixes", async () => {
@@ -79,12 +80,50 @@ Deno.test("the reconcile page reports matched, orphan and dangling hooks and app
       // What changed is said, and with nothing left there is nothing to apply.
       assert.equal(
         after.document.querySelector(".notice")?.textContent,
-        "The fixes are applied: 0 hooks adopted, 1 dangling records removed, 0 abandoned registrations cleared, 1 unexplained orphans deleted on the platform.",
+        "The fixes are applied: 0 hooks adopted, 1 dangling record removed, 0 abandoned registrations cleared, 1 unexplained orphan deleted on the platform.",
       );
       assert.ok(after.document.querySelector("#nothing-to-fix"));
       assert.equal(after.document.querySelector("form#fix"), null);
     } finally {
       after.close();
+    }
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("the reconcile page lists matched and dangling hooks by name, and counts one orphan as one", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    await connectSandbox(client, t.origin);
+    const matched = await registerHook(client, t.origin);
+    const csrf = csrfOf(await client.text(`/webhooks/${matched}`, 200));
+    await (await client.post(`/webhooks/${matched}/label`, { _csrf: csrf, name: "Orders feed", description: "" })).body
+      ?.cancel();
+    await t.app.webhooks.save({
+      id: "dangling-1",
+      tenantId: "sandbox-tenant",
+      entity: { id: "9999", resources: { self: { ref: `${t.origin}/sandbox/api/core/v3/webhooks/9999` } } },
+    });
+    await new HookLabels(t.kv).set("dangling-1", { name: "Old feed", description: "" });
+    const community = (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))!;
+    const made = await fetch(`${t.origin}/sandbox/api/core/v3/webhooks`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${community.oauth!.access_token}`, "content-type": "application/json" },
+      body: JSON.stringify({ events: ["user_account"], callback: "https://elsewhere.example/cb" }),
+    });
+    await made.body?.cancel();
+    const page = parse(await client.text("/communities/sandbox-tenant/reconcile", 200));
+    try {
+      const d = page.document;
+      assert.equal(d.querySelector(`#matched a[href="/webhooks/${matched}"]`)?.textContent, "Orders feed");
+      assert.match(d.querySelector("#dangling")?.textContent ?? "", /^Old feed \(record dangling-1\)/);
+      const fix = d.querySelector("form#fix")?.textContent?.replace(/\s+/g, " ") ?? "";
+      assert.match(fix, /Also delete the unexplained orphan on the platform/);
+      assert.doesNotMatch(fix, /1 unexplained orphans|1 dangling records/);
+    } finally {
+      page.close();
     }
   } finally {
     await t.close();
