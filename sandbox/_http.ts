@@ -3,7 +3,13 @@
 // hook, and the parsing of Basic, Bearer and form credentials.
 
 import type { HookRecord } from "./_store.ts";
-import { ANTI_HIJACKING_PREFIX, DEFAULT_BASE_PATH, DEFAULT_TOKEN_TTL_SECONDS, type SandboxOptions } from "./types.ts";
+import {
+  ANTI_HIJACKING_PREFIX,
+  DEFAULT_BASE_PATH,
+  DEFAULT_COMMUNITY_REDIRECT_PATH,
+  DEFAULT_TOKEN_TTL_SECONDS,
+  type SandboxOptions,
+} from "./types.ts";
 
 /** Largest request body the sandbox reads. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -16,6 +22,7 @@ export function checkOptions(options: SandboxOptions): {
   ttlSeconds: number;
   fetchFn: typeof fetch;
   now: () => number;
+  communityRedirectPath: string;
 } {
   if (typeof options !== "object" || options === null) {
     throw new TypeError(
@@ -60,7 +67,15 @@ export function checkOptions(options: SandboxOptions): {
       `Cannot create sandbox: 'now' must be a function, got ${String(now)}`,
     );
   }
-  return { kv, basePath, ttlSeconds, fetchFn, now };
+  const communityRedirectPath = options.communityRedirectPath ?? DEFAULT_COMMUNITY_REDIRECT_PATH;
+  if (typeof communityRedirectPath !== "string" || !/^(\/[A-Za-z0-9._~-]+)+$/.test(communityRedirectPath)) {
+    throw new TypeError(
+      `Cannot create sandbox: 'communityRedirectPath' must be a path such as "/auth/community/callback", got ${
+        JSON.stringify(communityRedirectPath)
+      }`,
+    );
+  }
+  return { kv, basePath, ttlSeconds, fetchFn, now, communityRedirectPath };
 }
 
 export function originOf(origin: string, what: string): string {

@@ -16,6 +16,11 @@ export function clientKey(kind: ClientKind): Deno.KvKey {
   return [ROOT, "client", kind];
 }
 
+/** `["sandbox", "redirect_uri", kind, sha256(uri)]`: a redirect URI registered for a client. */
+export function redirectUriKey(kind: ClientKind, uriHash: string): Deno.KvKey {
+  return [ROOT, "redirect_uri", kind, uriHash];
+}
+
 /** `["sandbox", "code", sha256(code)]`: an authorization code. */
 export function codeKey(codeHash: string): Deno.KvKey {
   return [ROOT, "code", codeHash];

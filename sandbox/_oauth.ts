@@ -50,6 +50,10 @@ export function authorizeRoutes(app: Hono, core: SandboxCore): void {
         JSON.stringify(fields.redirect_uri)
       } must be under ${requestOrigin} for the console's client`;
     }
+    // The community's client sends the browser only to a console that asked for its record (communityFor).
+    if (client.kind === "community" && !await store.isRedirectUri("community", fields.redirect_uri)) {
+      return `redirect_uri ${JSON.stringify(fields.redirect_uri)} is not registered for the community's client`;
+    }
     if (fields.response_type !== "code") {
       return `response_type must be "code", got ${JSON.stringify(fields.response_type ?? null)}`;
     }

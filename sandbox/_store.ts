@@ -11,6 +11,7 @@ import {
   clientKey,
   type ClientKind,
   codeKey,
+  redirectUriKey,
   refreshKey,
   webhookKey,
   webhookPrefix,
@@ -133,6 +134,17 @@ export class SandboxStore {
       if (client.clientId === clientId) return client;
     }
     return null;
+  }
+
+  /** Registers `uri` as a redirect URI of the client of this kind (kept in KV, shared by every sandbox on it). */
+  async registerRedirectUri(kind: ClientKind, uri: string): Promise<void> {
+    const key = redirectUriKey(kind, await sha256Hex(uri));
+    if ((await this.#kv.get(key)).value === null) await this.#kv.set(key, uri);
+  }
+
+  /** Whether `uri` is, exactly, a registered redirect URI of the client of this kind. */
+  async isRedirectUri(kind: ClientKind, uri: string): Promise<boolean> {
+    return (await this.#kv.get<string>(redirectUriKey(kind, await sha256Hex(uri)))).value === uri;
   }
 
   /** Stores a code; returns the code itself. */

@@ -31,7 +31,7 @@ import {
 export * from "./types.ts";
 
 export function createSandbox(options: SandboxOptions): Sandbox {
-  const { kv, basePath, ttlSeconds, fetchFn, now } = checkOptions(options);
+  const { kv, basePath, ttlSeconds, fetchFn, now, communityRedirectPath } = checkOptions(options);
   // Two postbacks of one tenant signed in the same millisecond would carry the
   // same header, and a replay-safe receiver delivers a header once: each
   // signature of this sandbox gets a timestamp of its own.
@@ -95,8 +95,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     app,
     basePath,
     async communityFor(origin: string): Promise<SandboxCommunityRecord> {
-      const base = originOf(origin, "the community record") + basePath;
+      const consoleOrigin = originOf(origin, "the community record");
+      const base = consoleOrigin + basePath;
       const client = await store.client("community");
+      await store.registerRedirectUri("community", consoleOrigin + communityRedirectPath);
       return {
         name: SANDBOX_COMMUNITY.name,
         tenantId: SANDBOX_COMMUNITY.tenantId,

@@ -27,6 +27,8 @@ export const ANTI_HIJACKING_PREFIX = "throw 'allowIllegalResourceCall is false.'
 
 /** Default mount point. */
 export const DEFAULT_BASE_PATH = "/sandbox";
+/** Default path of the community client's redirect URI under a console's origin: the console's connect callback. */
+export const DEFAULT_COMMUNITY_REDIRECT_PATH = "/auth/community/callback";
 /** Default access token lifetime, in seconds. */
 export const DEFAULT_TOKEN_TTL_SECONDS = 3600;
 /** Default `count` of a webhook list page. */
@@ -51,6 +53,14 @@ export interface SandboxOptions {
    * default one is made up once and kept in KV.
    */
   communityClient?: { clientId: string; clientSecret: string };
+  /**
+   * Where the community's app (the console) takes the browser back after
+   * consent, under its origin; default `"/auth/community/callback"`. Each
+   * `communityFor(origin)` registers `{origin}{communityRedirectPath}` as a
+   * redirect URI of the community's client, and the authorization endpoint
+   * refuses any other with 400.
+   */
+  communityRedirectPath?: string;
   /** Faults to inject, for tests; read on every request, so a test may change them while the sandbox serves. */
   faults?: SandboxFaults;
 }
@@ -163,7 +173,10 @@ export interface Sandbox {
   /** The mount point given (default `"/sandbox"`). */
   readonly basePath: string;
   /**
-   * The community record for Module A's `communities.save`.
+   * The community record for Module A's `communities.save`; registers
+   * `{origin}{communityRedirectPath}` as a redirect URI of the community's
+   * client (kept in KV), the only kind the authorization endpoint accepts
+   * for that client.
    *
    * @param origin The console's origin, such as `http://localhost:8000`.
    */

@@ -106,7 +106,7 @@ async function party(
     clientSecret: c.clientSecret,
     redirectUri: kind === "console"
       ? `${env.origin}/auth/callback?from=sandbox`
-      : "http://localhost:9999/communities/connect/callback",
+      : `${env.origin}/auth/community/callback`,
   };
 }
 
@@ -514,17 +514,107 @@ Deno.test("GET /oauth2/authorize answers 400 naming what is wrong", async () => 
       const html = await response.text();
       assert.match(html, pattern, JSON.stringify(change));
     }
-    // The community's client may send the browser anywhere http(s).
+    // The community's client: its registered redirect URI is accepted.
     const url = new URL(community.as.authorization_endpoint!);
     url.search = new URLSearchParams({
       ...good,
       client_id: community.client.client_id,
-      redirect_uri: "https://elsewhere.example/callback",
+      redirect_uri: community.redirectUri,
     }).toString();
     const ok = await fetch(url);
     assert.equal(ok.status, 200);
     await ok.body?.cancel();
   });
+});
+
+Deno.test("the community's client is sent back only to a registered redirect URI: others get 400, never a 303", async () => {
+  await withSandbox(async (env) => {
+    const community = await party(env, "community");
+    const challenge = await oauth.calculatePKCECodeChallenge("v".repeat(50));
+    const request = (redirect_uri: string) => ({
+      response_type: "code",
+      client_id: community.client.client_id,
+      redirect_uri,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "st",
+    });
+    const elsewhere = [
+      "https://evil.example/cb",
+      "http://169.254.169.254/",
+      `${env.origin}/auth/community/callback/../../evil`,
+      `${env.origin}/auth/community/callback?next=https://evil.example/`,
+      `${env.origin}/elsewhere`,
+      "http://other.example:8000/auth/community/callback",
+    ];
+    for (const redirect of elsewhere) {
+      const page = await fetch(`${env.base}/oauth2/authorize?${new URLSearchParams(request(redirect))}`);
+      assert.equal(page.status, 400, redirect);
+      assert.match(await page.text(), /is not registered for the community&#39;s client/, redirect);
+      for (const decision of ["approve", "deny"]) {
+        const posted = await fetch(`${env.base}/oauth2/authorize`, {
+          method: "POST",
+          headers: { Origin: env.origin },
+          body: new URLSearchParams({ ...request(redirect), decision }),
+          redirect: "manual",
+        });
+        await posted.body?.cancel();
+        assert.equal(posted.status, 400, `${decision} ${redirect}`);
+        assert.equal(posted.headers.get("location"), null);
+      }
+    }
+    // A console at another origin that asked for the community's record (two consoles on one KV) is registered.
+    await env.sandbox.communityFor("http://other.example:8000");
+    const approved = await fetch(`${env.base}/oauth2/authorize`, {
+      method: "POST",
+      headers: { Origin: env.origin },
+      body: new URLSearchParams({
+        ...request("http://other.example:8000/auth/community/callback"),
+        decision: "approve",
+      }),
+      redirect: "manual",
+    });
+    await approved.body?.cancel();
+    assert.equal(approved.status, 303);
+    const back = new URL(approved.headers.get("location")!);
+    assert.equal(back.origin + back.pathname, "http://other.example:8000/auth/community/callback");
+    assert.equal(back.searchParams.get("state"), "st");
+  });
+});
+
+Deno.test("communityRedirectPath sets the community's redirect URI, and a bad one is refused by name", async () => {
+  await withSandbox(async (env) => {
+    const community = await env.sandbox.communityFor(env.origin);
+    const challenge = await oauth.calculatePKCECodeChallenge("v".repeat(50));
+    const page = (path: string) =>
+      fetch(
+        `${env.base}/oauth2/authorize?${new URLSearchParams({
+          response_type: "code",
+          client_id: community.clientId,
+          redirect_uri: `${env.origin}${path}`,
+          code_challenge: challenge,
+          code_challenge_method: "S256",
+        })}`,
+      );
+    const custom = await page("/connect/done");
+    assert.equal(custom.status, 200);
+    await custom.body?.cancel();
+    const usual = await page("/auth/community/callback");
+    assert.equal(usual.status, 400);
+    await usual.body?.cancel();
+  }, { communityRedirectPath: "/connect/done" });
+  const kv = await Deno.openKv(":memory:");
+  try {
+    assert.throws(
+      () => createSandbox({ kv, communityRedirectPath: "connect" }),
+      (err) =>
+        err instanceof TypeError &&
+        err.message ===
+          `Cannot create sandbox: 'communityRedirectPath' must be a path such as "/auth/community/callback", got "connect"`,
+    );
+  } finally {
+    kv.close();
+  }
 });
 
 Deno.test("POST /oauth2/authorize refuses a cross-site form post", async () => {
