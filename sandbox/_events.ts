@@ -31,6 +31,23 @@ function show(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
+/**
+ * Whether `object` is a place URI as the platform takes it: only URI
+ * characters (RFC 3986), an absolute http(s) URL or an absolute path, whose
+ * path ends in `/places/{id}` with a numeric id.
+ */
+function isPlaceUri(object: string): boolean {
+  if (!/^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/.test(object)) return false;
+  let url: URL;
+  try {
+    url = new URL(object, "http://place.invalid");
+  } catch {
+    return false;
+  }
+  const absolute = /^https?:\/\//i.test(object) || (object.startsWith("/") && !object.startsWith("//"));
+  return absolute && (url.protocol === "http:" || url.protocol === "https:") && /\/places\/\d+$/.test(url.pathname);
+}
+
 /** The longest place URI or callback URL a hook may have (the record must fit one KV value). */
 const MAX_URL_CHARS = 8192;
 
@@ -82,6 +99,11 @@ export function validateHookFields(body: unknown): HookFields | string {
     if (typeof value === "string" && value.length > MAX_URL_CHARS) {
       return `'${name}' must be at most ${MAX_URL_CHARS} characters, got ${value.length}`;
     }
+  }
+  if (!isSystem && !isPlaceUri(object as string)) {
+    return `'object' must be the URI of a place, such as "https://community.example/api/core/v3/places/1000", got ${
+      show(object)
+    }`;
   }
   let url: URL;
   try {

@@ -987,6 +987,59 @@ Deno.test("POST /api/core/v3/webhooks answers 400 for what the platform refuses"
   });
 });
 
+Deno.test("a content hook whose object is not a place URI is refused 400 on create and on replace", async () => {
+  await withSandbox(async (env) => {
+    const tokens = await signIn(env);
+    const cb = "http://127.0.0.1:1/cb";
+    const made = await jive(await register(env, tokens.access_token, contentHook(env, cb)));
+    const put = (body: unknown) =>
+      fetch(made.resources.self.ref, {
+        method: "PUT",
+        headers: { Authorization: `Bearer ${tokens.access_token}`, "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const bad = [
+      "<script>alert(1)</script>",
+      "javascript:alert(1)//places/1",
+      `${env.base}/api/core/v3/places/1000"><script>alert(1)</script>`,
+      `${env.base}/api/core/v3/places/abc`,
+      `${env.base}/api/core/v3/webhooks/1`,
+      "https://c.example/",
+      "//evil.example/places/1",
+      "ftp://c.example/places/1",
+      "places/1",
+    ];
+    for (const object of bad) {
+      for (
+        const send of [
+          () => register(env, tokens.access_token, { events: ["document"], object, callback: cb }),
+          () => put({ events: ["document"], object, callback: cb }),
+        ]
+      ) {
+        const response = await send();
+        assert.equal(response.status, 400, object);
+        assert.match(
+          (await jive(response)).error.message,
+          /^'object' must be the URI of a place, such as "https:\/\/community\.example\/api\/core\/v3\/places\/1000", got /,
+          object,
+        );
+      }
+    }
+    for (const object of [env.sandbox.placeFor(env.origin), "https://c.example/api/core/v3/places/42", "/places/1"]) {
+      const response = await register(env, tokens.access_token, { events: ["document"], object, callback: cb });
+      assert.equal(response.status, 200, object);
+      assert.equal((await jive(response)).object, object);
+    }
+    // Nothing refused was stored: the first hook keeps its place.
+    assert.deepEqual((await env.sandbox.listHooks()).map((hook) => hook.object), [
+      made.object,
+      env.sandbox.placeFor(env.origin),
+      "https://c.example/api/core/v3/places/42",
+      "/places/1",
+    ]);
+  });
+});
+
 Deno.test("GET /api/core/v3/webhooks pages with startIndex, count and links.next", async () => {
   await withSandbox(async (env) => {
     const tokens = await signIn(env);
