@@ -28,4 +28,5 @@ export * from "./types.ts";
 export * from "./options.ts";
 export * from "./jive_extn.ts";
 export * from "./receiver.ts";
+export * from "./group_commit.ts";
 export * from "./kv_retry.ts";

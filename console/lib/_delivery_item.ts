@@ -65,14 +65,21 @@ export function summarize(item: unknown): { verb: string; title: string; webhook
   };
 }
 
-/** The payload text of an item, cut so that it fits one KV value. */
-export function payloadOf(item: unknown): { payload: string; truncated: boolean } {
+/** The payload text of an item, cut so that it fits one KV value and, when given, a budget of bytes. */
+export function payloadOf(item: unknown, budgetBytes = Infinity): { payload: string; truncated: boolean } {
   const full = JSON.stringify(item) ?? "null";
   // The whole text, not the part kept: a string with one wide character anywhere keeps two bytes for every
   // character, in its slices too, and KV stores it so.
   // deno-lint-ignore no-control-regex
-  const max = /[^\u0000-\u00ff]/.test(full) ? MAX_WIDE_PAYLOAD_CHARS : MAX_PAYLOAD_CHARS;
-  return full.length > max ? { payload: full.slice(0, max), truncated: true } : { payload: full, truncated: false };
+  const wide = /[^\u0000-\u00ff]/.test(full);
+  const max = Math.min(
+    wide ? MAX_WIDE_PAYLOAD_CHARS : MAX_PAYLOAD_CHARS,
+    Math.floor(wide ? budgetBytes / 2 : budgetBytes),
+  );
+  if (full.length <= max) return { payload: full, truncated: false };
+  // Never inside a surrogate pair: a lone half would be stored as U+FFFD.
+  const end = max > 0 && /[\ud800-\udbff]/.test(full[max - 1]) ? max - 1 : max;
+  return { payload: full.slice(0, end), truncated: true };
 }
 
 /** The log entry of a refused request: its reason, the body's first bytes and how it went, never the signature. */

@@ -25,7 +25,7 @@
 import { createHash } from "node:crypto";
 import type { DeliveryView } from "../islands/DeliveriesLive.tsx";
 import { type AttemptInfo, type Delivery, payloadOf, rejectedRow, summarize } from "./_delivery_item.ts";
-import type { ReceiverAttempt } from "../../webhooks/mod.ts";
+import type { Postback, ReceiverAttempt } from "../../webhooks/mod.ts";
 import {
   DELIVERY_SEQ_KEY,
   DELIVERY_VIEW_PREFIX,
@@ -34,6 +34,7 @@ import {
   postbackMarkerKey,
 } from "./kv_keys.ts";
 import { watchSequence } from "./_watch.ts";
+import { Trimmer, writeDelivery } from "./_delivery_write.ts";
 import { AttemptDetails } from "./_attempt_details.ts";
 import { SequenceWriter } from "./_delivery_append.ts";
 import { type DeliveryFilter, type DeliveryPage, type DeliveryStats, queryLog, statsOf } from "./_delivery_query.ts";
@@ -69,6 +70,9 @@ export class DeliveryStore {
   #kv: Deno.Kv;
   #details: AttemptDetails;
   #writer: SequenceWriter;
+  #trimmer: Trimmer;
+  #maxAgeMs: number;
+  #lastSeq = 0;
 
   /**
    * @param kv the console's KV
@@ -80,6 +84,8 @@ export class DeliveryStore {
     const maxAgeMs = options.maxAgeMs ?? 7 * 24 * 3600_000;
     this.#details = new AttemptDetails(kv, maxAgeMs);
     this.#writer = new SequenceWriter(kv, retain, maxAgeMs);
+    this.#trimmer = new Trimmer(kv, retain);
+    this.#maxAgeMs = maxAgeMs;
     if (!Number.isInteger(retain) || retain < 1) {
       throw new RangeError(`Cannot keep deliveries: 'retain' must be a positive integer, got ${retain}`);
     }
@@ -130,6 +136,32 @@ export class DeliveryStore {
       ...payloadOf(item),
     }));
     return this.#writer.append({ rows, marker: postbackMarkerKey(postbackId) });
+  }
+
+  /**
+   * The receiver's `write` (with `sequence: DELIVERY_SEQ_KEY`): adds the
+   * delivery of one item of a postback to the atomic operation that claims
+   * its header, at its place in the sequence (`postback.seq`), so the
+   * postback is logged whole and once in the receiver's one commit.
+   *
+   * @param postback the item, as the receiver hands it to `write`
+   * @param atomic the receiver's atomic operation
+   * @param replay whether the console's "Replay to receiver" sent it
+   */
+  write(postback: Postback, atomic: Deno.AtomicOperation, replay = false): void {
+    const base = createHash("sha256").update(postback.postbackId).digest("hex").slice(0, 24);
+    writeDelivery(postback, atomic, { base, replay, expireIn: this.#maxAgeMs });
+    if (postback.seq! > this.#lastSeq) this.#lastSeq = postback.seq!;
+  }
+
+  /** After the receiver stored postbacks: trims the log to its retention in the background when due. */
+  trimSoon(): void {
+    this.#trimmer.wrote(this.#lastSeq);
+  }
+
+  /** Trims the log to its retention now (tests, and a console that closes). */
+  trim(): Promise<void> {
+    return this.#trimmer.trim();
   }
 
   /**

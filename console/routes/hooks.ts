@@ -9,9 +9,10 @@
  * be that hook's (else 404). A receiver id without a mapping (a hook that
  * reconcile adopted after an interrupted registration) is taken when every
  * item's record has exactly this receiver as its callback, and its mapping
- * is saved then. The items of one postback are stored once all have arrived, in one
- * atomic step of the delivery store (whole or not at all, once per postback
- * id), and feed the live page.
+ * is saved then. The receiver runs in `write` mode: the items of a postback
+ * are logged in the same commit that claims its header and numbers them in
+ * the delivery sequence (whole and once, or not at all), shared with the
+ * postbacks that arrive with it, and feed the live page.
  *
  * @module
  */
@@ -29,7 +30,7 @@ import { clientAddresses } from "./rate_limits.ts";
 import { tooManyRequests } from "../lib/rate_limit.ts";
 import { receiverByHookKey, receiverKey } from "../lib/kv_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
-import type { PostbackEntry } from "../lib/deliveries.ts";
+import { DELIVERY_SEQ_KEY } from "../lib/kv_keys.ts";
 import type { ConsoleEnv, Deps } from "../lib/context.ts";
 
 /** Largest postback body accepted: 1 MiB. */
@@ -151,16 +152,15 @@ interface InFlight {
 
 /** Adds the receiver to `app`. */
 export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
-  /** Items of postbacks still arriving, by postback id. */
-  const arriving = new Map<string, PostbackEntry[]>();
   /** The request being handled (the receiver's hooks run inside handle()). */
   const current = new AsyncLocalStorage<InFlight>();
   const findTenant = tenantFinder(deps);
   const logAttempt = async (attempt: ReceiverAttempt) => {
     const request = current.getStore();
     if (attempt.status === 200 && !attempt.duplicate) {
-      // Kept for the detail page, off the answer's path.
+      // Kept for the detail page, off the answer's path; the log trimmed to its retention when due.
       deps.deliveries.recordAttempt(attempt).catch(() => {});
+      deps.deliveries.trimSoon();
       return;
     }
     // Every refusal is logged with its reason, a bounded number per client
@@ -178,24 +178,9 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     maxBytes: MAX_POSTBACK_BYTES,
     onAttempt: logAttempt,
     accept: ({ webhooks }) => takes(deps, current.getStore(), webhooks),
-    onPostback: async ({ activity, webhook, postbackId, index, count }) => {
-      if (index === 0) arriving.set(postbackId, []);
-      const entries = arriving.get(postbackId)!;
-      const replay = current.getStore()?.replay === true;
-      entries.push({
-        hookId: webhook.id,
-        tenantId: webhook.tenantId,
-        item: { webhook: webhook.entity?.resources?.self?.ref, activity },
-        replay,
-      });
-      if (index < count - 1) return;
-      try {
-        // All of the postback or none of it, once: a retry stores nothing twice.
-        await deps.deliveries.addPostback(postbackId, entries);
-      } finally {
-        arriving.delete(postbackId);
-      }
-    },
+    // Each item is logged in the commit that claims the header: all of the postback or none of it, once.
+    sequence: DELIVERY_SEQ_KEY,
+    write: (postback, atomic) => deps.deliveries.write(postback, atomic, current.getStore()?.replay === true),
   });
   // Receiver ids mapped to their records, remembered for a minute: a mapping
   // only ever goes away with its hook, and a stale one finds no record (404).

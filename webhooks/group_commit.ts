@@ -1,0 +1,63 @@
+/**
+ * `commitInGroup`: the group commit the receiver's `write` mode uses, for a
+ * service's other writes to the same KV (a log numbered in the same
+ * sequence, counters), so they share the receiver's commits.
+ *
+ * @module
+ */
+
+import { commitInGroup as commit, type GroupJob, type GroupResult } from "./_group_commit.ts";
+
+export type { GroupJob, GroupResult };
+
+/**
+ * Commits a job's writes in one atomic operation shared with the other jobs
+ * ready at the same time on this KV object (the receiver's `write`
+ * postbacks among them). One group is committed at a time per KV object;
+ * jobs that arrive meanwhile form the next, within ten checks (KV Connect's
+ * limit), 1,000 mutations and 760 kB of mutations. A job whose keys another
+ * job of the group touches waits for the next group. With `sequence`, the job
+ * takes `count` consecutive numbers of that counter (a number at the key,
+ * bumped and checked in the same commit), so numbers follow commit order
+ * across processes; `build` gets the first. When the shared commit fails,
+ * the checks are read again: a job whose own checks failed gets `failed`
+ * with them, and the others go again. Never rejects.
+ *
+ * @param kv The KV to commit to.
+ * @param job Its checks, its sequence and count, and `build`, which adds its
+ *   writes (called again if the job goes in another operation).
+ * @returns `committed` with the versionstamp and first number, `failed` with
+ *   the checks that no longer held, or `error` (build threw, too large for
+ *   one operation, or KV failed); only `committed` wrote anything.
+ * @throws {TypeError} When `kv` is not a KV or `job` has no `checks` array or no `build` function.
+ *
+ * @example Number two log lines in commit order
+ * ```ts
+ * import { commitInGroup } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const kv = await Deno.openKv(":memory:");
+ * const line = (text: string) =>
+ *   commitInGroup(kv, {
+ *     checks: [],
+ *     sequence: ["log_seq"],
+ *     count: 1,
+ *     build: (atomic, first) => atomic.set(["log", first], text),
+ *   });
+ * const [a, b] = await Promise.all([line("one"), line("two")]);
+ * assert.equal(a.kind, "committed");
+ * assert.equal(b.kind, "committed");
+ * assert.equal((await kv.get(["log_seq"])).value, 2);
+ * assert.equal((await kv.get(["log", 2])).value, "two");
+ * kv.close();
+ * ```
+ */
+export function commitInGroup(kv: Deno.Kv, job: GroupJob): Promise<GroupResult> {
+  if (typeof kv !== "object" || kv === null || typeof kv.atomic !== "function") {
+    throw new TypeError("Cannot commit: 'kv' must be a Deno.Kv");
+  }
+  if (typeof job !== "object" || job === null || typeof job.build !== "function" || !Array.isArray(job.checks)) {
+    throw new TypeError("Cannot commit: 'job' must have 'checks' (an array) and 'build' (a function)");
+  }
+  return commit(kv, job);
+}
