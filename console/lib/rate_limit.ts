@@ -5,13 +5,15 @@
  * sandbox's trigger per client address), answered 429 with `Retry-After`.
  *
  * A window's count is one KV entry that expires with the window. Hits of one
- * process on one key are added in batches (one read and one versionstamp-
- * checked write for all hits waiting meanwhile), so a burst costs a few
- * commits, not one conflict-prone commit per request.
+ * process on one key are added in batches (one versionstamp-checked write for
+ * all hits waiting meanwhile), and that write goes in the receiver's group
+ * commit (`commitInGroup`), so under load a count shares the commit of the
+ * postbacks that arrive with it.
  *
  * @module
  */
 
+import { commitInGroup } from "../../webhooks/mod.ts";
 import { retryLocked } from "./kv_retry.ts";
 
 /** One limit: at most `limit` hits per `windowMs`. */
@@ -113,10 +115,13 @@ export class RateLimiter {
         for (;;) {
           const base = current.value ?? 0;
           const seen = current;
-          const res = await retryLocked(() =>
-            this.#kv.atomic().check(seen).set(key, base + waiting.length, { expireIn }).commit()
-          );
-          if (res.ok) {
+          // In the receiver's group commit: a count shares the commit of the postbacks that arrive with it.
+          const res = await commitInGroup(this.#kv, {
+            checks: [seen],
+            build: (atomic) => atomic.set(key, base + waiting.length, { expireIn }),
+          });
+          if (res.kind === "error") throw res.error;
+          if (res.kind === "committed") {
             this.#remember(id, { key, value: base + waiting.length, versionstamp: res.versionstamp });
             waiting.forEach((resolve, i) => resolve(base + i + 1));
             break;
