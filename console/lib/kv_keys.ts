@@ -73,3 +73,18 @@ export function attemptKey(postbackId: string): Deno.KvKey {
 export function hookLabelKey(hookId: string): Deno.KvKey {
   return ["console_hook_label", hookId];
 }
+
+/** A one-time token of a register form: taken by its first submission, then the record it made. */
+export function formTokenKey(token: string): Deno.KvKey {
+  return ["console_form_token", token];
+}
+
+/** The community a user last registered a webhook in (by the user's `sub`). */
+export function lastCommunityKey(sub: string): Deno.KvKey {
+  return ["console_last_community", sub];
+}
+
+/** A form kept when its session had ended (its non-secret fields), for the page it came from. */
+export function draftKey(id: string): Deno.KvKey {
+  return ["console_draft", id];
+}

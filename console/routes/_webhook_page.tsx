@@ -18,7 +18,7 @@ import EventPicker from "../islands/EventPicker.tsx";
 import { type HookLabel, MAX_DESCRIPTION, MAX_NAME } from "../lib/labels.ts";
 import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
 import { type ConsoleEnv, type Deps, html, layoutFrame, noticeOf } from "../lib/context.ts";
-import { entityField, selfRef } from "./_webhook_parts.tsx";
+import { entityField, privateCallback, selfRef } from "./_webhook_parts.tsx";
 
 /** How many of its latest deliveries the webhook page shows (the rest are on the deliveries page). */
 export const LATEST_DELIVERIES = 10;
@@ -50,7 +50,19 @@ function pageNotice(c: Context<ConsoleEnv>, ours: boolean): string | undefined {
         ours ? ": the delivery below says why" : ""
       }.`;
   }
+  if (c.req.query("notice") === "already-registered") {
+    return "This form was submitted already: this is the webhook it registered. Nothing was registered again.";
+  }
   return noticeOf(c);
+}
+
+/** The warning shown after registering a hook whose callback a platform on the internet cannot reach. */
+async function callbackWarning(c: Context<ConsoleEnv>, deps: Deps, callback: string): Promise<string | undefined> {
+  if (c.req.query("notice") !== "registered" || !callback) return undefined;
+  const reason = await privateCallback(callback, deps.publicUrl);
+  return reason
+    ? `Warning: the callback is on an address a platform on the internet cannot reach (${reason}). Only a platform on this network, such as the sandbox, can post to it.`
+    : undefined;
 }
 
 /** The form that enables (or disables) the hook on the platform. */
@@ -99,6 +111,7 @@ export async function webhookPage(
   };
   const ours = callback.startsWith(`${deps.publicUrl}/hooks/`);
   const disabled = hook.entity?.enabled === false;
+  const warning = await callbackWarning(c, deps, callback);
   const testable = Boolean(deps.sandboxTest) && community?.tenantId === SANDBOX_COMMUNITY.tenantId;
   return html(
     c,
@@ -108,6 +121,7 @@ export async function webhookPage(
       notice={options.notice ?? pageNotice(c, ours)}
       error={options.error}
     >
+      {warning && <p class="notice warning" role="note" id="callback-warning">{warning}</p>}
       {options.offerEnable && (
         <div class="offer" id="offer-enable">
           <p>Enable the hook, then send the test event again.</p>

@@ -6,13 +6,41 @@
  */
 
 import type { VNode } from "preact";
-import type { Webhook } from "../../webhooks/mod.ts";
+import type { Community, Webhook, Webhooks } from "../../webhooks/mod.ts";
+import { refusal } from "../lib/outbound.ts";
 
 export interface RegisterForm {
   tenantId: string;
   events: string[];
   object: string;
   callback: string;
+}
+
+/** Every community (the first 1,000), for the pickers. */
+export async function allCommunities(webhooks: Webhooks): Promise<Community[]> {
+  const out: Community[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await webhooks.communities.list({ cursor, limit: 100 });
+    out.push(...page.values);
+    cursor = page.cursor || undefined;
+  } while (cursor && out.length < 1000);
+  return out;
+}
+
+/** Why a callback is on an address a platform on the internet cannot reach, or `null`. */
+export async function privateCallback(callback: string, publicUrl: string): Promise<string | null> {
+  let url: URL;
+  try {
+    url = new URL(callback);
+  } catch {
+    return null;
+  }
+  try {
+    return await refusal(url, { timeoutMs: 5000, allowPrivateNetwork: false, allowOrigins: [publicUrl] });
+  } catch {
+    return null; // a name that does not resolve is not known to be private
+  }
 }
 
 export function entityField(entity: Webhook["entity"], field: string): string {

@@ -1,0 +1,208 @@
+/**
+ * Registering a webhook: the form (events checklist, object, callback
+ * defaulting to this console's receiver), with a community preselected that
+ * can register (the one last used, or a connected one) and a one-time token,
+ * so that submitting the form again (Back, then Register) shows the hook the
+ * first submission made instead of making a second one. A callback on a
+ * loopback, private or link-local address is registered with a warning,
+ * unless it is this console's own.
+ *
+ * @module
+ */
+
+import type { Context, Hono } from "hono";
+import { monotonicFactory } from "ulid";
+import { type Community, CONTENT_EVENTS, SYSTEM_EVENTS } from "../../webhooks/mod.ts";
+import { Csrf } from "../components/Csrf.tsx";
+import { Island } from "../components/Island.tsx";
+import { Layout } from "../components/Layout.tsx";
+import EventPicker from "../islands/EventPicker.tsx";
+import { FormTokens } from "../lib/form_tokens.ts";
+import { lastCommunityKey, receiverByHookKey, receiverKey } from "../lib/kv_keys.ts";
+import { retryLocked } from "../lib/kv_retry.ts";
+import { randomToken } from "../lib/session.ts";
+import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
+import { allCommunities, type RegisterForm } from "./_webhook_parts.tsx";
+
+const ulid = monotonicFactory();
+
+/**
+ * The community to preselect: the one asked for, else the one last used if
+ * it still can register (is connected), else the first connected one, else
+ * the last used, else the first.
+ */
+function preselect(communities: Community[], asked: string, last: string | null): string {
+  const connected = (c: Community) => Boolean(c.oauth?.access_token);
+  const known = (id: string | null) => communities.find((c) => c.tenantId === id);
+  if (asked && known(asked)) return asked;
+  const lastOne = known(last);
+  if (lastOne && connected(lastOne)) return lastOne.tenantId;
+  return (communities.find(connected) ?? lastOne ?? communities[0])?.tenantId ?? "";
+}
+
+/** Adds the register form and its submission to `app`. */
+export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
+  const { webhooks } = deps;
+  const tokens = new FormTokens(deps.kv);
+  const lastUsed = async (c: Context<ConsoleEnv>) =>
+    (await deps.kv.get<string>(lastCommunityKey(c.get("session")!.user.sub))).value;
+
+  const registerPage = async (
+    c: Context<ConsoleEnv>,
+    form: RegisterForm & { token: string },
+    error?: string,
+    status: 400 | 409 = 400,
+  ) => {
+    const communities = await allCommunities(webhooks);
+    const selected = preselect(communities, form.tenantId, await lastUsed(c));
+    return html(
+      c,
+      <Layout title="Register a webhook" {...layoutFrame(c, deps)} error={error}>
+        {communities.length === 0
+          ? (
+            <p>
+              Add a community first: <a href="/communities/new">Add</a>
+            </p>
+          )
+          : (
+            <form method="post" action="/webhooks" class="stack" id="register">
+              <Csrf token={c.get("session")!.csrf} />
+              <input type="hidden" name="formToken" value={form.token} />
+              <label>
+                Community
+                <select name="tenantId" id="community">
+                  {communities.map((co) => (
+                    <option value={co.tenantId} selected={co.tenantId === selected} key={co.tenantId}>
+                      {co.name}
+                      {co.oauth?.access_token ? "" : " (no tokens)"}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <Island
+                name="EventPicker"
+                props={{ selected: form.events, object: form.object, content: CONTENT_EVENTS, system: SYSTEM_EVENTS }}
+              >
+                <EventPicker
+                  selected={form.events}
+                  object={form.object}
+                  content={CONTENT_EVENTS}
+                  system={SYSTEM_EVENTS}
+                />
+              </Island>
+              {deps.sandboxPlace && (
+                <p class="hint">
+                  For the Sandbox community, use the object <code id="sandbox-place">{deps.sandboxPlace}</code>
+                </p>
+              )}
+              <label>
+                Callback URL
+                <input
+                  type="url"
+                  name="callback"
+                  id="callback"
+                  value={form.callback}
+                  placeholder={`${deps.publicUrl}/hooks/… (this console's receiver)`}
+                />
+                <small>
+                  Leave blank to receive the postbacks in this console.
+                </small>
+              </label>
+              <button type="submit">Register</button>
+            </form>
+          )}
+      </Layout>,
+      error ? status : 200,
+    );
+  };
+
+  app.get("/webhooks/new", (c) =>
+    registerPage(c, {
+      tenantId: c.req.query("tenant") ?? "",
+      events: [],
+      object: "",
+      callback: "",
+      token: randomToken(),
+    }));
+
+  app.post("/webhooks", async (c) => {
+    const body = await c.req.parseBody({ all: true });
+    const list = (v: unknown): string[] =>
+      (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === "string" && x !== "");
+    const one = (v: unknown) => (typeof v === "string" ? v.trim() : "");
+    const form = {
+      tenantId: one(body.tenantId),
+      events: list(body.events),
+      object: one(body.object),
+      callback: one(body.callback),
+      token: one(body.formToken),
+    };
+    // A form sent again (Back, then Register) shows what its first submission made.
+    if (form.token) {
+      let first;
+      try {
+        first = await tokens.take(form.token);
+      } catch (err) {
+        return registerPage(c, { ...form, token: randomToken() }, describeError(err));
+      }
+      if (first?.hookId) {
+        return c.redirect(`/webhooks/${encodeURIComponent(first.hookId)}?notice=already-registered`, 303);
+      }
+      if (first) {
+        return registerPage(
+          c,
+          { ...form, token: randomToken() },
+          "This form is being submitted already: wait a moment, then look for the webhook in the list",
+          409,
+        );
+      }
+    }
+    const refuse = async (error: string) => {
+      await tokens.release(form.token);
+      return registerPage(c, form, error);
+    };
+    const community = form.tenantId ? await webhooks.communities.findByTenantID(form.tenantId) : null;
+    if (!community) return await refuse("Choose a community");
+    if (form.events.length === 0) return await refuse("Choose at least one event");
+    const unknown = form.events.find((e) => !SYSTEM_EVENTS.includes(e) && !CONTENT_EVENTS.includes(e));
+    if (unknown) return await refuse(`Unknown event '${unknown}'`);
+    const system = form.events.some((e) => SYSTEM_EVENTS.includes(e));
+    if (system && form.events.some((e) => CONTENT_EVENTS.includes(e))) {
+      return await refuse("System events and content events cannot be mixed in one webhook");
+    }
+    if (!system && !form.object) return await refuse("Content events need an object (the URI of a place)");
+    const receiverId = form.callback ? null : ulid();
+    const callback = form.callback || `${deps.publicUrl}/hooks/${receiverId}`;
+    let response;
+    try {
+      response = await webhooks.register({
+        community: community.name,
+        events: form.events,
+        object: system ? undefined : form.object,
+        callback,
+      });
+    } catch (err) {
+      const message = describeError(err);
+      return await refuse(
+        /no access token/i.test(message)
+          ? `${message}. Connect the community first (Communities → ${community.name} → Connect)`
+          : `Registration failed: ${message}`,
+      );
+    }
+    await retryLocked(() => deps.kv.set(lastCommunityKey(c.get("session")!.user.sub), community.tenantId));
+    const ref = response.entity?.resources?.self?.ref ?? "";
+    const record = (await webhooks.findByWebhookURL(ref)).find((w) => w.tenantId === community.tenantId);
+    if (!record) return c.redirect("/webhooks?notice=registered", 303);
+    if (receiverId) {
+      await retryLocked(() =>
+        deps.kv.atomic()
+          .set(receiverKey(receiverId), { hookId: record.id })
+          .set(receiverByHookKey(record.id, receiverId), true)
+          .commit()
+      );
+    }
+    await tokens.done(form.token, record.id);
+    // The hook's page warns of a callback on a private address, after registering.
+    return c.redirect(`/webhooks/${encodeURIComponent(record.id)}?notice=registered`, 303);
+  });
+}

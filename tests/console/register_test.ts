@@ -1,0 +1,143 @@
+// The register form (issue 24): submitting it again (Back, then Register)
+// shows the hook it made instead of making a second one (defect 12), it
+// preselects a community that can register (defect 14), and a callback on a
+// loopback, private or link-local address is registered with a warning
+// unless it is this console's own (portal gap).
+
+import assert from "node:assert/strict";
+import { type Client, connectSandbox, csrfOf, parse, placeOf, signIn, startConsole } from "./_helpers.ts";
+
+/** The register form's hidden fields and its preselected community. */
+async function registerForm(client: Client): Promise<{ csrf: string; formToken: string; selected: string }> {
+  const page = parse(await client.text("/webhooks/new", 200));
+  try {
+    const d = page.document;
+    return {
+      csrf: (d.querySelector("#register input[name=_csrf]") as HTMLInputElement).value,
+      formToken: (d.querySelector("#register input[name=formToken]") as HTMLInputElement | null)?.value ?? "",
+      selected: (d.querySelector("#community option[selected]") as HTMLOptionElement | null)?.value ?? "",
+    };
+  } finally {
+    page.close();
+  }
+}
+
+/** Adds a community through the form; with `connected`, with an access token. */
+async function addCommunity(client: Client, tenantId: string, connected: boolean): Promise<void> {
+  const res = await client.post("/communities", {
+    _csrf: csrfOf(await client.text("/communities/new", 200)),
+    name: `Community ${tenantId}`,
+    tenantId,
+    baseUrl: `https://${tenantId}.example`,
+    ...(connected ? { accessToken: "token-of-" + tenantId } : {}),
+  });
+  await res.body?.cancel();
+  assert.equal(res.status, 303);
+}
+
+Deno.test("a register form sent twice (Back, then Register) makes one hook and shows it the second time", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    await connectSandbox(client, t.origin);
+    const { csrf, formToken } = await registerForm(client);
+    assert.match(formToken, /^[A-Za-z0-9_-]{20,}$/);
+    const fields = {
+      _csrf: csrf,
+      formToken,
+      tenantId: "sandbox-tenant",
+      events: ["document"],
+      object: placeOf(t.origin),
+      callback: "",
+    };
+    const first = await client.post("/webhooks", fields);
+    await first.body?.cancel();
+    assert.equal(first.status, 303);
+    const id = /^\/webhooks\/([^/?]+)\?notice=registered$/.exec(first.headers.get("location")!)![1];
+    const again = await client.post("/webhooks", fields);
+    await again.body?.cancel();
+    assert.equal(again.status, 303);
+    assert.equal(again.headers.get("location"), `/webhooks/${id}?notice=already-registered`);
+    assert.equal((await t.app.webhooks.list()).values.length, 1, "one hook");
+    assert.equal((await t.app.sandboxApi!.listHooks()).length, 1, "one hook on the platform");
+    const page = parse(await client.text(again.headers.get("location")!, 200));
+    try {
+      assert.match(page.document.querySelector(".notice")?.textContent ?? "", /submitted already/);
+    } finally {
+      page.close();
+    }
+    // A form refused (no events) may be corrected and sent again with its token.
+    const next = await registerForm(client);
+    const refused = await client.post("/webhooks", { ...fields, formToken: next.formToken, events: [] });
+    assert.equal(refused.status, 400);
+    await refused.body?.cancel();
+    const fixed = await client.post("/webhooks", { ...fields, formToken: next.formToken });
+    await fixed.body?.cancel();
+    assert.match(fixed.headers.get("location")!, /\?notice=registered$/);
+    assert.equal((await t.app.webhooks.list()).values.length, 2);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("the register form preselects a connected community, then the one last used", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    await connectSandbox(client, t.origin);
+    // Before "sandbox-tenant" by tenant id, and without tokens: it cannot register.
+    await addCommunity(client, "aaa-unconnected", false);
+    assert.equal((await registerForm(client)).selected, "sandbox-tenant");
+    // With none used yet, the first connected one; once the sandbox is used, the sandbox.
+    await addCommunity(client, "abc-connected", true);
+    assert.equal((await registerForm(client)).selected, "abc-connected");
+    const { csrf } = await registerForm(client);
+    const res = await client.post("/webhooks", { _csrf: csrf, tenantId: "sandbox-tenant", events: ["user_account"] });
+    await res.body?.cancel();
+    assert.equal(res.status, 303);
+    assert.equal((await registerForm(client)).selected, "sandbox-tenant");
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a callback on a loopback, private or link-local address is registered with a warning, this console's not", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    await connectSandbox(client, t.origin);
+    for (
+      const [callback, warned] of [
+        ["http://127.0.0.1:9999/hook", true],
+        ["http://10.1.2.3/hook", true],
+        ["http://169.254.169.254/hook", true],
+        ["", false], // this console's receiver, on 127.0.0.1 too
+        [`${t.origin}/hooks/elsewhere`, false],
+      ] as const
+    ) {
+      const { csrf } = await registerForm(client);
+      const res = await client.post("/webhooks", {
+        _csrf: csrf,
+        tenantId: "sandbox-tenant",
+        events: ["user_account"],
+        callback,
+      });
+      await res.body?.cancel();
+      assert.equal(res.status, 303, callback);
+      const page = parse(await client.text(res.headers.get("location")!, 200));
+      try {
+        const warning = page.document.querySelector("#callback-warning")?.textContent ?? "";
+        if (warned) {
+          assert.match(warning, /loopback, private or link-local address/, callback);
+          assert.match(page.document.querySelector(".notice")?.textContent ?? "", /registered/);
+        } else {
+          assert.equal(warning, "", callback);
+        }
+      } finally {
+        page.close();
+      }
+    }
+  } finally {
+    await t.close();
+  }
+});
