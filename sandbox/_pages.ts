@@ -1,5 +1,5 @@
 /**
- * The sandbox's few HTML pages (index, consent, error), built with
+ * The sandbox's few HTML pages (index, consent, error, too many requests), built with
  * `hono/html`, which escapes every interpolated value.
  *
  * @module
@@ -51,6 +51,16 @@ export function errorPage(message: string): Markup {
     html`<h1>Bad authorization request</h1>
 <p class="error" id="error">${message}</p>
 <p>The application that sent you here built a request the sandbox community cannot accept.</p>`,
+  );
+}
+
+/** The 429 page of a request over the sandbox's rate limit. */
+export function tooManyRequestsPage(retryAfter: number): Markup {
+  return page(
+    "Too many requests",
+    html`<h1>Too many requests</h1>
+<p class="error" id="error">Too many requests from your address: try again in ${retryAfter} s.</p>
+<p><a href="./">Back to the sandbox</a></p>`,
   );
 }
 

@@ -40,6 +40,7 @@ export {
   SANDBOX_KV_PREFIX,
   SANDBOX_USER,
 } from "./sandbox.ts";
+export { sandboxTooManyRequests } from "./too_many_requests.ts";
 export type {
   Delivery,
   Sandbox,

@@ -1,8 +1,9 @@
 /**
  * Where the console's rate limits apply: sign-in (per client address), the
- * sandbox's unsafe requests (per client address), and the console's own form
- * posts (per session). The receiver's limit is per verified tenant and
- * applies in its route (`hooks.ts`).
+ * sandbox's trigger (per client address; its OAuth and REST API are the
+ * platform's, used server to server by the console and the CLI, and are not
+ * limited), and the console's own form posts (per session). The receiver's
+ * limit is per verified tenant and applies in its route (`hooks.ts`).
  *
  * @module
  */
@@ -11,7 +12,11 @@ import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { type ConsoleEnv, cookieName, type Deps, SESSION_COOKIE } from "../lib/context.ts";
 import { type RateBucket, tooManyRequests } from "../lib/rate_limit.ts";
+import { sandboxTooManyRequests } from "../../sandbox/mod.ts";
 import { SIGNIN_CALLBACK_PATH } from "./auth.tsx";
+
+/** The sandbox's trigger, the one part of the sandbox that is rate limited. */
+const SANDBOX_TRIGGER = /^\/sandbox\/trigger\/?$/;
 
 /** The client's address as the server saw it (a proxy's, behind one), or `"unknown"`. */
 export const clientAddresses: WeakMap<Request, string> = new WeakMap();
@@ -28,14 +33,19 @@ export function rateLimits(deps: Deps): MiddlewareHandler<ConsoleEnv> {
     let bucket: RateBucket | null = null;
     let key = addressOf(c);
     if (path === "/auth/login" || path === SIGNIN_CALLBACK_PATH) bucket = "signin";
-    else if (path === "/sandbox" || path.startsWith("/sandbox/")) bucket = unsafe ? "sandbox" : null;
-    else if (unsafe && !path.startsWith("/hooks/") && c.get("session")) {
+    else if (path === "/sandbox" || path.startsWith("/sandbox/")) {
+      bucket = unsafe && SANDBOX_TRIGGER.test(path) ? "sandbox" : null;
+    } else if (unsafe && !path.startsWith("/hooks/") && c.get("session")) {
       bucket = "forms";
       key = getCookie(c, cookieName(c, deps, SESSION_COOKIE)) ?? key;
     }
     if (bucket) {
       const verdict = await deps.limiter.hit(bucket, key);
-      if (!verdict.ok) return tooManyRequests(verdict);
+      if (!verdict.ok) {
+        return bucket === "sandbox"
+          ? await sandboxTooManyRequests(c.req.raw, verdict.retryAfter)
+          : tooManyRequests(verdict);
+      }
     }
     await next();
   };

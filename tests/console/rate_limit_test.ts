@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { RateLimiter } from "../../console/lib/rate_limit.ts";
 import { signJiveExtn } from "../../webhooks/mod.ts";
-import { csrfOf, NO_RATE_LIMITS, signIn, startConsole, type TestConsole } from "./_helpers.ts";
+import { csrfOf, NO_RATE_LIMITS, parse, signIn, startConsole, type TestConsole } from "./_helpers.ts";
 
 const twoPerMinute = { limit: 2, windowMs: 60_000 };
 
@@ -125,7 +125,7 @@ Deno.test("the receiver is limited per verified tenant; forged headers spend non
   }
 });
 
-Deno.test("the sandbox's trigger is limited per client address", async () => {
+Deno.test("the sandbox's trigger is limited per client address: JSON for a JSON call, the sandbox's page for a form", async () => {
   const t = await startConsole({ rateLimits: { ...NO_RATE_LIMITS, sandbox: twoPerMinute } });
   try {
     const fire = () =>
@@ -136,7 +136,73 @@ Deno.test("the sandbox's trigger is limited per client address", async () => {
       });
     assert.equal((await status(await fire()))[0], 200);
     assert.equal((await status(await fire()))[0], 200);
+    const refused = await fire();
+    assert.equal(refused.status, 429);
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, String(retryAfter));
+    assert.deepEqual(await refused.json(), { error: `Too many requests: try again in ${retryAfter} s` });
+    // The sandbox index's Trigger form gets a page in the sandbox's layout, not bare text.
+    const form = await fetch(`${t.origin}/sandbox/trigger`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: t.origin },
+      body: "event=document",
+      redirect: "manual",
+    });
+    assert.equal(form.status, 429);
+    assert.match(form.headers.get("content-type") ?? "", /^text\/html/);
+    const page = parse(await form.text());
+    try {
+      const doc = page.document;
+      assert.equal(doc.querySelector("title")?.textContent, "Too many requests · Sandbox community");
+      assert.equal(doc.querySelector("h1")?.textContent, "Too many requests");
+      assert.match(
+        doc.querySelector("#error")?.textContent ?? "",
+        /^Too many requests from your address: try again in \d+ s\.$/,
+      );
+      assert.equal(doc.querySelector("nav.back a")?.getAttribute("href"), "/");
+    } finally {
+      page.close();
+    }
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("the sandbox's limit counts its trigger only: sign-ins' token requests and REST API calls are not counted", async () => {
+  const t = await startConsole({ rateLimits: { ...NO_RATE_LIMITS, sandbox: twoPerMinute } });
+  try {
+    // Each sign-in posts the consent form and the console asks the token endpoint, both from 127.0.0.1.
+    for (let i = 0; i < 3; i++) await signIn(t.origin);
+    // A burst of triggers spends the budget...
+    const fire = () =>
+      fetch(`${t.origin}/sandbox/trigger`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
+    assert.equal((await status(await fire()))[0], 200);
+    assert.equal((await status(await fire()))[0], 200);
     assert.equal((await status(await fire()))[0], 429);
+    // ...and the platform's REST API (a CLI's register and unregister) still answers.
+    const community = (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))!;
+    const token = community.oauth!.access_token;
+    const api = `${t.origin}/sandbox/api/core/v3/webhooks`;
+    for (let i = 0; i < 3; i++) {
+      const made = await fetch(api, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ events: ["user_account"], callback: "http://127.0.0.1:1/cb" }),
+      });
+      assert.equal(made.status, 200);
+      const entity = JSON.parse((await made.text()).replace(/^[^\n]*\n/, ""));
+      const gone = await fetch(`${api}/${entity.id}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.equal((await status(gone))[0], 204);
+    }
+    // A fourth sign-in still works.
+    await signIn(t.origin);
   } finally {
     await t.close();
   }
