@@ -1,6 +1,7 @@
 // Group commit: writes that are ready at the same time share one atomic
-// operation, within the limits every KV takes (KV Connect's included: ten
-// checks, 1,000 mutations, 800 KiB of mutations). One group is committed at a
+// operation, within the KV's limits: 100 checks locally, ten over KV Connect
+// (learnt from the first refused commit of more), 1,000 mutations, 800 KiB
+// of mutations. One group is committed at a
 // time per KV object; what arrives meanwhile waits and forms the next group,
 // so under load a write costs a fraction of a commit (group commit, as in a
 // database's log flush). A job may number its writes in a sequence (a counter
@@ -17,8 +18,10 @@ import { getManyBatched, withLockRetry } from "./_kv.ts";
 import { AtomicRecorder } from "./_atomic_recorder.ts";
 import { keyId } from "./_key_id.ts";
 
-/** The most checks one operation carries (KV Connect's limit; a local KV takes 100). */
-export const MAX_GROUP_CHECKS = 10;
+/** The most checks one operation carries on a local KV (SQLite takes 100). */
+const LOCAL_CHECKS = 100;
+/** The most checks one operation carries over KV Connect (denokv and Deno Deploy take 10). */
+export const REMOTE_CHECKS = 10;
 /** The most mutations one operation carries. */
 const MAX_MUTATIONS = 1000;
 /** Bytes of mutations (keys and values) one operation carries, below KV's 800 KiB with room for encoding. */
@@ -71,6 +74,11 @@ class GroupCommitter {
   #waiting: Entry[] = [];
   #running = false;
   #counters = new Map<string, Counter>();
+  /**
+   * Checks one operation may carry: a local KV's 100 until a commit of more
+   * than ten is refused (a KV Connect URL), then ten for good.
+   */
+  #maxChecks = LOCAL_CHECKS;
 
   constructor(kv: Deno.Kv) {
     this.#kv = kv;
@@ -147,12 +155,12 @@ class GroupCommitter {
       for (const id of recorder.mutatedIds) if (checked.has(id) || mutated.has(id) || id === seqId) clash = true;
       const extraBytes = recorder.bytes + (newSeq ? 64 : 0);
       const extraMutations = recorder.mutations + newSeq;
-      const fits = checks + extraChecks <= MAX_GROUP_CHECKS && mutations + extraMutations <= MAX_MUTATIONS &&
+      const fits = checks + extraChecks <= this.#maxChecks && mutations + extraMutations <= MAX_MUTATIONS &&
         bytes + extraBytes <= MAX_BYTES;
       if (group.length === 0 && (!fits || clash)) {
         const error = clash
           ? new TypeError("Cannot commit: a write may not touch its own sequence counter")
-          : new RangeError(tooLarge(recorder));
+          : new RangeError(tooLarge(recorder, this.#maxChecks));
         entry.resolve({ kind: "error", error });
         continue;
       }
@@ -200,7 +208,11 @@ class GroupCommitter {
     try {
       result = await withLockRetry(() => op.commit());
     } catch (error) {
-      if (group.length === 1) group[0].resolve({ kind: "error", error });
+      if (checks.size + last.size > REMOTE_CHECKS && this.#maxChecks > REMOTE_CHECKS) {
+        // Refused with more than ten checks: a remote KV. From now on at most ten, and this group again.
+        this.#maxChecks = REMOTE_CHECKS;
+        this.#waiting.unshift(...group);
+      } else if (group.length === 1) group[0].resolve({ kind: "error", error });
       else this.#waiting.unshift(...group.map((entry) => ({ ...entry, alone: true })));
       return;
     }
@@ -254,9 +266,9 @@ function counterOf(entry: Deno.KvEntryMaybe<number>): Counter {
   return { value, versionstamp: entry.versionstamp };
 }
 
-function tooLarge(recorder: AtomicRecorder): string {
+function tooLarge(recorder: AtomicRecorder, maxChecks: number): string {
   return `Cannot commit: one write needs ${recorder.checks.length} checks, ${recorder.mutations} mutations and ` +
-    `${recorder.bytes} bytes; one atomic operation takes at most ${MAX_GROUP_CHECKS} checks, ${MAX_MUTATIONS} ` +
+    `${recorder.bytes} bytes; one atomic operation takes at most ${maxChecks} checks, ${MAX_MUTATIONS} ` +
     `mutations and ${MAX_BYTES} bytes`;
 }
 
