@@ -207,9 +207,42 @@ export async function fetchUser(
   return { sub: info.sub, name };
 }
 
+/** The provider's answer an OAuth failure came from, when it came from one. */
+function answerOf(err: unknown): Response | undefined {
+  if (err instanceof oauth.ResponseBodyError || err instanceof oauth.WWWAuthenticateChallengeError) {
+    return err.response;
+  }
+  if (err instanceof oauth.OperationProcessingError && err.cause instanceof Response) return err.cause;
+  return undefined;
+}
+
+/**
+ * When an OAuth failure is the provider's `429 Too Many Requests`: the
+ * seconds its `Retry-After` asks to wait (`null` when it names none, or a
+ * date). `undefined` for any other failure.
+ *
+ * @param err what an OAuth step threw
+ * @returns the wait in seconds, `null`, or `undefined`
+ */
+export function providerBusy(err: unknown): number | null | undefined {
+  const answer = answerOf(err);
+  if (answer?.status !== 429) return undefined;
+  const wait = answer.headers.get("retry-after")?.trim() ?? "";
+  return /^\d{1,6}$/.test(wait) ? Math.max(1, Number(wait)) : null;
+}
+
+/** What the sign-in page and the logs say of a provider's 429: the cause, and the wait when known. */
+export function tooManyRequestsMessage(wait: number | null): string {
+  return `The provider refused: too many requests (429); ${
+    wait === null ? "try again later" : `try again in ${wait} s`
+  }`;
+}
+
 /** Describes an OAuth failure without echoing tokens or secrets. */
 export function describeOAuthError(err: unknown): string {
   if (err instanceof OutboundError) return err.message;
+  const busy = providerBusy(err);
+  if (busy !== undefined) return tooManyRequestsMessage(busy);
   if (err instanceof oauth.ResponseBodyError) {
     return `The provider refused: ${err.error}`;
   }
@@ -218,6 +251,10 @@ export function describeOAuthError(err: unknown): string {
   }
   if (err instanceof oauth.WWWAuthenticateChallengeError) {
     return "The provider refused the access token";
+  }
+  const answer = answerOf(err);
+  if (err instanceof oauth.OperationProcessingError && answer && !answer.ok) {
+    return `The provider refused: it answered HTTP ${answer.status}`;
   }
   if (err instanceof oauth.OperationProcessingError) {
     return `The provider's answer was not understood (${err.code ?? "error"})`;

@@ -26,6 +26,8 @@ import {
   fetchUser,
   newAuthorizationSecrets,
   type OAuthProvider,
+  providerBusy,
+  tooManyRequestsMessage,
 } from "../lib/oauth.ts";
 import type { PendingAuthorization } from "../lib/session.ts";
 
@@ -75,6 +77,16 @@ export async function startAuthorization(
   return c.redirect(url.href, 302);
 }
 
+/** What the sign-in page says to a form sent after its session ended. */
+const ENDED_NOTICE =
+  "Your session has ended, so the form you sent was not saved. Sign in again to go back to its page, with what you typed.";
+
+/** The sign-in page's error for its `error` (and `wait`) parameters, or none. */
+function signinError(error: string | undefined, wait: string | undefined): string | undefined {
+  if (error === "busy") return `${tooManyRequestsMessage(wait && /^\d{1,6}$/.test(wait) ? Number(wait) : null)}.`;
+  return error === "1" ? "The sign-in did not complete. Please try again." : undefined;
+}
+
 /** Adds the sign-in routes to `app`. */
 export function authRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.get("/signin", (c) => {
@@ -85,10 +97,11 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         )
       ? "the sandbox community"
       : new URL(deps.signin.authorizationEndpoint).host;
-    const error = c.req.query("error") === "1" ? "The sign-in did not complete. Please try again." : undefined;
+    const error = signinError(c.req.query("error"), c.req.query("wait"));
+    const ended = c.req.query("ended") === "1";
     return html(
       c,
-      <Layout title="Sign in" notice={noticeOf(c)} error={error}>
+      <Layout title="Sign in" notice={ended ? ENDED_NOTICE : noticeOf(c)} error={error}>
         <p>
           The console manages the webhooks of your communities. Sign in with {provider} to continue.
         </p>
@@ -145,6 +158,9 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       return c.redirect(pending.returnTo, 302);
     } catch (err) {
       console.warn(`Sign-in failed: ${describeOAuthError(err)}`);
+      // The provider's 429 is named on the page, with its wait: "try again" at once would only be refused again.
+      const busy = providerBusy(err);
+      if (busy !== undefined) return c.redirect(`/signin?error=busy${busy === null ? "" : `&wait=${busy}`}`, 302);
       return c.redirect("/signin?error=1", 302);
     }
   });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createApp } from "../../console/app.ts";
+import { describeOAuthError, exchangeCode } from "../../console/lib/oauth.ts";
 import { createWebhooks } from "../../webhooks/mod.ts";
 import { Client, csrfOf, parse, signIn, startConsole } from "./_helpers.ts";
 
@@ -293,4 +294,94 @@ Deno.test("a browser on localhost is sent to the console's 127.0.0.1 origin, so 
   } finally {
     await t.close();
   }
+});
+
+/** A sign-in provider on 127.0.0.1 whose token endpoint answers `status` with `headers` and a plain-text body. */
+async function withRefusingProvider(
+  status: number,
+  headers: Record<string, string>,
+  fn: (
+    provider: { authorizationEndpoint: string; tokenEndpoint: string; clientId: string; clientSecret: string },
+  ) => Promise<void>,
+): Promise<void> {
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    await request.body?.cancel();
+    return new Response("Too Many Requests", { status, headers: { "content-type": "text/plain", ...headers } });
+  });
+  try {
+    const base = `http://127.0.0.1:${server.addr.port}`;
+    await fn({
+      authorizationEndpoint: `${base}/authorize`,
+      tokenEndpoint: `${base}/token`,
+      clientId: "console-client",
+      clientSecret: "provider-secret",
+    });
+  } finally {
+    await server.shutdown();
+  }
+}
+
+/** Starts a sign-in, comes back with a code, and returns where the console sent the browser and the page there. */
+async function signInAgainst(origin: string): Promise<{ location: string; error: string }> {
+  const client = new Client(origin);
+  const login = await client.fetch("/auth/login");
+  await login.body?.cancel();
+  const state = new URL(login.headers.get("location")!).searchParams.get("state")!;
+  const back = await client.fetch(`/auth/callback?code=the-code&state=${encodeURIComponent(state)}`);
+  await back.body?.cancel();
+  assert.equal(back.status, 302);
+  const location = back.headers.get("location")!;
+  const page = parse(await client.text(location, 200));
+  try {
+    return { location, error: page.document.querySelector("p.error")?.textContent ?? "" };
+  } finally {
+    page.close();
+  }
+}
+
+Deno.test("a provider's 429 at the token endpoint is named on the sign-in page with its wait, not as an answer not understood", async () => {
+  await withRefusingProvider(429, { "retry-after": "17" }, async (oauth) => {
+    const t = await startConsole({ oauth });
+    try {
+      const { location, error } = await signInAgainst(t.origin);
+      assert.equal(location, "/signin?error=busy&wait=17");
+      assert.equal(error, "The provider refused: too many requests (429); try again in 17 s.");
+    } finally {
+      await t.close();
+    }
+  });
+  await withRefusingProvider(429, {}, async (oauth) => {
+    const t = await startConsole({ oauth });
+    try {
+      const { location, error } = await signInAgainst(t.origin);
+      assert.equal(location, "/signin?error=busy");
+      assert.equal(error, "The provider refused: too many requests (429); try again later.");
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+Deno.test("describeOAuthError() names a provider's refusal by its status, whatever its body", async () => {
+  const failure = async (provider: Parameters<typeof exchangeCode>[0]): Promise<string> => {
+    const secrets = { codeVerifier: "v".repeat(43), state: "st" };
+    try {
+      await exchangeCode(
+        provider,
+        new URL("http://c.example/cb?code=x&state=st"),
+        "http://c.example/cb",
+        secrets,
+        fetch,
+      );
+    } catch (err) {
+      return describeOAuthError(err);
+    }
+    throw new Error("The exchange did not fail");
+  };
+  await withRefusingProvider(429, { "retry-after": "5" }, async (provider) => {
+    assert.equal(await failure(provider), "The provider refused: too many requests (429); try again in 5 s");
+  });
+  await withRefusingProvider(503, {}, async (provider) => {
+    assert.equal(await failure(provider), "The provider refused: it answered HTTP 503");
+  });
 });
