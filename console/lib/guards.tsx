@@ -23,6 +23,7 @@ import {
   safeReturnTo,
   SESSION_COOKIE,
 } from "./context.ts";
+import { keepForm } from "./drafts.ts";
 import { timingSafeEqual } from "./session.ts";
 import { rateLimits } from "../routes/rate_limits.ts";
 
@@ -104,13 +105,6 @@ export function installGuards(app: Hono<ConsoleEnv>, deps: Deps, publicUrl: stri
 
   app.use("*", rateLimits(deps));
 
-  app.use("*", async (c, next) => {
-    const path = c.req.path;
-    if (isPublic(path) || c.get("session")) return await next();
-    const returnTo = safeReturnTo(path + new URL(c.req.url).search);
-    return c.redirect(`/signin?${new URLSearchParams({ returnTo })}`, 302);
-  });
-
   const allowedOrigin = (origin: string, c: Context<ConsoleEnv>): boolean =>
     origin === publicUrl || origin === new URL(c.req.url).origin;
   // hono/csrf checks the content types a cross-site form can send; this
@@ -127,6 +121,19 @@ export function installGuards(app: Hono<ConsoleEnv>, deps: Deps, publicUrl: stri
     if (origin !== undefined) return allowedOrigin(origin, c);
     return site === undefined || site === "none";
   };
+
+  app.use("*", async (c, next) => {
+    const path = c.req.path;
+    if (isPublic(path) || c.get("session")) return await next();
+    if (c.req.method === "GET" || c.req.method === "HEAD") {
+      const returnTo = safeReturnTo(path + new URL(c.req.url).search);
+      return c.redirect(`/signin?${new URLSearchParams({ returnTo })}`, 302);
+    }
+    // A form sent after its session ended: after sign-in, back to the page
+    // the form was on (its POST URL has no page), with what it could keep.
+    const returnTo = safeReturnTo(await keepForm(c, deps.kv, fromThisOrigin(c)));
+    return c.redirect(`/signin?${new URLSearchParams({ returnTo, ended: "1" })}`, 303);
+  });
   const formLimit = bodyLimit({
     maxSize: MAX_FORM_BYTES,
     onError: (c) =>

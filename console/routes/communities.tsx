@@ -13,6 +13,7 @@ import { Confirm, confirmed } from "../components/Confirm.tsx";
 import { Csrf } from "../components/Csrf.tsx";
 import { Layout } from "../components/Layout.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
+import { DRAFT_NOTICE, draftText, takeDraft } from "../lib/drafts.ts";
 import { CommunityFields, type CommunityForm, originOf, readForm, TokenState, validate } from "./_community_form.tsx";
 import { connectRoutes } from "./community_connect.tsx";
 import { reconcileRoutes } from "./reconcile.tsx";
@@ -29,10 +30,11 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     c: Context<ConsoleEnv>,
     form: Partial<CommunityForm>,
     error?: string,
+    notice?: string,
   ) =>
     html(
       c,
-      <Layout title="Add a community" {...layoutFrame(c, deps)} error={error}>
+      <Layout title="Add a community" {...layoutFrame(c, deps)} error={error} notice={notice}>
         <form method="post" action="/communities" class="stack">
           <Csrf token={c.get("session")!.csrf} />
           <CommunityFields form={form} isNew />
@@ -45,7 +47,14 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       error ? 400 : 200,
     );
 
-  app.get("/communities/new", (c) => newPage(c, {}));
+  app.get("/communities/new", async (c) => {
+    // Back from a sign-in after the session ended: the form as it was sent (without its secrets), not saved.
+    const draft = await takeDraft(c, deps.kv);
+    if (!draft) return newPage(c, {});
+    const form = { name: "", tenantId: "", baseUrl: "", clientId: "" };
+    for (const name of Object.keys(form) as (keyof typeof form)[]) form[name] = draftText(draft, name);
+    return newPage(c, form, undefined, DRAFT_NOTICE);
+  });
 
   app.post("/communities", async (c) => {
     const form = await readForm(c);
@@ -85,6 +94,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     community: Community,
     form: Partial<CommunityForm>,
     error?: string,
+    notice?: string,
   ) => {
     const tenant = community.tenantId;
     return html(
@@ -92,7 +102,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       <Layout
         title={`Community ${community.name}`}
         {...layoutFrame(c, deps)}
-        notice={noticeOf(c)}
+        notice={notice ?? noticeOf(c)}
         error={error}
       >
         <dl class="facts">
@@ -163,7 +173,12 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.get("/communities/:tenantId", async (c) => {
     const community = await communities.findByTenantID(c.req.param("tenantId"));
     if (!community) return notFound(c);
-    return editPage(c, community, formOf(community));
+    const draft = await takeDraft(c, deps.kv);
+    if (!draft) return editPage(c, community, formOf(community));
+    const kept = draft.kind === "community-edit"
+      ? { name: draftText(draft, "name"), baseUrl: draftText(draft, "baseUrl"), clientId: draftText(draft, "clientId") }
+      : {};
+    return editPage(c, community, { ...formOf(community), ...kept }, undefined, DRAFT_NOTICE);
   });
 
   app.post("/communities/:tenantId", async (c) => {

@@ -12,6 +12,7 @@ import { Confirm, confirmed } from "../components/Confirm.tsx";
 import { Csrf } from "../components/Csrf.tsx";
 import { Layout } from "../components/Layout.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
+import { DRAFT_NOTICE, takeDraft } from "../lib/drafts.ts";
 import type { CommunityForm } from "./_community_form.tsx";
 
 /** What the community pages share with this one. */
@@ -24,6 +25,7 @@ export interface CommunityShared {
     community: Community,
     form: Partial<CommunityForm>,
     error?: string,
+    notice?: string,
   ) => Response | Promise<Response>;
   formOf: (community: Community) => Partial<CommunityForm>;
 }
@@ -95,6 +97,7 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
     community: Community,
     report: ReconcileReport | null,
     error?: string,
+    notice?: string,
   ) => {
     const tenant = community.tenantId;
     const labels = await deps.labels.many([...report?.matched ?? [], ...report?.dangling ?? []].map((w) => w.id));
@@ -106,7 +109,7 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
       <Layout
         title={`Reconcile ${community.name}`}
         {...layoutFrame(c, deps)}
-        notice={changedNotice(c) ?? noticeOf(c)}
+        notice={notice ?? changedNotice(c) ?? noticeOf(c)}
         error={error}
       >
         <p>
@@ -209,11 +212,13 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
   app.get("/communities/:tenantId/reconcile", async (c) => {
     const community = await communities.findByTenantID(c.req.param("tenantId"));
     if (!community) return notFound(c);
+    // Back from a sign-in after the session ended: the fixes sent were not applied.
+    const notice = await takeDraft(c, deps.kv) ? DRAFT_NOTICE : undefined;
     try {
       const report = await deps.webhooks.reconcile(community, staleAfter());
-      return await reconcilePage(c, community, report);
+      return await reconcilePage(c, community, report, undefined, notice);
     } catch (err) {
-      return await reconcilePage(c, community, null, describeError(err));
+      return await reconcilePage(c, community, null, describeError(err), notice);
     }
   });
 

@@ -11,6 +11,7 @@ import type { Context, Hono } from "hono";
 import type { Webhook, WebhookChanges } from "../../webhooks/mod.ts";
 import { Confirm, confirmed } from "../components/Confirm.tsx";
 import { Layout } from "../components/Layout.tsx";
+import { DRAFT_NOTICE, draftList, draftText, takeDraft } from "../lib/drafts.ts";
 import { labelProblem } from "../lib/labels.ts";
 import { receiverByHookPrefix, receiverKey } from "../lib/kv_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
@@ -46,7 +47,18 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.get("/webhooks/:id", async (c) => {
     const hook = await webhooks.findByID(c.req.param("id"));
     if (!hook) return gone(c);
-    return await detailPage(c, hook);
+    // Back from a sign-in after the session ended: the form as it was sent, not saved.
+    const draft = await takeDraft(c, deps.kv);
+    if (!draft) return await detailPage(c, hook);
+    return await detailPage(c, hook, {
+      notice: DRAFT_NOTICE,
+      label: draft.kind === "label"
+        ? { name: draftText(draft, "name"), description: draftText(draft, "description") }
+        : undefined,
+      events: draft.kind === "events"
+        ? { selected: draftList(draft, "events"), object: draftText(draft, "object") }
+        : undefined,
+    });
   });
 
   // A reload or bookmark of an action's URL shows the hook's page rather than a 404.

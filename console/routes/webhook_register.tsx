@@ -17,6 +17,7 @@ import { Csrf } from "../components/Csrf.tsx";
 import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
 import EventPicker from "../islands/EventPicker.tsx";
+import { DRAFT_NOTICE, draftList, draftText, takeDraft } from "../lib/drafts.ts";
 import { FormTokens } from "../lib/form_tokens.ts";
 import { lastCommunityKey, receiverByHookKey, receiverKey } from "../lib/kv_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
@@ -52,12 +53,13 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     form: RegisterForm & { token: string },
     error?: string,
     status: 400 | 409 = 400,
+    notice?: string,
   ) => {
     const communities = await allCommunities(webhooks);
     const selected = preselect(communities, form.tenantId, await lastUsed(c));
     return html(
       c,
-      <Layout title="Register a webhook" {...layoutFrame(c, deps)} error={error}>
+      <Layout title="Register a webhook" {...layoutFrame(c, deps)} error={error} notice={notice}>
         {communities.length === 0
           ? (
             <p>
@@ -116,14 +118,18 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     );
   };
 
-  app.get("/webhooks/new", (c) =>
-    registerPage(c, {
-      tenantId: c.req.query("tenant") ?? "",
-      events: [],
-      object: "",
-      callback: "",
+  app.get("/webhooks/new", async (c) => {
+    // Back from a sign-in after the session ended: the form as it was sent, not registered.
+    const draft = await takeDraft(c, deps.kv);
+    const form = {
+      tenantId: draft ? draftText(draft, "tenantId") : c.req.query("tenant") ?? "",
+      events: draft ? draftList(draft, "events") : [],
+      object: draft ? draftText(draft, "object") : "",
+      callback: draft ? draftText(draft, "callback") : "",
       token: randomToken(),
-    }));
+    };
+    return await registerPage(c, form, undefined, 400, draft ? DRAFT_NOTICE : undefined);
+  });
 
   app.post("/webhooks", async (c) => {
     const body = await c.req.parseBody({ all: true });

@@ -1,0 +1,156 @@
+/**
+ * Forms sent after their session ended (signed out in another tab, or
+ * expired): the sign-in redirect leads back to the page the form was on, not
+ * to the form's POST URL, and the form's non-secret fields ride along in a
+ * short-lived draft in KV, keyed by a random id in that page's address. The
+ * page takes the draft once, fills its form with it and says that the change
+ * was not saved. Secrets (client secrets, tokens) are never kept.
+ *
+ * @module
+ */
+
+import type { Context } from "hono";
+import type { ConsoleEnv } from "./context.ts";
+import { draftKey } from "./kv_keys.ts";
+import { retryLocked } from "./kv_retry.ts";
+import { randomToken } from "./session.ts";
+
+/** How long a draft waits for its sign-in. */
+const DRAFT_TTL_MS = 30 * 60_000;
+/** Largest form body read into a draft. */
+const MAX_DRAFT_BODY = 256 * 1024;
+/** Longest value kept of one field, and most values of a list field. */
+const MAX_VALUE = 2000;
+const MAX_VALUES = 64;
+
+/** Which form a draft holds, by the fields it keeps. */
+export type DraftKind = "label" | "events" | "register" | "community-new" | "community-edit" | "action";
+
+/** The fields each kind of form keeps (never a secret); list fields end in `[]`. */
+const KEPT: Record<DraftKind, string[]> = {
+  label: ["name", "description"],
+  events: ["events[]", "object"],
+  register: ["tenantId", "events[]", "object", "callback"],
+  "community-new": ["name", "tenantId", "baseUrl", "clientId"],
+  "community-edit": ["name", "baseUrl", "clientId"],
+  action: [],
+};
+
+/** A kept form. */
+export interface Draft {
+  /** The page the form was on (a local path). */
+  page: string;
+  /** Which form. */
+  kind: DraftKind;
+  /** Its kept fields. */
+  fields: Record<string, string | string[]>;
+}
+
+/** The notice of a page that got its draft back. */
+export const DRAFT_NOTICE =
+  "Your session had ended, so the form you sent was not saved. You are signed in again: what you typed is filled in below where it could be kept (secrets are never kept); check it and send it again.";
+
+/** Forms of the console by POST path: the page each is on, and its kind. */
+const FORMS: [RegExp, (m: RegExpExecArray) => string, DraftKind][] = [
+  [/^\/webhooks$/, () => "/webhooks/new", "register"],
+  [/^\/webhooks\/([^/]+)\/label$/, (m) => `/webhooks/${m[1]}`, "label"],
+  [/^\/webhooks\/([^/]+)\/events$/, (m) => `/webhooks/${m[1]}`, "events"],
+  [/^\/webhooks\/([^/]+)\/(enabled|test|unregister)$/, (m) => `/webhooks/${m[1]}`, "action"],
+  [/^\/communities$/, () => "/communities/new", "community-new"],
+  [/^\/communities\/([^/]+)$/, (m) => `/communities/${m[1]}`, "community-edit"],
+  [/^\/communities\/([^/]+)\/remove$/, (m) => `/communities/${m[1]}`, "action"],
+  [/^\/communities\/([^/]+)\/reconcile$/, (m) => `/communities/${m[1]}/reconcile`, "action"],
+  [/^\/deliveries\/([^/]+)\/replay$/, (m) => `/deliveries/${m[1]}`, "action"],
+];
+
+/**
+ * The page a form posted to `path` is on, and its kind; `null` for a path
+ * that is no form of the console.
+ */
+export function formPage(path: string): { page: string; kind: DraftKind } | null {
+  for (const [pattern, page, kind] of FORMS) {
+    const m = pattern.exec(path);
+    if (m) return { page: page(m), kind };
+  }
+  return null;
+}
+
+/** The kept fields of a form body, by its kind. */
+function keep(kind: DraftKind, body: URLSearchParams): Record<string, string | string[]> {
+  const fields: Record<string, string | string[]> = {};
+  for (const spec of KEPT[kind]) {
+    if (spec.endsWith("[]")) {
+      const name = spec.slice(0, -2);
+      fields[name] = body.getAll(name).slice(0, MAX_VALUES).map((v) => v.slice(0, MAX_VALUE));
+    } else {
+      fields[spec] = (body.get(spec) ?? "").slice(0, MAX_VALUE);
+    }
+  }
+  return fields;
+}
+
+/**
+ * Keeps the form of a request whose session ended; resolves with where to go
+ * after sign-in: the form's page, with the draft's id when one was kept. A
+ * draft is kept only for a form sent from this console's pages (`trusted`),
+ * so another site cannot prefill one.
+ *
+ * @param c the request (a POST without a session)
+ * @param kv the console's KV
+ * @param trusted whether the request comes from this console's origin
+ * @returns a local path
+ */
+export async function keepForm(c: Context<ConsoleEnv>, kv: Deno.Kv, trusted: boolean): Promise<string> {
+  const form = formPage(c.req.path);
+  if (!form) return "/";
+  if (!trusted) return form.page;
+  let body = new URLSearchParams();
+  const type = c.req.header("content-type") ?? "";
+  const length = Number(c.req.header("content-length"));
+  if (KEPT[form.kind].length > 0 && Number.isFinite(length) && length <= MAX_DRAFT_BODY) {
+    try {
+      if (type.startsWith("application/x-www-form-urlencoded")) body = new URLSearchParams(await c.req.text());
+      else if (type.startsWith("multipart/form-data")) {
+        const data = await c.req.formData();
+        for (const [name, value] of data) if (typeof value === "string") body.append(name, value);
+      }
+    } catch {
+      // An unreadable body keeps nothing; the page still says the change was not saved.
+    }
+  }
+  const id = randomToken();
+  const draft: Draft = { page: form.page, kind: form.kind, fields: keep(form.kind, body) };
+  await retryLocked(() => kv.set(draftKey(id), { ...draft, savedAt: Date.now() }, { expireIn: DRAFT_TTL_MS }));
+  return `${form.page}?${new URLSearchParams({ draft: id })}`;
+}
+
+/**
+ * Takes (reads once and deletes) the draft named by the request's `?draft=`,
+ * when it was kept for this very page.
+ *
+ * @param c the request of the page
+ * @param kv the console's KV
+ * @returns the draft, or `null`
+ */
+export async function takeDraft(c: Context<ConsoleEnv>, kv: Deno.Kv): Promise<Draft | null> {
+  const id = c.req.query("draft");
+  if (!id || id.length > 100) return null;
+  const entry = await kv.get<Draft & { savedAt: number }>(draftKey(id));
+  if (!entry.value) return null;
+  const res = await retryLocked(() => kv.atomic().check(entry).delete(entry.key).commit());
+  const { savedAt, ...draft } = entry.value;
+  if (!res.ok || savedAt + DRAFT_TTL_MS < Date.now() || draft.page !== c.req.path) return null;
+  return draft;
+}
+
+/** A text field of a draft. */
+export function draftText(draft: Draft, name: string): string {
+  const value = draft.fields[name];
+  return typeof value === "string" ? value : "";
+}
+
+/** A list field of a draft. */
+export function draftList(draft: Draft, name: string): string[] {
+  const value = draft.fields[name];
+  return Array.isArray(value) ? value : [];
+}
