@@ -155,3 +155,32 @@ Deno.test("the receiver's claims are written with an expiry and found without a 
     assert.deepEqual(claims[0].value, { state: "done", leaseUntil: 0 });
   });
 });
+
+Deno.test("handle() answers a copy held by a running attempt 409, and delivers the retry once that attempt failed", async () => {
+  const gate = Promise.withResolvers<void>();
+  let calls = 0;
+  const delivered: unknown[] = [];
+  await withReceiver(async ({ receiver }) => {
+    const header = await signA();
+    const body = JSON.stringify([item()]);
+    const first = receiver.handle(post({ authorization: header }, body));
+    while (calls === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    const held = await receiver.handle(post({ authorization: header }, body));
+    assert.equal(held.status, 409);
+    assert.ok(Number(held.headers.get("retry-after")) > 0);
+    assert.deepEqual(await held.json(), { error: "In progress" });
+    gate.resolve();
+    assert.equal((await first).status, 500); // the first attempt failed: nothing was accepted
+    const retry = await receiver.handle(post({ authorization: header }, body));
+    assert.deepEqual(await retry.json(), { received: 1 });
+    assert.equal(delivered.length, 1);
+  }, {
+    onPostback: async (postback) => {
+      if (++calls === 1) {
+        await gate.promise;
+        throw new Error("the consumer failed");
+      }
+      delivered.push(postback);
+    },
+  });
+});
