@@ -3,7 +3,8 @@
  * endpoints, the sandbox's postbacks to callbacks) goes through
  * {@linkcode outboundFetch}: it has a time limit, it names the host when it
  * fails, and it refuses hosts that resolve to loopback, private, link-local
- * or metadata addresses (SSRF), unless the console runs with
+ * or metadata addresses (SSRF), and names that resolve to no address it can
+ * check, unless the console runs with
  * `allowPrivateNetwork`. The console's own origin (its sandbox) is always
  * allowed.
  *
@@ -88,23 +89,43 @@ async function resolveDns(host: string): Promise<string[]> {
   return found.flatMap((r) => r.status === "fulfilled" ? r.value : []);
 }
 
-/**
- * Why a URL may not be called, or `null` when it may: not http(s), or its
- * host is (or resolves to) an address that is not public.
- */
-export async function refusal(url: URL, options: OutboundOptions): Promise<string | null> {
-  if (url.protocol !== "http:" && url.protocol !== "https:") return `${url.protocol} URLs are not called`;
-  if (options.allowPrivateNetwork || options.allowOrigins.includes(url.origin)) return null;
+/** What checking a URL's host found: why it may not be called, and whether its name had no address to check. */
+interface Checked {
+  refused: string | null;
+  unresolved: boolean;
+}
+
+async function check(url: URL, options: OutboundOptions): Promise<Checked> {
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return { refused: `${url.protocol} URLs are not called`, unresolved: false };
+  }
+  if (options.allowPrivateNetwork || options.allowOrigins.includes(url.origin)) {
+    return { refused: null, unresolved: false };
+  }
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const addresses = isIP(host) ? [host] : await (options.resolve ?? resolveDns)(host);
   if (addresses.length === 0 && /(^|\.)localhost$/i.test(host)) addresses.push("127.0.0.1");
   const blocked = addresses.find(isPrivateAddress);
-  return blocked === undefined ? null : `${url.host} is a loopback, private or link-local address (${blocked})`;
+  if (blocked !== undefined) {
+    return { refused: `${url.host} is a loopback, private or link-local address (${blocked})`, unresolved: false };
+  }
+  return { refused: null, unresolved: addresses.length === 0 };
+}
+
+/**
+ * Why a URL may not be called, or `null` when it may: not http(s), or its
+ * host is (or resolves to) an address that is not public. A name with no
+ * address is not known to be private here (`null`); {@linkcode outboundFetch}
+ * refuses it all the same, as it cannot be checked.
+ */
+export async function refusal(url: URL, options: OutboundOptions): Promise<string | null> {
+  return (await check(url, options)).refused;
 }
 
 /**
  * A fetch for calls to other hosts: each call is refused when its URL is
- * (see {@linkcode refusal}), never follows a redirect to another host
+ * (see {@linkcode refusal}) or when its host name has no DNS address to
+ * check (unless `allowPrivateNetwork`), never follows a redirect to another host
  * unchecked (redirects are returned, not followed, while addresses are
  * checked), ends after `timeoutMs`, and fails with an
  * {@linkcode OutboundError} that names the host and what to check.
@@ -113,7 +134,11 @@ export function outboundFetch(fetchFn: typeof fetch, options: OutboundOptions): 
   return async (input, init) => {
     const request = new Request(input, init);
     const url = new URL(request.url);
-    const refused = await refusal(url, options);
+    const checked = await check(url, options);
+    // A name with no address the check can see would be resolved by fetch through the system's resolver
+    // (search domains, mDNS), unchecked: refused as well.
+    const refused = checked.refused ??
+      (checked.unresolved ? `${url.hostname} has no DNS address (A or AAAA) that the console can check` : null);
     if (refused) {
       throw new OutboundError(
         `Refused to call ${url.host}: ${refused}. Set ALLOW_PRIVATE_NETWORK=1 to allow internal hosts.`,

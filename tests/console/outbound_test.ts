@@ -70,6 +70,38 @@ Deno.test("outboundFetch() refuses internal hosts by address and by name, sendin
   assert.equal(sent, 2);
 });
 
+Deno.test("outboundFetch() refuses a host name with no DNS answer, which it cannot check, unless the private network is allowed", async () => {
+  let sent = 0;
+  const counting: typeof fetch = () => {
+    sent++;
+    return Promise.resolve(new Response("ok"));
+  };
+  // The real resolver (Deno.resolveDns): `.invalid` never has an address (RFC 6761).
+  const guarded = outboundFetch(counting, options);
+  await assert.rejects(
+    guarded("https://no-such-host.invalid/api/core/v3/webhooks?token=s3cret"),
+    (err: Error) =>
+      err instanceof OutboundError &&
+      err.message ===
+        "Refused to call no-such-host.invalid: no-such-host.invalid has no DNS address (A or AAAA) that the console can check. Set ALLOW_PRIVATE_NETWORK=1 to allow internal hosts.",
+  );
+  // A resolver that finds nothing (a name known only to search domains or mDNS) is refused the same way.
+  const nothing = outboundFetch(counting, { ...options, resolve: () => Promise.resolve([]) });
+  await assert.rejects(
+    nothing("http://printer.local:631/"),
+    (err: Error) =>
+      err instanceof OutboundError &&
+      err.message.startsWith("Refused to call printer.local:631: printer.local has no DNS address"),
+  );
+  assert.equal(sent, 0);
+  // A public address is called; with the private network allowed nothing is checked.
+  const publicHost = outboundFetch(counting, { ...options, resolve: () => Promise.resolve(["93.184.215.14"]) });
+  assert.equal((await publicHost("https://c.example/")).status, 200);
+  const open = outboundFetch(counting, { ...options, allowPrivateNetwork: true });
+  assert.equal((await open("https://no-such-host.invalid/")).status, 200);
+  assert.equal(sent, 2);
+});
+
 Deno.test("outboundFetch() ends a call that hangs, naming the host", async () => {
   const hang = new AbortController();
   const server = Deno.serve(
