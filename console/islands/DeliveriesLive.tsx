@@ -1,15 +1,19 @@
 /**
  * Island: the deliveries table. Rendered on the server with the newest
- * deliveries; in the browser it listens to the server-sent events of
- * `/deliveries/events` and, on each one, fetches the new rows with
- * Library B's `request` and prepends them, marking them `fresh`.
+ * deliveries; in the browser it hears of new ones through the event stream
+ * the tabs share (`_live.ts`) and fetches them with Library B's `request`,
+ * prepending them marked `fresh`. At narrow widths each row shows as a card
+ * of labelled values (the labels are the cells' `data-label`).
  *
  * @module
  */
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { VNode } from "preact";
-import { addClass, buildQuery, delClass, request } from "../../browser/mod.ts";
+import { buildQuery, request } from "../../browser/mod.ts";
+import { LocalTime } from "../components/LocalTime.tsx";
+import { cutText, wellFormed } from "../components/text.ts";
+import { type LiveState, subscribeLive } from "./_live.ts";
 
 /** One delivery as the page shows it (no secrets). */
 export interface DeliveryView {
@@ -47,68 +51,79 @@ export interface DeliveriesLiveProps {
   hookId?: string;
   /** Listen for new deliveries (the unfiltered first page); default `true`. */
   live?: boolean;
+  /** What the table says when it has no row; default "No deliveries yet.". */
+  empty?: string;
+  /** A link under that message (e.g. one that clears the filters). */
+  emptyLink?: { href: string; label: string };
 }
 
 /** What the status column says of a row. */
 export function statusText(d: DeliveryView): string {
   if (d.status === 200 && !d.reason) return d.replay ? "accepted (replay)" : "accepted";
-  return `${d.status} ${d.reason ?? "rejected"}`;
+  return `${d.status} ${wellFormed(d.reason ?? "rejected")}`;
 }
+
+/** Longest title a row shows, in graphemes. */
+export const TITLE_GRAPHEMES = 120;
+
+const STATE_TEXT: Record<LiveState, string> = {
+  connecting: "connecting",
+  live: "live",
+  polling: "checking every few seconds",
+};
 
 /** Live table of deliveries. */
 export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
   const [rows, setRows] = useState<DeliveryView[]>(props.deliveries);
   const [fresh, setFresh] = useState<string[]>([]);
-  const status = useRef<HTMLSpanElement>(null);
+  const [state, setState] = useState<LiveState | null>(null);
   const newest = useRef<number>(props.deliveries[0]?.seq ?? 0);
 
   useEffect(() => {
     if (props.live === false) return;
-    const query = props.hookId ? `?${buildQuery({ hook: props.hookId })}` : "";
-    const source = new EventSource(`/deliveries/events${query}`);
+    let busy = false;
+    let again = false;
     const load = () => {
+      if (busy) return void (again = true);
+      busy = true;
       const q = buildQuery({ after: newest.current, hook: props.hookId });
       request(`/deliveries.json?${q}`, (err, response) => {
+        busy = false;
         const values = (response as { values?: unknown } | null)?.values;
-        if (err || !Array.isArray(values)) return;
-        const added = values as DeliveryView[];
-        if (added.length === 0) return;
-        newest.current = Math.max(newest.current, added[0].seq);
-        setRows((old) => {
-          const known = new Set(old.map((r) => r.id));
-          return [...added.filter((r) => !known.has(r.id)), ...old].slice(
-            0,
-            200,
-          );
-        });
-        setFresh(added.map((r) => r.id));
-        if (added.length === 100) load(); // more arrived than one page
+        const added = !err && Array.isArray(values) ? values as DeliveryView[] : [];
+        if (added.length > 0) {
+          newest.current = Math.max(newest.current, added[0].seq);
+          setRows((old) => {
+            const known = new Set(old.map((r) => r.id));
+            return [...added.filter((r) => !known.has(r.id)), ...old].slice(0, 200);
+          });
+          setFresh(added.map((r) => r.id));
+        }
+        if (added.length === 100 || again) { // more arrived than one page, or while this one was read
+          again = false;
+          load();
+        }
       });
     };
-    source.addEventListener("open", () => {
-      if (status.current) {
-        addClass(status.current, "live");
-        status.current.textContent = "live";
-      }
+    return subscribeLive({
+      onDelivery: (d) => {
+        if (!d || !props.hookId || d.hookId === props.hookId) load();
+      },
+      onState: setState,
     });
-    source.addEventListener("error", () => {
-      if (status.current) {
-        delClass(status.current, "live");
-        status.current.textContent = "reconnecting";
-      }
-    });
-    source.addEventListener("delivery", load);
-    return () => source.close();
   }, [props.hookId, props.live]);
 
   return (
     <div class="deliveries">
       {props.live !== false && (
         <p class="live-status" aria-live="polite">
-          Updates: <span ref={status} id="live-status">off (needs JavaScript)</span>
+          Updates:{" "}
+          <span id="live-status" class={state === "live" ? "live" : undefined}>
+            {state ? STATE_TEXT[state] : "off (needs JavaScript)"}
+          </span>
         </p>
       )}
-      <table id="deliveries-table" aria-live={props.live === false ? undefined : "polite"}>
+      <table id="deliveries-table" class="cards" aria-live={props.live === false ? undefined : "polite"}>
         <thead>
           <tr>
             <th scope="col">Received</th>
@@ -122,7 +137,15 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
           {rows.length === 0
             ? (
               <tr class="empty">
-                <td colSpan={5}>No deliveries yet.</td>
+                <td colSpan={5} id="deliveries-empty">
+                  {props.empty ?? "No deliveries yet."}
+                  {props.emptyLink && (
+                    <>
+                      {" "}
+                      <a href={props.emptyLink.href} id="clear-filters">{props.emptyLink.label}</a>
+                    </>
+                  )}
+                </td>
               </tr>
             )
             : rows.map((d) => (
@@ -131,19 +154,22 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
                 id={`delivery-${d.id}`}
                 class={fresh.includes(d.id) ? "delivery fresh" : "delivery"}
               >
-                <td>
-                  <time dateTime={d.receivedAt}>{d.receivedAt}</time>
+                <td data-label="Received">
+                  <LocalTime iso={d.receivedAt} />
                 </td>
-                <td class={d.status === 200 && !d.reason ? "status status-good" : "status status-bad"}>
+                <td
+                  data-label="Status"
+                  class={d.status === 200 && !d.reason ? "status status-good" : "status status-bad"}
+                >
                   {statusText(d)}
                 </td>
-                <td class="verb">{d.verb}</td>
-                <td class="title">
+                <td data-label="Verb" class="verb">{wellFormed(d.verb) || "—"}</td>
+                <td data-label="Title" class="title">
                   <a href={`/deliveries/${encodeURIComponent(d.id)}`}>
-                    {d.title || (d.status === 200 && !d.reason ? "(no title)" : "(details)")}
+                    {cutText(d.title, TITLE_GRAPHEMES) || (d.status === 200 && !d.reason ? "(no title)" : "(details)")}
                   </a>
                 </td>
-                <td>
+                <td data-label="Webhook" class="id">
                   {d.hookId ? <a href={`/webhooks/${encodeURIComponent(d.hookId)}`}>{d.hookId}</a> : "—"}
                 </td>
               </tr>

@@ -11,12 +11,15 @@ import { bySelectorAll } from "../../browser/mod.ts";
 import CopyButton from "./CopyButton.tsx";
 import DeliveriesLive from "./DeliveriesLive.tsx";
 import EventPicker from "./EventPicker.tsx";
+import LiveChart from "./LiveChart.tsx";
+import { ago } from "../components/LocalTime.tsx";
 
 // deno-lint-ignore no-explicit-any
 const ISLANDS: Record<string, ComponentType<any>> = {
   CopyButton,
   DeliveriesLive,
   EventPicker,
+  LiveChart,
 };
 
 for (const el of bySelectorAll("[data-island]") as HTMLElement[]) {
@@ -35,22 +38,15 @@ if (address.searchParams.has("notice")) {
   history.replaceState(history.state, "", address.pathname + address.search + address.hash);
 }
 
-// Times: the server writes ISO 8601 (UTC); the browser shows each in the
-// reader's local time with how long ago, the exact time on hover.
-const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
-const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [["day", 86_400], ["hour", 3_600], ["minute", 60]];
-function ago(ms: number): string {
-  const seconds = Math.round((ms - Date.now()) / 1000);
-  for (const [unit, size] of UNITS) {
-    if (Math.abs(seconds) >= size) return relative.format(Math.round(seconds / size), unit);
-  }
-  return relative.format(seconds, "second");
-}
+// Times outside islands: the server writes ISO 8601 (UTC); the browser shows
+// each in the reader's local time with how long ago, the exact time on
+// hover. Islands render theirs with LocalTime (`data-live`), which Preact
+// keeps current: text changed behind Preact's back would stay stale.
 function localTimes(): void {
-  for (const el of bySelectorAll("time[datetime]") as HTMLTimeElement[]) {
+  for (const el of bySelectorAll("time[datetime]:not([data-live])") as HTMLTimeElement[]) {
     const when = new Date(el.dateTime);
     if (Number.isNaN(when.getTime())) continue;
-    const text = `${when.toLocaleString()} (${ago(when.getTime())})`;
+    const text = `${when.toLocaleString()} (${ago(when.getTime(), Date.now())})`;
     if (el.textContent !== text) el.textContent = text;
     el.title = when.toISOString();
   }

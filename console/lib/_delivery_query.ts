@@ -10,7 +10,8 @@
 
 import type { Delivery } from "./_delivery_item.ts";
 import type { DeliveryView } from "../islands/DeliveriesLive.tsx";
-import { DELIVERY_VIEW_PREFIX, deliveryByHookPrefix, deliveryKey } from "./kv_keys.ts";
+import type { AttemptInfo } from "./_delivery_item.ts";
+import { attemptKey, DELIVERY_VIEW_PREFIX, deliveryByHookPrefix, deliveryKey } from "./kv_keys.ts";
 
 /** Entries one page reads at most. */
 export const MAX_SCANNED = 2_000;
@@ -21,9 +22,13 @@ export const MAX_BODIES_READ = 200;
 export interface DeliveryFilter {
   /** Only this webhook record's. */
   hookId?: string;
-  /** Only accepted deliveries, or only rejected attempts. */
-  status?: "accepted" | "rejected";
-  /** Only this verb (e.g. `jive:created`). */
+  /**
+   * Only accepted deliveries, only rejected attempts (a duplicate counts as
+   * rejected: it is logged with its reason), or only those answered with
+   * this HTTP status (401, 413, ...).
+   */
+  status?: "accepted" | "rejected" | number;
+  /** Only verbs that start with this (e.g. `jive:created`, or `jive:c`); case-insensitive. */
   verb?: string;
   /** Only this community's (by tenant id). */
   tenantId?: string;
@@ -33,25 +38,34 @@ export interface DeliveryFilter {
   to?: number;
   /** Text to find in the summary, the reason or the payload (case-insensitive). */
   q?: string;
-  /** Only entries before this sequence number (the previous page's cursor). */
+  /** Only entries before this sequence number (the cursor of the next page, older). */
   before?: number;
+  /** Only entries after this sequence number (the cursor of the previous page, newer). */
+  after?: number;
   /** Entries per page; default 50. */
   limit?: number;
 }
 
-/** One page, and the cursor of the next (older) one when there may be more. */
+/**
+ * One page, newest first, with the cursors of the pages beside it: `before`
+ * of the next (older) one and `after` of the previous (newer) one, each when
+ * there may be more that way.
+ */
 export interface DeliveryPage {
   values: DeliveryView[];
   before?: number;
+  after?: number;
 }
 
 function summaryMatches(view: DeliveryView, filter: DeliveryFilter): boolean {
   const accepted = view.status === 200 && !view.reason; // a duplicate is answered 200 but logged with its reason
   if (filter.status === "accepted" && !accepted) return false;
   if (filter.status === "rejected" && accepted) return false;
-  if (filter.verb && view.verb !== filter.verb) return false;
+  if (typeof filter.status === "number" && view.status !== filter.status) return false;
+  if (filter.verb && !view.verb.toLowerCase().startsWith(filter.verb.toLowerCase())) return false;
   if (filter.tenantId && view.tenantId !== filter.tenantId) return false;
   if (filter.to !== undefined && Date.parse(view.receivedAt) >= filter.to) return false;
+  if (filter.from !== undefined && Date.parse(view.receivedAt) < filter.from) return false;
   return true;
 }
 
@@ -60,12 +74,16 @@ function textOf(view: DeliveryView): string {
     .join("\n").toLowerCase();
 }
 
-/** A page of the log that matches `filter`. */
+/** A page of the log that matches `filter`: the newest, or the one before `before`, or the one after `after`. */
 export async function queryLog(kv: Deno.Kv, filter: DeliveryFilter): Promise<DeliveryPage> {
   const limit = Math.min(Math.max(filter.limit ?? 50, 1), 200);
   const prefix = filter.hookId ? deliveryByHookPrefix(filter.hookId) : DELIVERY_VIEW_PREFIX;
   const q = filter.q?.trim().toLowerCase() ?? "";
-  const selector: Deno.KvListSelector = filter.before !== undefined
+  // Newer pages read forward from their cursor; the others backward from theirs (or the end).
+  const forward = filter.after !== undefined;
+  const selector: Deno.KvListSelector = forward
+    ? { prefix, start: [...prefix, filter.after! + 1] }
+    : filter.before !== undefined
     ? { prefix, end: [...prefix, filter.before] }
     : { prefix };
   const values: DeliveryView[] = [];
@@ -87,28 +105,43 @@ export async function queryLog(kv: Deno.Kv, filter: DeliveryFilter): Promise<Del
     }
     values.push(...pending.filter((v) => textOf(v).includes(q) || found.has(v.id)));
   };
-  for await (const entry of kv.list<DeliveryView>(selector, { reverse: true, limit: MAX_SCANNED })) {
+  for await (const entry of kv.list<DeliveryView>(selector, { reverse: !forward, limit: MAX_SCANNED })) {
     // The log runs in commit order, which is arrival order within a second or
-    // so: past the start of the range, the rest is older still.
-    if (filter.from !== undefined && Date.parse(entry.value.receivedAt) < filter.from - 2_000) break;
+    // so: past the start (or, forward, the end) of the range, the rest is out of it too.
+    const at = Date.parse(entry.value.receivedAt);
+    if (!forward && filter.from !== undefined && at < filter.from - 2_000) break;
+    if (forward && filter.to !== undefined && at >= filter.to + 2_000) break;
     scanned++;
     last = entry.value.seq;
-    if (filter.from !== undefined && Date.parse(entry.value.receivedAt) < filter.from) continue;
     chunk.push(entry.value);
     if (chunk.length === 100) await flush();
-    if (values.length >= limit || bodiesRead >= MAX_BODIES_READ) break;
+    if (values.length > limit || bodiesRead >= MAX_BODIES_READ) break;
   }
   await flush();
+  const capped = scanned === MAX_SCANNED || bodiesRead >= MAX_BODIES_READ;
+  if (forward) {
+    // Oldest first here: the page is the `limit` just after the cursor, shown newest first.
+    const kept = values.slice(0, limit).reverse();
+    const newer = values.length > limit || capped;
+    const newerCursor = kept.length ? kept[0].seq : last;
+    return {
+      values: kept,
+      before: kept.length ? kept[kept.length - 1].seq : filter.after! + 1,
+      ...(newer && newerCursor !== undefined ? { after: newerCursor } : {}),
+    };
+  }
+  const newer = filter.before !== undefined ? { after: values.length ? values[0].seq : filter.before - 1 } : {};
   if (values.length > limit) {
     const kept = values.slice(0, limit);
-    return { values: kept, before: kept[kept.length - 1].seq };
+    return { values: kept, before: kept[kept.length - 1].seq, ...newer };
   }
-  const more = values.length === limit || scanned === MAX_SCANNED || bodiesRead >= MAX_BODIES_READ;
-  return { values, ...(more && last !== undefined ? { before: last } : {}) };
+  return { values, ...(capped && last !== undefined ? { before: last } : {}), ...newer };
 }
 
 /** Deliveries of the last hours, per hour, accepted against rejected. */
 export interface DeliveryStats {
+  /** The webhook record counted, or none for all. */
+  hookId?: string;
   /** The newest entry, if any. */
   last: DeliveryView | null;
   /** Accepted in the window. */
@@ -119,6 +152,33 @@ export interface DeliveryStats {
   hours: { start: number; accepted: number; rejected: number }[];
   /** Whether the window held more than {@linkcode MAX_SCANNED} entries (the counts stop there). */
   capped: boolean;
+  /**
+   * Our time to answer accepted postbacks in the window (ms), median and
+   * 99th percentile, over the newest {@linkcode MAX_TIMED} of them whose
+   * request was recorded; absent when none was.
+   */
+  handling?: { p50: number; p99: number; count: number };
+}
+
+/** Accepted postbacks whose handling time the stats read at most. */
+export const MAX_TIMED = 200;
+
+/** The value at quantile `q` of sorted `values` (nearest rank). */
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+async function handlingOf(kv: Deno.Kv, postbackIds: string[]): Promise<DeliveryStats["handling"]> {
+  const times: number[] = [];
+  for (let i = 0; i < postbackIds.length; i += 10) {
+    const found = await kv.getMany<AttemptInfo[]>(postbackIds.slice(i, i + 10).map((id) => attemptKey(id)));
+    for (const entry of found) {
+      if (typeof entry.value?.durationMs === "number") times.push(entry.value.durationMs);
+    }
+  }
+  if (times.length === 0) return undefined;
+  times.sort((a, b) => a - b);
+  return { p50: quantile(times, 0.5), p99: quantile(times, 0.99), count: times.length };
 }
 
 /** Counts the log's entries (of one hook, or all) over the last `hours` hours. */
@@ -133,7 +193,15 @@ export async function statsOf(
   const end = Math.floor(now / HOUR) * HOUR + HOUR;
   const from = end - hours * HOUR;
   const buckets = Array.from({ length: hours }, (_, i) => ({ start: from + i * HOUR, accepted: 0, rejected: 0 }));
-  const stats: DeliveryStats = { last: null, accepted: 0, rejected: 0, hours: buckets, capped: false };
+  const stats: DeliveryStats = {
+    ...(hookId ? { hookId } : {}),
+    last: null,
+    accepted: 0,
+    rejected: 0,
+    hours: buckets,
+    capped: false,
+  };
+  const timed = new Set<string>();
   let scanned = 0;
   for await (const entry of kv.list<DeliveryView>({ prefix }, { reverse: true, limit: MAX_SCANNED })) {
     scanned++;
@@ -144,11 +212,14 @@ export async function statsOf(
     if (entry.value.status === 200 && !entry.value.reason) {
       bucket.accepted++;
       stats.accepted++;
+      if (entry.value.postbackId && timed.size < MAX_TIMED) timed.add(entry.value.postbackId);
     } else {
       bucket.rejected++;
       stats.rejected++;
     }
   }
   stats.capped = scanned === MAX_SCANNED;
+  const handling = await handlingOf(kv, [...timed]);
+  if (handling) stats.handling = handling;
   return stats;
 }

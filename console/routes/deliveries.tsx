@@ -20,44 +20,108 @@ import type { DeliveryFilter } from "../lib/deliveries.ts";
 /** Time between keep-alive comments on an idle event stream. */
 const HEARTBEAT_MS = 20_000;
 
-/** The filter of the deliveries page, from its query string (bounded). */
-function filterOf(c: Context<ConsoleEnv>): DeliveryFilter {
-  const text = (name: string, max: number) => {
+/** The answers the receiver gives, offered by the status filter besides accepted and rejected. */
+const ANSWERS: [number, string][] = [
+  [200, "200 duplicate"],
+  [400, "400 bad request"],
+  [401, "401 signature"],
+  [404, "404 unknown hook"],
+  [405, "405 method"],
+  [409, "409 wrong community"],
+  [413, "413 too large"],
+  [429, "429 rate limited"],
+  [500, "500 error"],
+  [503, "503 unavailable"],
+];
+
+/** Verbs the platform sends (PLATFORM.md), offered by the verb filter with those seen in the log. */
+const KNOWN_VERBS = [
+  "jive:created",
+  "jive:modified",
+  "jive:commented",
+  "jive:replied",
+  "jive:liked",
+  "jive:outcome_set",
+  "jive:social_group_created",
+  "jive:user_account_created",
+  "jive:user_membership_added",
+  "jive:user_session_login",
+  "jive:webhook_created",
+];
+
+/** The filter of the deliveries page, from its query string (bounded), and what was wrong in it. */
+function filterOf(c: Context<ConsoleEnv>): { filter: DeliveryFilter; problems: string[] } {
+  const problems: string[] = [];
+  const shown = (v: string) => JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…`.toWellFormed() : v);
+  const text = (name: string, label: string, max: number) => {
     const v = c.req.query(name)?.trim() ?? "";
+    if (v.length > max) problems.push(`${label}: longer than ${max} characters`);
     return v && v.length <= max ? v : undefined;
   };
-  const status = c.req.query("status");
-  const before = Number(c.req.query("before"));
+  const statusText = c.req.query("status")?.trim() ?? "";
+  let status: DeliveryFilter["status"];
+  if (statusText === "accepted" || statusText === "rejected") status = statusText;
+  else if (/^[1-5]\d\d$/.test(statusText)) status = Number(statusText);
+  else if (statusText) problems.push(`Status: ${shown(statusText)} is not accepted, rejected or an HTTP status`);
+  const cursor = (name: string) => {
+    const v = c.req.query(name);
+    if (v === undefined || v === "") return undefined;
+    const n = Number(v);
+    if (Number.isSafeInteger(n) && n > 0) return n;
+    problems.push(`Page: ${shown(v)} is not a page of the log`);
+    return undefined;
+  };
   // Times in UTC, as a datetime-local field sends them ("2026-11-24T10:00").
-  const time = (name: string) => {
-    const v = text(name, 40);
-    const ms = v ? Date.parse(/Z|[+-]\d\d:?\d\d$/.test(v) ? v : `${v}Z`) : NaN;
-    return Number.isFinite(ms) ? ms : undefined;
+  const time = (name: string, label: string) => {
+    const v = c.req.query(name)?.trim() ?? "";
+    if (!v) return undefined;
+    const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,3})?)?(Z|[+-]\d\d:?\d\d)?$/.test(v);
+    const ms = iso ? Date.parse(/Z|[+-]\d\d:?\d\d$/.test(v) ? v : `${v}Z`) : NaN;
+    // Date.parse rolls some impossible dates over (2020-02-31): the date must read back the same.
+    if (
+      Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 10) === v.slice(0, 10) || /[+-]\d\d:?\d\d$/.test(v)
+    ) {
+      if (Number.isFinite(ms)) return ms;
+    }
+    problems.push(`${label}: ${shown(v)} is not a date and time (write it as 2026-11-24T10:00, in UTC)`);
+    return undefined;
   };
-  return {
-    hookId: text("hook", 200),
-    tenantId: text("community", 200),
-    status: status === "accepted" || status === "rejected" ? status : undefined,
-    verb: text("verb", 100),
-    q: text("q", 200),
-    from: time("from"),
-    to: time("to"),
-    before: Number.isSafeInteger(before) && before > 0 ? before : undefined,
+  const filter: DeliveryFilter = {
+    hookId: text("hook", "Webhook", 200),
+    tenantId: text("community", "Community", 200),
+    status,
+    verb: text("verb", "Verb", 100),
+    q: text("q", "Search", 200),
+    from: time("from", "From"),
+    to: time("to", "To"),
+    before: cursor("before"),
+    after: cursor("after"),
   };
+  if (filter.from !== undefined && filter.to !== undefined && filter.from >= filter.to) {
+    problems.push("To: it is not after From, so nothing could match");
+  }
+  return { filter, problems };
 }
 
 /** A filter as query parameters (empty ones left out). */
 function query(filter: DeliveryFilter): Record<string, string> {
   const out: Record<string, string> = {};
   if (filter.hookId) out.hook = filter.hookId;
-  if (filter.status) out.status = filter.status;
+  if (filter.status !== undefined) out.status = String(filter.status);
   if (filter.verb) out.verb = filter.verb;
   if (filter.tenantId) out.community = filter.tenantId;
   if (filter.from !== undefined) out.from = new Date(filter.from).toISOString().slice(0, 16);
   if (filter.to !== undefined) out.to = new Date(filter.to).toISOString().slice(0, 16);
   if (filter.q) out.q = filter.q;
   if (filter.before !== undefined) out.before = String(filter.before);
+  if (filter.after !== undefined) out.after = String(filter.after);
   return out;
+}
+
+/** The address of the deliveries page for `filter`. */
+function pageUrl(filter: DeliveryFilter): string {
+  const q = new URLSearchParams(query(filter)).toString();
+  return q ? `/deliveries?${q}` : "/deliveries";
 }
 
 /** Adds the delivery routes to `app`. */
@@ -68,22 +132,42 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   };
 
   app.get("/deliveries", async (c) => {
-    const filter = filterOf(c);
-    const filtered = Boolean(
-      filter.status || filter.verb || filter.q || filter.tenantId || filter.from !== undefined ||
-        filter.to !== undefined || filter.before !== undefined,
-    );
-    const [{ values, before }, stats, { values: communities }] = await Promise.all([
+    const { filter, problems } = filterOf(c);
+    const { before: _b, after: _a, ...criteria } = filter;
+    const paged = filter.before !== undefined || filter.after !== undefined;
+    const narrowed = Object.entries(criteria).some(([k, v]) => k !== "hookId" && v !== undefined);
+    const [found, stats, { values: communities }, { values: hooks }, recent] = await Promise.all([
       deps.deliveries.page({ ...filter, limit: 50 }),
       deps.deliveries.stats(filter.hookId),
       deps.webhooks.communities.list({ limit: 100 }),
+      deps.webhooks.list({ limit: 100 }),
+      deps.deliveries.list({ limit: 200 }),
     ]);
+    // A newer page with nothing newer beyond it is the first page: show that one, whole and live.
+    const atStart = filter.after !== undefined && found.after === undefined;
+    const { values, before, after } = atStart ? await deps.deliveries.page({ ...criteria, limit: 50 }) : found;
+    const live = !narrowed && (!paged || atStart);
+    const labels = await deps.labels.many(hooks.map((h) => h.id));
     const utc = (ms: number | undefined) => ms === undefined ? "" : new Date(ms).toISOString().slice(0, 16);
     const hookId = filter.hookId;
-    const older = before !== undefined ? `/deliveries?${new URLSearchParams(query({ ...filter, before }))}` : "";
+    const verbs = [...new Set([...KNOWN_VERBS, ...recent.map((d) => d.verb).filter(Boolean)])].sort();
+    const statusValue = filter.status === undefined ? "" : String(filter.status);
+    const clear = hookId ? `/deliveries?hook=${encodeURIComponent(hookId)}` : "/deliveries";
+    const pages = [
+      (paged && !atStart) && { href: pageUrl(criteria), id: "first-page", label: "Newest", rel: "first" },
+      after !== undefined &&
+      { href: pageUrl({ ...criteria, after }), id: "newer", label: "Newer deliveries", rel: "prev" },
+      before !== undefined &&
+      { href: pageUrl({ ...criteria, before }), id: "older", label: "Older deliveries", rel: "next" },
+    ].filter((p) => p !== false);
     return html(
       c,
-      <Layout title="Deliveries" {...layoutFrame(c, deps)} notice={noticeOf(c)}>
+      <Layout
+        title="Deliveries"
+        {...layoutFrame(c, deps)}
+        notice={noticeOf(c)}
+        error={problems.length ? `Ignored what could not be read: ${problems.join("; ")}.` : undefined}
+      >
         <p>
           Every postback this console received, accepted or rejected with the reason, newest first{hookId
             ? (
@@ -91,17 +175,31 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
                 {" "}for webhook <a href={`/webhooks/${encodeURIComponent(hookId)}`}>{hookId}</a>
               </>
             )
-            : ""}.{filtered ? " A filtered view does not update by itself." : ""}
+            : ""}.{live ? "" : " This view does not update by itself."}
         </p>
         <DeliveryChart stats={stats} />
         <form method="get" action="/deliveries" class="filters" role="search" aria-label="Filter deliveries">
-          {hookId && <input type="hidden" name="hook" value={hookId} />}
+          <label>
+            Webhook{" "}
+            <select name="hook" id="filter-hook">
+              <option value="" selected={!hookId}>any</option>
+              {hookId && !hooks.some((h) => h.id === hookId) && <option value={hookId} selected>{hookId}</option>}
+              {hooks.map((h) => (
+                <option value={h.id} selected={h.id === hookId} key={h.id}>
+                  {labels.get(h.id)?.name || h.id}
+                </option>
+              ))}
+            </select>
+          </label>{" "}
           <label>
             Status{" "}
             <select name="status" id="filter-status">
-              <option value="" selected={!filter.status}>any</option>
-              <option value="accepted" selected={filter.status === "accepted"}>accepted</option>
-              <option value="rejected" selected={filter.status === "rejected"}>rejected</option>
+              <option value="" selected={!statusValue}>any</option>
+              <option value="accepted" selected={statusValue === "accepted"}>accepted</option>
+              <option value="rejected" selected={statusValue === "rejected"}>rejected (any answer)</option>
+              {ANSWERS.map(([code, label]) => (
+                <option value={String(code)} selected={statusValue === String(code)} key={code}>{label}</option>
+              ))}
             </select>
           </label>{" "}
           <label>
@@ -116,8 +214,20 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
             </select>
           </label>{" "}
           <label>
-            Verb <input name="verb" id="filter-verb" value={filter.verb ?? ""} placeholder="jive:created" size={14} />
-          </label>{" "}
+            Verb (or its start){" "}
+            <input
+              name="verb"
+              id="filter-verb"
+              value={filter.verb ?? ""}
+              placeholder="jive:created"
+              size={14}
+              list="known-verbs"
+              autocomplete="off"
+            />
+          </label>
+          <datalist id="known-verbs">
+            {verbs.map((v) => <option value={v} key={v} />)}
+          </datalist>{" "}
           <label>
             From (UTC) <input type="datetime-local" name="from" id="filter-from" value={utc(filter.from)} />
           </label>{" "}
@@ -128,27 +238,43 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
             Search <input type="search" name="q" id="filter-q" value={filter.q ?? ""} size={18} />
           </label>{" "}
           <button type="submit">Filter</button>
-          {filtered && (
+          {(narrowed || problems.length > 0) && (
             <>
               {" "}
-              <a href={hookId ? `/deliveries?hook=${encodeURIComponent(hookId)}` : "/deliveries"}>Clear</a>
+              <a href={clear}>Clear</a>
             </>
           )}
         </form>
-        {filtered
-          ? <DeliveriesLive deliveries={values} hookId={hookId} live={false} />
-          : (
+        {live
+          ? (
             <Island name="DeliveriesLive" props={{ deliveries: values, hookId }}>
               <DeliveriesLive deliveries={values} hookId={hookId} />
             </Island>
+          )
+          : (
+            <DeliveriesLive
+              deliveries={values}
+              hookId={hookId}
+              live={false}
+              empty={narrowed
+                ? "No delivery matches these filters."
+                : paged
+                ? "No deliveries on this page."
+                : undefined}
+              emptyLink={narrowed ? { href: clear, label: "Clear the filters" } : undefined}
+            />
           )}
-        {older && (
+        {pages.length > 0 && (
           <nav class="pager" aria-label="Pages">
-            <a href={older} id="older">Older deliveries</a>
+            {pages.map((p) => <a href={p.href} id={p.id} rel={p.rel} key={p.id}>{p.label}</a>)}
           </nav>
         )}
       </Layout>,
     );
+  });
+
+  app.get("/deliveries/stats.json", async (c) => {
+    return c.json(await deps.deliveries.stats(hookOf(c)));
   });
 
   app.get("/deliveries.json", async (c) => {

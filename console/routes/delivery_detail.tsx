@@ -13,6 +13,7 @@ import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
 import CopyButton from "../islands/CopyButton.tsx";
 import { statusText } from "../islands/DeliveriesLive.tsx";
+import { wellFormed } from "../components/text.ts";
 import { signJiveExtn } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
 import { type ConsoleEnv, type Deps, html, layoutFrame } from "../lib/context.ts";
@@ -93,9 +94,10 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const attempt = delivery.attempt ??
       (delivery.postbackId ? await deps.deliveries.attemptOf(delivery.postbackId) : null);
     const hook = delivery.hookId ? await deps.webhooks.findByID(delivery.hookId) : null;
-    let pretty = delivery.payload;
+    const payload = wellFormed(delivery.payload); // a payload cut to fit may end inside a surrogate pair
+    let pretty = payload;
     try {
-      pretty = JSON.stringify(JSON.parse(delivery.payload), null, 2);
+      pretty = JSON.stringify(JSON.parse(payload), null, 2);
     } catch {
       // a cut payload or a body that is not JSON stays as it is
     }
@@ -174,8 +176,8 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
               <tbody>
                 {Object.entries(attempt.headers).map(([name, value]) => (
                   <tr key={name}>
-                    <td>{name}</td>
-                    <td>{value}</td>
+                    <td data-label="Header">{name}</td>
+                    <td data-label="Value" class="id">{wellFormed(value)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -191,7 +193,7 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           <Island name="CopyButton" props={{ target: "payload", label: "Copy the raw body" }}>
             <CopyButton target="payload" label="Copy the raw body" />
           </Island>
-          <pre id="payload">{delivery.payload}</pre>
+          <pre id="payload">{payload}</pre>
         </details>
         {accepted && hook && !delivery.truncated && (
           <form method="post" action={`/deliveries/${encodeURIComponent(delivery.id)}/replay`} id="replay">

@@ -1,0 +1,78 @@
+/**
+ * A time as the reader reads it: the server writes ISO 8601 (UTC); in the
+ * browser the component shows the reader's local time and how long ago,
+ * kept current every 30 s, with the exact time on hover. Being rendered by
+ * Preact, it stays right when an island re-renders it with a new time.
+ *
+ * @module
+ */
+
+import type { VNode } from "preact";
+import { useEffect, useState } from "preact/hooks";
+
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [["day", 86_400], ["hour", 3_600], ["minute", 60]];
+
+/**
+ * How long ago (or ahead) `ms` is from `now`, in words ("5 minutes ago").
+ *
+ * @param ms a time (ms since the epoch)
+ * @param now the present (ms since the epoch)
+ * @returns the relative time in the reader's language
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ago } from "./LocalTime.tsx";
+ * assert.equal(ago(0, 300_000), new Intl.RelativeTimeFormat(undefined, { numeric: "auto" }).format(-5, "minute"));
+ * ```
+ */
+export function ago(ms: number, now: number): string {
+  const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+  const seconds = Math.round((ms - now) / 1000);
+  for (const [unit, size] of UNITS) {
+    if (Math.abs(seconds) >= size) return relative.format(Math.round(seconds / size), unit);
+  }
+  return relative.format(seconds, "second");
+}
+
+const tickers = new Set<(now: number) => void>();
+let clock: ReturnType<typeof setInterval> | undefined;
+
+/** The present, updated every 30 s while mounted (`null` on the server and before the first effect). */
+function useNow(): number | null {
+  const [now, setNow] = useState<number | null>(null);
+  useEffect(() => {
+    setNow(Date.now());
+    tickers.add(setNow);
+    clock ??= setInterval(() => {
+      const at = Date.now();
+      for (const tick of tickers) tick(at);
+    }, 30_000);
+    return () => {
+      tickers.delete(setNow);
+      if (tickers.size === 0) {
+        clearInterval(clock);
+        clock = undefined;
+      }
+    };
+  }, []);
+  return now;
+}
+
+/** Props of {@linkcode LocalTime}. */
+export interface LocalTimeProps {
+  /** ISO 8601. */
+  iso: string;
+}
+
+/** A `<time>` in local time with how long ago, once in the browser. */
+export function LocalTime({ iso }: LocalTimeProps): VNode {
+  const now = useNow();
+  const when = new Date(iso);
+  const valid = !Number.isNaN(when.getTime());
+  const text = now === null || !valid ? iso : `${when.toLocaleString()} (${ago(when.getTime(), now)})`;
+  return (
+    <time dateTime={iso} data-live="" title={valid && now !== null ? when.toISOString() : undefined}>
+      {text}
+    </time>
+  );
+}
