@@ -58,18 +58,37 @@ export function strictBase64(text: string): Uint8Array | null {
   return Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
 }
 
+/** `text` without HTTP's optional whitespace (RFC 9110 `OWS`: spaces and tabs) at either end. */
+function trimOws(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && (text[start] === " " || text[start] === "\t")) start++;
+  while (end > start && (text[end - 1] === " " || text[end - 1] === "\t")) end--;
+  return text.slice(start, end);
+}
+
 /**
  * Parses `JiveEXTN algorithm=...&client_id=...&jive_url=...&tenant_id=...&timestamp=...&signature=...`.
  * Every parameter must appear once, `signature` last; values are URL-decoded.
+ *
+ * Whitespace follows HTTP's rule (RFC 9110), so a header has the spellings
+ * HTTP gives it and no others: spaces and tabs at either end are not part of
+ * the value (a `Headers` object drops them anyway), and the scheme is
+ * followed by one or more spaces. Any other whitespace (a tab after the
+ * scheme, a newline, a no-break or other Unicode space at either end) stays
+ * in the value and makes it fail: before the scheme it is not `JiveEXTN`,
+ * after the signature the signature is not canonical base64.
  */
 export function parseJiveExtn(header: unknown): ParsedJiveExtn | Refused {
-  if (typeof header !== "string" || header.trim() === "") return refuse("Missing Authorization header");
+  if (typeof header !== "string") return refuse("Missing Authorization header");
+  const trimmed = trimOws(header);
+  if (trimmed === "") return refuse("Missing Authorization header");
   if (header.length > 8192) return refuse("Authorization header is too long");
-  const trimmed = header.trim();
   const space = trimmed.indexOf(" ");
   const scheme = space === -1 ? trimmed : trimmed.slice(0, space);
   if (scheme.toLowerCase() !== SCHEME.toLowerCase()) return refuse("Authorization scheme must be JiveEXTN");
-  const paramString = space === -1 ? "" : trimmed.slice(space + 1).trim();
+  const paramString = space === -1 ? "" : trimmed.slice(space + 1).replace(/^ +/, "");
+  if (/^\s/.test(paramString)) return refuse("JiveEXTN header has whitespace other than spaces after its scheme");
   const marker = paramString.lastIndexOf("&signature=");
   if (marker === -1 || paramString.indexOf("&", marker + 1) !== -1) {
     return refuse("JiveEXTN header has no signature as its last parameter");

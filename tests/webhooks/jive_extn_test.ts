@@ -375,3 +375,47 @@ Deno.test("verifyJiveExtn() refuses garbage without throwing and without echoing
     assert.ok(!result.ok && !result.reason.includes("AAAA") && !result.reason.includes("xxxx"));
   }
 });
+
+Deno.test("verifyJiveExtn() takes HTTP's whitespace around the header (spaces, tabs) and refuses any other", async () => {
+  const header = await signJiveExtn({ ...PARAMS, timestamp: NOW }, SECRET);
+  const params = header.slice("JiveEXTN ".length);
+  const fields = { ok: true, clientId: "client-1", tenantId: "tenant-1", jiveUrl: PARAMS.jiveUrl, timestamp: NOW };
+  // RFC 9110: OWS (spaces and tabs) at either end is not part of the value, and one or more spaces follow the scheme.
+  // These spellings are the header itself: they verify to the same fields, so they share one replay key.
+  const same = [
+    `${header}\t`,
+    `\t${header}`,
+    ` \t${header} \t `,
+    `${header}   `,
+    `JiveEXTN    ${params}`,
+    `jiveextn ${params}`,
+  ];
+  for (const spelled of same) {
+    assert.deepEqual(await verifyJiveExtn(spelled, SECRET, { now: NOW }), fields, JSON.stringify(spelled));
+  }
+  // Over HTTP the ends are dropped before the receiver sees the header.
+  assert.equal(new Headers({ authorization: `${header}\t` }).get("authorization"), header);
+  // Any other whitespace is not HTTP's and is refused, by where it stands.
+  const refused: [string, RegExp][] = [
+    [`${header}\u00a0`, /^JiveEXTN signature is not base64$/],
+    [`${header}\u2003`, /^JiveEXTN signature is not base64$/],
+    [`${header}\n`, /^JiveEXTN signature is not base64$/],
+    [`${header}\r\n\t`, /^JiveEXTN signature is not base64$/],
+    [`${header}\v`, /^JiveEXTN signature is not base64$/],
+    [`${header}\ufeff`, /^JiveEXTN signature is not base64$/],
+    [`\u00a0${header}`, /^Authorization scheme must be JiveEXTN$/],
+    [`\n${header}`, /^Authorization scheme must be JiveEXTN$/],
+    [`JiveEXTN\t${params}`, /^Authorization scheme must be JiveEXTN$/],
+    [`JiveEXTN \t${params}`, /^JiveEXTN header has whitespace other than spaces after its scheme$/],
+    [`JiveEXTN \u00a0${params}`, /^JiveEXTN header has whitespace other than spaces after its scheme$/],
+  ];
+  for (const [spelled, reason] of refused) {
+    const result = await verifyJiveExtn(spelled, SECRET, { now: NOW });
+    assert.equal(result.ok, false, JSON.stringify(spelled));
+    assert.match(result.ok ? "" : result.reason, reason, JSON.stringify(spelled));
+  }
+  assert.deepEqual(await verifyJiveExtn(" \t ", SECRET, { now: NOW }), {
+    ok: false,
+    reason: "Missing Authorization header",
+  });
+});
