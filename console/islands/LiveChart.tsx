@@ -102,12 +102,23 @@ export default function LiveChart(props: LiveChartProps): VNode {
         }
       });
     };
-    return subscribeLive({
+    // The handling time of a postback is recorded just after its delivery: count once more when a burst settles.
+    let settle: ReturnType<typeof setTimeout> | undefined;
+    const unsubscribe = subscribeLive({
       onDelivery: (d) => {
-        if (!d || !hookId || d.hookId === hookId) count();
+        if (d && hookId && d.hookId !== hookId) return;
+        count();
+        if (d) {
+          clearTimeout(settle);
+          settle = setTimeout(count, 1_500);
+        }
       },
       onState: () => {},
     });
+    return () => {
+      clearTimeout(settle);
+      unsubscribe();
+    };
   }, [hookId, props.live]);
   return <ChartFigure stats={stats} />;
 }

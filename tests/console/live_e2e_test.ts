@@ -4,7 +4,8 @@
  * pages must neither keep their event stream open from the back/forward
  * cache nor hold one each per tab. After ten "Send test event" reloads and
  * with eight tabs on live pages, every page of the console still loads, and
- * a delivery still reaches every live tab.
+ * a delivery still reaches every live tab. The hook's summary and its
+ * times keep up with deliveries as they arrive (defect 9).
  */
 
 import assert from "node:assert/strict";
@@ -104,6 +105,51 @@ Deno.test({
           });
         }
         assert.deepEqual(missed, [], "every live tab shows the new delivery");
+      });
+    } finally {
+      await t.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "the hook's summary and its last time keep up with deliveries as they arrive",
+  ...browserTestOptions,
+  fn: async () => {
+    const t = await startConsole({ buildAssets: true });
+    try {
+      const client = await signIn(t.origin);
+      await connectSandbox(client, t.origin);
+      const hookId = await registerHook(client, t.origin);
+      await withBrowser(async (browser) => {
+        const page = await browser.newPage();
+        await page.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: t.origin });
+        await page.goto(`${t.origin}/webhooks/${hookId}`, { waitUntil: "load", timeout: 90_000 });
+        await page.waitForSelector("#live-status.live", { timeout: 30_000 });
+        assert.match(await page.$eval("#delivery-summary", (el) => el.textContent ?? ""), /^Last 24 hours: 0 accepted/);
+        for (let n = 1; n <= 2; n++) {
+          assert.deepEqual(await trigger(t.origin), [200]);
+          const [newest] = await t.app.deliveries.list({ hookId, limit: 1 });
+          await page.waitForFunction(
+            (count: number, iso: string) => {
+              const summary = document.querySelector("#delivery-summary");
+              const time = summary?.querySelector("time");
+              return summary?.textContent?.startsWith(`Last 24 hours: ${count} accepted, 0 rejected.`) &&
+                time?.dateTime === iso && time.textContent !== iso && /\(.+\)/.test(time.textContent ?? "");
+            },
+            { timeout: 30_000 },
+            n,
+            newest.receivedAt,
+          );
+          await page.waitForFunction(
+            (count: number) =>
+              new RegExp(`Success rate: 100% accepted\\. .*\\(of ${count} postbacks?\\)`).test(
+                document.querySelector("#delivery-health")?.textContent ?? "",
+              ),
+            { timeout: 30_000 },
+            n,
+          );
+        }
       });
     } finally {
       await t.close();
