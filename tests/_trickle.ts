@@ -1,0 +1,100 @@
+// Helpers of the memory tests (tests/webhooks/body_memory_test.ts,
+// tests/console/body_memory_test.ts): a child process that serves and reports
+// its heap plus external bytes after a full GC on GET /memory, and raw TCP
+// requests whose chunked body arrives one byte at a time.
+
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+
+const CONFIG = fileURLToPath(new URL("../deno.json", import.meta.url));
+
+/** A child process serving on 127.0.0.1 with GET /memory. */
+export interface MemoryChild {
+  port: number;
+  /** Heap used plus external memory of the child after a full GC, in bytes. */
+  memory(): Promise<number>;
+  /** Kills the child and reaps it. */
+  close(): Promise<void>;
+}
+
+/**
+ * Runs `script` (which prints `listening <port>` once it serves) with
+ * `--v8-flags=--expose-gc` and the project's deno.json.
+ */
+export async function startMemoryChild(script: string): Promise<MemoryChild> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", "--config", CONFIG, "--v8-flags=--expose-gc", script],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  const stdout = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const close = async (): Promise<void> => {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // Already exited.
+    }
+    await stdout.cancel().catch(() => {});
+    await child.status;
+  };
+  let text = "";
+  try {
+    while (!/^listening \d+$/m.test(text)) {
+      const { value, done } = await stdout.read();
+      if (done) throw new Error(`The child's stdout ended before it listened: ${text}`);
+      text += value;
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const port = Number(/^listening (\d+)$/m.exec(text)![1]);
+  return {
+    port,
+    async memory() {
+      const response = await fetch(`http://127.0.0.1:${port}/memory`);
+      const { bytes } = await response.json();
+      assert.equal(typeof bytes, "number");
+      return bytes;
+    },
+    close,
+  };
+}
+
+const encoder = new TextEncoder();
+
+/** Opens a chunked POST to `path` and sends `count` one-byte chunks, one a millisecond; leaves the body open. */
+export async function trickle(port: number, path: string, count: number): Promise<Deno.TcpConn> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  conn.setNoDelay(true);
+  await conn.write(encoder.encode(
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+      "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+  ));
+  const chunk = encoder.encode("1\r\n \r\n");
+  for (let i = 0; i < count; i++) {
+    await conn.write(chunk);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return conn;
+}
+
+/** Ends a trickled body and reads the answer's status line (the connection is closed after it). */
+export async function finish(conn: Deno.TcpConn): Promise<string> {
+  await conn.write(encoder.encode("0\r\n\r\n"));
+  const answer = new TextDecoder().decode((await new Response(conn.readable).arrayBuffer()).slice(0, 200));
+  return answer.split("\r\n")[0];
+}
+
+/** Closes connections, ignoring those closed already. */
+export function closeAll(conns: Deno.TcpConn[]): void {
+  for (const conn of conns) {
+    try {
+      conn.close();
+    } catch {
+      // Closed already (finish() read it to its end).
+    }
+  }
+}
