@@ -19,10 +19,33 @@ function keyBytes(key: Deno.KvKey): number {
   return bytes;
 }
 
-/** Bytes a value takes in KV (raw bytes as they are, the rest V8-serialised). */
-function valueBytes(value: unknown): number {
-  if (value instanceof Uint8Array) return value.byteLength;
+/**
+ * Bytes a value takes in KV, at most: raw bytes as they are; strings at two
+ * bytes a character (V8 writes one or two); plain objects and arrays walked
+ * (a few levels, so a row costs no serialisation); anything else serialised.
+ */
+function valueBytes(value: unknown, depth = 0): number {
+  switch (typeof value) {
+    case "string":
+      return 2 * value.length + 5;
+    case "number":
+    case "bigint":
+      return 10;
+    case "boolean":
+    case "undefined":
+      return 1;
+  }
+  if (value === null) return 1;
+  if (value instanceof Uint8Array) return value.byteLength + 5;
   if (value instanceof Deno.KvU64) return 8;
+  const proto = Object.getPrototypeOf(value);
+  if (depth < 4 && (proto === Object.prototype || proto === null || Array.isArray(value))) {
+    let bytes = 8;
+    for (const key in value as Record<string, unknown>) {
+      bytes += 2 * key.length + 5 + valueBytes((value as Record<string, unknown>)[key], depth + 1);
+    }
+    return bytes;
+  }
   try {
     return serialize(value).byteLength;
   } catch {

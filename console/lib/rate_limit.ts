@@ -76,6 +76,11 @@ export class RateLimiter {
     }
   }
 
+  /** Whether `bucket` has a limit at all (a bucket turned off counts nothing). */
+  limits(bucket: RateBucket): boolean {
+    return this.#limits[bucket] !== null;
+  }
+
   /**
    * Counts one hit of `key` (a client address, a session, a tenant) in
    * `bucket`, and tells whether it is within the limit.

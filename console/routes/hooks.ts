@@ -212,7 +212,10 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const id = c.req.param("id");
     const mapping = mappingFor(id);
     const request: InFlight = { id, address: clientAddresses.get(c.req.raw) ?? "unknown", mapping };
-    const community = await verifiedTenant(findTenant, c.req.header("authorization"));
+    // Only a limited bucket needs the tenant before the receiver: otherwise the header is verified once, there.
+    const community = deps.limiter.limits("receiver")
+      ? await verifiedTenant(findTenant, c.req.header("authorization"))
+      : null;
     const tenant = community?.tenantId ?? null;
     if (tenant !== null) {
       const verdict = await deps.limiter.hit("receiver", tenant);
