@@ -20,8 +20,12 @@ button{font:inherit;padding:.3rem .9rem;cursor:pointer}
 .notice{background:#eef7ee;border:1px solid #9c9;padding:.5rem 1rem}
 .error{background:#fbeeee;border:1px solid #c99;padding:.5rem 1rem}
 form.inline{display:inline}
-td,th,code,p,li{overflow-wrap:anywhere}table{display:block;overflow-x:auto;max-width:100%}
+code{overflow-wrap:anywhere}td,th,p,li{overflow-wrap:break-word}table{display:block;overflow-x:auto;max-width:100%}
 nav.back{margin-bottom:1rem}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+@media (max-width:40rem){table,tbody,tr,td{display:block}tr{border:1px solid #ddd;margin-bottom:.5rem}
+tr.head{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+td[data-label]::before{content:attr(data-label);display:block;font-weight:600;color:#555}}
 `;
 
 /** Wraps a body in the sandbox's page layout. */
@@ -37,8 +41,8 @@ export function page(title: string, body: Markup): Markup {
         <style>${raw(STYLE)}</style>
       </head>
       <body>
-    <nav class="back"><a href="/">← Back to the webhooks console</a></nav>
-    ${body}
+        <nav class="back" aria-label="Back"><a href="/">← Back to the webhooks console</a></nav>
+        <main>${body}</main>
       </body>
     </html>
   `;
@@ -120,10 +124,10 @@ export function indexPage(view: IndexView): Markup {
   const rows = view.hooks.map((hook) =>
     html`
       <tr data-webhook-id="${hook.id}">
-        <td>${hook.id}</td>
-        <td>${hook.events.join(", ")}</td>
-        <td><code>${hook.object ?? ""}</code></td>
-        <td><code>${hook.callback}</code></td>
+        <td data-label="id">${hook.id}</td>
+        <td data-label="events">${hook.events.join(", ")}</td>
+        <td data-label="object"><code>${hook.object ?? ""}</code></td>
+        <td data-label="callback"><code>${hook.callback}</code></td>
         <td>
           <form class="inline" method="post" action="${b}/trigger">
       <input type="hidden" name="webhookId" value="${hook.id}">
@@ -186,10 +190,11 @@ export function indexPage(view: IndexView): Markup {
         </tr>
       </table>
       <h2>Registered webhooks</h2>
-      ${view.hooks.length === 0
-        ? html`<p id="no-hooks">No webhook is registered yet.</p>`
-        : html`<table id="hooks"><tr><th>id</th><th>events</th><th>object</th><th>callback</th><th></th></tr>
-${rows}</table>`}
+      ${view.hooks.length === 0 ? html`<p id="no-hooks">No webhook is registered yet.</p>` : html`
+        <table
+          id="hooks"><tr class="head"><th>id</th><th>events</th><th>object</th><th>callback</th><th><span class="visually-hidden">Trigger</span></th></tr>
+        ${rows}</table>
+      `}
       <h2>Trigger an event</h2>
       <form method="post" action="${b}/trigger" id="trigger">
         <label>Event <select name="event"><option value="">each hook's first event</option>${events}</select></label>

@@ -80,16 +80,16 @@ export function WebhookTable(
         )}
         {hooks.map((w) => (
           <tr key={w.id} data-webhook={w.id}>
-            <td>
+            <td data-label="Webhook" class={labels.get(w.id)?.name ? undefined : "id"}>
               <a href={`/webhooks/${encodeURIComponent(w.id)}`}>{labels.get(w.id)?.name || w.id}</a>
             </td>
-            <td>{names.get(w.tenantId) ?? w.tenantId}</td>
-            <td>{entityField(w.entity, "events")}</td>
-            <td>{entityField(w.entity, "object")}</td>
-            <td>
+            <td data-label="Community">{names.get(w.tenantId) ?? w.tenantId}</td>
+            <td data-label="Events">{entityField(w.entity, "events")}</td>
+            <td data-label="Object" class="id">{entityField(w.entity, "object")}</td>
+            <td data-label="Callback">
               <code>{entityField(w.entity, "callback")}</code>
             </td>
-            <td>
+            <td data-label="Webhook URL">
               <code>{selfRef(w)}</code>
             </td>
           </tr>

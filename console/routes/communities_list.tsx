@@ -56,21 +56,21 @@ export function communityListRoute(app: Hono<ConsoleEnv>, deps: Deps, path: (ten
             )}
             {page.values.map((community) => (
               <tr data-tenant={community.tenantId} key={community.tenantId}>
-                <td>
+                <td data-label="Name">
                   <a href={path(community.tenantId)}>{community.name}</a>
                 </td>
-                <td>
+                <td data-label="Tenant id">
                   <code>{community.tenantId}</code>
                 </td>
-                <td>{community.baseUrl}</td>
-                <td>
+                <td data-label="Base URL" class="id">{community.baseUrl}</td>
+                <td data-label="Client" class="id">
                   {community.clientId ?? "—"}
                   {community.clientSecret ? " (secret set)" : ""}
                 </td>
-                <td>
+                <td data-label="Tokens">
                   <TokenState community={community} />
                 </td>
-                <td>
+                <td data-label="Actions">
                   <a
                     href={`/webhooks?${new URLSearchParams({
                       tenant: community.tenantId,

@@ -120,7 +120,7 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           <dt>Webhook</dt>
           <dd>
             {hook
-              ? <a href={`/webhooks/${encodeURIComponent(hook.id)}`}>{hook.id}</a>
+              ? <a href={`/webhooks/${encodeURIComponent(hook.id)}`} class="id">{hook.id}</a>
               : delivery.hookId
               ? `${delivery.hookId} (no longer registered)`
               : "none found for this request"}
