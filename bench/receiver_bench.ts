@@ -1,7 +1,9 @@
 // createReceiver's handle() against a bare handler that does only what any
 // safe receiver must: the HMAC check of the JiveEXTN header and one KV atomic
 // commit (a replay claim). Issue 10's target: handle costs at most 1.5x the
-// bare handler. Both are called with a fresh signed one-item postback per
+// bare handler; with `write` (the claim and the item in one commit, shared by
+// postbacks ready at the same time), issue 23's target is 1.0x, 16 at once
+// through Deno.serve. All are called with a fresh signed one-item postback per
 // iteration (signing happens outside the measured part), on `:memory:` and on
 // a KV file, directly and through Deno.serve on 127.0.0.1, one at a time and
 // 16 at once. BENCH_ROUNDS (default 1) splits each comparison in rounds.
@@ -41,7 +43,9 @@ function timestamps(): () => number {
   return () => (last = Math.max(last + 1, Date.now() - 4 * 60_000));
 }
 
-async function setup(backend: string): Promise<{ kv: Deno.Kv; receiver: Handler; bare: Handler; close(): void }> {
+async function setup(
+  backend: string,
+): Promise<{ kv: Deno.Kv; receiver: Handler; writer: Handler; bare: Handler; close(): void }> {
   const dir = backend === "file" ? await Deno.makeTempDir({ prefix: "receiver_bench_" }) : null;
   const kv = await Deno.openKv(dir ? `${dir}/kv.sqlite3` : ":memory:");
   const hooks = createWebhooks(kv);
@@ -55,9 +59,13 @@ async function setup(backend: string): Promise<{ kv: Deno.Kv; receiver: Handler;
   await hooks.save({ id: "hook-bench", tenantId: SIGN.tenantId, entity: { resources: { self: { ref: REF } } } });
   let delivered = 0;
   const { handle } = createReceiver(hooks, { onPostback: () => void delivered++ });
+  const writer = createReceiver(hooks, {
+    write: ({ activity, postbackId, index }, atomic) => void atomic.set(["inbox", postbackId, index], activity),
+  });
   return {
     kv,
     receiver: handle,
+    writer: writer.handle,
     bare: bareHandler(kv),
     close() {
       kv.close();
@@ -83,23 +91,25 @@ async function signedRequest(url: string): Promise<Request> {
 const AT_ONCE = 16;
 
 /** The measured part of one iteration of a path: `send` is given fresh signed requests. */
-function paths(env: { receiver: Handler; bare: Handler }, urls: { receiver: string; bare: string }) {
+type Which = "receiver" | "writer" | "bare";
+
+function paths(env: Record<Which, Handler>, urls: Record<Which, string>) {
   return {
-    direct: (which: "receiver" | "bare") => async (b: Deno.BenchContext) => {
+    direct: (which: Which) => async (b: Deno.BenchContext) => {
       const request = await signedRequest("http://127.0.0.1/hooks");
       b.start();
       const res = await env[which](request);
       await res.body?.cancel();
       b.end();
     },
-    "Deno.serve": (which: "receiver" | "bare") => async (b: Deno.BenchContext) => {
+    "Deno.serve": (which: Which) => async (b: Deno.BenchContext) => {
       const request = await signedRequest(urls[which]);
       b.start();
       const res = await fetch(request);
       await res.body?.cancel();
       b.end();
     },
-    "16 at once": (which: "receiver" | "bare") => async (b: Deno.BenchContext) => {
+    "16 at once": (which: Which) => async (b: Deno.BenchContext) => {
       const requests = await Promise.all(Array.from({ length: AT_ONCE }, () => signedRequest(urls[which])));
       b.start();
       await Promise.all(requests.map(async (request) => await (await fetch(request)).body?.cancel()));
@@ -108,18 +118,22 @@ function paths(env: { receiver: Handler; bare: Handler }, urls: { receiver: stri
   };
 }
 
-const NAMES = { bare: "bare: HMAC + one KV commit", receiver: "createReceiver().handle" } as const;
+const NAMES = {
+  bare: "bare: HMAC + one KV commit",
+  receiver: "createReceiver().handle",
+  writer: "createReceiver({ write }).handle",
+} as const;
 
 for (const backend of backends) {
   const env = await setup(backend);
   opened.push(env);
   // Both answer a fresh postback as received.
-  for (const handler of [env.receiver, env.bare]) {
+  for (const handler of [env.receiver, env.writer, env.bare]) {
     const res = await handler(await signedRequest("http://127.0.0.1/hooks"));
     assert.deepEqual(await res.json(), { received: 1 });
   }
-  const urls = { receiver: "", bare: "" };
-  for (const which of ["receiver", "bare"] as const) {
+  const urls = { receiver: "", writer: "", bare: "" };
+  for (const which of ["receiver", "writer", "bare"] as const) {
     const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, env[which]);
     opened.push({ close: () => void server.shutdown() });
     urls[which] = `http://127.0.0.1:${server.addr.port}/hooks`;
@@ -129,7 +143,9 @@ for (const backend of backends) {
   // machine weighs on one round's ratio, not on the median.
   for (let round = 1; round <= rounds; round++) {
     for (const [path, fn] of Object.entries(measured)) {
-      const order = round % 2 === 1 ? (["bare", "receiver"] as const) : (["receiver", "bare"] as const);
+      const order = round % 2 === 1
+        ? (["bare", "receiver", "writer"] as const)
+        : (["writer", "receiver", "bare"] as const);
       for (const which of order) {
         Deno.bench({
           name: `${NAMES[which]} · ${path} · ${backend}`,
