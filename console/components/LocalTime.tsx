@@ -71,7 +71,7 @@ export function LocalTime({ iso }: LocalTimeProps): VNode {
   const valid = !Number.isNaN(when.getTime());
   const text = now === null || !valid ? iso : `${when.toLocaleString()} (${ago(when.getTime(), now)})`;
   return (
-    <time dateTime={iso} data-live="" title={valid && now !== null ? when.toISOString() : undefined}>
+    <time dateTime={iso} title={valid && now !== null ? when.toISOString() : undefined}>
       {text}
     </time>
   );

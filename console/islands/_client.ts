@@ -40,10 +40,11 @@ if (address.searchParams.has("notice")) {
 
 // Times outside islands: the server writes ISO 8601 (UTC); the browser shows
 // each in the reader's local time with how long ago, the exact time on
-// hover. Islands render theirs with LocalTime (`data-live`), which Preact
-// keeps current: text changed behind Preact's back would stay stale.
+// hover. Islands render theirs with LocalTime, which Preact keeps current:
+// text changed behind Preact's back would stay stale.
 function localTimes(): void {
-  for (const el of bySelectorAll("time[datetime]:not([data-live])") as HTMLTimeElement[]) {
+  for (const el of bySelectorAll("time[datetime]") as HTMLTimeElement[]) {
+    if (el.closest("[data-island]")) continue; // kept by its island
     const when = new Date(el.dateTime);
     if (Number.isNaN(when.getTime())) continue;
     const text = `${when.toLocaleString()} (${ago(when.getTime(), Date.now())})`;

@@ -8,6 +8,7 @@
 import type { VNode } from "preact";
 import type { Community, Webhook, Webhooks } from "../../webhooks/mod.ts";
 import { refusal } from "../lib/outbound.ts";
+import { HealthText, type HookHealth } from "../components/HookHealth.tsx";
 
 export interface RegisterForm {
   tenantId: string;
@@ -54,10 +55,11 @@ export function selfRef(w: Webhook): string {
 }
 
 export function WebhookTable(
-  { hooks, names, labels = new Map() }: {
+  { hooks, names, labels = new Map(), health }: {
     hooks: Webhook[];
     names: Map<string, string>;
     labels?: Map<string, { name: string }>;
+    health?: Map<string, HookHealth>;
   },
 ): VNode {
   return (
@@ -70,12 +72,13 @@ export function WebhookTable(
           <th scope="col">Object</th>
           <th scope="col">Callback</th>
           <th scope="col">Webhook URL</th>
+          {health && <th scope="col">Health</th>}
         </tr>
       </thead>
       <tbody>
         {hooks.length === 0 && (
           <tr>
-            <td colSpan={6}>No webhooks.</td>
+            <td colSpan={health ? 7 : 6}>No webhooks.</td>
           </tr>
         )}
         {hooks.map((w) => (
@@ -92,6 +95,11 @@ export function WebhookTable(
             <td data-label="Webhook URL">
               <code>{selfRef(w)}</code>
             </td>
+            {health && (
+              <td data-label="Health" class="health-cell">
+                <HealthText health={health.get(w.id)} />
+              </td>
+            )}
           </tr>
         ))}
       </tbody>

@@ -10,6 +10,7 @@ import type { Hono } from "hono";
 import type { Community, Webhook } from "../../webhooks/mod.ts";
 import { Layout } from "../components/Layout.tsx";
 import { Pager } from "../components/Pager.tsx";
+import { hookHealth } from "../components/HookHealth.tsx";
 import { type ConsoleEnv, type Deps, html, layoutFrame, noticeOf } from "../lib/context.ts";
 
 import { allCommunities, WebhookTable } from "./_webhook_parts.tsx";
@@ -107,7 +108,12 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           <button type="submit">Open</button>
         </form>
         <h2>{heading}</h2>
-        <WebhookTable hooks={hooks} names={namesOf(communities)} labels={labels} />
+        <WebhookTable
+          hooks={hooks}
+          names={namesOf(communities)}
+          labels={labels}
+          health={await hookHealth(deps.deliveries, hooks.map((h) => h.id))}
+        />
         {!url && !id && (
           <Pager
             path="/webhooks"

@@ -221,3 +221,31 @@ Deno.test("a hook's summary gives its success rate and our handling time over th
     }
   });
 });
+
+Deno.test("the webhooks list shows each hook's health: its last delivery and the share rejected", async () => {
+  await withHook(async (t, { id, callback }, client) => {
+    const quiet = parse(await client.text("/webhooks", 200));
+    try {
+      assert.equal(
+        quiet.document.querySelector(`tr[data-webhook="${id}"] .health-cell`)?.textContent,
+        "no deliveries yet",
+      );
+    } finally {
+      quiet.close();
+    }
+    const [first] = await t.app.deliveries.add(id, [item("jive:created", "One")]);
+    await t.app.deliveries.add(id, [item("jive:created", "Two"), item("jive:created", "Three")]);
+    await refused(callback);
+    const [last] = await t.app.deliveries.list({ hookId: id, limit: 1 });
+    assert.notEqual(last.id, first.id);
+    const page = parse(await client.text("/webhooks", 200));
+    try {
+      const cell = page.document.querySelector(`tr[data-webhook="${id}"] .health-cell`);
+      assert.equal(page.document.querySelector("#webhooks thead th:last-child")?.textContent, "Health");
+      assert.equal(cell?.querySelector("time")?.getAttribute("datetime"), last.receivedAt);
+      assert.match(cell?.textContent ?? "", /25% rejected of 4 in 24 h$/);
+    } finally {
+      page.close();
+    }
+  });
+});
