@@ -22,6 +22,7 @@ const HEARTBEAT_MS = 20_000;
 
 /** The answers the receiver gives, offered by the status filter besides accepted and rejected. */
 const ANSWERS: [number, string][] = [
+  [0, "platform could not deliver"],
   [200, "200 duplicate"],
   [400, "400 bad request"],
   [401, "401 signature"],
@@ -61,7 +62,7 @@ function filterOf(c: Context<ConsoleEnv>): { filter: DeliveryFilter; problems: s
   const statusText = c.req.query("status")?.trim() ?? "";
   let status: DeliveryFilter["status"];
   if (statusText === "accepted" || statusText === "rejected") status = statusText;
-  else if (/^[1-5]\d\d$/.test(statusText)) status = Number(statusText);
+  else if (/^(0|[1-5]\d\d)$/.test(statusText)) status = Number(statusText); // 0: a platform-side failure
   else if (statusText) problems.push(`Status: ${shown(statusText)} is not accepted, rejected or an HTTP status`);
   const cursor = (name: string) => {
     const v = c.req.query(name);

@@ -130,13 +130,22 @@ Deno.test("the status filter picks deliveries by our answer, and the hook filter
       }
     };
     assert.deepEqual(await statuses("/deliveries?status=401"), ["401"]);
+    await t.app.deliveries.addRejected({
+      status: 0,
+      reason: "Platform-side failure: connection refused",
+      durationMs: 1,
+      receivedAt: Date.now(),
+      bodyExcerpt: "",
+      headers: {},
+    });
     assert.deepEqual(await statuses("/deliveries?status=413"), ["413"]);
-    assert.deepEqual(await statuses("/deliveries?status=rejected"), ["413", "401"]);
+    assert.deepEqual(await statuses("/deliveries?status=0"), ["0 P"], "a platform-side failure");
+    assert.deepEqual(await statuses("/deliveries?status=rejected"), ["0 P", "413", "401"]);
     assert.deepEqual(await statuses("/deliveries?status=accepted"), ["acc"]);
     const page = parse(await client.text("/deliveries", 200));
     try {
       const answers = [...page.document.querySelectorAll("#filter-status option")].map((o) => o.getAttribute("value"));
-      for (const code of ["401", "404", "409", "413"]) assert.ok(answers.includes(code), `${code} is offered`);
+      for (const code of ["0", "401", "404", "409", "413"]) assert.ok(answers.includes(code), `${code} is offered`);
       const hooks = [...page.document.querySelectorAll("#filter-hook option")].map((o) => o.getAttribute("value"));
       assert.deepEqual(hooks, ["", id]);
     } finally {

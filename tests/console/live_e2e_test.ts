@@ -156,3 +156,33 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "without Web Locks (a page not from a secure origin) a live page polls, and still shows new deliveries",
+  ...browserTestOptions,
+  fn: async () => {
+    const t = await startConsole({ buildAssets: true });
+    try {
+      const client = await signIn(t.origin);
+      await connectSandbox(client, t.origin);
+      const hookId = await registerHook(client, t.origin);
+      await withBrowser(async (browser) => {
+        const page = await browser.newPage();
+        await page.evaluateOnNewDocument(() => {
+          Object.defineProperty(Navigator.prototype, "locks", { get: () => undefined });
+        });
+        await page.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: t.origin });
+        await page.goto(`${t.origin}/webhooks/${hookId}`, { waitUntil: "load", timeout: 90_000 });
+        await page.waitForFunction(
+          () => document.querySelector("#live-status")?.textContent === "checking every few seconds",
+          { timeout: 30_000 },
+        );
+        assert.deepEqual(await trigger(t.origin), [200]);
+        const [newest] = await t.app.deliveries.list({ hookId, limit: 1 });
+        await page.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 30_000 });
+      });
+    } finally {
+      await t.close();
+    }
+  },
+});
