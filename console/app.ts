@@ -27,7 +27,7 @@ import { communityRoutes } from "./routes/communities.tsx";
 import { deliveryRoutes } from "./routes/deliveries.tsx";
 import { deliveryDetailRoutes } from "./routes/delivery_detail.tsx";
 import { homeRoutes } from "./routes/home.tsx";
-import { receiverRoutes } from "./routes/hooks.ts";
+import { receiverIdOf, receiverRoutes } from "./routes/hooks.ts";
 import { staticRoutes } from "./routes/static.ts";
 import { webhookRoutes } from "./routes/webhooks.tsx";
 import { createSandbox, type Sandbox, SANDBOX_COMMUNITY } from "../sandbox/mod.ts";
@@ -243,7 +243,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
   webhookRoutes(app, deps);
   deliveryRoutes(app, deps);
   deliveryDetailRoutes(app, deps);
-  receiverRoutes(app, deps);
+  const receive = receiverRoutes(app, deps);
   if (sandbox) {
     app.use("/sandbox", async (c, next) => deps.sandbox ? await next() : c.notFound());
     app.use("/sandbox/*", async (c, next) => deps.sandbox ? await next() : c.notFound());
@@ -271,7 +271,9 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     fetch: (request, info) => {
       const remote = info?.remoteAddr;
       if (remote && "hostname" in remote) clientAddresses.set(request, remote.hostname);
-      return app.fetch(request);
+      // The platform's postbacks go straight to the receiver: the page middleware has nothing to do for them.
+      const id = request.method === "POST" ? receiverIdOf(request.url) : null;
+      return id === null ? app.fetch(request) : ready.then(() => receive(request, id));
     },
     webhooks,
     deliveries: deps.deliveries,

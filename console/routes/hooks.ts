@@ -150,8 +150,16 @@ interface InFlight {
   replay?: boolean;
 }
 
-/** Adds the receiver to `app`. */
-export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
+/**
+ * Adds the receiver to `app`, and returns its handler: `(request, id)` for
+ * `POST /hooks/{id}`, which the console also calls straight from its
+ * `fetch` (the page middleware, sessions, CSRF, page headers, have nothing
+ * to do with a platform's postback).
+ */
+export function receiverRoutes(
+  app: Hono<ConsoleEnv>,
+  deps: Deps,
+): (request: Request, id: string) => Promise<Response> {
   /** The request being handled (the receiver's hooks run inside handle()). */
   const current = new AsyncLocalStorage<InFlight>();
   const findTenant = tenantFinder(deps);
@@ -207,20 +215,20 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     );
   };
 
-  app.post("/hooks/:id", async (c) => {
+  /** Answers `POST /hooks/{id}`: the tenant's rate limit, then the receiver. */
+  const receive = async (raw: Request, id: string): Promise<Response> => {
     const started = performance.now();
-    const id = c.req.param("id");
     const mapping = mappingFor(id);
-    const request: InFlight = { id, address: clientAddresses.get(c.req.raw) ?? "unknown", mapping };
+    const request: InFlight = { id, address: clientAddresses.get(raw) ?? "unknown", mapping };
     // Only a limited bucket needs the tenant before the receiver: otherwise the header is verified once, there.
     const community = deps.limiter.limits("receiver")
-      ? await verifiedTenant(findTenant, c.req.header("authorization"))
+      ? await verifiedTenant(findTenant, raw.headers.get("authorization") ?? undefined)
       : null;
     const tenant = community?.tenantId ?? null;
     if (tenant !== null) {
       const verdict = await deps.limiter.hit("receiver", tenant);
       if (!verdict.ok) {
-        c.req.raw.body?.cancel().catch(() => {});
+        raw.body?.cancel().catch(() => {});
         await current.run(request, () =>
           logAttempt({
             status: 429,
@@ -229,11 +237,32 @@ export function receiverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
             durationMs: performance.now() - started,
             receivedAt: Date.now(),
             bodyExcerpt: "",
-            headers: plainHeaders(c.req.raw.headers),
+            headers: plainHeaders(raw.headers),
           })).catch(() => {});
         return tooManyRequests(verdict, true);
       }
     }
-    return await current.run(request, () => receiver.handle(c.req.raw));
-  });
+    const response = await current.run(request, () => receiver.handle(raw));
+    response.headers.set("x-content-type-options", "nosniff");
+    return response;
+  };
+  app.post("/hooks/:id", (c) => receive(c.req.raw, c.req.param("id")));
+  return receive;
+}
+
+/**
+ * The `{id}` of a `/hooks/{id}` URL (one path segment, decoded), or `null`
+ * for any other path (Hono then routes the request as usual).
+ */
+export function receiverIdOf(url: string): string | null {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1 || !url.startsWith("/hooks/", start)) return null;
+  const end = url.slice(start + 7).search(/[?#]/);
+  const raw = end === -1 ? url.slice(start + 7) : url.slice(start + 7, start + 7 + end);
+  if (raw === "" || raw.includes("/")) return null;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return null;
+  }
 }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { receiverIdOf } from "../../console/routes/hooks.ts";
 import { type JiveExtnParams, signJiveExtn } from "../../webhooks/mod.ts";
 import { parse, type TestConsole, trigger, withHook } from "./_helpers.ts";
 
@@ -157,4 +158,20 @@ Deno.test("a signed postback whose body is not an array is answered 400", async 
     assert.equal(res.status, 400);
     await res.body?.cancel();
   });
+});
+
+Deno.test("receiverIdOf() takes the one path segment after /hooks/, decoded, and nothing else", () => {
+  assert.equal(receiverIdOf("http://127.0.0.1:8000/hooks/abc"), "abc");
+  assert.equal(receiverIdOf("http://127.0.0.1:8000/hooks/a%20b?x=1#y"), "a b");
+  for (
+    const url of [
+      "http://h/hooks/",
+      "http://h/hooks/a/b",
+      "http://h/hooksx/a",
+      "http://h/hooks/%E0%A4%A",
+      "http://h/x/hooks/a",
+    ]
+  ) {
+    assert.equal(receiverIdOf(url), null, url);
+  }
 });
