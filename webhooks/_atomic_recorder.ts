@@ -57,6 +57,8 @@ function valueBytes(value: unknown, depth = 0): number {
 export class AtomicRecorder {
   /** The checks added, in order. */
   readonly checks: Deno.AtomicCheck[] = [];
+  /** Ids of the checks' keys, in the same order. */
+  readonly checkIds: string[] = [];
   /** Ids of the keys mutated. */
   readonly mutatedIds: string[] = [];
   /** How many mutations were added. */
@@ -78,6 +80,7 @@ export class AtomicRecorder {
     for (const check of checks) {
       if (!check || !Array.isArray(check.key)) throw new TypeError("Cannot add a check: it needs a key array");
       this.checks.push({ key: check.key, versionstamp: check.versionstamp });
+      this.checkIds.push(keyId(check.key));
     }
     return this;
   }

@@ -146,8 +146,8 @@ class GroupCommitter {
       const newSeq = seqId !== null && !next.has(seqId) ? 1 : 0;
       let extraChecks = newSeq;
       let clash = false;
-      for (const check of recorder.checks) {
-        const id = keyId(check.key);
+      for (const [i, check] of recorder.checks.entries()) {
+        const id = recorder.checkIds[i];
         if (mutated.has(id) || id === seqId) clash = true;
         else if (checked.has(id)) clash ||= checked.get(id) !== check.versionstamp;
         else extraChecks++;
@@ -172,7 +172,7 @@ class GroupCommitter {
         this.#waiting.unshift(entry);
         break;
       }
-      for (const check of recorder.checks) checked.set(keyId(check.key), check.versionstamp);
+      for (const [i, check] of recorder.checks.entries()) checked.set(recorder.checkIds[i], check.versionstamp);
       for (const id of recorder.mutatedIds) mutated.add(id);
       checks += extraChecks;
       mutations += extraMutations;
@@ -193,7 +193,8 @@ class GroupCommitter {
     const last = new Map<string, { key: Deno.KvKey; value: number }>();
     const checks = new Map<string, Deno.AtomicCheck>();
     for (const entry of group) {
-      for (const check of entry.recorder!.checks) checks.set(keyId(check.key), check);
+      const { checks: own, checkIds } = entry.recorder!;
+      for (let i = 0; i < own.length; i++) checks.set(checkIds[i], own[i]);
       const seq = entry.job.sequence;
       if (seq) {
         const id = keyId(seq);
@@ -229,7 +230,10 @@ class GroupCommitter {
   /** After a failed commit: reads every check again; each job learns its own failed checks, or goes again. */
   async #sortOut(group: Entry[], sequences: Deno.KvKey[]): Promise<void> {
     const all = new Map<string, Deno.KvKey>();
-    for (const entry of group) for (const check of entry.recorder!.checks) all.set(keyId(check.key), check.key);
+    for (const entry of group) {
+      const { checks, checkIds } = entry.recorder!;
+      for (let i = 0; i < checks.length; i++) all.set(checkIds[i], checks[i].key);
+    }
     for (const key of sequences) all.set(keyId(key), key);
     let entries: Deno.KvEntryMaybe<unknown>[];
     try {
@@ -247,7 +251,8 @@ class GroupCommitter {
     }
     const again: Entry[] = [];
     for (const entry of group) {
-      const changed = entry.recorder!.checks.filter((check) => now.get(keyId(check.key)) !== check.versionstamp);
+      const { checks, checkIds } = entry.recorder!;
+      const changed = checks.filter((check, i) => now.get(checkIds[i]) !== check.versionstamp);
       if (changed.length > 0) entry.resolve({ kind: "failed", changed });
       else again.push(entry);
     }

@@ -1,14 +1,17 @@
 // A string that identifies a KV key, for comparing keys in memory.
 
+import { Buffer } from "node:buffer";
+
 /** Identifies a key: equal ids for equal keys, of any part type. */
 export function keyId(key: Deno.KvKey): string {
   let out = "";
   for (const part of key) {
     if (part instanceof Uint8Array) {
-      out += "b";
-      for (const byte of part) out += (byte < 16 ? "0" : "") + byte.toString(16);
-    } else if (typeof part === "string") out += "s" + part.replaceAll("\\", "\\\\").replaceAll("/", "\\/");
-    else out += (typeof part)[0] + String(part);
+      out += "b" + Buffer.from(part.buffer, part.byteOffset, part.byteLength).toString("hex");
+    } else if (typeof part === "string") {
+      out += "s" +
+        (part.includes("/") || part.includes("\\") ? part.replaceAll("\\", "\\\\").replaceAll("/", "\\/") : part);
+    } else out += (typeof part)[0] + String(part);
     out += "/";
   }
   return out;

@@ -73,6 +73,7 @@ export class DeliveryStore {
   #trimmer: Trimmer;
   #maxAgeMs: number;
   #lastSeq = 0;
+  #base: { postbackId: string; base: string } | null = null;
 
   /**
    * @param kv the console's KV
@@ -149,7 +150,12 @@ export class DeliveryStore {
    * @param replay whether the console's "Replay to receiver" sent it
    */
   write(postback: Postback, atomic: Deno.AtomicOperation, replay = false): void {
-    const base = createHash("sha256").update(postback.postbackId).digest("hex").slice(0, 24);
+    // The items of one postback come one after another: its base is hashed once.
+    if (this.#base?.postbackId !== postback.postbackId) {
+      const base = createHash("sha256").update(postback.postbackId).digest("hex").slice(0, 24);
+      this.#base = { postbackId: postback.postbackId, base };
+    }
+    const { base } = this.#base;
     writeDelivery(postback, atomic, { base, replay, expireIn: this.#maxAgeMs });
     if (postback.seq! > this.#lastSeq) this.#lastSeq = postback.seq!;
   }
