@@ -89,7 +89,11 @@ async function openKv(location: string): Promise<Deno.Kv> {
   return await Deno.openKv(location);
 }
 
-async function main(): Promise<void> {
+/**
+ * Starts the console from the environment. `open` opens its KV (the load
+ * test passes one that counts commits).
+ */
+export async function main(open: (location: string) => Promise<Deno.Kv> = openKv): Promise<void> {
   const port = intEnv("PORT", 8000, 0, 65535);
   const hostname = env("HOST") ?? "127.0.0.1";
   const kvPath = env("KV_PATH") ?? ".data/console.kv";
@@ -97,7 +101,7 @@ async function main(): Promise<void> {
   if (!["on", "off", "auto"].includes(sandbox)) {
     fail(`SANDBOX must be on, off or auto, got '${sandbox}'`);
   }
-  const kv = await openKv(kvPath);
+  const kv = await open(kvPath);
 
   // Listen first, so that PORT=0 gives a known public URL to the app.
   let handler: (req: Request, info?: Deno.ServeHandlerInfo) => Response | Promise<Response> = () =>
