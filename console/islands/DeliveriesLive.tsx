@@ -130,14 +130,14 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
             <th scope="col">Status</th>
             <th scope="col">Verb</th>
             <th scope="col">Title</th>
-            <th scope="col">Webhook</th>
+            {!props.hookId && <th scope="col">Webhook</th>}
           </tr>
         </thead>
         <tbody>
           {rows.length === 0
             ? (
               <tr class="empty">
-                <td colSpan={5} id="deliveries-empty">
+                <td colSpan={props.hookId ? 4 : 5} id="deliveries-empty">
                   {props.empty ?? "No deliveries yet."}
                   {props.emptyLink && (
                     <>
@@ -169,9 +169,11 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
                     {cutText(d.title, TITLE_GRAPHEMES) || (d.status === 200 && !d.reason ? "(no title)" : "(details)")}
                   </a>
                 </td>
-                <td data-label="Webhook" class="id">
-                  {d.hookId ? <a href={`/webhooks/${encodeURIComponent(d.hookId)}`}>{d.hookId}</a> : "—"}
-                </td>
+                {!props.hookId && (
+                  <td data-label="Webhook" class="id">
+                    {d.hookId ? <a href={`/webhooks/${encodeURIComponent(d.hookId)}`}>{d.hookId}</a> : "—"}
+                  </td>
+                )}
               </tr>
             ))}
         </tbody>

@@ -111,6 +111,8 @@ Deno.test({
         "/deliveries?status=rejected&verb=jive:nothing",
         `/deliveries/${accepted.id}`,
         `/deliveries/${rejected.id}`,
+        "/webhooks/01HZZZZZZZZZZZZZZZZZZZZZZZ", // not found
+        "/deliveries/no-such-delivery",
         "/sandbox",
         "/communities/sandbox-tenant/connect", // ends on the sandbox's consent page
       ];
