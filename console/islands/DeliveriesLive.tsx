@@ -55,6 +55,8 @@ export interface DeliveriesLiveProps {
   empty?: string;
   /** A link under that message (e.g. one that clears the filters). */
   emptyLink?: { href: string; label: string };
+  /** Names of webhooks by record id, shown instead of their ids. */
+  names?: Record<string, string>;
 }
 
 /** What the status column says of a row. */
@@ -170,8 +172,10 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
                   </a>
                 </td>
                 {!props.hookId && (
-                  <td data-label="Webhook" class="id">
-                    {d.hookId ? <a href={`/webhooks/${encodeURIComponent(d.hookId)}`}>{d.hookId}</a> : "—"}
+                  <td data-label="Webhook" class={props.names?.[d.hookId] ? undefined : "id"}>
+                    {d.hookId
+                      ? <a href={`/webhooks/${encodeURIComponent(d.hookId)}`}>{props.names?.[d.hookId] || d.hookId}</a>
+                      : "—"}
                   </td>
                 )}
               </tr>

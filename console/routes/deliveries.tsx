@@ -149,6 +149,7 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const { values, before, after } = atStart ? await deps.deliveries.page({ ...criteria, limit: 50 }) : found;
     const live = !narrowed && (!paged || atStart);
     const labels = await deps.labels.many(hooks.map((h) => h.id));
+    const names = Object.fromEntries([...labels].filter(([, l]) => l.name).map(([id, l]) => [id, l.name]));
     const utc = (ms: number | undefined) => ms === undefined ? "" : new Date(ms).toISOString().slice(0, 16);
     const hookId = filter.hookId;
     const verbs = [...new Set([...KNOWN_VERBS, ...recent.map((d) => d.verb).filter(Boolean)])].sort();
@@ -248,14 +249,15 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         </form>
         {live
           ? (
-            <Island name="DeliveriesLive" props={{ deliveries: values, hookId }}>
-              <DeliveriesLive deliveries={values} hookId={hookId} />
+            <Island name="DeliveriesLive" props={{ deliveries: values, hookId, names }}>
+              <DeliveriesLive deliveries={values} hookId={hookId} names={names} />
             </Island>
           )
           : (
             <DeliveriesLive
               deliveries={values}
               hookId={hookId}
+              names={names}
               live={false}
               empty={narrowed
                 ? "No delivery matches these filters."

@@ -6,7 +6,7 @@
 // hook's summary has a success rate and our handling time (portal gap).
 
 import assert from "node:assert/strict";
-import { type Client, parse, trigger, withHook } from "./_helpers.ts";
+import { type Client, csrfOf, parse, trigger, withHook } from "./_helpers.ts";
 
 /** The ids of the rows of the deliveries table on `path`, and the page's links by id. */
 async function rowsOf(
@@ -256,5 +256,25 @@ Deno.test("the webhooks list shows each hook's health: its last delivery and the
     } finally {
       page.close();
     }
+  });
+});
+
+Deno.test("the deliveries list names a hook by its name where it has one, by its id where not", async () => {
+  await withHook(async (t, { id }, client) => {
+    const [delivery] = await t.app.deliveries.add(id, [item("jive:created", "One")]);
+    const cell = async () => {
+      const page = parse(await client.text("/deliveries", 200));
+      try {
+        return page.document.querySelector(`[id="delivery-${delivery.id}"] td[data-label=Webhook] a`)?.textContent;
+      } finally {
+        page.close();
+      }
+    };
+    assert.equal(await cell(), id);
+    const csrf = csrfOf(await client.text(`/webhooks/${id}`, 200));
+    const saved = await client.post(`/webhooks/${id}/label`, { _csrf: csrf, name: "Release notes", description: "" });
+    await saved.body?.cancel();
+    assert.equal(saved.status, 303);
+    assert.equal(await cell(), "Release notes");
   });
 });
