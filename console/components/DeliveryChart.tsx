@@ -7,7 +7,7 @@
  */
 
 import type { VNode } from "preact";
-import type { DeliveryStats } from "../lib/_delivery_query.ts";
+import type { DeliveryStats } from "../lib/deliveries.ts";
 import LiveChart from "../islands/LiveChart.tsx";
 import { Island } from "./Island.tsx";
 
