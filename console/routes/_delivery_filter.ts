@@ -1,0 +1,116 @@
+/**
+ * The deliveries page's filter: read from the query string (bounded), each
+ * value that cannot be read named, and written back as a page's address;
+ * the answers and verbs its lists offer.
+ *
+ * @module
+ */
+
+import type { Context } from "hono";
+import type { ConsoleEnv } from "../lib/context.ts";
+import type { DeliveryFilter } from "../lib/deliveries.ts";
+
+/** The answers the receiver gives, offered by the status filter besides accepted and rejected. */
+export const ANSWERS: [number, string][] = [
+  [0, "platform could not deliver"],
+  [200, "200 duplicate"],
+  [400, "400 bad request"],
+  [401, "401 signature"],
+  [404, "404 unknown hook"],
+  [405, "405 method"],
+  [409, "409 wrong community"],
+  [413, "413 too large"],
+  [429, "429 rate limited"],
+  [500, "500 error"],
+  [503, "503 unavailable"],
+];
+
+/** Verbs the platform sends (PLATFORM.md), offered by the verb filter with those seen in the log. */
+export const KNOWN_VERBS: string[] = [
+  "jive:created",
+  "jive:modified",
+  "jive:commented",
+  "jive:replied",
+  "jive:liked",
+  "jive:outcome_set",
+  "jive:social_group_created",
+  "jive:user_account_created",
+  "jive:user_membership_added",
+  "jive:user_session_login",
+  "jive:webhook_created",
+];
+
+/** The filter of the deliveries page, from its query string (bounded), and what was wrong in it. */
+export function filterOf(c: Context<ConsoleEnv>): { filter: DeliveryFilter; problems: string[] } {
+  const problems: string[] = [];
+  const shown = (v: string) => JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…`.toWellFormed() : v);
+  const text = (name: string, label: string, max: number) => {
+    const v = c.req.query(name)?.trim() ?? "";
+    if (v.length > max) problems.push(`${label}: longer than ${max} characters`);
+    return v && v.length <= max ? v : undefined;
+  };
+  const statusText = c.req.query("status")?.trim() ?? "";
+  let status: DeliveryFilter["status"];
+  if (statusText === "accepted" || statusText === "rejected") status = statusText;
+  else if (/^(0|[1-5]\d\d)$/.test(statusText)) status = Number(statusText); // 0: a platform-side failure
+  else if (statusText) problems.push(`Status: ${shown(statusText)} is not accepted, rejected or an HTTP status`);
+  const cursor = (name: string) => {
+    const v = c.req.query(name);
+    if (v === undefined || v === "") return undefined;
+    const n = Number(v);
+    if (Number.isSafeInteger(n) && n > 0) return n;
+    problems.push(`Page: ${shown(v)} is not a page of the log`);
+    return undefined;
+  };
+  // Times in UTC, as a datetime-local field sends them ("2026-11-24T10:00").
+  const time = (name: string, label: string) => {
+    const v = c.req.query(name)?.trim() ?? "";
+    if (!v) return undefined;
+    const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,3})?)?(Z|[+-]\d\d:?\d\d)?$/.test(v);
+    const ms = iso ? Date.parse(/Z|[+-]\d\d:?\d\d$/.test(v) ? v : `${v}Z`) : NaN;
+    // Date.parse rolls some impossible dates over (2020-02-31): the date must read back the same.
+    if (
+      Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 10) === v.slice(0, 10) || /[+-]\d\d:?\d\d$/.test(v)
+    ) {
+      if (Number.isFinite(ms)) return ms;
+    }
+    problems.push(`${label}: ${shown(v)} is not a date and time (write it as 2026-11-24T10:00, in UTC)`);
+    return undefined;
+  };
+  const filter: DeliveryFilter = {
+    hookId: text("hook", "Webhook", 200),
+    tenantId: text("community", "Community", 200),
+    status,
+    verb: text("verb", "Verb", 100),
+    q: text("q", "Search", 200),
+    from: time("from", "From"),
+    to: time("to", "To"),
+    before: cursor("before"),
+    after: cursor("after"),
+  };
+  if (filter.from !== undefined && filter.to !== undefined && filter.from >= filter.to) {
+    problems.push("To: it is not after From, so nothing could match");
+  }
+  return { filter, problems };
+}
+
+/** A filter as query parameters (empty ones left out). */
+function query(filter: DeliveryFilter): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (filter.hookId) out.hook = filter.hookId;
+  if (filter.status !== undefined) out.status = String(filter.status);
+  if (filter.verb) out.verb = filter.verb;
+  if (filter.tenantId) out.community = filter.tenantId;
+  if (filter.from !== undefined) out.from = new Date(filter.from).toISOString().slice(0, 16);
+  if (filter.to !== undefined) out.to = new Date(filter.to).toISOString().slice(0, 16);
+  if (filter.q) out.q = filter.q;
+  if (filter.before !== undefined) out.before = String(filter.before);
+  if (filter.after !== undefined) out.after = String(filter.after);
+  return out;
+}
+
+/** The address of the deliveries page for `filter`. */
+export function pageUrl(filter: DeliveryFilter): string {
+  const q = new URLSearchParams(query(filter)).toString();
+  return q ? `/deliveries?${q}` : "/deliveries";
+}
