@@ -66,14 +66,13 @@ export function filterOf(c: Context<ConsoleEnv>): { filter: DeliveryFilter; prob
   const time = (name: string, label: string) => {
     const v = c.req.query(name)?.trim() ?? "";
     if (!v) return undefined;
-    const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,3})?)?(Z|[+-]\d\d:?\d\d)?$/.test(v);
-    const ms = iso ? Date.parse(/Z|[+-]\d\d:?\d\d$/.test(v) ? v : `${v}Z`) : NaN;
-    // Date.parse rolls some impossible dates over (2020-02-31): the date must read back the same.
-    if (
-      Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 10) === v.slice(0, 10) || /[+-]\d\d:?\d\d$/.test(v)
-    ) {
-      if (Number.isFinite(ms)) return ms;
-    }
+    const m = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d)(:\d\d(\.\d{1,3})?)?(Z|[+-]\d\d:?\d\d)?$/.exec(v);
+    // Date.parse rolls impossible dates over (2020-02-31 is March 2): each field must be in its range.
+    const [year, month, day, hour, minute] = (m?.slice(1, 6) ?? []).map(Number);
+    const inRange = m && month >= 1 && month <= 12 && day >= 1 &&
+      day <= new Date(Date.UTC(year, month, 0)).getUTCDate() && hour <= 23 && minute <= 59;
+    const ms = inRange ? Date.parse(m[8] ? v : `${v}Z`) : NaN;
+    if (Number.isFinite(ms)) return ms;
     problems.push(`${label}: ${shown(v)} is not a date and time (write it as 2026-11-24T10:00, in UTC)`);
     return undefined;
   };

@@ -83,6 +83,8 @@ Deno.test("bad filter values are named in an error and the other filters still a
     }
     const good = await client.text("/deliveries?from=2020-01-01T00:00&status=accepted", 200);
     assert.doesNotMatch(good, /class="error"/, "a good date is no error");
+    const rolled = await client.text("/deliveries?from=2020-02-31T10:00", 200);
+    assert.match(rolled, /From: &quot;2020-02-31T10:00&quot; is not a date and time|From: "2020-02-31T10:00" is not/);
   });
 });
 
