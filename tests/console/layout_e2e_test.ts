@@ -125,6 +125,13 @@ Deno.test({
           for (const width of [1280, 390]) {
             await p.setViewport({ width, height: 900 });
             await p.goto(`${t.origin}${path}`, { waitUntil: "load", timeout: 60_000 });
+            // Islands hydrated and their times in local words: the page as a reader sees it.
+            await p.waitForFunction(
+              () =>
+                [...document.querySelectorAll<HTMLElement>("[data-island]")].every((el) => el.dataset.hydrated) &&
+                [...document.querySelectorAll("time")].every((el) => el.textContent !== el.dateTime),
+              { timeout: 30_000 },
+            );
             await p.screenshot({ path: `${shots}/${String(i).padStart(2, "0")}_${width}.png`, fullPage: true });
             const [scroll, inner] = await p.evaluate(() => [document.documentElement.scrollWidth, innerWidth]);
             if (scroll > inner) problems.push(`${path} at ${width} px: ${scroll} px wide for ${inner}`);
