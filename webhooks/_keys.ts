@@ -69,6 +69,15 @@ export function communityByNameKey(name: string): Deno.KvKey {
 }
 
 /**
+ * A community's previous client secret after a rotation, with when it was
+ * replaced and until when it still verifies postbacks; written in the atomic
+ * operation that changes the community's secret, deleted with the community.
+ */
+export function communitySecretPreviousKey(tenantId: string): Deno.KvKey {
+  return ["community_secret_previous", tenantId];
+}
+
+/**
  * A postback claim of the receiver for one hook: the SHA-256 digest of a
  * verified JiveEXTN header's replay key with the hook's self URL, never the
  * header text.

@@ -4,10 +4,13 @@
 // to the atomic commit that claims the postback. If anything changed since
 // (a secret rotated, a hook removed, tokens renewed), the commit fails and
 // the receiver reads afresh; so a hit costs no KV round trip and can never
-// hand on a postback against data that is no longer there.
+// hand on a postback against data that is no longer there. A community is
+// read with its rotation entry (the previous client secret, while it still
+// verifies), whose check the commit carries when the previous secret was used.
 
-import { communityKey, urlKeyPart, webhookByUrlPrefix, webhookKey } from "./_keys.ts";
+import { communityKey, communitySecretPreviousKey, urlKeyPart, webhookByUrlPrefix, webhookKey } from "./_keys.ts";
 import { getManyBatched, withLockRetry } from "./_kv.ts";
+import { type PreviousSecret, verifyingKey } from "./_secret_rotation.ts";
 import { selfRef } from "./_store.ts";
 import type { Community, Webhook } from "./types.ts";
 
@@ -17,9 +20,24 @@ export interface Stamped<T> {
   check: Deno.AtomicCheck;
 }
 
-/** A community as read, with its secret decoded once. */
+/** A community's previous client secret as read, decoded once. */
+export interface PreviousKey {
+  /** Its HMAC key; `null` when it cannot verify signatures. */
+  keyBytes: Uint8Array | null;
+  /** The client id it was paired with. */
+  clientId: string | undefined;
+  /** The last moment (receiver clock, ms) it verifies. */
+  validUntil: number;
+}
+
+/** A community as read with its rotation entry, and its secrets decoded once. */
 export interface CachedCommunity extends Stamped<Community> {
-  keyBytes: Uint8Array;
+  /** The current secret's HMAC key; `null` when the community has none that verifies. */
+  keyBytes: Uint8Array | null;
+  /** The previous secret, `null` when there is none. */
+  previous: PreviousKey | null;
+  /** The rotation entry's check (its versionstamp `null` when there is none). */
+  previousCheck: Deno.AtomicCheck;
 }
 
 /** Communities kept per receiver. */
@@ -70,10 +88,24 @@ function checkOf(entry: Deno.KvEntryMaybe<unknown>): Deno.AtomicCheck {
   return { key: entry.key, versionstamp: entry.versionstamp };
 }
 
-/** Reads a community with its versionstamp. */
-export async function readCommunity(kv: Deno.Kv, tenantId: string): Promise<Stamped<Community> | null> {
-  const entry = await withLockRetry(() => kv.get<Community>(communityKey(tenantId)));
-  return entry.value === null ? null : { value: entry.value, check: checkOf(entry) };
+/** Reads a community and its rotation entry (one round trip), each with its versionstamp, secrets decoded. */
+export async function readCommunity(kv: Deno.Kv, tenantId: string): Promise<CachedCommunity | null> {
+  const [entry, rotation] = await withLockRetry(() =>
+    kv.getMany<[Community, PreviousSecret]>([communityKey(tenantId), communitySecretPreviousKey(tenantId)])
+  );
+  if (entry.value === null) return null;
+  const previous = rotation.value;
+  return {
+    value: entry.value,
+    check: checkOf(entry),
+    keyBytes: verifyingKey(entry.value.clientSecret),
+    previous: previous && {
+      keyBytes: verifyingKey(previous.secret),
+      clientId: previous.clientId,
+      validUntil: previous.validUntil,
+    },
+    previousCheck: checkOf(rotation),
+  };
 }
 
 /**

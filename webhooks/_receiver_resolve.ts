@@ -3,12 +3,16 @@
 // tenant's hooks, and the replay claim. Hits in the receiver's cache cost no
 // read; the claim's commit then checks that every cached entry is still
 // current, and a `"stale"` outcome makes the receiver decide again from fresh
-// reads. A negative answer (404) is never given on cached data alone.
+// reads. A negative answer (404) is never given on cached data alone. A header
+// that the community's current secret does not verify is tried with its
+// previous secret while a rotation keeps that one valid (_secret_rotation.ts);
+// the claim's commit then checks the rotation entry too.
 
 import { type HeldClaim, type NotClaimed, release } from "./_claim.ts";
-import { checkSignature, type ParsedJiveExtn, secretKeyBytes } from "./_jive_extn.ts";
+import { checkSignature, type ParsedJiveExtn } from "./_jive_extn.ts";
 import type { BodyItem } from "./_receive.ts";
-import { readCommunity, readRecord, ReceiverCache, stillCurrent } from "./_receiver_cache.ts";
+import { type CachedCommunity, readCommunity, readRecord, ReceiverCache, stillCurrent } from "./_receiver_cache.ts";
+import { verifyingKey } from "./_secret_rotation.ts";
 import type { Community, Webhook } from "./types.ts";
 import type { Webhooks } from "./webhooks.ts";
 import type { ReceiverOptions } from "./receiver_types.ts";
@@ -20,20 +24,32 @@ const NOT_VERIFIED = "JiveEXTN signature does not match";
 /**
  * Most hooks a postback may name for its cached entries to be checked in the
  * claim's commit: a claim key, a record check per hook, the community's and a
- * sequence counter's stay within the ten checks KV Connect takes.
+ * sequence counter's stay within the ten checks KV Connect takes. With the
+ * rotation entry's check too (the previous secret verified), one hook less.
  */
 const MAX_CHECKED_HOOKS = 4;
+/** The checks one commit carries at most (KV Connect's limit). */
+const MAX_CHECKS = 10;
 const encoder = new TextEncoder();
 
 /** The tenant's community, verified against the header. */
 export interface Resolved {
   value: Community;
-  /** Its key and versionstamp as read; `null` when read through `hooks` (no KV of its own). */
-  check: Deno.AtomicCheck | null;
-  keyBytes: Uint8Array;
+  /**
+   * What the verification rests on: the community's key and versionstamp as
+   * read, and the rotation entry's when its previous secret verified; none
+   * when read through `hooks` (no KV of its own).
+   */
+  checks: Deno.AtomicCheck[];
   /** Whether it came from the cache (not read for this request). */
   cached: boolean;
 }
+
+/** A community as read: from KV with its checks, or through `hooks` without them (and with no previous secret). */
+type ReadCommunity = Omit<CachedCommunity, "check" | "previousCheck"> & {
+  check: Deno.AtomicCheck | null;
+  previousCheck: Deno.AtomicCheck | null;
+};
 
 /** A 401 refusal: the answer's error and the reason reported. */
 export interface Unverified {
@@ -80,33 +96,34 @@ export type Take = (checks: Deno.AtomicCheck[]) => Promise<HeldClaim | NotClaime
 export function createResolver({ hooks, kv, owned, accept }: ResolverSetup) {
   const cache = new ReceiverCache();
 
-  async function readFresh(tenantId: string): Promise<Checked<Community> | null> {
+  async function readFresh(tenantId: string): Promise<ReadCommunity | null> {
     if (encoder.encode(tenantId).byteLength > MAX_TENANT_BYTES) return null;
     if (owned) return await readCommunity(kv, tenantId);
     const value = await hooks.communities.findByTenantID(tenantId);
-    return value && { value, check: null };
+    return value &&
+      { value, check: null, keyBytes: verifyingKey(value.clientSecret), previous: null, previousCheck: null };
   }
 
-  /** The tenant's community, from the cache when the header verifies there, else read and verified. */
-  async function community(parsed: ParsedJiveExtn, useCache: boolean): Promise<Resolved | Unverified> {
+  /**
+   * The tenant's community, from the cache when the header verifies there,
+   * else read and verified; `now` (the receiver's clock) decides whether a
+   * previous secret is still valid.
+   */
+  async function community(parsed: ParsedJiveExtn, useCache: boolean, now: number): Promise<Resolved | Unverified> {
     const hit = useCache ? cache.community(parsed.tenantId) : undefined;
-    if (hit && parsed.clientId === hit.value.clientId && checkSignature(parsed, hit.keyBytes) === null) {
-      return { ...hit, cached: true };
+    if (hit) {
+      const by = verifiedBy(parsed, hit, now);
+      if (typeof by === "string") return resolvedBy(hit, by, true);
     }
     const unverified = (reason: string): Unverified => ({ error: `Unauthorized: ${NOT_VERIFIED}`, reason });
     const read = await readFresh(parsed.tenantId);
     if (!read) return unverified("No community has this tenant id");
-    let keyBytes: Uint8Array;
-    try {
-      keyBytes = secretKeyBytes(read.value.clientSecret, "verify");
-    } catch {
-      return unverified("The community's client secret cannot verify signatures");
+    const by = verifiedBy(parsed, read, now);
+    if (typeof by !== "string") return unverified(by.reason);
+    if (read.check && read.previousCheck) {
+      cache.rememberCommunity(parsed.tenantId, { ...read, check: read.check, previousCheck: read.previousCheck });
     }
-    const refused = checkSignature(parsed, keyBytes);
-    if (refused) return { error: `Unauthorized: ${refused.reason}`, reason: refused.reason };
-    if (parsed.clientId !== read.value.clientId) return unverified("The client id is not the community's");
-    if (read.check) cache.rememberCommunity(parsed.tenantId, { value: read.value, check: read.check, keyBytes });
-    return { value: read.value, check: read.check, keyBytes, cached: false };
+    return resolvedBy(read, by, false);
   }
 
   async function readRecords(tenantId: string, urls: string[]): Promise<(Checked<Webhook> | null)[]> {
@@ -136,10 +153,10 @@ export function createResolver({ hooks, kv, owned, accept }: ResolverSetup) {
     useChecks: boolean,
   ): Promise<Outcome> {
     const urls = [...new Set(items.map((item) => item.webhook))];
-    const checking = useChecks && urls.length <= MAX_CHECKED_HOOKS;
+    const checking = useChecks && urls.length <= checkedHooks(resolved);
     const cached = owned && checking ? urls.map((url) => cache.record(tenantId, url)) : [];
     const hit = urls.length > 0 && cached.length === urls.length && cached.every((entry) => entry !== undefined);
-    const communityChecks = checking && resolved.check ? [resolved.check] : [];
+    const communityChecks = checking ? resolved.checks : [];
     // Without cached records the claim is taken while they are read; from here until it is handed on,
     // anything that throws (reading, `accept`) releases it, so the platform's retry is delivered.
     const claiming: Claiming | undefined = hit || take === null ? undefined : settle(take(communityChecks));
@@ -201,6 +218,42 @@ export function createResolver({ hooks, kv, owned, accept }: ResolverSetup) {
   }
 
   return { community, lookUpAndClaim, forget };
+}
+
+/**
+ * Which secret of a community verifies a header at `now`: the current one;
+ * else the previous one while a rotation keeps it valid, in constant time
+ * like the current; else why neither does (for the report, never the answer).
+ */
+function verifiedBy(parsed: ParsedJiveExtn, read: ReadCommunity, now: number): "current" | "previous" | {
+  reason: string;
+} {
+  const current = read.keyBytes && checkSignature(parsed, read.keyBytes);
+  if (read.keyBytes && current === null) {
+    return parsed.clientId === read.value.clientId ? "current" : { reason: "The client id is not the community's" };
+  }
+  const previous = read.previous;
+  if (previous?.keyBytes && checkSignature(parsed, previous.keyBytes) === null) {
+    if (now > previous.validUntil) {
+      const until = new Date(previous.validUntil).toISOString();
+      return { reason: `JiveEXTN signature matches the community's previous client secret, accepted until ${until}` };
+    }
+    return parsed.clientId === previous.clientId ? "previous" : { reason: "The client id is not the community's" };
+  }
+  return { reason: current ? current.reason : "The community's client secret cannot verify signatures" };
+}
+
+/** The resolved community and the checks its verification rests on. */
+function resolvedBy(read: ReadCommunity, by: "current" | "previous", cached: boolean): Resolved {
+  const checks = read.check === null ? [] : [read.check];
+  if (by === "previous" && read.previousCheck) checks.push(read.previousCheck);
+  return { value: read.value, checks, cached };
+}
+
+/** How many hooks' cached entries the claim's commit can check beside the community's checks. */
+function checkedHooks(resolved: Resolved): number {
+  // Per hook a claim key and a record check; then the community's checks and a sequence counter.
+  return Math.min(MAX_CHECKED_HOOKS, Math.floor((MAX_CHECKS - 1 - resolved.checks.length) / 2));
 }
 
 function settle(taking: Promise<HeldClaim | NotClaimed>): Claiming {

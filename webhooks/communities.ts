@@ -5,10 +5,13 @@
  * @module
  */
 
-import { COMMUNITY_PREFIX, communityByNameKey, communityKey } from "./_keys.ts";
+import { COMMUNITY_PREFIX, communityByNameKey, communityKey, communitySecretPreviousKey } from "./_keys.ts";
+import { ConflictError } from "./errors.ts";
 import { commitWithRetry, sizeError, unlessKeyTooLarge, withLockRetry } from "./_kv.ts";
+import { PREVIOUS_SECRET_KEEP_MS, type PreviousSecret, rotationOf } from "./_secret_rotation.ts";
 import { describe, pageLimit, requireString } from "./_util.ts";
-import type { Community, Page, TokenPair } from "./types.ts";
+import { validateCommunity } from "./_validate_community.ts";
+import type { Community, Page, SecretRotation, TokenPair } from "./types.ts";
 import type { ListOptions } from "./options.ts";
 
 /**
@@ -18,6 +21,13 @@ import type { ListOptions } from "./options.ts";
 export interface Communities {
   /**
    * Stores a community, or replaces the one with the same `tenantId`.
+   *
+   * When it replaces or removes the stored client secret, the stored one
+   * becomes the previous secret, in the same atomic operation: receivers
+   * still accept postbacks signed with it for 6 min 30 s (the default
+   * signature window of 5 minutes back and 30 s ahead, and a minute for
+   * clocks), so those signed just before the change are not refused. Only
+   * the last replaced secret is kept; see {@linkcode Communities.secretRotation}.
    *
    * @param community `{ name, tenantId, baseUrl, clientId?, clientSecret?, oauth? }`.
    * @returns The store result.
@@ -139,60 +149,34 @@ export interface Communities {
    * ```
    */
   storeTokens(tenantId: string, tokens: TokenPair): Promise<boolean>;
-}
-
-/**
- * A second community claims a name that another tenant already uses.
- *
- * @example Usage
- * ```ts
- * import { ConflictError } from "@community-webhooks/sdk/webhooks";
- * import assert from "node:assert/strict";
- *
- * const error = new ConflictError("Community name 'Acme' is already used by another tenant");
- * assert.equal(error.name, "ConflictError");
- * ```
- */
-export class ConflictError extends Error {
   /**
-   * Makes the error.
+   * The last rotation of a community's client secret, never the secret
+   * itself. It is returned as stored: the previous secret verifies while
+   * `validUntil` has not passed (compare it with your clock); the entry
+   * expires from KV a minute after that, and goes with the community.
    *
-   * @param message What conflicts.
+   * @param tenantId The community's tenant id.
+   * @returns `{ rotatedAt, validUntil }`, or `null` when no secret of the community was replaced recently.
+   * @throws {TypeError} When `tenantId` is not a non-empty string.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const { communities } = createWebhooks(kv);
+   * const acme = { name: "Acme", tenantId: "t1", baseUrl: "https://c.example", clientSecret: btoa("old secret") };
+   * await communities.save(acme);
+   * assert.equal(await communities.secretRotation("t1"), null);
+   * await communities.save({ ...acme, clientSecret: btoa("new secret") });
+   * const rotation = await communities.secretRotation("t1");
+   * assert.ok(rotation && Date.parse(rotation.validUntil) > Date.parse(rotation.rotatedAt));
+   * assert.equal(JSON.stringify(rotation).includes(btoa("old secret")), false);
+   * kv.close();
+   * ```
    */
-  constructor(message: string) {
-    super(message);
-    this.name = "ConflictError";
-  }
-}
-
-function validateCommunity(community: Community): void {
-  const action = "save community";
-  if (typeof community !== "object" || community === null || Array.isArray(community)) {
-    throw new TypeError(`Cannot ${action}: the community must be an object, got ${describe(community)}`);
-  }
-  requireString(community.name, "name", action);
-  requireString(community.tenantId, "tenantId", action);
-  // baseUrl is needed for platform calls only, and checked again then.
-  if (community.baseUrl !== undefined && !/^https?:$/.test(URL.parse(String(community.baseUrl))?.protocol ?? "")) {
-    throw new TypeError(
-      `Cannot ${action}: 'baseUrl' must be an absolute http(s) URL, got ${describe(community.baseUrl)}`,
-    );
-  }
-  for (const field of ["clientId", "clientSecret"] as const) {
-    if (community[field] !== undefined) requireString(community[field], field, action);
-  }
-  if (community.oauth !== undefined) {
-    if (typeof community.oauth !== "object" || community.oauth === null) {
-      throw new TypeError(`Cannot ${action}: 'oauth' must be an object with access_token and refresh_token`);
-    }
-    // Token values are secrets: name the field, never show the value.
-    for (const field of ["access_token", "refresh_token"] as const) {
-      const value = community.oauth[field];
-      if (value !== undefined && typeof value !== "string") {
-        throw new TypeError(`Cannot ${action}: 'oauth.${field}' must be a string`);
-      }
-    }
-  }
+  secretRotation(tenantId: string): Promise<SecretRotation | null>;
 }
 
 /**
@@ -238,6 +222,11 @@ export function createCommunities(kv: Deno.Kv): Communities {
         }
         const op = kv.atomic().check(current, byName);
         if (current.value && current.value.name !== record.name) op.delete(communityByNameKey(current.value.name));
+        // A replaced secret keeps verifying for a while: its entry goes in with the record that replaces it.
+        const previous = rotationOf(current.value, record, Date.now());
+        if (previous) {
+          op.set(communitySecretPreviousKey(record.tenantId), previous, { expireIn: PREVIOUS_SECRET_KEEP_MS });
+        }
         return [op.set(communityKey(record.tenantId), record).set(communityByNameKey(record.name), record.tenantId)];
       }, "save community").catch((error) => {
         throw sizeError(error, `community ${describe(record.tenantId)}`);
@@ -277,7 +266,8 @@ export function createCommunities(kv: Deno.Kv): Communities {
         removed = current.value !== null;
         if (!removed) return null;
         return [
-          kv.atomic().check(current).delete(communityKey(tenantId)).delete(communityByNameKey(current.value!.name)),
+          kv.atomic().check(current).delete(communityKey(tenantId)).delete(communityByNameKey(current.value!.name))
+            .delete(communitySecretPreviousKey(tenantId)),
         ];
       }, "remove community");
       return removed;
@@ -293,6 +283,14 @@ export function createCommunities(kv: Deno.Kv): Communities {
         return [kv.atomic().check(current).set(communityKey(tenantId), record)];
       }, "store renewed tokens");
       return stored;
+    },
+
+    async secretRotation(tenantId) {
+      requireString(tenantId, "tenantId", "read secret rotation");
+      const entry = await entryAt<PreviousSecret>(communitySecretPreviousKey(tenantId));
+      if (!entry?.value) return null;
+      const { rotatedAt, validUntil } = entry.value;
+      return { rotatedAt: new Date(rotatedAt).toISOString(), validUntil: new Date(validUntil).toISOString() };
     },
   };
 }

@@ -1,5 +1,6 @@
 /**
- * The error a failed platform call rejects with.
+ * The errors of Module A's calls: a failed platform call, a community name
+ * already used by another tenant.
  *
  * @module
  */
@@ -69,5 +70,29 @@ export class PlatformError extends Error {
     this.url = url;
     this.body = options.body;
     this.uncertain = options.uncertain ?? false;
+  }
+}
+
+/**
+ * A second community claims a name that another tenant already uses.
+ *
+ * @example Usage
+ * ```ts
+ * import { ConflictError } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new ConflictError("Community name 'Acme' is already used by another tenant");
+ * assert.equal(error.name, "ConflictError");
+ * ```
+ */
+export class ConflictError extends Error {
+  /**
+   * Makes the error.
+   *
+   * @param message What conflicts.
+   */
+  constructor(message: string) {
+    super(message);
+    this.name = "ConflictError";
   }
 }

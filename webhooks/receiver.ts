@@ -45,7 +45,8 @@ interface Trace {
  *    malformed, when no community has its `tenant_id`, when it does not
  *    verify with that community's client secret within the window (5 minutes
  *    back, 30 seconds ahead), or when its `client_id` is not the community's
- *    `clientId`;
+ *    `clientId`; for 6 min 30 s after `communities.save` replaced the secret
+ *    (by this receiver's `now`), the previous secret and client id verify too;
  * 4. `400` when the body is not a JSON array of `{ webhook: string, activity:
  *    object }`, `413` when it holds more than `maxItems` items;
  * 5. `404` when an item's `webhook` names no record of that tenant, or
@@ -73,7 +74,8 @@ interface Trace {
  * Communities and records are kept in a small per-receiver cache; the claim's
  * commit checks that each still stands as it was read, and a postback is
  * decided afresh from KV when one changed, so a rotated secret, a removed hook
- * or a renewed token counts from the next postback on, in every process.
+ * or a renewed token counts from the next postback on, in every process (a
+ * replaced secret keeps verifying until its rotation's `validUntil`).
  *
  * @param hooks The store made by {@linkcode createWebhooks}: its communities, records and KV.
  * @param options `onPostback` or `write` (exactly one), limits, the clock and the reporting hooks.
@@ -180,7 +182,7 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     // The window first: it needs no community, so its answer tells nothing of which tenants exist.
     const late = checkTime(parsed, receivedAt, maxAgeMs, maxFutureMs);
     if (late) return refuse(401, `Unauthorized: ${late.reason}`, late.reason);
-    let resolved = await resolver.community(parsed, true);
+    let resolved = await resolver.community(parsed, true, receivedAt);
     if ("error" in resolved) return refuse(401, resolved.error, resolved.reason);
     const checked = parseItems(read.bytes, maxItems);
     if ("error" in checked) return refuse(checked.status, checked.error);
@@ -199,7 +201,7 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     for (let pass = 0;; pass++) {
       if (pass > 0) {
         resolver.forget(parsed.tenantId, items);
-        resolved = await resolver.community(parsed, false);
+        resolved = await resolver.community(parsed, false, receivedAt);
         if ("error" in resolved) return refuse(401, resolved.error, resolved.reason);
       }
       const outcome = await resolver.lookUpAndClaim(request, resolved, parsed.tenantId, items, take, pass < 2);

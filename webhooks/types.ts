@@ -51,6 +51,27 @@ export interface Community {
   [field: string]: unknown;
 }
 
+/**
+ * The last rotation of a community's client secret, without the secret:
+ * when it was replaced and until when the previous one still verifies
+ * postbacks (ISO 8601 dates).
+ *
+ * @example Usage
+ * ```ts
+ * import type { SecretRotation } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const rotation: SecretRotation = { rotatedAt: "2026-01-01T00:00:00.000Z", validUntil: "2026-01-01T00:06:30.000Z" };
+ * assert.equal(Date.parse(rotation.validUntil) - Date.parse(rotation.rotatedAt), 390_000);
+ * ```
+ */
+export interface SecretRotation {
+  /** When `save` replaced the client secret. */
+  rotatedAt: string;
+  /** The last moment a postback signed with the previous secret is accepted: `rotatedAt` + 6 min 30 s. */
+  validUntil: string;
+}
+
 /** The platform's webhook entity; only `resources.self.ref` is relied upon. *
  * @example Usage
  * ```ts
