@@ -65,7 +65,9 @@ const COMMANDS: Record<string, Command> = {
 
   async "communities show"(ctx) {
     const community = await communityNamed(ctx, ctx.args[0]);
-    print(ctx, publicCommunity(community), () => communityDetails(community));
+    const rotation = await ctx.hooks.communities.secretRotation(community.tenantId);
+    const valid = rotation && Date.parse(rotation.validUntil) > Date.now() ? rotation : null;
+    print(ctx, publicCommunity(community), () => communityDetails(community, valid));
   },
 
   async "communities add"(ctx) {
@@ -81,8 +83,18 @@ const COMMANDS: Record<string, Command> = {
       ...(clientSecret ? { clientSecret } : {}),
       ...(accessToken ? { oauth: { access_token: accessToken, refresh_token: refreshToken ?? "" } } : {}),
     };
+    const before = community.tenantId ? await ctx.hooks.communities.secretRotation(community.tenantId) : null;
     await ctx.hooks.communities.save(community);
-    print(ctx, publicCommunity(community), () => `Saved community '${community.name}' (tenant ${community.tenantId})`);
+    // A changed secret of a stored community is a rotation: the replaced one still verifies for a while.
+    const after = await ctx.hooks.communities.secretRotation(community.tenantId);
+    const rotation = after && after.rotatedAt !== before?.rotatedAt ? after : null;
+    print(
+      ctx,
+      { ...publicCommunity(community), ...(rotation ? { secretRotation: rotation } : {}) },
+      () =>
+        `Saved community '${community.name}' (tenant ${community.tenantId})` +
+        (rotation ? `\nClient secret rotated: the previous one is still accepted until ${rotation.validUntil}` : ""),
+    );
   },
 
   async "communities remove"(ctx) {

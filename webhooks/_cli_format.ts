@@ -2,7 +2,7 @@
 // public form of a community (its secrets replaced by whether they are set)
 // for tables and JSON alike.
 
-import type { Community, Webhook } from "./types.ts";
+import type { Community, SecretRotation, Webhook } from "./types.ts";
 
 /** A community as the command line shows it: no secret, only whether each is set. */
 export interface PublicCommunity {
@@ -55,8 +55,8 @@ export function communityTable(communities: Community[]): string {
   );
 }
 
-/** One community, field by field. */
-export function communityDetails(c: Community): string {
+/** One community, field by field; with the rotation of its secret while the previous one is accepted. */
+export function communityDetails(c: Community, rotation: SecretRotation | null = null): string {
   const p = publicCommunity(c);
   return table(["FIELD", "VALUE"], [
     ["name", p.name],
@@ -64,6 +64,9 @@ export function communityDetails(c: Community): string {
     ["base URL", p.baseUrl ?? ""],
     ["client id", p.clientId ?? ""],
     ["client secret", p.hasClientSecret ? "set" : "none"],
+    ...(rotation
+      ? [["secret rotated", `${rotation.rotatedAt}; the previous one is accepted until ${rotation.validUntil}`]]
+      : []),
     ["access token", p.hasAccessToken ? "set" : "none"],
     ["refresh token", p.hasRefreshToken ? "set" : "none"],
     ["tokens renewed", p.renewedAt ?? ""],
