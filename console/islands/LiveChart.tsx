@@ -23,6 +23,9 @@ export interface LiveChartProps {
   live?: boolean;
 }
 
+/** Least time between two counts. */
+const COUNT_EVERY_MS = 2_000;
+
 function ms(value: number): string {
   return value < 10 ? `${value.toFixed(1)} ms` : `${Math.round(value)} ms`;
 }
@@ -87,35 +90,35 @@ export default function LiveChart(props: LiveChartProps): VNode {
   const hookId = props.stats.hookId;
   useEffect(() => {
     if (props.live === false) return;
-    let busy = false;
-    let again = false;
+    // Counting reads up to 2,000 entries: at most once per COUNT_EVERY_MS, however fast deliveries come.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let last = 0;
+    let settle: ReturnType<typeof setTimeout> | undefined;
     const count = () => {
-      if (busy) return void (again = true);
-      busy = true;
+      timer = undefined;
+      last = Date.now();
       const q = hookId ? `?hook=${encodeURIComponent(hookId)}` : "";
       request(`/deliveries/stats.json${q}`, (err, response) => {
-        busy = false;
         if (!err && response && Array.isArray((response as DeliveryStats).hours)) setStats(response as DeliveryStats);
-        if (again) {
-          again = false;
-          count();
-        }
       });
     };
-    // The handling time of a postback is recorded just after its delivery: count once more when a burst settles.
-    let settle: ReturnType<typeof setTimeout> | undefined;
+    const soon = () => {
+      timer ??= setTimeout(count, Math.max(0, last + COUNT_EVERY_MS - Date.now()));
+    };
     const unsubscribe = subscribeLive({
       onDelivery: (d) => {
         if (d && hookId && d.hookId !== hookId) return;
-        count();
+        soon();
+        // The handling time of a postback is recorded just after its delivery: count once more when a burst settles.
         if (d) {
           clearTimeout(settle);
-          settle = setTimeout(count, 1_500);
+          settle = setTimeout(soon, 1_500);
         }
       },
       onState: () => {},
     });
     return () => {
+      clearTimeout(timer);
       clearTimeout(settle);
       unsubscribe();
     };
