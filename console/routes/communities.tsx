@@ -14,7 +14,15 @@ import { Csrf } from "../components/Csrf.tsx";
 import { Layout } from "../components/Layout.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
 import { DRAFT_NOTICE, draftText, takeDraft } from "../lib/drafts.ts";
-import { CommunityFields, type CommunityForm, originOf, readForm, TokenState, validate } from "./_community_form.tsx";
+import {
+  CommunityFields,
+  type CommunityForm,
+  originOf,
+  readForm,
+  SecretRotationNotice,
+  TokenState,
+  validate,
+} from "./_community_form.tsx";
 import { connectRoutes } from "./community_connect.tsx";
 import { reconcileRoutes } from "./reconcile.tsx";
 import { communityListRoute } from "./communities_list.tsx";
@@ -89,7 +97,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     return c.redirect(`${path(form.tenantId)}?notice=saved`, 303);
   });
 
-  const editPage = (
+  const editPage = async (
     c: Context<ConsoleEnv>,
     community: Community,
     form: Partial<CommunityForm>,
@@ -97,6 +105,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     notice?: string,
   ) => {
     const tenant = community.tenantId;
+    const rotation = await communities.secretRotation(tenant);
     return html(
       c,
       <Layout
@@ -115,6 +124,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
             <TokenState community={community} />
           </dd>
         </dl>
+        <SecretRotationNotice rotation={rotation} now={Date.now()} />
         <p>
           {community.clientId
             ? (
