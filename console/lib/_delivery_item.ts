@@ -45,8 +45,28 @@ export const MAX_PAYLOAD_CHARS = 48_000;
  */
 export const MAX_WIDE_PAYLOAD_CHARS = 30_000;
 
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/**
+ * The first `max` UTF-16 units of `text` or fewer, cut between two graphemes
+ * (never inside a surrogate pair, an emoji sequence or a combining mark):
+ * only the window around the cut is segmented, so a long text costs no more.
+ */
+export function cutAt(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const from = Math.max(0, max - 64);
+  let end = from;
+  for (const { index } of graphemes.segment(text.slice(from, max + 64))) {
+    if (from + index > max) break;
+    end = from + index;
+  }
+  // A grapheme longer than the window: at least never split a surrogate pair.
+  if (end === from && from > 0) end = /[\uDC00-\uDFFF]/.test(text[max]) ? max - 1 : max;
+  return text.slice(0, end);
+}
+
 function text(value: unknown, max: number): string {
-  return typeof value === "string" ? value.slice(0, max) : "";
+  return typeof value === "string" ? cutAt(value, max) : "";
 }
 
 function record(value: unknown): Record<string, unknown> {
@@ -77,9 +97,8 @@ export function payloadOf(item: unknown, budgetBytes = Infinity): { payload: str
     Math.floor(wide ? budgetBytes / 2 : budgetBytes),
   );
   if (full.length <= max) return { payload: full, truncated: false };
-  // Never inside a surrogate pair: a lone half would be stored as U+FFFD.
-  const end = max > 0 && /[\ud800-\udbff]/.test(full[max - 1]) ? max - 1 : max;
-  return { payload: full.slice(0, end), truncated: true };
+  // Between graphemes: a lone half of a surrogate pair would be stored as U+FFFD.
+  return { payload: cutAt(full, max), truncated: true };
 }
 
 /** The log entry of a refused request: its reason, the body's first bytes and how it went, never the signature. */
@@ -94,9 +113,9 @@ export function rejectedRow(attempt: ReceiverAttempt, hookId: string): Delivery 
     title: "",
     webhook: "",
     status: attempt.status,
-    reason: attempt.reason.slice(0, 300),
+    reason: cutAt(attempt.reason, 300),
     ...(attempt.postbackId ? { postbackId: attempt.postbackId } : {}),
-    payload: attempt.bodyExcerpt.slice(0, 2048),
+    payload: cutAt(attempt.bodyExcerpt, 2048),
     truncated: false,
     attempt: { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs },
   };
