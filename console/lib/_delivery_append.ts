@@ -7,7 +7,7 @@
 // retry, or another process) is answered with what was stored, and the rest
 // of its group is committed again without it.
 
-import type { DeliveryView } from "../islands/DeliveriesLive.tsx";
+import type { DeliveryView } from "./delivery_view.ts";
 import type { Delivery } from "./_delivery_item.ts";
 import {
   attemptKey,

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { DeliveryView } from "../islands/DeliveriesLive.tsx";
+import type { DeliveryView } from "./delivery_view.ts";
 import type { ReceiverAttempt } from "../../webhooks/mod.ts";
 
 /**

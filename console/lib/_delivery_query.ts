@@ -9,7 +9,7 @@
  */
 
 import type { Delivery } from "./_delivery_item.ts";
-import type { DeliveryView } from "../islands/DeliveriesLive.tsx";
+import type { DeliveryView } from "./delivery_view.ts";
 import type { AttemptInfo } from "./_delivery_item.ts";
 import { attemptKey, DELIVERY_VIEW_PREFIX, deliveryByHookPrefix, deliveryKey } from "./kv_keys.ts";
 

@@ -6,7 +6,7 @@
 // answer's path, in batches.
 
 import type { Postback } from "../../webhooks/mod.ts";
-import type { DeliveryView } from "../islands/DeliveriesLive.tsx";
+import type { DeliveryView } from "./delivery_view.ts";
 import { type Delivery, payloadOf, summarize } from "./_delivery_item.ts";
 import {
   attemptKey,

@@ -23,7 +23,7 @@
  */
 
 import { createHash } from "node:crypto";
-import type { DeliveryView } from "../islands/DeliveriesLive.tsx";
+import type { DeliveryView } from "./delivery_view.ts";
 import { type AttemptInfo, type Delivery, payloadOf, rejectedRow, summarize } from "./_delivery_item.ts";
 import type { Postback, ReceiverAttempt } from "../../webhooks/mod.ts";
 import {
