@@ -7,8 +7,7 @@
 
 import type { Context } from "hono";
 import type { VNode } from "preact";
-import type { Community, SecretRotation } from "../../webhooks/mod.ts";
-import { ago } from "../components/LocalTime.tsx";
+import type { Community } from "../../webhooks/mod.ts";
 import type { ConsoleEnv } from "../lib/context.ts";
 import { bidiControls } from "../lib/labels.ts";
 
@@ -97,26 +96,6 @@ export function TokenState({ community }: { community: Community }): VNode {
         </span>
       )}
     </span>
-  );
-}
-
-/**
- * The client secret's last rotation while its previous secret is still
- * accepted (by `now`), else nothing: when it was replaced and until when the
- * previous one verifies postbacks. Never a secret.
- */
-export function SecretRotationNotice(
-  { rotation, now }: { rotation: SecretRotation | null; now: number },
-): VNode | null {
-  if (!rotation || !(Date.parse(rotation.validUntil) > now)) return null;
-  const rotatedAt = Date.parse(rotation.rotatedAt);
-  return (
-    <p class="hint" id="secret-rotation">
-      Secret rotated {now - rotatedAt < 1_000 ? "just now" : ago(rotatedAt, now)}; the previous secret is accepted until
-      {" "}
-      <time dateTime={rotation.validUntil}>{rotation.validUntil}</time>, so postbacks signed just before the change are
-      not refused.
-    </p>
   );
 }
 

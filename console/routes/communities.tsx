@@ -12,17 +12,10 @@ import type { Community } from "../../webhooks/mod.ts";
 import { Confirm, confirmed } from "../components/Confirm.tsx";
 import { Csrf } from "../components/Csrf.tsx";
 import { Layout } from "../components/Layout.tsx";
+import { SecretRotationNotice } from "../components/SecretRotationNotice.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
 import { DRAFT_NOTICE, draftText, takeDraft } from "../lib/drafts.ts";
-import {
-  CommunityFields,
-  type CommunityForm,
-  originOf,
-  readForm,
-  SecretRotationNotice,
-  TokenState,
-  validate,
-} from "./_community_form.tsx";
+import { CommunityFields, type CommunityForm, originOf, readForm, TokenState, validate } from "./_community_form.tsx";
 import { connectRoutes } from "./community_connect.tsx";
 import { reconcileRoutes } from "./reconcile.tsx";
 import { communityListRoute } from "./communities_list.tsx";

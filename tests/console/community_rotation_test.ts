@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { renderToString } from "preact-render-to-string";
 import { signJiveExtn } from "../../webhooks/mod.ts";
-import { SecretRotationNotice } from "../../console/routes/_community_form.tsx";
+import { SecretRotationNotice } from "../../console/components/SecretRotationNotice.tsx";
 import { csrfOf, parse, withHook } from "./_helpers.ts";
 
 const NEW_SECRET = btoa("the sandbox community's new secret");

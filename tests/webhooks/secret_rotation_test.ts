@@ -8,12 +8,16 @@
 
 import assert from "node:assert/strict";
 import { type Community, createReceiver, createWebhooks, type Postback, type Webhooks } from "../../webhooks/mod.ts";
-import { communitySecretPreviousKey } from "../../webhooks/_keys.ts";
 import { item, NOW, post, REF_A, SECRET_A, seed, SIGN_A, signA, withReceiver } from "./_receiver.ts";
 
 const NEW_SECRET = btoa("community A's new client secret!");
 const THIRD_SECRET = btoa("community A's third client secret");
 const NEVER_SECRET = btoa("a secret community A never had..");
+
+/** The rotation entry's key, as docs/webhooks.md names it. */
+function communitySecretPreviousKey(tenantId: string): Deno.KvKey {
+  return ["community_secret_previous", tenantId];
+}
 
 /** A postback of community A signed at `timestamp` with `secret`. */
 async function postA(timestamp: number, secret: string, ref = REF_A): Promise<Request> {
