@@ -172,6 +172,7 @@ Deno.test("save writes the rotation entry in the same atomic operation as the re
     );
     assert.deepEqual(await communities.findByTenantID("t1"), rotated);
     assert.deepEqual(await communities.findByName("Acme"), rotated);
+    assert.deepEqual((await communities.list()).values, [rotated]);
     const rotation = (await communities.secretRotation("t1"))!;
     assert.deepEqual(Object.keys(rotation).sort(), ["rotatedAt", "validUntil"]);
     assert.ok(Date.parse(rotation.rotatedAt) >= before && Date.parse(rotation.rotatedAt) <= Date.now());
