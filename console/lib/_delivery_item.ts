@@ -6,6 +6,7 @@
  */
 
 import type { DeliveryView } from "./delivery_view.ts";
+import { cutAt } from "./text_fit.ts";
 import type { ReceiverAttempt } from "../../webhooks/mod.ts";
 
 /**
@@ -44,26 +45,6 @@ export const MAX_PAYLOAD_CHARS = 48_000;
  * string takes two bytes per character in KV, whose values hold 64 KiB.
  */
 export const MAX_WIDE_PAYLOAD_CHARS = 30_000;
-
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-
-/**
- * The first `max` UTF-16 units of `text` or fewer, cut between two graphemes
- * (never inside a surrogate pair, an emoji sequence or a combining mark):
- * only the window around the cut is segmented, so a long text costs no more.
- */
-export function cutAt(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const from = Math.max(0, max - 64);
-  let end = from;
-  for (const { index } of graphemes.segment(text.slice(from, max + 64))) {
-    if (from + index > max) break;
-    end = from + index;
-  }
-  // A grapheme longer than the window: at least never split a surrogate pair.
-  if (end === from && from > 0) end = /[\uDC00-\uDFFF]/.test(text[max]) ? max - 1 : max;
-  return text.slice(0, end);
-}
 
 function text(value: unknown, max: number): string {
   return typeof value === "string" ? cutAt(value, max) : "";
