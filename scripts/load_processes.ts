@@ -89,8 +89,9 @@ export async function countDeliveries(
   const kv = await Deno.openKv(path);
   try {
     const views = await new DeliveryStore(kv).list({ hookId, limit: 1_000_000 });
-    // The accepted postbacks only: refused requests are logged beside them.
-    const accepted = views.filter((v) => v.status === 200);
+    // The accepted postbacks only: refused requests are logged beside them, and so are duplicates (200, with
+    // the reason that they were handed to no one).
+    const accepted = views.filter((v) => v.status === 200 && !v.reason);
     return { total: accepted.length, titles: new Set(accepted.map((v) => v.title)) };
   } finally {
     kv.close();
