@@ -5,20 +5,10 @@
 
 import assert from "node:assert/strict";
 import { loadFixture, postbackBody, Signer } from "../../scripts/load_postbacks.ts";
-import { countDeliveries, seedConsoleKv, type Started, startProcess } from "../../scripts/load_processes.ts";
+import { seedConsoleKv } from "../../scripts/load_processes.ts";
+import { books, consoleProcess } from "./_load_books.ts";
 
 const ITEMS = 100;
-
-function consoleProcess(kvPath: string): Promise<Started> {
-  return startProcess(["console/main.ts"], {
-    PORT: "0",
-    HOST: "127.0.0.1",
-    KV_PATH: kvPath,
-    SANDBOX: "on",
-    DELIVERIES_RETAIN: "100000",
-    RATE_LIMIT_RECEIVER: "0",
-  });
-}
 
 /**
  * Sends signed postbacks of `items` items from `workers` loops, each to the
@@ -59,17 +49,6 @@ async function load(
   };
   await Promise.all(Array.from({ length: options.workers }, (_, w) => worker(w)));
   return { answered, byTarget, other };
-}
-
-/** Per postback id, how many of its items are stored; and whether any title is stored twice. */
-async function books(kvPath: string, hookId: string): Promise<{ items: Map<string, number>; repeats: number }> {
-  const { total, titles } = await countDeliveries(kvPath, hookId);
-  const items = new Map<string, number>();
-  for (const title of titles) {
-    const id = title.replace(/^Load /, "").replace(/ #\d+$/, "");
-    items.set(id, (items.get(id) ?? 0) + 1);
-  }
-  return { items, repeats: total - titles.size };
 }
 
 Deno.test("a console killed mid-load keeps every postback it answered, whole and once, and none in part", async () => {

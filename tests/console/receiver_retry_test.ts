@@ -8,20 +8,10 @@
 import assert from "node:assert/strict";
 import { type Community, createWebhooks, signJiveExtn } from "../../webhooks/mod.ts";
 import { loadFixture, postbackBody } from "../../scripts/load_postbacks.ts";
-import { countDeliveries, seedConsoleKv, type Started, startProcess } from "../../scripts/load_processes.ts";
+import { seedConsoleKv } from "../../scripts/load_processes.ts";
+import { books, consoleProcess } from "./_load_books.ts";
 
 const ITEMS = 20;
-
-function consoleProcess(kvPath: string): Promise<Started> {
-  return startProcess(["console/main.ts"], {
-    PORT: "0",
-    HOST: "127.0.0.1",
-    KV_PATH: kvPath,
-    SANDBOX: "on",
-    DELIVERIES_RETAIN: "100000",
-    RATE_LIMIT_RECEIVER: "0",
-  });
-}
 
 /** Headers of one community with timestamps that never repeat and stay near now. */
 function signerOf(community: Community) {
@@ -38,17 +28,6 @@ function signerOf(community: Community) {
       String(community.clientSecret),
     );
   };
-}
-
-/** Per postback id, how many of its items are stored, and how many items are stored twice. */
-async function books(kvPath: string, hookId: string): Promise<{ items: Map<string, number>; repeats: number }> {
-  const { total, titles } = await countDeliveries(kvPath, hookId);
-  const items = new Map<string, number>();
-  for (const title of titles) {
-    const id = title.replace(/^Load /, "").replace(/ #\d+$/, "");
-    items.set(id, (items.get(id) ?? 0) + 1);
-  }
-  return { items, repeats: total - titles.size };
 }
 
 Deno.test("after a kill -9 under load, the platform's immediate retry of every cut postback is stored once", async () => {

@@ -5,6 +5,7 @@
 // checks per commit.
 
 import assert from "node:assert/strict";
+import { limitedKv } from "./_limited_kv.ts";
 import { AsyncLocalStorage } from "node:async_hooks";
 import {
   createReceiver,
@@ -277,35 +278,7 @@ Deno.test("write runs in the request's async context", async () => {
 
 Deno.test("write mode on a KV that takes ten checks per commit (as KV Connect) still stores every postback", async () => {
   const raw = await Deno.openKv(":memory:");
-  let refused = 0, largest = 0;
-  // A KV whose commits of more than ten checks are refused, as denokv refuses them.
-  const limited = new Proxy(raw, {
-    get(target, prop) {
-      if (prop !== "atomic") {
-        const value = Reflect.get(target, prop);
-        return typeof value === "function" ? value.bind(target) : value;
-      }
-      return () => {
-        const op = target.atomic();
-        let checks = 0;
-        const check = op.check.bind(op);
-        op.check = (...c: Deno.AtomicCheck[]) => {
-          checks += c.length;
-          return check(...c);
-        };
-        const commit = op.commit.bind(op);
-        op.commit = () => {
-          largest = Math.max(largest, checks);
-          if (checks > 10) {
-            refused++;
-            return Promise.reject(new TypeError("Too many checks: at most 10"));
-          }
-          return commit();
-        };
-        return op;
-      };
-    },
-  });
+  const { kv: limited, seen } = limitedKv(raw);
   try {
     await seed(createWebhooks(raw));
     await withWriter(
@@ -319,7 +292,7 @@ Deno.test("write mode on a KV that takes ten checks per commit (as KV Connect) s
       { sequence: ["seq"] },
       limited,
     );
-    assert.ok(refused <= 1, `refused ${refused} commits`);
+    assert.ok(seen.refused <= 1, `refused ${seen.refused} commits`);
   } finally {
     raw.close();
   }
