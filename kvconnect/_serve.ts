@@ -1,0 +1,51 @@
+// Starts Deno.serve with the KV Connect handler, and opens local KVs with
+// Deno's own `Deno.openKv` even where a test preload has replaced it.
+import { type HttpOptions, kvConnectHandler } from "./_http.ts";
+
+const ORIGINAL = Symbol.for("community-webhooks.kvconnect.openKv");
+const globals = globalThis as unknown as Record<symbol, typeof Deno.openKv | undefined>;
+globals[ORIGINAL] ??= Deno.openKv;
+
+/** Deno's own `Deno.openKv`, kept before any replacement. */
+export function openLocalKv(path?: string): Promise<Deno.Kv> {
+  return globals[ORIGINAL]!.call(Deno, path);
+}
+
+/** A KV Connect HTTP server on 127.0.0.1. */
+export interface RunningServer {
+  port: number;
+  /** Ends open watches and stops the HTTP server. */
+  shutdown(): Promise<void>;
+  /** Lets the process end (or a test runner go on) while the server listens. */
+  unref(): void;
+}
+
+/** Serves KV Connect on 127.0.0.1 at `port` (0 picks a free one). */
+export function serveKvConnect(options: HttpOptions, port = 0): Promise<RunningServer> {
+  const handler = kvConnectHandler(options);
+  return new Promise((resolve) => {
+    const server = Deno.serve({
+      hostname: "127.0.0.1",
+      port,
+      onListen: ({ port }) =>
+        resolve({
+          port,
+          async shutdown() {
+            handler.endWatches();
+            await server.shutdown();
+          },
+          unref: () => server.unref(),
+        }),
+    }, handler.handle);
+  });
+}
+
+/** A fresh random database id. */
+export function databaseId(): string {
+  return crypto.randomUUID();
+}
+
+/** A fresh access token (denokv requires at least 12 characters). */
+export function newToken(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(24)), (b) => b.toString(16).padStart(2, "0")).join("");
+}

@@ -1,0 +1,13 @@
+/**
+ * A KV Connect server for tests: Deno KV's remote protocol, as denokv
+ * documents it, served over a local Deno KV with denokv's limits. Test
+ * equipment, not part of the published package; production uses Deno
+ * Deploy's KV or the official denokv server.
+ *
+ * Start it from a script with {@linkcode startKvConnectServer}, or from a
+ * shell with `deno task kvconnect [--path FILE] [--port N]`.
+ *
+ * @module
+ */
+export * from "./server.ts";
+export * from "./protocol.ts";

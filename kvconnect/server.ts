@@ -1,0 +1,78 @@
+import { databaseId, newToken, openLocalKv, serveKvConnect } from "./_serve.ts";
+
+/** Options of {@linkcode startKvConnectServer}. */
+export interface KvConnectServerOptions {
+  /** The local KV behind the server: a file path, or `":memory:"` (the default). */
+  path?: string;
+  /** The port on 127.0.0.1; 0 (the default) picks a free one. */
+  port?: number;
+  /** The access token clients must present (at least 12 characters); a random one by default. */
+  token?: string;
+}
+
+/** A running KV Connect server. */
+export interface KvConnectServer {
+  /** The URL to give `Deno.openKv`, such as `http://127.0.0.1:4512`. */
+  url: string;
+  /** The access token: set it as `DENO_KV_ACCESS_TOKEN` in the process that calls `Deno.openKv(url)`. */
+  token: string;
+  /** Ends open watches, stops the server and closes its local KV. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a KV Connect server for tests: Deno's remote KV protocol (metadata
+ * exchange, snapshot read, atomic write, watch) over a local Deno KV, with
+ * denokv's limits (10 checks and 1,000 mutations of at most 819,200 bytes per
+ * atomic write, 10 ranges and 1,000 entries per read, 10 watched keys, keys of
+ * 2,048 bytes, values of 65,536 bytes) refused as denokv refuses them. It is
+ * test equipment: production uses Deno Deploy's KV or the official denokv
+ * server.
+ *
+ * @param options Where the data lives, the port and the token.
+ * @returns The server's URL and token, and its `close()`.
+ * @throws {TypeError} When the token is shorter than 12 characters.
+ *
+ * @example Deno's own client against the server
+ * ```ts
+ * import { startKvConnectServer } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const server = await startKvConnectServer();
+ * Deno.env.set("DENO_KV_ACCESS_TOKEN", server.token);
+ * const kv = await Deno.openKv(server.url);
+ * try {
+ *   await kv.set(["greeting"], "hello");
+ *   assert.equal((await kv.get(["greeting"])).value, "hello");
+ * } finally {
+ *   kv.close();
+ *   await server.close();
+ * }
+ * ```
+ */
+export async function startKvConnectServer(options: KvConnectServerOptions = {}): Promise<KvConnectServer> {
+  const token = options.token ?? newToken();
+  if (token.length < 12) {
+    throw new TypeError(`Cannot start the KV Connect server: 'token' must have at least 12 characters`);
+  }
+  const kv = await openLocalKv(options.path ?? ":memory:");
+  const database = { id: databaseId(), kv };
+  try {
+    const server = await serveKvConnect({
+      token,
+      open: (pathname) => Promise.resolve(pathname === "/" ? database : null),
+      byId: (id) => id === database.id ? database : undefined,
+    }, options.port ?? 0);
+    return {
+      url: `http://127.0.0.1:${server.port}`,
+      token,
+      async close() {
+        await server.shutdown();
+        kv.close();
+      },
+    };
+  } catch (error) {
+    kv.close();
+    throw error;
+  }
+}
