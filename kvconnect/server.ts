@@ -38,7 +38,7 @@ export interface KvConnectServer {
  * import { startKvConnectServer } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
- * const server = await startKvConnectServer();
+ * const server = await startKvConnectServer({ token: "kvconnect-example-token" });
  * Deno.env.set("DENO_KV_ACCESS_TOKEN", server.token);
  * const kv = await Deno.openKv(server.url);
  * try {
