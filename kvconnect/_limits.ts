@@ -2,44 +2,10 @@
 // denokv's request conversion checks them (`proto/convert.rs`), each answered
 // with denokv's status (400) and message.
 import { type AtomicWriteMsg, M_DELETE, M_MAX, M_MIN, M_SET, M_SUM, type ReadRangeMsg } from "./_schema.ts";
+import { DENOKV_LIMITS as LIMITS, DENOKV_MESSAGES as MESSAGES } from "./protocol.ts";
 import { KvConnectError } from "./_values.ts";
 
-/** denokv's published limits. */
-export const LIMITS = {
-  maxWriteKeyBytes: 2048,
-  maxReadKeyBytes: 2049,
-  maxValueBytes: 65536,
-  maxReadRanges: 10,
-  maxReadEntries: 1000,
-  maxChecks: 10,
-  maxMutations: 1000,
-  maxTotalMutationBytes: 819200,
-  maxQueueDelayMs: 30 * 24 * 60 * 60 * 1000,
-  maxQueueUndeliveredKeys: 10,
-  maxQueueBackoffIntervals: 10,
-  maxQueueBackoffMs: 3600000,
-  maxWatchedKeys: 10,
-} as const;
-
-/** denokv's messages for each refusal. */
-export const MESSAGES = {
-  keyTooLong: "A key exceeds the key size limit.",
-  valueTooLong: "A value exceeds the value size limit.",
-  readRangeTooLarge: "The total number of entries requested across read ranges in the read request is too large.",
-  atomicWriteTooLarge: "The total size of the atomic write is too large.",
-  tooManyReadRanges: "Too many read ranges requested in one read request.",
-  tooManyWatchedKeys: "Too many keys watched in a single watch request.",
-  tooManyChecks: "Too many checks included in atomic write.",
-  tooManyMutations: "Too many mutations / enqueues included in atomic write.",
-  tooManyQueueUndeliveredKeys: "Too many dead letter keys for a single queue message.",
-  tooManyQueueBackoffIntervals: "Too many backoff intervals for a single queue message.",
-  queueBackoffIntervalTooLarge: "A backoff interval exceeds the maximum allowed backoff interval.",
-  invalidReadRangeLimit: "The read range limit of the snapshot read request is invalid.",
-  invalidVersionstamp: "Invalid versionstamp.",
-  invalidMutationKind: "Invalid mutation kind or arguments.",
-  invalidMutationExpireAt: "Invalid mutation expire at.",
-  invalidMutationEnqueueDeadline: "Invalid mutation enqueue deadline.",
-} as const;
+export { LIMITS, MESSAGES };
 
 function refuse(message: string): never {
   throw new KvConnectError(message);

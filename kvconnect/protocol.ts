@@ -1,5 +1,4 @@
 import { decodeKey as decodeKeyBytes, encodeKey as encodeKeyBytes } from "./_key_codec.ts";
-import { LIMITS, MESSAGES } from "./_limits.ts";
 import { encode, pb } from "./_schema.ts";
 
 /**
@@ -13,7 +12,21 @@ import { encode, pb } from "./_schema.ts";
  * assert.equal(DENOKV_LIMITS.maxChecks, 10);
  * ```
  */
-export const DENOKV_LIMITS: typeof LIMITS = LIMITS;
+export const DENOKV_LIMITS = {
+  maxWriteKeyBytes: 2048,
+  maxReadKeyBytes: 2049,
+  maxValueBytes: 65536,
+  maxReadRanges: 10,
+  maxReadEntries: 1000,
+  maxChecks: 10,
+  maxMutations: 1000,
+  maxTotalMutationBytes: 819200,
+  maxQueueDelayMs: 30 * 24 * 60 * 60 * 1000,
+  maxQueueUndeliveredKeys: 10,
+  maxQueueBackoffIntervals: 10,
+  maxQueueBackoffMs: 3600000,
+  maxWatchedKeys: 10,
+} as const;
 
 /**
  * denokv's answer (status 400, plain text) to each request over a limit.
@@ -26,7 +39,24 @@ export const DENOKV_LIMITS: typeof LIMITS = LIMITS;
  * assert.equal(DENOKV_MESSAGES.tooManyChecks, "Too many checks included in atomic write.");
  * ```
  */
-export const DENOKV_MESSAGES: typeof MESSAGES = MESSAGES;
+export const DENOKV_MESSAGES = {
+  keyTooLong: "A key exceeds the key size limit.",
+  valueTooLong: "A value exceeds the value size limit.",
+  readRangeTooLarge: "The total number of entries requested across read ranges in the read request is too large.",
+  atomicWriteTooLarge: "The total size of the atomic write is too large.",
+  tooManyReadRanges: "Too many read ranges requested in one read request.",
+  tooManyWatchedKeys: "Too many keys watched in a single watch request.",
+  tooManyChecks: "Too many checks included in atomic write.",
+  tooManyMutations: "Too many mutations / enqueues included in atomic write.",
+  tooManyQueueUndeliveredKeys: "Too many dead letter keys for a single queue message.",
+  tooManyQueueBackoffIntervals: "Too many backoff intervals for a single queue message.",
+  queueBackoffIntervalTooLarge: "A backoff interval exceeds the maximum allowed backoff interval.",
+  invalidReadRangeLimit: "The read range limit of the snapshot read request is invalid.",
+  invalidVersionstamp: "Invalid versionstamp.",
+  invalidMutationKind: "Invalid mutation kind or arguments.",
+  invalidMutationExpireAt: "Invalid mutation expire at.",
+  invalidMutationEnqueueDeadline: "Invalid mutation enqueue deadline.",
+} as const;
 
 /**
  * Encodes a Deno KV key as the bytes KV Connect carries (Deno KV's ordered key encoding).
