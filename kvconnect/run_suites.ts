@@ -16,13 +16,9 @@ const SUITES = [
   "tests/console/reconcile_test.ts",
   // The receiver, both modes, group commit included.
   "tests/webhooks/receiver*_test.ts",
-  // The console's delivery store.
+  // The console's delivery store, its group commit included.
   "tests/console/delivery_store_test.ts",
-  // Left out: tests/console/delivery_group_test.ts. Its first test fails over KV Connect
-  // ("234 commits for 230 writes"): the delivery store's group commit (console/lib/_delivery_append.ts,
-  // #commit) checks the counter and one marker per postback in one atomic operation, so a group of more
-  // than nine postbacks has more than ten checks; denokv refuses it ("Too many checks included in atomic
-  // write.") and the store falls back to one commit per postback. Stored data stays right; grouping is lost.
+  "tests/console/delivery_group_test.ts",
 ];
 
 const files: string[] = [];

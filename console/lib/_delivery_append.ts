@@ -26,6 +26,8 @@ const MAX_BYTES = 760_000;
 const GROUP_BYTES = MAX_BYTES - 50_000;
 const GROUP_ROWS = 120;
 const GROUP_PARTS = 64;
+/** Markers one group checks at most: with the counter's, ten checks, what KV Connect takes per operation. */
+const GROUP_MARKERS = 9;
 
 /** The rows of one postback (with its marker) or of one refused request (without). */
 export interface Part {
@@ -123,6 +125,7 @@ export class SequenceWriter {
     while (this.#waiting.length > 0 && group.length < GROUP_PARTS) {
       const next = this.#waiting[0];
       if (bytes + next.bytes > GROUP_BYTES || rows + next.part.rows.length > GROUP_ROWS) break;
+      if (next.part.marker && markers.size >= GROUP_MARKERS) break;
       this.#waiting.shift();
       const marker = next.part.marker ? JSON.stringify(next.part.marker) : null;
       if (marker !== null && markers.has(marker)) {
