@@ -16,6 +16,12 @@ const SUITES = [
   "tests/console/reconcile_test.ts",
   // The receiver, both modes, group commit included.
   "tests/webhooks/receiver*_test.ts",
+  // The console smoke: a newcomer signs in, registers a hook, triggers an event and watches it arrive live
+  // (Chromium); and the console's receiver mounted at /hooks/{id}.
+  "tests/console/e2e_test.ts",
+  "tests/console/hooks_test.ts",
+  "tests/console/receiver_mount_test.ts",
+  "tests/console/replay_test.ts",
   // The console's delivery store, its group commit included.
   "tests/console/delivery_store_test.ts",
   "tests/console/delivery_group_test.ts",
