@@ -1,11 +1,9 @@
 // A test KV Connect server with Deno's own client opened on it.
 import { type KvConnectServer, startKvConnectServer } from "../../kvconnect/mod.ts";
 
-/**
- * The one token of every test server: `deno test --parallel` runs test modules side by side in one process, whose
- * DENO_KV_ACCESS_TOKEN (read by Deno.openKv) they share, so each sets the same value.
- */
-export const TEST_TOKEN = "kvconnect-example-token";
+import { TEST_TOKEN } from "./token.ts";
+
+export { TEST_TOKEN };
 
 /** Runs `fn` with a fresh server over `path` (":memory:" by default) and Deno's client on it; closes both. */
 export async function withRemote(
