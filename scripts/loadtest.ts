@@ -95,12 +95,14 @@ function table(rows: Run[], ceiling: Map<number, Run>): string {
   const percent = (r: Run, of: Run | undefined) => of && of !== r ? `${Math.round((r.rps / of.rps) * 100)}%` : "—";
   for (const r of rows) {
     const c = ceiling.get(r.connections);
-    const f = rows.find((row) => row.target === "floor" && row.connections === r.connections);
+    // A receiver row compares with the floor row of the same KV (a file, or KV Connect).
+    const floorName = r.target.replace("receiver", "floor");
+    const f = rows.find((row) => row.target === floorName && row.connections === r.connections);
     lines.push(
       `| ${r.target} | ${r.connections} | ${r.requests} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${
         percent(r, c)
-      } | ${r.target === "receiver" ? percent(r, f) : "—"} | ${
-        r.target === "floor" ? "1" : r.commitsPerPostback === undefined ? "—" : r.commitsPerPostback.toFixed(2)
+      } | ${r.target.startsWith("receiver") ? percent(r, f) : "—"} | ${
+        r.target.startsWith("floor") ? "1" : r.commitsPerPostback === undefined ? "—" : r.commitsPerPostback.toFixed(2)
       } | ${r.other + r.errors} |`,
     );
   }
@@ -226,10 +228,12 @@ async function main(): Promise<void> {
     await ceilingProc.stop();
   }
   const books = await countDeliveries(kvPath, fixture.hook.id);
+  const remote = await remoteRows(dir, fixture, seconds, sign, signFloor);
+  rows.push(...remote.rows);
   await Deno.remove(dir, { recursive: true });
   const ok = answered.size;
-  const lost = [...answered].filter((id) => !books.titles.has(`Load ${id}`)).length;
-  const duplicated = books.total - books.titles.size;
+  const lost = [...answered].filter((id) => !books.titles.has(`Load ${id}`)).length + remote.lost;
+  const duplicated = books.total - books.titles.size + remote.duplicated;
   const section = [
     START,
     "## Receiver under load",
@@ -241,11 +245,14 @@ async function main(): Promise<void> {
     "header and activity id. The floor makes one commit per postback; the console stores each postback (its delivery",
     "rows, its claim and its place in the delivery sequence) in one commit shared with the postbacks that arrive with",
     'it, so it can make fewer: "commits per postback" counts every commit the console process made during the row',
-    "(rate limits, attempt details and trimming included), over the postbacks answered 200.",
+    "(rate limits, attempt details and trimming included), over the postbacks answered 200. The KV Connect rows run",
+    `the floor and the console against one KV served over KV Connect (kvconnect/, the test server with denokv's limits,`,
+    "in a process of its own, over a KV file), through Deno's own remote client.",
     "",
     table(rows, ceiling),
     "",
-    `Books: ${ok} postbacks answered 200, ${books.titles.size} stored (a postback whose answer came after its run`,
+    `Books: ${ok + remote.answered} postbacks answered 200 (${remote.answered} over KV Connect), ` +
+    `${books.titles.size + remote.stored} stored (a postback whose answer came after its run`,
     `ended is stored but not counted as answered), ${lost} of those answered lost, ${duplicated} duplicated.`,
     "",
     targets(rows, ceiling, lost + duplicated === 0),
@@ -259,6 +266,62 @@ async function main(): Promise<void> {
   if (lost !== 0 || duplicated !== 0) {
     console.error(`The books do not balance: ${lost} lost, ${duplicated} duplicated`);
     Deno.exit(1);
+  }
+}
+
+/** KV Connect rows: the floor and the console against one KV served over KV Connect, at 16 connections. */
+async function remoteRows(
+  dir: string,
+  fixture: ReturnType<typeof loadFixture>,
+  seconds: number,
+  sign: (req: Record<string, unknown>, context: Record<string, unknown>) => Record<string, unknown>,
+  signFloor: (req: Record<string, unknown>, context: Record<string, unknown>) => Record<string, unknown>,
+): Promise<{ rows: Run[]; answered: number; stored: number; lost: number; duplicated: number }> {
+  const token = crypto.randomUUID();
+  const server = await startProcess(["kvconnect/main.ts", "--path", `${dir}/remote.kv`, "--token", token], {});
+  const env = { DENO_KV_ACCESS_TOKEN: token };
+  Deno.env.set("DENO_KV_ACCESS_TOKEN", token);
+  const answered = new Set<string>();
+  const rows: Run[] = [];
+  try {
+    await seedConsoleKv(server.url, fixture);
+    const floor = await startProcess(["scripts/_load_floor.ts"], {
+      ...env,
+      KV_PATH: server.url,
+      CLIENT_SECRET: String(fixture.community.clientSecret),
+    });
+    const remoteConsole = await startProcess(["console/main.ts"], {
+      ...env,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      KV_PATH: server.url,
+      SANDBOX: "on",
+      DELIVERIES_RETAIN: "100000",
+      RATE_LIMIT_RECEIVER: "0",
+    });
+    try {
+      const f = await cannon(floor.url, 16, seconds, signFloor);
+      f.target = "floor · KV Connect";
+      const r = await cannon(`${remoteConsole.url}/hooks/${fixture.hook.id}`, 16, seconds, sign, (context) => {
+        answered.add(String(context.seq));
+      });
+      r.target = "receiver · KV Connect";
+      rows.push(f, r);
+    } finally {
+      await remoteConsole.stop();
+      await floor.stop();
+    }
+    const books = await countDeliveries(server.url, fixture.hook.id);
+    const lost = [...answered].filter((id) => !books.titles.has(`Load ${id}`)).length;
+    return {
+      rows,
+      answered: answered.size,
+      stored: books.titles.size,
+      lost,
+      duplicated: books.total - books.titles.size,
+    };
+  } finally {
+    await server.stop();
   }
 }
 
