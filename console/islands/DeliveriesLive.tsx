@@ -30,6 +30,8 @@ export interface DeliveriesLiveProps {
   empty?: string;
   /** A link under that message (e.g. one that clears the filters). */
   emptyLink?: { href: string; label: string };
+  /** Most rows shown, the newest kept as more arrive; default 200. */
+  max?: number;
   /** Names of webhooks by record id, shown instead of their ids. */
   names?: Record<string, string>;
 }
@@ -72,7 +74,7 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
           newest.current = Math.max(newest.current, added[0].seq);
           setRows((old) => {
             const known = new Set(old.map((r) => r.id));
-            return [...added.filter((r) => !known.has(r.id)), ...old].slice(0, 200);
+            return [...added.filter((r) => !known.has(r.id)), ...old].slice(0, props.max ?? 200);
           });
           setFresh(added.map((r) => r.id));
         }

@@ -176,8 +176,8 @@ export async function webhookPage(
       )}
       <h2>Latest deliveries</h2>
       <DeliveryChart stats={stats} />
-      <Island name="DeliveriesLive" props={{ deliveries, hookId: hook.id }}>
-        <DeliveriesLive deliveries={deliveries} hookId={hook.id} />
+      <Island name="DeliveriesLive" props={{ deliveries, hookId: hook.id, max: LATEST_DELIVERIES }}>
+        <DeliveriesLive deliveries={deliveries} hookId={hook.id} max={LATEST_DELIVERIES} />
       </Island>
       <p>
         <a href={`/deliveries?hook=${encodeURIComponent(hook.id)}`} id="all-deliveries">

@@ -196,3 +196,35 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "a webhook's page keeps its latest 10 deliveries as more arrive live, not every one",
+  ...browserTestOptions,
+  fn: async () => {
+    const t = await startConsole({ buildAssets: true });
+    try {
+      const client = await signIn(t.origin);
+      await connectSandbox(client, t.origin);
+      const hookId = await registerHook(client, t.origin);
+      await withBrowser(async (browser) => {
+        const page = await browser.newPage();
+        await page.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: t.origin });
+        await page.goto(`${t.origin}/webhooks/${hookId}`, { waitUntil: "load", timeout: 90_000 });
+        await page.waitForFunction(() => document.querySelector("#live-status")?.textContent === "live", {
+          timeout: 30_000,
+        });
+        const item = (n: number) => ({
+          webhook: "https://x.example/1",
+          activity: { verb: "jive:created", title: `#${n}` },
+        });
+        for (let n = 0; n < 14; n++) await t.app.deliveries.add(hookId, [item(n)]);
+        const [newest] = await t.app.deliveries.list({ hookId, limit: 1 });
+        await page.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 30_000 });
+        const rows = await page.evaluate(() => document.querySelectorAll("tr.delivery").length);
+        assert.equal(rows, 10);
+      });
+    } finally {
+      await t.close();
+    }
+  },
+});

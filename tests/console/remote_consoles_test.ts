@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { startKvConnectServer } from "../../kvconnect/mod.ts";
 import { loadFixture, postbackBody, Signer } from "../../scripts/load_postbacks.ts";
 import { countDeliveries, seedConsoleKv, type Started, startProcess } from "../../scripts/load_processes.ts";
-import { Client, signIn } from "./_helpers.ts";
+import { type Client, signIn } from "./_helpers.ts";
 import { TEST_TOKEN } from "../kvconnect/token.ts";
 
 function remoteConsole(url: string): Promise<Started> {
