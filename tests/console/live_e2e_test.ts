@@ -15,6 +15,28 @@ import { connectSandbox, registerHook, signIn, startConsole, trigger } from "./_
 /** A page load that hangs on a full connection pool takes 45-60 s; one that does not, well under a second. */
 const HANG_BOUND_MS = 20_000;
 
+/** A signed-in page on a registered hook's page (`prepare` runs before it loads), with its console. */
+async function onHookPage(
+  fn: (page: Page, t: Awaited<ReturnType<typeof startConsole>>, hookId: string) => Promise<void>,
+  prepare: (page: Page) => Promise<void> = async () => {},
+): Promise<void> {
+  const t = await startConsole({ buildAssets: true });
+  try {
+    const client = await signIn(t.origin);
+    await connectSandbox(client, t.origin);
+    const hookId = await registerHook(client, t.origin);
+    await withBrowser(async (browser) => {
+      const page = await browser.newPage();
+      await prepare(page);
+      await page.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: t.origin });
+      await page.goto(`${t.origin}/webhooks/${hookId}`, { waitUntil: "load", timeout: 90_000 });
+      await fn(page, t, hookId);
+    });
+  } finally {
+    await t.close();
+  }
+}
+
 async function timedGoto(page: Page, url: string): Promise<number> {
   const start = performance.now();
   await page.goto(url, { waitUntil: "load", timeout: 90_000 });
@@ -125,106 +147,71 @@ Deno.test({
 Deno.test({
   name: "the hook's summary and its last time keep up with deliveries as they arrive",
   ...browserTestOptions,
-  fn: async () => {
-    const t = await startConsole({ buildAssets: true });
-    try {
-      const client = await signIn(t.origin);
-      await connectSandbox(client, t.origin);
-      const hookId = await registerHook(client, t.origin);
-      await withBrowser(async (browser) => {
-        const page = await browser.newPage();
-        await page.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: t.origin });
-        await page.goto(`${t.origin}/webhooks/${hookId}`, { waitUntil: "load", timeout: 90_000 });
-        await page.waitForSelector("#live-status.live", { timeout: 30_000 });
-        assert.match(await page.$eval("#delivery-summary", (el) => el.textContent ?? ""), /^Last 24 hours: 0 accepted/);
-        for (let n = 1; n <= 2; n++) {
-          assert.deepEqual(await trigger(t.origin), [200]);
-          const [newest] = await t.app.deliveries.list({ hookId, limit: 1 });
-          await page.waitForFunction(
-            (count: number, iso: string) => {
-              const summary = document.querySelector("#delivery-summary");
-              const time = summary?.querySelector("time");
-              return summary?.textContent?.startsWith(`Last 24 hours: ${count} accepted, 0 rejected.`) &&
-                time?.dateTime === iso && time.textContent !== iso && /\(.+\)/.test(time.textContent ?? "");
-            },
-            { timeout: 30_000 },
-            n,
-            newest.receivedAt,
-          );
-          await page.waitForFunction(
-            (count: number) =>
-              new RegExp(`Success rate: 100% accepted\\. .*\\(of ${count} postbacks?\\)`).test(
-                document.querySelector("#delivery-health")?.textContent ?? "",
-              ),
-            { timeout: 30_000 },
-            n,
-          );
-        }
-      });
-    } finally {
-      await t.close();
-    }
-  },
+  fn: () =>
+    onHookPage(async (page, t, hookId) => {
+      await page.waitForSelector("#live-status.live", { timeout: 30_000 });
+      assert.match(await page.$eval("#delivery-summary", (el) => el.textContent ?? ""), /^Last 24 hours: 0 accepted/);
+      for (let n = 1; n <= 2; n++) {
+        assert.deepEqual(await trigger(t.origin), [200]);
+        const [newest] = await t.app.deliveries.list({ hookId, limit: 1 });
+        await page.waitForFunction(
+          (count: number, iso: string) => {
+            const summary = document.querySelector("#delivery-summary");
+            const time = summary?.querySelector("time");
+            return summary?.textContent?.startsWith(`Last 24 hours: ${count} accepted, 0 rejected.`) &&
+              time?.dateTime === iso && time.textContent !== iso && /\(.+\)/.test(time.textContent ?? "");
+          },
+          { timeout: 30_000 },
+          n,
+          newest.receivedAt,
+        );
+        await page.waitForFunction(
+          (count: number) =>
+            new RegExp(`Success rate: 100% accepted\\. .*\\(of ${count} postbacks?\\)`).test(
+              document.querySelector("#delivery-health")?.textContent ?? "",
+            ),
+          { timeout: 30_000 },
+          n,
+        );
+      }
+    }),
 });
 
 Deno.test({
   name: "without Web Locks (a page not from a secure origin) a live page polls, and still shows new deliveries",
   ...browserTestOptions,
-  fn: async () => {
-    const t = await startConsole({ buildAssets: true });
-    try {
-      const client = await signIn(t.origin);
-      await connectSandbox(client, t.origin);
-      const hookId = await registerHook(client, t.origin);
-      await withBrowser(async (browser) => {
-        const page = await browser.newPage();
-        await page.evaluateOnNewDocument(() => {
-          Object.defineProperty(Navigator.prototype, "locks", { get: () => undefined });
-        });
-        await page.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: t.origin });
-        await page.goto(`${t.origin}/webhooks/${hookId}`, { waitUntil: "load", timeout: 90_000 });
-        await page.waitForFunction(
-          () => document.querySelector("#live-status")?.textContent === "checking every few seconds",
-          { timeout: 30_000 },
-        );
-        assert.deepEqual(await trigger(t.origin), [200]);
-        const [newest] = await t.app.deliveries.list({ hookId, limit: 1 });
-        await page.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 30_000 });
+  fn: () =>
+    onHookPage(async (page, t, hookId) => {
+      await page.waitForFunction(
+        () => document.querySelector("#live-status")?.textContent === "checking every few seconds",
+        { timeout: 30_000 },
+      );
+      assert.deepEqual(await trigger(t.origin), [200]);
+      const [newest] = await t.app.deliveries.list({ hookId, limit: 1 });
+      await page.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 30_000 });
+    }, async (page) => {
+      await page.evaluateOnNewDocument(() => {
+        Object.defineProperty(Navigator.prototype, "locks", { get: () => undefined });
       });
-    } finally {
-      await t.close();
-    }
-  },
+    }),
 });
 
 Deno.test({
   name: "a webhook's page keeps its latest 10 deliveries as more arrive live, not every one",
   ...browserTestOptions,
-  fn: async () => {
-    const t = await startConsole({ buildAssets: true });
-    try {
-      const client = await signIn(t.origin);
-      await connectSandbox(client, t.origin);
-      const hookId = await registerHook(client, t.origin);
-      await withBrowser(async (browser) => {
-        const page = await browser.newPage();
-        await page.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: t.origin });
-        await page.goto(`${t.origin}/webhooks/${hookId}`, { waitUntil: "load", timeout: 90_000 });
-        await page.waitForFunction(() => document.querySelector("#live-status")?.textContent === "live", {
-          timeout: 30_000,
-        });
-        const item = (n: number) => ({
-          webhook: "https://x.example/1",
-          activity: { verb: "jive:created", title: `#${n}` },
-        });
-        for (let n = 0; n < 14; n++) await t.app.deliveries.add(hookId, [item(n)]);
-        const [newest] = await t.app.deliveries.list({ hookId, limit: 1 });
-        await page.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 30_000 });
-        const rows = await page.evaluate(() => document.querySelectorAll("tr.delivery").length);
-        assert.equal(rows, 10);
+  fn: () =>
+    onHookPage(async (page, t, hookId) => {
+      await page.waitForFunction(() => document.querySelector("#live-status")?.textContent === "live", {
+        timeout: 30_000,
       });
-    } finally {
-      await t.close();
-    }
-  },
+      const item = (n: number) => ({
+        webhook: "https://x.example/1",
+        activity: { verb: "jive:created", title: `#${n}` },
+      });
+      for (let n = 0; n < 14; n++) await t.app.deliveries.add(hookId, [item(n)]);
+      const [newest] = await t.app.deliveries.list({ hookId, limit: 1 });
+      await page.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 30_000 });
+      const rows = await page.evaluate(() => document.querySelectorAll("tr.delivery").length);
+      assert.equal(rows, 10);
+    }),
 });
