@@ -39,8 +39,9 @@ export interface GroupJob {
   count?: number;
   /**
    * Adds the job's writes to `atomic`; `first` is its first number of the
-   * sequence. Called again when the job goes in another operation; what it
-   * throws fails the job alone.
+   * sequence. Called once; called again only when the job goes in another
+   * operation with other numbers of its sequence. What it throws fails the
+   * job alone.
    */
   build(atomic: Deno.AtomicOperation, first: number): void;
 }
@@ -135,13 +136,19 @@ class GroupCommitter {
       const { job } = entry;
       const seqId = job.sequence ? keyId(job.sequence) : null;
       const first = seqId === null ? 0 : (next.get(seqId) ?? this.#counters.get(seqId)!.value) + 1;
-      const recorder = new AtomicRecorder();
-      try {
-        recorder.check(...job.checks);
-        job.build(recorder, first);
-      } catch (error) {
-        entry.resolve({ kind: "error", error });
-        continue;
+      // Built once: its writes are kept for another operation, unless its numbers in a sequence have moved.
+      let recorder = entry.recorder;
+      if (recorder === undefined || (seqId !== null && first !== entry.first)) {
+        recorder = new AtomicRecorder();
+        try {
+          recorder.check(...job.checks);
+          job.build(recorder, first);
+        } catch (error) {
+          entry.resolve({ kind: "error", error });
+          continue;
+        }
+        entry.recorder = recorder;
+        entry.first = first;
       }
       const newSeq = seqId !== null && !next.has(seqId) ? 1 : 0;
       let extraChecks = newSeq;
@@ -178,8 +185,6 @@ class GroupCommitter {
       mutations += extraMutations;
       bytes += extraBytes;
       if (seqId !== null) next.set(seqId, first + (job.count ?? 0) - 1);
-      entry.recorder = recorder;
-      entry.first = first;
       group.push(entry);
       if (entry.alone) break;
     }

@@ -49,11 +49,65 @@ export interface WriteJob {
   build(atomic: Deno.AtomicOperation, first: number): void;
 }
 
+/** Claims this process committed, by key id, with when (performance.now) they expire; and those being committed. */
+interface Known {
+  stored: Map<string, number>;
+  storing: Map<string, Promise<unknown>>;
+}
+
+const known = new WeakMap<Deno.Kv, Known>();
+/** Claims remembered per KV object; the oldest are forgotten first (KV still has them). */
+const MAX_REMEMBERED = 50_000;
+
+function knownOf(kv: Deno.Kv): Known {
+  let k = known.get(kv);
+  if (k === undefined) known.set(kv, k = { stored: new Map(), storing: new Map() });
+  return k;
+}
+
+/** Whether this process committed one of these claims, still within its life. */
+function storedHere(k: Known, ids: string[]): boolean {
+  const now = performance.now();
+  return ids.some((id) => {
+    const until = k.stored.get(id);
+    if (until === undefined) return false;
+    if (until > now) return true;
+    k.stored.delete(id);
+    return false;
+  });
+}
+
 /**
  * Commits a postback's claim and writes, in a group: `"stale"` when a cached
- * check failed (the postback is to be decided afresh), else its verdict.
+ * check failed (the postback is to be decided afresh), else its verdict. A
+ * copy of a header this process stored, or is storing, is decided without
+ * building its writes: `write` is never called for a known duplicate.
  */
 export async function commitWrites(job: WriteJob): Promise<Verdict | "stale"> {
+  const k = knownOf(job.kv);
+  const ids = job.keys.map(keyId);
+  if (storedHere(k, ids)) return "done";
+  const running = ids.flatMap((id) => k.storing.get(id) ?? []);
+  if (running.length > 0) {
+    await Promise.allSettled(running);
+    if (storedHere(k, ids)) return "done";
+  }
+  const mine = commitClaimed(job);
+  for (const id of ids) k.storing.set(id, mine);
+  try {
+    const verdict = await mine;
+    if (verdict === "stored") {
+      const until = performance.now() + job.expireIn;
+      for (const id of ids) k.stored.set(id, until);
+      while (k.stored.size > MAX_REMEMBERED) k.stored.delete(k.stored.keys().next().value!);
+    }
+    return verdict;
+  } finally {
+    for (const id of ids) if (k.storing.get(id) === mine) k.storing.delete(id);
+  }
+}
+
+async function commitClaimed(job: WriteJob): Promise<Verdict | "stale"> {
   const { kv, keys, checks, expireIn } = job;
   // `write` runs when the group is built, in the request's own async context (AsyncLocalStorage sees it).
   const build = AsyncResource.bind(job.build);

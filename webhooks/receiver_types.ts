@@ -148,9 +148,11 @@ export interface ReceiverOptions {
    * Adds an item's writes to `atomic`, the atomic operation that also claims
    * the header: one commit stores the claim and the writes, so a postback is
    * stored exactly once or not at all. Called once per item, in order,
-   * synchronously (it awaits nothing), when the postback's commit is built;
-   * again if that commit is retried in another operation (only the one that
-   * commits counts). If it throws, nothing of the postback is committed and
+   * synchronously (it awaits nothing), when the postback's commit is built.
+   * When a shared commit fails for another postback's reason, what it added
+   * goes again in the next operation without a new call; only with
+   * `sequence`, whose numbers may then move, is it called again (only the
+   * operation that commits counts). If it throws, nothing of the postback is committed and
    * the answer is 500. Postbacks ready at the same time share one operation
    * (at most ten checks in all, 1,000 mutations, 800 KiB). Give this or
    * `onPostback`.

@@ -310,3 +310,36 @@ Deno.test("write mode: writes too large for one atomic operation answer 500 and 
     },
   });
 });
+
+Deno.test("write is called once per item: never for a copy of a stored header, once when its shared commit failed", async () => {
+  const calls = new Map<string, number>();
+  await withWriter(async ({ hooks, handle, inbox }) => {
+    // A copy of a header this process stored is a duplicate without a call, one after the other or at once.
+    const auth = await signA(NOW - 100);
+    assert.equal((await handle(post({ authorization: auth }, body()))).status, 200);
+    assert.deepEqual(await (await handle(post({ authorization: auth }, body()))).json(), {
+      received: 0,
+      duplicate: true,
+    });
+    const twice = await signA(NOW - 200);
+    const both = await Promise.all([1, 2].map(() => handle(post({ authorization: twice }, body()))));
+    assert.deepEqual((await Promise.all(both.map((r) => r.json()))).map((b) => b.received).sort(), [0, 1]);
+    // A group that fails for one member (its cached hook removed meanwhile) goes again without calling write.
+    assert.equal((await handle(post({ authorization: await signA(NOW - 300) }, body(item(REF_A2))))).status, 200);
+    await hooks.remove("hook-a2");
+    const auths = await Promise.all(Array.from({ length: 9 }, (_, i) => signA(NOW - 400 - i)));
+    const answers = await Promise.all(
+      auths.map((a, i) => handle(post({ authorization: a }, body(item(i === 4 ? REF_A2 : REF_A), item())))),
+    );
+    assert.deepEqual(answers.map((r) => r.status), [200, 200, 200, 200, 404, 200, 200, 200, 200]);
+    await Promise.all(answers.map((r) => r.body?.cancel()));
+    assert.equal((await inbox()).length, 1 + 1 + 1 + 16);
+  }, {
+    write: (postback: Postback, atomic: Deno.AtomicOperation) => {
+      const key = `${postback.postbackId} ${postback.index}`;
+      calls.set(key, (calls.get(key) ?? 0) + 1);
+      atomic.set(["inbox", postback.postbackId, postback.index], 1);
+    },
+  });
+  assert.deepEqual([...calls.values()].filter((n) => n !== 1), [], "an item was written twice");
+});
