@@ -14,78 +14,14 @@
  * @module
  */
 
-import autocannon from "autocannon";
 import { parseArgs } from "node:util";
 import { loadFixture, postbackBody, Signer } from "./load_postbacks.ts";
 import { countDeliveries, seedConsoleKv, startProcess } from "./load_processes.ts";
+import { cannon, type Run } from "./_load_cannon.ts";
 
 const CONCURRENCY = [1, 16, 64];
 const START = "<!-- loadtest:start -->";
 const END = "<!-- loadtest:end -->";
-
-/** One autocannon run's figures. */
-interface Run {
-  target: string;
-  /** KV commits the process made per postback answered 200, when counted. */
-  commitsPerPostback?: number;
-  connections: number;
-  requests: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  ok: number;
-  other: number;
-  errors: number;
-}
-
-function cannon(
-  url: string,
-  connections: number,
-  seconds: number,
-  setup?: (req: Record<string, unknown>, context: Record<string, unknown>) => Record<string, unknown>,
-  onOk?: (context: Record<string, unknown>) => void,
-): Promise<Run & { statuses: Record<string, number> }> {
-  return new Promise((resolve, reject) => {
-    const statuses: Record<string, number> = {};
-    const instance = autocannon({
-      url,
-      connections,
-      duration: seconds,
-      method: "POST",
-      requests: [
-        setup
-          ? {
-            method: "POST",
-            setupRequest: setup,
-            // One request in flight per connection: its context names the postback answered.
-            onResponse: (status: number, _body: string, context: Record<string, unknown>) => {
-              if (status === 200) onOk?.(context);
-            },
-          }
-          : { method: "POST", body: "[]" },
-      ],
-    }, (err: Error | null, result: autocannon.Result) => {
-      if (err) return reject(err);
-      const ok = statuses["200"] ?? 0;
-      const total = Object.values(statuses).reduce((a, b) => a + b, 0);
-      resolve({
-        target: url,
-        connections,
-        requests: total,
-        rps: result.requests.average,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        ok,
-        other: total - ok,
-        errors: result.errors + result.timeouts,
-        statuses,
-      });
-    });
-    instance.on("response", (_client: unknown, status: number) => {
-      statuses[status] = (statuses[status] ?? 0) + 1;
-    });
-  });
-}
 
 function table(rows: Run[], ceiling: Map<number, Run>): string {
   const lines = [
