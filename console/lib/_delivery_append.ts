@@ -8,15 +8,8 @@
 // of its group is committed again without it.
 
 import type { DeliveryView } from "./delivery_view.ts";
-import type { Delivery } from "./_delivery_item.ts";
-import {
-  attemptKey,
-  DELIVERY_SEQ_KEY,
-  DELIVERY_VIEW_PREFIX,
-  deliveryByHookKey,
-  deliveryKey,
-  deliveryViewKey,
-} from "./kv_keys.ts";
+import { type Delivery, dropDelivery, putDelivery, summaryOf } from "./_delivery_item.ts";
+import { DELIVERY_SEQ_KEY, DELIVERY_VIEW_PREFIX, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
 import { entryBytes, retryLocked } from "./kv_retry.ts";
 
 /** KV's limits of one atomic operation, with room for key encoding. */
@@ -49,8 +42,6 @@ interface Job {
   reject(error: unknown): void;
 }
 
-const summary = ({ payload: _, truncated: __, attempt: ___, ...view }: Delivery): Omit<DeliveryView, "seq"> => view;
-
 /** Writes the delivery sequence of one store. */
 export class SequenceWriter {
   #kv: Deno.Kv;
@@ -70,7 +61,7 @@ export class SequenceWriter {
   /** Appends a part; resolves with its summaries (those stored before, when its marker was there already). */
   append(part: Part): Promise<DeliveryView[]> {
     const bytes = part.rows.reduce(
-      (sum, row) => sum + 2 * entryBytes(deliveryViewKey(0), summary(row)) + entryBytes(deliveryKey(row.id), row),
+      (sum, row) => sum + 2 * entryBytes(deliveryViewKey(0), summaryOf(row)) + entryBytes(deliveryKey(row.id), row),
       0,
     );
     return new Promise((resolve, reject) => {
@@ -186,27 +177,19 @@ export class SequenceWriter {
       const views = new Map<number, DeliveryView[]>();
       for (const i of open) {
         const { rows, marker } = parts[i];
-        const mine: DeliveryView[] = rows.map((row, k) => ({ seq: last + 1 + k, ...summary(row) }));
+        const mine: DeliveryView[] = rows.map((row, k) => ({ seq: last + 1 + k, ...summaryOf(row) }));
         if (marker) {
           op.check({ key: marker, versionstamp: null })
             .set(marker, { first: last + 1, count: mine.length } satisfies Marker, { expireIn });
         }
-        for (const [k, view] of mine.entries()) {
-          op.set(deliveryViewKey(view.seq), view, { expireIn });
-          if (view.hookId) op.set(deliveryByHookKey(view.hookId, view.seq), view, { expireIn });
-          if (inline) op.set(deliveryKey(view.id), rows[k], { expireIn });
-        }
+        for (const [k, view] of mine.entries()) putDelivery(op, view, inline ? rows[k] : null, expireIn);
         views.set(i, mine);
         last += mine.length;
       }
       op.set(DELIVERY_SEQ_KEY, last);
       // Beyond the retention once these are in: the oldest whose number falls below the kept range.
       const keepFrom = last - this.#retain + 1;
-      for (const old of oldest.filter((v) => v.seq < keepFrom)) {
-        op.delete(deliveryViewKey(old.seq)).delete(deliveryByHookKey(old.hookId, old.seq)).delete(deliveryKey(old.id));
-        // A refused row (a duplicate, a failed try) names the postback too: its details stay with the stored one.
-        if (old.postbackId && !old.reason) op.delete(attemptKey(old.postbackId));
-      }
+      for (const old of oldest.filter((v) => v.seq < keepFrom)) dropDelivery(op, old);
       const res = await retryLocked(() => op.commit());
       if (res.ok) {
         this.#seq = { key: DELIVERY_SEQ_KEY, value: last, versionstamp: res.versionstamp };

@@ -1,12 +1,15 @@
 /**
  * One postback item made into a delivery: its summary for tables and its
- * payload text, each cut to fit the KV limits whatever the item holds.
+ * payload text, each cut to fit the KV limits whatever the item holds; and
+ * the KV entries of a delivery, written and deleted in one place.
  *
  * @module
  */
 
+import { createHash } from "node:crypto";
 import type { DeliveryView } from "./delivery_view.ts";
 import { cutAt } from "./text_fit.ts";
+import { attemptKey, deliveryByHookKey, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
 import type { ReceiverAttempt } from "../../webhooks/mod.ts";
 
 /**
@@ -100,4 +103,51 @@ export function rejectedRow(attempt: ReceiverAttempt, hookId: string): Delivery 
     truncated: false,
     attempt: { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs },
   };
+}
+
+/** The base of a postback's delivery ids (`{base}-{index}`): the same for its retry. */
+export function rowBase(postbackId: string): string {
+  return createHash("sha256").update(postbackId).digest("hex").slice(0, 24);
+}
+
+/** One item of a postback, accepted: its delivery row, its payload cut to fit `payloadBudget` bytes when given. */
+export function acceptedRow(
+  entry: { hookId: string; item: unknown; replay?: boolean; tenantId?: string },
+  at: { base: string; index: number; postbackId: string; receivedAt: string; payloadBudget?: number },
+): Delivery {
+  return {
+    id: `${at.base}-${at.index}`,
+    hookId: entry.hookId,
+    ...(entry.tenantId ? { tenantId: entry.tenantId } : {}),
+    receivedAt: at.receivedAt,
+    ...summarize(entry.item),
+    status: 200,
+    postbackId: at.postbackId,
+    ...(entry.replay ? { replay: true } : {}),
+    ...payloadOf(entry.item, at.payloadBudget),
+  };
+}
+
+/** A delivery's summary: the row without its payload (and its request's details). */
+export function summaryOf({ payload: _, truncated: __, attempt: ___, ...view }: Delivery): Omit<DeliveryView, "seq"> {
+  return view;
+}
+
+/** Adds a delivery's entries to `op`: its summary at its number, the hook's copy, and (with `row`) the row itself. */
+export function putDelivery(
+  op: Deno.AtomicOperation,
+  view: DeliveryView,
+  row: Delivery | null,
+  expireIn: number,
+): void {
+  op.set(deliveryViewKey(view.seq), view, { expireIn });
+  if (view.hookId) op.set(deliveryByHookKey(view.hookId, view.seq), view, { expireIn });
+  if (row) op.set(deliveryKey(row.id), row, { expireIn });
+}
+
+/** Deletes a delivery's entries in `op`; an accepted one's request details go with it. */
+export function dropDelivery(op: Deno.AtomicOperation, view: DeliveryView): void {
+  op.delete(deliveryViewKey(view.seq)).delete(deliveryByHookKey(view.hookId, view.seq)).delete(deliveryKey(view.id));
+  // A refused row (a duplicate, a failed try) names the postback too: its details stay with the stored one.
+  if (view.postbackId && !view.reason) op.delete(attemptKey(view.postbackId));
 }

@@ -7,15 +7,8 @@
 
 import type { Postback } from "../../webhooks/mod.ts";
 import type { DeliveryView } from "./delivery_view.ts";
-import { type Delivery, payloadOf, summarize } from "./_delivery_item.ts";
-import {
-  attemptKey,
-  DELIVERY_SEQ_KEY,
-  DELIVERY_VIEW_PREFIX,
-  deliveryByHookKey,
-  deliveryKey,
-  deliveryViewKey,
-} from "./kv_keys.ts";
+import { acceptedRow, dropDelivery, putDelivery, summaryOf } from "./_delivery_item.ts";
+import { DELIVERY_SEQ_KEY, DELIVERY_VIEW_PREFIX, deliveryViewKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
 
 /** Bytes of payload one postback may store in all: its commit takes 800 KiB, shared with summaries. */
@@ -25,11 +18,6 @@ const TRIM_SLACK = 32;
 /** Rows one trimming commit deletes at most (four mutations each, within KV's 1,000). */
 const TRIM_BATCH = 200;
 
-/** The id of an item's delivery: stable for a postback's retry. */
-function rowId(base: string, index: number): string {
-  return `${base}-${index}`;
-}
-
 /** Adds the delivery of one item to `atomic`, at its place in the sequence (`postback.seq`). */
 export function writeDelivery(
   postback: Postback,
@@ -37,25 +25,22 @@ export function writeDelivery(
   options: { base: string; replay: boolean; expireIn: number },
 ): void {
   const { activity, webhook, postbackId, index, count, receivedAt } = postback;
-  const seq = postback.seq!;
-  const item = { webhook: webhook.entity?.resources?.self?.ref, activity };
-  const row: Delivery = {
-    id: rowId(options.base, index),
-    hookId: webhook.id,
-    ...(webhook.tenantId ? { tenantId: webhook.tenantId } : {}),
-    receivedAt: new Date(receivedAt).toISOString(),
-    ...summarize(item),
-    status: 200,
-    postbackId,
-    ...(options.replay ? { replay: true } : {}),
-    ...payloadOf(item, Math.floor(POSTBACK_PAYLOAD_BYTES / count)),
-  };
-  const { payload: _, truncated: __, attempt: ___, ...summary } = row;
-  const view: DeliveryView = { seq, ...summary };
-  const expireIn = options.expireIn;
-  atomic.set(deliveryViewKey(seq), view, { expireIn })
-    .set(deliveryByHookKey(view.hookId, seq), view, { expireIn })
-    .set(deliveryKey(row.id), row, { expireIn });
+  const row = acceptedRow(
+    {
+      hookId: webhook.id,
+      tenantId: webhook.tenantId,
+      item: { webhook: webhook.entity?.resources?.self?.ref, activity },
+      replay: options.replay,
+    },
+    {
+      base: options.base,
+      index,
+      postbackId,
+      receivedAt: new Date(receivedAt).toISOString(),
+      payloadBudget: Math.floor(POSTBACK_PAYLOAD_BYTES / count),
+    },
+  );
+  putDelivery(atomic, { seq: postback.seq!, ...summaryOf(row) }, row, options.expireIn);
 }
 
 /** Trims the log to its retention in the background, a batch at a time, once it is past it by a few rows. */
@@ -86,12 +71,7 @@ export class Trimmer {
       for await (const e of this.#kv.list<DeliveryView>(selector, { limit: TRIM_BATCH })) old.push(e.value);
       if (old.length === 0) return;
       const op = this.#kv.atomic();
-      for (const view of old) {
-        op.delete(deliveryViewKey(view.seq)).delete(deliveryByHookKey(view.hookId, view.seq)).delete(
-          deliveryKey(view.id),
-        );
-        if (view.postbackId && !view.reason) op.delete(attemptKey(view.postbackId));
-      }
+      for (const view of old) dropDelivery(op, view);
       await retryLocked(() => op.commit());
       if (old.length < TRIM_BATCH) return;
     }

@@ -22,9 +22,8 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
 import type { DeliveryView } from "./delivery_view.ts";
-import { type AttemptInfo, type Delivery, payloadOf, rejectedRow, summarize } from "./_delivery_item.ts";
+import { acceptedRow, type AttemptInfo, type Delivery, rejectedRow, rowBase } from "./_delivery_item.ts";
 import type { Postback, ReceiverAttempt } from "../../webhooks/mod.ts";
 import {
   DELIVERY_SEQ_KEY,
@@ -123,19 +122,9 @@ export class DeliveryStore {
       );
     }
     if (entries.length === 0) return Promise.resolve([]);
-    const base = createHash("sha256").update(postbackId).digest("hex").slice(0, 24);
+    const base = rowBase(postbackId);
     const receivedAt = new Date().toISOString();
-    const rows: Delivery[] = entries.map(({ hookId, item, replay, tenantId }, i) => ({
-      id: `${base}-${i}`,
-      hookId,
-      ...(tenantId ? { tenantId } : {}),
-      receivedAt,
-      ...summarize(item),
-      status: 200,
-      postbackId,
-      ...(replay ? { replay: true } : {}),
-      ...payloadOf(item),
-    }));
+    const rows = entries.map((entry, index) => acceptedRow(entry, { base, index, postbackId, receivedAt }));
     return this.#writer.append({ rows, marker: postbackMarkerKey(postbackId) });
   }
 
@@ -152,8 +141,7 @@ export class DeliveryStore {
   write(postback: Postback, atomic: Deno.AtomicOperation, replay = false): void {
     // The items of one postback come one after another: its base is hashed once.
     if (this.#base?.postbackId !== postback.postbackId) {
-      const base = createHash("sha256").update(postback.postbackId).digest("hex").slice(0, 24);
-      this.#base = { postbackId: postback.postbackId, base };
+      this.#base = { postbackId: postback.postbackId, base: rowBase(postback.postbackId) };
     }
     const { base } = this.#base;
     writeDelivery(postback, atomic, { base, replay, expireIn: this.#maxAgeMs });
@@ -163,11 +151,6 @@ export class DeliveryStore {
   /** After the receiver stored postbacks: trims the log to its retention in the background when due. */
   trimSoon(): void {
     this.#trimmer.wrote(this.#lastSeq);
-  }
-
-  /** Trims the log to its retention now (tests, and a console that closes). */
-  trim(): Promise<void> {
-    return this.#trimmer.trim();
   }
 
   /**
