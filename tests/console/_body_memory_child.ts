@@ -3,22 +3,16 @@
 // the heap plus external bytes after a full GC. Run with --v8-flags=--expose-gc.
 
 import { createApp } from "../../console/app.ts";
+import { measuredBytes } from "../_memory.ts";
 
-const gc = (globalThis as unknown as { gc?: () => void }).gc;
-if (typeof gc !== "function") throw new Error("Run this child with --v8-flags=--expose-gc");
-
-function measured(): number {
-  gc!();
-  gc!();
-  const usage = Deno.memoryUsage();
-  return usage.heapUsed + usage.external;
-}
+// Fails at once without --expose-gc, before anything is served.
+measuredBytes();
 
 const kv = await Deno.openKv(":memory:");
 let handler: (request: Request) => Response | Promise<Response> = () => new Response("starting", { status: 503 });
 const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
   if (request.method === "GET" && new URL(request.url).pathname === "/memory") {
-    return Response.json({ bytes: measured() });
+    return Response.json({ bytes: measuredBytes() });
   }
   return handler(request);
 });

@@ -4,16 +4,10 @@
 // as `growth <bytes>`. Run with --v8-flags=--expose-gc.
 
 import { DeliveryStore } from "../../console/lib/deliveries.ts";
+import { measuredBytes } from "../_memory.ts";
 
-const gc = (globalThis as unknown as { gc?: () => void }).gc;
-if (typeof gc !== "function") throw new Error("Run this child with --v8-flags=--expose-gc");
-
-function measured(): number {
-  gc!();
-  gc!();
-  const usage = Deno.memoryUsage();
-  return usage.heapUsed + usage.external;
-}
+// Fails at once without --expose-gc, before anything is served.
+measuredBytes();
 
 const polls = Number(Deno.args[0]);
 const kv = await Deno.openKv(":memory:");
@@ -23,9 +17,9 @@ let calls = 0;
 let before = 0;
 await store.watch(abort.signal, () => {
   calls++;
-  if (calls === 100) before = measured();
+  if (calls === 100) before = measuredBytes();
   if (calls === polls) {
-    console.log(`growth ${measured() - before}`);
+    console.log(`growth ${measuredBytes() - before}`);
     abort.abort();
   }
   return Promise.resolve();

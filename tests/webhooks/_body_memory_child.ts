@@ -3,16 +3,10 @@
 // the heap plus external bytes after a full GC. Run with --v8-flags=--expose-gc.
 
 import { createReceiver, createWebhooks } from "../../webhooks/mod.ts";
+import { measuredBytes } from "../_memory.ts";
 
-const gc = (globalThis as unknown as { gc?: () => void }).gc;
-if (typeof gc !== "function") throw new Error("Run this child with --v8-flags=--expose-gc");
-
-function measured(): number {
-  gc!();
-  gc!();
-  const usage = Deno.memoryUsage();
-  return usage.heapUsed + usage.external;
-}
+// Fails at once without --expose-gc, before anything is served.
+measuredBytes();
 
 const kv = await Deno.openKv(":memory:");
 const receiver = createReceiver(createWebhooks(kv), {
@@ -26,7 +20,7 @@ const server = Deno.serve({
   onListen: ({ port }) => console.log(`listening ${port}`),
 }, (request) => {
   if (request.method === "GET" && new URL(request.url).pathname === "/memory") {
-    return Response.json({ bytes: measured() });
+    return Response.json({ bytes: measuredBytes() });
   }
   return receiver.handle(request);
 });
