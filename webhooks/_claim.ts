@@ -1,5 +1,5 @@
 // The receiver's replay claims. A verified header is claimed per hook: one KV
-// entry per webhook URL its items name, keyed by the SHA-256 of the header's
+// entry per webhook URL its items name, keyed by the header's timestamp and the SHA-256 of its
 // replay key and that URL, so two postbacks the platform signs in the same
 // millisecond for one tenant (identical headers) but sends to different hooks
 // are both delivered, and a replay to a hook the header already reached is
@@ -68,16 +68,20 @@ export function replayKey(fields: {
 }
 
 /**
- * The claim keys of a header for the hooks (self URLs) a postback names, and
+ * The claim keys of a header (signed at `timestamp`) for the hooks (self URLs) a postback names, and
  * the postback's id: the hex SHA-256 of the replay key with those URLs, the
  * same for the platform's retry (same header, same hooks) and different for
  * a same-millisecond postback to another hook.
  */
-export function claimOf(digest: Uint8Array, urls: string[]): { keys: Deno.KvKey[]; postbackId: string } {
+export function claimOf(
+  digest: Uint8Array,
+  urls: string[],
+  timestamp: number,
+): { keys: Deno.KvKey[]; postbackId: string } {
   // An empty postback names no hook: it claims the header for none (""), so its own copies are duplicates.
   const sorted = urls.length === 0 ? [""] : [...new Set(urls)].sort();
   const keys = sorted.map((url) =>
-    postbackClaimKey(new Uint8Array(createHash("sha256").update(digest).update(url, "utf8").digest()))
+    postbackClaimKey(timestamp, new Uint8Array(createHash("sha256").update(digest).update(url, "utf8").digest()))
   );
   const id = createHash("sha256").update(digest);
   for (const url of sorted) id.update(`\n${url}`, "utf8");

@@ -193,7 +193,7 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     if (urls.length > MAX_CLAIM_HOOKS) {
       return refuse(413, `Too many hooks: the items of a postback name at most ${MAX_CLAIM_HOOKS} webhooks`);
     }
-    const { keys, postbackId } = claimOf(replayKey(parsed), urls);
+    const { keys, postbackId } = claimOf(replayKey(parsed), urls, parsed.timestamp);
     const expireIn = Math.max(0, parsed.timestamp + maxAgeMs - receivedAt) + CLAIM_MARGIN_MS;
     const take: Take | null = write ? null : (checks) => claim(kv!, keys, receivedAt, claimLeaseMs, expireIn, checks);
     // Cached data first; when a commit finds it changed, everything is read afresh (the third

@@ -119,6 +119,18 @@ Deno.test("write mode writes the claims and the items with one versionstamp", as
   });
 });
 
+Deno.test("claims are keyed by the header's timestamp first, so newer headers' claims sort after older ones'", async () => {
+  await withWriter(async ({ kv, handle }) => {
+    for (const at of [NOW - 2_000, NOW - 60_000, NOW - 1_000]) {
+      assert.equal((await handle(post({ authorization: await signA(at) }, body(item())))).status, 200);
+    }
+    const keys: Deno.KvKey[] = [];
+    for await (const e of kv.list({ prefix: ["webhook_postback_claim"] })) keys.push(e.key);
+    assert.deepEqual(keys.map((key) => key[1]), [NOW - 60_000, NOW - 2_000, NOW - 1_000]);
+    assert.ok(keys.every((key) => key.length === 3 && key[2] instanceof Uint8Array && key[2].byteLength === 32));
+  });
+});
+
 Deno.test("write mode: a write that throws answers 500, stores nothing, and the retry is delivered", async () => {
   await withWriter(async ({ handle, inbox, attempts }) => {
     const auth = await signA();
