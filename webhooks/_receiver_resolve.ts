@@ -9,6 +9,7 @@
 // the claim's commit then checks the rotation entry too.
 
 import { type HeldClaim, type NotClaimed, release } from "./_claim.ts";
+import { copyData } from "./_copy.ts";
 import { checkSignature, type ParsedJiveExtn } from "./_jive_extn.ts";
 import type { BodyItem } from "./_receive.ts";
 import { type CachedCommunity, readCommunity, readRecord, ReceiverCache, stillCurrent } from "./_receiver_cache.ts";
@@ -190,10 +191,10 @@ export function createResolver({ hooks, kv, owned, accept }: ResolverSetup) {
     };
     const unknown = items.findIndex((item) => !byUrl.get(item.webhook));
     if (unknown !== -1) return await refuse(`Unknown webhook: item ${unknown} names no webhook of this community`);
-    const community = owned ? structuredClone(resolved.value) : resolved.value;
+    const community = owned ? copyData(resolved.value) : resolved.value;
     const copies = new Map(urls.map((url) => {
       const record = byUrl.get(url)!.value;
-      return [url, owned ? structuredClone(record) : record];
+      return [url, owned ? copyData(record) : record];
     }));
     const webhooks = items.map((item) => copies.get(item.webhook)!);
     if (accept && !(await accept({ request, community, webhooks }))) {
