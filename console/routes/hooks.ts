@@ -31,6 +31,7 @@ import { tooManyRequests } from "../lib/rate_limit.ts";
 import { receiverByHookKey, receiverKey } from "../lib/kv_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
 import { DELIVERY_SEQ_KEY } from "../lib/kv_keys.ts";
+import { Memo } from "../lib/memo.ts";
 import type { ConsoleEnv, Deps } from "../lib/context.ts";
 
 /** Largest postback body accepted: 1 MiB. */
@@ -51,7 +52,12 @@ async function saveReceiver(deps: Deps, id: string, hook: Webhook): Promise<void
  * already checked): all of them must be its hook. An unmapped id is adopted
  * when every record's callback is exactly this receiver.
  */
-async function takes(deps: Deps, request: InFlight | undefined, records: Webhook[]): Promise<boolean> {
+async function takes(
+  deps: Deps,
+  request: InFlight | undefined,
+  records: Webhook[],
+  onAdopted: (id: string, hookId: string) => void,
+): Promise<boolean> {
   const id = request?.id;
   if (!id || id.length > 200) return false;
   // The mapping was read when the request came in, beside the signature check.
@@ -65,6 +71,7 @@ async function takes(deps: Deps, request: InFlight | undefined, records: Webhook
     return false;
   }
   await saveReceiver(deps, id, first);
+  onAdopted(id, first.id);
   return true;
 }
 
@@ -78,29 +85,8 @@ const TENANT_CACHE_MS = 5_000;
  * that tenant a few seconds longer, and nothing else.
  */
 function tenantFinder(deps: Deps): (tenantId: string) => Promise<Community | null> {
-  return remembered(TENANT_CACHE_MS, 1_000, (tenantId) => deps.webhooks.communities.findByTenantID(tenantId));
-}
-
-/**
- * `load`, with what it found (not `null`) kept `ttlMs` per key; the whole
- * memory is dropped when it holds `max` keys and another is to be kept.
- */
-function remembered<T>(
-  ttlMs: number,
-  max: number,
-  load: (key: string) => Promise<T | null>,
-): (key: string) => Promise<T | null> {
-  const known = new Map<string, { value: T; until: number }>();
-  return async (key) => {
-    const hit = known.get(key);
-    if (hit && hit.until > Date.now()) return hit.value;
-    const value = await load(key);
-    if (value !== null) {
-      if (known.size >= max) known.clear();
-      known.set(key, { value, until: Date.now() + ttlMs });
-    }
-    return value;
-  };
+  const memo = new Memo({ ttlMs: TENANT_CACHE_MS, max: 1_000 }, (id) => deps.webhooks.communities.findByTenantID(id));
+  return (tenantId) => memo.get(tenantId);
 }
 
 /**
@@ -148,6 +134,8 @@ interface InFlight {
   mapping: Promise<string | null>;
   /** A replay the console sends itself ("Replay to receiver"). */
   replay?: boolean;
+  /** The number of the postback's first delivery, as last written (the commit that stores it writes it last). */
+  firstSeq?: number;
 }
 
 /**
@@ -167,7 +155,7 @@ export function receiverRoutes(
     const request = current.getStore();
     if (attempt.status === 200 && !attempt.duplicate) {
       // Kept for the detail page, off the answer's path; the log trimmed to its retention when due.
-      deps.deliveries.recordAttempt(attempt).catch(() => {});
+      deps.deliveries.recordAttempt(attempt, request?.firstSeq).catch(() => {});
       deps.deliveries.trimSoon();
       return;
     }
@@ -185,18 +173,25 @@ export function receiverRoutes(
   const receiver = createReceiver(deps.webhooks, {
     maxBytes: MAX_POSTBACK_BYTES,
     onAttempt: logAttempt,
-    accept: ({ webhooks }) => takes(deps, current.getStore(), webhooks),
+    accept: ({ webhooks }) => takes(deps, current.getStore(), webhooks, (id, hookId) => mappings.note(id, hookId)),
     // Each item is logged in the commit that claims the header: all of the postback or none of it, once.
     sequence: DELIVERY_SEQ_KEY,
-    write: (postback, atomic) => deps.deliveries.write(postback, atomic, current.getStore()?.replay === true),
+    write: (postback, atomic) => {
+      const request = current.getStore();
+      if (request) request.firstSeq = postback.seq! - postback.index;
+      deps.deliveries.write(postback, atomic, request?.replay === true);
+    },
   });
   // Receiver ids mapped to their records, remembered for a minute: a mapping
   // only ever goes away with its hook, and a stale one finds no record (404).
-  const mappingOf = remembered(
-    60_000,
-    10_000,
+  // An id without one (a record id, the common case) is remembered for a few
+  // seconds: a receiver id adopted meanwhile by another console is taken by
+  // its callback until then, as it was before its mapping was saved.
+  const mappings = new Memo<string>(
+    { ttlMs: 60_000, missTtlMs: 5_000, max: 10_000 },
     async (id) => (await deps.kv.get<{ hookId: string }>(receiverKey(id))).value?.hookId ?? null,
   );
+  const mappingOf = (id: string) => mappings.get(id);
 
   /** The mapping of a receiver id, read as the request comes in; its failure is seen where it is awaited. */
   const mappingFor = (id: string): Promise<string | null> => {
