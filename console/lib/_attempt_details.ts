@@ -10,7 +10,6 @@
 
 import type { ReceiverAttempt } from "../../webhooks/mod.ts";
 import type { AttemptInfo } from "./_delivery_item.ts";
-import { attemptKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
 
 /** How long attempt details wait to be written with others. */
@@ -20,7 +19,7 @@ const BATCH_MS = 50;
 export class AttemptDetails {
   #kv: Deno.Kv;
   #expireIn: number;
-  #waiting = new Map<string, AttemptInfo>();
+  #waiting = new Map<string, [Deno.KvKey, AttemptInfo]>();
   /** The batch being gathered: written when its timer fires or on flush. */
   #next: Promise<void> | null = null;
   #due: (() => void) | null = null;
@@ -37,17 +36,24 @@ export class AttemptDetails {
     this.#expireIn = expireIn;
   }
 
-  /** Queues a report for the next batch; resolves once that batch is written. */
-  record(attempt: ReceiverAttempt): Promise<void> {
-    if (!attempt.postbackId) return Promise.resolve();
+  /** Queues a report for the next batch, to be kept at `key`; resolves once that batch is written. */
+  record(attempt: ReceiverAttempt, key: Deno.KvKey): Promise<void> {
     const { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs } = attempt;
-    this.#waiting.set(attempt.postbackId, { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs });
+    // Its keys hold strings and numbers only.
+    this.#waiting.set(JSON.stringify(key), [key, {
+      headers,
+      tenantId,
+      clientId,
+      timestampAgeMs,
+      itemCount,
+      durationMs,
+    }]);
     // A report that comes while a batch is written waits for the next batch, never for one already taken.
     this.#next ??= new Promise<void>((resolve) => {
       this.#due = resolve;
       this.#timer = setTimeout(resolve, BATCH_MS);
     }).then(() => {
-      const batch = [...this.#waiting];
+      const batch = [...this.#waiting.values()];
       this.#waiting.clear();
       this.#next = this.#due = null;
       const writing = this.#write(batch);
@@ -66,15 +72,15 @@ export class AttemptDetails {
     await Promise.allSettled([next, ...this.#writing]);
   }
 
-  /** The details of one postback, when recorded. */
-  async of(postbackId: string): Promise<AttemptInfo | null> {
-    return (await this.#kv.get<AttemptInfo>(attemptKey(postbackId))).value;
+  /** The details kept at `key`, when recorded. */
+  async of(key: Deno.KvKey): Promise<AttemptInfo | null> {
+    return (await this.#kv.get<AttemptInfo>(key)).value;
   }
 
-  async #write(batch: [string, AttemptInfo][]): Promise<void> {
+  async #write(batch: [Deno.KvKey, AttemptInfo][]): Promise<void> {
     for (let i = 0; i < batch.length; i += 200) {
       const op = this.#kv.atomic();
-      for (const [id, info] of batch.slice(i, i + 200)) op.set(attemptKey(id), info, { expireIn: this.#expireIn });
+      for (const [key, info] of batch.slice(i, i + 200)) op.set(key, info, { expireIn: this.#expireIn });
       await retryLocked(() => op.commit());
     }
   }

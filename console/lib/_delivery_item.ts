@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import type { DeliveryView } from "./delivery_view.ts";
 import { cutAt } from "./text_fit.ts";
-import { attemptKey, deliveryByHookKey, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
+import { attemptAtKey, attemptKey, deliveryByHookKey, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
 import type { ReceiverAttempt } from "../../webhooks/mod.ts";
 
 /**
@@ -110,6 +110,26 @@ export function rowBase(postbackId: string): string {
   return createHash("sha256").update(postbackId).digest("hex").slice(0, 24);
 }
 
+/** Width of the base-36 number in the id base of a postback the receiver stored ("q" and its first number). */
+const SEQ_DIGITS = 9;
+
+/**
+ * The base of the delivery ids of a postback stored by the receiver's `write`
+ * (`{base}-{index}`): "q" and the number of its first delivery, fixed width,
+ * so its rows are written in key order, at the end of the log's pages.
+ */
+export function seqBase(firstSeq: number): string {
+  return `q${firstSeq.toString(36).padStart(SEQ_DIGITS, "0")}`;
+}
+
+/** Where the request details of a delivery's postback are kept, or `null` for a refused row (they are its own). */
+export function attemptKeyOf(view: { id: string; postbackId?: string; reason?: string }): Deno.KvKey | null {
+  if (view.reason) return null;
+  const match = /^q([0-9a-z]+)-\d+$/.exec(view.id);
+  if (match) return attemptAtKey(parseInt(match[1], 36));
+  return view.postbackId ? attemptKey(view.postbackId) : null;
+}
+
 /** One item of a postback, accepted: its delivery row, its payload cut to fit `payloadBudget` bytes when given. */
 export function acceptedRow(
   entry: { hookId: string; item: unknown; replay?: boolean; tenantId?: string },
@@ -149,5 +169,6 @@ export function putDelivery(
 export function dropDelivery(op: Deno.AtomicOperation, view: DeliveryView): void {
   op.delete(deliveryViewKey(view.seq)).delete(deliveryByHookKey(view.hookId, view.seq)).delete(deliveryKey(view.id));
   // A refused row (a duplicate, a failed try) names the postback too: its details stay with the stored one.
-  if (view.postbackId && !view.reason) op.delete(attemptKey(view.postbackId));
+  const attempt = attemptKeyOf(view);
+  if (attempt) op.delete(attempt);
 }

@@ -8,10 +8,10 @@
  * @module
  */
 
-import type { Delivery } from "./_delivery_item.ts";
+import { attemptKeyOf, type Delivery } from "./_delivery_item.ts";
 import type { DeliveryView } from "./delivery_view.ts";
 import type { AttemptInfo } from "./_delivery_item.ts";
-import { attemptKey, DELIVERY_VIEW_PREFIX, deliveryByHookPrefix, deliveryKey } from "./kv_keys.ts";
+import { DELIVERY_VIEW_PREFIX, deliveryByHookPrefix, deliveryKey } from "./kv_keys.ts";
 
 /** Entries one page reads at most. */
 export const MAX_SCANNED = 2_000;
@@ -168,10 +168,10 @@ function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 }
 
-async function handlingOf(kv: Deno.Kv, postbackIds: string[]): Promise<DeliveryStats["handling"]> {
+async function handlingOf(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<DeliveryStats["handling"]> {
   const times: number[] = [];
-  for (let i = 0; i < postbackIds.length; i += 10) {
-    const found = await kv.getMany<AttemptInfo[]>(postbackIds.slice(i, i + 10).map((id) => attemptKey(id)));
+  for (let i = 0; i < keys.length; i += 10) {
+    const found = await kv.getMany<AttemptInfo[]>(keys.slice(i, i + 10));
     for (const entry of found) {
       if (typeof entry.value?.durationMs === "number") times.push(entry.value.durationMs);
     }
@@ -201,7 +201,8 @@ export async function statsOf(
     hours: buckets,
     capped: false,
   };
-  const timed = new Set<string>();
+  /** The request details of accepted postbacks, by postback id (its items share them). */
+  const timed = new Map<string, Deno.KvKey>();
   let scanned = 0;
   for await (const entry of kv.list<DeliveryView>({ prefix }, { reverse: true, limit: MAX_SCANNED })) {
     scanned++;
@@ -212,14 +213,15 @@ export async function statsOf(
     if (entry.value.status === 200 && !entry.value.reason) {
       bucket.accepted++;
       stats.accepted++;
-      if (entry.value.postbackId && timed.size < MAX_TIMED) timed.add(entry.value.postbackId);
+      const key = attemptKeyOf(entry.value);
+      if (key && entry.value.postbackId && timed.size < MAX_TIMED) timed.set(entry.value.postbackId, key);
     } else {
       bucket.rejected++;
       stats.rejected++;
     }
   }
   stats.capped = scanned === MAX_SCANNED;
-  const handling = await handlingOf(kv, [...timed]);
+  const handling = await handlingOf(kv, [...timed.values()]);
   if (handling) stats.handling = handling;
   return stats;
 }

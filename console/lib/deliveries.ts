@@ -23,7 +23,15 @@
  */
 
 import type { DeliveryView } from "./delivery_view.ts";
-import { acceptedRow, type AttemptInfo, type Delivery, rejectedRow, rowBase } from "./_delivery_item.ts";
+import {
+  acceptedRow,
+  type AttemptInfo,
+  attemptKeyOf,
+  type Delivery,
+  rejectedRow,
+  rowBase,
+  seqBase,
+} from "./_delivery_item.ts";
 import type { Postback, ReceiverAttempt } from "../../webhooks/mod.ts";
 import {
   DELIVERY_SEQ_KEY,
@@ -72,7 +80,6 @@ export class DeliveryStore {
   #trimmer: Trimmer;
   #maxAgeMs: number;
   #lastSeq = 0;
-  #base: { postbackId: string; base: string } | null = null;
 
   /**
    * @param kv the console's KV
@@ -132,18 +139,16 @@ export class DeliveryStore {
    * The receiver's `write` (with `sequence: DELIVERY_SEQ_KEY`): adds the
    * delivery of one item of a postback to the atomic operation that claims
    * its header, at its place in the sequence (`postback.seq`), so the
-   * postback is logged whole and once in the receiver's one commit.
+   * postback is logged whole and once in the receiver's one commit. Its
+   * delivery ids are `q{n}-{index}`, `n` the number of its first delivery
+   * (base 36), so its entries are written in key order.
    *
    * @param postback the item, as the receiver hands it to `write`
    * @param atomic the receiver's atomic operation
    * @param replay whether the console's "Replay to receiver" sent it
    */
   write(postback: Postback, atomic: Deno.AtomicOperation, replay = false): void {
-    // The items of one postback come one after another: its base is hashed once.
-    if (this.#base?.postbackId !== postback.postbackId) {
-      this.#base = { postbackId: postback.postbackId, base: rowBase(postback.postbackId) };
-    }
-    const { base } = this.#base;
+    const base = seqBase(postback.seq! - postback.index);
     writeDelivery(postback, atomic, { base, replay, expireIn: this.#maxAgeMs });
     if (postback.seq! > this.#lastSeq) this.#lastSeq = postback.seq!;
   }
@@ -170,9 +175,18 @@ export class DeliveryStore {
    * Keeps how an accepted postback's request went (headers without the
    * signature, the verdict's figures, the time taken), for its deliveries'
    * detail page; written in batches (see {@linkcode AttemptDetails}).
+   *
+   * @param attempt the receiver's report of a postback it accepted
+   * @param firstSeq the number of the postback's first delivery, when the
+   *   receiver's `write` stored it (its ids are `q{n}-{index}`)
    */
-  recordAttempt(attempt: ReceiverAttempt): Promise<void> {
-    return this.#details.record(attempt);
+  recordAttempt(attempt: ReceiverAttempt, firstSeq?: number): Promise<void> {
+    if (!attempt.postbackId) return Promise.resolve();
+    const key = attemptKeyOf({
+      id: firstSeq === undefined ? "" : `${seqBase(firstSeq)}-0`,
+      postbackId: attempt.postbackId,
+    });
+    return key ? this.#details.record(attempt, key) : Promise.resolve();
   }
 
   /** Writes what waits for its batch now (the console calls it when it closes). */
@@ -180,9 +194,10 @@ export class DeliveryStore {
     return this.#details.flush();
   }
 
-  /** How the request of a postback went, when it was recorded. */
-  attemptOf(postbackId: string): Promise<AttemptInfo | null> {
-    return this.#details.of(postbackId);
+  /** How the request of a delivery's postback went, when it was recorded (a refused row holds its own). */
+  async attemptOf(delivery: { id: string; postbackId?: string; reason?: string }): Promise<AttemptInfo | null> {
+    const key = attemptKeyOf(delivery);
+    return key ? await this.#details.of(key) : null;
   }
 
   /**

@@ -69,6 +69,14 @@ export function attemptKey(postbackId: string): Deno.KvKey {
   return ["console_attempt", postbackId];
 }
 
+/**
+ * How the request of a postback stored by the receiver's `write` went: keyed
+ * by the number of its first delivery, so the entries are written in order.
+ */
+export function attemptAtKey(firstSeq: number): Deno.KvKey {
+  return ["console_attempt_at", firstSeq];
+}
+
 /** A hook's name and description, given in the console. */
 export function hookLabelKey(hookId: string): Deno.KvKey {
   return ["console_hook_label", hookId];

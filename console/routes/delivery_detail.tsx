@@ -91,8 +91,7 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       );
     }
     const accepted = delivery.status === 200 && !delivery.reason;
-    const attempt = delivery.attempt ??
-      (delivery.postbackId ? await deps.deliveries.attemptOf(delivery.postbackId) : null);
+    const attempt = delivery.attempt ?? await deps.deliveries.attemptOf(delivery);
     const hook = delivery.hookId ? await deps.webhooks.findByID(delivery.hookId) : null;
     const payload = wellFormed(delivery.payload); // a payload cut to fit may end inside a surrogate pair
     let pretty = payload;

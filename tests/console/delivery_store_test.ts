@@ -295,15 +295,19 @@ Deno.test("trimming a refused row that names a postback keeps the stored postbac
     await store.addPostback("P", [{ hookId: "h1", item: item(1) }]);
     await store.recordAttempt({ ...base, status: 200, reason: "Delivered" });
     await store.flush();
-    assert.notEqual(await store.attemptOf("P"), null);
+    assert.notEqual(await store.attemptOf({ id: "", postbackId: "P" }), null);
     await store.add("h2", [item(2)]); // trims the duplicate's row, the oldest
     assert.deepEqual((await store.list({ limit: 10 })).map((view) => view.reason ?? "accepted"), [
       "accepted",
       "accepted",
     ]);
-    assert.notEqual(await store.attemptOf("P"), null, "the postback still listed keeps its details");
+    assert.notEqual(
+      await store.attemptOf({ id: "", postbackId: "P" }),
+      null,
+      "the postback still listed keeps its details",
+    );
     await store.add("h2", [item(3)]); // now the postback's own row goes, and its details with it
-    assert.equal(await store.attemptOf("P"), null);
+    assert.equal(await store.attemptOf({ id: "", postbackId: "P" }), null);
   } finally {
     kv.close();
   }
@@ -334,8 +338,46 @@ Deno.test("request details recorded while a batch of them is written go in the n
     assert.ok(second, "b was recorded while a's batch was written");
     await store.flush();
     await second;
-    assert.notEqual(await store.attemptOf("a"), null);
-    assert.notEqual(await store.attemptOf("b"), null);
+    assert.notEqual(await store.attemptOf({ id: "", postbackId: "a" }), null);
+    assert.notEqual(await store.attemptOf({ id: "", postbackId: "b" }), null);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("a postback stored by the receiver's write keeps its request details by its first number, trimmed with it", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv, { retain: 1 });
+    const hook = { id: "h1", tenantId: "t1", entity: { resources: { self: { ref: "https://c.example/w/1" } } } };
+    const postback = (index: number) =>
+      Object.assign(
+        { activity: { verb: "jive:created", title: `Item ${index}` }, webhook: hook, community: {}, receivedAt: 0 },
+        { postbackId: "P".repeat(64), index, count: 2, seq: 1 + index },
+      ) as unknown as Parameters<DeliveryStore["write"]>[0];
+    const op = kv.atomic();
+    store.write(postback(0), op);
+    store.write(postback(1), op);
+    assert.ok((await op.set(["console_delivery_seq"], 2).commit()).ok);
+    await store.recordAttempt(
+      {
+        postbackId: "P".repeat(64),
+        status: 200,
+        reason: "Delivered",
+        durationMs: 3,
+        receivedAt: 0,
+        bodyExcerpt: "",
+        headers: {},
+      },
+      1,
+    );
+    await store.flush();
+    const views = await store.list({ forward: true });
+    assert.deepEqual(views.map((view) => view.id), ["q000000001-0", "q000000001-1"]);
+    for (const view of views) assert.equal((await store.attemptOf(view))?.durationMs, 3);
+    await store.add("h2", [item(3)]); // trims both rows of the postback, and its details with them
+    assert.deepEqual((await store.list()).map((view) => view.hookId), ["h2"]);
+    assert.equal(await store.attemptOf(views[0]), null);
   } finally {
     kv.close();
   }

@@ -175,3 +175,31 @@ Deno.test("receiverIdOf() takes the one path segment after /hooks/, decoded, and
     assert.equal(receiverIdOf(url), null, url);
   }
 });
+
+Deno.test("each item of a stored postback has its own page, with how the request went", async () => {
+  await withHook(async (t, hook, client) => {
+    const items = [1, 2].map((n) => ({ webhook: hook.ref, activity: { verb: "jive:created", title: `Item ${n}` } }));
+    const res = await fetch(hook.callback, {
+      method: "POST",
+      headers: { authorization: await sandboxSignature(t), "content-type": "application/json" },
+      body: JSON.stringify(items),
+    });
+    assert.deepEqual(await res.json(), { received: 2 });
+    await t.app.deliveries.flush();
+    const stored = await t.app.deliveries.list({ hookId: hook.id, forward: true });
+    // Numbered by the commit: "q", the first item's number, then the item's place.
+    assert.deepEqual(stored.map((view) => view.id.replace(/^q[0-9a-z]{9}-/, "")), ["0", "1"]);
+    assert.equal(new Set(stored.map((view) => view.id.split("-")[0])).size, 1);
+    for (const view of stored) {
+      const detail = parse(await client.text(`/deliveries/${view.id}`, 200));
+      try {
+        const status = detail.document.querySelector("#delivery-status")?.textContent ?? "";
+        assert.match(status, /, in [\d.]+ ms$/, `the details of ${view.id}`);
+        assert.match(detail.document.querySelector("#delivery-facts")?.textContent ?? "", /sandbox-tenant/);
+      } finally {
+        detail.close();
+      }
+      assert.notEqual(await t.app.deliveries.attemptOf(view), null);
+    }
+  });
+});
