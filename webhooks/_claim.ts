@@ -13,7 +13,6 @@
 // answered at the same time share commits: while four writers are busy on
 // one KV object, the marks asked for wait and go together in the next commit.
 
-import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { postbackClaimKey } from "./_keys.ts";
 import { getManyBatched, withLockRetry } from "./_kv.ts";
@@ -41,10 +40,6 @@ export const MAX_CLAIM_HOOKS = 10;
 /** The claim value written done. */
 export const DONE: ClaimValue = { state: "done", leaseUntil: 0 };
 
-function hex(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
-}
-
 /**
  * The replay key of a verified header: SHA-256 over its decoded fields and
  * signature bytes, so two spellings of one header (URL-encoding, scheme case,
@@ -62,7 +57,7 @@ export function replayKey(fields: {
     fields.tenantId,
     fields.jiveUrl,
     fields.timestamp,
-    hex(fields.signature),
+    fields.signature.toHex(),
   ]);
   return new Uint8Array(createHash("sha256").update(text, "utf8").digest());
 }

@@ -53,9 +53,12 @@ function nameOf(name: string): string {
  */
 export function strictBase64(text: string): Uint8Array | null {
   if (!BASE64.test(text)) return null;
-  const binary = atob(text);
-  if (btoa(binary) !== text) return null; // stray bits in the last quad
-  return Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
+  try {
+    // "strict": padding required and stray bits in the last quad refused.
+    return Uint8Array.fromBase64(text, { lastChunkHandling: "strict" });
+  } catch {
+    return null;
+  }
 }
 
 /** `text` without HTTP's optional whitespace (RFC 9110 `OWS`: spaces and tabs) at either end. */
