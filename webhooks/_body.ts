@@ -4,9 +4,12 @@
 //
 // Memory stays in proportion to the bytes received: each chunk is copied into
 // one growing buffer (a chunk is often a view of a 64 KiB read buffer, and
-// keeping the view would pin all of it), and the deadline is a timer that
-// cancels the reader, not a promise each read is raced against (every race
-// would leave a reaction on it holding that read's chunk until the deadline).
+// keeping the view would pin all of it), and the deadline (one of the
+// receiver's Deadlines, one timer for all its requests) cancels the reader,
+// not a promise each read is raced against (every race would leave a
+// reaction on it holding that read's chunk until the deadline).
+
+import type { Deadlines } from "./_deadlines.ts";
 
 /** What reading a body came to. */
 export type BodyRead =
@@ -52,7 +55,7 @@ class Gathered {
 export async function readBody(
   body: ReadableStream<Uint8Array> | null,
   maxBytes: number,
-  timeoutMs: number,
+  deadlines: Deadlines,
 ): Promise<BodyRead> {
   const empty = new Uint8Array(0);
   if (body === null) return { kind: "ok", bytes: empty, head: empty };
@@ -69,10 +72,10 @@ export async function readBody(
   };
   // At the deadline the reader is cancelled, which ends a pending read with `done`.
   let timedOut = false;
-  const timer = setTimeout(() => {
+  const done = deadlines.start(() => {
     timedOut = true;
     stop();
-  }, timeoutMs);
+  });
   try {
     for (;;) {
       const next = await reader.read();
@@ -96,7 +99,7 @@ export async function readBody(
     stop();
     return { kind: "error", head: head() };
   } finally {
-    clearTimeout(timer);
+    done();
   }
   const bytes = gathered.take();
   return { kind: "ok", bytes, head: bytes.subarray(0, HEAD_BYTES) };

@@ -7,6 +7,7 @@
 
 import { excerpt, maskHeaders } from "./_attempt.ts";
 import { readBody } from "./_body.ts";
+import { Deadlines } from "./_deadlines.ts";
 import { claim, claimOf, finish, MAX_CLAIM_HOOKS, release, replayKey } from "./_claim.ts";
 import { checkTime, checkWindow, DEFAULT_MAX_AGE_MS, DEFAULT_MAX_FUTURE_MS, parseJiveExtn } from "./_jive_extn.ts";
 import { kvOf } from "./_kv_of.ts";
@@ -147,6 +148,7 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
   checkWindow(maxAgeMs, maxFutureMs, "create receiver");
   const now = options.now ?? Date.now;
 
+  const bodyDeadlines = new Deadlines(bodyTimeoutMs);
   const resolver = createResolver({ hooks, kv, owned: kvOf(hooks) === kv, accept });
 
   async function decide(request: Request, receivedAt: number, trace: Trace): Promise<Response> {
@@ -166,7 +168,7 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     }
 
     // API.md's order: the body's size is known before the header is judged (reading stops at maxBytes).
-    const read = await readBody(request.body, maxBytes, bodyTimeoutMs);
+    const read = await readBody(request.body, maxBytes, bodyDeadlines);
     trace.head = read.head;
     if (read.kind === "too-large") return refuse(413, `Payload too large: the limit is ${maxBytes} bytes`);
     if (read.kind === "timeout") {

@@ -173,6 +173,49 @@ Deno.test("handle() answers 408 to a body that does not arrive within bodyTimeou
   }, { bodyTimeoutMs: 100 });
 });
 
+Deno.test("handle(): each slow body is cut off at its own deadline, while bodies that arrive are served meanwhile", async () => {
+  await withReceiver(async ({ receiver, delivered }) => {
+    const timers: ReturnType<typeof setTimeout>[] = [];
+    const slow = () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode("["));
+        },
+        pull: () => new Promise((resolve) => timers.push(setTimeout(resolve, 10_000))),
+      });
+    try {
+      const lasted: number[] = [];
+      const slowOnes: Promise<void>[] = [];
+      for (let i = 0; i < 3; i++) {
+        // Started 80 ms apart: each ends 200 ms after its own start, not at the first one's deadline.
+        const authorization = await signA(NOW - i);
+        const started = performance.now();
+        slowOnes.push(
+          receiver.handle(post({ authorization }, slow())).then(async (res) => {
+            assert.equal(res.status, 408);
+            await res.body?.cancel();
+            lasted[i] = performance.now() - started;
+          }),
+        );
+        const fast = await receiver.handle(
+          post({ authorization: await signA(NOW - 10 - i) }, JSON.stringify([item()])),
+        );
+        assert.equal(fast.status, 200);
+        await fast.body?.cancel();
+        await new Promise((resolve) => setTimeout(resolve, 80));
+      }
+      await Promise.all(slowOnes);
+      assert.equal(delivered.length, 3, "the bodies that arrived were delivered while the slow ones waited");
+      for (const [i, ms] of lasted.entries()) {
+        assert.ok(ms >= 195 && ms < 2_000, `slow body ${i} was cut off after ${ms.toFixed(0)} ms`);
+      }
+      // The test's sanitizer checks that no timer is left armed once every body has ended.
+    } finally {
+      timers.forEach(clearTimeout);
+    }
+  }, { bodyTimeoutMs: 200 });
+});
+
 Deno.test("handle() answers 400 to a body that is not a JSON array of { webhook, activity }", async () => {
   await withReceiver(async ({ receiver, delivered }) => {
     const bodies: [string, string][] = [
