@@ -15,6 +15,18 @@ import { retryLocked } from "./kv_retry.ts";
 /** How long attempt details wait to be written with others. */
 const BATCH_MS = 50;
 
+/** Attempt details as stored: JSON text, or (written by an earlier version) the object itself. */
+export function attemptInfoOf(value: unknown): AttemptInfo | null {
+  if (typeof value === "string") {
+    try {
+      return JSON.parse(value) as AttemptInfo;
+    } catch {
+      return null;
+    }
+  }
+  return value && typeof value === "object" ? value as AttemptInfo : null;
+}
+
 /** The attempt details of accepted postbacks, written in batches. */
 export class AttemptDetails {
   #kv: Deno.Kv;
@@ -74,13 +86,16 @@ export class AttemptDetails {
 
   /** The details kept at `key`, when recorded. */
   async of(key: Deno.KvKey): Promise<AttemptInfo | null> {
-    return (await this.#kv.get<AttemptInfo>(key)).value;
+    return attemptInfoOf((await this.#kv.get(key)).value);
   }
 
   async #write(batch: [Deno.KvKey, AttemptInfo][]): Promise<void> {
     for (let i = 0; i < batch.length; i += 200) {
       const op = this.#kv.atomic();
-      for (const [key, info] of batch.slice(i, i + 200)) op.set(key, info, { expireIn: this.#expireIn });
+      // As JSON text: a string costs KV a fraction of what the object graph costs to serialize.
+      for (const [key, info] of batch.slice(i, i + 200)) {
+        op.set(key, JSON.stringify(info), { expireIn: this.#expireIn });
+      }
       await retryLocked(() => op.commit());
     }
   }

@@ -122,6 +122,29 @@ export function seqBase(firstSeq: number): string {
   return `q${firstSeq.toString(36).padStart(SEQ_DIGITS, "0")}`;
 }
 
+/** The number of a delivery stored by the receiver's `write` (its id is `q{first}-{index}`), else `null`. */
+export function seqOfId(id: string): number | null {
+  const match = /^q([0-9a-z]+)-(\d+)$/.exec(id);
+  return match ? parseInt(match[1], 36) + Number(match[2]) : null;
+}
+
+/**
+ * The body entry of a delivery the receiver's `write` stored: the payload
+ * alone, its summary being the one at its number (not written twice).
+ */
+export interface PayloadEntry {
+  payload: string;
+  truncated: boolean;
+}
+
+/** A stored delivery from its body entry and its summary, whichever layout the body entry has. */
+export function deliveryOf(body: Delivery | PayloadEntry, view: DeliveryView | null): Delivery | null {
+  if ("id" in body) return body;
+  if (view === null) return null;
+  const { seq: _, ...summary } = view;
+  return { ...summary, payload: body.payload, truncated: body.truncated };
+}
+
 /** Where the request details of a delivery's postback are kept, or `null` for a refused row (they are its own). */
 export function attemptKeyOf(view: { id: string; postbackId?: string; reason?: string }): Deno.KvKey | null {
   if (view.reason) return null;

@@ -8,9 +8,9 @@
  * @module
  */
 
-import { attemptKeyOf, type Delivery } from "./_delivery_item.ts";
+import { attemptKeyOf } from "./_delivery_item.ts";
 import type { DeliveryView } from "./delivery_view.ts";
-import type { AttemptInfo } from "./_delivery_item.ts";
+import { attemptInfoOf } from "./_attempt_details.ts";
 import { DELIVERY_VIEW_PREFIX, deliveryByHookPrefix, deliveryKey } from "./kv_keys.ts";
 
 /** Entries one page reads at most. */
@@ -99,9 +99,12 @@ export async function queryLog(kv: Deno.Kv, filter: DeliveryFilter): Promise<Del
     const unsure = pending.filter((v) => !textOf(v).includes(q));
     const found = new Set<string>();
     for (let i = 0; i < unsure.length; i += 10) {
-      const bodies = await kv.getMany<Delivery[]>(unsure.slice(i, i + 10).map((v) => deliveryKey(v.id)));
+      const views = unsure.slice(i, i + 10);
+      const bodies = await kv.getMany<{ payload: string }[]>(views.map((v) => deliveryKey(v.id)));
       bodiesRead += bodies.length;
-      for (const body of bodies) if (body.value?.payload.toLowerCase().includes(q)) found.add(body.value.id);
+      for (const [k, body] of bodies.entries()) {
+        if (body.value?.payload.toLowerCase().includes(q)) found.add(views[k].id);
+      }
     }
     values.push(...pending.filter((v) => textOf(v).includes(q) || found.has(v.id)));
   };
@@ -171,9 +174,10 @@ function quantile(sorted: number[], q: number): number {
 async function handlingOf(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<DeliveryStats["handling"]> {
   const times: number[] = [];
   for (let i = 0; i < keys.length; i += 10) {
-    const found = await kv.getMany<AttemptInfo[]>(keys.slice(i, i + 10));
+    const found = await kv.getMany<unknown[]>(keys.slice(i, i + 10));
     for (const entry of found) {
-      if (typeof entry.value?.durationMs === "number") times.push(entry.value.durationMs);
+      const info = attemptInfoOf(entry.value);
+      if (typeof info?.durationMs === "number") times.push(info.durationMs);
     }
   }
   if (times.length === 0) return undefined;

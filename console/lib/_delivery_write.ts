@@ -7,8 +7,8 @@
 
 import type { Postback } from "../../webhooks/mod.ts";
 import type { DeliveryView } from "./delivery_view.ts";
-import { acceptedRow, dropDelivery, putDelivery, summaryOf } from "./_delivery_item.ts";
-import { DELIVERY_SEQ_KEY, DELIVERY_VIEW_PREFIX, deliveryViewKey } from "./kv_keys.ts";
+import { acceptedRow, dropDelivery, type PayloadEntry, putDelivery, summaryOf } from "./_delivery_item.ts";
+import { DELIVERY_SEQ_KEY, DELIVERY_VIEW_PREFIX, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
 
 /** Bytes of payload one postback may store in all: its commit takes 800 KiB, shared with summaries. */
@@ -40,7 +40,10 @@ export function writeDelivery(
       payloadBudget: Math.floor(POSTBACK_PAYLOAD_BYTES / count),
     },
   );
-  putDelivery(atomic, { seq: postback.seq!, ...summaryOf(row) }, row, options.expireIn);
+  putDelivery(atomic, { seq: postback.seq!, ...summaryOf(row) }, null, options.expireIn);
+  // The body entry holds the payload alone: its summary is the one at its number (seqOfId).
+  const body: PayloadEntry = { payload: row.payload, truncated: row.truncated };
+  atomic.set(deliveryKey(row.id), body, { expireIn: options.expireIn });
 }
 
 /** Trims the log to its retention in the background, a batch at a time, once it is past it by a few rows. */

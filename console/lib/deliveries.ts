@@ -28,9 +28,12 @@ import {
   type AttemptInfo,
   attemptKeyOf,
   type Delivery,
+  deliveryOf,
+  type PayloadEntry,
   rejectedRow,
   rowBase,
   seqBase,
+  seqOfId,
 } from "./_delivery_item.ts";
 import type { Postback, ReceiverAttempt } from "../../webhooks/mod.ts";
 import {
@@ -38,6 +41,7 @@ import {
   DELIVERY_VIEW_PREFIX,
   deliveryByHookPrefix,
   deliveryKey,
+  deliveryViewKey,
   postbackMarkerKey,
 } from "./kv_keys.ts";
 import { watchSequence } from "./_watch.ts";
@@ -239,7 +243,14 @@ export class DeliveryStore {
   /** One delivery with its payload, or `null`. */
   async get(id: string): Promise<Delivery | null> {
     if (id.length > 200) return null; // ids are short; a longer one (from a URL) names none
-    return (await this.#kv.get<Delivery>(deliveryKey(id))).value;
+    const seq = seqOfId(id);
+    if (seq === null) return (await this.#kv.get<Delivery>(deliveryKey(id))).value;
+    // Stored by the receiver's write: the payload, and the summary at its number.
+    const [body, view] = await this.#kv.getMany<[Delivery | PayloadEntry, DeliveryView]>([
+      deliveryKey(id),
+      deliveryViewKey(seq),
+    ]);
+    return body.value ? deliveryOf(body.value, view.value) : null;
   }
 
   /**

@@ -382,3 +382,21 @@ Deno.test("a postback stored by the receiver's write keeps its request details b
     kv.close();
   }
 });
+
+Deno.test("request details and delivery bodies written by an earlier version are still read", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv);
+    const info = { headers: { "content-type": "application/json" }, tenantId: "t1", durationMs: 4 };
+    await kv.set(["console_attempt", "P1"], info); // an object, as earlier versions wrote it
+    assert.deepEqual(await store.attemptOf({ id: "", postbackId: "P1" }), info);
+    await kv.set(["console_attempt", "P2"], "{not json");
+    assert.equal(await store.attemptOf({ id: "", postbackId: "P2" }), null);
+    const [view] = await store.add("h1", [item(1)]);
+    const whole = await store.get(view.id);
+    assert.equal(whole?.id, view.id, "a row with its summary, as addPostback writes it");
+    assert.equal(await store.get("q00000000z-0"), null, "no body, no delivery");
+  } finally {
+    kv.close();
+  }
+});

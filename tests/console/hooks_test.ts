@@ -203,3 +203,36 @@ Deno.test("each item of a stored postback has its own page, with how the request
     }
   });
 });
+
+Deno.test("a stored postback is found by text only its payload holds, and its page shows summary and payload", async () => {
+  await withHook(async (t, hook, client) => {
+    const items = [{
+      webhook: hook.ref,
+      activity: { verb: "jive:liked", title: "Plain title", object: { id: "needle-7Q" } },
+    }];
+    const res = await fetch(hook.callback, {
+      method: "POST",
+      headers: { authorization: await sandboxSignature(t), "content-type": "application/json" },
+      body: JSON.stringify(items),
+    });
+    assert.deepEqual(await res.json(), { received: 1 });
+    const page = await t.app.deliveries.page({ q: "NEEDLE-7q" });
+    assert.equal(page.values.length, 1);
+    const [view] = page.values;
+    const stored = await t.app.deliveries.get(view.id);
+    const { seq: _, ...summary } = view;
+    assert.deepEqual(stored, { ...summary, payload: JSON.stringify(items[0]), truncated: false });
+    assert.equal((await t.app.deliveries.page({ q: "needle-8" })).values.length, 0);
+    const detail = parse(await client.text(`/deliveries/${view.id}`, 200));
+    try {
+      assert.equal(
+        JSON.parse(detail.document.querySelector("#payload")?.textContent ?? "null").activity.object.id,
+        "needle-7Q",
+      );
+      const facts = detail.document.querySelector("#delivery-facts")?.textContent ?? "";
+      assert.ok(facts.includes(`${hook.id} · ${hook.ref}`), facts); // from the summary
+    } finally {
+      detail.close();
+    }
+  });
+});
