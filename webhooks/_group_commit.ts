@@ -1,10 +1,10 @@
 // Group commit: writes that are ready at the same time share one atomic
 // operation, within the KV's limits: 100 checks locally, ten over KV Connect
 // (learnt from the first refused commit of more), 1,000 mutations, 800 KiB
-// of mutations. One group is committed at a
-// time per KV object; what arrives meanwhile waits and forms the next group,
-// so under load a write costs a fraction of a commit (group commit, as in a
-// database's log flush). A job may number its writes in a sequence (a counter
+// of mutations. One group is committed at a time per KV object; what arrives
+// meanwhile waits and forms the next group, sent as soon as the last one
+// committed, before that one's jobs are told, so under load a write costs a
+// fraction of a commit (group commit, as in a database's log flush). A job may number its writes in a sequence (a counter
 // key bumped in the same commit, checked by versionstamp), so the numbers
 // follow commit order across processes.
 //
@@ -63,6 +63,15 @@ interface Entry {
   resolve(result: GroupResult): void;
 }
 
+/** A group sent to the KV, and how its commit went. */
+type Sent =
+  & { group: Entry[]; last: Map<string, { key: Deno.KvKey; value: number }> }
+  & (
+    | { kind: "committed"; result: Deno.KvCommitResult }
+    | { kind: "refused"; checks: number }
+    | { kind: "threw"; checks: number; error: unknown }
+  );
+
 /** A sequence counter as last read or committed by this process. */
 interface Counter {
   value: number;
@@ -97,10 +106,31 @@ class GroupCommitter {
 
   async #run(): Promise<void> {
     try {
-      while (this.#waiting.length > 0) {
-        await this.#readCounters();
-        const group = this.#take();
-        if (group.length > 0) await this.#commit(group);
+      let sending: Promise<Sent> | null = null;
+      for (;;) {
+        if (sending === null) {
+          if (this.#waiting.length === 0) break;
+          await this.#readCounters();
+          const group = this.#take();
+          if (group.length === 0) continue;
+          sending = this.#send(group);
+        }
+        const sent: Sent = await sending;
+        sending = null;
+        if (sent.kind === "committed") {
+          for (const [id, { value }] of sent.last) {
+            this.#counters.set(id, { value, versionstamp: sent.result.versionstamp });
+          }
+          // The next group goes to the KV before this one's jobs learn their result, so the KV works on
+          // it while they finish their requests (its numbers follow from this commit's counters).
+          if (this.#waiting.length > 0 && this.#countersKnown()) {
+            const group = this.#take();
+            if (group.length > 0) sending = this.#send(group);
+          }
+          for (const entry of sent.group) {
+            entry.resolve({ kind: "committed", versionstamp: sent.result.versionstamp, first: entry.first });
+          }
+        } else await this.#failed(sent);
       }
     } catch (error) {
       // Reading a counter failed: every waiting job fails; the next submit starts afresh.
@@ -108,6 +138,11 @@ class GroupCommitter {
     } finally {
       this.#running = false;
     }
+  }
+
+  /** Whether every waiting job's sequence counter is known (else it is read before the next group). */
+  #countersKnown(): boolean {
+    return this.#waiting.every(({ job }) => !job.sequence || this.#counters.has(keyId(job.sequence)));
   }
 
   /** Reads the counters of waiting jobs not known yet. */
@@ -192,8 +227,8 @@ class GroupCommitter {
     return group;
   }
 
-  /** Commits a group; on a failed check, tells each job what failed or puts it back first in line. */
-  async #commit(group: Entry[]): Promise<void> {
+  /** Builds a group's operation and sends it to the KV (before its first await); settles without throwing. */
+  async #send(group: Entry[]): Promise<Sent> {
     const op = this.#kv.atomic();
     const last = new Map<string, { key: Deno.KvKey; value: number }>();
     const checks = new Map<string, Deno.AtomicCheck>();
@@ -210,26 +245,26 @@ class GroupCommitter {
     }
     op.check(...checks.values()); // each key once: KV Connect counts every check
     for (const { key, value } of last.values()) op.set(key, value);
-    let result: Deno.KvCommitResult | Deno.KvCommitError;
     try {
-      result = await withLockRetry(() => op.commit());
+      const result = await withLockRetry(() => op.commit());
+      return result.ok
+        ? { kind: "committed", group, last, result }
+        : { kind: "refused", group, last, checks: checks.size };
     } catch (error) {
-      if (checks.size + last.size > REMOTE_CHECKS && this.#maxChecks > REMOTE_CHECKS) {
-        // Refused with more than ten checks: a remote KV. From now on at most ten, and this group again.
-        this.#maxChecks = REMOTE_CHECKS;
-        this.#waiting.unshift(...group);
-      } else if (group.length === 1) group[0].resolve({ kind: "error", error });
-      else this.#waiting.unshift(...group.map((entry) => ({ ...entry, alone: true })));
-      return;
+      return { kind: "threw", group, last, checks: checks.size, error };
     }
-    if (result.ok) {
-      for (const [id, { value }] of last) this.#counters.set(id, { value, versionstamp: result.versionstamp });
-      for (const entry of group) {
-        entry.resolve({ kind: "committed", versionstamp: result.versionstamp, first: entry.first });
-      }
-      return;
-    }
-    await this.#sortOut(group, [...last.values()].map(({ key }) => key));
+  }
+
+  /** After a commit that threw or whose checks failed: tells each job what failed, or puts it back first in line. */
+  async #failed(sent: Exclude<Sent, { kind: "committed" }>): Promise<void> {
+    const { group, last } = sent;
+    if (sent.kind === "refused") return await this.#sortOut(group, [...last.values()].map(({ key }) => key));
+    if (sent.checks + last.size > REMOTE_CHECKS && this.#maxChecks > REMOTE_CHECKS) {
+      // Refused with more than ten checks: a remote KV. From now on at most ten, and this group again.
+      this.#maxChecks = REMOTE_CHECKS;
+      this.#waiting.unshift(...group);
+    } else if (group.length === 1) group[0].resolve({ kind: "error", error: sent.error });
+    else this.#waiting.unshift(...group.map((entry) => ({ ...entry, alone: true })));
   }
 
   /** After a failed commit: reads every check again; each job learns its own failed checks, or goes again. */

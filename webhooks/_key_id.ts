@@ -1,13 +1,11 @@
 // A string that identifies a KV key, for comparing keys in memory.
 
-import { Buffer } from "node:buffer";
-
 /** Identifies a key: equal ids for equal keys, of any part type. */
 export function keyId(key: Deno.KvKey): string {
   let out = "";
   for (const part of key) {
     if (part instanceof Uint8Array) {
-      out += "b" + Buffer.from(part.buffer, part.byteOffset, part.byteLength).toString("hex");
+      out += "b" + part.toHex();
     } else if (typeof part === "string") {
       out += "s" +
         (part.includes("/") || part.includes("\\") ? part.replaceAll("\\", "\\\\").replaceAll("/", "\\/") : part);
