@@ -13,7 +13,7 @@
 // answered at the same time share commits: while four writers are busy on
 // one KV object, the marks asked for wait and go together in the next commit.
 
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { postbackClaimKey } from "./_keys.ts";
 import { getManyBatched, withLockRetry } from "./_kv.ts";
 
@@ -41,9 +41,9 @@ export const MAX_CLAIM_HOOKS = 10;
 export const DONE: ClaimValue = { state: "done", leaseUntil: 0 };
 
 /**
- * The replay key of a verified header: SHA-256 over its decoded fields and
- * signature bytes, so two spellings of one header (URL-encoding, scheme case,
- * spaces) share one key.
+ * The replay key of a verified header: the hex SHA-256 over its decoded
+ * fields and signature bytes, so two spellings of one header (URL-encoding,
+ * scheme case, spaces) share one key.
  */
 export function replayKey(fields: {
   clientId: string;
@@ -51,7 +51,7 @@ export function replayKey(fields: {
   jiveUrl: string;
   timestamp: number;
   signature: Uint8Array;
-}): Uint8Array {
+}): string {
   const text = JSON.stringify([
     fields.clientId,
     fields.tenantId,
@@ -59,28 +59,28 @@ export function replayKey(fields: {
     fields.timestamp,
     fields.signature.toHex(),
   ]);
-  return new Uint8Array(createHash("sha256").update(text, "utf8").digest());
+  return hash("sha256", text, "hex");
 }
 
 /**
- * The claim keys of a header (signed at `timestamp`) for the hooks (self URLs) a postback names, and
- * the postback's id: the hex SHA-256 of the replay key with those URLs, the
- * same for the platform's retry (same header, same hooks) and different for
- * a same-millisecond postback to another hook.
+ * The claim keys of a header (signed at `timestamp`) for the hooks (self
+ * URLs) a postback names, each the hex SHA-256 of the replay key with one
+ * URL; and the postback's id: the hex SHA-256 of the replay key with those
+ * URLs (one URL: its claim's), the same for the platform's retry (same
+ * header, same hooks) and different for a same-millisecond postback to
+ * another hook. One-shot hashes of text, hex out: no hash object or buffer
+ * per call.
  */
 export function claimOf(
-  digest: Uint8Array,
+  digest: string,
   urls: string[],
   timestamp: number,
 ): { keys: Deno.KvKey[]; postbackId: string } {
   // An empty postback names no hook: it claims the header for none (""), so its own copies are duplicates.
   const sorted = urls.length === 0 ? [""] : [...new Set(urls)].sort();
-  const keys = sorted.map((url) =>
-    postbackClaimKey(timestamp, new Uint8Array(createHash("sha256").update(digest).update(url, "utf8").digest()))
-  );
-  const id = createHash("sha256").update(digest);
-  for (const url of sorted) id.update(`\n${url}`, "utf8");
-  return { keys, postbackId: id.digest("hex") };
+  const ids = sorted.map((url) => hash("sha256", `${digest}\n${url}`, "hex"));
+  const postbackId = ids.length === 1 ? ids[0] : hash("sha256", `${digest}\n${sorted.join("\n")}`, "hex");
+  return { keys: ids.map((id) => postbackClaimKey(timestamp, id)), postbackId };
 }
 
 /**

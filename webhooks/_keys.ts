@@ -79,12 +79,12 @@ export function communitySecretPreviousKey(tenantId: string): Deno.KvKey {
 
 /**
  * A postback claim of the receiver for one hook: the header's timestamp, then
- * the SHA-256 digest of a verified JiveEXTN header's replay key with the
+ * the hex SHA-256 digest of a verified JiveEXTN header's replay key with the
  * hook's self URL, never the header text. The timestamp comes first so that
  * new claims land at the end of the key space, in the pages just written,
  * not each in a page of its own at random: a KV file writes a third of the
  * bytes per postback.
  */
-export function postbackClaimKey(timestamp: number, digest: Uint8Array): Deno.KvKey {
+export function postbackClaimKey(timestamp: number, digest: string): Deno.KvKey {
   return ["webhook_postback_claim", timestamp, digest];
 }
