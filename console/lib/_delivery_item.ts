@@ -72,6 +72,8 @@ export function summarize(item: unknown): { verb: string; title: string; webhook
 /** The payload text of an item, cut so that it fits one KV value and, when given, a budget of bytes. */
 export function payloadOf(item: unknown, budgetBytes = Infinity): { payload: string; truncated: boolean } {
   const full = JSON.stringify(item) ?? "null";
+  // Short enough to fit even at two bytes a character: kept whole, no need to look for wide characters.
+  if (full.length <= Math.min(MAX_WIDE_PAYLOAD_CHARS, budgetBytes / 2)) return { payload: full, truncated: false };
   // The whole text, not the part kept: a string with one wide character anywhere keeps two bytes for every
   // character, in its slices too, and KV stores it so.
   // deno-lint-ignore no-control-regex
