@@ -1,8 +1,10 @@
 // Deadlines of equal length, such as a receiver's body timeout: they end in
 // the order they began, so one timer, armed for the oldest still running,
-// serves them all. Starting or ending one costs no timer of its own (a timer
-// per request was a few percent of a busy receiver's main thread), and none
-// is left armed once every deadline has ended.
+// serves them all. Starting or ending one costs no timer operation (a timer
+// per request was a few percent of a busy receiver's main thread): the timer
+// stays armed when the last deadline ends, fires once for nothing, and is
+// armed again only when a deadline is running then. It is unref'd, so it
+// never keeps a process alive.
 
 interface Entry {
   at: number;
@@ -15,8 +17,7 @@ export class Deadlines {
   #ms: number;
   #queue: Entry[] = [];
   #head = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #armedFor = Infinity;
+  #armed = false;
 
   constructor(ms: number) {
     this.#ms = ms;
@@ -26,42 +27,34 @@ export class Deadlines {
   start(expire: () => void): () => void {
     const entry: Entry = { at: performance.now() + this.#ms, expire, over: false };
     this.#queue.push(entry);
-    if (this.#timer === undefined) this.#arm();
+    if (!this.#armed) this.#arm(entry.at);
     return () => {
-      if (entry.over) return;
       entry.over = true;
-      if (entry === this.#queue[this.#head]) this.#settle();
+      if (entry === this.#queue[this.#head]) this.#drop();
     };
   }
 
-  /** Drops ended deadlines from the head; stops the timer when none runs, else keeps it for the oldest. */
-  #settle(): void {
-    while (this.#head < this.#queue.length && this.#queue[this.#head].over) this.#head++;
-    if (this.#head === this.#queue.length) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-      this.#armedFor = Infinity;
+  /** Drops ended deadlines from the head of the queue. */
+  #drop(): void {
+    const queue = this.#queue;
+    while (this.#head < queue.length && queue[this.#head].over) this.#head++;
+    if (this.#head === queue.length) {
       this.#queue = [];
       this.#head = 0;
-    } else if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
-      this.#queue = this.#queue.slice(this.#head);
+    } else if (this.#head > 1024 && this.#head * 2 > queue.length) {
+      this.#queue = queue.slice(this.#head);
       this.#head = 0;
     }
-    // A timer armed for a deadline that ended fires early: it finds the next one running and waits on.
   }
 
-  #arm(): void {
-    const next = this.#queue[this.#head];
-    if (next === undefined) return;
-    if (this.#timer !== undefined && this.#armedFor <= next.at) return;
-    clearTimeout(this.#timer);
-    this.#armedFor = next.at;
-    this.#timer = setTimeout(() => this.#fire(), Math.max(0, next.at - performance.now()));
+  #arm(at: number): void {
+    this.#armed = true;
+    const timer = setTimeout(() => this.#fire(), Math.max(0, at - performance.now()));
+    (timer as unknown as { unref?: () => void }).unref?.();
   }
 
   #fire(): void {
-    this.#timer = undefined;
-    this.#armedFor = Infinity;
+    this.#armed = false;
     const now = performance.now();
     while (this.#head < this.#queue.length) {
       const entry = this.#queue[this.#head];
@@ -72,7 +65,8 @@ export class Deadlines {
         entry.expire();
       }
     }
-    this.#settle();
-    this.#arm();
+    this.#drop();
+    const next = this.#queue[this.#head];
+    if (next) this.#arm(next.at);
   }
 }
