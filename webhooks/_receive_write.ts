@@ -3,7 +3,7 @@
 // same time (_group_commit.ts). No pending state, no lease, no done mark: a
 // postback is stored once or not at all. And the answers of both modes.
 
-import { AsyncResource } from "node:async_hooks";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { type ClaimValue, DONE, judge } from "./_claim.ts";
 import { commitInGroup } from "./_group_commit.ts";
 import { keyId } from "./_key_id.ts";
@@ -110,7 +110,8 @@ export async function commitWrites(job: WriteJob): Promise<Verdict | "stale"> {
 async function commitClaimed(job: WriteJob): Promise<Verdict | "stale"> {
   const { kv, keys, checks, expireIn } = job;
   // `write` runs when the group is built, in the request's own async context (AsyncLocalStorage sees it).
-  const build = AsyncResource.bind(job.build);
+  const inRequest = AsyncLocalStorage.snapshot();
+  const build = (atomic: Deno.AtomicOperation, first: number) => inRequest(job.build, atomic, first);
   let expected: (string | null)[] = keys.map(() => null);
   for (let round = 0; round < CLAIM_ROUNDS; round++) {
     let threw = false;

@@ -1,0 +1,144 @@
+// Which waiting jobs form a group commit's next group (_group_commit.ts):
+// the limits of one atomic operation, the jobs and their entries, and taking
+// a group from the front of the line within those limits.
+
+import { AtomicRecorder } from "./_atomic_recorder.ts";
+
+/** The most checks one operation carries on a local KV (SQLite takes 100). */
+export const LOCAL_CHECKS = 100;
+/** The most checks one operation carries over KV Connect (denokv and Deno Deploy take 10). */
+export const REMOTE_CHECKS = 10;
+/** The most mutations one operation carries. */
+const MAX_MUTATIONS = 1000;
+/** Bytes of mutations (keys and values) one operation carries, below KV's 800 KiB with room for encoding. */
+const MAX_BYTES = 760_000;
+/** How often a job whose group failed for others' reasons goes again before it is failed. */
+export const MAX_TRIES = 8;
+
+/** One write to commit. */
+export interface GroupJob {
+  /** Checks the job's decision rests on (besides those `build` adds). */
+  checks: Deno.AtomicCheck[];
+  /** A counter key: the job takes `count` numbers of it, in commit order. */
+  sequence?: Deno.KvKey;
+  /** How many numbers of `sequence` it takes. */
+  count?: number;
+  /**
+   * Adds the job's writes to `atomic`; `first` is its first number of the
+   * sequence. Called once; called again only when the job goes in another
+   * operation with other numbers of its sequence. What it throws fails the
+   * job alone.
+   */
+  build(atomic: Deno.AtomicOperation, first: number): void;
+}
+
+/** How a job went. */
+export type GroupResult =
+  | { kind: "committed"; versionstamp: string; first: number }
+  /** Some of its checks no longer held: those are named; nothing of it was written. */
+  | { kind: "failed"; changed: Deno.AtomicCheck[] }
+  /** `build` threw, it is too large for one operation, or KV failed: nothing of it was written. */
+  | { kind: "error"; error: unknown };
+
+/** A job waiting in line, with its recorded writes once built. */
+export interface Entry {
+  job: GroupJob;
+  /** The id of the job's sequence key, when it has one (computed once). */
+  seqId: string | null;
+  recorder?: AtomicRecorder;
+  first: number;
+  tries: number;
+  alone: boolean;
+  resolve(result: GroupResult): void;
+}
+
+/** A sequence counter as last read or committed by this process. */
+export interface Counter {
+  value: number;
+  versionstamp: string | null;
+}
+
+/**
+ * The next group, taken from the front of `waiting`: jobs in order while they
+ * fit one operation and touch no key another touches (a job that clashes
+ * waits for the next group). A job is built here, into a recorder kept for a
+ * later operation, and built again only when its sequence numbers moved.
+ */
+export function takeGroup(waiting: Entry[], counters: Map<string, Counter>, maxChecks: number): Entry[] {
+  const group: Entry[] = [];
+  const checked = new Map<string, string | null>();
+  const mutated = new Set<string>();
+  const next = new Map<string, number>();
+  let checks = 0, mutations = 0, bytes = 0;
+  const later: Entry[] = [];
+  while (waiting.length > 0) {
+    const entry = waiting[0];
+    if (entry.alone && group.length > 0) break;
+    waiting.shift();
+    const { job, seqId } = entry;
+    const first = seqId === null ? 0 : (next.get(seqId) ?? counters.get(seqId)!.value) + 1;
+    // Built once: its writes are kept for another operation, unless its numbers in a sequence have moved.
+    let recorder = entry.recorder;
+    if (recorder === undefined || (seqId !== null && first !== entry.first)) {
+      recorder = new AtomicRecorder();
+      try {
+        recorder.check(...job.checks);
+        job.build(recorder, first);
+      } catch (error) {
+        entry.resolve({ kind: "error", error });
+        continue;
+      }
+      entry.recorder = recorder;
+      entry.first = first;
+    }
+    const newSeq = seqId !== null && !next.has(seqId) ? 1 : 0;
+    let extraChecks = newSeq;
+    let clash = false;
+    const { checks: own, checkIds, mutatedIds } = recorder;
+    for (let i = 0; i < own.length; i++) {
+      const id = checkIds[i];
+      if (mutated.has(id) || id === seqId) clash = true;
+      else if (checked.has(id)) clash ||= checked.get(id) !== own[i].versionstamp;
+      else extraChecks++;
+    }
+    for (let i = 0; i < mutatedIds.length && !clash; i++) {
+      const id = mutatedIds[i];
+      if (checked.has(id) || mutated.has(id) || id === seqId) clash = true;
+    }
+    const extraBytes = recorder.bytes + (newSeq ? 64 : 0);
+    const extraMutations = recorder.mutations + newSeq;
+    const fits = checks + extraChecks <= maxChecks && mutations + extraMutations <= MAX_MUTATIONS &&
+      bytes + extraBytes <= MAX_BYTES;
+    if (group.length === 0 && (!fits || clash)) {
+      const error = clash
+        ? new TypeError("Cannot commit: a write may not touch its own sequence counter")
+        : new RangeError(tooLarge(recorder, maxChecks));
+      entry.resolve({ kind: "error", error });
+      continue;
+    }
+    if (group.length > 0 && clash) {
+      later.push(entry);
+      continue;
+    }
+    if (!fits) {
+      waiting.unshift(entry);
+      break;
+    }
+    for (let i = 0; i < own.length; i++) checked.set(checkIds[i], own[i].versionstamp);
+    for (let i = 0; i < mutatedIds.length; i++) mutated.add(mutatedIds[i]);
+    checks += extraChecks;
+    mutations += extraMutations;
+    bytes += extraBytes;
+    if (seqId !== null) next.set(seqId, first + (job.count ?? 0) - 1);
+    group.push(entry);
+    if (entry.alone) break;
+  }
+  waiting.unshift(...later);
+  return group;
+}
+
+function tooLarge(recorder: AtomicRecorder, maxChecks: number): string {
+  return `Cannot commit: one write needs ${recorder.checks.length} checks, ${recorder.mutations} mutations and ` +
+    `${recorder.bytes} bytes; one atomic operation takes at most ${maxChecks} checks, ${MAX_MUTATIONS} ` +
+    `mutations and ${MAX_BYTES} bytes`;
+}
