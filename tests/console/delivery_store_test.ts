@@ -400,3 +400,23 @@ Deno.test("request details and delivery bodies written by an earlier version are
     kv.close();
   }
 });
+
+Deno.test("get() of ids shaped like the receiver's but naming nothing finds nothing and never throws", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv);
+    const odd = [
+      "q-0",
+      "q000000001-",
+      `q${"z".repeat(150)}-1`,
+      "q1-99999999999999999999999",
+      "q0000000001-0x",
+      "Q000000001-0",
+      "q000000001-1e3",
+      "q00000000.5-0",
+    ];
+    for (const id of odd) assert.equal(await store.get(id), null, id);
+  } finally {
+    kv.close();
+  }
+});
