@@ -124,10 +124,16 @@ export function seqBase(firstSeq: number): string {
   return `q${firstSeq.toString(36).padStart(SEQ_DIGITS, "0")}`;
 }
 
+/** Of a delivery stored by the receiver's `write` (id `q{first}-{index}`): its postback's first number and its index. */
+function seqIdParts(id: string): { first: number; index: number } | null {
+  const match = /^q([0-9a-z]+)-(\d+)$/.exec(id);
+  return match ? { first: parseInt(match[1], 36), index: Number(match[2]) } : null;
+}
+
 /** The number of a delivery stored by the receiver's `write` (its id is `q{first}-{index}`), else `null`. */
 export function seqOfId(id: string): number | null {
-  const match = /^q([0-9a-z]+)-(\d+)$/.exec(id);
-  return match ? parseInt(match[1], 36) + Number(match[2]) : null;
+  const parts = seqIdParts(id);
+  return parts ? parts.first + parts.index : null;
 }
 
 /**
@@ -150,8 +156,8 @@ export function deliveryOf(body: Delivery | PayloadEntry, view: DeliveryView | n
 /** Where the request details of a delivery's postback are kept, or `null` for a refused row (they are its own). */
 export function attemptKeyOf(view: { id: string; postbackId?: string; reason?: string }): Deno.KvKey | null {
   if (view.reason) return null;
-  const match = /^q([0-9a-z]+)-\d+$/.exec(view.id);
-  if (match) return attemptAtKey(parseInt(match[1], 36));
+  const parts = seqIdParts(view.id);
+  if (parts) return attemptAtKey(parts.first);
   return view.postbackId ? attemptKey(view.postbackId) : null;
 }
 

@@ -37,6 +37,8 @@ import {
 } from "./_delivery_item.ts";
 import type { Postback, ReceiverAttempt } from "../../webhooks/mod.ts";
 import {
+  attemptAtKey,
+  attemptKey,
   DELIVERY_SEQ_KEY,
   DELIVERY_VIEW_PREFIX,
   deliveryByHookPrefix,
@@ -186,11 +188,8 @@ export class DeliveryStore {
    */
   recordAttempt(attempt: ReceiverAttempt, firstSeq?: number): Promise<void> {
     if (!attempt.postbackId) return Promise.resolve();
-    const key = attemptKeyOf({
-      id: firstSeq === undefined ? "" : `${seqBase(firstSeq)}-0`,
-      postbackId: attempt.postbackId,
-    });
-    return key ? this.#details.record(attempt, key) : Promise.resolve();
+    const key = firstSeq === undefined ? attemptKey(attempt.postbackId) : attemptAtKey(firstSeq);
+    return this.#details.record(attempt, key);
   }
 
   /** Writes what waits for its batch now (the console calls it when it closes). */
