@@ -73,6 +73,8 @@ class LiveHub {
       addEventListener("pageshow", this.#show);
       this.#start();
     }
+    // What arrived between the page's render and now was passed on before this listener heard: look once.
+    listener.onDelivery(null);
     return () => {
       this.#listeners.delete(listener);
       if (this.#listeners.size === 0) {

@@ -215,3 +215,47 @@ Deno.test({
       assert.equal(rows, 10);
     }),
 });
+
+Deno.test({
+  name: "a delivery that arrives between a follower tab's render and its subscription still shows there",
+  ...browserTestOptions,
+  fn: async () => {
+    const t = await startConsole({ buildAssets: true });
+    try {
+      const client = await signIn(t.origin);
+      await connectSandbox(client, t.origin);
+      const hookId = await registerHook(client, t.origin);
+      const hookPage = `${t.origin}/webhooks/${hookId}`;
+      await withBrowser(async (browser) => {
+        // A leading tab, live on the log.
+        const leader = await browser.newPage();
+        await leader.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: t.origin });
+        await leader.goto(`${t.origin}/deliveries`, { waitUntil: "load", timeout: 90_000 });
+        await leader.waitForSelector("#live-status.live", { timeout: 30_000 });
+        // A second tab renders the hook's page, but its islands wait until the delivery went past.
+        const late = await browser.newPage();
+        await late.setRequestInterception(true);
+        let release: () => void = () => {};
+        const held = new Promise<void>((resolve) => {
+          late.on("request", (request) => {
+            if (!request.url().includes("islands.js")) return void request.continue();
+            resolve();
+            release = () => void request.continue();
+          });
+        });
+        const loading = late.goto(hookPage, { waitUntil: "load", timeout: 90_000 });
+        await held;
+        assert.deepEqual(await trigger(t.origin), [200]);
+        const [newest] = await t.app.deliveries.list({ hookId, limit: 1 });
+        await leader.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 30_000 }); // passed on already
+        assert.equal(await late.$(`[id="delivery-${newest.id}"]`), null, "not in the page as rendered");
+        release();
+        await loading;
+        await late.waitForFunction(() => document.documentElement.dataset.liveRole === "follower", { timeout: 30_000 });
+        await late.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 5_000 });
+      });
+    } finally {
+      await t.close();
+    }
+  },
+});
