@@ -9,32 +9,49 @@
  */
 
 import assert from "node:assert/strict";
-import { browserTestOptions, type Page, withBrowser } from "../_chromium.ts";
+import { type Browser, browserTestOptions, type Page, withBrowser } from "../_chromium.ts";
 import { connectSandbox, registerHook, signIn, startConsole, trigger } from "./_helpers.ts";
 
 /** A page load that hangs on a full connection pool takes 45-60 s; one that does not, well under a second. */
 const HANG_BOUND_MS = 20_000;
 
-/** A signed-in page on a registered hook's page (`prepare` runs before it loads), with its console. */
-async function onHookPage(
-  fn: (page: Page, t: Awaited<ReturnType<typeof startConsole>>, hookId: string) => Promise<void>,
-  prepare: (page: Page) => Promise<void> = async () => {},
-): Promise<void> {
+type TestConsole = Awaited<ReturnType<typeof startConsole>>;
+
+/** What a browser test on a registered hook gets: its console, the hook, a browser, and a way to sign a page in. */
+interface HookBench {
+  t: TestConsole;
+  hookId: string;
+  browser: Browser;
+  /** Gives `page` the signed-in session's cookie. */
+  signedIn(page: Page): Promise<void>;
+}
+
+/** A console with the sandbox connected and a hook registered, a signed-in client, and Chromium. */
+async function withHookBrowser(fn: (bench: HookBench) => Promise<void>): Promise<void> {
   const t = await startConsole({ buildAssets: true });
   try {
     const client = await signIn(t.origin);
     await connectSandbox(client, t.origin);
     const hookId = await registerHook(client, t.origin);
-    await withBrowser(async (browser) => {
-      const page = await browser.newPage();
-      await prepare(page);
-      await page.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: t.origin });
-      await page.goto(`${t.origin}/webhooks/${hookId}`, { waitUntil: "load", timeout: 90_000 });
-      await fn(page, t, hookId);
-    });
+    const cookie = { name: "cw_session", value: client.cookies.get("cw_session")!, url: t.origin };
+    await withBrowser((browser) => fn({ t, hookId, browser, signedIn: (page) => page.setCookie(cookie) }));
   } finally {
     await t.close();
   }
+}
+
+/** A signed-in page on a registered hook's page (`prepare` runs before it loads), with its console. */
+function onHookPage(
+  fn: (page: Page, t: TestConsole, hookId: string) => Promise<void>,
+  prepare: (page: Page) => Promise<void> = async () => {},
+): Promise<void> {
+  return withHookBrowser(async ({ t, hookId, browser, signedIn }) => {
+    const page = await browser.newPage();
+    await prepare(page);
+    await signedIn(page);
+    await page.goto(`${t.origin}/webhooks/${hookId}`, { waitUntil: "load", timeout: 90_000 });
+    await fn(page, t, hookId);
+  });
 }
 
 async function timedGoto(page: Page, url: string): Promise<number> {
@@ -46,102 +63,92 @@ async function timedGoto(page: Page, url: string): Promise<number> {
 Deno.test({
   name: "live pages: ten test-event reloads and eight live tabs leave every page loading, and live",
   ...browserTestOptions,
-  fn: async () => {
-    const t = await startConsole({ buildAssets: true });
-    try {
-      const client = await signIn(t.origin);
-      await connectSandbox(client, t.origin);
-      const hookId = await registerHook(client, t.origin);
+  fn: () =>
+    withHookBrowser(async ({ t, hookId, browser, signedIn }) => {
       const hookPage = `${t.origin}/webhooks/${hookId}`;
-      await withBrowser(async (browser) => {
-        const args = await browser.process()?.spawnargs ?? [];
-        assert.ok(!args.some((a) => /back-forward-cache|BackForwardCache/i.test(a)), args.join(" "));
-        const first = await browser.newPage();
-        await first.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: t.origin });
-        const times: number[] = [];
+      const args = await browser.process()?.spawnargs ?? [];
+      assert.ok(!args.some((a) => /back-forward-cache|BackForwardCache/i.test(a)), args.join(" "));
+      const first = await browser.newPage();
+      await signedIn(first);
+      const times: number[] = [];
 
-        // Ten reloads through "Send test event": each leaves the old live page behind.
-        times.push(await timedGoto(first, hookPage));
-        for (let i = 0; i < 10; i++) {
-          await first.waitForSelector("[data-island=DeliveriesLive][data-hydrated=true]");
-          const start = performance.now();
-          await Promise.all([
-            first.waitForNavigation({ waitUntil: "load", timeout: 90_000 }),
-            first.click("#send-test button[type=submit]"),
-          ]);
-          times.push(performance.now() - start);
-        }
-        console.log(`Test-event reloads (ms): ${times.map((ms) => ms.toFixed(0)).join(", ")}`);
-        assert.deepEqual(times.filter((ms) => ms > HANG_BOUND_MS), [], "a reload hung");
-
-        // The back/forward cache is on: Back restores the previous page from it, and it is live again. A page
-        // may be refused the cache now and then (a request in flight as it is left): it is tried up to 3 times.
-        const cdp = await first.createCDPSession();
-        await cdp.send("Page.enable");
-        const notCached: string[] = [];
-        cdp.on("Page.backForwardCacheNotUsed", (e) => notCached.push(JSON.stringify(e.notRestoredExplanations)));
-        let restored = false;
-        for (let attempt = 0; attempt < 3 && !restored; attempt++) {
-          await first.waitForSelector("[data-island=DeliveriesLive][data-hydrated=true]");
-          await first.evaluate(() => {
-            addEventListener("pageshow", (e) => {
-              if (e.persisted) document.body.dataset.restored = "yes";
-            });
-          });
-          times.push(await timedGoto(first, `${t.origin}/deliveries`));
-          await first.goBack({ waitUntil: "load", timeout: 90_000 });
-          restored = await first.evaluate(() => document.body.dataset.restored === "yes");
-        }
-        assert.ok(restored, `never restored from the cache: ${notCached.join("; ")}`);
-        if (notCached.length) console.log(`Not restored at first: ${notCached.join("; ")}`);
-        await first.waitForFunction(() => document.querySelector("#live-status")?.textContent === "live", {
-          timeout: 30_000,
-        });
-
-        // Eight tabs on live pages.
-        const tabs: Page[] = [first];
-        for (let i = 0; i < 8; i++) {
-          const tab = await browser.newPage();
-          tabs.push(tab);
-          times.push(await timedGoto(tab, i % 2 ? `${t.origin}/deliveries` : hookPage));
-          await tab.waitForSelector("[data-island=DeliveriesLive][data-hydrated=true]");
-        }
-        // Any page still loads, in a tab of its own and in the first one.
-        const other = await browser.newPage();
-        times.push(await timedGoto(other, `${t.origin}/webhooks`));
-        times.push(await timedGoto(first, `${t.origin}/communities`));
-        await other.close();
-        console.log(`Page loads (ms): ${times.map((ms) => ms.toFixed(0)).join(", ")}`);
-        const slow = times.filter((ms) => ms > HANG_BOUND_MS);
-        assert.deepEqual(slow, [], `loads over ${HANG_BOUND_MS} ms: ${slow.join(", ")}`);
-
-        // A new delivery still reaches every live tab (the first is back on a live page).
-        await first.goto(hookPage, { waitUntil: "load", timeout: 90_000 });
+      // Ten reloads through "Send test event": each leaves the old live page behind.
+      times.push(await timedGoto(first, hookPage));
+      for (let i = 0; i < 10; i++) {
         await first.waitForSelector("[data-island=DeliveriesLive][data-hydrated=true]");
-        const before = await t.app.deliveries.list({ hookId, limit: 1 });
-        assert.deepEqual(await trigger(t.origin), [200]);
-        const [newest] = await t.app.deliveries.list({ hookId, limit: 1 });
-        assert.notEqual(newest.id, before[0]?.id);
-        // One stream for all of them: exactly one tab leads.
-        const roles = () =>
-          Promise.all(tabs.map((tab) => tab.evaluate(() => document.documentElement.dataset.liveRole)));
-        for (let waited = 0; (await roles()).filter((r) => r === "leader").length !== 1; waited += 100) {
-          assert.ok(waited < 30_000, `tabs' roles: ${(await roles()).join(", ")}`);
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        const missed: string[] = [];
-        for (const [i, tab] of tabs.entries()) {
-          await tab.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 30_000 }).catch(async () => {
-            const status = await tab.$eval("#live-status", (el) => el.textContent).catch(() => "none");
-            missed.push(`tab ${i} (${tab.url()}): updates ${status}`);
+        const start = performance.now();
+        await Promise.all([
+          first.waitForNavigation({ waitUntil: "load", timeout: 90_000 }),
+          first.click("#send-test button[type=submit]"),
+        ]);
+        times.push(performance.now() - start);
+      }
+      console.log(`Test-event reloads (ms): ${times.map((ms) => ms.toFixed(0)).join(", ")}`);
+      assert.deepEqual(times.filter((ms) => ms > HANG_BOUND_MS), [], "a reload hung");
+
+      // The back/forward cache is on: Back restores the previous page from it, and it is live again. A page
+      // may be refused the cache now and then (a request in flight as it is left): it is tried up to 3 times.
+      const cdp = await first.createCDPSession();
+      await cdp.send("Page.enable");
+      const notCached: string[] = [];
+      cdp.on("Page.backForwardCacheNotUsed", (e) => notCached.push(JSON.stringify(e.notRestoredExplanations)));
+      let restored = false;
+      for (let attempt = 0; attempt < 3 && !restored; attempt++) {
+        await first.waitForSelector("[data-island=DeliveriesLive][data-hydrated=true]");
+        await first.evaluate(() => {
+          addEventListener("pageshow", (e) => {
+            if (e.persisted) document.body.dataset.restored = "yes";
           });
-        }
-        assert.deepEqual(missed, [], "every live tab shows the new delivery");
+        });
+        times.push(await timedGoto(first, `${t.origin}/deliveries`));
+        await first.goBack({ waitUntil: "load", timeout: 90_000 });
+        restored = await first.evaluate(() => document.body.dataset.restored === "yes");
+      }
+      assert.ok(restored, `never restored from the cache: ${notCached.join("; ")}`);
+      if (notCached.length) console.log(`Not restored at first: ${notCached.join("; ")}`);
+      await first.waitForFunction(() => document.querySelector("#live-status")?.textContent === "live", {
+        timeout: 30_000,
       });
-    } finally {
-      await t.close();
-    }
-  },
+
+      // Eight tabs on live pages.
+      const tabs: Page[] = [first];
+      for (let i = 0; i < 8; i++) {
+        const tab = await browser.newPage();
+        tabs.push(tab);
+        times.push(await timedGoto(tab, i % 2 ? `${t.origin}/deliveries` : hookPage));
+        await tab.waitForSelector("[data-island=DeliveriesLive][data-hydrated=true]");
+      }
+      // Any page still loads, in a tab of its own and in the first one.
+      const other = await browser.newPage();
+      times.push(await timedGoto(other, `${t.origin}/webhooks`));
+      times.push(await timedGoto(first, `${t.origin}/communities`));
+      await other.close();
+      console.log(`Page loads (ms): ${times.map((ms) => ms.toFixed(0)).join(", ")}`);
+      const slow = times.filter((ms) => ms > HANG_BOUND_MS);
+      assert.deepEqual(slow, [], `loads over ${HANG_BOUND_MS} ms: ${slow.join(", ")}`);
+
+      // A new delivery still reaches every live tab (the first is back on a live page).
+      await first.goto(hookPage, { waitUntil: "load", timeout: 90_000 });
+      await first.waitForSelector("[data-island=DeliveriesLive][data-hydrated=true]");
+      const before = await t.app.deliveries.list({ hookId, limit: 1 });
+      assert.deepEqual(await trigger(t.origin), [200]);
+      const [newest] = await t.app.deliveries.list({ hookId, limit: 1 });
+      assert.notEqual(newest.id, before[0]?.id);
+      // One stream for all of them: exactly one tab leads.
+      const roles = () => Promise.all(tabs.map((tab) => tab.evaluate(() => document.documentElement.dataset.liveRole)));
+      for (let waited = 0; (await roles()).filter((r) => r === "leader").length !== 1; waited += 100) {
+        assert.ok(waited < 30_000, `tabs' roles: ${(await roles()).join(", ")}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const missed: string[] = [];
+      for (const [i, tab] of tabs.entries()) {
+        await tab.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 30_000 }).catch(async () => {
+          const status = await tab.$eval("#live-status", (el) => el.textContent).catch(() => "none");
+          missed.push(`tab ${i} (${tab.url()}): updates ${status}`);
+        });
+      }
+      assert.deepEqual(missed, [], "every live tab shows the new delivery");
+    }),
 });
 
 Deno.test({
@@ -219,43 +226,34 @@ Deno.test({
 Deno.test({
   name: "a delivery that arrives between a follower tab's render and its subscription still shows there",
   ...browserTestOptions,
-  fn: async () => {
-    const t = await startConsole({ buildAssets: true });
-    try {
-      const client = await signIn(t.origin);
-      await connectSandbox(client, t.origin);
-      const hookId = await registerHook(client, t.origin);
+  fn: () =>
+    withHookBrowser(async ({ t, hookId, browser, signedIn }) => {
       const hookPage = `${t.origin}/webhooks/${hookId}`;
-      await withBrowser(async (browser) => {
-        // A leading tab, live on the log.
-        const leader = await browser.newPage();
-        await leader.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: t.origin });
-        await leader.goto(`${t.origin}/deliveries`, { waitUntil: "load", timeout: 90_000 });
-        await leader.waitForSelector("#live-status.live", { timeout: 30_000 });
-        // A second tab renders the hook's page, but its islands wait until the delivery went past.
-        const late = await browser.newPage();
-        await late.setRequestInterception(true);
-        let release: () => void = () => {};
-        const held = new Promise<void>((resolve) => {
-          late.on("request", (request) => {
-            if (!request.url().includes("islands.js")) return void request.continue();
-            resolve();
-            release = () => void request.continue();
-          });
+      // A leading tab, live on the log.
+      const leader = await browser.newPage();
+      await signedIn(leader);
+      await leader.goto(`${t.origin}/deliveries`, { waitUntil: "load", timeout: 90_000 });
+      await leader.waitForSelector("#live-status.live", { timeout: 30_000 });
+      // A second tab renders the hook's page, but its islands wait until the delivery went past.
+      const late = await browser.newPage();
+      await late.setRequestInterception(true);
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        late.on("request", (request) => {
+          if (!request.url().includes("islands.js")) return void request.continue();
+          resolve();
+          release = () => void request.continue();
         });
-        const loading = late.goto(hookPage, { waitUntil: "load", timeout: 90_000 });
-        await held;
-        assert.deepEqual(await trigger(t.origin), [200]);
-        const [newest] = await t.app.deliveries.list({ hookId, limit: 1 });
-        await leader.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 30_000 }); // passed on already
-        assert.equal(await late.$(`[id="delivery-${newest.id}"]`), null, "not in the page as rendered");
-        release();
-        await loading;
-        await late.waitForFunction(() => document.documentElement.dataset.liveRole === "follower", { timeout: 30_000 });
-        await late.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 5_000 });
       });
-    } finally {
-      await t.close();
-    }
-  },
+      const loading = late.goto(hookPage, { waitUntil: "load", timeout: 90_000 });
+      await held;
+      assert.deepEqual(await trigger(t.origin), [200]);
+      const [newest] = await t.app.deliveries.list({ hookId, limit: 1 });
+      await leader.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 30_000 }); // passed on already
+      assert.equal(await late.$(`[id="delivery-${newest.id}"]`), null, "not in the page as rendered");
+      release();
+      await loading;
+      await late.waitForFunction(() => document.documentElement.dataset.liveRole === "follower", { timeout: 30_000 });
+      await late.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 5_000 });
+    }),
 });
