@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { createHmac } from "node:crypto";
+import fc from "fast-check";
 import { signJiveExtn, verifyJiveExtn } from "../../webhooks/mod.ts";
 
 const SECRET = btoa("sixteen byte key and then some more bytes");
@@ -418,4 +419,33 @@ Deno.test("verifyJiveExtn() takes HTTP's whitespace around the header (spaces, t
     ok: false,
     reason: "Missing Authorization header",
   });
+});
+
+Deno.test("verifyJiveExtn() agrees with node:crypto's HMAC for any key length and parameter text", async () => {
+  // Keys shorter and longer than SHA-256's 64-byte block (a longer key is hashed first), parameters of any
+  // characters (non-ASCII is signed as UTF-8) and long enough to outgrow the verifier's reused buffer; a
+  // one-bit change of the signature never verifies.
+  await fc.assert(
+    fc.asyncProperty(
+      fc.uint8Array({ minLength: 1, maxLength: 200, size: "max" }),
+      fc.string({ unit: "grapheme", maxLength: 600, size: "max" }),
+      fc.string({ minLength: 1, maxLength: 40 }),
+      fc.nat({ max: 255 }),
+      async (key, jiveUrl, tenantId, bit) => {
+        const paramString = `algorithm=HmacSHA256&client_id=c&jive_url=${encodeURIComponent(jiveUrl || "x")}` +
+          `&tenant_id=${encodeURIComponent(tenantId)}&timestamp=${NOW}`;
+        const signature = createHmac("sha256", key).update(paramString).digest();
+        const secret = Buffer.from(key).toString("base64");
+        const header = (sig: Uint8Array) => `JiveEXTN ${paramString}&signature=${Buffer.from(sig).toString("base64")}`;
+        assert.equal((await verifyJiveExtn(header(signature), secret, { now: NOW })).ok, true);
+        const flipped = Uint8Array.from(signature);
+        flipped[bit >> 3] ^= 1 << (bit & 7);
+        assert.deepEqual(await verifyJiveExtn(header(flipped), secret, { now: NOW }), {
+          ok: false,
+          reason: "JiveEXTN signature does not match",
+        });
+      },
+    ),
+    { numRuns: 300 },
+  );
 });
