@@ -91,7 +91,9 @@ export function parseJiveExtn(header: unknown): ParsedJiveExtn | Refused {
   const space = trimmed.indexOf(" ");
   const scheme = space === -1 ? trimmed : trimmed.slice(0, space);
   if (scheme.toLowerCase() !== SCHEME.toLowerCase()) return refuse("Authorization scheme must be JiveEXTN");
-  const paramString = space === -1 ? "" : trimmed.slice(space + 1).replace(/^ +/, "");
+  let from = space + 1;
+  while (space !== -1 && trimmed.charCodeAt(from) === 0x20) from++;
+  const paramString = space === -1 ? "" : trimmed.slice(from);
   if (/^\s/.test(paramString)) return refuse("JiveEXTN header has whitespace other than spaces after its scheme");
   const marker = paramString.lastIndexOf("&signature=");
   if (marker === -1 || paramString.indexOf("&", marker + 1) !== -1) {
@@ -102,11 +104,14 @@ export function parseJiveExtn(header: unknown): ParsedJiveExtn | Refused {
     const eq = pair.indexOf("=");
     if (eq <= 0) return refuse("JiveEXTN header has a malformed parameter");
     const name = pair.slice(0, eq);
-    let value: string;
-    try {
-      value = decodeURIComponent(pair.slice(eq + 1));
-    } catch {
-      return refuse(`JiveEXTN parameter ${nameOf(name)} is not URL-encoded`);
+    let value = pair.slice(eq + 1);
+    // Only a '%' escape changes (or breaks) a value: the rest decode to themselves.
+    if (value.includes("%")) {
+      try {
+        value = decodeURIComponent(value);
+      } catch {
+        return refuse(`JiveEXTN parameter ${nameOf(name)} is not URL-encoded`);
+      }
     }
     if (values.has(name)) return refuse(`JiveEXTN parameter ${nameOf(name)} is repeated`);
     values.set(name, value);

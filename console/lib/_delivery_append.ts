@@ -8,7 +8,7 @@
 // of its group is committed again without it.
 
 import type { DeliveryView } from "./delivery_view.ts";
-import { type Delivery, dropDelivery, putDelivery, summaryOf } from "./_delivery_item.ts";
+import { type Delivery, dropDelivery, putDelivery, summaryOf, viewOf } from "./_delivery_item.ts";
 import { DELIVERY_SEQ_KEY, DELIVERY_VIEW_PREFIX, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
 import { entryBytes, retryLocked } from "./kv_retry.ts";
 
@@ -78,7 +78,7 @@ export class SequenceWriter {
     const { first, count } = entry.value;
     const out: DeliveryView[] = [];
     const selector = { start: deliveryViewKey(first), end: deliveryViewKey(first + count) };
-    for await (const e of this.#kv.list<DeliveryView>(selector)) out.push(e.value);
+    for await (const e of this.#kv.list(selector)) out.push(viewOf(e.value));
     return out;
   }
 
@@ -211,7 +211,7 @@ export class SequenceWriter {
   async #oldest(added: number, used: number): Promise<DeliveryView[]> {
     const limit = Math.min(2 * added, Math.floor((MAX_MUTATIONS - used) / 4));
     const out: DeliveryView[] = [];
-    for await (const e of this.#kv.list<DeliveryView>({ prefix: DELIVERY_VIEW_PREFIX }, { limit })) out.push(e.value);
+    for await (const e of this.#kv.list({ prefix: DELIVERY_VIEW_PREFIX }, { limit })) out.push(viewOf(e.value));
     return out;
   }
 }

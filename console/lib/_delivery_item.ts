@@ -145,6 +145,43 @@ export interface PayloadEntry {
   truncated: boolean;
 }
 
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * A summary as the receiver's path stores it: UTF-8 JSON bytes, which KV
+ * keeps as they are, where an object costs it a V8 serialisation per entry
+ * (twice a delivery: its row and its hook's copy share these bytes).
+ */
+export function viewBytes(view: DeliveryView): Uint8Array {
+  return encoder.encode(JSON.stringify(view));
+}
+
+/** A summary as read: JSON bytes (the receiver's path), or the object (other writers, earlier versions). */
+export function viewOf(value: unknown): DeliveryView {
+  return (value instanceof Uint8Array ? JSON.parse(decoder.decode(value)) : value) as DeliveryView;
+}
+
+/**
+ * A payload entry as the receiver's path stores it: when its text is ASCII
+ * (a byte a character either way, so it fits as the text does), a flag byte
+ * (1: cut) then the text as bytes, kept by KV as they are; else the object.
+ */
+export function payloadValue(entry: PayloadEntry): PayloadEntry | Uint8Array {
+  // deno-lint-ignore no-control-regex
+  if (/[^\u0000-\u007f]/.test(entry.payload)) return entry;
+  const bytes = new Uint8Array(entry.payload.length + 1);
+  bytes[0] = entry.truncated ? 1 : 0;
+  encoder.encodeInto(entry.payload, bytes.subarray(1));
+  return bytes;
+}
+
+/** A delivery's body entry as read, whichever layout wrote it (bytes: {@linkcode payloadValue}'s). */
+export function bodyOf(value: unknown): Delivery | PayloadEntry | null {
+  if (value instanceof Uint8Array) return { payload: decoder.decode(value.subarray(1)), truncated: value[0] === 1 };
+  return value && typeof value === "object" ? value as Delivery | PayloadEntry : null;
+}
+
 /** A stored delivery from its body entry and its summary, whichever layout the body entry has. */
 export function deliveryOf(body: Delivery | PayloadEntry, view: DeliveryView | null): Delivery | null {
   if ("id" in body) return body;

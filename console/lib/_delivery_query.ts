@@ -8,7 +8,7 @@
  * @module
  */
 
-import { attemptKeyOf } from "./_delivery_item.ts";
+import { attemptKeyOf, bodyOf, viewOf } from "./_delivery_item.ts";
 import type { DeliveryView } from "./delivery_view.ts";
 import { attemptInfoOf } from "./_attempt_details.ts";
 import { DELIVERY_VIEW_PREFIX, deliveryByHookPrefix, deliveryKey } from "./kv_keys.ts";
@@ -100,23 +100,24 @@ export async function queryLog(kv: Deno.Kv, filter: DeliveryFilter): Promise<Del
     const found = new Set<string>();
     for (let i = 0; i < unsure.length; i += 10) {
       const views = unsure.slice(i, i + 10);
-      const bodies = await kv.getMany<{ payload: string }[]>(views.map((v) => deliveryKey(v.id)));
+      const bodies = await kv.getMany<unknown[]>(views.map((v) => deliveryKey(v.id)));
       bodiesRead += bodies.length;
       for (const [k, body] of bodies.entries()) {
-        if (body.value?.payload.toLowerCase().includes(q)) found.add(views[k].id);
+        if (bodyOf(body.value)?.payload.toLowerCase().includes(q)) found.add(views[k].id);
       }
     }
     values.push(...pending.filter((v) => textOf(v).includes(q) || found.has(v.id)));
   };
-  for await (const entry of kv.list<DeliveryView>(selector, { reverse: !forward, limit: MAX_SCANNED })) {
+  for await (const entry of kv.list(selector, { reverse: !forward, limit: MAX_SCANNED })) {
+    const view = viewOf(entry.value);
     // The log runs in commit order, which is arrival order within a second or
     // so: past the start (or, forward, the end) of the range, the rest is out of it too.
-    const at = Date.parse(entry.value.receivedAt);
+    const at = Date.parse(view.receivedAt);
     if (!forward && filter.from !== undefined && at < filter.from - 2_000) break;
     if (forward && filter.to !== undefined && at >= filter.to + 2_000) break;
     scanned++;
-    last = entry.value.seq;
-    chunk.push(entry.value);
+    last = view.seq;
+    chunk.push(view);
     if (chunk.length === 100) await flush();
     if (values.length > limit || bodiesRead >= MAX_BODIES_READ) break;
   }
@@ -208,17 +209,18 @@ export async function statsOf(
   /** The request details of accepted postbacks, by postback id (its items share them). */
   const timed = new Map<string, Deno.KvKey>();
   let scanned = 0;
-  for await (const entry of kv.list<DeliveryView>({ prefix }, { reverse: true, limit: MAX_SCANNED })) {
+  for await (const entry of kv.list({ prefix }, { reverse: true, limit: MAX_SCANNED })) {
+    const view = viewOf(entry.value);
     scanned++;
-    stats.last ??= entry.value;
-    const at = Date.parse(entry.value.receivedAt);
+    stats.last ??= view;
+    const at = Date.parse(view.receivedAt);
     if (at < from) break;
     const bucket = buckets[Math.min(hours - 1, Math.floor((at - from) / HOUR))];
-    if (entry.value.status === 200 && !entry.value.reason) {
+    if (view.status === 200 && !view.reason) {
       bucket.accepted++;
       stats.accepted++;
-      const key = attemptKeyOf(entry.value);
-      if (key && entry.value.postbackId && timed.size < MAX_TIMED) timed.set(entry.value.postbackId, key);
+      const key = attemptKeyOf(view);
+      if (key && view.postbackId && timed.size < MAX_TIMED) timed.set(view.postbackId, key);
     } else {
       bucket.rejected++;
       stats.rejected++;

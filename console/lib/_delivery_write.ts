@@ -7,8 +7,8 @@
 
 import type { Postback } from "../../webhooks/mod.ts";
 import type { DeliveryView } from "./delivery_view.ts";
-import { acceptedRow, dropDelivery, type PayloadEntry, putDelivery, summaryOf } from "./_delivery_item.ts";
-import { DELIVERY_SEQ_KEY, DELIVERY_VIEW_PREFIX, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
+import { acceptedRow, dropDelivery, payloadValue, summaryOf, viewBytes, viewOf } from "./_delivery_item.ts";
+import { DELIVERY_SEQ_KEY, DELIVERY_VIEW_PREFIX, deliveryByHookKey, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
 
 /** Bytes of payload one postback may store in all: its commit takes 800 KiB, shared with summaries. */
@@ -40,9 +40,12 @@ export function writeDelivery(
       payloadBudget: Math.floor(POSTBACK_PAYLOAD_BYTES / count),
     },
   );
-  putDelivery(atomic, { seq: postback.seq!, ...summaryOf(row) }, null, options.expireIn);
+  const view: DeliveryView = { seq: postback.seq!, ...summaryOf(row) };
+  const bytes = viewBytes(view);
+  atomic.set(deliveryViewKey(view.seq), bytes, { expireIn: options.expireIn });
+  atomic.set(deliveryByHookKey(view.hookId, view.seq), bytes, { expireIn: options.expireIn });
   // The body entry holds the payload alone: its summary is the one at its number (seqOfId).
-  const body: PayloadEntry = { payload: row.payload, truncated: row.truncated };
+  const body = payloadValue({ payload: row.payload, truncated: row.truncated });
   atomic.set(deliveryKey(row.id), body, { expireIn: options.expireIn });
 }
 
@@ -71,7 +74,7 @@ export class Trimmer {
     for (;;) {
       const old: DeliveryView[] = [];
       const selector = { prefix: DELIVERY_VIEW_PREFIX, end: deliveryViewKey(keepFrom) };
-      for await (const e of this.#kv.list<DeliveryView>(selector, { limit: TRIM_BATCH })) old.push(e.value);
+      for await (const e of this.#kv.list(selector, { limit: TRIM_BATCH })) old.push(viewOf(e.value));
       if (old.length === 0) return;
       const op = this.#kv.atomic();
       for (const view of old) dropDelivery(op, view);

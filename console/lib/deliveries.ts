@@ -27,13 +27,14 @@ import {
   acceptedRow,
   type AttemptInfo,
   attemptKeyOf,
+  bodyOf,
   type Delivery,
   deliveryOf,
-  type PayloadEntry,
   rejectedRow,
   rowBase,
   seqBase,
   seqOfId,
+  viewOf,
 } from "./_delivery_item.ts";
 import type { Postback, ReceiverAttempt } from "../../webhooks/mod.ts";
 import {
@@ -221,11 +222,11 @@ export class DeliveryStore {
       : { prefix };
     const out: DeliveryView[] = [];
     for await (
-      const entry of this.#kv.list<DeliveryView>(selector, {
+      const entry of this.#kv.list(selector, {
         reverse: !options.forward,
         limit: options.limit ?? 50,
       })
-    ) out.push(entry.value);
+    ) out.push(viewOf(entry.value));
     return out;
   }
 
@@ -245,11 +246,9 @@ export class DeliveryStore {
     const seq = seqOfId(id);
     if (seq === null) return (await this.#kv.get<Delivery>(deliveryKey(id))).value;
     // Stored by the receiver's write: the payload, and the summary at its number.
-    const [body, view] = await this.#kv.getMany<[Delivery | PayloadEntry, DeliveryView]>([
-      deliveryKey(id),
-      deliveryViewKey(seq),
-    ]);
-    return body.value ? deliveryOf(body.value, view.value) : null;
+    const [body, view] = await this.#kv.getMany<[unknown, unknown]>([deliveryKey(id), deliveryViewKey(seq)]);
+    const stored = bodyOf(body.value);
+    return stored ? deliveryOf(stored, view.value === null ? null : viewOf(view.value)) : null;
   }
 
   /**
