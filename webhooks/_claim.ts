@@ -41,6 +41,19 @@ export const MAX_CLAIM_HOOKS = 10;
 export const DONE: ClaimValue = { state: "done", leaseUntil: 0 };
 
 /**
+ * The done claim as `write` mode writes it: {@linkcode DONE} as UTF-8 JSON
+ * bytes, which KV stores as they are (an object costs a V8 serialisation per
+ * claim on the receiver's main thread). Read by {@linkcode claimValue}.
+ */
+export const DONE_BYTES: Uint8Array = new TextEncoder().encode(JSON.stringify(DONE));
+
+/** A claim entry's value, whichever way it was written (an object, or JSON bytes). */
+export function claimValue(value: unknown): ClaimValue | null {
+  if (value instanceof Uint8Array) return JSON.parse(new TextDecoder().decode(value)) as ClaimValue;
+  return value as ClaimValue | null;
+}
+
+/**
  * The replay key of a verified header: the hex SHA-256 over its decoded
  * fields and signature bytes, so two spellings of one header (URL-encoding,
  * scheme case, spaces) share one key.
@@ -89,9 +102,10 @@ export function claimOf(
  * its lease (a request still running), else `null`: the claim may be taken
  * (over) with these entries as its checks.
  */
-export function judge(entries: Deno.KvEntryMaybe<ClaimValue>[], now: number): "done" | "held" | null {
-  if (entries.some((entry) => entry.value?.state === "done")) return "done";
-  if (entries.some((entry) => entry.value && entry.value.leaseUntil > now)) return "held";
+export function judge(entries: Deno.KvEntryMaybe<unknown>[], now: number): "done" | "held" | null {
+  const values = entries.map((entry) => claimValue(entry.value));
+  if (values.some((value) => value?.state === "done")) return "done";
+  if (values.some((value) => value && value.leaseUntil > now)) return "held";
   return null;
 }
 

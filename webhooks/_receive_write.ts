@@ -4,7 +4,7 @@
 // postback is stored once or not at all. And the answers of both modes.
 
 import { AsyncLocalStorage } from "node:async_hooks";
-import { type ClaimValue, DONE, judge } from "./_claim.ts";
+import { DONE_BYTES, judge } from "./_claim.ts";
 import { commitInGroup } from "./_group_commit.ts";
 import { keyId } from "./_key_id.ts";
 import { getManyBatched } from "./_kv.ts";
@@ -127,7 +127,7 @@ async function commitClaimed(job: WriteJob): Promise<Verdict | "stale"> {
           threw = true;
           throw error;
         }
-        for (const key of keys) atomic.set(key, DONE, { expireIn });
+        for (const key of keys) atomic.set(key, DONE_BYTES, { expireIn });
       },
     });
     if (result.kind === "committed") return "stored";
@@ -135,7 +135,7 @@ async function commitClaimed(job: WriteJob): Promise<Verdict | "stale"> {
     const changed = new Set(result.changed.map((check) => keyId(check.key)));
     if (keys.some((key) => changed.has(keyId(key)))) {
       // Taken meanwhile: by a copy (done), a request still running (held), or one that since failed.
-      const entries = await getManyBatched<ClaimValue>(kv, keys);
+      const entries = await getManyBatched<unknown>(kv, keys);
       const verdict = judge(entries, job.now);
       if (verdict) return verdict;
       expected = entries.map((entry) => entry.versionstamp);
