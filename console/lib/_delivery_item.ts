@@ -148,18 +148,48 @@ export interface PayloadEntry {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** Longest payload (characters) kept in its summary's entry rather than an entry of its own. */
+export const INLINE_PAYLOAD_CHARS = 4096;
+/** Separates a summary's JSON from a payload kept with it: JSON text never holds a raw newline. */
+const NEWLINE = 0x0a;
+
 /**
- * A summary as the receiver's path stores it: UTF-8 JSON bytes, which KV
- * keeps as they are, where an object costs it a V8 serialisation per entry
- * (twice a delivery: its row and its hook's copy share these bytes).
+ * The entries of a delivery the receiver's path stores, as UTF-8 bytes,
+ * which KV keeps as they are (an object costs a V8 serialisation per
+ * entry): its summary's JSON for the hook's copy, and for its row the same
+ * followed by a newline and the payload when that is short and whole, so a
+ * delivery costs two entries, not three. A longer payload keeps an entry of
+ * its own ({@linkcode payloadValue}); its row then holds the summary alone.
  */
-export function viewBytes(view: DeliveryView): Uint8Array {
-  return encoder.encode(JSON.stringify(view));
+export function viewEntries(view: DeliveryView, body: PayloadEntry): { row: Uint8Array; copy: Uint8Array } {
+  const copy = encoder.encode(JSON.stringify(view));
+  if (body.truncated || body.payload.length > INLINE_PAYLOAD_CHARS) return { row: copy, copy };
+  const payload = encoder.encode(body.payload);
+  const row = new Uint8Array(copy.byteLength + 1 + payload.byteLength);
+  row.set(copy);
+  row[copy.byteLength] = NEWLINE;
+  row.set(payload, copy.byteLength + 1);
+  return { row, copy };
+}
+
+/** Whether a delivery's payload went into its row ({@linkcode viewEntries}), so it has no entry of its own. */
+export function payloadInRow(body: PayloadEntry): boolean {
+  return !body.truncated && body.payload.length <= INLINE_PAYLOAD_CHARS;
+}
+
+/** A summary entry as read, and the payload kept with it (`null`: none there). */
+export function rowOf(value: unknown): { view: DeliveryView; payload: string | null } {
+  if (!(value instanceof Uint8Array)) return { view: value as DeliveryView, payload: null };
+  const end = value.indexOf(NEWLINE);
+  if (end === -1) return { view: JSON.parse(decoder.decode(value)), payload: null };
+  return { view: JSON.parse(decoder.decode(value.subarray(0, end))), payload: decoder.decode(value.subarray(end + 1)) };
 }
 
 /** A summary as read: JSON bytes (the receiver's path), or the object (other writers, earlier versions). */
 export function viewOf(value: unknown): DeliveryView {
-  return (value instanceof Uint8Array ? JSON.parse(decoder.decode(value)) : value) as DeliveryView;
+  if (!(value instanceof Uint8Array)) return value as DeliveryView;
+  const end = value.indexOf(NEWLINE);
+  return JSON.parse(decoder.decode(end === -1 ? value : value.subarray(0, end))) as DeliveryView;
 }
 
 /**

@@ -8,10 +8,10 @@
  * @module
  */
 
-import { attemptKeyOf, bodyOf, viewOf } from "./_delivery_item.ts";
+import { attemptKeyOf, bodyOf, rowOf, viewOf } from "./_delivery_item.ts";
 import type { DeliveryView } from "./delivery_view.ts";
 import { attemptInfoOf } from "./_attempt_details.ts";
-import { DELIVERY_VIEW_PREFIX, deliveryByHookPrefix, deliveryKey } from "./kv_keys.ts";
+import { DELIVERY_VIEW_PREFIX, deliveryByHookPrefix, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
 
 /** Entries one page reads at most. */
 export const MAX_SCANNED = 2_000;
@@ -91,25 +91,39 @@ export async function queryLog(kv: Deno.Kv, filter: DeliveryFilter): Promise<Del
   let last: number | undefined;
   let chunk: DeliveryView[] = [];
   let bodiesRead = 0;
+  /** Payloads read with their summaries (kept in the row by the receiver's path). */
+  const inline = new Map<DeliveryView, string>();
   const flush = async () => {
     const pending = chunk.filter((v) => summaryMatches(v, filter));
     chunk = [];
     if (!q) return void values.push(...pending);
     // The summary first; the payload only of entries whose summary does not match.
-    const unsure = pending.filter((v) => !textOf(v).includes(q));
     const found = new Set<string>();
-    for (let i = 0; i < unsure.length; i += 10) {
-      const views = unsure.slice(i, i + 10);
-      const bodies = await kv.getMany<unknown[]>(views.map((v) => deliveryKey(v.id)));
-      bodiesRead += bodies.length;
-      for (const [k, body] of bodies.entries()) {
-        if (bodyOf(body.value)?.payload.toLowerCase().includes(q)) found.add(views[k].id);
+    const unsure: DeliveryView[] = [];
+    for (const v of pending) {
+      if (textOf(v).includes(q)) continue;
+      const payload = inline.get(v);
+      if (payload === undefined) unsure.push(v);
+      else if (payload.toLowerCase().includes(q)) found.add(v.id);
+    }
+    // A payload is in its own entry, or (short, stored by the receiver) in its row, which a hook's copy is not.
+    for (let i = 0; i < unsure.length; i += 5) {
+      const views = unsure.slice(i, i + 5);
+      const entries = await kv.getMany<unknown[]>(views.flatMap((v) => [deliveryKey(v.id), deliveryViewKey(v.seq)]));
+      bodiesRead += views.length;
+      for (const [k, view] of views.entries()) {
+        const row = entries[2 * k + 1].value === null ? null : rowOf(entries[2 * k + 1].value);
+        const payload = row?.view.id === view.id && row.payload !== null
+          ? row.payload
+          : bodyOf(entries[2 * k].value)?.payload;
+        if (payload?.toLowerCase().includes(q)) found.add(view.id);
       }
     }
     values.push(...pending.filter((v) => textOf(v).includes(q) || found.has(v.id)));
   };
   for await (const entry of kv.list(selector, { reverse: !forward, limit: MAX_SCANNED })) {
-    const view = viewOf(entry.value);
+    const { view, payload } = rowOf(entry.value);
+    if (payload !== null && q) inline.set(view, payload);
     // The log runs in commit order, which is arrival order within a second or
     // so: past the start (or, forward, the end) of the range, the rest is out of it too.
     const at = Date.parse(view.receivedAt);

@@ -7,7 +7,16 @@
 
 import type { Postback } from "../../webhooks/mod.ts";
 import type { DeliveryView } from "./delivery_view.ts";
-import { acceptedRow, dropDelivery, payloadValue, summaryOf, viewBytes, viewOf } from "./_delivery_item.ts";
+import {
+  acceptedRow,
+  dropDelivery,
+  type PayloadEntry,
+  payloadInRow,
+  payloadValue,
+  summaryOf,
+  viewEntries,
+  viewOf,
+} from "./_delivery_item.ts";
 import { DELIVERY_SEQ_KEY, DELIVERY_VIEW_PREFIX, deliveryByHookKey, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
 
@@ -41,12 +50,12 @@ export function writeDelivery(
     },
   );
   const view: DeliveryView = { seq: postback.seq!, ...summaryOf(row) };
-  const bytes = viewBytes(view);
-  atomic.set(deliveryViewKey(view.seq), bytes, { expireIn: options.expireIn });
-  atomic.set(deliveryByHookKey(view.hookId, view.seq), bytes, { expireIn: options.expireIn });
-  // The body entry holds the payload alone: its summary is the one at its number (seqOfId).
-  const body = payloadValue({ payload: row.payload, truncated: row.truncated });
-  atomic.set(deliveryKey(row.id), body, { expireIn: options.expireIn });
+  const body: PayloadEntry = { payload: row.payload, truncated: row.truncated };
+  const entries = viewEntries(view, body);
+  atomic.set(deliveryViewKey(view.seq), entries.row, { expireIn: options.expireIn });
+  atomic.set(deliveryByHookKey(view.hookId, view.seq), entries.copy, { expireIn: options.expireIn });
+  // A longer payload has a body entry of its own, the payload alone: its summary is the one at its number.
+  if (!payloadInRow(body)) atomic.set(deliveryKey(row.id), payloadValue(body), { expireIn: options.expireIn });
 }
 
 /** Trims the log to its retention in the background, a batch at a time, once it is past it by a few rows. */

@@ -32,6 +32,7 @@ import {
   deliveryOf,
   rejectedRow,
   rowBase,
+  rowOf,
   seqBase,
   seqOfId,
   viewOf,
@@ -246,9 +247,13 @@ export class DeliveryStore {
     const seq = seqOfId(id);
     if (seq === null) return (await this.#kv.get<Delivery>(deliveryKey(id))).value;
     // Stored by the receiver's write: the payload, and the summary at its number.
-    const [body, view] = await this.#kv.getMany<[unknown, unknown]>([deliveryKey(id), deliveryViewKey(seq)]);
-    const stored = bodyOf(body.value);
-    return stored ? deliveryOf(stored, view.value === null ? null : viewOf(view.value)) : null;
+    const [body, entry] = await this.#kv.getMany<[unknown, unknown]>([deliveryKey(id), deliveryViewKey(seq)]);
+    const row = entry.value === null ? null : rowOf(entry.value);
+    // A short payload is kept in its summary's entry; a longer one (or an earlier version's) in its own.
+    const stored = row?.payload != null ? { payload: row.payload, truncated: false } : bodyOf(body.value);
+    // The entry at that number must be this delivery's (an id naming another postback's number finds nothing).
+    if (row && row.view.id !== id) return null;
+    return stored ? deliveryOf(stored, row?.view ?? null) : null;
   }
 
   /**

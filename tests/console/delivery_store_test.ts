@@ -421,10 +421,10 @@ Deno.test("get() of ids shaped like the receiver's but naming nothing finds noth
   }
 });
 
-Deno.test("the receiver's rows are kept as JSON bytes, and rows an earlier version kept as objects read the same", async () => {
+Deno.test("the receiver's rows are kept as JSON bytes with short payloads inline, and an earlier version's objects read the same", async () => {
   const kv = await Deno.openKv(":memory:");
   try {
-    const store = new DeliveryStore(kv, { retain: 3 });
+    const store = new DeliveryStore(kv, { retain: 4 });
     const hook = { id: "h1", tenantId: "t1", entity: { resources: { self: { ref: "https://c.example/w/1" } } } };
     const postback = (seq: number, title: string) =>
       Object.assign(
@@ -432,48 +432,70 @@ Deno.test("the receiver's rows are kept as JSON bytes, and rows an earlier versi
         { postbackId: String(seq).repeat(64).slice(0, 64), index: 0, count: 1, seq },
       ) as unknown as Parameters<DeliveryStore["write"]>[0];
     const op = kv.atomic();
-    store.write(postback(1, "plain ascii"), op);
-    store.write(postback(2, "naïve café ☕"), op); // beyond ASCII: its payload is kept as the object
-    assert.ok((await op.set(["console_delivery_seq"], 2).commit()).ok);
+    const long = "x".repeat(5000); // longer than a row keeps: its payload has an entry of its own
+    store.write(postback(1, `plain ascii ${long}`), op);
+    store.write(postback(2, `naïve café ☕ ${long}`), op); // beyond ASCII: that entry is the object
+    store.write(postback(3, "short ☕"), op); // short: the payload is kept in its row
+    assert.ok((await op.set(["console_delivery_seq"], 3).commit()).ok);
     // KV keeps bytes as they are: no V8 serialisation on the receiver's path.
-    assert.ok((await kv.get(["console_delivery_log", 1])).value instanceof Uint8Array);
-    assert.ok((await kv.get(["console_delivery_log_by_hook", "h1", 1])).value instanceof Uint8Array);
+    for (const seq of [1, 2, 3]) {
+      assert.ok((await kv.get(["console_delivery_log", seq])).value instanceof Uint8Array);
+      assert.ok((await kv.get(["console_delivery_log_by_hook", "h1", seq])).value instanceof Uint8Array);
+    }
     assert.ok((await kv.get(["console_delivery_body", "q000000001-0"])).value instanceof Uint8Array);
     assert.equal(typeof (await kv.get(["console_delivery_body", "q000000002-0"])).value, "object");
+    assert.equal((await kv.get(["console_delivery_body", "q000000003-0"])).value, null, "two entries, not three");
 
-    // Number 3 as an earlier version wrote it: objects.
-    const old = await store.get("q000000001-0");
+    // Number 4 as an earlier version wrote it: objects.
+    const old = await store.get("q000000003-0");
     assert.ok(old);
-    const { payload, truncated, ...summary } = { ...old, id: "q000000003-0", title: "written as objects" };
-    const view = { seq: 3, ...summary };
+    const { payload, truncated, ...summary } = { ...old, id: "q000000004-0", title: "written as objects" };
+    const view = { seq: 4, ...summary };
     assert.ok(
-      (await kv.atomic().set(["console_delivery_log", 3], view).set(["console_delivery_log_by_hook", "h1", 3], view)
-        .set(["console_delivery_body", "q000000003-0"], { payload, truncated }).set(["console_delivery_seq"], 3)
+      (await kv.atomic().set(["console_delivery_log", 4], view).set(["console_delivery_log_by_hook", "h1", 4], view)
+        .set(["console_delivery_body", "q000000004-0"], { payload, truncated }).set(["console_delivery_seq"], 4)
         .commit()).ok,
     );
 
-    const titles = ["written as objects", "naïve café ☕", "plain ascii"];
+    const titles = [
+      "written as objects",
+      "short ☕",
+      `naïve café ☕ ${long}`.slice(0, 300),
+      `plain ascii ${long}`.slice(0, 300),
+    ];
     assert.deepEqual((await store.list()).map((v) => v.title), titles);
     assert.deepEqual((await store.list({ hookId: "h1" })).map((v) => v.title), titles);
-    assert.deepEqual((await store.list({ forward: true })).map((v) => v.seq), [1, 2, 3]);
+    assert.deepEqual((await store.list({ forward: true })).map((v) => v.seq), [1, 2, 3, 4]);
     assert.deepEqual((await store.page({})).values.map((v) => v.title), titles);
     const stats = await store.stats();
-    assert.equal(stats.accepted, 3);
+    assert.equal(stats.accepted, 4);
     assert.equal(stats.last?.title, "written as objects");
-    for (const [id, title] of [["q000000001-0", "plain ascii"], ["q000000002-0", "naïve café ☕"]]) {
+    for (
+      const [id, title] of [["q000000001-0", `plain ascii ${long}`], ["q000000002-0", `naïve café ☕ ${long}`], [
+        "q000000003-0",
+        "short ☕",
+      ]]
+    ) {
       const whole = await store.get(id);
-      assert.equal(whole?.title, title);
+      assert.equal(whole?.id, id);
       assert.equal(whole?.truncated, false);
       assert.deepEqual(JSON.parse(whole!.payload).activity.title, title);
     }
-    assert.equal((await store.get("q000000003-0"))?.title, "written as objects");
-    // Found by text its payload alone holds, whichever layout keeps it.
-    assert.deepEqual((await store.page({ q: '"verb":"jive:created"' })).values.length, 3);
-    // Trimming reads both layouts: a fourth delivery pushes number 1 out, with its entries.
-    await store.add("h2", [item(4)]);
+    assert.equal((await store.get("q000000004-0"))?.title, "written as objects");
+    // Ids that name a stored number but another postback's (q…2-1 is number 3) find nothing.
+    assert.equal(await store.get("q000000002-1"), null);
+    assert.equal(await store.get("q000000001-2"), null);
+    // Found by text its payload alone holds, whichever entry keeps it, in the log and in a hook's copies (4 holds 3's).
+    for (const filter of [{}, { hookId: "h1" }]) {
+      assert.equal((await store.page({ ...filter, q: '"verb":"jive:created"' })).values.length, 4);
+      assert.deepEqual((await store.page({ ...filter, q: '"title":"short' })).values.map((v) => v.seq), [4, 3]);
+    }
+    // Trimming reads both layouts: a fifth delivery pushes number 1 out, with its entries.
+    await store.add("h2", [item(5)]);
     await store.flush();
     assert.equal(await store.get("q000000001-0"), null);
     assert.equal((await kv.get(["console_delivery_log_by_hook", "h1", 1])).value, null);
+    assert.equal((await kv.get(["console_delivery_body", "q000000001-0"])).value, null);
   } finally {
     kv.close();
   }
