@@ -52,8 +52,9 @@ function put<V>(map: Map<string, V>, key: string, value: V, max: number): void {
   if (map.size > max) map.delete(map.keys().next().value!);
 }
 
+/** A record's slot: the tenant id's length first, so no tenant id and URL pair reads as another. */
 function recordSlot(tenantId: string, url: string): string {
-  return JSON.stringify([tenantId, url]);
+  return `${tenantId.length}:${tenantId}${url}`;
 }
 
 /** The cache of one receiver. */

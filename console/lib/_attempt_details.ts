@@ -15,11 +15,14 @@ import { retryLocked } from "./kv_retry.ts";
 /** How long attempt details wait to be written with others. */
 const BATCH_MS = 50;
 
-/** Attempt details as stored: JSON text, or (written by an earlier version) the object itself. */
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Attempt details as stored: UTF-8 JSON bytes, or (written by earlier versions) JSON text or the object itself. */
 export function attemptInfoOf(value: unknown): AttemptInfo | null {
-  if (typeof value === "string") {
+  if (typeof value === "string" || value instanceof Uint8Array) {
     try {
-      return JSON.parse(value) as AttemptInfo;
+      return JSON.parse(typeof value === "string" ? value : decoder.decode(value)) as AttemptInfo;
     } catch {
       return null;
     }
@@ -92,9 +95,9 @@ export class AttemptDetails {
   async #write(batch: [Deno.KvKey, AttemptInfo][]): Promise<void> {
     for (let i = 0; i < batch.length; i += 200) {
       const op = this.#kv.atomic();
-      // As JSON text: a string costs KV a fraction of what the object graph costs to serialize.
+      // As JSON bytes, which KV keeps as they are: an object graph (or even a string) costs a V8 serialisation.
       for (const [key, info] of batch.slice(i, i + 200)) {
-        op.set(key, JSON.stringify(info), { expireIn: this.#expireIn });
+        op.set(key, encoder.encode(JSON.stringify(info)), { expireIn: this.#expireIn });
       }
       await retryLocked(() => op.commit());
     }

@@ -392,6 +392,8 @@ Deno.test("request details and delivery bodies written by an earlier version are
     assert.deepEqual(await store.attemptOf({ id: "", postbackId: "P1" }), info);
     await kv.set(["console_attempt", "P2"], "{not json");
     assert.equal(await store.attemptOf({ id: "", postbackId: "P2" }), null);
+    await kv.set(["console_attempt", "P3"], JSON.stringify(info)); // JSON text, as the last version wrote it
+    assert.deepEqual(await store.attemptOf({ id: "", postbackId: "P3" }), info);
     const [view] = await store.add("h1", [item(1)]);
     const whole = await store.get(view.id);
     assert.equal(whole?.id, view.id, "a row with its summary, as addPostback writes it");
