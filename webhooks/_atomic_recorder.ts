@@ -4,7 +4,7 @@
 // commits the group.
 
 import { serialize } from "node:v8";
-import { keyId } from "./_key_id.ts";
+import { anyKeyId } from "./_key_id.ts";
 
 type Step = (op: Deno.AtomicOperation) => void;
 
@@ -71,7 +71,7 @@ export class AtomicRecorder {
     if (!Array.isArray(key)) throw new TypeError("Cannot add a mutation: the key must be an array");
     this.mutations++;
     this.bytes += keyBytes(key) + valueBytes(value);
-    this.mutatedIds.push(keyId(key));
+    this.mutatedIds.push(anyKeyId(key));
     this.#steps.push(step);
     return this;
   }
@@ -80,7 +80,7 @@ export class AtomicRecorder {
     for (const check of checks) {
       if (!check || !Array.isArray(check.key)) throw new TypeError("Cannot add a check: it needs a key array");
       this.checks.push({ key: check.key, versionstamp: check.versionstamp });
-      this.checkIds.push(keyId(check.key));
+      this.checkIds.push(anyKeyId(check.key));
     }
     return this;
   }

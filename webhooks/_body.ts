@@ -31,6 +31,12 @@ class Gathered {
   }
 
   append(chunk: Uint8Array): void {
+    if (this.#length === 0) {
+      // The first chunk (often the whole body): one copy, sized to fit.
+      this.#buffer = chunk.slice();
+      this.#length = chunk.byteLength;
+      return;
+    }
     const needed = this.#length + chunk.byteLength;
     if (needed > this.#buffer.byteLength) {
       const grown = new Uint8Array(Math.max(needed, 2 * this.#buffer.byteLength, 256));
@@ -41,8 +47,9 @@ class Gathered {
     this.#length = needed;
   }
 
-  /** A copy of the first `count` bytes (all by default), sized to fit. */
+  /** The first `count` bytes (all by default), sized to fit; the buffer itself when that is all of it. */
   take(count = this.#length): Uint8Array {
+    if (count >= this.#length && this.#buffer.byteLength === this.#length) return this.#buffer;
     return this.#buffer.slice(0, Math.min(count, this.#length));
   }
 }

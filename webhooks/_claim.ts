@@ -90,7 +90,7 @@ export function claimOf(
   timestamp: number,
 ): { keys: Deno.KvKey[]; postbackId: string } {
   // An empty postback names no hook: it claims the header for none (""), so its own copies are duplicates.
-  const sorted = urls.length === 0 ? [""] : [...new Set(urls)].sort();
+  const sorted = urls.length === 0 ? [""] : urls.length === 1 ? urls : [...new Set(urls)].sort();
   const ids = sorted.map((url) => hash("sha256", `${digest}\n${url}`, "hex"));
   const postbackId = ids.length === 1 ? ids[0] : hash("sha256", `${digest}\n${sorted.join("\n")}`, "hex");
   return { keys: ids.map((id) => postbackClaimKey(timestamp, id)), postbackId };

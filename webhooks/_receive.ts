@@ -1,12 +1,11 @@
 // Private steps of the receiver: its JSON answers, the option checks, and the
 // shape check of a postback body.
 
+const JSON_TYPE = { "content-type": "application/json; charset=utf-8" };
+
 /** A JSON answer; `error` bodies never carry a value from the request. */
-export function answer(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json; charset=utf-8", ...headers },
-  });
+export function answer(status: number, body: unknown, headers?: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), { status, headers: headers ? { ...JSON_TYPE, ...headers } : JSON_TYPE });
 }
 
 /** Checks an optional numeric option: a positive integer, or `undefined` for the default. */
@@ -22,6 +21,11 @@ export function positiveInteger(value: unknown, name: string, fallback: number):
 export interface BodyItem {
   webhook: string;
   activity: Record<string, unknown>;
+}
+
+/** The distinct `webhook` URLs of a postback's items, in order of first use. */
+export function urlsOf(items: BodyItem[]): string[] {
+  return items.length === 1 ? [items[0].webhook] : [...new Set(items.map((item) => item.webhook))];
 }
 
 /** Longest `webhook` URL accepted in an item. */

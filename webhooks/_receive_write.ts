@@ -6,7 +6,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { DONE_BYTES, judge } from "./_claim.ts";
 import { commitInGroup } from "./_group_commit.ts";
-import { keyId } from "./_key_id.ts";
+import { keyId, ownKeyId } from "./_key_id.ts";
 import { getManyBatched } from "./_kv.ts";
 import { answer } from "./_receive.ts";
 
@@ -67,11 +67,10 @@ function knownOf(kv: Deno.Kv): Known {
 
 /** Whether this process committed one of these claims, still within its life. */
 function storedHere(k: Known, ids: string[]): boolean {
-  const now = performance.now();
   return ids.some((id) => {
     const until = k.stored.get(id);
     if (until === undefined) return false;
-    if (until > now) return true;
+    if (until > performance.now()) return true;
     k.stored.delete(id);
     return false;
   });
@@ -85,9 +84,13 @@ function storedHere(k: Known, ids: string[]): boolean {
  */
 export async function commitWrites(job: WriteJob): Promise<Verdict | "stale"> {
   const k = knownOf(job.kv);
-  const ids = job.keys.map(keyId);
+  const ids = job.keys.map(ownKeyId);
   if (storedHere(k, ids)) return "done";
-  const running = ids.flatMap((id) => k.storing.get(id) ?? []);
+  const running: Promise<unknown>[] = [];
+  for (const id of ids) {
+    const storing = k.storing.get(id);
+    if (storing) running.push(storing);
+  }
   if (running.length > 0) {
     await Promise.allSettled(running);
     if (storedHere(k, ids)) return "done";

@@ -10,6 +10,7 @@
 
 import { communityKey, communitySecretPreviousKey, urlKeyPart, webhookByUrlPrefix, webhookKey } from "./_keys.ts";
 import { getManyBatched, withLockRetry } from "./_kv.ts";
+import { ownKeyId } from "./_key_id.ts";
 import { type PreviousSecret, verifyingKey } from "./_secret_rotation.ts";
 import { selfRef } from "./_store.ts";
 import type { Community, Webhook } from "./types.ts";
@@ -86,6 +87,7 @@ export class ReceiverCache {
 }
 
 function checkOf(entry: Deno.KvEntryMaybe<unknown>): Deno.AtomicCheck {
+  ownKeyId(entry.key); // kept with the cached value, checked per postback
   return { key: entry.key, versionstamp: entry.versionstamp };
 }
 

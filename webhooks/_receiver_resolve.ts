@@ -11,7 +11,7 @@
 import { type HeldClaim, type NotClaimed, release } from "./_claim.ts";
 import { copyData } from "./_copy.ts";
 import { checkSignature, type ParsedJiveExtn } from "./_jive_extn.ts";
-import type { BodyItem } from "./_receive.ts";
+import { type BodyItem, urlsOf } from "./_receive.ts";
 import { type CachedCommunity, readCommunity, readRecord, ReceiverCache, stillCurrent } from "./_receiver_cache.ts";
 import { verifyingKey } from "./_secret_rotation.ts";
 import type { Community, Webhook } from "./types.ts";
@@ -153,7 +153,7 @@ export function createResolver({ hooks, kv, owned, accept }: ResolverSetup) {
     take: Take | null,
     useChecks: boolean,
   ): Promise<Outcome> {
-    const urls = [...new Set(items.map((item) => item.webhook))];
+    const urls = urlsOf(items);
     const checking = useChecks && urls.length <= checkedHooks(resolved);
     const cached = owned && checking ? urls.map((url) => cache.record(tenantId, url)) : [];
     const hit = urls.length > 0 && cached.length === urls.length && cached.every((entry) => entry !== undefined);

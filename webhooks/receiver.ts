@@ -11,7 +11,7 @@ import { Deadlines } from "./_deadlines.ts";
 import { claim, claimOf, finish, MAX_CLAIM_HOOKS, release, replayKey } from "./_claim.ts";
 import { checkTime, checkWindow, DEFAULT_MAX_AGE_MS, DEFAULT_MAX_FUTURE_MS, parseJiveExtn } from "./_jive_extn.ts";
 import { kvOf } from "./_kv_of.ts";
-import { answer, type BodyItem, parseItems, positiveInteger } from "./_receive.ts";
+import { answer, type BodyItem, parseItems, positiveInteger, urlsOf } from "./_receive.ts";
 import { createResolver, type Take } from "./_receiver_resolve.ts";
 import { checkSequence, commitWrites, settle } from "./_receive_write.ts";
 import type { Webhooks } from "./webhooks.ts";
@@ -191,7 +191,7 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     const items: BodyItem[] = checked.items;
     trace.itemCount = items.length;
 
-    const urls = [...new Set(items.map((item) => item.webhook))];
+    const urls = urlsOf(items);
     if (urls.length > MAX_CLAIM_HOOKS) {
       return refuse(413, `Too many hooks: the items of a postback name at most ${MAX_CLAIM_HOOKS} webhooks`);
     }
