@@ -32,11 +32,12 @@ export function maskAuthorization(value: string): string {
 /** The request's headers as a plain object, secrets removed and values cut to 512 characters. */
 export function maskHeaders(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of headers) {
+  // forEach: the same pairs as iterating, at a fraction of the cost (no iterator result per header).
+  headers.forEach((value, name) => {
     if (name === "authorization") out[name] = maskAuthorization(value);
     else if (SECRET_HEADERS.has(name)) out[name] = "[removed]";
     else out[name] = value.slice(0, MAX_VALUE_CHARS);
-  }
+  });
   return out;
 }
 
