@@ -28,6 +28,8 @@ export function urlsOf(items: BodyItem[]): string[] {
   return items.length === 1 ? [items[0].webhook] : [...new Set(items.map((item) => item.webhook))];
 }
 
+const decoder = new TextDecoder();
+
 /** Longest `webhook` URL accepted in an item. */
 const MAX_URL_CHARS = 8192;
 
@@ -41,7 +43,7 @@ export function parseItems(
 ): { items: BodyItem[] } | { status: 400 | 413; error: string } {
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder().decode(bytes));
+    value = JSON.parse(decoder.decode(bytes));
   } catch {
     return { status: 400, error: "Bad request: the body is not JSON" };
   }
