@@ -3,17 +3,30 @@
  * verdict's figures, the time taken), kept for their deliveries' detail page.
  * Written in batches, one atomic operation for all that arrived within 50
  * ms: under load that is one write for many postbacks, off their answers'
- * path. Each expires with the deliveries, and trimming deletes it too.
+ * path. The details of postbacks the receiver's `write` stored (numbered by
+ * their first delivery) share entries too: one entry holds a batch's details
+ * (up to 60 KB), keyed by the lowest and highest number in it, so a postback
+ * costs KV a fraction of an entry; trimming deletes an entry once it passed
+ * its highest number. Every entry expires with the deliveries.
  *
  * @module
  */
 
 import type { ReceiverAttempt } from "../../webhooks/mod.ts";
 import type { AttemptInfo } from "./_delivery_item.ts";
+import { ATTEMPT_BATCH_PREFIX, attemptAtKey, attemptBatchKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
 
 /** How long attempt details wait to be written with others. */
 const BATCH_MS = 50;
+/** Bytes of details one batch entry holds at most, at three bytes a character (a KV value holds 64 KiB). */
+const ENTRY_BYTES = 60_000;
+/** Batch entries read back from a number to find its details (a late report lands in a later batch). */
+const LOOK_BACK = 16;
+/** Batch entries one lookup reads at most (a stats page's 200 postbacks among other hooks' too). */
+const MAX_READ = 128;
+/** Batch entries one trimming pass deletes at most. */
+const DROP_BATCH = 200;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -30,11 +43,75 @@ export function attemptInfoOf(value: unknown): AttemptInfo | null {
   return value && typeof value === "object" ? value as AttemptInfo : null;
 }
 
+/** The `[first number, details]` pairs of a batch entry (none when it does not parse). */
+function pairsOf(value: unknown): [number, AttemptInfo][] {
+  if (!(value instanceof Uint8Array)) return [];
+  try {
+    const pairs = JSON.parse(decoder.decode(value));
+    return Array.isArray(pairs) ? pairs : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The details of the postbacks whose first delivery has one of these
+ * numbers: from the batch entries (the newest holding each), else from the
+ * entry of its own an earlier version wrote.
+ */
+export async function detailsAt(kv: Deno.Kv, firsts: number[]): Promise<Map<number, AttemptInfo>> {
+  const out = new Map<number, AttemptInfo>();
+  if (firsts.length === 0) return out;
+  const wanted = new Set(firsts);
+  const lowest = Math.min(...firsts);
+  // Entries are in order of their lowest number: from the highest wanted back past the lowest, a few more
+  // for a report that came late (its batch starts later than its number).
+  let past = 0;
+  const end = attemptBatchKey(Math.max(...firsts) + 1, 0);
+  for await (const entry of kv.list({ prefix: ATTEMPT_BATCH_PREFIX, end }, { reverse: true, limit: MAX_READ })) {
+    const [, low, high] = entry.key as [string, number, number];
+    if (high >= lowest) {
+      for (const [first, info] of pairsOf(entry.value)) {
+        if (wanted.has(first) && !out.has(first)) out.set(first, info);
+      }
+    }
+    if (out.size === wanted.size || (low < lowest && ++past >= LOOK_BACK)) break;
+  }
+  const missing = firsts.filter((first) => !out.has(first));
+  for (let i = 0; i < missing.length; i += 10) {
+    const found = await kv.getMany<unknown[]>(missing.slice(i, i + 10).map(attemptAtKey));
+    for (const [k, entry] of found.entries()) {
+      const info = attemptInfoOf(entry.value);
+      if (info) out.set(missing[i + k], info);
+    }
+  }
+  return out;
+}
+
+/** Deletes the batch entries whose numbers are all below `keepFrom` (their deliveries are trimmed). */
+export async function dropDetailsBelow(kv: Deno.Kv, keepFrom: number): Promise<void> {
+  for (;;) {
+    const op = kv.atomic();
+    let seen = 0, dropped = 0;
+    const selector = { prefix: ATTEMPT_BATCH_PREFIX, end: attemptBatchKey(keepFrom, 0) };
+    for await (const entry of kv.list(selector, { limit: DROP_BATCH, consistency: "eventual" })) {
+      seen++;
+      if ((entry.key[2] as number) < keepFrom) op.delete(entry.key), dropped++;
+    }
+    if (dropped > 0) await retryLocked(() => op.commit());
+    if (seen < DROP_BATCH || dropped === 0) return;
+  }
+}
+
+/** Where a report is kept: a key of its own, or (stored by the receiver's `write`) its postback's first number. */
+export type DetailsAt = { key: Deno.KvKey } | { first: number };
+
 /** The attempt details of accepted postbacks, written in batches. */
 export class AttemptDetails {
   #kv: Deno.Kv;
   #expireIn: number;
   #waiting = new Map<string, [Deno.KvKey, AttemptInfo]>();
+  #numbered = new Map<number, AttemptInfo>();
   /** The batch being gathered: written when its timer fires or on flush. */
   #next: Promise<void> | null = null;
   #due: (() => void) | null = null;
@@ -51,27 +128,24 @@ export class AttemptDetails {
     this.#expireIn = expireIn;
   }
 
-  /** Queues a report for the next batch, to be kept at `key`; resolves once that batch is written. */
-  record(attempt: ReceiverAttempt, key: Deno.KvKey): Promise<void> {
+  /** Queues a report for the next batch, kept at `at`; resolves once that batch is written. */
+  record(attempt: ReceiverAttempt, at: DetailsAt): Promise<void> {
     const { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs } = attempt;
     // Its keys hold strings and numbers only.
-    this.#waiting.set(JSON.stringify(key), [key, {
-      headers,
-      tenantId,
-      clientId,
-      timestampAgeMs,
-      itemCount,
-      durationMs,
-    }]);
+    const info: AttemptInfo = { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs };
+    if ("first" in at) this.#numbered.set(at.first, info);
+    else this.#waiting.set(JSON.stringify(at.key), [at.key, info]);
     // A report that comes while a batch is written waits for the next batch, never for one already taken.
     this.#next ??= new Promise<void>((resolve) => {
       this.#due = resolve;
       this.#timer = setTimeout(resolve, BATCH_MS);
     }).then(() => {
-      const batch = [...this.#waiting.values()];
+      const keyed = [...this.#waiting.values()];
+      const numbered = [...this.#numbered].sort((a, b) => a[0] - b[0]);
       this.#waiting.clear();
+      this.#numbered.clear();
       this.#next = this.#due = null;
-      const writing = this.#write(batch);
+      const writing = this.#write(keyed, numbered);
       this.#writing.add(writing);
       writing.catch(() => {}).finally(() => this.#writing.delete(writing));
       return writing;
@@ -87,18 +161,34 @@ export class AttemptDetails {
     await Promise.allSettled([next, ...this.#writing]);
   }
 
-  /** The details kept at `key`, when recorded. */
-  async of(key: Deno.KvKey): Promise<AttemptInfo | null> {
-    return attemptInfoOf((await this.#kv.get(key)).value);
+  /** The details kept at `at`, when recorded. */
+  async of(at: DetailsAt): Promise<AttemptInfo | null> {
+    if ("first" in at) return (await detailsAt(this.#kv, [at.first])).get(at.first) ?? null;
+    return attemptInfoOf((await this.#kv.get(at.key)).value);
   }
 
-  async #write(batch: [Deno.KvKey, AttemptInfo][]): Promise<void> {
-    for (let i = 0; i < batch.length; i += 200) {
-      const op = this.#kv.atomic();
-      // As JSON bytes, which KV keeps as they are: an object graph (or even a string) costs a V8 serialisation.
-      for (const [key, info] of batch.slice(i, i + 200)) {
-        op.set(key, encoder.encode(JSON.stringify(info)), { expireIn: this.#expireIn });
+  async #write(keyed: [Deno.KvKey, AttemptInfo][], numbered: [number, AttemptInfo][]): Promise<void> {
+    const sets: [Deno.KvKey, Uint8Array][] = keyed.map(([key, info]) => [key, encoder.encode(JSON.stringify(info))]);
+    // Numbered details as JSON bytes (KV keeps bytes as they are), as many to an entry as surely fit.
+    for (let i = 0; i < numbered.length;) {
+      const parts: string[] = [];
+      let bytes = 2, j = i;
+      for (; j < numbered.length; j++) {
+        let part = JSON.stringify(numbered[j]);
+        // Headers past what one entry holds (hundreds of long ones) are left out, the rest kept.
+        if (part.length * 3 + 3 > ENTRY_BYTES) {
+          part = JSON.stringify([numbered[j][0], { ...numbered[j][1], headers: {} }]);
+        }
+        if (j > i && bytes + part.length * 3 + 1 > ENTRY_BYTES) break;
+        parts.push(part);
+        bytes += part.length * 3 + 1;
       }
+      sets.push([attemptBatchKey(numbered[i][0], numbered[j - 1][0]), encoder.encode(`[${parts.join(",")}]`)]);
+      i = j;
+    }
+    for (let i = 0; i < sets.length; i += 200) {
+      const op = this.#kv.atomic();
+      for (const [key, value] of sets.slice(i, i + 200)) op.set(key, value, { expireIn: this.#expireIn });
       await retryLocked(() => op.commit());
     }
   }

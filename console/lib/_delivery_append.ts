@@ -9,6 +9,7 @@
 
 import type { DeliveryView } from "./delivery_view.ts";
 import { type Delivery, dropDelivery, putDelivery, summaryOf, viewOf } from "./_delivery_item.ts";
+import { dropDetailsBelow } from "./_attempt_details.ts";
 import { DELIVERY_SEQ_KEY, DELIVERY_VIEW_PREFIX, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
 import { entryBytes, retryLocked } from "./kv_retry.ts";
 
@@ -189,10 +190,13 @@ export class SequenceWriter {
       op.set(DELIVERY_SEQ_KEY, last);
       // Beyond the retention once these are in: the oldest whose number falls below the kept range.
       const keepFrom = last - this.#retain + 1;
-      for (const old of oldest.filter((v) => v.seq < keepFrom)) dropDelivery(op, old);
+      const dropped = oldest.filter((v) => v.seq < keepFrom);
+      for (const old of dropped) dropDelivery(op, old);
       const res = await retryLocked(() => op.commit());
       if (res.ok) {
         this.#seq = { key: DELIVERY_SEQ_KEY, value: last, versionstamp: res.versionstamp };
+        // The request details' batches whose postbacks are all trimmed now go too.
+        if (dropped.length > 0) await dropDetailsBelow(kv, keepFrom).catch(() => {});
         for (const i of open) out[i] = views.get(i);
         return out as DeliveryView[][];
       }

@@ -11,6 +11,7 @@ import type { DeliveryView } from "./delivery_view.ts";
 import { cutAt } from "./text_fit.ts";
 import { attemptAtKey, attemptKey, deliveryByHookKey, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
 import type { ReceiverAttempt } from "../../webhooks/mod.ts";
+import type { DetailsAt } from "./_attempt_details.ts";
 
 /**
  * How a request went, as the detail page shows it: the receiver's report
@@ -220,7 +221,19 @@ export function deliveryOf(body: Delivery | PayloadEntry, view: DeliveryView | n
   return { ...summary, payload: body.payload, truncated: body.truncated };
 }
 
-/** Where the request details of a delivery's postback are kept, or `null` for a refused row (they are its own). */
+/**
+ * Where the request details of a delivery's postback are kept: by its first
+ * number (stored by the receiver's `write`), else under its postback id;
+ * `null` for a refused row (they are its own).
+ */
+export function detailsAtOf(view: { id: string; postbackId?: string; reason?: string }): DetailsAt | null {
+  if (view.reason) return null;
+  const parts = seqIdParts(view.id);
+  if (parts) return { first: parts.first };
+  return view.postbackId ? { key: attemptKey(view.postbackId) } : null;
+}
+
+/** The key an earlier version kept a delivery's request details under, or `null` for a refused row. */
 export function attemptKeyOf(view: { id: string; postbackId?: string; reason?: string }): Deno.KvKey | null {
   if (view.reason) return null;
   const parts = seqIdParts(view.id);

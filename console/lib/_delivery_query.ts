@@ -8,9 +8,9 @@
  * @module
  */
 
-import { attemptKeyOf, bodyOf, rowOf, viewOf } from "./_delivery_item.ts";
+import { bodyOf, detailsAtOf, rowOf, viewOf } from "./_delivery_item.ts";
 import type { DeliveryView } from "./delivery_view.ts";
-import { attemptInfoOf } from "./_attempt_details.ts";
+import { attemptInfoOf, type DetailsAt, detailsAt } from "./_attempt_details.ts";
 import { DELIVERY_VIEW_PREFIX, deliveryByHookPrefix, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
 
 /** Entries one page reads at most. */
@@ -186,8 +186,9 @@ function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 }
 
-async function handlingOf(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<DeliveryStats["handling"]> {
+async function handlingOf(kv: Deno.Kv, at: DetailsAt[]): Promise<DeliveryStats["handling"]> {
   const times: number[] = [];
+  const keys = at.flatMap((a) => "key" in a ? [a.key] : []);
   for (let i = 0; i < keys.length; i += 10) {
     const found = await kv.getMany<unknown[]>(keys.slice(i, i + 10));
     for (const entry of found) {
@@ -195,6 +196,8 @@ async function handlingOf(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<DeliveryStat
       if (typeof info?.durationMs === "number") times.push(info.durationMs);
     }
   }
+  const numbered = await detailsAt(kv, at.flatMap((a) => "first" in a ? [a.first] : []));
+  for (const info of numbered.values()) if (typeof info.durationMs === "number") times.push(info.durationMs);
   if (times.length === 0) return undefined;
   times.sort((a, b) => a - b);
   return { p50: quantile(times, 0.5), p99: quantile(times, 0.99), count: times.length };
@@ -221,7 +224,7 @@ export async function statsOf(
     capped: false,
   };
   /** The request details of accepted postbacks, by postback id (its items share them). */
-  const timed = new Map<string, Deno.KvKey>();
+  const timed = new Map<string, DetailsAt>();
   let scanned = 0;
   for await (const entry of kv.list({ prefix }, { reverse: true, limit: MAX_SCANNED })) {
     const view = viewOf(entry.value);
@@ -233,8 +236,8 @@ export async function statsOf(
     if (view.status === 200 && !view.reason) {
       bucket.accepted++;
       stats.accepted++;
-      const key = attemptKeyOf(view);
-      if (key && view.postbackId && timed.size < MAX_TIMED) timed.set(view.postbackId, key);
+      const at = detailsAtOf(view);
+      if (at && view.postbackId && timed.size < MAX_TIMED) timed.set(view.postbackId, at);
     } else {
       bucket.rejected++;
       stats.rejected++;

@@ -17,6 +17,7 @@ import {
   viewEntries,
   viewOf,
 } from "./_delivery_item.ts";
+import { dropDetailsBelow } from "./_attempt_details.ts";
 import { DELIVERY_SEQ_KEY, DELIVERY_VIEW_PREFIX, deliveryByHookKey, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
 
@@ -84,11 +85,13 @@ export class Trimmer {
       const old: DeliveryView[] = [];
       const selector = { prefix: DELIVERY_VIEW_PREFIX, end: deliveryViewKey(keepFrom) };
       for await (const e of this.#kv.list(selector, { limit: TRIM_BATCH })) old.push(viewOf(e.value));
-      if (old.length === 0) return;
+      if (old.length === 0) break;
       const op = this.#kv.atomic();
       for (const view of old) dropDelivery(op, view);
       await retryLocked(() => op.commit());
-      if (old.length < TRIM_BATCH) return;
+      if (old.length < TRIM_BATCH) break;
     }
+    // The request details' batches whose postbacks are all trimmed now.
+    await dropDetailsBelow(this.#kv, keepFrom);
   }
 }

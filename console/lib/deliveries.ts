@@ -26,10 +26,10 @@ import type { DeliveryView } from "./delivery_view.ts";
 import {
   acceptedRow,
   type AttemptInfo,
-  attemptKeyOf,
   bodyOf,
   type Delivery,
   deliveryOf,
+  detailsAtOf,
   rejectedRow,
   rowBase,
   rowOf,
@@ -39,7 +39,6 @@ import {
 } from "./_delivery_item.ts";
 import type { Postback, ReceiverAttempt } from "../../webhooks/mod.ts";
 import {
-  attemptAtKey,
   attemptKey,
   DELIVERY_SEQ_KEY,
   DELIVERY_VIEW_PREFIX,
@@ -190,8 +189,10 @@ export class DeliveryStore {
    */
   recordAttempt(attempt: ReceiverAttempt, firstSeq?: number): Promise<void> {
     if (!attempt.postbackId) return Promise.resolve();
-    const key = firstSeq === undefined ? attemptKey(attempt.postbackId) : attemptAtKey(firstSeq);
-    return this.#details.record(attempt, key);
+    return this.#details.record(
+      attempt,
+      firstSeq === undefined ? { key: attemptKey(attempt.postbackId) } : { first: firstSeq },
+    );
   }
 
   /** Writes what waits for its batch now (the console calls it when it closes). */
@@ -201,8 +202,8 @@ export class DeliveryStore {
 
   /** How the request of a delivery's postback went, when it was recorded (a refused row holds its own). */
   async attemptOf(delivery: { id: string; postbackId?: string; reason?: string }): Promise<AttemptInfo | null> {
-    const key = attemptKeyOf(delivery);
-    return key ? await this.#details.of(key) : null;
+    const at = detailsAtOf(delivery);
+    return at ? await this.#details.of(at) : null;
   }
 
   /**

@@ -77,6 +77,18 @@ export function attemptAtKey(firstSeq: number): Deno.KvKey {
   return ["console_attempt_at", firstSeq];
 }
 
+/**
+ * A batch of the request details of postbacks stored by the receiver's
+ * `write`, keyed by the lowest and the highest first number it holds: one
+ * entry for many postbacks, deleted once trimming passed its highest.
+ */
+export function attemptBatchKey(lowest: number, highest: number): Deno.KvKey {
+  return ["console_attempt_batch", lowest, highest];
+}
+
+/** Prefix of the batches of request details. */
+export const ATTEMPT_BATCH_PREFIX: Deno.KvKey = ["console_attempt_batch"];
+
 /** A hook's name and description, given in the console. */
 export function hookLabelKey(hookId: string): Deno.KvKey {
   return ["console_hook_label", hookId];

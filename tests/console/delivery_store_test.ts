@@ -502,3 +502,84 @@ Deno.test("the receiver's rows are kept as JSON bytes with short payloads inline
     kv.close();
   }
 });
+
+Deno.test("request details of the receiver's postbacks share batch entries, found by number, late ones too", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv, { retain: 1000 });
+    const hook = { id: "h1", tenantId: "t1", entity: { resources: { self: { ref: "https://c.example/w/1" } } } };
+    const op = kv.atomic();
+    for (let seq = 1; seq <= 150; seq++) {
+      store.write(
+        Object.assign(
+          {
+            activity: { verb: "jive:created", title: `n${seq}` },
+            webhook: hook,
+            community: {},
+            receivedAt: Date.now(),
+          },
+          { postbackId: `p${seq}-`.padEnd(64, "0"), index: 0, count: 1, seq },
+        ) as unknown as Parameters<DeliveryStore["write"]>[0],
+        op,
+      );
+    }
+    assert.ok((await op.set(["console_delivery_seq"], 150).commit()).ok);
+    const attempt = (seq: number, headers: Record<string, string> = { "user-agent": "x".repeat(400) }) => ({
+      postbackId: `p${seq}-`.padEnd(64, "0"),
+      status: 200,
+      reason: "Delivered",
+      durationMs: seq,
+      receivedAt: Date.now(),
+      bodyExcerpt: "",
+      headers,
+    });
+    // 1 to 139 in one batch; 140 to 150 in the next, with 5 reported late (after 140 to 150) and one with
+    // more headers than one entry holds.
+    for (let seq = 1; seq <= 139; seq++) if (seq !== 5) void store.recordAttempt(attempt(seq), seq);
+    await store.flush();
+    for (let seq = 140; seq <= 150; seq++) void store.recordAttempt(attempt(seq), seq);
+    const many = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`x-h${i}`, "v".repeat(500)]));
+    void store.recordAttempt(attempt(5, many), 5);
+    await store.flush();
+    const entries: Deno.KvEntry<unknown>[] = [];
+    for await (const e of kv.list({ prefix: ["console_attempt_batch"] })) entries.push(e);
+    assert.ok(entries.length > 1 && entries.length < 20, `${entries.length} entries for 150 postbacks`);
+    assert.ok(entries.every((e) => e.value instanceof Uint8Array && e.value.byteLength < 64 * 1024));
+    const views = await store.list({ limit: 150 });
+    for (const view of views) {
+      const info = await store.attemptOf(view);
+      assert.equal(info?.durationMs, view.seq, `details of ${view.id}`);
+      if (view.seq === 5) assert.deepEqual(info?.headers, {}, "headers past an entry's room are left out");
+      else assert.equal(info?.headers["user-agent"], "x".repeat(400));
+    }
+    const stats = await store.stats();
+    assert.equal(stats.handling?.count, 150);
+    assert.equal(stats.handling?.p50, 75);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("request details an earlier version kept per postback number are still read", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv);
+    const hook = { id: "h1", tenantId: "t1", entity: { resources: { self: { ref: "https://c.example/w/1" } } } };
+    const op = kv.atomic();
+    store.write(
+      Object.assign(
+        { activity: { verb: "jive:created", title: "old" }, webhook: hook, community: {}, receivedAt: Date.now() },
+        { postbackId: "P".repeat(64), index: 0, count: 1, seq: 1 },
+      ) as unknown as Parameters<DeliveryStore["write"]>[0],
+      op,
+    );
+    const info = { headers: { "content-type": "application/json" }, tenantId: "t1", durationMs: 7 };
+    op.set(["console_attempt_at", 1], JSON.stringify(info)); // as the last version wrote it
+    assert.ok((await op.set(["console_delivery_seq"], 1).commit()).ok);
+    const [view] = await store.list();
+    assert.deepEqual(await store.attemptOf(view), info);
+    assert.equal((await store.stats()).handling?.p50, 7);
+  } finally {
+    kv.close();
+  }
+});
