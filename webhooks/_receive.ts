@@ -1,7 +1,8 @@
 // Private steps of the receiver: its JSON answers, the option checks, and the
 // shape check of a postback body.
 
-const JSON_TYPE = { "content-type": "application/json; charset=utf-8" };
+/** Headers of every answer: JSON, never sniffed as anything else. */
+const JSON_TYPE = { "content-type": "application/json; charset=utf-8", "x-content-type-options": "nosniff" };
 
 /** A JSON answer; `error` bodies never carry a value from the request. */
 export function answer(status: number, body: unknown, headers?: Record<string, string>): Response {

@@ -163,14 +163,14 @@ const NEWLINE = 0x0a;
  * its own ({@linkcode payloadValue}); its row then holds the summary alone.
  */
 export function viewEntries(view: DeliveryView, body: PayloadEntry): { row: Uint8Array; copy: Uint8Array } {
-  const copy = encoder.encode(JSON.stringify(view));
-  if (body.truncated || body.payload.length > INLINE_PAYLOAD_CHARS) return { row: copy, copy };
-  const payload = encoder.encode(body.payload);
-  const row = new Uint8Array(copy.byteLength + 1 + payload.byteLength);
-  row.set(copy);
-  row[copy.byteLength] = NEWLINE;
-  row.set(payload, copy.byteLength + 1);
-  return { row, copy };
+  const json = JSON.stringify(view);
+  if (body.truncated || body.payload.length > INLINE_PAYLOAD_CHARS) {
+    const copy = encoder.encode(json);
+    return { row: copy, copy };
+  }
+  // One encoding: the copy is the row's first line (KV copies what it stores).
+  const row = encoder.encode(`${json}\n${body.payload}`);
+  return { row, copy: row.subarray(0, row.indexOf(NEWLINE)) };
 }
 
 /** Whether a delivery's payload went into its row ({@linkcode viewEntries}), so it has no entry of its own. */

@@ -237,9 +237,8 @@ export function receiverRoutes(
         return tooManyRequests(verdict, true);
       }
     }
-    const response = await current.run(request, () => receiver.handle(raw));
-    response.headers.set("x-content-type-options", "nosniff");
-    return response;
+    // The receiver's answers carry `x-content-type-options: nosniff` themselves.
+    return await current.run(request, () => receiver.handle(raw));
   };
   app.post("/hooks/:id", (c) => receive(c.req.raw, c.req.param("id")));
   return receive;

@@ -447,6 +447,9 @@ Deno.test("the receiver's rows are kept as JSON bytes with short payloads inline
     assert.ok((await kv.get(["console_delivery_body", "q000000001-0"])).value instanceof Uint8Array);
     assert.equal(typeof (await kv.get(["console_delivery_body", "q000000002-0"])).value, "object");
     assert.equal((await kv.get(["console_delivery_body", "q000000003-0"])).value, null, "two entries, not three");
+    const copy = (await kv.get<Uint8Array>(["console_delivery_log_by_hook", "h1", 3])).value!;
+    assert.equal(copy.indexOf(0x0a), -1, "the hook's copy holds the summary alone");
+    assert.equal(JSON.parse(new TextDecoder().decode(copy)).title, "short ☕");
 
     // Number 4 as an earlier version wrote it: objects.
     const old = await store.get("q000000003-0");

@@ -68,6 +68,7 @@ Deno.test("a postback signed with the community's secret is stored and shown", a
       body: body(hook.ref),
     });
     assert.equal(byId.status, 200);
+    assert.equal(byId.headers.get("x-content-type-options"), "nosniff");
     await byId.body?.cancel();
   });
 });

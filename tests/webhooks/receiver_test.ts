@@ -291,6 +291,7 @@ Deno.test("handle() hands each item on in order, then answers 200 { received }",
     const res = await receiver.handle(post({ authorization: await signA(NOW - 1000) }, JSON.stringify(body)));
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("content-type"), "application/json; charset=utf-8");
+    assert.equal(res.headers.get("x-content-type-options"), "nosniff");
     assert.deepEqual(await res.json(), { received: 3 });
     assert.deepEqual(delivered.map((p) => [p.webhook.id, p.activity.verb, p.index, p.count]), [
       ["hook-a", "jive:created", 0, 3],
