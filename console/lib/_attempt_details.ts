@@ -13,7 +13,7 @@
  */
 
 import type { ReceiverAttempt } from "../../webhooks/mod.ts";
-import type { AttemptInfo } from "./_delivery_item.ts";
+import type { AttemptInfo, DetailsAt } from "./_delivery_item.ts";
 import { ATTEMPT_BATCH_PREFIX, attemptAtKey, attemptBatchKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
 
@@ -102,9 +102,6 @@ export async function dropDetailsBelow(kv: Deno.Kv, keepFrom: number): Promise<v
     if (seen < DROP_BATCH || dropped === 0) return;
   }
 }
-
-/** Where a report is kept: a key of its own, or (stored by the receiver's `write`) its postback's first number. */
-export type DetailsAt = { key: Deno.KvKey } | { first: number };
 
 /** The attempt details of accepted postbacks, written in batches. */
 export class AttemptDetails {

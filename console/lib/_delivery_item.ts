@@ -11,7 +11,6 @@ import type { DeliveryView } from "./delivery_view.ts";
 import { cutAt } from "./text_fit.ts";
 import { attemptAtKey, attemptKey, deliveryByHookKey, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
 import type { ReceiverAttempt } from "../../webhooks/mod.ts";
-import type { DetailsAt } from "./_attempt_details.ts";
 
 /**
  * How a request went, as the detail page shows it: the receiver's report
@@ -220,6 +219,9 @@ export function deliveryOf(body: Delivery | PayloadEntry, view: DeliveryView | n
   const { seq: _, ...summary } = view;
   return { ...summary, payload: body.payload, truncated: body.truncated };
 }
+
+/** Where a report is kept: a key of its own, or (stored by the receiver's `write`) its postback's first number. */
+export type DetailsAt = { key: Deno.KvKey } | { first: number };
 
 /**
  * Where the request details of a delivery's postback are kept: by its first

@@ -8,9 +8,9 @@
  * @module
  */
 
-import { bodyOf, detailsAtOf, rowOf, viewOf } from "./_delivery_item.ts";
+import { bodyOf, type DetailsAt, detailsAtOf, rowOf, viewOf } from "./_delivery_item.ts";
 import type { DeliveryView } from "./delivery_view.ts";
-import { attemptInfoOf, type DetailsAt, detailsAt } from "./_attempt_details.ts";
+import { attemptInfoOf, detailsAt } from "./_attempt_details.ts";
 import { DELIVERY_VIEW_PREFIX, deliveryByHookPrefix, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
 
 /** Entries one page reads at most. */
