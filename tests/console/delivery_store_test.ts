@@ -12,6 +12,21 @@ const item = (n: number, extra: Record<string, unknown> = {}) => ({
   activity: { verb: "jive:created", title: `item ${n}`, ...extra },
 });
 
+/** The hook the receiver's postbacks below name. */
+const HOOK = { id: "h1", tenantId: "t1", entity: { resources: { self: { ref: "https://c.example/w/1" } } } };
+
+/** An item of a postback as the receiver hands it to `write`: API.md's four fields and the extras. */
+function receiverPostback(
+  title: string,
+  at: { postbackId: string; index: number; count: number; seq: number; receivedAt?: number },
+): Parameters<DeliveryStore["write"]>[0] {
+  const { receivedAt = Date.now(), ...extras } = at;
+  return Object.assign(
+    { activity: { verb: "jive:created", title }, webhook: HOOK, community: {}, receivedAt },
+    extras,
+  ) as unknown as Parameters<DeliveryStore["write"]>[0];
+}
+
 async function count(kv: Deno.Kv, prefix: string): Promise<number> {
   let n = 0;
   for await (const _ of kv.list({ prefix: [prefix] })) n++;
@@ -349,12 +364,8 @@ Deno.test("a postback stored by the receiver's write keeps its request details b
   const kv = await Deno.openKv(":memory:");
   try {
     const store = new DeliveryStore(kv, { retain: 1 });
-    const hook = { id: "h1", tenantId: "t1", entity: { resources: { self: { ref: "https://c.example/w/1" } } } };
     const postback = (index: number) =>
-      Object.assign(
-        { activity: { verb: "jive:created", title: `Item ${index}` }, webhook: hook, community: {}, receivedAt: 0 },
-        { postbackId: "P".repeat(64), index, count: 2, seq: 1 + index },
-      ) as unknown as Parameters<DeliveryStore["write"]>[0];
+      receiverPostback(`Item ${index}`, { postbackId: "P".repeat(64), index, count: 2, seq: 1 + index, receivedAt: 0 });
     const op = kv.atomic();
     store.write(postback(0), op);
     store.write(postback(1), op);
@@ -427,12 +438,8 @@ Deno.test("the receiver's rows are kept as JSON bytes with short payloads inline
   const kv = await Deno.openKv(":memory:");
   try {
     const store = new DeliveryStore(kv, { retain: 4 });
-    const hook = { id: "h1", tenantId: "t1", entity: { resources: { self: { ref: "https://c.example/w/1" } } } };
     const postback = (seq: number, title: string) =>
-      Object.assign(
-        { activity: { verb: "jive:created", title }, webhook: hook, community: {}, receivedAt: Date.now() },
-        { postbackId: String(seq).repeat(64).slice(0, 64), index: 0, count: 1, seq },
-      ) as unknown as Parameters<DeliveryStore["write"]>[0];
+      receiverPostback(title, { postbackId: String(seq).repeat(64).slice(0, 64), index: 0, count: 1, seq });
     const op = kv.atomic();
     const long = "x".repeat(5000); // longer than a row keeps: its payload has an entry of its own
     store.write(postback(1, `plain ascii ${long}`), op);
@@ -510,21 +517,9 @@ Deno.test("request details of the receiver's postbacks share batch entries, foun
   const kv = await Deno.openKv(":memory:");
   try {
     const store = new DeliveryStore(kv, { retain: 1000 });
-    const hook = { id: "h1", tenantId: "t1", entity: { resources: { self: { ref: "https://c.example/w/1" } } } };
     const op = kv.atomic();
     for (let seq = 1; seq <= 150; seq++) {
-      store.write(
-        Object.assign(
-          {
-            activity: { verb: "jive:created", title: `n${seq}` },
-            webhook: hook,
-            community: {},
-            receivedAt: Date.now(),
-          },
-          { postbackId: `p${seq}-`.padEnd(64, "0"), index: 0, count: 1, seq },
-        ) as unknown as Parameters<DeliveryStore["write"]>[0],
-        op,
-      );
+      store.write(receiverPostback(`n${seq}`, { postbackId: `p${seq}-`.padEnd(64, "0"), index: 0, count: 1, seq }), op);
     }
     assert.ok((await op.set(["console_delivery_seq"], 150).commit()).ok);
     const attempt = (seq: number, headers: Record<string, string> = { "user-agent": "x".repeat(400) }) => ({
@@ -567,15 +562,8 @@ Deno.test("request details an earlier version kept per postback number are still
   const kv = await Deno.openKv(":memory:");
   try {
     const store = new DeliveryStore(kv);
-    const hook = { id: "h1", tenantId: "t1", entity: { resources: { self: { ref: "https://c.example/w/1" } } } };
     const op = kv.atomic();
-    store.write(
-      Object.assign(
-        { activity: { verb: "jive:created", title: "old" }, webhook: hook, community: {}, receivedAt: Date.now() },
-        { postbackId: "P".repeat(64), index: 0, count: 1, seq: 1 },
-      ) as unknown as Parameters<DeliveryStore["write"]>[0],
-      op,
-    );
+    store.write(receiverPostback("old", { postbackId: "P".repeat(64), index: 0, count: 1, seq: 1 }), op);
     const info = { headers: { "content-type": "application/json" }, tenantId: "t1", durationMs: 7 };
     op.set(["console_attempt_at", 1], JSON.stringify(info)); // as the last version wrote it
     assert.ok((await op.set(["console_delivery_seq"], 1).commit()).ok);
