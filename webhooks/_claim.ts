@@ -47,9 +47,11 @@ export const DONE: ClaimValue = { state: "done", leaseUntil: 0 };
  */
 export const DONE_BYTES: Uint8Array = new TextEncoder().encode(JSON.stringify(DONE));
 
+const decoder = new TextDecoder();
+
 /** A claim entry's value, whichever way it was written (an object, or JSON bytes). */
 export function claimValue(value: unknown): ClaimValue | null {
-  if (value instanceof Uint8Array) return JSON.parse(new TextDecoder().decode(value)) as ClaimValue;
+  if (value instanceof Uint8Array) return JSON.parse(decoder.decode(value)) as ClaimValue;
   return value as ClaimValue | null;
 }
 

@@ -163,7 +163,7 @@ const NEWLINE = 0x0a;
  */
 export function viewEntries(view: DeliveryView, body: PayloadEntry): { row: Uint8Array; copy: Uint8Array } {
   const json = JSON.stringify(view);
-  if (body.truncated || body.payload.length > INLINE_PAYLOAD_CHARS) {
+  if (!payloadInRow(body)) {
     const copy = encoder.encode(json);
     return { row: copy, copy };
   }
@@ -177,19 +177,18 @@ export function payloadInRow(body: PayloadEntry): boolean {
   return !body.truncated && body.payload.length <= INLINE_PAYLOAD_CHARS;
 }
 
-/** A summary entry as read, and the payload kept with it (`null`: none there). */
-export function rowOf(value: unknown): { view: DeliveryView; payload: string | null } {
-  if (!(value instanceof Uint8Array)) return { view: value as DeliveryView, payload: null };
-  const end = value.indexOf(NEWLINE);
-  if (end === -1) return { view: JSON.parse(decoder.decode(value)), payload: null };
-  return { view: JSON.parse(decoder.decode(value.subarray(0, end))), payload: decoder.decode(value.subarray(end + 1)) };
-}
-
 /** A summary as read: JSON bytes (the receiver's path), or the object (other writers, earlier versions). */
 export function viewOf(value: unknown): DeliveryView {
   if (!(value instanceof Uint8Array)) return value as DeliveryView;
   const end = value.indexOf(NEWLINE);
   return JSON.parse(decoder.decode(end === -1 ? value : value.subarray(0, end))) as DeliveryView;
+}
+
+/** A summary entry as read ({@linkcode viewOf}), and the payload kept with it (`null`: none there). */
+export function rowOf(value: unknown): { view: DeliveryView; payload: string | null } {
+  const view = viewOf(value);
+  const end = value instanceof Uint8Array ? value.indexOf(NEWLINE) : -1;
+  return { view, payload: end === -1 ? null : decoder.decode((value as Uint8Array).subarray(end + 1)) };
 }
 
 /**

@@ -106,16 +106,21 @@ export async function queryLog(kv: Deno.Kv, filter: DeliveryFilter): Promise<Del
       if (payload === undefined) unsure.push(v);
       else if (payload.toLowerCase().includes(q)) found.add(v.id);
     }
-    // A payload is in its own entry, or (short, stored by the receiver) in its row, which a hook's copy is not.
-    for (let i = 0; i < unsure.length; i += 5) {
-      const views = unsure.slice(i, i + 5);
-      const entries = await kv.getMany<unknown[]>(views.flatMap((v) => [deliveryKey(v.id), deliveryViewKey(v.seq)]));
+    // A payload is in its own entry, or (short, stored by the receiver) in its row. The log's rows were read
+    // already; a hook's copies hold no payload, so there the row is read beside the body entry.
+    const keysOf = filter.hookId
+      ? (v: DeliveryView) => [deliveryKey(v.id), deliveryViewKey(v.seq)]
+      : (v: DeliveryView) => [deliveryKey(v.id)];
+    const per = filter.hookId ? 2 : 1;
+    for (let i = 0; i < unsure.length; i += 10 / per) {
+      const views = unsure.slice(i, i + 10 / per);
+      const entries = await kv.getMany<unknown[]>(views.flatMap(keysOf));
       bodiesRead += views.length;
       for (const [k, view] of views.entries()) {
-        const row = entries[2 * k + 1].value === null ? null : rowOf(entries[2 * k + 1].value);
+        const row = per === 2 && entries[2 * k + 1].value !== null ? rowOf(entries[2 * k + 1].value) : null;
         const payload = row?.view.id === view.id && row.payload !== null
           ? row.payload
-          : bodyOf(entries[2 * k].value)?.payload;
+          : bodyOf(entries[per * k].value)?.payload;
         if (payload?.toLowerCase().includes(q)) found.add(view.id);
       }
     }
