@@ -22,11 +22,21 @@ export function maskAuthorization(value: string): string {
     // A lone token may be a credential itself: only a scheme-like word is kept.
     return space !== -1 && /^[A-Za-z][A-Za-z0-9-]{0,19}$/.test(scheme) ? `${scheme} [removed]` : "[removed]";
   }
-  const kept = (space === -1 ? "" : trimmed.slice(space + 1)).split("&").filter((pair) => {
-    const eq = pair.indexOf("=");
-    return eq > 0 && PUBLIC_PARAMS.has(pair.slice(0, eq));
-  }).map((pair) => pair.slice(0, MAX_VALUE_CHARS));
-  return kept.length ? `${scheme} ${kept.join("&")}` : scheme;
+  // One pass over the `&`-separated pairs: the known public ones are kept, in order, each cut to its limit.
+  // The next `=` is looked up only once passed, so a header of many `&` and few `=` costs one scan.
+  let kept = "";
+  let eq = -1;
+  for (let start = space + 1; space !== -1 && start <= trimmed.length;) {
+    let end = trimmed.indexOf("&", start);
+    if (end === -1) end = trimmed.length;
+    if (eq < start) eq = trimmed.indexOf("=", start);
+    if (eq === -1) break;
+    if (eq > start && eq < end && PUBLIC_PARAMS.has(trimmed.slice(start, eq))) {
+      kept += (kept ? "&" : "") + trimmed.slice(start, Math.min(end, start + MAX_VALUE_CHARS));
+    }
+    start = end + 1;
+  }
+  return kept ? `${scheme} ${kept}` : scheme;
 }
 
 /** The request's headers as a plain object, secrets removed and values cut to 512 characters. */

@@ -213,16 +213,17 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
       const { community, webhooks, held } = outcome;
       // API.md's shape, { activity, webhook, community, receivedAt }; the extras are there to read
       // but not enumerable, so the object compares and spreads as API.md's.
-      const postbackOf = (index: number, seq?: number): Postback =>
-        Object.defineProperties(
-          { activity: items[index].activity, webhook: webhooks[index], community, receivedAt },
-          {
-            postbackId: { value: postbackId, writable: true, configurable: true },
-            index: { value: index, writable: true, configurable: true },
-            count: { value: items.length, writable: true, configurable: true },
-            ...(seq === undefined ? {} : { seq: { value: seq, writable: true, configurable: true } }),
-          },
-        ) as Postback;
+      const postbackOf = (index: number, seq?: number): Postback => {
+        const postback = { activity: items[index].activity, webhook: webhooks[index], community, receivedAt };
+        // One property at a time: a descriptors object costs V8 more than the four definitions.
+        Object.defineProperty(postback, "postbackId", { value: postbackId, writable: true, configurable: true });
+        Object.defineProperty(postback, "index", { value: index, writable: true, configurable: true });
+        Object.defineProperty(postback, "count", { value: items.length, writable: true, configurable: true });
+        if (seq !== undefined) {
+          Object.defineProperty(postback, "seq", { value: seq, writable: true, configurable: true });
+        }
+        return postback as Postback;
+      };
       if (write) {
         const written = await commitWrites({
           kv: kv!,

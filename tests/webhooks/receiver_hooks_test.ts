@@ -2,6 +2,7 @@
 // request, secrets removed) and accept (a last check before anything is claimed).
 
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { item, NOW, post, REF_A, SECRET_A, SIGN_A, signA, withReceiver } from "./_receiver.ts";
 
 Deno.test("handle() reports each attempt once, without the signature, and a throwing onAttempt changes nothing", async () => {
@@ -50,6 +51,54 @@ Deno.test("handle() reports each attempt once, without the signature, and a thro
     onAttempt: () => {
       throw new Error("the log is down");
     },
+  });
+});
+
+/** The report's Authorization as first specified: split on `&`, the public pairs kept in order, each cut to 512. */
+function maskedAsSpecified(value: string): string {
+  const trimmed = value.trim();
+  const space = trimmed.indexOf(" ");
+  const scheme = space === -1 ? trimmed : trimmed.slice(0, space);
+  const publicNames = ["algorithm", "client_id", "jive_url", "tenant_id", "timestamp"];
+  const kept = (space === -1 ? "" : trimmed.slice(space + 1)).split("&").filter((pair) => {
+    const eq = pair.indexOf("=");
+    return eq > 0 && publicNames.includes(pair.slice(0, eq));
+  }).map((pair) => pair.slice(0, 512));
+  return kept.length ? `${scheme} ${kept.join("&")}` : scheme;
+}
+
+Deno.test("handle() reports any JiveEXTN header with its public pairs only, in order, each cut to 512 characters", async () => {
+  const token = fc.constantFrom(
+    "algorithm",
+    "client_id",
+    "jive_url",
+    "tenant_id",
+    "timestamp",
+    "signature",
+    "=",
+    "&",
+    " ",
+    "x",
+    "%3D",
+    "z".repeat(600),
+  );
+  await withReceiver(async ({ receiver, attempts }) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(token, { maxLength: 24 }), async (tokens) => {
+        const header = `JiveEXTN ${tokens.join("")}`;
+        attempts.length = 0;
+        await (await receiver.handle(post({ authorization: header }, "[]"))).body?.cancel();
+        assert.equal(attempts.length, 1);
+        // Headers arrive trimmed, as HTTP sends them.
+        assert.equal(attempts[0].headers.authorization, maskedAsSpecified(header.trim()));
+      }),
+      { numRuns: 300 },
+    );
+    // A long run of separators with the public pairs at its far end is read through.
+    const long = `JiveEXTN ${"&".repeat(100_000)}tenant_id=t&signature=s3cret&timestamp=1`;
+    attempts.length = 0;
+    await (await receiver.handle(post({ authorization: long }, "[]"))).body?.cancel();
+    assert.equal(attempts[0].headers.authorization, "JiveEXTN tenant_id=t&timestamp=1");
   });
 });
 
