@@ -182,21 +182,30 @@ export function createResolver({ hooks, kv, owned, accept }: ResolverSetup) {
     claiming: Claiming | undefined,
     take: Take | null,
   ): Promise<Outcome> {
-    const byUrl = new Map(urls.map((url, i) => [url, records[i]]));
-    const used = [...(resolved.cached ? communityChecks : []), ...(hit ? records.map((r) => r!.check!) : [])];
     /** A 404, unless it rests on cached data that changed meanwhile. */
     const refuse = async (error: string): Promise<Outcome> => {
       if (claiming) await releaseHeld(claiming);
+      const used = [...(resolved.cached ? communityChecks : []), ...(hit ? records.map((r) => r!.check!) : [])];
       return owned && !(await stillCurrent(kv, used)) ? { kind: "stale" } : { kind: "unknown", error };
     };
-    const unknown = items.findIndex((item) => !byUrl.get(item.webhook));
+    // One hook (the common case): its record is records[0], no lookup by URL to build.
+    const byUrl = urls.length === 1 ? null : new Map(urls.map((url, i) => [url, records[i]]));
+    const recordOf = (url: string) => byUrl === null ? records[0] : byUrl.get(url);
+    const unknown = items.findIndex((item) => !recordOf(item.webhook));
     if (unknown !== -1) return await refuse(`Unknown webhook: item ${unknown} names no webhook of this community`);
     const community = owned ? copyData(resolved.value) : resolved.value;
-    const copies = new Map(urls.map((url) => {
-      const record = byUrl.get(url)!.value;
-      return [url, owned ? copyData(record) : record];
-    }));
-    const webhooks = items.map((item) => copies.get(item.webhook)!);
+    const copyOf = (url: string) => {
+      const record = recordOf(url)!.value;
+      return owned ? copyData(record) : record;
+    };
+    let webhooks: Webhook[];
+    if (byUrl === null) {
+      const only = copyOf(urls[0]);
+      webhooks = items.length === 1 ? [only] : items.map(() => only);
+    } else {
+      const copies = new Map(urls.map((url) => [url, copyOf(url)]));
+      webhooks = items.map((item) => copies.get(item.webhook)!);
+    }
     if (accept && !(await accept({ request, community, webhooks }))) {
       return await refuse("Unknown webhook: this endpoint does not take these webhooks");
     }
