@@ -188,24 +188,15 @@ export function createResolver({ hooks, kv, owned, accept }: ResolverSetup) {
       const used = [...(resolved.cached ? communityChecks : []), ...(hit ? records.map((r) => r!.check!) : [])];
       return owned && !(await stillCurrent(kv, used)) ? { kind: "stale" } : { kind: "unknown", error };
     };
-    // One hook (the common case): its record is records[0], no lookup by URL to build.
-    const byUrl = urls.length === 1 ? null : new Map(urls.map((url, i) => [url, records[i]]));
-    const recordOf = (url: string) => byUrl === null ? records[0] : byUrl.get(url);
-    const unknown = items.findIndex((item) => !recordOf(item.webhook));
+    // Each item's place in `urls`; with one hook (the common case) always 0, and no Map to build.
+    const places = urls.length === 1 ? null : new Map(urls.map((url, i) => [url, i]));
+    const placeOf = (item: BodyItem) => places === null ? 0 : places.get(item.webhook)!;
+    const unknown = items.findIndex((item) => !records[placeOf(item)]);
     if (unknown !== -1) return await refuse(`Unknown webhook: item ${unknown} names no webhook of this community`);
     const community = owned ? copyData(resolved.value) : resolved.value;
-    const copyOf = (url: string) => {
-      const record = recordOf(url)!.value;
-      return owned ? copyData(record) : record;
-    };
-    let webhooks: Webhook[];
-    if (byUrl === null) {
-      const only = copyOf(urls[0]);
-      webhooks = items.length === 1 ? [only] : items.map(() => only);
-    } else {
-      const copies = new Map(urls.map((url) => [url, copyOf(url)]));
-      webhooks = items.map((item) => copies.get(item.webhook)!);
-    }
+    // One copy per hook, shared by its items.
+    const copies = records.map((record) => owned ? copyData(record!.value) : record!.value);
+    const webhooks = items.map((item) => copies[placeOf(item)]);
     if (accept && !(await accept({ request, community, webhooks }))) {
       return await refuse("Unknown webhook: this endpoint does not take these webhooks");
     }
