@@ -6,6 +6,8 @@
 // armed again only when a deadline is running then. It is unref'd, so it
 // never keeps a process alive.
 
+const NOTHING = (): void => {};
+
 interface Entry {
   at: number;
   expire: () => void;
@@ -30,6 +32,8 @@ export class Deadlines {
     if (!this.#armed) this.#arm(entry.at);
     return () => {
       entry.over = true;
+      // What `expire` holds (a request's reader, a pending promise) goes now, not when the queue moves past it.
+      entry.expire = NOTHING;
       if (entry === this.#queue[this.#head]) this.#drop();
     };
   }
