@@ -1,7 +1,8 @@
 // Helpers of the memory tests (tests/webhooks/body_memory_test.ts,
 // tests/console/body_memory_test.ts): a child process that serves and reports
 // its heap plus external bytes after a full GC on GET /memory, and raw TCP
-// requests whose chunked body arrives one byte at a time.
+// requests whose body (chunked, or of declared length) arrives one byte at a
+// time.
 
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -65,15 +66,20 @@ export async function startMemoryChild(script: string): Promise<MemoryChild> {
 
 const encoder = new TextEncoder();
 
-/** Opens a chunked POST to `path` and sends `count` one-byte chunks, one a millisecond; leaves the body open. */
-export async function trickle(port: number, path: string, count: number): Promise<Deno.TcpConn> {
+/**
+ * Opens a POST to `path` and sends `count` one-byte chunks, one a
+ * millisecond; leaves the body open. The body is chunked, or with `declared`
+ * it declares that length (Content-Length) and its bytes come as they are.
+ */
+export async function trickle(port: number, path: string, count: number, declared?: number): Promise<Deno.TcpConn> {
   const conn = await Deno.connect({ hostname: "127.0.0.1", port });
   conn.setNoDelay(true);
+  const framing = declared === undefined ? "Transfer-Encoding: chunked" : `Content-Length: ${declared}`;
   await conn.write(encoder.encode(
     `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
-      "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+      `${framing}\r\nConnection: close\r\n\r\n`,
   ));
-  const chunk = encoder.encode("1\r\n \r\n");
+  const chunk = encoder.encode(declared === undefined ? "1\r\n \r\n" : " ");
   for (let i = 0; i < count; i++) {
     await conn.write(chunk);
     await new Promise((resolve) => setTimeout(resolve, 1));
@@ -81,9 +87,13 @@ export async function trickle(port: number, path: string, count: number): Promis
   return conn;
 }
 
-/** Ends a trickled body and reads the answer's status line (the connection is closed after it). */
-export async function finish(conn: Deno.TcpConn): Promise<string> {
-  await conn.write(encoder.encode("0\r\n\r\n"));
+/**
+ * Ends a trickled body and reads the answer's status line (the connection is
+ * closed after it): the last chunk, or with `rest` that many more bytes of a
+ * declared length.
+ */
+export async function finish(conn: Deno.TcpConn, rest?: number): Promise<string> {
+  await conn.write(encoder.encode(rest === undefined ? "0\r\n\r\n" : " ".repeat(rest)));
   const answer = new TextDecoder().decode((await new Response(conn.readable).arrayBuffer()).slice(0, 200));
   return answer.split("\r\n")[0];
 }

@@ -6,7 +6,7 @@
  */
 
 import { excerpt, maskHeaders } from "./_attempt.ts";
-import { readBody } from "./_body.ts";
+import { readRequestBody } from "./_body.ts";
 import { Deadlines } from "./_deadlines.ts";
 import { claim, claimOf, finish, MAX_CLAIM_HOOKS, release, replayKey } from "./_claim.ts";
 import { checkTime, checkWindow, DEFAULT_MAX_AGE_MS, DEFAULT_MAX_FUTURE_MS, parseJiveExtn } from "./_jive_extn.ts";
@@ -151,7 +151,7 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
   const bodyDeadlines = new Deadlines(bodyTimeoutMs);
   const resolver = createResolver({ hooks, kv, owned: kvOf(hooks) === kv, accept });
 
-  async function decide(request: Request, receivedAt: number, trace: Trace): Promise<Response> {
+  async function decide(request: Request, served: boolean, receivedAt: number, trace: Trace): Promise<Response> {
     const refuse = (status: number, error: string, reason = error): Response => {
       request.body?.cancel().catch(() => {});
       trace.reason = reason;
@@ -168,7 +168,7 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     }
 
     // API.md's order: the body's size is known before the header is judged (reading stops at maxBytes).
-    const read = await readBody(request.body, maxBytes, bodyDeadlines);
+    const read = await readRequestBody(request, maxBytes, bodyDeadlines, served);
     trace.head = read.head;
     if (read.kind === "too-large") return refuse(413, `Payload too large: the limit is ${maxBytes} bytes`);
     if (read.kind === "timeout") {
@@ -255,13 +255,13 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     }
   }
 
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: Request, info?: Deno.ServeHandlerInfo): Promise<Response> {
     const started = performance.now();
     const receivedAt = now();
     const trace: Trace = { reason: "", head: new Uint8Array(0) };
     let response: Response;
     try {
-      response = await decide(request, receivedAt, trace);
+      response = await decide(request, info !== undefined, receivedAt, trace);
     } catch {
       request.body?.cancel().catch(() => {});
       trace.reason = "Internal error";

@@ -18,10 +18,10 @@ const server = Deno.serve({
   hostname: "127.0.0.1",
   port: 0,
   onListen: ({ port }) => console.log(`listening ${port}`),
-}, (request) => {
+}, (request, info) => {
   if (request.method === "GET" && new URL(request.url).pathname === "/memory") {
     return Response.json({ bytes: measuredBytes() });
   }
-  return receiver.handle(request);
+  return receiver.handle(request, info);
 });
 await server.finished;
