@@ -273,7 +273,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
       if (remote && "hostname" in remote) clientAddresses.set(request, remote.hostname);
       // The platform's postbacks go straight to the receiver: the page middleware has nothing to do for them.
       const id = request.method === "POST" ? receiverIdOf(request.url) : null;
-      return id === null ? app.fetch(request) : ready.then(() => receive(request, id));
+      return id === null ? app.fetch(request) : ready.then(() => receive(request, id, info));
     },
     webhooks,
     deliveries: deps.deliveries,

@@ -139,15 +139,16 @@ interface InFlight {
 }
 
 /**
- * Adds the receiver to `app`, and returns its handler: `(request, id)` for
- * `POST /hooks/{id}`, which the console also calls straight from its
+ * Adds the receiver to `app`, and returns its handler: `(request, id, info)`
+ * for `POST /hooks/{id}`, which the console also calls straight from its
  * `fetch` (the page middleware, sessions, CSRF, page headers, have nothing
- * to do with a platform's postback).
+ * to do with a platform's postback); `info`, Deno.serve's, lets the receiver
+ * read a body of declared length natively.
  */
 export function receiverRoutes(
   app: Hono<ConsoleEnv>,
   deps: Deps,
-): (request: Request, id: string) => Promise<Response> {
+): (request: Request, id: string, info?: Deno.ServeHandlerInfo) => Promise<Response> {
   /** The request being handled (the receiver's hooks run inside handle()). */
   const current = new AsyncLocalStorage<InFlight>();
   const findTenant = tenantFinder(deps);
@@ -211,7 +212,7 @@ export function receiverRoutes(
   };
 
   /** Answers `POST /hooks/{id}`: the tenant's rate limit, then the receiver. */
-  const receive = async (raw: Request, id: string): Promise<Response> => {
+  const receive = async (raw: Request, id: string, info?: Deno.ServeHandlerInfo): Promise<Response> => {
     const started = performance.now();
     const mapping = mappingFor(id);
     const request: InFlight = { id, address: clientAddresses.get(raw) ?? "unknown", mapping };
@@ -238,7 +239,7 @@ export function receiverRoutes(
       }
     }
     // The receiver's answers carry `x-content-type-options: nosniff` themselves.
-    return await current.run(request, () => receiver.handle(raw));
+    return await current.run(request, () => receiver.handle(raw, info));
   };
   app.post("/hooks/:id", (c) => receive(c.req.raw, c.req.param("id")));
   return receive;

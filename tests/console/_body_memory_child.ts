@@ -9,12 +9,13 @@ import { measuredBytes } from "../_memory.ts";
 measuredBytes();
 
 const kv = await Deno.openKv(":memory:");
-let handler: (request: Request) => Response | Promise<Response> = () => new Response("starting", { status: 503 });
-const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+let handler: (request: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response> = () =>
+  new Response("starting", { status: 503 });
+const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request, info) => {
   if (request.method === "GET" && new URL(request.url).pathname === "/memory") {
     return Response.json({ bytes: measuredBytes() });
   }
-  return handler(request);
+  return handler(request, info);
 });
 const app = createApp({
   kv,
