@@ -113,6 +113,15 @@ export async function readBody(
   return { kind: "ok", bytes, head: bytes.subarray(0, HEAD_BYTES) };
 }
 
+/**
+ * Cancels a request's body that nobody read yet, so the client's upload
+ * stops. A body read already (whole, or stopped by its reader) is left
+ * alone: asking for a served request's `body` then would only make a stream.
+ */
+export function discardBody(request: Request): void {
+  if (!request.bodyUsed) request.body?.cancel().catch(() => {});
+}
+
 /** The declared length of a body when its framing is that length (Content-Length without Transfer-Encoding). */
 function declaredLength(headers: Headers): number | null {
   if (headers.has("transfer-encoding")) return null;

@@ -6,7 +6,7 @@
  */
 
 import { excerpt, maskHeaders } from "./_attempt.ts";
-import { readRequestBody } from "./_body.ts";
+import { discardBody, readRequestBody } from "./_body.ts";
 import { Deadlines } from "./_deadlines.ts";
 import { claim, claimOf, finish, MAX_CLAIM_HOOKS, release, replayKey } from "./_claim.ts";
 import { checkTime, checkWindow, DEFAULT_MAX_AGE_MS, DEFAULT_MAX_FUTURE_MS, parseJiveExtn } from "./_jive_extn.ts";
@@ -153,12 +153,12 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
 
   async function decide(request: Request, served: boolean, receivedAt: number, trace: Trace): Promise<Response> {
     const refuse = (status: number, error: string, reason = error): Response => {
-      request.body?.cancel().catch(() => {});
+      discardBody(request);
       trace.reason = reason;
       return answer(status, { error });
     };
     if (request.method !== "POST") {
-      request.body?.cancel().catch(() => {});
+      discardBody(request);
       trace.reason = "Method not allowed";
       return answer(405, { error: "Method not allowed: use POST" }, { allow: "POST" });
     }
@@ -263,7 +263,7 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     try {
       response = await decide(request, info !== undefined, receivedAt, trace);
     } catch {
-      request.body?.cancel().catch(() => {});
+      discardBody(request);
       trace.reason = "Internal error";
       response = answer(500, { error: "Internal error" });
     }
