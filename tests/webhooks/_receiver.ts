@@ -103,13 +103,14 @@ export function post(
   return new Request("http://127.0.0.1/hooks", { method, headers, body });
 }
 
-/** A body stream that counts the bytes pulled from it; `total` may be `Infinity`. */
+/** A body stream that counts the bytes pulled from it, and says whether it was cancelled; `total` may be `Infinity`. */
 export function countedStream(
   total: number,
   chunkBytes = 64 * 1024,
   fill = 0x20,
-): { stream: ReadableStream<Uint8Array>; pulled: () => number } {
+): { stream: ReadableStream<Uint8Array>; pulled: () => number; cancelled: () => boolean } {
   let pulled = 0;
+  let cancelled = false;
   const stream = new ReadableStream<Uint8Array>({
     pull(controller) {
       if (pulled >= total) return controller.close();
@@ -117,6 +118,9 @@ export function countedStream(
       pulled += n;
       controller.enqueue(new Uint8Array(n).fill(fill));
     },
+    cancel() {
+      cancelled = true;
+    },
   }, { highWaterMark: 0 });
-  return { stream, pulled: () => pulled };
+  return { stream, pulled: () => pulled, cancelled: () => cancelled };
 }

@@ -19,7 +19,7 @@ import {
 
 const MiB = 1024 * 1024;
 
-Deno.test("handle() answers 405 to a method other than POST, reading nothing", async () => {
+Deno.test("handle() answers 405 to a method other than POST, reading nothing and cancelling the body", async () => {
   await withReceiver(async ({ receiver, delivered, attempts }) => {
     for (const method of ["GET", "PUT", "DELETE", "PATCH"]) {
       const body = method === "GET" ? null : countedStream(Infinity);
@@ -28,20 +28,22 @@ Deno.test("handle() answers 405 to a method other than POST, reading nothing", a
       assert.equal(res.headers.get("allow"), "POST");
       assert.deepEqual(await res.json(), { error: "Method not allowed: use POST" });
       assert.equal(body?.pulled() ?? 0, 0);
+      assert.equal(body?.cancelled() ?? true, true, `${method}: the upload is stopped`);
     }
     assert.equal(delivered.length, 0);
     assert.deepEqual(attempts.map((a) => a.status), [405, 405, 405, 405]);
   });
 });
 
-Deno.test("handle() answers 413 from Content-Length alone, signed or not, before reading", async () => {
+Deno.test("handle() answers 413 from Content-Length alone, signed or not, before reading, and cancels the body", async () => {
   await withReceiver(async ({ receiver, delivered }) => {
     for (const headers of [{}, { authorization: await signA() }] as Record<string, string>[]) {
-      const { stream, pulled } = countedStream(Infinity);
+      const { stream, pulled, cancelled } = countedStream(Infinity);
       const res = await receiver.handle(post({ ...headers, "content-length": String(MiB + 1) }, stream));
       assert.equal(res.status, 413);
       assert.deepEqual(await res.json(), { error: `Payload too large: the limit is ${MiB} bytes` });
       assert.equal(pulled(), 0);
+      assert.ok(cancelled(), "the upload is stopped");
     }
     assert.equal(delivered.length, 0);
   });
