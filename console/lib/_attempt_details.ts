@@ -4,14 +4,23 @@
  * Written in batches, one atomic operation for all that arrived within 50
  * ms: under load that is one write for many postbacks, off their answers'
  * path. The details of postbacks the receiver's `write` stored (numbered by
- * their first delivery) share entries too: one entry holds a batch's details
- * (up to 60 KB), keyed by the lowest and highest number in it, so a postback
- * costs KV a fraction of an entry; trimming deletes an entry once it passed
- * its highest number. Every entry expires with the deliveries.
+ * their first delivery) share entries too: one entry holds the details of
+ * many postbacks, deflated, keyed by the lowest and highest number in it, so
+ * a postback costs KV a fraction of an entry; trimming deletes an entry once
+ * it passed its highest number. Every entry expires with the deliveries.
+ *
+ * An entry is kept below SQLite's overflow threshold (a value of about 940
+ * bytes in a 4 KiB page) where it can be: a larger value spills onto
+ * overflow pages, and SQLite reads the whole of it each time a search in the
+ * KV's one table compares a key with it, so every commit near it paid for it
+ * (measured: five reads of ~19 KB per receiver commit, on SQLite's thread).
+ * The details of one platform differ little from postback to postback, so
+ * deflated they take a twentieth of their JSON.
  *
  * @module
  */
 
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type { ReceiverAttempt } from "../../webhooks/mod.ts";
 import type { AttemptInfo, DetailsAt } from "./_delivery_item.ts";
 import { ATTEMPT_BATCH_PREFIX, attemptAtKey, attemptBatchKey } from "./kv_keys.ts";
@@ -19,12 +28,18 @@ import { retryLocked } from "./kv_retry.ts";
 
 /** How long attempt details wait to be written with others. */
 const BATCH_MS = 50;
-/** Bytes of details one batch entry holds at most, at three bytes a character (a KV value holds 64 KiB). */
+/** Bytes of details one batch entry holds at most before deflating, at three bytes a character (a KV value holds 64 KiB). */
 const ENTRY_BYTES = 60_000;
+/** Bytes a deflated entry aims to stay within: below SQLite's overflow threshold, with room for its key. */
+const ENTRY_TARGET = 900;
+/** The first byte of a deflated entry (an earlier version's entries are JSON, which starts with `[`). */
+const DEFLATED = 0;
+/** Bytes a deflated entry may inflate to at most (its JSON was at most ENTRY_BYTES). */
+const MAX_INFLATED = 1024 * 1024;
 /** Batch entries read back from a number to find its details (a late report lands in a later batch). */
-const LOOK_BACK = 16;
+const LOOK_BACK = 64;
 /** Batch entries one lookup reads at most (a stats page's 200 postbacks among other hooks' too). */
-const MAX_READ = 128;
+const MAX_READ = 512;
 /** Batch entries one trimming pass deletes at most. */
 const DROP_BATCH = 200;
 
@@ -43,11 +58,12 @@ export function attemptInfoOf(value: unknown): AttemptInfo | null {
   return value && typeof value === "object" ? value as AttemptInfo : null;
 }
 
-/** The `[first number, details]` pairs of a batch entry (none when it does not parse). */
+/** The `[first number, details]` pairs of a batch entry, deflated or (an earlier version's) JSON; none when it does not parse. */
 function pairsOf(value: unknown): [number, AttemptInfo][] {
-  if (!(value instanceof Uint8Array)) return [];
+  if (!(value instanceof Uint8Array) || value.byteLength === 0) return [];
   try {
-    const pairs = JSON.parse(decoder.decode(value));
+    const json = value[0] === DEFLATED ? inflateRawSync(value.subarray(1), { maxOutputLength: MAX_INFLATED }) : value;
+    const pairs = JSON.parse(decoder.decode(json));
     return Array.isArray(pairs) ? pairs : [];
   } catch {
     return [];
@@ -166,9 +182,9 @@ export class AttemptDetails {
 
   async #write(keyed: [Deno.KvKey, AttemptInfo][], numbered: [number, AttemptInfo][]): Promise<void> {
     const sets: [Deno.KvKey, Uint8Array][] = keyed.map(([key, info]) => [key, encoder.encode(JSON.stringify(info))]);
-    // Numbered details as JSON bytes (KV keeps bytes as they are), as many to an entry as surely fit.
+    // Numbered details as JSON, as many to a run as surely fit an entry undeflated; each run deflated.
     for (let i = 0; i < numbered.length;) {
-      const parts: string[] = [];
+      const run: [number, string][] = [];
       let bytes = 2, j = i;
       for (; j < numbered.length; j++) {
         let part = JSON.stringify(numbered[j]);
@@ -177,10 +193,10 @@ export class AttemptDetails {
           part = JSON.stringify([numbered[j][0], { ...numbered[j][1], headers: {} }]);
         }
         if (j > i && bytes + part.length * 3 + 1 > ENTRY_BYTES) break;
-        parts.push(part);
+        run.push([numbered[j][0], part]);
         bytes += part.length * 3 + 1;
       }
-      sets.push([attemptBatchKey(numbered[i][0], numbered[j - 1][0]), encoder.encode(`[${parts.join(",")}]`)]);
+      sets.push(...packed(run));
       i = j;
     }
     for (let i = 0; i < sets.length; i += 200) {
@@ -189,4 +205,18 @@ export class AttemptDetails {
       await retryLocked(() => op.commit());
     }
   }
+}
+
+/** A run of `[first number, its details as JSON]`, in order, as deflated entries of at most ENTRY_TARGET bytes where one pair allows. */
+function packed(run: [number, string][]): [Deno.KvKey, Uint8Array][] {
+  const json = encoder.encode(`[${run.map(([, part]) => part).join(",")}]`);
+  const deflated = deflateRawSync(json, { level: 1 });
+  if (deflated.byteLength + 1 > ENTRY_TARGET && run.length > 1) {
+    const half = Math.ceil(run.length / 2);
+    return [...packed(run.slice(0, half)), ...packed(run.slice(half))];
+  }
+  const value = new Uint8Array(deflated.byteLength + 1);
+  value[0] = DEFLATED;
+  value.set(deflated, 1);
+  return [[attemptBatchKey(run[0][0], run[run.length - 1][0]), value]];
 }

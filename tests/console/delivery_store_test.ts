@@ -543,6 +543,12 @@ Deno.test("request details of the receiver's postbacks share batch entries, foun
     for await (const e of kv.list({ prefix: ["console_attempt_batch"] })) entries.push(e);
     assert.ok(entries.length > 1 && entries.length < 20, `${entries.length} entries for 150 postbacks`);
     assert.ok(entries.every((e) => e.value instanceof Uint8Array && e.value.byteLength < 64 * 1024));
+    // Deflated (first byte 0), and below SQLite's overflow threshold unless an entry holds one postback's alone.
+    for (const e of entries) {
+      const [, low, high] = e.key as [string, number, number];
+      assert.equal((e.value as Uint8Array)[0], 0, `entry ${low}-${high} is deflated`);
+      assert.ok(low === high || (e.value as Uint8Array).byteLength <= 900, `entry ${low}-${high} fits a page`);
+    }
     const views = await store.list({ limit: 150 });
     for (const view of views) {
       const info = await store.attemptOf(view);
@@ -553,6 +559,66 @@ Deno.test("request details of the receiver's postbacks share batch entries, foun
     const stats = await store.stats();
     assert.equal(stats.handling?.count, 150);
     assert.equal(stats.handling?.p50, 75);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("request details batches: an earlier version's JSON entries are read, a corrupt entry is skipped", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv);
+    const op = kv.atomic();
+    for (let seq = 1; seq <= 3; seq++) {
+      store.write(receiverPostback(`j${seq}`, { postbackId: `j${seq}-`.padEnd(64, "0"), index: 0, count: 1, seq }), op);
+    }
+    assert.ok((await op.set(["console_delivery_seq"], 3).commit()).ok);
+    const info = (n: number) => ({ headers: { "content-type": "application/json" }, tenantId: "t1", durationMs: n });
+    // As the last version wrote them: JSON bytes of [first number, details] pairs.
+    const json = new TextEncoder().encode(JSON.stringify([[1, info(1)], [2, info(2)]]));
+    await kv.set(["console_attempt_batch", 1, 2], json);
+    // A deflated entry whose bytes are not deflate: its details are not found, and nothing throws.
+    await kv.set(["console_attempt_batch", 3, 3], new Uint8Array([0, 1, 2, 3, 4, 5]));
+    const views = await store.list();
+    const found = new Map<number, number | undefined>();
+    for (const view of views) found.set(view.seq, (await store.attemptOf(view))?.durationMs);
+    assert.deepEqual([...found].sort(), [[1, 1], [2, 2], [3, undefined]]);
+    assert.equal((await store.stats()).handling?.count, 2);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("request details that do not deflate still go in entries KV takes, and are all found", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv);
+    const op = kv.atomic();
+    for (let seq = 1; seq <= 40; seq++) {
+      store.write(receiverPostback(`r${seq}`, { postbackId: `r${seq}-`.padEnd(64, "0"), index: 0, count: 1, seq }), op);
+    }
+    assert.ok((await op.set(["console_delivery_seq"], 40).commit()).ok);
+    // Random header values (hex of random bytes) deflate poorly: 2 KB of them a postback.
+    const random = () => crypto.getRandomValues(new Uint8Array(1000)).toHex();
+    for (let seq = 1; seq <= 40; seq++) {
+      void store.recordAttempt({
+        postbackId: `r${seq}-`.padEnd(64, "0"),
+        status: 200,
+        reason: "Delivered",
+        durationMs: seq,
+        receivedAt: Date.now(),
+        bodyExcerpt: "",
+        headers: { "x-random": random() },
+      }, seq);
+    }
+    await store.flush();
+    const entries: Deno.KvEntry<Uint8Array>[] = [];
+    for await (const e of kv.list<Uint8Array>({ prefix: ["console_attempt_batch"] })) entries.push(e);
+    assert.ok(entries.length >= 40 / 2, `${entries.length} entries: no more than two postbacks' in 900 bytes`);
+    assert.ok(entries.every((e) => e.value.byteLength < 64 * 1024));
+    for (const view of await store.list({ limit: 40 })) {
+      assert.equal((await store.attemptOf(view))?.durationMs, view.seq, `details of ${view.id}`);
+    }
   } finally {
     kv.close();
   }
