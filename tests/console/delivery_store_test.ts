@@ -27,6 +27,26 @@ function receiverPostback(
   ) as unknown as Parameters<DeliveryStore["write"]>[0];
 }
 
+/** Stores `n` one-item postbacks numbered 1 to `n` as the receiver's `write` does, postback ids `{tag}{seq}-0…`. */
+async function storeNumbered(kv: Deno.Kv, store: DeliveryStore, n: number, tag: string): Promise<void> {
+  const op = kv.atomic();
+  for (let seq = 1; seq <= n; seq++) {
+    const postbackId = `${tag}${seq}-`.padEnd(64, "0");
+    store.write(receiverPostback(`${tag}${seq}`, { postbackId, index: 0, count: 1, seq }), op);
+  }
+  assert.ok((await op.set(["console_delivery_seq"], n).commit()).ok);
+}
+
+/** Runs `fn` with a store over a fresh in-memory KV, closed after. */
+async function withStore(fn: (store: DeliveryStore, kv: Deno.Kv) => Promise<void>): Promise<void> {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    await fn(new DeliveryStore(kv), kv);
+  } finally {
+    kv.close();
+  }
+}
+
 async function count(kv: Deno.Kv, prefix: string): Promise<number> {
   let n = 0;
   for await (const _ of kv.list({ prefix: [prefix] })) n++;
@@ -153,23 +173,16 @@ Deno.test("a lowered retention catches up a few deliveries per postback", async 
   }
 });
 
-Deno.test("a payload of characters beyond Latin-1 is cut to fit one KV value and stored", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const store = new DeliveryStore(kv);
+Deno.test("a payload of characters beyond Latin-1 is cut to fit one KV value and stored", () =>
+  withStore(async (store) => {
     const [view] = await store.add("h1", [item(1, { content: "€".repeat(40_000) })]);
     const stored = await store.get(view.id);
     assert.equal(stored?.truncated, true);
     assert.equal(stored?.payload.length, MAX_WIDE_PAYLOAD_CHARS);
-  } finally {
-    kv.close();
-  }
-});
+  }));
 
-Deno.test("a payload whose first character beyond Latin-1 comes after the plain cut is still cut to fit", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const store = new DeliveryStore(kv);
+Deno.test("a payload whose first character beyond Latin-1 comes after the plain cut is still cut to fit", () =>
+  withStore(async (store) => {
     // A JavaScript string holding one wide character keeps two bytes for each, in its slices too.
     const [view] = await store.addPostback("late-wide", [{
       hookId: "h1",
@@ -178,15 +191,10 @@ Deno.test("a payload whose first character beyond Latin-1 comes after the plain 
     const stored = await store.get(view.id);
     assert.equal(stored?.truncated, true);
     assert.equal(stored?.payload.length, MAX_WIDE_PAYLOAD_CHARS);
-  } finally {
-    kv.close();
-  }
-});
+  }));
 
-Deno.test("a postback of more items than the store takes is refused whole", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const store = new DeliveryStore(kv);
+Deno.test("a postback of more items than the store takes is refused whole", () =>
+  withStore(async (store) => {
     const entries = Array.from({ length: MAX_POSTBACK_ITEMS + 1 }, (_, n) => ({ hookId: "h", item: item(n) }));
     assert.throws(
       () => store.addPostback("p", entries),
@@ -198,10 +206,7 @@ Deno.test("a postback of more items than the store takes is refused whole", asyn
     const most = await store.addPostback("q", entries.slice(0, MAX_POSTBACK_ITEMS));
     assert.equal(most.length, MAX_POSTBACK_ITEMS);
     assert.equal((await store.list({ limit: 1000 })).length, MAX_POSTBACK_ITEMS);
-  } finally {
-    kv.close();
-  }
-});
+  }));
 
 Deno.test("a watch on one KV handle reports another handle's writes within the poll interval", async () => {
   const path = await Deno.makeTempFile({ suffix: ".kv" });
@@ -226,10 +231,8 @@ Deno.test("a watch on one KV handle reports another handle's writes within the p
   }
 });
 
-Deno.test("stats() counts the last 24 hours per hour, accepted against rejected, and names the newest", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const store = new DeliveryStore(kv);
+Deno.test("stats() counts the last 24 hours per hour, accepted against rejected, and names the newest", () =>
+  withStore(async (store) => {
     await store.add("h1", [item(1), item(2)]);
     await store.addRejected({
       status: 401,
@@ -249,15 +252,10 @@ Deno.test("stats() counts the last 24 hours per hour, accepted against rejected,
     assert.deepEqual([later.accepted, later.rejected], [0, 0]);
     assert.equal(later.last?.status, 401);
     assert.equal((await store.stats("other")).last, null);
-  } finally {
-    kv.close();
-  }
-});
+  }));
 
-Deno.test("page() filters by community and by time range, and pages on without a gap", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const store = new DeliveryStore(kv);
+Deno.test("page() filters by community and by time range, and pages on without a gap", () =>
+  withStore(async (store) => {
     await store.addPostback("a", [{ hookId: "h1", tenantId: "t1", item: item(1) }]);
     await store.addPostback("b", [{ hookId: "h2", tenantId: "t2", item: item(2) }]);
     await store.addPostback("c", [{ hookId: "h1", tenantId: "t1", item: item(3) }]);
@@ -271,10 +269,7 @@ Deno.test("page() filters by community and by time range, and pages on without a
     assert.deepEqual(first.values.map((d) => d.title), ["item 3", "item 2"]);
     const rest = await store.page({ limit: 2, before: first.before });
     assert.deepEqual(rest.values.map((d) => d.title), ["item 1"]);
-  } finally {
-    kv.close();
-  }
-});
+  }));
 
 Deno.test("a text search reads a bounded number of payloads per page, and the cursor goes on from there", async () => {
   const kv = await Deno.openKv(":memory:");
@@ -394,10 +389,8 @@ Deno.test("a postback stored by the receiver's write keeps its request details b
   }
 });
 
-Deno.test("request details and delivery bodies written by an earlier version are still read", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const store = new DeliveryStore(kv);
+Deno.test("request details and delivery bodies written by an earlier version are still read", () =>
+  withStore(async (store, kv) => {
     const info = { headers: { "content-type": "application/json" }, tenantId: "t1", durationMs: 4 };
     await kv.set(["console_attempt", "P1"], info); // an object, as earlier versions wrote it
     assert.deepEqual(await store.attemptOf({ id: "", postbackId: "P1" }), info);
@@ -409,15 +402,10 @@ Deno.test("request details and delivery bodies written by an earlier version are
     const whole = await store.get(view.id);
     assert.equal(whole?.id, view.id, "a row with its summary, as addPostback writes it");
     assert.equal(await store.get("q00000000z-0"), null, "no body, no delivery");
-  } finally {
-    kv.close();
-  }
-});
+  }));
 
-Deno.test("get() of ids shaped like the receiver's but naming nothing finds nothing and never throws", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const store = new DeliveryStore(kv);
+Deno.test("get() of ids shaped like the receiver's but naming nothing finds nothing and never throws", () =>
+  withStore(async (store) => {
     const odd = [
       "q-0",
       "q000000001-",
@@ -429,10 +417,7 @@ Deno.test("get() of ids shaped like the receiver's but naming nothing finds noth
       "q00000000.5-0",
     ];
     for (const id of odd) assert.equal(await store.get(id), null, id);
-  } finally {
-    kv.close();
-  }
-});
+  }));
 
 Deno.test("the receiver's rows are kept as JSON bytes with short payloads inline, and an earlier version's objects read the same", async () => {
   const kv = await Deno.openKv(":memory:");
@@ -517,13 +502,9 @@ Deno.test("request details of the receiver's postbacks share batch entries, foun
   const kv = await Deno.openKv(":memory:");
   try {
     const store = new DeliveryStore(kv, { retain: 1000 });
-    const op = kv.atomic();
-    for (let seq = 1; seq <= 150; seq++) {
-      store.write(receiverPostback(`n${seq}`, { postbackId: `p${seq}-`.padEnd(64, "0"), index: 0, count: 1, seq }), op);
-    }
-    assert.ok((await op.set(["console_delivery_seq"], 150).commit()).ok);
+    await storeNumbered(kv, store, 150, "n");
     const attempt = (seq: number, headers: Record<string, string> = { "user-agent": "x".repeat(400) }) => ({
-      postbackId: `p${seq}-`.padEnd(64, "0"),
+      postbackId: `n${seq}-`.padEnd(64, "0"),
       status: 200,
       reason: "Delivered",
       durationMs: seq,
@@ -564,15 +545,9 @@ Deno.test("request details of the receiver's postbacks share batch entries, foun
   }
 });
 
-Deno.test("request details batches: an earlier version's JSON entries are read, a corrupt entry is skipped", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const store = new DeliveryStore(kv);
-    const op = kv.atomic();
-    for (let seq = 1; seq <= 3; seq++) {
-      store.write(receiverPostback(`j${seq}`, { postbackId: `j${seq}-`.padEnd(64, "0"), index: 0, count: 1, seq }), op);
-    }
-    assert.ok((await op.set(["console_delivery_seq"], 3).commit()).ok);
+Deno.test("request details batches: an earlier version's JSON entries are read, a corrupt entry is skipped", () =>
+  withStore(async (store, kv) => {
+    await storeNumbered(kv, store, 3, "j");
     const info = (n: number) => ({ headers: { "content-type": "application/json" }, tenantId: "t1", durationMs: n });
     // As the last version wrote them: JSON bytes of [first number, details] pairs.
     const json = new TextEncoder().encode(JSON.stringify([[1, info(1)], [2, info(2)]]));
@@ -584,20 +559,11 @@ Deno.test("request details batches: an earlier version's JSON entries are read, 
     for (const view of views) found.set(view.seq, (await store.attemptOf(view))?.durationMs);
     assert.deepEqual([...found].sort(), [[1, 1], [2, 2], [3, undefined]]);
     assert.equal((await store.stats()).handling?.count, 2);
-  } finally {
-    kv.close();
-  }
-});
+  }));
 
-Deno.test("request details that do not deflate still go in entries KV takes, and are all found", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const store = new DeliveryStore(kv);
-    const op = kv.atomic();
-    for (let seq = 1; seq <= 40; seq++) {
-      store.write(receiverPostback(`r${seq}`, { postbackId: `r${seq}-`.padEnd(64, "0"), index: 0, count: 1, seq }), op);
-    }
-    assert.ok((await op.set(["console_delivery_seq"], 40).commit()).ok);
+Deno.test("request details that do not deflate still go in entries KV takes, and are all found", () =>
+  withStore(async (store, kv) => {
+    await storeNumbered(kv, store, 40, "r");
     // Random header values (hex of random bytes) deflate poorly: 2 KB of them a postback.
     const random = () => crypto.getRandomValues(new Uint8Array(1000)).toHex();
     for (let seq = 1; seq <= 40; seq++) {
@@ -619,15 +585,10 @@ Deno.test("request details that do not deflate still go in entries KV takes, and
     for (const view of await store.list({ limit: 40 })) {
       assert.equal((await store.attemptOf(view))?.durationMs, view.seq, `details of ${view.id}`);
     }
-  } finally {
-    kv.close();
-  }
-});
+  }));
 
-Deno.test("request details an earlier version kept per postback number are still read", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const store = new DeliveryStore(kv);
+Deno.test("request details an earlier version kept per postback number are still read", () =>
+  withStore(async (store, kv) => {
     const op = kv.atomic();
     store.write(receiverPostback("old", { postbackId: "P".repeat(64), index: 0, count: 1, seq: 1 }), op);
     const info = { headers: { "content-type": "application/json" }, tenantId: "t1", durationMs: 7 };
@@ -636,7 +597,4 @@ Deno.test("request details an earlier version kept per postback number are still
     const [view] = await store.list();
     assert.deepEqual(await store.attemptOf(view), info);
     assert.equal((await store.stats()).handling?.p50, 7);
-  } finally {
-    kv.close();
-  }
-});
+  }));
