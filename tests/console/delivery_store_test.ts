@@ -4,6 +4,7 @@
 // items 3, 5 and 9).
 
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { DeliveryStore, MAX_POSTBACK_ITEMS, MAX_WIDE_PAYLOAD_CHARS } from "../../console/lib/deliveries.ts";
 import { counting, faulty, onCommit } from "./_kv_faults.ts";
 
@@ -586,6 +587,40 @@ Deno.test("request details that do not deflate still go in entries KV takes, and
       assert.equal((await store.attemptOf(view))?.durationMs, view.seq, `details of ${view.id}`);
     }
   }));
+
+Deno.test("request details of any headers a client sends are kept whole and found again (property)", async () => {
+  // Headers come from outside: any names and values, any characters, repeated or not, few or many postbacks.
+  const header = fc.tuple(fc.string({ minLength: 1, maxLength: 20 }), fc.string({ unit: "binary", maxLength: 300 }));
+  const details = fc.array(fc.array(header, { maxLength: 8 }), { minLength: 1, maxLength: 80 });
+  await fc.assert(
+    fc.asyncProperty(details, (sent) =>
+      withStore(async (store, kv) => {
+        await storeNumbered(kv, store, sent.length, "f");
+        for (const [i, pairs] of sent.entries()) {
+          void store.recordAttempt({
+            postbackId: `f${i + 1}-`.padEnd(64, "0"),
+            status: 200,
+            reason: "Delivered",
+            durationMs: i + 1,
+            receivedAt: 0,
+            bodyExcerpt: "",
+            headers: Object.fromEntries(pairs),
+          }, i + 1);
+        }
+        await store.flush();
+        for await (const e of kv.list<Uint8Array>({ prefix: ["console_attempt_batch"] })) {
+          assert.ok(e.value.byteLength < 64 * 1024);
+        }
+        for (const view of await store.list({ limit: 200 })) {
+          const info = await store.attemptOf(view);
+          assert.equal(info?.durationMs, view.seq);
+          assert.deepEqual(info?.headers, Object.fromEntries(sent[view.seq - 1]));
+        }
+      })),
+    // Each run stores a KV's worth: a failure is reported as found, not shrunk for minutes.
+    { numRuns: 40, endOnFailure: true },
+  );
+});
 
 Deno.test("request details an earlier version kept per postback number are still read", () =>
   withStore(async (store, kv) => {
