@@ -1,9 +1,11 @@
 /**
  * How accepted postbacks' requests went (headers without the signature, the
  * verdict's figures, the time taken), kept for their deliveries' detail page.
- * Written in batches, one atomic operation for all that arrived within 50
+ * Written in batches, one atomic operation for all that arrived within 250
  * ms: under load that is one write for many postbacks, off their answers'
- * path. The details of postbacks the receiver's `write` stored (numbered by
+ * path, and few commits beside the receiver's (each one SQLite's single
+ * writer makes is one the receiver's group commits wait for). Until its
+ * batch is in KV, a postback's details are read from this process's memory. The details of postbacks the receiver's `write` stored (numbered by
  * their first delivery) share entries too: one entry holds the details of
  * many postbacks, deflated, keyed by the lowest and highest number in it, so
  * a postback costs KV a fraction of an entry; trimming deletes an entry once
@@ -26,8 +28,12 @@ import type { AttemptInfo, DetailsAt } from "./_delivery_item.ts";
 import { ATTEMPT_BATCH_PREFIX, attemptAtKey, attemptBatchKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
 
-/** How long attempt details wait to be written with others. */
-const BATCH_MS = 50;
+/**
+ * How long attempt details wait to be written with others. Measured at 16
+ * connections against 50 ms: the console's receiver served 5% more (five
+ * alternating runs out of five); 1,000 ms served no more than 250.
+ */
+const BATCH_MS = 250;
 /** Bytes of details one batch entry holds at most before deflating, at three bytes a character (a KV value holds 64 KiB). */
 const ENTRY_BYTES = 60_000;
 /** Bytes a deflated entry aims to stay within: below SQLite's overflow threshold, with room for its key. */
@@ -119,18 +125,23 @@ export async function dropDetailsBelow(kv: Deno.Kv, keepFrom: number): Promise<v
   }
 }
 
+/** Details of one batch: keyed ones by their key's JSON, numbered ones by their first number. */
+interface Batch {
+  keyed: Map<string, [Deno.KvKey, AttemptInfo]>;
+  numbered: Map<number, AttemptInfo>;
+}
+
 /** The attempt details of accepted postbacks, written in batches. */
 export class AttemptDetails {
   #kv: Deno.Kv;
   #expireIn: number;
-  #waiting = new Map<string, [Deno.KvKey, AttemptInfo]>();
-  #numbered = new Map<number, AttemptInfo>();
   /** The batch being gathered: written when its timer fires or on flush. */
+  #batch: Batch = { keyed: new Map(), numbered: new Map() };
   #next: Promise<void> | null = null;
   #due: (() => void) | null = null;
   #timer: ReturnType<typeof setTimeout> | undefined;
-  /** Batches taken and being written. */
-  #writing = new Set<Promise<void>>();
+  /** Batches taken and being written, by their write. */
+  #writing = new Map<Promise<void>, Batch>();
 
   /**
    * @param kv the console's KV
@@ -146,20 +157,18 @@ export class AttemptDetails {
     const { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs } = attempt;
     // Its keys hold strings and numbers only.
     const info: AttemptInfo = { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs };
-    if ("first" in at) this.#numbered.set(at.first, info);
-    else this.#waiting.set(JSON.stringify(at.key), [at.key, info]);
+    if ("first" in at) this.#batch.numbered.set(at.first, info);
+    else this.#batch.keyed.set(JSON.stringify(at.key), [at.key, info]);
     // A report that comes while a batch is written waits for the next batch, never for one already taken.
     this.#next ??= new Promise<void>((resolve) => {
       this.#due = resolve;
       this.#timer = setTimeout(resolve, BATCH_MS);
     }).then(() => {
-      const keyed = [...this.#waiting.values()];
-      const numbered = [...this.#numbered].sort((a, b) => a[0] - b[0]);
-      this.#waiting.clear();
-      this.#numbered.clear();
+      const batch = this.#batch;
+      this.#batch = { keyed: new Map(), numbered: new Map() };
       this.#next = this.#due = null;
-      const writing = this.#write(keyed, numbered);
-      this.#writing.add(writing);
+      const writing = this.#write([...batch.keyed.values()], [...batch.numbered].sort((a, b) => a[0] - b[0]));
+      this.#writing.set(writing, batch);
       writing.catch(() => {}).finally(() => this.#writing.delete(writing));
       return writing;
     });
@@ -171,11 +180,16 @@ export class AttemptDetails {
     clearTimeout(this.#timer);
     const next = this.#next;
     this.#due?.();
-    await Promise.allSettled([next, ...this.#writing]);
+    await Promise.allSettled([next, ...this.#writing.keys()]);
   }
 
-  /** The details kept at `at`, when recorded. */
+  /** The details kept at `at`, when recorded: from this process's memory until their batch is in KV. */
   async of(at: DetailsAt): Promise<AttemptInfo | null> {
+    const key = "first" in at ? null : JSON.stringify(at.key);
+    for (const batch of [this.#batch, ...this.#writing.values()]) {
+      const info = key === null ? batch.numbered.get((at as { first: number }).first) : batch.keyed.get(key)?.[1];
+      if (info) return info;
+    }
     if ("first" in at) return (await detailsAt(this.#kv, [at.first])).get(at.first) ?? null;
     return attemptInfoOf((await this.#kv.get(at.key)).value);
   }

@@ -622,6 +622,31 @@ Deno.test("request details of any headers a client sends are kept whole and foun
   );
 });
 
+Deno.test("request details are found at once, from memory, until their batch is in KV", () =>
+  withStore(async (store, kv) => {
+    await storeNumbered(kv, store, 1, "m");
+    const attempt = (postbackId: string, durationMs: number) => ({
+      postbackId,
+      status: 200,
+      reason: "Delivered",
+      durationMs,
+      receivedAt: 0,
+      bodyExcerpt: "",
+      headers: { "user-agent": "platform" },
+    });
+    const [view] = await store.list();
+    const numbered = store.recordAttempt(attempt("m1-".padEnd(64, "0"), 7), view.seq);
+    const keyed = store.recordAttempt(attempt("K".repeat(64), 8)); // a postback without numbers (onPostback mode)
+    assert.equal(await count(kv, "console_attempt_batch"), 0, "the batch waits for its time");
+    assert.equal((await store.attemptOf(view))?.durationMs, 7);
+    assert.equal((await store.attemptOf({ id: "", postbackId: "K".repeat(64) }))?.durationMs, 8);
+    await Promise.all([numbered, keyed]);
+    assert.equal(await count(kv, "console_attempt_batch"), 1);
+    const another = new DeliveryStore(kv); // another process's store: KV only
+    assert.equal((await another.attemptOf(view))?.durationMs, 7, "then from KV");
+    assert.equal((await another.attemptOf({ id: "", postbackId: "K".repeat(64) }))?.durationMs, 8);
+  }));
+
 Deno.test("request details an earlier version kept per postback number are still read", () =>
   withStore(async (store, kv) => {
     const op = kv.atomic();
