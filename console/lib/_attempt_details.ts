@@ -5,7 +5,8 @@
  * ms: under load that is one write for many postbacks, off their answers'
  * path, and few commits beside the receiver's (each one SQLite's single
  * writer makes is one the receiver's group commits wait for). Until its
- * batch is in KV, a postback's details are read from this process's memory. The details of postbacks the receiver's `write` stored (numbered by
+ * batch is in KV, a postback's details are read from this process's memory.
+ * The details of postbacks the receiver's `write` stored (numbered by
  * their first delivery) share entries too: one entry holds the details of
  * many postbacks, deflated, keyed by the lowest and highest number in it, so
  * a postback costs KV a fraction of an entry; trimming deletes an entry once
@@ -185,9 +186,9 @@ export class AttemptDetails {
 
   /** The details kept at `at`, when recorded: from this process's memory until their batch is in KV. */
   async of(at: DetailsAt): Promise<AttemptInfo | null> {
-    const key = "first" in at ? null : JSON.stringify(at.key);
+    const key = "first" in at ? at.first : JSON.stringify(at.key);
     for (const batch of [this.#batch, ...this.#writing.values()]) {
-      const info = key === null ? batch.numbered.get((at as { first: number }).first) : batch.keyed.get(key)?.[1];
+      const info = typeof key === "number" ? batch.numbered.get(key) : batch.keyed.get(key)?.[1];
       if (info) return info;
     }
     if ("first" in at) return (await detailsAt(this.#kv, [at.first])).get(at.first) ?? null;
