@@ -19,6 +19,9 @@ export type BodyRead =
   | { kind: "timeout"; head: Uint8Array }
   | { kind: "error"; head: Uint8Array };
 
+/** No bytes: what an empty or unread body comes to (zero-length, so nothing can write into it). */
+const EMPTY = new Uint8Array(0);
+
 /** Bytes of the body kept for an attempt's excerpt. */
 export const HEAD_BYTES = 2048;
 
@@ -65,15 +68,14 @@ export async function readBody(
   maxBytes: number,
   deadlines: Deadlines,
 ): Promise<BodyRead> {
-  const empty = new Uint8Array(0);
-  if (body === null) return { kind: "ok", bytes: empty, head: empty };
+  if (body === null) return { kind: "ok", bytes: EMPTY, head: EMPTY };
   const gathered = new Gathered();
   const head = (): Uint8Array => gathered.take(HEAD_BYTES);
   let reader: ReadableStreamDefaultReader<Uint8Array>;
   try {
     reader = body.getReader();
   } catch {
-    return { kind: "error", head: empty };
+    return { kind: "error", head: EMPTY };
   }
   const stop = (): void => {
     reader.cancel().catch(() => {});
@@ -148,7 +150,6 @@ export async function readRequestBody(
 ): Promise<BodyRead> {
   const declared = framed ? declaredLength(request.headers) : null;
   if (declared === null || declared > maxBytes) return await readBody(request.body, maxBytes, deadlines);
-  const empty = new Uint8Array(0);
   let expire!: () => void;
   const late = new Promise<null>((resolve) => expire = () => resolve(null));
   const done = deadlines.start(expire);
@@ -156,10 +157,10 @@ export async function readRequestBody(
   reading.catch(() => {}); // after a timeout nobody waits for it
   try {
     const bytes = await Promise.race([reading, late]);
-    if (bytes === null) return { kind: "timeout", head: empty };
+    if (bytes === null) return { kind: "timeout", head: EMPTY };
     return { kind: "ok", bytes, head: bytes.subarray(0, HEAD_BYTES) };
   } catch {
-    return { kind: "error", head: empty };
+    return { kind: "error", head: EMPTY };
   } finally {
     done();
   }
