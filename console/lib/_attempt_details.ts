@@ -1,11 +1,12 @@
 /**
  * How accepted postbacks' requests went (headers without the signature, the
  * verdict's figures, the time taken), kept for their deliveries' detail page.
- * Written in batches, one atomic operation for all that arrived within 250
- * ms: under load that is one write for many postbacks, off their answers'
- * path, and few commits beside the receiver's (each one SQLite's single
- * writer makes is one the receiver's group commits wait for). Until its
- * batch is in KV, a postback's details are read from this process's memory.
+ * Written in batches, one write for all that arrived within 250 ms, off
+ * their answers' path, and in the receiver's group commit (`commitInGroup`):
+ * under load a batch rides in a commit the postbacks make anyway, instead of
+ * one of its own that theirs would queue behind on SQLite's single writer.
+ * Until its batch is in KV, a postback's details are read from this
+ * process's memory.
  * The details of postbacks the receiver's `write` stored (numbered by
  * their first delivery) share entries too: one entry holds the details of
  * many postbacks, deflated, keyed by the lowest and highest number in it, so
@@ -24,7 +25,7 @@
  */
 
 import { deflateRawSync, inflateRawSync } from "node:zlib";
-import type { ReceiverAttempt } from "../../webhooks/mod.ts";
+import { commitInGroup, type ReceiverAttempt } from "../../webhooks/mod.ts";
 import type { AttemptInfo, DetailsAt } from "./_delivery_item.ts";
 import { ATTEMPT_BATCH_PREFIX, attemptAtKey, attemptBatchKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
@@ -47,6 +48,8 @@ const MAX_INFLATED = 1024 * 1024;
 const LOOK_BACK = 64;
 /** Batch entries one lookup reads at most (a stats page's 200 postbacks among other hooks' too). */
 const MAX_READ = 512;
+/** Bytes of entries one write takes at most (KV takes 800 KiB per atomic operation, shared in a group). */
+const JOB_BYTES = 400_000;
 /** Batch entries one trimming pass deletes at most. */
 const DROP_BATCH = 200;
 
@@ -214,10 +217,21 @@ export class AttemptDetails {
       sets.push(...packed(run));
       i = j;
     }
-    for (let i = 0; i < sets.length; i += 200) {
-      const op = this.#kv.atomic();
-      for (const [key, value] of sets.slice(i, i + 200)) op.set(key, value, { expireIn: this.#expireIn });
-      await retryLocked(() => op.commit());
+    // In the receiver's group commit: under load the details ride in a commit the postbacks make anyway.
+    for (let i = 0; i < sets.length;) {
+      let j = i, bytes = 0;
+      while (j < sets.length && j - i < 200 && (j === i || bytes + sets[j][1].byteLength <= JOB_BYTES)) {
+        bytes += sets[j++][1].byteLength;
+      }
+      const part = sets.slice(i, j);
+      const result = await commitInGroup(this.#kv, {
+        checks: [],
+        build: (atomic) => {
+          for (const [key, value] of part) atomic.set(key, value, { expireIn: this.#expireIn });
+        },
+      });
+      if (result.kind !== "committed") throw result.kind === "error" ? result.error : new Error("Cannot write details");
+      i = j;
     }
   }
 }

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { DeliveryStore, MAX_POSTBACK_ITEMS, MAX_WIDE_PAYLOAD_CHARS } from "../../console/lib/deliveries.ts";
 import { counting, faulty, onCommit } from "./_kv_faults.ts";
+import { commitInGroup } from "../../webhooks/mod.ts";
 
 const item = (n: number, extra: Record<string, unknown> = {}) => ({
   webhook: "https://jive.example/api/core/v3/webhooks/1",
@@ -587,6 +588,45 @@ Deno.test("request details that do not deflate still go in entries KV takes, and
       assert.equal((await store.attemptOf(view))?.durationMs, view.seq, `details of ${view.id}`);
     }
   }));
+
+Deno.test("request details ride in the receiver's group commit, not in a commit of their own", async () => {
+  const base = await Deno.openKv(":memory:");
+  try {
+    let commits = 0;
+    const { promise: held, resolve: release } = Promise.withResolvers<void>();
+    const { promise: started, resolve: start } = Promise.withResolvers<void>();
+    const kv = onCommit(base, async (n) => {
+      commits = n;
+      if (n === 1) start(), await held;
+    });
+    const store = new DeliveryStore(kv);
+    // A postback's commit is on its way; what comes meanwhile waits for the next group, details too.
+    const postback = (i: number) => commitInGroup(kv, { checks: [], build: (atomic) => atomic.set(["p", i], i) });
+    const first = postback(0);
+    await started;
+    for (let seq = 1; seq <= 30; seq++) {
+      void store.recordAttempt({
+        postbackId: `g${seq}-`.padEnd(64, "0"),
+        status: 200,
+        reason: "Delivered",
+        durationMs: seq,
+        receivedAt: Date.now(),
+        bodyExcerpt: "",
+        headers: { "user-agent": "load" },
+      }, seq);
+    }
+    const flushed = store.flush();
+    const others = [1, 2, 3].map(postback);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    release();
+    await Promise.all([first, flushed, ...others]);
+    assert.equal(commits, 2, "the details and three postbacks share the second commit");
+    assert.ok(await count(base, "console_attempt_batch") > 0, "the details are in KV");
+    assert.equal(await count(base, "p"), 4);
+  } finally {
+    base.close();
+  }
+});
 
 Deno.test("request details of any headers a client sends are kept whole and found again (property)", async () => {
   // Headers come from outside: any names and values, any characters, repeated or not, few or many postbacks.
