@@ -13,20 +13,20 @@
  * a postback costs KV a fraction of an entry; trimming deletes an entry once
  * it passed its highest number. Every entry expires with the deliveries.
  *
- * An entry is kept below SQLite's overflow threshold (a value of about 940
- * bytes in a 4 KiB page) where it can be: a larger value spills onto
- * overflow pages, and SQLite reads the whole of it each time a search in the
- * KV's one table compares a key with it, so every commit near it paid for it
- * (measured: five reads of ~19 KB per receiver commit, on SQLite's thread).
- * The details of one platform differ little from postback to postback, so
- * deflated they take a twentieth of their JSON.
+ * How a batch waits and is packed is _attempt_pack.ts's: its JSON in one
+ * buffer off V8's heap, then entries kept below SQLite's overflow threshold
+ * (measured before: an entry of ~19 KB was read whole five times per
+ * receiver commit, on SQLite's thread). The details of one platform differ
+ * little from postback to postback, so deflated they take a tenth to a
+ * twentieth of their JSON.
  *
  * @module
  */
 
-import { deflateRawSync, inflateRawSync } from "node:zlib";
+import { inflateRawSync } from "node:zlib";
 import { commitInGroup, type ReceiverAttempt } from "../../webhooks/mod.ts";
 import type { AttemptInfo, DetailsAt } from "./_delivery_item.ts";
+import { DEFLATED, Packer, PairBuffer } from "./_attempt_pack.ts";
 import { ATTEMPT_BATCH_PREFIX, attemptAtKey, attemptBatchKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
 
@@ -36,13 +36,7 @@ import { retryLocked } from "./kv_retry.ts";
  * alternating runs out of five); 1,000 ms served no more than 250.
  */
 const BATCH_MS = 250;
-/** Bytes of details one batch entry holds at most before deflating, at three bytes a character (a KV value holds 64 KiB). */
-const ENTRY_BYTES = 60_000;
-/** Bytes a deflated entry aims to stay within: below SQLite's overflow threshold, with room for its key. */
-const ENTRY_TARGET = 900;
-/** The first byte of a deflated entry (an earlier version's entries are JSON, which starts with `[`). */
-const DEFLATED = 0;
-/** Bytes a deflated entry may inflate to at most (its JSON was at most ENTRY_BYTES). */
+/** Bytes a deflated entry may inflate to at most (its JSON was at most 60 kB). */
 const MAX_INFLATED = 1024 * 1024;
 /** Batch entries read back from a number to find its details (a late report lands in a later batch). */
 const LOOK_BACK = 64;
@@ -132,7 +126,7 @@ export async function dropDetailsBelow(kv: Deno.Kv, keepFrom: number): Promise<v
 /** Details of one batch: keyed ones by their key's JSON, numbered ones by their first number. */
 interface Batch {
   keyed: Map<string, [Deno.KvKey, AttemptInfo]>;
-  numbered: Map<number, AttemptInfo>;
+  numbered: PairBuffer;
 }
 
 /** The attempt details of accepted postbacks, written in batches. */
@@ -140,12 +134,13 @@ export class AttemptDetails {
   #kv: Deno.Kv;
   #expireIn: number;
   /** The batch being gathered: written when its timer fires or on flush. */
-  #batch: Batch = { keyed: new Map(), numbered: new Map() };
+  #batch: Batch = { keyed: new Map(), numbered: new PairBuffer() };
   #next: Promise<void> | null = null;
   #due: (() => void) | null = null;
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** Batches taken and being written, by their write. */
   #writing = new Map<Promise<void>, Batch>();
+  #packer = new Packer();
 
   /**
    * @param kv the console's KV
@@ -161,7 +156,7 @@ export class AttemptDetails {
     const { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs } = attempt;
     // Its keys hold strings and numbers only.
     const info: AttemptInfo = { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs };
-    if ("first" in at) this.#batch.numbered.set(at.first, info);
+    if ("first" in at) this.#batch.numbered.add(at.first, info);
     else this.#batch.keyed.set(JSON.stringify(at.key), [at.key, info]);
     // A report that comes while a batch is written waits for the next batch, never for one already taken.
     this.#next ??= new Promise<void>((resolve) => {
@@ -169,9 +164,9 @@ export class AttemptDetails {
       this.#timer = setTimeout(resolve, BATCH_MS);
     }).then(() => {
       const batch = this.#batch;
-      this.#batch = { keyed: new Map(), numbered: new Map() };
+      this.#batch = { keyed: new Map(), numbered: new PairBuffer() };
       this.#next = this.#due = null;
-      const writing = this.#write([...batch.keyed.values()], [...batch.numbered].sort((a, b) => a[0] - b[0]));
+      const writing = this.#write([...batch.keyed.values()], batch.numbered);
       this.#writing.set(writing, batch);
       writing.catch(() => {}).finally(() => this.#writing.delete(writing));
       return writing;
@@ -191,32 +186,16 @@ export class AttemptDetails {
   async of(at: DetailsAt): Promise<AttemptInfo | null> {
     const key = "first" in at ? at.first : JSON.stringify(at.key);
     for (const batch of [this.#batch, ...this.#writing.values()]) {
-      const info = typeof key === "number" ? batch.numbered.get(key) : batch.keyed.get(key)?.[1];
+      const info = typeof key === "number" ? batch.numbered.find(key) : batch.keyed.get(key)?.[1];
       if (info) return info;
     }
     if ("first" in at) return (await detailsAt(this.#kv, [at.first])).get(at.first) ?? null;
     return attemptInfoOf((await this.#kv.get(at.key)).value);
   }
 
-  async #write(keyed: [Deno.KvKey, AttemptInfo][], numbered: [number, AttemptInfo][]): Promise<void> {
+  async #write(keyed: [Deno.KvKey, AttemptInfo][], numbered: PairBuffer): Promise<void> {
     const sets: [Deno.KvKey, Uint8Array][] = keyed.map(([key, info]) => [key, encoder.encode(JSON.stringify(info))]);
-    // Numbered details as JSON, as many to a run as surely fit an entry undeflated; each run deflated.
-    for (let i = 0; i < numbered.length;) {
-      const run: [number, string][] = [];
-      let bytes = 2, j = i;
-      for (; j < numbered.length; j++) {
-        let part = JSON.stringify(numbered[j]);
-        // Headers past what one entry holds (hundreds of long ones) are left out, the rest kept.
-        if (part.length * 3 + 3 > ENTRY_BYTES) {
-          part = JSON.stringify([numbered[j][0], { ...numbered[j][1], headers: {} }]);
-        }
-        if (j > i && bytes + part.length * 3 + 1 > ENTRY_BYTES) break;
-        run.push([numbered[j][0], part]);
-        bytes += part.length * 3 + 1;
-      }
-      sets.push(...packed(run));
-      i = j;
-    }
+    if (numbered.size > 0) sets.push(...this.#packer.pack(numbered));
     // In the receiver's group commit: under load the details ride in a commit the postbacks make anyway.
     for (let i = 0; i < sets.length;) {
       let j = i, bytes = 0;
@@ -234,18 +213,4 @@ export class AttemptDetails {
       i = j;
     }
   }
-}
-
-/** A run of `[first number, its details as JSON]`, in order, as deflated entries of at most ENTRY_TARGET bytes where one pair allows. */
-function packed(run: [number, string][]): [Deno.KvKey, Uint8Array][] {
-  const json = encoder.encode(`[${run.map(([, part]) => part).join(",")}]`);
-  const deflated = deflateRawSync(json, { level: 1 });
-  if (deflated.byteLength + 1 > ENTRY_TARGET && run.length > 1) {
-    const half = Math.ceil(run.length / 2);
-    return [...packed(run.slice(0, half)), ...packed(run.slice(half))];
-  }
-  const value = new Uint8Array(deflated.byteLength + 1);
-  value[0] = DEFLATED;
-  value.set(deflated, 1);
-  return [[attemptBatchKey(run[0][0], run[run.length - 1][0]), value]];
 }
