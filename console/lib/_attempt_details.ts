@@ -195,7 +195,7 @@ export class AttemptDetails {
 
   async #write(keyed: [Deno.KvKey, AttemptInfo][], numbered: PairBuffer): Promise<void> {
     const sets: [Deno.KvKey, Uint8Array][] = keyed.map(([key, info]) => [key, encoder.encode(JSON.stringify(info))]);
-    if (numbered.size > 0) sets.push(...this.#packer.pack(numbered));
+    if (numbered.size > 0) sets.push(...await this.#packer.pack(numbered));
     // In the receiver's group commit: under load the details ride in a commit the postbacks make anyway.
     for (let i = 0; i < sets.length;) {
       let j = i, bytes = 0;
