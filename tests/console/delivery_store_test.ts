@@ -39,6 +39,11 @@ async function storeNumbered(kv: Deno.Kv, store: DeliveryStore, n: number, tag: 
   assert.ok((await op.set(["console_delivery_seq"], n).commit()).ok);
 }
 
+/** The receiver's report of a postback it stored, as the console records it. */
+function delivered(postbackId: string, durationMs: number, headers: Record<string, string> = {}) {
+  return { postbackId, status: 200, reason: "Delivered", durationMs, receivedAt: 0, bodyExcerpt: "", headers };
+}
+
 /** Runs `fn` with a store over a fresh in-memory KV, closed after. */
 async function withStore(fn: (store: DeliveryStore, kv: Deno.Kv) => Promise<void>): Promise<void> {
   const kv = await Deno.openKv(":memory:");
@@ -335,15 +340,7 @@ Deno.test("request details recorded while a batch of them is written go in the n
       hook?.();
     });
     const store = new DeliveryStore(wrapped);
-    const attempt = (postbackId: string) => ({
-      postbackId,
-      status: 200,
-      reason: "Delivered",
-      durationMs: 1,
-      receivedAt: Date.now(),
-      bodyExcerpt: "",
-      headers: {},
-    });
+    const attempt = (postbackId: string) => delivered(postbackId, 1);
     let second: Promise<void> | undefined;
     during = () => second = store.recordAttempt(attempt("b")); // as the batch holding "a" commits
     await store.recordAttempt(attempt("a"));
@@ -368,15 +365,7 @@ Deno.test("a postback stored by the receiver's write keeps its request details b
     store.write(postback(1), op);
     assert.ok((await op.set(["console_delivery_seq"], 2).commit()).ok);
     await store.recordAttempt(
-      {
-        postbackId: "P".repeat(64),
-        status: 200,
-        reason: "Delivered",
-        durationMs: 3,
-        receivedAt: 0,
-        bodyExcerpt: "",
-        headers: {},
-      },
+      delivered("P".repeat(64), 3),
       1,
     );
     await store.flush();
@@ -505,15 +494,8 @@ Deno.test("request details of the receiver's postbacks share batch entries, foun
   try {
     const store = new DeliveryStore(kv, { retain: 1000 });
     await storeNumbered(kv, store, 150, "n");
-    const attempt = (seq: number, headers: Record<string, string> = { "user-agent": "x".repeat(400) }) => ({
-      postbackId: `n${seq}-`.padEnd(64, "0"),
-      status: 200,
-      reason: "Delivered",
-      durationMs: seq,
-      receivedAt: Date.now(),
-      bodyExcerpt: "",
-      headers,
-    });
+    const attempt = (seq: number, headers: Record<string, string> = { "user-agent": "x".repeat(400) }) =>
+      delivered(`n${seq}-`.padEnd(64, "0"), seq, headers);
     // 1 to 139 in one batch; 140 to 150 in the next, with 5 reported late (after 140 to 150) and one with
     // more headers than one entry holds.
     for (let seq = 1; seq <= 139; seq++) if (seq !== 5) void store.recordAttempt(attempt(seq), seq);
@@ -569,15 +551,7 @@ Deno.test("request details that do not deflate still go in entries KV takes, and
     // Random header values (hex of random bytes) deflate poorly: 2 KB of them a postback.
     const random = () => crypto.getRandomValues(new Uint8Array(1000)).toHex();
     for (let seq = 1; seq <= 40; seq++) {
-      void store.recordAttempt({
-        postbackId: `r${seq}-`.padEnd(64, "0"),
-        status: 200,
-        reason: "Delivered",
-        durationMs: seq,
-        receivedAt: Date.now(),
-        bodyExcerpt: "",
-        headers: { "x-random": random() },
-      }, seq);
+      void store.recordAttempt(delivered(`r${seq}-`.padEnd(64, "0"), seq, { "x-random": random() }), seq);
     }
     await store.flush();
     const entries: Deno.KvEntry<Uint8Array>[] = [];
@@ -610,15 +584,7 @@ Deno.test("request details ride in the receiver's group commit, not in a commit 
     const first = postback(0);
     await started;
     for (let seq = 1; seq <= 30; seq++) {
-      void store.recordAttempt({
-        postbackId: `g${seq}-`.padEnd(64, "0"),
-        status: 200,
-        reason: "Delivered",
-        durationMs: seq,
-        receivedAt: Date.now(),
-        bodyExcerpt: "",
-        headers: { "user-agent": "load" },
-      }, seq);
+      void store.recordAttempt(delivered(`g${seq}-`.padEnd(64, "0"), seq, { "user-agent": "load" }), seq);
     }
     const flushed = store.flush();
     const others = [1, 2, 3].map(postback);
@@ -642,15 +608,7 @@ Deno.test("request details of any headers a client sends are kept whole and foun
       withStore(async (store, kv) => {
         await storeNumbered(kv, store, sent.length, "f");
         for (const [i, pairs] of sent.entries()) {
-          void store.recordAttempt({
-            postbackId: `f${i + 1}-`.padEnd(64, "0"),
-            status: 200,
-            reason: "Delivered",
-            durationMs: i + 1,
-            receivedAt: 0,
-            bodyExcerpt: "",
-            headers: Object.fromEntries(pairs),
-          }, i + 1);
+          void store.recordAttempt(delivered(`f${i + 1}-`.padEnd(64, "0"), i + 1, Object.fromEntries(pairs)), i + 1);
         }
         await store.flush();
         for await (const e of kv.list<Uint8Array>({ prefix: ["console_attempt_batch"] })) {
@@ -670,15 +628,8 @@ Deno.test("request details of any headers a client sends are kept whole and foun
 Deno.test("request details are found at once, from memory, until their batch is in KV", () =>
   withStore(async (store, kv) => {
     await storeNumbered(kv, store, 1, "m");
-    const attempt = (postbackId: string, durationMs: number) => ({
-      postbackId,
-      status: 200,
-      reason: "Delivered",
-      durationMs,
-      receivedAt: 0,
-      bodyExcerpt: "",
-      headers: { "user-agent": "platform" },
-    });
+    const attempt = (postbackId: string, durationMs: number) =>
+      delivered(postbackId, durationMs, { "user-agent": "platform" });
     const [view] = await store.list();
     void store.recordAttempt(attempt("m1-".padEnd(64, "0"), 6), view.seq);
     // Reported again for the same number in the same batch: the later report is the one kept.
