@@ -76,6 +76,7 @@ export class PairBuffer {
     return out.sort((a, b) => this.#firsts[a] - this.#firsts[b]);
   }
 
+  /** Pair `i`'s first number. */
   firstOf(i: number): number {
     return this.#firsts[i];
   }
