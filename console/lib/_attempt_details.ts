@@ -26,7 +26,7 @@
 import { inflateRawSync } from "node:zlib";
 import { commitInGroup, type ReceiverAttempt } from "../../webhooks/mod.ts";
 import type { AttemptInfo, DetailsAt } from "./_delivery_item.ts";
-import { DEFLATED, Packer, PairBuffer } from "./_attempt_pack.ts";
+import { cappedJson, DEFLATED, Packer, PairBuffer } from "./_attempt_pack.ts";
 import { ATTEMPT_BATCH_PREFIX, attemptAtKey, attemptBatchKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
 
@@ -194,7 +194,7 @@ export class AttemptDetails {
   }
 
   async #write(keyed: [Deno.KvKey, AttemptInfo][], numbered: PairBuffer): Promise<void> {
-    const sets: [Deno.KvKey, Uint8Array][] = keyed.map(([key, info]) => [key, encoder.encode(JSON.stringify(info))]);
+    const sets: [Deno.KvKey, Uint8Array][] = keyed.map(([key, info]) => [key, encoder.encode(cappedJson(info))]);
     if (numbered.size > 0) sets.push(...await this.#packer.pack(numbered));
     // In the receiver's group commit: under load the details ride in a commit the postbacks make anyway.
     for (let i = 0; i < sets.length;) {

@@ -30,6 +30,16 @@ const FIRST_BYTES = 16 * 1024;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/**
+ * The JSON of details (as `wrap` puts them), without their headers when
+ * those would pass what one entry holds (hundreds of long ones): the rest of
+ * the details are kept.
+ */
+export function cappedJson(info: AttemptInfo, wrap: (info: AttemptInfo) => unknown = (info) => info): string {
+  const json = JSON.stringify(wrap(info));
+  return json.length * 3 + 2 > ENTRY_BYTES ? JSON.stringify(wrap({ ...info, headers: {} })) : json;
+}
+
 /** The `[first number, details]` pairs of one batch, as JSON bytes end to end. */
 export class PairBuffer {
   #bytes = new Uint8Array(FIRST_BYTES);
@@ -46,9 +56,7 @@ export class PairBuffer {
 
   /** Adds the details of the postback whose first number is `first` (a later pair for it wins). */
   add(first: number, info: AttemptInfo): void {
-    let json = JSON.stringify([first, info]);
-    // Headers past what one entry holds (hundreds of long ones) are left out, the rest kept.
-    if (json.length * 3 + 2 > ENTRY_BYTES) json = JSON.stringify([first, { ...info, headers: {} }]);
+    const json = cappedJson(info, (info) => [first, info]);
     const most = this.#length + json.length * 3;
     if (most > this.#bytes.byteLength) {
       const grown = new Uint8Array(Math.max(most, this.#bytes.byteLength * 2));

@@ -645,6 +645,25 @@ Deno.test("request details are found at once, from memory, until their batch is 
     assert.equal((await another.attemptOf({ id: "", postbackId: "K".repeat(64) }))?.durationMs, 8);
   }));
 
+Deno.test("request details with more headers than one entry holds keep the rest, numbered or keyed", () =>
+  withStore(async (store, kv) => {
+    await storeNumbered(kv, store, 1, "w");
+    // 300 headers of 500 characters: past what one KV value holds as JSON.
+    const many = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`x-h${i}`, "v".repeat(500)]));
+    const [view] = await store.list();
+    await Promise.all([
+      store.recordAttempt(delivered("K".repeat(64), 4, many)), // a postback without numbers (onPostback mode)
+      store.recordAttempt(delivered("w1-".padEnd(64, "0"), 5, many), view.seq),
+    ]);
+    const another = new DeliveryStore(kv); // KV only
+    const keyed = await another.attemptOf({ id: "", postbackId: "K".repeat(64) });
+    assert.equal(keyed?.durationMs, 4);
+    assert.deepEqual(keyed?.headers, {});
+    const numbered = await another.attemptOf(view);
+    assert.equal(numbered?.durationMs, 5);
+    assert.deepEqual(numbered?.headers, {});
+  }));
+
 Deno.test("request details an earlier version kept per postback number are still read", () =>
   withStore(async (store, kv) => {
     const op = kv.atomic();
