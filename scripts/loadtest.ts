@@ -18,6 +18,7 @@ import { parseArgs } from "node:util";
 import { loadFixture, postbackBody, Signer } from "./load_postbacks.ts";
 import { countDeliveries, seedConsoleKv, startProcess } from "./load_processes.ts";
 import { cannon, type Run } from "./_load_cannon.ts";
+import { Answered } from "./load_books.ts";
 
 const CONCURRENCY = [1, 16, 64];
 const START = "<!-- loadtest:start -->";
@@ -100,13 +101,13 @@ async function main(): Promise<void> {
   const fixture = loadFixture();
   await seedConsoleKv(kvPath, fixture);
   let seq = 0;
-  const answered = new Set<string>();
+  const answered = new Answered();
   /** Signed requests, from a signer of their own per target (each keeps its own replay claims). */
   const signing = () => {
     const signer = new Signer(fixture.community);
     return (req: Record<string, unknown>, context: Record<string, unknown>) => {
       const id = `load-${++seq}`;
-      context.seq = id;
+      context.seq = seq;
       return {
         ...req,
         headers: { "content-type": "application/json", authorization: signer.next(), "x-tenant-id": "load-tenant" },
@@ -116,7 +117,7 @@ async function main(): Promise<void> {
   };
   const sign = signing();
   const signFloor = signing();
-  const onOk = (context: Record<string, unknown>) => answered.add(String(context.seq));
+  const onOk = (context: Record<string, unknown>) => answered.add(context.seq as number);
 
   const ceilingProc = await startProcess(["scripts/_load_ceiling.ts"], {});
   const floorProc = await startProcess(["scripts/_load_floor.ts"], {
@@ -168,7 +169,7 @@ async function main(): Promise<void> {
   rows.push(...remote.rows);
   await Deno.remove(dir, { recursive: true });
   const ok = answered.size;
-  const lost = [...answered].filter((id) => !books.titles.has(`Load ${id}`)).length + remote.lost;
+  const lost = answered.missingFrom(books.titles) + remote.lost;
   const duplicated = books.total - books.titles.size + remote.duplicated;
   const section = [
     START,
@@ -217,7 +218,7 @@ async function remoteRows(
   const server = await startProcess(["kvconnect/main.ts", "--path", `${dir}/remote.kv`, "--token", token], {});
   const env = { DENO_KV_ACCESS_TOKEN: token };
   Deno.env.set("DENO_KV_ACCESS_TOKEN", token);
-  const answered = new Set<string>();
+  const answered = new Answered();
   const rows: Run[] = [];
   try {
     await seedConsoleKv(server.url, fixture);
@@ -239,7 +240,7 @@ async function remoteRows(
       const f = await cannon(floor.url, 16, seconds, signFloor);
       f.target = "floor · KV Connect";
       const r = await cannon(`${remoteConsole.url}/hooks/${fixture.hook.id}`, 16, seconds, sign, (context) => {
-        answered.add(String(context.seq));
+        answered.add(context.seq as number);
       });
       r.target = "receiver · KV Connect";
       rows.push(f, r);
@@ -248,7 +249,7 @@ async function remoteRows(
       await floor.stop();
     }
     const books = await countDeliveries(server.url, fixture.hook.id);
-    const lost = [...answered].filter((id) => !books.titles.has(`Load ${id}`)).length;
+    const lost = answered.missingFrom(books.titles);
     return {
       rows,
       answered: answered.size,
