@@ -6,6 +6,7 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import type { DeliveryView } from "./delivery_view.ts";
 import { cutAt } from "./text_fit.ts";
@@ -164,12 +165,22 @@ const NEWLINE = 0x0a;
 export function viewEntries(view: DeliveryView, body: PayloadEntry): { row: Uint8Array; copy: Uint8Array } {
   const json = JSON.stringify(view);
   if (!payloadInRow(body)) {
-    const copy = encoder.encode(json);
+    const copy = utf8(json);
     return { row: copy, copy };
   }
   // One encoding: the copy is the row's first line (KV copies what it stores).
-  const row = encoder.encode(`${json}\n${body.payload}`);
+  const row = utf8(`${json}\n${body.payload}`);
   return { row, copy: row.subarray(0, row.indexOf(NEWLINE)) };
+}
+
+/**
+ * `text` as UTF-8 bytes, in a slice of node's shared buffer pool: a new
+ * ArrayBuffer for each entry (what `TextEncoder.encode` makes) costs more
+ * than encoding it (measured: 2.3-2.7 µs against 0.5-0.8 µs for a 570-byte
+ * row). KV copies the bytes when it commits.
+ */
+function utf8(text: string): Uint8Array {
+  return Buffer.from(text, "utf8");
 }
 
 /** Whether a delivery's payload went into its row ({@linkcode viewEntries}), so it has no entry of its own. */
