@@ -20,7 +20,7 @@ export type BodyRead =
   | { kind: "error"; head: Uint8Array };
 
 /** No bytes: what an empty or unread body comes to (zero-length, so nothing can write into it). */
-const EMPTY = new Uint8Array(0);
+export const EMPTY: Uint8Array = new Uint8Array(0);
 
 /** Bytes of the body kept for an attempt's excerpt. */
 export const HEAD_BYTES = 2048;

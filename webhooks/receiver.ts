@@ -6,7 +6,7 @@
  */
 
 import { excerpt, maskHeaders } from "./_attempt.ts";
-import { discardBody, readRequestBody } from "./_body.ts";
+import { discardBody, EMPTY, readRequestBody } from "./_body.ts";
 import { Deadlines } from "./_deadlines.ts";
 import { claim, claimOf, finish, MAX_CLAIM_HOOKS, release, replayKey } from "./_claim.ts";
 import { checkTime, checkWindow, DEFAULT_MAX_AGE_MS, DEFAULT_MAX_FUTURE_MS, parseJiveExtn } from "./_jive_extn.ts";
@@ -258,7 +258,7 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
   async function handle(request: Request, info?: Deno.ServeHandlerInfo): Promise<Response> {
     const started = performance.now();
     const receivedAt = now();
-    const trace: Trace = { reason: "", head: new Uint8Array(0) };
+    const trace: Trace = { reason: "", head: EMPTY };
     let response: Response;
     try {
       response = await decide(request, info !== undefined, receivedAt, trace);
