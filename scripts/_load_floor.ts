@@ -1,10 +1,12 @@
 /**
  * The load test's floor: a bare `Deno.serve` on 127.0.0.1 that does only
  * what any safe receiver must, verify the JiveEXTN header's HMAC and claim it
- * with one KV atomic commit on a KV file (`KV_PATH`), then answers 200. No
- * receiver that remembers what it accepted can beat it on this machine; the
- * receiver's rows compare to it as well as to the ceiling. The client secret
- * comes in `CLIENT_SECRET`. Prints `listening <url>` once it serves.
+ * with one KV atomic commit on a KV file (`KV_PATH`), then answers 200. It is
+ * the baseline of the receiver's targets, not a limit: a receiver whose
+ * postbacks share commits (group commit) makes fewer than one commit each and
+ * can serve more. The receiver's rows compare to it as well as to the
+ * ceiling. The client secret comes in `CLIENT_SECRET`. Prints
+ * `listening <url>` once it serves.
  *
  * @module
  */
