@@ -182,10 +182,7 @@ export function platformOps(deps: PlatformDeps): {
       ),
       given,
     );
-    const url = typeof entity.id === "string" || typeof entity.id === "number"
-      ? platformUrl(community, `/api/core/v3/webhooks/${encodeURIComponent(String(entity.id))}`)
-      : selfRef(entity);
-    if (url === undefined) throw new TypeError(`Cannot ${action}: its entity has no id`);
+    const url = hookUrl(community, entity, action);
     const answer = await platformRequest(ctx, "PUT", url, { events, object, callback, enabled });
     const saved: Webhook = { ...record, entity: entityOf(answer.body, answer.status, url) };
     try {
@@ -240,16 +237,44 @@ export function entityOf(body: unknown, status: number, url: string): WebhookEnt
   return body as WebhookEntity;
 }
 
+/**
+ * The URL of a hook on its community's platform, `{base}/api/core/v3/webhooks/{id}`,
+ * or `null`. An entity without an id is addressed by its self URL only when
+ * that URL is under the same path of the community's own base: a stored or
+ * listed entity could name any host, and the request carries the community's
+ * token.
+ */
+export function platformHookUrl(community: Community, entity: WebhookEntity): string | null {
+  if (typeof entity.id === "string" || typeof entity.id === "number") {
+    return platformUrl(community, `/api/core/v3/webhooks/${encodeURIComponent(String(entity.id))}`);
+  }
+  const url = URL.parse(selfRef(entity) ?? "");
+  const under = URL.parse(platformUrl(community, "/api/core/v3/webhooks/"));
+  // Compared as parsed (origin, then path with dot segments resolved): a spelling that parses elsewhere is not under it.
+  const ok = url !== null && under !== null && url.origin === under.origin &&
+    url.pathname.startsWith(under.pathname) && url.pathname.length > under.pathname.length;
+  return ok ? url.href : null;
+}
+
+function hookUrl(community: Community, entity: WebhookEntity, action: string): string {
+  const url = platformHookUrl(community, entity);
+  if (url !== null) return url;
+  throw new TypeError(
+    selfRef(entity) === undefined
+      ? `Cannot ${action}: its entity has no id`
+      : `Cannot ${action}: its entity has no id, and its self URL is not a webhook of the community's platform (${
+        platformUrl(community, "/api/core/v3/webhooks/")
+      })`,
+  );
+}
+
 /** Deletes a hook on the platform; a 404 (already gone) counts as deleted. */
 export async function deleteOnPlatform(
   ctx: PlatformContext,
   community: Community,
   entity: WebhookEntity,
 ): Promise<void> {
-  const url = typeof entity.id === "string" || typeof entity.id === "number"
-    ? platformUrl(community, `/api/core/v3/webhooks/${encodeURIComponent(String(entity.id))}`)
-    : selfRef(entity);
-  if (url === undefined) throw new TypeError("Cannot delete webhook on the platform: its entity has no id");
+  const url = hookUrl(community, entity, "delete webhook on the platform");
   try {
     await platformRequest(ctx, "DELETE", url);
   } catch (error) {

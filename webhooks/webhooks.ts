@@ -7,7 +7,7 @@
 import { monotonicFactory } from "ulid";
 import { pendingPrefix, webhookByTenantPrefix, webhookKey } from "./_keys.ts";
 import { listAll, unlessKeyTooLarge, withLockRetry } from "./_kv.ts";
-import { deleteOnPlatform, platformOps } from "./_register.ts";
+import { deleteOnPlatform, platformHookUrl, platformOps } from "./_register.ts";
 import { listPage, migrateIndexes, recordsByUrl, recordsUnder, removeRecord, writeRecord } from "./_store.ts";
 import { rememberKv } from "./_kv_of.ts";
 import { reconcileCommunity } from "./_reconcile.ts";
@@ -221,7 +221,11 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
         findByWebhookURL,
         writeRecord: (record, extend) => writeRecord(kv, record, extend),
         removeRecord: (id, expected) => removeRecord(kv, id, expected),
-        deleteOnPlatform: (entity) => deleteOnPlatform(ctx, target, entity),
+        // An orphan that cannot be addressed on the community's own platform (no id, a self URL elsewhere) stays
+        // there, and in the report: the token goes nowhere else.
+        deleteOnPlatform: async (entity) => {
+          if (platformHookUrl(target, entity) !== null) await deleteOnPlatform(ctx, target, entity);
+        },
       });
     },
 
