@@ -175,10 +175,24 @@ export function commandUsage(spec: CommandSpec): string {
   ].join("\n");
 }
 
+/** The usage of a group of commands (`hooks`, `communities`): its commands. */
+function groupUsage(word: string, commands: CommandSpec[]): string {
+  return [
+    `Usage: deno task cli ${word} <command> ${GLOBAL_USAGE}`,
+    "",
+    "Commands:",
+    ...commands.map((c) => `  ${c.usage}`),
+    "",
+    `One command's help and examples: deno task cli ${commands[0].words.join(" ")} --help`,
+  ].join("\n");
+}
+
 /** A parsed command line. */
 export interface Parsed {
-  /** The command, or `null` for the top-level help. */
+  /** The command, or `null` for a help page (`help`). */
   command: CommandSpec | null;
+  /** With no command: the help to print (the top-level usage, or a group's). */
+  help?: string;
   /** Positional arguments after the command words. */
   args: string[];
   /** Flag values by name. */
@@ -199,11 +213,23 @@ export function parse(argv: string[]): Parsed {
     throw new UsageError(message, command ? commandUsage(command) : topUsage());
   }
   if (positionals.length === 0) {
-    if (values.help) return { command: null, args: [], flags: values };
+    if (values.help) return { command: null, help: topUsage(), args: [], flags: values };
     throw new UsageError("No command given", topUsage());
   }
   const command = COMMANDS.find((c) => c.words.every((w, i) => positionals[i] === w));
-  if (!command) throw new UsageError(`Unknown command '${positionals.slice(0, 2).join(" ")}'`, topUsage());
+  if (!command) {
+    // A group's word alone (`hooks`): its commands, as help or as the usage of a missing command.
+    const group = COMMANDS.filter((c) => c.words.length > 1 && c.words[0] === positionals[0]);
+    if (group.length > 0 && positionals.length === 1) {
+      const usage = groupUsage(positionals[0], group);
+      if (values.help) return { command: null, help: usage, args: [], flags: values };
+      throw new UsageError(`'${positionals[0]}' needs a command: ${group.map((c) => c.words[1]).join(", ")}`, usage);
+    }
+    throw new UsageError(
+      `Unknown command '${positionals.slice(0, 2).join(" ")}'`,
+      group.length > 0 ? groupUsage(positionals[0], group) : topUsage(),
+    );
+  }
   const usage = commandUsage(command);
   if (values.help) return { command, args: [], flags: values };
   const args = positionals.slice(command.words.length);

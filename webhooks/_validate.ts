@@ -15,10 +15,7 @@ export function validateRegistration(options: RegisterOptions, optionsForm = fal
   const callbackName = optionsForm ? "callback" : "webhookCallbackURL";
   requireString(options.community, communityName, action);
   const { events } = options;
-  if (
-    !Array.isArray(events) || events.length === 0 ||
-    !events.every((event) => typeof event === "string" && event !== "")
-  ) {
+  if (!Array.isArray(events) || events.length === 0 || !everyIndexNonEmpty(events)) {
     throw new TypeError(
       `Cannot ${action}: 'events' must be a non-empty array of non-empty strings, got ${
         Array.isArray(events) ? JSON.stringify(events).slice(0, 120) : describe(events)
@@ -43,12 +40,37 @@ export function validateRegistration(options: RegisterOptions, optionsForm = fal
     );
   }
   requireString(options.callback, callbackName, action);
-  if (!/^https?:$/.test(URL.parse(options.callback)?.protocol ?? "")) {
+  if (!isAbsoluteHttpUrl(options.callback)) {
     throw new TypeError(
       `Cannot ${action}: '${callbackName}' must be an absolute http(s) URL, got ${describe(options.callback)}`,
     );
   }
   validateCredentials(options, action);
+}
+
+/**
+ * Whether every index of `events` holds a non-empty string: a sparse array's
+ * holes count (`every` skips them, and JSON sends them as `null`).
+ */
+function everyIndexNonEmpty(events: unknown[]): boolean {
+  for (let i = 0; i < events.length; i++) {
+    if (typeof events[i] !== "string" || events[i] === "") return false;
+  }
+  return true;
+}
+
+/**
+ * Whether `text` is an absolute http(s) URL as written: `http://` or
+ * `https://` and a host (no third slash), with no whitespace, control character or backslash
+ * anywhere. The URL parser repairs such spellings (it drops tabs and line
+ * breaks, trims, adds the missing slashes, reads `\\` as `/`), but the
+ * callback goes to the platform as given.
+ */
+function isAbsoluteHttpUrl(text: string): boolean {
+  // deno-lint-ignore no-control-regex
+  if (!/^https?:\/\/[^/]/i.test(text) || /[\u0000-\u0020\u007f-\u009f\\]/.test(text)) return false;
+  const url = URL.parse(text);
+  return url !== null && url.hostname !== "";
 }
 
 /** Checks the optional credential arguments shared by register, unregister and reconcile. */

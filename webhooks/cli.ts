@@ -123,7 +123,7 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
   }
   const { command, args, flags } = parsed;
   if (command === null || flags.help) {
-    cli.stdout(command === null ? topUsage() : commandUsage(command));
+    cli.stdout(command === null ? parsed.help ?? topUsage() : commandUsage(command));
     return 0;
   }
   const secretOf = (flag: string, variable: string): string | undefined => {

@@ -80,12 +80,26 @@ Deno.test("cli --help lists every command through the task, and each command has
   assert.equal(one.code, 0);
   assert.match(one.stdout, /^Usage: deno task cli hooks list \[--tenant ID\]/);
   assert.match(one.stdout, /Examples:\n {2}deno task cli hooks list/);
+  // A group's word alone, with --help: its commands, on stdout, exit 0.
+  for (
+    const [word, commands] of [["hooks", ["list", "find", "register", "unregister"]], ["communities", [
+      "add",
+      "remove",
+    ]]] as const
+  ) {
+    const group = await cli([word, "--help"]);
+    assert.equal(group.code, 0, group.stderr);
+    assert.match(group.stdout, new RegExp(`^Usage: deno task cli ${word} <command>`));
+    for (const command of commands) assert.match(group.stdout, new RegExp(`\n {2}${word} ${command}\\b`));
+    assert(!group.stdout.includes("reconcile NAME"), "only the group's commands");
+  }
 });
 
 Deno.test("cli usage errors exit 2 with the usage on stderr and nothing on stdout", async () => {
   const cases: [string[], RegExp][] = [
     [[], /^Error: No command given/],
     [["hooks", "lisst"], /^Error: Unknown command 'hooks lisst'/],
+    [["hooks"], /^Error: 'hooks' needs a command: list, find, register, unregister\n/],
     [["hooks", "list", "--bogus"], /^Error: Unknown option '--bogus'/],
     [["hooks", "list", "--name", "x"], /^Error: 'hooks list' has no option '--name'/],
     [["communities", "add", "--name", "x"], /^Error: 'communities add' needs --tenant/],

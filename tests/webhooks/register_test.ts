@@ -291,6 +291,8 @@ Deno.test("register() validates every argument before any request, naming the ba
       [["Acme", "document", PLACE, CALLBACK], /'events'/],
       [["Acme", ["document", ""], PLACE, CALLBACK], /'events'/],
       [["Acme", ["document", 3], PLACE, CALLBACK], /'events'/],
+      [["Acme", new Array(2), PLACE, CALLBACK], /'events' must be a non-empty array of non-empty strings/],
+      [["Acme", ["document", , "blogpost"], PLACE, CALLBACK], /'events'/], // a hole: JSON would send null
       [
         ["Acme", ["user_account", "document"], PLACE, CALLBACK],
         /mixes system events \(user_account\) with content events \(document\)/,
@@ -301,6 +303,23 @@ Deno.test("register() validates every argument before any request, naming the ba
       [["Acme", ["document"], PLACE, "not a url"], /'webhookCallbackURL' must be an absolute http\(s\) URL/],
       [["Acme", ["document"], PLACE, "ftp://x.example/cb"], /'webhookCallbackURL'/],
       [["Acme", ["document"], PLACE, undefined], /'webhookCallbackURL'/],
+      // Spellings the URL parser repairs, while the callback goes to the platform as given.
+      ...[
+        "https://ex\nample.com/h",
+        "https://example.com/\th",
+        "\u0001https://example.com/h",
+        " https://example.com/h",
+        "https://example.com/h ",
+        "https:example.com/h",
+        "https:/example.com/h",
+        "https:\\\\example.com\\h",
+        "https://example.com/a b",
+        "https://example.com/\u0085",
+        "http:///path-only",
+      ].map((callback): [unknown[], RegExp] => [
+        ["Acme", ["document"], PLACE, callback],
+        /'webhookCallbackURL' must be an absolute http\(s\) URL/,
+      ]),
       [["Acme", ["document"], PLACE, CALLBACK, 42], /'accessToken'/],
       [["Acme", ["document"], PLACE, CALLBACK, "t", 42], /'refreshToken'/],
       [["Acme", ["document"], PLACE, CALLBACK, "t", "r", "fn"], /'tokenPersistenceFunction' must be a function/],
@@ -315,6 +334,18 @@ Deno.test("register() validates every argument before any request, naming the ba
     }
     assert.equal(platform.seen.length, 0);
     assert.deepEqual(await keysUnder(kv, ["webhook"]), []);
+  });
+});
+
+Deno.test("register() sends an absolute http(s) callback as given, whatever the case of its scheme and host", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    for (const callback of ["HTTPS://Me.Example/Hook?a=1&b=%20", "http://127.0.0.1:8080/h#x", "https://[::1]/h"]) {
+      const { entity } = await hooks.register("Acme", ["user_account"], null, callback);
+      assert.equal(entity.callback, callback);
+      assert.equal(JSON.parse(platform.requests("POST").at(-1)!.body).callback, callback);
+    }
   });
 });
 
