@@ -2,6 +2,7 @@
 // anti-hijacking prefix, time-outs, and one renewal of the tokens on a 401 or
 // 403 followed by one retry.
 
+import { createHash } from "node:crypto";
 import { PlatformError } from "./errors.ts";
 import type { Community, TokenPair } from "./types.ts";
 import { blotSecrets } from "./_util.ts";
@@ -91,12 +92,13 @@ export async function platformRequest(
   url: string,
   body?: unknown,
 ): Promise<PlatformAnswer> {
+  const sent = ++tick;
   const first = await send(ctx, method, url, body);
   if ((first.status !== 401 && first.status !== 403) || !canRenew(ctx)) {
     return answerOrThrow(ctx, method, url, first);
   }
   await first.body?.cancel();
-  const tokens = await renewTokens(ctx);
+  const tokens = await sharedRenewal(ctx, sent);
   ctx.credentials.accessToken = tokens.access_token;
   ctx.credentials.refreshToken = tokens.refresh_token;
   await ctx.onRenew(tokens);
@@ -212,6 +214,47 @@ function redact(ctx: PlatformContext, text: string): string {
     if (typeof secret === "string" && secret.length >= 4) out = out.replaceAll(secret, "[redacted]");
   }
   return out;
+}
+
+/** How long a finished renewal is kept for the requests that were under way while it ran. */
+const RENEWAL_REUSE_MS = 10_000;
+
+/** A renewal under way or recently done; `done` is the {@linkcode tick} at which it succeeded. */
+interface Renewal {
+  promise: Promise<TokenPair>;
+  done: number | null;
+  doneAt: number;
+}
+
+/** Renewals by a hash of what they send. */
+const renewals = new Map<string, Renewal>();
+/** Orders requests sent and renewals finished in this process. */
+let tick = 0;
+
+/**
+ * One renewal for the requests in this process that hold the same refresh
+ * token (for the same token endpoint and client) and met a 401 at the same
+ * time: a platform that rotates refresh tokens accepts each once, so they
+ * would otherwise fail all renewals but one. A request sent before a renewal
+ * finished (`sent`, a {@linkcode tick}) takes that renewal's pair; one sent
+ * after it renews on its own, as if alone. A failed renewal is not kept.
+ */
+function sharedRenewal(ctx: PlatformContext, sent: number): Promise<TokenPair> {
+  const { community, credentials } = ctx;
+  const key = createHash("sha256").update(
+    JSON.stringify([community.baseUrl, community.clientId, community.clientSecret, credentials.refreshToken]),
+  ).digest("hex");
+  const now = Date.now();
+  for (const [k, v] of renewals) if (v.done !== null && now - v.doneAt > RENEWAL_REUSE_MS) renewals.delete(k);
+  const known = renewals.get(key);
+  if (known && (known.done === null || known.done > sent)) return known.promise;
+  const entry: Renewal = { promise: renewTokens(ctx), done: null, doneAt: 0 };
+  renewals.set(key, entry);
+  entry.promise.then(() => {
+    entry.done = ++tick;
+    entry.doneAt = Date.now();
+  }, () => renewals.get(key) === entry && renewals.delete(key));
+  return entry.promise;
 }
 
 /**
