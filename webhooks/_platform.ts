@@ -2,10 +2,10 @@
 // anti-hijacking prefix, time-outs, and one renewal of the tokens on a 401 or
 // 403 followed by one retry.
 
-import { createHash } from "node:crypto";
 import { PlatformError } from "./errors.ts";
 import type { Community, TokenPair } from "./types.ts";
-import { blotSecrets } from "./_util.ts";
+import { blotSecrets, blotSecretsDeep } from "./_util.ts";
+import { requestTick, shareRenewal } from "./_renewal_share.ts";
 
 /** Fetch failures of a connection lost after the request went out. */
 const LOST_MIDWAY = /connection closed|connection reset|broken pipe|incomplete message|unexpected eof|socket hang up/i;
@@ -92,17 +92,28 @@ export async function platformRequest(
   url: string,
   body?: unknown,
 ): Promise<PlatformAnswer> {
-  const sent = ++tick;
+  const sent = requestTick();
   const first = await send(ctx, method, url, body);
   if ((first.status !== 401 && first.status !== 403) || !canRenew(ctx)) {
     return answerOrThrow(ctx, method, url, first);
   }
   await first.body?.cancel();
-  const tokens = await sharedRenewal(ctx, sent);
+  // The request was answered (401 or 403) and is not sent again: whatever the renewal's fate, it was not carried out.
+  const tokens = await sharedRenewal(ctx, sent).catch((error) => {
+    throw notCarriedOut(error);
+  });
   ctx.credentials.accessToken = tokens.access_token;
   ctx.credentials.refreshToken = tokens.refresh_token;
   await ctx.onRenew(tokens);
   return answerOrThrow(ctx, method, url, await send(ctx, method, url, body));
+}
+
+/** `error` marked as certain (`uncertain: false`): the request it fails was certainly not carried out. */
+function notCarriedOut(error: unknown): unknown {
+  if (typeof error === "object" && error !== null && !Object.isFrozen(error) && "uncertain" in error) {
+    Object.defineProperty(error, "uncertain", { value: false, configurable: true, writable: true, enumerable: true });
+  }
+  return error;
 }
 
 function canRenew(ctx: PlatformContext): boolean {
@@ -180,7 +191,7 @@ async function answerOrThrow(
   }
   if (!response.ok) {
     const detail = what + redact(ctx, errorDetail(body, parsed ? "" : text, response.statusText));
-    throw new PlatformError(method, url, response.status, detail, { body: parsed ? body : undefined });
+    throw new PlatformError(method, url, response.status, detail, { body: parsed ? redactDeep(ctx, body) : undefined });
   }
   if (!parsed) {
     throw new PlatformError(method, url, response.status, `${what}the answer is not JSON`, { uncertain: true });
@@ -199,62 +210,30 @@ function errorDetail(body: unknown, text: string, statusText: string): string {
   return statusText || "no details";
 }
 
+/** Every token and the client secret of a call. */
+function secretsOf(ctx: PlatformContext): string[] {
+  return [
+    ctx.credentials.accessToken,
+    ctx.credentials.refreshToken,
+    ctx.community.clientSecret,
+    ctx.community.oauth?.access_token,
+    ctx.community.oauth?.refresh_token,
+  ].filter((secret): secret is string => typeof secret === "string");
+}
+
 /** Replaces every token and the client secret in a text that may be shown. */
 function redact(ctx: PlatformContext, text: string): string {
-  let out = text;
-  for (
-    const secret of [
-      ctx.credentials.accessToken,
-      ctx.credentials.refreshToken,
-      ctx.community.clientSecret,
-      ctx.community.oauth?.access_token,
-      ctx.community.oauth?.refresh_token,
-    ]
-  ) {
-    if (typeof secret === "string" && secret.length >= 4) out = out.replaceAll(secret, "[redacted]");
-  }
-  return out;
+  return blotSecrets(text, secretsOf(ctx), "[redacted]");
 }
 
-/** How long a finished renewal is kept for the requests that were under way while it ran. */
-const RENEWAL_REUSE_MS = 10_000;
+/** The platform's error body, but for any token or secret it echoes: an error may be logged whole. */
+const redactDeep = (ctx: PlatformContext, body: unknown) => blotSecretsDeep(body, secretsOf(ctx), "[redacted]");
 
-/** A renewal under way or recently done; `done` is the {@linkcode tick} at which it succeeded. */
-interface Renewal {
-  promise: Promise<TokenPair>;
-  done: number | null;
-  doneAt: number;
-}
-
-/** Renewals by a hash of what they send. */
-const renewals = new Map<string, Renewal>();
-/** Orders requests sent and renewals finished in this process. */
-let tick = 0;
-
-/**
- * One renewal for the requests in this process that hold the same refresh
- * token (for the same token endpoint and client) and met a 401 at the same
- * time: a platform that rotates refresh tokens accepts each once, so they
- * would otherwise fail all renewals but one. A request sent before a renewal
- * finished (`sent`, a {@linkcode tick}) takes that renewal's pair; one sent
- * after it renews on its own, as if alone. A failed renewal is not kept.
- */
+/** The renewal of this call's refresh token, shared with the requests that met a 401 with it at the same time. */
 function sharedRenewal(ctx: PlatformContext, sent: number): Promise<TokenPair> {
   const { community, credentials } = ctx;
-  const key = createHash("sha256").update(
-    JSON.stringify([community.baseUrl, community.clientId, community.clientSecret, credentials.refreshToken]),
-  ).digest("hex");
-  const now = Date.now();
-  for (const [k, v] of renewals) if (v.done !== null && now - v.doneAt > RENEWAL_REUSE_MS) renewals.delete(k);
-  const known = renewals.get(key);
-  if (known && (known.done === null || known.done > sent)) return known.promise;
-  const entry: Renewal = { promise: renewTokens(ctx), done: null, doneAt: 0 };
-  renewals.set(key, entry);
-  entry.promise.then(() => {
-    entry.done = ++tick;
-    entry.doneAt = Date.now();
-  }, () => renewals.get(key) === entry && renewals.delete(key));
-  return entry.promise;
+  const id = [community.baseUrl, community.clientId, community.clientSecret, credentials.refreshToken];
+  return shareRenewal(id, sent, () => renewTokens(ctx));
 }
 
 /**

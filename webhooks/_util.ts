@@ -39,3 +39,20 @@ export function blotSecrets(text: string, secrets: string[], mark: string): stri
   }
   return text;
 }
+
+/**
+ * A parsed JSON value with {@linkcode blotSecrets} applied to every string in
+ * it, keys too. Past 32 levels of nesting a value is replaced by `mark`.
+ */
+export function blotSecretsDeep(value: unknown, secrets: string[], mark: string, depth = 0): unknown {
+  if (typeof value === "string") return blotSecrets(value, secrets, mark);
+  if (value === null || typeof value !== "object") return value;
+  if (depth >= 32) return mark;
+  if (Array.isArray(value)) return value.map((item) => blotSecretsDeep(item, secrets, mark, depth + 1));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      blotSecrets(key, secrets, mark),
+      blotSecretsDeep(item, secrets, mark, depth + 1),
+    ]),
+  );
+}

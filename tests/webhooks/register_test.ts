@@ -202,7 +202,7 @@ Deno.test("register() renews at most once: a second 401 rejects", async () => {
   });
 });
 
-Deno.test("register() rejects with the platform's error, naming method, URL and status but no token", async () => {
+Deno.test("register() rejects with the platform's error, naming method, URL and status but no token, in its message or body", async () => {
   await withPlatform(async (kv, platform) => {
     platform.override = (req) =>
       req.method === "POST"
@@ -219,9 +219,35 @@ Deno.test("register() rejects with the platform's error, naming method, URL and 
     assert.equal(error.url, `${platform.url}/api/core/v3/webhooks`);
     assert.match(error.message, new RegExp(`^POST ${platform.url}/api/core/v3/webhooks failed with status 500: Boom`));
     assert.ok(!error.message.includes("good-token"));
-    assert.deepEqual(error.body, { error: { status: 500, message: "Boom near good-token" } });
+    // The platform's body, but for the token it echoed: an error logged whole prints its body.
+    assert.deepEqual(error.body, { error: { status: 500, message: "Boom near [redacted]" } });
+    assert.ok(!Deno.inspect(error, { depth: 10 }).includes("good-token"));
     assert.deepEqual(await keysUnder(kv, ["webhook"]), []);
     assert.deepEqual(await keysUnder(kv, ["webhook_pending"]), []);
+  });
+});
+
+Deno.test("a platform error's body has every token and the client secret blotted, in nested values and keys", async () => {
+  await withPlatform(async (kv, platform) => {
+    const echoed = {
+      error: { message: "no", detail: ["token good-token", { "secret-1": "good-refresh" }] },
+      deep: JSON.parse("[".repeat(40) + '"good-token"' + "]".repeat(40)),
+      count: 3,
+      ok: false,
+      none: null,
+    };
+    platform.override = (req) => req.method === "POST" ? Response.json(echoed, { status: 400 }) : undefined;
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(
+      communityOf(platform, { oauth: { access_token: "good-token", refresh_token: "good-refresh" } }),
+    );
+    const error = await hooks.register("Acme", ["document"], PLACE, CALLBACK).then(() => null, (e) => e);
+    assert.ok(error instanceof PlatformError);
+    const body = error.body as typeof echoed;
+    assert.deepEqual(body.error, { message: "no", detail: ["token [redacted]", { "[redacted]": "[redacted]" }] });
+    assert.deepEqual([body.count, body.ok, body.none], [3, false, null]);
+    const shown = Deno.inspect(error, { depth: 100 });
+    for (const secret of ["good-token", "good-refresh", "secret-1"]) assert.ok(!shown.includes(secret), secret);
   });
 });
 
@@ -251,6 +277,35 @@ Deno.test("register() times out a slow platform with status 0, storing no record
     // The platform may have created the hook before the time-out: reconcile() can adopt it.
     assert.equal((await keysUnder(kv, ["webhook_pending"])).length, 1);
   });
+});
+
+Deno.test("register() whose token renewal times out after a 401 rejects as certain, and leaves no pending entry", async () => {
+  await withPlatform(async (kv, platform) => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => release = resolve);
+    platform.override = async (req, url) => {
+      if (req.method !== "POST" || !url.pathname.endsWith("/oauth2/token")) return undefined;
+      await held;
+      return new Response("{}");
+    };
+    const hooks = createWebhooks(kv, { timeout: 100 });
+    await hooks.communities.save(
+      communityOf(platform, { oauth: { access_token: "expired", refresh_token: "good-refresh" } }),
+    );
+    try {
+      await assert.rejects(
+        () => hooks.register("Acme", ["document"], PLACE, CALLBACK),
+        (e: PlatformError) =>
+          e.status === 0 && e.uncertain === false && /oauth2\/token failed with status 0/.test(e.message),
+      );
+    } finally {
+      release();
+    }
+    // The webhook POST was answered 401 and never sent again: nothing for reconcile() to adopt.
+    assert.equal(platform.requests("POST", "/api/core/v3/webhooks").length, 1);
+    assert.deepEqual(await keysUnder(kv, ["webhook"]), []);
+    assert.deepEqual(await keysUnder(kv, ["webhook_pending"]), []);
+  }, { tokens: [] });
 });
 
 Deno.test("register() rejects with status 0 when the platform cannot be reached", async () => {
