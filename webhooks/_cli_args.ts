@@ -251,5 +251,6 @@ export function parse(argv: string[]): Parsed {
       throw new UsageError(`'${command.words.join(" ")}' needs --${name}`, usage);
     }
   }
+  if (values.kv === "") throw new UsageError("--kv needs a path or a URL, got an empty one", usage);
   return { command, args, flags: values };
 }

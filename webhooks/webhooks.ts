@@ -196,8 +196,12 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       return (await listAll<PendingRegistration>(kv, pendingPrefix(tenantId))).map((entry) => entry.value);
     },
 
-    async reconcile(community, reconcileOptions = {}) {
+    async reconcile(community, givenOptions) {
       checkCommunityArgument(community); // the same checks and words as findByCommunity, as a rejection
+      const reconcileOptions = givenOptions ?? {};
+      if (typeof reconcileOptions !== "object" || Array.isArray(reconcileOptions)) {
+        throw new TypeError(`Cannot reconcile: 'options' must be an object, got ${describe(reconcileOptions)}`);
+      }
       validateCredentials(reconcileOptions, "reconcile");
       const stored = await communities.findByTenantID(community.tenantId);
       // The stored community has the tokens; a community only given here must bring its own.

@@ -148,6 +148,20 @@ Deno.test("reconcile() resolves with exactly { matched, orphans, dangling }, bef
       orphans: [],
       dangling: [],
     });
+    // No options, or null, is a report without fixing; anything else is refused, naming it.
+    for (const options of [undefined, null]) {
+      assert.deepEqual(await hooks.reconcile(COMMUNITY, options as never), {
+        matched: [matched],
+        orphans: [],
+        dangling: [],
+      });
+    }
+    for (const options of [5, "fix", [true]]) {
+      await assert.rejects(
+        () => hooks.reconcile(COMMUNITY, options as never),
+        (e: Error) => e instanceof TypeError && /^Cannot reconcile: 'options' must be an object/.test(e.message),
+      );
+    }
   });
 });
 

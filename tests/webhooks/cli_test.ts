@@ -100,6 +100,7 @@ Deno.test("cli usage errors exit 2 with the usage on stderr and nothing on stdou
     [[], /^Error: No command given/],
     [["hooks", "lisst"], /^Error: Unknown command 'hooks lisst'/],
     [["hooks"], /^Error: 'hooks' needs a command: list, find, register, unregister\n/],
+    [["hooks", "list", "--kv", ""], /^Error: --kv needs a path or a URL, got an empty one\n/],
     [["hooks", "list", "--bogus"], /^Error: Unknown option '--bogus'/],
     [["hooks", "list", "--name", "x"], /^Error: 'hooks list' has no option '--name'/],
     [["communities", "add", "--name", "x"], /^Error: 'communities add' needs --tenant/],
