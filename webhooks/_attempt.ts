@@ -32,7 +32,10 @@ export function maskAuthorization(value: string): string {
     if (eq < start) eq = trimmed.indexOf("=", start);
     if (eq === -1) break;
     if (eq > start && eq < end && PUBLIC_PARAMS.has(trimmed.slice(start, eq))) {
-      kept += (kept ? "&" : "") + trimmed.slice(start, Math.min(end, start + MAX_VALUE_CHARS));
+      // A value holding '=', ',', ';' or a space is not one parameter: a header that lost an '&' (or used
+      // another separator) would carry the signature inside a public parameter's value.
+      const value = trimmed.slice(eq + 1, Math.min(end, start + MAX_VALUE_CHARS));
+      kept += `${kept ? "&" : ""}${trimmed.slice(start, eq)}=${/[=,;\s]/.test(value) ? "[removed]" : value}`;
     }
     start = end + 1;
   }

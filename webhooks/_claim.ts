@@ -248,3 +248,38 @@ export async function release(kv: Deno.Kv, held: HeldClaim): Promise<void> {
     return op.commit();
   });
 }
+
+/**
+ * Keeps a held claim's lease from running out while its request is alive
+ * (a slow `onPostback`): every third of the lease, the lease is moved on by
+ * a commit checked against the claim's versionstamp, which `held` then
+ * carries. Only a process that died stops doing so, so only its claim can be
+ * taken over. `stop()` resolves once no renewal is under way, so the done
+ * mark or the release that follows checks the last versionstamp.
+ */
+export function keepHeld(kv: Deno.Kv, held: HeldClaim, leaseMs: number, now: () => number): { stop(): Promise<void> } {
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  const renew = async () => {
+    const op = kv.atomic().check(...heldChecks(held));
+    const value: ClaimValue = { state: "pending", leaseUntil: now() + leaseMs };
+    for (const key of held.keys) op.set(key, value, { expireIn: held.expireIn });
+    const result = await withLockRetry(() => op.commit()).catch(() => null);
+    if (result?.ok && !stopped) {
+      held.versionstamp = result.versionstamp;
+      schedule();
+    } else if (result?.ok) held.versionstamp = result.versionstamp;
+  };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const schedule = () => {
+    timer = setTimeout(() => running = renew(), Math.max(1, Math.floor(leaseMs / 3)));
+  };
+  schedule();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

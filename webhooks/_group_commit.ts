@@ -120,23 +120,25 @@ class GroupCommitter {
 
   /** Builds a group's operation and sends it to the KV (before its first await); settles without throwing. */
   async #send(group: Entry[]): Promise<Sent> {
-    const op = this.#kv.atomic();
     const last = new Map<string, { key: Deno.KvKey; value: number }>();
     const checks = new Map<string, Deno.AtomicCheck>();
-    for (const entry of group) {
-      const { checks: own, checkIds } = entry.recorder!;
-      for (let i = 0; i < own.length; i++) checks.set(checkIds[i], own[i]);
-      const seq = entry.job.sequence;
-      if (seq) {
-        const id = entry.seqId!;
-        if (!last.has(id)) op.check({ key: seq, versionstamp: this.#counters.get(id)!.versionstamp });
-        last.set(id, { key: seq, value: entry.first + (entry.job.count ?? 0) - 1 });
-      }
-      entry.recorder!.replay(op);
-    }
-    op.check(...checks.values()); // each key once: KV Connect counts every check
-    for (const { key, value } of last.values()) op.set(key, value);
     try {
+      const op = this.#kv.atomic();
+      for (const entry of group) {
+        const { checks: own, checkIds } = entry.recorder!;
+        for (let i = 0; i < own.length; i++) checks.set(checkIds[i], own[i]);
+        const seq = entry.job.sequence;
+        if (seq) {
+          const id = entry.seqId!;
+          if (!last.has(id)) op.check({ key: seq, versionstamp: this.#counters.get(id)!.versionstamp });
+          last.set(id, { key: seq, value: entry.first + (entry.job.count ?? 0) - 1 });
+        }
+        // A step the recorder took that KV refuses (a sum of a number, a fractional expireIn) throws here:
+        // the group is then tried job by job, and that job alone fails.
+        entry.recorder!.replay(op);
+      }
+      op.check(...checks.values()); // each key once: KV Connect counts every check
+      for (const { key, value } of last.values()) op.set(key, value);
       const result = await withLockRetry(() => op.commit());
       return result.ok
         ? { kind: "committed", group, last, result }
@@ -150,8 +152,11 @@ class GroupCommitter {
   async #failed(sent: Exclude<Sent, { kind: "committed" }>): Promise<void> {
     const { group, last } = sent;
     if (sent.kind === "refused") return await this.#sortOut(group, [...last.values()].map(({ key }) => key));
-    if (sent.checks + last.size > REMOTE_CHECKS && this.#maxChecks > REMOTE_CHECKS) {
-      // Refused with more than ten checks: a remote KV. From now on at most ten, and this group again.
+    if (
+      sent.checks + last.size > REMOTE_CHECKS && this.#maxChecks > REMOTE_CHECKS &&
+      /too many checks/i.test(String((sent.error as Error | null)?.message))
+    ) {
+      // Refused for its more than ten checks: a remote KV. From now on at most ten, and this group again.
       this.#maxChecks = REMOTE_CHECKS;
       this.#waiting.unshift(...group);
     } else if (group.length === 1) group[0].resolve({ kind: "error", error: sent.error });

@@ -8,14 +8,15 @@
 import { excerpt, maskHeaders } from "./_attempt.ts";
 import { discardBody, EMPTY, readRequestBody } from "./_body.ts";
 import { Deadlines } from "./_deadlines.ts";
-import { claim, claimOf, finish, MAX_CLAIM_HOOKS, release, replayKey } from "./_claim.ts";
+import { claim, claimOf, finish, keepHeld, MAX_CLAIM_HOOKS, release, replayKey } from "./_claim.ts";
 import { checkTime, checkWindow, DEFAULT_MAX_AGE_MS, DEFAULT_MAX_FUTURE_MS, parseJiveExtn } from "./_jive_extn.ts";
 import { kvOf } from "./_kv_of.ts";
-import { answer, type BodyItem, parseItems, positiveInteger, urlsOf } from "./_receive.ts";
+import { answer, type BodyItem, parseItems, positiveInteger, postbackAt, urlsOf } from "./_receive.ts";
+import { AtomicTee } from "./_atomic_tee.ts";
 import { createResolver, type Take } from "./_receiver_resolve.ts";
 import { checkSequence, commitWrites, settle } from "./_receive_write.ts";
 import type { Webhooks } from "./webhooks.ts";
-import type { Postback, Receiver, ReceiverAttempt, ReceiverOptions } from "./receiver_types.ts";
+import type { Receiver, ReceiverAttempt, ReceiverOptions } from "./receiver_types.ts";
 
 export type * from "./receiver_types.ts";
 
@@ -146,6 +147,9 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
   const maxFutureMs = options.maxFutureMs ?? DEFAULT_MAX_FUTURE_MS;
   checkWindow(maxAgeMs, maxFutureMs, "create receiver");
+  if (!Number.isFinite(maxAgeMs)) {
+    throw new RangeError("Cannot create receiver: 'maxAgeMs' must be finite: a claim is kept for the window");
+  }
   const now = options.now ?? Date.now;
 
   const bodyDeadlines = new Deadlines(bodyTimeoutMs);
@@ -196,10 +200,12 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
       return refuse(413, `Too many hooks: the items of a postback name at most ${MAX_CLAIM_HOOKS} webhooks`);
     }
     const { keys, postbackId } = claimOf(replayKey(parsed), urls, parsed.timestamp);
-    const expireIn = Math.max(0, parsed.timestamp + maxAgeMs - receivedAt) + CLAIM_MARGIN_MS;
+    // Whole milliseconds, as KV takes them (a clock or a window may have fractions).
+    const expireIn = Math.ceil(Math.max(0, parsed.timestamp + maxAgeMs - receivedAt)) + CLAIM_MARGIN_MS;
     const take: Take | null = write ? null : (checks) => claim(kv!, keys, receivedAt, claimLeaseMs, expireIn, checks);
     // Cached data first; when a commit finds it changed, everything is read afresh (the third
     // pass commits without checks, as a receiver without a cache would).
+    let tape: { first: number; ids: string; tee: AtomicTee } | undefined;
     for (let pass = 0;; pass++) {
       if (pass > 0) {
         resolver.forget(parsed.tenantId, items);
@@ -211,19 +217,8 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
       if (outcome.kind === "unknown") return refuse(404, outcome.error);
       trace.postbackId = postbackId;
       const { community, webhooks, held } = outcome;
-      // API.md's shape, { activity, webhook, community, receivedAt }; the extras are there to read
-      // but not enumerable, so the object compares and spreads as API.md's.
-      const postbackOf = (index: number, seq?: number): Postback => {
-        const postback = { activity: items[index].activity, webhook: webhooks[index], community, receivedAt };
-        // One property at a time: a descriptors object costs V8 more than the four definitions.
-        Object.defineProperty(postback, "postbackId", { value: postbackId, writable: true, configurable: true });
-        Object.defineProperty(postback, "index", { value: index, writable: true, configurable: true });
-        Object.defineProperty(postback, "count", { value: items.length, writable: true, configurable: true });
-        if (seq !== undefined) {
-          Object.defineProperty(postback, "seq", { value: seq, writable: true, configurable: true });
-        }
-        return postback as Postback;
-      };
+      const postbackOf = (index: number, seq?: number) =>
+        postbackAt({ items, webhooks, community, receivedAt, postbackId }, index, seq);
       if (write) {
         const written = await commitWrites({
           kv: kv!,
@@ -234,21 +229,30 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
           expireIn,
           now: receivedAt,
           build: (atomic, first) => {
+            // Decided afresh for the same records, at the same numbers: the same writes, without a second call.
+            const ids = webhooks.map((webhook) => webhook.id).join("\n");
+            if (tape?.first === first && tape.ids === ids) return tape.tee.replay(atomic);
+            const tee = new AtomicTee(atomic);
             for (let index = 0; index < items.length; index++) {
-              write(postbackOf(index, sequence ? first + index : undefined), atomic);
+              write(postbackOf(index, sequence ? first + index : undefined), tee as unknown as Deno.AtomicOperation);
             }
+            tape = { first, ids, tee };
           },
         });
         if (written === "stale") continue;
         return settle(written, items.length, trace);
       }
       if (held === undefined || typeof held === "string") return settle(held ?? "held", items.length, trace);
+      // Held while it runs, however long: a copy meanwhile is 409, and only a crash lets the lease run out.
+      const lease = keepHeld(kv!, held, claimLeaseMs, now);
       try {
         for (let index = 0; index < items.length; index++) await onPostback!(postbackOf(index));
       } catch {
+        await lease.stop();
         await release(kv!, held).catch(() => {});
         return settle("threw", items.length, trace);
       }
+      await lease.stop();
       // Handed on already: a claim that cannot be marked done is reported, not answered 500.
       const marked = await finish(kv!, held);
       return settle(marked ? "stored" : "unmarked", items.length, trace);

@@ -150,9 +150,11 @@ export interface ReceiverOptions {
    * stored exactly once or not at all. Called once per item, in order,
    * synchronously (it awaits nothing), when the postback's commit is built.
    * When a shared commit fails for another postback's reason, what it added
-   * goes again in the next operation without a new call; only with
-   * `sequence`, whose numbers may then move, is it called again (only the
-   * operation that commits counts). If it throws, nothing of the postback is committed and
+   * goes again in the next operation without a new call, and so it does when
+   * the postback is decided afresh (a cached community or record changed
+   * meanwhile) and the same records take it; only with `sequence`, whose
+   * numbers may then move, is it called again (only the operation that
+   * commits counts). If it throws, nothing of the postback is committed and
    * the answer is 500. Postbacks ready at the same time share one operation
    * (at most ten checks in all, 1,000 mutations, 800 KiB). Give this or
    * `onPostback`.
@@ -168,7 +170,7 @@ export interface ReceiverOptions {
   maxBytes?: number;
   /** Most items in one postback; default 100. More are answered 413. */
   maxItems?: number;
-  /** Oldest accepted header timestamp, in ms before `now()`; default 5 minutes. */
+  /** Oldest accepted header timestamp, in ms before `now()`; default 5 minutes. Finite: claims are kept that long. */
   maxAgeMs?: number;
   /** Farthest accepted header timestamp, in ms after `now()`; default 30 seconds. */
   maxFutureMs?: number;
@@ -176,8 +178,9 @@ export interface ReceiverOptions {
   bodyTimeoutMs?: number;
   /**
    * How long a claim being handed on (pending) keeps copies of its header
-   * away, in ms; default 30000. After it, a copy takes the claim over: the
-   * platform's retry of a postback whose process died mid-way is delivered.
+   * away, in ms; default 30000. It is renewed every third of it while
+   * `onPostback` runs, so only a process that died lets it run out; then a
+   * copy takes the claim over: the platform's retry is delivered.
    */
   claimLeaseMs?: number;
   /** The current time in ms; default `Date.now`. */

@@ -63,11 +63,17 @@ function maskedAsSpecified(value: string): string {
   const kept = (space === -1 ? "" : trimmed.slice(space + 1)).split("&").filter((pair) => {
     const eq = pair.indexOf("=");
     return eq > 0 && publicNames.includes(pair.slice(0, eq));
-  }).map((pair) => pair.slice(0, 512));
+  }).map((pair) => {
+    // Cut to 512 characters; a value holding '=', ',', ';' or whitespace is not one parameter's (it may hide the
+    // signature of a header that lost an '&'): removed.
+    const cut = pair.slice(0, 512);
+    const eq = cut.indexOf("=");
+    return /[=,;\s]/.test(cut.slice(eq + 1)) ? `${cut.slice(0, eq)}=[removed]` : cut;
+  });
   return kept.length ? `${scheme} ${kept.join("&")}` : scheme;
 }
 
-Deno.test("handle() reports any JiveEXTN header with its public pairs only, in order, each cut to 512 characters", async () => {
+Deno.test("handle() reports any JiveEXTN header with its public pairs only, in order, each cut to 512 characters, no value holding a separator", async () => {
   const token = fc.constantFrom(
     "algorithm",
     "client_id",
