@@ -72,7 +72,12 @@ Deno.test("write mode: a step KV refuses at once (a sum of a number) fails that 
   });
 });
 
-Deno.test("write mode: a commit that throws with more than ten checks does not lower a local KV's limit for the next ones", async () => {
+Deno.test({
+  name:
+    "write mode: a commit that throws with more than ten checks does not lower a local KV's limit for the next ones",
+  // Over KV Connect eleven checks are over the limit itself (the suite's second run).
+  ignore: Deno.env.get("KV_CONNECT") === "1",
+}, async () => {
   await withReceiver({
     write: (postback, atomic) => {
       // Eleven checks an item: fine on a local KV (100); a value over 64 KiB makes KV throw at the commit.
