@@ -70,6 +70,16 @@ export const COMMANDS: CommandSpec[] = [
     examples: ["deno task cli communities remove Acme"],
   },
   {
+    words: ["communities", "revoke-previous-secret"],
+    args: ["NAME"],
+    flags: [],
+    usage: "communities revoke-previous-secret NAME",
+    examples: [
+      "CLIENT_SECRET=$NEW deno task cli communities add --name Acme --tenant t1 --base-url https://c.example",
+      "deno task cli communities revoke-previous-secret Acme   # the old secret stops verifying now",
+    ],
+  },
+  {
     words: ["hooks", "list"],
     args: [],
     flags: ["tenant"],

@@ -103,6 +103,19 @@ const COMMANDS: Record<string, Command> = {
     print(ctx, { removed: publicCommunity(community) }, () => `Removed community '${community.name}'`);
   },
 
+  async "communities revoke-previous-secret"(ctx) {
+    const community = await communityNamed(ctx, ctx.args[0]);
+    const revoked = await ctx.hooks.communities.revokePreviousSecret(community.tenantId);
+    print(
+      ctx,
+      { revoked, community: community.name },
+      () =>
+        revoked
+          ? `Revoked the previous client secret of '${community.name}': only the current one verifies now`
+          : `Community '${community.name}' has no previous client secret to revoke`,
+    );
+  },
+
   async "hooks list"(ctx) {
     const tenantId = typeof ctx.flags.tenant === "string" ? ctx.flags.tenant : undefined;
     hooksOut(ctx, await allPages(ctx, "webhooks", (cursor) => ctx.hooks.list({ tenantId, limit: 500, cursor })));

@@ -2,7 +2,8 @@
 // `communities add` with another --client-secret for a stored tenant says
 // until when the previous secret is accepted (text and JSON), `communities
 // show` says so too, no secret is printed, and a receiver over that KV still
-// verifies a postback signed with the previous secret.
+// verifies a postback signed with the previous secret, until
+// `communities revoke-previous-secret` ends that at once.
 
 import assert from "node:assert/strict";
 import { main } from "../../webhooks/cli.ts";
@@ -63,6 +64,26 @@ Deno.test("cli communities add with another --client-secret rotates it and says 
       assert.equal(await send(SECRET_A, Date.now() + 2), 401);
     } finally {
       kv.close();
+    }
+
+    // A leaked secret: `communities revoke-previous-secret` ends its overlap at once.
+    const revoke = ["communities", "revoke-previous-secret", "A", "--kv", path];
+    assert.equal(
+      await run(revoke, THIRD),
+      "Revoked the previous client secret of 'A': only the current one verifies now",
+    );
+    assert.deepEqual(JSON.parse(await run([...revoke, "--json"], THIRD)), { revoked: false, community: "A" });
+    assert.doesNotMatch(await run(["communities", "show", "A", "--kv", path], THIRD), /secret rotated/);
+    const again = await Deno.openKv(path);
+    try {
+      const receiver = createReceiver(createWebhooks(again), { onPostback: () => {} });
+      const status = async (secret: string, at: number) =>
+        (await receiver.handle(post({ authorization: await signA(at, SIGN_A, secret) }, JSON.stringify([item()]))))
+          .status;
+      assert.equal(await status(SECOND, Date.now() + 3), 401);
+      assert.equal(await status(THIRD, Date.now() + 4), 200);
+    } finally {
+      again.close();
     }
   } finally {
     await Deno.remove(dir, { recursive: true });

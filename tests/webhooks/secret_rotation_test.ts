@@ -130,6 +130,23 @@ Deno.test("a warm cache honours a rotation entry gone from KV: the claim's commi
   });
 });
 
+Deno.test("revokePreviousSecret ends the overlap at once, for a receiver whose cache verified with the old secret too", async () => {
+  await withReceiver(async ({ hooks, receiver }) => {
+    await rotate(hooks, NEW_SECRET);
+    assert.equal((await receiver.handle(await postA(NOW, SECRET_A))).status, 200); // within the overlap, cached
+    assert.equal(await hooks.communities.revokePreviousSecret("tenant-a"), true);
+    assert.equal(await hooks.communities.secretRotation("tenant-a"), null);
+    const refused = await receiver.handle(await postA(NOW + 1, SECRET_A));
+    assert.equal(refused.status, 401);
+    await refused.body?.cancel();
+    assert.equal((await receiver.handle(await postA(NOW + 2, NEW_SECRET))).status, 200);
+    // Nothing left to revoke; the community is as saved; a bad tenant id is named.
+    assert.equal(await hooks.communities.revokePreviousSecret("tenant-a"), false);
+    assert.equal((await hooks.communities.findByTenantID("tenant-a"))?.clientSecret, NEW_SECRET);
+    await assert.rejects(() => hooks.communities.revokePreviousSecret(""), /'tenantId'/);
+  });
+});
+
 Deno.test("save writes the rotation entry in the same atomic operation as the record; lookups return the record as saved", async () => {
   const raw = await Deno.openKv(":memory:");
   const commits: string[][] = [];
