@@ -16,6 +16,8 @@ export interface SecretRotationNoticeProps {
   rotation: SecretRotation | null;
   /** The present (ms since the epoch). */
   now: number;
+  /** Where a form may end the overlap at once (`POST`, with this CSRF token); no form without it. */
+  revoke?: { action: string; csrf: string };
 }
 
 /**
@@ -34,15 +36,23 @@ export interface SecretRotationNoticeProps {
  * assert.equal(SecretRotationNotice({ rotation, now: Date.parse(rotation.validUntil) }), null);
  * ```
  */
-export function SecretRotationNotice({ rotation, now }: SecretRotationNoticeProps): VNode | null {
+export function SecretRotationNotice({ rotation, now, revoke }: SecretRotationNoticeProps): VNode | null {
   if (!rotation || !(Date.parse(rotation.validUntil) > now)) return null;
   const rotatedAt = Date.parse(rotation.rotatedAt);
   return (
-    <p class="hint" id="secret-rotation">
-      Secret rotated {now - rotatedAt < 1_000 ? "just now" : ago(rotatedAt, now)}; the previous secret is accepted until
-      {" "}
-      <time dateTime={rotation.validUntil}>{rotation.validUntil}</time>, so postbacks signed just before the change are
-      not refused.
-    </p>
+    <>
+      <p class="hint" id="secret-rotation">
+        Secret rotated{" "}
+        {now - rotatedAt < 1_000 ? "just now" : ago(rotatedAt, now)}; the previous secret is accepted until{" "}
+        <time dateTime={rotation.validUntil}>{rotation.validUntil}</time>, so postbacks signed just before the change
+        are not refused.
+      </p>
+      {revoke && (
+        <form method="post" action={revoke.action} id="revoke-previous-secret">
+          <input type="hidden" name="_csrf" value={revoke.csrf} />
+          <button type="submit" class="danger">Refuse the previous secret now (it leaked)</button>
+        </form>
+      )}
+    </>
   );
 }

@@ -166,6 +166,8 @@ export const NOTICES: Record<string, string> = {
   signedout: "You are signed out.",
   saved: "The community is saved.",
   removed: "The community is removed.",
+  "secret-revoked": "The previous client secret is refused from now on: only the current one verifies postbacks.",
+  "no-secret-to-revoke": "There was no previous client secret to refuse: its overlap had ended.",
   connected: "The community is connected: its tokens are stored.",
   registered: "The webhook is registered.",
   unregistered: "The webhook is unregistered.",

@@ -117,7 +117,11 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
             <TokenState community={community} />
           </dd>
         </dl>
-        <SecretRotationNotice rotation={rotation} now={Date.now()} />
+        <SecretRotationNotice
+          rotation={rotation}
+          now={Date.now()}
+          revoke={{ action: `${path(tenant)}/revoke-previous-secret`, csrf: c.get("session")!.csrf }}
+        />
         <p>
           {community.clientId
             ? (
@@ -228,6 +232,14 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       return editPage(c, community, keep, describeError(err));
     }
     return c.redirect(`${path(community.tenantId)}?notice=saved`, 303);
+  });
+
+  // A secret that leaked: the previous one stops verifying now, not at the rotation's end.
+  app.post("/communities/:tenantId/revoke-previous-secret", async (c) => {
+    const community = await communities.findByTenantID(c.req.param("tenantId"));
+    if (!community) return notFound(c);
+    const revoked = await communities.revokePreviousSecret(community.tenantId);
+    return c.redirect(`${path(community.tenantId)}?notice=${revoked ? "secret-revoked" : "no-secret-to-revoke"}`, 303);
   });
 
   app.post("/communities/:tenantId/remove", async (c) => {

@@ -75,3 +75,50 @@ Deno.test("the rotation notice says how long ago, and is gone once the previous 
   assert.match(at("2026-01-01T00:06:30.000Z"), /^$/);
   assert.equal(render(SecretRotationNotice({ rotation: null, now: 0 })), "");
 });
+
+Deno.test("a leaked previous secret: 'Refuse the previous secret now' ends the overlap, and the receiver refuses it", async () => {
+  await withHook(async (t, hook, client) => {
+    const path = "/communities/sandbox-tenant";
+    const community = (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))!;
+    const oldSecret = community.clientSecret as string;
+    const params = { clientId: community.clientId!, jiveUrl: community.baseUrl!, tenantId: community.tenantId };
+    const before = await client.text(path, 200);
+    assert.equal(before.includes('id="revoke-previous-secret"'), false, "no rotation, no button");
+    const form = {
+      _csrf: csrfOf(before),
+      name: community.name,
+      baseUrl: community.baseUrl!,
+      clientId: community.clientId!,
+    };
+    await (await client.post(path, { ...form, clientSecret: NEW_SECRET })).body?.cancel();
+    const body = JSON.stringify([{ webhook: hook.ref, activity: { verb: "jive:created", title: "Leak" } }]);
+    const send = async (secret: string) =>
+      (await fetch(hook.callback, {
+        method: "POST",
+        headers: { authorization: await signJiveExtn(params, secret) },
+        body,
+      }))
+        .status;
+    assert.equal(await send(oldSecret), 200); // within the overlap
+
+    const page = await client.text(path, 200);
+    assert.match(page, /id="revoke-previous-secret"/);
+    // Without the form's CSRF token the request is refused and nothing changes.
+    const forged = await client.post(`${path}/revoke-previous-secret`, {});
+    await forged.body?.cancel();
+    assert.equal(forged.status, 403);
+    assert.ok(await t.app.webhooks.communities.secretRotation("sandbox-tenant"));
+
+    const revoked = await client.post(`${path}/revoke-previous-secret`, { _csrf: csrfOf(page) });
+    await revoked.body?.cancel();
+    assert.equal(revoked.status, 303);
+    assert.equal(revoked.headers.get("location"), `${path}?notice=secret-revoked`);
+    assert.equal(await t.app.webhooks.communities.secretRotation("sandbox-tenant"), null);
+    const after = await client.text(`${path}?notice=secret-revoked`, 200);
+    assert.match(after, /The previous client secret is refused from now on/);
+    assert.equal(after.includes('id="secret-rotation"'), false);
+    for (const secret of [oldSecret, NEW_SECRET]) assert.equal(after.includes(secret), false, "a secret is shown");
+    assert.equal(await send(oldSecret), 401);
+    assert.equal(await send(NEW_SECRET), 200);
+  });
+});
