@@ -200,5 +200,3 @@ export interface Communities {
    */
   revokePreviousSecret(tenantId: string): Promise<boolean>;
 }
-
-export { createCommunities } from "./_community_store.ts";

@@ -22,6 +22,7 @@ export * from "./record_store.ts";
 export * from "./lookups.ts";
 export * from "./registration.ts";
 export * from "./communities.ts";
+export { createCommunities } from "./_community_store.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./types.ts";
