@@ -170,6 +170,11 @@ export function communityOf(platform: Platform, fields: Record<string, unknown> 
   };
 }
 
+/** The community record whose access token the platform refuses (expired) and whose refresh token it takes. */
+export function expiredCommunityOf(platform: Platform) {
+  return communityOf(platform, { oauth: { access_token: "expired", refresh_token: "good-refresh" } });
+}
+
 /** Runs `fn` with a fresh in-memory KV, closed afterwards. */
 export async function withKv(fn: (kv: Deno.Kv) => Promise<void>): Promise<void> {
   const kv = await Deno.openKv(":memory:");

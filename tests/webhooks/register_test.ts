@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { createWebhooks, PlatformError, type TokenPair } from "../../webhooks/mod.ts";
-import { communityOf, FIRST_HOOK_ID, HIJACK, keysUnder, withPlatform } from "./platform.ts";
+import {
+  communityOf,
+  expiredCommunityOf,
+  FIRST_HOOK_ID,
+  HIJACK,
+  keysUnder,
+  type Platform,
+  withPlatform,
+} from "./platform.ts";
 
 const CALLBACK = "https://receiver.example/hooks/1";
 const PLACE = "https://c.example/api/core/v3/places/42";
@@ -108,9 +116,7 @@ Deno.test("register() uses an explicit accessToken in place of the community's o
 Deno.test("register() renews on a 401, retries once and stores the new pair in the community", async () => {
   await withPlatform(async (kv, platform) => {
     const hooks = createWebhooks(kv);
-    await hooks.communities.save(
-      communityOf(platform, { oauth: { access_token: "expired", refresh_token: "good-refresh" } }),
-    );
+    await hooks.communities.save(expiredCommunityOf(platform));
     await hooks.register("Acme", ["document"], PLACE, CALLBACK);
 
     const [renewal] = platform.requests("POST", "/oauth2/token");
@@ -136,9 +142,7 @@ Deno.test("register() renews on a 401, retries once and stores the new pair in t
 Deno.test("register() renews on a 403 too", async () => {
   await withPlatform(async (kv, platform) => {
     const hooks = createWebhooks(kv);
-    await hooks.communities.save(
-      communityOf(platform, { oauth: { access_token: "expired", refresh_token: "good-refresh" } }),
-    );
+    await hooks.communities.save(expiredCommunityOf(platform));
     await hooks.register("Acme", ["document"], PLACE, CALLBACK);
     assert.equal(platform.requests("POST", "/oauth2/token").length, 1);
     assert.equal(platform.requests("POST", "/api/core/v3/webhooks").length, 2);
@@ -148,7 +152,7 @@ Deno.test("register() renews on a 403 too", async () => {
 Deno.test("register() gives renewed tokens to tokenPersistenceFunction and leaves the community as it was", async () => {
   await withPlatform(async (kv, platform) => {
     const hooks = createWebhooks(kv);
-    const original = communityOf(platform, { oauth: { access_token: "expired", refresh_token: "good-refresh" } });
+    const original = expiredCommunityOf(platform);
     await hooks.communities.save(original);
     const calls: [TokenPair, string][] = [];
     await hooks.register("Acme", ["document"], PLACE, CALLBACK, undefined, undefined, (tokens, community) => {
@@ -251,15 +255,21 @@ Deno.test("a platform error's body has every token and the client secret blotted
   });
 });
 
+/** Makes the platform hold the requests `match` picks, answering them only after `release()` (past a time-out). */
+function hold(platform: Platform, match: (req: Request, url: URL) => boolean): () => void {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => release = resolve);
+  platform.override = async (req, url) => {
+    if (!match(req, url)) return undefined;
+    await held;
+    return new Response("{}");
+  };
+  return release;
+}
+
 Deno.test("register() times out a slow platform with status 0, storing no record but keeping the pending entry", async () => {
   await withPlatform(async (kv, platform) => {
-    let release = () => {};
-    const held = new Promise<void>((resolve) => release = resolve);
-    platform.override = async (req) => {
-      if (req.method !== "POST") return undefined;
-      await held;
-      return new Response("{}");
-    };
+    const release = hold(platform, (req) => req.method === "POST");
     const hooks = createWebhooks(kv, { timeout: 100 });
     await hooks.communities.save(communityOf(platform));
     try {
@@ -281,17 +291,9 @@ Deno.test("register() times out a slow platform with status 0, storing no record
 
 Deno.test("register() whose token renewal times out after a 401 rejects as certain, and leaves no pending entry", async () => {
   await withPlatform(async (kv, platform) => {
-    let release = () => {};
-    const held = new Promise<void>((resolve) => release = resolve);
-    platform.override = async (req, url) => {
-      if (req.method !== "POST" || !url.pathname.endsWith("/oauth2/token")) return undefined;
-      await held;
-      return new Response("{}");
-    };
+    const release = hold(platform, (req, url) => req.method === "POST" && url.pathname.endsWith("/oauth2/token"));
     const hooks = createWebhooks(kv, { timeout: 100 });
-    await hooks.communities.save(
-      communityOf(platform, { oauth: { access_token: "expired", refresh_token: "good-refresh" } }),
-    );
+    await hooks.communities.save(expiredCommunityOf(platform));
     try {
       await assert.rejects(
         () => hooks.register("Acme", ["document"], PLACE, CALLBACK),

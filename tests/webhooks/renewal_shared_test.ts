@@ -4,16 +4,14 @@
 
 import assert from "node:assert/strict";
 import { createWebhooks } from "../../webhooks/mod.ts";
-import { communityOf, withPlatform } from "./platform.ts";
+import { communityOf, expiredCommunityOf, withPlatform } from "./platform.ts";
 
 const PLACE = "https://c.example/api/core/v3/places/42";
 
 Deno.test("register() calls that meet a 401 together share one renewal of a rotating refresh token, and all succeed", async () => {
   await withPlatform(async (kv, platform) => {
     const hooks = createWebhooks(kv);
-    await hooks.communities.save(
-      communityOf(platform, { oauth: { access_token: "expired", refresh_token: "good-refresh" } }),
-    );
+    await hooks.communities.save(expiredCommunityOf(platform));
     const results = await Promise.allSettled(
       [1, 2, 3, 4].map((i) => hooks.register("Acme", ["document"], PLACE, `https://me.example/hook/${i}`)),
     );
@@ -55,9 +53,7 @@ Deno.test("a request sent after a renewal finished renews on its own, with the r
 Deno.test("a failed shared renewal fails each request that waited on it, and the next request tries again", async () => {
   await withPlatform(async (kv, platform) => {
     const hooks = createWebhooks(kv);
-    await hooks.communities.save(
-      communityOf(platform, { oauth: { access_token: "expired", refresh_token: "good-refresh" } }),
-    );
+    await hooks.communities.save(expiredCommunityOf(platform));
     let refuse = true;
     platform.override = (req, url) =>
       refuse && req.method === "POST" && url.pathname.endsWith("/oauth2/token")
