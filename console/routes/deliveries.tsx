@@ -188,17 +188,27 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   });
 
   app.get("/deliveries/events", (c) => {
+    // HEAD (served by this GET route) gets the headers and no stream: nobody would read it, so it would never end.
+    if (c.req.method === "HEAD") {
+      return new Response(null, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+    }
     const hookId = hookOf(c);
     const sessionId = getCookie(c, cookieName(c, deps, SESSION_COOKIE));
     return streamSSE(c, async (stream) => {
       const done = new AbortController();
-      const stop = () => done.abort();
+      // Aborting the stream also ends a write that waits for a client that stopped reading.
+      const stop = () => {
+        done.abort();
+        stream.abort();
+      };
       stream.onAbort(stop);
       deps.closing.addEventListener("abort", stop, { once: true });
       const newest = await deps.deliveries.list({ hookId, limit: 1 });
       let last = newest[0]?.seq ?? 0;
       const heartbeat = setInterval(() => {
         stream.write(": keep-alive\n\n").catch(stop);
+        // The session is checked here too, not only when deliveries arrive: a stuck write checks nothing.
+        deps.sessions.get(sessionId).then((session) => session || stop(), () => {});
       }, HEARTBEAT_MS);
       try {
         await stream.writeSSE({ event: "ready", data: String(last) });

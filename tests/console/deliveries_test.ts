@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DeliveryStore } from "../../console/lib/deliveries.ts";
-import { startConsole, trigger, withHook } from "./_helpers.ts";
+import { signIn, startConsole, trigger, withHook } from "./_helpers.ts";
 
 /** Reads an SSE response until `predicate` matches the text so far. */
 async function readUntil(
@@ -59,6 +59,40 @@ Deno.test("the event stream needs a session", async () => {
     const res = await fetch(`${t.origin}/deliveries/events`, { redirect: "manual" });
     await res.body?.cancel();
     assert.equal(res.status, 302);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("HEAD of the event stream answers its headers and opens no stream, which nobody would read or end", async () => {
+  const t = await startConsole();
+  let open = 0;
+  const watch = t.app.deliveries.watch.bind(t.app.deliveries);
+  t.app.deliveries.watch = async (signal, onChange) => {
+    open++;
+    try {
+      return await watch(signal, onChange);
+    } finally {
+      open--;
+    }
+  };
+  try {
+    const client = await signIn(t.origin);
+    for (let i = 0; i < 5; i++) {
+      const res = await client.fetch("/deliveries/events", { method: "HEAD" });
+      await res.body?.cancel();
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get("content-type") ?? "", /text\/event-stream/);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(open, 0, "HEAD opened a watcher");
+    // A GET stream still opens one, and closing the console ends it.
+    const abort = new AbortController();
+    const res = await client.fetch("/deliveries/events", { signal: abort.signal });
+    await readUntil(res.body!.getReader(), (text) => text.includes("event: ready"), { text: "" });
+    assert.equal(open, 1);
+    abort.abort();
+    await waitUntil(() => open === 0, "the GET stream's watcher did not end with its client");
   } finally {
     await t.close();
   }
