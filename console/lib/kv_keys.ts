@@ -108,3 +108,8 @@ export function lastCommunityKey(sub: string): Deno.KvKey {
 export function draftKey(id: string): Deno.KvKey {
   return ["console_draft", id];
 }
+
+/** Held while the console adds a community with this tenant id, so two adds at once cannot both save (one minute at most). */
+export function addingCommunityKey(tenantId: string): Deno.KvKey {
+  return ["console_adding_community", tenantId];
+}

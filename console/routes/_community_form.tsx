@@ -54,6 +54,18 @@ export function validate(form: CommunityForm, isNew: boolean): string | null {
   if (form.tenantId.length > 200) {
     return "Tenant id is too long (at most 200 characters)";
   }
+  if (isNew) {
+    // Its page is /communities/{tenant id}: a dot segment would be resolved away, and "new" is the add form's.
+    if (form.tenantId === "." || form.tenantId === ".." || form.tenantId === "new") {
+      return `Tenant id '${form.tenantId}' cannot be used: the community's page would be another page`;
+    }
+    // deno-lint-ignore no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(form.tenantId)) return "Tenant id may not hold control characters";
+    const tenantBidi = bidiControls(form.tenantId);
+    if (tenantBidi.length > 0) {
+      return `Tenant id may not hold bidirectional control characters (${tenantBidi.join(", ")})`;
+    }
+  }
   let url: URL;
   try {
     url = new URL(form.baseUrl);

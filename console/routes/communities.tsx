@@ -15,6 +15,7 @@ import { Layout } from "../components/Layout.tsx";
 import { SecretRotationNotice } from "../components/SecretRotationNotice.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
 import { DRAFT_NOTICE, draftText, takeDraft } from "../lib/drafts.ts";
+import { addingCommunityKey } from "../lib/kv_keys.ts";
 import { CommunityFields, type CommunityForm, originOf, readForm, TokenState, validate } from "./_community_form.tsx";
 import { connectRoutes } from "./community_connect.tsx";
 import { reconcileRoutes } from "./reconcile.tsx";
@@ -62,13 +63,27 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const error = validate(form, true);
     const keep = { ...form, clientSecret: "", accessToken: "", refreshToken: "" };
     if (error) return newPage(c, keep, error);
-    if (await communities.findByTenantID(form.tenantId)) {
-      return newPage(
-        c,
-        keep,
-        `A community with tenant id '${form.tenantId}' already exists`,
-      );
+    // `save` replaces a stored community: two adds at once would both pass the check below, and the second would
+    // silently replace the first. The add holds its tenant id meanwhile.
+    const adding = addingCommunityKey(form.tenantId);
+    const held = await deps.kv.atomic().check({ key: adding, versionstamp: null })
+      .set(adding, true, { expireIn: 60_000 }).commit();
+    const exists = `A community with tenant id '${form.tenantId}' already exists`;
+    if (!held.ok) return newPage(c, keep, `${exists}, or is being added right now`);
+    try {
+      return await addCommunity(c, form, keep, exists);
+    } finally {
+      await deps.kv.delete(adding).catch(() => {});
     }
+  });
+
+  const addCommunity = async (
+    c: Context<ConsoleEnv>,
+    form: CommunityForm,
+    keep: Partial<CommunityForm>,
+    exists: string,
+  ): Promise<Response> => {
+    if (await communities.findByTenantID(form.tenantId)) return newPage(c, keep, exists);
     const community: Community = {
       name: form.name,
       tenantId: form.tenantId,
@@ -88,7 +103,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       return newPage(c, keep, describeError(err));
     }
     return c.redirect(`${path(form.tenantId)}?notice=saved`, 303);
-  });
+  };
 
   const editPage = async (
     c: Context<ConsoleEnv>,

@@ -174,6 +174,38 @@ Deno.test("a bad community form is refused with the reason and nothing stored", 
   }
 });
 
+Deno.test("a tenant id whose page would be another page is refused, and two adds of one tenant id at once save one", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    const csrf = csrfOf(await client.text("/communities/new", 200));
+    const add = (name: string, tenantId: string, clientSecret = "") =>
+      client.post("/communities", { _csrf: csrf, name, tenantId, baseUrl: "https://x.example", clientSecret });
+    for (const tenantId of [".", "..", "new", "a\u0007b", "a\u202eb"]) {
+      const res = await add(`Name ${tenantId.length}`, tenantId);
+      assert.equal(res.status, 400, JSON.stringify(tenantId));
+      assert.match(await res.text(), /Tenant id/);
+      assert.equal(await t.app.webhooks.communities.findByTenantID(tenantId), null);
+    }
+    // At once: one is saved, the other told so; the first's secret is not replaced by the second's.
+    const both = await Promise.all([add("First", "dup", "secret-of-first"), add("Second", "dup", "secret-of-second")]);
+    const statuses = both.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [303, 400]);
+    const refused = both.find((r) => r.status === 400)!;
+    assert.match(await refused.text(), /A community with tenant id 'dup' already exists/);
+    await both.find((r) => r.status === 303)!.body?.cancel();
+    const stored = (await t.app.webhooks.communities.findByTenantID("dup"))!;
+    assert.equal(stored.clientSecret, stored.name === "First" ? "secret-of-first" : "secret-of-second");
+    assert.equal(await t.app.webhooks.communities.findByName(stored.name === "First" ? "Second" : "First"), null);
+    // Later, with the hold released, the stored community still refuses another add of its tenant id.
+    const again = await add("Third", "dup");
+    assert.equal(again.status, 400);
+    await again.body?.cancel();
+  } finally {
+    await t.close();
+  }
+});
+
 Deno.test("the sandbox community is pre-connected on start: its tokens are present", async () => {
   const t = await startConsole();
   try {
