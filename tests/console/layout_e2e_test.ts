@@ -68,6 +68,12 @@ Deno.test({
         tenantId: "long-tenant",
         baseUrl: "https://a-community-with-a-rather-long-host-name.example.com",
       });
+      // And one whose name is one unbroken word wider than a phone (it is in the page's buttons too).
+      await t.app.webhooks.communities.save({
+        name: "InternationalDevelopersCommunityPlatformOfExtraordinaryLength",
+        tenantId: "one-word",
+        baseUrl: "https://x.example",
+      });
       const hookId = await registerHook(client, t.origin);
       const csrf = csrfOf(await client.text(`/webhooks/${hookId}`, 200));
       const labelled = await client.post(`/webhooks/${hookId}/label`, {
@@ -102,6 +108,7 @@ Deno.test({
         "/communities/new",
         "/communities/sandbox-tenant",
         "/communities/long-tenant",
+        "/communities/one-word",
         "/communities/sandbox-tenant/reconcile",
         "/webhooks",
         "/webhooks/new",
