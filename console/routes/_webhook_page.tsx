@@ -39,21 +39,25 @@ export interface WebhookPageOptions {
   offerEnable?: boolean;
 }
 
-/** Notices of this page's own redirects (`?notice=...`), beside the shared ones. */
-function pageNotice(c: Context<ConsoleEnv>, ours: boolean): string | undefined {
+/** Notices of this page's own redirects (`?notice=...`), beside the shared ones; a test event refused is an error. */
+function pageNotice(c: Context<ConsoleEnv>, ours: boolean): { notice?: string; error?: string } {
   const answer = Number(c.req.query("answer"));
   if (c.req.query("notice") === "triggered" && Number.isInteger(answer) && answer >= 100 && answer <= 599) {
     const who = ours ? "this console's receiver" : "the callback";
     return answer >= 200 && answer <= 299
-      ? `The platform delivered the test event: ${who} answered ${answer}.`
-      : `The platform delivered the test event, but ${who} answered ${answer}${
-        ours ? ": the delivery below says why" : ""
-      }.`;
+      ? { notice: `The platform delivered the test event: ${who} answered ${answer}.` }
+      : {
+        error: `The test event failed: the platform posted it, and ${who} refused it with ${answer}${
+          ours ? " (the delivery below says why)" : ""
+        }.`,
+      };
   }
   if (c.req.query("notice") === "already-registered") {
-    return "This form was submitted already: this is the webhook it registered. Nothing was registered again.";
+    return {
+      notice: "This form was submitted already: this is the webhook it registered. Nothing was registered again.",
+    };
   }
-  return noticeOf(c);
+  return { notice: noticeOf(c) };
 }
 
 /** The warning shown after registering a hook whose callback a platform on the internet cannot reach. */
@@ -113,13 +117,14 @@ export async function webhookPage(
   const disabled = hook.entity?.enabled === false;
   const warning = await callbackWarning(c, deps, callback);
   const testable = Boolean(deps.sandboxTest) && community?.tenantId === SANDBOX_COMMUNITY.tenantId;
+  const fromQuery = options.notice === undefined ? pageNotice(c, ours) : {};
   return html(
     c,
     <Layout
       title={stored?.name ? `Webhook “${stored.name}”` : `Webhook ${hook.id}`}
       {...layoutFrame(c, deps)}
-      notice={options.notice ?? pageNotice(c, ours)}
-      error={options.error}
+      notice={options.notice ?? fromQuery.notice}
+      error={options.error ?? fromQuery.error}
     >
       {warning && <p class="notice warning" role="note" id="callback-warning">{warning}</p>}
       {options.offerEnable && (

@@ -117,6 +117,27 @@ Deno.test("Send test event to this console's receiver reports the receiver's ans
   });
 });
 
+Deno.test("Send test event that the receiver refuses is reported as a failure, not as sent", async () => {
+  await withHook(async (t, { id }, client) => {
+    // The console's copy of the secret no longer matches the one the platform signs with.
+    const community = (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))!;
+    await t.app.webhooks.communities.save({ ...community, clientSecret: btoa("not the platform's secret, 32 b!") });
+    await t.app.webhooks.communities.revokePreviousSecret("sandbox-tenant");
+    const csrf = csrfOf(await client.text(`/webhooks/${id}`, 200));
+    const res = await client.post(`/webhooks/${id}/test`, { _csrf: csrf });
+    await res.body?.cancel();
+    assert.equal(res.headers.get("location"), `/webhooks/${id}?notice=triggered&answer=401`);
+    const page = await client.text(res.headers.get("location")!, 200);
+    assert.equal(
+      textOf(page, ".error, [role=alert]"),
+      "The test event failed: the platform posted it, and this console's receiver refused it with 401 (the delivery below says why).",
+    );
+    assert.equal(textOf(page, ".notice, [role=status]"), "");
+    const rows = await t.app.deliveries.list({ hookId: id });
+    assert.equal(rows[0]?.status, 401);
+  });
+});
+
 Deno.test("Send test event on a disabled hook says it is disabled and offers Enable", async () => {
   await withHook(async (t, { id }, client) => {
     const csrf = csrfOf(await client.text(`/webhooks/${id}`, 200));
