@@ -119,8 +119,16 @@ export async function keepForm(c: Context<ConsoleEnv>, kv: Deno.Kv, trusted: boo
     }
   }
   const id = randomToken();
-  const draft: Draft = { page: form.page, kind: form.kind, fields: keep(form.kind, body) };
-  await retryLocked(() => kv.set(draftKey(id), { ...draft, savedAt: Date.now() }, { expireIn: DRAFT_TTL_MS }));
+  const put = (fields: Draft["fields"]) => {
+    const draft: Draft = { page: form.page, kind: form.kind, fields };
+    return retryLocked(() => kv.set(draftKey(id), { ...draft, savedAt: Date.now() }, { expireIn: DRAFT_TTL_MS }));
+  };
+  // Fields past what one KV value holds (64 KiB, wide characters at two bytes) are not kept: the page still comes
+  // back, and still says the change was not saved.
+  await put(keep(form.kind, body)).catch((error) => {
+    if (!/too large/i.test(String((error as Error)?.message))) throw error;
+    return put({});
+  });
   return `${form.page}?${new URLSearchParams({ draft: id })}`;
 }
 
