@@ -4,8 +4,12 @@
 
 /** Header parameters of JiveEXTN that carry no secret. */
 const PUBLIC_PARAMS = new Set(["algorithm", "client_id", "jive_url", "tenant_id", "timestamp"]);
-/** Headers whose whole value is a secret. */
-const SECRET_HEADERS = new Set(["cookie", "proxy-authorization", "x-api-key"]);
+/**
+ * Headers whose whole value may be a secret: cookies, and any name that
+ * suggests a credential (`proxy-authorization`, `x-api-key`, `x-auth-token`,
+ * `x-session-id`, `x-hub-signature`, ...), since a proxy may add its own.
+ */
+const SECRET_NAME = /auth|token|secret|key|session|passw|signature|credential|cookie/;
 /** Longest header value or parameter kept. */
 const MAX_VALUE_CHARS = 512;
 
@@ -48,7 +52,7 @@ export function maskHeaders(headers: Headers): Record<string, string> {
   // forEach: the same pairs as iterating, at a fraction of the cost (no iterator result per header).
   headers.forEach((value, name) => {
     if (name === "authorization") out[name] = maskAuthorization(value);
-    else if (SECRET_HEADERS.has(name)) out[name] = "[removed]";
+    else if (SECRET_NAME.test(name)) out[name] = "[removed]"; // names come lower-cased
     else out[name] = value.slice(0, MAX_VALUE_CHARS);
   });
   return out;

@@ -59,7 +59,9 @@ export interface Postback {
 /**
  * What the receiver reports of one request to `onAttempt`, once its answer is
  * decided. It never holds the signature: `headers` has the `Authorization`
- * value reduced to its scheme and non-secret parameters, and cookies removed.
+ * value reduced to its scheme and non-secret parameters, and the values of
+ * cookies and of headers whose name suggests a credential (`auth`, `token`,
+ * `secret`, `key`, `session`, `passw`, `signature`, `credential`) removed.
  *
  * @example Usage
  * ```ts

@@ -11,7 +11,18 @@ Deno.test("handle() reports each attempt once, without the signature, and a thro
     const signature = /signature=(.*)$/.exec(header)![1];
     const body = JSON.stringify([item(REF_A, "x".repeat(5000))]);
     const res = await receiver.handle(
-      post({ authorization: header, cookie: "cw_session=s3cret", "x-tenant-id": "tenant-a" }, body),
+      post({
+        authorization: header,
+        cookie: "cw_session=s3cret",
+        "x-tenant-id": "tenant-a",
+        // A proxy's own credentials, whatever it calls them.
+        "x-auth-token": "s3cret-1",
+        "x-api-key": "s3cret-2",
+        "x-hub-signature-256": "s3cret-3",
+        "x-session-id": "s3cret-4",
+        "proxy-authorization": "Basic s3cret-5",
+        "x-request-id": "req-1",
+      }, body),
     );
     assert.equal(res.status, 200);
     await res.body?.cancel();
@@ -31,7 +42,11 @@ Deno.test("handle() reports each attempt once, without the signature, and a thro
       }&tenant_id=tenant-a&timestamp=${NOW}`,
     );
     assert.equal(attempt.headers.cookie, "[removed]");
+    for (const name of ["x-auth-token", "x-api-key", "x-hub-signature-256", "x-session-id", "proxy-authorization"]) {
+      assert.equal(attempt.headers[name], "[removed]", name);
+    }
     assert.equal(attempt.headers["x-tenant-id"], "tenant-a");
+    assert.equal(attempt.headers["x-request-id"], "req-1");
     const text = JSON.stringify(attempt);
     assert.ok(!text.includes(signature) && !text.includes(decodeURIComponent(signature)));
     assert.ok(!text.includes("s3cret") && !text.includes(SECRET_A));
