@@ -12,6 +12,7 @@ import {
   placeOf,
   signIn,
   startConsole,
+  type TestConsole,
   withHook,
 } from "./_helpers.ts";
 
@@ -98,13 +99,24 @@ Deno.test("an action sent after the session ended returns to its page and says i
   });
 });
 
-Deno.test("a register form sent after the session ended comes back filled in", async () => {
+/** Runs `fn` with the register form's CSRF token of a session that another tab has just ended. */
+async function withRegisterFormSignedOut(
+  fn: (t: TestConsole, client: Client, csrf: string) => Promise<void>,
+): Promise<void> {
   const t = await startConsole();
   try {
     const client = await signIn(t.origin);
     await connectSandbox(client, t.origin);
     const csrf = csrfOf(await client.text("/webhooks/new", 200));
     await signOutElsewhere(client, csrf);
+    await fn(t, client, csrf);
+  } finally {
+    await t.close();
+  }
+}
+
+Deno.test("a register form sent after the session ended comes back filled in", async () => {
+  await withRegisterFormSignedOut(async (t, client, csrf) => {
     const res = await client.post("/webhooks", {
       _csrf: csrf,
       tenantId: "sandbox-tenant",
@@ -126,18 +138,11 @@ Deno.test("a register form sent after the session ended comes back filled in", a
       page.close();
     }
     assert.equal((await t.app.webhooks.list()).values.length, 0, "nothing was registered");
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("a form sent after the session ended whose fields are past one KV value comes back empty, not as an error", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
-    const csrf = csrfOf(await client.text("/webhooks/new", 200));
-    await signOutElsewhere(client, csrf);
+  await withRegisterFormSignedOut(async (t, client, csrf) => {
     // Under the 256 KB body limit, but more than a KV value (64 KiB) holds once kept.
     const res = await client.post("/webhooks", {
       _csrf: csrf,
@@ -155,9 +160,7 @@ Deno.test("a form sent after the session ended whose fields are past one KV valu
       page.close();
     }
     assert.equal((await t.app.webhooks.list()).values.length, 0, "nothing was registered");
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("a community form sent after the session ended keeps its fields but never its secrets", async () => {
