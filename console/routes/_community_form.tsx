@@ -45,6 +45,8 @@ export function validate(form: CommunityForm, isNew: boolean): string | null {
   if (!form.name) return "Name is required";
   if (isNew && !form.tenantId) return "Tenant id is required";
   if (form.name.length > 200) return "Name is too long (at most 200 characters)";
+  // deno-lint-ignore no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(form.name)) return "Name may not hold control characters";
   const bidi = bidiControls(form.name);
   if (bidi.length > 0) {
     return `Name may not hold bidirectional control characters (${

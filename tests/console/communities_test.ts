@@ -181,6 +181,12 @@ Deno.test("a tenant id whose page would be another page is refused, and two adds
     const csrf = csrfOf(await client.text("/communities/new", 200));
     const add = (name: string, tenantId: string, clientSecret = "") =>
       client.post("/communities", { _csrf: csrf, name, tenantId, baseUrl: "https://x.example", clientSecret });
+    for (const name of ["Acme\u0000", "Ac\nme", "Acme\u007f"]) {
+      const res = await add(name, "ctl");
+      assert.equal(res.status, 400, JSON.stringify(name));
+      assert.match(await res.text(), /Name may not hold control characters/);
+      assert.equal(await t.app.webhooks.communities.findByTenantID("ctl"), null);
+    }
     for (const tenantId of [".", "..", "new", "a\u0007b", "a\u202eb"]) {
       const res = await add(`Name ${tenantId.length}`, tenantId);
       assert.equal(res.status, 400, JSON.stringify(tenantId));
