@@ -37,6 +37,27 @@ export function createCommunities(kv: Deno.Kv): Communities {
     return (await entryAt<Community>(communityKey(tenantId)))?.value ?? null;
   }
 
+  /**
+   * The operation that stores `record` over `current` (its name pointer
+   * `byName`, read together): checked by both versionstamps, the old name's
+   * pointer dropped, and a replaced secret kept for its overlap.
+   */
+  function storeOp(current: Deno.KvEntryMaybe<Community>, byName: Deno.KvEntryMaybe<string>, record: Community) {
+    if (byName.value !== null && byName.value !== record.tenantId) {
+      throw new ConflictError(
+        `Cannot save community: the name ${describe(record.name)} is already used by another tenant`,
+      );
+    }
+    const op = kv.atomic().check(current, byName);
+    if (current.value && current.value.name !== record.name) op.delete(communityByNameKey(current.value.name));
+    // A replaced secret keeps verifying for a while: its entry goes in with the record that replaces it.
+    const previous = rotationOf(current.value, record, Date.now());
+    if (previous) {
+      op.set(communitySecretPreviousKey(record.tenantId), previous, { expireIn: PREVIOUS_SECRET_KEEP_MS });
+    }
+    return op.set(communityKey(record.tenantId), record).set(communityByNameKey(record.name), record.tenantId);
+  }
+
   return {
     async save(community) {
       validateCommunity(community);
@@ -46,23 +67,35 @@ export function createCommunities(kv: Deno.Kv): Communities {
           communityKey(record.tenantId),
           communityByNameKey(record.name),
         ]);
-        if (byName.value !== null && byName.value !== record.tenantId) {
-          throw new ConflictError(
-            `Cannot save community: the name ${describe(record.name)} is already used by another tenant`,
-          );
-        }
-        const op = kv.atomic().check(current, byName);
-        if (current.value && current.value.name !== record.name) op.delete(communityByNameKey(current.value.name));
-        // A replaced secret keeps verifying for a while: its entry goes in with the record that replaces it.
-        const previous = rotationOf(current.value, record, Date.now());
-        if (previous) {
-          op.set(communitySecretPreviousKey(record.tenantId), previous, { expireIn: PREVIOUS_SECRET_KEEP_MS });
-        }
-        return [op.set(communityKey(record.tenantId), record).set(communityByNameKey(record.name), record.tenantId)];
+        return [storeOp(current, byName, record)];
       }, "save community").catch((error) => {
         throw sizeError(error, `community ${describe(record.tenantId)}`);
       });
       return result!;
+    },
+
+    async update(tenantId, change) {
+      requireString(tenantId, "tenantId", "update community");
+      if (typeof change !== "function") {
+        throw new TypeError(`Cannot update community: 'change' must be a function, got ${describe(change)}`);
+      }
+      let saved: Community | null = null;
+      await commitWithRetry(async () => {
+        const current = await kv.get<Community>(communityKey(tenantId));
+        if (current.value === null) return (saved = null);
+        // Applied to the record as it is now; again, to the newer one, when another write got in first.
+        const record: Community = { ...change(structuredClone(current.value)) };
+        validateCommunity(record);
+        if (record.tenantId !== tenantId) {
+          throw new TypeError("Cannot update community: 'change' may not change its tenantId");
+        }
+        const byName = await kv.get<string>(communityByNameKey(record.name));
+        saved = record;
+        return [storeOp(current, byName, record)];
+      }, "update community").catch((error) => {
+        throw sizeError(error, `community ${describe(tenantId)}`);
+      });
+      return saved;
     },
 
     async findByName(name) {

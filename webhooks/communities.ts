@@ -43,6 +43,37 @@ export interface Communities {
    */
   save(community: Community): Promise<Deno.KvCommitResult>;
   /**
+   * Changes a stored community in one atomic step: `change` gets a copy of
+   * the record as it is now and returns the record to store. When another
+   * write gets in first (a token renewal, another edit), `change` runs again
+   * on the newer record, so nothing that write stored is lost; a community
+   * removed meanwhile stays removed. A changed secret rotates as with
+   * {@linkcode Communities.save}.
+   *
+   * @param tenantId The community's tenant id.
+   * @param change Makes the new record from the current one; it may not change `tenantId`.
+   * @returns The stored record, or `null` when no community has this tenant id (nothing is stored).
+   * @throws {TypeError} When `tenantId` is not a non-empty string, `change` is not a function, or the record it
+   * returns is not a valid community or has another tenant id.
+   * @throws {ConflictError} When the new name is another tenant's.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const { communities } = createWebhooks(kv);
+   * await communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+   * const renamed = await communities.update("t1", (current) => ({ ...current, name: "Acme Inc." }));
+   * assert.equal(renamed?.name, "Acme Inc.");
+   * assert.equal((await communities.findByName("Acme Inc."))?.tenantId, "t1");
+   * assert.equal(await communities.update("t2", (current) => current), null);
+   * kv.close();
+   * ```
+   */
+  update(tenantId: string, change: (current: Community) => Community): Promise<Community | null>;
+  /**
    * Finds a community by its name (SPEC.md's community lookup by name).
    *
    * @param name The community's name.

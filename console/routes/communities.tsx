@@ -222,27 +222,25 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         "The base URL is on another address: type the client secret again to move the community (its stored tokens are forgotten)",
       );
     }
-    const updated: Community = {
-      ...community,
-      name: form.name,
-      baseUrl: form.baseUrl,
+    // The form goes onto the record as it is when it is stored: tokens renewed meanwhile are kept, and a
+    // community removed meanwhile stays removed.
+    const apply = (current: Community): Community => {
+      const updated: Community = { ...current, name: form.name, baseUrl: form.baseUrl };
+      if (form.clientId) updated.clientId = form.clientId;
+      else delete updated.clientId;
+      if (form.clientSecret) updated.clientSecret = form.clientSecret;
+      if (form.clearTokens || moved) {
+        delete updated.oauth;
+        delete updated.renewedAt;
+      }
+      if (form.accessToken) {
+        updated.oauth = { access_token: form.accessToken, refresh_token: form.refreshToken };
+        updated.renewedAt = new Date().toISOString();
+      }
+      return updated;
     };
-    if (form.clientId) updated.clientId = form.clientId;
-    else delete updated.clientId;
-    if (form.clientSecret) updated.clientSecret = form.clientSecret;
-    if (form.clearTokens || moved) {
-      delete updated.oauth;
-      delete updated.renewedAt;
-    }
-    if (form.accessToken) {
-      updated.oauth = {
-        access_token: form.accessToken,
-        refresh_token: form.refreshToken,
-      };
-      updated.renewedAt = new Date().toISOString();
-    }
     try {
-      await communities.save(updated);
+      if (await communities.update(community.tenantId, apply) === null) return notFound(c);
     } catch (err) {
       return editPage(c, community, keep, describeError(err));
     }

@@ -339,3 +339,43 @@ Deno.test("a community's OAuth endpoints drop a trailing slash of its base URL, 
   assert.equal(provider?.tokenEndpoint, "https://c.example/oauth2/token");
   assert.equal(communityProvider({ name: "A", tenantId: "t", baseUrl: "https://c.example" }), null);
 });
+
+Deno.test("an edit and a remove of one community at the same moment never bring it back, and an edit keeps tokens renewed meanwhile", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    const { communities } = t.app.webhooks;
+    for (let i = 0; i < 8; i++) {
+      const tenantId = `race-${i}`;
+      await communities.save({ name: `Race ${i}`, tenantId, baseUrl: "https://x.example" });
+      const csrf = csrfOf(await client.text(`/communities/${tenantId}`, 200));
+      const [edit, remove] = await Promise.all([
+        client.post(`/communities/${tenantId}`, {
+          _csrf: csrf,
+          name: `Race ${i} edited`,
+          baseUrl: "https://x.example",
+        }),
+        client.post(`/communities/${tenantId}/remove`, { _csrf: csrf, confirm: "yes" }),
+      ]);
+      await edit.body?.cancel();
+      await remove.body?.cancel();
+      assert.equal(remove.headers.get("location"), "/communities?notice=removed");
+      assert.equal(await communities.findByTenantID(tenantId), null, `round ${i}: the removed community came back`);
+      assert.equal(await communities.findByName(`Race ${i} edited`), null);
+    }
+    // Tokens renewed while an edit is on its way are kept.
+    await communities.save({ name: "Tokens", tenantId: "tokens", baseUrl: "https://x.example" });
+    const csrf = csrfOf(await client.text("/communities/tokens", 200));
+    const renewed = { access_token: "renewed-access", refresh_token: "renewed-refresh" };
+    const [edit] = await Promise.all([
+      client.post("/communities/tokens", { _csrf: csrf, name: "Tokens edited", baseUrl: "https://x.example" }),
+      communities.storeTokens("tokens", renewed),
+    ]);
+    await edit.body?.cancel();
+    const stored = (await communities.findByTenantID("tokens"))!;
+    assert.equal(stored.name, "Tokens edited");
+    assert.deepEqual(stored.oauth, renewed);
+  } finally {
+    await t.close();
+  }
+});

@@ -118,3 +118,43 @@ Deno.test("communities.save() refuses a record too large for one KV value", asyn
     assert.equal(await communities.findByName("Acme"), null);
   });
 });
+
+Deno.test("communities.update() applies its change to the record as it is now, and stores nothing for an unknown tenant", async () => {
+  await withStore(async ({ communities }) => {
+    await communities.save(acme);
+    const renamed = await communities.update(acme.tenantId, (current) => ({ ...current, name: "Acme Inc." }));
+    assert.equal(renamed?.name, "Acme Inc.");
+    assert.equal((await communities.findByName("Acme Inc."))?.tenantId, acme.tenantId);
+    assert.equal(await communities.findByName(acme.name), null, "the old name is freed");
+    assert.equal(await communities.update("no-such-tenant", (current) => current), null);
+    assert.equal(await communities.findByTenantID("no-such-tenant"), null);
+    // What it may not do is named, and leaves the record as it was.
+    await communities.save({ ...acme, tenantId: "other", name: "Other" });
+    const cases: [(c: Community) => Community, RegExp][] = [
+      [(c) => ({ ...c, tenantId: "moved" }), /may not change its tenantId/],
+      [(c) => ({ ...c, baseUrl: 5 as unknown as string }), /baseUrl/],
+      [(c) => ({ ...c, name: "Other" }), /already used by another tenant/],
+    ];
+    for (const [change, message] of cases) {
+      await assert.rejects(() => communities.update(acme.tenantId, change), message);
+    }
+    await assert.rejects(() => communities.update(acme.tenantId, "x" as never), /'change' must be a function/);
+    assert.equal((await communities.findByTenantID(acme.tenantId))?.name, "Acme Inc.");
+  });
+});
+
+Deno.test("communities.update() beside token renewals at the same moment keeps both: the change and the newest tokens", async () => {
+  await withStore(async ({ communities }) => {
+    await communities.save(acme);
+    for (let i = 0; i < 30; i++) {
+      const tokens = { access_token: `access-${i}`, refresh_token: `refresh-${i}` };
+      await Promise.all([
+        communities.update(acme.tenantId, (current) => ({ ...current, name: `Acme ${i}` })),
+        communities.storeTokens(acme.tenantId, tokens),
+      ]);
+      const stored = (await communities.findByTenantID(acme.tenantId))!;
+      assert.equal(stored.name, `Acme ${i}`);
+      assert.deepEqual(stored.oauth, tokens, `round ${i}: the renewed tokens were written over`);
+    }
+  });
+});
