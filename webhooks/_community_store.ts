@@ -83,8 +83,9 @@ export function createCommunities(kv: Deno.Kv): Communities {
       await commitWithRetry(async () => {
         const current = await kv.get<Community>(communityKey(tenantId));
         if (current.value === null) return (saved = null);
-        // Applied to the record as it is now; again, to the newer one, when another write got in first.
-        const record: Community = { ...change(structuredClone(current.value)) };
+        // Applied to the record as it is now (a fresh copy: KV deserialises each read); again, to the newer one,
+        // when another write got in first.
+        const record: Community = { ...change(current.value) };
         validateCommunity(record);
         if (record.tenantId !== tenantId) {
           throw new TypeError("Cannot update community: 'change' may not change its tenantId");
