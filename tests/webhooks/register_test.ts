@@ -255,8 +255,16 @@ Deno.test("a platform error's body has every token and the client secret blotted
   });
 });
 
-/** Makes the platform hold the requests `match` picks, answering them only after `release()` (past a time-out). */
-function hold(platform: Platform, match: (req: Request, url: URL) => boolean): () => void {
+/**
+ * Asserts that `action` rejects as `check` accepts while the platform holds the requests `match` picks (past a
+ * time-out); they are answered once it has.
+ */
+async function rejectsWhileHeld(
+  platform: Platform,
+  match: (req: Request, url: URL) => boolean,
+  action: () => Promise<unknown>,
+  check: (error: PlatformError) => boolean,
+): Promise<void> {
   let release = () => {};
   const held = new Promise<void>((resolve) => release = resolve);
   platform.override = async (req, url) => {
@@ -264,25 +272,26 @@ function hold(platform: Platform, match: (req: Request, url: URL) => boolean): (
     await held;
     return new Response("{}");
   };
-  return release;
+  try {
+    await assert.rejects(action, check);
+  } finally {
+    release();
+  }
 }
 
 Deno.test("register() times out a slow platform with status 0, storing no record but keeping the pending entry", async () => {
   await withPlatform(async (kv, platform) => {
-    const release = hold(platform, (req) => req.method === "POST");
     const hooks = createWebhooks(kv, { timeout: 100 });
     await hooks.communities.save(communityOf(platform));
-    try {
-      await assert.rejects(
-        () => hooks.register("Acme", ["document"], PLACE, CALLBACK),
-        (e: PlatformError) =>
-          e.status === 0 && e.uncertain &&
-          /^POST http:\/\/127\.0\.0\.1:\d+\/platform\/api\/core\/v3\/webhooks failed with status 0: no answer within 100 ms$/
-            .test(e.message),
-      );
-    } finally {
-      release();
-    }
+    await rejectsWhileHeld(
+      platform,
+      (req) => req.method === "POST",
+      () => hooks.register("Acme", ["document"], PLACE, CALLBACK),
+      (e: PlatformError) =>
+        e.status === 0 && e.uncertain &&
+        /^POST http:\/\/127\.0\.0\.1:\d+\/platform\/api\/core\/v3\/webhooks failed with status 0: no answer within 100 ms$/
+          .test(e.message),
+    );
     assert.deepEqual(await keysUnder(kv, ["webhook"]), []);
     // The platform may have created the hook before the time-out: reconcile() can adopt it.
     assert.equal((await keysUnder(kv, ["webhook_pending"])).length, 1);
@@ -291,18 +300,15 @@ Deno.test("register() times out a slow platform with status 0, storing no record
 
 Deno.test("register() whose token renewal times out after a 401 rejects as certain, and leaves no pending entry", async () => {
   await withPlatform(async (kv, platform) => {
-    const release = hold(platform, (req, url) => req.method === "POST" && url.pathname.endsWith("/oauth2/token"));
     const hooks = createWebhooks(kv, { timeout: 100 });
     await hooks.communities.save(expiredCommunityOf(platform));
-    try {
-      await assert.rejects(
-        () => hooks.register("Acme", ["document"], PLACE, CALLBACK),
-        (e: PlatformError) =>
-          e.status === 0 && e.uncertain === false && /oauth2\/token failed with status 0/.test(e.message),
-      );
-    } finally {
-      release();
-    }
+    await rejectsWhileHeld(
+      platform,
+      (req, url) => req.method === "POST" && url.pathname.endsWith("/oauth2/token"),
+      () => hooks.register("Acme", ["document"], PLACE, CALLBACK),
+      (e: PlatformError) =>
+        e.status === 0 && e.uncertain === false && /oauth2\/token failed with status 0/.test(e.message),
+    );
     // The webhook POST was answered 401 and never sent again: nothing for reconcile() to adopt.
     assert.equal(platform.requests("POST", "/api/core/v3/webhooks").length, 1);
     assert.deepEqual(await keysUnder(kv, ["webhook"]), []);
