@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { createWebhooks, PlatformError, type TokenPair } from "../../webhooks/mod.ts";
 import {
   communityOf,
@@ -409,6 +410,46 @@ Deno.test("register() sends an absolute http(s) callback as given, whatever the 
       assert.equal(entity.callback, callback);
       assert.equal(JSON.parse(platform.requests("POST").at(-1)!.body).callback, callback);
     }
+  });
+});
+
+Deno.test("register() property: any callback is refused before a request unless it is an absolute http(s) URL as written", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    const piece = fc.constantFrom(
+      "https://",
+      "http://",
+      "HTTPS://",
+      "https:",
+      "//",
+      "/",
+      "\\",
+      " ",
+      "\t",
+      "\n",
+      "\u0000",
+    );
+    const callback = fc.tuple(fc.array(piece, { maxLength: 3 }), fc.string({ unit: "binary", maxLength: 30 }))
+      .map(([parts, rest]) => parts.join("") + rest);
+    await fc.assert(
+      fc.asyncProperty(callback, async (text) => {
+        const before = platform.requests("POST").length;
+        const valid = /^https?:\/\/[^/]/i.test(text) &&
+          // deno-lint-ignore no-control-regex
+          !/[\u0000-\u0020\u007f-\u009f\\]/.test(text) && (URL.parse(text)?.hostname ?? "") !== "";
+        const result = await hooks.register("Acme", ["user_account"], null, text).then(
+          (r) => r.entity.callback,
+          (e: Error) => e,
+        );
+        if (valid) assert.equal(result, text, "accepted and sent as given");
+        else {
+          assert.ok(result instanceof TypeError && /'webhookCallbackURL'/.test(result.message), String(result));
+          assert.equal(platform.requests("POST").length, before, "no request for a refused callback");
+        }
+      }),
+      { numRuns: 150 },
+    );
   });
 });
 
