@@ -146,7 +146,9 @@ async function fetchWithTimeout(
   init: RequestInit,
 ): Promise<Response> {
   try {
-    return await ctx.fetch(url, { ...init, signal: AbortSignal.timeout(ctx.timeout) });
+    // A redirect is never followed: a 303 would turn the request into a GET whose answer passed for the platform's,
+    // and a 307 would send the body (a refresh token, say) wherever the answer points.
+    return await ctx.fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(ctx.timeout) });
   } catch (error) {
     if (error instanceof DOMException && error.name === "TimeoutError") {
       // A time-out may strike after the platform acted.
@@ -190,7 +192,12 @@ async function answerOrThrow(
     parsed = false;
   }
   if (!response.ok) {
-    const detail = what + redact(ctx, errorDetail(body, parsed ? "" : text, response.statusText));
+    const detail = what + redact(
+      ctx,
+      response.status >= 300 && response.status < 400
+        ? `a redirect (to ${(response.headers.get("location") ?? "no location").slice(0, 300)}), not followed`
+        : errorDetail(body, parsed ? "" : text, response.statusText),
+    );
     throw new PlatformError(method, url, response.status, detail, { body: parsed ? redactDeep(ctx, body) : undefined });
   }
   if (!parsed) {

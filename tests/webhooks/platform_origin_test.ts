@@ -3,8 +3,8 @@
 // webhook under the community's base (unregister, update, reconcile).
 
 import assert from "node:assert/strict";
-import { createWebhooks } from "../../webhooks/mod.ts";
-import { communityOf, type Platform, withPlatform } from "./platform.ts";
+import { createWebhooks, PlatformError } from "../../webhooks/mod.ts";
+import { communityOf, expiredCommunityOf, type Platform, withPlatform } from "./platform.ts";
 
 /** A server on another origin that records what reaches it. */
 async function otherOrigin(fn: (url: string, seen: string[]) => Promise<void>): Promise<void> {
@@ -97,5 +97,53 @@ Deno.test("reconcile() with deleteUnknown leaves an orphan it cannot address on 
       // The orphan with an id on the platform is deleted there, as before.
       assert.deepEqual(platform.requests("DELETE").map((r) => r.path), [`/api/core/v3/webhooks/${known.id}`]);
     });
+  });
+});
+
+Deno.test("register() and the token renewal follow no redirect: a 3xx fails the call, and nothing goes where it points", async () => {
+  await otherOrigin(async (other, seen) => {
+    await withPlatform(async (kv, platform) => {
+      const hooks = createWebhooks(kv);
+      // A 303 would turn the registration into a GET whose answer passed for the platform's; a 307 would send its
+      // body elsewhere.
+      for (
+        const [status, location] of [[303, `${platform.url}/other`], [307, `${other}/api/core/v3/webhooks`]] as const
+      ) {
+        platform.override = (req, url) =>
+          req.method === "POST" && url.pathname === "/api/core/v3/webhooks"
+            ? new Response(null, { status, headers: { location } })
+            : undefined;
+        await hooks.communities.save(communityOf(platform));
+        await assert.rejects(
+          () => hooks.register("Acme", ["document"], "https://c.example/api/core/v3/places/42", "https://me.example/h"),
+          (error: PlatformError) => {
+            assert(error instanceof PlatformError, String(error));
+            assert.equal(error.status, status);
+            assert.equal(error.uncertain, false);
+            assert.match(
+              error.message,
+              new RegExp(`a redirect \\(to ${location.replace(/[.?]/g, "\\$&")}\\), not followed`),
+            );
+            return true;
+          },
+        );
+        assert.deepEqual(await hooks.findByTenantID("tenant-acme"), []);
+        assert.deepEqual(await hooks.pending("tenant-acme"), []);
+      }
+      assert.deepEqual(platform.requests("GET"), []);
+
+      // The renewal's form holds the refresh token: a 307 to another origin must not carry it there.
+      platform.override = (req, url) =>
+        url.pathname === "/oauth2/token"
+          ? new Response(null, { status: 307, headers: { location: `${other}/oauth2/token` } })
+          : undefined;
+      await hooks.communities.save(expiredCommunityOf(platform));
+      await assert.rejects(
+        () => hooks.register("Acme", ["document"], "https://c.example/api/core/v3/places/42", "https://me.example/h"),
+        (error: PlatformError) =>
+          error instanceof PlatformError && error.status === 307 && /token renewal failed/.test(error.message),
+      );
+    });
+    assert.deepEqual(seen, []);
   });
 });
