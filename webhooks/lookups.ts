@@ -75,7 +75,7 @@ export interface WebhookLookups {
    * Finds the community a record belongs to, by its `tenantId`.
    *
    * @param webhook The record.
-   * @returns The community, or `null` when none has that tenant id.
+   * @returns The community, or `null` when none has that tenant id (or the record has none).
    *
    * @example Usage
    * ```ts

@@ -129,7 +129,11 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       if (typeof webhook !== "object" || webhook === null) {
         throw new TypeError(`Cannot find community: the webhook must be an object, got ${describe(webhook)}`);
       }
-      return await communities.findByTenantID(webhook.tenantId);
+      // API.md: the community whose tenantId is the webhook's, or null. A record that `save` took without a
+      // tenantId has none.
+      const { tenantId } = webhook;
+      if (typeof tenantId !== "string" || tenantId === "") return null;
+      return await communities.findByTenantID(tenantId);
     },
 
     findByCommunity(community) {

@@ -164,6 +164,10 @@ Deno.test("findWebhookCommunity() resolves with the community of the record's te
     await hooks.communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
     assert.equal((await hooks.findWebhookCommunity(hook("a", "t1")))?.name, "Acme");
     assert.equal(await hooks.findWebhookCommunity(hook("a", "t2")), null);
+    // A record `save` took without a tenantId (it asks only for an id) has no community.
+    await hooks.save({ id: "no-tenant" } as never);
+    assert.equal(await hooks.findWebhookCommunity((await hooks.findByID("no-tenant"))!), null);
+    assert.equal(await hooks.findWebhookCommunity({ tenantId: "" } as never), null);
   });
 });
 
