@@ -5,9 +5,9 @@ import { isArray, isDom, isFunc, isObj, isStr } from "./is.ts";
 
 let current: Document | undefined;
 
-/** Remembers the document set with `setDoc`. */
-export function useDoc(doc: Document): void {
-  current = doc;
+/** Remembers the document set with `setDoc`, and returns it. */
+export function useDoc<T extends Document>(doc: T): T {
+  return current = doc;
 }
 
 /** The document set with `setDoc`, else the global one. */

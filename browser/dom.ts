@@ -217,6 +217,5 @@ export function remove(el: Node | null | undefined): void {
  */
 export function setDoc<T extends Document>(doc: T): T {
   if (doc?.nodeType !== 9) fail("doc", "a document", doc);
-  useDoc(doc);
-  return doc;
+  return useDoc(doc);
 }

@@ -45,8 +45,9 @@ export function buildQuery(object: object): string {
 }
 
 /**
- * Parses a query string into an object. A leading `?` (or anything up to
- * the first `?`) and a `#fragment` are ignored; `+` decodes to a space; a
+ * Parses a query string into an object. A leading `?` (or a URL's part
+ * before its query: anything up to a first `?` that no `=` or `&` comes
+ * before) and a `#fragment` are ignored; `+` decodes to a space; a
  * key without `=` gets the number `1`; `a=` gets `""`; a repeated key gives
  * an array of its values in order. Keys `__proto__`, `constructor` and
  * `prototype` are dropped. Malformed escapes never throw: an invalid `%`
@@ -69,7 +70,8 @@ export function buildQuery(object: object): string {
  */
 export function parseQuery(str?: string): Query {
   need(str ??= getWin().location?.search ?? "", "sstr");
-  const query = str.replace(/^[^?#]*\?|#[^]*/g, "");
+  // a URL's part before its "?" goes; a "?" after a "=" or "&" is a value's (next=/x?y=1)
+  const query = str.replace(/^[^?#=&]*\?|#[^]*/g, "");
   // URLSearchParams skips exactly the empty pairs, so its n-th entry is the n-th non-empty pair
   // (the "&" it is given first keeps a leading "?" of the query a key, as in every later pair)
   const pairs = query.split("&").filter(Boolean);

@@ -44,7 +44,8 @@ export type RequestCallback = (
  * response's `Content-Type` contains `json`, such as
  * `application/problem+json`, unless `opts.parseJson` is `false`, or when it is `true`; on a JSON
  * parse failure `error` is the `SyntaxError` with `status` and `response`
- * the text) and the XMLHttpRequest itself.
+ * the text) and the XMLHttpRequest itself. A GET or HEAD sends no body,
+ * `data` or `json` given or not, as browsers do.
  *
  * @param url the request address
  * @param callback called once with `(error, response, request)`
@@ -91,7 +92,7 @@ export function request(
     body = JSON.stringify(json);
     // only a header named Content-Type (in any case) counts, not one that merely contains the words
     if (!new Headers(headers as Record<string, string>).has("content-type")) {
-      xhr.setRequestHeader("Content-Type", "application/json");
+      xhr.setRequestHeader("content-type", "application/json");
     }
   }
   for (const key in headers) {
@@ -107,7 +108,7 @@ export function request(
     let response: unknown = status ? xhr.response : null;
     if (
       isStr(response) && response &&
-      (parseJson ?? /json/i.test(xhr.getResponseHeader("Content-Type")!))
+      (parseJson ?? /json/i.test(xhr.getResponseHeader("content-type")!))
     ) {
       try {
         response = JSON.parse(response);
@@ -117,6 +118,7 @@ export function request(
     }
     callback?.(error, response, xhr);
   });
-  xhr.send(body);
+  // as browsers do: a GET or HEAD sends no body (happy-dom's XHR would throw on one)
+  xhr.send(/^(get|head)$/i.test(method) ? null : body);
   return xhr;
 }

@@ -23,7 +23,8 @@ import { need } from "./_doc.ts";
  */
 export function capitalize(str: string): string {
   need(str, "sstr");
-  return str.charAt(0).toUpperCase() + str.slice(1);
+  // the first code point: a letter beyond the BMP is two UTF-16 units
+  return str.replace(/^./u, (c) => c.toUpperCase());
 }
 
 /**

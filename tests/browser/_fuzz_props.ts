@@ -138,11 +138,12 @@ function guarded(found: Findings, label: string, allowed: ErrorConstructor[], fn
 
 /**
  * The reference parse: one URLSearchParams per pair, as Library B did before
- * (with a leading "&" so that a "?" opening a pair is a key, not stripped).
+ * (a URL's part before its "?" dropped, a "?" after a "=" or "&" kept, and
+ * a leading "&" so that a "?" opening a pair is a key, not stripped).
  */
 export function referenceParse(str: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const pair of str.replace(/^[^?#]*\?|#[^]*/g, "").split("&")) {
+  for (const pair of str.replace(/^[^?#=&]*\?|#[^]*/g, "").split("&")) {
     for (const [key, text] of new URLSearchParams("&" + pair)) {
       const value = pair.includes("=") ? text : 1;
       if (key && !["__proto__", "constructor", "prototype"].includes(key)) {

@@ -36,6 +36,9 @@ Deno.test("parseQuery() gives an array of values in order for a repeated key", (
 Deno.test("parseQuery() ignores empty pairs, a fragment, and anything before ?", () => {
   assert.deepEqual(parseQuery("a=1&&b=2&"), { a: "1", b: "2" });
   assert.deepEqual(parseQuery("https://x.test/p?a=1#b=2"), { a: "1" });
+  // a "?" inside a value is the value's, not the end of a URL before the query
+  assert.deepEqual(parseQuery("next=/x?y=1&z=2"), { next: "/x?y=1", z: "2" });
+  assert.deepEqual(parseQuery("?a&next=/x?y"), { a: 1, next: "/x?y" });
   assert.deepEqual(parseQuery(""), {});
   assert.deepEqual(parseQuery("?"), {});
   assert.deepEqual(parseQuery("bad=%ZZ&cut=%E0%A4%A"), { bad: "%ZZ", cut: "\uFFFD%A" }); // malformed escapes: no throw

@@ -5,6 +5,7 @@ Deno.test("capitalize() upper-cases the first character only", () => {
   assert.equal(capitalize("hello World"), "Hello World");
   assert.equal(capitalize("élan"), "Élan");
   assert.equal(capitalize("1abc"), "1abc");
+  assert.equal(capitalize("\u{10428}x"), "\u{10400}x"); // a letter beyond the BMP: two UTF-16 units, one character
   assert.equal(capitalize(""), "");
   assert.throws(() => capitalize(5 as never), { name: "TypeError", message: "Expected 'str' to be a string, got 5" });
 });
