@@ -261,6 +261,10 @@ export function parse(argv: string[]): Parsed {
       throw new UsageError(`'${command.words.join(" ")}' needs --${name}`, usage);
     }
   }
+  // A flag given with no value (`--tenant=`, `--kv ""`) is a mistake in the command line, not a value to try.
   if (values.kv === "") throw new UsageError("--kv needs a path or a URL, got an empty one", usage);
+  for (const [name, value] of Object.entries(values)) {
+    if (value === "") throw new UsageError(`--${name} needs a value, got an empty one`, usage);
+  }
   return { command, args, flags: values };
 }

@@ -101,6 +101,19 @@ Deno.test("cli usage errors exit 2 with the usage on stderr and nothing on stdou
     [["hooks", "lisst"], /^Error: Unknown command 'hooks lisst'/],
     [["hooks"], /^Error: 'hooks' needs a command: list, find, register, unregister\n/],
     [["hooks", "list", "--kv", ""], /^Error: --kv needs a path or a URL, got an empty one\n/],
+    [["hooks", "list", "--tenant="], /^Error: --tenant needs a value, got an empty one\n/],
+    [[
+      "hooks",
+      "register",
+      "--community",
+      "A",
+      "--events",
+      "user_account",
+      "--callback",
+      "https://x.example/h",
+      "--object",
+      "",
+    ], /^Error: --object needs a value, got an empty one\n/],
     [["hooks", "list", "--bogus"], /^Error: Unknown option '--bogus'/],
     [["hooks", "list", "--name", "x"], /^Error: 'hooks list' has no option '--name'/],
     [["communities", "add", "--name", "x"], /^Error: 'communities add' needs --tenant/],
@@ -392,7 +405,7 @@ Deno.test("cli: a secret with a line break is refused as a usage error, and a st
     assert.equal(platform.seen.length, 0);
     err.length = 0;
     assert.equal(await main(["receive", "--kv", path, "--port", ""], io({})), 2);
-    assert.match(err[0], /^Error: --port must be a whole number from 0 to 65535, got ''/);
+    assert.match(err[0], /^Error: --port needs a value, got an empty one/);
   } finally {
     await platform.close();
     await Deno.remove(dir, { recursive: true });
