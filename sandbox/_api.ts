@@ -125,8 +125,7 @@ export function apiRoutes(
     apiLimit,
     api(async (c, tenant) => {
       const id = c.req.param("id")!;
-      const hook = await store.hook(tenant, id);
-      if (!hook) return jiveError(404, `No webhook with id ${JSON.stringify(id)}`);
+      if (!(await store.hook(tenant, id))) return jiveError(404, `No webhook with id ${JSON.stringify(id)}`);
       const body = await readJson(c);
       const fields = validateHookFields(body);
       if (typeof fields === "string") return jiveError(400, fields);
@@ -134,7 +133,8 @@ export function apiRoutes(
       if (enabled !== undefined && typeof enabled !== "boolean") {
         return jiveError(400, `'enabled' must be a boolean, got ${JSON.stringify(enabled)}`);
       }
-      const updated: HookRecord = {
+      // Applied to the hook as stored when it commits: a DELETE at the same moment wins (404), never undone.
+      const updated = await store.updateHook(tenant, id, (hook): HookRecord => ({
         id: hook.id,
         tenantId: hook.tenantId,
         baseUrl: hook.baseUrl,
@@ -142,8 +142,8 @@ export function apiRoutes(
         enabled: enabled ?? hook.enabled,
         published: hook.published,
         updated: new Date(now()).toISOString(),
-      };
-      await store.putHook(updated);
+      }));
+      if (!updated) return jiveError(404, `No webhook with id ${JSON.stringify(id)}`);
       return jiveJson(200, entityOf(updated));
     }),
   );

@@ -178,6 +178,9 @@ export function tokenRoutes(
             "The refresh token is unknown or was already used",
           );
         }
+        if ((entry.value.refreshExpiresAt ?? Infinity) <= now()) {
+          return oauthError(400, "invalid_grant", "The refresh token has expired");
+        }
         if (entry.value.clientId !== client.clientId) {
           return oauthError(
             400,

@@ -5,19 +5,11 @@
  * @module
  */
 
-import {
-  accessKey,
-  accessPrefix,
-  clientKey,
-  type ClientKind,
-  codeKey,
-  redirectUriKey,
-  refreshKey,
-  webhookKey,
-  webhookPrefix,
-  webhookSeqKey,
-} from "./_keys.ts";
+import { accessKey, accessPrefix, clientKey, type ClientKind, codeKey, redirectUriKey, refreshKey } from "./_keys.ts";
 import { randomToken, sha256Hex } from "./_crypto.ts";
+import { HookStore } from "./_hook_store.ts";
+
+export type { HookRecord } from "./_hook_store.ts";
 
 /** An OAuth client of the sandbox. */
 export interface ClientRecord {
@@ -48,33 +40,20 @@ export interface GrantRecord {
   tenantId: string;
 }
 
+/** A refresh token's grant and its expiry (ms since the epoch, by the sandbox's clock; absent in older records). */
+export interface RefreshRecord extends GrantRecord {
+  refreshExpiresAt?: number;
+}
+
 /** An access token's grant and its expiry (ms since the epoch). */
 export interface AccessRecord extends GrantRecord {
   expiresAt: number;
-}
-
-/** A webhook as the sandbox keeps it. */
-export interface HookRecord {
-  /** The numeric id, as a string on the wire. */
-  id: string;
-  tenantId: string;
-  /** `{origin}{basePath}` at registration time. */
-  baseUrl: string;
-  events: string[];
-  /** The place URI; `undefined` for system hooks. */
-  object?: string;
-  callback: string;
-  enabled: boolean;
-  published: string;
-  updated: string;
 }
 
 /** Lifetime of an authorization code. */
 export const CODE_TTL_MS = 60_000;
 /** Lifetime of a refresh token in KV. */
 export const REFRESH_TTL_MS = 30 * 24 * 60 * 60 * 1000;
-/** First webhook id handed out is one more than this. */
-const FIRST_WEBHOOK_ID = 1000;
 
 function newClient(kind: ClientKind, fixed?: { clientId: string; clientSecret: string }): ClientRecord {
   if (kind === "community" && fixed) return { kind, ...fixed };
@@ -91,14 +70,15 @@ function newClient(kind: ClientKind, fixed?: { clientId: string; clientSecret: s
   return { kind, clientId: "sandbox-console", clientSecret: randomToken(32) };
 }
 
-/** The sandbox's KV state. */
-export class SandboxStore {
+/** The sandbox's KV state: its OAuth clients, codes and tokens, and (from {@linkcode HookStore}) its webhooks. */
+export class SandboxStore extends HookStore {
   #kv: Deno.Kv;
   #clients = new Map<ClientKind, Promise<ClientRecord>>();
 
   #communityClient?: { clientId: string; clientSecret: string };
 
   constructor(kv: Deno.Kv, communityClient?: { clientId: string; clientSecret: string }) {
+    super(kv);
     this.#communityClient = communityClient;
     this.#kv = kv;
   }
@@ -175,13 +155,17 @@ export class SandboxStore {
   ): Promise<{ accessToken: string; refreshToken: string } | null> {
     const accessToken = given.accessToken ?? randomToken(32);
     const refreshToken = given.refreshToken ?? randomToken(32);
-    const access: AccessRecord = { ...grant, expiresAt };
+    // A refresh token's grant as stored also holds when it expires: the access token's does not.
+    const { refreshExpiresAt: _, ...base } = grant as RefreshRecord;
+    const access: AccessRecord = { ...base, expiresAt };
     const op = this.#kv.atomic();
     if (replacing) op.check(replacing).delete(replacing.key);
     op.set(accessKey(await sha256Hex(accessToken)), access, {
       expireIn: ttlMs + 60_000,
     });
-    op.set(refreshKey(await sha256Hex(refreshToken)), grant, {
+    // Its expiry by the sandbox's clock (`now`, which tests move), beside KV's own by real time.
+    const refresh: RefreshRecord = { ...base, refreshExpiresAt: expiresAt - ttlMs + REFRESH_TTL_MS };
+    op.set(refreshKey(await sha256Hex(refreshToken)), refresh, {
       expireIn: REFRESH_TTL_MS,
     });
     const result = await op.commit();
@@ -206,8 +190,8 @@ export class SandboxStore {
   /** The KV entry of a refresh token, for rotation. */
   async refreshEntry(
     token: string,
-  ): Promise<Deno.KvEntryMaybe<GrantRecord>> {
-    return await this.#kv.get<GrantRecord>(refreshKey(await sha256Hex(token)));
+  ): Promise<Deno.KvEntryMaybe<RefreshRecord>> {
+    return await this.#kv.get<RefreshRecord>(refreshKey(await sha256Hex(token)));
   }
 
   /** Marks every access token as expired; returns how many. */
@@ -222,76 +206,5 @@ export class SandboxStore {
       count++;
     }
     return count;
-  }
-
-  /** Saves a new webhook under the next id. */
-  async createHook(
-    fields: Omit<HookRecord, "id">,
-  ): Promise<HookRecord> {
-    const seqKey = webhookSeqKey();
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const seq = await this.#kv.get<number>(seqKey);
-      const next = (seq.value ?? FIRST_WEBHOOK_ID) + 1;
-      const hook: HookRecord = { id: String(next), ...fields };
-      const result = await this.#kv.atomic().check(seq).set(seqKey, next)
-        .set(webhookKey(fields.tenantId, next), hook).commit();
-      if (result.ok) return hook;
-    }
-    throw new Error("Cannot allocate a sandbox webhook id");
-  }
-
-  /** A tenant's webhook by id, or `null`. */
-  async hook(tenantId: string, id: string): Promise<HookRecord | null> {
-    if (!/^\d{1,15}$/.test(id)) return null;
-    return (await this.#kv.get<HookRecord>(webhookKey(tenantId, Number(id))))
-      .value;
-  }
-
-  /** Replaces a webhook's record. */
-  async putHook(hook: HookRecord): Promise<void> {
-    await this.#kv.set(webhookKey(hook.tenantId, Number(hook.id)), hook);
-  }
-
-  /** Deletes a webhook; `false` when there was none. */
-  async deleteHook(tenantId: string, id: string): Promise<boolean> {
-    const found = await this.hook(tenantId, id);
-    if (!found) return false;
-    await this.#kv.delete(webhookKey(tenantId, Number(id)));
-    return true;
-  }
-
-  /** All of a tenant's webhooks, oldest first. */
-  async allHooks(tenantId: string): Promise<HookRecord[]> {
-    const list: HookRecord[] = [];
-    for await (
-      const entry of this.#kv.list<HookRecord>({
-        prefix: webhookPrefix(tenantId),
-      })
-    ) list.push(entry.value);
-    return list;
-  }
-
-  /** A page of a tenant's webhooks, oldest first, and whether more remain. */
-  async hooks(
-    tenantId: string,
-    startIndex: number,
-    count: number,
-  ): Promise<{ list: HookRecord[]; more: boolean }> {
-    const list: HookRecord[] = [];
-    let index = 0;
-    let more = false;
-    for await (
-      const entry of this.#kv.list<HookRecord>({
-        prefix: webhookPrefix(tenantId),
-      }, { limit: startIndex + count + 1 })
-    ) {
-      if (index >= startIndex + count) {
-        more = true;
-        break;
-      }
-      if (index >= startIndex) list.push(entry.value);
-      index++;
-    }
-    return { list, more };
   }
 }

@@ -25,8 +25,8 @@ export function triggerRoutes(
     options: TriggerOptions,
   ): Promise<TriggerSummary | { status: 400 | 404; message: string }> => {
     const { webhookId, event, verb } = options;
-    if (webhookId !== undefined && typeof webhookId !== "string") {
-      return { status: 400, message: "'webhookId' must be a string" };
+    if (webhookId !== undefined && (typeof webhookId !== "string" || webhookId === "")) {
+      return { status: 400, message: "'webhookId' must be a non-empty string" };
     }
     if (event !== undefined && (typeof event !== "string" || !isKnownEvent(event))) {
       return {
