@@ -8,6 +8,7 @@
 import { html, raw } from "hono/html";
 import { CONTENT_EVENTS, SYSTEM_EVENTS } from "./_events.ts";
 import type { HookRecord } from "./_store.ts";
+import { shownCallback } from "./_trigger.ts";
 
 type Markup = ReturnType<typeof html>;
 
@@ -127,7 +128,7 @@ export function indexPage(view: IndexView): Markup {
         <td data-label="id">${hook.id}</td>
         <td data-label="events">${hook.events.join(", ")}</td>
         <td data-label="object"><code>${hook.object ?? ""}</code></td>
-        <td data-label="callback"><code>${hook.callback}</code></td>
+        <td data-label="callback"><code>${shownCallback(hook.callback)}</code></td>
         <td>
           <form class="inline" method="post" action="${b}/trigger">
       <input type="hidden" name="webhookId" value="${hook.id}">

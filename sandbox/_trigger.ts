@@ -116,7 +116,7 @@ export function buildPostback(
 export interface Delivery {
   /** The hook's id. */
   webhookId: string;
-  /** Where the postback went. */
+  /** Where the postback went, as {@linkcode shownCallback} shows it. */
   callback: string;
   /** The event it reported. */
   event: string;
@@ -132,6 +132,19 @@ export interface Delivery {
    * never the callback URL.
    */
   cause?: string;
+}
+
+/**
+ * A callback URL as the sandbox shows it (its index page is open to anyone,
+ * and so is a trigger's summary): a password in it and the values of its
+ * query are hidden, as either may be a secret; the rest is as registered.
+ */
+export function shownCallback(callback: string): string {
+  // On the text as registered (a URL parser would re-encode its path): `scheme://user:password@`, then `?query`.
+  const [address, query] = callback.split("#")[0].split(/\?(.*)/s);
+  const shown = address.replace(/^([a-z][\w+.-]*:\/\/[^/@:]*):[^/@]*@/i, "$1:[hidden]@");
+  const pairs = query?.split("&").filter(Boolean).map((pair) => `${pair.split("=")[0]}=[hidden]`);
+  return pairs?.length ? `${shown}?${pairs.join("&")}` : shown;
 }
 
 /** What a failed postback's fetch said, without the URL (its query may hold anything). */
@@ -164,7 +177,7 @@ export async function deliver(
   const activity = postback.activity;
   const report: Delivery = {
     webhookId: hook.id,
-    callback: hook.callback,
+    callback: shownCallback(hook.callback),
     event,
     verb: String(activity.verb),
     status: 0,

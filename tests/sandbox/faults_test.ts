@@ -198,3 +198,36 @@ Deno.test("sandbox: oversized or unreadable requests are refused 400 by name, ne
     }
   }, { communityClient: { clientId: "client-1", clientSecret: "secret-1" } });
 });
+
+Deno.test("sandbox: the open index page and a trigger's summary hide a callback's password and query values", async () => {
+  const received: string[] = [];
+  const receiver = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, (req) => {
+    received.push(req.url);
+    return new Response(null, { status: 204 });
+  });
+  try {
+    await withServed(async (sandbox, base, origin) => {
+      const callback = `http://admin:s3cr3t@127.0.0.1:${receiver.addr.port}/cb?token=abc123&token=def&plain=1`;
+      await sandbox.createHook(origin, { events: ["user_account"], callback });
+      const shown = `http://admin:[hidden]@127.0.0.1:${receiver.addr.port}/cb?token=[hidden]&token=[hidden]&plain=[hidden]`;
+      const page = await (await fetch(`${base}/`)).text();
+      assert.ok(page.includes(shown.replaceAll("&", "&amp;")), page);
+      const res = await fetch(`${base}/trigger`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ event: "user_account" }),
+      });
+      const summary = await res.text();
+      assert.equal(res.status, 200, summary);
+      assert.equal(JSON.parse(summary).delivered[0].callback, shown);
+      for (const text of [page, summary]) {
+        for (const secret of ["s3cr3t", "abc123", "def"]) assert.ok(!text.includes(secret), secret);
+      }
+      // The postback itself still goes to the callback as registered.
+      assert.equal(received.length, 1);
+      assert.match(received[0], /\/cb\?token=abc123&token=def&plain=1$/);
+    });
+  } finally {
+    await receiver.shutdown();
+  }
+});
