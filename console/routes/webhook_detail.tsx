@@ -64,8 +64,14 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   // A reload or bookmark of an action's URL shows the hook's page rather than a 404.
   app.get("/webhooks/:id/:action{label|events|enabled|test}", (c) => c.redirect(pathOf(c.req.param("id")), 302));
 
-  /** Runs a platform change of a hook, then shows its page with what happened. */
-  const change = async (c: Context<ConsoleEnv>, changes: WebhookChanges, notice: string, what: string) => {
+  /** Runs a platform change of a hook, then shows its page with what happened (and, refused, the form as sent). */
+  const change = async (
+    c: Context<ConsoleEnv>,
+    changes: WebhookChanges,
+    notice: string,
+    what: string,
+    keep: Pick<WebhookPageOptions, "events"> = {},
+  ) => {
     const hook = await webhooks.findByID(c.req.param("id") ?? "");
     if (!hook) return gone(c, `The webhook is unregistered: ${what}.`);
     try {
@@ -74,6 +80,7 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       return await detailPage(c, hook, {
         error: `The change failed: ${describeError(err)}`,
         status: err instanceof TypeError ? 400 : 502,
+        ...keep,
       });
     }
     return c.redirect(`${pathOf(hook.id)}?notice=${notice}`, 303);
@@ -92,8 +99,12 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.post("/webhooks/:id/events", async (c) => {
     const body = await c.req.parseBody({ all: true });
     const events = [body.events ?? []].flat().filter((e): e is string => typeof e === "string");
-    const object = typeof body.object === "string" && body.object.trim() ? body.object.trim() : null;
-    return await change(c, { events, object }, "events-saved", "its events were not saved");
+    const typed = typeof body.object === "string" ? body.object : "";
+    const object = typed.trim() || null;
+    // Refused (a content event without an object, events of both kinds), the form comes back as it was sent.
+    return await change(c, { events, object }, "events-saved", "its events were not saved", {
+      events: { selected: events, object: typed },
+    });
   });
 
   app.post("/webhooks/:id/label", async (c) => {

@@ -38,7 +38,20 @@ Deno.test("a hook is disabled and enabled from its page, and its events edited, 
       object: placeOf(t.origin),
     });
     assert.equal(refused.status, 400);
-    assert.match(await refused.text(), /mixes system events \(user_account\) with content events \(document\)/);
+    const refusedHtml = await refused.text();
+    assert.match(refusedHtml, /mixes system events \(user_account\) with content events \(document\)/);
     assert.deepEqual((await t.app.webhooks.findByID(id))!.entity.events, ["document", "discussion"]);
+    // The form comes back as it was sent, not as stored: the user corrects it rather than typing it again.
+    const again = parse(refusedHtml);
+    try {
+      const checked = [...again.document.querySelectorAll('input[name="events"]')]
+        .filter((box) => (box as unknown as { checked: boolean }).checked)
+        .map((box) => box.getAttribute("value"));
+      assert.deepEqual(checked.sort(), ["document", "user_account"]);
+      const object = again.document.querySelector('input[name="object"]') as unknown as { value: string } | null;
+      assert.equal(object?.value, placeOf(t.origin));
+    } finally {
+      again.close();
+    }
   });
 });
