@@ -68,9 +68,10 @@ Deno.test({
         tenantId: "long-tenant",
         baseUrl: "https://a-community-with-a-rather-long-host-name.example.com",
       });
-      // And one whose name is one unbroken word wider than a phone (it is in the page's buttons too).
+      // And one whose name is one unbroken word wider than a phone (it is in the page's buttons too), and at 122
+      // characters wider than the communities table at 1,280 px: the table scrolls, the page does not.
       await t.app.webhooks.communities.save({
-        name: "InternationalDevelopersCommunityPlatformOfExtraordinaryLength",
+        name: "InternationalDevelopersCommunityPlatformOfExtraordinaryLength".repeat(2),
         tenantId: "one-word",
         baseUrl: "https://x.example",
       });
