@@ -15,6 +15,7 @@ import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
 import DeliveriesLive from "../islands/DeliveriesLive.tsx";
 import EventPicker from "../islands/EventPicker.tsx";
+import type { DeliveryView } from "../lib/delivery_view.ts";
 import { type HookLabel, MAX_DESCRIPTION, MAX_NAME } from "../lib/labels.ts";
 import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
 import { type ConsoleEnv, type Deps, html, layoutFrame, noticeOf } from "../lib/context.ts";
@@ -39,9 +40,29 @@ export interface WebhookPageOptions {
   offerEnable?: boolean;
 }
 
-/** Notices of this page's own redirects (`?notice=...`), beside the shared ones; a test event refused is an error. */
-function pageNotice(c: Context<ConsoleEnv>, ours: boolean): { notice?: string; error?: string } {
+/** What the platform said of a callback it could not reach, logged as the hook's delivery. */
+const UNREACHED = /^Platform-side failure: the platform could not reach the callback (\(.*\))$/s;
+
+/**
+ * Notices of this page's own redirects (`?notice=...`), beside the shared
+ * ones; a test event refused is an error, and one the platform could not
+ * deliver (`answer=0`) says why as its attempt, the hook's newest delivery,
+ * was logged (never text from the URL).
+ */
+function pageNotice(
+  c: Context<ConsoleEnv>,
+  ours: boolean,
+  newest: DeliveryView | undefined,
+): { notice?: string; error?: string } {
   const answer = Number(c.req.query("answer"));
+  if (c.req.query("notice") === "triggered" && c.req.query("answer") === "0") {
+    const why = newest?.status === 0 ? UNREACHED.exec(newest.reason ?? "")?.[1] : undefined;
+    return {
+      error: `The platform could not reach the callback${
+        why ? ` ${why}` : ""
+      }. The attempt is logged in the deliveries below.`,
+    };
+  }
   if (c.req.query("notice") === "triggered" && Number.isInteger(answer) && answer >= 100 && answer <= 599) {
     const who = ours ? "this console's receiver" : "the callback";
     return answer >= 200 && answer <= 299
@@ -117,7 +138,7 @@ export async function webhookPage(
   const disabled = hook.entity?.enabled === false;
   const warning = await callbackWarning(c, deps, callback);
   const testable = Boolean(deps.sandboxTest) && community?.tenantId === SANDBOX_COMMUNITY.tenantId;
-  const fromQuery = options.notice === undefined ? pageNotice(c, ours) : {};
+  const fromQuery = options.notice === undefined ? pageNotice(c, ours, deliveries[0]) : {};
   return html(
     c,
     <Layout

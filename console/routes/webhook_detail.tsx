@@ -150,15 +150,9 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       });
     }
     if (sent.length === 0) return await disabled(" on the platform");
-    const failed = sent.find((d) => d.status === 0);
-    if (failed) {
-      return await detailPage(c, hook, {
-        error: `The platform could not reach the callback (${
-          failed.cause ?? failed.error ?? "no reason given"
-        }). The attempt is logged in the deliveries below.`,
-      });
-    }
-    return c.redirect(`${pathOf(hook.id)}?notice=triggered&answer=${sent[0].status}`, 303);
+    // Whatever the outcome, the page is shown by a redirect: a reload must not send the test event again.
+    const answer = sent.some((d) => d.status === 0) ? 0 : sent[0].status;
+    return c.redirect(`${pathOf(hook.id)}?notice=triggered&answer=${answer}`, 303);
   });
 
   const confirmPage = (c: Context<ConsoleEnv>, hook: Webhook) =>

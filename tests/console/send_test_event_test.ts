@@ -54,8 +54,11 @@ Deno.test("Send test event to an unreachable callback says the platform could no
       const id = await registerHook(client, t.origin, { callback });
       const csrf = csrfOf(await client.text(`/webhooks/${id}`, 200));
       const res = await client.post(`/webhooks/${id}/test`, { _csrf: csrf });
-      const body = await res.text();
-      assert.equal(res.status, 502, callback);
+      await res.body?.cancel();
+      // Shown by a redirect, so that a reload does not send the test event again.
+      assert.equal(res.status, 303, callback);
+      assert.equal(res.headers.get("location"), `/webhooks/${id}?notice=triggered&answer=0`);
+      const body = await client.text(res.headers.get("location")!, 200);
       assert.doesNotMatch(body, /A test event was sent/);
       const error = textOf(body, ".error, [role=alert]");
       assert.match(error, /The platform could not reach the callback \(/, callback);
@@ -90,9 +93,13 @@ Deno.test("Send test event to a callback that refuses the connection names the r
     const id = await registerHook(client, t.origin, { callback: `http://127.0.0.1:${deadPort}/x?token=s3cr3t` });
     const csrf = csrfOf(await client.text(`/webhooks/${id}`, 200));
     const res = await client.post(`/webhooks/${id}/test`, { _csrf: csrf });
-    const body = await res.text();
-    assert.equal(res.status, 502);
+    await res.body?.cancel();
+    assert.equal(res.status, 303);
+    const body = await client.text(res.headers.get("location")!, 200);
     assert.match(textOf(body, ".error, [role=alert]"), /could not reach the callback \(.*Connection refused/);
+    // A reload shows the page again and sends nothing: one attempt is logged.
+    await client.text(res.headers.get("location")!, 200);
+    assert.equal((await t.app.deliveries.list({ hookId: id })).length, 1);
     assert.doesNotMatch(textOf(body, ".error, [role=alert]"), /s3cr3t/);
     const [row] = await t.app.deliveries.list({ hookId: id });
     assert.match(row.reason ?? "", /Connection refused/);
