@@ -29,6 +29,18 @@ export async function allCommunities(webhooks: Webhooks): Promise<Community[]> {
   return out;
 }
 
+/** Every webhook record (the first 1,000), for the pickers. */
+export async function allHooks(webhooks: Webhooks): Promise<Webhook[]> {
+  const out: Webhook[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await webhooks.list({ cursor, limit: 100 });
+    out.push(...page.values);
+    cursor = page.cursor || undefined;
+  } while (cursor && out.length < 1000);
+  return out;
+}
+
 /** Why a callback is on an address a platform on the internet cannot reach, or `null`. */
 export async function privateCallback(callback: string, publicUrl: string): Promise<string | null> {
   let url: URL;

@@ -16,6 +16,7 @@ import { Layout } from "../components/Layout.tsx";
 import DeliveriesLive from "../islands/DeliveriesLive.tsx";
 import { type ConsoleEnv, cookieName, type Deps, html, layoutFrame, noticeOf, SESSION_COOKIE } from "../lib/context.ts";
 import { ANSWERS, filterOf, KNOWN_VERBS, pageUrl } from "./_delivery_filter.ts";
+import { allCommunities, allHooks } from "./_webhook_parts.tsx";
 
 /** Time between keep-alive comments on an idle event stream. */
 const HEARTBEAT_MS = 20_000;
@@ -32,18 +33,19 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const { before: _b, after: _a, ...criteria } = filter;
     const paged = filter.before !== undefined || filter.after !== undefined;
     const narrowed = Object.entries(criteria).some(([k, v]) => k !== "hookId" && v !== undefined);
-    const [found, stats, { values: communities }, { values: hooks }, recent] = await Promise.all([
+    // Every community and hook in the filters (not the first 100: the rest could not be picked, nor named below).
+    const [found, stats, communities, hooks, recent] = await Promise.all([
       deps.deliveries.page({ ...filter, limit: 50 }),
       deps.deliveries.stats(filter.hookId),
-      deps.webhooks.communities.list({ limit: 100 }),
-      deps.webhooks.list({ limit: 100 }),
+      allCommunities(deps.webhooks),
+      allHooks(deps.webhooks),
       deps.deliveries.list({ limit: 200 }),
     ]);
     // A newer page with nothing newer beyond it is the first page: show that one, whole and live.
     const atStart = filter.after !== undefined && found.after === undefined;
     const { values, before, after } = atStart ? await deps.deliveries.page({ ...criteria, limit: 50 }) : found;
     const live = !narrowed && (!paged || atStart);
-    const labels = await deps.labels.many(hooks.map((h) => h.id));
+    const labels = await deps.labels.many([...new Set([...hooks.map((h) => h.id), ...values.map((d) => d.hookId)])]);
     const names = Object.fromEntries([...labels].filter(([, l]) => l.name).map(([id, l]) => [id, l.name]));
     const utc = (ms: number | undefined) => ms === undefined ? "" : new Date(ms).toISOString().slice(0, 16);
     const hookId = filter.hookId;

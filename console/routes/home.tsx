@@ -7,12 +7,15 @@
 import type { Hono } from "hono";
 import { Layout } from "../components/Layout.tsx";
 import { type ConsoleEnv, type Deps, html, layoutFrame, noticeOf } from "../lib/context.ts";
+import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
+import { allCommunities } from "./_webhook_parts.tsx";
 
 /** Adds `/` to `app`. */
 export function homeRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.get("/", async (c) => {
-    const { values } = await deps.webhooks.communities.list({ limit: 100 });
-    const sandbox = values.find((v) => v.name === "Sandbox");
+    // Counted whole (the first page of 100 was shown as the count); the sandbox by its tenant id, whatever its name.
+    const values = await allCommunities(deps.webhooks);
+    const sandbox = values.find((v) => v.tenantId === SANDBOX_COMMUNITY.tenantId);
     return html(
       c,
       <Layout
@@ -21,8 +24,8 @@ export function homeRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         notice={noticeOf(c)}
       >
         <p>
-          {values.length} communit{values.length === 1 ? "y" : "ies"} configured.{" "}
-          <a href="/communities">Manage communities</a>
+          {values.length >= 1000 ? "1,000 or more" : values.length} communit{values.length === 1 ? "y" : "ies"}{" "}
+          configured. <a href="/communities">Manage communities</a>
         </p>
         <h2>Try it out</h2>
         <ol class="steps">

@@ -1,0 +1,55 @@
+// Past the first page of the stores: the home page counts every community,
+// and the deliveries page offers every community and hook in its filters and
+// names the hook of each row (they stopped at the first 100).
+
+import assert from "node:assert/strict";
+import { csrfOf, parse, signIn, startConsole } from "./_helpers.ts";
+
+Deno.test("with 120 communities and 110 hooks, the home count, the delivery filters and the rows' hook names are whole", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    const ids = (n: number, prefix: string) =>
+      Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(3, "0")}`);
+    for (const tenantId of ids(120, "t")) {
+      await t.app.webhooks.communities.save({ name: `Community ${tenantId}`, tenantId, baseUrl: "https://c.example" });
+    }
+    for (const [i, id] of ids(110, "h").entries()) {
+      await t.app.webhooks.save({
+        id,
+        tenantId: `t${String(i).padStart(3, "0")}`,
+        entity: {
+          events: ["user_account"],
+          callback: "https://me.example/h",
+          resources: { self: { ref: `https://c.example/api/core/v3/webhooks/${i}` } },
+        },
+      });
+    }
+    // The last hook by id, named, with a delivery.
+    const csrf = csrfOf(await client.text("/webhooks/h109", 200));
+    await (await client.post("/webhooks/h109/label", { _csrf: csrf, name: "The last hook" })).body?.cancel();
+    await t.app.deliveries.add("h109", [{ webhook: "w", activity: { verb: "jive:created", title: "Late arrival" } }]);
+
+    const home = await client.text("/", 200);
+    assert.match(home, /121 communities\s+configured/); // the sandbox's too
+
+    const page = parse(await client.text("/deliveries", 200));
+    try {
+      const options = (select: string) =>
+        [...page.document.querySelectorAll(`${select} option`)].map((o) => o.getAttribute("value"));
+      assert.equal(options("#filter-hook").length, 1 + 110);
+      assert.ok(options("#filter-hook").includes("h109"));
+      assert.equal(options("#filter-community").length, 1 + 121);
+      assert.ok(options("#filter-community").includes("t119"));
+      const row = [...page.document.querySelectorAll("main table tbody tr")].find((tr) =>
+        tr.textContent?.includes("Late arrival")
+      );
+      assert.ok(row, "the delivery is listed");
+      assert.match(row.textContent ?? "", /The last hook/);
+    } finally {
+      page.close();
+    }
+  } finally {
+    await t.close();
+  }
+});
