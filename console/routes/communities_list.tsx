@@ -51,7 +51,15 @@ export function communityListRoute(app: Hono<ConsoleEnv>, deps: Deps, path: (ten
           <tbody>
             {page.values.length === 0 && (
               <tr>
-                <td colSpan={6}>No communities yet.</td>
+                <td colSpan={6}>
+                  {cursor
+                    ? (
+                      <>
+                        No communities on this page. <a href="/communities">First page</a>
+                      </>
+                    )
+                    : "No communities yet."}
+                </td>
               </tr>
             )}
             {page.values.map((community) => (

@@ -1,6 +1,7 @@
 // Past the first page of the stores: the home page counts every community,
 // and the deliveries page offers every community and hook in its filters and
-// names the hook of each row (they stopped at the first 100).
+// names the hook of each row (they stopped at the first 100); and a page of
+// the communities list that holds none says so, not that there are none.
 
 import assert from "node:assert/strict";
 import { csrfOf, parse, signIn, startConsole } from "./_helpers.ts";
@@ -49,6 +50,28 @@ Deno.test("with 120 communities and 110 hooks, the home count, the delivery filt
     } finally {
       page.close();
     }
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("the communities list pages on, and a cursor of no page of it never claims there are no communities", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    for (let i = 0; i < 30; i++) {
+      await t.app.webhooks.communities.save({ name: `C${i}`, tenantId: `t${i}`, baseUrl: "https://c.example" });
+    }
+    const first = await client.text("/communities", 200);
+    const next = first.match(/href="(\/communities\?cursor=[^"]+)"/)?.[1];
+    assert.ok(next, "a next page link");
+    const second = await client.text(next.replaceAll("&amp;", "&"), 200);
+    assert.match(second, /data-tenant="/);
+    // Well-formed base64 that no list made (a tampered or stale link): an empty page, said as such.
+    const madeUp = await client.text("/communities?cursor=Z2FyYmFnZQ%3D%3D", 200);
+    assert.doesNotMatch(madeUp, /No communities yet/);
+    assert.match(madeUp, /No communities on this page\. <a href="\/communities">First page<\/a>/);
+    assert.match(await client.text("/communities?cursor=abc", 200), /That page cursor is not valid/);
   } finally {
     await t.close();
   }
