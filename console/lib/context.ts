@@ -171,6 +171,7 @@ export const NOTICES: Record<string, string> = {
   connected: "The community is connected: its tokens are stored.",
   registered: "The webhook is registered.",
   unregistered: "The webhook is unregistered.",
+  forgotten: "The webhook is forgotten here; the platform was not asked.",
   fixed: "The fixes are applied.",
   triggered: "A test event was sent.",
   replayed: "The delivery was sent to the receiver again, as a replay.",

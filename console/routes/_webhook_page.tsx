@@ -38,6 +38,8 @@ export interface WebhookPageOptions {
   events?: { selected: string[]; object: string };
   /** Offer Enable beside the error (a test event to a disabled hook). */
   offerEnable?: boolean;
+  /** Offer to forget the record here only (its unregistering failed: community removed, platform unreachable). */
+  offerForget?: boolean;
 }
 
 /** What the platform said of a callback it could not reach, logged as the hook's delivery. */
@@ -152,6 +154,18 @@ export async function webhookPage(
         <div class="offer" id="offer-enable">
           <p>Enable the hook, then send the test event again.</p>
           <Toggle hook={hook} csrf={csrf} id="enable-now" />
+        </div>
+      )}
+      {options.offerForget && (
+        <div class="offer" id="offer-forget">
+          <p>
+            If the platform or this community is gone for good, forget the hook here: its record goes, the platform is
+            not asked, and postbacks to its callback are refused from then on. Its deliveries stay in the log.
+          </p>
+          <form method="post" action={`${path}/forget`}>
+            <Csrf token={csrf} />
+            <button type="submit" name="confirm" value="yes">Forget this webhook here</button>
+          </form>
         </div>
       )}
       {stored?.description && <p id="webhook-description">{stored.description}</p>}

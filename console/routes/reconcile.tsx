@@ -75,6 +75,14 @@ function fixable(report: ReconcileReport): number {
   return explained(report) + report.dangling.length + (report.abandoned ?? []).length;
 }
 
+/** Why reconciling failed; a community not connected yet is told how to connect it, as the register page does. */
+function failure(err: unknown, community: Community): string {
+  const message = describeError(err);
+  return /no access token/i.test(message)
+    ? `${message}. Connect the community first (Communities → ${community.name} → Connect)`
+    : message;
+}
+
 /** The notice after applying the fixes: what changed. */
 function changedNotice(c: Context<ConsoleEnv>): string | undefined {
   if (c.req.query("notice") !== "fixed" || c.req.query("adopted") === undefined) return undefined;
@@ -218,7 +226,7 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
       const report = await deps.webhooks.reconcile(community, staleAfter());
       return await reconcilePage(c, community, report, undefined, notice);
     } catch (err) {
-      return await reconcilePage(c, community, null, describeError(err), notice);
+      return await reconcilePage(c, community, null, failure(err, community), notice);
     }
   });
 
@@ -250,7 +258,7 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
     try {
       report = await deps.webhooks.reconcile(community, { ...staleAfter(), fix: true, deleteUnknown });
     } catch (err) {
-      return await reconcilePage(c, community, null, describeError(err));
+      return await reconcilePage(c, community, null, failure(err, community));
     }
     // What changed, for the page to say: the report describes the state found before the fixes.
     const changed = new URLSearchParams({

@@ -186,10 +186,27 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (!confirmed(await c.req.parseBody())) return confirmPage(c, hook);
     try {
       await webhooks.unregister(hook);
-      await deps.labels.delete(hook.id).catch(() => {});
     } catch (err) {
-      return await detailPage(c, hook, { error: `Unregistering failed: ${describeError(err)}` });
+      return await detailPage(c, hook, { error: `Unregistering failed: ${describeError(err)}`, offerForget: true });
     }
+    await forgetHere(hook);
+    return c.redirect("/webhooks?notice=unregistered", 303);
+  });
+
+  // Its unregistering failed for good (the community removed, the platform gone): the record, its name and its
+  // receiver go here only. The platform is not asked.
+  app.post("/webhooks/:id/forget", async (c) => {
+    const hook = await webhooks.findByID(c.req.param("id"));
+    if (!hook) return gone(c, "The webhook is gone already.");
+    if (!confirmed(await c.req.parseBody())) return c.redirect(pathOf(hook.id), 303);
+    await webhooks.remove(hook.id);
+    await forgetHere(hook);
+    return c.redirect("/webhooks?notice=forgotten", 303);
+  });
+
+  /** Removes what the console keeps of a hook beside its record: its name and its receiver's keys. */
+  const forgetHere = async (hook: Webhook) => {
+    await deps.labels.delete(hook.id).catch(() => {});
     const keys: Deno.KvKey[] = [];
     for await (const entry of deps.kv.list({ prefix: receiverByHookPrefix(hook.id) })) {
       keys.push(entry.key, receiverKey(String(entry.key[entry.key.length - 1])));
@@ -199,6 +216,5 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       for (const key of keys) op.delete(key);
       return op.commit();
     });
-    return c.redirect("/webhooks?notice=unregistered", 303);
-  });
+  };
 }

@@ -55,3 +55,40 @@ Deno.test("a hook is disabled and enabled from its page, and its events edited, 
     }
   });
 });
+
+Deno.test("a hook whose community was removed cannot be unregistered; its page offers to forget it here, which removes it", async () => {
+  await withHook(async (t, { id }, client) => {
+    const csrf = csrfOf(await client.text(`/webhooks/${id}`, 200));
+    assert.equal(await t.app.webhooks.communities.remove("sandbox-tenant"), true);
+    const failed = await client.post(`/webhooks/${id}/unregister`, { _csrf: csrf, confirm: "yes" });
+    assert.equal(failed.status, 502);
+    const page = parse(await failed.text());
+    try {
+      assert.match(page.document.querySelector("[role=alert], .error")?.textContent ?? "", /Unregistering failed/);
+      assert.ok(page.document.querySelector(`#offer-forget form[action="/webhooks/${id}/forget"]`), "the offer");
+    } finally {
+      page.close();
+    }
+    assert.ok(await t.app.webhooks.findByID(id), "nothing is forgotten unasked");
+    // Without the confirmation field nothing happens.
+    const unconfirmed = await client.post(`/webhooks/${id}/forget`, { _csrf: csrf });
+    await unconfirmed.body?.cancel();
+    assert.ok(await t.app.webhooks.findByID(id));
+    const forgotten = await client.post(`/webhooks/${id}/forget`, { _csrf: csrf, confirm: "yes" });
+    await forgotten.body?.cancel();
+    assert.equal(forgotten.status, 303);
+    assert.equal(forgotten.headers.get("location"), "/webhooks?notice=forgotten");
+    assert.equal(await t.app.webhooks.findByID(id), null);
+    assert.match(await client.text("/webhooks?notice=forgotten", 200), /forgotten here; the platform was not asked/);
+  });
+});
+
+Deno.test("reconciling a community not connected yet says to connect it first", async () => {
+  await withHook(async (t, _hook, client) => {
+    await t.app.webhooks.communities.save({ name: "Fresh", tenantId: "fresh", baseUrl: "https://c.example" });
+    const res = await client.fetch("/communities/fresh/reconcile");
+    const text = await res.text();
+    assert.equal(res.status, 502);
+    assert.match(text, /no access token.*Connect the community first \(Communities → Fresh → Connect\)/s);
+  });
+});
