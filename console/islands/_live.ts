@@ -13,6 +13,13 @@
  * seconds. Where the stream does not open in time, or the browser has no
  * Web Locks (a page not served from a secure origin), the tabs poll.
  *
+ * A tab the browser freezes (a background tab on a phone, or under energy
+ * saving) keeps what it holds, its lock too, but runs nothing: it leaves the
+ * lead on `freeze` and comes back on `resume`. And the leader says its state
+ * every few seconds; a follower that has heard nothing for longer polls by
+ * itself until the leader is heard again, so no tab says "live" while no
+ * update can reach it.
+ *
  * @module
  */
 
@@ -45,8 +52,10 @@ const OPEN_TIMEOUT_MS = 8_000;
 const POLL_MS = 5_000;
 /** Time before a polling leader tries the stream again. */
 const RETRY_STREAM_MS = 60_000;
-/** Time between a follower's checks that some tab leads. */
+/** Time between a follower's checks that some tab leads, and between the leader's reports of its state. */
 const FOLLOW_CHECK_MS = 5_000;
+/** Silence from the lead after which a follower polls by itself. */
+const SILENT_LEADER_MS = 3 * FOLLOW_CHECK_MS;
 
 type Message =
   | { t: "delivery"; d: LiveDelivery | null }
@@ -64,6 +73,8 @@ class LiveHub {
   #source: EventSource | null = null;
   #timers: ReturnType<typeof setTimeout>[] = [];
   #running = false;
+  /** When this follower last heard from the leader (performance.now). */
+  #heard = 0;
 
   add(listener: LiveListener): () => void {
     this.#listeners.add(listener);
@@ -71,6 +82,8 @@ class LiveHub {
     if (this.#listeners.size === 1) {
       addEventListener("pagehide", this.#hide);
       addEventListener("pageshow", this.#show);
+      document.addEventListener("freeze", this.#hide);
+      document.addEventListener("resume", this.#resume);
       this.#start();
     }
     // What arrived between the page's render and now was passed on before this listener heard: look once.
@@ -80,6 +93,8 @@ class LiveHub {
       if (this.#listeners.size === 0) {
         removeEventListener("pagehide", this.#hide);
         removeEventListener("pageshow", this.#show);
+        document.removeEventListener("freeze", this.#hide);
+        document.removeEventListener("resume", this.#resume);
         this.#stop();
       }
     };
@@ -88,7 +103,11 @@ class LiveHub {
   #hide = () => this.#stop();
 
   #show = (event: PageTransitionEvent) => {
-    if (!event.persisted || this.#running) return;
+    if (event.persisted) this.#resume();
+  };
+
+  #resume = () => {
+    if (this.#running) return;
     this.#start();
     this.#emit(null); // what arrived while the page was away
   };
@@ -102,8 +121,18 @@ class LiveHub {
     this.#channel = new BroadcastChannel(CHANNEL);
     this.#channel.onmessage = (e: MessageEvent<Message>) => this.#receive(e.data);
     this.#channel.postMessage({ t: "hello" } satisfies Message);
+    this.#heard = performance.now();
     this.#tryLead();
-    this.#check = setInterval(() => this.#tryLead(), FOLLOW_CHECK_MS);
+    this.#check = setInterval(() => this.#beat(), FOLLOW_CHECK_MS);
+  }
+
+  /** The leader reports its state; a follower tries to lead, and polls while the leader is silent. */
+  #beat(): void {
+    if (this.#leader) return this.#post({ t: "state", s: this.#state });
+    this.#tryLead();
+    if (this.#leader || performance.now() - this.#heard < SILENT_LEADER_MS) return;
+    this.#setState("polling");
+    this.#emit(null);
   }
 
   /** Takes the lead if no tab holds it. */
@@ -134,6 +163,7 @@ class LiveHub {
   }
 
   #receive(message: Message): void {
+    if (message.t === "state" || message.t === "delivery") this.#heard = performance.now();
     if (message.t === "hello") {
       if (this.#leader) this.#post({ t: "state", s: this.#state });
     } else if (message.t === "state") {

@@ -5,7 +5,8 @@
  * cache nor hold one each per tab. After ten "Send test event" reloads and
  * with eight tabs on live pages, every page of the console still loads, and
  * a delivery still reaches every live tab. The hook's summary and its
- * times keep up with deliveries as they arrive (defect 9).
+ * times keep up with deliveries as they arrive (defect 9). A leading tab
+ * that is frozen hands the lead on, and one that falls silent is worked around.
  */
 
 import assert from "node:assert/strict";
@@ -255,5 +256,66 @@ Deno.test({
       await loading;
       await late.waitForFunction(() => document.documentElement.dataset.liveRole === "follower", { timeout: 30_000 });
       await late.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 5_000 });
+    }),
+});
+
+/** Three tabs on the deliveries page, once one of them leads: the leader, and the others. */
+async function threeLiveTabs(bench: HookBench): Promise<{ leader: Page; followers: Page[] }> {
+  const tabs: Page[] = [];
+  for (let i = 0; i < 3; i++) {
+    const tab = await bench.browser.newPage();
+    await bench.signedIn(tab);
+    await tab.goto(`${bench.t.origin}/deliveries`, { waitUntil: "load", timeout: 90_000 });
+    tabs.push(tab);
+  }
+  for (let waited = 0;; waited += 100) {
+    const roles = await Promise.all(tabs.map((tab) => tab.evaluate(() => document.documentElement.dataset.liveRole)));
+    if (roles.filter((r) => r === "leader").length === 1 && roles.filter((r) => r === "follower").length === 2) {
+      const leader = tabs[roles.indexOf("leader")];
+      return { leader, followers: tabs.filter((tab) => tab !== leader) };
+    }
+    assert.ok(waited < 30_000, `tabs' roles: ${roles.join(", ")}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+Deno.test({
+  name: "a leading tab the browser freezes (a background tab on a phone) hands the lead on: the others stay live",
+  ...browserTestOptions,
+  fn: () =>
+    withHookBrowser(async (bench) => {
+      const { leader, followers } = await threeLiveTabs(bench);
+      const cdp = await leader.createCDPSession();
+      await cdp.send("Page.setWebLifecycleState", { state: "frozen" });
+      // Before: the frozen tab kept the lock and the stream, and the others said "live" and showed nothing new.
+      await Promise.any(followers.map((tab) =>
+        tab.waitForFunction(() => document.documentElement.dataset.liveRole === "leader", { timeout: 15_000 })
+      ));
+      assert.deepEqual(await trigger(bench.t.origin), [200]);
+      const [newest] = await bench.t.app.deliveries.list({ hookId: bench.hookId, limit: 1 });
+      for (const tab of followers) {
+        await tab.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 15_000 });
+      }
+      await cdp.send("Page.setWebLifecycleState", { state: "active" });
+      await leader.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 15_000 }); // what it missed, on resume
+    }),
+});
+
+Deno.test({
+  name: "followers of a leader that falls silent poll by themselves, and say so, until it is heard again",
+  ...browserTestOptions,
+  fn: () =>
+    withHookBrowser(async (bench) => {
+      const { leader, followers } = await threeLiveTabs(bench);
+      // The leader keeps its lock and its stream but passes nothing on (a tab stopped without a freeze event).
+      await leader.evaluate(() => {
+        BroadcastChannel.prototype.postMessage = () => {};
+      });
+      assert.deepEqual(await trigger(bench.t.origin), [200]);
+      const [newest] = await bench.t.app.deliveries.list({ hookId: bench.hookId, limit: 1 });
+      for (const tab of followers) {
+        await tab.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 40_000 });
+        assert.equal(await tab.$eval("#live-status", (el) => el.className.includes("live")), false);
+      }
     }),
 });
