@@ -52,7 +52,7 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     c: Context<ConsoleEnv>,
     form: RegisterForm & { token: string },
     error?: string,
-    status: 400 | 409 = 400,
+    status: 400 | 409 | 502 = 400,
     notice?: string,
   ) => {
     const communities = await allCommunities(webhooks);
@@ -189,6 +189,17 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       });
     } catch (err) {
       const message = describeError(err);
+      if ((err as { uncertain?: unknown } | null)?.uncertain === true) {
+        // The platform may have made the hook all the same: this form's token stays taken, so a reload does not
+        // register a second one; the page offers a fresh form for a deliberate second try.
+        return registerPage(
+          c,
+          { ...form, token: randomToken() },
+          `The platform may have registered the webhook all the same (${message}). Reconcile the community ` +
+            `(Communities → ${community.name} → Reconcile) before trying again: it adopts the hook if it was made`,
+          502,
+        );
+      }
       return await refuse(
         /no access token/i.test(message)
           ? `${message}. Connect the community first (Communities → ${community.name} → Connect)`

@@ -141,3 +141,37 @@ Deno.test("a callback on a loopback, private or link-local address is registered
     await t.close();
   }
 });
+
+Deno.test("a registration the platform may have made (no answer in time) says to reconcile, and a resend of it registers nothing", async () => {
+  const posts: string[] = [];
+  const slow = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
+    posts.push(`${req.method} ${new URL(req.url).pathname}`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    return Response.json({ id: "1", resources: { self: { ref: "x" } } });
+  });
+  const t = await startConsole({ platformTimeoutMs: 200, allowPrivateNetwork: true });
+  try {
+    const client = await signIn(t.origin);
+    await t.app.webhooks.communities.save({
+      name: "Slow",
+      tenantId: "slow",
+      baseUrl: `http://127.0.0.1:${slow.addr.port}`,
+      oauth: { access_token: "a", refresh_token: "r" },
+    });
+    const { csrf, formToken } = await registerForm(client);
+    const fields = { _csrf: csrf, formToken, tenantId: "slow", events: ["user_account"], callback: "" };
+    const first = await client.post("/webhooks", fields);
+    const html = await first.text();
+    assert.equal(first.status, 502);
+    assert.match(html, /The platform may have registered the webhook all the same \(.*no answer within 200 ms\)/s);
+    assert.match(html, /Reconcile the community \(Communities → Slow → Reconcile\)/);
+    // The browser resends the same form (a reload): nothing is sent to the platform again.
+    const resent = await client.post("/webhooks", fields);
+    await resent.body?.cancel();
+    assert.equal(resent.status, 409);
+    assert.equal(posts.filter((p) => p === "POST /api/core/v3/webhooks").length, 1);
+  } finally {
+    await t.close();
+    await slow.shutdown();
+  }
+});
