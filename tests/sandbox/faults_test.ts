@@ -209,7 +209,8 @@ Deno.test("sandbox: the open index page and a trigger's summary hide a callback'
     await withServed(async (sandbox, base, origin) => {
       const callback = `http://admin:s3cr3t@127.0.0.1:${receiver.addr.port}/cb?token=abc123&token=def&plain=1`;
       await sandbox.createHook(origin, { events: ["user_account"], callback });
-      const shown = `http://admin:[hidden]@127.0.0.1:${receiver.addr.port}/cb?token=[hidden]&token=[hidden]&plain=[hidden]`;
+      const shown =
+        `http://admin:[hidden]@127.0.0.1:${receiver.addr.port}/cb?token=[hidden]&token=[hidden]&plain=[hidden]`;
       const page = await (await fetch(`${base}/`)).text();
       assert.ok(page.includes(shown.replaceAll("&", "&amp;")), page);
       const res = await fetch(`${base}/trigger`, {
