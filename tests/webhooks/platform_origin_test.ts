@@ -133,7 +133,7 @@ Deno.test("register() and the token renewal follow no redirect: a 3xx fails the 
       assert.deepEqual(platform.requests("GET"), []);
 
       // The renewal's form holds the refresh token: a 307 to another origin must not carry it there.
-      platform.override = (req, url) =>
+      platform.override = (_req, url) =>
         url.pathname === "/oauth2/token"
           ? new Response(null, { status: 307, headers: { location: `${other}/oauth2/token` } })
           : undefined;
