@@ -38,6 +38,23 @@ if (address.searchParams.has("notice")) {
   history.replaceState(history.state, "", address.pathname + address.search + address.hash);
 }
 
+// A signed-in page restored from the back/forward cache shows nothing until
+// the session is known to be alive: after sign-out, Back showed the last
+// pages, data and all. It is hidden as it is left, and shown again (or
+// reloaded, which leads to sign-in) when it comes back.
+if (document.querySelector("form[action='/signout']")) {
+  addEventListener("pagehide", (e) => {
+    if (e.persisted) document.documentElement.dataset.away = "";
+  });
+  addEventListener("pageshow", async (e) => {
+    if (!e.persisted) return;
+    const alive = await fetch("/session", { cache: "no-store", redirect: "manual" }).then((r) => r.status === 204)
+      .catch(() => false);
+    if (alive) delete document.documentElement.dataset.away;
+    else location.reload();
+  });
+}
+
 // Times outside islands: the server writes ISO 8601 (UTC); the browser shows
 // each in the reader's local time with how long ago, the exact time on
 // hover. Islands render theirs with LocalTime, which Preact keeps current:

@@ -101,9 +101,6 @@ export function installGuards(app: Hono<ConsoleEnv>, deps: Deps, publicUrl: stri
     const id = getCookie(c, cookieName(c, deps, SESSION_COOKIE));
     c.set("session", id ? await deps.sessions.get(id) : null);
     await next();
-    // A signed-in page is never kept by the browser: after sign-out, Back showed the last pages, data and all, from
-    // its cache. (Static assets set their own caching.)
-    if (c.get("session") && !c.res.headers.has("cache-control")) c.header("Cache-Control", "no-store");
   });
 
   app.use("*", rateLimits(deps));

@@ -165,9 +165,19 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     }
   });
 
+  // Whether the browser's session is still signed in: 204, else the guard's redirect to sign-in. A page the
+  // back/forward cache restores asks before it shows itself (islands/_client.ts).
+  app.get("/session", (c) => {
+    c.header("Cache-Control", "no-store");
+    return c.body(null, 204);
+  });
+
   app.post("/signout", async (c) => {
     await deps.sessions.destroy(getCookie(c, cookieName(c, deps, SESSION_COOKIE)));
     deleteCookie(c, cookieName(c, deps, SESSION_COOKIE), { path: "/", secure: secureCookies(deps, c.req.url) });
+    // The browser drops what its HTTP cache kept of the signed-in pages; a page in the back/forward cache (kept
+    // there so that live pages come back at once) checks the session before it shows itself again.
+    c.header("Clear-Site-Data", '"cache"');
     return c.redirect("/signin?notice=signedout", 303);
   });
 }

@@ -314,28 +314,3 @@ Deno.test("the console command warns when the sandbox signs anyone in on a non-l
   const local = await startupWarnings({ HOST: "127.0.0.1" });
   assert.doesNotMatch(local, /anyone who can reach/i);
 });
-
-Deno.test("signed-in pages are never stored by the browser, so Back after sign-out shows none of them", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
-    for (const path of ["/", "/communities", "/communities/sandbox-tenant", "/webhooks", "/deliveries", "/nowhere"]) {
-      const res = await client.fetch(path);
-      await res.body?.cancel();
-      assert.equal(res.headers.get("cache-control"), "no-store", path);
-    }
-    // Pages anyone may see, and the bundle with its own caching, keep theirs.
-    const signin = await fetch(`${t.origin}/signin`);
-    await signin.body?.cancel();
-    assert.equal(signin.headers.get("cache-control"), null);
-    const page = await (await client.fetch("/deliveries")).text();
-    const sheet = page.match(/href="(\/static\/[^"]+\.css)"/)?.[1];
-    assert.ok(sheet, "the page links a style sheet");
-    const css = await client.fetch(sheet);
-    await css.body?.cancel();
-    assert.equal(css.status, 200);
-    assert.equal(css.headers.get("cache-control"), "public, max-age=300", sheet);
-  } finally {
-    await t.close();
-  }
-});

@@ -1,0 +1,49 @@
+// Sign-out in Chromium: Back afterwards leads to sign-in, never to the pages
+// the browser kept of the session (its cache and the back/forward cache held
+// them, data and all: on a shared computer, the next user's view).
+
+import assert from "node:assert/strict";
+import { browserTestOptions, withBrowser } from "../_chromium.ts";
+import { connectSandbox, csrfOf, signIn, startConsole } from "./_helpers.ts";
+
+Deno.test({
+  name: "after sign-out, Back shows none of the signed-in pages: the sign-out clears what the browser kept",
+  ...browserTestOptions,
+  fn: async () => {
+    const t = await startConsole({ buildAssets: true });
+    try {
+      const client = await signIn(t.origin);
+      await connectSandbox(client, t.origin);
+      const signout = await client.post("/signout", { _csrf: csrfOf(await client.text("/", 200)) });
+      await signout.body?.cancel();
+      assert.equal(signout.status, 303);
+      assert.equal(signout.headers.get("clear-site-data"), '"cache"');
+      const fresh = await signIn(t.origin);
+      await withBrowser(async (browser) => {
+        const page = await browser.newPage();
+        await page.setCookie({ name: "cw_session", value: fresh.cookies.get("cw_session")!, url: t.origin });
+        await page.goto(`${t.origin}/communities/sandbox-tenant`, { waitUntil: "load" });
+        await page.goto(`${t.origin}/webhooks`, { waitUntil: "load" });
+        assert.match(await page.evaluate(() => document.body.innerText), /Sandbox User/);
+        await Promise.all([
+          page.waitForNavigation({ waitUntil: "load" }),
+          page.click("form[action='/signout'] button"),
+        ]);
+        assert.match(new URL(page.url()).pathname, /^\/signin$/);
+        for (const step of ["first", "second"]) {
+          await page.goBack({ waitUntil: "load" });
+          // Restored from the back/forward cache, the page shows nothing (innerText leaves hidden text out) until
+          // it knows the session ended, then reloads into sign-in; the reload may end this first look.
+          const first = await page.evaluate(() => document.body.innerText).catch(() => "");
+          assert.doesNotMatch(first, /Sandbox User|Tokens present/, `${step} Back, restored`);
+          await page.waitForFunction(() => location.pathname === "/signin", { timeout: 15_000 });
+          const text = await page.evaluate(() => document.body.innerText);
+          assert.doesNotMatch(text, /Sandbox User|Tokens present/, `${step} Back`);
+          assert.match(text, /Sign in/);
+        }
+      });
+    } finally {
+      await t.close();
+    }
+  },
+});
