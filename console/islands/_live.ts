@@ -15,10 +15,11 @@
  *
  * A tab the browser freezes (a background tab on a phone, or under energy
  * saving) keeps what it holds, its lock too, but runs nothing: it leaves the
- * lead on `freeze` and comes back on `resume`. And the leader says its state
- * every few seconds; a follower that has heard nothing for longer polls by
- * itself until the leader is heard again, so no tab says "live" while no
- * update can reach it.
+ * lead on `freeze` and comes back on `resume`. And the leader passes on the
+ * stream's `ping` (every 10 s; a network event, which the browser does not
+ * throttle as it throttles a background tab's timers) and its polls; a
+ * follower that has heard nothing for 25 s polls by itself until the leader
+ * is heard again, so no tab says "live" while no update can reach it.
  *
  * @module
  */
@@ -52,10 +53,10 @@ const OPEN_TIMEOUT_MS = 8_000;
 const POLL_MS = 5_000;
 /** Time before a polling leader tries the stream again. */
 const RETRY_STREAM_MS = 60_000;
-/** Time between a follower's checks that some tab leads, and between the leader's reports of its state. */
+/** Time between a follower's checks that some tab leads. */
 const FOLLOW_CHECK_MS = 5_000;
-/** Silence from the lead after which a follower polls by itself. */
-const SILENT_LEADER_MS = 3 * FOLLOW_CHECK_MS;
+/** Silence from the lead after which a follower polls by itself: the stream pings every 10 s, a poll every 5 s. */
+const SILENT_LEADER_MS = 25_000;
 
 type Message =
   | { t: "delivery"; d: LiveDelivery | null }
@@ -126,9 +127,9 @@ class LiveHub {
     this.#check = setInterval(() => this.#beat(), FOLLOW_CHECK_MS);
   }
 
-  /** The leader reports its state; a follower tries to lead, and polls while the leader is silent. */
+  /** A follower tries to lead, and polls while the leader is silent. */
   #beat(): void {
-    if (this.#leader) return this.#post({ t: "state", s: this.#state });
+    if (this.#leader) return;
     this.#tryLead();
     if (this.#leader || performance.now() - this.#heard < SILENT_LEADER_MS) return;
     this.#setState("polling");
@@ -194,6 +195,8 @@ class LiveHub {
       if (source.readyState === EventSource.CLOSED) this.#poll(); // refused (signed out, or the server stopped)
       else this.#setState("connecting");
     });
+    // The stream's sign of life, passed on as the leader's.
+    source.addEventListener("ping", () => this.#post({ t: "state", s: this.#state }));
     source.addEventListener("delivery", (e) => {
       try {
         const d = JSON.parse((e as MessageEvent<string>).data) as LiveDelivery;

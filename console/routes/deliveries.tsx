@@ -19,7 +19,7 @@ import { ANSWERS, filterOf, KNOWN_VERBS, pageUrl } from "./_delivery_filter.ts";
 import { allCommunities, allHooks } from "./_webhook_parts.tsx";
 
 /** Time between keep-alive comments on an idle event stream. */
-const HEARTBEAT_MS = 20_000;
+const HEARTBEAT_MS = 10_000;
 
 /** Adds the delivery routes to `app`. */
 export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
@@ -208,7 +208,9 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       const newest = await deps.deliveries.list({ hookId, limit: 1 });
       let last = newest[0]?.seq ?? 0;
       const heartbeat = setInterval(() => {
-        stream.write(": keep-alive\n\n").catch(stop);
+        // A named event, not a comment: the leading tab passes it on as its sign of life (islands/_live.ts), which a
+        // timer of a background tab, throttled by the browser to once a minute, could not be.
+        stream.writeSSE({ event: "ping", data: "" }).catch(stop);
         // The session is checked here too, not only when deliveries arrive: a stuck write checks nothing.
         deps.sessions.get(sessionId).then((session) => session || stop(), () => {});
       }, HEARTBEAT_MS);
