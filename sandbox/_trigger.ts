@@ -136,15 +136,23 @@ export interface Delivery {
 
 /**
  * A callback URL as the sandbox shows it (its index page is open to anyone,
- * and so is a trigger's summary): a password in it and the values of its
- * query are hidden, as either may be a secret; the rest is as registered.
+ * and so is a trigger's summary): the URL as the postback goes to it, with
+ * its user name and password and the values of its query hidden, as any of
+ * them may be a secret.
  */
 export function shownCallback(callback: string): string {
-  // On the text as registered (a URL parser would re-encode its path): `scheme://user:password@`, then `?query`.
-  const [address, query] = callback.split("#")[0].split(/\?(.*)/s);
-  const shown = address.replace(/^([a-z][\w+.-]*:\/\/[^/@:]*):[^/@]*@/i, "$1:[hidden]@");
-  const pairs = query?.split("&").filter(Boolean).map((pair) => `${pair.split("=")[0]}=[hidden]`);
-  return pairs?.length ? `${shown}?${pairs.join("&")}` : shown;
+  let url: URL;
+  try {
+    url = new URL(callback);
+  } catch {
+    return "[not a URL]";
+  }
+  // From the parsed URL, as the postback is sent: the text as registered may spell the same URL other ways
+  // (`http:\\user:pw@host`, a leading space) that no pattern on the text would catch.
+  const user = url.username || url.password ? "[hidden]@" : "";
+  const query = url.search.slice(1).split("&").filter(Boolean)
+    .map((pair) => pair.includes("=") ? `${pair.slice(0, pair.indexOf("="))}=[hidden]` : "[hidden]");
+  return `${url.protocol}//${user}${url.host}${url.pathname}${query.length ? `?${query.join("&")}` : ""}`;
 }
 
 /** What a failed postback's fetch said, without the URL (its query may hold anything). */

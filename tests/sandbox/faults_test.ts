@@ -199,20 +199,32 @@ Deno.test("sandbox: oversized or unreadable requests are refused 400 by name, ne
   }, { communityClient: { clientId: "client-1", clientSecret: "secret-1" } });
 });
 
-Deno.test("sandbox: the open index page and a trigger's summary hide a callback's password and query values", async () => {
+Deno.test("sandbox: the open index page and a trigger's summary hide a callback's user, password and query values", async () => {
   const received: string[] = [];
   const receiver = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, (req) => {
     received.push(req.url);
     return new Response(null, { status: 204 });
   });
+  const port = receiver.addr.port;
   try {
     await withServed(async (sandbox, base, origin) => {
-      const callback = `http://admin:s3cr3t@127.0.0.1:${receiver.addr.port}/cb?token=abc123&token=def&plain=1`;
-      await sandbox.createHook(origin, { events: ["user_account"], callback });
-      const shown =
-        `http://admin:[hidden]@127.0.0.1:${receiver.addr.port}/cb?token=[hidden]&token=[hidden]&plain=[hidden]`;
+      // The same URL spelled the ways a URL parser takes: plainly, with backslashes, with a leading space, with an
+      // "@" in the password; and a bare token in the query.
+      const callbacks = [
+        `http://admin:s3cr3t@127.0.0.1:${port}/cb?token=abc123&token=def&plain=1`,
+        `http:\\admin:s3cr3t@127.0.0.1:${port}/cb?token=abc123&token=def&plain=1`,
+        ` http://admin:s3cr3t@127.0.0.1:${port}/cb?token=abc123&token=def&plain=1`,
+        `http://admin:s3c@r3t@127.0.0.1:${port}/cb?token=abc123&token=def&plain=1`,
+      ];
+      for (const callback of callbacks) await sandbox.createHook(origin, { events: ["user_account"], callback });
+      await sandbox.createHook(origin, {
+        events: ["user_account"],
+        callback: `http://127.0.0.1:${port}/cb?s3cr3tT0ken`,
+      });
+      const shown = `http://[hidden]@127.0.0.1:${port}/cb?token=[hidden]&token=[hidden]&plain=[hidden]`;
       const page = await (await fetch(`${base}/`)).text();
-      assert.ok(page.includes(shown.replaceAll("&", "&amp;")), page);
+      assert.equal(page.split(shown.replaceAll("&", "&amp;")).length - 1, callbacks.length, page);
+      assert.ok(page.includes(`http://127.0.0.1:${port}/cb?[hidden]`));
       const res = await fetch(`${base}/trigger`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
@@ -220,12 +232,15 @@ Deno.test("sandbox: the open index page and a trigger's summary hide a callback'
       });
       const summary = await res.text();
       assert.equal(res.status, 200, summary);
-      assert.equal(JSON.parse(summary).delivered[0].callback, shown);
+      const delivered = JSON.parse(summary).delivered.map((d: { callback: string }) => d.callback);
+      assert.deepEqual(delivered.slice(0, callbacks.length), callbacks.map(() => shown));
       for (const text of [page, summary]) {
-        for (const secret of ["s3cr3t", "abc123", "def"]) assert.ok(!text.includes(secret), secret);
+        for (const secret of ["s3cr3t", "r3t", "abc123", "def", "admin", "s3cr3tT0ken"]) {
+          assert.ok(!text.includes(secret), secret);
+        }
       }
-      // The postback itself still goes to the callback as registered.
-      assert.equal(received.length, 1);
+      // The postbacks themselves still go to the callbacks as registered.
+      assert.equal(received.length, callbacks.length + 1);
       assert.match(received[0], /\/cb\?token=abc123&token=def&plain=1$/);
     });
   } finally {
