@@ -198,7 +198,13 @@ async function answerOrThrow(
         ? `a redirect (to ${(response.headers.get("location") ?? "no location").slice(0, 300)}), not followed`
         : errorDetail(body, parsed ? "" : text, response.statusText),
     );
-    throw new PlatformError(method, url, response.status, detail, { body: parsed ? redactDeep(ctx, body) : undefined });
+    // A 301, 302 or 303 to a POST, PUT or DELETE may come after the platform did the work ("see other"): uncertain.
+    // A 307 or 308 asks for the request to be sent elsewhere, so it was not carried out here.
+    const uncertain = method !== "GET" && [301, 302, 303].includes(response.status);
+    throw new PlatformError(method, url, response.status, detail, {
+      body: parsed ? redactDeep(ctx, body) : undefined,
+      uncertain,
+    });
   }
   if (!parsed) {
     throw new PlatformError(method, url, response.status, `${what}the answer is not JSON`, { uncertain: true });
