@@ -38,20 +38,25 @@ if (address.searchParams.has("notice")) {
   history.replaceState(history.state, "", address.pathname + address.search + address.hash);
 }
 
-// A signed-in page restored from the back/forward cache shows nothing until
-// the session is known to be alive: after sign-out, Back showed the last
-// pages, data and all. It is hidden as it is left, and shown again (or
-// reloaded, which leads to sign-in) when it comes back.
+// A signed-in page that comes back from the browser's caches shows nothing
+// until its session is known to be alive: after sign-out (or once the
+// session ended elsewhere), Back showed the last pages, data and all. A page
+// is hidden as it goes into the back/forward cache and shown again (or
+// reloaded, which leads to sign-in) when it comes back; one Back loads from
+// the HTTP cache is hidden by static/guard.js before it shows.
+async function showIfSignedIn(): Promise<void> {
+  const alive = await fetch("/session", { cache: "no-store", redirect: "manual" }).then((r) => r.status === 204)
+    .catch(() => false);
+  if (alive) delete document.documentElement.dataset.away;
+  else location.reload();
+}
 if (document.querySelector("form[action='/signout']")) {
+  if (document.documentElement.dataset.away !== undefined) showIfSignedIn();
   addEventListener("pagehide", (e) => {
     if (e.persisted) document.documentElement.dataset.away = "";
   });
-  addEventListener("pageshow", async (e) => {
-    if (!e.persisted) return;
-    const alive = await fetch("/session", { cache: "no-store", redirect: "manual" }).then((r) => r.status === 204)
-      .catch(() => false);
-    if (alive) delete document.documentElement.dataset.away;
-    else location.reload();
+  addEventListener("pageshow", (e) => {
+    if (e.persisted) showIfSignedIn();
   });
 }
 

@@ -1,6 +1,7 @@
 // Sign-out in Chromium: Back afterwards leads to sign-in, never to the pages
 // the browser kept of the session (its cache and the back/forward cache held
-// them, data and all: on a shared computer, the next user's view).
+// them, data and all: on a shared computer, the next user's view), also when
+// the session ended elsewhere and Back loads a page from the HTTP cache.
 
 import assert from "node:assert/strict";
 import { browserTestOptions, withBrowser } from "../_chromium.ts";
@@ -42,6 +43,39 @@ Deno.test({
           assert.match(text, /Sign in/);
         }
       });
+    } finally {
+      await t.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "a page Back loads from the HTTP cache after the session ended elsewhere shows nothing, and leads to sign-in",
+  ...browserTestOptions,
+  fn: async () => {
+    const t = await startConsole({ buildAssets: true });
+    try {
+      const client = await signIn(t.origin);
+      await connectSandbox(client, t.origin);
+      await withBrowser(async (browser) => {
+        const page = await browser.newPage();
+        await page.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: t.origin });
+        await page.goto(`${t.origin}/communities/sandbox-tenant`, { waitUntil: "load" });
+        await page.goto(`${t.origin}/webhooks`, { waitUntil: "load" });
+        // The session ends on the server (expiry, or a sign-out in another browser): nothing reaches this one.
+        const out = await client.post("/signout", { _csrf: csrfOf(await client.text("/", 200)) });
+        await out.body?.cancel();
+        const fromCache: boolean[] = [];
+        page.on("response", (r) => {
+          if (r.request().isNavigationRequest()) fromCache.push(r.fromCache());
+        });
+        await page.goBack({ waitUntil: "load" });
+        const first = await page.evaluate(() => document.body.innerText).catch(() => "");
+        assert.doesNotMatch(first, /Sandbox User|Tokens present/, "shown from the cache");
+        await page.waitForFunction(() => location.pathname === "/signin", { timeout: 15_000 });
+        assert.doesNotMatch(await page.evaluate(() => document.body.innerText), /Sandbox User|Tokens present/);
+        assert.equal(fromCache[0], true, "Back loaded the page from the HTTP cache, as this test means it to");
+      }, { args: ["--disable-features=BackForwardCache"] });
     } finally {
       await t.close();
     }
