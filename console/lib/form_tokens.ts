@@ -17,6 +17,8 @@ const TOKEN_TTL_MS = 24 * 3600_000;
 export interface TokenUse {
   /** The webhook record the submission made, once it is done. */
   hookId?: string;
+  /** The submission ended without knowing whether the platform made the hook (it did not answer in time). */
+  uncertain?: boolean;
 }
 
 /** Whether `value` looks like a form token (random base64url, short). */
@@ -55,6 +57,12 @@ export class FormTokens {
   /** Gives a token back after a submission that changed nothing, so that the form may be sent again. */
   async release(token: string): Promise<void> {
     if (valid(token)) await retryLocked(() => this.#kv.delete(formTokenKey(token)));
+  }
+
+  /** Records that a token's submission ended not knowing whether the platform made the hook. */
+  async uncertain(token: string): Promise<void> {
+    if (!valid(token)) return;
+    await retryLocked(() => this.#kv.set(formTokenKey(token), { uncertain: true }, { expireIn: TOKEN_TTL_MS }));
   }
 
   /** Records what a token's submission made. */

@@ -154,6 +154,15 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       if (first?.hookId) {
         return c.redirect(`/webhooks/${encodeURIComponent(first.hookId)}?notice=already-registered`, 303);
       }
+      if (first?.uncertain) {
+        return registerPage(
+          c,
+          { ...form, token: randomToken() },
+          "This form was sent already, and the platform may have registered its webhook then. Reconcile the " +
+            "community before trying again: it adopts the hook if it was made",
+          409,
+        );
+      }
       if (first) {
         return registerPage(
           c,
@@ -190,8 +199,9 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     } catch (err) {
       const message = describeError(err);
       if ((err as { uncertain?: unknown } | null)?.uncertain === true) {
-        // The platform may have made the hook all the same: this form's token stays taken, so a reload does not
-        // register a second one; the page offers a fresh form for a deliberate second try.
+        // The platform may have made the hook all the same: this form's token stays spent (and says so), so a
+        // reload does not register a second one; the page offers a fresh form for a deliberate second try.
+        await tokens.uncertain(form.token).catch(() => {});
         return registerPage(
           c,
           { ...form, token: randomToken() },
