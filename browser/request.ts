@@ -44,8 +44,8 @@ export type RequestCallback = (
  * response's `Content-Type` contains `json`, such as
  * `application/problem+json`, unless `opts.parseJson` is `false`, or when it is `true`; on a JSON
  * parse failure `error` is the `SyntaxError` with `status` and `response`
- * the text) and the XMLHttpRequest itself. A GET or HEAD sends no body,
- * `data` or `json` given or not, as browsers do.
+ * the text) and the XMLHttpRequest itself. A GET or HEAD sends no body nor
+ * a JSON `Content-Type`, `data` or `json` given or not, as browsers do.
  *
  * @param url the request address
  * @param callback called once with `(error, response, request)`
@@ -88,7 +88,7 @@ export function request(
   const xhr = new (getWin().XMLHttpRequest)();
   xhr.open(method, url);
   let body = (opts as RequestOptions).data;
-  if (json !== undefined) {
+  if (json !== undefined && !/^(get|head)$/i.test(method)) {
     body = JSON.stringify(json);
     // only a header named Content-Type (in any case) counts, not one that merely contains the words
     if (!new Headers(headers as Record<string, string>).has("content-type")) {

@@ -78,7 +78,8 @@ export async function buildBrowserBundle(
 /**
  * The second minifying pass of Library B's bundle, after esbuild's: terser,
  * three compress passes, function expressions that use no `this` made
- * arrows. It takes 4.2% off the gzipped bundle (what keeps Library B within
+ * arrows, and `var` declarations hoisted to the top of their function (7 B
+ * less gzipped). It takes 4.2% off the gzipped bundle (what keeps Library B within
  * its 4 KB budget). `scripts/bench.ts` runs every library it compares
  * through the same two passes.
  *
@@ -90,7 +91,7 @@ export async function minifyForBrowser(code: string, module = false): Promise<st
   const out = await minify(code, {
     ecma: 2020,
     module,
-    compress: { passes: 3, unsafe_arrows: true },
+    compress: { passes: 3, unsafe_arrows: true, hoist_vars: true },
     mangle: true,
     format: { comments: false },
   });
