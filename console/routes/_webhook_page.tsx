@@ -58,7 +58,9 @@ function pageNotice(
 ): { notice?: string; error?: string } {
   const answer = Number(c.req.query("answer"));
   if (c.req.query("notice") === "triggered" && c.req.query("answer") === "0") {
-    const why = newest?.status === 0 ? UNREACHED.exec(newest.reason ?? "")?.[1] : undefined;
+    // This attempt's (logged within the minute), not an older one's when this one could not be logged.
+    const recent = newest !== undefined && Date.now() - Date.parse(newest.receivedAt) < 60_000;
+    const why = recent && newest.status === 0 ? UNREACHED.exec(newest.reason ?? "")?.[1] : undefined;
     return {
       error: `The platform could not reach the callback${
         why ? ` ${why}` : ""

@@ -194,3 +194,12 @@ Deno.test("Send test event on a hook deleted on the platform says so and points 
     assert.match(textOf(body, ".error, [role=alert]"), /the platform has no such hook any more .* Reconcile/);
   });
 });
+
+Deno.test("the page of an undelivered test event names no reason it did not log itself, whatever the URL holds", async () => {
+  await withHook(async (_t, { id }, client) => {
+    const body = await client.text(`/webhooks/${id}?notice=triggered&answer=0&why=Your+session+expired`, 200);
+    const error = textOf(body, ".error, [role=alert]");
+    assert.equal(error, "The platform could not reach the callback. The attempt is logged in the deliveries below.");
+    assert.doesNotMatch(body, /session expired/);
+  });
+});
