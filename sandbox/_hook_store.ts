@@ -1,6 +1,10 @@
-// The sandbox's webhooks in Deno KV: numbered as the platform numbers them,
-// replaced and deleted with checks, so requests at the same moment never
-// undo one another.
+/**
+ * The sandbox's webhooks in Deno KV: numbered as the platform numbers them,
+ * replaced and deleted with checks, so requests at the same moment never
+ * undo one another.
+ *
+ * @module
+ */
 
 import { webhookKey, webhookPrefix, webhookSeqKey } from "./_keys.ts";
 

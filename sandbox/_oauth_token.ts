@@ -178,15 +178,15 @@ export function tokenRoutes(
             "The refresh token is unknown or was already used",
           );
         }
-        if ((entry.value.refreshExpiresAt ?? Infinity) <= now()) {
-          return oauthError(400, "invalid_grant", "The refresh token has expired");
-        }
         if (entry.value.clientId !== client.clientId) {
           return oauthError(
             400,
             "invalid_grant",
             "The refresh token was issued to another client",
           );
+        }
+        if ((entry.value.refreshExpiresAt ?? Infinity) <= now()) {
+          return oauthError(400, "invalid_grant", "The refresh token has expired");
         }
         const tokens = await store.issueTokens(
           entry.value,
