@@ -45,8 +45,14 @@ if (address.searchParams.has("notice")) {
 // reloaded, which leads to sign-in) when it comes back; one Back loads from
 // the HTTP cache is hidden by static/guard.js before it shows.
 async function showIfSignedIn(): Promise<void> {
-  const alive = await fetch("/session", { cache: "no-store", redirect: "manual" }).then((r) => r.status === 204)
-    .catch(() => false);
+  // This page's session, not merely some session: another user may have signed in since. No answer within 5 s
+  // counts as none (a reload then shows what the server says).
+  const token = document.querySelector<HTMLInputElement>("form[action='/signout'] input[name=_csrf]")?.value ?? "";
+  const alive = await fetch("/session", {
+    cache: "no-store",
+    headers: { "x-csrf-token": token },
+    signal: AbortSignal.timeout(5_000),
+  }).then((r) => r.status === 204, () => false);
   if (alive) delete document.documentElement.dataset.away;
   else location.reload();
 }

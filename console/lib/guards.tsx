@@ -29,7 +29,7 @@ import { rateLimits } from "../routes/rate_limits.ts";
 
 /** Paths reachable without a session. */
 function isPublic(path: string): boolean {
-  return path === "/signin" || path === "/healthz" ||
+  return path === "/signin" || path === "/healthz" || path === "/session" ||
     path.startsWith("/auth/") && path !== "/auth/community/callback" ||
     path === "/sandbox" || path.startsWith("/sandbox/") ||
     path.startsWith("/hooks/") || path.startsWith("/static/");

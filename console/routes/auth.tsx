@@ -29,7 +29,7 @@ import {
   providerBusy,
   tooManyRequestsMessage,
 } from "../lib/oauth.ts";
-import type { PendingAuthorization } from "../lib/session.ts";
+import { type PendingAuthorization, timingSafeEqual } from "../lib/session.ts";
 
 /** The path the sign-in provider sends the browser back to. */
 export const SIGNIN_CALLBACK_PATH = "/auth/callback";
@@ -155,6 +155,8 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         path: "/",
         maxAge: Math.max(1, Math.ceil(deps.sessions.ttlMs / 1000)),
       });
+      // What the browser kept of an earlier session's pages goes (Back must not lead to them).
+      c.header("Clear-Site-Data", '"cache"');
       return c.redirect(pending.returnTo, 302);
     } catch (err) {
       console.warn(`Sign-in failed: ${describeOAuthError(err)}`);
@@ -165,11 +167,14 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     }
   });
 
-  // Whether the browser's session is still signed in: 204, else the guard's redirect to sign-in. A page the
-  // back/forward cache restores asks before it shows itself (islands/_client.ts).
+  // Whether the page asking is one of the browser's session as it is now: 204 when its token (`X-CSRF-Token`, the
+  // session's) is the current session's, else 401. A page that comes back from the browser's caches asks before it
+  // shows itself (islands/_client.ts): the session may have ended, or another user may have signed in since.
   app.get("/session", (c) => {
     c.header("Cache-Control", "no-store");
-    return c.body(null, 204);
+    const session = c.get("session");
+    const token = c.req.header("x-csrf-token") ?? "";
+    return c.body(null, session && token && timingSafeEqual(token, session.csrf) ? 204 : 401);
   });
 
   app.post("/signout", async (c) => {

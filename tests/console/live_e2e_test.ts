@@ -298,7 +298,9 @@ Deno.test({
       }
       // Past the 25 s a follower waits for a sign of life: the new leader passes the stream's pings on, so the
       // other tab stays live (a leader's own timer, throttled in a background tab, could not be relied on).
-      await new Promise((resolve) => setTimeout(resolve, 30_000));
+      await new Promise((resolve) =>
+        setTimeout(resolve, 30_000)
+      );
       for (const tab of followers) {
         assert.equal(await tab.$eval("#live-status", (el) => el.textContent), "live");
       }

@@ -314,3 +314,33 @@ Deno.test("the console command warns when the sandbox signs anyone in on a non-l
   const local = await startupWarnings({ HOST: "127.0.0.1" });
   assert.doesNotMatch(local, /anyone who can reach/i);
 });
+
+Deno.test("GET /session answers 204 only for a page of the current session (its token), and never redirects", async () => {
+  const t = await startConsole();
+  try {
+    const anonymous = await fetch(`${t.origin}/session`, { redirect: "manual" });
+    await anonymous.body?.cancel();
+    assert.equal(anonymous.status, 401);
+    const client = await signIn(t.origin);
+    const csrf = csrfOf(await client.text("/", 200));
+    const ask = async (token?: string) => {
+      const res = await client.fetch("/session", token === undefined ? {} : { headers: { "x-csrf-token": token } });
+      await res.body?.cancel();
+      assert.equal(res.headers.get("cache-control"), "no-store");
+      return res.status;
+    };
+    assert.equal(await ask(csrf), 204);
+    assert.equal(await ask(), 401);
+    assert.equal(await ask(`${csrf}x`), 401);
+    const other = await signIn(t.origin);
+    assert.equal(await ask(csrfOf(await other.text("/", 200))), 401, "another session's page");
+    // Signing in and out both clear what the browser cached of pages.
+    const { res } = await signInReturningTo(t.origin, "/");
+    assert.equal(res.headers.get("clear-site-data"), '"cache"');
+    const out = await client.post("/signout", { _csrf: csrf });
+    await out.body?.cancel();
+    assert.equal(out.headers.get("clear-site-data"), '"cache"');
+  } finally {
+    await t.close();
+  }
+});

@@ -81,3 +81,46 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a page Back loads from the HTTP cache after another user signed in shows that user's page, never the last one's",
+  ...browserTestOptions,
+  fn: async () => {
+    const t = await startConsole({ buildAssets: true });
+    try {
+      const first = await signIn(t.origin);
+      const second = await signIn(t.origin);
+      const csrfA = csrfOf(await first.text("/", 200));
+      const csrfB = csrfOf(await second.text("/", 200));
+      await withBrowser(async (browser) => {
+        const page = await browser.newPage();
+        await page.setCookie({ name: "cw_session", value: first.cookies.get("cw_session")!, url: t.origin });
+        await page.goto(`${t.origin}/communities/sandbox-tenant`, { waitUntil: "load" });
+        await page.goto(`${t.origin}/webhooks`, { waitUntil: "load" });
+        // The first session ends elsewhere, and another user signs in in this browser (no sign-out here clears
+        // its cache).
+        await (await first.post("/signout", { _csrf: csrfA })).body?.cancel();
+        await page.setCookie({ name: "cw_session", value: second.cookies.get("cw_session")!, url: t.origin });
+        await page.goBack({ waitUntil: "load" });
+        const token = () =>
+          page.evaluate(() =>
+            document.querySelector<HTMLInputElement>("form[action='/signout'] input[name=_csrf]")?.value
+          ).catch(() => undefined);
+        const seen = await token();
+        // Shown, it must be the second user's page (fetched again), not the first one's from the cache.
+        const shown = await page.evaluate(() => document.documentElement.dataset.away === undefined).catch(() => false);
+        if (shown) assert.notEqual(seen, csrfA, "the first user's page is shown");
+        await page.waitForFunction(
+          (b: string) =>
+            document.querySelector<HTMLInputElement>("form[action='/signout'] input[name=_csrf]")?.value === b,
+          { timeout: 15_000 },
+          csrfB,
+        );
+        assert.equal(await page.evaluate(() => document.documentElement.dataset.away), undefined);
+      }, { args: ["--disable-features=BackForwardCache"] });
+    } finally {
+      await t.close();
+    }
+  },
+});
