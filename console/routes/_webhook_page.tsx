@@ -48,8 +48,9 @@ const UNREACHED = /^Platform-side failure: the platform could not reach the call
 /**
  * Notices of this page's own redirects (`?notice=...`), beside the shared
  * ones; a test event refused is an error, and one the platform could not
- * deliver (`answer=0`) says why as its attempt, the hook's newest delivery,
- * was logged (never text from the URL).
+ * deliver (`answer=0`) says why as its attempt, the hook's newest delivery
+ * if logged since the attempt started (`at`), was logged (never text from
+ * the URL).
  */
 function pageNotice(
   c: Context<ConsoleEnv>,
@@ -58,8 +59,9 @@ function pageNotice(
 ): { notice?: string; error?: string } {
   const answer = Number(c.req.query("answer"));
   if (c.req.query("notice") === "triggered" && c.req.query("answer") === "0") {
-    // This attempt's (logged within the minute), not an older one's when this one could not be logged.
-    const recent = newest !== undefined && Date.now() - Date.parse(newest.receivedAt) < 60_000;
+    // This attempt's (logged since it started: `at`), not an older one's when this one could not be logged.
+    const at = Number(c.req.query("at"));
+    const recent = newest !== undefined && Number.isFinite(at) && Date.parse(newest.receivedAt) >= at;
     const why = recent && newest.status === 0 ? UNREACHED.exec(newest.reason ?? "")?.[1] : undefined;
     return {
       error: `The platform could not reach the callback${

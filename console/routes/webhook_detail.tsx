@@ -139,6 +139,7 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         offerEnable: true,
       });
     if (hook.entity?.enabled === false) return await disabled("");
+    const started = Date.now();
     let sent;
     try {
       sent = await deps.sandboxTest(String(platformId));
@@ -151,8 +152,12 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     }
     if (sent.length === 0) return await disabled(" on the platform");
     // Whatever the outcome, the page is shown by a redirect: a reload must not send the test event again.
-    const answer = sent.some((d) => d.status === 0) ? 0 : sent[0].status;
-    return c.redirect(`${pathOf(hook.id)}?notice=triggered&answer=${answer}`, 303);
+    // An attempt the platform could not deliver names when it started: the page gives the reason logged since.
+    const failed = sent.some((d) => d.status === 0);
+    return c.redirect(
+      `${pathOf(hook.id)}?notice=triggered&answer=${failed ? `0&at=${started}` : sent[0].status}`,
+      303,
+    );
   });
 
   const confirmPage = (c: Context<ConsoleEnv>, hook: Webhook) =>

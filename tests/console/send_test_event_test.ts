@@ -57,7 +57,7 @@ Deno.test("Send test event to an unreachable callback says the platform could no
       await res.body?.cancel();
       // Shown by a redirect, so that a reload does not send the test event again.
       assert.equal(res.status, 303, callback);
-      assert.equal(res.headers.get("location"), `/webhooks/${id}?notice=triggered&answer=0`);
+      assert.match(res.headers.get("location")!, new RegExp(`^/webhooks/${id}\\?notice=triggered&answer=0&at=\\d+$`));
       const body = await client.text(res.headers.get("location")!, 200);
       assert.doesNotMatch(body, /A test event was sent/);
       const error = textOf(body, ".error, [role=alert]");
@@ -100,6 +100,13 @@ Deno.test("Send test event to a callback that refuses the connection names the r
     // A reload shows the page again and sends nothing: one attempt is logged.
     await client.text(res.headers.get("location")!, 200);
     assert.equal((await t.app.deliveries.list({ hookId: id })).length, 1);
+    // That reason is this attempt's only: for an attempt started after it was logged (one that could not be logged
+    // itself), the page gives none.
+    const later = await client.text(`/webhooks/${id}?notice=triggered&answer=0&at=${Date.now() + 3_600_000}`, 200);
+    assert.equal(
+      textOf(later, ".error, [role=alert]"),
+      "The platform could not reach the callback. The attempt is logged in the deliveries below.",
+    );
     assert.doesNotMatch(textOf(body, ".error, [role=alert]"), /s3cr3t/);
     const [row] = await t.app.deliveries.list({ hookId: id });
     assert.match(row.reason ?? "", /Connection refused/);
