@@ -17,28 +17,28 @@ export interface RegisterForm {
   callback: string;
 }
 
-/** Every community (the first 1,000), for the pickers. */
-export async function allCommunities(webhooks: Webhooks): Promise<Community[]> {
-  const out: Community[] = [];
+/** The first 1,000 items of a paged list, a page of 100 at a time. */
+async function firstThousand<T>(
+  list: (options: { cursor?: string; limit: number }) => Promise<{ values: T[]; cursor: string }>,
+): Promise<T[]> {
+  const out: T[] = [];
   let cursor: string | undefined;
   do {
-    const page = await webhooks.communities.list({ cursor, limit: 100 });
+    const page = await list({ cursor, limit: 100 });
     out.push(...page.values);
     cursor = page.cursor || undefined;
   } while (cursor && out.length < 1000);
   return out;
 }
 
+/** Every community (the first 1,000), for the pickers. */
+export function allCommunities(webhooks: Webhooks): Promise<Community[]> {
+  return firstThousand((options) => webhooks.communities.list(options));
+}
+
 /** Every webhook record (the first 1,000), for the pickers. */
-export async function allHooks(webhooks: Webhooks): Promise<Webhook[]> {
-  const out: Webhook[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await webhooks.list({ cursor, limit: 100 });
-    out.push(...page.values);
-    cursor = page.cursor || undefined;
-  } while (cursor && out.length < 1000);
-  return out;
+export function allHooks(webhooks: Webhooks): Promise<Webhook[]> {
+  return firstThousand((options) => webhooks.list(options));
 }
 
 /** Why a callback is on an address a platform on the internet cannot reach, or `null`. */
