@@ -60,7 +60,7 @@ function pageNotice(
   const answer = Number(c.req.query("answer"));
   if (c.req.query("notice") === "triggered" && c.req.query("answer") === "0") {
     // This attempt's (logged since it started: `at`), not an older one's when this one could not be logged.
-    const at = Number(c.req.query("at"));
+    const at = Number(c.req.query("at") || NaN); // absent: no attempt to name a reason for
     const recent = newest !== undefined && Number.isFinite(at) && Date.parse(newest.receivedAt) >= at;
     const why = recent && newest.status === 0 ? UNREACHED.exec(newest.reason ?? "")?.[1] : undefined;
     return {
