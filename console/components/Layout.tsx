@@ -47,7 +47,7 @@ export function Layout(props: LayoutProps): VNode {
         <title>{`${props.title} · Webhooks console`}</title>
         <link rel="stylesheet" href="/static/style.css" />
         <link rel="icon" href={FAVICON} />
-        {props.user && <script src="/static/guard.js"></script>}
+        {props.user && props.csrf && <script src="/static/guard.js"></script>}
         <script src="/static/_build/community.min.js" defer></script>
         <script type="module" src="/static/_build/islands.js"></script>
       </head>
