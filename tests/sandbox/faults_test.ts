@@ -5,6 +5,7 @@
 // and what it refuses with a 400 rather than failing (too large, unreadable).
 
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { Hono } from "hono";
 import { ANTI_HIJACKING_PREFIX, createSandbox, type Sandbox, type SandboxOptions } from "../../sandbox/mod.ts";
 
@@ -246,4 +247,25 @@ Deno.test("sandbox: the open index page and a trigger's summary hide a callback'
   } finally {
     await receiver.shutdown();
   }
+});
+
+Deno.test("sandbox: a property: whatever a callback's password and query values, the open index page never shows them", async () => {
+  await withServed(async (sandbox, base, origin) => {
+    const secret = fc.stringMatching(/^[A-Za-z0-9]{12,20}$/);
+    // Spellings a URL parser takes for the same address, and separators that look like the end of userinfo or query.
+    const lead = fc.constantFrom("http://", "http:\\\\", " http://", "HTTP://", "http:/");
+    await fc.assert(
+      fc.asyncProperty(lead, secret, secret, secret, fc.boolean(), async (scheme, password, value, token, bare) => {
+        const callback = `${scheme}user:${password}@127.0.0.1:1/cb?k=${value}${bare ? `&${token}` : `&t=${token}`}#f`;
+        const made = await sandbox.createHook(origin, { events: ["user_account"], callback });
+        const page = await (await fetch(`${base}/`)).text();
+        await sandbox.deleteHook(String(made.id));
+        for (const hidden of [password, value, token]) {
+          assert.ok(!page.includes(hidden), `${callback} showed ${hidden}`);
+        }
+        assert.ok(page.includes("127.0.0.1:1/cb?k=[hidden]&amp;"), callback);
+      }),
+      { numRuns: 60 },
+    );
+  });
 });
