@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { approveConsent, Client, csrfOf, signIn, startConsole, trigger, withHook } from "./_helpers.ts";
 
 /** Signs in with `returnTo`; resolves with the callback's answer. */
@@ -332,6 +333,14 @@ Deno.test("GET /session answers 204 only for a page of the current session (its 
     assert.equal(await ask(csrf), 204);
     assert.equal(await ask(), 401);
     assert.equal(await ask(`${csrf}x`), 401);
+    // Any other token, random or a near miss of the right one, is 401.
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.stringMatching(/^[\x21-\x7e]{0,80}$/), fc.nat(csrf.length - 1).map((n) => csrf.slice(0, n))),
+        async (token) => assert.equal(await ask(token), token === csrf ? 204 : 401, token),
+      ),
+      { numRuns: 100 },
+    );
     const other = await signIn(t.origin);
     assert.equal(await ask(csrfOf(await other.text("/", 200))), 401, "another session's page");
     // Signing in and out both clear what the browser cached of pages.
