@@ -8,8 +8,12 @@
  * "Receiver under load" of BENCHMARKS.md (between its markers), or prints
  * it with `--print`.
  *
- * Flags: `--seconds N` per run (default 10), `--quick` (2 s runs),
- * `--print` (do not write BENCHMARKS.md).
+ * At 16 and 64 connections the floor and the receiver run `--rounds`
+ * times in turns, the order swapped each round, and the targets are judged
+ * on the median of the rounds' ratios (_load_rounds.ts).
+ *
+ * Flags: `--seconds N` per run (default 10), `--rounds N` (default 3),
+ * `--quick` (2 s runs, one round), `--print` (do not write BENCHMARKS.md).
  *
  * @module
  */
@@ -19,74 +23,19 @@ import { loadFixture, postbackBody, Signer } from "./load_postbacks.ts";
 import { countDeliveries, seedConsoleKv, startProcess } from "./load_processes.ts";
 import { cannon, type Run } from "./_load_cannon.ts";
 import { Answered } from "./load_books.ts";
+import { merged, type RoundVerdict, turns, verdictOf } from "./load_rounds.ts";
+import { table, targets } from "./_load_report.ts";
 
 const CONCURRENCY = [1, 16, 64];
 const START = "<!-- loadtest:start -->";
 const END = "<!-- loadtest:end -->";
-
-function table(rows: Run[], ceiling: Map<number, Run>): string {
-  const lines = [
-    "| target | connections | requests | req/s | p50 ms | p99 ms | share of ceiling | share of floor | commits per postback | non-200 |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-  ];
-  const percent = (r: Run, of: Run | undefined) => of && of !== r ? `${Math.round((r.rps / of.rps) * 100)}%` : "—";
-  for (const r of rows) {
-    const c = ceiling.get(r.connections);
-    // A receiver row compares with the floor row of the same KV (a file, or KV Connect).
-    const floorName = r.target.replace("receiver", "floor");
-    const f = rows.find((row) => row.target === floorName && row.connections === r.connections);
-    lines.push(
-      `| ${r.target} | ${r.connections} | ${r.requests} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${
-        percent(r, c)
-      } | ${r.target.startsWith("receiver") ? percent(r, f) : "—"} | ${
-        r.target.startsWith("floor") ? "1" : r.commitsPerPostback === undefined ? "—" : r.commitsPerPostback.toFixed(2)
-      } | ${r.other + r.errors} |`,
-    );
-  }
-  return lines.join("\n");
-}
-
-/** The verdicts of the targets (issue 23's against the floor, issue 13's against the ceiling), as a table. */
-function targets(rows: Run[], ceiling: Map<number, Run>, balanced: boolean): string {
-  const find = (target: string, c: number) => rows.find((r) => r.target === target && r.connections === c);
-  const verdict = (ok: boolean | undefined) => ok === undefined ? "not measured" : ok ? "met" : "**missed**";
-  const lines = ["| target | measured | verdict |", "|---|---:|---:|"];
-  for (const c of [16, 64]) {
-    const r = find("receiver", c), f = find("floor", c);
-    const share = r && f ? r.rps / f.rps : undefined;
-    lines.push(
-      `| at ${c} connections, at least 1.0x the floor's requests/s | ${
-        share === undefined ? "—" : `${share.toFixed(2)}x`
-      } | ${verdict(share === undefined ? undefined : share >= 1)} |`,
-    );
-  }
-  const r64 = find("receiver", 64), f64 = find("floor", 64);
-  lines.push(
-    `| at 64 connections, p99 no higher than the floor's | ${
-      r64 && f64 ? `${r64.p99} ms (floor ${f64.p99} ms)` : "—"
-    } | ${verdict(r64 && f64 ? r64.p99 <= f64.p99 : undefined)} |`,
-    `| no postback answered 200 lost or duplicated | ${balanced ? "0 and 0" : "see the books"} | ${
-      verdict(balanced)
-    } |`,
-  );
-  const c16 = find("receiver", 16);
-  const share = c16 && ceiling.get(16) ? c16.rps / ceiling.get(16)!.rps : undefined;
-  lines.push(
-    `| (issue 13) at 16 connections, at least 50% of the ceiling's requests/s | ${
-      share === undefined ? "—" : `${(share * 100).toFixed(0)}%`
-    } | ${verdict(share === undefined ? undefined : share >= 0.5)} |`,
-    `| (issue 13) at 64 connections, p99 under 50 ms | ${r64 ? `${r64.p99} ms` : "—"} | ${
-      verdict(r64 ? r64.p99 < 50 : undefined)
-    } |`,
-  );
-  return lines.join("\n");
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
     args: Deno.args,
     options: {
       seconds: { type: "string", default: "10" },
+      rounds: { type: "string", default: "3" },
       quick: { type: "boolean", default: false },
       print: { type: "boolean", default: false },
     },
@@ -95,6 +44,10 @@ async function main(): Promise<void> {
   const seconds = values.quick ? 2 : Number(values.seconds);
   if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 120) {
     throw new RangeError(`--seconds must be from 1 to 120, got '${values.seconds}'`);
+  }
+  const rounds = values.quick ? 1 : Number(values.rounds);
+  if (!Number.isInteger(rounds) || rounds < 1 || rounds > 9) {
+    throw new RangeError(`--rounds must be an integer from 1 to 9, got '${values.rounds}'`);
   }
   const dir = await Deno.makeTempDir({ prefix: "cw-loadtest-" });
   const kvPath = `${dir}/console.kv`;
@@ -140,23 +93,46 @@ async function main(): Promise<void> {
   });
   const rows: Run[] = [];
   const ceiling = new Map<number, Run>();
+  const verdicts = new Map<number, RoundVerdict>();
+  const floorRun = async (connections: number) => {
+    const f = await cannon(floorProc.url, connections, seconds, signFloor);
+    f.target = "floor";
+    return f;
+  };
+  let commitsCounted = 0;
+  const receiverRun = async (connections: number) => {
+    const before = await commits();
+    const r = await cannon(`${consoleProc.url}/hooks/${fixture.hook.id}`, connections, seconds, sign, onOk);
+    r.target = "receiver";
+    commitsCounted += (await commits()) - before;
+    return r;
+  };
   try {
     for (const connections of CONCURRENCY) {
       const c = await cannon(ceilingProc.url, connections, seconds);
       c.target = "ceiling";
       ceiling.set(connections, c);
       rows.push(c);
-      const f = await cannon(floorProc.url, connections, seconds, signFloor);
-      f.target = "floor";
-      rows.push(f);
-      const before = await commits();
-      const r = await cannon(`${consoleProc.url}/hooks/${fixture.hook.id}`, connections, seconds, sign, onOk);
-      r.target = "receiver";
-      r.commitsPerPostback = r.ok > 0 ? ((await commits()) - before) / r.ok : undefined;
-      rows.push(r);
+      // One round with a single connection (no drift to even out there: it only shows the cost of one request).
+      const count = connections === 1 ? 1 : rounds;
+      const floors: Run[] = [], receivers: Run[] = [];
+      commitsCounted = 0;
+      for (let round = 0; round < count; round++) {
+        for (const turn of turns(round, "floor", "receiver")) {
+          if (turn === "floor") floors.push(await floorRun(connections));
+          else receivers.push(await receiverRun(connections));
+        }
+      }
+      const f = merged(floors), r = merged(receivers);
+      r.commitsPerPostback = r.ok > 0 ? commitsCounted / r.ok : undefined;
+      rows.push(f, r);
+      const verdict = verdictOf(floors, receivers);
+      verdicts.set(connections, verdict);
       console.error(
         `c=${connections}: ceiling ${Math.round(c.rps)} req/s, floor ${Math.round(f.rps)} req/s, ` +
-          `receiver ${Math.round(r.rps)} req/s`,
+          `receiver ${Math.round(r.rps)} req/s, receiver/floor by round ${
+            verdict.ratios.map((x) => x.toFixed(2)).join(" ")
+          }`,
       );
     }
   } finally {
@@ -179,7 +155,10 @@ async function main(): Promise<void> {
     "200 (the ceiling) and a bare `Deno.serve` that only verifies the header's HMAC and commits one claim to a KV file",
     `(the floor: one commit per postback, the baseline of the targets, not a limit: a receiver whose postbacks share`,
     `commits can pass it), each in a process of its own; autocannon sends from`,
-    `this one, ${seconds} s per row. Every request to the console and the floor is a valid signed postback with its own`,
+    `this one, ${seconds} s per run. At 16 and 64 connections the floor and the console run ${rounds} rounds in turns,`,
+    "the order swapped each round, so the host's drift falls on both alike; their row sums the rounds' requests, gives",
+    "the mean req/s and the median p50 and p99, and the targets are judged on the median of the rounds' ratios.",
+    `Every request to the console and the floor is a valid signed postback with its own`,
     "header and activity id. The floor makes one commit per postback; the console stores each postback (its delivery",
     "rows, its claim and its place in the delivery sequence) in one commit shared with the postbacks that arrive with",
     'it, so it can make fewer: "commits per postback" counts every commit the console process made during the row',
@@ -193,7 +172,7 @@ async function main(): Promise<void> {
     `${books.titles.size + remote.stored} stored (a postback whose answer came after its run`,
     `ended is stored but not counted as answered), ${lost} of those answered lost, ${duplicated} duplicated.`,
     "",
-    targets(rows, ceiling, lost + duplicated === 0),
+    targets(rows, ceiling, verdicts, lost + duplicated === 0),
     "",
     `Machine: ${Deno.build.os} ${Deno.build.arch}, ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno},`,
     `${new Date().toISOString().slice(0, 10)}.`,

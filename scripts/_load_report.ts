@@ -1,0 +1,77 @@
+/**
+ * The load test's tables: one row per target and number of connections,
+ * and the verdicts of the targets. Private to `scripts/loadtest.ts`.
+ *
+ * @module
+ */
+
+import type { Run } from "./_load_cannon.ts";
+import type { RoundVerdict } from "./load_rounds.ts";
+
+/** The table of runs, each row with its share of the ceiling and (a receiver's) of the floor. */
+export function table(rows: Run[], ceiling: Map<number, Run>): string {
+  const lines = [
+    "| target | connections | requests | req/s | p50 ms | p99 ms | share of ceiling | share of floor | commits per postback | non-200 |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  const percent = (r: Run, of: Run | undefined) => of && of !== r ? `${Math.round((r.rps / of.rps) * 100)}%` : "—";
+  for (const r of rows) {
+    const c = ceiling.get(r.connections);
+    // A receiver row compares with the floor row of the same KV (a file, or KV Connect).
+    const floorName = r.target.replace("receiver", "floor");
+    const f = rows.find((row) => row.target === floorName && row.connections === r.connections);
+    lines.push(
+      `| ${r.target} | ${r.connections} | ${r.requests} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${
+        percent(r, c)
+      } | ${r.target.startsWith("receiver") ? percent(r, f) : "—"} | ${
+        r.target.startsWith("floor") ? "1" : r.commitsPerPostback === undefined ? "—" : r.commitsPerPostback.toFixed(2)
+      } | ${r.other + r.errors} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+/**
+ * The verdicts of the targets (issue 23's against the floor, judged on the
+ * median of the rounds; issue 13's against the ceiling), as a table.
+ */
+export function targets(
+  rows: Run[],
+  ceiling: Map<number, Run>,
+  verdicts: Map<number, RoundVerdict>,
+  balanced: boolean,
+): string {
+  const find = (target: string, c: number) => rows.find((r) => r.target === target && r.connections === c);
+  const verdict = (ok: boolean | undefined) => ok === undefined ? "not measured" : ok ? "met" : "**missed**";
+  const lines = ["| target | measured | verdict |", "|---|---:|---:|"];
+  for (const c of [16, 64]) {
+    const v = verdicts.get(c);
+    const rounds = v && v.ratios.length > 1 ? ` (rounds: ${v.ratios.map((x) => x.toFixed(2)).join(", ")})` : "";
+    lines.push(
+      `| at ${c} connections, at least 1.0x the floor's requests/s | ${v ? `${v.ratio.toFixed(2)}x${rounds}` : "—"} | ${
+        verdict(v ? v.ratio >= 1 : undefined)
+      } |`,
+    );
+  }
+  const v64 = verdicts.get(64);
+  const r64 = find("receiver", 64);
+  lines.push(
+    `| at 64 connections, p99 no higher than the floor's | ${
+      v64 ? `${v64.p99.receiver} ms (floor ${v64.p99.floor} ms)` : "—"
+    } | ${verdict(v64 ? v64.p99.receiver <= v64.p99.floor : undefined)} |`,
+    `| no postback answered 200 lost or duplicated | ${balanced ? "0 and 0" : "see the books"} | ${
+      verdict(balanced)
+    } |`,
+  );
+  const c16 = find("receiver", 16);
+  const share = c16 && ceiling.get(16) ? c16.rps / ceiling.get(16)!.rps : undefined;
+  lines.push(
+    `| (issue 13) at 16 connections, at least 50% of the ceiling's requests/s | ${
+      share === undefined ? "—" : `${(share * 100).toFixed(0)}%`
+    } | ${verdict(share === undefined ? undefined : share >= 0.5)} |`,
+    `| (issue 13) at 64 connections, p99 under 50 ms | ${r64 ? `${r64.p99} ms` : "—"} | ${
+      verdict(r64 ? r64.p99 < 50 : undefined)
+    } |`,
+  );
+  return lines.join("\n");
+}
