@@ -242,6 +242,19 @@ Deno.test("handle() answers 400 to a body that is not a JSON array of { webhook,
   });
 });
 
+Deno.test("handle() takes a postback to a stored hook whatever the length of its self URL", async () => {
+  await withReceiver(async ({ receiver, delivered, hooks }) => {
+    // The store keeps (and finds) a hook of any self URL; the receiver must not refuse what it stored.
+    const ref = `https://a.example/api/core/v3/webhooks/${"9".repeat(9_000)}`;
+    await hooks.save({ id: "hook-long", tenantId: "tenant-a", entity: { resources: { self: { ref } } } });
+    assert.equal((await hooks.findByWebhookURL(ref))[0]?.id, "hook-long");
+    const res = await receiver.handle(post({ authorization: await signA() }, JSON.stringify([item(ref)])));
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { received: 1 });
+    assert.equal(delivered[0].webhook.id, "hook-long");
+  });
+});
+
 Deno.test("handle() answers 413 to more items than maxItems (default 100), handing none on", async () => {
   await withReceiver(async ({ receiver, delivered }) => {
     const res = await receiver.handle(post({ authorization: await signA() }, JSON.stringify(Array(101).fill(item()))));
