@@ -116,8 +116,9 @@ function notCarriedOut(error: unknown): unknown {
   return error;
 }
 
+/** Whether a refused call may renew: with a refresh token (a community without a client id renews as a public client). */
 function canRenew(ctx: PlatformContext): boolean {
-  return Boolean(ctx.credentials.refreshToken && ctx.community.clientId);
+  return Boolean(ctx.credentials.refreshToken);
 }
 
 async function send(
@@ -256,24 +257,22 @@ function sharedRenewal(ctx: PlatformContext, sent: number): Promise<TokenPair> {
  */
 async function renewTokens(ctx: PlatformContext): Promise<TokenPair> {
   const url = platformUrl(ctx.community, "/oauth2/token");
-  const clientId = ctx.community.clientId ?? "";
-  const form = new URLSearchParams({
-    grant_type: "refresh_token",
-    refresh_token: ctx.credentials.refreshToken ?? "",
-    client_id: clientId,
-  });
-  const basic = btoa(
-    String.fromCharCode(
-      ...new TextEncoder().encode(`${clientId}:${ctx.community.clientSecret ?? ""}`),
-    ),
-  );
+  const clientId = ctx.community.clientId;
+  const form = new URLSearchParams({ grant_type: "refresh_token", refresh_token: ctx.credentials.refreshToken ?? "" });
+  const headers: Record<string, string> = {
+    Accept: "application/json",
+    "Content-Type": "application/x-www-form-urlencoded",
+  };
+  // API.md's confidential client: its id in the form and Basic credentials. A community saved without a
+  // client id has none to send: it asks as a public client (RFC 6749 section 6), the refresh token alone.
+  if (clientId) {
+    form.set("client_id", clientId);
+    const basic = new TextEncoder().encode(`${clientId}:${ctx.community.clientSecret ?? ""}`);
+    headers.Authorization = `Basic ${btoa(String.fromCharCode(...basic))}`;
+  }
   const response = await fetchWithTimeout(ctx, "POST", url, {
     method: "POST",
-    headers: {
-      Accept: "application/json",
-      "Content-Type": "application/x-www-form-urlencoded",
-      Authorization: `Basic ${basic}`,
-    },
+    headers,
     body: form.toString(),
   });
   const answer = await answerOrThrow(ctx, "POST", url, response, "token renewal failed: ");

@@ -140,6 +140,49 @@ Deno.test("register() renews on a 401, retries once and stores the new pair in t
   }, { tokens: [] });
 });
 
+Deno.test("register() of a community saved without a client id renews as a public client, then retries", async () => {
+  const seen: { path: string; authorization: string | null; body: string }[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    const { pathname } = new URL(req.url);
+    seen.push({ path: pathname, authorization: req.headers.get("authorization"), body: await req.text() });
+    if (pathname === "/oauth2/token") return Response.json({ access_token: "fresh", refresh_token: "fresh-refresh" });
+    if (req.headers.get("authorization") !== "Bearer fresh") {
+      return Response.json({ error: "expired" }, { status: 401 });
+    }
+    return Response.json({
+      id: "77",
+      resources: { self: { ref: `${new URL(req.url).origin}/api/core/v3/webhooks/77` } },
+    });
+  });
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const hooks = createWebhooks(kv);
+    const baseUrl = `http://127.0.0.1:${server.addr.port}`;
+    await hooks.communities.save({
+      name: "Public",
+      tenantId: "tenant-public",
+      baseUrl,
+      oauth: { access_token: "expired", refresh_token: "old-refresh" },
+    });
+    const answer = await hooks.register("Public", ["document"], PLACE, CALLBACK);
+    assert.equal(answer.entity.id, "77");
+    assert.deepEqual(seen.map((r) => r.path), ["/api/core/v3/webhooks", "/oauth2/token", "/api/core/v3/webhooks"]);
+    // No client id to name or to authenticate with: the refresh token alone, and no Basic credentials.
+    assert.equal(seen[1].authorization, null);
+    assert.deepEqual(Object.fromEntries(new URLSearchParams(seen[1].body)), {
+      grant_type: "refresh_token",
+      refresh_token: "old-refresh",
+    });
+    assert.deepEqual((await hooks.communities.findByName("Public"))?.oauth, {
+      access_token: "fresh",
+      refresh_token: "fresh-refresh",
+    });
+  } finally {
+    kv.close();
+    await server.shutdown();
+  }
+});
+
 Deno.test("register() renews on a 403 too", async () => {
   await withPlatform(async (kv, platform) => {
     const hooks = createWebhooks(kv);
