@@ -1,7 +1,8 @@
 // What each command of the command line does, through Module A's public
 // interface. A command writes its result to `out` (a table, or one JSON
-// document with --json), progress to `progress` (stderr, on a terminal
-// only), and throws to fail.
+// document with --json), progress to `progress` (stderr: always for
+// reconcile and migrate, whose progress API.md promises; for the paging of
+// other commands on a terminal only), and throws to fail.
 
 import { communityDetails, communityTable, hookTable, publicCommunity, table } from "./_cli_format.ts";
 import { createReceiver } from "./receiver.ts";
@@ -16,7 +17,8 @@ export interface CommandContext {
   json: boolean;
   out(text: string): void;
   err(text: string): void;
-  progress(text: string): void;
+  /** A progress line on stderr: on a terminal only, unless `always` (API.md promises reconcile's and migrate's). */
+  progress(text: string, always?: boolean): void;
   /** A secret from its flag, else its environment variable. */
   secret(flag: string, variable: string): string | undefined;
   /** Aborts on Ctrl-C. */
@@ -165,7 +167,7 @@ const COMMANDS: Record<string, Command> = {
   async reconcile(ctx) {
     const community = await communityNamed(ctx, ctx.args[0]);
     let pages = 0;
-    ctx.onPlatformPage = () => ctx.progress(`reading the platform's webhooks: page ${++pages}`);
+    ctx.onPlatformPage = () => ctx.progress(`reading the platform's webhooks: page ${++pages}`, true);
     const report = await ctx.hooks.reconcile(community, {
       fix: ctx.flags.fix === true,
       deleteUnknown: ctx.flags["delete-unknown"] === true,
@@ -226,7 +228,7 @@ const COMMANDS: Record<string, Command> = {
   async migrate(ctx) {
     const report = await ctx.hooks.migrate({
       onProgress: (p) =>
-        ctx.progress(`${p.scanned.toLocaleString("en-US")} index entries scanned, ${p.migrated} migrated`),
+        ctx.progress(`${p.scanned.toLocaleString("en-US")} index entries scanned, ${p.migrated} migrated`, true),
     });
     print(
       ctx,

@@ -56,7 +56,7 @@ export interface CliIO {
   stderr(text: string): void;
   /** Reads an environment variable. */
   env(name: string): string | undefined;
-  /** Whether stderr is a terminal: progress is shown only then. Default `false`. */
+  /** Whether stderr is a terminal: the paging progress of `hooks list` and the like is shown only then (that of `reconcile` and `migrate` always). Default `false`. */
   stderrIsTerminal?: boolean;
   /** Ends a running `receive` (the process's Ctrl-C does it when `io` is the process's). */
   signal?: AbortSignal;
@@ -165,7 +165,7 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     json: flags.json === true,
     out: cli.stdout,
     err: cli.stderr,
-    progress: (text) => cli.stderrIsTerminal ? cli.stderr(text) : undefined,
+    progress: (text, always) => always || cli.stderrIsTerminal ? cli.stderr(text) : undefined,
     secret(flag, variable) {
       const value = secretOf(flag, variable);
       // deno-lint-ignore no-control-regex
