@@ -99,7 +99,7 @@ export function byClass<E extends Element = HTMLElement>(cls: string, parent?: S
  * @param tag the tag name, any case
  * @param parent where to look (default: the document)
  * @typeParam E the element type the caller expects (default `HTMLElement`)
- * @returns the elements in document order, empty when none are found
+ * @returns the elements in document order, empty when none are found (an empty tag name finds none)
  * @throws {TypeError} when `tag` is not a string or `parent` is not a document, element or fragment
  * @example
  * ```ts
@@ -110,10 +110,11 @@ export function byClass<E extends Element = HTMLElement>(cls: string, parent?: S
  * doc.body.innerHTML = `<ul><li>1</li><li>2</li></ul>`;
  * assert.equal(byTag("li").length, 2);
  * assert.deepStrictEqual(byTag("table"), []);
+ * assert.deepStrictEqual(byTag(""), []);
  * ```
  */
 export function byTag<E extends Element = HTMLElement>(tag: string, parent?: Scope | null): E[] {
-  return [...scope(parent).querySelectorAll<E>(str(tag, "tag"))];
+  return str(tag, "tag") ? [...scope(parent).querySelectorAll<E>(tag)] : [];
 }
 
 /**

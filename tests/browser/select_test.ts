@@ -45,6 +45,9 @@ domTest("byTag() returns an array of the tag's elements, empty when none", () =>
   assert.deepEqual(byTag("table"), []);
   assert.equal(byTag("*", byId("p1")).length, 1);
   assert.deepEqual(ids(byTag("b", frag(`<b id="z"></b>`))), ["z"]);
+  // No element has an empty tag name: nothing is found (SPEC.md), not a selector error.
+  assert.deepEqual(byTag(""), []);
+  assert.deepEqual(byTag("", byId("f")), []);
 }, PAGE);
 
 domTest("bySelector() returns the first match of comma-separated selectors, or null", () => {
