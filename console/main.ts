@@ -127,7 +127,7 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
       sandbox: sandbox as "on" | "off" | "auto",
       oauth,
       sessionTtlMs: intEnv("SESSION_TTL_HOURS", 8, 1, 24 * 90) * 3600_000,
-      deliveries: { retain: intEnv("DELIVERIES_RETAIN", 500, 1, 100_000) },
+      deliveries: { retain: intEnv("DELIVERIES_RETAIN", 500, 1, 10_000_000) },
       allowPrivateNetwork: boolEnv("ALLOW_PRIVATE_NETWORK"),
       platformTimeoutMs: intEnv("PLATFORM_TIMEOUT_SECONDS", 10, 1, 300) * 1000,
       rateLimits: {

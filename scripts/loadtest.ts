@@ -8,11 +8,13 @@
  * "Receiver under load" of BENCHMARKS.md (between its markers), or prints
  * it with `--print`.
  *
- * At 16 and 64 connections the floor and the receiver run `--rounds`
- * times in turns, the order swapped each round, and the targets are judged
- * on the median of the rounds' ratios (_load_rounds.ts).
+ * Each number of connections starts the floor and the console afresh on new
+ * KV files; at 16 and 64 they run `--rounds` times in turns, the order
+ * swapped each round (so an even number puts each first equally often), a
+ * pause before each run, and the targets are judged on the median of the
+ * rounds' ratios (load_rounds.ts).
  *
- * Flags: `--seconds N` per run (default 10), `--rounds N` (default 3),
+ * Flags: `--seconds N` per run (default 10), `--rounds N` (default 4),
  * `--quick` (2 s runs, one round), `--print` (do not write BENCHMARKS.md).
  *
  * @module
@@ -27,6 +29,8 @@ import { merged, type RoundVerdict, turns, verdictOf } from "./load_rounds.ts";
 import { table, targets } from "./_load_report.ts";
 
 const CONCURRENCY = [1, 16, 64];
+/** Pause before each run of the floor or the console, ms. */
+const SETTLE_MS = 2_000;
 const START = "<!-- loadtest:start -->";
 const END = "<!-- loadtest:end -->";
 
@@ -35,7 +39,7 @@ async function main(): Promise<void> {
     args: Deno.args,
     options: {
       seconds: { type: "string", default: "10" },
-      rounds: { type: "string", default: "3" },
+      rounds: { type: "string", default: "4" },
       quick: { type: "boolean", default: false },
       print: { type: "boolean", default: false },
     },
@@ -50,9 +54,7 @@ async function main(): Promise<void> {
     throw new RangeError(`--rounds must be an integer from 1 to 9, got '${values.rounds}'`);
   }
   const dir = await Deno.makeTempDir({ prefix: "cw-loadtest-" });
-  const kvPath = `${dir}/console.kv`;
   const fixture = loadFixture();
-  await seedConsoleKv(kvPath, fixture);
   let seq = 0;
   const answered = new Answered();
   /** Signed requests, from a signer of their own per target (each keeps its own replay claims). */
@@ -73,61 +75,72 @@ async function main(): Promise<void> {
   const onOk = (context: Record<string, unknown>) => answered.add(context.seq as number);
 
   const ceilingProc = await startProcess(["scripts/_load_ceiling.ts"], {});
-  const floorProc = await startProcess(["scripts/_load_floor.ts"], {
-    KV_PATH: `${dir}/floor.kv`,
-    CLIENT_SECRET: String(fixture.community.clientSecret),
-  });
   const countFile = `${dir}/commits.txt`;
   const commits = async () => {
     await new Promise((r) => setTimeout(r, 250)); // the count is written every 100 ms
     return Number(await Deno.readTextFile(countFile).catch(() => "0"));
   };
-  const consoleProc = await startProcess(["scripts/_load_console.ts"], {
-    COMMIT_COUNT_FILE: countFile,
-    PORT: "0",
-    HOST: "127.0.0.1",
-    KV_PATH: kvPath,
-    SANDBOX: "on",
-    DELIVERIES_RETAIN: "100000",
-    RATE_LIMIT_RECEIVER: "0", // the load test measures the receiver, not its limit
-  });
   const rows: Run[] = [];
   const ceiling = new Map<number, Run>();
   const verdicts = new Map<number, RoundVerdict>();
-  const floorRun = async (connections: number) => {
-    const f = await cannon(floorProc.url, connections, seconds, signFloor);
-    f.target = "floor";
-    return f;
-  };
-  let commitsCounted = 0;
-  const receiverRun = async (connections: number) => {
-    const before = await commits();
-    const r = await cannon(`${consoleProc.url}/hooks/${fixture.hook.id}`, connections, seconds, sign, onOk);
-    r.target = "receiver";
-    commitsCounted += (await commits()) - before;
-    return r;
-  };
+  const books = { total: 0, titles: new Set<string>() };
   try {
     for (const connections of CONCURRENCY) {
       const c = await cannon(ceilingProc.url, connections, seconds);
       c.target = "ceiling";
       ceiling.set(connections, c);
       rows.push(c);
-      // One round with a single connection (no drift to even out there: it only shows the cost of one request).
-      const count = connections === 1 ? 1 : rounds;
+      // Each number of connections starts the floor and the console afresh, each on a new KV file, so both
+      // meet the same history (a larger file costs the console's bigger rows more than the floor's claims).
+      const kvPath = `${dir}/console-${connections}.kv`;
+      await seedConsoleKv(kvPath, fixture);
+      const floorProc = await startProcess(["scripts/_load_floor.ts"], {
+        KV_PATH: `${dir}/floor-${connections}.kv`,
+        CLIENT_SECRET: String(fixture.community.clientSecret),
+      });
+      const consoleProc = await startProcess(["scripts/_load_console.ts"], {
+        COMMIT_COUNT_FILE: countFile,
+        PORT: "0",
+        HOST: "127.0.0.1",
+        KV_PATH: kvPath,
+        SANDBOX: "on",
+        DELIVERIES_RETAIN: "10000000",
+        RATE_LIMIT_RECEIVER: "0", // the load test measures the receiver, not its limit
+      });
       const floors: Run[] = [], receivers: Run[] = [];
-      commitsCounted = 0;
-      for (let round = 0; round < count; round++) {
-        for (const turn of turns(round, "floor", "receiver")) {
-          if (turn === "floor") floors.push(await floorRun(connections));
-          else receivers.push(await receiverRun(connections));
+      let counted = 0;
+      try {
+        // One round with a single connection (no drift to even out there: it only shows the cost of one request).
+        const count = connections === 1 ? 1 : rounds;
+        for (let round = 0; round < count; round++) {
+          for (const turn of turns(round, "floor", "receiver")) {
+            // A pause between runs: what one process leaves to the host (writeback, a checkpoint) is not the next's.
+            await new Promise((r) => setTimeout(r, SETTLE_MS));
+            if (turn === "floor") {
+              const f = await cannon(floorProc.url, connections, seconds, signFloor);
+              f.target = "floor";
+              floors.push(f);
+            } else {
+              const before = await commits();
+              const r = await cannon(`${consoleProc.url}/hooks/${fixture.hook.id}`, connections, seconds, sign, onOk);
+              r.target = "receiver";
+              counted += (await commits()) - before;
+              receivers.push(r);
+            }
+          }
         }
+      } finally {
+        await consoleProc.stop();
+        await floorProc.stop();
       }
       const f = merged(floors), r = merged(receivers);
-      r.commitsPerPostback = r.ok > 0 ? commitsCounted / r.ok : undefined;
+      r.commitsPerPostback = r.ok > 0 ? counted / r.ok : undefined;
       rows.push(f, r);
       const verdict = verdictOf(floors, receivers);
       verdicts.set(connections, verdict);
+      const stored = await countDeliveries(kvPath, fixture.hook.id);
+      books.total += stored.total;
+      for (const title of stored.titles) books.titles.add(title);
       console.error(
         `c=${connections}: ceiling ${Math.round(c.rps)} req/s, floor ${Math.round(f.rps)} req/s, ` +
           `receiver ${Math.round(r.rps)} req/s, receiver/floor by round ${
@@ -136,17 +149,15 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    await consoleProc.stop();
-    await floorProc.stop();
     await ceilingProc.stop();
   }
-  const books = await countDeliveries(kvPath, fixture.hook.id);
   const remote = await remoteRows(dir, fixture, seconds, sign, signFloor);
   rows.push(...remote.rows);
   await Deno.remove(dir, { recursive: true });
   const ok = answered.size;
   const lost = answered.missingFrom(books.titles) + remote.lost;
   const duplicated = books.total - books.titles.size + remote.duplicated;
+  const pause = SETTLE_MS / 1000;
   const section = [
     START,
     "## Receiver under load",
@@ -155,7 +166,8 @@ async function main(): Promise<void> {
     "200 (the ceiling) and a bare `Deno.serve` that only verifies the header's HMAC and commits one claim to a KV file",
     `(the floor: one commit per postback, the baseline of the targets, not a limit: a receiver whose postbacks share`,
     `commits can pass it), each in a process of its own; autocannon sends from`,
-    `this one, ${seconds} s per run. At 16 and 64 connections the floor and the console run ${rounds} rounds in turns,`,
+    `this one, ${seconds} s per run, each after a pause of ${pause} s. Each number of connections starts the`,
+    `floor and the console afresh, on new KV files. At 16 and 64 connections they run ${rounds} rounds in turns,`,
     "the order swapped each round, so the host's drift falls on both alike; their row sums the rounds' requests, gives",
     "the mean req/s and the median p50 and p99, and the targets are judged on the median of the rounds' ratios.",
     `Every request to the console and the floor is a valid signed postback with its own`,
@@ -213,7 +225,7 @@ async function remoteRows(
       HOST: "127.0.0.1",
       KV_PATH: server.url,
       SANDBOX: "on",
-      DELIVERIES_RETAIN: "100000",
+      DELIVERIES_RETAIN: "10000000",
       RATE_LIMIT_RECEIVER: "0",
     });
     try {
