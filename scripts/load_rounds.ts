@@ -31,7 +31,7 @@ export function turns<T>(round: number, floor: T, receiver: T): [T, T] {
  * property of one run, not of a sum of runs).
  */
 export function merged(runs: Run[]): Run {
-  if (runs.length === 0) throw new RangeError("merged: no runs");
+  if (runs.length === 0) throw new RangeError("Cannot merge runs: none were given");
   const sum = (pick: (r: Run) => number) => runs.reduce((total, r) => total + pick(r), 0);
   return {
     target: runs[0].target,
@@ -60,7 +60,9 @@ export interface RoundVerdict {
 /** The verdict of paired rounds: `floors[i]` and `receivers[i]` ran in the same round. */
 export function verdictOf(floors: Run[], receivers: Run[]): RoundVerdict {
   if (floors.length === 0 || floors.length !== receivers.length) {
-    throw new RangeError("verdictOf: the floor and the receiver need the same number of rounds, at least one");
+    throw new RangeError(
+      `Cannot judge rounds: ${floors.length} floor runs and ${receivers.length} receiver runs (the same number, at least one)`,
+    );
   }
   const ratios = receivers.map((r, i) => r.rps / floors[i].rps);
   return {

@@ -26,7 +26,7 @@ import { countDeliveries, seedConsoleKv, startProcess } from "./load_processes.t
 import { cannon, type Run } from "./_load_cannon.ts";
 import { Answered } from "./load_books.ts";
 import { merged, type RoundVerdict, turns, verdictOf } from "./load_rounds.ts";
-import { table, targets } from "./_load_report.ts";
+import { table, targets } from "./load_report.ts";
 
 const CONCURRENCY = [1, 16, 64];
 /** Pause before each run of the floor or the console, ms. */
@@ -162,23 +162,29 @@ async function main(): Promise<void> {
     START,
     "## Receiver under load",
     "",
-    `\`deno task loadtest\`: the console (\`console/main.ts\` on a temporary KV file), a bare \`Deno.serve\` answering`,
-    "200 (the ceiling) and a bare `Deno.serve` that only verifies the header's HMAC and commits one claim to a KV file",
-    `(the floor: one commit per postback, the baseline of the targets, not a limit: a receiver whose postbacks share`,
-    `commits can pass it), each in a process of its own; autocannon sends from`,
-    `this one, ${seconds} s per run, each after a pause of ${pause} s. Each number of connections starts the`,
-    `floor and the console afresh, on new KV files. At 16 and 64 connections they run ${rounds} rounds in turns,`,
-    "the order swapped each round, so the host's drift falls on both alike; their row sums the rounds' requests, gives",
-    "the mean req/s and the median p50 and p99, and the targets are judged on the median of the rounds' ratios.",
+    `\`deno task loadtest\`: the console (\`console/main.ts\` on a temporary KV file of its own for each number of`,
+    "connections), a bare `Deno.serve` answering 200 (the ceiling) and a bare `Deno.serve` that only verifies the",
+    "header's HMAC and commits one claim to a KV file (the floor: one commit per postback, the baseline of the targets,",
+    "not a limit: a receiver whose postbacks share commits can pass it), each in a process of its own; autocannon",
+    `sends from this one, ${seconds} s per run. Each number of connections starts the floor and the console afresh, on`,
+    `new KV files, and each of their runs follows a pause of ${pause} s. ${
+      rounds > 1
+        ? `At 16 and 64 connections they run ${rounds} rounds in turns, the order swapped each round, so the host's`
+        : "One round each (--quick or --rounds 1): no drift evened out, so"
+    }`,
+    rounds > 1
+      ? "drift falls on both alike; their row sums the rounds' requests, gives the mean req/s and the median p50 and p99,"
+      : "a single pair of runs",
+    rounds > 1 ? 'and "share of floor" and the targets are the median of the rounds\' ratios.' : "decides the targets.",
     `Every request to the console and the floor is a valid signed postback with its own`,
     "header and activity id. The floor makes one commit per postback; the console stores each postback (its delivery",
     "rows, its claim and its place in the delivery sequence) in one commit shared with the postbacks that arrive with",
     'it, so it can make fewer: "commits per postback" counts every commit the console process made during the row',
     "(rate limits, attempt details and trimming included), over the postbacks answered 200. The KV Connect rows run",
     `the floor and the console against one KV served over KV Connect (kvconnect/, the test server with denokv's limits,`,
-    "in a process of its own, over a KV file), through Deno's own remote client.",
+    "in a process of its own, over a KV file), through Deno's own remote client, one run each at 16 connections.",
     "",
-    table(rows, ceiling),
+    table(rows, ceiling, verdicts),
     "",
     `Books: ${ok + remote.answered} postbacks answered 200 (${remote.answered} over KV Connect), ` +
     `${books.titles.size + remote.stored} stored (a postback whose answer came after its run`,

@@ -29,7 +29,7 @@ Deno.test("merged: sums requests and answers, averages req/s, takes the median t
   assert.equal(row.p50, 3);
   assert.equal(row.ok, 5997);
   assert.equal(row.other, 3);
-  assert.throws(() => merged([]), RangeError);
+  assert.throws(() => merged([]), { name: "RangeError", message: "Cannot merge runs: none were given" });
 });
 
 Deno.test("verdictOf: per-round ratios of the same round, judged on their median", () => {
@@ -41,6 +41,9 @@ Deno.test("verdictOf: per-round ratios of the same round, judged on their median
   assert.equal(v.ratio.toFixed(2), "1.10");
   assert.deepEqual(v.p99, { receiver: 14, floor: 15 });
   assert.equal(v.connections, 16);
-  assert.throws(() => verdictOf(floors, receivers.slice(1)), RangeError);
+  assert.throws(() => verdictOf(floors, receivers.slice(1)), {
+    name: "RangeError",
+    message: "Cannot judge rounds: 3 floor runs and 2 receiver runs (the same number, at least one)",
+  });
   assert.throws(() => verdictOf([], []), RangeError);
 });

@@ -1,15 +1,19 @@
 /**
  * The load test's tables: one row per target and number of connections,
- * and the verdicts of the targets. Private to `scripts/loadtest.ts`.
+ * and the verdicts of the targets. Used by `scripts/loadtest.ts`; tested in
+ * `tests/scripts/`.
  *
  * @module
  */
 
-import type { Run } from "./_load_cannon.ts";
-import type { RoundVerdict } from "./load_rounds.ts";
+import type { RoundVerdict, Run } from "./load_rounds.ts";
 
-/** The table of runs, each row with its share of the ceiling and (a receiver's) of the floor. */
-export function table(rows: Run[], ceiling: Map<number, Run>): string {
+/**
+ * The table of runs, each row with its share of the ceiling and (a
+ * receiver's) of the floor: for rounds, the median of the rounds' ratios,
+ * the figure the targets are judged on.
+ */
+export function table(rows: Run[], ceiling: Map<number, Run>, verdicts: Map<number, RoundVerdict> = new Map()): string {
   const lines = [
     "| target | connections | requests | req/s | p50 ms | p99 ms | share of ceiling | share of floor | commits per postback | non-200 |",
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
@@ -17,13 +21,16 @@ export function table(rows: Run[], ceiling: Map<number, Run>): string {
   const percent = (r: Run, of: Run | undefined) => of && of !== r ? `${Math.round((r.rps / of.rps) * 100)}%` : "—";
   for (const r of rows) {
     const c = ceiling.get(r.connections);
+    const verdict = r.target === "receiver" ? verdicts.get(r.connections) : undefined;
     // A receiver row compares with the floor row of the same KV (a file, or KV Connect).
     const floorName = r.target.replace("receiver", "floor");
     const f = rows.find((row) => row.target === floorName && row.connections === r.connections);
     lines.push(
       `| ${r.target} | ${r.connections} | ${r.requests} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${
         percent(r, c)
-      } | ${r.target.startsWith("receiver") ? percent(r, f) : "—"} | ${
+      } | ${
+        verdict ? `${Math.round(verdict.ratio * 100)}%` : r.target.startsWith("receiver") ? percent(r, f) : "—"
+      } | ${
         r.target.startsWith("floor") ? "1" : r.commitsPerPostback === undefined ? "—" : r.commitsPerPostback.toFixed(2)
       } | ${r.other + r.errors} |`,
     );
