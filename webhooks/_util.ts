@@ -28,13 +28,17 @@ export function pageLimit(limit: number | undefined): number {
 
 /**
  * `text` with every secret replaced by `mark`, and each line of a secret too
- * (an error may quote only a secret's first line). Parts shorter than four
- * characters are left, as they would blot ordinary words.
+ * (an error may quote only a secret's first line), also as form- or
+ * URL-encoded. Parts shorter than four characters are left, as they would
+ * blot ordinary words.
  */
 export function blotSecrets(text: string, secrets: string[], mark: string): string {
   for (const secret of secrets) {
     for (const part of [secret, ...secret.split(/[\r\n]+/)]) {
-      if (part.length >= 4) text = text.split(part).join(mark);
+      if (part.length < 4) continue;
+      // As sent in a form or a URL too (a platform may echo the request it refused): `+`, `/`, `=` escaped.
+      const form = new URLSearchParams({ s: part }).toString().slice(2);
+      for (const spelling of new Set([part, form, form.replaceAll("+", "%20")])) text = text.split(spelling).join(mark);
     }
   }
   return text;

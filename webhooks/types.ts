@@ -39,9 +39,9 @@ export interface Community {
   tenantId: string;
   /** Address of the community, for example `https://community.example.com`; needed for platform calls. */
   baseUrl?: string;
-  /** OAuth client id, needed to renew tokens. */
+  /** OAuth client id: a renewal names it and authenticates with it and the secret (without it, it asks as a public client). */
   clientId?: string;
-  /** OAuth client secret, needed to renew tokens and to verify postbacks. */
+  /** OAuth client secret: a renewal's Basic credentials (with `clientId`), and the key that verifies postbacks. */
   clientSecret?: string;
   /** The community's tokens. */
   oauth?: TokenPair;

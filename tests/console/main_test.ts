@@ -68,25 +68,29 @@ Deno.test("the console command serves on the given port with a KV file in a new 
   }
 });
 
-Deno.test("the console command refuses a bad PORT with a clear message", async () => {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--config", new URL("deno.json", ROOT).pathname, "console/main.ts"],
-    cwd: ROOT.pathname,
-    env: { PORT: "eighty", KV_PATH: ":memory:" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(out.code, 1);
-  assert.match(
-    new TextDecoder().decode(out.stderr),
-    /PORT must be an integer from 0 to 65535, got 'eighty'/,
-  );
+Deno.test("the console command refuses a bad PORT or DELIVERIES_RETAIN with a clear message", async () => {
+  const refusals: [Record<string, string>, RegExp][] = [
+    [{ PORT: "eighty" }, /PORT must be an integer from 0 to 65535, got 'eighty'/],
+    [{ DELIVERIES_RETAIN: "10000001" }, /DELIVERIES_RETAIN must be an integer from 1 to 10000000, got '10000001'/],
+    [{ DELIVERIES_RETAIN: "0" }, /DELIVERIES_RETAIN must be an integer from 1 to 10000000, got '0'/],
+  ];
+  for (const [env, message] of refusals) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--config", new URL("deno.json", ROOT).pathname, "console/main.ts"],
+      cwd: ROOT.pathname,
+      env: { KV_PATH: ":memory:", ...env },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 1, JSON.stringify(env));
+    assert.match(new TextDecoder().decode(out.stderr), message);
+  }
 });
 
 Deno.test("two console processes on one KV file share sessions, and one sees the deliveries the other receives", async () => {
   const dir = await Deno.makeTempDir({ prefix: "console_two_" });
   const kvPath = `${dir}/console.kv`;
-  const a = await startMain({ KV_PATH: kvPath });
+  const a = await startMain({ KV_PATH: kvPath, DELIVERIES_RETAIN: "10000000" }); // the largest retention
   let b: Awaited<ReturnType<typeof startMain>> | undefined;
   const abort = new AbortController();
   try {

@@ -299,6 +299,35 @@ Deno.test("a platform error's body has every token and the client secret blotted
   });
 });
 
+Deno.test("a platform error that echoes the renewal's form has the refresh token blotted as encoded there too", async () => {
+  await withPlatform(async (kv, platform) => {
+    const refresh = "rt+a/b=c d";
+    const form = new URLSearchParams({ grant_type: "refresh_token", refresh_token: refresh }).toString();
+    platform.override = (req, url) =>
+      url.pathname.endsWith("/oauth2/token")
+        ? Response.json({
+          error: "invalid_grant",
+          request: form,
+          query: `?refresh_token=${encodeURIComponent(refresh)}`,
+        }, {
+          status: 400,
+        })
+        : req.method === "POST"
+        ? Response.json({ error: "expired" }, { status: 401 })
+        : undefined;
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform, { oauth: { access_token: "stale", refresh_token: refresh } }));
+    const error = await hooks.register("Acme", ["document"], PLACE, CALLBACK).then(() => null, (e) => e);
+    assert.ok(error instanceof PlatformError);
+    assert.equal(error.status, 400);
+    const shown = Deno.inspect(error, { depth: 100 }) + JSON.stringify(error.body);
+    for (const spelling of [refresh, "rt%2Ba%2Fb%3Dc+d", "rt%2Ba%2Fb%3Dc%20d"]) {
+      assert.ok(!shown.includes(spelling), spelling);
+    }
+    assert.match(JSON.stringify(error.body), /refresh_token=\[redacted\]/);
+  }, { tokens: [] });
+});
+
 /**
  * Asserts that `action` rejects as `check` accepts while the platform holds the requests `match` picks (past a
  * time-out); they are answered once it has.
