@@ -235,8 +235,10 @@ export function moduleASections(ctx: SectionContext): void {
     for (const op of ["findByTenantID (N/100 records)", "findByWebhookURL"]) {
       const g = groupOf(op, backend, last);
       const r = results.ratio(g, "pointer layout", "store");
+      // The target is the tenant lookup's (1,000 records); one record by URL is shown for reference only.
+      const targeted = op.startsWith("findByTenantID");
       const ok = r === undefined ? undefined : r >= TARGETS.pointer;
-      if (ok === false) {
+      if (targeted && ok === false) {
         notes.push(`- **\`${op}\` only ${fmtRatio(r)} faster than the pointer layout (${backend}).** To investigate.`);
       }
       pointerRows.push([
@@ -246,7 +248,7 @@ export function moduleASections(ctx: SectionContext): void {
         fmtTime(results.time(g, "pointer layout")),
         fmtTime(results.time(g, "store")),
         `**${fmtRatio(r)}**`,
-        op.startsWith("findByTenantID") ? `≥ ${TARGETS.pointer}x ${mark(ok)}` : "(reference)",
+        targeted ? `≥ ${TARGETS.pointer}x ${mark(ok)}` : "(reference)",
       ]);
     }
   }
