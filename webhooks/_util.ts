@@ -27,36 +27,49 @@ export function pageLimit(limit: number | undefined): number {
 }
 
 /**
- * `text` with every secret replaced by `mark`, and each line of a secret too
- * (an error may quote only a secret's first line), also as form- or
- * URL-encoded. Parts shorter than four characters are left, as they would
- * blot ordinary words.
+ * Every spelling of the secrets to blot, each once: a secret, each of its
+ * lines (an error may quote only a secret's first line), and each of those
+ * form- or URL-encoded (a platform may echo the request it refused: `+`,
+ * `/`, `=` escaped). Parts shorter than four characters are left, as they
+ * would blot ordinary words.
  */
-export function blotSecrets(text: string, secrets: string[], mark: string): string {
+function spellingsOf(secrets: string[]): string[] {
+  const out = new Set<string>();
   for (const secret of secrets) {
     for (const part of [secret, ...secret.split(/[\r\n]+/)]) {
       if (part.length < 4) continue;
-      // As sent in a form or a URL too (a platform may echo the request it refused): `+`, `/`, `=` escaped.
       const form = new URLSearchParams({ s: part }).toString().slice(2);
-      for (const spelling of new Set([part, form, form.replaceAll("+", "%20")])) text = text.split(spelling).join(mark);
+      out.add(part).add(form).add(form.replaceAll("+", "%20"));
     }
   }
+  return [...out];
+}
+
+function blot(text: string, spellings: string[], mark: string): string {
+  for (const spelling of spellings) text = text.split(spelling).join(mark);
   return text;
+}
+
+/** `text` with every secret replaced by `mark`, in every spelling {@linkcode spellingsOf} lists. */
+export function blotSecrets(text: string, secrets: string[], mark: string): string {
+  return blot(text, spellingsOf(secrets), mark);
 }
 
 /**
  * A parsed JSON value with {@linkcode blotSecrets} applied to every string in
- * it, keys too. Past 32 levels of nesting a value is replaced by `mark`.
+ * it, keys too (the spellings worked out once). Past 32 levels of nesting a
+ * value is replaced by `mark`.
  */
-export function blotSecretsDeep(value: unknown, secrets: string[], mark: string, depth = 0): unknown {
-  if (typeof value === "string") return blotSecrets(value, secrets, mark);
-  if (value === null || typeof value !== "object") return value;
-  if (depth >= 32) return mark;
-  if (Array.isArray(value)) return value.map((item) => blotSecretsDeep(item, secrets, mark, depth + 1));
-  return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [
-      blotSecrets(key, secrets, mark),
-      blotSecretsDeep(item, secrets, mark, depth + 1),
-    ]),
-  );
+export function blotSecretsDeep(value: unknown, secrets: string[], mark: string): unknown {
+  const spellings = spellingsOf(secrets);
+  const walk = (value: unknown, depth: number): unknown => {
+    if (typeof value === "string") return blot(value, spellings, mark);
+    if (value === null || typeof value !== "object") return value;
+    if (depth >= 32) return mark;
+    if (Array.isArray(value)) return value.map((item) => walk(item, depth + 1));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [blot(key, spellings, mark), walk(item, depth + 1)]),
+    );
+  };
+  return walk(value, 0);
 }
