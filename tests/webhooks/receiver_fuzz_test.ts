@@ -74,7 +74,16 @@ const anyBody = fc.oneof(
   fc.json(),
   fc.constant("[]"),
   fc.array(
-    fc.record({ webhook: fc.oneof(fc.string(), fc.constant(REF_A + "/x"), fc.integer()), activity: fc.anything() }),
+    fc.record({
+      // Long URLs too: a webhook URL may be any length, so a long unknown one must come to a 404 (or 413), not a 5xx.
+      webhook: fc.oneof(
+        fc.string(),
+        fc.constant(REF_A + "/x"),
+        fc.integer(),
+        fc.nat({ max: 40_000 }).map((n) => `${REF_A}/${"9".repeat(n)}`),
+      ),
+      activity: fc.anything(),
+    }),
     { maxLength: 120 },
   ).map((items) => JSON.stringify(items)),
   fc.uint8Array({ maxLength: 4096 }),
