@@ -214,6 +214,8 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     if (options.buildAssets !== false) {
       for (const [name, data] of await buildAssets()) assets.set(name, data);
     }
+    // The hook index catches up with a log an earlier version (or a stopped console) left; `close` waits for it.
+    deps.deliveries.index().catch(() => {});
   }
   const ready = start();
   ready.catch(() => {}); // reported through `ready` and on each request

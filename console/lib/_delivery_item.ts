@@ -157,20 +157,14 @@ const NEWLINE = 0x0a;
 /**
  * The entries of a delivery the receiver's path stores, as UTF-8 bytes,
  * which KV keeps as they are (an object costs a V8 serialisation per
- * entry): its summary's JSON for the hook's copy, and for its row the same
- * followed by a newline and the payload when that is short and whole, so a
- * delivery costs two entries, not three. A longer payload keeps an entry of
+ * entry): its row, the summary's JSON followed by a newline and the payload
+ * when that is short and whole, so a delivery costs one entry, not two; and
+ * that JSON, for the hook index. A longer payload keeps an entry of
  * its own ({@linkcode payloadValue}); its row then holds the summary alone.
  */
-export function viewEntries(view: DeliveryView, body: PayloadEntry): { row: Uint8Array; copy: Uint8Array } {
+export function viewEntries(view: DeliveryView, body: PayloadEntry): { row: Uint8Array; json: string } {
   const json = JSON.stringify(view);
-  if (!payloadInRow(body)) {
-    const copy = utf8(json);
-    return { row: copy, copy };
-  }
-  // One encoding: the copy is the row's first line (KV copies what it stores).
-  const row = utf8(`${json}\n${body.payload}`);
-  return { row, copy: row.subarray(0, row.indexOf(NEWLINE)) };
+  return { row: utf8(payloadInRow(body) ? `${json}\n${body.payload}` : json), json };
 }
 
 /**
@@ -276,7 +270,7 @@ export function summaryOf({ payload: _, truncated: __, attempt: ___, ...view }: 
   return view;
 }
 
-/** Adds a delivery's entries to `op`: its summary at its number, the hook's copy, and (with `row`) the row itself. */
+/** Adds a delivery's entries to `op`: its summary at its number and (with `row`) the row itself. */
 export function putDelivery(
   op: Deno.AtomicOperation,
   view: DeliveryView,
@@ -284,11 +278,13 @@ export function putDelivery(
   expireIn: number,
 ): void {
   op.set(deliveryViewKey(view.seq), view, { expireIn });
-  if (view.hookId) op.set(deliveryByHookKey(view.hookId, view.seq), view, { expireIn });
   if (row) op.set(deliveryKey(row.id), row, { expireIn });
 }
 
-/** Deletes a delivery's entries in `op`; an accepted one's request details go with it. */
+/**
+ * Deletes a delivery's entries in `op` (with the hook's copy an earlier
+ * version wrote); an accepted one's request details go with it.
+ */
 export function dropDelivery(op: Deno.AtomicOperation, view: DeliveryView): void {
   op.delete(deliveryViewKey(view.seq)).delete(deliveryByHookKey(view.hookId, view.seq)).delete(deliveryKey(view.id));
   // A refused row (a duplicate, a failed try) names the postback too: its details stay with the stored one.

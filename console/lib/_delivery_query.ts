@@ -8,10 +8,11 @@
  * @module
  */
 
-import { bodyOf, type DetailsAt, detailsAtOf, rowOf, viewOf } from "./_delivery_item.ts";
+import { bodyOf, type DetailsAt, detailsAtOf, rowOf } from "./_delivery_item.ts";
+import { LogScan } from "./_log_scan.ts";
 import type { DeliveryView } from "./delivery_view.ts";
 import { attemptInfoOf, detailsAt } from "./_attempt_details.ts";
-import { DELIVERY_VIEW_PREFIX, deliveryByHookPrefix, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
+import { deliveryKey, deliveryViewKey } from "./kv_keys.ts";
 
 /** Entries one page reads at most. */
 export const MAX_SCANNED = 2_000;
@@ -77,18 +78,16 @@ function textOf(view: DeliveryView): string {
 /** A page of the log that matches `filter`: the newest, or the one before `before`, or the one after `after`. */
 export async function queryLog(kv: Deno.Kv, filter: DeliveryFilter): Promise<DeliveryPage> {
   const limit = Math.min(Math.max(filter.limit ?? 50, 1), 200);
-  const prefix = filter.hookId ? deliveryByHookPrefix(filter.hookId) : DELIVERY_VIEW_PREFIX;
   const q = filter.q?.trim().toLowerCase() ?? "";
   // Newer pages read forward from their cursor; the others backward from theirs (or the end).
   const forward = filter.after !== undefined;
-  const selector: Deno.KvListSelector = forward
-    ? { prefix, start: [...prefix, filter.after! + 1] }
-    : filter.before !== undefined
-    ? { prefix, end: [...prefix, filter.before] }
-    : { prefix };
+  const scan = new LogScan(kv, {
+    hookId: filter.hookId,
+    ...(forward ? { after: filter.after } : filter.before !== undefined ? { before: filter.before } : {}),
+    reverse: !forward,
+    limit: MAX_SCANNED,
+  });
   const values: DeliveryView[] = [];
-  let scanned = 0;
-  let last: number | undefined;
   let chunk: DeliveryView[] = [];
   let bodiesRead = 0;
   /** Payloads read with their summaries (kept in the row by the receiver's path). */
@@ -126,22 +125,21 @@ export async function queryLog(kv: Deno.Kv, filter: DeliveryFilter): Promise<Del
     }
     values.push(...pending.filter((v) => textOf(v).includes(q) || found.has(v.id)));
   };
-  for await (const entry of kv.list(selector, { reverse: !forward, limit: MAX_SCANNED })) {
-    const { view, payload } = rowOf(entry.value);
+  for await (const { view, payload } of scan) {
     if (payload !== null && q) inline.set(view, payload);
     // The log runs in commit order, which is arrival order within a second or
     // so: past the start (or, forward, the end) of the range, the rest is out of it too.
     const at = Date.parse(view.receivedAt);
     if (!forward && filter.from !== undefined && at < filter.from - 2_000) break;
     if (forward && filter.to !== undefined && at >= filter.to + 2_000) break;
-    scanned++;
-    last = view.seq;
     chunk.push(view);
     if (chunk.length === 100) await flush();
     if (values.length > limit || bodiesRead >= MAX_BODIES_READ) break;
   }
   await flush();
-  const capped = scanned === MAX_SCANNED || bodiesRead >= MAX_BODIES_READ;
+  // Where the scan stopped: the last entry it read (of another hook, too, in the log's newest rows).
+  const last = scan.position;
+  const capped = scan.capped || bodiesRead >= MAX_BODIES_READ;
   if (forward) {
     // Oldest first here: the page is the `limit` just after the cursor, shown newest first.
     const kept = values.slice(0, limit).reverse();
@@ -215,7 +213,6 @@ export async function statsOf(
   hours = 24,
   now = Date.now(),
 ): Promise<DeliveryStats> {
-  const prefix = hookId ? deliveryByHookPrefix(hookId) : DELIVERY_VIEW_PREFIX;
   const HOUR = 3_600_000;
   const end = Math.floor(now / HOUR) * HOUR + HOUR;
   const from = end - hours * HOUR;
@@ -230,10 +227,8 @@ export async function statsOf(
   };
   /** The request details of accepted postbacks, by postback id (its items share them). */
   const timed = new Map<string, DetailsAt>();
-  let scanned = 0;
-  for await (const entry of kv.list({ prefix }, { reverse: true, limit: MAX_SCANNED })) {
-    const view = viewOf(entry.value);
-    scanned++;
+  const scan = new LogScan(kv, { hookId, reverse: true, limit: MAX_SCANNED });
+  for await (const { view } of scan) {
     stats.last ??= view;
     const at = Date.parse(view.receivedAt);
     if (at < from) break;
@@ -248,7 +243,7 @@ export async function statsOf(
       stats.rejected++;
     }
   }
-  stats.capped = scanned === MAX_SCANNED;
+  stats.capped = scan.capped;
   const handling = await handlingOf(kv, [...timed.values()]);
   if (handling) stats.handling = handling;
   return stats;

@@ -18,7 +18,8 @@ import {
   viewOf,
 } from "./_delivery_item.ts";
 import { dropDetailsBelow } from "./_attempt_details.ts";
-import { DELIVERY_SEQ_KEY, DELIVERY_VIEW_PREFIX, deliveryByHookKey, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
+import { dropPacksBelow } from "./_hook_pack.ts";
+import { DELIVERY_SEQ_KEY, DELIVERY_VIEW_PREFIX, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
 
 /** Bytes of payload one postback may store in all: its commit takes 800 KiB, shared with summaries. */
@@ -28,12 +29,12 @@ const TRIM_SLACK = 32;
 /** Rows one trimming commit deletes at most (four mutations each, within KV's 1,000). */
 const TRIM_BATCH = 200;
 
-/** Adds the delivery of one item to `atomic`, at its place in the sequence (`postback.seq`). */
+/** Adds the delivery of one item to `atomic`, at its place in the sequence (`postback.seq`); returns its summary. */
 export function writeDelivery(
   postback: Postback,
   atomic: Deno.AtomicOperation,
   options: { base: string; replay: boolean; expireIn: number },
-): void {
+): { view: DeliveryView; json: string } {
   const { activity, webhook, postbackId, index, count, receivedAt } = postback;
   const row = acceptedRow(
     {
@@ -53,10 +54,11 @@ export function writeDelivery(
   const view: DeliveryView = { seq: postback.seq!, ...summaryOf(row) };
   const body: PayloadEntry = { payload: row.payload, truncated: row.truncated };
   const entries = viewEntries(view, body);
+  // The row alone: the hook index packs its summary later, off the answer's path (_hook_index.ts).
   atomic.set(deliveryViewKey(view.seq), entries.row, { expireIn: options.expireIn });
-  atomic.set(deliveryByHookKey(view.hookId, view.seq), entries.copy, { expireIn: options.expireIn });
   // A longer payload has a body entry of its own, the payload alone: its summary is the one at its number.
   if (!payloadInRow(body)) atomic.set(deliveryKey(row.id), payloadValue(body), { expireIn: options.expireIn });
+  return { view, json: entries.json };
 }
 
 /** Trims the log to its retention in the background, a batch at a time, once it is past it by a few rows. */
@@ -81,17 +83,19 @@ export class Trimmer {
   async trim(): Promise<void> {
     const last = (await retryLocked(() => this.#kv.get<number>(DELIVERY_SEQ_KEY))).value ?? 0;
     const keepFrom = last - this.#retain + 1;
+    const hooks = new Set<string>();
     for (;;) {
       const old: DeliveryView[] = [];
       const selector = { prefix: DELIVERY_VIEW_PREFIX, end: deliveryViewKey(keepFrom) };
       for await (const e of this.#kv.list(selector, { limit: TRIM_BATCH })) old.push(viewOf(e.value));
       if (old.length === 0) break;
       const op = this.#kv.atomic();
-      for (const view of old) dropDelivery(op, view);
+      for (const view of old) dropDelivery(op, view), hooks.add(view.hookId);
       await retryLocked(() => op.commit());
       if (old.length < TRIM_BATCH) break;
     }
-    // The request details' batches whose postbacks are all trimmed now.
+    // The hooks' packs and the request details' batches whose postbacks are all trimmed now.
+    await dropPacksBelow(this.#kv, keepFrom, hooks);
     await dropDetailsBelow(this.#kv, keepFrom);
   }
 }

@@ -35,22 +35,16 @@ import {
   rowOf,
   seqBase,
   seqOfId,
-  viewOf,
 } from "./_delivery_item.ts";
 import type { Postback, ReceiverAttempt } from "../../webhooks/mod.ts";
-import {
-  attemptKey,
-  DELIVERY_SEQ_KEY,
-  DELIVERY_VIEW_PREFIX,
-  deliveryByHookPrefix,
-  deliveryKey,
-  deliveryViewKey,
-  postbackMarkerKey,
-} from "./kv_keys.ts";
+import { attemptKey, DELIVERY_SEQ_KEY, deliveryKey, deliveryViewKey, postbackMarkerKey } from "./kv_keys.ts";
 import { watchSequence } from "./_watch.ts";
 import { Trimmer, writeDelivery } from "./_delivery_write.ts";
 import { AttemptDetails } from "./_attempt_details.ts";
 import { SequenceWriter } from "./_delivery_append.ts";
+import { HookIndexer, INDEX_BATCH } from "./_hook_index.ts";
+import { lineOfView } from "./_hook_pack.ts";
+import { LogScan } from "./_log_scan.ts";
 import { type DeliveryFilter, type DeliveryPage, type DeliveryStats, queryLog, statsOf } from "./_delivery_query.ts";
 
 export type { AttemptInfo, Delivery, DeliveryFilter, DeliveryPage, DeliveryStats, DeliveryView };
@@ -85,6 +79,7 @@ export class DeliveryStore {
   #details: AttemptDetails;
   #writer: SequenceWriter;
   #trimmer: Trimmer;
+  #index: HookIndexer;
   #maxAgeMs: number;
   #lastSeq = 0;
 
@@ -99,6 +94,7 @@ export class DeliveryStore {
     this.#details = new AttemptDetails(kv, maxAgeMs);
     this.#writer = new SequenceWriter(kv, retain, maxAgeMs);
     this.#trimmer = new Trimmer(kv, retain);
+    this.#index = new HookIndexer(kv, maxAgeMs, retain);
     this.#maxAgeMs = maxAgeMs;
     if (!Number.isInteger(retain) || retain < 1) {
       throw new RangeError(`Cannot keep deliveries: 'retain' must be a positive integer, got ${retain}`);
@@ -139,7 +135,16 @@ export class DeliveryStore {
     const base = rowBase(postbackId);
     const receivedAt = new Date().toISOString();
     const rows = entries.map((entry, index) => acceptedRow(entry, { base, index, postbackId, receivedAt }));
-    return this.#writer.append({ rows, marker: postbackMarkerKey(postbackId) });
+    return this.#writer.append({ rows, marker: postbackMarkerKey(postbackId) }).then((views) => this.#wrote(views));
+  }
+
+  /** After a write: the hook index follows when due. */
+  #wrote<T extends DeliveryView[]>(views: T): T {
+    this.#index.written(views.map((view) => lineOfView(view)));
+    const last = views.at(-1)?.seq ?? 0;
+    if (last > this.#lastSeq) this.#lastSeq = last;
+    this.#index.wrote(this.#lastSeq);
+    return views;
   }
 
   /**
@@ -156,13 +161,28 @@ export class DeliveryStore {
    */
   write(postback: Postback, atomic: Deno.AtomicOperation, replay = false): void {
     const base = seqBase(postback.seq! - postback.index);
-    writeDelivery(postback, atomic, { base, replay, expireIn: this.#maxAgeMs });
+    const { view, json } = writeDelivery(postback, atomic, { base, replay, expireIn: this.#maxAgeMs });
+    // Packed for the hook index once the postback is known stored (recordAttempt).
+    this.#index.stage(postback.postbackId, lineOfView(view, json));
     if (postback.seq! > this.#lastSeq) this.#lastSeq = postback.seq!;
   }
 
-  /** After the receiver stored postbacks: trims the log to its retention in the background when due. */
+  /**
+   * After the receiver stored postbacks: trims the log to its retention, and
+   * brings the hook index up to date, in the background when due.
+   */
   trimSoon(): void {
     this.#trimmer.wrote(this.#lastSeq);
+    this.#index.wrote(this.#lastSeq);
+  }
+
+  /**
+   * Brings the hook index up to date with the log now (the console does at
+   * start, for a log an earlier version wrote; it is also kept up to date as
+   * deliveries are written). Lists by hook are whole either way.
+   */
+  index(): Promise<void> {
+    return this.#index.run();
   }
 
   /**
@@ -175,7 +195,8 @@ export class DeliveryStore {
    * @returns its summary
    */
   addRejected(attempt: ReceiverAttempt, hookId = ""): Promise<DeliveryView> {
-    return this.#writer.append({ rows: [rejectedRow(attempt, hookId)], marker: null }).then(([view]) => view);
+    return this.#writer.append({ rows: [rejectedRow(attempt, hookId)], marker: null })
+      .then((views) => this.#wrote(views)[0]);
   }
 
   /**
@@ -189,15 +210,17 @@ export class DeliveryStore {
    */
   recordAttempt(attempt: ReceiverAttempt, firstSeq?: number): Promise<void> {
     if (!attempt.postbackId) return Promise.resolve();
+    if (firstSeq !== undefined) this.#index.confirm(firstSeq, attempt.postbackId);
     return this.#details.record(
       attempt,
       firstSeq === undefined ? { key: attemptKey(attempt.postbackId) } : { first: firstSeq },
     );
   }
 
-  /** Writes what waits for its batch now (the console calls it when it closes). */
-  flush(): Promise<void> {
-    return this.#details.flush();
+  /** Writes what waits for its batch now, and waits for a hook index pass (the console calls it when it closes). */
+  async flush(): Promise<void> {
+    await this.#details.flush();
+    await this.#index.idle();
   }
 
   /** How the request of a delivery's postback went, when it was recorded (a refused row holds its own). */
@@ -218,17 +241,20 @@ export class DeliveryStore {
   async list(
     options: { hookId?: string; after?: number; limit?: number; forward?: boolean } = {},
   ): Promise<DeliveryView[]> {
-    const prefix = options.hookId ? deliveryByHookPrefix(options.hookId) : DELIVERY_VIEW_PREFIX;
-    const selector: Deno.KvListSelector = options.after !== undefined
-      ? { prefix, start: [...prefix, options.after + 1] }
-      : { prefix };
+    const limit = options.limit ?? 50;
     const out: DeliveryView[] = [];
-    for await (
-      const entry of this.#kv.list(selector, {
-        reverse: !options.forward,
-        limit: options.limit ?? 50,
-      })
-    ) out.push(viewOf(entry.value));
+    if (limit < 1) return out;
+    const scan = new LogScan(this.#kv, {
+      hookId: options.hookId,
+      after: options.after,
+      reverse: !options.forward,
+      // One hook's: the log's newest rows of other hooks are read past too.
+      limit: options.hookId ? limit + INDEX_BATCH * 4 : limit,
+    });
+    for await (const { view } of scan) {
+      out.push(view);
+      if (out.length >= limit) break;
+    }
     return out;
   }
 

@@ -49,14 +49,25 @@ export function deliveryViewKey(seq: number): Deno.KvKey {
 /** Prefix of all delivery summaries, oldest first. */
 export const DELIVERY_VIEW_PREFIX: Deno.KvKey = ["console_delivery_log"];
 
-/** Index key of delivery number `seq` by webhook record id. */
+/** Index key of delivery number `seq` by webhook record id (earlier versions; now {@linkcode hookPackKey}). */
 export function deliveryByHookKey(hookId: string, seq: number): Deno.KvKey {
   return ["console_delivery_log_by_hook", hookId, seq];
 }
 
-/** Prefix of the deliveries of one webhook record. */
-export function deliveryByHookPrefix(hookId: string): Deno.KvKey {
-  return ["console_delivery_log_by_hook", hookId];
+/**
+ * The hook index's mark: the number of the last delivery its packs cover.
+ * Deliveries above it are found in the log itself.
+ */
+export const HOOK_INDEX_MARK_KEY: Deno.KvKey = ["console_delivery_hook_mark"];
+
+/** Key of one pack of a hook's delivery summaries, by the number of the last summary in it. */
+export function hookPackKey(hookId: string, lastSeq: number): Deno.KvKey {
+  return ["console_delivery_hook_pack", hookId, lastSeq];
+}
+
+/** Prefix of one hook's packs, in order of their last number. */
+export function hookPackPrefix(hookId: string): Deno.KvKey {
+  return ["console_delivery_hook_pack", hookId];
 }
 
 /** Marker of a stored postback: a retry of it stores nothing again. */

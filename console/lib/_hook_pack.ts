@@ -1,0 +1,129 @@
+/**
+ * The hook index's packs (_hook_index.ts): one hook's delivery summaries as
+ * JSON lines in one KV entry, keyed by the number of the last; making them
+ * from summaries, reading them, and trimming them with the log.
+ *
+ * @module
+ */
+
+import { Buffer } from "node:buffer";
+import type { DeliveryView } from "./delivery_view.ts";
+import { viewOf } from "./_delivery_item.ts";
+import { hookPackPrefix } from "./kv_keys.ts";
+import { retryLocked } from "./kv_retry.ts";
+
+/** Bytes of one pack at most: KV takes 64 KiB per value. */
+const PACK_BYTES = 60_000;
+/** Milliseconds of arrivals one pack spans at most (it expires with its newest). */
+const PACK_SPAN_MS = 60_000;
+
+const NEWLINE = 0x0a;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** The summaries of a pack, in order. */
+export function packViews(value: unknown): DeliveryView[] {
+  if (!(value instanceof Uint8Array)) return [];
+  const out: DeliveryView[] = [];
+  for (const line of decoder.decode(value).split("\n")) {
+    try {
+      if (line) out.push(JSON.parse(line) as DeliveryView);
+    } catch {
+      // a line that does not parse is skipped
+    }
+  }
+  return out;
+}
+
+/** One summary to pack: its number, hook, arrival (ms) and JSON. */
+export interface Line {
+  seq: number;
+  hookId: string;
+  at: number;
+  json: string;
+}
+
+/** The line of a summary as read from the log (its row's first line, or the object). */
+export function lineOf(value: unknown): Line {
+  const view = viewOf(value);
+  let json: string;
+  if (value instanceof Uint8Array) {
+    const end = value.indexOf(NEWLINE);
+    json = decoder.decode(end === -1 ? value : value.subarray(0, end));
+  } else json = JSON.stringify(view);
+  return { seq: view.seq, hookId: view.hookId, at: Date.parse(view.receivedAt) || 0, json };
+}
+
+/** A summary's line as a writer has it. */
+export function lineOfView(view: DeliveryView, json: string = JSON.stringify(view)): Line {
+  return { seq: view.seq, hookId: view.hookId, at: Date.parse(view.receivedAt) || 0, json };
+}
+
+/** One pack being filled. */
+export interface Pack {
+  hookId: string;
+  lines: string[];
+  bytes: number;
+  oldest: number;
+  newest: number;
+  last: number;
+}
+
+/** Forgets the oldest entries of `map` beyond `max`. */
+export function cap<K, V>(map: Map<K, V>, max: number): void {
+  while (map.size > max) map.delete(map.keys().next().value!);
+}
+
+/** How long a pack lives: until its newest summary (arrived at `newest`, ms) is `maxAgeMs` old (a second at least). */
+export function packExpiry(maxAgeMs: number, newest: number): number {
+  return Math.max(1_000, maxAgeMs - (Date.now() - newest));
+}
+
+export function utf8(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+/** The lines in packs per hook, within a pack's bytes and span. */
+export function packsOf(lines: Line[]): Pack[] {
+  const open = new Map<string, Pack>();
+  const out: Pack[] = [];
+  for (const line of lines) {
+    if (!line.hookId) continue;
+    const bytes = Buffer.byteLength(line.json) + 1;
+    let pack = open.get(line.hookId);
+    if (pack && (pack.bytes + bytes > PACK_BYTES || line.at - pack.oldest > PACK_SPAN_MS)) {
+      out.push(pack);
+      pack = undefined;
+    }
+    if (!pack) {
+      pack = { hookId: line.hookId, lines: [], bytes: 0, oldest: line.at, newest: line.at, last: 0 };
+      open.set(line.hookId, pack);
+    }
+    pack.lines.push(line.json);
+    pack.bytes += bytes;
+    pack.newest = Math.max(pack.newest, line.at);
+    pack.last = line.seq;
+  }
+  return [...out, ...open.values()];
+}
+
+/**
+ * Deletes the hooks' packs whose summaries are all numbered below
+ * `keepFrom`. The one that straddles it stays as it is (no rewrite per
+ * trim): readers skip its summaries below the log's oldest row.
+ */
+export async function dropPacksBelow(kv: Deno.Kv, keepFrom: number, hookIds: Iterable<string>): Promise<void> {
+  for (const hookId of new Set(hookIds)) {
+    if (!hookId) continue;
+    const prefix = hookPackPrefix(hookId);
+    for (;;) {
+      const old: Deno.KvKey[] = [];
+      for await (const entry of kv.list({ prefix, end: [...prefix, keepFrom] }, { limit: 200 })) old.push(entry.key);
+      if (old.length === 0) break;
+      const op = kv.atomic();
+      for (const key of old) op.delete(key);
+      await retryLocked(() => op.commit());
+      if (old.length < 200) break;
+    }
+  }
+}

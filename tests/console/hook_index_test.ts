@@ -1,0 +1,249 @@
+// The delivery log by hook, kept off the receiver's path: a postback's commit
+// writes the log's rows alone, the hook index packs their summaries later,
+// and the readers (list, page, stats) take the packs up to the index's mark
+// and the log's rows above it, so a hook's listing is whole and in order
+// whatever the mark (issue 23).
+
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { DeliveryStore } from "../../console/lib/deliveries.ts";
+import type { DeliveryView } from "../../console/lib/delivery_view.ts";
+
+type Written = Parameters<DeliveryStore["write"]>[0];
+
+/** The receiver's item number `seq`, to hook `hookId`, a one-item postback. */
+function postback(hookId: string, seq: number, receivedAt = Date.now()): Written {
+  return {
+    activity: { verb: "jive:created", title: `${hookId} ${seq}` },
+    webhook: { id: hookId, tenantId: "t1", entity: { resources: { self: { ref: `https://c.example/w/${hookId}` } } } },
+    community: {},
+    receivedAt,
+    postbackId: `p${seq}-`.padEnd(64, "0"),
+    index: 0,
+    count: 1,
+    seq,
+  } as unknown as Written;
+}
+
+/** Stores one delivery per hook of `hooks`, numbered from `from`, in one commit as the receiver does. */
+async function store(kv: Deno.Kv, deliveries: DeliveryStore, hooks: string[], from = 1): Promise<void> {
+  const op = kv.atomic();
+  hooks.forEach((hookId, i) => deliveries.write(postback(hookId, from + i), op));
+  assert.ok((await op.set(["console_delivery_seq"], from + hooks.length - 1).commit()).ok);
+}
+
+async function keys(kv: Deno.Kv, prefix: string): Promise<Deno.KvKey[]> {
+  const out: Deno.KvKey[] = [];
+  for await (const entry of kv.list({ prefix: [prefix] })) out.push(entry.key);
+  return out;
+}
+
+const seqs = (views: DeliveryView[]) => views.map((view) => view.seq);
+
+Deno.test("a hook's listing is whole and in order whatever part of the log the index holds (property)", async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.constantFrom("a", "b", "c"), { minLength: 1, maxLength: 60 }),
+      fc.nat(),
+      fc.nat(),
+      fc.integer({ min: 1, max: 8 }),
+      async (hooks, markAt, cursorAt, limit) => {
+        const kv = await Deno.openKv(":memory:");
+        try {
+          const deliveries = new DeliveryStore(kv, { retain: 1000 });
+          const mark = markAt % (hooks.length + 1);
+          // Indexed up to `mark`, the rest in the log alone.
+          if (mark > 0) await store(kv, deliveries, hooks.slice(0, mark));
+          await deliveries.index();
+          if (mark < hooks.length) await store(kv, deliveries, hooks.slice(mark), mark + 1);
+          assert.equal((await kv.get(["console_delivery_hook_mark"])).value, mark > 0 ? mark : null);
+          for (const hookId of ["a", "b", "c"]) {
+            const all = hooks.flatMap((h, i) => h === hookId ? [i + 1] : []);
+            const newest = [...all].reverse();
+            assert.deepEqual(seqs(await deliveries.list({ hookId, limit: 100 })), newest);
+            assert.deepEqual(seqs(await deliveries.list({ hookId, limit })), newest.slice(0, limit));
+            const cursor = cursorAt % (hooks.length + 2);
+            assert.deepEqual(
+              seqs(await deliveries.list({ hookId, after: cursor, forward: true, limit })),
+              all.filter((seq) => seq > cursor).slice(0, limit),
+            );
+            const older = await deliveries.page({ hookId, before: cursor, limit });
+            assert.deepEqual(seqs(older.values), newest.filter((seq) => seq < cursor).slice(0, limit));
+            const newer = await deliveries.page({ hookId, after: cursor, limit });
+            assert.deepEqual(seqs(newer.values), all.filter((seq) => seq > cursor).slice(0, limit).reverse());
+            const stats = await deliveries.stats(hookId);
+            assert.equal(stats.accepted, all.length);
+            assert.equal(stats.last?.seq, newest[0]);
+          }
+        } finally {
+          kv.close();
+        }
+      },
+    ),
+    { numRuns: 60 },
+  );
+});
+
+/** The receiver's report of the one-item postback numbered `seq`, recorded as the console does once it is stored. */
+function stored(deliveries: DeliveryStore, seq: number): void {
+  const attempt = { postbackId: `p${seq}-`.padEnd(64, "0"), status: 200, reason: "Delivered", durationMs: 1 };
+  deliveries.recordAttempt({ ...attempt, receivedAt: 0, bodyExcerpt: "", headers: {} }, seq).catch(() => {});
+}
+
+Deno.test("the index follows the receiver's writes once a batch is past its mark, from memory, a pack per hook", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const deliveries = new DeliveryStore(kv, { retain: 10_000 });
+    const hooks = Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? "a" : "b"));
+    await store(kv, deliveries, hooks.slice(0, 100));
+    for (let seq = 1; seq <= 100; seq++) stored(deliveries, seq);
+    deliveries.trimSoon();
+    await deliveries.flush();
+    assert.equal((await kv.get(["console_delivery_hook_mark"])).value, null, "100 rows: not yet a batch");
+    await store(kv, deliveries, hooks.slice(100), 101);
+    for (let seq = 101; seq <= 300; seq++) stored(deliveries, seq);
+    // The rows as the receiver stored them are not read again: the summaries come from memory.
+    const log = await kv.get<Uint8Array>(["console_delivery_log", 7]);
+    assert.ok((await kv.atomic().check(log).delete(log.key).commit()).ok);
+    deliveries.trimSoon();
+    await deliveries.flush();
+    assert.equal((await kv.get(["console_delivery_hook_mark"])).value, 300);
+    assert.deepEqual(await keys(kv, "console_delivery_hook_pack"), [
+      ["console_delivery_hook_pack", "a", 298],
+      ["console_delivery_hook_pack", "b", 300],
+    ]);
+    assert.deepEqual(await keys(kv, "console_delivery_log_by_hook"), [], "no copy per delivery");
+    assert.equal((await deliveries.list({ hookId: "a", limit: 200 })).length, 100);
+    assert.ok((await deliveries.list({ hookId: "a", limit: 200 })).some((view) => view.seq === 7));
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("rows this process did not see stored (another process's) are read from the log once two batches behind", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const deliveries = new DeliveryStore(kv, { retain: 10_000 });
+    await store(kv, deliveries, Array.from({ length: 400 }, () => "a"));
+    deliveries.trimSoon();
+    await deliveries.flush();
+    assert.equal((await kv.get(["console_delivery_hook_mark"])).value, null, "one batch and a half: it may come");
+    await store(kv, deliveries, Array.from({ length: 200 }, () => "b"), 401);
+    deliveries.trimSoon();
+    await deliveries.flush();
+    assert.equal((await kv.get(["console_delivery_hook_mark"])).value, 600);
+    assert.equal((await deliveries.list({ hookId: "a", limit: 1000 })).length, 400);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("two stores indexing one KV file at once write each summary once", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const [a, b] = [await Deno.openKv(path), await Deno.openKv(path)];
+  try {
+    const [x, y] = [new DeliveryStore(a, { retain: 10_000 }), new DeliveryStore(b, { retain: 10_000 })];
+    const hooks = Array.from({ length: 700 }, (_, i) => `h${i % 5}`);
+    await store(a, x, hooks);
+    await Promise.all([x.index(), y.index(), x.index(), y.index()]);
+    const lines: number[] = [];
+    for await (const entry of a.list<Uint8Array>({ prefix: ["console_delivery_hook_pack"] })) {
+      lines.push(...new TextDecoder().decode(entry.value).split("\n").map((line) => JSON.parse(line).seq));
+    }
+    assert.deepEqual(lines.sort((p, q) => p - q), hooks.map((_, i) => i + 1));
+    for (let h = 0; h < 5; h++) assert.equal((await y.list({ hookId: `h${h}`, limit: 1000 })).length, 140);
+  } finally {
+    a.close();
+    b.close();
+    await Deno.remove(path);
+  }
+});
+
+Deno.test("trimming deletes the packs below the retention; the one across it lists only what the log keeps", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const deliveries = new DeliveryStore(kv, { retain: 10 });
+    await store(kv, deliveries, ["a", "b", "a", "b", "a", "b"]);
+    await deliveries.index();
+    await store(kv, deliveries, ["a", "a", "a", "a"], 7);
+    await deliveries.index();
+    // Refused requests push the oldest out (the sequence writer trims in its commit): 1 and 2, then 3 to 6.
+    await deliveries.add("b", [{}]);
+    await deliveries.add("b", [{}]);
+    await deliveries.flush();
+    assert.deepEqual(seqs(await deliveries.list({ limit: 100 })), [12, 11, 10, 9, 8, 7, 6, 5, 4, 3]);
+    assert.deepEqual(seqs(await deliveries.list({ hookId: "a", limit: 100 })), [10, 9, 8, 7, 5, 3]);
+    assert.deepEqual(seqs(await deliveries.list({ hookId: "b", limit: 100 })), [12, 11, 6, 4]);
+    assert.deepEqual(seqs(await deliveries.list({ hookId: "a", after: 0, forward: true })), [3, 5, 7, 8, 9, 10]);
+    assert.deepEqual(seqs((await deliveries.page({ hookId: "b", before: 5 })).values), [4]);
+    assert.equal((await deliveries.stats("a")).accepted, 6);
+    for (let i = 0; i < 4; i++) await deliveries.add("c", [{}]);
+    await deliveries.flush();
+    assert.deepEqual(seqs(await deliveries.list({ hookId: "a", limit: 100 })), [10, 9, 8, 7]);
+    assert.deepEqual(seqs(await deliveries.list({ hookId: "b", limit: 100 })), [12, 11]);
+    assert.deepEqual(await keys(kv, "console_delivery_hook_pack"), [["console_delivery_hook_pack", "a", 10]]);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("a log an earlier version wrote (a copy per delivery, no mark) is listed by hook, and indexed at start", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const view = (seq: number, hookId: string) => ({
+      seq,
+      id: `old${seq}-0`,
+      hookId,
+      receivedAt: new Date().toISOString(),
+      verb: "jive:created",
+      title: `old ${seq}`,
+      webhook: "",
+      status: 200,
+    });
+    const op = kv.atomic();
+    for (let seq = 1; seq <= 5; seq++) {
+      const v = view(seq, seq % 2 ? "a" : "b");
+      op.set(["console_delivery_log", seq], v).set(["console_delivery_log_by_hook", v.hookId, seq], v);
+    }
+    assert.ok((await op.set(["console_delivery_seq"], 5).commit()).ok);
+    const deliveries = new DeliveryStore(kv);
+    assert.deepEqual(seqs(await deliveries.list({ hookId: "a" })), [5, 3, 1]);
+    await deliveries.index();
+    assert.equal((await kv.get(["console_delivery_hook_mark"])).value, 5);
+    assert.deepEqual(seqs(await deliveries.list({ hookId: "a" })), [5, 3, 1]);
+    assert.deepEqual(seqs(await deliveries.list({ hookId: "b", after: 2, forward: true })), [4]);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("an index pass killed at its commit leaves the mark and the packs as they were; the next pass writes them", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const deliveries = new DeliveryStore(kv);
+    await store(kv, deliveries, ["a", "b", "a"]);
+    // A KV whose commits fail, as a process killed at that moment would leave it.
+    const broken = new Proxy(kv, {
+      get(target, name) {
+        if (name !== "atomic") return Reflect.get(target, name).bind(target);
+        return () => {
+          const op = target.atomic();
+          op.commit = () => Promise.reject(new Error("killed"));
+          return op;
+        };
+      },
+    });
+    await assert.rejects(new DeliveryStore(broken).index(), /killed/);
+    assert.equal((await kv.get(["console_delivery_hook_mark"])).value, null);
+    assert.deepEqual(await keys(kv, "console_delivery_hook_pack"), []);
+    assert.deepEqual(seqs(await deliveries.list({ hookId: "a" })), [3, 1]);
+    await deliveries.index();
+    assert.deepEqual(await keys(kv, "console_delivery_hook_pack"), [
+      ["console_delivery_hook_pack", "a", 3],
+      ["console_delivery_hook_pack", "b", 2],
+    ]);
+    assert.deepEqual(seqs(await deliveries.list({ hookId: "a" })), [3, 1]);
+  } finally {
+    kv.close();
+  }
+});
