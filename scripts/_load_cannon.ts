@@ -13,6 +13,8 @@ export interface Run {
   target: string;
   /** KV commits the process made per postback answered 200, when counted. */
   commitsPerPostback?: number;
+  /** CPU time (user and system, all threads) the serving process used per request, µs, when measured. */
+  cpuUsPerRequest?: number;
   connections: number;
   requests: number;
   rps: number;

@@ -15,10 +15,29 @@ import type { LoadFixture } from "./load_postbacks.ts";
 export interface Started {
   /** `http://127.0.0.1:<port>`. */
   url: string;
+  /** The process id. */
+  pid: number;
   /** Ends the process (SIGTERM, then SIGKILL after 5 s) and waits for it. */
   stop(): Promise<void>;
   /** Kills the process at once (SIGKILL, as a crash or `kill -9`) and waits for it. */
   kill(): Promise<void>;
+}
+
+/**
+ * The CPU time a process has used so far (user and system, all its threads),
+ * in ms, from `/proc/<pid>/stat` (clock ticks of 10 ms); `null` where there
+ * is no `/proc` (not Linux) or the process is gone.
+ */
+export async function processCpuMs(pid: number): Promise<number | null> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    // The fields after the command name (which may hold spaces, in parentheses): utime and stime are 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10 : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -52,6 +71,7 @@ export async function startProcess(args: string[], env: Record<string, string>):
   })().catch(() => {});
   return {
     url,
+    pid: child.pid,
     async stop() {
       const kill = setTimeout(() => child.kill("SIGKILL"), 5_000);
       try {

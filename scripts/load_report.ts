@@ -15,8 +15,8 @@ import type { RoundVerdict, Run } from "./load_rounds.ts";
  */
 export function table(rows: Run[], ceiling: Map<number, Run>, verdicts: Map<number, RoundVerdict> = new Map()): string {
   const lines = [
-    "| target | connections | requests | req/s | p50 ms | p99 ms | share of ceiling | share of floor | commits per postback | non-200 |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| target | connections | requests | req/s | p50 ms | p99 ms | share of ceiling | share of floor | commits per postback | server CPU µs per request | non-200 |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   const percent = (r: Run, of: Run | undefined) => of && of !== r ? `${Math.round((r.rps / of.rps) * 100)}%` : "—";
   for (const r of rows) {
@@ -32,7 +32,7 @@ export function table(rows: Run[], ceiling: Map<number, Run>, verdicts: Map<numb
         verdict ? `${Math.round(verdict.ratio * 100)}%` : r.target.startsWith("receiver") ? percent(r, f) : "—"
       } | ${
         r.target.startsWith("floor") ? "1" : r.commitsPerPostback === undefined ? "—" : r.commitsPerPostback.toFixed(2)
-      } | ${r.other + r.errors} |`,
+      } | ${r.cpuUsPerRequest === undefined ? "—" : Math.round(r.cpuUsPerRequest)} | ${r.other + r.errors} |`,
     );
   }
   return lines.join("\n");

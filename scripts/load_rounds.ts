@@ -33,8 +33,13 @@ export function turns<T>(round: number, floor: T, receiver: T): [T, T] {
 export function merged(runs: Run[]): Run {
   if (runs.length === 0) throw new RangeError("Cannot merge runs: none were given");
   const sum = (pick: (r: Run) => number) => runs.reduce((total, r) => total + pick(r), 0);
+  // CPU per request over all the runs' requests, when every run measured it.
+  const cpu = runs.every((r) => r.cpuUsPerRequest !== undefined) && sum((r) => r.requests) > 0
+    ? { cpuUsPerRequest: sum((r) => r.cpuUsPerRequest! * r.requests) / sum((r) => r.requests) }
+    : {};
   return {
     target: runs[0].target,
+    ...cpu,
     connections: runs[0].connections,
     requests: sum((r) => r.requests),
     rps: sum((r) => r.rps) / runs.length,

@@ -22,7 +22,7 @@
 
 import { parseArgs } from "node:util";
 import { loadFixture, postbackBody, Signer } from "./load_postbacks.ts";
-import { countDeliveries, seedConsoleKv, startProcess } from "./load_processes.ts";
+import { countDeliveries, processCpuMs, seedConsoleKv, startProcess } from "./load_processes.ts";
 import { cannon, type Run } from "./_load_cannon.ts";
 import { Answered } from "./load_books.ts";
 import { merged, type RoundVerdict, turns, verdictOf } from "./load_rounds.ts";
@@ -33,6 +33,11 @@ const CONCURRENCY = [1, 16, 64];
 const SETTLE_MS = 2_000;
 const START = "<!-- loadtest:start -->";
 const END = "<!-- loadtest:end -->";
+
+/** µs of CPU per request between two readings of a process's CPU time (ms), or undefined when one is missing. */
+function cpuPerRequest(before: number | null, after: number | null, requests: number): number | undefined {
+  return before === null || after === null || requests === 0 ? undefined : ((after - before) * 1000) / requests;
+}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -117,13 +122,17 @@ async function main(): Promise<void> {
             // A pause between runs: what one process leaves to the host (writeback, a checkpoint) is not the next's.
             await new Promise((r) => setTimeout(r, SETTLE_MS));
             if (turn === "floor") {
+              const cpu = await processCpuMs(floorProc.pid);
               const f = await cannon(floorProc.url, connections, seconds, signFloor);
               f.target = "floor";
+              f.cpuUsPerRequest = cpuPerRequest(cpu, await processCpuMs(floorProc.pid), f.requests);
               floors.push(f);
             } else {
               const before = await commits();
+              const cpu = await processCpuMs(consoleProc.pid);
               const r = await cannon(`${consoleProc.url}/hooks/${fixture.hook.id}`, connections, seconds, sign, onOk);
               r.target = "receiver";
+              r.cpuUsPerRequest = cpuPerRequest(cpu, await processCpuMs(consoleProc.pid), r.requests);
               counted += (await commits()) - before;
               receivers.push(r);
             }
@@ -180,7 +189,9 @@ async function main(): Promise<void> {
     "header and activity id. The floor makes one commit per postback; the console stores each postback (its delivery",
     "rows, its claim and its place in the delivery sequence) in one commit shared with the postbacks that arrive with",
     'it, so it can make fewer: "commits per postback" counts every commit the console process made during the row',
-    "(rate limits, attempt details and trimming included), over the postbacks answered 200. The KV Connect rows run",
+    '(rate limits, attempt details and trimming included), over the postbacks answered 200. "Server CPU" is the',
+    "serving process's user and system time (all its threads: JavaScript, SQLite's, the collector's) over its runs'",
+    "requests (`/proc`; autocannon, on the same cores, is not in it). The KV Connect rows run",
     `the floor and the console against one KV served over KV Connect (kvconnect/, the test server with denokv's limits,`,
     "in a process of its own, over a KV file), through Deno's own remote client, one run each at 16 connections.",
     "",

@@ -59,3 +59,12 @@ Deno.test("table(): a receiver's share of the floor is the median of its rounds'
   const single = table(rows, ceiling).split("\n").find((line) => line.startsWith("| receiver | 16 |"))!;
   assert.equal(single.split("|")[8].trim(), "128%", single);
 });
+
+Deno.test("table(): the serving process's CPU per request, rounded, where measured", () => {
+  const { rows, ceiling, verdicts } = fixture();
+  rows[0].cpuUsPerRequest = 196.4;
+  const lines = table(rows, ceiling, verdicts).split("\n");
+  assert.match(lines[0], /\| server CPU µs per request \| non-200 \|$/);
+  assert.equal(lines.find((line) => line.startsWith("| floor | 16 |"))!.split("|")[10].trim(), "196");
+  assert.equal(lines.find((line) => line.startsWith("| receiver | 16 |"))!.split("|")[10].trim(), "—");
+});

@@ -30,6 +30,15 @@ Deno.test("merged: sums requests and answers, averages req/s, takes the median t
   assert.equal(row.ok, 5997);
   assert.equal(row.other, 3);
   assert.throws(() => merged([]), { name: "RangeError", message: "Cannot merge runs: none were given" });
+  assert.equal(row.cpuUsPerRequest, undefined, "no run measured its CPU");
+});
+
+Deno.test("merged: CPU per request over all the runs' requests, only when every run measured it", () => {
+  const [a, b] = [run("floor", 100, 9, 2), run("floor", 300, 30, 4)];
+  a.cpuUsPerRequest = 200; // 1,000 requests
+  b.cpuUsPerRequest = 100; // 3,000 requests
+  assert.equal(merged([a, b]).cpuUsPerRequest, 125);
+  assert.equal(merged([a, run("floor", 300, 30, 4)]).cpuUsPerRequest, undefined);
 });
 
 Deno.test("verdictOf: per-round ratios of the same round, judged on their median", () => {
