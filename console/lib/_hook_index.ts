@@ -26,6 +26,8 @@ import { cap, type Line, lineOf, packExpiry, packsOf, utf8 } from "./_hook_pack.
 export const INDEX_BATCH = 256;
 /** Rows one pass reads at most. */
 const PASS_ROWS = 1_000;
+/** Packs one pass writes at most (with the mark, within KV's 1,000 mutations per atomic operation). */
+const MAX_PASS_PACKS = 900;
 /** Bytes of packs one pass commits at most (a group commit takes 800 KiB in all). */
 const PASS_BYTES = 200_000;
 
@@ -47,6 +49,8 @@ export class HookIndexer {
   #mark = 0;
   /** The highest number this process knows written. */
   #known = 0;
+  /** Every number from the mark up to this one is confirmed here. */
+  #through = 0;
   #staged = new Map<number, { postbackId: string; line: Line }>();
   #confirmed = new Map<number, Line>();
   #running: Promise<void> | null = null;
@@ -58,33 +62,53 @@ export class HookIndexer {
     this.#retain = retain;
   }
 
-  /** A summary the receiver's `write` adds to a commit that may still fail. */
+  /** A summary the receiver's `write` adds to a commit that may still fail (or be built again, numbered anew). */
   stage(postbackId: string, line: Line): void {
     this.#staged.set(line.seq, { postbackId, line });
     cap(this.#staged, MAX_REMEMBERED);
   }
 
-  /** The postback `postbackId`, numbered from `first`, is stored: its staged summaries are known written. */
-  confirm(first: number, postbackId: string): void {
-    for (let seq = first;; seq++) {
+  /**
+   * The postback `postbackId` of `count` items, numbered from `first`, is
+   * stored: its summaries staged at those numbers are known written (a
+   * staging of it at other numbers, from a build whose commit failed, is not).
+   */
+  confirm(first: number, postbackId: string, count: number): void {
+    for (let seq = first; seq < first + count; seq++) {
       const staged = this.#staged.get(seq);
-      if (staged?.postbackId !== postbackId) break;
+      if (staged?.postbackId !== postbackId) return;
       this.#staged.delete(seq);
       this.#confirmed.set(seq, staged.line);
     }
-    cap(this.#confirmed, MAX_REMEMBERED);
+    this.#advance();
   }
 
   /** Summaries known written. */
   written(lines: Line[]): void {
     for (const line of lines) this.#confirmed.set(line.seq, line);
-    cap(this.#confirmed, MAX_REMEMBERED);
+    this.#advance();
   }
 
-  /** Called with the last number written: starts a pass once the log is {@linkcode INDEX_BATCH} rows past the mark. */
+  /** Moves `#through` past the numbers confirmed in turn. */
+  #advance(): void {
+    cap(this.#confirmed, MAX_REMEMBERED);
+    this.#through = Math.max(this.#through, this.#mark);
+    while (this.#confirmed.has(this.#through + 1)) this.#through++;
+  }
+
+  /**
+   * Called with the last number written: starts a pass once this process
+   * has {@linkcode INDEX_BATCH} summaries in turn past the mark, or once the
+   * log is two batches past it (numbers it does not have are read then).
+   */
   wrote(last: number): void {
     if (last > this.#known) this.#known = last;
-    if (last - this.#mark >= INDEX_BATCH) this.#start(false).catch(() => {});
+    if (this.#through - this.#mark >= INDEX_BATCH || this.#behind(this.#mark + 1)) this.#start(false).catch(() => {});
+  }
+
+  /** Whether the log is two batches past the mark at `from - 1`. */
+  #behind(from: number): boolean {
+    return this.#known - from >= 2 * INDEX_BATCH;
   }
 
   /**
@@ -117,18 +141,25 @@ export class HookIndexer {
     while (this.#running) await this.#running;
   }
 
+  /**
+   * One pass, and more only while a pass stops at its limits: under load a
+   * pass takes what is there and ends, and the next waits for a batch.
+   */
   async #index(force: boolean): Promise<void> {
     for (;;) {
       const mark = await retryLocked(() => this.#kv.get<number>(HOOK_INDEX_MARK_KEY));
       const from = (typeof mark.value === "number" ? mark.value : 0) + 1;
       this.#forget(from - 1);
       // From memory while this process has every number in turn; else (a gap that stays, or asked to) from the log.
-      let lines = this.#remembered(from);
-      if (lines.length === 0 && (force || this.#known - from >= 2 * INDEX_BATCH)) lines = await this.#read(from);
-      if (lines.length === 0) return;
-      const last = lines[lines.length - 1].seq;
+      let taken = this.#remembered(from);
+      if (taken.lines.length === 0) {
+        if (!force && !this.#behind(from)) return;
+        taken = await this.#read(from);
+        if (taken.lines.length === 0) return;
+      } else if (!force && taken.lines.length < INDEX_BATCH && !this.#behind(from)) return;
       // Rows the trimmer takes (or took) are not packed.
-      const packs = packsOf(lines.filter((line) => line.seq > last - this.#retain));
+      const keepAbove = taken.lines[taken.lines.length - 1].seq - this.#retain;
+      const { packs, last, cut } = packsOf(taken.lines, MAX_PASS_PACKS, keepAbove);
       const result = await commitInGroup(this.#kv, {
         checks: [mark],
         build: (atomic) => {
@@ -140,8 +171,11 @@ export class HookIndexer {
         },
       });
       if (result.kind === "error") throw result.error;
+      if (result.kind === "committed") {
+        this.#forget(last);
+        if (!taken.full && !cut) return;
+      }
       // Failed: another process moved the mark; read it again.
-      if (result.kind === "committed") this.#forget(last);
     }
   }
 
@@ -151,32 +185,33 @@ export class HookIndexer {
     for (const map of [this.#staged, this.#confirmed]) {
       for (const seq of map.keys()) if (seq <= mark) map.delete(seq);
     }
+    this.#advance();
   }
 
-  /** The lines this process has from `from` on, in turn, as many as one pass takes. */
-  #remembered(from: number): Line[] {
-    const out: Line[] = [];
+  /** The lines this process has from `from` on, in turn, as many as one pass takes (`full`: it stopped there). */
+  #remembered(from: number): { lines: Line[]; full: boolean } {
+    const lines: Line[] = [];
     let bytes = 0;
-    for (let seq = from; out.length < PASS_ROWS && bytes < PASS_BYTES; seq++) {
+    for (let seq = from;; seq++) {
+      if (lines.length >= PASS_ROWS || bytes >= PASS_BYTES) return { lines, full: true };
       const line = this.#confirmed.get(seq);
-      if (!line) break;
-      out.push(line);
+      if (!line) return { lines, full: false };
+      lines.push(line);
       bytes += Buffer.byteLength(line.json);
     }
-    return out;
   }
 
-  /** The log's rows from `from` on, as many as one pass takes. */
-  async #read(from: number): Promise<Line[]> {
-    const out: Line[] = [];
+  /** The log's rows from `from` on, as many as one pass takes (`full`: it stopped there). */
+  async #read(from: number): Promise<{ lines: Line[]; full: boolean }> {
+    const lines: Line[] = [];
     let bytes = 0;
     const selector = { prefix: DELIVERY_VIEW_PREFIX, start: deliveryViewKey(from) };
     for await (const entry of this.#kv.list(selector, { limit: PASS_ROWS })) {
       const line = lineOf(entry.value);
-      out.push(line);
+      lines.push(line);
       bytes += Buffer.byteLength(line.json);
       if (bytes >= PASS_BYTES) break;
     }
-    return out;
+    return { lines, full: lines.length >= PASS_ROWS || bytes >= PASS_BYTES };
   }
 }

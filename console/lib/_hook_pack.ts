@@ -83,28 +83,39 @@ export function utf8(text: string): Uint8Array {
   return encoder.encode(text);
 }
 
-/** The lines in packs per hook, within a pack's bytes and span. */
-export function packsOf(lines: Line[]): Pack[] {
+/**
+ * The lines in packs per hook, within a pack's bytes and span, as many lines
+ * as `maxPacks` packs take: `last` is the number of the last line taken
+ * (lines numbered `keepAbove` or lower, and those of no hook, are taken and
+ * left out), `cut` whether lines were left for another pass.
+ */
+export function packsOf(
+  lines: Line[],
+  maxPacks: number,
+  keepAbove: number,
+): { packs: Pack[]; last: number; cut: boolean } {
   const open = new Map<string, Pack>();
   const out: Pack[] = [];
+  let last = 0;
   for (const line of lines) {
-    if (!line.hookId) continue;
-    const bytes = Buffer.byteLength(line.json) + 1;
-    let pack = open.get(line.hookId);
-    if (pack && (pack.bytes + bytes > PACK_BYTES || line.at - pack.oldest > PACK_SPAN_MS)) {
-      out.push(pack);
-      pack = undefined;
+    if (line.hookId && line.seq > keepAbove) {
+      const bytes = Buffer.byteLength(line.json) + 1;
+      let pack = open.get(line.hookId);
+      const full = pack && (pack.bytes + bytes > PACK_BYTES || line.at - pack.oldest > PACK_SPAN_MS);
+      if (!pack || full) {
+        if (out.length + open.size >= maxPacks) return { packs: [...out, ...open.values()], last, cut: true };
+        if (pack) out.push(pack);
+        pack = { hookId: line.hookId, lines: [], bytes: 0, oldest: line.at, newest: line.at, last: 0 };
+        open.set(line.hookId, pack);
+      }
+      pack.lines.push(line.json);
+      pack.bytes += bytes;
+      pack.newest = Math.max(pack.newest, line.at);
+      pack.last = line.seq;
     }
-    if (!pack) {
-      pack = { hookId: line.hookId, lines: [], bytes: 0, oldest: line.at, newest: line.at, last: 0 };
-      open.set(line.hookId, pack);
-    }
-    pack.lines.push(line.json);
-    pack.bytes += bytes;
-    pack.newest = Math.max(pack.newest, line.at);
-    pack.last = line.seq;
+    last = line.seq;
   }
-  return [...out, ...open.values()];
+  return { packs: [...out, ...open.values()], last, cut: false };
 }
 
 /**

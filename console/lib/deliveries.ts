@@ -50,6 +50,9 @@ import { type DeliveryFilter, type DeliveryPage, type DeliveryStats, queryLog, s
 export type { AttemptInfo, Delivery, DeliveryFilter, DeliveryPage, DeliveryStats, DeliveryView };
 export { MAX_PAYLOAD_CHARS, MAX_WIDE_PAYLOAD_CHARS } from "./_delivery_item.ts";
 
+/** Rows of other hooks one hook's {@linkcode DeliveryStore.list} reads at most above the hook index's mark. */
+export const MAX_HOOK_TAIL = 8 * INDEX_BATCH;
+
 /** Most items one postback may hold here: its summaries share one atomic operation. */
 export const MAX_POSTBACK_ITEMS = 120;
 
@@ -178,8 +181,9 @@ export class DeliveryStore {
 
   /**
    * Brings the hook index up to date with the log now (the console does at
-   * start, for a log an earlier version wrote; it is also kept up to date as
-   * deliveries are written). Lists by hook are whole either way.
+   * start, for a log an earlier version or a stopped console left; it is
+   * also kept up to date as deliveries are written, at most a few hundred
+   * rows behind).
    */
   index(): Promise<void> {
     return this.#index.run();
@@ -210,7 +214,7 @@ export class DeliveryStore {
    */
   recordAttempt(attempt: ReceiverAttempt, firstSeq?: number): Promise<void> {
     if (!attempt.postbackId) return Promise.resolve();
-    if (firstSeq !== undefined) this.#index.confirm(firstSeq, attempt.postbackId);
+    if (firstSeq !== undefined) this.#index.confirm(firstSeq, attempt.postbackId, attempt.itemCount ?? 0);
     return this.#details.record(
       attempt,
       firstSeq === undefined ? { key: attemptKey(attempt.postbackId) } : { first: firstSeq },
@@ -236,7 +240,11 @@ export class DeliveryStore {
    *   deliveries later in the sequence than that number, `limit` (default
    *   50), `forward` to read from the oldest (paging on from `after`
    *   without a gap)
-   * @returns the summaries
+   * @returns the summaries; one hook's list reads at most
+   *   {@linkcode MAX_HOOK_TAIL} rows of other hooks in the log's newest part
+   *   (above the hook index's mark, a few hundred rows but right after an
+   *   upgrade), so it may hold fewer than `limit` then: paging on from its
+   *   last goes on without a gap
    */
   async list(
     options: { hookId?: string; after?: number; limit?: number; forward?: boolean } = {},
@@ -249,7 +257,7 @@ export class DeliveryStore {
       after: options.after,
       reverse: !options.forward,
       // One hook's: the log's newest rows of other hooks are read past too.
-      limit: options.hookId ? limit + INDEX_BATCH * 4 : limit,
+      limit: options.hookId ? limit + MAX_HOOK_TAIL : limit,
     });
     for await (const { view } of scan) {
       out.push(view);

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { DeliveryStore } from "../../console/lib/deliveries.ts";
+import { commitInGroup } from "../../webhooks/mod.ts";
 import type { DeliveryView } from "../../console/lib/delivery_view.ts";
 
 type Written = Parameters<DeliveryStore["write"]>[0];
@@ -86,7 +87,13 @@ Deno.test("a hook's listing is whole and in order whatever part of the log the i
 
 /** The receiver's report of the one-item postback numbered `seq`, recorded as the console does once it is stored. */
 function stored(deliveries: DeliveryStore, seq: number): void {
-  const attempt = { postbackId: `p${seq}-`.padEnd(64, "0"), status: 200, reason: "Delivered", durationMs: 1 };
+  const attempt = {
+    postbackId: `p${seq}-`.padEnd(64, "0"),
+    status: 200,
+    reason: "Delivered",
+    durationMs: 1,
+    itemCount: 1,
+  };
   deliveries.recordAttempt({ ...attempt, receivedAt: 0, bodyExcerpt: "", headers: {} }, seq).catch(() => {});
 }
 
@@ -243,6 +250,139 @@ Deno.test("an index pass killed at its commit leaves the mark and the packs as t
       ["console_delivery_hook_pack", "b", 2],
     ]);
     assert.deepEqual(seqs(await deliveries.list({ hookId: "a" })), [3, 1]);
+  } finally {
+    kv.close();
+  }
+});
+
+/** The receiver's report of postback `name` (one item), stored at `first`. */
+function storedAt(deliveries: DeliveryStore, name: string, first: number): Promise<void> {
+  const postbackId = `${name}-`.padEnd(64, "0");
+  const attempt = { postbackId, status: 200, reason: "Delivered", durationMs: 1, itemCount: 1 };
+  return deliveries.recordAttempt({ ...attempt, receivedAt: 0, bodyExcerpt: "", headers: {} }, first);
+}
+
+/** A one-item postback `name` to `hookId`, written by the receiver's group commit (built at whatever number it gets). */
+function groupWrite(
+  kv: Deno.Kv,
+  deliveries: DeliveryStore,
+  hookId: string,
+  name: string,
+  checks: Deno.AtomicCheck[] = [],
+) {
+  return commitInGroup(kv, {
+    checks,
+    sequence: ["console_delivery_seq"],
+    count: 1,
+    build: (atomic, first) => {
+      const item = postback(hookId, first);
+      Object.assign(item, { postbackId: `${name}-`.padEnd(64, "0") });
+      deliveries.write(item, atomic);
+    },
+  });
+}
+
+Deno.test("a postback built again at another number after its group failed is packed at the number it was stored at only", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const [kv, other] = [await Deno.openKv(path), await Deno.openKv(path)];
+  try {
+    const [mine, theirs] = [new DeliveryStore(kv, { retain: 10_000 }), new DeliveryStore(other, { retain: 10_000 })];
+    // A's own check fails at the group's commit (its record was edited meanwhile): P, built at 2 beside it, is
+    // built again at 1 alone.
+    const stale = await kv.get(["record"]);
+    await kv.set(["record"], 2);
+    const [a, p] = await Promise.all([
+      groupWrite(kv, mine, "a", "A", [{ key: stale.key, versionstamp: stale.versionstamp }]),
+      groupWrite(kv, mine, "p", "P"),
+    ]);
+    assert.equal(a.kind, "failed");
+    assert.equal(p.kind, "committed");
+    await storedAt(mine, "P", 1);
+    // Another process stores number 2.
+    const op = other.atomic();
+    theirs.write(postback("b", 2), op);
+    assert.ok((await op.set(["console_delivery_seq"], 2).commit()).ok);
+    await mine.index();
+    assert.deepEqual(seqs(await mine.list({ hookId: "p" })), [1]);
+    assert.deepEqual(seqs(await mine.list({ hookId: "b" })), [2]);
+    // In one process too: the mark never passes what is stored, and the next postback is listed.
+    const q = await groupWrite(kv, mine, "q", "Q");
+    assert.equal(q.kind, "committed");
+    await storedAt(mine, "Q", 3);
+    await mine.index();
+    assert.equal((await kv.get(["console_delivery_hook_mark"])).value, 3);
+    assert.deepEqual(seqs(await mine.list({ hookId: "q" })), [3]);
+    assert.deepEqual(seqs(await mine.list({ hookId: "p" })), [1]);
+  } finally {
+    kv.close();
+    other.close();
+    await Deno.remove(path);
+  }
+});
+
+Deno.test("a pass writes at most 900 packs (KV takes 1,000 mutations), and the next goes on", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const now = Date.now();
+    // An earlier version's log: 1,000 rows of hook a a minute and more apart (a pack each), then 1,200 of hook b.
+    for (let from = 1; from <= 2200; from += 200) {
+      const op = kv.atomic();
+      for (let seq = from; seq < from + 200; seq++) {
+        const at = seq <= 1000 ? now - (2200 - seq) * 61_000 : now - (2200 - seq) * 1000;
+        op.set(["console_delivery_log", seq], {
+          seq,
+          id: `old${seq}-0`,
+          hookId: seq <= 1000 ? "a" : "b",
+          receivedAt: new Date(at).toISOString(),
+          verb: "jive:created",
+          title: `t${seq}`,
+          webhook: "",
+          status: 200,
+        });
+      }
+      assert.ok((await op.commit()).ok);
+    }
+    await kv.set(["console_delivery_seq"], 2200);
+    const deliveries = new DeliveryStore(kv, { retain: 10_000 });
+    await deliveries.index();
+    assert.equal((await kv.get(["console_delivery_hook_mark"])).value, 2200);
+    assert.equal((await keys(kv, "console_delivery_hook_pack")).filter((key) => key[1] === "a").length, 1000);
+    assert.equal((await deliveries.list({ hookId: "a", limit: 2000 })).length, 1000);
+    assert.equal((await deliveries.list({ hookId: "b", limit: 2000 })).length, 1200);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("under a steady flow of postbacks a pass takes what is there and ends: packs hold a batch, not a group", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const deliveries = new DeliveryStore(kv, { retain: 100_000 });
+    let seq = 0;
+    // 2,000 postbacks to 5 hooks, in groups of 8, each reported stored as the receiver does.
+    for (let group = 0; group < 250; group++) {
+      const op = kv.atomic();
+      const first = seq + 1;
+      for (let i = 0; i < 8; i++) deliveries.write(postback(`h${++seq % 5}`, seq), op);
+      assert.ok((await op.set(["console_delivery_seq"], seq).commit()).ok);
+      for (let n = first; n <= seq; n++) stored(deliveries, n);
+      deliveries.trimSoon();
+    }
+    const during = deliveries.index(); // asked while postbacks still come: it ends with what is there
+    for (let n = 0; n < 20; n++) {
+      const op = kv.atomic();
+      deliveries.write(postback("h0", ++seq), op);
+      assert.ok((await op.set(["console_delivery_seq"], seq).commit()).ok);
+      stored(deliveries, seq);
+      deliveries.trimSoon();
+    }
+    await during;
+    await deliveries.flush();
+    const packs = (await keys(kv, "console_delivery_hook_pack")).length;
+    assert.ok(packs <= 5 * Math.ceil(2020 / 256) + 5, `${packs} packs for 2,020 deliveries to 5 hooks`);
+    for (let h = 0; h < 5; h++) {
+      assert.equal((await deliveries.list({ hookId: `h${h}`, limit: 3000 })).length, h ? 400 : 420);
+    }
   } finally {
     kv.close();
   }
