@@ -268,7 +268,7 @@ async function renewTokens(ctx: PlatformContext): Promise<TokenPair> {
   if (clientId) {
     form.set("client_id", clientId);
     const basic = new TextEncoder().encode(`${clientId}:${ctx.community.clientSecret ?? ""}`);
-    headers.Authorization = `Basic ${btoa(String.fromCharCode(...basic))}`;
+    headers.Authorization = `Basic ${basic.toBase64()}`;
   }
   const response = await fetchWithTimeout(ctx, "POST", url, {
     method: "POST",

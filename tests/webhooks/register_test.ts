@@ -114,6 +114,19 @@ Deno.test("register() uses an explicit accessToken in place of the community's o
   }, { tokens: ["explicit-token"] });
 });
 
+Deno.test("renewal's Basic credentials are the base64 of the UTF-8 id and secret, however long the secret", async () => {
+  // A secret near KV's 64 KiB per value, beyond Latin-1.
+  const clientSecret = "sécret-☕-".repeat(2_500);
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save({ ...expiredCommunityOf(platform), clientSecret });
+    await hooks.register("Acme", ["document"], PLACE, CALLBACK);
+    const [renewal] = platform.requests("POST", "/oauth2/token");
+    const basic = renewal.authorization!.replace(/^Basic /, "");
+    assert.equal(new TextDecoder().decode(Uint8Array.fromBase64(basic)), `client-1:${clientSecret}`);
+  }, { tokens: [] });
+});
+
 Deno.test("register() renews on a 401, retries once and stores the new pair in the community", async () => {
   await withPlatform(async (kv, platform) => {
     const hooks = createWebhooks(kv);
