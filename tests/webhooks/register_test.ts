@@ -120,7 +120,8 @@ Deno.test("renewal's Basic credentials are the base64 of the UTF-8 id and secret
   await withPlatform(async (kv, platform) => {
     const hooks = createWebhooks(kv);
     await hooks.communities.save({ ...expiredCommunityOf(platform), clientSecret });
-    await hooks.register("Acme", ["document"], PLACE, CALLBACK);
+    // The test platform knows another secret: the renewal is refused, after it was sent as it should be.
+    await assert.rejects(hooks.register("Acme", ["document"], PLACE, CALLBACK), /wrong client secret/);
     const [renewal] = platform.requests("POST", "/oauth2/token");
     const basic = renewal.authorization!.replace(/^Basic /, "");
     assert.equal(new TextDecoder().decode(Uint8Array.fromBase64(basic)), `client-1:${clientSecret}`);
