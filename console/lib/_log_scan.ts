@@ -12,7 +12,32 @@
 import type { DeliveryView } from "./delivery_view.ts";
 import { rowOf } from "./_delivery_item.ts";
 import { packViews } from "./_hook_pack.ts";
+import { INDEX_BATCH } from "./_hook_index.ts";
 import { DELIVERY_VIEW_PREFIX, deliveryViewKey, HOOK_INDEX_MARK_KEY, hookPackPrefix } from "./kv_keys.ts";
+
+/** Rows of other hooks one hook's list ({@linkcode listLog}) reads at most above the hook index's mark. */
+export const MAX_HOOK_TAIL = 8 * INDEX_BATCH;
+
+/**
+ * Summaries, newest first (oldest first with `forward`), of one hook or all,
+ * after a number, at most `limit` (default 50); one hook's reads at most
+ * {@linkcode MAX_HOOK_TAIL} rows of other hooks besides.
+ */
+export async function listLog(
+  kv: Deno.Kv,
+  options: { hookId?: string; after?: number; limit?: number; forward?: boolean },
+): Promise<DeliveryView[]> {
+  const limit = options.limit ?? 50;
+  const out: DeliveryView[] = [];
+  if (limit < 1) return out;
+  const { hookId, after, forward } = options;
+  const scan = new LogScan(kv, { hookId, after, reverse: !forward, limit: hookId ? limit + MAX_HOOK_TAIL : limit });
+  for await (const { view } of scan) {
+    out.push(view);
+    if (out.length >= limit) break;
+  }
+  return out;
+}
 
 /** The number of the log's oldest row (1 when there is none). */
 async function oldestRow(kv: Deno.Kv): Promise<number> {

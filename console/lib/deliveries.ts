@@ -42,16 +42,14 @@ import { watchSequence } from "./_watch.ts";
 import { Trimmer, writeDelivery } from "./_delivery_write.ts";
 import { AttemptDetails } from "./_attempt_details.ts";
 import { SequenceWriter } from "./_delivery_append.ts";
-import { HookIndexer, INDEX_BATCH } from "./_hook_index.ts";
+import { HookIndexer } from "./_hook_index.ts";
 import { lineOfView } from "./_hook_pack.ts";
-import { LogScan } from "./_log_scan.ts";
+import { listLog } from "./_log_scan.ts";
 import { type DeliveryFilter, type DeliveryPage, type DeliveryStats, queryLog, statsOf } from "./_delivery_query.ts";
 
 export type { AttemptInfo, Delivery, DeliveryFilter, DeliveryPage, DeliveryStats, DeliveryView };
 export { MAX_PAYLOAD_CHARS, MAX_WIDE_PAYLOAD_CHARS } from "./_delivery_item.ts";
-
-/** Rows of other hooks one hook's {@linkcode DeliveryStore.list} reads at most above the hook index's mark. */
-export const MAX_HOOK_TAIL = 8 * INDEX_BATCH;
+export { MAX_HOOK_TAIL } from "./_log_scan.ts";
 
 /** Most items one postback may hold here: its summaries share one atomic operation. */
 export const MAX_POSTBACK_ITEMS = 120;
@@ -246,24 +244,10 @@ export class DeliveryStore {
    *   upgrade), so it may hold fewer than `limit` then: paging on from its
    *   last goes on without a gap
    */
-  async list(
+  list(
     options: { hookId?: string; after?: number; limit?: number; forward?: boolean } = {},
   ): Promise<DeliveryView[]> {
-    const limit = options.limit ?? 50;
-    const out: DeliveryView[] = [];
-    if (limit < 1) return out;
-    const scan = new LogScan(this.#kv, {
-      hookId: options.hookId,
-      after: options.after,
-      reverse: !options.forward,
-      // One hook's: the log's newest rows of other hooks are read past too.
-      limit: options.hookId ? limit + MAX_HOOK_TAIL : limit,
-    });
-    for await (const { view } of scan) {
-      out.push(view);
-      if (out.length >= limit) break;
-    }
-    return out;
+    return listLog(this.#kv, options);
   }
 
   /** A page of the log, newest first, filtered (see {@linkcode DeliveryFilter}). */
