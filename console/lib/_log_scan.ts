@@ -39,10 +39,10 @@ export async function listLog(
   return out;
 }
 
-/** The number of the log's oldest row (1 when there is none). */
+/** The number of the log's oldest row (none: past every number, so no pack is read). */
 async function oldestRow(kv: Deno.Kv): Promise<number> {
   for await (const entry of kv.list({ prefix: DELIVERY_VIEW_PREFIX }, { limit: 1 })) return entry.key[1] as number;
-  return 1;
+  return Number.MAX_SAFE_INTEGER;
 }
 
 /** What to read. */

@@ -387,3 +387,19 @@ Deno.test("under a steady flow of postbacks a pass takes what is there and ends:
     kv.close();
   }
 });
+
+Deno.test("once every row of the log is gone (expired), a hook's packs list nothing", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const deliveries = new DeliveryStore(kv);
+    await store(kv, deliveries, ["a", "a", "b"]);
+    await deliveries.index();
+    assert.deepEqual(seqs(await deliveries.list({ hookId: "a" })), [2, 1]);
+    // KV expires the rows (each lives maxAgeMs); their packs may outlive them a little.
+    for (const seq of [1, 2, 3]) await kv.delete(["console_delivery_log", seq]);
+    assert.deepEqual(await deliveries.list({ hookId: "a" }), []);
+    assert.equal((await deliveries.stats("a")).accepted, 0);
+  } finally {
+    kv.close();
+  }
+});
