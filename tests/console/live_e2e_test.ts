@@ -288,8 +288,10 @@ Deno.test({
       const cdp = await leader.createCDPSession();
       await cdp.send("Page.setWebLifecycleState", { state: "frozen" });
       // Before: the frozen tab kept the lock and the stream, and the others said "live" and showed nothing new.
+      // (30 s: a hand-over takes well under a second, but a fully parallel test run once took Chromium past 15 s;
+      // a tab that kept the lock would never hand it on, so the wait still fails that way.)
       await Promise.any(followers.map((tab) =>
-        tab.waitForFunction(() => document.documentElement.dataset.liveRole === "leader", { timeout: 15_000 })
+        tab.waitForFunction(() => document.documentElement.dataset.liveRole === "leader", { timeout: 30_000 })
       ));
       assert.deepEqual(await trigger(bench.t.origin), [200]);
       const [newest] = await bench.t.app.deliveries.list({ hookId: bench.hookId, limit: 1 });
