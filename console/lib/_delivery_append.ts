@@ -63,7 +63,7 @@ export class SequenceWriter {
   /** Appends a part; resolves with its summaries (those stored before, when its marker was there already). */
   append(part: Part): Promise<DeliveryView[]> {
     const bytes = part.rows.reduce(
-      (sum, row) => sum + 2 * entryBytes(deliveryViewKey(0), summaryOf(row)) + entryBytes(deliveryKey(row.id), row),
+      (sum, row) => sum + entryBytes(deliveryViewKey(0), summaryOf(row)) + entryBytes(deliveryKey(row.id), row),
       0,
     );
     return new Promise((resolve, reject) => {
@@ -167,7 +167,7 @@ export class SequenceWriter {
     let open = parts.map((_, i) => i);
     for (;;) {
       const added = open.reduce((sum, i) => sum + parts[i].rows.length, 0);
-      const used = 1 + open.reduce((sum, i) => sum + 2 + parts[i].rows.length * (inline ? 3 : 2), 0);
+      const used = 1 + open.reduce((sum, i) => sum + 2 + parts[i].rows.length * (inline ? 2 : 1), 0);
       // The counter as this process last wrote it, if it did; the oldest entries only once the log can be full.
       const known = this.#seq;
       const [seq, oldest] = await Promise.all([
