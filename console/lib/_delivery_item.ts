@@ -173,7 +173,7 @@ export function viewEntries(view: DeliveryView, body: PayloadEntry): { row: Uint
  * than encoding it (measured: 2.3-2.7 µs against 0.5-0.8 µs for a 570-byte
  * row). KV copies the bytes when it commits.
  */
-function utf8(text: string): Uint8Array {
+export function utf8(text: string): Uint8Array {
   return Buffer.from(text, "utf8");
 }
 

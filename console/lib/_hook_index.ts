@@ -20,7 +20,8 @@ import { commitInGroup } from "../../webhooks/mod.ts";
 import { DELIVERY_VIEW_PREFIX, deliveryViewKey, HOOK_INDEX_MARK_KEY, hookPackKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
 import { Buffer } from "node:buffer";
-import { cap, type Line, lineOf, packExpiry, packsOf, utf8 } from "./_hook_pack.ts";
+import { type Line, lineOf, packExpiry, packsOf } from "./_hook_pack.ts";
+import { utf8 } from "./_delivery_item.ts";
 
 /** Rows past the mark that start a pass (the readers' tail is about this long). */
 export const INDEX_BATCH = 256;
@@ -30,6 +31,11 @@ const PASS_ROWS = 1_000;
 const MAX_PASS_PACKS = 900;
 /** Bytes of packs one pass commits at most (a group commit takes 800 KiB in all). */
 const PASS_BYTES = 200_000;
+
+/** Forgets the oldest entries of `map` beyond `max`. */
+function cap<K, V>(map: Map<K, V>, max: number): void {
+  while (map.size > max) map.delete(map.keys().next().value!);
+}
 
 /** Lines remembered at most, staged and confirmed each. */
 const MAX_REMEMBERED = 20_000;

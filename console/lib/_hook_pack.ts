@@ -8,7 +8,6 @@
 
 import { Buffer } from "node:buffer";
 import type { DeliveryView } from "./delivery_view.ts";
-import { viewOf } from "./_delivery_item.ts";
 import { hookPackPrefix } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
 
@@ -18,7 +17,6 @@ const PACK_BYTES = 60_000;
 const PACK_SPAN_MS = 60_000;
 
 const NEWLINE = 0x0a;
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** The summaries of a pack, in order. */
@@ -43,15 +41,12 @@ export interface Line {
   json: string;
 }
 
-/** The line of a summary as read from the log (its row's first line, or the object). */
+/** The line of a summary as read from the log (its row's first line, or the object an earlier writer stored). */
 export function lineOf(value: unknown): Line {
-  const view = viewOf(value);
-  let json: string;
-  if (value instanceof Uint8Array) {
-    const end = value.indexOf(NEWLINE);
-    json = decoder.decode(end === -1 ? value : value.subarray(0, end));
-  } else json = JSON.stringify(view);
-  return { seq: view.seq, hookId: view.hookId, at: Date.parse(view.receivedAt) || 0, json };
+  if (!(value instanceof Uint8Array)) return lineOfView(value as DeliveryView);
+  const end = value.indexOf(NEWLINE);
+  const json = decoder.decode(end === -1 ? value : value.subarray(0, end));
+  return lineOfView(JSON.parse(json) as DeliveryView, json);
 }
 
 /** A summary's line as a writer has it. */
@@ -69,18 +64,9 @@ export interface Pack {
   last: number;
 }
 
-/** Forgets the oldest entries of `map` beyond `max`. */
-export function cap<K, V>(map: Map<K, V>, max: number): void {
-  while (map.size > max) map.delete(map.keys().next().value!);
-}
-
 /** How long a pack lives: until its newest summary (arrived at `newest`, ms) is `maxAgeMs` old (a second at least). */
 export function packExpiry(maxAgeMs: number, newest: number): number {
   return Math.max(1_000, maxAgeMs - (Date.now() - newest));
-}
-
-export function utf8(text: string): Uint8Array {
-  return encoder.encode(text);
 }
 
 /**
