@@ -191,6 +191,9 @@ class LiveHub {
       clearTimeout(giveUp);
       this.#setState("live");
     });
+    // The server reads where the stream starts after it answers: a delivery stored between this tab's last look
+    // and that reading is in neither. `ready` comes once it has read, so a look then leaves no gap.
+    source.addEventListener("ready", () => this.#emit(null));
     source.addEventListener("error", () => {
       if (source.readyState === EventSource.CLOSED) this.#poll(); // refused (signed out, or the server stopped)
       else this.#setState("connecting");

@@ -259,6 +259,35 @@ Deno.test({
     }),
 });
 
+Deno.test({
+  name: "a delivery that arrives while a leading tab's stream is still opening still shows there",
+  ...browserTestOptions,
+  fn: () =>
+    withHookBrowser(async ({ t, hookId, browser, signedIn }) => {
+      // The leader's stream request is held: the delivery is stored before the server reads where the stream starts.
+      const page = await browser.newPage();
+      await page.setRequestInterception(true);
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        page.on("request", (request) => {
+          if (!request.url().includes("/deliveries/events")) return void request.continue();
+          resolve();
+          release = () => void request.continue();
+        });
+      });
+      await signedIn(page);
+      await page.goto(`${t.origin}/webhooks/${hookId}`, { waitUntil: "load", timeout: 90_000 });
+      await held;
+      assert.deepEqual(await trigger(t.origin), [200]);
+      const [newest] = await t.app.deliveries.list({ hookId, limit: 1 });
+      release();
+      await page.waitForSelector("#live-status.live", { timeout: 30_000 });
+      // Before: the stream started after the delivery and the page's last look came before it, so it never showed
+      // (a live page does not poll).
+      await page.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 10_000 });
+    }),
+});
+
 /** Three tabs on the deliveries page, once one of them leads: the leader, and the others. */
 async function threeLiveTabs(bench: HookBench): Promise<{ leader: Page; followers: Page[] }> {
   const tabs: Page[] = [];
