@@ -32,9 +32,19 @@ const MAX_PASS_PACKS = 900;
 /** Bytes of packs one pass commits at most (a group commit takes 800 KiB in all). */
 const PASS_BYTES = 200_000;
 
-/** Forgets the oldest entries of `map` beyond `max`. */
+/**
+ * Past `max` entries, forgets the oldest of `map` down to three quarters of
+ * `max`, in one walk: a `Map` finds its oldest key by walking past every
+ * slot deleted since it last rehashed, so one key forgotten per call would
+ * cost a walk of thousands of slots each time.
+ */
 function cap<K, V>(map: Map<K, V>, max: number): void {
-  while (map.size > max) map.delete(map.keys().next().value!);
+  if (map.size <= max) return;
+  let drop = map.size - Math.floor(max * 3 / 4);
+  for (const key of map.keys()) {
+    if (drop-- === 0) break;
+    map.delete(key);
+  }
 }
 
 /** Lines remembered at most, staged and confirmed each. */

@@ -357,3 +357,29 @@ Deno.test("write is called once per item: never for a copy of a stored header, o
   });
   assert.deepEqual([...calls.values()].filter((n) => n !== 1), [], "an item was written twice");
 });
+
+Deno.test("a copy of a header stored 25,000 postbacks before is still a duplicate without a call to write", async () => {
+  let calls = 0;
+  await withWriter(async ({ handle }) => {
+    const first = await signA(NOW - 1);
+    assert.equal((await handle(post({ authorization: first }, body()))).status, 200);
+    // Enough postbacks after it that the claims this process remembers turn over a generation.
+    for (let sent = 0; sent < 25_000; sent += 100) {
+      const auths = await Promise.all(Array.from({ length: 100 }, (_, i) => signA(NOW - 2 - sent - i)));
+      const answers = await Promise.all(auths.map((a) => handle(post({ authorization: a }, body()))));
+      assert.deepEqual(new Set(answers.map((r) => r.status)), new Set([200]));
+      await Promise.all(answers.map((r) => r.body?.cancel()));
+    }
+    const before = calls;
+    assert.deepEqual(await (await handle(post({ authorization: first }, body()))).json(), {
+      received: 0,
+      duplicate: true,
+    });
+    assert.equal(calls, before, "write was called for a copy of a stored header");
+  }, {
+    write: (postback: Postback, atomic: Deno.AtomicOperation) => {
+      calls++;
+      atomic.set(["inbox", postback.postbackId, postback.index], 1);
+    },
+  });
+});
