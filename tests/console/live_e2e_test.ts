@@ -55,6 +55,19 @@ function onHookPage(
   });
 }
 
+/** Holds `page`'s requests whose URL holds `part` until `release()`; `held` settles once the first is sent. */
+async function holdRequest(page: Page, part: string): Promise<{ held: Promise<void>; release: () => void }> {
+  await page.setRequestInterception(true);
+  const { promise: held, resolve } = Promise.withResolvers<void>();
+  const { promise: released, resolve: release } = Promise.withResolvers<void>();
+  page.on("request", (request) => {
+    if (!request.url().includes(part)) return void request.continue();
+    resolve();
+    released.then(() => request.continue());
+  });
+  return { held, release: () => release() };
+}
+
 async function timedGoto(page: Page, url: string): Promise<number> {
   const start = performance.now();
   await page.goto(url, { waitUntil: "load", timeout: 90_000 });
@@ -237,15 +250,7 @@ Deno.test({
       await leader.waitForSelector("#live-status.live", { timeout: 30_000 });
       // A second tab renders the hook's page, but its islands wait until the delivery went past.
       const late = await browser.newPage();
-      await late.setRequestInterception(true);
-      let release: () => void = () => {};
-      const held = new Promise<void>((resolve) => {
-        late.on("request", (request) => {
-          if (!request.url().includes("islands.js")) return void request.continue();
-          resolve();
-          release = () => void request.continue();
-        });
-      });
+      const { held, release } = await holdRequest(late, "islands.js");
       const loading = late.goto(hookPage, { waitUntil: "load", timeout: 90_000 });
       await held;
       assert.deepEqual(await trigger(t.origin), [200]);
@@ -266,18 +271,20 @@ Deno.test({
     withHookBrowser(async ({ t, hookId, browser, signedIn }) => {
       // The leader's stream request is held: the delivery is stored before the server reads where the stream starts.
       const page = await browser.newPage();
-      await page.setRequestInterception(true);
-      let release: () => void = () => {};
-      const held = new Promise<void>((resolve) => {
-        page.on("request", (request) => {
-          if (!request.url().includes("/deliveries/events")) return void request.continue();
-          resolve();
-          release = () => void request.continue();
-        });
-      });
+      const { held, release } = await holdRequest(page, "/deliveries/events");
+      let looking = 0;
+      const isLook = (request: { url(): string }) => request.url().includes("/deliveries.json");
+      page.on("request", (request) => void (isLook(request) && looking++));
+      for (const event of ["requestfinished", "requestfailed"] as const) {
+        page.on(event, (request) => void (isLook(request) && looking--));
+      }
       await signedIn(page);
       await page.goto(`${t.origin}/webhooks/${hookId}`, { waitUntil: "load", timeout: 90_000 });
       await held;
+      // The page's own looks (as it subscribed, as it took the lead) are answered before the delivery is stored.
+      for (let quiet = 0; quiet < 5; quiet = looking === 0 ? quiet + 1 : 0) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
       assert.deepEqual(await trigger(t.origin), [200]);
       const [newest] = await t.app.deliveries.list({ hookId, limit: 1 });
       release();
