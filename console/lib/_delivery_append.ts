@@ -9,8 +9,7 @@
 
 import type { DeliveryView } from "./delivery_view.ts";
 import { type Delivery, dropDelivery, putDelivery, summaryOf, viewOf } from "./_delivery_item.ts";
-import { dropDetailsBelow } from "./_attempt_details.ts";
-import { dropPacksBelow } from "./_hook_pack.ts";
+import { dropTrimmedBelow } from "./_delivery_write.ts";
 import { DELIVERY_SEQ_KEY, DELIVERY_VIEW_PREFIX, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
 import { entryBytes, retryLocked } from "./kv_retry.ts";
 
@@ -196,11 +195,8 @@ export class SequenceWriter {
       const res = await retryLocked(() => op.commit());
       if (res.ok) {
         this.#seq = { key: DELIVERY_SEQ_KEY, value: last, versionstamp: res.versionstamp };
-        // The hooks' packs and the request details' batches whose postbacks are all trimmed now go too.
         if (dropped.length > 0) {
-          const hooks = dropped.map((view) => view.hookId);
-          await dropPacksBelow(kv, keepFrom, hooks).catch(() => {});
-          await dropDetailsBelow(kv, keepFrom).catch(() => {});
+          await dropTrimmedBelow(kv, keepFrom, dropped.map((view) => view.hookId)).catch(() => {});
         }
         for (const i of open) out[i] = views.get(i);
         return out as DeliveryView[][];

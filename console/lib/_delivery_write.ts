@@ -94,8 +94,18 @@ export class Trimmer {
       await retryLocked(() => op.commit());
       if (old.length < TRIM_BATCH) break;
     }
-    // The hooks' packs and the request details' batches whose postbacks are all trimmed now.
-    await dropPacksBelow(this.#kv, keepFrom, hooks);
-    await dropDetailsBelow(this.#kv, keepFrom);
+    await dropTrimmedBelow(this.#kv, keepFrom, hooks);
   }
+}
+
+/**
+ * After the log's rows below `keepFrom` went (trimmed by either writer):
+ * the packs of their hooks, then the request details' batches whose
+ * postbacks are all trimmed, go too. The second is tried whatever the
+ * first did; a failure is thrown after both.
+ */
+export async function dropTrimmedBelow(kv: Deno.Kv, keepFrom: number, hookIds: Iterable<string>): Promise<void> {
+  const packs = await dropPacksBelow(kv, keepFrom, hookIds).then(() => null, (error: unknown) => ({ error }));
+  await dropDetailsBelow(kv, keepFrom);
+  if (packs) throw packs.error;
 }
