@@ -1,6 +1,6 @@
 // KV wrappers of the delivery store tests: one that runs a hook before each
 // commit, one that fails chosen commits and counts them, one that counts the
-// entries its lists yield.
+// entries its lists yield; and two handles on one KV file.
 
 /** A KV whose every `atomic().commit()` runs `before(n)` first (n counts commits from 1) and then commits. */
 export function onCommit(kv: Deno.Kv, before: (n: number) => Promise<void> | void): Deno.Kv {
@@ -52,4 +52,17 @@ export function counting(kv: Deno.Kv): { kv: Deno.Kv; read: () => number } {
     },
   });
   return { kv: wrapped, read: () => read };
+}
+
+/** Runs `fn` with two handles on one new KV file (as two console processes have), then closes them and removes it. */
+export async function withTwoHandles(fn: (a: Deno.Kv, b: Deno.Kv) => Promise<void>): Promise<void> {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const [a, b] = [await Deno.openKv(path), await Deno.openKv(path)];
+  try {
+    await fn(a, b);
+  } finally {
+    a.close();
+    b.close();
+    await Deno.remove(path);
+  }
 }

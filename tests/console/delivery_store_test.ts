@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { DeliveryStore, MAX_POSTBACK_ITEMS, MAX_WIDE_PAYLOAD_CHARS } from "../../console/lib/deliveries.ts";
-import { counting, faulty, onCommit } from "./_kv_faults.ts";
+import { counting, faulty, onCommit, withTwoHandles } from "./_kv_faults.ts";
 import { commitInGroup } from "../../webhooks/mod.ts";
 
 const item = (n: number, extra: Record<string, unknown> = {}) => ({
@@ -99,10 +99,8 @@ Deno.test("a small postback that fails at its one commit leaves nothing", async 
   }
 });
 
-Deno.test("the same postback stored at once by two stores on one KV file is stored once", async () => {
-  const path = await Deno.makeTempFile({ suffix: ".kv" });
-  const [a, b] = [await Deno.openKv(path), await Deno.openKv(path)];
-  try {
+Deno.test("the same postback stored at once by two stores on one KV file is stored once", () =>
+  withTwoHandles(async (a, b) => {
     const entries = [1, 2].map((n) => ({ hookId: "h1", item: item(n) }));
     const [x, y] = await Promise.all([
       new DeliveryStore(a).addPostback("same", entries),
@@ -110,17 +108,10 @@ Deno.test("the same postback stored at once by two stores on one KV file is stor
     ]);
     assert.deepEqual(x, y);
     assert.deepEqual((await new DeliveryStore(a).list()).map((d) => d.seq), [2, 1]);
-  } finally {
-    a.close();
-    b.close();
-    await Deno.remove(path);
-  }
-});
+  }));
 
-Deno.test("the sequence is commit order: writers on two KV handles leave no gap and no repeat", async () => {
-  const path = await Deno.makeTempFile({ suffix: ".kv" });
-  const [a, b] = [await Deno.openKv(path), await Deno.openKv(path)];
-  try {
+Deno.test("the sequence is commit order: writers on two KV handles leave no gap and no repeat", () =>
+  withTwoHandles(async (a, b) => {
     const stores = [new DeliveryStore(a, { retain: 1000 }), new DeliveryStore(b, { retain: 1000 })];
     // A reader paging forward from the last number it saw, while writes land.
     let last = 0;
@@ -141,12 +132,7 @@ Deno.test("the sequence is commit order: writers on two KV handles leave no gap 
     }
     await writes;
     assert.deepEqual(seen, Array.from({ length: 120 }, (_, i) => i + 1));
-  } finally {
-    a.close();
-    b.close();
-    await Deno.remove(path);
-  }
-});
+  }));
 
 Deno.test("storing reads a bounded number of entries, whatever the history holds", async () => {
   const kv = await Deno.openKv(":memory:");
@@ -215,10 +201,8 @@ Deno.test("a postback of more items than the store takes is refused whole", () =
     assert.equal((await store.list({ limit: 1000 })).length, MAX_POSTBACK_ITEMS);
   }));
 
-Deno.test("a watch on one KV handle reports another handle's writes within the poll interval", async () => {
-  const path = await Deno.makeTempFile({ suffix: ".kv" });
-  const [a, b] = [await Deno.openKv(path), await Deno.openKv(path)];
-  try {
+Deno.test("a watch on one KV handle reports another handle's writes within the poll interval", () =>
+  withTwoHandles(async (a, b) => {
     const viewer = new DeliveryStore(a);
     const abort = new AbortController();
     let seen = 0;
@@ -231,12 +215,7 @@ Deno.test("a watch on one KV handle reports another handle's writes within the p
     abort.abort();
     await watching;
     assert.equal(seen, 1);
-  } finally {
-    a.close();
-    b.close();
-    await Deno.remove(path);
-  }
-});
+  }));
 
 Deno.test("stats() counts the last 24 hours per hour, accepted against rejected, and names the newest", () =>
   withStore(async (store) => {

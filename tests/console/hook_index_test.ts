@@ -9,6 +9,7 @@ import fc from "fast-check";
 import { DeliveryStore } from "../../console/lib/deliveries.ts";
 import { commitInGroup } from "../../webhooks/mod.ts";
 import type { DeliveryView } from "../../console/lib/delivery_view.ts";
+import { withTwoHandles } from "./_kv_faults.ts";
 
 type Written = Parameters<DeliveryStore["write"]>[0];
 
@@ -145,10 +146,8 @@ Deno.test("rows this process did not see stored (another process's) are read fro
   }
 });
 
-Deno.test("two stores indexing one KV file at once write each summary once", async () => {
-  const path = await Deno.makeTempFile({ suffix: ".kv" });
-  const [a, b] = [await Deno.openKv(path), await Deno.openKv(path)];
-  try {
+Deno.test("two stores indexing one KV file at once write each summary once", () =>
+  withTwoHandles(async (a, b) => {
     const [x, y] = [new DeliveryStore(a, { retain: 10_000 }), new DeliveryStore(b, { retain: 10_000 })];
     const hooks = Array.from({ length: 700 }, (_, i) => `h${i % 5}`);
     await store(a, x, hooks);
@@ -159,12 +158,7 @@ Deno.test("two stores indexing one KV file at once write each summary once", asy
     }
     assert.deepEqual(lines.sort((p, q) => p - q), hooks.map((_, i) => i + 1));
     for (let h = 0; h < 5; h++) assert.equal((await y.list({ hookId: `h${h}`, limit: 1000 })).length, 140);
-  } finally {
-    a.close();
-    b.close();
-    await Deno.remove(path);
-  }
-});
+  }));
 
 Deno.test("trimming deletes the packs below the retention; the one across it lists only what the log keeps", async () => {
   const kv = await Deno.openKv(":memory:");
@@ -282,10 +276,8 @@ function groupWrite(
   });
 }
 
-Deno.test("a postback built again at another number after its group failed is packed at the number it was stored at only", async () => {
-  const path = await Deno.makeTempFile({ suffix: ".kv" });
-  const [kv, other] = [await Deno.openKv(path), await Deno.openKv(path)];
-  try {
+Deno.test("a postback built again at another number after its group failed is packed at the number it was stored at only", () =>
+  withTwoHandles(async (kv, other) => {
     const [mine, theirs] = [new DeliveryStore(kv, { retain: 10_000 }), new DeliveryStore(other, { retain: 10_000 })];
     // A's own check fails at the group's commit (its record was edited meanwhile): P, built at 2 beside it, is
     // built again at 1 alone.
@@ -313,12 +305,7 @@ Deno.test("a postback built again at another number after its group failed is pa
     assert.equal((await kv.get(["console_delivery_hook_mark"])).value, 3);
     assert.deepEqual(seqs(await mine.list({ hookId: "q" })), [3]);
     assert.deepEqual(seqs(await mine.list({ hookId: "p" })), [1]);
-  } finally {
-    kv.close();
-    other.close();
-    await Deno.remove(path);
-  }
-});
+  }));
 
 Deno.test("a pass writes at most 900 packs (KV takes 1,000 mutations), and the next goes on", async () => {
   const kv = await Deno.openKv(":memory:");

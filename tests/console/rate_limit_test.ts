@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { RateLimiter } from "../../console/lib/rate_limit.ts";
 import { signJiveExtn } from "../../webhooks/mod.ts";
 import { csrfOf, NO_RATE_LIMITS, parse, signIn, startConsole, type TestConsole } from "./_helpers.ts";
+import { withTwoHandles } from "./_kv_faults.ts";
 
 const twoPerMinute = { limit: 2, windowMs: 60_000 };
 
@@ -24,20 +25,13 @@ Deno.test("RateLimiter counts hits per window and names the seconds until the ne
   }
 });
 
-Deno.test("RateLimiter lets exactly the limit through a burst, and counts across KV handles", async () => {
-  const path = await Deno.makeTempFile({ suffix: ".kv" });
-  const [a, b] = [await Deno.openKv(path), await Deno.openKv(path)];
-  try {
+Deno.test("RateLimiter lets exactly the limit through a burst, and counts across KV handles", () =>
+  withTwoHandles(async (a, b) => {
     const rules = { receiver: { limit: 25, windowMs: 60_000 } };
     const limiters = [new RateLimiter(a, rules), new RateLimiter(b, rules)];
     const verdicts = await Promise.all(Array.from({ length: 60 }, (_, i) => limiters[i % 2].hit("receiver", "t1")));
     assert.equal(verdicts.filter((v) => v.ok).length, 25);
-  } finally {
-    a.close();
-    b.close();
-    await Deno.remove(path);
-  }
-});
+  }));
 
 Deno.test("RateLimiter refuses a rule that cannot work", async () => {
   const kv = await Deno.openKv(":memory:");
@@ -208,10 +202,8 @@ Deno.test("the sandbox's limit counts its trigger only: sign-ins' token requests
   }
 });
 
-Deno.test("RateLimiter reads no count while it is the only one counting, and reads again when another counted", async () => {
-  const path = await Deno.makeTempFile({ suffix: ".kv" });
-  const [a, b] = [await Deno.openKv(path), await Deno.openKv(path)];
-  try {
+Deno.test("RateLimiter reads no count while it is the only one counting, and reads again when another counted", () =>
+  withTwoHandles(async (a, b) => {
     let reads = 0;
     const counted = new Proxy(a, {
       get(target, prop) {
@@ -231,9 +223,4 @@ Deno.test("RateLimiter reads no count while it is the only one counting, and rea
     assert.equal((await other.hit("receiver", "t1")).ok, true);
     assert.equal((await mine.hit("receiver", "t1")).ok, false, "the sixth hit of the window");
     assert.equal(reads, 1);
-  } finally {
-    a.close();
-    b.close();
-    await Deno.remove(path);
-  }
-});
+  }));
