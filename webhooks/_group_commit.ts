@@ -9,6 +9,12 @@
 // sequence (a counter key bumped in the same commit, checked by
 // versionstamp), so the numbers follow commit order across processes.
 //
+// A job's writes are built as it is submitted, at the numbers it will take
+// unless a job ahead of it fails, so that the group's writes are ready when
+// the KV is free: built when the group is taken, their building held up
+// every request of the group (16 postbacks at once: about a tenth of a
+// request's time). A job whose numbers turn out otherwise is built again.
+//
 // When a shared commit fails, the checks of the group are read again and each
 // job learns which of its own checks failed; the jobs none of whose checks
 // failed go again (a moved sequence counter is read afresh). A commit that
@@ -16,6 +22,7 @@
 // commits is the one whose result it gets.
 
 import { getManyBatched, withLockRetry } from "./_kv.ts";
+import { AtomicRecorder } from "./_atomic_recorder.ts";
 import { keyId } from "./_key_id.ts";
 import {
   type Counter,
@@ -50,6 +57,8 @@ class GroupCommitter {
    * than ten is refused (a KV Connect URL), then ten for good.
    */
   #maxChecks = LOCAL_CHECKS;
+  /** The last number of each sequence in the group being committed (`null`: none is). */
+  #sending: Map<string, { key: Deno.KvKey; value: number }> | null = null;
 
   constructor(kv: Deno.Kv) {
     this.#kv = kv;
@@ -58,7 +67,9 @@ class GroupCommitter {
   submit(job: GroupJob): Promise<GroupResult> {
     const { promise, resolve } = Promise.withResolvers<GroupResult>();
     const seqId = job.sequence ? keyId(job.sequence) : null;
-    this.#waiting.push({ job, seqId, first: 0, tries: 0, alone: false, resolve });
+    const entry: Entry = { job, seqId, first: 0, tries: 0, alone: false, resolve };
+    if (!this.#prebuild(entry)) return promise;
+    this.#waiting.push(entry);
     if (!this.#running) {
       this.#running = true;
       void this.#run();
@@ -79,6 +90,7 @@ class GroupCommitter {
         }
         const sent: Sent = await sending;
         sending = null;
+        this.#sending = null;
         if (sent.kind === "committed") {
           for (const [id, { value }] of sent.last) {
             this.#counters.set(id, { value, versionstamp: sent.result.versionstamp });
@@ -102,6 +114,42 @@ class GroupCommitter {
     }
   }
 
+  /**
+   * Builds a submitted job's writes at the numbers it will take unless a job
+   * ahead of it fails: after the last number given to the jobs waiting, else
+   * to the group being committed, else the counter's. Not built yet when its
+   * counter is not known (it is read before the job's group is taken).
+   * False when `build` threw: the job has failed, and is not queued.
+   */
+  #prebuild(entry: Entry): boolean {
+    const { job, seqId } = entry;
+    let first = 0;
+    if (seqId !== null) {
+      const counter = this.#counters.get(seqId);
+      if (counter === undefined) return true;
+      let last = this.#sending?.get(seqId)?.value ?? counter.value;
+      for (let i = this.#waiting.length - 1; i >= 0; i--) {
+        const ahead = this.#waiting[i];
+        if (ahead.seqId !== seqId) continue;
+        if (ahead.recorder === undefined) return true;
+        last = ahead.first + (ahead.job.count ?? 0) - 1;
+        break;
+      }
+      first = last + 1;
+    }
+    const recorder = new AtomicRecorder();
+    try {
+      recorder.check(...job.checks);
+      job.build(recorder, first);
+    } catch (error) {
+      entry.resolve({ kind: "error", error });
+      return false;
+    }
+    entry.recorder = recorder;
+    entry.first = first;
+    return true;
+  }
+
   /** Whether every waiting job's sequence counter is known (else it is read before the next group). */
   #countersKnown(): boolean {
     return this.#waiting.every(({ seqId }) => seqId === null || this.#counters.has(seqId));
@@ -122,6 +170,7 @@ class GroupCommitter {
   async #send(group: Entry[]): Promise<Sent> {
     const last = new Map<string, { key: Deno.KvKey; value: number }>();
     const checks = new Map<string, Deno.AtomicCheck>();
+    this.#sending = last;
     try {
       const op = this.#kv.atomic();
       for (const entry of group) {

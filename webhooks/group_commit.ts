@@ -21,9 +21,12 @@ export type { GroupJob, GroupResult };
  * job of the group touches waits for the next group. With `sequence`, the job
  * takes `count` consecutive numbers of that counter (a number at the key,
  * bumped and checked in the same commit), so numbers follow commit order
- * across processes; `build` gets the first. When the shared commit fails,
- * the checks are read again: a job whose own checks failed gets `failed`
- * with them, and the others go again. Never rejects.
+ * across processes; `build` gets the first. `build` runs as the job is
+ * submitted, at the numbers it will take unless a job ahead of it fails
+ * (once this KV object's counter has been read; before that, when its group
+ * is taken), so a group is ready to send when the KV is free. When the
+ * shared commit fails, the checks are read again: a job whose own checks
+ * failed gets `failed` with them, and the others go again. Never rejects.
  *
  * @param kv The KV to commit to.
  * @param job Its checks, its sequence and count, and `build`, which adds its
