@@ -11,9 +11,9 @@
 //
 // A job's writes are built as it is submitted, at the numbers it will take
 // unless a job ahead of it fails, so that the group's writes are ready when
-// the KV is free: built when the group is taken, their building held up
-// every request of the group (16 postbacks at once: about a tenth of a
-// request's time). A job whose numbers turn out otherwise is built again.
+// the KV is free. Built when the group was taken, they were built one after
+// another (about 20 µs a postback in the console) while every request of the
+// group waited. A job whose numbers turn out otherwise is built again.
 //
 // When a shared commit fails, the checks of the group are read again and each
 // job learns which of its own checks failed; the jobs none of whose checks
