@@ -44,13 +44,25 @@ async function log(kv: Deno.Kv): Promise<[number, unknown][]> {
   return out;
 }
 
-Deno.test("a job's writes are built as it is submitted, at the numbers it then takes, once", async () => {
+/**
+ * Runs `fn` on a new `:memory:` KV after a first job ("a", number 1) read the
+ * counter there: it was built when its group was taken, as nothing told its
+ * numbers before. `calls` lists every build's job and first number.
+ */
+async function afterFirstJob(fn: (kv: Deno.Kv, calls: [string, number][]) => Promise<void>): Promise<void> {
   const kv = await Deno.openKv(":memory:");
   try {
     const calls: [string, number][] = [];
-    // The first job reads the counter: it is built when its group is taken.
     assert.equal((await commitInGroup(kv, logJob("a", calls))).kind, "committed");
     assert.deepEqual(calls, [["a", 1]]);
+    await fn(kv, calls);
+  } finally {
+    kv.close();
+  }
+}
+
+Deno.test("a job's writes are built as it is submitted, at the numbers it then takes, once", async () => {
+  await afterFirstJob(async (kv, calls) => {
     const { close, open } = gate(kv);
     close();
     // While a group is being committed, the jobs after it are built at once, after its numbers.
@@ -66,16 +78,11 @@ Deno.test("a job's writes are built as it is submitted, at the numbers it then t
     assert.equal(calls.length, 4, "no job was built twice");
     assert.deepEqual(await log(kv), [[1, "a"], [2, "b"], [3, "b"], [4, "c"], [5, "d"], [6, "d"], [7, "d"]]);
     assert.equal((await kv.get(["log_seq"])).value, 7);
-  } finally {
-    kv.close();
-  }
+  });
 });
 
 Deno.test("a job built at numbers that moved (a job ahead of it failed) is built again at those it takes", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const calls: [string, number][] = [];
-    assert.equal((await commitInGroup(kv, logJob("a", calls))).kind, "committed");
+  await afterFirstJob(async (kv, calls) => {
     const { close, open } = gate(kv);
     close();
     const guard = { key: ["guard"], versionstamp: null };
@@ -91,16 +98,11 @@ Deno.test("a job built at numbers that moved (a job ahead of it failed) is built
     assert.deepEqual(calls.slice(1), [["x", 2], ["y", 3], ["y", 2]]);
     assert.deepEqual(await log(kv), [[1, "a"], [2, "y"], [3, "y"]]);
     assert.equal((await kv.get(["log_seq"])).value, 3);
-  } finally {
-    kv.close();
-  }
+  });
 });
 
 Deno.test("a build that throws as its job is submitted fails that job alone, taking no number", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const calls: [string, number][] = [];
-    assert.equal((await commitInGroup(kv, logJob("a", calls))).kind, "committed");
+  await afterFirstJob(async (kv, calls) => {
     const broken = commitInGroup(kv, {
       checks: [],
       sequence: ["log_seq"],
@@ -116,7 +118,5 @@ Deno.test("a build that throws as its job is submitted fails that job alone, tak
     const stored = await next;
     assert.deepEqual(stored.kind === "committed" && stored.first, 2);
     assert.deepEqual(await log(kv), [[1, "a"], [2, "b"]]);
-  } finally {
-    kv.close();
-  }
+  });
 });
