@@ -325,9 +325,14 @@ Deno.test({
       await cdp.send("Page.setWebLifecycleState", { state: "frozen" });
       // Before: the frozen tab kept the lock and the stream, and the others said "live" and showed nothing new.
       // (30 s: a hand-over takes well under a second, but a fully parallel test run once took Chromium past 15 s;
-      // a tab that kept the lock would never hand it on, so the wait still fails that way.)
+      // a tab that kept the lock would never hand it on, so the wait still fails that way.) Polled on a timer: only
+      // the newest tab is visible, and a hidden tab runs no animation frames, so puppeteer's default ("raf") would
+      // never look again in a hidden follower that took the lead after its first look.
       await Promise.any(followers.map((tab) =>
-        tab.waitForFunction(() => document.documentElement.dataset.liveRole === "leader", { timeout: 30_000 })
+        tab.waitForFunction(() => document.documentElement.dataset.liveRole === "leader", {
+          timeout: 30_000,
+          polling: 100,
+        })
       ));
       assert.deepEqual(await trigger(bench.t.origin), [200]);
       const [newest] = await bench.t.app.deliveries.list({ hookId: bench.hookId, limit: 1 });
