@@ -5,19 +5,19 @@
  */
 
 import { monotonicFactory } from "ulid";
-import { pendingPrefix, webhookByTenantPrefix, webhookKey } from "./_keys.ts";
-import { listAll, unlessKeyTooLarge, withLockRetry } from "./_kv.ts";
-import { deleteOnPlatform, platformHookUrl, platformOps } from "./_register.ts";
-import { listPage, migrateIndexes, recordsByUrl, recordsUnder, removeRecord, writeRecord } from "./_store.ts";
-import { rememberKv } from "./_kv_of.ts";
-import { reconcileCommunity } from "./_reconcile.ts";
-import { validateCredentials } from "./_validate.ts";
+import { pendingPrefix, webhookByTenantPrefix, webhookKey } from "./kv/mod.ts";
+import { listAll, unlessKeyTooLarge, withLockRetry } from "./kv/mod.ts";
+import { deleteOnPlatform, platformHookUrl, platformOps } from "./platform/mod.ts";
+import { listPage, migrateIndexes, recordsByUrl, recordsUnder, removeRecord, writeRecord } from "./store/mod.ts";
+import { rememberKv } from "./kv/mod.ts";
+import { reconcileCommunity } from "./platform/mod.ts";
+import { validateCredentials } from "./platform/mod.ts";
 import { describe, pageLimit, requireString } from "./_util.ts";
-import type { Communities } from "./communities.ts";
-import { createCommunities } from "./_community_store.ts";
-import type { WebhookStore } from "./record_store.ts";
-import type { WebhookLookups } from "./lookups.ts";
-import type { WebhookRegistration } from "./registration.ts";
+import type { Communities } from "./store/mod.ts";
+import { createCommunities } from "./store/mod.ts";
+import type { WebhookStore } from "./store/mod.ts";
+import type { WebhookLookups } from "./store/mod.ts";
+import type { WebhookRegistration } from "./platform/mod.ts";
 import type { Community, PendingRegistration, TenantRef, Webhook, WebhookInput } from "./types.ts";
 import type { CredentialOptions, MigrateOptions } from "./options.ts";
 
