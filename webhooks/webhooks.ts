@@ -5,19 +5,36 @@
  */
 
 import { monotonicFactory } from "ulid";
-import { pendingPrefix, webhookByTenantPrefix, webhookKey } from "./kv/mod.ts";
-import { listAll, unlessKeyTooLarge, withLockRetry } from "./kv/mod.ts";
-import { deleteOnPlatform, platformHookUrl, platformOps } from "./platform/mod.ts";
-import { listPage, migrateIndexes, recordsByUrl, recordsUnder, removeRecord, writeRecord } from "./store/mod.ts";
-import { rememberKv } from "./kv/mod.ts";
-import { reconcileCommunity } from "./platform/mod.ts";
-import { validateCredentials } from "./platform/mod.ts";
+import {
+  listAll,
+  pendingPrefix,
+  rememberKv,
+  unlessKeyTooLarge,
+  webhookByTenantPrefix,
+  webhookKey,
+  withLockRetry,
+} from "./kv/mod.ts";
+import {
+  deleteOnPlatform,
+  platformHookUrl,
+  platformOps,
+  reconcileCommunity,
+  validateCredentials,
+  type WebhookRegistration,
+} from "./platform/mod.ts";
+import {
+  type Communities,
+  createCommunities,
+  listPage,
+  migrateIndexes,
+  recordsByUrl,
+  recordsUnder,
+  removeRecord,
+  type WebhookLookups,
+  type WebhookStore,
+  writeRecord,
+} from "./store/mod.ts";
 import { describe, pageLimit, requireString } from "./_util.ts";
-import type { Communities } from "./store/mod.ts";
-import { createCommunities } from "./store/mod.ts";
-import type { WebhookStore } from "./store/mod.ts";
-import type { WebhookLookups } from "./store/mod.ts";
-import type { WebhookRegistration } from "./platform/mod.ts";
 import type { Community, PendingRegistration, TenantRef, Webhook, WebhookInput } from "./types.ts";
 import type { CredentialOptions, MigrateOptions } from "./options.ts";
 

@@ -21,9 +21,8 @@
 // throws is retried job by job. No job is committed twice: the operation that
 // commits is the one whose result it gets.
 
-import { getManyBatched, withLockRetry } from "../kv/mod.ts";
+import { getManyBatched, keyId, withLockRetry } from "../kv/mod.ts";
 import { AtomicRecorder } from "./_atomic_recorder.ts";
-import { keyId } from "../kv/mod.ts";
 import {
   type Counter,
   type Entry,

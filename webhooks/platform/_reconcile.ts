@@ -1,8 +1,7 @@
 // Drift between the platform and the local records of one community: the
 // report, and the fixes.
 
-import { pendingKey, pendingPrefix } from "../kv/mod.ts";
-import { listAll, withLockRetry } from "../kv/mod.ts";
+import { listAll, pendingKey, pendingPrefix, withLockRetry } from "../kv/mod.ts";
 import { type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
 import type { Community, Orphan, PendingRegistration, ReconcileReport, Webhook, WebhookEntity } from "../types.ts";
 import type { ReconcileOptions } from "../options.ts";

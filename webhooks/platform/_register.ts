@@ -3,11 +3,9 @@
 // tokens once when they expired, the registration itself with its pending
 // entry, and the clean-up of a hook the platform has but could not be saved.
 
-import type { Communities } from "../store/mod.ts";
-import { pendingKey } from "../kv/mod.ts";
-import { withLockRetry } from "../kv/mod.ts";
+import { type Communities, selfRef, writeRecord } from "../store/mod.ts";
+import { pendingKey, withLockRetry } from "../kv/mod.ts";
 import { type Credentials, type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
-import { selfRef, writeRecord } from "../store/mod.ts";
 import { validateRegistration } from "./_validate.ts";
 import { describe } from "../_util.ts";
 import { PlatformError } from "../errors.ts";

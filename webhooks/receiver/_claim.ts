@@ -14,8 +14,7 @@
 // one KV object, the marks asked for wait and go together in the next commit.
 
 import { hash } from "node:crypto";
-import { postbackClaimKey } from "../kv/mod.ts";
-import { getManyBatched, withLockRetry } from "../kv/mod.ts";
+import { getManyBatched, postbackClaimKey, withLockRetry } from "../kv/mod.ts";
 
 /** What a claim entry holds. */
 export interface ClaimValue {

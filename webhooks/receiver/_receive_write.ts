@@ -6,8 +6,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { DONE_BYTES, judge } from "./_claim.ts";
 import { submitToGroup } from "../group_commit/mod.ts";
-import { keyId, ownKeyId } from "../kv/mod.ts";
-import { getManyBatched } from "../kv/mod.ts";
+import { getManyBatched, keyId, ownKeyId } from "../kv/mod.ts";
 import { answer } from "./_receive.ts";
 
 /** How a postback went: what the answer and the report say. */

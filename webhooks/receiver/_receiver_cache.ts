@@ -8,9 +8,16 @@
 // read with its rotation entry (the previous client secret, while it still
 // verifies), whose check the commit carries when the previous secret was used.
 
-import { communityKey, communitySecretPreviousKey, urlKeyPart, webhookByUrlPrefix, webhookKey } from "../kv/mod.ts";
-import { getManyBatched, withLockRetry } from "../kv/mod.ts";
-import { ownKeyId } from "../kv/mod.ts";
+import {
+  communityKey,
+  communitySecretPreviousKey,
+  getManyBatched,
+  ownKeyId,
+  urlKeyPart,
+  webhookByUrlPrefix,
+  webhookKey,
+  withLockRetry,
+} from "../kv/mod.ts";
 import { type PreviousSecret, verifyingKey } from "../signature/mod.ts";
 import { selfRef } from "../store/mod.ts";
 import type { Community, Webhook } from "../types.ts";

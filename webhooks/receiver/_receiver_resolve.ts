@@ -10,10 +10,9 @@
 
 import { type HeldClaim, type NotClaimed, release } from "./_claim.ts";
 import { copyData } from "./_copy.ts";
-import { checkSignature, type ParsedJiveExtn } from "../signature/mod.ts";
+import { checkSignature, type ParsedJiveExtn, verifyingKey } from "../signature/mod.ts";
 import { type BodyItem, urlsOf } from "./_receive.ts";
 import { type CachedCommunity, readCommunity, readRecord, ReceiverCache, stillCurrent } from "./_receiver_cache.ts";
-import { verifyingKey } from "../signature/mod.ts";
 import type { Community, Webhook } from "../types.ts";
 import type { Webhooks } from "../webhooks.ts";
 import type { ReceiverOptions } from "./receiver_types.ts";

@@ -1,20 +1,23 @@
 /**
  * `createReceiver`: receives the platform's postbacks to a webhook callback
- * URL, checks them, and hands each item on once.
+ * URL, checks them, and hands each item on once. `decide` reads as API.md's
+ * order of checks; each check is a step of `_steps.ts`, and what follows the
+ * checks (the hooks, the claim, the consumer) is `deliver` here.
  *
  * @module
  */
 
 import { excerpt, maskHeaders } from "./_attempt.ts";
-import { discardBody, EMPTY, readRequestBody } from "./_body.ts";
+import { discardBody, EMPTY } from "./_body.ts";
 import { Deadlines } from "./_deadlines.ts";
-import { claim, claimOf, finish, keepHeld, MAX_CLAIM_HOOKS, release, replayKey } from "./_claim.ts";
-import { checkTime, checkWindow, DEFAULT_MAX_AGE_MS, DEFAULT_MAX_FUTURE_MS, parseJiveExtn } from "../signature/mod.ts";
-import { kvOf } from "../kv/mod.ts";
-import { answer, type BodyItem, parseItems, positiveInteger, postbackAt, urlsOf } from "./_receive.ts";
+import { claim, claimOf, finish, keepHeld, release, replayKey } from "./_claim.ts";
+import type { ParsedJiveExtn } from "../signature/mod.ts";
+import { answer, type BodyItem, postbackAt, urlsOf } from "./_receive.ts";
 import { AtomicTee } from "./_atomic_tee.ts";
-import { createResolver, type Take } from "./_receiver_resolve.ts";
-import { checkSequence, commitWrites, settle } from "./_receive_write.ts";
+import { createResolver, type Resolved, type Take } from "./_receiver_resolve.ts";
+import { commitWrites, settle } from "./_receive_write.ts";
+import { settingsOf } from "./_settings.ts";
+import { checkHeader, checkItems, checkMethod, readBody, refuse, type Trace } from "./_steps.ts";
 import type { Webhooks } from "../webhooks.ts";
 import type { Receiver, ReceiverAttempt, ReceiverOptions } from "./receiver_types.ts";
 
@@ -22,18 +25,6 @@ export type * from "./receiver_types.ts";
 
 /** Extra life of a replay claim beyond the signature window, for clock skew between processes. */
 const CLAIM_MARGIN_MS = 60_000;
-
-/** What one request gathered for its attempt report. */
-interface Trace {
-  reason: string;
-  tenantId?: string;
-  clientId?: string;
-  timestampAgeMs?: number;
-  itemCount?: number;
-  duplicate?: boolean;
-  postbackId?: string;
-  head: Uint8Array;
-}
 
 /**
  * Makes a receiver for the platform's postbacks. `handle(request)` answers,
@@ -120,108 +111,63 @@ interface Trace {
  * ```
  */
 export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Receiver {
-  if (typeof options !== "object" || options === null) {
-    throw new TypeError("Cannot create receiver: 'options' must be an object with 'onPostback' or 'write'");
-  }
-  if ((options.onPostback === undefined) === (options.write === undefined)) {
-    throw new TypeError("Cannot create receiver: give exactly one of 'onPostback' and 'write'");
-  }
-  for (const name of ["onPostback", "write", "onAttempt", "accept", "now"] as const) {
-    if (options[name] !== undefined && typeof options[name] !== "function") {
-      throw new TypeError(`Cannot create receiver: '${name}' must be a function`);
-    }
-  }
-  if (typeof hooks !== "object" || hooks === null || typeof hooks.communities?.findByTenantID !== "function") {
-    throw new TypeError("Cannot create receiver: 'hooks' must be the store made by createWebhooks");
-  }
-  const kv = options.kv ?? kvOf(hooks);
-  if (kv === undefined || typeof kv.atomic !== "function") {
-    throw new TypeError("Cannot create receiver: 'hooks' was not made by createWebhooks; pass the KV as 'kv'");
-  }
-  const { onPostback, write, onAttempt, accept } = options;
-  const sequence = checkSequence(options.sequence, write !== undefined);
-  const maxBytes = positiveInteger(options.maxBytes, "maxBytes", 1024 * 1024);
-  const maxItems = positiveInteger(options.maxItems, "maxItems", 100);
-  const bodyTimeoutMs = positiveInteger(options.bodyTimeoutMs, "bodyTimeoutMs", 10_000);
-  const claimLeaseMs = positiveInteger(options.claimLeaseMs, "claimLeaseMs", 30_000);
-  const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
-  const maxFutureMs = options.maxFutureMs ?? DEFAULT_MAX_FUTURE_MS;
-  checkWindow(maxAgeMs, maxFutureMs, "create receiver");
-  if (!Number.isFinite(maxAgeMs)) {
-    throw new RangeError("Cannot create receiver: 'maxAgeMs' must be finite: a claim is kept for the window");
-  }
-  const now = options.now ?? Date.now;
+  const s = settingsOf(hooks, options);
+  const { kv, onPostback, write, onAttempt, sequence } = s;
+  const bodyDeadlines = new Deadlines(s.bodyTimeoutMs);
+  const resolver = createResolver({ hooks, kv, owned: s.owned, accept: s.accept });
 
-  const bodyDeadlines = new Deadlines(bodyTimeoutMs);
-  const resolver = createResolver({ hooks, kv, owned: kvOf(hooks) === kv, accept });
-
+  /** API.md's order of checks, then the hand-on. */
   async function decide(request: Request, served: boolean, receivedAt: number, trace: Trace): Promise<Response> {
-    const refuse = (status: number, error: string, reason = error): Response => {
-      discardBody(request);
-      trace.reason = reason;
-      return answer(status, { error });
-    };
-    if (request.method !== "POST") {
-      discardBody(request);
-      trace.reason = "Method not allowed";
-      return answer(405, { error: "Method not allowed: use POST" }, { allow: "POST" });
-    }
-    const length = request.headers.get("content-length")?.trim();
-    if (length && /^\d+$/.test(length) && Number(length) > maxBytes) {
-      return refuse(413, `Payload too large: the limit is ${maxBytes} bytes`);
-    }
+    const wrongMethod = checkMethod(request, trace); // 1. 405
+    if (wrongMethod) return wrongMethod;
+    const body = await readBody(request, s, bodyDeadlines, served, trace); // 2. 413, 408
+    if (body instanceof Response) return body;
+    const header = checkHeader(request, s, receivedAt, trace); // 3. 401: the header and its window
+    if (header instanceof Response) return header;
+    const signer = await resolver.community(header, true, receivedAt); // 3. 401: the community and its secret
+    if ("error" in signer) return refuse(request, trace, 401, signer.error, signer.reason);
+    const items = checkItems(request, body, s, trace); // 4. 400, 413
+    if (items instanceof Response) return items;
+    return await deliver(request, header, signer, items, receivedAt, trace); // 5. 404, 6. duplicate, 7. 200
+  }
 
-    // API.md's order: the body's size is known before the header is judged (reading stops at maxBytes).
-    const read = await readRequestBody(request, maxBytes, bodyDeadlines, served);
-    trace.head = read.head;
-    if (read.kind === "too-large") return refuse(413, `Payload too large: the limit is ${maxBytes} bytes`);
-    if (read.kind === "timeout") {
-      return refuse(408, `Request timeout: the body did not arrive within ${bodyTimeoutMs} ms`);
-    }
-    if (read.kind === "error") return refuse(400, "Bad request: the body could not be read");
-
-    const parsed = parseJiveExtn(request.headers.get("authorization"));
-    if (!parsed.ok) return refuse(401, `Unauthorized: ${parsed.reason}`, parsed.reason);
-    trace.tenantId = parsed.tenantId;
-    trace.clientId = parsed.clientId;
-    trace.timestampAgeMs = receivedAt - parsed.timestamp;
-    // The window first: it needs no community, so its answer tells nothing of which tenants exist.
-    const late = checkTime(parsed, receivedAt, maxAgeMs, maxFutureMs);
-    if (late) return refuse(401, `Unauthorized: ${late.reason}`, late.reason);
-    let resolved = await resolver.community(parsed, true, receivedAt);
-    if ("error" in resolved) return refuse(401, resolved.error, resolved.reason);
-    const checked = parseItems(read.bytes, maxItems);
-    if ("error" in checked) return refuse(checked.status, checked.error);
-    const items: BodyItem[] = checked.items;
-    trace.itemCount = items.length;
-
-    const urls = urlsOf(items);
-    if (urls.length > MAX_CLAIM_HOOKS) {
-      return refuse(413, `Too many hooks: the items of a postback name at most ${MAX_CLAIM_HOOKS} webhooks`);
-    }
-    const { keys, postbackId } = claimOf(replayKey(parsed), urls, parsed.timestamp);
+  /**
+   * 5-7. Looks up each item's hook (`404` when one names none), claims the
+   * header per hook (`200 duplicate`, `409` while held), and hands the items
+   * on: into the claim's commit with `write`, or to `onPostback`. Cached data
+   * first; when a commit finds it changed, everything is read afresh (the
+   * third pass commits without checks, as a receiver without a cache would).
+   */
+  async function deliver(
+    request: Request,
+    header: ParsedJiveExtn,
+    signer: Resolved,
+    items: BodyItem[],
+    receivedAt: number,
+    trace: Trace,
+  ): Promise<Response> {
+    const { keys, postbackId } = claimOf(replayKey(header), urlsOf(items), header.timestamp);
     // Whole milliseconds, as KV takes them (a clock or a window may have fractions).
-    const expireIn = Math.ceil(Math.max(0, parsed.timestamp + maxAgeMs - receivedAt)) + CLAIM_MARGIN_MS;
-    const take: Take | null = write ? null : (checks) => claim(kv!, keys, receivedAt, claimLeaseMs, expireIn, checks);
-    // Cached data first; when a commit finds it changed, everything is read afresh (the third
-    // pass commits without checks, as a receiver without a cache would).
+    const expireIn = Math.ceil(Math.max(0, header.timestamp + s.maxAgeMs - receivedAt)) + CLAIM_MARGIN_MS;
+    const take: Take | null = write ? null : (checks) => claim(kv, keys, receivedAt, s.claimLeaseMs, expireIn, checks);
     let tape: { first: number; ids: string; tee: AtomicTee } | undefined;
     for (let pass = 0;; pass++) {
       if (pass > 0) {
-        resolver.forget(parsed.tenantId, items);
-        resolved = await resolver.community(parsed, false, receivedAt);
-        if ("error" in resolved) return refuse(401, resolved.error, resolved.reason);
+        resolver.forget(header.tenantId, items);
+        const fresh = await resolver.community(header, false, receivedAt);
+        if ("error" in fresh) return refuse(request, trace, 401, fresh.error, fresh.reason);
+        signer = fresh;
       }
-      const outcome = await resolver.lookUpAndClaim(request, resolved, parsed.tenantId, items, take, pass < 2);
+      const outcome = await resolver.lookUpAndClaim(request, signer, header.tenantId, items, take, pass < 2);
       if (outcome.kind === "stale") continue;
-      if (outcome.kind === "unknown") return refuse(404, outcome.error);
+      if (outcome.kind === "unknown") return refuse(request, trace, 404, outcome.error);
       trace.postbackId = postbackId;
       const { community, webhooks, held } = outcome;
       const postbackOf = (index: number, seq?: number) =>
         postbackAt({ items, webhooks, community, receivedAt, postbackId }, index, seq);
       if (write) {
         const written = await commitWrites({
-          kv: kv!,
+          kv,
           keys,
           checks: outcome.checks,
           sequence,
@@ -244,24 +190,24 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
       }
       if (held === undefined || typeof held === "string") return settle(held ?? "held", items.length, trace);
       // Held while it runs, however long: a copy meanwhile is 409, and only a crash lets the lease run out.
-      const lease = keepHeld(kv!, held, claimLeaseMs, now);
+      const lease = keepHeld(kv, held, s.claimLeaseMs, s.now);
       try {
         for (let index = 0; index < items.length; index++) await onPostback!(postbackOf(index));
       } catch {
         await lease.stop();
-        await release(kv!, held).catch(() => {});
+        await release(kv, held).catch(() => {});
         return settle("threw", items.length, trace);
       }
       await lease.stop();
       // Handed on already: a claim that cannot be marked done is reported, not answered 500.
-      const marked = await finish(kv!, held);
+      const marked = await finish(kv, held);
       return settle(marked ? "stored" : "unmarked", items.length, trace);
     }
   }
 
   async function handle(request: Request, info?: Deno.ServeHandlerInfo): Promise<Response> {
     const started = performance.now();
-    const receivedAt = now();
+    const receivedAt = s.now();
     const trace: Trace = { reason: "", head: EMPTY };
     let response: Response;
     try {

@@ -1,9 +1,17 @@
 // The community store's implementation (communities.ts has its contract):
 // records by tenant id, a name pointer, and the previous secret of a rotation.
 
-import { COMMUNITY_PREFIX, communityByNameKey, communityKey, communitySecretPreviousKey } from "../kv/mod.ts";
+import {
+  commitWithRetry,
+  COMMUNITY_PREFIX,
+  communityByNameKey,
+  communityKey,
+  communitySecretPreviousKey,
+  sizeError,
+  unlessKeyTooLarge,
+  withLockRetry,
+} from "../kv/mod.ts";
 import { ConflictError } from "../errors.ts";
-import { commitWithRetry, sizeError, unlessKeyTooLarge, withLockRetry } from "../kv/mod.ts";
 import { PREVIOUS_SECRET_KEEP_MS, type PreviousSecret, rotationOf } from "../signature/mod.ts";
 import { describe, pageLimit, requireString } from "../_util.ts";
 import { validateCommunity } from "./_validate_community.ts";

@@ -6,6 +6,10 @@
 // migrate() turns them into copies.
 
 import {
+  commitWithRetry,
+  getManyBatched,
+  MAX_VALUE_BYTES,
+  unlessKeyTooLarge,
   urlKeyPart,
   WEBHOOK_PREFIX,
   webhookByTenantKey,
@@ -13,8 +17,8 @@ import {
   webhookByUrlKey,
   webhookByUrlPrefix,
   webhookKey,
+  withLockRetry,
 } from "../kv/mod.ts";
-import { commitWithRetry, getManyBatched, MAX_VALUE_BYTES, unlessKeyTooLarge, withLockRetry } from "../kv/mod.ts";
 import { describe } from "../_util.ts";
 import type { MigrateReport, Page, Webhook, WebhookEntity } from "../types.ts";
 import type { MigrateOptions } from "../options.ts";
