@@ -17,6 +17,7 @@ import { KvConnectError } from "./_values.ts";
 import { atomicWrite } from "./_write.ts";
 import { watchBody } from "./_watch.ts";
 import { checkRead } from "./_limits.ts";
+import { delayedStream, sleep } from "./_latency.ts";
 
 /** A database the server serves: its id (a UUID) and the local KV behind it. */
 export interface Database {
@@ -31,6 +32,8 @@ export interface HttpOptions {
   open(pathname: string): Promise<Database | null>;
   /** A database by the id the client sends, or undefined. */
   byId(id: string): Database | undefined;
+  /** Milliseconds by which every answer is held back (a watch: its start and each chunk); 0 by default. */
+  latencyMs?: number;
 }
 
 /** A running handler: the request handler and a stop for open watches. */
@@ -121,6 +124,7 @@ async function body<T>(request: Request, type: typeof pb[keyof typeof pb]): Prom
  */
 export function kvConnectHandler(options: HttpOptions): KvConnectHandler {
   const watches = new Set<() => void>();
+  const latencyMs = options.latencyMs ?? 0;
 
   async function route(request: Request): Promise<Response> {
     const { pathname } = new URL(request.url);
@@ -151,7 +155,8 @@ export function kvConnectHandler(options: HttpOptions): KvConnectHandler {
       const watch = await body<{ keys: { key: Uint8Array }[] }>(request, pb.Watch);
       const stream = watchBody(kv, watch.keys.map((k) => k.key), () => watches.delete(stream.stop));
       watches.add(stream.stop);
-      return new Response(stream.body, { headers: { "content-type": "application/octet-stream" } });
+      const framed = latencyMs > 0 ? delayedStream(stream.body, latencyMs) : stream.body;
+      return new Response(framed, { headers: { "content-type": "application/octet-stream" } });
     }
     if (pathname.startsWith("/v2/")) throw new KvConnectError("Resource not found.", 404);
     return await metadata(request, options);
@@ -159,14 +164,19 @@ export function kvConnectHandler(options: HttpOptions): KvConnectHandler {
 
   return {
     async handle(request: Request): Promise<Response> {
+      let response: Response;
       try {
-        return await route(request);
+        response = await route(request);
       } catch (error) {
-        if (error instanceof KvConnectError) return text(error.status, error.message);
         // Test equipment: an unexpected failure is answered 400 (which a client reports at once) rather than
         // 500 (which Deno's client retries without end), so a bug here fails a test instead of hanging it.
-        return text(400, `An internal server error occurred: ${error instanceof Error ? error.message : error}`);
+        response = error instanceof KvConnectError
+          ? text(error.status, error.message)
+          : text(400, `An internal server error occurred: ${error instanceof Error ? error.message : error}`);
       }
+      // The latency knob: the work is done (a write committed), its answer travels back late.
+      await sleep(latencyMs);
+      return response;
     },
     endWatches(): void {
       for (const stop of [...watches]) stop();
