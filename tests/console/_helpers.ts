@@ -324,12 +324,14 @@ export interface TestHook {
 /**
  * Runs `fn` with a console whose sandbox community is connected and has one
  * hook registered through the console's form (default callback), and the
- * signed-in client; closes the console afterwards.
+ * signed-in client; closes the console afterwards. `options` go to
+ * {@linkcode startConsole}.
  */
 export async function withHook(
   fn: (t: TestConsole, hook: TestHook, client: Client) => Promise<void>,
+  options: Partial<ConsoleOptions> = {},
 ): Promise<void> {
-  const t = await startConsole();
+  const t = await startConsole(options);
   try {
     const client = await signIn(t.origin);
     await connectSandbox(client, t.origin);
