@@ -1,7 +1,9 @@
 // The HTTP side of KV Connect (denokv `proto/kv-connect.md`): the metadata
 // exchange at a database's URL, and the data path under /v2 (snapshot_read,
 // atomic_write, watch), each checked for the bearer token, the protocol
-// version and the database id, and answered as denokv answers.
+// version and the database id, and answered as denokv answers. The token is
+// checked before any body is read (denokv parses the metadata exchange's
+// JSON first), and a body is read up to denokv's 2 MiB only (_body.ts).
 import { snapshotRead } from "./_read.ts";
 import {
   type AtomicWriteMsg,
@@ -18,6 +20,7 @@ import { atomicWrite } from "./_write.ts";
 import { watchBody } from "./_watch.ts";
 import { checkRead } from "./_limits.ts";
 import { delayedStream, sleep } from "./_latency.ts";
+import { discard, readBody } from "./_body.ts";
 
 /** A database the server serves: its id (a UUID) and the local KV behind it. */
 export interface Database {
@@ -73,9 +76,11 @@ function bearer(request: Request, token: string): void {
 }
 
 async function metadata(request: Request, options: HttpOptions): Promise<Response> {
+  bearer(request, options.token);
+  const bytes = await readBody(request);
   let versions: unknown;
   try {
-    versions = (await request.json())?.supportedVersions;
+    versions = JSON.parse(new TextDecoder().decode(bytes))?.supportedVersions;
   } catch {
     throw new KvConnectError("The server requires at least protocol version 2. Use Deno 1.38.0 or newer.");
   }
@@ -88,7 +93,6 @@ async function metadata(request: Request, options: HttpOptions): Promise<Respons
       "The server could not negotiate a protocol version. The server requires protocol version 2 or 3.",
     );
   }
-  bearer(request, options.token);
   const database = await options.open(new URL(request.url).pathname);
   if (!database) throw new KvConnectError("Resource not found.", 404);
   return Response.json({
@@ -110,7 +114,7 @@ function dataPath(request: Request, options: HttpOptions): Database {
 }
 
 async function body<T>(request: Request, type: typeof pb[keyof typeof pb]): Promise<T> {
-  const bytes = new Uint8Array(await request.arrayBuffer());
+  const bytes = await readBody(request);
   try {
     return decode<T>(type, bytes);
   } catch (error) {
@@ -168,6 +172,7 @@ export function kvConnectHandler(options: HttpOptions): KvConnectHandler {
       try {
         response = await route(request);
       } catch (error) {
+        discard(request); // refused before its body was read (or part of it): the rest is never read
         // Test equipment: an unexpected failure is answered 400 (which a client reports at once) rather than
         // 500 (which Deno's client retries without end), so a bug here fails a test instead of hanging it.
         response = error instanceof KvConnectError

@@ -31,7 +31,7 @@ import {
 export * from "./types.ts";
 
 export function createSandbox(options: SandboxOptions): Sandbox {
-  const { kv, basePath, ttlSeconds, fetchFn, now, communityRedirectPath } = checkOptions(options);
+  const { kv, basePath, ttlSeconds, fetchFn, now, communityRedirectPath, consoleRedirectPath } = checkOptions(options);
   // Two postbacks of one tenant signed in the same millisecond would carry the
   // same header, and a replay-safe receiver delivers a header once: each
   // signature of this sandbox gets a timestamp of its own.
@@ -110,6 +110,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     async oauthClientFor(origin: string): Promise<SandboxOAuthClient> {
       const server = authorizationServerFor(origin);
       const client = await store.client("console");
+      const redirectUri = originOf(origin, "the sign-in client") + consoleRedirectPath;
+      await store.registerRedirectUri("console", redirectUri);
       return {
         authorizationEndpoint: server.authorization_endpoint,
         tokenEndpoint: server.token_endpoint,
@@ -118,7 +120,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         clientSecret: client.clientSecret,
         scope: "sandbox",
         issuer: server.issuer,
-        redirectUris: { sameOriginAs: new URL(server.issuer).origin },
+        redirectUris: [redirectUri],
         authorizationServer: server,
       };
     },
