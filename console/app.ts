@@ -26,6 +26,7 @@ import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from "./lib/rate_li
 import { communityRoutes } from "./routes/communities.tsx";
 import { deliveryRoutes } from "./routes/deliveries.tsx";
 import { deliveryDetailRoutes } from "./routes/delivery_detail.tsx";
+import { eventRoutes } from "./routes/events.tsx";
 import { homeRoutes } from "./routes/home.tsx";
 import { receiverIdOf, receiverRoutes } from "./routes/hooks.ts";
 import { staticRoutes } from "./routes/static.ts";
@@ -245,6 +246,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
   webhookRoutes(app, deps);
   deliveryRoutes(app, deps);
   deliveryDetailRoutes(app, deps);
+  eventRoutes(app, deps);
   const receive = receiverRoutes(app, deps);
   if (sandbox) {
     app.use("/sandbox", async (c, next) => deps.sandbox ? await next() : c.notFound());

@@ -191,7 +191,12 @@ export async function webhookPage(
         <dt>State</dt>
         <dd id="webhook-state">{disabled ? "disabled: the platform posts nothing" : "enabled"}</dd>
         <dt>Events</dt>
-        <dd id="webhook-events">{entityField(hook.entity, "events")}</dd>
+        <dd>
+          <span id="webhook-events">{entityField(hook.entity, "events")}</span>{" "}
+          <small>
+            (<a href="/events" id="event-catalog-link">what each event reports</a>)
+          </small>
+        </dd>
         <dt>Object</dt>
         <dd>{entityField(hook.entity, "object") || "—"}</dd>
         <dt>Callback</dt>
