@@ -11,6 +11,7 @@
 
 import type { Webhooks } from "../../webhooks/mod.ts";
 import type { DeliveryStore } from "./deliveries.ts";
+import { peekAnswer, type ResponseInfo } from "./answers.ts";
 
 /** How a platform-side failure's reason starts in the delivery log. */
 export const PLATFORM_FAILURE = "Platform-side failure";
@@ -45,7 +46,14 @@ export function failureCause(error: unknown): string {
  */
 export function recordPlatformFailures(fetchFn: typeof fetch, options: PlatformFailureOptions): typeof fetch {
   const ours = `${options.publicUrl}/hooks/`;
-  const record = async (request: Request, body: string, started: number, status: number, reason: string) => {
+  const record = async (
+    request: Request,
+    body: string,
+    started: number,
+    status: number,
+    reason: string,
+    response?: ResponseInfo,
+  ) => {
     let ref = "";
     try {
       const items = JSON.parse(body);
@@ -69,6 +77,7 @@ export function recordPlatformFailures(fetchFn: typeof fetch, options: PlatformF
       receivedAt: Date.now(),
       bodyExcerpt: body.slice(0, 2048),
       headers,
+      ...(response ? { response } : {}),
     }, hook.id);
   };
   return async (input, init) => {
@@ -85,7 +94,9 @@ export function recordPlatformFailures(fetchFn: typeof fetch, options: PlatformF
       throw error;
     }
     if (!request.url.startsWith(ours) && (response.status < 200 || response.status > 299)) {
-      await record(request, body, started, response.status, `the callback answered ${response.status}`)
+      // What the callback answered, kept for the delivery's page: a copy of its body read, the original left whole.
+      const answer = await peekAnswer(response).catch(() => undefined);
+      await record(request, body, started, response.status, `the callback answered ${response.status}`, answer)
         .catch(() => {});
     }
     return response;

@@ -32,6 +32,8 @@ import { receiverByHookKey, receiverKey } from "../lib/kv_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
 import { DELIVERY_SEQ_KEY } from "../lib/kv_keys.ts";
 import { Memo } from "../lib/memo.ts";
+import { readAnswer } from "../lib/answers.ts";
+import type { AnsweredAttempt } from "../lib/deliveries.ts";
 import type { ConsoleEnv, Deps } from "../lib/context.ts";
 
 /** Largest postback body accepted: 1 MiB. */
@@ -136,6 +138,8 @@ interface InFlight {
   replay?: boolean;
   /** The number of the postback's first delivery, as last written (the commit that stores it writes it last). */
   firstSeq?: number;
+  /** The receiver's report, logged once its answer is known (kept with it, as the delivery's response). */
+  attempt?: ReceiverAttempt;
 }
 
 /**
@@ -152,7 +156,7 @@ export function receiverRoutes(
   /** The request being handled (the receiver's hooks run inside handle()). */
   const current = new AsyncLocalStorage<InFlight>();
   const findTenant = tenantFinder(deps);
-  const logAttempt = async (attempt: ReceiverAttempt) => {
+  const logAttempt = async (attempt: AnsweredAttempt) => {
     const request = current.getStore();
     if (attempt.status === 200 && !attempt.duplicate) {
       // Kept for the detail page, off the answer's path; the log trimmed to its retention when due.
@@ -173,7 +177,12 @@ export function receiverRoutes(
   // communities and records it read, checked by versionstamp as it claims.
   const receiver = createReceiver(deps.webhooks, {
     maxBytes: MAX_POSTBACK_BYTES,
-    onAttempt: logAttempt,
+    // Kept until the answer is known (answered() logs it then), so the log holds what was answered too.
+    onAttempt: (attempt) => {
+      const request = current.getStore();
+      if (request) request.attempt = attempt;
+      else return logAttempt(attempt);
+    },
     accept: ({ webhooks }) => takes(deps, current.getStore(), webhooks, (id, hookId) => mappings.note(id, hookId)),
     // Each item is logged in the commit that claims the header: all of the postback or none of it, once.
     sequence: DELIVERY_SEQ_KEY,
@@ -201,14 +210,23 @@ export function receiverRoutes(
     return mapping;
   };
 
+  /** Logs the request's report with the answer it got, before the answer goes (as the report did before). */
+  const answered = async (request: InFlight, response: Response): Promise<Response> => {
+    const attempt = request.attempt;
+    if (!attempt) return response;
+    request.attempt = undefined;
+    const { response: out, answer } = await readAnswer(response);
+    // A failing log never changes the answer.
+    await current.run(request, () => logAttempt({ ...attempt, response: answer })).catch(() => {});
+    return out;
+  };
+
   // "Replay to receiver": a request the console signs itself, run through
   // the same handler as the platform's, its deliveries marked as replays.
-  deps.replayToReceiver = (id, request) => {
+  deps.replayToReceiver = async (id, request) => {
     const mapping = mappingFor(id);
-    return current.run(
-      { id, address: "console", mapping, replay: true },
-      () => receiver.handle(request),
-    );
+    const inFlight: InFlight = { id, address: "console", mapping, replay: true };
+    return await answered(inFlight, await current.run(inFlight, () => receiver.handle(request)));
   };
 
   /** Answers `POST /hooks/{id}`: the tenant's rate limit, then the receiver. */
@@ -225,6 +243,8 @@ export function receiverRoutes(
       const verdict = await deps.limiter.hit("receiver", tenant);
       if (!verdict.ok) {
         raw.body?.cancel().catch(() => {});
+        const refusal = tooManyRequests(verdict, true);
+        const { response: out, answer } = await readAnswer(refusal);
         await current.run(request, () =>
           logAttempt({
             status: 429,
@@ -234,12 +254,13 @@ export function receiverRoutes(
             receivedAt: Date.now(),
             bodyExcerpt: "",
             headers: plainHeaders(raw.headers),
+            response: answer,
           })).catch(() => {});
-        return tooManyRequests(verdict, true);
+        return out;
       }
     }
     // The receiver's answers carry `x-content-type-options: nosniff` themselves.
-    return await current.run(request, () => receiver.handle(raw, info));
+    return await answered(request, await current.run(request, () => receiver.handle(raw, info)));
   };
   app.post("/hooks/:id", (c) => receive(c.req.raw, c.req.param("id")));
   return receive;
