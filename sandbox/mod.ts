@@ -44,6 +44,7 @@ export { sandboxTooManyRequests } from "./too_many_requests.ts";
 export { type CatalogEvent, eventCatalog, examplePostback } from "./catalog.ts";
 export type {
   Delivery,
+  RedeliverOptions,
   Sandbox,
   SandboxAuthorizationServer,
   SandboxCommunityRecord,

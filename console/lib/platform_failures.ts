@@ -26,6 +26,26 @@ export interface PlatformFailureOptions {
   deliveries: DeliveryStore;
 }
 
+/** JiveEXTN parameters that carry no secret. */
+const PUBLIC_PARAMS = ["algorithm", "client_id", "jive_url", "tenant_id", "timestamp"];
+
+/** A JiveEXTN `Authorization` value reduced to its public parameters (the signature dropped), or `""`. */
+export function publicAuthorization(value: string | null): string {
+  const match = /^JiveEXTN +(\S+)$/.exec(value?.trim() ?? "");
+  if (!match) return "";
+  const kept = match[1].split("&").filter((pair) => {
+    const eq = pair.indexOf("=");
+    return eq > 0 && PUBLIC_PARAMS.includes(pair.slice(0, eq)) && !/[=,;]/.test(pair.slice(eq + 1));
+  });
+  return kept.length ? `JiveEXTN ${kept.join("&").slice(0, 1024)}` : "";
+}
+
+/** The timestamp (ms) of a JiveEXTN `Authorization` value as logged (masked or not), or `null`. */
+export function signedAt(value: string | undefined): number | null {
+  const match = /(?:^|[\s&])timestamp=(\d{1,16})(?:&|$)/.exec(value ?? "");
+  return match ? Number(match[1]) : null;
+}
+
 /** The reason of a failed call, without the URL (its query may hold anything). */
 export function failureCause(error: unknown): string {
   if (!(error instanceof Error)) return "the call failed";
@@ -69,6 +89,9 @@ export function recordPlatformFailures(fetchFn: typeof fetch, options: PlatformF
       const value = request.headers.get(name);
       if (value !== null) headers[name] = value;
     }
+    // Its public parameters only (never the signature): the timestamp names the postback for a redelivery.
+    const authorization = publicAuthorization(request.headers.get("authorization"));
+    if (authorization) headers.authorization = authorization;
     await options.deliveries.addRejected({
       status,
       reason: `${PLATFORM_FAILURE}: ${reason}`,

@@ -18,6 +18,7 @@ import { signJiveExtn } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
 import { ResponseDetail } from "../components/ResponseDetail.tsx";
 import { PLATFORM_FAILURE } from "../lib/platform_failures.ts";
+import { RedeliverForm, redeliveryOf } from "./delivery_redeliver.tsx";
 import { type ConsoleEnv, type Deps, html, layoutFrame } from "../lib/context.ts";
 import type { AttemptInfo, Delivery } from "../lib/deliveries.ts";
 
@@ -202,6 +203,9 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           response={attempt?.response}
           platformSide={delivery.reason?.startsWith(PLATFORM_FAILURE) === true}
         />
+        {redeliveryOf(deps, delivery, attempt, hook) && (
+          <RedeliverForm id={delivery.id} csrf={c.get("session")!.csrf} />
+        )}
         {accepted && hook && !delivery.truncated && (
           <form method="post" action={`/deliveries/${encodeURIComponent(delivery.id)}/replay`} id="replay">
             <Csrf token={c.get("session")!.csrf} />
