@@ -26,6 +26,8 @@ import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from "./lib/rate_li
 import { communityRoutes } from "./routes/communities.tsx";
 import { deliveryRoutes } from "./routes/deliveries.tsx";
 import { deliveryDetailRoutes } from "./routes/delivery_detail.tsx";
+import { redeliverRoutes } from "./routes/delivery_redeliver.tsx";
+import { eventRoutes } from "./routes/events.tsx";
 import { homeRoutes } from "./routes/home.tsx";
 import { receiverIdOf, receiverRoutes } from "./routes/hooks.ts";
 import { staticRoutes } from "./routes/static.ts";
@@ -210,6 +212,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     deps.sandbox = Boolean(sandbox && sandboxOn);
     if (sandbox && sandboxOn) {
       deps.sandboxTest = async (webhookId) => (await sandbox.trigger({ webhookId })).delivered;
+      deps.sandboxRedeliver = (webhookId, timestamp) => sandbox.redeliver({ webhookId, timestamp });
     }
     if (options.buildAssets !== false) {
       for (const [name, data] of await buildAssets()) assets.set(name, data);
@@ -244,7 +247,9 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
   communityRoutes(app, deps);
   webhookRoutes(app, deps);
   deliveryRoutes(app, deps);
+  redeliverRoutes(app, deps);
   deliveryDetailRoutes(app, deps);
+  eventRoutes(app, deps);
   const receive = receiverRoutes(app, deps);
   if (sandbox) {
     app.use("/sandbox", async (c, next) => deps.sandbox ? await next() : c.notFound());

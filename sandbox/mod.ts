@@ -42,8 +42,10 @@ export {
   SANDBOX_USER,
 } from "./sandbox.ts";
 export { sandboxTooManyRequests } from "./too_many_requests.ts";
+export { type CatalogEvent, eventCatalog, examplePostback } from "./catalog.ts";
 export type {
   Delivery,
+  RedeliverOptions,
   Sandbox,
   SandboxAuthorizationServer,
   SandboxCommunityRecord,

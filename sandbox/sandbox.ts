@@ -15,7 +15,10 @@ import { checkOptions, entityOf, originOf, PLACE_ID } from "./_http.ts";
 import { authorizeRoutes } from "./_oauth.ts";
 import { tokenRoutes } from "./_oauth_token.ts";
 import { triggerRoutes } from "./_trigger_routes.ts";
+import { redeliverRoutes } from "./_redeliver.ts";
 import {
+  type Delivery,
+  type RedeliverOptions,
   type Sandbox,
   SANDBOX_COMMUNITY,
   SANDBOX_USER,
@@ -89,6 +92,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   authorizeRoutes(app, core);
   const { authenticateBearer } = tokenRoutes(app, core);
   apiRoutes(app, core, authenticateBearer);
+  const { runRedeliver } = redeliverRoutes(app, core);
   const { runTrigger } = triggerRoutes(app, core);
 
   return {
@@ -161,6 +165,15 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         throw result.status === 404
           ? new RangeError(`Cannot trigger: ${result.message}`)
           : new TypeError(`Cannot trigger: ${result.message}`);
+      }
+      return result;
+    },
+    async redeliver(options: RedeliverOptions): Promise<Delivery> {
+      const result = await runRedeliver(options);
+      if ("message" in result) {
+        throw result.status === 404
+          ? new RangeError(`Cannot redeliver: ${result.message}`)
+          : new TypeError(`Cannot redeliver: ${result.message}`);
       }
       return result;
     },

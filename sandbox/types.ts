@@ -171,6 +171,14 @@ export interface TriggerOptions {
   verb?: string;
 }
 
+/** Which postback to send again: its hook and the timestamp of its signature. */
+export interface RedeliverOptions {
+  /** The hook's platform id. */
+  webhookId: string;
+  /** The `timestamp` of the postback's `Authorization` header, in ms (every receiver's log keeps it). */
+  timestamp: number;
+}
+
 /** The answer of `POST /trigger` and of {@linkcode Sandbox.trigger}. */
 export interface TriggerSummary {
   /** One entry per postback sent. */
@@ -252,4 +260,15 @@ export interface Sandbox {
    * @param options Which hook, event and verb.
    */
   trigger(options?: TriggerOptions): Promise<TriggerSummary>;
+  /**
+   * Sends a postback it sent before (kept 3 days, failed or not) again to
+   * its hook's current callback: the same body, signed anew. Like
+   * `POST /redeliver`.
+   *
+   * @param options The hook and the timestamp of the first postback's signature.
+   * @returns How the new postback went (its own `timestamp`).
+   * @throws {RangeError} when the hook or the postback is not known (any more)
+   * @throws {TypeError} when the options are not valid, or the hook is disabled
+   */
+  redeliver(options: RedeliverOptions): Promise<Delivery>;
 }

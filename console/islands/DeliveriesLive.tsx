@@ -32,7 +32,7 @@ export interface DeliveriesLiveProps {
   emptyLink?: { href: string; label: string };
   /** Most rows shown, the newest kept as more arrive; default 200. */
   max?: number;
-  /** Names of webhooks by record id, shown instead of their ids. */
+  /** Names of webhooks by record id, shown with their ids as a second line. */
   names?: Record<string, string>;
 }
 
@@ -149,10 +149,11 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
                   </a>
                 </td>
                 {!props.hookId && (
-                  <td data-label="Webhook" class={props.names?.[d.hookId] ? undefined : "id"}>
+                  <td data-label="Webhook" class={props.names?.[d.hookId] ? "hook-name" : "id"}>
                     {d.hookId
                       ? <a href={`/webhooks/${encodeURIComponent(d.hookId)}`}>{props.names?.[d.hookId] || d.hookId}</a>
                       : "—"}
+                    {d.hookId && props.names?.[d.hookId] && <small class="id">{d.hookId}</small>}
                   </td>
                 )}
               </tr>

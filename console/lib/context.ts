@@ -64,6 +64,14 @@ export interface Deps {
    */
   sandboxTest?: (platformId: string) => Promise<{ status: number; error?: string; cause?: string }[]>;
   /**
+   * Asks the sandbox to send again a postback it sent to one of its hooks
+   * (by its platform id and the timestamp of the postback's signature), when
+   * the sandbox is on; resolves with how the new postback went. Rejects with
+   * a `RangeError` when the hook or the postback is not known any more, a
+   * `TypeError` when the hook is disabled.
+   */
+  sandboxRedeliver?: (platformId: string, timestamp: number) => Promise<{ status: number; error?: string }>;
+  /**
    * Runs a request through the receiver of `/hooks/{id}` as a replay the
    * console sends itself; set by the receiver's routes.
    */
@@ -175,6 +183,8 @@ export const NOTICES: Record<string, string> = {
   fixed: "The fixes are applied.",
   triggered: "A test event was sent.",
   replayed: "The delivery was sent to the receiver again, as a replay.",
+  redelivered: "The platform delivered it again: the callback accepted it (the newest delivery below).",
+  "redelivery-failed": "The platform sent it again, and it failed again: the newest delivery below says why.",
   "saved-label": "The name and description are saved.",
   enabled: "The webhook is enabled: the platform posts its events again.",
   disabled: "The webhook is disabled: the platform posts nothing until it is enabled.",

@@ -20,6 +20,7 @@ import { type HookLabel, MAX_DESCRIPTION, MAX_NAME } from "../lib/labels.ts";
 import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
 import { type ConsoleEnv, type Deps, html, layoutFrame, noticeOf } from "../lib/context.ts";
 import { entityField, privateCallback, selfRef } from "./_webhook_parts.tsx";
+import { limitsFor, RateLimitFacts } from "./_rate_limit_facts.tsx";
 
 /** How many of its latest deliveries the webhook page shows (the rest are on the deliveries page). */
 export const LATEST_DELIVERIES = 10;
@@ -145,6 +146,7 @@ export async function webhookPage(
   const warning = await callbackWarning(c, deps, callback);
   const testable = Boolean(deps.sandboxTest) && community?.tenantId === SANDBOX_COMMUNITY.tenantId;
   const fromQuery = options.notice === undefined ? pageNotice(c, ours, deliveries[0]) : {};
+  const limits = await limitsFor(c, deps, { tenantId: hook.tenantId, receiver: ours, sandbox: testable });
   return html(
     c,
     <Layout
@@ -191,7 +193,12 @@ export async function webhookPage(
         <dt>State</dt>
         <dd id="webhook-state">{disabled ? "disabled: the platform posts nothing" : "enabled"}</dd>
         <dt>Events</dt>
-        <dd id="webhook-events">{entityField(hook.entity, "events")}</dd>
+        <dd>
+          <span id="webhook-events">{entityField(hook.entity, "events")}</span>{" "}
+          <small>
+            (<a href="/events" id="event-catalog-link">what each event reports</a>)
+          </small>
+        </dd>
         <dt>Object</dt>
         <dd>{entityField(hook.entity, "object") || "—"}</dd>
         <dt>Callback</dt>
@@ -228,6 +235,12 @@ export async function webhookPage(
           All deliveries of this webhook
         </a>
       </p>
+      <RateLimitFacts limits={limits} />
+      {!ours && (
+        <p class="hint" id="limits-elsewhere">
+          Postbacks go to a callback elsewhere: this console's receiver limit does not apply to them.
+        </p>
+      )}
       <h2>Entity</h2>
       <pre id="entity">{JSON.stringify(hook.entity, null, 2)}</pre>
       <h2 id="edit">Edit events</h2>

@@ -20,6 +20,8 @@ import { CommunityFields, type CommunityForm, originOf, readForm, TokenState, va
 import { connectRoutes } from "./community_connect.tsx";
 import { reconcileRoutes } from "./reconcile.tsx";
 import { communityListRoute } from "./communities_list.tsx";
+import { limitsFor, RateLimitFacts } from "./_rate_limit_facts.tsx";
+import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
 
 export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const communities = deps.webhooks.communities;
@@ -114,6 +116,11 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   ) => {
     const tenant = community.tenantId;
     const rotation = await communities.secretRotation(tenant);
+    const limits = await limitsFor(c, deps, {
+      tenantId: tenant,
+      receiver: true,
+      sandbox: deps.sandbox && tenant === SANDBOX_COMMUNITY.tenantId,
+    });
     return html(
       c,
       <Layout
@@ -151,6 +158,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           </a>{" "}
           <a href={`${path(tenant)}/reconcile`}>Reconcile</a>
         </p>
+        <RateLimitFacts limits={limits} />
         <h2>Edit</h2>
         <form method="post" action={path(tenant)} class="stack" id="edit">
           <Csrf token={c.get("session")!.csrf} />

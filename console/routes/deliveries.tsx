@@ -17,6 +17,7 @@ import DeliveriesLive from "../islands/DeliveriesLive.tsx";
 import { type ConsoleEnv, cookieName, type Deps, html, layoutFrame, noticeOf, SESSION_COOKIE } from "../lib/context.ts";
 import { ANSWERS, filterOf, KNOWN_VERBS, pageUrl } from "./_delivery_filter.ts";
 import { allCommunities, allHooks } from "./_webhook_parts.tsx";
+import { hookNames } from "./_hook_names.ts";
 
 /** Time between keep-alive comments on an idle event stream. */
 const HEARTBEAT_MS = 10_000;
@@ -46,7 +47,11 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const { values, before, after } = atStart ? await deps.deliveries.page({ ...criteria, limit: 50 }) : found;
     const live = !narrowed && (!paged || atStart);
     const labels = await deps.labels.many([...new Set([...hooks.map((h) => h.id), ...values.map((d) => d.hookId)])]);
-    const names = Object.fromEntries([...labels].filter(([, l]) => l.name).map(([id, l]) => [id, l.name]));
+    // Every hook by a name (its own, else its events and community); the id is the row's second line.
+    const names = {
+      ...Object.fromEntries([...labels].filter(([, l]) => l.name).map(([id, l]) => [id, l.name])),
+      ...hookNames(hooks, labels, communities),
+    };
     const utc = (ms: number | undefined) => ms === undefined ? "" : new Date(ms).toISOString().slice(0, 16);
     const hookId = filter.hookId;
     const verbs = [...new Set([...KNOWN_VERBS, ...recent.map((d) => d.verb).filter(Boolean)])].sort();

@@ -16,6 +16,9 @@ import { statusText } from "../islands/DeliveriesLive.tsx";
 import { wellFormed } from "../components/text.ts";
 import { signJiveExtn } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
+import { ResponseDetail } from "../components/ResponseDetail.tsx";
+import { PLATFORM_FAILURE } from "../lib/platform_failures.ts";
+import { RedeliverForm, redeliveryOf } from "./delivery_redeliver.tsx";
 import { type ConsoleEnv, type Deps, html, layoutFrame } from "../lib/context.ts";
 import type { AttemptInfo, Delivery } from "../lib/deliveries.ts";
 
@@ -194,6 +197,15 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           </Island>
           <pre id="payload">{payload}</pre>
         </details>
+        <ResponseDetail
+          status={delivery.status}
+          reason={delivery.reason}
+          response={attempt?.response}
+          platformSide={delivery.reason?.startsWith(PLATFORM_FAILURE) === true}
+        />
+        {redeliveryOf(deps, delivery, attempt, hook) && (
+          <RedeliverForm id={delivery.id} csrf={c.get("session")!.csrf} />
+        )}
         {accepted && hook && !delivery.truncated && (
           <form method="post" action={`/deliveries/${encodeURIComponent(delivery.id)}/replay`} id="replay">
             <Csrf token={c.get("session")!.csrf} />

@@ -26,6 +26,8 @@ import { receiverByHookKey, receiverKey } from "../lib/kv_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
 import { DELIVERY_SEQ_KEY } from "../lib/kv_keys.ts";
 import { Memo } from "../lib/memo.ts";
+import { readAnswer } from "../lib/answers.ts";
+import type { AnsweredAttempt } from "../lib/deliveries.ts";
 import type { ConsoleEnv, Deps } from "../lib/context.ts";
 import { countOnce, type LimitState, overLimitReason, tenantFinder, verifiedTenant } from "./_receiver_limit.ts";
 
@@ -92,6 +94,8 @@ interface InFlight extends LimitState {
   replay?: boolean;
   /** The number of the postback's first delivery, as last written (the commit that stores it writes it last). */
   firstSeq?: number;
+  /** The receiver's report, logged once its answer is known (kept with it, as the delivery's response). */
+  attempt?: ReceiverAttempt;
 }
 
 /**
@@ -108,7 +112,7 @@ export function receiverRoutes(
   /** The request being handled (the receiver's hooks run inside handle()). */
   const current = new AsyncLocalStorage<InFlight>();
   const findTenant = tenantFinder(deps);
-  const logAttempt = async (attempt: ReceiverAttempt) => {
+  const logAttempt = async (attempt: AnsweredAttempt) => {
     const request = current.getStore();
     // Refused after its header verified (with either secret: a 401 or a 500 may not have): it counts too.
     if (request && attempt.tenantId !== undefined && attempt.status !== 401 && attempt.status !== 500) {
@@ -136,7 +140,12 @@ export function receiverRoutes(
   // communities and records it read, checked by versionstamp as it claims.
   const receiver = createReceiver(deps.webhooks, {
     maxBytes: MAX_POSTBACK_BYTES,
-    onAttempt: logAttempt,
+    // Kept until the answer is known (answered() logs it then), so the log holds what was answered too.
+    onAttempt: (attempt) => {
+      const request = current.getStore();
+      if (request) request.attempt = attempt;
+      else return logAttempt(attempt);
+    },
     accept: async ({ community, webhooks }) => {
       const request = current.getStore();
       // Verified here with whichever of its secrets: counted once, and over the limit nothing is claimed or stored.
@@ -169,14 +178,23 @@ export function receiverRoutes(
     return mapping;
   };
 
+  /** Logs the request's report with the answer it got, before the answer goes (as the report did before). */
+  const answered = async (request: InFlight, response: Response): Promise<Response> => {
+    const attempt = request.attempt;
+    if (!attempt) return response;
+    request.attempt = undefined;
+    const { response: out, answer } = await readAnswer(response);
+    // A failing log never changes the answer.
+    await current.run(request, () => logAttempt({ ...attempt, response: answer })).catch(() => {});
+    return out;
+  };
+
   // "Replay to receiver": a request the console signs itself, run through
   // the same handler as the platform's, its deliveries marked as replays.
-  deps.replayToReceiver = (id, request) => {
+  deps.replayToReceiver = async (id, request) => {
     const mapping = mappingFor(id);
-    return current.run(
-      { id, address: "console", mapping, replay: true, counted: true }, // the console's own: never limited
-      () => receiver.handle(request),
-    );
+    const inFlight: InFlight = { id, address: "console", mapping, replay: true, counted: true }; // never limited
+    return await answered(inFlight, await current.run(inFlight, () => receiver.handle(request)));
   };
 
   /** Answers `POST /hooks/{id}`: the tenant's rate limit, then the receiver. */
@@ -190,6 +208,7 @@ export function receiverRoutes(
       : null;
     if (community !== null && !(await countOnce(deps.limiter, request, community.tenantId))) {
       raw.body?.cancel().catch(() => {});
+      const { response: out, answer } = await readAnswer(tooManyRequests(request.limited!, true));
       await current.run(request, () =>
         logAttempt({
           status: 429,
@@ -199,17 +218,18 @@ export function receiverRoutes(
           receivedAt: Date.now(),
           bodyExcerpt: "",
           headers: plainHeaders(raw.headers),
+          response: answer,
         })).catch(() => {});
-      return tooManyRequests(request.limited!, true);
+      return out;
     }
     // The receiver's answers carry `x-content-type-options: nosniff` themselves.
     const response = await current.run(request, () => receiver.handle(raw, info));
     // Verified by the receiver (a secret the console did not try) and over the limit: nothing was stored.
     if (request.limited && response.status !== 200) {
       await response.body?.cancel();
-      return tooManyRequests(request.limited, true);
+      return await answered(request, tooManyRequests(request.limited, true));
     }
-    return response;
+    return await answered(request, response);
   };
   app.post("/hooks/:id", (c) => receive(c.req.raw, c.req.param("id")));
   return receive;

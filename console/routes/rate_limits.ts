@@ -17,8 +17,8 @@ import { type RateBucket, tooManyRequests } from "../lib/rate_limit.ts";
 import { sandboxTooManyRequests } from "../../sandbox/mod.ts";
 import { SIGNIN_CALLBACK_PATH } from "./auth.tsx";
 
-/** The sandbox's trigger, the one part of the sandbox that is rate limited. */
-const SANDBOX_TRIGGER = /^\/sandbox\/trigger\/?$/;
+/** The sandbox's trigger and redelivery (both send postbacks), the parts of the sandbox that are rate limited. */
+const SANDBOX_TRIGGER = /^\/sandbox\/(?:trigger|redeliver)\/?$/;
 
 /** The client's address as the server saw it (a proxy's, behind one), or `"unknown"`. */
 export const clientAddresses: WeakMap<Request, string> = new WeakMap();

@@ -105,6 +105,10 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
                   system={SYSTEM_EVENTS}
                 />
               </Island>
+              <p class="hint">
+                What each event reports, with an example payload:{" "}
+                <a href="/events" id="event-catalog-link">the event catalog</a>.
+              </p>
               {deps.sandboxPlace && (
                 <p class="hint">
                   For the Sandbox community, use the object <code id="sandbox-place">{deps.sandboxPlace}</code>

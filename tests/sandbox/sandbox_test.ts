@@ -1188,6 +1188,8 @@ Deno.test("POST /trigger delivers a JiveEXTN-signed activity postback that verif
           event: "discussion",
           verb: "jive:created",
           status: 204,
+          // The signature's timestamp names the postback for a redelivery.
+          timestamp: env.clock.now,
         }],
       });
       assert.equal(received.length, 1);
