@@ -56,7 +56,8 @@ function pageNotice(
   c: Context<ConsoleEnv>,
   ours: boolean,
   newest: DeliveryView | undefined,
-): { notice?: string; error?: string } {
+  disabled: boolean,
+): { notice?: string; error?: string; offerEnable?: boolean } {
   const answer = Number(c.req.query("answer"));
   if (c.req.query("notice") === "triggered" && c.req.query("answer") === "0") {
     // This attempt's (logged since it started: `at`), not an older one's when this one could not be logged.
@@ -79,6 +80,19 @@ function pageNotice(
         }.`,
       };
   }
+  // A test event refused as the hook is disabled (shown after a redirect): said while the record is disabled still.
+  if (c.req.query("notice") === "test-disabled" && disabled) {
+    return {
+      error: "No test event was sent: the hook is disabled, so the platform posts nothing to it.",
+      offerEnable: true,
+    };
+  }
+  if (c.req.query("notice") === "test-disabled-platform") {
+    return {
+      error: "No test event was sent: the hook is disabled on the platform, so the platform posts nothing to it.",
+      offerEnable: true,
+    };
+  }
   if (c.req.query("notice") === "already-registered") {
     return {
       notice: "This form was submitted already: this is the webhook it registered. Nothing was registered again.",
@@ -97,8 +111,9 @@ async function callbackWarning(c: Context<ConsoleEnv>, deps: Deps, callback: str
 }
 
 /** The form that enables (or disables) the hook on the platform. */
-function Toggle({ hook, csrf, id }: { hook: Webhook; csrf: string; id: string }): VNode {
-  const disabled = hook.entity?.enabled === false;
+function Toggle({ hook, csrf, id, enable }: { hook: Webhook; csrf: string; id: string; enable?: boolean }): VNode {
+  // `enable`: the offer after a refused test event, which enables whatever the record says (the platform's may differ).
+  const disabled = enable || hook.entity?.enabled === false;
   return (
     <form method="post" action={`/webhooks/${encodeURIComponent(hook.id)}/enabled`} class="inline" id={id}>
       <Csrf token={csrf} />
@@ -144,7 +159,7 @@ export async function webhookPage(
   const disabled = hook.entity?.enabled === false;
   const warning = await callbackWarning(c, deps, callback);
   const testable = Boolean(deps.sandboxTest) && community?.tenantId === SANDBOX_COMMUNITY.tenantId;
-  const fromQuery = options.notice === undefined ? pageNotice(c, ours, deliveries[0]) : {};
+  const fromQuery = options.notice === undefined ? pageNotice(c, ours, deliveries[0], disabled) : {};
   return html(
     c,
     <Layout
@@ -154,10 +169,10 @@ export async function webhookPage(
       error={options.error ?? fromQuery.error}
     >
       {warning && <p class="notice warning" role="note" id="callback-warning">{warning}</p>}
-      {options.offerEnable && (
+      {(options.offerEnable || fromQuery.offerEnable) && (
         <div class="offer" id="offer-enable">
           <p>Enable the hook, then send the test event again.</p>
-          <Toggle hook={hook} csrf={csrf} id="enable-now" />
+          <Toggle hook={hook} csrf={csrf} id="enable-now" enable />
         </div>
       )}
       {options.offerForget && (

@@ -46,7 +46,22 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         </Layout>,
         400,
       );
-    if (!delivery || delivery.status !== 200 || delivery.reason) {
+    if (!delivery) {
+      return html(
+        c,
+        <Layout
+          title="Delivery not found"
+          {...layoutFrame(c, deps)}
+          error={`Nothing was replayed: no delivery has the id '${c.req.param("id").slice(0, 80)}'`}
+        >
+          <p>
+            Deliveries are kept for a while only. <a href="/deliveries">All deliveries</a>
+          </p>
+        </Layout>,
+        404,
+      );
+    }
+    if (delivery.status !== 200 || delivery.reason) {
       return refuse("Only an accepted delivery can be replayed");
     }
     if (delivery.truncated) {
