@@ -105,9 +105,12 @@ function pageNotice(
 async function callbackWarning(c: Context<ConsoleEnv>, deps: Deps, callback: string): Promise<string | undefined> {
   if (c.req.query("notice") !== "registered" || !callback) return undefined;
   const reason = await privateCallback(callback, deps.publicUrl);
-  return reason
-    ? `Warning: the callback is on an address a platform on the internet cannot reach (${reason}). Only a platform on this network, such as the sandbox, can post to it.`
-    : undefined;
+  if (!reason) return undefined;
+  // The sandbox's postbacks go through the same address check as every outbound call: say what it will do.
+  const sandbox = deps.allowPrivateNetwork
+    ? "Only a platform on this network, such as this console's sandbox, can post to it."
+    : "This console's sandbox will not post to it either (it refuses such addresses unless the console runs with ALLOW_PRIVATE_NETWORK=1).";
+  return `Warning: the callback is on an address a platform on the internet cannot reach (${reason}). ${sandbox}`;
 }
 
 /** The form that enables (or disables) the hook on the platform. */
