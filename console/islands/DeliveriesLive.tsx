@@ -140,7 +140,7 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
                   data-label="Status"
                   class={d.status === 200 && !d.reason ? "status status-good" : "status status-bad"}
                 >
-                  {statusText(d)}
+                  <span class="reason" title={statusText(d)}>{statusText(d)}</span>
                 </td>
                 <td data-label="Verb" class="verb">{wellFormed(d.verb) || "—"}</td>
                 <td data-label="Title" class="title">

@@ -173,8 +173,10 @@ export function CommunityFields(
         <input type="text" name="clientId" value={form.clientId ?? ""} />
       </label>
       <label>
-        OAuth client secret {community &&
-          (community.clientSecret ? "(set; leave blank to keep)" : "(not set)")}
+        <span>
+          OAuth client secret {community &&
+            (community.clientSecret ? "(set; leave blank to keep)" : "(not set)")}
+        </span>
         <input
           type="password"
           name="clientSecret"
@@ -182,12 +184,15 @@ export function CommunityFields(
           value=""
         />
       </label>
+      {/* The label's words in one element: each child of a grid label is a row of its own. */}
       <label>
-        Access token {community && (
-          <>
-            (<TokenState community={community} />; leave blank to keep)
-          </>
-        )}
+        <span>
+          Access token {community && (
+            <>
+              (<TokenState community={community} />; leave blank to keep)
+            </>
+          )}
+        </span>
         <input
           type="password"
           name="accessToken"

@@ -100,7 +100,7 @@ export function WebhookTable(
             </td>
             <td data-label="Community">{names.get(w.tenantId) ?? w.tenantId}</td>
             <td data-label="Events">{entityField(w.entity, "events")}</td>
-            <td data-label="Object" class="id">{entityField(w.entity, "object")}</td>
+            <td data-label="Object" class="id">{entityField(w.entity, "object") || "—"}</td>
             <td data-label="Callback">
               <code>{entityField(w.entity, "callback")}</code>
             </td>
