@@ -49,6 +49,7 @@ const STATE_TEXT: Record<LiveState, string> = {
   connecting: "connecting",
   live: "live",
   polling: "checking every few seconds",
+  ended: "stopped: your session ended",
 };
 
 /** Live table of deliveries. */
@@ -100,6 +101,18 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
           <span id="live-status" class={state === "live" ? "live" : undefined}>
             {state ? STATE_TEXT[state] : "off (needs JavaScript)"}
           </span>
+          {state === "ended" && (
+            <>
+              {". "}
+              <a
+                href={`/signin?${new URLSearchParams({ returnTo: location.pathname + location.search })}`}
+                id="live-signin"
+              >
+                Sign in again
+              </a>{" "}
+              to see new deliveries.
+            </>
+          )}
         </p>
       )}
       <table id="deliveries-table" class="cards" aria-live={props.live === false ? undefined : "polite"}>

@@ -12,6 +12,7 @@ import CopyButton from "./CopyButton.tsx";
 import DeliveriesLive from "./DeliveriesLive.tsx";
 import EventPicker from "./EventPicker.tsx";
 import LiveChart from "./LiveChart.tsx";
+import LiveHealth from "./LiveHealth.tsx";
 import { ago } from "../components/LocalTime.tsx";
 
 // deno-lint-ignore no-explicit-any
@@ -20,6 +21,7 @@ const ISLANDS: Record<string, ComponentType<any>> = {
   DeliveriesLive,
   EventPicker,
   LiveChart,
+  LiveHealth,
 };
 
 for (const el of bySelectorAll("[data-island]") as HTMLElement[]) {
