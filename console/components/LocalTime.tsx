@@ -78,7 +78,11 @@ export function LocalTime({ iso }: LocalTimeProps): VNode {
   const at = valid && when.getTime() > present && when.getTime() - present < SKEW_MS ? present : when.getTime();
   const text = now === null || !valid ? iso : `${when.toLocaleString()} (${ago(at, present)})`;
   return (
-    <time dateTime={iso} title={valid && now !== null ? when.toISOString() : undefined}>
+    <time
+      dateTime={iso}
+      title={valid && now !== null ? when.toISOString() : undefined}
+      data-local={now === null ? undefined : ""}
+    >
       {text}
     </time>
   );

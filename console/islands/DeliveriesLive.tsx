@@ -98,7 +98,7 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
       {props.live !== false && (
         <p class="live-status" aria-live="polite">
           Updates:{" "}
-          <span id="live-status" class={state === "live" ? "live" : undefined}>
+          <span id="live-status" class={state === "live" ? "live" : undefined} data-state={state ?? undefined}>
             {state ? STATE_TEXT[state] : "off (needs JavaScript)"}
           </span>
           {state === "ended" && (

@@ -76,6 +76,7 @@ function localTimes(): void {
   for (const el of bySelectorAll("time[datetime]") as HTMLTimeElement[]) {
     if (el.closest("[data-island]")) continue; // kept by its island
     const when = new Date(el.dateTime);
+    el.dataset.local = ""; // shown from now on (style.css hides a time until then)
     if (Number.isNaN(when.getTime())) continue;
     const text = `${when.toLocaleString()} (${ago(when.getTime(), Date.now())})`;
     if (el.textContent !== text) el.textContent = text;

@@ -138,6 +138,60 @@ Deno.test({
           assert.equal(seen.hint, `0 ${shownReason}`, "the whole reason on hover");
         });
 
+        await t.step(
+          "the 24-hour chart draws the hours that have data at a readable scale, with a summary (18)",
+          async () => {
+            for (const width of [1280, 390]) {
+              await open(page, `${c.origin}/deliveries`, width, "deliveries");
+              const seen = await page.$eval("#delivery-chart svg", (svg) => ({
+                bars: [...svg.querySelectorAll("rect")].filter((r) => r.getBoundingClientRect().height > 0)
+                  .map((r) => r.getBoundingClientRect().width),
+                hours: svg.querySelectorAll("g").length,
+                labels: [...svg.querySelectorAll("text")].map((t) => t.textContent),
+                label: svg.getAttribute("aria-label") ?? "",
+              }));
+              assert.equal(seen.hours, 6, "the hour of the deliveries and the five before it");
+              assert.ok(
+                seen.bars.length > 0 && seen.bars.every((w) => w >= 12),
+                `bars ${seen.bars.join(", ")} px wide`,
+              );
+              assert.ok(seen.labels.some((l) => /^\d\d:00$/.test(l ?? "")), "hours are labelled");
+              assert.match(seen.label, /^Deliveries per hour from \d\d:00 UTC to \d\d:00 UTC: peak 2 at \d\d:00 UTC/);
+            }
+          },
+        );
+
+        await t.step("before the page's script runs, no raw ISO time or 'needs JavaScript' shows (17)", async () => {
+          const slow = await browser.newPage();
+          try {
+            await slow.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: c.origin });
+            await slow.setRequestInterception(true);
+            slow.on("request", (request) => {
+              if (request.url().endsWith("/static/_build/islands.js")) setTimeout(() => request.continue(), 2_500);
+              else request.continue();
+            });
+            // Not awaited: a module script holds DOMContentLoaded back, and the page shows before it.
+            const loaded = slow.goto(`${c.origin}/deliveries`, { waitUntil: "load" });
+            await slow.waitForSelector("#deliveries-table tr.delivery", { timeout: 15_000 });
+            await new Promise((r) => setTimeout(r, 300)); // painted, the script still on its way
+            assert.equal(await slow.evaluate(() => document.querySelector("[data-hydrated]")), null, "not run yet");
+            const shown = await slow.evaluate(() =>
+              [...document.querySelectorAll("time, #live-status")]
+                .filter((el) => getComputedStyle(el).visibility !== "hidden")
+                .map((el) => el.textContent ?? "")
+                .filter((text) => /^\d{4}-\d\d-\d\dT|needs JavaScript/.test(text))
+            );
+            assert.deepEqual(shown, [], "nothing the script is about to replace is seen");
+            await loaded;
+            await slow.waitForFunction(
+              () => [...document.querySelectorAll("time")].every((el) => getComputedStyle(el).visibility === "visible"),
+              { timeout: 15_000 },
+            );
+          } finally {
+            await slow.close();
+          }
+        });
+
         await t.step("the sandbox shows no empty code box, and no Trigger for a disabled hook (13)", async () => {
           for (const width of [1280, 390]) {
             await open(page, `${c.origin}/sandbox`, width, "sandbox");
