@@ -174,6 +174,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     labels: new HookLabels(kv),
     deliveries: new DeliveryStore(kv, options.deliveries),
     publicUrl,
+    allowPrivateNetwork: options.allowPrivateNetwork ?? false,
     // Set by start() before any request is served.
     signin: options.oauth ?? { authorizationEndpoint: "", tokenEndpoint: "", clientId: "" },
     sandbox: false,

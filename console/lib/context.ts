@@ -35,6 +35,8 @@ export interface Deps {
   deliveries: DeliveryStore;
   /** This console's public origin, e.g. `http://127.0.0.1:8000` (no trailing slash). */
   publicUrl: string;
+  /** Whether outbound calls (the sandbox's postbacks too) may reach loopback, private and link-local hosts. */
+  allowPrivateNetwork?: boolean;
   /** The sign-in provider. */
   signin: OAuthProvider;
   /** Whether the sandbox is mounted under `/sandbox`. */

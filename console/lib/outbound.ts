@@ -122,7 +122,12 @@ async function resolveDns(host: string): Promise<string[]> {
 interface Checked {
   refused: string | null;
   unresolved: boolean;
+  /** Refused as it is (or resolves to) an address that is not public. */
+  private?: boolean;
 }
+
+/** Names only a local network resolves: one label, or mDNS and the private-use domains. */
+const LOCAL_NAME = /^[^.]+$|\.(local|lan|internal|intranet|home|corp|home\.arpa)$/i;
 
 async function check(url: URL, options: OutboundOptions): Promise<Checked> {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
@@ -136,7 +141,11 @@ async function check(url: URL, options: OutboundOptions): Promise<Checked> {
   if (addresses.length === 0 && /(^|\.)localhost$/i.test(host)) addresses.push("127.0.0.1");
   const blocked = addresses.find(isPrivateAddress);
   if (blocked !== undefined) {
-    return { refused: `${url.host} is a loopback, private or link-local address (${blocked})`, unresolved: false };
+    return {
+      refused: `${url.host} is a loopback, private or link-local address (${blocked})`,
+      unresolved: false,
+      private: true,
+    };
   }
   return { refused: null, unresolved: addresses.length === 0 };
 }
@@ -169,8 +178,17 @@ export function outboundFetch(fetchFn: typeof fetch, options: OutboundOptions): 
     const refused = checked.refused ??
       (checked.unresolved ? `${url.hostname} has no DNS address (A or AAAA) that the console can check` : null);
     if (refused) {
+      // The setting is for internal hosts: suggested for a private address or a name only a local network knows, not
+      // for a public name that found no DNS answer (a machine without DNS), which the setting would not help.
+      const internal = checked.private || (checked.unresolved && LOCAL_NAME.test(url.hostname));
       throw new OutboundError(
-        `Refused to call ${url.host}: ${refused}. Set ALLOW_PRIVATE_NETWORK=1 to allow internal hosts.`,
+        `Refused to call ${url.host}: ${refused}. ${
+          internal
+            ? "Set ALLOW_PRIVATE_NETWORK=1 to allow internal hosts."
+            : checked.unresolved
+            ? "Check the name, and that this machine can resolve names (DNS)."
+            : ""
+        }`.trimEnd(),
       );
     }
     const timeout = AbortSignal.timeout(options.timeoutMs);

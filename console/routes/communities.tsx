@@ -16,7 +16,15 @@ import { SecretRotationNotice } from "../components/SecretRotationNotice.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
 import { DRAFT_NOTICE, draftText, takeDraft } from "../lib/drafts.ts";
 import { addingCommunityKey } from "../lib/kv_keys.ts";
-import { CommunityFields, type CommunityForm, originOf, readForm, TokenState, validate } from "./_community_form.tsx";
+import {
+  CommunityFields,
+  type CommunityForm,
+  formToShowAgain,
+  originOf,
+  readForm,
+  TokenState,
+  validate,
+} from "./_community_form.tsx";
 import { connectRoutes } from "./community_connect.tsx";
 import { reconcileRoutes } from "./reconcile.tsx";
 import { communityListRoute } from "./communities_list.tsx";
@@ -63,7 +71,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.post("/communities", async (c) => {
     const form = await readForm(c);
     const error = validate(form, true);
-    const keep = { ...form, clientSecret: "", accessToken: "", refreshToken: "" };
+    const keep = formToShowAgain(form);
     if (error) return newPage(c, keep, error);
     // `save` replaces a stored community: two adds at once would both pass the check below, and the second would
     // silently replace the first. The add holds its tenant id meanwhile.
@@ -216,7 +224,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (!community) return notFound(c);
     const form = { ...await readForm(c), tenantId: community.tenantId };
     const error = validate(form, false);
-    const keep = { ...form, clientSecret: "", accessToken: "", refreshToken: "" };
+    const keep = formToShowAgain(form);
     if (error) return editPage(c, community, keep, error);
     // The stored secrets go to the base URL (bearer tokens on every call,
     // the client secret when tokens are renewed or the community is

@@ -21,6 +21,7 @@ import { PLATFORM_FAILURE } from "../lib/platform_failures.ts";
 import { RedeliverForm, redeliveryOf } from "./delivery_redeliver.tsx";
 import { type ConsoleEnv, type Deps, html, layoutFrame } from "../lib/context.ts";
 import type { AttemptInfo, Delivery } from "../lib/deliveries.ts";
+import { PLATFORM_FAILURE } from "../lib/platform_failures.ts";
 
 function verdictOf(delivery: Delivery, attempt: AttemptInfo | null): string {
   if (delivery.status === 401) return `not valid: ${delivery.reason ?? "refused"}`;
@@ -49,7 +50,22 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         </Layout>,
         400,
       );
-    if (!delivery || delivery.status !== 200 || delivery.reason) {
+    if (!delivery) {
+      return html(
+        c,
+        <Layout
+          title="Delivery not found"
+          {...layoutFrame(c, deps)}
+          error={`Nothing was replayed: no delivery has the id '${c.req.param("id").slice(0, 80)}'`}
+        >
+          <p>
+            Deliveries are kept for a while only. <a href="/deliveries">All deliveries</a>
+          </p>
+        </Layout>,
+        404,
+      );
+    }
+    if (delivery.status !== 200 || delivery.reason) {
       return refuse("Only an accepted delivery can be replayed");
     }
     if (delivery.truncated) {
@@ -94,6 +110,9 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       );
     }
     const accepted = delivery.status === 200 && !delivery.reason;
+    // The platform's own attempt that never reached this console's receiver: no answer of ours, no signature checked.
+    const platformSide = delivery.reason?.startsWith(`${PLATFORM_FAILURE}: `) ?? false;
+    const outcome = platformSide ? delivery.reason!.slice(PLATFORM_FAILURE.length + 2) : "";
     const attempt = delivery.attempt ?? await deps.deliveries.attemptOf(delivery);
     const hook = delivery.hookId ? await deps.webhooks.findByID(delivery.hookId) : null;
     const payload = wellFormed(delivery.payload); // a payload cut to fit may end inside a surrogate pair
@@ -108,16 +127,21 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       : [];
     return html(
       c,
-      <Layout title={accepted ? "Delivery" : "Rejected postback"} {...layoutFrame(c, deps)}>
+      <Layout
+        title={accepted ? "Delivery" : platformSide ? PLATFORM_FAILURE : "Rejected postback"}
+        {...layoutFrame(c, deps)}
+      >
         <dl class="facts" id="delivery-facts">
-          <dt>Received</dt>
+          <dt>{platformSide ? "Attempted" : "Received"}</dt>
           <dd>
             <time dateTime={delivery.receivedAt}>{delivery.receivedAt}</time>
           </dd>
-          <dt>Our answer</dt>
+          <dt>{platformSide ? "Outcome" : "Our answer"}</dt>
           <dd id="delivery-status" class={accepted ? "status-good" : "status-bad"}>
-            {statusText(delivery as Delivery & { seq: number })}
-            {attempt ? `, in ${attempt.durationMs.toFixed(1)} ms` : ""}
+            {platformSide
+              ? `${wellFormed(outcome.charAt(0).toUpperCase() + outcome.slice(1))}`
+              : statusText(delivery as Delivery & { seq: number })}
+            {attempt ? `, ${platformSide ? "after" : "in"} ${attempt.durationMs.toFixed(1)} ms` : ""}
           </dd>
           <dt>Webhook</dt>
           <dd>
@@ -128,8 +152,12 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
               : "none found for this request"}
             {delivery.webhook && ` · ${delivery.webhook}`}
           </dd>
-          <dt>Signature</dt>
-          <dd id="delivery-verdict">{verdictOf(delivery, attempt)}</dd>
+          {!platformSide && (
+            <>
+              <dt>Signature</dt>
+              <dd id="delivery-verdict">{verdictOf(delivery, attempt)}</dd>
+            </>
+          )}
           {attempt?.tenantId && (
             <>
               <dt>Tenant</dt>
@@ -167,7 +195,7 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         )}
         {attempt && (
           <>
-            <h2>Request headers</h2>
+            <h2>{platformSide ? "Headers the platform sent" : "Request headers"}</h2>
             <table id="delivery-headers">
               <thead>
                 <tr>
@@ -184,10 +212,10 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
                 ))}
               </tbody>
             </table>
-            <p class="hint">The Authorization header is shown without its signature.</p>
+            {!platformSide && <p class="hint">The Authorization header is shown without its signature.</p>}
           </>
         )}
-        <h2>{accepted ? "Item" : "Body (first bytes)"}</h2>
+        <h2>{accepted ? "Item" : platformSide ? "Body the platform sent (first bytes)" : "Body (first bytes)"}</h2>
         {delivery.truncated && <p class="hint">The payload was cut to fit the store.</p>}
         <pre id="payload-pretty">{pretty}</pre>
         <details>

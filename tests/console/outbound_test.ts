@@ -109,7 +109,7 @@ Deno.test("outboundFetch() refuses a host name with no DNS answer, which it cann
     (err: Error) =>
       err instanceof OutboundError &&
       err.message ===
-        "Refused to call no-such-host.invalid: no-such-host.invalid has no DNS address (A or AAAA) that the console can check. Set ALLOW_PRIVATE_NETWORK=1 to allow internal hosts.",
+        "Refused to call no-such-host.invalid: no-such-host.invalid has no DNS address (A or AAAA) that the console can check. Check the name, and that this machine can resolve names (DNS).",
   );
   // A resolver that finds nothing (a name known only to search domains or mDNS) is refused the same way.
   const nothing = outboundFetch(counting, { ...options, resolve: () => Promise.resolve([]) });
