@@ -31,3 +31,4 @@ export * from "./jive_extn.ts";
 export * from "./receiver.ts";
 export * from "./group_commit.ts";
 export * from "./kv_retry.ts";
+export * from "./relay/mod.ts";
