@@ -127,3 +127,24 @@ export async function until(
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/**
+ * Drives a test clock through the outbox: whenever no entry is held by a
+ * worker, moves `clock.t` to the earliest due entry (never back), until the
+ * outbox is empty or `timeoutMs` passed. Reads the relay's due keys
+ * (`["relay_due", partition, dueAt, id]`), as a schedule test must.
+ */
+export async function driveClock(kv: Deno.Kv, clock: { t: number }, timeoutMs = 20_000): Promise<void> {
+  const end = performance.now() + timeoutMs;
+  while (performance.now() < end) {
+    const due: Deno.KvEntry<{ lease?: unknown }>[] = [];
+    for await (const entry of kv.list<{ lease?: unknown }>({ prefix: ["relay_due"] })) due.push(entry);
+    if (due.length === 0) return;
+    if (due.every((e) => e.value.lease === undefined)) {
+      const next = Math.min(...due.map((e) => e.key[2] as number));
+      if (next > clock.t) clock.t = next;
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error("The outbox did not empty in time");
+}
