@@ -11,6 +11,7 @@ import { nextWait, type ResolvedOptions, type ResolvedRun } from "./_options.ts"
 import { expandFanouts, type Finish, FinishQueue, type Held, take } from "./_outbox.ts";
 import type { Destinations, RelayWorker } from "./_types.ts";
 import { Wake } from "./_wake.ts";
+import { retryWhileLocked } from "../kv_retry.ts";
 
 /** A pinned destination that no worker held for this long is removed. */
 export const PIN_ABANDONED_MS = 10 * 60_000;
@@ -97,7 +98,7 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     const now = options.now();
     const pinned = [...cache.all()].filter((d) => d.pinned);
     const mine = pinned.filter((d) => only?.has(d.id));
-    for (const d of mine) await kv.set(pinHeldKey(d.id), now);
+    for (const d of mine) await retryWhileLocked(() => kv.set(pinHeldKey(d.id), now));
     const others = pinned.filter((d) => !only?.has(d.id));
     for (let i = 0; i < others.length; i += 10) {
       const chunk = others.slice(i, i + 10);
