@@ -1,7 +1,7 @@
 // Reading what happened: the attempts of an entry, the dead letters, and
 // sending a dead letter again.
 
-import { retryWhileLocked } from "../kv_retry.ts";
+import { retryWhileLocked } from "../kv/mod.ts";
 import type { OutboxEntry } from "./_entry.ts";
 import {
   attemptPrefix,

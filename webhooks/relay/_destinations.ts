@@ -2,7 +2,7 @@
 // in one atomic operation that bumps the version counter caches watch.
 
 import { monotonicFactory } from "ulid";
-import { webhookKey } from "../_keys.ts";
+import { webhookKey } from "../kv/mod.ts";
 import { checkHost } from "./_address_guard.ts";
 import {
   DESTINATION_PREFIX,

@@ -1,7 +1,7 @@
 // An outbox entry and the fan-out record: what `write` stores and workers move.
 
 import { monotonicFactory } from "ulid";
-import type { Postback } from "../receiver_types.ts";
+import type { Postback } from "../receiver/mod.ts";
 import { SHARED_PARTITION } from "./_keys.ts";
 import type { StoredDestination } from "./_destinations.ts";
 

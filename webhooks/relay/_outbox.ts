@@ -3,8 +3,8 @@
 // (delivered, rescheduled, dead, given back), several to a commit within
 // KV Connect's ten checks.
 
-import { retryWhileLocked } from "../kv_retry.ts";
-import type { Postback } from "../receiver_types.ts";
+import { retryWhileLocked } from "../kv/mod.ts";
+import type { Postback } from "../receiver/mod.ts";
 import { type DestinationCache, matches } from "./_cache.ts";
 import { entryFor, type FanoutRecord, itemOf, newEntryId, type OutboxEntry } from "./_entry.ts";
 import { dueKey, FANOUT_PREFIX, fanoutKey, OUTBOX_BUMP_KEY } from "./_keys.ts";

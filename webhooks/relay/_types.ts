@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { Postback } from "../receiver_types.ts";
+import type { Postback } from "../receiver/mod.ts";
 
 /**
  * A destination that postbacks are forwarded to. Its secret is only in what

@@ -11,7 +11,7 @@ import { nextWait, type ResolvedOptions, type ResolvedRun } from "./_options.ts"
 import { expandFanouts, type Finish, FinishQueue, type Held, take } from "./_outbox.ts";
 import type { Destinations, RelayWorker } from "./_types.ts";
 import { Wake } from "./_wake.ts";
-import { retryWhileLocked } from "../kv_retry.ts";
+import { retryWhileLocked } from "../kv/mod.ts";
 
 /** A pinned destination that no worker held for this long is removed. */
 export const PIN_ABANDONED_MS = 10 * 60_000;
