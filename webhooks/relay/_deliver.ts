@@ -23,6 +23,7 @@ export interface Outcome {
 }
 
 const RESPONSE_BYTES = 1_024;
+const SMALL_BODY = 64 * 1_024;
 const HOST_CHECK_MS = 60_000;
 const decoder = new TextDecoder();
 
@@ -47,6 +48,11 @@ export class HostGuard {
 /** Reads at most 1 KiB of a body, then lets the rest go. */
 async function excerpt(response: Response): Promise<string> {
   if (!response.body) return "";
+  // A body whose declared length is small is read in one native call (a stream reader costs far more per answer).
+  const declared = Number(response.headers.get("content-length") ?? NaN);
+  if (declared <= SMALL_BODY && !response.headers.has("transfer-encoding")) {
+    return decoder.decode((await response.bytes()).subarray(0, RESPONSE_BYTES));
+  }
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;

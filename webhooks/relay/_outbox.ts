@@ -128,7 +128,10 @@ interface Queued {
 export class FinishQueue {
   #kv: Deno.Kv;
   #queue: Queued[] = [];
-  #running: Promise<void> | null = null;
+  // Set and cleared synchronously (not in a later `finally` reaction), so that a finish pushed just as the
+  // loop ends is never left waiting for the next push.
+  #active = false;
+  #running: Promise<void> = Promise.resolve();
 
   /** @param kv the relay's KV */
   constructor(kv: Deno.Kv) {
@@ -139,36 +142,41 @@ export class FinishQueue {
   push(finish: Finish): Promise<boolean> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ finish, resolve, reject });
-      this.#running ??= this.#run().finally(() => {
-        this.#running = null;
-      });
+      if (!this.#active) {
+        this.#active = true;
+        this.#running = this.#run();
+      }
     });
   }
 
   /** Resolves when every queued finish is committed. */
   async drain(): Promise<void> {
-    while (this.#running) await this.#running;
+    while (this.#active) await this.#running;
   }
 
   async #run(): Promise<void> {
-    while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0, MAX_CHECKS);
-      try {
-        if (batch.length > 1 && await this.#commit(batch.map((q) => q.finish))) {
-          for (const q of batch) q.resolve(true);
-          continue;
-        }
-        for (const q of batch) {
-          const ok = await this.#commit([q.finish]);
-          if (!ok && q.finish.attempt) {
-            const [key, value] = q.finish.attempt;
-            await retryWhileLocked(() => this.#kv.set(key, value, { expireIn: ATTEMPT_TTL_MS }));
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0, MAX_CHECKS);
+        try {
+          if (batch.length > 1 && await this.#commit(batch.map((q) => q.finish))) {
+            for (const q of batch) q.resolve(true);
+            continue;
           }
-          q.resolve(ok);
+          for (const q of batch) {
+            const ok = await this.#commit([q.finish]);
+            if (!ok && q.finish.attempt) {
+              const [key, value] = q.finish.attempt;
+              await retryWhileLocked(() => this.#kv.set(key, value, { expireIn: ATTEMPT_TTL_MS }));
+            }
+            q.resolve(ok);
+          }
+        } catch (error) {
+          for (const q of batch) q.reject(error);
         }
-      } catch (error) {
-        for (const q of batch) q.reject(error);
       }
+    } finally {
+      this.#active = false;
     }
   }
 

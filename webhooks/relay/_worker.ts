@@ -16,6 +16,8 @@ import { retryWhileLocked } from "../kv/mod.ts";
 /** A pinned destination that no worker held for this long is removed. */
 export const PIN_ABANDONED_MS = 10 * 60_000;
 const HOUSEKEEPING_MS = 60_000;
+/** A buffered entry starts only while its lease outlasts its attempt by this much (or half the spare lease). */
+const LEASE_MARGIN_MS = 2_000;
 
 /** What a worker shares with its relay. */
 export interface WorkerContext {
@@ -46,6 +48,15 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
   const only = run.destinations ? new Set(run.destinations) : null;
   let stopped = false;
   let housekeptAt = -Infinity;
+  // Fan-out records are looked for when the outbox counter moved, or once per poll.
+  let bumped = true;
+  let fanoutsAt = -Infinity;
+  // Entries are taken several to a commit into a buffer of up to `concurrency` beside those in flight, so that
+  // a freed slot starts the next entry at once; a buffered entry whose lease would run out during its attempt
+  // is given back instead.
+  const buffer: Held[] = [];
+  const minBatch = Math.max(1, Math.min(10, Math.floor(run.concurrency / 2)));
+  const margin = Math.min(LEASE_MARGIN_MS, (options.leaseMs - options.attemptTimeoutMs) / 2);
 
   const watch = kv.watch([OUTBOX_BUMP_KEY, DESTINATIONS_VERSION_KEY]);
   const reader = watch.getReader();
@@ -56,6 +67,7 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
       if (done) return;
       if (version !== undefined && value[1].versionstamp !== version) cache.invalidate();
       version = value[1].versionstamp;
+      bumped = true;
       wake.notify();
     }
   })().catch(() => {});
@@ -146,11 +158,23 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     if (!outcome.aborted) report(held, destination, outcome);
   }
 
+  function pump(): void {
+    while (!stopped && inFlight.size < run.concurrency && buffer.length > 0) {
+      const held = buffer.shift()!;
+      if (held.entry.lease!.until - options.now() < options.attemptTimeoutMs + margin) {
+        queue.push(finish.giveBack(held)).catch(() => {});
+      } else {
+        start(held);
+      }
+    }
+  }
+
   function start(held: Held): void {
     const task: Promise<void> = handle(held).catch(() => {
       // The KV failed while finishing: the lease runs out and the entry is taken again.
     }).finally(() => {
       inFlight.delete(task);
+      pump();
       wake.notify();
     });
     inFlight.add(task);
@@ -161,15 +185,19 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
       let next = Infinity;
       try {
         if (performance.now() - housekeptAt > HOUSEKEEPING_MS) await housekeeping();
-        await expandFanouts(kv, cache, options.now);
-        const free = run.concurrency - inFlight.size;
-        if (free > 0) {
+        if (bumped || performance.now() - fanoutsAt > options.pollMs) {
+          bumped = false;
+          fanoutsAt = performance.now();
+          await expandFanouts(kv, cache, options.now);
+        }
+        const free = Math.min(10, 2 * run.concurrency - inFlight.size - buffer.length);
+        if (free >= minBatch || (free > 0 && inFlight.size === 0)) {
           const listed = await listDue(free);
           next = listed.next;
           if (listed.due.length > 0 && !stopped) {
             const picked = listed.due.length > free ? shuffle(listed.due).slice(0, free) : listed.due;
-            const held = await take(kv, picked, owner, options.now() + options.leaseMs);
-            for (const h of held) start(h);
+            buffer.push(...await take(kv, picked, owner, options.now() + options.leaseMs));
+            pump();
             continue;
           }
         }
@@ -191,6 +219,7 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
       await reader.cancel().catch(() => {});
       await watching;
       await loop;
+      for (const held of buffer.splice(0)) queue.push(finish.giveBack(held)).catch(() => {});
       while (inFlight.size > 0) await Promise.all(inFlight);
       await queue.drain();
       onStopped();
