@@ -6,7 +6,17 @@
 // its destination behind until a worker sees it unheld for 10 minutes.
 
 import { createRelay, type RelayAttempt } from "../relay/mod.ts";
-import type { CommandContext } from "./_commands.ts";
+
+/** What `listen` takes of a command's context (the command table's own context has all of it). */
+export interface ListenContext {
+  kv: Deno.Kv;
+  flags: Record<string, string | boolean | undefined>;
+  json: boolean;
+  out(text: string): void;
+  err(text: string): void;
+  secret(flag: string, variable: string): string | undefined;
+  signal: AbortSignal;
+}
 
 /** The printed line of one attempt: time, hook, status, duration, entry id (and why, when it failed). */
 export function attemptLine(
@@ -19,7 +29,7 @@ export function attemptLine(
 }
 
 /** Runs `listen` until `ctx.signal` aborts. */
-export async function listen(ctx: CommandContext, usage: (message: string) => Error): Promise<void> {
+export async function listen(ctx: ListenContext, usage: (message: string) => Error): Promise<void> {
   const forwardTo = String(ctx.flags["forward-to"]);
   const hookIds = typeof ctx.flags.hook === "string"
     ? ctx.flags.hook.split(",").map((h) => h.trim()).filter(Boolean)

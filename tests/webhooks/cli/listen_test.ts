@@ -11,7 +11,7 @@ import { main } from "../../../webhooks/cli/mod.ts";
 import { startKvConnectServer } from "../../../kvconnect/mod.ts";
 import { TEST_TOKEN } from "../../kvconnect/token.ts";
 import { NOW, REF_A, seed, signA } from "../_receiver.ts";
-import { startApp, until } from "../relay/_fixtures.ts";
+import { startApp, until } from "../relay/fixtures.ts";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
 

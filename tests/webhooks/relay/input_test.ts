@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { createRelay, type RelayOptions } from "../../../webhooks/mod.ts";
-import { postback, seedHooks, startApp, until, writeAll } from "./_fixtures.ts";
+import { postback, seedHooks, startApp, until, writeAll } from "./fixtures.ts";
 
 Deno.test("createRelay() throws a TypeError or RangeError naming a wrong option", async () => {
   const kv = await Deno.openKv(":memory:");

@@ -9,7 +9,7 @@ import { createRelay } from "../../../webhooks/mod.ts";
 import { startKvConnectServer } from "../../../kvconnect/mod.ts";
 import { TEST_TOKEN } from "../../kvconnect/token.ts";
 import { spawnChild } from "../_child.ts";
-import { type App, postback, seedHooks, startApp, until, writeAll } from "./_fixtures.ts";
+import { type App, postback, seedHooks, startApp, until, writeAll } from "./fixtures.ts";
 
 const CHILD = new URL("./_worker_child.ts", import.meta.url).pathname;
 

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { createReceiver, createRelay, createWebhooks } from "../../../webhooks/mod.ts";
 import { NOW, post, REF_A, seed, signA } from "../_receiver.ts";
-import { startApp, until } from "./_fixtures.ts";
+import { startApp, until } from "./fixtures.ts";
 
 Deno.test("a postback accepted by a receiver with write: relay.write reaches the app once, a replay adds nothing", async () => {
   const kv = await Deno.openKv(":memory:");

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { Webhook } from "standardwebhooks";
 import { createRelay } from "../../../webhooks/mod.ts";
-import { postback, seedHooks, startApp, until, writeAll } from "./_fixtures.ts";
+import { postback, seedHooks, startApp, until, writeAll } from "./fixtures.ts";
 
 Deno.test("relay delivers a postback signed so that standardwebhooks verifies it, with API.md's body", async () => {
   const kv = await Deno.openKv(":memory:");

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { createRelay } from "../../../webhooks/mod.ts";
-import { driveClock, postback, seedHooks, startApp, until, writeAll } from "./_fixtures.ts";
+import { driveClock, postback, seedHooks, startApp, until, writeAll } from "./fixtures.ts";
 
 const START = Date.UTC(2026, 5, 1);
 const WAITS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];

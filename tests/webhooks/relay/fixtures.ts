@@ -1,6 +1,7 @@
-// Fixtures of the relay tests: a test app on 127.0.0.1 (port 0) that records
-// every request and answers as told, a KV with a hook, and postbacks
-// written through `relay.write` in their own commit.
+// Fixtures of the relay tests, shared with the CLI's listen test and the
+// console's forwarding test: a test app on 127.0.0.1 (port 0) that records
+// every request and answers as told, a KV with a hook, and postbacks written
+// through `relay.write` in their own commit.
 
 import { createWebhooks, type Postback } from "../../../webhooks/mod.ts";
 
