@@ -43,9 +43,12 @@ await hooks.save({ id: "hook-bench", tenantId: SIGN.tenantId, entity: { resource
 await hooks.save({ id: "hook-recv", tenantId: SIGN.tenantId, entity: { resources: { self: { ref: REF } } } });
 
 let received = 0;
+/** How long the app takes to answer, ms: 0 (the hardest case for the relay), or 5 (a nearby app doing a little). */
+let appDelayMs = 0;
 const app = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
   await request.arrayBuffer();
   received++;
+  if (appDelayMs > 0) await new Promise((r) => setTimeout(r, appDelayMs));
   return new Response("ok");
 });
 const appUrl = `http://127.0.0.1:${app.addr.port}/hooks`;
@@ -157,12 +160,24 @@ for (let round = 1; round <= rounds; round++) {
     { name: `bare fetch loop, ${CONCURRENCY} at once · ${BATCH} POSTs`, baseline: true, fn: bareTurn },
     { name: `relay worker, concurrency ${CONCURRENCY} · ${BATCH} entries`, baseline: false, fn: relayTurn },
   ];
+  const slowApp = (fn: (b: Deno.BenchContext) => Promise<void>) => async (b: Deno.BenchContext) => {
+    appDelayMs = 5;
+    try {
+      await fn(b);
+    } finally {
+      appDelayMs = 0;
+    }
+  };
+  const deliverySlow = delivery.map((row) => ({ ...row, fn: slowApp(row.fn) }));
   const receiving = [
     { name: "createReceiver({ write }) · 16 at once", baseline: true, fn: receiveTurn(plainUrl) },
     { name: "createReceiver({ write + relay.write }) · 16 at once", baseline: false, fn: receiveTurn(relayedUrl) },
   ];
-  if (round % 2 === 0) [delivery, receiving].forEach((rows) => rows.reverse());
+  if (round % 2 === 0) [delivery, deliverySlow, receiving].forEach((rows) => rows.reverse());
   for (const row of delivery) Deno.bench({ ...row, group: `relay delivery · ${suffix}`, n: 20, warmup: 2 });
+  for (const row of deliverySlow) {
+    Deno.bench({ ...row, group: `relay delivery, app answering in 5 ms · ${suffix}`, n: 10, warmup: 1 });
+  }
   for (const row of receiving) Deno.bench({ ...row, group: `relay receiving · ${suffix}`, n: 100, warmup: 10 });
 }
 
