@@ -28,6 +28,7 @@ const SUITES = [
   "tests/webhooks/relay/schedule_test.ts",
   "tests/webhooks/relay/input_test.ts",
   "tests/webhooks/relay/receiver_relay_test.ts",
+  "tests/console/forwarding_test.ts",
   // The console's delivery store, its group commit included.
   "tests/console/delivery_store_test.ts",
   "tests/console/delivery_group_test.ts",
