@@ -8,7 +8,7 @@
  */
 
 import { Hono } from "hono";
-import { createWebhooks, type Webhooks } from "../webhooks/mod.ts";
+import { createRelay, createWebhooks, type RelayWorker, type Webhooks } from "../webhooks/mod.ts";
 import { MessagePage } from "./components/Message.tsx";
 import { type Assets, buildAssets } from "./lib/bundle.ts";
 import { type ConsoleEnv, type Deps, describeError, html } from "./lib/context.ts";
@@ -32,6 +32,7 @@ import { homeRoutes } from "./routes/home.tsx";
 import { receiverIdOf, receiverRoutes } from "./routes/hooks.ts";
 import { staticRoutes } from "./routes/static.ts";
 import { webhookRoutes } from "./routes/webhooks.tsx";
+import { forwardingRoutes } from "./routes/forwarding.tsx";
 import { createSandbox, type Sandbox, SANDBOX_COMMUNITY } from "../sandbox/mod.ts";
 
 const SANDBOX_TENANT_ID: string = SANDBOX_COMMUNITY.tenantId;
@@ -87,6 +88,12 @@ export interface ConsoleOptions {
    * {@linkcode DEFAULT_RATE_LIMITS}.
    */
   rateLimits?: Partial<RateLimits>;
+  /**
+   * Run one relay worker in this process, delivering what the receiver
+   * forwards to the hooks' destinations (docs/relay.md); default `false`.
+   * `console/main.ts` turns it on (`RELAY_WORKER=0` turns it off there).
+   */
+  relayWorker?: boolean;
 }
 
 /** The built console. */
@@ -182,7 +189,10 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     fetch: platformFetch,
     sandboxAliases,
     closing: closing.signal,
+    // Destinations reached from the console's machine: private ones only where outbound calls may reach them.
+    relay: createRelay(kv, { allowPrivateNetwork: options.allowPrivateNetwork ?? false }),
   };
+  let relayWorker: RelayWorker | null = null;
   const postbackFetch = recordPlatformFailures(outbound, { publicUrl, webhooks, deliveries: deps.deliveries });
   const assets: Assets = new Map();
 
@@ -218,6 +228,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     if (options.buildAssets !== false) {
       for (const [name, data] of await buildAssets()) assets.set(name, data);
     }
+    if (options.relayWorker && !closing.signal.aborted) relayWorker = deps.relay.run();
     // The hook index catches up with a log an earlier version (or a stopped console) left; `close` waits for it.
     deps.deliveries.index().catch(() => {});
   }
@@ -251,6 +262,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
   redeliverRoutes(app, deps);
   deliveryDetailRoutes(app, deps);
   eventRoutes(app, deps);
+  forwardingRoutes(app, deps);
   const receive = receiverRoutes(app, deps);
   if (sandbox) {
     app.use("/sandbox", async (c, next) => deps.sandbox ? await next() : c.notFound());
@@ -295,6 +307,8 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     async close() {
       closing.abort();
       await ready.catch(() => {});
+      await relayWorker?.stop();
+      await deps.relay.close();
       await deps.deliveries.flush();
     },
   };

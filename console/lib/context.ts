@@ -8,7 +8,7 @@
 import type { Context } from "hono";
 import type { VNode } from "preact";
 import { renderToString } from "preact-render-to-string";
-import type { Webhooks } from "../../webhooks/mod.ts";
+import type { Relay, Webhooks } from "../../webhooks/mod.ts";
 import type { RateLimiter } from "./rate_limit.ts";
 import type { HookLabels } from "./labels.ts";
 import type { DeliveryStore } from "./deliveries.ts";
@@ -80,6 +80,8 @@ export interface Deps {
   replayToReceiver?: (id: string, request: Request) => Promise<Response>;
   /** Ends the server-sent event streams when the app closes. */
   closing: AbortSignal;
+  /** Forwards received postbacks to the hooks' destinations (docs/relay.md). */
+  relay: Relay;
 }
 
 /** The cookie holding the session id. */

@@ -21,7 +21,6 @@ import { PLATFORM_FAILURE } from "../lib/platform_failures.ts";
 import { RedeliverForm, redeliveryOf } from "./delivery_redeliver.tsx";
 import { type ConsoleEnv, type Deps, html, layoutFrame } from "../lib/context.ts";
 import type { AttemptInfo, Delivery } from "../lib/deliveries.ts";
-import { PLATFORM_FAILURE } from "../lib/platform_failures.ts";
 
 function verdictOf(delivery: Delivery, attempt: AttemptInfo | null): string {
   if (delivery.status === 401) return `not valid: ${delivery.reason ?? "refused"}`;

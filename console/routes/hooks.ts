@@ -158,6 +158,8 @@ export function receiverRoutes(
       const request = current.getStore();
       if (request) request.firstSeq = postback.seq! - postback.index;
       deps.deliveries.write(postback, atomic, request?.replay === true);
+      // The hook's forward destinations get it from the same commit (docs/relay.md).
+      deps.relay.write(postback, atomic);
     },
   });
   // Receiver ids mapped to their records, remembered for a minute: a mapping
