@@ -112,12 +112,14 @@ export function receiverRoutes(
   /** The request being handled (the receiver's hooks run inside handle()). */
   const current = new AsyncLocalStorage<InFlight>();
   const findTenant = tenantFinder(deps);
-  const logAttempt = async (attempt: AnsweredAttempt) => {
-    const request = current.getStore();
-    // Refused after its header verified (with either secret: a 401 or a 500 may not have): it counts too.
-    if (request && attempt.tenantId !== undefined && attempt.status !== 401 && attempt.status !== 500) {
+  /** Refused after its header verified (with either secret: a 401 or a 500 may not have): it counts too. */
+  const countRefused = async (request: InFlight, attempt: ReceiverAttempt): Promise<void> => {
+    if (attempt.tenantId !== undefined && attempt.status !== 401 && attempt.status !== 500) {
       await countOnce(deps.limiter, request, attempt.tenantId).catch(() => true);
     }
+  };
+  const logAttempt = async (attempt: AnsweredAttempt) => {
+    const request = current.getStore();
     if (request?.limited && attempt.status !== 200) {
       attempt = { ...attempt, status: 429, reason: overLimitReason(request.limited) };
     }
@@ -140,11 +142,13 @@ export function receiverRoutes(
   // communities and records it read, checked by versionstamp as it claims.
   const receiver = createReceiver(deps.webhooks, {
     maxBytes: MAX_POSTBACK_BYTES,
-    // Kept until the answer is known (answered() logs it then), so the log holds what was answered too.
-    onAttempt: (attempt) => {
+    // Counted now, so an answer over the limit becomes 429; logged once the answer is known (answered()),
+    // so the log holds what was answered too.
+    onAttempt: async (attempt) => {
       const request = current.getStore();
-      if (request) request.attempt = attempt;
-      else return logAttempt(attempt);
+      if (!request) return await logAttempt(attempt);
+      await countRefused(request, attempt);
+      request.attempt = attempt;
     },
     accept: async ({ community, webhooks }) => {
       const request = current.getStore();
