@@ -64,10 +64,12 @@ export function telemetryOff(): boolean {
 
 /**
  * Forgets what was found, so that the next use looks again: for a program
- * (or a bench) that registers or removes providers after first use.
+ * (or a bench) that registers or removes providers after first use. With
+ * `off`, OpenTelemetry is taken as absent until the next reset, as in a
+ * process without `OTEL_DENO` (the bench compares the two in one process).
  */
-export function resetTelemetry(): void {
-  found = undefined;
+export function resetTelemetry(off = false): void {
+  found = off ? { instruments: null, tracer: null } : undefined;
 }
 
 /** Index of each metric in `WEBHOOKS_METRICS` (and in `Global.instruments`). */

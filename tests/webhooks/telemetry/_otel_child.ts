@@ -10,6 +10,7 @@ import {
   platformOperation,
   receiveEnded,
   receiveStarted,
+  resetTelemetry,
 } from "../../../webhooks/telemetry/mod.ts";
 
 const platform = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => Response.json({ ok: true }));
@@ -36,6 +37,11 @@ const at = (status: number, headers: Record<string, string> = {}) =>
 for (const [status, headers] of [[200, {}], [200, {}], [200, { "x-dup": "1" }], [401, {}]] as const) {
   await (await at(status, headers)).body?.cancel();
 }
+
+// Taken as off (the bench's "off" rows): nothing of this request is recorded.
+resetTelemetry(true);
+await (await at(404)).body?.cancel();
+resetTelemetry();
 
 await platformOperation("register", async (scope) => {
   scope.community("Acme");
