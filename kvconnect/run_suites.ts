@@ -10,12 +10,12 @@ const root = fileURLToPath(new URL("../", import.meta.url));
 const SUITES = [
   // Module A: store, lookups, migrate(), register, reconcile.
   "tests/webhooks/webhooks_test.ts",
-  "tests/webhooks/migrate_test.ts",
-  "tests/webhooks/register_test.ts",
+  "tests/webhooks/store/migrate_test.ts",
+  "tests/webhooks/platform/register_test.ts",
   "tests/webhooks/acceptance_test.ts",
   "tests/console/reconcile_test.ts",
   // The receiver, both modes, group commit included.
-  "tests/webhooks/receiver*_test.ts",
+  "tests/webhooks/receiver/receiver*_test.ts",
   // The console smoke: a newcomer signs in, registers a hook, triggers an event and watches it arrive live
   // (Chromium); and the console's receiver mounted at /hooks/{id}.
   "tests/console/e2e_test.ts",

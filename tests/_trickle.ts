@@ -1,4 +1,4 @@
-// Helpers of the memory tests (tests/webhooks/body_memory_test.ts,
+// Helpers of the memory tests (tests/webhooks/receiver/body_memory_test.ts,
 // tests/console/body_memory_test.ts): a child process that serves and reports
 // its heap plus external bytes after a full GC on GET /memory, and raw TCP
 // requests whose body (chunked, or of declared length) arrives one byte at a

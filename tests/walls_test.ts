@@ -89,3 +89,74 @@ Deno.test("no import circle among the project's modules", () => {
   for (const file of graph.keys()) visit(file, []);
   assert.deepEqual(circles, []);
 });
+
+/** The folders inside a part that have a face (a mod.ts), such as webhooks/receiver. */
+const FACED = [...new Set(files.filter((f) => f.split("/").length > 2 && f.endsWith("/mod.ts")).map(dirname))]
+  .filter((dir) => PARTS.includes(dir.split("/")[0]));
+
+Deno.test("a folder inside a part is used from outside only through its mod.ts", () => {
+  assert.ok(FACED.includes("webhooks/receiver"), `faced folders: ${FACED.join(", ")}`);
+  const breaches: string[] = [];
+  for (const [file, targets] of graph) {
+    for (const target of targets) {
+      for (const dir of FACED) {
+        if (target.startsWith(dir + "/") && !file.startsWith(dir + "/") && target !== `${dir}/mod.ts`) {
+          breaches.push(`${file} -> ${target}`);
+        }
+      }
+    }
+  }
+  assert.deepEqual(breaches, []);
+});
+
+/** Every repository file that `file` reaches through its imports, itself excluded. */
+function reachable(file: string): Set<string> {
+  const seen = new Set<string>();
+  const walk = (from: string) => {
+    for (const target of graph.get(from) ?? []) {
+      if (!seen.has(target)) {
+        seen.add(target);
+        walk(target);
+      }
+    }
+  };
+  walk(file);
+  return seen;
+}
+
+/** Which of Module A's concerns may not reach which, directly or through other files. */
+const MODULE_A_WALLS: [from: string, mayNotReach: string[]][] = [
+  ["webhooks/store", ["webhooks/receiver", "webhooks/cli", "webhooks/platform"]],
+  ["webhooks/kv", ["webhooks/store", "webhooks/platform", "webhooks/receiver", "webhooks/cli"]],
+  ["webhooks/signature", ["webhooks/store", "webhooks/platform", "webhooks/receiver", "webhooks/cli"]],
+  ["webhooks/group_commit", ["webhooks/store", "webhooks/platform", "webhooks/receiver", "webhooks/cli"]],
+  ["webhooks/platform", ["webhooks/receiver", "webhooks/cli"]],
+  ["webhooks/receiver", ["webhooks/cli"]],
+];
+
+Deno.test("Module A's concerns stand on each other in one direction: the store reaches neither the receiver nor the CLI", () => {
+  const breaches: string[] = [];
+  for (const [from, walls] of MODULE_A_WALLS) {
+    const sources = [...graph.keys()].filter((f) => f.startsWith(from + "/"));
+    assert.ok(sources.length > 0, `${from} has no source files`);
+    for (const file of sources) {
+      for (const target of reachable(file)) {
+        const wall = walls.find((w) => target.startsWith(w + "/"));
+        if (wall) breaches.push(`${file} reaches ${target}`);
+      }
+    }
+  }
+  assert.deepEqual(breaches, []);
+});
+
+Deno.test("each folder of webhooks/ holds one concern of at most 15 files, with a mod.ts face", async () => {
+  const crowded: string[] = [];
+  for await (const entry of Deno.readDir(join(ROOT, "webhooks"))) {
+    if (!entry.isDirectory) continue;
+    const names: string[] = [];
+    for await (const file of Deno.readDir(join(ROOT, "webhooks", entry.name))) if (file.isFile) names.push(file.name);
+    if (!names.includes("mod.ts")) crowded.push(`webhooks/${entry.name} has no mod.ts`);
+    if (names.length > 15) crowded.push(`webhooks/${entry.name} holds ${names.length} files`);
+  }
+  assert.deepEqual(crowded, []);
+});

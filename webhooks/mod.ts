@@ -17,17 +17,29 @@
  * @module
  */
 
-export * from "./webhooks.ts";
-export * from "./record_store.ts";
-export * from "./lookups.ts";
-export * from "./registration.ts";
-export * from "./communities.ts";
-export { createCommunities } from "./_community_store.ts";
-export * from "./errors.ts";
-export * from "./events.ts";
+export { createWebhooks, type Webhooks, type WebhooksOptions } from "./webhooks.ts";
 export * from "./types.ts";
 export * from "./options.ts";
-export * from "./jive_extn.ts";
-export * from "./receiver.ts";
-export * from "./group_commit.ts";
-export * from "./kv_retry.ts";
+export * from "./errors.ts";
+export * from "./events.ts";
+export { type Communities, createCommunities, type WebhookLookups, type WebhookStore } from "./store/mod.ts";
+export type { WebhookRegistration } from "./platform/mod.ts";
+export {
+  type JiveExtnParams,
+  type JiveExtnRejected,
+  type JiveExtnVerification,
+  type JiveExtnVerified,
+  signJiveExtn,
+  verifyJiveExtn,
+  type VerifyJiveExtnOptions,
+} from "./signature/mod.ts";
+export {
+  createReceiver,
+  type Postback,
+  type Receiver,
+  type ReceiverAcceptInput,
+  type ReceiverAttempt,
+  type ReceiverOptions,
+} from "./receiver/mod.ts";
+export { commitInGroup, type GroupJob, type GroupResult } from "./group_commit/mod.ts";
+export { retryWhileLocked } from "./kv/mod.ts";

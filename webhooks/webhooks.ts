@@ -5,19 +5,36 @@
  */
 
 import { monotonicFactory } from "ulid";
-import { pendingPrefix, webhookByTenantPrefix, webhookKey } from "./_keys.ts";
-import { listAll, unlessKeyTooLarge, withLockRetry } from "./_kv.ts";
-import { deleteOnPlatform, platformHookUrl, platformOps } from "./_register.ts";
-import { listPage, migrateIndexes, recordsByUrl, recordsUnder, removeRecord, writeRecord } from "./_store.ts";
-import { rememberKv } from "./_kv_of.ts";
-import { reconcileCommunity } from "./_reconcile.ts";
-import { validateCredentials } from "./_validate.ts";
+import {
+  listAll,
+  pendingPrefix,
+  rememberKv,
+  unlessKeyTooLarge,
+  webhookByTenantPrefix,
+  webhookKey,
+  withLockRetry,
+} from "./kv/mod.ts";
+import {
+  deleteOnPlatform,
+  platformHookUrl,
+  platformOps,
+  reconcileCommunity,
+  validateCredentials,
+  type WebhookRegistration,
+} from "./platform/mod.ts";
+import {
+  type Communities,
+  createCommunities,
+  listPage,
+  migrateIndexes,
+  recordsByUrl,
+  recordsUnder,
+  removeRecord,
+  type WebhookLookups,
+  type WebhookStore,
+  writeRecord,
+} from "./store/mod.ts";
 import { describe, pageLimit, requireString } from "./_util.ts";
-import type { Communities } from "./communities.ts";
-import { createCommunities } from "./_community_store.ts";
-import type { WebhookStore } from "./record_store.ts";
-import type { WebhookLookups } from "./lookups.ts";
-import type { WebhookRegistration } from "./registration.ts";
 import type { Community, PendingRegistration, TenantRef, Webhook, WebhookInput } from "./types.ts";
 import type { CredentialOptions, MigrateOptions } from "./options.ts";
 

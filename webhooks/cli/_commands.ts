@@ -1,0 +1,248 @@
+// What each command of the command line does, through Module A's public
+// interface. A command writes its result to `out` (a table, or one JSON
+// document with --json), progress to `progress` (stderr: always for
+// reconcile and migrate, whose progress API.md promises; for the paging of
+// other commands on a terminal only), and throws to fail.
+
+import { communityDetails, communityTable, hookTable, publicCommunity, table } from "./_format.ts";
+import { createReceiver } from "../receiver/mod.ts";
+import type { Community, Webhook } from "../types.ts";
+import type { Webhooks } from "../webhooks.ts";
+
+/** What a command gets. */
+export interface CommandContext {
+  hooks: Webhooks;
+  args: string[];
+  flags: Record<string, string | boolean | undefined>;
+  json: boolean;
+  out(text: string): void;
+  err(text: string): void;
+  /** A progress line on stderr: on a terminal only, unless `always` (API.md promises reconcile's and migrate's). */
+  progress(text: string, always?: boolean): void;
+  /** A secret from its flag, else its environment variable. */
+  secret(flag: string, variable: string): string | undefined;
+  /** Aborts on Ctrl-C. */
+  signal: AbortSignal;
+  /** Set by reconcile: called on each page the platform answers. */
+  onPlatformPage: (() => void) | null;
+}
+
+type Command = (ctx: CommandContext) => Promise<void>;
+
+function print(ctx: CommandContext, value: unknown, text: () => string): void {
+  ctx.out(ctx.json ? JSON.stringify(value, null, 2) : text());
+}
+
+async function communityNamed(ctx: CommandContext, name: string): Promise<Community> {
+  const community = await ctx.hooks.communities.findByName(name);
+  if (!community) throw new Error(`No community is named '${name}'`);
+  return community;
+}
+
+async function allPages<T>(
+  ctx: CommandContext,
+  what: string,
+  page: (cursor: string | undefined) => Promise<{ values: T[]; cursor: string }>,
+): Promise<T[]> {
+  const all: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const next = await page(cursor);
+    all.push(...next.values);
+    cursor = next.cursor || undefined;
+    if (cursor) ctx.progress(`${all.length.toLocaleString("en-US")} ${what} so far`);
+  } while (cursor && !ctx.signal.aborted);
+  return all;
+}
+
+function hooksOut(ctx: CommandContext, hooks: Webhook[]): void {
+  print(ctx, hooks, () => hookTable(hooks));
+}
+
+const COMMANDS: Record<string, Command> = {
+  async "communities list"(ctx) {
+    const all = await allPages(ctx, "communities", (cursor) => ctx.hooks.communities.list({ limit: 500, cursor }));
+    print(ctx, all.map(publicCommunity), () => communityTable(all));
+  },
+
+  async "communities show"(ctx) {
+    const community = await communityNamed(ctx, ctx.args[0]);
+    const rotation = await ctx.hooks.communities.secretRotation(community.tenantId);
+    const valid = rotation && Date.parse(rotation.validUntil) > Date.now() ? rotation : null;
+    print(ctx, publicCommunity(community), () => communityDetails(community, valid));
+  },
+
+  async "communities add"(ctx) {
+    const f = ctx.flags;
+    const accessToken = ctx.secret("access-token", "ACCESS_TOKEN");
+    const refreshToken = ctx.secret("refresh-token", "REFRESH_TOKEN");
+    const clientSecret = ctx.secret("client-secret", "CLIENT_SECRET");
+    const community: Community = {
+      name: String(f.name),
+      tenantId: String(f.tenant),
+      baseUrl: String(f["base-url"]),
+      ...(typeof f["client-id"] === "string" ? { clientId: f["client-id"] } : {}),
+      ...(clientSecret ? { clientSecret } : {}),
+      ...(accessToken ? { oauth: { access_token: accessToken, refresh_token: refreshToken ?? "" } } : {}),
+    };
+    const before = community.tenantId ? await ctx.hooks.communities.secretRotation(community.tenantId) : null;
+    await ctx.hooks.communities.save(community);
+    // A changed secret of a stored community is a rotation: the replaced one still verifies for a while.
+    const after = await ctx.hooks.communities.secretRotation(community.tenantId);
+    const rotation = after && after.rotatedAt !== before?.rotatedAt ? after : null;
+    print(
+      ctx,
+      { ...publicCommunity(community), ...(rotation ? { secretRotation: rotation } : {}) },
+      () =>
+        `Saved community '${community.name}' (tenant ${community.tenantId})` +
+        (rotation ? `\nClient secret rotated: the previous one is still accepted until ${rotation.validUntil}` : ""),
+    );
+  },
+
+  async "communities remove"(ctx) {
+    const community = await communityNamed(ctx, ctx.args[0]);
+    await ctx.hooks.communities.remove(community.tenantId);
+    print(ctx, { removed: publicCommunity(community) }, () => `Removed community '${community.name}'`);
+  },
+
+  async "communities revoke-previous-secret"(ctx) {
+    const community = await communityNamed(ctx, ctx.args[0]);
+    const revoked = await ctx.hooks.communities.revokePreviousSecret(community.tenantId);
+    print(
+      ctx,
+      { revoked, community: community.name },
+      () =>
+        revoked
+          ? `Revoked the previous client secret of '${community.name}': only the current one verifies now`
+          : `Community '${community.name}' has no previous client secret to revoke`,
+    );
+  },
+
+  async "hooks list"(ctx) {
+    const tenantId = typeof ctx.flags.tenant === "string" ? ctx.flags.tenant : undefined;
+    hooksOut(ctx, await allPages(ctx, "webhooks", (cursor) => ctx.hooks.list({ tenantId, limit: 500, cursor })));
+  },
+
+  async "hooks find"(ctx) {
+    const { url, id } = ctx.flags;
+    if (typeof url === "string" === (typeof id === "string")) throw new UsageHint("give one of --url and --id");
+    if (typeof url === "string") return hooksOut(ctx, await ctx.hooks.findByWebhookURL(url));
+    const hook = await ctx.hooks.findByID(String(id));
+    if (!hook) throw new Error(`No webhook has the id '${id}'`);
+    print(ctx, hook, () => hookTable([hook]));
+  },
+
+  async "hooks register"(ctx) {
+    const f = ctx.flags;
+    const events = String(f.events).split(",").map((e) => e.trim()).filter(Boolean);
+    const response = await ctx.hooks.register({
+      community: String(f.community),
+      events,
+      ...(typeof f.object === "string" ? { object: f.object } : {}),
+      callback: String(f.callback),
+      accessToken: ctx.secret("access-token", "ACCESS_TOKEN"),
+      refreshToken: ctx.secret("refresh-token", "REFRESH_TOKEN"),
+    });
+    const ref = response.entity.resources?.self?.ref;
+    const [record] = ref ? await ctx.hooks.findByWebhookURL(ref) : [];
+    print(
+      ctx,
+      { status: response.status, entity: response.entity, record: record ?? null },
+      () => `Registered webhook ${response.entity.id ?? ""} (${ref ?? "no URL"}) as record ${record?.id ?? "?"}`,
+    );
+  },
+
+  async "hooks unregister"(ctx) {
+    const id = ctx.args[0];
+    const hook = await ctx.hooks.findByID(id);
+    if (!hook) throw new Error(`No webhook has the id '${id}'`);
+    await ctx.hooks.unregister(
+      hook,
+      ctx.secret("access-token", "ACCESS_TOKEN"),
+      ctx.secret("refresh-token", "REFRESH_TOKEN"),
+    );
+    print(ctx, { unregistered: hook }, () => `Unregistered webhook ${hook.id} (on the platform and here)`);
+  },
+
+  async reconcile(ctx) {
+    const community = await communityNamed(ctx, ctx.args[0]);
+    let pages = 0;
+    ctx.onPlatformPage = () => ctx.progress(`reading the platform's webhooks: page ${++pages}`, true);
+    const report = await ctx.hooks.reconcile(community, {
+      fix: ctx.flags.fix === true,
+      deleteUnknown: ctx.flags["delete-unknown"] === true,
+      accessToken: ctx.secret("access-token", "ACCESS_TOKEN"),
+      refreshToken: ctx.secret("refresh-token", "REFRESH_TOKEN"),
+    });
+    const { matched, orphans, dangling } = report;
+    print(ctx, { matched, orphans, dangling }, () =>
+      [
+        `${community.name}: ${matched.length} matched, ${orphans.length} orphans, ${dangling.length} dangling${
+          ctx.flags.fix ? " (fixed)" : ""
+        }`,
+        ...(orphans.length
+          ? [
+            "",
+            "Orphans (on the platform, no record here):",
+            table(
+              ["URL", "EXPLAINED BY"],
+              orphans.map((o) => [
+                o.entity.resources?.self?.ref ?? String(o.entity.id ?? ""),
+                o.pending ? `registration ${o.pending.id}` : "nothing",
+              ]),
+            ),
+          ]
+          : []),
+        ...(dangling.length ? ["", "Dangling (a record here, gone on the platform):", hookTable(dangling)] : []),
+      ].join("\n"));
+  },
+
+  async receive(ctx) {
+    const port = ctx.flags.port === undefined ? 8080 : Number(ctx.flags.port);
+    if (!/^\d{1,5}$/.test(String(ctx.flags.port ?? 8080)) || port > 65535) {
+      throw new UsageHint(`--port must be a whole number from 0 to 65535, got '${ctx.flags.port}'`);
+    }
+    const hostname = typeof ctx.flags.hostname === "string" ? ctx.flags.hostname : "127.0.0.1";
+    const receiver = createReceiver(ctx.hooks, {
+      onPostback: ({ activity, webhook, community, receivedAt, postbackId, index, count }) => {
+        ctx.out(JSON.stringify({
+          receivedAt: new Date(receivedAt).toISOString(),
+          tenantId: community.tenantId,
+          webhook: webhook.id,
+          postbackId,
+          index,
+          count,
+          activity,
+        }));
+      },
+    });
+    const server = Deno.serve({
+      port,
+      hostname,
+      signal: ctx.signal,
+      onListen: (addr) => ctx.err(`Receiving postbacks on http://${addr.hostname}:${addr.port}/ (Ctrl-C to stop)`),
+    }, receiver.handle);
+    await server.finished;
+  },
+
+  async migrate(ctx) {
+    const report = await ctx.hooks.migrate({
+      onProgress: (p) =>
+        ctx.progress(`${p.scanned.toLocaleString("en-US")} index entries scanned, ${p.migrated} migrated`, true),
+    });
+    print(
+      ctx,
+      report,
+      () =>
+        `Migrated ${report.migrated} index entries, removed ${report.removed} stale ones (${report.scanned} scanned)`,
+    );
+  },
+};
+
+/** A usage mistake found while running a command (exit status 2). */
+export class UsageHint extends Error {}
+
+/** Runs the command named by its words. */
+export function runCommand(words: string[], ctx: CommandContext): Promise<void> {
+  return COMMANDS[words.join(" ")](ctx);
+}

@@ -1,0 +1,89 @@
+// How the command line shows things: aligned tables for people, and the
+// public form of a community (its secrets replaced by whether they are set)
+// for tables and JSON alike.
+
+import type { Community, SecretRotation, Webhook } from "../types.ts";
+
+/** A community as the command line shows it: no secret, only whether each is set. */
+export interface PublicCommunity {
+  name: string;
+  tenantId: string;
+  baseUrl: string | null;
+  clientId: string | null;
+  hasClientSecret: boolean;
+  hasAccessToken: boolean;
+  hasRefreshToken: boolean;
+  renewedAt: string | null;
+}
+
+/** The public form of a community. */
+export function publicCommunity(c: Community): PublicCommunity {
+  return {
+    name: c.name,
+    tenantId: c.tenantId,
+    baseUrl: typeof c.baseUrl === "string" ? c.baseUrl : null,
+    clientId: typeof c.clientId === "string" ? c.clientId : null,
+    hasClientSecret: typeof c.clientSecret === "string" && c.clientSecret !== "",
+    hasAccessToken: typeof c.oauth?.access_token === "string" && c.oauth.access_token !== "",
+    hasRefreshToken: typeof c.oauth?.refresh_token === "string" && c.oauth.refresh_token !== "",
+    renewedAt: typeof c.renewedAt === "string" ? c.renewedAt : null,
+  };
+}
+
+/** Columns padded to their widest cell, a rule under the head. */
+export function table(head: string[], rows: unknown[][]): string {
+  // Cells as text whatever a record holds: one written by another tool must not stop the listing.
+  const cells = rows.map((row) => row.map((cell) => cell === undefined || cell === null ? "" : String(cell)));
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? "").length)));
+  const line = (row: string[]) => row.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd();
+  return [line(head), line(widths.map((w) => "-".repeat(w))), ...cells.map(line)].join("\n");
+}
+
+/** The rows of communities. */
+export function communityTable(communities: Community[]): string {
+  if (communities.length === 0) return "No communities.";
+  return table(
+    ["NAME", "TENANT", "BASE URL", "CLIENT ID", "SECRET", "TOKENS"],
+    communities.map(publicCommunity).map((c) => [
+      c.name,
+      c.tenantId,
+      c.baseUrl ?? "",
+      c.clientId ?? "",
+      c.hasClientSecret ? "set" : "none",
+      c.hasAccessToken ? (c.hasRefreshToken ? "access + refresh" : "access") : "none",
+    ]),
+  );
+}
+
+/** One community, field by field; with the rotation of its secret while the previous one is accepted. */
+export function communityDetails(c: Community, rotation: SecretRotation | null = null): string {
+  const p = publicCommunity(c);
+  return table(["FIELD", "VALUE"], [
+    ["name", p.name],
+    ["tenant", p.tenantId],
+    ["base URL", p.baseUrl ?? ""],
+    ["client id", p.clientId ?? ""],
+    ["client secret", p.hasClientSecret ? "set" : "none"],
+    ...(rotation
+      ? [["secret rotated", `${rotation.rotatedAt}; the previous one is accepted until ${rotation.validUntil}`]]
+      : []),
+    ["access token", p.hasAccessToken ? "set" : "none"],
+    ["refresh token", p.hasRefreshToken ? "set" : "none"],
+    ["tokens renewed", p.renewedAt ?? ""],
+  ]);
+}
+
+/** The rows of webhook records. */
+export function hookTable(hooks: Webhook[]): string {
+  if (hooks.length === 0) return "No webhooks.";
+  return table(
+    ["ID", "TENANT", "EVENTS", "CALLBACK", "URL"],
+    hooks.map((h) => [
+      h.id,
+      h.tenantId,
+      Array.isArray(h.entity?.events) ? h.entity.events.join(",") : "",
+      typeof h.entity?.callback === "string" ? h.entity.callback : "",
+      h.entity?.resources?.self?.ref ?? "",
+    ]),
+  );
+}

@@ -1,0 +1,178 @@
+/**
+ * `main(argv, io)`: parses the command line, runs one command and returns its
+ * exit status. The entry point that runs it is `webhooks/cli.ts`.
+ *
+ * @module
+ */
+
+import { commandUsage, parse, topUsage, UsageError } from "./_args.ts";
+import { type CommandContext, runCommand, UsageHint } from "./_commands.ts";
+import { createWebhooks } from "../webhooks.ts";
+import { blotSecrets } from "../_util.ts";
+
+/**
+ * Where the command line reads and writes. {@linkcode main} uses the
+ * process's own when none is given.
+ *
+ * @example Usage
+ * ```ts
+ * import type { CliIO } from "@community-webhooks/sdk/cli";
+ * import assert from "node:assert/strict";
+ *
+ * const out: string[] = [];
+ * const io: CliIO = { stdout: (t) => out.push(t), stderr: () => {}, env: () => undefined };
+ * io.stdout("hello");
+ * assert.deepEqual(out, ["hello"]);
+ * ```
+ */
+export interface CliIO {
+  /** Writes one line (or block) of output. */
+  stdout(text: string): void;
+  /** Writes one line of diagnostics: errors, progress, the listening address. */
+  stderr(text: string): void;
+  /** Reads an environment variable. */
+  env(name: string): string | undefined;
+  /** Whether stderr is a terminal: the paging progress of `hooks list` and the like is shown only then (that of `reconcile` and `migrate` always). Default `false`. */
+  stderrIsTerminal?: boolean;
+  /** Ends a running `receive` (the process's Ctrl-C does it when `io` is the process's). */
+  signal?: AbortSignal;
+  /** The fetch for platform calls; default the global one. */
+  fetch?: typeof fetch;
+}
+
+const encoder = new TextEncoder();
+
+function processIO(signal: AbortSignal): CliIO {
+  return {
+    stdout: (text) => void Deno.stdout.writeSync(encoder.encode(text + "\n")),
+    stderr: (text) => void Deno.stderr.writeSync(encoder.encode(text + "\n")),
+    env: (name) => Deno.env.get(name),
+    stderrIsTerminal: Deno.stderr.isTerminal(),
+    signal,
+  };
+}
+
+/** The message of anything thrown, with every known secret value blotted out. */
+function messageOf(error: unknown, secrets: string[]): string {
+  const raw = error instanceof Error
+    ? error.message
+    : typeof (error as { error?: unknown } | null)?.error === "string"
+    ? (error as { error: string }).error
+    : String(error);
+  // Blotted before the first line is kept: a secret with a line break in it would otherwise be cut in two.
+  return blotSecrets(raw, secrets, "[secret]").split("\n")[0];
+}
+
+/**
+ * Runs the command line with `argv` (the arguments after the program) and
+ * resolves with its exit status: 0 success, 1 failed operation, 2 usage
+ * error. Nothing is thrown.
+ *
+ * @param argv the arguments, e.g. `["hooks", "list", "--json"]`
+ * @param io where to read and write; default the process's stdout, stderr and environment
+ * @returns the exit status
+ *
+ * @example Usage
+ * ```ts
+ * import { main } from "@community-webhooks/sdk/cli";
+ * import assert from "node:assert/strict";
+ *
+ * const err: string[] = [];
+ * const io = { stdout: () => {}, stderr: (t: string) => err.push(t), env: () => undefined };
+ * assert.equal(await main(["hooks", "explode"], io), 2);
+ * assert.match(err[0], /Unknown command 'hooks explode'/);
+ * ```
+ */
+export async function main(argv: string[], io?: CliIO): Promise<number> {
+  const interrupt = new AbortController();
+  const own = io === undefined;
+  const cli = io ?? processIO(interrupt.signal);
+  let parsed;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    cli.stderr(`Error: ${error.message}`);
+    cli.stderr("");
+    cli.stderr(error.usage);
+    return 2;
+  }
+  const { command, args, flags } = parsed;
+  if (command === null || flags.help) {
+    cli.stdout(command === null ? parsed.help ?? topUsage() : commandUsage(command));
+    return 0;
+  }
+  const secretOf = (flag: string, variable: string): string | undefined => {
+    const value = typeof flags[flag] === "string" ? flags[flag] as string : cli.env(variable);
+    return value === undefined || value === "" ? undefined : value;
+  };
+  const secrets = [
+    secretOf("client-secret", "CLIENT_SECRET"),
+    secretOf("access-token", "ACCESS_TOKEN"),
+    secretOf("refresh-token", "REFRESH_TOKEN"),
+  ].filter((s): s is string => s !== undefined);
+  const path = typeof flags.kv === "string" ? flags.kv : cli.env("KV_PATH") || "./webhooks.kv";
+  let kv: Deno.Kv;
+  try {
+    kv = await Deno.openKv(path);
+  } catch (error) {
+    cli.stderr(`Error: Cannot open the KV at '${path}': ${messageOf(error, secrets)}`);
+    return 1;
+  }
+  const onSigint = () => {
+    if (command.words[0] === "receive") return interrupt.abort();
+    kv.close(); // whatever was running stops here; nothing is left half-written (each write is atomic)
+    cli.stderr("Interrupted");
+    Deno.exit(130);
+  };
+  if (own) Deno.addSignalListener("SIGINT", onSigint);
+  const baseFetch = cli.fetch ?? globalThis.fetch;
+  const ctx: CommandContext = {
+    hooks: createWebhooks(kv, {
+      fetch: async (input, init) => {
+        const response = await baseFetch(input, init);
+        const request = new Request(input, init);
+        if (request.method === "GET" && /\/api\/core\/v3\/webhooks(\?|$)/.test(request.url)) ctx.onPlatformPage?.();
+        return response;
+      },
+    }),
+    args,
+    flags,
+    json: flags.json === true,
+    out: cli.stdout,
+    err: cli.stderr,
+    progress: (text, always) => always || cli.stderrIsTerminal ? cli.stderr(text) : undefined,
+    secret(flag, variable) {
+      const value = secretOf(flag, variable);
+      // deno-lint-ignore no-control-regex
+      if (value !== undefined && /[\x00-\x1f\x7f]/.test(value)) {
+        throw new UsageHint(
+          `--${flag} (or ${variable}) holds a control character (a line break, say); no secret has one`,
+        );
+      }
+      return value;
+    },
+    signal: cli.signal ?? interrupt.signal,
+    onPlatformPage: null,
+  };
+  try {
+    await runCommand(command.words, ctx);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageHint) {
+      cli.stderr(`Error: ${error.message}`);
+      cli.stderr("");
+      cli.stderr(commandUsage(command));
+      return 2;
+    }
+    cli.stderr(`Error: ${messageOf(error, secrets)}`);
+    return 1;
+  } finally {
+    if (own) Deno.removeSignalListener("SIGINT", onSigint);
+    try {
+      kv.close();
+    } catch {
+      // closed on Ctrl-C
+    }
+  }
+}

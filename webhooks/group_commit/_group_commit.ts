@@ -1,0 +1,268 @@
+// Group commit: writes that are ready at the same time share one atomic
+// operation, within the KV's limits: 100 checks locally, ten over KV Connect
+// (learnt from the first refused commit of more), 1,000 mutations, 800 KiB
+// of mutations. One group is committed at a time per KV object; what arrives
+// meanwhile waits and forms the next group, sent as soon as the last one
+// committed, before that one's jobs are told, so under load a write costs a
+// fraction of a commit (group commit, as in a database's log flush). Which
+// jobs form a group is _group_take.ts's. A job may number its writes in a
+// sequence (a counter key bumped in the same commit, checked by
+// versionstamp), so the numbers follow commit order across processes.
+//
+// A job's writes are built as it is submitted, at the numbers it will take
+// unless a job ahead of it fails, so that the group's writes are ready when
+// the KV is free. Built when the group was taken, they were built one after
+// another (about 20 µs a postback in the console) while every request of the
+// group waited. A job whose numbers turn out otherwise is built again.
+//
+// When a shared commit fails, the checks of the group are read again and each
+// job learns which of its own checks failed; the jobs none of whose checks
+// failed go again (a moved sequence counter is read afresh). A commit that
+// throws is retried job by job. No job is committed twice: the operation that
+// commits is the one whose result it gets.
+
+import { getManyBatched, keyId, withLockRetry } from "../kv/mod.ts";
+import { AtomicRecorder } from "./_atomic_recorder.ts";
+import {
+  type Counter,
+  type Entry,
+  type GroupJob,
+  type GroupResult,
+  LOCAL_CHECKS,
+  MAX_TRIES,
+  REMOTE_CHECKS,
+  takeGroup,
+} from "./_group_take.ts";
+
+export type { GroupJob, GroupResult };
+
+/** A group sent to the KV, and how its commit went. */
+type Sent =
+  & { group: Entry[]; last: Map<string, { key: Deno.KvKey; value: number }> }
+  & (
+    | { kind: "committed"; result: Deno.KvCommitResult }
+    | { kind: "refused"; checks: number }
+    | { kind: "threw"; checks: number; error: unknown }
+  );
+
+/** The group committer of one KV object. */
+class GroupCommitter {
+  #kv: Deno.Kv;
+  #waiting: Entry[] = [];
+  #running = false;
+  #counters = new Map<string, Counter>();
+  /**
+   * Checks one operation may carry: a local KV's 100 until a commit of more
+   * than ten is refused (a KV Connect URL), then ten for good.
+   */
+  #maxChecks = LOCAL_CHECKS;
+  /** The last number of each sequence in the group being committed (`null`: none is). */
+  #sending: Map<string, { key: Deno.KvKey; value: number }> | null = null;
+
+  constructor(kv: Deno.Kv) {
+    this.#kv = kv;
+  }
+
+  submit(job: GroupJob): Promise<GroupResult> {
+    const { promise, resolve } = Promise.withResolvers<GroupResult>();
+    const seqId = job.sequence ? keyId(job.sequence) : null;
+    const entry: Entry = { job, seqId, first: 0, tries: 0, alone: false, resolve };
+    if (!this.#prebuild(entry)) return promise;
+    this.#waiting.push(entry);
+    if (!this.#running) {
+      this.#running = true;
+      void this.#run();
+    }
+    return promise;
+  }
+
+  async #run(): Promise<void> {
+    try {
+      let sending: Promise<Sent> | null = null;
+      for (;;) {
+        if (sending === null) {
+          if (this.#waiting.length === 0) break;
+          await this.#readCounters();
+          const group = takeGroup(this.#waiting, this.#counters, this.#maxChecks);
+          if (group.length === 0) continue;
+          sending = this.#send(group);
+        }
+        const sent: Sent = await sending;
+        sending = null;
+        this.#sending = null;
+        if (sent.kind === "committed") {
+          for (const [id, { value }] of sent.last) {
+            this.#counters.set(id, { value, versionstamp: sent.result.versionstamp });
+          }
+          // The next group goes to the KV before this one's jobs learn their result, so the KV works on
+          // it while they finish their requests (its numbers follow from this commit's counters).
+          if (this.#waiting.length > 0 && this.#countersKnown()) {
+            const group = takeGroup(this.#waiting, this.#counters, this.#maxChecks);
+            if (group.length > 0) sending = this.#send(group);
+          }
+          for (const entry of sent.group) {
+            entry.resolve({ kind: "committed", versionstamp: sent.result.versionstamp, first: entry.first });
+          }
+        } else await this.#failed(sent);
+      }
+    } catch (error) {
+      // Reading a counter failed: every waiting job fails; the next submit starts afresh.
+      for (const entry of this.#waiting.splice(0)) entry.resolve({ kind: "error", error });
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  /**
+   * Builds a submitted job's writes at the numbers it will take unless a job
+   * ahead of it fails: after the last number given to the jobs waiting, else
+   * to the group being committed, else the counter's. Not built yet when its
+   * counter is not known (it is read before the job's group is taken).
+   * False when `build` threw: the job has failed, and is not queued.
+   */
+  #prebuild(entry: Entry): boolean {
+    const { job, seqId } = entry;
+    let first = 0;
+    if (seqId !== null) {
+      const counter = this.#counters.get(seqId);
+      if (counter === undefined) return true;
+      let last = this.#sending?.get(seqId)?.value ?? counter.value;
+      for (let i = this.#waiting.length - 1; i >= 0; i--) {
+        const ahead = this.#waiting[i];
+        if (ahead.seqId !== seqId) continue;
+        if (ahead.recorder === undefined) return true;
+        last = ahead.first + (ahead.job.count ?? 0) - 1;
+        break;
+      }
+      first = last + 1;
+    }
+    const recorder = new AtomicRecorder();
+    try {
+      recorder.check(...job.checks);
+      job.build(recorder, first);
+    } catch (error) {
+      entry.resolve({ kind: "error", error });
+      return false;
+    }
+    entry.recorder = recorder;
+    entry.first = first;
+    return true;
+  }
+
+  /** Whether every waiting job's sequence counter is known (else it is read before the next group). */
+  #countersKnown(): boolean {
+    return this.#waiting.every(({ seqId }) => seqId === null || this.#counters.has(seqId));
+  }
+
+  /** Reads the counters of waiting jobs not known yet. */
+  async #readCounters(): Promise<void> {
+    const unknown = new Map<string, Deno.KvKey>();
+    for (const { job, seqId } of this.#waiting) {
+      if (seqId !== null && !this.#counters.has(seqId)) unknown.set(seqId, job.sequence!);
+    }
+    if (unknown.size === 0) return;
+    const entries = await getManyBatched<number>(this.#kv, [...unknown.values()]);
+    for (const entry of entries) this.#counters.set(keyId(entry.key), counterOf(entry));
+  }
+
+  /** Builds a group's operation and sends it to the KV (before its first await); settles without throwing. */
+  async #send(group: Entry[]): Promise<Sent> {
+    const last = new Map<string, { key: Deno.KvKey; value: number }>();
+    const checks = new Map<string, Deno.AtomicCheck>();
+    this.#sending = last;
+    try {
+      const op = this.#kv.atomic();
+      for (const entry of group) {
+        const { checks: own, checkIds } = entry.recorder!;
+        for (let i = 0; i < own.length; i++) checks.set(checkIds[i], own[i]);
+        const seq = entry.job.sequence;
+        if (seq) {
+          const id = entry.seqId!;
+          if (!last.has(id)) op.check({ key: seq, versionstamp: this.#counters.get(id)!.versionstamp });
+          last.set(id, { key: seq, value: entry.first + (entry.job.count ?? 0) - 1 });
+        }
+        // A step the recorder took that KV refuses (a sum of a number, a fractional expireIn) throws here:
+        // the group is then tried job by job, and that job alone fails.
+        entry.recorder!.replay(op);
+      }
+      op.check(...checks.values()); // each key once: KV Connect counts every check
+      for (const { key, value } of last.values()) op.set(key, value);
+      const result = await withLockRetry(() => op.commit());
+      return result.ok
+        ? { kind: "committed", group, last, result }
+        : { kind: "refused", group, last, checks: checks.size };
+    } catch (error) {
+      return { kind: "threw", group, last, checks: checks.size, error };
+    }
+  }
+
+  /** After a commit that threw or whose checks failed: tells each job what failed, or puts it back first in line. */
+  async #failed(sent: Exclude<Sent, { kind: "committed" }>): Promise<void> {
+    const { group, last } = sent;
+    if (sent.kind === "refused") return await this.#sortOut(group, [...last.values()].map(({ key }) => key));
+    if (
+      sent.checks + last.size > REMOTE_CHECKS && this.#maxChecks > REMOTE_CHECKS &&
+      /too many checks/i.test(String((sent.error as Error | null)?.message))
+    ) {
+      // Refused for its more than ten checks: a remote KV. From now on at most ten, and this group again.
+      this.#maxChecks = REMOTE_CHECKS;
+      this.#waiting.unshift(...group);
+    } else if (group.length === 1) group[0].resolve({ kind: "error", error: sent.error });
+    else this.#waiting.unshift(...group.map((entry) => ({ ...entry, alone: true })));
+  }
+
+  /** After a failed commit: reads every check again; each job learns its own failed checks, or goes again. */
+  async #sortOut(group: Entry[], sequences: Deno.KvKey[]): Promise<void> {
+    const all = new Map<string, Deno.KvKey>();
+    for (const entry of group) {
+      const { checks, checkIds } = entry.recorder!;
+      for (let i = 0; i < checks.length; i++) all.set(checkIds[i], checks[i].key);
+    }
+    for (const key of sequences) all.set(keyId(key), key);
+    let entries: Deno.KvEntryMaybe<unknown>[];
+    try {
+      entries = await getManyBatched(this.#kv, [...all.values()]);
+    } catch (error) {
+      for (const entry of group) entry.resolve({ kind: "error", error });
+      return;
+    }
+    const now = new Map(entries.map((entry) => [keyId(entry.key), entry.versionstamp]));
+    for (const key of sequences) {
+      this.#counters.set(
+        keyId(key),
+        counterOf(entries.find((e) => keyId(e.key) === keyId(key)) as Deno.KvEntryMaybe<number>),
+      );
+    }
+    const again: Entry[] = [];
+    for (const entry of group) {
+      const { checks, checkIds } = entry.recorder!;
+      const changed = checks.filter((check, i) => now.get(checkIds[i]) !== check.versionstamp);
+      if (changed.length > 0) entry.resolve({ kind: "failed", changed });
+      else again.push(entry);
+    }
+    // A try counts only when no job's check explains the failure (another process moved a counter, say).
+    if (again.length === group.length) {
+      for (const entry of again.filter((entry) => ++entry.tries >= MAX_TRIES)) {
+        entry.resolve({ kind: "error", error: new Error("Cannot commit: too many concurrent writers, try again") });
+      }
+    }
+    this.#waiting.unshift(...again.filter((entry) => entry.tries < MAX_TRIES));
+  }
+}
+
+function counterOf(entry: Deno.KvEntryMaybe<number>): Counter {
+  const value = typeof entry.value === "number" && Number.isSafeInteger(entry.value) ? entry.value : 0;
+  return { value, versionstamp: entry.versionstamp };
+}
+
+const committers = new WeakMap<Deno.Kv, GroupCommitter>();
+
+/**
+ * Commits a job together with the other jobs ready at the same time on this
+ * KV object. Never rejects: failures are results.
+ */
+export function submitToGroup(kv: Deno.Kv, job: GroupJob): Promise<GroupResult> {
+  let committer = committers.get(kv);
+  if (committer === undefined) committers.set(kv, committer = new GroupCommitter(kv));
+  return committer.submit(job);
+}

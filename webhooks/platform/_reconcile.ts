@@ -1,0 +1,138 @@
+// Drift between the platform and the local records of one community: the
+// report, and the fixes.
+
+import { listAll, pendingKey, pendingPrefix, withLockRetry } from "../kv/mod.ts";
+import { type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
+import type { Community, Orphan, PendingRegistration, ReconcileReport, Webhook, WebhookEntity } from "../types.ts";
+import type { ReconcileOptions } from "../options.ts";
+
+/** Most pages of the platform's list followed before giving up. */
+const MAX_PAGES = 1_000;
+
+/** What reconciling needs from the store. */
+export interface ReconcileDeps {
+  kv: Deno.Kv;
+  ctx: PlatformContext;
+  community: Community;
+  options: ReconcileOptions;
+  newId: () => string;
+  findByTenantID(tenantId: string): Promise<Webhook[]>;
+  findByWebhookURL(url: string): Promise<Webhook[]>;
+  writeRecord(record: Webhook, extend?: (op: Deno.AtomicOperation) => boolean | Promise<boolean>): Promise<unknown>;
+  removeRecord(id: string, expected?: Webhook): Promise<boolean>;
+  deleteOnPlatform(entity: WebhookEntity): Promise<void>;
+}
+
+/** Builds the report for a community and, with `fix`, repairs the drift. */
+export async function reconcileCommunity(deps: ReconcileDeps): Promise<ReconcileReport> {
+  const { kv, community, options } = deps;
+  const staleAfter = options.staleAfter ?? 60_000;
+  if (!Number.isFinite(staleAfter) || staleAfter < 0) {
+    throw new RangeError(`Cannot reconcile: 'staleAfter' must be a number of ms of 0 or more, got ${staleAfter}`);
+  }
+  // Local state first: a record saved after this read belongs to a hook the
+  // platform already has, so it can never look dangling.
+  const local = await deps.findByTenantID(community.tenantId);
+  const pendings = (await listAll<PendingRegistration>(kv, pendingPrefix(community.tenantId)))
+    .map((entry) => entry.value);
+  const remote = await listPlatformHooks(deps);
+  const now = Date.now();
+
+  const remoteRefs = new Set(remote.map((entity) => refOf(community, entity)));
+  const localRefs = new Set(local.map((record) => refOf(community, record.entity)));
+  const matched = local.filter((record) => remoteRefs.has(refOf(community, record.entity)));
+  const dangling = local.filter((record) => !remoteRefs.has(refOf(community, record.entity)));
+
+  const unused = new Set(pendings);
+  const orphans: Orphan[] = [];
+  const inProgress = new Set<WebhookEntity>();
+  for (const entity of remote) {
+    if (localRefs.has(refOf(community, entity))) continue;
+    const explaining = [...unused].find((p) => now - p.startedAt >= staleAfter && sameRequest(p, entity)) ?? null;
+    if (explaining) {
+      unused.delete(explaining);
+    } else if (pendings.some((p) => now - p.startedAt < staleAfter && sameRequest(p, entity))) {
+      inProgress.add(entity); // a registration running right now: never delete its hook
+    }
+    orphans.push({ entity, pending: explaining });
+  }
+  const abandoned = [...unused].filter((p) => now - p.startedAt >= staleAfter);
+  const report = { matched, orphans, dangling } as ReconcileReport;
+  // Not enumerable: the report's shape stays API.md's { matched, orphans, dangling }.
+  Object.defineProperty(report, "abandoned", { value: abandoned, enumerable: false });
+  if (options.fix) await applyFixes(deps, report, inProgress);
+  return report;
+}
+
+async function applyFixes(deps: ReconcileDeps, report: ReconcileReport, inProgress: Set<WebhookEntity>) {
+  const { kv, community } = deps;
+  for (const orphan of report.orphans) {
+    const ref = refOf(community, orphan.entity);
+    // Saved meanwhile by a registration that finished: nothing to do.
+    if ((await deps.findByWebhookURL(ref)).length > 0) continue;
+    if (orphan.pending) {
+      const at = pendingKey(community.tenantId, orphan.pending.id);
+      const record: Webhook = { id: deps.newId(), tenantId: community.tenantId, entity: orphan.entity };
+      await deps.writeRecord(record, async (op) => {
+        const entry = await kv.get(at);
+        if (entry.value === null) return false; // adopted by another run, or saved by register meanwhile
+        op.check(entry).delete(at);
+        return true;
+      });
+    } else if (deps.options.deleteUnknown && !inProgress.has(orphan.entity)) {
+      await deps.deleteOnPlatform(orphan.entity);
+    }
+  }
+  for (const record of report.dangling) await deps.removeRecord(record.id, record);
+  for (const pending of report.abandoned) {
+    await withLockRetry(() => kv.delete(pendingKey(community.tenantId, pending.id)));
+  }
+}
+
+/** Every hook of the community on the platform, following `links.next`. */
+async function listPlatformHooks(deps: ReconcileDeps): Promise<WebhookEntity[]> {
+  // API.md: GET {base}/api/core/v3/webhooks, then the platform's links.next.
+  const first = platformUrl(deps.community, "/api/core/v3/webhooks");
+  const origin = new URL(first).origin;
+  const out: WebhookEntity[] = [];
+  const seen = new Set<string>();
+  let url: string | undefined = first;
+  for (let page = 0; url !== undefined; page++) {
+    if (page >= MAX_PAGES) throw new Error(`Cannot reconcile: the platform's list has more than ${MAX_PAGES} pages`);
+    seen.add(url);
+    const answer = await platformRequest(deps.ctx, "GET", url);
+    const body = answer.body as { list?: unknown; links?: { next?: unknown } } | null;
+    if (!Array.isArray(body?.list)) {
+      throw new Error(`Cannot reconcile: GET ${url} answered without a list`);
+    }
+    out.push(...body.list.filter((item): item is WebhookEntity => typeof item === "object" && item !== null));
+    const next: string | undefined = typeof body.links?.next === "string"
+      ? new URL(body.links.next, url).href
+      : undefined;
+    // The token goes only to the community's own origin, and a loop ends.
+    if (next !== undefined && new URL(next).origin !== origin) {
+      throw new Error(`Cannot reconcile: the platform's next page ${next} is not on ${origin}`);
+    }
+    url = next !== undefined && !seen.has(next) ? next : undefined;
+  }
+  return out;
+}
+
+/** The hook's self URL, built from its id when the entity lacks one. */
+function refOf(community: Community, entity: WebhookEntity | undefined): string {
+  const ref = entity?.resources?.self?.ref;
+  if (typeof ref === "string" && ref !== "") return ref;
+  return platformUrl(community, `/api/core/v3/webhooks/${entity?.id ?? ""}`);
+}
+
+/** Whether a pending registration asked for this hook: same callback, object and events. */
+function sameRequest(pending: PendingRegistration, entity: WebhookEntity): boolean {
+  const events = typeof entity.events === "string"
+    ? entity.events.split(",").map((e) => e.trim()).filter(Boolean)
+    : Array.isArray(entity.events)
+    ? entity.events
+    : [];
+  const a = [...new Set(pending.events)].sort().join(",");
+  const b = [...new Set(events as string[])].sort().join(",");
+  return entity.callback === pending.callback && (entity.object || "") === (pending.object || "") && a === b;
+}

@@ -1,0 +1,281 @@
+// register() and the platform calls behind it: the credentials of a call
+// (explicit ones, else the community's), the platform context that renews
+// tokens once when they expired, the registration itself with its pending
+// entry, and the clean-up of a hook the platform has but could not be saved.
+
+import { type Communities, selfRef, writeRecord } from "../store/mod.ts";
+import { pendingKey, withLockRetry } from "../kv/mod.ts";
+import { type Credentials, type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
+import { validateRegistration } from "./_validate.ts";
+import { describe } from "../_util.ts";
+import { PlatformError } from "../errors.ts";
+import type {
+  Community,
+  PendingRegistration,
+  RegistrationResponse,
+  TokenPair,
+  Webhook,
+  WebhookEntity,
+} from "../types.ts";
+import type { CredentialOptions, RegisterOptions, TokenPersistenceFunction, WebhookChanges } from "../options.ts";
+
+const NO_TOKEN =
+  "Creating the community webhook failed because no access token is associated with the community and none was provided explicitly";
+
+/** What register() and the other platform calls need of the store. */
+export interface PlatformDeps {
+  kv: Deno.Kv;
+  communities: Communities;
+  fetchFn: typeof fetch;
+  timeout: number;
+  newId: () => string;
+  findByWebhookURL: (url: string) => Promise<Webhook[]>;
+  findByID: (id: string) => Promise<Webhook | null>;
+}
+
+/** The platform operations of one store: credentials, contexts and register(). */
+export function platformOps(deps: PlatformDeps): {
+  credentialsFor: (community: Community, given: CredentialOptions, noToken: string) => Credentials;
+  contextFor: (community: Community, credentials: Credentials, given: CredentialOptions) => PlatformContext;
+  register: (...args: [RegisterOptions] | Parameters<typeof positional>) => Promise<RegistrationResponse>;
+  update: (webhook: Webhook | string, changes: WebhookChanges, given?: CredentialOptions) => Promise<Webhook>;
+} {
+  const { kv, communities, fetchFn, timeout, newId, findByWebhookURL, findByID } = deps;
+  /** The credentials of a call: explicit ones first, else the community's. */
+  function credentialsFor(community: Community, given: CredentialOptions, noToken: string): Credentials {
+    if (given.accessToken) {
+      return { accessToken: given.accessToken, refreshToken: given.refreshToken ?? undefined };
+    }
+    const accessToken = community.oauth?.access_token;
+    if (typeof accessToken !== "string" || accessToken === "") throw new Error(noToken);
+    return { accessToken, refreshToken: community.oauth?.refresh_token };
+  }
+
+  function contextFor(community: Community, credentials: Credentials, given: CredentialOptions): PlatformContext {
+    if (typeof community.baseUrl !== "string" || !/^https?:$/.test(URL.parse(community.baseUrl)?.protocol ?? "")) {
+      throw new TypeError(
+        `Cannot call the platform: community ${describe(community.name)} has no http(s) 'baseUrl', got ${
+          describe(community.baseUrl)
+        }`,
+      );
+    }
+    return {
+      fetch: fetchFn,
+      timeout,
+      community,
+      credentials,
+      onRenew: async (tokens: TokenPair) => {
+        if (given.tokenPersistenceFunction) {
+          await given.tokenPersistenceFunction({ ...tokens }, community);
+        } else {
+          await communities.storeTokens(community.tenantId, tokens);
+        }
+      },
+    };
+  }
+
+  async function register(
+    ...args: [RegisterOptions] | Parameters<typeof positional>
+  ): Promise<RegistrationResponse> {
+    const optionsForm = typeof args[0] === "object" && args[0] !== null;
+    const opts = optionsForm
+      ? { ...(args[0] as RegisterOptions) }
+      : positional(...(args as Parameters<typeof positional>));
+    validateRegistration(opts, optionsForm);
+    const community = await communities.findByName(opts.community);
+    if (community === null) {
+      // SPEC.md 4.2 rule 2 and section 7: an object, its words, then the name.
+      throw { error: `no such community exists: ${opts.community}` };
+    }
+    const credentials = credentialsFor(community, opts, NO_TOKEN);
+    const ctx = contextFor(community, credentials, opts);
+
+    const pending: PendingRegistration = {
+      id: newId(),
+      tenantId: community.tenantId,
+      community: community.name,
+      events: [...opts.events],
+      ...(opts.object ? { object: opts.object } : {}),
+      callback: opts.callback,
+      startedAt: Date.now(),
+    };
+    const pendingAt = pendingKey(community.tenantId, pending.id);
+    // Best effort: a store that cannot take the pending entry will fail the
+    // save too, and a failed save takes the hook back on the platform.
+    await withLockRetry(() => kv.set(pendingAt, pending)).catch(() => {});
+
+    let answer;
+    try {
+      // SPEC.md 4.2 rule 5: the body is { events, object, callback }; an
+      // absent object is left out.
+      answer = await platformRequest(ctx, "POST", platformUrl(community, "/api/core/v3/webhooks"), {
+        events: opts.events,
+        object: opts.object,
+        callback: opts.callback,
+      });
+    } catch (error) {
+      // A clean failure clears the pending entry. When the platform may have
+      // created the hook all the same (a time-out, a connection lost mid-way,
+      // an unreadable answer: `uncertain`), the entry stays for reconcile().
+      if ((error as { uncertain?: unknown } | null)?.uncertain !== true) {
+        await withLockRetry(() => kv.delete(pendingAt)).catch(() => {});
+      }
+      throw error;
+    }
+    const entity = entityOf(answer.body, answer.status, platformUrl(community, "/api/core/v3/webhooks"));
+    const response: RegistrationResponse = { status: answer.status, headers: answer.headers, entity };
+    const record: Webhook = { id: newId(), tenantId: community.tenantId, entity };
+    try {
+      const ref = selfRef(entity);
+      await writeRecord(kv, record, async (op) => {
+        const entry = await kv.get(pendingAt);
+        // reconcile() adopted the hook while this call ran past staleAfter:
+        // its record is there already, a second one would be a duplicate.
+        if (entry.value === null && ref !== undefined && (await findByWebhookURL(ref)).length > 0) return false;
+        op.check(entry).delete(pendingAt);
+        return true;
+      });
+    } catch (saveError) {
+      // The platform has the hook but we could not keep track of it: take it
+      // back so that no orphan is left, then report the save error.
+      const deleted = await deleteOnPlatform(ctx, community, entity).then(() => true, () => false);
+      if (deleted) await withLockRetry(() => kv.delete(pendingAt)).catch(() => {});
+      throw saveError;
+    }
+    return response;
+  }
+
+  /** The platform's PUT of a hook, then its record saved with the answer. */
+  async function update(webhook: Webhook | string, changes: WebhookChanges, given: CredentialOptions = {}) {
+    const action = "update webhook";
+    if (typeof changes !== "object" || changes === null || Array.isArray(changes)) {
+      throw new TypeError(`Cannot ${action}: 'changes' must be an object, got ${describe(changes)}`);
+    }
+    if (changes.enabled !== undefined && typeof changes.enabled !== "boolean") {
+      throw new TypeError(`Cannot ${action}: 'enabled' must be a boolean, got ${describe(changes.enabled)}`);
+    }
+    const record = typeof webhook === "string" ? await findByID(webhook) : webhook;
+    if (record === null) throw new Error(`Cannot ${action}: no webhook has the id ${describe(webhook)}`);
+    const community = await communities.findByTenantID(record.tenantId);
+    if (community === null) {
+      throw new Error(`Cannot ${action}: no community has the tenantId ${describe(record.tenantId)}`);
+    }
+    const entity = record.entity ?? {};
+    const events = changes.events ?? (entity.events as string[] | undefined);
+    const object = changes.object !== undefined ? changes.object ?? undefined : entity.object as string | undefined;
+    const callback = changes.callback ?? (entity.callback as string | undefined);
+    // The hook as it will be, checked as a registration is.
+    validateRegistration(
+      { community: community.name, events: events!, object, callback: callback!, ...given },
+      true,
+      action,
+    );
+    const enabled = changes.enabled ?? (typeof entity.enabled === "boolean" ? entity.enabled : true);
+    const ctx = contextFor(
+      community,
+      credentialsFor(
+        community,
+        given,
+        "Updating the community webhook failed because no access token is associated with the community and none was provided explicitly",
+      ),
+      given,
+    );
+    const url = hookUrl(community, entity, action);
+    const answer = await platformRequest(ctx, "PUT", url, { events, object, callback, enabled });
+    const saved: Webhook = { ...record, entity: entityOf(answer.body, answer.status, url) };
+    try {
+      await writeRecord(kv, saved);
+    } catch (error) {
+      // The platform took the change and the record cannot: the hook is put back as its record has it.
+      const previous = { events: entity.events, object: entity.object, callback: entity.callback };
+      await platformRequest(ctx, "PUT", url, { ...previous, enabled: entity.enabled ?? true }).catch(() => {});
+      throw error;
+    }
+    return saved;
+  }
+
+  return { credentialsFor, contextFor, register, update };
+}
+
+export function positional(
+  jiveCommunity: string,
+  events: string[],
+  object: string | undefined | null,
+  webhookCallbackURL: string,
+  accessToken?: string | null,
+  refreshToken?: string | null,
+  tokenPersistenceFunction?: TokenPersistenceFunction | null,
+): RegisterOptions {
+  return {
+    community: jiveCommunity,
+    events,
+    object: object ?? undefined,
+    callback: webhookCallbackURL,
+    accessToken: accessToken ?? undefined,
+    refreshToken: refreshToken ?? undefined,
+    tokenPersistenceFunction: tokenPersistenceFunction ?? undefined,
+  };
+}
+
+/**
+ * The entity of a registration answer. The platform answers with the entity
+ * itself; an answer wrapped as `{ entity }` is unwrapped.
+ */
+export function entityOf(body: unknown, status: number, url: string): WebhookEntity {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    // The hook may exist all the same: the pending entry stays for reconcile.
+    throw new PlatformError("POST", url, status, `the answer holds no webhook entity, got ${describe(body)}`, {
+      uncertain: true,
+    });
+  }
+  const wrapped = (body as { entity?: unknown }).entity;
+  if (typeof wrapped === "object" && wrapped !== null && !("resources" in body)) {
+    return wrapped as WebhookEntity;
+  }
+  return body as WebhookEntity;
+}
+
+/**
+ * The URL of a hook on its community's platform, `{base}/api/core/v3/webhooks/{id}`,
+ * or `null`. An entity without an id is addressed by its self URL only when
+ * that URL is under the same path of the community's own base: a stored or
+ * listed entity could name any host, and the request carries the community's
+ * token.
+ */
+export function platformHookUrl(community: Community, entity: WebhookEntity): string | null {
+  if (typeof entity.id === "string" || typeof entity.id === "number") {
+    return platformUrl(community, `/api/core/v3/webhooks/${encodeURIComponent(String(entity.id))}`);
+  }
+  const url = URL.parse(selfRef(entity) ?? "");
+  const under = URL.parse(platformUrl(community, "/api/core/v3/webhooks/"));
+  // Compared as parsed (origin, then path with dot segments resolved): a spelling that parses elsewhere is not under it.
+  const ok = url !== null && under !== null && url.origin === under.origin &&
+    url.pathname.startsWith(under.pathname) && url.pathname.length > under.pathname.length;
+  return ok ? url.href : null;
+}
+
+function hookUrl(community: Community, entity: WebhookEntity, action: string): string {
+  const url = platformHookUrl(community, entity);
+  if (url !== null) return url;
+  throw new TypeError(
+    selfRef(entity) === undefined
+      ? `Cannot ${action}: its entity has no id`
+      : `Cannot ${action}: its entity has no id, and its self URL is not a webhook of the community's platform (${
+        platformUrl(community, "/api/core/v3/webhooks/")
+      })`,
+  );
+}
+
+/** Deletes a hook on the platform; a 404 (already gone) counts as deleted. */
+export async function deleteOnPlatform(
+  ctx: PlatformContext,
+  community: Community,
+  entity: WebhookEntity,
+): Promise<void> {
+  const url = hookUrl(community, entity, "delete webhook on the platform");
+  try {
+    await platformRequest(ctx, "DELETE", url);
+  } catch (error) {
+    if (!(error instanceof PlatformError && error.status === 404)) throw error;
+  }
+}

@@ -1,0 +1,12 @@
+/**
+ * The platform calls: `register` (one request, a pending entry while it
+ * runs), `update`, `unregister`, token renewal shared by concurrent callers,
+ * and `reconcile`; the validation of their arguments before any request.
+ *
+ * @module
+ */
+
+export * from "./registration.ts";
+export { deleteOnPlatform, platformHookUrl, platformOps } from "./_register.ts";
+export { reconcileCommunity } from "./_reconcile.ts";
+export { validateCredentials } from "./_validate.ts";

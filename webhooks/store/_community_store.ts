@@ -1,0 +1,180 @@
+// The community store's implementation (communities.ts has its contract):
+// records by tenant id, a name pointer, and the previous secret of a rotation.
+
+import {
+  commitWithRetry,
+  COMMUNITY_PREFIX,
+  communityByNameKey,
+  communityKey,
+  communitySecretPreviousKey,
+  sizeError,
+  unlessKeyTooLarge,
+  withLockRetry,
+} from "../kv/mod.ts";
+import { ConflictError } from "../errors.ts";
+import { PREVIOUS_SECRET_KEEP_MS, type PreviousSecret, rotationOf } from "../signature/mod.ts";
+import { describe, pageLimit, requireString } from "../_util.ts";
+import { validateCommunity } from "./_validate_community.ts";
+import type { Community } from "../types.ts";
+import type { Communities } from "./communities.ts";
+
+/**
+ * Makes the community store over a KV database.
+ *
+ * @param kv The KV database.
+ * @returns The store.
+ *
+ * @example Usage
+ * ```ts
+ * import { createCommunities } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const kv = await Deno.openKv(":memory:");
+ * const communities = createCommunities(kv);
+ * await communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+ * assert.equal((await communities.findByName("Acme"))?.tenantId, "t1");
+ * kv.close();
+ * ```
+ */
+export function createCommunities(kv: Deno.Kv): Communities {
+  /** An entry, or `null` for a key too long for KV (nothing can be stored under one). */
+  const entryAt = <T>(key: Deno.KvKey) => unlessKeyTooLarge(() => withLockRetry(() => kv.get<T>(key)), null);
+
+  async function findByTenantID(tenantId: string): Promise<Community | null> {
+    requireString(tenantId, "tenantId", "find community");
+    return (await entryAt<Community>(communityKey(tenantId)))?.value ?? null;
+  }
+
+  /**
+   * The operation that stores `record` over `current` (its name pointer
+   * `byName`, read together): checked by both versionstamps, the old name's
+   * pointer dropped, and a replaced secret kept for its overlap.
+   */
+  function storeOp(current: Deno.KvEntryMaybe<Community>, byName: Deno.KvEntryMaybe<string>, record: Community) {
+    if (byName.value !== null && byName.value !== record.tenantId) {
+      throw new ConflictError(
+        `Cannot save community: the name ${describe(record.name)} is already used by another tenant`,
+      );
+    }
+    const op = kv.atomic().check(current, byName);
+    if (current.value && current.value.name !== record.name) op.delete(communityByNameKey(current.value.name));
+    // A replaced secret keeps verifying for a while: its entry goes in with the record that replaces it.
+    const previous = rotationOf(current.value, record, Date.now());
+    if (previous) {
+      op.set(communitySecretPreviousKey(record.tenantId), previous, { expireIn: PREVIOUS_SECRET_KEEP_MS });
+    }
+    return op.set(communityKey(record.tenantId), record).set(communityByNameKey(record.name), record.tenantId);
+  }
+
+  return {
+    async save(community) {
+      validateCommunity(community);
+      const record: Community = { ...community };
+      const result = await commitWithRetry(async () => {
+        const [current, byName] = await kv.getMany<[Community, string]>([
+          communityKey(record.tenantId),
+          communityByNameKey(record.name),
+        ]);
+        return [storeOp(current, byName, record)];
+      }, "save community").catch((error) => {
+        throw sizeError(error, `community ${describe(record.tenantId)}`);
+      });
+      return result!;
+    },
+
+    async update(tenantId, change) {
+      requireString(tenantId, "tenantId", "update community");
+      if (typeof change !== "function") {
+        throw new TypeError(`Cannot update community: 'change' must be a function, got ${describe(change)}`);
+      }
+      let saved: Community | null = null;
+      await commitWithRetry(async () => {
+        const current = await kv.get<Community>(communityKey(tenantId));
+        if (current.value === null) return (saved = null);
+        // Applied to the record as it is now (a fresh copy: KV deserialises each read); again, to the newer one,
+        // when another write got in first.
+        const record: Community = { ...change(current.value) };
+        validateCommunity(record);
+        if (record.tenantId !== tenantId) {
+          throw new TypeError("Cannot update community: 'change' may not change its tenantId");
+        }
+        const byName = await kv.get<string>(communityByNameKey(record.name));
+        saved = record;
+        return [storeOp(current, byName, record)];
+      }, "update community").catch((error) => {
+        throw sizeError(error, `community ${describe(tenantId)}`);
+      });
+      return saved;
+    },
+
+    async findByName(name) {
+      requireString(name, "name", "find community");
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const pointer = await entryAt<string>(communityByNameKey(name));
+        if (pointer?.value == null) return null;
+        const community = await findByTenantID(pointer.value);
+        // A rename between the two reads: read the pointer again.
+        if (community?.name === name) return community;
+      }
+      return null;
+    },
+
+    findByTenantID,
+
+    async list(options = {}) {
+      const limit = pageLimit(options.limit);
+      return await withLockRetry(async () => {
+        const iter = kv.list<Community>({ prefix: COMMUNITY_PREFIX }, { limit, cursor: options.cursor || undefined });
+        const values: Community[] = [];
+        for await (const entry of iter) values.push(entry.value);
+        return { values, cursor: values.length < limit ? "" : iter.cursor };
+      });
+    },
+
+    async remove(tenantId) {
+      requireString(tenantId, "tenantId", "remove community");
+      let removed = false;
+      await commitWithRetry(async () => {
+        const current = await kv.get<Community>(communityKey(tenantId));
+        removed = current.value !== null;
+        if (!removed) return null;
+        return [
+          kv.atomic().check(current).delete(communityKey(tenantId)).delete(communityByNameKey(current.value!.name))
+            .delete(communitySecretPreviousKey(tenantId)),
+        ];
+      }, "remove community");
+      return removed;
+    },
+
+    async storeTokens(tenantId, tokens) {
+      let stored = false;
+      await commitWithRetry(async () => {
+        const current = await kv.get<Community>(communityKey(tenantId));
+        stored = current.value !== null;
+        if (!stored) return null;
+        const record = { ...current.value!, oauth: { ...tokens }, renewedAt: new Date().toISOString() };
+        return [kv.atomic().check(current).set(communityKey(tenantId), record)];
+      }, "store renewed tokens");
+      return stored;
+    },
+
+    async revokePreviousSecret(tenantId) {
+      requireString(tenantId, "tenantId", "revoke previous secret");
+      let revoked = false;
+      await commitWithRetry(async () => {
+        const current = await kv.get(communitySecretPreviousKey(tenantId));
+        revoked = current.value !== null;
+        return revoked ? [kv.atomic().check(current).delete(communitySecretPreviousKey(tenantId))] : null;
+      }, "revoke previous secret");
+      return revoked;
+    },
+
+    async secretRotation(tenantId) {
+      requireString(tenantId, "tenantId", "read secret rotation");
+      const entry = await entryAt<PreviousSecret>(communitySecretPreviousKey(tenantId));
+      if (!entry?.value) return null;
+      const { rotatedAt, validUntil } = entry.value;
+      return { rotatedAt: new Date(rotatedAt).toISOString(), validUntil: new Date(validUntil).toISOString() };
+    },
+  };
+}

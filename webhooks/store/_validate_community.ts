@@ -1,0 +1,35 @@
+// Argument checks of `communities.save`, done before anything is read.
+
+import { describe, requireString } from "../_util.ts";
+import type { Community } from "../types.ts";
+
+/** Throws a `TypeError` naming the first bad field of a community; a secret's value is never shown. */
+export function validateCommunity(community: Community): void {
+  const action = "save community";
+  if (typeof community !== "object" || community === null || Array.isArray(community)) {
+    throw new TypeError(`Cannot ${action}: the community must be an object, got ${describe(community)}`);
+  }
+  requireString(community.name, "name", action);
+  requireString(community.tenantId, "tenantId", action);
+  // baseUrl is needed for platform calls only, and checked again then.
+  if (community.baseUrl !== undefined && !/^https?:$/.test(URL.parse(String(community.baseUrl))?.protocol ?? "")) {
+    throw new TypeError(
+      `Cannot ${action}: 'baseUrl' must be an absolute http(s) URL, got ${describe(community.baseUrl)}`,
+    );
+  }
+  for (const field of ["clientId", "clientSecret"] as const) {
+    if (community[field] !== undefined) requireString(community[field], field, action);
+  }
+  if (community.oauth !== undefined) {
+    if (typeof community.oauth !== "object" || community.oauth === null) {
+      throw new TypeError(`Cannot ${action}: 'oauth' must be an object with access_token and refresh_token`);
+    }
+    // Token values are secrets: name the field, never show the value.
+    for (const field of ["access_token", "refresh_token"] as const) {
+      const value = community.oauth[field];
+      if (value !== undefined && typeof value !== "string") {
+        throw new TypeError(`Cannot ${action}: 'oauth.${field}' must be a string`);
+      }
+    }
+  }
+}

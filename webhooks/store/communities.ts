@@ -1,0 +1,233 @@
+/**
+ * The community store (collection `community`), reached as
+ * `createWebhooks(kv).communities`.
+ *
+ * @module
+ */
+
+import type { Community, Page, SecretRotation, TokenPair } from "../types.ts";
+import type { ListOptions } from "../options.ts";
+
+/**
+ * The community store. `name` and `tenantId` are each unique; the record is
+ * keyed by `tenantId`.
+ */
+export interface Communities {
+  /**
+   * Stores a community, or replaces the one with the same `tenantId`.
+   *
+   * When it replaces or removes the stored client secret, the stored one
+   * becomes the previous secret, in the same atomic operation: receivers
+   * still accept postbacks signed with it for 6 min 30 s (the default
+   * signature window of 5 minutes back and 30 s ahead, and a minute for
+   * clocks), so those signed just before the change are not refused. Only
+   * the last replaced secret is kept; see {@linkcode Communities.secretRotation}.
+   *
+   * @param community `{ name, tenantId, baseUrl, clientId?, clientSecret?, oauth? }`.
+   * @returns The store result.
+   * @throws {TypeError} When a field is missing or of the wrong type.
+   * @throws {ConflictError} When another tenant already uses the name.
+   * @throws {RangeError} When the record is too large for one KV value.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const { communities } = createWebhooks(kv);
+   * await communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+   * await assert.rejects(() => communities.save({ name: "Acme", tenantId: "t2", baseUrl: "https://d.example" }));
+   * kv.close();
+   * ```
+   */
+  save(community: Community): Promise<Deno.KvCommitResult>;
+  /**
+   * Changes a stored community in one atomic step: `change` gets a copy of
+   * the record as it is now and returns the record to store. When another
+   * write gets in first (a token renewal, another edit), `change` runs again
+   * on the newer record, so nothing that write stored is lost; a community
+   * removed meanwhile stays removed. A changed secret rotates as with
+   * {@linkcode Communities.save}.
+   *
+   * @param tenantId The community's tenant id.
+   * @param change Makes the new record from the current one; it may not change `tenantId`.
+   * @returns The stored record, or `null` when no community has this tenant id (nothing is stored).
+   * @throws {TypeError} When `tenantId` is not a non-empty string, `change` is not a function, or the record it
+   * returns is not a valid community or has another tenant id.
+   * @throws {ConflictError} When the new name is another tenant's.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const { communities } = createWebhooks(kv);
+   * await communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+   * const renamed = await communities.update("t1", (current) => ({ ...current, name: "Acme Inc." }));
+   * assert.equal(renamed?.name, "Acme Inc.");
+   * assert.equal((await communities.findByName("Acme Inc."))?.tenantId, "t1");
+   * assert.equal(await communities.update("t2", (current) => current), null);
+   * kv.close();
+   * ```
+   */
+  update(tenantId: string, change: (current: Community) => Community): Promise<Community | null>;
+  /**
+   * Finds a community by its name (SPEC.md's community lookup by name).
+   *
+   * @param name The community's name.
+   * @returns The community, or `null` when none has that name.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const { communities } = createWebhooks(kv);
+   * await communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+   * assert.equal((await communities.findByName("Acme"))?.tenantId, "t1");
+   * assert.equal(await communities.findByName("Other"), null);
+   * kv.close();
+   * ```
+   */
+  findByName(name: string): Promise<Community | null>;
+  /**
+   * Finds a community by its tenant id.
+   *
+   * @param tenantId The community's tenant id.
+   * @returns The community, or `null` when none has that tenant id.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const { communities } = createWebhooks(kv);
+   * await communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+   * assert.equal((await communities.findByTenantID("t1"))?.name, "Acme");
+   * kv.close();
+   * ```
+   */
+  findByTenantID(tenantId: string): Promise<Community | null>;
+  /**
+   * Lists communities a page at a time, ordered by tenant id.
+   *
+   * @param options `cursor` from the previous page and `limit` (default 100).
+   * @returns A page `{ values, cursor }`; `cursor` is `""` on the last page.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const { communities } = createWebhooks(kv);
+   * await communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+   * const page = await communities.list({ limit: 10 });
+   * assert.deepEqual(page.values.map((c) => c.name), ["Acme"]);
+   * assert.equal(page.cursor, "");
+   * kv.close();
+   * ```
+   */
+  list(options?: ListOptions): Promise<Page<Community>>;
+  /**
+   * Deletes a community. Its webhook records are kept.
+   *
+   * @param tenantId The community's tenant id.
+   * @returns `true` when a community was deleted, `false` when none had that tenant id.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const { communities } = createWebhooks(kv);
+   * await communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+   * assert.equal(await communities.remove("t1"), true);
+   * assert.equal(await communities.findByName("Acme"), null);
+   * kv.close();
+   * ```
+   */
+  remove(tenantId: string): Promise<boolean>;
+  /**
+   * Stores renewed tokens on the community with `renewedAt` set to now.
+   *
+   * @param tenantId The community's tenant id.
+   * @param tokens The new token pair.
+   * @returns `true` when stored, `false` when no community has that tenant id.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const { communities } = createWebhooks(kv);
+   * await communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+   * await communities.storeTokens("t1", { access_token: "a2", refresh_token: "r2" });
+   * assert.equal((await communities.findByTenantID("t1"))?.oauth?.access_token, "a2");
+   * kv.close();
+   * ```
+   */
+  storeTokens(tenantId: string, tokens: TokenPair): Promise<boolean>;
+  /**
+   * The last rotation of a community's client secret, never the secret
+   * itself. It is returned as stored: the previous secret verifies while
+   * `validUntil` has not passed (compare it with your clock); the entry
+   * expires from KV a minute after that, and goes with the community.
+   *
+   * @param tenantId The community's tenant id.
+   * @returns `{ rotatedAt, validUntil }`, or `null` when no secret of the community was replaced recently.
+   * @throws {TypeError} When `tenantId` is not a non-empty string.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const { communities } = createWebhooks(kv);
+   * const acme = { name: "Acme", tenantId: "t1", baseUrl: "https://c.example", clientSecret: btoa("old secret") };
+   * await communities.save(acme);
+   * assert.equal(await communities.secretRotation("t1"), null);
+   * await communities.save({ ...acme, clientSecret: btoa("new secret") });
+   * const rotation = await communities.secretRotation("t1");
+   * assert.ok(rotation && Date.parse(rotation.validUntil) > Date.parse(rotation.rotatedAt));
+   * assert.equal(JSON.stringify(rotation).includes(btoa("old secret")), false);
+   * kv.close();
+   * ```
+   */
+  secretRotation(tenantId: string): Promise<SecretRotation | null>;
+  /**
+   * Ends the overlap of the last rotation at once: the previous secret stops
+   * verifying now, not at `validUntil`. For a secret that leaked, rotate it
+   * (`save` with the new one), then revoke the old. Receivers that verified
+   * with it re-read the community on their next such postback and refuse it
+   * (`401`).
+   *
+   * @param tenantId The community's tenant id.
+   * @returns `true` when a previous secret was kept and is now gone, else `false`.
+   * @throws {TypeError} When `tenantId` is not a non-empty string.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const { communities } = createWebhooks(kv);
+   * const acme = { name: "Acme", tenantId: "t1", baseUrl: "https://c.example", clientSecret: btoa("leaked secret") };
+   * await communities.save(acme);
+   * await communities.save({ ...acme, clientSecret: btoa("new secret") });
+   * assert.equal(await communities.revokePreviousSecret("t1"), true);
+   * assert.equal(await communities.secretRotation("t1"), null);
+   * assert.equal(await communities.revokePreviousSecret("t1"), false);
+   * kv.close();
+   * ```
+   */
+  revokePreviousSecret(tenantId: string): Promise<boolean>;
+}
