@@ -14,7 +14,7 @@
  * @module
  */
 
-import { startOtlpReceiver } from "../tests/_otlp.ts";
+import { startOtlpReceiver } from "../tests/otlp_receiver.ts";
 import { log, Results, ROOT, runBench } from "./_bench_run.ts";
 
 async function git(...args: string[]): Promise<Uint8Array> {

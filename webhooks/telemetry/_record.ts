@@ -17,7 +17,8 @@ import {
   trace,
   type Tracer,
 } from "@opentelemetry/api";
-import { type MetricAttributes, type MetricName, WEBHOOKS_METRICS } from "./metrics.ts";
+import { WEBHOOKS_METRICS } from "./metrics.ts";
+import type { MetricAttributes, MetricName } from "./types.ts";
 import { observers } from "./_observers.ts";
 
 /** The instrumentation scope of every instrument and span. */

@@ -6,7 +6,7 @@
 // platform's error may quote what it was sent).
 
 import { context, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
-import type { MetricAttributes } from "./metrics.ts";
+import type { MetricAttributes } from "./types.ts";
 import { measure, METRIC, otel, telemetryOff } from "./_record.ts";
 
 /** The platform's `webhooks.operation` values (API.md). */

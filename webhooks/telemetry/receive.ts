@@ -5,7 +5,7 @@
 // header named: never the header, a secret or a body.
 
 import { type Context, context, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
-import type { MetricAttributes } from "./metrics.ts";
+import type { MetricAttributes } from "./types.ts";
 import { measure, METRIC, otel, telemetryOff } from "./_record.ts";
 
 /** The receiver's `webhooks.outcome` values (API.md). */
@@ -88,12 +88,25 @@ export function receiveStarted(): ReceiveTelemetry | undefined {
 }
 
 /** Runs `fn` with the request's span active, so that the commit's span and the consumer's own are its children. */
-export function inReceive<A extends unknown[], R>(t: ReceiveTelemetry, fn: (...args: A) => R, ...args: A): R {
-  return t.context === undefined ? fn(...args) : context.with(t.context, fn, undefined, ...args);
+export function inReceive<A extends unknown[], R>(
+  t: ReceiveTelemetry | undefined,
+  fn: (...args: A) => R,
+  ...args: A
+): R {
+  return t?.context === undefined ? fn(...args) : context.with(t.context, fn, undefined, ...args);
 }
 
-/** Records a request's answer: its outcome, duration (from `started`, performance.now ms) and items; ends its span. */
-export function receiveEnded(t: ReceiveTelemetry, status: number, started: number, details: ReceiveDetails): void {
+/**
+ * Records a request's answer: its outcome, duration (from `started`,
+ * performance.now ms) and items; ends its span. Nothing with telemetry off.
+ */
+export function receiveEnded(
+  t: ReceiveTelemetry | undefined,
+  status: number,
+  started: number,
+  details: ReceiveDetails,
+): void {
+  if (t === undefined) return;
   const outcome = receiverOutcome(status, details.duplicate);
   const attributes = ATTRIBUTES[outcome];
   const items = outcome === "accepted" ? details.itemCount ?? 0 : 0;

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { startOtlpReceiver } from "../../_otlp.ts";
+import { startOtlpReceiver } from "../../otlp_receiver.ts";
 
 const ROOT = new URL("../../../", import.meta.url);
 
