@@ -23,6 +23,7 @@
 
 import { getManyBatched, keyId, withLockRetry } from "../kv/mod.ts";
 import { AtomicRecorder } from "./_atomic_recorder.ts";
+import { groupCommitted } from "../telemetry/mod.ts";
 import {
   type Counter,
   type Entry,
@@ -100,8 +101,11 @@ class GroupCommitter {
             const group = takeGroup(this.#waiting, this.#counters, this.#maxChecks);
             if (group.length > 0) sending = this.#send(group);
           }
+          let postbacks = 0;
+          for (const entry of sent.group) postbacks += entry.job.postbacks ?? 0;
+          if (postbacks > 0) groupCommitted(postbacks); // webhooks.commit.postbacks
           for (const entry of sent.group) {
-            entry.resolve({ kind: "committed", versionstamp: sent.result.versionstamp, first: entry.first });
+            entry.resolve({ kind: "committed", versionstamp: sent.result.versionstamp, first: entry.first, postbacks });
           }
         } else await this.#failed(sent);
       }
