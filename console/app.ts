@@ -8,7 +8,7 @@
  */
 
 import { Hono } from "hono";
-import { createWebhooks, type Webhooks } from "../webhooks/mod.ts";
+import { createWebhooks, observeMetrics, type Webhooks, WEBHOOKS_METRICS } from "../webhooks/mod.ts";
 import { MessagePage } from "./components/Message.tsx";
 import { type Assets, buildAssets } from "./lib/bundle.ts";
 import { type ConsoleEnv, type Deps, describeError, html } from "./lib/context.ts";
@@ -29,6 +29,8 @@ import { deliveryDetailRoutes } from "./routes/delivery_detail.tsx";
 import { homeRoutes } from "./routes/home.tsx";
 import { receiverIdOf, receiverRoutes } from "./routes/hooks.ts";
 import { staticRoutes } from "./routes/static.ts";
+import { createConsoleMetrics } from "./lib/metrics.ts";
+import { observabilityRoutes } from "./routes/observability.ts";
 import { webhookRoutes } from "./routes/webhooks.tsx";
 import { createSandbox, type Sandbox, SANDBOX_COMMUNITY } from "../sandbox/mod.ts";
 
@@ -85,6 +87,8 @@ export interface ConsoleOptions {
    * {@linkcode DEFAULT_RATE_LIMITS}.
    */
   rateLimits?: Partial<RateLimits>;
+  /** The bearer token of `GET /metrics` (`METRICS_TOKEN`); without one it is 404 and nothing is counted. */
+  metricsToken?: string;
 }
 
 /** The built console. */
@@ -222,6 +226,12 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
 
   const app = new Hono<ConsoleEnv>();
 
+  // Before the start is awaited: /readyz answers while the console starts.
+  const metrics = options.metricsToken
+    ? createConsoleMetrics({ metrics: WEBHOOKS_METRICS, observe: observeMetrics })
+    : null;
+  observabilityRoutes(app, { kv, metrics, token: options.metricsToken, ready });
+
   app.use("*", async (_c, next) => {
     await ready;
     await next();
@@ -288,6 +298,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     },
     async close() {
       closing.abort();
+      metrics?.close();
       await ready.catch(() => {});
       await deps.deliveries.flush();
     },

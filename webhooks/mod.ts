@@ -43,3 +43,11 @@ export {
 } from "./receiver/mod.ts";
 export { commitInGroup, type GroupJob, type GroupResult } from "./group_commit/mod.ts";
 export { retryWhileLocked } from "./kv/mod.ts";
+export {
+  type MetricAttributes,
+  type MetricDescriptor,
+  type MetricName,
+  type MetricsObserver,
+  observeMetrics,
+  WEBHOOKS_METRICS,
+} from "./telemetry/mod.ts";

@@ -11,13 +11,9 @@ import parsePrometheus from "parse-prometheus-text-format";
 import type { ConsoleEnv } from "../../console/lib/context.ts";
 import { createConsoleMetrics, prometheusName } from "../../console/lib/metrics.ts";
 import { type ObservabilityDeps, observabilityRoutes } from "../../console/routes/observability.ts";
-import {
-  observeMetrics,
-  platformOperation,
-  receiveEnded,
-  receiveStarted,
-  WEBHOOKS_METRICS,
-} from "../../webhooks/telemetry/mod.ts";
+import { observeMetrics, signJiveExtn, WEBHOOKS_METRICS } from "../../webhooks/mod.ts";
+import { platformOperation, receiveEnded, receiveStarted } from "../../webhooks/telemetry/mod.ts";
+import { startConsole } from "./_helpers.ts";
 
 const TOKEN = "metrics-token-" + crypto.randomUUID();
 
@@ -175,5 +171,71 @@ Deno.test("GET /readyz answers 503 while the console starts and after its start 
     });
   } finally {
     kv.close();
+  }
+});
+
+Deno.test("the console's /metrics counts its receiver's postbacks by outcome, as a Prometheus parser reads them", async () => {
+  const t = await startConsole({ metricsToken: TOKEN });
+  try {
+    const secret = btoa("the metrics test's client secret");
+    const community = { name: "Acme", tenantId: "tenant-m", baseUrl: "https://acme.example", clientId: "client-m" };
+    await t.app.webhooks.communities.save({ ...community, clientSecret: secret });
+    const ref = "https://acme.example/api/core/v3/webhooks/5";
+    await t.app.webhooks.save({ id: "hook-m", tenantId: community.tenantId, entity: { resources: { self: { ref } } } });
+    const post = async (webhook: string, authorization?: string) => {
+      const res = await fetch(`${t.origin}/hooks/hook-m`, {
+        method: "POST",
+        headers: authorization ? { authorization } : {},
+        body: JSON.stringify([{ webhook, activity: { verb: "jive:created" } }]),
+      });
+      await res.body?.cancel();
+      return res.status;
+    };
+    const sign = () => signJiveExtn({ ...community, jiveUrl: community.baseUrl }, secret);
+    const header = await sign();
+    assert.deepEqual([
+      await post(ref, header),
+      await post(ref, header),
+      await post(ref),
+      await post(`${ref}0`, await sign()),
+    ], [
+      200,
+      200,
+      401,
+      404,
+    ]);
+    const families = await scrape(t.origin);
+    assert.deepEqual(byLabel(families.get("webhooks_receiver_requests_total"), "webhooks_outcome"), {
+      accepted: 1,
+      duplicate: 1,
+      unauthorized: 1,
+      not_found: 1,
+    });
+    assert.equal(Number(families.get("webhooks_receiver_items_total")?.metrics[0].value), 1);
+    // One postback committed: the histogram of postbacks per commit has it (no labels, so the parser keeps its count).
+    const commits = families.get("webhooks_commit_postbacks") as Family & { metrics: { count?: string }[] };
+    assert.equal(Number(commits.metrics[0].count), 1);
+    const refused = await fetch(`${t.origin}/metrics`);
+    await refused.body?.cancel();
+    assert.equal(refused.status, 401);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("the console without METRICS_TOKEN answers /metrics 404, and /readyz 503 once its KV is closed", async () => {
+  const t = await startConsole();
+  try {
+    const res = await fetch(`${t.origin}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    await res.body?.cancel();
+    assert.equal(res.status, 404);
+    const ready = await fetch(`${t.origin}/readyz`);
+    assert.deepEqual([ready.status, await ready.json()], [200, { ready: true }]);
+    t.kv.close();
+    const closed = await t.app.app.request("/readyz");
+    assert.deepEqual([closed.status, await closed.json()], [503, { ready: false, reason: "the KV read failed" }]);
+  } finally {
+    await t.app.close();
+    await t.close().catch(() => {});
   }
 });
