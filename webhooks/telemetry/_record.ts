@@ -39,22 +39,31 @@ export function otel(): Global {
   return found ??= find();
 }
 
+/** What was made for the global meter provider last found: made again only for another provider. */
+let made: { provider: object; instruments: (Counter | Histogram)[] | null } | undefined;
+
 function find(): Global {
-  const meter = metrics.getMeter(SCOPE);
-  const instruments = meter === createNoopMeter()
-    ? null
-    : WEBHOOKS_METRICS.map((metric) =>
-      metric.kind === "counter"
-        ? meter.createCounter(metric.name, { unit: metric.unit, description: metric.description })
-        : meter.createHistogram(metric.name, {
-          unit: metric.unit,
-          description: metric.description,
-          advice: { explicitBucketBoundaries: [...metric.buckets!] },
-        })
-    );
+  const provider = metrics.getMeterProvider();
+  if (made?.provider !== provider) {
+    const meter = provider.getMeter(SCOPE);
+    made = {
+      provider,
+      instruments: meter === createNoopMeter()
+        ? null
+        : WEBHOOKS_METRICS.map((metric) =>
+          metric.kind === "counter"
+            ? meter.createCounter(metric.name, { unit: metric.unit, description: metric.description })
+            : meter.createHistogram(metric.name, {
+              unit: metric.unit,
+              description: metric.description,
+              advice: { explicitBucketBoundaries: [...metric.buckets!] },
+            })
+        ),
+    };
+  }
   // Without a registered provider the API hands out a proxy that makes non-recording spans.
   const tracer = trace.getTracer(SCOPE);
-  return { instruments, tracer: tracer instanceof ProxyTracer ? null : tracer };
+  return { instruments: made.instruments, tracer: tracer instanceof ProxyTracer ? null : tracer };
 }
 
 /** Whether nothing would take a measurement or a span: no global meter, no tracer, no observer. */
@@ -65,7 +74,8 @@ export function telemetryOff(): boolean {
 
 /**
  * Forgets what was found, so that the next use looks again: for a program
- * (or a bench) that registers or removes providers after first use. With
+ * (or a bench) that registers or removes providers after first use; the
+ * instruments are made again only for another meter provider. With
  * `off`, OpenTelemetry is taken as absent until the next reset, as in a
  * process without `OTEL_DENO` (the bench compares the two in one process).
  */
