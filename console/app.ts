@@ -8,7 +8,14 @@
  */
 
 import { Hono } from "hono";
-import { createWebhooks, observeMetrics, type Webhooks, WEBHOOKS_METRICS } from "../webhooks/mod.ts";
+import {
+  createRelay,
+  createWebhooks,
+  observeMetrics,
+  type RelayWorker,
+  type Webhooks,
+  WEBHOOKS_METRICS,
+} from "../webhooks/mod.ts";
 import { MessagePage } from "./components/Message.tsx";
 import { type Assets, buildAssets } from "./lib/bundle.ts";
 import { type ConsoleEnv, type Deps, describeError, html } from "./lib/context.ts";
@@ -26,12 +33,15 @@ import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from "./lib/rate_li
 import { communityRoutes } from "./routes/communities.tsx";
 import { deliveryRoutes } from "./routes/deliveries.tsx";
 import { deliveryDetailRoutes } from "./routes/delivery_detail.tsx";
+import { redeliverRoutes } from "./routes/delivery_redeliver.tsx";
+import { eventRoutes } from "./routes/events.tsx";
 import { homeRoutes } from "./routes/home.tsx";
 import { receiverIdOf, receiverRoutes } from "./routes/hooks.ts";
 import { staticRoutes } from "./routes/static.ts";
 import { createConsoleMetrics } from "./lib/metrics.ts";
 import { observabilityRoutes } from "./routes/observability.ts";
 import { webhookRoutes } from "./routes/webhooks.tsx";
+import { forwardingRoutes } from "./routes/forwarding.tsx";
 import { createSandbox, type Sandbox, SANDBOX_COMMUNITY } from "../sandbox/mod.ts";
 
 const SANDBOX_TENANT_ID: string = SANDBOX_COMMUNITY.tenantId;
@@ -87,6 +97,12 @@ export interface ConsoleOptions {
    * {@linkcode DEFAULT_RATE_LIMITS}.
    */
   rateLimits?: Partial<RateLimits>;
+  /**
+   * Run one relay worker in this process, delivering what the receiver
+   * forwards to the hooks' destinations (docs/relay.md); default `false`.
+   * `console/main.ts` turns it on (`RELAY_WORKER=0` turns it off there).
+   */
+  relayWorker?: boolean;
   /** The bearer token of `GET /metrics` (`METRICS_TOKEN`); without one it is 404 and nothing is counted. */
   metricsToken?: string;
 }
@@ -176,6 +192,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     labels: new HookLabels(kv),
     deliveries: new DeliveryStore(kv, options.deliveries),
     publicUrl,
+    allowPrivateNetwork: options.allowPrivateNetwork ?? false,
     // Set by start() before any request is served.
     signin: options.oauth ?? { authorizationEndpoint: "", tokenEndpoint: "", clientId: "" },
     sandbox: false,
@@ -183,7 +200,10 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     fetch: platformFetch,
     sandboxAliases,
     closing: closing.signal,
+    // Destinations reached from the console's machine: private ones only where outbound calls may reach them.
+    relay: createRelay(kv, { allowPrivateNetwork: options.allowPrivateNetwork ?? false }),
   };
+  let relayWorker: RelayWorker | null = null;
   const postbackFetch = recordPlatformFailures(outbound, { publicUrl, webhooks, deliveries: deps.deliveries });
   const assets: Assets = new Map();
 
@@ -214,10 +234,12 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     deps.sandbox = Boolean(sandbox && sandboxOn);
     if (sandbox && sandboxOn) {
       deps.sandboxTest = async (webhookId) => (await sandbox.trigger({ webhookId })).delivered;
+      deps.sandboxRedeliver = (webhookId, timestamp) => sandbox.redeliver({ webhookId, timestamp });
     }
     if (options.buildAssets !== false) {
       for (const [name, data] of await buildAssets()) assets.set(name, data);
     }
+    if (options.relayWorker && !closing.signal.aborted) relayWorker = deps.relay.run();
     // The hook index catches up with a log an earlier version (or a stopped console) left; `close` waits for it.
     deps.deliveries.index().catch(() => {});
   }
@@ -254,7 +276,10 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
   communityRoutes(app, deps);
   webhookRoutes(app, deps);
   deliveryRoutes(app, deps);
+  redeliverRoutes(app, deps);
   deliveryDetailRoutes(app, deps);
+  eventRoutes(app, deps);
+  forwardingRoutes(app, deps);
   const receive = receiverRoutes(app, deps);
   if (sandbox) {
     app.use("/sandbox", async (c, next) => deps.sandbox ? await next() : c.notFound());
@@ -300,6 +325,8 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
       closing.abort();
       metrics?.close();
       await ready.catch(() => {});
+      await relayWorker?.stop();
+      await deps.relay.close();
       await deps.deliveries.flush();
     },
   };

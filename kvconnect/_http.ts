@@ -1,7 +1,9 @@
 // The HTTP side of KV Connect (denokv `proto/kv-connect.md`): the metadata
 // exchange at a database's URL, and the data path under /v2 (snapshot_read,
 // atomic_write, watch), each checked for the bearer token, the protocol
-// version and the database id, and answered as denokv answers.
+// version and the database id, and answered as denokv answers. The token is
+// checked before any body is read (denokv parses the metadata exchange's
+// JSON first), and a body is read up to denokv's 2 MiB only (_body.ts).
 import { snapshotRead } from "./_read.ts";
 import {
   type AtomicWriteMsg,
@@ -17,6 +19,8 @@ import { KvConnectError } from "./_values.ts";
 import { atomicWrite } from "./_write.ts";
 import { watchBody } from "./_watch.ts";
 import { checkRead } from "./_limits.ts";
+import { delayedStream, sleep } from "./_latency.ts";
+import { discard, readBody } from "./_body.ts";
 
 /** A database the server serves: its id (a UUID) and the local KV behind it. */
 export interface Database {
@@ -31,6 +35,8 @@ export interface HttpOptions {
   open(pathname: string): Promise<Database | null>;
   /** A database by the id the client sends, or undefined. */
   byId(id: string): Database | undefined;
+  /** Milliseconds by which every answer is held back (a watch: its start and each chunk); 0 by default. */
+  latencyMs?: number;
 }
 
 /** A running handler: the request handler and a stop for open watches. */
@@ -70,9 +76,11 @@ function bearer(request: Request, token: string): void {
 }
 
 async function metadata(request: Request, options: HttpOptions): Promise<Response> {
+  bearer(request, options.token);
+  const bytes = await readBody(request);
   let versions: unknown;
   try {
-    versions = (await request.json())?.supportedVersions;
+    versions = JSON.parse(new TextDecoder().decode(bytes))?.supportedVersions;
   } catch {
     throw new KvConnectError("The server requires at least protocol version 2. Use Deno 1.38.0 or newer.");
   }
@@ -85,7 +93,6 @@ async function metadata(request: Request, options: HttpOptions): Promise<Respons
       "The server could not negotiate a protocol version. The server requires protocol version 2 or 3.",
     );
   }
-  bearer(request, options.token);
   const database = await options.open(new URL(request.url).pathname);
   if (!database) throw new KvConnectError("Resource not found.", 404);
   return Response.json({
@@ -107,7 +114,7 @@ function dataPath(request: Request, options: HttpOptions): Database {
 }
 
 async function body<T>(request: Request, type: typeof pb[keyof typeof pb]): Promise<T> {
-  const bytes = new Uint8Array(await request.arrayBuffer());
+  const bytes = await readBody(request);
   try {
     return decode<T>(type, bytes);
   } catch (error) {
@@ -121,6 +128,7 @@ async function body<T>(request: Request, type: typeof pb[keyof typeof pb]): Prom
  */
 export function kvConnectHandler(options: HttpOptions): KvConnectHandler {
   const watches = new Set<() => void>();
+  const latencyMs = options.latencyMs ?? 0;
 
   async function route(request: Request): Promise<Response> {
     const { pathname } = new URL(request.url);
@@ -151,7 +159,8 @@ export function kvConnectHandler(options: HttpOptions): KvConnectHandler {
       const watch = await body<{ keys: { key: Uint8Array }[] }>(request, pb.Watch);
       const stream = watchBody(kv, watch.keys.map((k) => k.key), () => watches.delete(stream.stop));
       watches.add(stream.stop);
-      return new Response(stream.body, { headers: { "content-type": "application/octet-stream" } });
+      const framed = latencyMs > 0 ? delayedStream(stream.body, latencyMs) : stream.body;
+      return new Response(framed, { headers: { "content-type": "application/octet-stream" } });
     }
     if (pathname.startsWith("/v2/")) throw new KvConnectError("Resource not found.", 404);
     return await metadata(request, options);
@@ -159,14 +168,20 @@ export function kvConnectHandler(options: HttpOptions): KvConnectHandler {
 
   return {
     async handle(request: Request): Promise<Response> {
+      let response: Response;
       try {
-        return await route(request);
+        response = await route(request);
       } catch (error) {
-        if (error instanceof KvConnectError) return text(error.status, error.message);
+        discard(request); // refused before its body was read (or part of it): the rest is never read
         // Test equipment: an unexpected failure is answered 400 (which a client reports at once) rather than
         // 500 (which Deno's client retries without end), so a bug here fails a test instead of hanging it.
-        return text(400, `An internal server error occurred: ${error instanceof Error ? error.message : error}`);
+        response = error instanceof KvConnectError
+          ? text(error.status, error.message)
+          : text(400, `An internal server error occurred: ${error instanceof Error ? error.message : error}`);
       }
+      // The latency knob: the work is done (a write committed), its answer travels back late.
+      await sleep(latencyMs);
+      return response;
     },
     endWatches(): void {
       for (const stop of [...watches]) stop();

@@ -7,6 +7,15 @@ import { KvConnectError } from "./_values.ts";
 
 export { LIMITS, MESSAGES };
 
+/**
+ * The largest request body denokv reads: its `Bytes` and `Json` extractors
+ * stop at axum's default body limit, 2 MiB (an atomic write at denokv's
+ * limits, 819,200 bytes of keys and values, fits with its framing).
+ */
+export const MAX_REQUEST_BYTES = 2 * 1024 * 1024;
+/** axum's answer (413) to a body past that limit. */
+export const REQUEST_TOO_LARGE = "Failed to buffer the request body: length limit exceeded";
+
 function refuse(message: string): never {
   throw new KvConnectError(message);
 }

@@ -1,19 +1,28 @@
-// `deno task kvconnect [--path FILE] [--port N]`: starts the test KV Connect
-// server and prints the URL and the access token to use. Test equipment:
-// production uses Deno Deploy's KV or the official denokv server.
+// `deno task kvconnect [--path FILE] [--port N] [--token TOKEN] [--latency MS]`:
+// starts the test KV Connect server and prints the URL and the access token
+// to use. `--latency MS` holds every answer back by MS milliseconds (a KV in
+// another region). Test equipment: production uses Deno Deploy's KV or the
+// official denokv server.
 import { parseArgs } from "node:util";
 import { startKvConnectServer } from "./mod.ts";
 
 function usage(message: string): never {
-  console.error(`${message}\nUsage: deno task kvconnect [--path FILE] [--port N] [--token TOKEN]`);
+  console.error(
+    `${message}\nUsage: deno task kvconnect [--path FILE] [--port N] [--token TOKEN] [--latency MS]`,
+  );
   Deno.exit(2);
 }
 
-let values: { path?: string; port?: string; token?: string };
+let values: { path?: string; port?: string; token?: string; latency?: string };
 try {
   ({ values } = parseArgs({
     args: Deno.args,
-    options: { path: { type: "string" }, port: { type: "string" }, token: { type: "string" } },
+    options: {
+      path: { type: "string" },
+      port: { type: "string" },
+      token: { type: "string" },
+      latency: { type: "string" },
+    },
     strict: true,
   }));
 } catch (error) {
@@ -23,12 +32,28 @@ const port = values.port === undefined ? 0 : Number(values.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   usage(`Cannot start the KV Connect server: '--port' must be an integer from 0 to 65535, got ${values.port}`);
 }
+// Number("") is 0 and Number(" 5") is 5: only a plain decimal is taken.
+const latencyMs = values.latency === undefined
+  ? 0
+  : /^\d+(\.\d+)?$/.test(values.latency)
+  ? Number(values.latency)
+  : NaN;
+if (!Number.isFinite(latencyMs)) {
+  usage(
+    `Cannot start the KV Connect server: '--latency' must be a non-negative finite number of milliseconds, got ${values.latency}`,
+  );
+}
 const server = await startKvConnectServer({
   path: values.path ?? ":memory:",
   port,
   token: values.token ?? Deno.env.get("KV_CONNECT_TOKEN"),
+  latencyMs,
 });
-console.log(`KV Connect server for ${values.path ?? ":memory:"} (test equipment, denokv's limits)`);
+console.log(
+  `KV Connect server for ${values.path ?? ":memory:"} (test equipment, denokv's limits${
+    latencyMs > 0 ? `, every answer ${latencyMs} ms late` : ""
+  })`,
+);
 console.log(`url: ${server.url}`);
 console.log(`token: ${server.token}`);
 console.log(`use: DENO_KV_ACCESS_TOKEN=${server.token} and Deno.openKv("${server.url}")`);

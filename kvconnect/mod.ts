@@ -5,7 +5,8 @@
  * Deploy's KV or the official denokv server.
  *
  * Start it from a script with {@linkcode startKvConnectServer}, or from a
- * shell with `deno task kvconnect [--path FILE] [--port N]`.
+ * shell with `deno task kvconnect [--path FILE] [--port N] [--latency MS]`;
+ * `--latency` (`latencyMs`) holds every answer back, a KV in another region.
  *
  * @module
  */

@@ -22,6 +22,13 @@ const SUITES = [
   "tests/console/hooks_test.ts",
   "tests/console/receiver_mount_test.ts",
   "tests/console/replay_test.ts",
+  // The relay: destinations, write, workers, schedule, guard. (tests/webhooks/relay/processes_test.ts runs its
+  // two-process case over its own KV Connect server already; its workers are child processes outside the preload.)
+  "tests/webhooks/relay/relay_test.ts",
+  "tests/webhooks/relay/schedule_test.ts",
+  "tests/webhooks/relay/input_test.ts",
+  "tests/webhooks/relay/receiver_relay_test.ts",
+  "tests/console/forwarding_test.ts",
   // The console's delivery store, its group commit included.
   "tests/console/delivery_store_test.ts",
   "tests/console/delivery_group_test.ts",

@@ -1,3 +1,4 @@
+import { checkLatency } from "./_latency.ts";
 import { databaseId, newToken, openLocalKv, serveKvConnect } from "./_serve.ts";
 
 /** Options of {@linkcode startKvConnectServer}. */
@@ -8,6 +9,13 @@ export interface KvConnectServerOptions {
   port?: number;
   /** The access token clients must present (at least 12 characters); a random one by default. */
   token?: string;
+  /**
+   * Milliseconds by which every answer is held back, so the server stands in
+   * for a KV in another region: the metadata exchange, each snapshot read and
+   * atomic write (answered once the write is committed), and a watch's start
+   * and each of its chunks. 0 (the default) adds nothing.
+   */
+  latencyMs?: number;
 }
 
 /** A running KV Connect server. */
@@ -29,9 +37,10 @@ export interface KvConnectServer {
  * test equipment: production uses Deno Deploy's KV or the official denokv
  * server.
  *
- * @param options Where the data lives, the port and the token.
+ * @param options Where the data lives, the port, the token and the latency.
  * @returns The server's URL and token, and its `close()`.
- * @throws {TypeError} When the token is shorter than 12 characters.
+ * @throws {TypeError} When the token is shorter than 12 characters, or `latencyMs` is not a number.
+ * @throws {RangeError} When `latencyMs` is negative, NaN or infinite.
  *
  * @example Deno's own client against the server
  * ```ts
@@ -49,12 +58,33 @@ export interface KvConnectServer {
  *   await server.close();
  * }
  * ```
+ *
+ * @example A KV 20 ms away
+ * ```ts
+ * import { startKvConnectServer } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * await assert.rejects(startKvConnectServer({ latencyMs: -1 }), RangeError);
+ * const server = await startKvConnectServer({ token: "kvconnect-example-token", latencyMs: 20 });
+ * Deno.env.set("DENO_KV_ACCESS_TOKEN", server.token);
+ * const kv = await Deno.openKv(server.url);
+ * try {
+ *   await kv.get(["warm"]); // the metadata exchange, once
+ *   const start = performance.now();
+ *   await kv.set(["greeting"], "hello");
+ *   assert.ok(performance.now() - start >= 20);
+ * } finally {
+ *   kv.close();
+ *   await server.close();
+ * }
+ * ```
  */
 export async function startKvConnectServer(options: KvConnectServerOptions = {}): Promise<KvConnectServer> {
   const token = options.token ?? newToken();
   if (token.length < 12) {
     throw new TypeError(`Cannot start the KV Connect server: 'token' must have at least 12 characters`);
   }
+  const latencyMs = checkLatency(options.latencyMs ?? 0, "latencyMs");
   const kv = await openLocalKv(options.path ?? ":memory:");
   const database = { id: databaseId(), kv };
   try {
@@ -62,6 +92,7 @@ export async function startKvConnectServer(options: KvConnectServerOptions = {})
       token,
       open: (pathname) => Promise.resolve(pathname === "/" ? database : null),
       byId: (id) => id === database.id ? database : undefined,
+      latencyMs,
     }, options.port ?? 0);
     return {
       url: `http://127.0.0.1:${server.port}`,

@@ -7,6 +7,7 @@ import {
   ANTI_HIJACKING_PREFIX,
   DEFAULT_BASE_PATH,
   DEFAULT_COMMUNITY_REDIRECT_PATH,
+  DEFAULT_CONSOLE_REDIRECT_PATH,
   DEFAULT_TOKEN_TTL_SECONDS,
   type SandboxOptions,
 } from "./types.ts";
@@ -23,6 +24,7 @@ export function checkOptions(options: SandboxOptions): {
   fetchFn: typeof fetch;
   now: () => number;
   communityRedirectPath: string;
+  consoleRedirectPath: string;
 } {
   if (typeof options !== "object" || options === null) {
     throw new TypeError(
@@ -67,15 +69,21 @@ export function checkOptions(options: SandboxOptions): {
       `Cannot create sandbox: 'now' must be a function, got ${String(now)}`,
     );
   }
-  const communityRedirectPath = options.communityRedirectPath ?? DEFAULT_COMMUNITY_REDIRECT_PATH;
-  if (typeof communityRedirectPath !== "string" || !/^(\/[A-Za-z0-9._~-]+)+$/.test(communityRedirectPath)) {
+  const communityRedirectPath = redirectPath(options.communityRedirectPath, "communityRedirectPath");
+  const consoleRedirectPath = redirectPath(options.consoleRedirectPath, "consoleRedirectPath");
+  return { kv, basePath, ttlSeconds, fetchFn, now, communityRedirectPath, consoleRedirectPath };
+}
+
+/** A client's redirect path option, checked; its default when not given. */
+function redirectPath(value: unknown, name: "communityRedirectPath" | "consoleRedirectPath"): string {
+  const fallback = name === "communityRedirectPath" ? DEFAULT_COMMUNITY_REDIRECT_PATH : DEFAULT_CONSOLE_REDIRECT_PATH;
+  const path = value ?? fallback;
+  if (typeof path !== "string" || !/^(\/[A-Za-z0-9._~-]+)+$/.test(path)) {
     throw new TypeError(
-      `Cannot create sandbox: 'communityRedirectPath' must be a path such as "/auth/community/callback", got ${
-        JSON.stringify(communityRedirectPath)
-      }`,
+      `Cannot create sandbox: '${name}' must be a path such as "${fallback}", got ${JSON.stringify(path)}`,
     );
   }
-  return { kv, basePath, ttlSeconds, fetchFn, now, communityRedirectPath };
+  return path;
 }
 
 export function originOf(origin: string, what: string): string {

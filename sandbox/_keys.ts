@@ -55,3 +55,8 @@ export function webhookPrefix(tenantId: string): Deno.KvKey {
 export function webhookKey(tenantId: string, id: number): Deno.KvKey {
   return [ROOT, "webhook", tenantId, id];
 }
+
+/** A postback the sandbox sent, by its hook and its signature's timestamp (kept for redelivery). */
+export function sentKey(webhookId: string, timestamp: number): Deno.KvKey {
+  return [ROOT, "sent", webhookId, timestamp];
+}

@@ -1,6 +1,8 @@
 // The sandbox's OAuth 2.0 authorization endpoint: the request's checks
 // (client, redirect URI, PKCE with S256) and the consent page that approves
-// or denies it. The token endpoint and userinfo are in _oauth_token.ts.
+// or denies it. A client is sent back only to a redirect URI registered for
+// it (communityFor, oauthClientFor), exactly: never to the origin the
+// request's Host header names. The token endpoint and userinfo are in _oauth_token.ts.
 import type { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { csrf } from "hono/csrf";
@@ -17,10 +19,7 @@ export function authorizeRoutes(app: Hono, core: SandboxCore): void {
   const { store, basePath, now, tenantId } = core;
 
   /** Validates an authorization request; the client, or what is wrong. */
-  const checkAuthorization = async (
-    fields: Partial<ConsentFields>,
-    requestOrigin: string,
-  ): Promise<ClientRecord | string> => {
+  const checkAuthorization = async (fields: Partial<ConsentFields>): Promise<ClientRecord | string> => {
     if (!fields.client_id) return "client_id is missing";
     const client = await store.clientById(fields.client_id);
     if (!client) {
@@ -45,14 +44,9 @@ export function authorizeRoutes(app: Hono, core: SandboxCore): void {
     if (redirect.hash !== "" || fields.redirect_uri.includes("#")) {
       return `redirect_uri ${JSON.stringify(fields.redirect_uri)} must not have a fragment`;
     }
-    if (client.kind === "console" && redirect.origin !== requestOrigin) {
-      return `redirect_uri ${
-        JSON.stringify(fields.redirect_uri)
-      } must be under ${requestOrigin} for the console's client`;
-    }
-    // The community's client sends the browser only to a console that asked for its record (communityFor).
-    if (client.kind === "community" && !await store.isRedirectUri("community", fields.redirect_uri)) {
-      return `redirect_uri ${JSON.stringify(fields.redirect_uri)} is not registered for the community's client`;
+    // Each client sends the browser only to a console that asked for it (communityFor, oauthClientFor).
+    if (!await store.isRedirectUri(client.kind, fields.redirect_uri)) {
+      return `redirect_uri ${JSON.stringify(fields.redirect_uri)} is not registered for the ${client.kind}'s client`;
     }
     if (fields.response_type !== "code") {
       return `response_type must be "code", got ${JSON.stringify(fields.response_type ?? null)}`;
@@ -83,7 +77,7 @@ export function authorizeRoutes(app: Hono, core: SandboxCore): void {
       state: q.state,
       scope: q.scope,
     };
-    const checked = await checkAuthorization(fields, new URL(c.req.url).origin);
+    const checked = await checkAuthorization(fields);
     if (typeof checked === "string") {
       return c.html(errorPage(checked), 400);
     }
@@ -117,10 +111,7 @@ export function authorizeRoutes(app: Hono, core: SandboxCore): void {
         state: text("state"),
         scope: text("scope"),
       };
-      const checked = await checkAuthorization(
-        fields,
-        new URL(c.req.url).origin,
-      );
+      const checked = await checkAuthorization(fields);
       if (typeof checked === "string") {
         return c.html(errorPage(checked), 400);
       }

@@ -23,6 +23,7 @@ button{font:inherit;padding:.3rem .9rem;cursor:pointer}
 form.inline{display:inline}
 code{overflow-wrap:anywhere}td,th,p,li{overflow-wrap:break-word}table{display:block;overflow-x:auto;max-width:100%}
 nav.back{margin-bottom:1rem}
+.none,.off{color:#555}.off{font-style:italic}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:40rem){table,tbody,tr,td{display:block}tr{border:1px solid #ddd;margin-bottom:.5rem}
 tr.head{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
@@ -124,16 +125,20 @@ export function indexPage(view: IndexView): Markup {
   const b = view.basePath;
   const rows = view.hooks.map((hook) =>
     html`
-      <tr data-webhook-id="${hook.id}">
+      <tr data-webhook-id="${hook.id}" ${hook.enabled ? "" : html`
+        class="disabled"
+      `}>
         <td data-label="id">${hook.id}</td>
         <td data-label="events">${hook.events.join(", ")}</td>
-        <td data-label="object"><code>${hook.object ?? ""}</code></td>
+        <td data-label="object">${hook.object
+          ? html`<code>${hook.object}</code>`
+          : html`<span class="none">none</span>`}</td>
         <td data-label="callback"><code>${shownCallback(hook.callback)}</code></td>
-        <td>
-          <form class="inline" method="post" action="${b}/trigger">
+        <td data-label="state">${hook.enabled
+          ? html`enabled <form class="inline" method="post" action="${b}/trigger">
       <input type="hidden" name="webhookId" value="${hook.id}">
-      <button type="submit">Trigger</button></form>
-        </td>
+      <button type="submit">Trigger</button></form>`
+          : html`<span class="off">disabled: posts nothing</span>`}</td>
       </tr>
     `
   );
@@ -193,7 +198,7 @@ export function indexPage(view: IndexView): Markup {
       <h2>Registered webhooks</h2>
       ${view.hooks.length === 0 ? html`<p id="no-hooks">No webhook is registered yet.</p>` : html`
         <table
-          id="hooks"><tr class="head"><th>id</th><th>events</th><th>object</th><th>callback</th><th><span class="visually-hidden">Trigger</span></th></tr>
+          id="hooks"><tr class="head"><th>id</th><th>events</th><th>object</th><th>callback</th><th>state</th></tr>
         ${rows}</table>
       `}
       <h2>Trigger an event</h2>

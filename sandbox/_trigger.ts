@@ -8,6 +8,7 @@
 import { signJiveExtn } from "../webhooks/mod.ts";
 import { isSystemEvent } from "./_events.ts";
 import type { HookRecord } from "./_store.ts";
+import type { SentPostback } from "./_sent.ts";
 
 /** The one user of the sandbox community. */
 export const SANDBOX_USER_NAME = "Sandbox User";
@@ -127,6 +128,11 @@ export interface Delivery {
   /** Why the postback failed, when `status` is 0. */
   error?: string;
   /**
+   * The timestamp of the postback's signature (ms), which names it for a
+   * redelivery (`Sandbox.redeliver`) with `webhookId`.
+   */
+  timestamp?: number;
+  /**
    * What the failed call reported, when `status` is 0 and it said more than
    * `error` (such as `Connection refused`, or a refused private address);
    * never the callback URL.
@@ -173,6 +179,8 @@ export interface DeliveryContext {
   now: () => number;
   clientId: string;
   clientSecret: string;
+  /** Keeps each postback before it is sent, for redelivery. */
+  keep?: (webhookId: string, timestamp: number, sent: SentPostback) => Promise<void>;
 }
 
 /** POSTs one postback; reports the status, 0 on a network failure. */
@@ -191,12 +199,16 @@ export async function deliver(
     status: 0,
   };
   try {
+    const timestamp = ctx.now();
     const authorization = await signJiveExtn({
       clientId: ctx.clientId,
       jiveUrl: hook.baseUrl,
       tenantId: hook.tenantId,
-      timestamp: ctx.now(),
+      timestamp,
     }, ctx.clientSecret);
+    const body = JSON.stringify([postback]);
+    report.timestamp = timestamp;
+    await ctx.keep?.(hook.id, timestamp, { event, verb: report.verb, body, sentAt: Date.now() });
     const response = await ctx.fetch(hook.callback, {
       method: "POST",
       headers: {
@@ -204,7 +216,7 @@ export async function deliver(
         "X-Tenant-ID": hook.tenantId,
         "Authorization": authorization,
       },
-      body: JSON.stringify([postback]),
+      body,
       redirect: "manual",
       signal: AbortSignal.timeout(POSTBACK_TIMEOUT_MS),
     });

@@ -10,6 +10,7 @@ import type { HookRecord } from "./_store.ts";
 import { buildPostback, defaultVerb, deliver } from "./_trigger.ts";
 import type { SandboxCore } from "./_core.ts";
 import { MAX_BODY_BYTES, selfRefOf } from "./_http.ts";
+import { keepSent, type SentPostback } from "./_sent.ts";
 import type { TriggerOptions, TriggerSummary } from "./types.ts";
 
 export function triggerRoutes(
@@ -59,6 +60,7 @@ export function triggerRoutes(
       now: signingNow,
       clientId: client.clientId,
       clientSecret: client.clientSecret,
+      keep: (id: string, timestamp: number, sent: SentPostback) => keepSent(core.kv, id, timestamp, sent),
     };
     const delivered = await Promise.all(hooks.map((hook) => {
       const kind = event ?? hook.events[0];

@@ -33,6 +33,7 @@ export {
   createSandbox,
   DEFAULT_BASE_PATH,
   DEFAULT_COMMUNITY_REDIRECT_PATH,
+  DEFAULT_CONSOLE_REDIRECT_PATH,
   DEFAULT_PAGE_COUNT,
   DEFAULT_TOKEN_TTL_SECONDS,
   MAX_PAGE_COUNT,
@@ -41,8 +42,10 @@ export {
   SANDBOX_USER,
 } from "./sandbox.ts";
 export { sandboxTooManyRequests } from "./too_many_requests.ts";
+export { type CatalogEvent, eventCatalog, examplePostback } from "./catalog.ts";
 export type {
   Delivery,
+  RedeliverOptions,
   Sandbox,
   SandboxAuthorizationServer,
   SandboxCommunityRecord,

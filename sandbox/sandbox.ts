@@ -15,7 +15,10 @@ import { checkOptions, entityOf, originOf, PLACE_ID } from "./_http.ts";
 import { authorizeRoutes } from "./_oauth.ts";
 import { tokenRoutes } from "./_oauth_token.ts";
 import { triggerRoutes } from "./_trigger_routes.ts";
+import { redeliverRoutes } from "./_redeliver.ts";
 import {
+  type Delivery,
+  type RedeliverOptions,
   type Sandbox,
   SANDBOX_COMMUNITY,
   SANDBOX_USER,
@@ -31,7 +34,7 @@ import {
 export * from "./types.ts";
 
 export function createSandbox(options: SandboxOptions): Sandbox {
-  const { kv, basePath, ttlSeconds, fetchFn, now, communityRedirectPath } = checkOptions(options);
+  const { kv, basePath, ttlSeconds, fetchFn, now, communityRedirectPath, consoleRedirectPath } = checkOptions(options);
   // Two postbacks of one tenant signed in the same millisecond would carry the
   // same header, and a replay-safe receiver delivers a header once: each
   // signature of this sandbox gets a timestamp of its own.
@@ -89,6 +92,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   authorizeRoutes(app, core);
   const { authenticateBearer } = tokenRoutes(app, core);
   apiRoutes(app, core, authenticateBearer);
+  const { runRedeliver } = redeliverRoutes(app, core);
   const { runTrigger } = triggerRoutes(app, core);
 
   return {
@@ -110,6 +114,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     async oauthClientFor(origin: string): Promise<SandboxOAuthClient> {
       const server = authorizationServerFor(origin);
       const client = await store.client("console");
+      const redirectUri = originOf(origin, "the sign-in client") + consoleRedirectPath;
+      await store.registerRedirectUri("console", redirectUri);
       return {
         authorizationEndpoint: server.authorization_endpoint,
         tokenEndpoint: server.token_endpoint,
@@ -118,7 +124,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         clientSecret: client.clientSecret,
         scope: "sandbox",
         issuer: server.issuer,
-        redirectUris: { sameOriginAs: new URL(server.issuer).origin },
+        redirectUris: [redirectUri],
         authorizationServer: server,
       };
     },
@@ -159,6 +165,15 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         throw result.status === 404
           ? new RangeError(`Cannot trigger: ${result.message}`)
           : new TypeError(`Cannot trigger: ${result.message}`);
+      }
+      return result;
+    },
+    async redeliver(options: RedeliverOptions): Promise<Delivery> {
+      const result = await runRedeliver(options);
+      if ("message" in result) {
+        throw result.status === 404
+          ? new RangeError(`Cannot redeliver: ${result.message}`)
+          : new TypeError(`Cannot redeliver: ${result.message}`);
       }
       return result;
     },

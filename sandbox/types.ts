@@ -29,6 +29,8 @@ export const ANTI_HIJACKING_PREFIX = "throw 'allowIllegalResourceCall is false.'
 export const DEFAULT_BASE_PATH = "/sandbox";
 /** Default path of the community client's redirect URI under a console's origin: the console's connect callback. */
 export const DEFAULT_COMMUNITY_REDIRECT_PATH = "/auth/community/callback";
+/** Default path of the console client's redirect URI under a console's origin: the console's sign-in callback. */
+export const DEFAULT_CONSOLE_REDIRECT_PATH = "/auth/callback";
 /** Default access token lifetime, in seconds. */
 export const DEFAULT_TOKEN_TTL_SECONDS = 3600;
 /** Default `count` of a webhook list page. */
@@ -61,6 +63,14 @@ export interface SandboxOptions {
    * refuses any other with 400.
    */
   communityRedirectPath?: string;
+  /**
+   * Where the console's sign-in client is taken back after consent, under a
+   * console's origin; default `"/auth/callback"`. Each `oauthClientFor(origin)`
+   * registers `{origin}{consoleRedirectPath}` as a redirect URI of the
+   * console's client, and the authorization endpoint refuses any other with
+   * 400, whatever origin the request came to.
+   */
+  consoleRedirectPath?: string;
   /** Faults to inject, for tests; read on every request, so a test may change them while the sandbox serves. */
   faults?: SandboxFaults;
 }
@@ -125,10 +135,11 @@ export interface SandboxOAuthClient {
   /** `{origin}{basePath}`; no `iss` parameter is sent back. */
   issuer: string;
   /**
-   * Which redirect URIs the sandbox accepts for this client: any http(s)
-   * URL of this origin (scheme, host and port equal), without a fragment.
+   * The redirect URI registered for this client by this call,
+   * `{origin}{consoleRedirectPath}`. The sandbox accepts a registered one
+   * only, exactly (with those of other consoles on its KV).
    */
-  redirectUris: { sameOriginAs: string };
+  redirectUris: string[];
   /** The same endpoints as oauth4webapi's `AuthorizationServer`. */
   authorizationServer: SandboxAuthorizationServer;
 }
@@ -160,6 +171,14 @@ export interface TriggerOptions {
   verb?: string;
 }
 
+/** Which postback to send again: its hook and the timestamp of its signature. */
+export interface RedeliverOptions {
+  /** The hook's platform id. */
+  webhookId: string;
+  /** The `timestamp` of the postback's `Authorization` header, in ms (every receiver's log keeps it). */
+  timestamp: number;
+}
+
 /** The answer of `POST /trigger` and of {@linkcode Sandbox.trigger}. */
 export interface TriggerSummary {
   /** One entry per postback sent. */
@@ -182,7 +201,9 @@ export interface Sandbox {
    */
   communityFor(origin: string): Promise<SandboxCommunityRecord>;
   /**
-   * The console's sign-in client at the sandbox.
+   * The console's sign-in client at the sandbox; registers
+   * `{origin}{consoleRedirectPath}` as its redirect URI (kept in KV), the
+   * only kind the authorization endpoint accepts for that client.
    *
    * @param origin The console's origin.
    */
@@ -239,4 +260,15 @@ export interface Sandbox {
    * @param options Which hook, event and verb.
    */
   trigger(options?: TriggerOptions): Promise<TriggerSummary>;
+  /**
+   * Sends a postback it sent before (kept 3 days, failed or not) again to
+   * its hook's current callback: the same body, signed anew. Like
+   * `POST /redeliver`.
+   *
+   * @param options The hook and the timestamp of the first postback's signature.
+   * @returns How the new postback went (its own `timestamp`).
+   * @throws {RangeError} when the hook or the postback is not known (any more)
+   * @throws {TypeError} when the options are not valid, or the hook is disabled
+   */
+  redeliver(options: RedeliverOptions): Promise<Delivery>;
 }

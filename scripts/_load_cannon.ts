@@ -25,8 +25,13 @@ export interface Run {
   errors: number;
 }
 
+/**
+ * Runs autocannon for `seconds` with `connections` against `url`; given
+ * several URLs (one per serving process), it spreads the connections over
+ * them in turn, and the figures (p50 and p99 included) are of all requests.
+ */
 export function cannon(
-  url: string,
+  url: string | string[],
   connections: number,
   seconds: number,
   setup?: (req: Record<string, unknown>, context: Record<string, unknown>) => Record<string, unknown>,
@@ -56,7 +61,7 @@ export function cannon(
       const ok = statuses["200"] ?? 0;
       const total = Object.values(statuses).reduce((a, b) => a + b, 0);
       resolve({
-        target: url,
+        target: Array.isArray(url) ? url.join(" ") : url,
         connections,
         requests: total,
         rps: result.requests.average,

@@ -38,3 +38,30 @@ export class Answered {
     return missing;
   }
 }
+
+/** The books of one KV after a run: what was answered 200 against what the KV stores. */
+export interface Books {
+  /** Postbacks answered 200. */
+  answered: number;
+  /** Distinct postbacks stored (one answered after its run ended is stored, not counted as answered). */
+  stored: number;
+  /** Answered 200 and not stored. */
+  lost: number;
+  /** Stored more than once. */
+  duplicated: number;
+}
+
+/**
+ * The books of postbacks `answered` 200 by any of the processes that share
+ * one KV, against the accepted deliveries that KV holds (`total` rows,
+ * `titles` distinct): a postback stored by each of two processes counts as
+ * duplicated, one stored by either as stored.
+ */
+export function balance(answered: Answered, stored: { total: number; titles: Set<string> }): Books {
+  return {
+    answered: answered.size,
+    stored: stored.titles.size,
+    lost: answered.missingFrom(stored.titles),
+    duplicated: stored.total - stored.titles.size,
+  };
+}

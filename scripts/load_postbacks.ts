@@ -95,3 +95,25 @@ export function postbackBody(ref: string, seq: string, items = 1): string {
     };
   }));
 }
+
+/** An autocannon `setupRequest`: the request it is given, made a postback of its own. */
+export type SetupRequest = (req: Record<string, unknown>, context: Record<string, unknown>) => Record<string, unknown>;
+
+/**
+ * Signed postbacks for autocannon, from a signer of their own (each target
+ * keeps its own replay claims): each request takes the next number of
+ * `next()`, is titled `Load load-{n}` and notes `n` in its context as `seq`,
+ * so the books can tell which were answered 200.
+ */
+export function signedRequests(fixture: LoadFixture, next: () => number): SetupRequest {
+  const signer = new Signer(fixture.community);
+  return (req, context) => {
+    const seq = next();
+    context.seq = seq;
+    return {
+      ...req,
+      headers: { "content-type": "application/json", authorization: signer.next(), "x-tenant-id": "load-tenant" },
+      body: postbackBody(fixture.ref, `load-${seq}`),
+    };
+  };
+}

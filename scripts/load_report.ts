@@ -11,9 +11,16 @@ import type { RoundVerdict, Run } from "./load_rounds.ts";
 /**
  * The table of runs, each row with its share of the ceiling and (a
  * receiver's) of the floor: for rounds, the median of the rounds' ratios,
- * the figure the targets are judged on.
+ * the figure the targets are judged on. `verdicts` are the local receiver's
+ * by number of connections; `byTarget` the other receivers' (KV Connect) by
+ * their target name.
  */
-export function table(rows: Run[], ceiling: Map<number, Run>, verdicts: Map<number, RoundVerdict> = new Map()): string {
+export function table(
+  rows: Run[],
+  ceiling: Map<number, Run>,
+  verdicts: Map<number, RoundVerdict> = new Map(),
+  byTarget: Map<string, RoundVerdict> = new Map(),
+): string {
   const lines = [
     "| target | connections | requests | req/s | p50 ms | p99 ms | share of ceiling | share of floor | commits per postback | server CPU µs per request | non-200 |",
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
@@ -21,7 +28,7 @@ export function table(rows: Run[], ceiling: Map<number, Run>, verdicts: Map<numb
   const percent = (r: Run, of: Run | undefined) => of && of !== r ? `${Math.round((r.rps / of.rps) * 100)}%` : "—";
   for (const r of rows) {
     const c = ceiling.get(r.connections);
-    const verdict = r.target === "receiver" ? verdicts.get(r.connections) : undefined;
+    const verdict = r.target === "receiver" ? verdicts.get(r.connections) : byTarget.get(r.target);
     // A receiver row compares with the floor row of the same KV (a file, or KV Connect).
     const floorName = r.target.replace("receiver", "floor");
     const f = rows.find((row) => row.target === floorName && row.connections === r.connections);

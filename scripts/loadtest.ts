@@ -14,19 +14,30 @@
  * pause before each run, and the targets are judged on the median of the
  * rounds' ratios (load_rounds.ts).
  *
+ * Past one machine (load_remote.ts): the floor and the console over one
+ * KV served by the KV Connect test server, one process of each and two,
+ * 16 connections per serving process, in rounds as above; then the same
+ * with the server's answers held back `--latency` ms (a KV in another
+ * region). Their books are counted from the shared KV, across processes.
+ *
  * Flags: `--seconds N` per run (default 10), `--rounds N` (default 4),
- * `--quick` (2 s runs, one round), `--print` (do not write BENCHMARKS.md).
+ * `--quick` (2 s runs, one round), `--print` (do not write BENCHMARKS.md),
+ * `--only SETS` (a comma-separated list of `local`, `remote` and
+ * `remote-latency`; all by default), `--latency MS` (the `remote-latency`
+ * rows' delay, default 20). A run limited by `--only` prints its section
+ * rather than writing BENCHMARKS.md.
  *
  * @module
  */
 
 import { parseArgs } from "node:util";
-import { loadFixture, postbackBody, Signer } from "./load_postbacks.ts";
+import { loadFixture, signedRequests } from "./load_postbacks.ts";
 import { countDeliveries, processCpuMs, seedConsoleKv, startProcess } from "./load_processes.ts";
 import { cannon, type Run } from "./_load_cannon.ts";
 import { Answered } from "./load_books.ts";
 import { merged, type RoundVerdict, turns, verdictOf } from "./load_rounds.ts";
 import { table, targets } from "./load_report.ts";
+import { parseOnly, remoteLabel, type RemoteResult, remoteSets, runRemoteSet } from "./load_remote.ts";
 
 const CONCURRENCY = [1, 16, 64];
 /** Pause before each run of the floor or the console, ms. */
@@ -47,6 +58,8 @@ async function main(): Promise<void> {
       rounds: { type: "string", default: "4" },
       quick: { type: "boolean", default: false },
       print: { type: "boolean", default: false },
+      only: { type: "string" },
+      latency: { type: "string", default: "20" },
     },
     strict: true,
   });
@@ -58,28 +71,21 @@ async function main(): Promise<void> {
   if (!Number.isInteger(rounds) || rounds < 1 || rounds > 9) {
     throw new RangeError(`--rounds must be an integer from 1 to 9, got '${values.rounds}'`);
   }
+  const only = parseOnly(values.only);
+  const latencyMs = /^\d+(\.\d+)?$/.test(values.latency) ? Number(values.latency) : NaN;
+  if (!(latencyMs > 0) || !Number.isFinite(latencyMs)) {
+    throw new RangeError(`--latency must be a positive number of milliseconds, got '${values.latency}'`);
+  }
   const dir = await Deno.makeTempDir({ prefix: "cw-loadtest-" });
   const fixture = loadFixture();
   let seq = 0;
+  const next = () => ++seq;
   const answered = new Answered();
-  /** Signed requests, from a signer of their own per target (each keeps its own replay claims). */
-  const signing = () => {
-    const signer = new Signer(fixture.community);
-    return (req: Record<string, unknown>, context: Record<string, unknown>) => {
-      const id = `load-${++seq}`;
-      context.seq = seq;
-      return {
-        ...req,
-        headers: { "content-type": "application/json", authorization: signer.next(), "x-tenant-id": "load-tenant" },
-        body: postbackBody(fixture.ref, id),
-      };
-    };
-  };
-  const sign = signing();
-  const signFloor = signing();
+  // Signed requests, from a signer of their own per target (each keeps its own replay claims).
+  const sign = signedRequests(fixture, next);
+  const signFloor = signedRequests(fixture, next);
   const onOk = (context: Record<string, unknown>) => answered.add(context.seq as number);
 
-  const ceilingProc = await startProcess(["scripts/_load_ceiling.ts"], {});
   const countFile = `${dir}/commits.txt`;
   const commits = async () => {
     await new Promise((r) => setTimeout(r, 250)); // the count is written every 100 ms
@@ -89,9 +95,11 @@ async function main(): Promise<void> {
   const ceiling = new Map<number, Run>();
   const verdicts = new Map<number, RoundVerdict>();
   const books = { total: 0, titles: new Set<string>() };
+  const ceilingProc = only.has("local") ? await startProcess(["scripts/_load_ceiling.ts"], {}) : undefined;
   try {
-    for (const connections of CONCURRENCY) {
-      const c = await cannon(ceilingProc.url, connections, seconds);
+    // The local rows (skipped with --only naming other sets).
+    for (const connections of ceilingProc ? CONCURRENCY : []) {
+      const c = await cannon(ceilingProc!.url, connections, seconds);
       c.target = "ceiling";
       ceiling.set(connections, c);
       rows.push(c);
@@ -158,14 +166,32 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    await ceilingProc.stop();
+    await ceilingProc?.stop();
   }
-  const remote = await remoteRows(dir, fixture, seconds, sign, signFloor);
-  rows.push(...remote.rows);
+  const remote: RemoteResult[] = [];
+  for (const set of remoteSets(only, latencyMs)) {
+    const result = await runRemoteSet(set, { dir, fixture, seconds, rounds, settleMs: SETTLE_MS, next });
+    remote.push(result);
+    const [f, r] = result.rows;
+    console.error(
+      `${remoteLabel(set)}: floor ${Math.round(f.rps)} req/s, receiver ${Math.round(r.rps)} req/s, ` +
+        `receiver/floor by round ${result.verdict.ratios.map((x) => x.toFixed(2)).join(" ")}; books: ` +
+        `${result.books.answered} answered, ${result.books.lost} lost, ${result.books.duplicated} duplicated`,
+    );
+  }
+  for (const result of remote) rows.push(...result.rows);
+  const byTarget = new Map(remote.map((result) => [result.rows[1].target, result.verdict]));
+  const sum = (pick: (r: RemoteResult) => number) => remote.reduce((total, r) => total + pick(r), 0);
+  const remoteBooks = {
+    answered: sum((r) => r.books.answered),
+    stored: sum((r) => r.books.stored),
+    lost: sum((r) => r.books.lost),
+    duplicated: sum((r) => r.books.duplicated),
+  };
   await Deno.remove(dir, { recursive: true });
   const ok = answered.size;
-  const lost = answered.missingFrom(books.titles) + remote.lost;
-  const duplicated = books.total - books.titles.size + remote.duplicated;
+  const lost = answered.missingFrom(books.titles) + remoteBooks.lost;
+  const duplicated = books.total - books.titles.size + remoteBooks.duplicated;
   const pause = SETTLE_MS / 1000;
   const section = [
     START,
@@ -191,15 +217,34 @@ async function main(): Promise<void> {
     'it, so it can make fewer: "commits per postback" counts every commit the console process made during the row',
     '(rate limits, attempt details and trimming included), over the postbacks answered 200. "Server CPU" is the',
     "serving process's user and system time (all its threads: JavaScript, SQLite's, the collector's) over its runs'",
-    "requests (`/proc`; autocannon, on the same cores, is not in it). The KV Connect rows run",
-    `the floor and the console against one KV served over KV Connect (kvconnect/, the test server with denokv's limits,`,
-    "in a process of its own, over a KV file), through Deno's own remote client, one run each at 16 connections.",
+    "requests (`/proc`; autocannon, on the same cores, is not in it; for several processes, their sum).",
+    ...(remote.length > 0
+      ? [
+        "The KV Connect rows run the floor and the console against one KV served over KV Connect (kvconnect/, the test",
+        "server with denokv's limits, in a process of its own over a new KV file for each set of rows), through Deno's own",
+        "remote client (`KV_PATH=<url>`, `DENO_KV_ACCESS_TOKEN`): one process of each, then two floors and two consoles on",
+        "the one KV, 16 connections per serving process (autocannon spreads them over the processes), in rounds in turns",
+        `as above; rows marked +${latencyMs} ms run against the server started with \`--latency ${latencyMs}\`, every answer`,
+        "held back that long (a KV in another region). Their books are counted from the shared KV after the run.",
+      ]
+      : []),
     "",
-    table(rows, ceiling, verdicts),
+    table(rows, ceiling, verdicts, byTarget),
     "",
-    `Books: ${ok + remote.answered} postbacks answered 200 (${remote.answered} over KV Connect), ` +
-    `${books.titles.size + remote.stored} stored (a postback whose answer came after its run`,
+    `Books: ${ok + remoteBooks.answered} postbacks answered 200 (${remoteBooks.answered} over KV Connect), ` +
+    `${books.titles.size + remoteBooks.stored} stored (a postback whose answer came after its run`,
     `ended is stored but not counted as answered), ${lost} of those answered lost, ${duplicated} duplicated.`,
+    ...(remote.length > 0
+      ? [
+        "",
+        "Books over KV Connect, counted from each set's shared KV once its consoles had stopped:",
+        "",
+        ...remote.map(({ set, books }) =>
+          `- ${remoteLabel(set)}: ${books.answered} answered 200, ${books.stored} stored, ${books.lost} lost, ` +
+          `${books.duplicated} duplicated`
+        ),
+      ]
+      : []),
     "",
     targets(rows, ceiling, verdicts, lost + duplicated === 0),
     "",
@@ -207,67 +252,12 @@ async function main(): Promise<void> {
     `${new Date().toISOString().slice(0, 10)}.`,
     END,
   ].join("\n");
-  if (values.print) console.log(section);
+  // A run limited by --only prints its section: the one in BENCHMARKS.md is of a complete run.
+  if (values.print || values.only !== undefined) console.log(section);
   else await writeSection(section);
   if (lost !== 0 || duplicated !== 0) {
     console.error(`The books do not balance: ${lost} lost, ${duplicated} duplicated`);
     Deno.exit(1);
-  }
-}
-
-/** KV Connect rows: the floor and the console against one KV served over KV Connect, at 16 connections. */
-async function remoteRows(
-  dir: string,
-  fixture: ReturnType<typeof loadFixture>,
-  seconds: number,
-  sign: (req: Record<string, unknown>, context: Record<string, unknown>) => Record<string, unknown>,
-  signFloor: (req: Record<string, unknown>, context: Record<string, unknown>) => Record<string, unknown>,
-): Promise<{ rows: Run[]; answered: number; stored: number; lost: number; duplicated: number }> {
-  const token = crypto.randomUUID();
-  const server = await startProcess(["kvconnect/main.ts", "--path", `${dir}/remote.kv`, "--token", token], {});
-  const env = { DENO_KV_ACCESS_TOKEN: token };
-  Deno.env.set("DENO_KV_ACCESS_TOKEN", token);
-  const answered = new Answered();
-  const rows: Run[] = [];
-  try {
-    await seedConsoleKv(server.url, fixture);
-    const floor = await startProcess(["scripts/_load_floor.ts"], {
-      ...env,
-      KV_PATH: server.url,
-      CLIENT_SECRET: String(fixture.community.clientSecret),
-    });
-    const remoteConsole = await startProcess(["console/main.ts"], {
-      ...env,
-      PORT: "0",
-      HOST: "127.0.0.1",
-      KV_PATH: server.url,
-      SANDBOX: "on",
-      DELIVERIES_RETAIN: "10000000",
-      RATE_LIMIT_RECEIVER: "0",
-    });
-    try {
-      const f = await cannon(floor.url, 16, seconds, signFloor);
-      f.target = "floor · KV Connect";
-      const r = await cannon(`${remoteConsole.url}/hooks/${fixture.hook.id}`, 16, seconds, sign, (context) => {
-        answered.add(context.seq as number);
-      });
-      r.target = "receiver · KV Connect";
-      rows.push(f, r);
-    } finally {
-      await remoteConsole.stop();
-      await floor.stop();
-    }
-    const books = await countDeliveries(server.url, fixture.hook.id);
-    const lost = answered.missingFrom(books.titles);
-    return {
-      rows,
-      answered: answered.size,
-      stored: books.titles.size,
-      lost,
-      duplicated: books.total - books.titles.size,
-    };
-  } finally {
-    await server.stop();
   }
 }
 

@@ -34,6 +34,9 @@ export function ago(ms: number, now: number): string {
   return relative.format(seconds, "second");
 }
 
+/** How far ahead of the reader's clock a time may be and still read as "now" (the server's clock may run ahead). */
+const SKEW_MS = 60_000;
+
 const tickers = new Set<(now: number) => void>();
 let clock: ReturnType<typeof setInterval> | undefined;
 
@@ -69,9 +72,17 @@ export function LocalTime({ iso }: LocalTimeProps): VNode {
   const now = useNow();
   const when = new Date(iso);
   const valid = !Number.isNaN(when.getTime());
-  const text = now === null || !valid ? iso : `${when.toLocaleString()} (${ago(when.getTime(), now)})`;
+  // The present as this render happens, not as the clock last ticked (up to 30 s ago, or the page's load): a time
+  // that came since would read "in 13 seconds". And a few seconds the server's clock runs ahead read as now.
+  const present = now === null ? 0 : Math.max(now, Date.now());
+  const at = valid && when.getTime() > present && when.getTime() - present < SKEW_MS ? present : when.getTime();
+  const text = now === null || !valid ? iso : `${when.toLocaleString()} (${ago(at, present)})`;
   return (
-    <time dateTime={iso} title={valid && now !== null ? when.toISOString() : undefined}>
+    <time
+      dateTime={iso}
+      title={valid && now !== null ? when.toISOString() : undefined}
+      data-local={now === null ? undefined : ""}
+    >
       {text}
     </time>
   );

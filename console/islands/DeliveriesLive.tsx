@@ -32,7 +32,7 @@ export interface DeliveriesLiveProps {
   emptyLink?: { href: string; label: string };
   /** Most rows shown, the newest kept as more arrive; default 200. */
   max?: number;
-  /** Names of webhooks by record id, shown instead of their ids. */
+  /** Names of webhooks by record id, shown with their ids as a second line. */
   names?: Record<string, string>;
 }
 
@@ -49,6 +49,7 @@ const STATE_TEXT: Record<LiveState, string> = {
   connecting: "connecting",
   live: "live",
   polling: "checking every few seconds",
+  ended: "stopped: your session ended",
 };
 
 /** Live table of deliveries. */
@@ -97,9 +98,21 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
       {props.live !== false && (
         <p class="live-status" aria-live="polite">
           Updates:{" "}
-          <span id="live-status" class={state === "live" ? "live" : undefined}>
+          <span id="live-status" class={state === "live" ? "live" : undefined} data-state={state ?? undefined}>
             {state ? STATE_TEXT[state] : "off (needs JavaScript)"}
           </span>
+          {state === "ended" && (
+            <>
+              {". "}
+              <a
+                href={`/signin?${new URLSearchParams({ returnTo: location.pathname + location.search })}`}
+                id="live-signin"
+              >
+                Sign in again
+              </a>{" "}
+              to see new deliveries.
+            </>
+          )}
         </p>
       )}
       <table id="deliveries-table" class="cards" aria-live={props.live === false ? undefined : "polite"}>
@@ -140,7 +153,7 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
                   data-label="Status"
                   class={d.status === 200 && !d.reason ? "status status-good" : "status status-bad"}
                 >
-                  {statusText(d)}
+                  <span class="reason" title={statusText(d)}>{statusText(d)}</span>
                 </td>
                 <td data-label="Verb" class="verb">{wellFormed(d.verb) || "—"}</td>
                 <td data-label="Title" class="title">
@@ -149,10 +162,11 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
                   </a>
                 </td>
                 {!props.hookId && (
-                  <td data-label="Webhook" class={props.names?.[d.hookId] ? undefined : "id"}>
+                  <td data-label="Webhook" class={props.names?.[d.hookId] ? "hook-name" : "id"}>
                     {d.hookId
                       ? <a href={`/webhooks/${encodeURIComponent(d.hookId)}`}>{props.names?.[d.hookId] || d.hookId}</a>
                       : "—"}
+                    {d.hookId && props.names?.[d.hookId] && <small class="id">{d.hookId}</small>}
                   </td>
                 )}
               </tr>

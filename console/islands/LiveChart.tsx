@@ -30,38 +30,76 @@ function ms(value: number): string {
   return value < 10 ? `${value.toFixed(1)} ms` : `${Math.round(value)} ms`;
 }
 
+/** Least number of hours the chart shows: a burst of the last hour still has its hours around it. */
+const MIN_HOURS = 6;
+
+/** "13:00 UTC" for an hour's start. */
+function hourOf(ms: number): string {
+  return `${new Date(ms).toISOString().slice(11, 16)} UTC`;
+}
+
+/**
+ * The hours the chart draws: from the first of the 24 that has deliveries
+ * (at least the last {@linkcode MIN_HOURS}) to the present one, so the bars
+ * are drawn at a readable scale instead of crowded at the right of 24.
+ */
+function shownHours(hours: DeliveryStats["hours"]): DeliveryStats["hours"] {
+  const first = hours.findIndex((h) => h.accepted + h.rejected > 0);
+  if (first < 0) return [];
+  return hours.slice(Math.max(0, Math.min(first, hours.length - MIN_HOURS)));
+}
+
 /** The chart, its summary and the hook's health, as they are now. */
 export function ChartFigure({ stats }: { stats: DeliveryStats }): VNode {
-  const W = 10;
-  const H = 48;
-  const peak = Math.max(1, ...stats.hours.map((h) => h.accepted + h.rejected));
+  const W = 480;
+  const H = 64;
+  const AXIS = 16;
+  const shown = shownHours(stats.hours);
+  const bar = shown.length ? W / shown.length : W;
+  // Hour labels about 44 units apart at least, the last hour always labelled.
+  const every = Math.max(1, Math.ceil(44 / bar));
+  const peakHour = shown.reduce((a, h) => h.accepted + h.rejected > a.accepted + a.rejected ? h : a, shown[0]);
+  const peak = Math.max(1, ...shown.map((h) => h.accepted + h.rejected));
   const summary = `Last 24 hours: ${stats.accepted} accepted, ${stats.rejected} rejected${
     stats.capped ? " (counted up to the newest 2,000)" : ""
   }.`;
   const total = stats.accepted + stats.rejected;
+  const described = shown.length
+    ? `Deliveries per hour from ${hourOf(shown[0].start)} to ${hourOf(shown[shown.length - 1].start)}: peak ${
+      peakHour.accepted + peakHour.rejected
+    } at ${hourOf(peakHour.start)} (${peakHour.accepted} accepted, ${peakHour.rejected} rejected). ${summary}`
+    : summary;
   return (
     <figure class="chart" id="delivery-chart">
-      <svg
-        role="img"
-        aria-label={`Deliveries per hour over the last 24 hours. ${summary}`}
-        viewBox={`0 0 ${stats.hours.length * W} ${H}`}
-        width={stats.hours.length * W}
-        height={H}
-      >
-        {stats.hours.map((h, i) => {
-          const accepted = (h.accepted / peak) * H;
-          const rejected = (h.rejected / peak) * H;
-          return (
-            <g key={h.start}>
-              <title>
-                {`${new Date(h.start).toISOString().slice(11, 16)} UTC: ${h.accepted} accepted, ${h.rejected} rejected`}
-              </title>
-              <rect x={i * W + 1} y={H - accepted} width={W - 2} height={accepted} fill="#067647" />
-              <rect x={i * W + 1} y={H - accepted - rejected} width={W - 2} height={rejected} fill="#b42318" />
-            </g>
-          );
-        })}
-      </svg>
+      {shown.length > 0 && (
+        <svg
+          role="img"
+          aria-label={described}
+          viewBox={`0 0 ${W} ${H + AXIS}`}
+          width={W}
+          height={H + AXIS}
+        >
+          <text x={2} y={10} class="peak">{`${peak} per hour`}</text>
+          <line x1={0} x2={W} y1={H + 0.5} y2={H + 0.5} stroke="#8b95a5" />
+          {shown.map((h, i) => {
+            const accepted = (h.accepted / peak) * (H - 14);
+            const rejected = (h.rejected / peak) * (H - 14);
+            const labelled = (shown.length - 1 - i) % every === 0;
+            return (
+              <g key={h.start}>
+                <title>{`${hourOf(h.start)}: ${h.accepted} accepted, ${h.rejected} rejected`}</title>
+                <rect x={i * bar + 2} y={H - accepted} width={bar - 4} height={accepted} fill="#067647" />
+                <rect x={i * bar + 2} y={H - accepted - rejected} width={bar - 4} height={rejected} fill="#b42318" />
+                {labelled && (
+                  <text x={i * bar + bar / 2} y={H + AXIS - 3} text-anchor="middle">
+                    {new Date(h.start).toISOString().slice(11, 16)}
+                  </text>
+                )}
+              </g>
+            );
+          })}
+        </svg>
+      )}
       <figcaption id="delivery-summary">
         {summary}
         {stats.last && (

@@ -12,6 +12,7 @@ import CopyButton from "./CopyButton.tsx";
 import DeliveriesLive from "./DeliveriesLive.tsx";
 import EventPicker from "./EventPicker.tsx";
 import LiveChart from "./LiveChart.tsx";
+import LiveHealth from "./LiveHealth.tsx";
 import { ago } from "../components/LocalTime.tsx";
 
 // deno-lint-ignore no-explicit-any
@@ -20,6 +21,7 @@ const ISLANDS: Record<string, ComponentType<any>> = {
   DeliveriesLive,
   EventPicker,
   LiveChart,
+  LiveHealth,
 };
 
 for (const el of bySelectorAll("[data-island]") as HTMLElement[]) {
@@ -74,6 +76,7 @@ function localTimes(): void {
   for (const el of bySelectorAll("time[datetime]") as HTMLTimeElement[]) {
     if (el.closest("[data-island]")) continue; // kept by its island
     const when = new Date(el.dateTime);
+    el.dataset.local = ""; // shown from now on (style.css hides a time until then)
     if (Number.isNaN(when.getTime())) continue;
     const text = `${when.toLocaleString()} (${ago(when.getTime(), Date.now())})`;
     if (el.textContent !== text) el.textContent = text;

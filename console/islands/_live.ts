@@ -34,8 +34,8 @@ export interface LiveDelivery {
   seq: number;
 }
 
-/** How new deliveries reach this page. */
-export type LiveState = "connecting" | "live" | "polling";
+/** How new deliveries reach this page; `ended`: the session ended (signed out elsewhere, expired), none will. */
+export type LiveState = "connecting" | "live" | "polling" | "ended";
 
 /** What a subscriber is told. */
 export interface LiveListener {
@@ -133,7 +133,7 @@ class LiveHub {
     this.#tryLead();
     if (this.#leader || performance.now() - this.#heard < SILENT_LEADER_MS) return;
     this.#setState("polling");
-    this.#emit(null);
+    void this.#sessionEnded().then((ended) => ended || this.#emit(null));
   }
 
   /** Takes the lead if no tab holds it. */
@@ -163,12 +163,34 @@ class LiveHub {
     this.#channel = null;
   }
 
+  /**
+   * Whether this page's session is alive still, asked once the stream is refused and at each poll: after a sign-out
+   * in another tab (or expiry) the stream and the polls are refused for good, and the page says so (`ended`) instead
+   * of checking for ever. No answer (the network, the server restarting) counts as alive.
+   */
+  async #sessionEnded(): Promise<boolean> {
+    const token = document.querySelector<HTMLInputElement>("form[action='/signout'] input[name=_csrf]")?.value;
+    if (token === undefined) return false;
+    const status = await fetch("/session", {
+      cache: "no-store",
+      headers: { "x-csrf-token": token },
+      signal: AbortSignal.timeout(5_000),
+    }).then((r) => r.status, () => 0);
+    if (status !== 401 || !this.#running) return false;
+    this.#setState("ended");
+    this.#post({ t: "state", s: "ended" });
+    this.#stop();
+    this.#setState("ended"); // #stop leaves the state as it was: listeners keep "ended"
+    return true;
+  }
+
   #receive(message: Message): void {
     if (message.t === "state" || message.t === "delivery") this.#heard = performance.now();
     if (message.t === "hello") {
       if (this.#leader) this.#post({ t: "state", s: this.#state });
     } else if (message.t === "state") {
-      if (!this.#leader) this.#setState(message.s);
+      if (message.s === "ended") void this.#sessionEnded(); // the same session, as a rule: confirmed, not assumed
+      else if (!this.#leader) this.#setState(message.s);
     } else if (message.t === "bye") {
       this.#tryLead();
       this.#timers.push(setTimeout(() => this.#tryLead(), 300)); // the leader's lock may be on its way out
@@ -195,8 +217,10 @@ class LiveHub {
     // and that reading is in neither. `ready` comes once it has read, so a look then leaves no gap.
     source.addEventListener("ready", () => this.#emit(null));
     source.addEventListener("error", () => {
-      if (source.readyState === EventSource.CLOSED) this.#poll(); // refused (signed out, or the server stopped)
-      else this.#setState("connecting");
+      if (source.readyState !== EventSource.CLOSED) return this.#setState("connecting");
+      // Refused: signed out (here or elsewhere), or the server stopped.
+      this.#poll();
+      void this.#sessionEnded();
     });
     // The stream's sign of life, passed on as the leader's.
     source.addEventListener("ping", () => this.#post({ t: "state", s: this.#state }));
@@ -215,7 +239,8 @@ class LiveHub {
     this.#closeSource();
     this.#clearTimers();
     this.#setState("polling");
-    const tick = () => {
+    const tick = async () => {
+      if (await this.#sessionEnded()) return;
       this.#emit(null);
       this.#timers.push(setTimeout(tick, POLL_MS));
     };

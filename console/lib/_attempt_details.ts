@@ -24,8 +24,8 @@
  */
 
 import { inflateRawSync } from "node:zlib";
-import { commitInGroup, type ReceiverAttempt } from "../../webhooks/mod.ts";
-import type { AttemptInfo, DetailsAt } from "./_delivery_item.ts";
+import { commitInGroup } from "../../webhooks/mod.ts";
+import type { AnsweredAttempt, AttemptInfo, DetailsAt } from "./_delivery_item.ts";
 import { cappedJson, DEFLATED, Packer, PairBuffer } from "./_attempt_pack.ts";
 import { ATTEMPT_BATCH_PREFIX, attemptAtKey, attemptBatchKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
@@ -152,10 +152,11 @@ export class AttemptDetails {
   }
 
   /** Queues a report for the next batch, kept at `at`; resolves once that batch is written. */
-  record(attempt: ReceiverAttempt, at: DetailsAt): Promise<void> {
-    const { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs } = attempt;
-    // Its keys hold strings and numbers only.
+  record(attempt: AnsweredAttempt, at: DetailsAt): Promise<void> {
+    const { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs, response } = attempt;
+    // Its keys hold strings and numbers only (and the answer's, kept when given).
     const info: AttemptInfo = { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs };
+    if (response) info.response = response;
     if ("first" in at) this.#batch.numbered.add(at.first, info);
     else this.#batch.keyed.set(JSON.stringify(at.key), [at.key, info]);
     // A report that comes while a batch is written waits for the next batch, never for one already taken.

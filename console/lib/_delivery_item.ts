@@ -12,6 +12,10 @@ import type { DeliveryView } from "./delivery_view.ts";
 import { cutAt } from "./text_fit.ts";
 import { attemptAtKey, attemptKey, deliveryByHookKey, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
 import type { ReceiverAttempt } from "../../webhooks/mod.ts";
+import type { ResponseInfo } from "./answers.ts";
+
+/** The receiver's report of a request, with what it answered when the console kept it. */
+export type AnsweredAttempt = ReceiverAttempt & { response?: ResponseInfo };
 
 /**
  * How a request went, as the detail page shows it: the receiver's report
@@ -30,6 +34,8 @@ export interface AttemptInfo {
   itemCount?: number;
   /** Time taken to answer, in ms. */
   durationMs: number;
+  /** What was answered (headers and the body's first bytes), when kept; its status is the delivery's. */
+  response?: ResponseInfo;
 }
 
 /** A stored delivery with its payload (its place in the sequence is its summary's). */
@@ -89,8 +95,8 @@ export function payloadOf(item: unknown, budgetBytes = Infinity): { payload: str
 }
 
 /** The log entry of a refused request: its reason, the body's first bytes and how it went, never the signature. */
-export function rejectedRow(attempt: ReceiverAttempt, hookId: string): Delivery {
-  const { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs } = attempt;
+export function rejectedRow(attempt: AnsweredAttempt, hookId: string): Delivery {
+  const { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs, response } = attempt;
   return {
     id: `r${crypto.randomUUID().replaceAll("-", "").slice(0, 23)}`,
     hookId: hookId.slice(0, 200),
@@ -104,7 +110,7 @@ export function rejectedRow(attempt: ReceiverAttempt, hookId: string): Delivery 
     ...(attempt.postbackId ? { postbackId: attempt.postbackId } : {}),
     payload: cutAt(attempt.bodyExcerpt, 2048),
     truncated: false,
-    attempt: { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs },
+    attempt: { headers, tenantId, clientId, timestampAgeMs, itemCount, durationMs, ...(response ? { response } : {}) },
   };
 }
 

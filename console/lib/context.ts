@@ -8,7 +8,7 @@
 import type { Context } from "hono";
 import type { VNode } from "preact";
 import { renderToString } from "preact-render-to-string";
-import type { Webhooks } from "../../webhooks/mod.ts";
+import type { Relay, Webhooks } from "../../webhooks/mod.ts";
 import type { RateLimiter } from "./rate_limit.ts";
 import type { HookLabels } from "./labels.ts";
 import type { DeliveryStore } from "./deliveries.ts";
@@ -35,6 +35,8 @@ export interface Deps {
   deliveries: DeliveryStore;
   /** This console's public origin, e.g. `http://127.0.0.1:8000` (no trailing slash). */
   publicUrl: string;
+  /** Whether outbound calls (the sandbox's postbacks too) may reach loopback, private and link-local hosts. */
+  allowPrivateNetwork?: boolean;
   /** The sign-in provider. */
   signin: OAuthProvider;
   /** Whether the sandbox is mounted under `/sandbox`. */
@@ -64,12 +66,22 @@ export interface Deps {
    */
   sandboxTest?: (platformId: string) => Promise<{ status: number; error?: string; cause?: string }[]>;
   /**
+   * Asks the sandbox to send again a postback it sent to one of its hooks
+   * (by its platform id and the timestamp of the postback's signature), when
+   * the sandbox is on; resolves with how the new postback went. Rejects with
+   * a `RangeError` when the hook or the postback is not known any more, a
+   * `TypeError` when the hook is disabled.
+   */
+  sandboxRedeliver?: (platformId: string, timestamp: number) => Promise<{ status: number; error?: string }>;
+  /**
    * Runs a request through the receiver of `/hooks/{id}` as a replay the
    * console sends itself; set by the receiver's routes.
    */
   replayToReceiver?: (id: string, request: Request) => Promise<Response>;
   /** Ends the server-sent event streams when the app closes. */
   closing: AbortSignal;
+  /** Forwards received postbacks to the hooks' destinations (docs/relay.md). */
+  relay: Relay;
 }
 
 /** The cookie holding the session id. */
@@ -175,6 +187,8 @@ export const NOTICES: Record<string, string> = {
   fixed: "The fixes are applied.",
   triggered: "A test event was sent.",
   replayed: "The delivery was sent to the receiver again, as a replay.",
+  redelivered: "The platform delivered it again: the callback accepted it (the newest delivery below).",
+  "redelivery-failed": "The platform sent it again, and it failed again: the newest delivery below says why.",
   "saved-label": "The name and description are saved.",
   enabled: "The webhook is enabled: the platform posts its events again.",
   disabled: "The webhook is disabled: the platform posts nothing until it is enabled.",

@@ -25,6 +25,7 @@
 import type { DeliveryView } from "./delivery_view.ts";
 import {
   acceptedRow,
+  type AnsweredAttempt,
   type AttemptInfo,
   bodyOf,
   type Delivery,
@@ -36,7 +37,7 @@ import {
   seqBase,
   seqOfId,
 } from "./_delivery_item.ts";
-import type { Postback, ReceiverAttempt } from "../../webhooks/mod.ts";
+import type { Postback } from "../../webhooks/mod.ts";
 import { attemptKey, DELIVERY_SEQ_KEY, deliveryKey, deliveryViewKey, postbackMarkerKey } from "./kv_keys.ts";
 import { watchSequence } from "./_watch.ts";
 import { Trimmer, writeDelivery } from "./_delivery_write.ts";
@@ -47,7 +48,7 @@ import { lineOfView } from "./_hook_pack.ts";
 import { listLog } from "./_log_scan.ts";
 import { type DeliveryFilter, type DeliveryPage, type DeliveryStats, queryLog, statsOf } from "./_delivery_query.ts";
 
-export type { AttemptInfo, Delivery, DeliveryFilter, DeliveryPage, DeliveryStats, DeliveryView };
+export type { AnsweredAttempt, AttemptInfo, Delivery, DeliveryFilter, DeliveryPage, DeliveryStats, DeliveryView };
 export { MAX_PAYLOAD_CHARS, MAX_WIDE_PAYLOAD_CHARS } from "./_delivery_item.ts";
 export { MAX_HOOK_TAIL } from "./_log_scan.ts";
 
@@ -196,7 +197,7 @@ export class DeliveryStore {
    * @param hookId the webhook record the request was addressed to, if known
    * @returns its summary
    */
-  addRejected(attempt: ReceiverAttempt, hookId = ""): Promise<DeliveryView> {
+  addRejected(attempt: AnsweredAttempt, hookId = ""): Promise<DeliveryView> {
     return this.#writer.append({ rows: [rejectedRow(attempt, hookId)], marker: null })
       .then((views) => this.#wrote(views)[0]);
   }
@@ -210,7 +211,7 @@ export class DeliveryStore {
    * @param firstSeq the number of the postback's first delivery, when the
    *   receiver's `write` stored it (its ids are `q{n}-{index}`)
    */
-  recordAttempt(attempt: ReceiverAttempt, firstSeq?: number): Promise<void> {
+  recordAttempt(attempt: AnsweredAttempt, firstSeq?: number): Promise<void> {
     if (!attempt.postbackId) return Promise.resolve();
     if (firstSeq !== undefined) this.#index.confirm(firstSeq, attempt.postbackId, attempt.itemCount ?? 0);
     return this.#details.record(

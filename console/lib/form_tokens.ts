@@ -1,14 +1,20 @@
 /**
  * One-time form tokens: a form that must not act twice (Register: Back,
- * then submit again, would make a second identical hook) carries a random
- * token; its first submission takes it, and a later one with the same token
- * learns what the first did. Kept in KV for a day.
+ * then submit again, would make a second identical hook) carries a token
+ * issued to the session it is shown to; its first submission takes it, and
+ * a later one with the same token learns what the first did. Taken tokens
+ * are kept in KV for a day.
+ *
+ * A token is a random nonce and its HMAC-SHA256 under the session id (which
+ * travels only in the HttpOnly cookie), so issuing one writes nothing, and
+ * a made-up token, or one shown to another session, is refused.
  *
  * @module
  */
 
 import { formTokenKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
+import { randomToken, timingSafeEqual } from "./session.ts";
 
 /** How long a taken token is remembered. */
 const TOKEN_TTL_MS = 24 * 3600_000;
@@ -21,9 +27,32 @@ export interface TokenUse {
   uncertain?: boolean;
 }
 
-/** Whether `value` looks like a form token (random base64url, short). */
+/** The message of a submission whose token is missing, made up, or another session's. */
+export const FORM_TOKEN_REFUSED =
+  "This form has expired or was opened in another session: check the values below and register again";
+
+/** Characters of a token's nonce (16 random bytes, base64url). */
+const NONCE_CHARS = 22;
+
+/** Whether `value` looks like a form token (a nonce and its MAC, base64url). */
 function valid(value: string): boolean {
-  return /^[A-Za-z0-9_-]{16,100}$/.test(value);
+  return /^[A-Za-z0-9_-]{65}$/.test(value);
+}
+
+/** The MAC of `nonce` under the session id, base64url (43 characters). */
+async function macOf(sessionId: string, nonce: string): Promise<string> {
+  const encoder = new TextEncoder();
+  const key = await crypto.subtle.importKey(
+    "raw",
+    encoder.encode(sessionId),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(`form-token\n${nonce}`)));
+  let bin = "";
+  for (const b of mac) bin += String.fromCharCode(b);
+  return btoa(bin).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
 }
 
 /** One-time form tokens in KV. */
@@ -36,12 +65,29 @@ export class FormTokens {
   }
 
   /**
-   * Takes a token for a submission: `null` when this submission is the
-   * first (go ahead), else what the first one left. A malformed token is
-   * refused with a `TypeError`.
+   * Issues a token for a form shown to the session `sessionId`.
+   *
+   * @param sessionId the session's id (from its cookie)
+   * @returns the token, for the form's hidden field
    */
-  async take(token: string): Promise<TokenUse | null> {
-    if (!valid(token)) throw new TypeError("The form's one-time token is not valid");
+  async issue(sessionId: string): Promise<string> {
+    const nonce = randomToken(16);
+    return nonce + await macOf(sessionId, nonce);
+  }
+
+  /**
+   * Takes a token for a submission in the session `sessionId`: `null` when
+   * this submission is the first (go ahead), else what the first one left.
+   *
+   * @throws {TypeError} {@linkcode FORM_TOKEN_REFUSED} when the token is
+   *   missing or malformed, or was not issued to this session
+   */
+  async take(token: string, sessionId: string): Promise<TokenUse | null> {
+    if (!valid(token) || !sessionId) throw new TypeError(FORM_TOKEN_REFUSED);
+    const nonce = token.slice(0, NONCE_CHARS);
+    if (!timingSafeEqual(token.slice(NONCE_CHARS), await macOf(sessionId, nonce))) {
+      throw new TypeError(FORM_TOKEN_REFUSED);
+    }
     const key = formTokenKey(token);
     for (;;) {
       const res = await retryLocked(() =>

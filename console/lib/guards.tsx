@@ -1,8 +1,9 @@
 /**
  * The console's guards, in the order a request meets them: GETs sent to the
- * public origin, secure headers and the CSP, the session, rate limits, the
- * sign-in redirect, and for unsafe requests the origin check, the form size
- * limit and the CSRF token; and the error pages. Routes come after them.
+ * public origin, secure headers and the CSP, the session, rate limits per
+ * client address, the sign-in redirect, and for unsafe requests the origin
+ * check, the form size limit, the CSRF token and then the session's form rate
+ * limit; and the error pages. Routes come after them.
  *
  * @module
  */
@@ -25,7 +26,7 @@ import {
 } from "./context.ts";
 import { keepForm } from "./drafts.ts";
 import { timingSafeEqual } from "./session.ts";
-import { rateLimits } from "../routes/rate_limits.ts";
+import { formsLimit, rateLimits } from "../routes/rate_limits.ts";
 
 /** Paths reachable without a session. */
 function isPublic(path: string): boolean {
@@ -193,6 +194,12 @@ export function installGuards(app: Hono<ConsoleEnv>, deps: Deps, publicUrl: stri
             }),
             403,
           );
+          return;
+        }
+        // Counted once the post is the session's own: refused forgeries spend none of its allowance.
+        const limited = await formsLimit(c, deps);
+        if (limited) {
+          c.res = limited;
           return;
         }
         await next();

@@ -66,20 +66,49 @@ function v6Groups(ip: string): number[] {
   return [...left, ...fill, ...right].map((g) => parseInt(g, 16));
 }
 
-/** Whether an IP address (v4 or v6) is loopback, private, link-local, metadata or otherwise not public. */
-export function isPrivateAddress(ip: string): boolean {
-  const kind = isIP(ip.replace(/^\[|\]$/g, ""));
-  if (kind === 4) return privateV4(ip);
-  if (kind !== 6) return true; // not an address at all: refuse
-  const g = v6Groups(ip.replace(/^\[|\]$/g, ""));
-  const embeddedV4 = `${g[6] >> 8}.${g[6] & 255}.${g[7] >> 8}.${g[7] & 255}`;
-  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) {
-    // ::ffff:a.b.c.d (mapped), ::a.b.c.d (compatible), :: and ::1
-    return g[5] === 0 && g[6] === 0 ? true : privateV4(embeddedV4);
+/** The IPv4 address held in two 16-bit groups, dotted. */
+function dotted(hi: number, lo: number): string {
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}
+
+/**
+ * The IPv4 addresses an IPv6 address carries, each of which it reaches, or
+ * `null` for a range that may carry one anywhere (NAT64 for local use).
+ */
+function embeddedV4(g: number[]): string[] | null {
+  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  const last = dotted(g[6], g[7]);
+  const found: string[] = [];
+  if (zero(0, 5) && (g[5] === 0xffff || g[5] === 0)) found.push(last); // ::ffff:a.b.c.d mapped, ::a.b.c.d compatible
+  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) found.push(last); // ::ffff:0:a.b.c.d translated (SIIT)
+  if (g[0] === 0x64 && g[1] === 0xff9b) {
+    if (!zero(2, 6)) return null; // 64:ff9b:1::/48, NAT64 for local use: the address may sit at any offset
+    found.push(last); // 64:ff9b::a.b.c.d, NAT64
   }
-  if (g[0] === 0x64 && g[1] === 0xff9b) return privateV4(embeddedV4); // NAT64
+  if (g[0] === 0x2002) found.push(dotted(g[1], g[2])); // 2002:AABB:CCDD::/48, 6to4
+  // Teredo, 2001:0::/32: the server's address in bits 32-63, the client's XOR 0xffffffff in the last 32 bits.
+  if (g[0] === 0x2001 && g[1] === 0) found.push(dotted(g[2], g[3]), dotted(g[6] ^ 0xffff, g[7] ^ 0xffff));
+  if ((g[4] & 0xfdff) === 0 && g[5] === 0x5efe) found.push(last); // ISATAP interface id (0 or 200):5efe:a.b.c.d
+  return found;
+}
+
+/**
+ * Whether an IP address (v4 or v6) is loopback, private, link-local, metadata
+ * or otherwise not public. An IPv6 address that carries an IPv4 address
+ * (mapped, compatible, translated, NAT64, 6to4, Teredo, ISATAP) is private
+ * when any address it carries is.
+ */
+export function isPrivateAddress(ip: string): boolean {
+  const bare = ip.replace(/^\[|\]$/g, "");
+  const kind = isIP(bare);
+  if (kind === 4) return privateV4(bare);
+  if (kind !== 6) return true; // not an address at all: refuse
+  const g = v6Groups(bare);
+  const embedded = embeddedV4(g);
+  if (embedded === null || embedded.some(privateV4)) return true;
   return (g[0] & 0xfe00) === 0xfc00 || // unique local (fd00:ec2::254 is AWS metadata)
     (g[0] & 0xffc0) === 0xfe80 || // link-local
+    (g[0] & 0xffc0) === 0xfec0 || // site-local (deprecated, still routed inside some networks)
     (g[0] & 0xff00) === 0xff00 || // multicast
     g[0] === 0x2001 && g[1] === 0x0db8; // documentation
 }
@@ -93,7 +122,12 @@ async function resolveDns(host: string): Promise<string[]> {
 interface Checked {
   refused: string | null;
   unresolved: boolean;
+  /** Refused as it is (or resolves to) an address that is not public. */
+  private?: boolean;
 }
+
+/** Names only a local network resolves: one label, or mDNS and the private-use domains. */
+const LOCAL_NAME = /^[^.]+$|\.(local|lan|internal|intranet|home|corp|home\.arpa)$/i;
 
 async function check(url: URL, options: OutboundOptions): Promise<Checked> {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
@@ -107,7 +141,11 @@ async function check(url: URL, options: OutboundOptions): Promise<Checked> {
   if (addresses.length === 0 && /(^|\.)localhost$/i.test(host)) addresses.push("127.0.0.1");
   const blocked = addresses.find(isPrivateAddress);
   if (blocked !== undefined) {
-    return { refused: `${url.host} is a loopback, private or link-local address (${blocked})`, unresolved: false };
+    return {
+      refused: `${url.host} is a loopback, private or link-local address (${blocked})`,
+      unresolved: false,
+      private: true,
+    };
   }
   return { refused: null, unresolved: addresses.length === 0 };
 }
@@ -140,8 +178,17 @@ export function outboundFetch(fetchFn: typeof fetch, options: OutboundOptions): 
     const refused = checked.refused ??
       (checked.unresolved ? `${url.hostname} has no DNS address (A or AAAA) that the console can check` : null);
     if (refused) {
+      // The setting is for internal hosts: suggested for a private address or a name only a local network knows, not
+      // for a public name that found no DNS answer (a machine without DNS), which the setting would not help.
+      const internal = checked.private || (checked.unresolved && LOCAL_NAME.test(url.hostname));
       throw new OutboundError(
-        `Refused to call ${url.host}: ${refused}. Set ALLOW_PRIVATE_NETWORK=1 to allow internal hosts.`,
+        `Refused to call ${url.host}: ${refused}. ${
+          internal
+            ? "Set ALLOW_PRIVATE_NETWORK=1 to allow internal hosts."
+            : checked.unresolved
+            ? "Check the name, and that this machine can resolve names (DNS)."
+            : ""
+        }`.trimEnd(),
       );
     }
     const timeout = AbortSignal.timeout(options.timeoutMs);

@@ -11,6 +11,7 @@
 
 import type { Webhooks } from "../../webhooks/mod.ts";
 import type { DeliveryStore } from "./deliveries.ts";
+import { peekAnswer, type ResponseInfo } from "./answers.ts";
 
 /** How a platform-side failure's reason starts in the delivery log. */
 export const PLATFORM_FAILURE = "Platform-side failure";
@@ -23,6 +24,26 @@ export interface PlatformFailureOptions {
   webhooks: Webhooks;
   /** Where the failures are logged. */
   deliveries: DeliveryStore;
+}
+
+/** JiveEXTN parameters that carry no secret. */
+const PUBLIC_PARAMS = ["algorithm", "client_id", "jive_url", "tenant_id", "timestamp"];
+
+/** A JiveEXTN `Authorization` value reduced to its public parameters (the signature dropped), or `""`. */
+export function publicAuthorization(value: string | null): string {
+  const match = /^JiveEXTN +(\S+)$/.exec(value?.trim() ?? "");
+  if (!match) return "";
+  const kept = match[1].split("&").filter((pair) => {
+    const eq = pair.indexOf("=");
+    return eq > 0 && PUBLIC_PARAMS.includes(pair.slice(0, eq)) && !/[=,;]/.test(pair.slice(eq + 1));
+  });
+  return kept.length ? `JiveEXTN ${kept.join("&").slice(0, 1024)}` : "";
+}
+
+/** The timestamp (ms) of a JiveEXTN `Authorization` value as logged (masked or not), or `null`. */
+export function signedAt(value: string | undefined): number | null {
+  const match = /(?:^|[\s&])timestamp=(\d{1,16})(?:&|$)/.exec(value ?? "");
+  return match ? Number(match[1]) : null;
 }
 
 /** The reason of a failed call, without the URL (its query may hold anything). */
@@ -45,7 +66,14 @@ export function failureCause(error: unknown): string {
  */
 export function recordPlatformFailures(fetchFn: typeof fetch, options: PlatformFailureOptions): typeof fetch {
   const ours = `${options.publicUrl}/hooks/`;
-  const record = async (request: Request, body: string, started: number, status: number, reason: string) => {
+  const record = async (
+    request: Request,
+    body: string,
+    started: number,
+    status: number,
+    reason: string,
+    response?: ResponseInfo,
+  ) => {
     let ref = "";
     try {
       const items = JSON.parse(body);
@@ -61,6 +89,9 @@ export function recordPlatformFailures(fetchFn: typeof fetch, options: PlatformF
       const value = request.headers.get(name);
       if (value !== null) headers[name] = value;
     }
+    // Its public parameters only (never the signature): the timestamp names the postback for a redelivery.
+    const authorization = publicAuthorization(request.headers.get("authorization"));
+    if (authorization) headers.authorization = authorization;
     await options.deliveries.addRejected({
       status,
       reason: `${PLATFORM_FAILURE}: ${reason}`,
@@ -69,6 +100,7 @@ export function recordPlatformFailures(fetchFn: typeof fetch, options: PlatformF
       receivedAt: Date.now(),
       bodyExcerpt: body.slice(0, 2048),
       headers,
+      ...(response ? { response } : {}),
     }, hook.id);
   };
   return async (input, init) => {
@@ -85,7 +117,9 @@ export function recordPlatformFailures(fetchFn: typeof fetch, options: PlatformF
       throw error;
     }
     if (!request.url.startsWith(ours) && (response.status < 200 || response.status > 299)) {
-      await record(request, body, started, response.status, `the callback answered ${response.status}`)
+      // What the callback answered, kept for the delivery's page: a copy of its body read, the original left whole.
+      const answer = await peekAnswer(response).catch(() => undefined);
+      await record(request, body, started, response.status, `the callback answered ${response.status}`, answer)
         .catch(() => {});
     }
     return response;

@@ -40,6 +40,20 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   rejections: { limit: 120, windowMs: 60_000 },
 };
 
+/** Where a key stands in its bucket's window, as {@linkcode RateLimiter.status} reports it. */
+export interface RateStatus {
+  /** Hits allowed per window. */
+  limit: number;
+  /** The window's length in ms. */
+  windowMs: number;
+  /** Hits counted in the current window (at most `limit`). */
+  used: number;
+  /** Hits left in the current window. */
+  remaining: number;
+  /** Time until the window ends and the count starts again, in ms. */
+  resetsInMs: number;
+}
+
 /** A hit's verdict: allowed, or refused with the seconds until the window ends. */
 export type RateVerdict = { ok: true } | { ok: false; retryAfter: number };
 
@@ -79,6 +93,21 @@ export class RateLimiter {
   /** Whether `bucket` has a limit at all (a bucket turned off counts nothing). */
   limits(bucket: RateBucket): boolean {
     return this.#limits[bucket] !== null;
+  }
+
+  /**
+   * Where `key` stands in `bucket`'s current window, without counting a hit
+   * (for pages that show the limits): `null` when the bucket is not limited.
+   */
+  async status(bucket: RateBucket, key: string): Promise<RateStatus | null> {
+    const rule = this.#limits[bucket];
+    if (!rule) return null;
+    const now = this.#now();
+    const window = Math.floor(now / rule.windowMs);
+    const end = (window + 1) * rule.windowMs;
+    const { value } = await this.#kv.get<number>(["console_rate", bucket, key.slice(0, 200), window]);
+    const used = Math.min(typeof value === "number" ? value : 0, rule.limit);
+    return { limit: rule.limit, windowMs: rule.windowMs, used, remaining: rule.limit - used, resetsInMs: end - now };
   }
 
   /**

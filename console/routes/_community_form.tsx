@@ -9,7 +9,7 @@ import type { Context } from "hono";
 import type { VNode } from "preact";
 import type { Community } from "../../webhooks/mod.ts";
 import type { ConsoleEnv } from "../lib/context.ts";
-import { bidiControls } from "../lib/labels.ts";
+import { bidiControls, withoutBidiControls } from "../lib/labels.ts";
 
 /** The fields of the community form (secrets are never echoed back). */
 export interface CommunityForm {
@@ -51,7 +51,7 @@ export function validate(form: CommunityForm, isNew: boolean): string | null {
   if (bidi.length > 0) {
     return `Name may not hold bidirectional control characters (${
       bidi.join(", ")
-    }): they can make text read as something else`;
+    }): they can make text read as something else. They are removed below; save again to keep the rest`;
   }
   if (form.tenantId.length > 200) {
     return "Tenant id is too long (at most 200 characters)";
@@ -65,7 +65,9 @@ export function validate(form: CommunityForm, isNew: boolean): string | null {
     if (/[\u0000-\u001f\u007f]/.test(form.tenantId)) return "Tenant id may not hold control characters";
     const tenantBidi = bidiControls(form.tenantId);
     if (tenantBidi.length > 0) {
-      return `Tenant id may not hold bidirectional control characters (${tenantBidi.join(", ")})`;
+      return `Tenant id may not hold bidirectional control characters (${
+        tenantBidi.join(", ")
+      }). They are removed below; save again to keep the rest`;
     }
   }
   let url: URL;
@@ -81,6 +83,23 @@ export function validate(form: CommunityForm, isNew: boolean): string | null {
     return "A refresh token needs an access token";
   }
   return null;
+}
+
+/**
+ * The form to show again after a refusal: its secrets left out (never echoed
+ * back), and the bidirectional controls of its name and tenant id removed,
+ * as the hook's form does, so that saving again is not refused again for
+ * characters nobody can see.
+ */
+export function formToShowAgain(form: CommunityForm): CommunityForm {
+  return {
+    ...form,
+    name: withoutBidiControls(form.name),
+    tenantId: withoutBidiControls(form.tenantId),
+    clientSecret: "",
+    accessToken: "",
+    refreshToken: "",
+  };
 }
 
 /** The origin of a URL, or "" when it is not one. */
@@ -154,8 +173,10 @@ export function CommunityFields(
         <input type="text" name="clientId" value={form.clientId ?? ""} />
       </label>
       <label>
-        OAuth client secret {community &&
-          (community.clientSecret ? "(set; leave blank to keep)" : "(not set)")}
+        <span>
+          OAuth client secret {community &&
+            (community.clientSecret ? "(set; leave blank to keep)" : "(not set)")}
+        </span>
         <input
           type="password"
           name="clientSecret"
@@ -163,12 +184,15 @@ export function CommunityFields(
           value=""
         />
       </label>
+      {/* The label's words in one element: each child of a grid label is a row of its own. */}
       <label>
-        Access token {community && (
-          <>
-            (<TokenState community={community} />; leave blank to keep)
-          </>
-        )}
+        <span>
+          Access token {community && (
+            <>
+              (<TokenState community={community} />; leave blank to keep)
+            </>
+          )}
+        </span>
         <input
           type="password"
           name="accessToken"

@@ -20,6 +20,7 @@ import { type HookLabel, MAX_DESCRIPTION, MAX_NAME } from "../lib/labels.ts";
 import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
 import { type ConsoleEnv, type Deps, html, layoutFrame, noticeOf } from "../lib/context.ts";
 import { entityField, privateCallback, selfRef } from "./_webhook_parts.tsx";
+import { limitsFor, RateLimitFacts } from "./_rate_limit_facts.tsx";
 
 /** How many of its latest deliveries the webhook page shows (the rest are on the deliveries page). */
 export const LATEST_DELIVERIES = 10;
@@ -56,7 +57,8 @@ function pageNotice(
   c: Context<ConsoleEnv>,
   ours: boolean,
   newest: DeliveryView | undefined,
-): { notice?: string; error?: string } {
+  disabled: boolean,
+): { notice?: string; error?: string; offerEnable?: boolean } {
   const answer = Number(c.req.query("answer"));
   if (c.req.query("notice") === "triggered" && c.req.query("answer") === "0") {
     // This attempt's (logged since it started: `at`), not an older one's when this one could not be logged.
@@ -79,6 +81,19 @@ function pageNotice(
         }.`,
       };
   }
+  // A test event refused as the hook is disabled (shown after a redirect): said while the record is disabled still.
+  if (c.req.query("notice") === "test-disabled" && disabled) {
+    return {
+      error: "No test event was sent: the hook is disabled, so the platform posts nothing to it.",
+      offerEnable: true,
+    };
+  }
+  if (c.req.query("notice") === "test-disabled-platform") {
+    return {
+      error: "No test event was sent: the hook is disabled on the platform, so the platform posts nothing to it.",
+      offerEnable: true,
+    };
+  }
   if (c.req.query("notice") === "already-registered") {
     return {
       notice: "This form was submitted already: this is the webhook it registered. Nothing was registered again.",
@@ -91,14 +106,18 @@ function pageNotice(
 async function callbackWarning(c: Context<ConsoleEnv>, deps: Deps, callback: string): Promise<string | undefined> {
   if (c.req.query("notice") !== "registered" || !callback) return undefined;
   const reason = await privateCallback(callback, deps.publicUrl);
-  return reason
-    ? `Warning: the callback is on an address a platform on the internet cannot reach (${reason}). Only a platform on this network, such as the sandbox, can post to it.`
-    : undefined;
+  if (!reason) return undefined;
+  // The sandbox's postbacks go through the same address check as every outbound call: say what it will do.
+  const sandbox = deps.allowPrivateNetwork
+    ? "Only a platform on this network, such as this console's sandbox, can post to it."
+    : "This console's sandbox will not post to it either (it refuses such addresses unless the console runs with ALLOW_PRIVATE_NETWORK=1).";
+  return `Warning: the callback is on an address a platform on the internet cannot reach (${reason}). ${sandbox}`;
 }
 
 /** The form that enables (or disables) the hook on the platform. */
-function Toggle({ hook, csrf, id }: { hook: Webhook; csrf: string; id: string }): VNode {
-  const disabled = hook.entity?.enabled === false;
+function Toggle({ hook, csrf, id, enable }: { hook: Webhook; csrf: string; id: string; enable?: boolean }): VNode {
+  // `enable`: the offer after a refused test event, which enables whatever the record says (the platform's may differ).
+  const disabled = enable || hook.entity?.enabled === false;
   return (
     <form method="post" action={`/webhooks/${encodeURIComponent(hook.id)}/enabled`} class="inline" id={id}>
       <Csrf token={csrf} />
@@ -144,7 +163,8 @@ export async function webhookPage(
   const disabled = hook.entity?.enabled === false;
   const warning = await callbackWarning(c, deps, callback);
   const testable = Boolean(deps.sandboxTest) && community?.tenantId === SANDBOX_COMMUNITY.tenantId;
-  const fromQuery = options.notice === undefined ? pageNotice(c, ours, deliveries[0]) : {};
+  const fromQuery = options.notice === undefined ? pageNotice(c, ours, deliveries[0], disabled) : {};
+  const limits = await limitsFor(c, deps, { tenantId: hook.tenantId, receiver: ours, sandbox: testable });
   return html(
     c,
     <Layout
@@ -154,10 +174,10 @@ export async function webhookPage(
       error={options.error ?? fromQuery.error}
     >
       {warning && <p class="notice warning" role="note" id="callback-warning">{warning}</p>}
-      {options.offerEnable && (
+      {(options.offerEnable || fromQuery.offerEnable) && (
         <div class="offer" id="offer-enable">
           <p>Enable the hook, then send the test event again.</p>
-          <Toggle hook={hook} csrf={csrf} id="enable-now" />
+          <Toggle hook={hook} csrf={csrf} id="enable-now" enable />
         </div>
       )}
       {options.offerForget && (
@@ -191,7 +211,12 @@ export async function webhookPage(
         <dt>State</dt>
         <dd id="webhook-state">{disabled ? "disabled: the platform posts nothing" : "enabled"}</dd>
         <dt>Events</dt>
-        <dd id="webhook-events">{entityField(hook.entity, "events")}</dd>
+        <dd>
+          <span id="webhook-events">{entityField(hook.entity, "events")}</span>{" "}
+          <small>
+            (<a href="/events" id="event-catalog-link">what each event reports</a>)
+          </small>
+        </dd>
         <dt>Object</dt>
         <dd>{entityField(hook.entity, "object") || "—"}</dd>
         <dt>Callback</dt>
@@ -228,6 +253,12 @@ export async function webhookPage(
           All deliveries of this webhook
         </a>
       </p>
+      <RateLimitFacts limits={limits} />
+      {!ours && (
+        <p class="hint" id="limits-elsewhere">
+          Postbacks go to a callback elsewhere: this console's receiver limit does not apply to them.
+        </p>
+      )}
       <h2>Entity</h2>
       <pre id="entity">{JSON.stringify(hook.entity, null, 2)}</pre>
       <h2 id="edit">Edit events</h2>

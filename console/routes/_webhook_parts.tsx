@@ -8,7 +8,9 @@
 import type { VNode } from "preact";
 import type { Community, Webhook, Webhooks } from "../../webhooks/mod.ts";
 import { refusal } from "../lib/outbound.ts";
-import { HealthText, type HookHealth } from "../components/HookHealth.tsx";
+import type { HookHealth } from "../components/HookHealth.tsx";
+import { Island } from "../components/Island.tsx";
+import LiveHealth from "../islands/LiveHealth.tsx";
 
 export interface RegisterForm {
   tenantId: string;
@@ -79,6 +81,7 @@ export function WebhookTable(
       <thead>
         <tr>
           <th scope="col">Webhook</th>
+          <th scope="col">State</th>
           <th scope="col">Community</th>
           <th scope="col">Events</th>
           <th scope="col">Object</th>
@@ -90,7 +93,7 @@ export function WebhookTable(
       <tbody>
         {hooks.length === 0 && (
           <tr>
-            <td colSpan={health ? 7 : 6}>No webhooks.</td>
+            <td colSpan={health ? 8 : 7}>No webhooks.</td>
           </tr>
         )}
         {hooks.map((w) => (
@@ -98,9 +101,12 @@ export function WebhookTable(
             <td data-label="Webhook" class={labels.get(w.id)?.name ? undefined : "id"}>
               <a href={`/webhooks/${encodeURIComponent(w.id)}`}>{labels.get(w.id)?.name || w.id}</a>
             </td>
+            <td data-label="State" class={w.entity?.enabled === false ? "state-absent" : "state-present"}>
+              {w.entity?.enabled === false ? "disabled" : "enabled"}
+            </td>
             <td data-label="Community">{names.get(w.tenantId) ?? w.tenantId}</td>
             <td data-label="Events">{entityField(w.entity, "events")}</td>
-            <td data-label="Object" class="id">{entityField(w.entity, "object")}</td>
+            <td data-label="Object" class="id">{entityField(w.entity, "object") || "—"}</td>
             <td data-label="Callback">
               <code>{entityField(w.entity, "callback")}</code>
             </td>
@@ -109,7 +115,9 @@ export function WebhookTable(
             </td>
             {health && (
               <td data-label="Health" class="health-cell">
-                <HealthText health={health.get(w.id)} />
+                <Island name="LiveHealth" props={{ hookId: w.id, health: health.get(w.id) }}>
+                  <LiveHealth hookId={w.id} health={health.get(w.id)} />
+                </Island>
               </td>
             )}
           </tr>

@@ -16,10 +16,20 @@ import { SecretRotationNotice } from "../components/SecretRotationNotice.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
 import { DRAFT_NOTICE, draftText, takeDraft } from "../lib/drafts.ts";
 import { addingCommunityKey } from "../lib/kv_keys.ts";
-import { CommunityFields, type CommunityForm, originOf, readForm, TokenState, validate } from "./_community_form.tsx";
+import {
+  CommunityFields,
+  type CommunityForm,
+  formToShowAgain,
+  originOf,
+  readForm,
+  TokenState,
+  validate,
+} from "./_community_form.tsx";
 import { connectRoutes } from "./community_connect.tsx";
 import { reconcileRoutes } from "./reconcile.tsx";
 import { communityListRoute } from "./communities_list.tsx";
+import { limitsFor, RateLimitFacts } from "./_rate_limit_facts.tsx";
+import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
 
 export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const communities = deps.webhooks.communities;
@@ -61,7 +71,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.post("/communities", async (c) => {
     const form = await readForm(c);
     const error = validate(form, true);
-    const keep = { ...form, clientSecret: "", accessToken: "", refreshToken: "" };
+    const keep = formToShowAgain(form);
     if (error) return newPage(c, keep, error);
     // `save` replaces a stored community: two adds at once would both pass the check below, and the second would
     // silently replace the first. The add holds its tenant id meanwhile.
@@ -114,6 +124,11 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   ) => {
     const tenant = community.tenantId;
     const rotation = await communities.secretRotation(tenant);
+    const limits = await limitsFor(c, deps, {
+      tenantId: tenant,
+      receiver: true,
+      sandbox: deps.sandbox && tenant === SANDBOX_COMMUNITY.tenantId,
+    });
     return html(
       c,
       <Layout
@@ -151,6 +166,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           </a>{" "}
           <a href={`${path(tenant)}/reconcile`}>Reconcile</a>
         </p>
+        <RateLimitFacts limits={limits} />
         <h2>Edit</h2>
         <form method="post" action={path(tenant)} class="stack" id="edit">
           <Csrf token={c.get("session")!.csrf} />
@@ -208,7 +224,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (!community) return notFound(c);
     const form = { ...await readForm(c), tenantId: community.tenantId };
     const error = validate(form, false);
-    const keep = { ...form, clientSecret: "", accessToken: "", refreshToken: "" };
+    const keep = formToShowAgain(form);
     if (error) return editPage(c, community, keep, error);
     // The stored secrets go to the base URL (bearer tokens on every call,
     // the client secret when tokens are renewed or the community is

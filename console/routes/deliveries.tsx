@@ -17,6 +17,7 @@ import DeliveriesLive from "../islands/DeliveriesLive.tsx";
 import { type ConsoleEnv, cookieName, type Deps, html, layoutFrame, noticeOf, SESSION_COOKIE } from "../lib/context.ts";
 import { ANSWERS, filterOf, KNOWN_VERBS, pageUrl } from "./_delivery_filter.ts";
 import { allCommunities, allHooks } from "./_webhook_parts.tsx";
+import { hookNames } from "./_hook_names.ts";
 
 /** Time between keep-alive comments on an idle event stream. */
 const HEARTBEAT_MS = 10_000;
@@ -46,12 +47,36 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const { values, before, after } = atStart ? await deps.deliveries.page({ ...criteria, limit: 50 }) : found;
     const live = !narrowed && (!paged || atStart);
     const labels = await deps.labels.many([...new Set([...hooks.map((h) => h.id), ...values.map((d) => d.hookId)])]);
-    const names = Object.fromEntries([...labels].filter(([, l]) => l.name).map(([id, l]) => [id, l.name]));
+    // Every hook by a name (its own, else its events and community); the id is the row's second line.
+    const names = {
+      ...Object.fromEntries([...labels].filter(([, l]) => l.name).map(([id, l]) => [id, l.name])),
+      ...hookNames(hooks, labels, communities),
+    };
     const utc = (ms: number | undefined) => ms === undefined ? "" : new Date(ms).toISOString().slice(0, 16);
     const hookId = filter.hookId;
     const verbs = [...new Set([...KNOWN_VERBS, ...recent.map((d) => d.verb).filter(Boolean)])].sort();
     const statusValue = filter.status === undefined ? "" : String(filter.status);
     const clear = hookId ? `/deliveries?hook=${encodeURIComponent(hookId)}` : "/deliveries";
+    // A hook or community the filter names that is not known here: said, and shown in its dropdown (its deliveries,
+    // if the log holds any, are still listed: a hook unregistered since, a community removed).
+    const unknownHook = hookId !== undefined && !hooks.some((h) => h.id === hookId);
+    const tenantId = filter.tenantId;
+    const unknownCommunity = tenantId !== undefined && !communities.some((co) => co.tenantId === tenantId);
+    const errors = [
+      problems.length ? `Ignored what could not be read: ${problems.join("; ")}.` : "",
+      unknownHook && values.length === 0 ? `No webhook has the id '${hookId}', and no delivery names it.` : "",
+      unknownCommunity && values.length === 0 ? `No community has the tenant id '${tenantId}'.` : "",
+    ].filter(Boolean);
+    const emptyView = narrowed
+      ? { empty: "No delivery matches these filters.", emptyLink: { href: clear, label: "Clear the filters" } }
+      : hookId
+      ? {
+        empty: unknownHook ? "No delivery of this webhook." : "No delivery of this webhook yet.",
+        emptyLink: { href: "/deliveries", label: "Show all deliveries" },
+      }
+      : paged
+      ? { empty: "No deliveries on this page." }
+      : {};
     const pages = [
       (paged && !atStart) && { href: pageUrl(criteria), id: "first-page", label: "Newest", rel: "first" },
       after !== undefined &&
@@ -65,7 +90,7 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         title="Deliveries"
         {...layoutFrame(c, deps)}
         notice={noticeOf(c)}
-        error={problems.length ? `Ignored what could not be read: ${problems.join("; ")}.` : undefined}
+        error={errors.length ? errors.join(" ") : undefined}
       >
         <p>
           Every postback this console received, accepted or rejected with the reason, newest first{hookId
@@ -82,7 +107,7 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
             Webhook{" "}
             <select name="hook" id="filter-hook">
               <option value="" selected={!hookId}>any</option>
-              {hookId && !hooks.some((h) => h.id === hookId) && <option value={hookId} selected>{hookId}</option>}
+              {unknownHook && <option value={hookId} selected>{`${hookId} (not registered)`}</option>}
               {hooks.map((h) => (
                 <option value={h.id} selected={h.id === hookId} key={h.id}>
                   {labels.get(h.id)?.name || h.id}
@@ -105,6 +130,7 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
             Community{" "}
             <select name="community" id="filter-community">
               <option value="" selected={!filter.tenantId}>any</option>
+              {unknownCommunity && <option value={tenantId} selected>{`${tenantId} (not a community here)`}</option>}
               {communities.map((co) => (
                 <option value={co.tenantId} selected={co.tenantId === filter.tenantId} key={co.tenantId}>
                   {co.name}
@@ -146,8 +172,8 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         </form>
         {live
           ? (
-            <Island name="DeliveriesLive" props={{ deliveries: values, hookId, names }}>
-              <DeliveriesLive deliveries={values} hookId={hookId} names={names} />
+            <Island name="DeliveriesLive" props={{ deliveries: values, hookId, names, ...emptyView }}>
+              <DeliveriesLive deliveries={values} hookId={hookId} names={names} {...emptyView} />
             </Island>
           )
           : (
@@ -156,12 +182,7 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
               hookId={hookId}
               names={names}
               live={false}
-              empty={narrowed
-                ? "No delivery matches these filters."
-                : paged
-                ? "No deliveries on this page."
-                : undefined}
-              emptyLink={narrowed ? { href: clear, label: "Clear the filters" } : undefined}
+              {...emptyView}
             />
           )}
         {pages.length > 0 && (

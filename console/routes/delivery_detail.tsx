@@ -16,6 +16,9 @@ import { statusText } from "../islands/DeliveriesLive.tsx";
 import { wellFormed } from "../components/text.ts";
 import { signJiveExtn } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
+import { ResponseDetail } from "../components/ResponseDetail.tsx";
+import { PLATFORM_FAILURE } from "../lib/platform_failures.ts";
+import { RedeliverForm, redeliveryOf } from "./delivery_redeliver.tsx";
 import { type ConsoleEnv, type Deps, html, layoutFrame } from "../lib/context.ts";
 import type { AttemptInfo, Delivery } from "../lib/deliveries.ts";
 
@@ -46,7 +49,22 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         </Layout>,
         400,
       );
-    if (!delivery || delivery.status !== 200 || delivery.reason) {
+    if (!delivery) {
+      return html(
+        c,
+        <Layout
+          title="Delivery not found"
+          {...layoutFrame(c, deps)}
+          error={`Nothing was replayed: no delivery has the id '${c.req.param("id").slice(0, 80)}'`}
+        >
+          <p>
+            Deliveries are kept for a while only. <a href="/deliveries">All deliveries</a>
+          </p>
+        </Layout>,
+        404,
+      );
+    }
+    if (delivery.status !== 200 || delivery.reason) {
       return refuse("Only an accepted delivery can be replayed");
     }
     if (delivery.truncated) {
@@ -91,6 +109,9 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       );
     }
     const accepted = delivery.status === 200 && !delivery.reason;
+    // The platform's own attempt that never reached this console's receiver: no answer of ours, no signature checked.
+    const platformSide = delivery.reason?.startsWith(`${PLATFORM_FAILURE}: `) ?? false;
+    const outcome = platformSide ? delivery.reason!.slice(PLATFORM_FAILURE.length + 2) : "";
     const attempt = delivery.attempt ?? await deps.deliveries.attemptOf(delivery);
     const hook = delivery.hookId ? await deps.webhooks.findByID(delivery.hookId) : null;
     const payload = wellFormed(delivery.payload); // a payload cut to fit may end inside a surrogate pair
@@ -105,16 +126,21 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       : [];
     return html(
       c,
-      <Layout title={accepted ? "Delivery" : "Rejected postback"} {...layoutFrame(c, deps)}>
+      <Layout
+        title={accepted ? "Delivery" : platformSide ? PLATFORM_FAILURE : "Rejected postback"}
+        {...layoutFrame(c, deps)}
+      >
         <dl class="facts" id="delivery-facts">
-          <dt>Received</dt>
+          <dt>{platformSide ? "Attempted" : "Received"}</dt>
           <dd>
             <time dateTime={delivery.receivedAt}>{delivery.receivedAt}</time>
           </dd>
-          <dt>Our answer</dt>
+          <dt>{platformSide ? "Outcome" : "Our answer"}</dt>
           <dd id="delivery-status" class={accepted ? "status-good" : "status-bad"}>
-            {statusText(delivery as Delivery & { seq: number })}
-            {attempt ? `, in ${attempt.durationMs.toFixed(1)} ms` : ""}
+            {platformSide
+              ? `${wellFormed(outcome.charAt(0).toUpperCase() + outcome.slice(1))}`
+              : statusText(delivery as Delivery & { seq: number })}
+            {attempt ? `, ${platformSide ? "after" : "in"} ${attempt.durationMs.toFixed(1)} ms` : ""}
           </dd>
           <dt>Webhook</dt>
           <dd>
@@ -125,8 +151,12 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
               : "none found for this request"}
             {delivery.webhook && ` · ${delivery.webhook}`}
           </dd>
-          <dt>Signature</dt>
-          <dd id="delivery-verdict">{verdictOf(delivery, attempt)}</dd>
+          {!platformSide && (
+            <>
+              <dt>Signature</dt>
+              <dd id="delivery-verdict">{verdictOf(delivery, attempt)}</dd>
+            </>
+          )}
           {attempt?.tenantId && (
             <>
               <dt>Tenant</dt>
@@ -164,7 +194,7 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         )}
         {attempt && (
           <>
-            <h2>Request headers</h2>
+            <h2>{platformSide ? "Headers the platform sent" : "Request headers"}</h2>
             <table id="delivery-headers">
               <thead>
                 <tr>
@@ -181,10 +211,10 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
                 ))}
               </tbody>
             </table>
-            <p class="hint">The Authorization header is shown without its signature.</p>
+            {!platformSide && <p class="hint">The Authorization header is shown without its signature.</p>}
           </>
         )}
-        <h2>{accepted ? "Item" : "Body (first bytes)"}</h2>
+        <h2>{accepted ? "Item" : platformSide ? "Body the platform sent (first bytes)" : "Body (first bytes)"}</h2>
         {delivery.truncated && <p class="hint">The payload was cut to fit the store.</p>}
         <pre id="payload-pretty">{pretty}</pre>
         <details>
@@ -194,6 +224,15 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           </Island>
           <pre id="payload">{payload}</pre>
         </details>
+        <ResponseDetail
+          status={delivery.status}
+          reason={delivery.reason}
+          response={attempt?.response}
+          platformSide={delivery.reason?.startsWith(PLATFORM_FAILURE) === true}
+        />
+        {redeliveryOf(deps, delivery, attempt, hook) && (
+          <RedeliverForm id={delivery.id} csrf={c.get("session")!.csrf} />
+        )}
         {accepted && hook && !delivery.truncated && (
           <form method="post" action={`/deliveries/${encodeURIComponent(delivery.id)}/replay`} id="replay">
             <Csrf token={c.get("session")!.csrf} />

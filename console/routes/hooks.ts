@@ -19,20 +19,17 @@
 
 import type { Hono } from "hono";
 import { AsyncLocalStorage } from "node:async_hooks";
-import {
-  type Community,
-  createReceiver,
-  type ReceiverAttempt,
-  verifyJiveExtn,
-  type Webhook,
-} from "../../webhooks/mod.ts";
+import { createReceiver, type ReceiverAttempt, type Webhook } from "../../webhooks/mod.ts";
 import { clientAddresses } from "./rate_limits.ts";
 import { tooManyRequests } from "../lib/rate_limit.ts";
 import { receiverByHookKey, receiverKey } from "../lib/kv_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
 import { DELIVERY_SEQ_KEY } from "../lib/kv_keys.ts";
 import { Memo } from "../lib/memo.ts";
+import { readAnswer } from "../lib/answers.ts";
+import type { AnsweredAttempt } from "../lib/deliveries.ts";
 import type { ConsoleEnv, Deps } from "../lib/context.ts";
+import { countOnce, type LimitState, overLimitReason, tenantFinder, verifiedTenant } from "./_receiver_limit.ts";
 
 /** Largest postback body accepted: 1 MiB. */
 export const MAX_POSTBACK_BYTES = 1024 * 1024;
@@ -75,45 +72,6 @@ async function takes(
   return true;
 }
 
-/** How long a community read for the rate limit is kept. */
-const TENANT_CACHE_MS = 5_000;
-
-/**
- * Communities as read for the rate limit, kept a few seconds per console:
- * they only pick the tenant whose budget a verified postback spends (the
- * receiver decides on current data), so a secret rotated meanwhile charges
- * that tenant a few seconds longer, and nothing else.
- */
-function tenantFinder(deps: Deps): (tenantId: string) => Promise<Community | null> {
-  const memo = new Memo({ ttlMs: TENANT_CACHE_MS, max: 1_000 }, (id) => deps.webhooks.communities.findByTenantID(id));
-  return (tenantId) => memo.get(tenantId);
-}
-
-/**
- * The tenant of a postback whose header verifies with that tenant's client
- * secret, or `null` (the receiver then answers it, 401 or 404). Only
- * verified postbacks count against a tenant's rate limit, so nobody can
- * spend another tenant's budget with forged headers.
- */
-async function verifiedTenant(
-  find: (tenantId: string) => Promise<Community | null>,
-  header: string | undefined,
-): Promise<Community | null> {
-  if (!header || header.length > 4096) return null;
-  const match = /(?:^|[\s&])tenant_id=([^&\s]{1,200})/.exec(header);
-  if (!match) return null;
-  let tenantId: string;
-  try {
-    tenantId = decodeURIComponent(match[1]);
-  } catch {
-    return null;
-  }
-  const community = await find(tenantId);
-  if (!community?.clientSecret) return null;
-  const verified = await verifyJiveExtn(header, community.clientSecret).catch(() => null);
-  return verified?.ok && verified.tenantId === tenantId ? community : null;
-}
-
 /** Headers that carry no secret, for the log of a request refused before the receiver saw it. */
 function plainHeaders(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
@@ -124,8 +82,8 @@ function plainHeaders(headers: Headers): Record<string, string> {
   return out;
 }
 
-/** What the console knows of a request while the receiver handles it. */
-interface InFlight {
+/** What the console knows of a request while the receiver handles it, and where it stands with the tenant's limit. */
+interface InFlight extends LimitState {
   /** The `{id}` of `/hooks/{id}`. */
   id: string;
   /** The client's address. */
@@ -136,6 +94,8 @@ interface InFlight {
   replay?: boolean;
   /** The number of the postback's first delivery, as last written (the commit that stores it writes it last). */
   firstSeq?: number;
+  /** The receiver's report, logged once its answer is known (kept with it, as the delivery's response). */
+  attempt?: ReceiverAttempt;
 }
 
 /**
@@ -152,8 +112,15 @@ export function receiverRoutes(
   /** The request being handled (the receiver's hooks run inside handle()). */
   const current = new AsyncLocalStorage<InFlight>();
   const findTenant = tenantFinder(deps);
-  const logAttempt = async (attempt: ReceiverAttempt) => {
+  const logAttempt = async (attempt: AnsweredAttempt) => {
     const request = current.getStore();
+    // Refused after its header verified (with either secret: a 401 or a 500 may not have): it counts too.
+    if (request && attempt.tenantId !== undefined && attempt.status !== 401 && attempt.status !== 500) {
+      await countOnce(deps.limiter, request, attempt.tenantId).catch(() => true);
+    }
+    if (request?.limited && attempt.status !== 200) {
+      attempt = { ...attempt, status: 429, reason: overLimitReason(request.limited) };
+    }
     if (attempt.status === 200 && !attempt.duplicate) {
       // Kept for the detail page, off the answer's path; the log trimmed to its retention when due.
       deps.deliveries.recordAttempt(attempt, request?.firstSeq).catch(() => {});
@@ -173,14 +140,26 @@ export function receiverRoutes(
   // communities and records it read, checked by versionstamp as it claims.
   const receiver = createReceiver(deps.webhooks, {
     maxBytes: MAX_POSTBACK_BYTES,
-    onAttempt: logAttempt,
-    accept: ({ webhooks }) => takes(deps, current.getStore(), webhooks, (id, hookId) => mappings.note(id, hookId)),
+    // Kept until the answer is known (answered() logs it then), so the log holds what was answered too.
+    onAttempt: (attempt) => {
+      const request = current.getStore();
+      if (request) request.attempt = attempt;
+      else return logAttempt(attempt);
+    },
+    accept: async ({ community, webhooks }) => {
+      const request = current.getStore();
+      // Verified here with whichever of its secrets: counted once, and over the limit nothing is claimed or stored.
+      if (request && !(await countOnce(deps.limiter, request, community.tenantId))) return false;
+      return await takes(deps, request, webhooks, (id, hookId) => mappings.note(id, hookId));
+    },
     // Each item is logged in the commit that claims the header: all of the postback or none of it, once.
     sequence: DELIVERY_SEQ_KEY,
     write: (postback, atomic) => {
       const request = current.getStore();
       if (request) request.firstSeq = postback.seq! - postback.index;
       deps.deliveries.write(postback, atomic, request?.replay === true);
+      // The hook's forward destinations get it from the same commit (docs/relay.md).
+      deps.relay.write(postback, atomic);
     },
   });
   // Receiver ids mapped to their records, remembered for a minute: a mapping
@@ -201,14 +180,23 @@ export function receiverRoutes(
     return mapping;
   };
 
+  /** Logs the request's report with the answer it got, before the answer goes (as the report did before). */
+  const answered = async (request: InFlight, response: Response): Promise<Response> => {
+    const attempt = request.attempt;
+    if (!attempt) return response;
+    request.attempt = undefined;
+    const { response: out, answer } = await readAnswer(response);
+    // A failing log never changes the answer.
+    await current.run(request, () => logAttempt({ ...attempt, response: answer })).catch(() => {});
+    return out;
+  };
+
   // "Replay to receiver": a request the console signs itself, run through
   // the same handler as the platform's, its deliveries marked as replays.
-  deps.replayToReceiver = (id, request) => {
+  deps.replayToReceiver = async (id, request) => {
     const mapping = mappingFor(id);
-    return current.run(
-      { id, address: "console", mapping, replay: true },
-      () => receiver.handle(request),
-    );
+    const inFlight: InFlight = { id, address: "console", mapping, replay: true, counted: true }; // never limited
+    return await answered(inFlight, await current.run(inFlight, () => receiver.handle(request)));
   };
 
   /** Answers `POST /hooks/{id}`: the tenant's rate limit, then the receiver. */
@@ -220,26 +208,30 @@ export function receiverRoutes(
     const community = deps.limiter.limits("receiver")
       ? await verifiedTenant(findTenant, raw.headers.get("authorization") ?? undefined)
       : null;
-    const tenant = community?.tenantId ?? null;
-    if (tenant !== null) {
-      const verdict = await deps.limiter.hit("receiver", tenant);
-      if (!verdict.ok) {
-        raw.body?.cancel().catch(() => {});
-        await current.run(request, () =>
-          logAttempt({
-            status: 429,
-            reason: `Too many requests: tenant ${tenant} is over its limit; try again in ${verdict.retryAfter} s`,
-            tenantId: tenant,
-            durationMs: performance.now() - started,
-            receivedAt: Date.now(),
-            bodyExcerpt: "",
-            headers: plainHeaders(raw.headers),
-          })).catch(() => {});
-        return tooManyRequests(verdict, true);
-      }
+    if (community !== null && !(await countOnce(deps.limiter, request, community.tenantId))) {
+      raw.body?.cancel().catch(() => {});
+      const { response: out, answer } = await readAnswer(tooManyRequests(request.limited!, true));
+      await current.run(request, () =>
+        logAttempt({
+          status: 429,
+          reason: overLimitReason(request.limited!),
+          tenantId: community.tenantId,
+          durationMs: performance.now() - started,
+          receivedAt: Date.now(),
+          bodyExcerpt: "",
+          headers: plainHeaders(raw.headers),
+          response: answer,
+        })).catch(() => {});
+      return out;
     }
     // The receiver's answers carry `x-content-type-options: nosniff` themselves.
-    return await current.run(request, () => receiver.handle(raw, info));
+    const response = await current.run(request, () => receiver.handle(raw, info));
+    // Verified by the receiver (a secret the console did not try) and over the limit: nothing was stored.
+    if (request.limited && response.status !== 200) {
+      await response.body?.cancel();
+      return await answered(request, tooManyRequests(request.limited, true));
+    }
+    return await answered(request, response);
   };
   app.post("/hooks/:id", (c) => receive(c.req.raw, c.req.param("id")));
   return receive;

@@ -2,8 +2,10 @@
  * Where the console's rate limits apply: sign-in (per client address), the
  * sandbox's trigger (per client address; its OAuth and REST API are the
  * platform's, used server to server by the console and the CLI, and are not
- * limited), and the console's own form posts (per session). The receiver's
- * limit is per verified tenant and applies in its route (`hooks.ts`).
+ * limited), and the console's own form posts (per session, counted only once
+ * a post passed the CSRF checks, so that forgeries refused 403 spend none of
+ * a user's allowance). The receiver's limit is per verified tenant and
+ * applies in its route (`hooks.ts`).
  *
  * @module
  */
@@ -15,8 +17,8 @@ import { type RateBucket, tooManyRequests } from "../lib/rate_limit.ts";
 import { sandboxTooManyRequests } from "../../sandbox/mod.ts";
 import { SIGNIN_CALLBACK_PATH } from "./auth.tsx";
 
-/** The sandbox's trigger, the one part of the sandbox that is rate limited. */
-const SANDBOX_TRIGGER = /^\/sandbox\/trigger\/?$/;
+/** The sandbox's trigger and redelivery (both send postbacks), the parts of the sandbox that are rate limited. */
+const SANDBOX_TRIGGER = /^\/sandbox\/(?:trigger|redeliver)\/?$/;
 
 /** The client's address as the server saw it (a proxy's, behind one), or `"unknown"`. */
 export const clientAddresses: WeakMap<Request, string> = new WeakMap();
@@ -25,22 +27,16 @@ function addressOf(c: Context<ConsoleEnv>): string {
   return clientAddresses.get(c.req.raw) ?? "unknown";
 }
 
-/** The middleware counting each limited request and answering 429 beyond the limit. */
+/** The middleware counting sign-in and the sandbox's trigger per client address, and answering 429 beyond the limit. */
 export function rateLimits(deps: Deps): MiddlewareHandler<ConsoleEnv> {
   return async (c, next) => {
     const path = c.req.path;
     const unsafe = !["GET", "HEAD", "OPTIONS"].includes(c.req.method);
     let bucket: RateBucket | null = null;
-    let key = addressOf(c);
     if (path === "/auth/login" || path === SIGNIN_CALLBACK_PATH) bucket = "signin";
-    else if (path === "/sandbox" || path.startsWith("/sandbox/")) {
-      bucket = unsafe && SANDBOX_TRIGGER.test(path) ? "sandbox" : null;
-    } else if (unsafe && !path.startsWith("/hooks/") && c.get("session")) {
-      bucket = "forms";
-      key = getCookie(c, cookieName(c, deps, SESSION_COOKIE)) ?? key;
-    }
+    else if (unsafe && SANDBOX_TRIGGER.test(path)) bucket = "sandbox";
     if (bucket) {
-      const verdict = await deps.limiter.hit(bucket, key);
+      const verdict = await deps.limiter.hit(bucket, addressOf(c));
       if (!verdict.ok) {
         return bucket === "sandbox"
           ? await sandboxTooManyRequests(c.req.raw, verdict.retryAfter)
@@ -49,4 +45,15 @@ export function rateLimits(deps: Deps): MiddlewareHandler<ConsoleEnv> {
     }
     await next();
   };
+}
+
+/**
+ * Counts a form post of a signed-in session that passed the CSRF checks (the
+ * guard calls it then); the 429 answer beyond the limit, else `null`.
+ */
+export async function formsLimit(c: Context<ConsoleEnv>, deps: Deps): Promise<Response | null> {
+  if (!c.get("session")) return null;
+  const key = getCookie(c, cookieName(c, deps, SESSION_COOKIE)) ?? addressOf(c);
+  const verdict = await deps.limiter.hit("forms", key);
+  return verdict.ok ? null : tooManyRequests(verdict);
 }

@@ -87,7 +87,18 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   };
 
   app.post("/webhooks/:id/enabled", async (c) => {
-    const enabled = (await c.req.parseBody()).enabled === "1";
+    const value = (await c.req.parseBody()).enabled;
+    if (value !== "1" && value !== "0") {
+      // Anything else (a hand-made request, a stale form) changes nothing: "maybe" must not disable the hook.
+      const hook = await webhooks.findByID(c.req.param("id"));
+      if (!hook) return gone(c, "The webhook is unregistered: nothing was changed.");
+      const shown = typeof value === "string" ? `'${value.slice(0, 40)}'` : "nothing";
+      return await detailPage(c, hook, {
+        error: `Nothing was changed: 'enabled' must be 1 (enable) or 0 (disable), got ${shown}`,
+        status: 400,
+      });
+    }
+    const enabled = value === "1";
     return await change(
       c,
       { enabled },
@@ -132,13 +143,9 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (!deps.sandboxTest || hook.tenantId !== SANDBOX_COMMUNITY.tenantId || platformId === undefined) {
       return await detailPage(c, hook, { error: "Test events go only to hooks of the sandbox community", status: 400 });
     }
-    const disabled = (where: string) =>
-      detailPage(c, hook, {
-        error: `No test event was sent: the hook is disabled${where}, so the platform posts nothing to it.`,
-        status: 409,
-        offerEnable: true,
-      });
-    if (hook.entity?.enabled === false) return await disabled("");
+    // Refused, the page is shown by a redirect too: a reload must not post the form again.
+    const disabled = (notice: string) => c.redirect(`${pathOf(hook.id)}?notice=${notice}`, 303);
+    if (hook.entity?.enabled === false) return disabled("test-disabled");
     const started = Date.now();
     let sent;
     try {
@@ -150,7 +157,7 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           : `The test event could not be sent: ${describeError(err)}`,
       });
     }
-    if (sent.length === 0) return await disabled(" on the platform");
+    if (sent.length === 0) return disabled("test-disabled-platform");
     // Whatever the outcome, the page is shown by a redirect: a reload must not send the test event again.
     // An attempt the platform could not deliver names when it started: the page gives the reason logged since.
     const failed = sent.some((d) => d.status === 0);

@@ -1,9 +1,11 @@
 /**
  * Registering a webhook: the form (events checklist, object, callback
  * defaulting to this console's receiver), with a community preselected that
- * can register (the one last used, or a connected one) and a one-time token,
- * so that submitting the form again (Back, then Register) shows the hook the
- * first submission made instead of making a second one. A callback on a
+ * can register (the one last used, or a connected one) and a one-time token
+ * issued to the session, so that submitting the form again (Back, then
+ * Register) shows the hook the first submission made instead of making a
+ * second one; a submission without one of this session's tokens registers
+ * nothing and gets the form back, filled in, with a fresh token. A callback on a
  * loopback, private or link-local address is registered with a warning,
  * unless it is this console's own.
  *
@@ -11,6 +13,7 @@
  */
 
 import type { Context, Hono } from "hono";
+import { getCookie } from "hono/cookie";
 import { monotonicFactory } from "ulid";
 import { type Community, CONTENT_EVENTS, SYSTEM_EVENTS } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
@@ -21,8 +24,15 @@ import { DRAFT_NOTICE, draftList, draftText, takeDraft } from "../lib/drafts.ts"
 import { FormTokens } from "../lib/form_tokens.ts";
 import { lastCommunityKey, receiverByHookKey, receiverKey } from "../lib/kv_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
-import { randomToken } from "../lib/session.ts";
-import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
+import {
+  type ConsoleEnv,
+  cookieName,
+  type Deps,
+  describeError,
+  html,
+  layoutFrame,
+  SESSION_COOKIE,
+} from "../lib/context.ts";
 import { allCommunities, type RegisterForm } from "./_webhook_parts.tsx";
 
 const ulid = monotonicFactory();
@@ -47,7 +57,9 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const tokens = new FormTokens(deps.kv);
   const lastUsed = async (c: Context<ConsoleEnv>) =>
     (await deps.kv.get<string>(lastCommunityKey(c.get("session")!.user.sub))).value;
+  const sessionIdOf = (c: Context<ConsoleEnv>) => getCookie(c, cookieName(c, deps, SESSION_COOKIE)) ?? "";
 
+  /** The form; `form.token` empty: with a fresh token for this session. */
   const registerPage = async (
     c: Context<ConsoleEnv>,
     form: RegisterForm & { token: string },
@@ -55,6 +67,7 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     status: 400 | 409 | 502 = 400,
     notice?: string,
   ) => {
+    const token = form.token || await tokens.issue(sessionIdOf(c));
     const communities = await allCommunities(webhooks);
     const selected = preselect(communities, form.tenantId, await lastUsed(c));
     return html(
@@ -69,7 +82,7 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           : (
             <form method="post" action="/webhooks" class="stack" id="register">
               <Csrf token={c.get("session")!.csrf} />
-              <input type="hidden" name="formToken" value={form.token} />
+              <input type="hidden" name="formToken" value={token} />
               <label>
                 Community
                 <select name="tenantId" id="community">
@@ -92,6 +105,10 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
                   system={SYSTEM_EVENTS}
                 />
               </Island>
+              <p class="hint">
+                What each event reports, with an example payload:{" "}
+                <a href="/events" id="event-catalog-link">the event catalog</a>.
+              </p>
               {deps.sandboxPlace && (
                 <p class="hint">
                   For the Sandbox community, use the object <code id="sandbox-place">{deps.sandboxPlace}</code>
@@ -126,7 +143,7 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       events: draft ? draftList(draft, "events") : [],
       object: draft ? draftText(draft, "object") : "",
       callback: draft ? draftText(draft, "callback") : "",
-      token: randomToken(),
+      token: "",
     };
     return await registerPage(c, form, undefined, 400, draft ? DRAFT_NOTICE : undefined);
   });
@@ -143,34 +160,33 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       callback: one(body.callback),
       token: one(body.formToken),
     };
-    // A form sent again (Back, then Register) shows what its first submission made.
-    if (form.token) {
-      let first;
-      try {
-        first = await tokens.take(form.token);
-      } catch (err) {
-        return registerPage(c, { ...form, token: randomToken() }, describeError(err));
-      }
-      if (first?.hookId) {
-        return c.redirect(`/webhooks/${encodeURIComponent(first.hookId)}?notice=already-registered`, 303);
-      }
-      if (first?.uncertain) {
-        return registerPage(
-          c,
-          { ...form, token: randomToken() },
-          "This form was sent already, and the platform may have registered its webhook then. Reconcile the " +
-            "community before trying again: it adopts the hook if it was made",
-          409,
-        );
-      }
-      if (first) {
-        return registerPage(
-          c,
-          { ...form, token: randomToken() },
-          "This form is being submitted already: wait a moment, then look for the webhook in the list",
-          409,
-        );
-      }
+    // Only with a token this session was given: a form sent again (Back, then Register) shows what its first
+    // submission made; one without (missing, made up, another session's) comes back filled in, with a fresh one.
+    let first;
+    try {
+      first = await tokens.take(form.token, sessionIdOf(c));
+    } catch (err) {
+      return registerPage(c, { ...form, token: "" }, describeError(err));
+    }
+    if (first?.hookId) {
+      return c.redirect(`/webhooks/${encodeURIComponent(first.hookId)}?notice=already-registered`, 303);
+    }
+    if (first?.uncertain) {
+      return registerPage(
+        c,
+        { ...form, token: "" },
+        "This form was sent already, and the platform may have registered its webhook then. Reconcile the " +
+          "community before trying again: it adopts the hook if it was made",
+        409,
+      );
+    }
+    if (first) {
+      return registerPage(
+        c,
+        { ...form, token: "" },
+        "This form is being submitted already: wait a moment, then look for the webhook in the list",
+        409,
+      );
     }
     const refuse = async (error: string) => {
       await tokens.release(form.token);
@@ -204,7 +220,7 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         await tokens.uncertain(form.token).catch(() => {});
         return registerPage(
           c,
-          { ...form, token: randomToken() },
+          { ...form, token: "" },
           `The platform may have registered the webhook all the same (${message}). Reconcile the community ` +
             `(Communities → ${community.name} → Reconcile) before trying again: it adopts the hook if it was made`,
           502,

@@ -126,6 +126,14 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     );
   });
 
+  // One hook's health, for its live cell in the list (islands/LiveHealth.tsx).
+  app.get("/webhooks/:id/health.json", async (c) => {
+    const id = c.req.param("id");
+    if (id.length > 200) return c.json({ error: "Not a webhook id" }, 404); // too long for a KV key of the log
+    const health = await hookHealth(deps.deliveries, [id]);
+    return c.json(health.get(id) ?? { total: 0, rejected: 0 });
+  });
+
   registerRoutes(app, deps);
   webhookDetailRoutes(app, deps);
 }

@@ -283,6 +283,18 @@ export function placeOf(origin: string): string {
   return `${origin}/sandbox/api/core/v3/places/1000`;
 }
 
+/** The register form's hidden fields: its CSRF token and the one-time token issued to this session. */
+export async function registerFormFields(client: Client): Promise<{ _csrf: string; formToken: string }> {
+  const page = parse(await client.text("/webhooks/new", 200));
+  try {
+    const field = (name: string) =>
+      (page.document.querySelector(`#register input[name=${name}]`) as HTMLInputElement | null)?.value ?? "";
+    return { _csrf: field("_csrf"), formToken: field("formToken") };
+  } finally {
+    page.close();
+  }
+}
+
 /**
  * Registers a hook through the console's form (sandbox community, default
  * callback); resolves with the new record's id.
@@ -292,9 +304,8 @@ export async function registerHook(
   origin: string,
   fields: Record<string, string | string[]> = {},
 ): Promise<string> {
-  const csrf = csrfOf(await client.text("/webhooks/new", 200));
   const res = await client.post("/webhooks", {
-    _csrf: csrf,
+    ...await registerFormFields(client),
     tenantId: "sandbox-tenant",
     events: ["document"],
     object: placeOf(origin),
@@ -324,12 +335,14 @@ export interface TestHook {
 /**
  * Runs `fn` with a console whose sandbox community is connected and has one
  * hook registered through the console's form (default callback), and the
- * signed-in client; closes the console afterwards.
+ * signed-in client; closes the console afterwards. `options` go to
+ * {@linkcode startConsole}.
  */
 export async function withHook(
   fn: (t: TestConsole, hook: TestHook, client: Client) => Promise<void>,
+  options: Partial<ConsoleOptions> = {},
 ): Promise<void> {
-  const t = await startConsole();
+  const t = await startConsole(options);
   try {
     const client = await signIn(t.origin);
     await connectSandbox(client, t.origin);

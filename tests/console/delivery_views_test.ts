@@ -261,22 +261,27 @@ Deno.test("the webhooks list shows each hook's health: its last delivery and the
   });
 });
 
-Deno.test("the deliveries list names a hook by its name where it has one, by its id where not", async () => {
+Deno.test("the deliveries list names a hook by its name, with its id as a second line, not by the bare id", async () => {
   await withHook(async (t, { id }, client) => {
     const [delivery] = await t.app.deliveries.add(id, [item("jive:created", "One")]);
-    const cell = async () => {
+    const cell = async (of = delivery.id) => {
       const page = parse(await client.text("/deliveries", 200));
       try {
-        return page.document.querySelector(`[id="delivery-${delivery.id}"] td[data-label=Webhook] a`)?.textContent;
+        const td = page.document.querySelector(`[id="delivery-${of}"] td[data-label=Webhook]`);
+        return [td?.querySelector("a")?.textContent, td?.querySelector("small")?.textContent];
       } finally {
         page.close();
       }
     };
-    assert.equal(await cell(), id);
+    // Not named yet: its events and community, the id under it.
+    assert.deepEqual(await cell(), ["document · Sandbox", id]);
     const csrf = csrfOf(await client.text(`/webhooks/${id}`, 200));
     const saved = await client.post(`/webhooks/${id}/label`, { _csrf: csrf, name: "Release notes", description: "" });
     await saved.body?.cancel();
     assert.equal(saved.status, 303);
-    assert.equal(await cell(), "Release notes");
+    assert.deepEqual(await cell(), ["Release notes", id]);
+    // A hook this console has no record or name of: its id stands alone, with no second line.
+    const [stray] = await t.app.deliveries.add("01GONE0000000000000000000", [item("jive:created", "Two")]);
+    assert.deepEqual(await cell(stray.id), ["01GONE0000000000000000000", undefined]);
   });
 });

@@ -3,7 +3,7 @@
 // never 500, and the console keeps serving.
 
 import assert from "node:assert/strict";
-import { csrfOf, withHook } from "./_helpers.ts";
+import { csrfOf, registerFormFields, withHook } from "./_helpers.ts";
 
 const LONG = "x".repeat(3000);
 
@@ -45,7 +45,7 @@ Deno.test("pages and forms given an id or tenant id too long for a KV key answer
       if (res.status >= 500) answers.push(`POST ${path.slice(0, 30)}… ${res.status}`);
     }
     const register = await client.post("/webhooks", {
-      _csrf: csrf,
+      ...await registerFormFields(client),
       tenantId: LONG,
       events: "user_account",
       callback: "https://receiver.example/hook",

@@ -27,11 +27,34 @@ Deno.test("isPrivateAddress() knows loopback, private, link-local, metadata and 
     "::ffff:7f00:1",
     "::ffff:10.0.0.1",
     "64:ff9b::a9fe:a9fe",
+    "::127.0.0.1", // IPv4-compatible
+    "::ffff:0:7f00:1", // IPv4-translated (SIIT)
+    "[::ffff:0:7f00:1]",
+    "::ffff:0:10.0.0.1",
+    "2002:7f00:1::", // 6to4 of 127.0.0.1
+    "2002:a9fe:a9fe:1:2:3:4:5", // 6to4 of 169.254.169.254
+    "2001::7f00:1", // Teredo, server 0.0.0.0
+    "2001:0:a00:1:8000:63bf:f7f7:f7f7", // Teredo, server 10.0.0.1
+    "2001:0:4136:e378:8000:63bf:80ff:fffe", // Teredo, client 127.0.0.1 (stored XOR 0xffffffff)
+    "64:ff9b:1::a:b", // NAT64 for local use: the IPv4 address could be anywhere in it
+    "2001:4860::5efe:a9fe:a9fe", // ISATAP interface id of 169.254.169.254
+    "fec0::1", // site-local
     "[::1]",
     "ff02::1",
     "not an address",
   ];
-  const external = ["8.8.8.8", "1.1.1.1", "172.32.0.1", "192.169.0.1", "2606:4700::1111", "::ffff:8.8.8.8"];
+  const external = [
+    "8.8.8.8",
+    "1.1.1.1",
+    "172.32.0.1",
+    "192.169.0.1",
+    "2606:4700::1111",
+    "::ffff:8.8.8.8",
+    "::ffff:0:808:808",
+    "2002:808:808::1",
+    "2001:0:4136:e378:8000:63bf:f7f7:f7f7", // Teredo, server 65.54.227.120, client 8.8.8.8
+    "64:ff9b::808:808",
+  ];
   for (const ip of internal) assert.equal(isPrivateAddress(ip), true, ip);
   for (const ip of external) assert.equal(isPrivateAddress(ip), false, ip);
 });
@@ -50,6 +73,9 @@ Deno.test("outboundFetch() refuses internal hosts by address and by name, sendin
     const url of [
       "http://127.0.0.1:9/x",
       "http://[::1]/x",
+      "http://[::ffff:0:7f00:1]/x",
+      "http://[2002:7f00:1::]/x",
+      "http://[2001::7f00:1]/x",
       "http://localhost:8080/",
       "http://metadata.internal.example/",
     ]
@@ -83,7 +109,7 @@ Deno.test("outboundFetch() refuses a host name with no DNS answer, which it cann
     (err: Error) =>
       err instanceof OutboundError &&
       err.message ===
-        "Refused to call no-such-host.invalid: no-such-host.invalid has no DNS address (A or AAAA) that the console can check. Set ALLOW_PRIVATE_NETWORK=1 to allow internal hosts.",
+        "Refused to call no-such-host.invalid: no-such-host.invalid has no DNS address (A or AAAA) that the console can check. Check the name, and that this machine can resolve names (DNS).",
   );
   // A resolver that finds nothing (a name known only to search domains or mDNS) is refused the same way.
   const nothing = outboundFetch(counting, { ...options, resolve: () => Promise.resolve([]) });
@@ -178,6 +204,7 @@ Deno.test("an OAuth step that fails outbound says which host and what to check",
 Deno.test("isPrivateAddress() property: every spelling of an internal IPv4 address is refused", async () => {
   const fc = (await import("fast-check")).default;
   const octet = fc.integer({ min: 0, max: 255 });
+  const group = fc.integer({ min: 0, max: 0xffff }).map((x) => x.toString(16));
   const internal = fc.oneof(
     fc.tuple(fc.constant(10), octet, octet, octet),
     fc.tuple(fc.constant(127), octet, octet, octet),
@@ -187,11 +214,9 @@ Deno.test("isPrivateAddress() property: every spelling of an internal IPv4 addre
     fc.tuple(fc.constant(100), fc.integer({ min: 64, max: 127 }), octet, octet),
   );
   fc.assert(
-    fc.property(internal, ([a, b, c, d]) => {
-      const v4 = `${a}.${b}.${c}.${d}`;
-      const hex = (x: number, y: number) => ((x << 8) | y).toString(16);
-      for (const spelling of [v4, `::ffff:${v4}`, `::ffff:${hex(a, b)}:${hex(c, d)}`, `64:ff9b::${v4}`]) {
-        if (!isPrivateAddress(spelling)) throw new Error(`${spelling} passed`);
+    fc.property(internal, fc.array(group, { minLength: 5, maxLength: 5 }), ([a, b, c, d], [g, h, i, j, k]) => {
+      for (const spelling of embeddings([a, b, c, d], [g, h, i, j, k])) {
+        if (!isPrivateAddress(spelling)) throw new Error(`${spelling} (${a}.${b}.${c}.${d}) passed`);
       }
       // What the URL parser makes of other spellings (decimal, hex) is a dotted address too.
       const host = new URL(`http://${(a * 2 ** 24 + b * 2 ** 16 + c * 2 ** 8 + d)}/`).hostname;
@@ -200,3 +225,51 @@ Deno.test("isPrivateAddress() property: every spelling of an internal IPv4 addre
     { numRuns: 500 },
   );
 });
+
+Deno.test("isPrivateAddress() property: the same spellings of a public IPv4 address are let through", async () => {
+  const fc = (await import("fast-check")).default;
+  const octet = fc.integer({ min: 0, max: 255 });
+  const group = fc.integer({ min: 0, max: 0xffff }).map((x) => x.toString(16));
+  // Public whatever the other octets: 8.0.0.0/8 (and a Teredo server at 65.54.227.120 below).
+  const external = fc.tuple(fc.constantFrom(8, 45, 93), octet, octet, octet);
+  fc.assert(
+    fc.property(external, fc.array(group, { minLength: 5, maxLength: 5 }), ([a, b, c, d], [g, h, i, j, k]) => {
+      for (const spelling of embeddings([a, b, c, d], [g, h, i, j, k], [65, 54, 227, 120])) {
+        if (isPrivateAddress(spelling)) throw new Error(`${spelling} (${a}.${b}.${c}.${d}) refused`);
+      }
+    }),
+    { numRuns: 300 },
+  );
+});
+
+/**
+ * Every IPv6 form that embeds the IPv4 address `[a, b, c, d]`: mapped,
+ * compatible, translated, NAT64, 6to4, Teredo (as server; as client with
+ * `other` as the server, XOR 0xffffffff), ISATAP; `g`..`k` fill the groups
+ * the form leaves free.
+ */
+function embeddings([a, b, c, d]: number[], [g, h, i, j, k]: string[], other = [a, b, c, d]): string[] {
+  const v4 = `${a}.${b}.${c}.${d}`;
+  const hex = (x: number, y: number) => (((x & 255) << 8) | (y & 255)).toString(16);
+  const [hi, lo] = [hex(a, b), hex(c, d)];
+  const [notHi, notLo] = [hex(~a, ~b), hex(~c, ~d)];
+  const server = `${hex(other[0], other[1])}:${hex(other[2], other[3])}`;
+  return [
+    `::ffff:${v4}`,
+    `::ffff:${hi}:${lo}`,
+    ...(a === 0 ? [] : [`::${v4}`, `::${hi}:${lo}`]),
+    `::ffff:0:${v4}`,
+    `::ffff:0:${hi}:${lo}`,
+    `64:ff9b::${v4}`,
+    `64:ff9b::${hi}:${lo}`,
+    `2002:${hi}:${lo}::`,
+    `2002:${hi}:${lo}:${g}:${h}:${i}:${j}:${k}`,
+    `[2002:${hi}:${lo}:${g}::${k}]`,
+    `2001:0:${hi}:${lo}:${g}:${h}:${hex(~other[0], ~other[1])}:${hex(~other[2], ~other[3])}`,
+    `2001:0:${server}:${g}:${h}:${notHi}:${notLo}`,
+    `2001:0:${server}::${notHi}:${notLo}`,
+    // ISATAP's interface id after a global prefix (2606:4700::/32).
+    `2606:4700:${g}:${h}::5efe:${v4}`,
+    `2606:4700:${g}:${h}:200:5efe:${hi}:${lo}`,
+  ];
+}

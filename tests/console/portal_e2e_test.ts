@@ -124,6 +124,7 @@ Deno.test({
           "/deliveries?status=rejected",
           detailPath,
           "/sandbox",
+          "/events",
         ];
         const problems: string[] = [];
         for (const [i, path] of pages.entries()) {

@@ -89,6 +89,29 @@ Deno.test("form posts are limited per session", async () => {
   }
 });
 
+Deno.test("form posts refused for CSRF spend none of the session's allowance", async () => {
+  const t = await startConsole({ rateLimits: { ...NO_RATE_LIMITS, forms: twoPerMinute } });
+  try {
+    const client = await signIn(t.origin);
+    const csrf = csrfOf(await client.text("/communities/new", 200));
+    const fields = { name: "", tenantId: "", baseUrl: "" };
+    // Forgeries in the session's name: a wrong token, no token, another site's origin. Each refused 403, never 429.
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await status(await client.post("/communities", { ...fields, _csrf: "not-the-token" })))[0], 403);
+      assert.equal((await status(await client.post("/communities", fields)))[0], 403);
+      const foreign = await client.post("/communities", { ...fields, _csrf: csrf }, { origin: "https://evil.example" });
+      assert.equal((await status(foreign))[0], 403);
+    }
+    // The user's own posts still have their whole allowance.
+    const post = () => client.post("/communities", { ...fields, _csrf: csrf });
+    assert.notEqual((await status(await post()))[0], 429);
+    assert.notEqual((await status(await post()))[0], 429);
+    assert.equal((await status(await post()))[0], 429);
+  } finally {
+    await t.close();
+  }
+});
+
 async function sandboxHeader(t: TestConsole, secret?: string): Promise<string> {
   const c = (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))!;
   return await signJiveExtn(

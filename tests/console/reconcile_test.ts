@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
 import { HookLabels } from "../../console/lib/labels.ts";
-import { connectSandbox, csrfOf, parse, registerHook, signIn, startConsole, trigger } from "./_helpers.ts";
+import {
+  connectSandbox,
+  csrfOf,
+  parse,
+  registerFormFields,
+  registerHook,
+  signIn,
+  startConsole,
+  trigger,
+} from "./_helpers.ts";
 
 Deno.test("the reconcile page reports matched, orphan and dangling hooks and applies the fixes", async () => {
   const t = await startConsole();
@@ -158,10 +167,10 @@ Deno.test("an interrupted registration shows as an orphan with its pending entry
   const t = await startConsole({ fetch: flaky, reconcileStaleAfterMs: 0 });
   try {
     const client = await signIn(t.origin);
-    const csrf = csrfOf(await client.text("/webhooks/new", 200));
+    const fields = await registerFormFields(client);
     breakNext = true;
     const res = await client.post("/webhooks", {
-      _csrf: csrf,
+      ...fields,
       tenantId: "sandbox-tenant",
       events: ["social_group"],
     });

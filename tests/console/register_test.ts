@@ -91,8 +91,13 @@ Deno.test("the register form preselects a connected community, then the one last
     // With none used yet, the first connected one; once the sandbox is used, the sandbox.
     await addCommunity(client, "abc-connected", true);
     assert.equal((await registerForm(client)).selected, "abc-connected");
-    const { csrf } = await registerForm(client);
-    const res = await client.post("/webhooks", { _csrf: csrf, tenantId: "sandbox-tenant", events: ["user_account"] });
+    const { csrf, formToken } = await registerForm(client);
+    const res = await client.post("/webhooks", {
+      _csrf: csrf,
+      formToken,
+      tenantId: "sandbox-tenant",
+      events: ["user_account"],
+    });
     await res.body?.cancel();
     assert.equal(res.status, 303);
     assert.equal((await registerForm(client)).selected, "sandbox-tenant");
@@ -115,9 +120,10 @@ Deno.test("a callback on a loopback, private or link-local address is registered
         [`${t.origin}/hooks/elsewhere`, false],
       ] as const
     ) {
-      const { csrf } = await registerForm(client);
+      const { csrf, formToken } = await registerForm(client);
       const res = await client.post("/webhooks", {
         _csrf: csrf,
+        formToken,
         tenantId: "sandbox-tenant",
         events: ["user_account"],
         callback,

@@ -68,3 +68,29 @@ Deno.test("table(): the serving process's CPU per request, rounded, where measur
   assert.equal(lines.find((line) => line.startsWith("| floor | 16 |"))!.split("|")[10].trim(), "196");
   assert.equal(lines.find((line) => line.startsWith("| receiver | 16 |"))!.split("|")[10].trim(), "—");
 });
+
+Deno.test("table(): a KV Connect receiver's share of its floor is the median of its rounds, found by its name", () => {
+  const { rows, ceiling, verdicts } = fixture();
+  const floors = [
+    run("floor · KV Connect · 2 processes", 32, 1000, 30),
+    run("floor · KV Connect · 2 processes", 32, 1000, 30),
+  ];
+  const receivers = [
+    run("receiver · KV Connect · 2 processes", 32, 100, 300),
+    run("receiver · KV Connect · 2 processes", 32, 300, 300),
+  ];
+  const remote = [floors[0], { ...receivers[0], rps: 200 }];
+  const byTarget = new Map([[
+    "receiver · KV Connect · 2 processes",
+    verdictOf([floors[0], run("floor · KV Connect · 2 processes", 32, 3000, 30)], receivers),
+  ]]);
+  const lines = table([...rows, ...remote], ceiling, verdicts, byTarget).split("\n");
+  const line = lines.find((l) => l.startsWith("| receiver · KV Connect · 2 processes | 32 |"))!;
+  // Rounds 100/1000 and 300/3000: 10% each, where the rows' means would give 20%.
+  assert.equal(line.split("|")[8].trim(), "10%", line);
+  // No ceiling at 32 connections: no share of it.
+  assert.equal(line.split("|")[7].trim(), "—", line);
+  const plain = table([...rows, ...remote], ceiling, verdicts).split("\n")
+    .find((l) => l.startsWith("| receiver · KV Connect · 2 processes | 32 |"))!;
+  assert.equal(plain.split("|")[8].trim(), "20%", plain);
+});

@@ -6,7 +6,7 @@
 export interface CheckCount {
   /** Commits refused for carrying more than ten checks. */
   refused: number;
-  /** The most checks one commit carried. */
+  /** The most checks one commit that was not refused carried. */
   largest: number;
 }
 
@@ -29,11 +29,11 @@ export function limitedKv(raw: Deno.Kv): { kv: Deno.Kv; seen: CheckCount } {
         };
         const commit = op.commit.bind(op);
         op.commit = () => {
-          seen.largest = Math.max(seen.largest, checks);
           if (checks > 10) {
             seen.refused++;
             return Promise.reject(new TypeError("Too many checks: at most 10"));
           }
+          seen.largest = Math.max(seen.largest, checks);
           return commit();
         };
         return op;

@@ -125,6 +125,17 @@ export const COMMANDS: CommandSpec[] = [
     examples: ["deno task cli receive --port 8080 | tee postbacks.jsonl"],
   },
   {
+    words: ["listen"],
+    args: [],
+    flags: ["forward-to", "hook", "secret"],
+    required: ["forward-to"],
+    usage: "listen --forward-to URL [--hook ID,...]",
+    examples: [
+      "deno task cli listen --forward-to http://localhost:3000/webhooks",
+      "KV_PATH=https://kv.example.com DENO_KV_ACCESS_TOKEN=... deno task cli listen --forward-to http://localhost:3000/webhooks --hook 01J...",
+    ],
+  },
+  {
     words: ["migrate"],
     args: [],
     flags: [],
@@ -152,6 +163,9 @@ const FLAGS: Record<string, FlagSpec> = {
   "delete-unknown": { type: "boolean" },
   port: { type: "string" },
   hostname: { type: "string" },
+  "forward-to": { type: "string" },
+  hook: { type: "string" },
+  secret: { type: "string" },
 };
 
 const GLOBAL_USAGE = "[--kv PATH_OR_URL] [--json] [--help]";

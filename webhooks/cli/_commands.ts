@@ -8,10 +8,13 @@ import { communityDetails, communityTable, hookTable, publicCommunity, table } f
 import { createReceiver } from "../receiver/mod.ts";
 import type { Community, Webhook } from "../types.ts";
 import type { Webhooks } from "../webhooks.ts";
+import { listen } from "./_listen.ts";
 
 /** What a command gets. */
 export interface CommandContext {
   hooks: Webhooks;
+  /** The KV the command runs on. */
+  kv: Deno.Kv;
   args: string[];
   flags: Record<string, string | boolean | undefined>;
   json: boolean;
@@ -224,6 +227,8 @@ const COMMANDS: Record<string, Command> = {
     }, receiver.handle);
     await server.finished;
   },
+
+  listen: (ctx) => listen(ctx, (message) => new UsageHint(message)),
 
   async migrate(ctx) {
     const report = await ctx.hooks.migrate({

@@ -110,6 +110,7 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     secretOf("client-secret", "CLIENT_SECRET"),
     secretOf("access-token", "ACCESS_TOKEN"),
     secretOf("refresh-token", "REFRESH_TOKEN"),
+    secretOf("secret", "WEBHOOK_SECRET"),
   ].filter((s): s is string => s !== undefined);
   const path = typeof flags.kv === "string" ? flags.kv : cli.env("KV_PATH") || "./webhooks.kv";
   let kv: Deno.Kv;
@@ -120,7 +121,8 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     return 1;
   }
   const onSigint = () => {
-    if (command.words[0] === "receive") return interrupt.abort();
+    // `receive` and `listen` end on their own: `listen` removes its destination first.
+    if (command.words[0] === "receive" || command.words[0] === "listen") return interrupt.abort();
     kv.close(); // whatever was running stops here; nothing is left half-written (each write is atomic)
     cli.stderr("Interrupted");
     Deno.exit(130);
@@ -128,6 +130,7 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
   if (own) Deno.addSignalListener("SIGINT", onSigint);
   const baseFetch = cli.fetch ?? globalThis.fetch;
   const ctx: CommandContext = {
+    kv,
     hooks: createWebhooks(kv, {
       fetch: async (input, init) => {
         const response = await baseFetch(input, init);

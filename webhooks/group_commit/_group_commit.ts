@@ -1,19 +1,23 @@
 // Group commit: writes that are ready at the same time share one atomic
-// operation, within the KV's limits: 100 checks locally, ten over KV Connect
-// (learnt from the first refused commit of more), 1,000 mutations, 800 KiB
-// of mutations. One group is committed at a time per KV object; what arrives
-// meanwhile waits and forms the next group, sent as soon as the last one
-// committed, before that one's jobs are told, so under load a write costs a
-// fraction of a commit (group commit, as in a database's log flush). Which
-// jobs form a group is _group_take.ts's. A job may number its writes in a
-// sequence (a counter key bumped in the same commit, checked by
-// versionstamp), so the numbers follow commit order across processes.
+// operation, within the KV's limits: 100 checks locally, ten over KV Connect,
+// 1,000 mutations, 800 KiB of mutations. Which jobs form a group is
+// _group_take.ts's. A job may number its writes in a sequence (a counter key
+// bumped in the same commit, checked by versionstamp), so the numbers follow
+// commit order across processes.
+//
+// Groups in flight. A group does not wait for the one before it to commit,
+// unless the two touch the same keys (a job that touches a key of a group in
+// flight waits for the next group): on a local KV one group is in flight at a
+// time, since SQLite commits one after another and what arrives meanwhile
+// makes the next group larger (as a database's log flush); on a remote KV,
+// whose commits are round trips that many writers may have out at once,
+// several are. Which kind a KV is, is asked once per KV object, before its
+// first group (_remote.ts); a remote KV's groups carry at most ten checks
+// from the first.
 //
 // A job's writes are built as it is submitted, at the numbers it will take
 // unless a job ahead of it fails, so that the group's writes are ready when
-// the KV is free. Built when the group was taken, they were built one after
-// another (about 20 µs a postback in the console) while every request of the
-// group waited. A job whose numbers turn out otherwise is built again.
+// the KV is free. A job whose numbers turn out otherwise is built again.
 //
 // When a shared commit fails, the checks of the group are read again and each
 // job learns which of its own checks failed; the jobs none of whose checks
@@ -23,12 +27,15 @@
 
 import { getManyBatched, keyId, withLockRetry } from "../kv/mod.ts";
 import { AtomicRecorder } from "./_atomic_recorder.ts";
+import { isRemote } from "./_remote.ts";
 import { groupCommitted } from "../telemetry/mod.ts";
 import {
   type Counter,
+  counterOf,
   type Entry,
   type GroupJob,
   type GroupResult,
+  lastNumber,
   LOCAL_CHECKS,
   MAX_TRIES,
   REMOTE_CHECKS,
@@ -36,6 +43,9 @@ import {
 } from "./_group_take.ts";
 
 export type { GroupJob, GroupResult };
+
+/** Groups in flight at once on a remote KV (a local one takes one at a time). */
+export const REMOTE_IN_FLIGHT = 16;
 
 /** A group sent to the KV, and how its commit went. */
 type Sent =
@@ -46,19 +56,28 @@ type Sent =
     | { kind: "threw"; checks: number; error: unknown }
   );
 
+/** A group in flight: the ids of every key it checks or writes, its sequences' last numbers. */
+interface Flight {
+  ids: Set<string>;
+  last: Map<string, { key: Deno.KvKey; value: number }>;
+}
+
 /** The group committer of one KV object. */
 class GroupCommitter {
   #kv: Deno.Kv;
   #waiting: Entry[] = [];
-  #running = false;
+  #filling = false;
   #counters = new Map<string, Counter>();
+  /** Whether the KV is remote; `undefined` until asked. */
+  #remote: boolean | undefined;
   /**
-   * Checks one operation may carry: a local KV's 100 until a commit of more
-   * than ten is refused (a KV Connect URL), then ten for good.
+   * Checks one operation may carry: a local KV's 100, a remote KV's ten
+   * (also learnt from a commit of more refused, should the probe have failed).
    */
   #maxChecks = LOCAL_CHECKS;
-  /** The last number of each sequence in the group being committed (`null`: none is). */
-  #sending: Map<string, { key: Deno.KvKey; value: number }> | null = null;
+  #inFlight = new Set<Flight>();
+  /** The last number of each sequence in a group in flight (one group at a time holds a sequence). */
+  #seqInFlight = new Map<string, { key: Deno.KvKey; value: number }>();
 
   constructor(kv: Deno.Kv) {
     this.#kv = kv;
@@ -70,57 +89,90 @@ class GroupCommitter {
     const entry: Entry = { job, seqId, first: 0, tries: 0, alone: false, resolve };
     if (!this.#prebuild(entry)) return promise;
     this.#waiting.push(entry);
-    if (!this.#running) {
-      this.#running = true;
-      void this.#run();
-    }
+    this.#fill();
     return promise;
   }
 
-  async #run(): Promise<void> {
+  /** Sends groups while jobs wait, a group may go up, and they touch no key of a group in flight. */
+  #fill(): void {
+    if (this.#filling) return; // the loop looks again after each of its waits
+    this.#filling = true;
+    void this.#fillLoop();
+  }
+
+  async #fillLoop(): Promise<void> {
     try {
-      let sending: Promise<Sent> | null = null;
-      for (;;) {
-        if (sending === null) {
-          if (this.#waiting.length === 0) break;
-          await this.#readCounters();
-          const group = takeGroup(this.#waiting, this.#counters, this.#maxChecks);
-          if (group.length === 0) continue;
-          sending = this.#send(group);
-        }
-        const sent: Sent = await sending;
-        sending = null;
-        this.#sending = null;
-        if (sent.kind === "committed") {
-          for (const [id, { value }] of sent.last) {
-            this.#counters.set(id, { value, versionstamp: sent.result.versionstamp });
-          }
-          // The next group goes to the KV before this one's jobs learn their result, so the KV works on
-          // it while they finish their requests (its numbers follow from this commit's counters).
-          if (this.#waiting.length > 0 && this.#countersKnown()) {
-            const group = takeGroup(this.#waiting, this.#counters, this.#maxChecks);
-            if (group.length > 0) sending = this.#send(group);
-          }
-          let postbacks = 0;
-          for (const entry of sent.group) postbacks += entry.job.postbacks ?? 0;
-          if (postbacks > 0) groupCommitted(postbacks); // webhooks.commit.postbacks
-          for (const entry of sent.group) {
-            entry.resolve({ kind: "committed", versionstamp: sent.result.versionstamp, first: entry.first, postbacks });
-          }
-        } else await this.#failed(sent);
+      if (this.#remote === undefined) await this.#detect();
+      while (this.#waiting.length > 0 && this.#inFlight.size < this.#maxInFlight()) {
+        if (!this.#countersKnown()) await this.#readCounters();
+        const group = takeGroup(this.#waiting, this.#counters, this.#maxChecks, this.#busyIds());
+        if (group.length === 0) break; // each waiting job touches a key of a group in flight
+        this.#launch(group);
       }
     } catch (error) {
       // Reading a counter failed: every waiting job fails; the next submit starts afresh.
       for (const entry of this.#waiting.splice(0)) entry.resolve({ kind: "error", error });
     } finally {
-      this.#running = false;
+      // Cleared in the same turn as the loop's last look, so no group that settles afterwards finds it set.
+      this.#filling = false;
     }
+  }
+
+  #maxInFlight(): number {
+    return this.#remote ? REMOTE_IN_FLIGHT : 1;
+  }
+
+  /** The ids of the keys that groups in flight touch (`null` when none is in flight). */
+  #busyIds(): Set<string> | null {
+    if (this.#inFlight.size === 0) return null;
+    const ids = new Set<string>();
+    for (const flight of this.#inFlight) for (const id of flight.ids) ids.add(id);
+    return ids;
+  }
+
+  /** Sends a group; when it settles, tells its jobs, and sends the next before they learn it. */
+  #launch(group: Entry[]): void {
+    const ids = new Set<string>();
+    for (const entry of group) {
+      const { checkIds, mutatedIds } = entry.recorder!;
+      for (const id of checkIds) ids.add(id);
+      for (const id of mutatedIds) ids.add(id);
+      if (entry.seqId !== null) ids.add(entry.seqId);
+    }
+    const flight: Flight = { ids, last: new Map() };
+    this.#inFlight.add(flight);
+    void this.#send(group, flight.last).then(async (sent) => {
+      this.#inFlight.delete(flight);
+      for (const id of sent.last.keys()) this.#seqInFlight.delete(id);
+      if (sent.kind === "committed") {
+        for (const [id, { value }] of sent.last) {
+          this.#counters.set(id, { value, versionstamp: sent.result.versionstamp });
+        }
+        // The next group goes to the KV before this one's jobs learn their result, so the KV works on
+        // it while they finish their requests (its numbers follow from this commit's counters).
+        this.#fill();
+        let postbacks = 0;
+        for (const entry of sent.group) postbacks += entry.job.postbacks ?? 0;
+        if (postbacks > 0) groupCommitted(postbacks); // webhooks.commit.postbacks
+        for (const entry of sent.group) {
+          entry.resolve({ kind: "committed", versionstamp: sent.result.versionstamp, first: entry.first, postbacks });
+        }
+      } else {
+        await this.#failed(sent);
+        this.#fill();
+      }
+    });
+  }
+
+  async #detect(): Promise<void> {
+    this.#remote = await isRemote(this.#kv);
+    if (this.#remote) this.#maxChecks = REMOTE_CHECKS;
   }
 
   /**
    * Builds a submitted job's writes at the numbers it will take unless a job
    * ahead of it fails: after the last number given to the jobs waiting, else
-   * to the group being committed, else the counter's. Not built yet when its
+   * to the group in flight, else the counter's. Not built yet when its
    * counter is not known (it is read before the job's group is taken).
    * False when `build` threw: the job has failed, and is not queued.
    */
@@ -130,12 +182,12 @@ class GroupCommitter {
     if (seqId !== null) {
       const counter = this.#counters.get(seqId);
       if (counter === undefined) return true;
-      let last = this.#sending?.get(seqId)?.value ?? counter.value;
+      let last = this.#seqInFlight.get(seqId)?.value ?? counter.value;
       for (let i = this.#waiting.length - 1; i >= 0; i--) {
         const ahead = this.#waiting[i];
         if (ahead.seqId !== seqId) continue;
         if (ahead.recorder === undefined) return true;
-        last = ahead.first + (ahead.job.count ?? 0) - 1;
+        last = lastNumber(ahead);
         break;
       }
       first = last + 1;
@@ -170,10 +222,8 @@ class GroupCommitter {
   }
 
   /** Builds a group's operation and sends it to the KV (before its first await); settles without throwing. */
-  async #send(group: Entry[]): Promise<Sent> {
-    const last = new Map<string, { key: Deno.KvKey; value: number }>();
+  async #send(group: Entry[], last: Map<string, { key: Deno.KvKey; value: number }>): Promise<Sent> {
     const checks = new Map<string, Deno.AtomicCheck>();
-    this.#sending = last;
     try {
       const op = this.#kv.atomic();
       for (const entry of group) {
@@ -183,7 +233,8 @@ class GroupCommitter {
         if (seq) {
           const id = entry.seqId!;
           if (!last.has(id)) op.check({ key: seq, versionstamp: this.#counters.get(id)!.versionstamp });
-          last.set(id, { key: seq, value: entry.first + (entry.job.count ?? 0) - 1 });
+          last.set(id, { key: seq, value: lastNumber(entry) });
+          this.#seqInFlight.set(id, last.get(id)!);
         }
         // A step the recorder took that KV refuses (a sum of a number, a fractional expireIn) throws here:
         // the group is then tried job by job, and that job alone fails.
@@ -252,11 +303,6 @@ class GroupCommitter {
     }
     this.#waiting.unshift(...again.filter((entry) => entry.tries < MAX_TRIES));
   }
-}
-
-function counterOf(entry: Deno.KvEntryMaybe<number>): Counter {
-  const value = typeof entry.value === "number" && Number.isSafeInteger(entry.value) ? entry.value : 0;
-  return { value, versionstamp: entry.versionstamp };
 }
 
 const committers = new WeakMap<Deno.Kv, GroupCommitter>();

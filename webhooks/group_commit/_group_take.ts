@@ -61,13 +61,30 @@ export interface Counter {
   versionstamp: string | null;
 }
 
+/** A counter as read from KV: a number that is not a safe integer counts as 0. */
+export function counterOf(entry: Deno.KvEntryMaybe<number>): Counter {
+  const value = typeof entry.value === "number" && Number.isSafeInteger(entry.value) ? entry.value : 0;
+  return { value, versionstamp: entry.versionstamp };
+}
+
+/** The last number of the sequence that a job takes. */
+export function lastNumber(entry: Entry): number {
+  return entry.first + (entry.job.count ?? 0) - 1;
+}
+
 /**
  * The next group, taken from the front of `waiting`: jobs in order while they
- * fit one operation and touch no key another touches (a job that clashes
- * waits for the next group). A job is built here, into a recorder kept for a
- * later operation, and built again only when its sequence numbers moved.
+ * fit one operation and touch no key another touches, nor a key of a group in
+ * flight (`busy`): a job that clashes waits for the next group. A job is built
+ * here, into a recorder kept for a later operation, and built again only when
+ * its sequence numbers moved.
  */
-export function takeGroup(waiting: Entry[], counters: Map<string, Counter>, maxChecks: number): Entry[] {
+export function takeGroup(
+  waiting: Entry[],
+  counters: Map<string, Counter>,
+  maxChecks: number,
+  busy: Set<string> | null = null,
+): Entry[] {
   const group: Entry[] = [];
   const checked = new Map<string, string | null>();
   const mutated = new Set<string>();
@@ -79,6 +96,10 @@ export function takeGroup(waiting: Entry[], counters: Map<string, Counter>, maxC
     if (entry.alone && group.length > 0) break;
     waiting.shift();
     const { job, seqId } = entry;
+    if (busy !== null && seqId !== null && busy.has(seqId)) {
+      later.push(entry); // its numbers follow the group in flight's
+      continue;
+    }
     const first = seqId === null ? 0 : (next.get(seqId) ?? counters.get(seqId)!.value) + 1;
     // Built once: its writes are kept for another operation, unless its numbers in a sequence have moved.
     let recorder = entry.recorder;
@@ -93,6 +114,10 @@ export function takeGroup(waiting: Entry[], counters: Map<string, Counter>, maxC
       }
       entry.recorder = recorder;
       entry.first = first;
+    }
+    if (busy !== null && touchesAny(recorder, busy)) {
+      later.push(entry);
+      continue;
     }
     const newSeq = seqId !== null && !next.has(seqId) ? 1 : 0;
     let extraChecks = newSeq;
@@ -132,12 +157,17 @@ export function takeGroup(waiting: Entry[], counters: Map<string, Counter>, maxC
     checks += extraChecks;
     mutations += extraMutations;
     bytes += extraBytes;
-    if (seqId !== null) next.set(seqId, first + (job.count ?? 0) - 1);
+    if (seqId !== null) next.set(seqId, lastNumber(entry));
     group.push(entry);
     if (entry.alone) break;
   }
   waiting.unshift(...later);
   return group;
+}
+
+/** Whether a job's recorded writes touch (check or write) a key of `ids`. */
+function touchesAny(recorder: AtomicRecorder, ids: Set<string>): boolean {
+  return recorder.checkIds.some((id) => ids.has(id)) || recorder.mutatedIds.some((id) => ids.has(id));
 }
 
 function tooLarge(recorder: AtomicRecorder, maxChecks: number): string {

@@ -13,12 +13,13 @@ export type { GroupJob, GroupResult };
 /**
  * Commits a job's writes in one atomic operation shared with the other jobs
  * ready at the same time on this KV object (the receiver's `write`
- * postbacks among them). One group is committed at a time per KV object;
- * jobs that arrive meanwhile form the next, within the KV's limits: 100
- * checks on a local KV, ten over KV Connect (the first commit of more than
- * ten that a remote KV refuses is split, and that KV object gets ten from
- * then on), 1,000 mutations and 760 kB of mutations. A job whose keys another
- * job of the group touches waits for the next group. With `sequence`, the job
+ * postbacks among them), within the KV's limits: 100 checks on a local KV,
+ * ten over KV Connect (asked once per KV object, before its first group),
+ * 1,000 mutations and 760 kB of mutations. A group does not wait for the one
+ * before it unless they touch the same keys: on a local KV one group is in
+ * flight at a time and jobs that arrive meanwhile form the next; on a remote
+ * KV up to 16 groups are in flight at once. A job whose keys another job of
+ * the group, or of a group in flight, touches waits for the next group. With `sequence`, the job
  * takes `count` consecutive numbers of that counter (a number at the key,
  * bumped and checked in the same commit), so numbers follow commit order
  * across processes; `build` gets the first. `build` runs as the job is

@@ -1,0 +1,29 @@
+/**
+ * What a hook is called in lists: the name given on its page, else its
+ * events and community ("document, idea · Sandbox"), so that a row names
+ * it in words and shows its record id only as a second line.
+ *
+ * @module
+ */
+
+import type { Community, Webhook } from "../../webhooks/mod.ts";
+
+/** A hook's name in lists: its given name, else its events and its community's name. */
+export function hookName(hook: Webhook, given: string | undefined, communityName: string | undefined): string {
+  if (given) return given;
+  const events = Array.isArray(hook.entity?.events) ? (hook.entity.events as unknown[]).map(String).join(", ") : "";
+  const community = communityName ?? hook.tenantId;
+  return events ? `${events} · ${community}` : `webhook of ${community}`;
+}
+
+/** The names of `hooks` by record id (see {@linkcode hookName}). */
+export function hookNames(
+  hooks: Webhook[],
+  labels: Map<string, { name: string }>,
+  communities: Community[],
+): Record<string, string> {
+  const byTenant = new Map(communities.map((c) => [c.tenantId, c.name]));
+  return Object.fromEntries(
+    hooks.map((h) => [h.id, hookName(h, labels.get(h.id)?.name, byTenant.get(h.tenantId))]),
+  );
+}

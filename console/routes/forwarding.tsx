@@ -1,0 +1,231 @@
+/**
+ * "Forward to": a hook's relay destinations (docs/relay.md) at
+ * `/webhooks/{id}/forward`: add a destination URL (its signing secret shown
+ * once, on the answer to the add), enable, disable or remove one, and the
+ * dead letters of the hook with Redeliver.
+ *
+ * @module
+ */
+
+import type { Context, Hono } from "hono";
+import type { DeadLetter, Destination, Webhook } from "../../webhooks/mod.ts";
+import { Csrf } from "../components/Csrf.tsx";
+import { Layout } from "../components/Layout.tsx";
+import { LocalTime } from "../components/LocalTime.tsx";
+import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
+
+/** What the page shows besides the lists. */
+interface PageOptions {
+  notice?: string;
+  error?: string;
+  status?: 200 | 400 | 404;
+  /** The destination just added, with its secret (shown this once). */
+  added?: Destination & { secret: string };
+  /** The URL typed, kept when the add was refused. */
+  url?: string;
+}
+
+const NOTICES: Record<string, string> = {
+  enabled: "The destination is enabled.",
+  disabled: "The destination is disabled: new postbacks are not forwarded to it.",
+  removed: "The destination is removed.",
+  redelivered: "The dead letter is back in the outbox: a worker sends it again.",
+  gone: "That dead letter was already sent again or is gone.",
+};
+
+/** Adds the hook's "Forward to" page and its actions to `app`. */
+export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
+  const pathOf = (id: string) => `/webhooks/${encodeURIComponent(id)}/forward`;
+
+  async function deadLettersOf(hook: Webhook, destinations: Destination[]): Promise<DeadLetter[]> {
+    const out: DeadLetter[] = [];
+    for (const d of destinations) {
+      let cursor = "";
+      do {
+        const page = await deps.relay.deadLetters({ destinationId: d.id, cursor });
+        out.push(...page.values.filter((letter) => letter.hookId === hook.id));
+        cursor = page.cursor;
+      } while (cursor && out.length < 200);
+    }
+    return out.sort((a, b) => b.deadAt - a.deadAt).slice(0, 200);
+  }
+
+  async function page(c: Context<ConsoleEnv>, hook: Webhook, options: PageOptions = {}): Promise<Response> {
+    const csrf = c.get("session")!.csrf;
+    const destinations = (await deps.relay.destinations.list()).filter((d) =>
+      d.hookIds === undefined || d.hookIds.includes(hook.id)
+    );
+    const dead = await deadLettersOf(hook, destinations);
+    const path = pathOf(hook.id);
+    return html(
+      c,
+      <Layout
+        title={`Forward postbacks of ${hook.id}`}
+        {...layoutFrame(c, deps)}
+        notice={options.notice}
+        error={options.error}
+      >
+        <p>
+          Postbacks this hook receives are forwarded to each enabled destination, signed with Standard Webhooks, and
+          retried for about 27 hours. <a href={`/webhooks/${encodeURIComponent(hook.id)}`}>Back to the webhook</a>
+        </p>
+        {options.added && (
+          <section id="forward-added">
+            <h2>Signing secret</h2>
+            <p>
+              Give this secret to the app at <code>{options.added.url}</code>{" "}
+              to verify the signatures. It is shown this once.
+            </p>
+            <p>
+              <code id="forward-secret">{options.added.secret}</code>
+            </p>
+          </section>
+        )}
+        <h2>Destinations</h2>
+        {destinations.length === 0 ? <p id="forward-none">No destination yet.</p> : (
+          <table id="forward-destinations">
+            <thead>
+              <tr>
+                <th>URL</th>
+                <th>Hooks</th>
+                <th>State</th>
+                <th>Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {destinations.map((d) => (
+                <tr data-destination={d.id}>
+                  <td>
+                    <code>{d.url}</code>
+                    {d.pinned && " (a developer's listen)"}
+                  </td>
+                  <td>{d.hookIds === undefined ? "every hook" : "this hook"}</td>
+                  <td>{d.enabled ? "enabled" : "disabled"}</td>
+                  <td>
+                    <form method="post" action={`${path}/${encodeURIComponent(d.id)}/enabled`}>
+                      <Csrf token={csrf} />
+                      <input type="hidden" name="enabled" value={d.enabled ? "0" : "1"} />
+                      <button type="submit">{d.enabled ? "Disable" : "Enable"}</button>
+                    </form>
+                    <form method="post" action={`${path}/${encodeURIComponent(d.id)}/remove`}>
+                      <Csrf token={csrf} />
+                      <button type="submit">Remove</button>
+                    </form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <form method="post" action={path} id="forward-add">
+          <Csrf token={csrf} />
+          <label>
+            Forward to{" "}
+            <input
+              type="url"
+              name="url"
+              required
+              placeholder="https://app.example/webhooks"
+              value={options.url ?? ""}
+            />
+          </label>
+          <button type="submit">Add destination</button>
+        </form>
+        <h2>Dead letters</h2>
+        {dead.length === 0
+          ? <p id="forward-no-dead">None: every forwarded postback was delivered or is still being tried.</p>
+          : (
+            <table id="forward-dead">
+              <thead>
+                <tr>
+                  <th>Since</th>
+                  <th>Entry (webhook-id)</th>
+                  <th>Attempts</th>
+                  <th>Last failure</th>
+                  <th></th>
+                </tr>
+              </thead>
+              <tbody>
+                {dead.map((letter) => (
+                  <tr data-entry={letter.id}>
+                    <td>
+                      <LocalTime iso={new Date(letter.deadAt).toISOString()} />
+                    </td>
+                    <td>
+                      <code>{letter.id}</code>
+                    </td>
+                    <td>{letter.attempts}</td>
+                    <td>{letter.reason}</td>
+                    <td>
+                      <form method="post" action={`${path}/redeliver/${encodeURIComponent(letter.id)}`}>
+                        <Csrf token={csrf} />
+                        <button type="submit">Redeliver</button>
+                      </form>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+      </Layout>,
+      options.status ?? 200,
+    );
+  }
+
+  async function hookOr404(c: Context<ConsoleEnv>): Promise<Webhook | Response> {
+    const hook = await deps.webhooks.findByID(c.req.param("id") ?? "");
+    if (hook) return hook;
+    return html(
+      c,
+      <Layout title="Webhook not found" {...layoutFrame(c, deps)}>
+        <p id="webhook-gone">
+          No webhook has that id. <a href="/webhooks">All webhooks</a>
+        </p>
+      </Layout>,
+      404,
+    );
+  }
+
+  app.get("/webhooks/:id/forward", async (c) => {
+    const hook = await hookOr404(c);
+    if (hook instanceof Response) return hook;
+    const notice = NOTICES[c.req.query("notice") ?? ""];
+    return await page(c, hook, { notice });
+  });
+
+  app.post("/webhooks/:id/forward", async (c) => {
+    const hook = await hookOr404(c);
+    if (hook instanceof Response) return hook;
+    const url = String((await c.req.parseBody()).url ?? "").trim();
+    try {
+      const added = await deps.relay.destinations.add({ url, hookIds: [hook.id] });
+      // Answered with the page itself, not a redirect: the secret is shown in this answer only.
+      return await page(c, hook, { notice: "The destination is added.", added });
+    } catch (err) {
+      if (!(err instanceof TypeError)) throw err;
+      return await page(c, hook, { error: `No destination was added: ${describeError(err)}`, status: 400, url });
+    }
+  });
+
+  app.post("/webhooks/:id/forward/:dest/enabled", async (c) => {
+    const enabled = (await c.req.parseBody()).enabled === "1";
+    const updated = await deps.relay.destinations.update(c.req.param("dest"), { enabled });
+    const notice = updated ? (enabled ? "enabled" : "disabled") : "removed";
+    return c.redirect(`${pathOf(c.req.param("id"))}?notice=${notice}`, 303);
+  });
+
+  app.post("/webhooks/:id/forward/:dest/remove", async (c) => {
+    await deps.relay.destinations.remove(c.req.param("dest"));
+    return c.redirect(`${pathOf(c.req.param("id"))}?notice=removed`, 303);
+  });
+
+  app.post("/webhooks/:id/forward/redeliver/:entry", async (c) => {
+    let sent = false;
+    try {
+      sent = await deps.relay.redeliver(c.req.param("entry"));
+    } catch (err) {
+      if (!(err instanceof RangeError)) throw err; // its destination is gone
+    }
+    return c.redirect(`${pathOf(c.req.param("id"))}?notice=${sent ? "redelivered" : "gone"}`, 303);
+  });
+}

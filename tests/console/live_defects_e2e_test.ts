@@ -1,0 +1,129 @@
+/**
+ * Live pages of issue 44 in Chromium: the summary's "Last: …" reads against
+ * the present, not the page's load ("in 13 seconds", defect 1); a live page
+ * says so when its session ended in another tab, instead of "checking every
+ * few seconds" for ever (5); and the webhooks list shows each hook's state
+ * and keeps its health current as deliveries arrive (12).
+ */
+
+import assert from "node:assert/strict";
+import { browserTestOptions, type Page, withBrowser } from "../_chromium.ts";
+import { connectSandbox, csrfOf, parse, registerHook, signIn, startConsole, trigger } from "./_helpers.ts";
+
+const SHOTS = "/tmp/shots-defects";
+
+async function open(page: Page, url: string): Promise<void> {
+  await page.goto(url, { waitUntil: "load", timeout: 60_000 });
+  await page.waitForFunction(
+    () => [...document.querySelectorAll<HTMLElement>("[data-island]")].every((el) => el.dataset.hydrated),
+    { timeout: 30_000 },
+  );
+  // Listening: the status line says so (the webhooks list has none: its tab leads, or follows, the stream).
+  await page.waitForFunction(
+    () =>
+      (document.querySelector("#live-status")?.textContent ?? "live") === "live" &&
+      document.documentElement.dataset.liveRole === "leader",
+    { timeout: 30_000 },
+  );
+}
+
+Deno.test({
+  name: "issue 44 live pages: times against the present, a session ended elsewhere, the list's health",
+  ...browserTestOptions,
+  fn: async (t) => {
+    const c = await startConsole({ buildAssets: true });
+    try {
+      const client = await signIn(c.origin);
+      await connectSandbox(client, c.origin);
+      const id = await registerHook(client, c.origin);
+      const platformId = String((await c.app.webhooks.findByID(id))!.entity.id);
+      await Deno.mkdir(SHOTS, { recursive: true });
+      await withBrowser(async (browser) => {
+        const page = await browser.newPage();
+        await page.setViewport({ width: 1280, height: 900 });
+        await page.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: c.origin });
+
+        await t.step("the list shows each hook's state, and its health as deliveries arrive (12)", async () => {
+          await open(page, `${c.origin}/webhooks`);
+          const state = await page.$eval(`tr[data-webhook="${id}"] td[data-label=State]`, (el) => el.textContent);
+          assert.equal(state, "enabled");
+          const cell = `tr[data-webhook="${id}"] td[data-label=Health]`;
+          assert.match(await page.$eval(cell, (el) => el.textContent ?? ""), /no deliveries yet/);
+          assert.deepEqual(await trigger(c.origin, { webhookId: platformId }), [200]);
+          await page.waitForFunction(
+            (s) => /0% rejected of 1 in 24 h/.test(document.querySelector(s)?.textContent ?? ""),
+            {
+              timeout: 15_000,
+            },
+            cell,
+          );
+          await page.screenshot({ path: `${SHOTS}/live_webhooks_1280.png`, fullPage: true });
+        });
+
+        for (const path of [`/webhooks/${id}`, "/deliveries"]) {
+          await t.step(`${path}: a delivery that arrives later reads as a moment ago, not ahead (1)`, async () => {
+            await open(page, `${c.origin}${path}`);
+            const before = await page.$eval("#delivery-summary", (el) => el.textContent ?? "");
+            await new Promise((r) => setTimeout(r, 3_000)); // the page is 3 s old when the delivery comes
+            assert.deepEqual(await trigger(c.origin, { webhookId: platformId }), [200]);
+            await page.waitForFunction((b) => document.querySelector("#delivery-summary")?.textContent !== b, {
+              timeout: 15_000,
+            }, before);
+            await page.waitForFunction(() => document.querySelectorAll("tr.delivery.fresh").length > 0, {
+              timeout: 15_000,
+            });
+            const summary = await page.$eval("#delivery-summary", (el) => el.textContent ?? "");
+            const row = await page.$eval("#deliveries-table tr.delivery time", (el) => el.textContent ?? "");
+            for (const text of [summary, row]) {
+              assert.doesNotMatch(text, /\(in \d+ seconds?\)/, text);
+              assert.match(text, /\((now|\d+ seconds? ago)\)/, text);
+            }
+          });
+        }
+
+        await t.step(
+          "a sign-out in another tab: the live page says the session ended, with a way back (5)",
+          async () => {
+            await open(page, `${c.origin}/deliveries`);
+            await (await client.post("/signout", { _csrf: csrfOf(await client.text("/", 200)) })).body?.cancel();
+            await page.waitForFunction(
+              () => /session ended/.test(document.querySelector(".live-status")?.textContent ?? ""),
+              { timeout: 30_000 },
+            );
+            const status = await page.$eval(".live-status", (el) => el.textContent ?? "");
+            assert.match(status, /^Updates: stopped: your session ended\. Sign in again to see new deliveries\.$/);
+            const href = await page.$eval("#live-signin", (el) => el.getAttribute("href"));
+            assert.equal(href, "/signin?returnTo=%2Fdeliveries");
+            await page.screenshot({ path: `${SHOTS}/live_session_ended_1280.png`, fullPage: true });
+          },
+        );
+      });
+    } finally {
+      await c.close();
+    }
+  },
+});
+
+Deno.test("the webhooks list has a State column: enabled or disabled", async () => {
+  const c = await startConsole();
+  try {
+    const client = await signIn(c.origin);
+    await connectSandbox(client, c.origin);
+    const on = await registerHook(client, c.origin);
+    const off = await registerHook(client, c.origin);
+    const csrf = csrfOf(await client.text(`/webhooks/${off}`, 200));
+    await (await client.post(`/webhooks/${off}/enabled`, { _csrf: csrf, enabled: "0" })).body?.cancel();
+    const page = parse(await client.text("/webhooks", 200));
+    try {
+      const state = (hook: string) =>
+        page.document.querySelector(`tr[data-webhook="${hook}"] td[data-label=State]`)?.textContent;
+      assert.equal(state(on), "enabled");
+      assert.equal(state(off), "disabled");
+      assert.ok([...page.document.querySelectorAll("#webhooks th")].some((th) => th.textContent === "State"));
+    } finally {
+      page.close();
+    }
+  } finally {
+    await c.close();
+  }
+});

@@ -1,0 +1,152 @@
+// `listen --forward-to URL`: end to end, a signed postback accepted by a
+// receiver whose write is relay.write reaches a test app on localhost through
+// the listener's pinned destination; one line per attempt; the destination
+// is removed on Ctrl-C. On a local KV file, over KV Connect, and as a
+// process that gets SIGINT.
+
+import assert from "node:assert/strict";
+import { Webhook } from "standardwebhooks";
+import { createReceiver, createRelay, createWebhooks } from "../../../webhooks/mod.ts";
+import { main } from "../../../webhooks/cli/mod.ts";
+import { startKvConnectServer } from "../../../kvconnect/mod.ts";
+import { TEST_TOKEN } from "../../kvconnect/token.ts";
+import { NOW, REF_A, seed, signA } from "../_receiver.ts";
+import { startApp, until } from "../relay/fixtures.ts";
+
+const ROOT = new URL("../../../", import.meta.url).pathname;
+
+/** Serves a receiver that stores through relay.write on `kv`; resolves with its URL and a stopper. */
+function serveReceiver(kv: Deno.Kv): { url: string; stop: () => Promise<void> } {
+  const relay = createRelay(kv);
+  const receiver = createReceiver(createWebhooks(kv), { write: relay.write, now: () => NOW });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, receiver.handle);
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/hooks`,
+    stop: async () => {
+      await server.shutdown();
+      await relay.close();
+    },
+  };
+}
+
+async function postTo(url: string, verb: string): Promise<Response> {
+  return await fetch(url, {
+    method: "POST",
+    headers: { authorization: await signA(), "content-type": "application/json" },
+    body: JSON.stringify([{ webhook: REF_A, activity: { verb } }]),
+  });
+}
+
+async function listenEndToEnd(kv: Deno.Kv, kvArg: string): Promise<void> {
+  await seed(createWebhooks(kv));
+  const app = startApp();
+  const receiver = serveReceiver(kv);
+  const stop = new AbortController();
+  const out: string[] = [];
+  const err: string[] = [];
+  const io = { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t), env: () => undefined };
+  try {
+    const running = main(["listen", "--forward-to", app.url, "--hook", "hook-a", "--kv", kvArg], {
+      ...io,
+      signal: stop.signal,
+    });
+    const relay = createRelay(kv);
+    await until(async () => (await relay.destinations.list()).length === 1, 10_000, "the listener's destination");
+    const [destination] = await relay.destinations.list();
+    assert.equal(destination.pinned, true);
+    assert.deepEqual(destination.hookIds, ["hook-a"]);
+    const answer = await postTo(receiver.url, "jive:created");
+    assert.equal(answer.status, 200, await answer.text());
+    await app.waitFor(1);
+    await until(() => out.length === 1, 5_000, "the attempt's line");
+    assert.match(out[0], /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}hook-a {2}200 +\d+ ms {2}msg_\w+$/);
+    // The secret printed once on stderr verifies what the app got.
+    const secret = err.join("\n").match(/Signing secret \(shown once\): (whsec_\S+)/)![1];
+    const got = app.received[0];
+    const body = new Webhook(secret).verify(got.body, {
+      "webhook-id": got.id,
+      "webhook-timestamp": got.timestamp,
+      "webhook-signature": got.signature,
+    }) as { type: string };
+    assert.equal(body.type, "jive:created");
+    stop.abort(); // Ctrl-C
+    assert.equal(await running, 0);
+    assert.deepEqual(await relay.destinations.list(), []);
+    assert.match(err.at(-1)!, /^Removed destination /);
+    await relay.close();
+  } finally {
+    stop.abort();
+    await receiver.stop();
+    await app.close();
+  }
+}
+
+Deno.test("listen forwards a received postback to a localhost app, prints the attempt and removes its destination on Ctrl-C (KV file)", async () => {
+  const dir = await Deno.makeTempDir();
+  const kv = await Deno.openKv(`${dir}/webhooks.kv`);
+  try {
+    await listenEndToEnd(kv, `${dir}/webhooks.kv`);
+  } finally {
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("listen works with --kv naming a KV Connect URL", async () => {
+  const server = await startKvConnectServer({ path: ":memory:", token: TEST_TOKEN });
+  Deno.env.set("DENO_KV_ACCESS_TOKEN", TEST_TOKEN);
+  const kv = await Deno.openKv(server.url);
+  try {
+    await listenEndToEnd(kv, server.url);
+  } finally {
+    kv.close();
+    await server.close();
+  }
+});
+
+Deno.test("listen as a process ends on SIGINT with its destination removed; a usage error exits 2", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/webhooks.kv`;
+  const kv = await Deno.openKv(path);
+  const app = startApp();
+  try {
+    await seed(createWebhooks(kv));
+    const bad = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "webhooks/cli.ts", "listen", "--kv", path],
+      cwd: ROOT,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(bad.code, 2);
+    assert.match(new TextDecoder().decode(bad.stderr), /'listen' needs --forward-to/);
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "webhooks/cli.ts", "listen", "--forward-to", app.url, "--kv", path],
+      cwd: ROOT,
+      env: { NO_COLOR: "1", WEBHOOK_SECRET: "whsec_" + btoa("0123456789abcdef0123456789abcdef") },
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const relay = createRelay(kv);
+    try {
+      await until(async () => (await relay.destinations.list()).length === 1, 20_000, "the destination");
+      child.kill("SIGINT");
+      const { code, stderr } = await child.output();
+      const text = new TextDecoder().decode(stderr);
+      assert.equal(code, 0, text);
+      assert.match(text, /Removed destination/);
+      assert.doesNotMatch(text, /whsec_/); // a secret from WEBHOOK_SECRET is not printed
+      assert.deepEqual(await relay.destinations.list(), []);
+    } finally {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // exited
+      }
+      await relay.close();
+    }
+  } finally {
+    await app.close();
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

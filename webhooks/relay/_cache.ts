@@ -1,0 +1,103 @@
+// This process's copy of the destination list, for `write` (synchronous)
+// and the workers. It counts as fresh for a second after its version was
+// last confirmed; `write` uses it only while fresh (else it leaves the
+// postback for a worker to fan out), and reloads it in the background when
+// half that age is past, so under steady traffic it stays fresh. A version
+// read costs one `get`; the list is read again only when the version moved.
+
+import { Webhook } from "standardwebhooks";
+import { DESTINATIONS_VERSION_KEY } from "./_keys.ts";
+import { listStored, type StoredDestination } from "./_destinations.ts";
+
+/** How long a confirmed list counts as fresh (ms of real time). */
+export const FRESH_MS = 1_000;
+
+/** A cached destination and its signer. */
+export interface CachedDestination extends StoredDestination {
+  signer: Webhook;
+}
+
+/** The cached list. */
+export class DestinationCache {
+  #kv: Deno.Kv;
+  #byId = new Map<string, CachedDestination>();
+  #versionstamp: string | null | undefined = undefined;
+  #confirmedAt = -Infinity;
+  #loading: Promise<void> | null = null;
+  #generation = 0;
+
+  /** @param kv the relay's KV */
+  constructor(kv: Deno.Kv) {
+    this.#kv = kv;
+  }
+
+  /** Whether the list was confirmed within {@linkcode FRESH_MS}; past half of it, a reload starts. */
+  fresh(): boolean {
+    const age = performance.now() - this.#confirmedAt;
+    if (age > FRESH_MS / 2) this.refresh();
+    return age < FRESH_MS;
+  }
+
+  /** Every cached destination. */
+  all(): Iterable<CachedDestination> {
+    return this.#byId.values();
+  }
+
+  /** One cached destination. */
+  get(id: string): CachedDestination | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** Forgets the confirmation (a change was made, or seen by a watch) and reloads. */
+  invalidate(): void {
+    this.#confirmedAt = -Infinity;
+    this.#generation++;
+    this.refresh();
+  }
+
+  /** Starts a reload unless one is running. */
+  refresh(): void {
+    if (this.#loading) return;
+    this.#loading = this.#reload().catch(() => {
+      // The KV is gone or failing: the list stays unconfirmed and `write` falls back to fan-out.
+    }).finally(() => {
+      this.#loading = null;
+    });
+  }
+
+  /** Reloads now (after any reload running) and resolves when done. */
+  async load(): Promise<void> {
+    await this.#loading;
+    this.refresh();
+    await this.#loading;
+  }
+
+  /** Waits for a running reload. */
+  async settle(): Promise<void> {
+    await this.#loading;
+  }
+
+  async #reload(): Promise<void> {
+    const started = performance.now();
+    const generation = this.#generation;
+    const version = await this.#kv.get(DESTINATIONS_VERSION_KEY);
+    if (version.versionstamp !== this.#versionstamp || this.#versionstamp === undefined) {
+      const list = await listStored(this.#kv);
+      const next = new Map<string, CachedDestination>();
+      for (const stored of list) {
+        const old = this.#byId.get(stored.id);
+        const signer = old && old.secret === stored.secret ? old.signer : new Webhook(stored.secret);
+        next.set(stored.id, { ...stored, signer });
+      }
+      this.#byId = next;
+      this.#versionstamp = version.versionstamp;
+    }
+    // A change made here while reading is confirmed by the next reload, not this one.
+    if (generation === this.#generation) this.#confirmedAt = started;
+  }
+}
+
+/** Whether a destination takes postbacks of `hookId`. */
+export function matches(destination: StoredDestination, hookId: string): boolean {
+  return destination.enabled && (destination.hookIds === undefined || destination.hookIds.includes(hookId));
+}

@@ -1,0 +1,142 @@
+// One attempt: the signed POST of an entry to its destination, its answer
+// read up to 1 KiB, within the attempt's time.
+
+import { checkHost } from "./_address_guard.ts";
+import type { CachedDestination } from "./_cache.ts";
+import { bodyOf, type OutboxEntry } from "./_entry.ts";
+import type { ResolvedOptions } from "./_options.ts";
+
+/** What an attempt found. */
+export interface Outcome {
+  /** When it started (the relay's clock). */
+  time: number;
+  /** The answer's status; 0 when there was none. */
+  status: number;
+  durationMs: number;
+  error?: string;
+  /** The first 1 KiB of the answer. */
+  response: string;
+  /** `Retry-After` of a 429 or 503, in ms from now. */
+  retryAfterMs?: number;
+  /** Stopped by the worker's stop: not an attempt. */
+  aborted?: boolean;
+}
+
+const RESPONSE_BYTES = 1_024;
+const SMALL_BODY = 64 * 1_024;
+const HOST_CHECK_MS = 60_000;
+const decoder = new TextDecoder();
+
+/** The private-address guard at delivery time, its verdicts kept a minute per host. */
+export class HostGuard {
+  #seen = new Map<string, { until: number; refused: string | null }>();
+
+  /** Why `url` may not be called now, or `null`. */
+  async refusal(url: URL): Promise<string | null> {
+    const now = performance.now();
+    const seen = this.#seen.get(url.host);
+    if (seen && seen.until > now) return seen.refused;
+    const checked = await checkHost(url);
+    const refused = checked.refused ??
+      (checked.unresolved ? `${url.hostname} has no DNS address (A or AAAA) that can be checked` : null);
+    if (this.#seen.size > 1_000) this.#seen.clear();
+    this.#seen.set(url.host, { until: now + HOST_CHECK_MS, refused });
+    return refused;
+  }
+}
+
+/** Reads at most 1 KiB of a body, then lets the rest go. */
+async function excerpt(response: Response): Promise<string> {
+  if (!response.body) return "";
+  // A body whose declared length is small is read in one native call (a stream reader costs far more per answer).
+  const declared = Number(response.headers.get("content-length") ?? NaN);
+  if (declared <= SMALL_BODY && !response.headers.has("transfer-encoding")) {
+    return decoder.decode((await response.bytes()).subarray(0, RESPONSE_BYTES));
+  }
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < RESPONSE_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value.slice(0, RESPONSE_BYTES - size));
+      size += Math.min(value.byteLength, RESPONSE_BYTES - size);
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return decoder.decode(bytes);
+}
+
+/** `Retry-After` in ms from `now` (seconds or an HTTP date), or `undefined`. */
+export function parseRetryAfter(value: string | null, now: number): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** The reason of a failed fetch, without the URL. */
+function reasonOf(error: unknown, host: string): string {
+  const inner = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : "";
+  const cause = inner.replace(/[^:]*\(https?:\/\/[^)]*\):\s*/g, "").replace(/https?:\/\/\S+/g, "").slice(0, 200);
+  return `Cannot reach ${host}${cause ? ` (${cause})` : ""}`;
+}
+
+/** POSTs `entry` to `destination`, signed, and reports what happened. */
+export async function deliver(
+  entry: OutboxEntry,
+  destination: CachedDestination,
+  options: ResolvedOptions,
+  guard: HostGuard,
+  stop: AbortSignal,
+): Promise<Outcome> {
+  const time = options.now();
+  const started = performance.now();
+  const url = new URL(destination.url);
+  const took = (): number => Math.round((performance.now() - started) * 10) / 10;
+  if (!options.allowPrivateNetwork) {
+    const refused = await guard.refusal(url);
+    if (refused) return { time, status: 0, durationMs: took(), error: `Refused: ${refused}`, response: "" };
+  }
+  const body = bodyOf(entry);
+  const headers = {
+    "content-type": "application/json",
+    "webhook-id": entry.id,
+    "webhook-timestamp": String(Math.floor(time / 1000)),
+    "webhook-signature": destination.signer.sign(entry.id, new Date(time), body),
+    "user-agent": "community-webhooks-relay",
+  };
+  const timeout = AbortSignal.timeout(options.attemptTimeoutMs);
+  const signal = AbortSignal.any([timeout, stop]);
+  try {
+    const response = await options.fetch(destination.url, {
+      method: "POST",
+      headers,
+      body,
+      redirect: "manual",
+      signal,
+    });
+    const text = await excerpt(response);
+    const retryAfterMs = response.status === 429 || response.status === 503
+      ? parseRetryAfter(response.headers.get("retry-after"), Date.now())
+      : undefined;
+    return { time, status: response.status, durationMs: took(), response: text, retryAfterMs };
+  } catch (error) {
+    if (stop.aborted && !timeout.aborted) {
+      return { time, status: 0, durationMs: took(), response: "", aborted: true };
+    }
+    const message = timeout.aborted
+      ? `No answer within ${options.attemptTimeoutMs / 1000} s`
+      : reasonOf(error, url.host);
+    return { time, status: 0, durationMs: took(), error: message, response: "" };
+  }
+}

@@ -1,0 +1,218 @@
+// The destination store: records in KV (their secret included), each change
+// in one atomic operation that bumps the version counter caches watch.
+
+import { monotonicFactory } from "ulid";
+import { webhookKey } from "../kv/mod.ts";
+import { checkHost } from "./_address_guard.ts";
+import {
+  DESTINATION_PREFIX,
+  destinationKey,
+  DESTINATIONS_VERSION_KEY,
+  duePrefix,
+  OUTBOX_BUMP_KEY,
+  pinHeldKey,
+} from "./_keys.ts";
+import { describeValue, type ResolvedOptions } from "./_options.ts";
+import type { Destination, DestinationInput, DestinationPatch, Destinations, NewDestination } from "./_types.ts";
+
+/** A destination as stored: with its secret. */
+export interface StoredDestination extends Destination {
+  secret: string;
+}
+
+const ulid = monotonicFactory();
+const ONE = 1n;
+const SECRET = /^whsec_([A-Za-z0-9+/]+={0,2})$/;
+
+/** A new secret: `whsec_` and 32 random bytes in base64. */
+export function newSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return `whsec_${btoa(String.fromCharCode(...bytes))}`;
+}
+
+function checkSecret(secret: unknown, action: string): string {
+  if (typeof secret !== "string") {
+    throw new TypeError(`Cannot ${action}: 'secret' must be a string, got ${typeof secret}`);
+  }
+  // The value is never shown: it is a secret, however malformed.
+  const match = SECRET.exec(secret);
+  let bytes = 0;
+  try {
+    bytes = match ? atob(match[1]).length : 0;
+  } catch {
+    bytes = 0;
+  }
+  if (!match || bytes < 24 || bytes > 64 || match[1].length % 4 !== 0) {
+    throw new TypeError(`Cannot ${action}: 'secret' must be 'whsec_' followed by 24 to 64 bytes in base64`);
+  }
+  return secret;
+}
+
+async function checkUrl(url: unknown, action: string, options: ResolvedOptions): Promise<string> {
+  // deno-lint-ignore no-control-regex
+  const plain = typeof url === "string" && /^https?:\/\/[^/]/i.test(url) && !/[\u0000-\u0020\u007f-\u009f\\]/.test(url);
+  const parsed = plain ? URL.parse(url as string) : null;
+  if (parsed === null || parsed.hostname === "") {
+    throw new TypeError(`Cannot ${action}: 'url' must be an absolute http(s) URL, got ${describeValue(url)}`);
+  }
+  if (!options.allowPrivateNetwork) {
+    const { refused } = await checkHost(parsed);
+    if (refused) {
+      throw new TypeError(`Cannot ${action}: 'url' is refused: ${refused}; allowPrivateNetwork allows it`);
+    }
+  }
+  return parsed.href;
+}
+
+async function checkHookIds(kv: Deno.Kv, hookIds: unknown, action: string): Promise<string[]> {
+  if (!Array.isArray(hookIds) || hookIds.length === 0 || hookIds.length > 1000) {
+    throw new TypeError(
+      `Cannot ${action}: 'hookIds' must be a non-empty array of hook ids (at most 1000), got ${describeValue(hookIds)}`,
+    );
+  }
+  const bad = hookIds.find((id) => typeof id !== "string" || id === "");
+  if (bad !== undefined) {
+    throw new TypeError(`Cannot ${action}: 'hookIds' must hold non-empty strings, got ${describeValue(bad)}`);
+  }
+  const ids = [...new Set(hookIds as string[])];
+  for (let i = 0; i < ids.length; i += 10) {
+    const found = await kv.getMany(ids.slice(i, i + 10).map(webhookKey));
+    const missing = found.findIndex((entry) => entry.versionstamp === null);
+    if (missing >= 0) {
+      throw new TypeError(`Cannot ${action}: unknown hook id ${describeValue(ids[i + missing])}`);
+    }
+  }
+  return ids;
+}
+
+/** The public view of a stored destination: without its secret. */
+export function publicView(stored: StoredDestination): Destination {
+  const view: Destination = {
+    id: stored.id,
+    url: stored.url,
+    enabled: stored.enabled,
+    pinned: stored.pinned,
+    createdAt: stored.createdAt,
+  };
+  if (stored.hookIds) view.hookIds = [...stored.hookIds];
+  return view;
+}
+
+/** Reads every stored destination, oldest first. */
+export async function listStored(kv: Deno.Kv): Promise<StoredDestination[]> {
+  const out: StoredDestination[] = [];
+  for await (const entry of kv.list<StoredDestination>({ prefix: DESTINATION_PREFIX })) out.push(entry.value);
+  return out;
+}
+
+/** Deletes the waiting entries of a pinned destination's own partition, a few hundred per commit. */
+async function dropPartition(kv: Deno.Kv, partition: string): Promise<void> {
+  while (true) {
+    const keys: Deno.KvKey[] = [];
+    for await (const entry of kv.list({ prefix: duePrefix(partition) }, { limit: 500 })) keys.push(entry.key);
+    if (keys.length === 0) return;
+    const atomic = kv.atomic();
+    for (const key of keys) atomic.delete(key);
+    await atomic.commit();
+  }
+}
+
+/** The destination store; `changed` is called after each change made here (the cache of this process). */
+export function createDestinations(kv: Deno.Kv, options: ResolvedOptions, changed: () => void): Destinations {
+  async function put(record: StoredDestination, versionstamp: string | null): Promise<boolean> {
+    const result = await kv.atomic()
+      .check({ key: destinationKey(record.id), versionstamp })
+      .set(destinationKey(record.id), record)
+      .sum(DESTINATIONS_VERSION_KEY, ONE)
+      .commit();
+    changed();
+    return result.ok;
+  }
+
+  async function remove(id: string): Promise<boolean> {
+    const current = await kv.get<StoredDestination>(destinationKey(id));
+    if (current.value === null) return false;
+    const result = await kv.atomic()
+      .check(current)
+      .delete(destinationKey(id))
+      .delete(pinHeldKey(id))
+      .sum(DESTINATIONS_VERSION_KEY, ONE)
+      .sum(OUTBOX_BUMP_KEY, ONE)
+      .commit();
+    changed();
+    if (!result.ok) return remove(id);
+    if (current.value.pinned) await dropPartition(kv, id);
+    return true;
+  }
+
+  return {
+    async add(input: DestinationInput): Promise<NewDestination> {
+      const action = "add destination";
+      if (input === null || typeof input !== "object") {
+        throw new TypeError(`Cannot ${action}: the argument must be an object, got ${describeValue(input)}`);
+      }
+      if (input.pinned !== undefined && typeof input.pinned !== "boolean") {
+        throw new TypeError(`Cannot ${action}: 'pinned' must be a boolean, got ${describeValue(input.pinned)}`);
+      }
+      const secret = input.secret === undefined ? newSecret() : checkSecret(input.secret, action);
+      const url = await checkUrl(input.url, action, options);
+      const record: StoredDestination = {
+        id: ulid(),
+        url,
+        enabled: true,
+        pinned: input.pinned ?? false,
+        createdAt: options.now(),
+        secret,
+      };
+      if (input.hookIds !== undefined) record.hookIds = await checkHookIds(kv, input.hookIds, action);
+      await put(record, null);
+      return { ...publicView(record), secret };
+    },
+
+    async list(): Promise<Destination[]> {
+      return (await listStored(kv)).map(publicView);
+    },
+
+    async get(id: string): Promise<Destination | null> {
+      if (typeof id !== "string" || id === "") return null;
+      const entry = await kv.get<StoredDestination>(destinationKey(id));
+      return entry.value ? publicView(entry.value) : null;
+    },
+
+    async update(id: string, patch: DestinationPatch): Promise<Destination | null> {
+      const action = "update destination";
+      if (patch === null || typeof patch !== "object") {
+        throw new TypeError(`Cannot ${action}: 'patch' must be an object, got ${describeValue(patch)}`);
+      }
+      const unknown = Object.keys(patch).find((k) => !["url", "hookIds", "enabled"].includes(k));
+      if (unknown !== undefined) {
+        throw new TypeError(
+          `Cannot ${action}: only 'url', 'hookIds' and 'enabled' change, got ${describeValue(unknown)}`,
+        );
+      }
+      if (patch.enabled !== undefined && typeof patch.enabled !== "boolean") {
+        throw new TypeError(`Cannot ${action}: 'enabled' must be a boolean, got ${describeValue(patch.enabled)}`);
+      }
+      const url = patch.url === undefined ? undefined : await checkUrl(patch.url, action, options);
+      const hookIds = patch.hookIds === undefined || patch.hookIds === null
+        ? patch.hookIds
+        : await checkHookIds(kv, patch.hookIds, action);
+      if (typeof id !== "string" || id === "") return null;
+      while (true) {
+        const current = await kv.get<StoredDestination>(destinationKey(id));
+        if (current.value === null) return null;
+        const next: StoredDestination = { ...current.value };
+        if (url !== undefined) next.url = url;
+        if (hookIds === null) delete next.hookIds;
+        else if (hookIds !== undefined) next.hookIds = hookIds;
+        if (patch.enabled !== undefined) next.enabled = patch.enabled;
+        if (await put(next, current.versionstamp)) return publicView(next);
+      }
+    },
+
+    remove(id: string): Promise<boolean> {
+      if (typeof id !== "string" || id === "") return Promise.resolve(false);
+      return remove(id);
+    },
+  };
+}

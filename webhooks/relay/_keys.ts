@@ -1,0 +1,82 @@
+// Every KV key of the relay is built here, as a tuple, never by string
+// concatenation.
+//
+// Layout:
+// - ["relay_destination", id]                 a destination, its secret included
+// - ["relay_destinations_version"]            a counter bumped (sum) by every change of a destination
+// - ["relay_outbox_bump"]                     a counter bumped (sum) when entries are added; workers watch it
+// - ["relay_due", partition, dueAt, entryId]  an outbox entry, at the time it is next due; a held entry sits at the
+//                                             end of its lease, so it is due again when a crashed worker's lease ends
+// - ["relay_fanout", id]                      a postback item written while this process's destination list was not
+//                                             known fresh; a worker turns it into entries (one commit)
+// - ["relay_attempt", entryId, attemptId]     one attempt of an entry
+// - ["relay_dead", entryId]                   a dead letter; ["relay_dead_by_destination", destinationId, entryId] a copy
+// - ["relay_pin_held", destinationId]         when a worker last held a pinned destination (ms)
+
+/** The partition of entries that any worker may deliver; a pinned destination's entries use its id. */
+export const SHARED_PARTITION = "*";
+
+/** A destination record. */
+export function destinationKey(id: string): Deno.KvKey {
+  return ["relay_destination", id];
+}
+
+/** Prefix of every destination record. */
+export const DESTINATION_PREFIX: Deno.KvKey = ["relay_destination"];
+
+/** Bumped (sum) by every change of a destination: caches compare its versionstamp. */
+export const DESTINATIONS_VERSION_KEY: Deno.KvKey = ["relay_destinations_version"];
+
+/** Bumped (sum) when outbox entries are added: workers watch it. */
+export const OUTBOX_BUMP_KEY: Deno.KvKey = ["relay_outbox_bump"];
+
+/** An outbox entry of `partition`, due at `dueAt` (ms). */
+export function dueKey(partition: string, dueAt: number, entryId: string): Deno.KvKey {
+  return ["relay_due", partition, dueAt, entryId];
+}
+
+/** Prefix of the outbox entries of one partition, in order of due time. */
+export function duePrefix(partition: string): Deno.KvKey {
+  return ["relay_due", partition];
+}
+
+/** A postback item waiting to be turned into entries. */
+export function fanoutKey(id: string): Deno.KvKey {
+  return ["relay_fanout", id];
+}
+
+/** Prefix of the items waiting to be turned into entries. */
+export const FANOUT_PREFIX: Deno.KvKey = ["relay_fanout"];
+
+/** One attempt of an entry. */
+export function attemptKey(entryId: string, attemptId: string): Deno.KvKey {
+  return ["relay_attempt", entryId, attemptId];
+}
+
+/** Prefix of the attempts of one entry, oldest first. */
+export function attemptPrefix(entryId: string): Deno.KvKey {
+  return ["relay_attempt", entryId];
+}
+
+/** A dead letter. */
+export function deadKey(entryId: string): Deno.KvKey {
+  return ["relay_dead", entryId];
+}
+
+/** Prefix of every dead letter. */
+export const DEAD_PREFIX: Deno.KvKey = ["relay_dead"];
+
+/** A copy of a dead letter, under its destination. */
+export function deadByDestinationKey(destinationId: string, entryId: string): Deno.KvKey {
+  return ["relay_dead_by_destination", destinationId, entryId];
+}
+
+/** Prefix of the dead letters of one destination. */
+export function deadByDestinationPrefix(destinationId: string): Deno.KvKey {
+  return ["relay_dead_by_destination", destinationId];
+}
+
+/** When a worker last held a pinned destination. */
+export function pinHeldKey(destinationId: string): Deno.KvKey {
+  return ["relay_pin_held", destinationId];
+}

@@ -1,0 +1,136 @@
+// The relay's options: defaults and checks.
+
+import type { RelayOptions, RunOptions } from "./_types.ts";
+
+/** The waits after each failed attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const DEFAULT_SCHEDULE: readonly number[] = [
+  5_000,
+  5 * 60_000,
+  30 * 60_000,
+  2 * 3_600_000,
+  5 * 3_600_000,
+  10 * 3_600_000,
+  10 * 3_600_000,
+];
+
+/** Up to this share of a wait is added at random. */
+export const JITTER = 0.2;
+
+/** The options, checked, with their defaults. */
+export interface ResolvedOptions {
+  schedule: readonly number[];
+  attemptTimeoutMs: number;
+  leaseMs: number;
+  allowPrivateNetwork: boolean;
+  fetch: typeof fetch;
+  now: () => number;
+  pollMs: number;
+}
+
+function positive(name: string, value: unknown, fallback: number, max = 2 ** 31 - 1): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || Number.isNaN(value)) {
+    throw new TypeError(`Cannot create relay: '${name}' must be a number, got ${describeValue(value)}`);
+  }
+  if (!Number.isFinite(value) || value <= 0 || value > max) {
+    throw new RangeError(`Cannot create relay: '${name}' must be above 0 and at most ${max} ms, got ${value}`);
+  }
+  return value;
+}
+
+/** A short description of a wrong value (no long strings). */
+export function describeValue(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value.length > 80 ? value.slice(0, 77) + "..." : value);
+  if (value === null || value === undefined || typeof value !== "object") return String(value);
+  return Array.isArray(value) ? "an array" : "an object";
+}
+
+/** Checks `createRelay`'s options; a `TypeError` or `RangeError` names the wrong one. */
+export function resolveOptions(options: RelayOptions | undefined): ResolvedOptions {
+  if (options !== undefined && (options === null || typeof options !== "object")) {
+    throw new TypeError(`Cannot create relay: 'options' must be an object, got ${describeValue(options)}`);
+  }
+  const o = options ?? {};
+  let schedule = DEFAULT_SCHEDULE;
+  if (o.schedule !== undefined) {
+    if (!Array.isArray(o.schedule)) {
+      throw new TypeError(
+        `Cannot create relay: 'schedule' must be an array of waits in ms, got ${describeValue(o.schedule)}`,
+      );
+    }
+    if (o.schedule.length > 100) {
+      throw new RangeError(`Cannot create relay: 'schedule' may hold at most 100 waits, got ${o.schedule.length}`);
+    }
+    o.schedule.forEach((wait, i) => positive(`schedule[${i}]`, wait, 0, 30 * 86_400_000));
+    schedule = [...o.schedule];
+  }
+  const attemptTimeoutMs = positive("attemptTimeoutMs", o.attemptTimeoutMs, 15_000);
+  const leaseMs = positive("leaseMs", o.leaseMs, 30_000);
+  if (leaseMs <= attemptTimeoutMs) {
+    throw new RangeError(
+      `Cannot create relay: 'leaseMs' (${leaseMs}) must be more than 'attemptTimeoutMs' (${attemptTimeoutMs})`,
+    );
+  }
+  if (o.allowPrivateNetwork !== undefined && typeof o.allowPrivateNetwork !== "boolean") {
+    throw new TypeError(
+      `Cannot create relay: 'allowPrivateNetwork' must be a boolean, got ${describeValue(o.allowPrivateNetwork)}`,
+    );
+  }
+  for (const name of ["fetch", "now"] as const) {
+    if (o[name] !== undefined && typeof o[name] !== "function") {
+      throw new TypeError(`Cannot create relay: '${name}' must be a function, got ${describeValue(o[name])}`);
+    }
+  }
+  return {
+    schedule,
+    attemptTimeoutMs,
+    leaseMs,
+    allowPrivateNetwork: o.allowPrivateNetwork ?? false,
+    fetch: o.fetch ?? ((input, init) => fetch(input, init)),
+    now: o.now ?? Date.now,
+    pollMs: positive("pollMs", o.pollMs, 1_000, 60_000),
+  };
+}
+
+/** `run`'s options, checked. */
+export interface ResolvedRun {
+  signal?: AbortSignal;
+  concurrency: number;
+  destinations: string[] | null;
+  onAttempt?: RunOptions["onAttempt"];
+}
+
+/** Checks `run`'s options. */
+export function resolveRun(options: RunOptions | undefined): ResolvedRun {
+  const o = options ?? {};
+  const concurrency = o.concurrency ?? 16;
+  if (typeof concurrency !== "number" || !Number.isInteger(concurrency)) {
+    throw new TypeError(`Cannot run relay: 'concurrency' must be an integer, got ${describeValue(concurrency)}`);
+  }
+  if (concurrency < 1 || concurrency > 1000) {
+    throw new RangeError(`Cannot run relay: 'concurrency' must be from 1 to 1000, got ${concurrency}`);
+  }
+  if (o.destinations !== undefined) {
+    if (!Array.isArray(o.destinations) || o.destinations.some((id) => typeof id !== "string" || id === "")) {
+      throw new TypeError(
+        `Cannot run relay: 'destinations' must be an array of destination ids, got ${describeValue(o.destinations)}`,
+      );
+    }
+  }
+  if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) {
+    throw new TypeError(`Cannot run relay: 'signal' must be an AbortSignal, got ${describeValue(o.signal)}`);
+  }
+  return {
+    signal: o.signal,
+    concurrency,
+    destinations: o.destinations ? [...o.destinations] : null,
+    onAttempt: o.onAttempt,
+  };
+}
+
+/** The wait after failed attempt number `attempts` (1-based), with jitter; `null`: no more attempts. */
+export function nextWait(schedule: readonly number[], attempts: number, random = Math.random): number | null {
+  const wait = schedule[attempts - 1];
+  if (wait === undefined) return null;
+  return Math.round(wait * (1 + JITTER * random()));
+}

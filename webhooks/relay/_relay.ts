@@ -1,0 +1,65 @@
+// `createRelay`: the destinations, the outbox writer and the workers of one KV.
+
+import { DestinationCache } from "./_cache.ts";
+import { listAttempts, listDeadLetters, redeliver } from "./_dead.ts";
+import { HostGuard } from "./_deliver.ts";
+import { createDestinations } from "./_destinations.ts";
+import { describeValue, resolveOptions, resolveRun } from "./_options.ts";
+import { createWrite } from "./_outbox.ts";
+import type { Relay, RelayOptions, RelayWorker, RunOptions } from "./_types.ts";
+import { startWorker } from "./_worker.ts";
+
+/**
+ * Creates a relay that forwards what a receiver accepted to HTTP
+ * destinations, signed with Standard Webhooks, with retries and dead
+ * letters, on a local KV or over KV Connect.
+ *
+ * @param kv The KV of the receiver (`write` adds to its commits).
+ * @param options `schedule`, `attemptTimeoutMs`, `leaseMs`, `allowPrivateNetwork`, `fetch`, `now`, `pollMs`.
+ * @returns The relay.
+ * @throws {TypeError} When `kv` is not a KV or an option has the wrong type.
+ * @throws {RangeError} When an option is out of range.
+ *
+ * @example Forwarding to an app
+ * ```ts
+ * import { createRelay } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const kv = await Deno.openKv(":memory:");
+ * const relay = createRelay(kv, { allowPrivateNetwork: true });
+ * const destination = await relay.destinations.add({ url: "http://127.0.0.1:9/hooks" });
+ * assert.match(destination.secret, /^whsec_/);
+ * assert.equal((await relay.destinations.list())[0].id, destination.id);
+ * await relay.close();
+ * kv.close();
+ * ```
+ */
+export function createRelay(kv: Deno.Kv, options?: RelayOptions): Relay {
+  if (kv === null || typeof kv !== "object" || typeof (kv as Deno.Kv).atomic !== "function") {
+    throw new TypeError(`Cannot create relay: 'kv' must be a Deno.Kv, got ${describeValue(kv)}`);
+  }
+  const resolved = resolveOptions(options);
+  const cache = new DestinationCache(kv);
+  const destinations = createDestinations(kv, resolved, () => cache.invalidate());
+  const guard = new HostGuard();
+  const workers = new Set<RelayWorker>();
+  return {
+    destinations,
+    write: createWrite(cache, resolved.now),
+    run(runOptions?: RunOptions): RelayWorker {
+      const run = resolveRun(runOptions);
+      const worker = startWorker({ kv, cache, destinations, options: resolved, guard }, run, () => {
+        workers.delete(worker);
+      });
+      workers.add(worker);
+      return worker;
+    },
+    attempts: (entryId) => listAttempts(kv, entryId),
+    deadLetters: (page) => listDeadLetters(kv, page),
+    redeliver: (entryId) => redeliver(kv, entryId, resolved.now),
+    async close(): Promise<void> {
+      await Promise.all([...workers].map((w) => w.stop()));
+      await cache.settle();
+    },
+  };
+}

@@ -1,0 +1,331 @@
+/**
+ * The public types of {@linkcode createRelay}.
+ *
+ * @module
+ */
+
+import type { Postback } from "../receiver/mod.ts";
+
+/**
+ * A destination that postbacks are forwarded to. Its secret is only in what
+ * `add` returns ({@linkcode NewDestination}).
+ *
+ * @example Usage
+ * ```ts
+ * import type { Destination } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const destination: Destination = {
+ *   id: "01J0000000000000000000000", url: "https://app.example/hooks", enabled: true, pinned: false, createdAt: 0,
+ * };
+ * assert.equal(destination.hookIds, undefined); // every hook
+ * ```
+ */
+export interface Destination {
+  /** Its id (a ULID). */
+  id: string;
+  /** Where postbacks are POSTed. */
+  url: string;
+  /** The hooks whose postbacks it gets; absent: every hook. */
+  hookIds?: string[];
+  /** Whether new postbacks are forwarded to it (a `410 Gone` answer sets it to `false`). */
+  enabled: boolean;
+  /** Delivered only by workers started for it (`run({ destinations: [id] })`). */
+  pinned: boolean;
+  /** When it was added (the relay's `now()`, ms). */
+  createdAt: number;
+}
+
+/**
+ * What `destinations.add` returns: the destination and its signing secret,
+ * shown this once.
+ *
+ * @example Usage
+ * ```ts
+ * import type { NewDestination } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const added: NewDestination = {
+ *   id: "d1", url: "https://app.example/hooks", enabled: true, pinned: false, createdAt: 0,
+ *   secret: "whsec_" + btoa("x".repeat(32)),
+ * };
+ * assert.ok(added.secret.startsWith("whsec_"));
+ * ```
+ */
+export interface NewDestination extends Destination {
+  /** `whsec_` and base64: give it to the app that verifies the signatures. */
+  secret: string;
+}
+
+/**
+ * What `destinations.add` takes.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DestinationInput } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const input: DestinationInput = { url: "https://app.example/hooks", hookIds: ["h1"] };
+ * assert.equal(input.secret, undefined); // generated
+ * ```
+ */
+export interface DestinationInput {
+  /** An absolute http(s) URL; a loopback, private or link-local host only with `allowPrivateNetwork`. */
+  url: string;
+  /** Existing hook ids; absent: every hook. */
+  hookIds?: string[];
+  /** `whsec_` and 24 to 64 bytes in base64; generated when absent (32 random bytes). */
+  secret?: string;
+  /** Delivered only by workers started for it (default `false`). */
+  pinned?: boolean;
+}
+
+/**
+ * What `destinations.update` changes.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DestinationPatch } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const patch: DestinationPatch = { enabled: false };
+ * assert.equal(patch.url, undefined); // kept
+ * ```
+ */
+export interface DestinationPatch {
+  /** A new URL, checked as in `add`. */
+  url?: string;
+  /** New hook ids; `null` means every hook. */
+  hookIds?: string[] | null;
+  /** Enable or disable. */
+  enabled?: boolean;
+}
+
+/**
+ * The destinations of a relay, kept in KV.
+ *
+ * @example Usage
+ * ```ts
+ * import { createRelay } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const kv = await Deno.openKv(":memory:");
+ * const relay = createRelay(kv);
+ * const added = await relay.destinations.add({ url: "https://203.0.113.9/hooks" }).catch((e) => e);
+ * assert.ok(added instanceof TypeError); // a documentation address: not public
+ * await relay.close();
+ * kv.close();
+ * ```
+ */
+export interface Destinations {
+  /** Adds one; resolves with it and its secret (shown this once). */
+  add(input: DestinationInput): Promise<NewDestination>;
+  /** Every destination, oldest first. */
+  list(): Promise<Destination[]>;
+  /** One destination, or `null`. */
+  get(id: string): Promise<Destination | null>;
+  /** Changes `url`, `hookIds` or `enabled`; resolves with the result, or `null` when there is no such destination. */
+  update(id: string, patch: DestinationPatch): Promise<Destination | null>;
+  /** Removes it and the entries waiting only for it; resolves `true` when it existed. */
+  remove(id: string): Promise<boolean>;
+}
+
+/**
+ * One attempt to deliver an entry.
+ *
+ * @example Usage
+ * ```ts
+ * import type { RelayAttempt } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const attempt: RelayAttempt = { time: 0, status: 0, durationMs: 15000, error: "No answer within 15 s", response: "" };
+ * assert.equal(attempt.status, 0); // no answer
+ * ```
+ */
+export interface RelayAttempt {
+  /** When it started (the relay's `now()`, ms). */
+  time: number;
+  /** The answer's HTTP status; 0 when there was none. */
+  status: number;
+  /** Milliseconds from the request to the answer (or the failure). */
+  durationMs: number;
+  /** Why it failed, when there was no answer. */
+  error?: string;
+  /** The first 1 KiB of the answer's body, as text. */
+  response: string;
+}
+
+/**
+ * An entry that ran out of attempts (or whose destination answered `410` or
+ * was disabled).
+ *
+ * @example Usage
+ * ```ts
+ * import type { DeadLetter } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const dead: DeadLetter = {
+ *   id: "msg_1", destinationId: "d1", hookId: "h1", tenantId: "t1", postbackId: "p", index: 0,
+ *   activity: { verb: "jive:created" }, acceptedAt: 0, attempts: 8, deadAt: 0, reason: "500",
+ * };
+ * assert.equal(dead.attempts, 8);
+ * ```
+ */
+export interface DeadLetter {
+  /** The entry's id, its `webhook-id`. */
+  id: string;
+  /** Where it was going. */
+  destinationId: string;
+  /** The hook it came from. */
+  hookId: string;
+  /** The hook's tenant. */
+  tenantId: string;
+  /** The postback's id and the item's place in it. */
+  postbackId: string;
+  /** The item's place in the postback. */
+  index: number;
+  /** The item's activity. */
+  activity: Record<string, unknown>;
+  /** When the receiver accepted it (ms). */
+  acceptedAt: number;
+  /** Attempts made. */
+  attempts: number;
+  /** When it became a dead letter (ms). */
+  deadAt: number;
+  /** Why: the last attempt's status or error. */
+  reason: string;
+}
+
+/**
+ * A page of dead letters.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DeadLetterPage } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const page: DeadLetterPage = { values: [], cursor: "" };
+ * assert.equal(page.cursor, ""); // the last page
+ * ```
+ */
+export interface DeadLetterPage {
+  /** The dead letters, oldest first. */
+  values: DeadLetter[];
+  /** Pass it back for the next page; `""` on the last. */
+  cursor: string;
+}
+
+/**
+ * Options of `relay.run`.
+ *
+ * @example Usage
+ * ```ts
+ * import type { RunOptions } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const options: RunOptions = { concurrency: 4 };
+ * assert.equal(options.destinations, undefined); // every unpinned destination
+ * ```
+ */
+export interface RunOptions {
+  /** Stops the worker when aborted. */
+  signal?: AbortSignal;
+  /** Attempts in flight at once (default 16, at most 1000). */
+  concurrency?: number;
+  /** Only these destinations (and, of these, the pinned ones too). */
+  destinations?: string[];
+  /** Called after each attempt (for a printout such as `listen`'s). */
+  onAttempt?: (attempt: RelayAttempt & { entryId: string; destinationId: string; hookId: string }) => void;
+}
+
+/**
+ * A running worker.
+ *
+ * @example Usage
+ * ```ts
+ * import { createRelay } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const kv = await Deno.openKv(":memory:");
+ * const relay = createRelay(kv);
+ * const worker = relay.run();
+ * await worker.stop();
+ * assert.ok(true);
+ * await relay.close();
+ * kv.close();
+ * ```
+ */
+export interface RelayWorker {
+  /** Stops taking entries, gives back those in flight (not counted as attempts) and resolves when done. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Options of {@linkcode createRelay}.
+ *
+ * @example Usage
+ * ```ts
+ * import type { RelayOptions } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const options: RelayOptions = { attemptTimeoutMs: 5_000, allowPrivateNetwork: true };
+ * assert.equal(options.leaseMs, undefined); // 30 s
+ * ```
+ */
+export interface RelayOptions {
+  /** Waits after each failed attempt, ms (default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h); then a dead letter. */
+  schedule?: number[];
+  /** Time for one attempt, answer and its first 1 KiB included (default 15,000 ms). */
+  attemptTimeoutMs?: number;
+  /** How long a worker holds an entry it took (default 30,000 ms; more than `attemptTimeoutMs`). */
+  leaseMs?: number;
+  /** Allow loopback, private and link-local destination hosts (default `false`). */
+  allowPrivateNetwork?: boolean;
+  /** The fetch to call destinations with (for tests; default the global `fetch`). */
+  fetch?: typeof fetch;
+  /** The clock, ms (for tests; default `Date.now`). */
+  now?: () => number;
+  /**
+   * Longest sleep of an idle worker between looks at the outbox (default
+   * 1,000 ms). A worker wakes at once on entries added through the same KV
+   * Connect server or in its own process; on a local KV file, another
+   * process's commits reach it by this look.
+   */
+  pollMs?: number;
+}
+
+/**
+ * A relay: destinations, the outbox writer and workers.
+ *
+ * @example Usage
+ * ```ts
+ * import { createRelay } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const kv = await Deno.openKv(":memory:");
+ * const relay = createRelay(kv);
+ * assert.deepEqual(await relay.destinations.list(), []);
+ * await relay.close();
+ * kv.close();
+ * ```
+ */
+export interface Relay {
+  /** The destinations, in KV. */
+  destinations: Destinations;
+  /**
+   * Adds one outbox entry per enabled destination that matches
+   * `postback.webhook.id` to `atomic` (the claim's commit). Synchronous:
+   * usable as a receiver's `write`, or inside one.
+   */
+  write: (postback: Postback, atomic: Deno.AtomicOperation) => void;
+  /** Starts a worker. */
+  run(options?: RunOptions): RelayWorker;
+  /** The attempts of one entry, oldest first. */
+  attempts(entryId: string): Promise<RelayAttempt[]>;
+  /** A page of dead letters (of one destination, when given). */
+  deadLetters(options?: { destinationId?: string; cursor?: string; limit?: number }): Promise<DeadLetterPage>;
+  /** Puts a dead letter back in the outbox with fresh attempts; `false` when there is no such dead letter. */
+  redeliver(entryId: string): Promise<boolean>;
+  /** Stops every worker of this relay and waits for its background reads. */
+  close(): Promise<void>;
+}

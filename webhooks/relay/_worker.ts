@@ -1,0 +1,232 @@
+// A worker: takes due entries under a lease, delivers them with at most
+// `concurrency` in flight, and records each turn's end. It sleeps until the
+// next due entry (at most `pollMs`) and wakes on the watched outbox counter.
+
+import type { CachedDestination, DestinationCache } from "./_cache.ts";
+import { deliver, type HostGuard, type Outcome } from "./_deliver.ts";
+import type { OutboxEntry } from "./_entry.ts";
+import { attemptRecord, finishes, reasonOf } from "./_finish.ts";
+import { DESTINATIONS_VERSION_KEY, duePrefix, OUTBOX_BUMP_KEY, pinHeldKey, SHARED_PARTITION } from "./_keys.ts";
+import { nextWait, type ResolvedOptions, type ResolvedRun } from "./_options.ts";
+import { expandFanouts, type Finish, FinishQueue, type Held, take } from "./_outbox.ts";
+import type { Destinations, RelayWorker } from "./_types.ts";
+import { Wake } from "./_wake.ts";
+import { retryWhileLocked } from "../kv/mod.ts";
+
+/** A pinned destination that no worker held for this long is removed. */
+export const PIN_ABANDONED_MS = 10 * 60_000;
+const HOUSEKEEPING_MS = 60_000;
+/** A buffered entry starts only while its lease outlasts its attempt by this much (or half the spare lease). */
+const LEASE_MARGIN_MS = 2_000;
+
+/** What a worker shares with its relay. */
+export interface WorkerContext {
+  kv: Deno.Kv;
+  cache: DestinationCache;
+  destinations: Destinations;
+  options: ResolvedOptions;
+  guard: HostGuard;
+}
+
+function shuffle<T>(items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j], items[i]];
+  }
+  return items;
+}
+
+/** Starts a worker; `onStopped` is called once it has stopped. */
+export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () => void): RelayWorker {
+  const { kv, cache, options } = ctx;
+  const owner = crypto.randomUUID();
+  const wake = new Wake();
+  const abort = new AbortController();
+  const queue = new FinishQueue(kv);
+  const finish = finishes(options.now);
+  const inFlight = new Set<Promise<void>>();
+  const only = run.destinations ? new Set(run.destinations) : null;
+  let stopped = false;
+  let housekeptAt = -Infinity;
+  // Fan-out records are looked for when the outbox counter moved, or once per poll.
+  let bumped = true;
+  let fanoutsAt = -Infinity;
+  // Entries are taken several to a commit into a buffer of up to `concurrency` beside those in flight, so that
+  // a freed slot starts the next entry at once; a buffered entry whose lease would run out during its attempt
+  // is given back instead.
+  const buffer: Held[] = [];
+  const minBatch = Math.max(1, Math.min(10, Math.floor(run.concurrency / 2)));
+  const margin = Math.min(LEASE_MARGIN_MS, (options.leaseMs - options.attemptTimeoutMs) / 2);
+
+  const watch = kv.watch([OUTBOX_BUMP_KEY, DESTINATIONS_VERSION_KEY]);
+  const reader = watch.getReader();
+  const watching = (async () => {
+    let version: string | null | undefined;
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      if (version !== undefined && value[1].versionstamp !== version) cache.invalidate();
+      version = value[1].versionstamp;
+      bumped = true;
+      wake.notify();
+    }
+  })().catch(() => {});
+
+  function partitions(): string[] {
+    if (!only) return [SHARED_PARTITION];
+    const out = new Set<string>();
+    for (const id of only) {
+      const destination = cache.get(id);
+      if (!destination || destination.pinned) out.add(id);
+      if (!destination || !destination.pinned) out.add(SHARED_PARTITION);
+    }
+    return [...out];
+  }
+
+  async function listDue(free: number): Promise<{ due: Deno.KvEntry<OutboxEntry>[]; next: number }> {
+    const now = options.now();
+    const due: Deno.KvEntry<OutboxEntry>[] = [];
+    let next = Infinity;
+    await Promise.all(
+      partitions().map(async (partition) => {
+        const filtered = only !== null && partition === SHARED_PARTITION;
+        const limit = filtered ? 500 : free * 2 + 1;
+        for await (const entry of kv.list<OutboxEntry>({ prefix: duePrefix(partition) }, { limit })) {
+          const dueAt = entry.key[2] as number;
+          if (dueAt > now) {
+            next = Math.min(next, dueAt);
+            break;
+          }
+          if (!filtered || only!.has(entry.value.destinationId)) due.push(entry);
+        }
+      }),
+    );
+    return { due, next };
+  }
+
+  async function housekeeping(): Promise<void> {
+    housekeptAt = performance.now();
+    if (!cache.fresh()) await cache.load();
+    const now = options.now();
+    const pinned = [...cache.all()].filter((d) => d.pinned);
+    const mine = pinned.filter((d) => only?.has(d.id));
+    for (const d of mine) await retryWhileLocked(() => kv.set(pinHeldKey(d.id), now));
+    const others = pinned.filter((d) => !only?.has(d.id));
+    for (let i = 0; i < others.length; i += 10) {
+      const chunk = others.slice(i, i + 10);
+      const held = await kv.getMany<number[]>(chunk.map((d) => pinHeldKey(d.id)));
+      for (const [j, d] of chunk.entries()) {
+        if (now - (held[j].value ?? d.createdAt) > PIN_ABANDONED_MS) await ctx.destinations.remove(d.id);
+      }
+    }
+  }
+
+  function report(held: Held, destination: CachedDestination, outcome: Outcome): void {
+    try {
+      run.onAttempt?.({
+        ...attemptRecord(outcome),
+        entryId: held.entry.id,
+        destinationId: destination.id,
+        hookId: held.entry.hookId,
+      });
+    } catch {
+      // A printout that throws does not stop deliveries.
+    }
+  }
+
+  function after(held: Held, outcome: Outcome): Finish {
+    if (outcome.aborted) return finish.giveBack(held);
+    if (outcome.status >= 200 && outcome.status < 300) return finish.delivered(held, outcome);
+    if (outcome.status === 410) return finish.dead(held, outcome, "HTTP 410: the destination was disabled");
+    let wait = nextWait(options.schedule, held.entry.attempts + 1);
+    if (wait === null) return finish.dead(held, outcome, reasonOf(outcome));
+    if (outcome.retryAfterMs !== undefined && outcome.retryAfterMs > wait) wait = outcome.retryAfterMs;
+    return finish.retry(held, outcome, options.now() + wait);
+  }
+
+  async function handle(held: Held): Promise<void> {
+    let destination = cache.get(held.entry.destinationId);
+    if (!destination) {
+      await cache.load();
+      destination = cache.get(held.entry.destinationId);
+    }
+    if (!destination) return void await queue.push(finish.drop(held));
+    if (!destination.enabled) return void await queue.push(finish.dead(held, null, "The destination is disabled"));
+    const outcome = await deliver(held.entry, destination, options, ctx.guard, abort.signal);
+    if (outcome.status === 410) await ctx.destinations.update(destination.id, { enabled: false });
+    await queue.push(after(held, outcome));
+    if (!outcome.aborted) report(held, destination, outcome);
+  }
+
+  function pump(): void {
+    while (!stopped && inFlight.size < run.concurrency && buffer.length > 0) {
+      const held = buffer.shift()!;
+      if (held.entry.lease!.until - options.now() < options.attemptTimeoutMs + margin) {
+        queue.push(finish.giveBack(held)).catch(() => {});
+      } else {
+        start(held);
+      }
+    }
+  }
+
+  function start(held: Held): void {
+    const task: Promise<void> = handle(held).catch(() => {
+      // The KV failed while finishing: the lease runs out and the entry is taken again.
+    }).finally(() => {
+      inFlight.delete(task);
+      pump();
+      wake.notify();
+    });
+    inFlight.add(task);
+  }
+
+  const loop = (async () => {
+    while (!stopped) {
+      let next = Infinity;
+      try {
+        if (performance.now() - housekeptAt > HOUSEKEEPING_MS) await housekeeping();
+        if (bumped || performance.now() - fanoutsAt > options.pollMs) {
+          bumped = false;
+          fanoutsAt = performance.now();
+          await expandFanouts(kv, cache, options.now);
+        }
+        const free = Math.min(10, 2 * run.concurrency - inFlight.size - buffer.length);
+        if (free >= minBatch || (free > 0 && inFlight.size === 0)) {
+          const listed = await listDue(free);
+          next = listed.next;
+          if (listed.due.length > 0 && !stopped) {
+            const picked = listed.due.length > free ? shuffle(listed.due).slice(0, free) : listed.due;
+            buffer.push(...await take(kv, picked, owner, options.now() + options.leaseMs));
+            pump();
+            continue;
+          }
+        }
+      } catch (error) {
+        if (error instanceof Error && /closed/i.test(error.message)) break;
+        next = options.now() + options.pollMs;
+      }
+      if (stopped) break;
+      await wake.wait(Math.min(options.pollMs, Math.max(1, next - options.now())));
+    }
+  })();
+
+  let stopping: Promise<void> | null = null;
+  function stop(): Promise<void> {
+    stopping ??= (async () => {
+      stopped = true;
+      abort.abort();
+      wake.notify();
+      await reader.cancel().catch(() => {});
+      await watching;
+      await loop;
+      for (const held of buffer.splice(0)) queue.push(finish.giveBack(held)).catch(() => {});
+      while (inFlight.size > 0) await Promise.all(inFlight);
+      await queue.drain();
+      onStopped();
+    })();
+    return stopping;
+  }
+  run.signal?.addEventListener("abort", () => void stop(), { once: true });
+  if (run.signal?.aborted) void stop();
+  return { stop };
+}

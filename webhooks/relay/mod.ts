@@ -1,0 +1,22 @@
+/**
+ * The relay: forwards what a receiver accepted to HTTP destinations, signed
+ * with Standard Webhooks (`webhook-id`, `webhook-timestamp`,
+ * `webhook-signature`), with retries and dead letters, on a local KV and
+ * over KV Connect alike. See docs/relay.md.
+ *
+ * ```ts
+ * import { createRelay } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const kv = await Deno.openKv(":memory:");
+ * const relay = createRelay(kv);
+ * assert.deepEqual((await relay.deadLetters()).values, []);
+ * await relay.close();
+ * kv.close();
+ * ```
+ *
+ * @module
+ */
+
+export { createRelay } from "./_relay.ts";
+export type * from "./_types.ts";
