@@ -71,7 +71,7 @@ function attributesOf(list: { key: string; value: AnyValue }[] | undefined): Att
 export interface OtlpReceiver {
   /** `http://127.0.0.1:PORT`: the value of `OTEL_EXPORTER_OTLP_ENDPOINT`. */
   endpoint: string;
-  /** The environment of a child process that exports here (metrics every `intervalMs`). */
+  /** The environment of a child process that exports here (metrics and spans every `intervalMs`). */
   env(intervalMs?: number): Record<string, string>;
   /** Every byte received so far, decoded (all signals). */
   text(): string;
@@ -103,6 +103,8 @@ export function startOtlpReceiver(): OtlpReceiver {
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
       OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
       OTEL_METRIC_EXPORT_INTERVAL: String(intervalMs),
+      // Spans in batches this often too (the batch processor's default waits 5 s).
+      OTEL_BSP_SCHEDULE_DELAY: String(intervalMs),
       OTEL_SERVICE_NAME: "community-webhooks-test",
     }),
     text: () => bodies.map((b) => b.text).join("\n"),
