@@ -8,14 +8,7 @@
  */
 
 import { Hono } from "hono";
-import {
-  createRelay,
-  createWebhooks,
-  observeMetrics,
-  type RelayWorker,
-  type Webhooks,
-  WEBHOOKS_METRICS,
-} from "../webhooks/mod.ts";
+import { createRelay, createWebhooks, type RelayWorker, type Webhooks } from "../webhooks/mod.ts";
 import { MessagePage } from "./components/Message.tsx";
 import { type Assets, buildAssets } from "./lib/bundle.ts";
 import { type ConsoleEnv, type Deps, describeError, html } from "./lib/context.ts";
@@ -38,8 +31,7 @@ import { eventRoutes } from "./routes/events.tsx";
 import { homeRoutes } from "./routes/home.tsx";
 import { receiverIdOf, receiverRoutes } from "./routes/hooks.ts";
 import { staticRoutes } from "./routes/static.ts";
-import { createConsoleMetrics } from "./lib/metrics.ts";
-import { observabilityRoutes } from "./routes/observability.ts";
+import { mountObservability } from "./routes/observability.ts";
 import { webhookRoutes } from "./routes/webhooks.tsx";
 import { forwardingRoutes } from "./routes/forwarding.tsx";
 import { createSandbox, type Sandbox, SANDBOX_COMMUNITY } from "../sandbox/mod.ts";
@@ -249,10 +241,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
   const app = new Hono<ConsoleEnv>();
 
   // Before the start is awaited: /readyz answers while the console starts.
-  const metrics = options.metricsToken
-    ? createConsoleMetrics({ metrics: WEBHOOKS_METRICS, observe: observeMetrics })
-    : null;
-  observabilityRoutes(app, { kv, metrics, token: options.metricsToken, ready });
+  const observability = mountObservability(app, { kv, token: options.metricsToken, ready });
 
   app.use("*", async (_c, next) => {
     await ready;
@@ -323,7 +312,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     },
     async close() {
       closing.abort();
-      metrics?.close();
+      observability.close();
       await ready.catch(() => {});
       await relayWorker?.stop();
       await deps.relay.close();

@@ -12,7 +12,8 @@
 import type { Hono } from "hono";
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { ConsoleEnv } from "../lib/context.ts";
-import type { ConsoleMetrics } from "../lib/metrics.ts";
+import { type ConsoleMetrics, createConsoleMetrics } from "../lib/metrics.ts";
+import { observeMetrics, WEBHOOKS_METRICS } from "../../webhooks/mod.ts";
 
 /** How long `/readyz` waits for its KV read. */
 export const READY_TIMEOUT_MS = 2_000;
@@ -80,4 +81,17 @@ export function observabilityRoutes(app: Hono<ConsoleEnv>, deps: ObservabilityDe
       : await kvNotReady(deps.kv);
     return reason === null ? c.json({ ready: true }, 200, NO_STORE) : c.json({ ready: false, reason }, 503, NO_STORE);
   });
+}
+
+/**
+ * Mounts `/metrics` and `/readyz` for a console: with a token, the
+ * package's metrics are counted from now on (`close()` stops counting).
+ */
+export function mountObservability(
+  app: Hono<ConsoleEnv>,
+  options: { kv: Deno.Kv; token: string | undefined; ready: Promise<unknown> },
+): { close(): void } {
+  const metrics = options.token ? createConsoleMetrics({ metrics: WEBHOOKS_METRICS, observe: observeMetrics }) : null;
+  observabilityRoutes(app, { ...options, metrics });
+  return { close: () => metrics?.close() };
 }
