@@ -66,6 +66,14 @@ Deno.test("cli receive with OTEL_DENO=true exports its postbacks' spans and metr
     for (const span of spans.filter((s) => s.name === "webhooks.receive")) {
       assert.equal(spans.find((s) => s.spanId === span.parentSpanId)?.kind, 2, "under Deno's server span");
     }
+    // onPostback's done mark is the commit that stored it, under the accepted request's span.
+    const accepted = spans.find((s) =>
+      s.name === "webhooks.receive" && s.attributes["webhooks.outcome"] === "accepted"
+    )!;
+    await otlp.waitFor(() => otlp.spans().some((s) => s.name === "webhooks.commit"), "the commit span");
+    const commit = otlp.spans().find((s) => s.name === "webhooks.commit")!;
+    assert.equal(commit.parentSpanId, accepted.spanId);
+    assert.equal(commit.attributes["webhooks.commit.postbacks"], 1);
     const exported = otlp.text();
     for (const secret of [SECRET, authorization, /signature=([^&\s]+)/.exec(authorization)![1]]) {
       assert.ok(!exported.includes(secret), "no secret exported");
