@@ -31,6 +31,7 @@ import { eventRoutes } from "./routes/events.tsx";
 import { homeRoutes } from "./routes/home.tsx";
 import { receiverIdOf, receiverRoutes } from "./routes/hooks.ts";
 import { staticRoutes } from "./routes/static.ts";
+import { mountObservability } from "./routes/observability.ts";
 import { webhookRoutes } from "./routes/webhooks.tsx";
 import { forwardingRoutes } from "./routes/forwarding.tsx";
 import { createSandbox, type Sandbox, SANDBOX_COMMUNITY } from "../sandbox/mod.ts";
@@ -94,6 +95,8 @@ export interface ConsoleOptions {
    * `console/main.ts` turns it on (`RELAY_WORKER=0` turns it off there).
    */
   relayWorker?: boolean;
+  /** The bearer token of `GET /metrics` (`METRICS_TOKEN`); without one it is 404 and nothing is counted. */
+  metricsToken?: string;
 }
 
 /** The built console. */
@@ -237,6 +240,9 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
 
   const app = new Hono<ConsoleEnv>();
 
+  // Before the start is awaited: /readyz answers while the console starts.
+  const observability = mountObservability(app, { kv, token: options.metricsToken, ready });
+
   app.use("*", async (_c, next) => {
     await ready;
     await next();
@@ -306,6 +312,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     },
     async close() {
       closing.abort();
+      observability.close();
       await ready.catch(() => {});
       await relayWorker?.stop();
       await deps.relay.close();

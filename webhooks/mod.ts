@@ -44,3 +44,11 @@ export {
 export { commitInGroup, type GroupJob, type GroupResult } from "./group_commit/mod.ts";
 export { retryWhileLocked } from "./kv/mod.ts";
 export * from "./relay/mod.ts";
+export {
+  type MetricAttributes,
+  type MetricDescriptor,
+  type MetricName,
+  type MetricsObserver,
+  observeMetrics,
+  WEBHOOKS_METRICS,
+} from "./telemetry/mod.ts";

@@ -35,6 +35,7 @@ import {
   writeRecord,
 } from "./store/mod.ts";
 import { describe, pageLimit, requireString } from "./_util.ts";
+import { platformOperation } from "./telemetry/mod.ts";
 import type { Community, PendingRegistration, TenantRef, Webhook, WebhookInput } from "./types.ts";
 import type { CredentialOptions, MigrateOptions } from "./options.ts";
 
@@ -209,8 +210,10 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
         ),
         given,
       );
-      await deleteOnPlatform(ctx, community, record.entity);
-      if (typeof record.id === "string" && record.id !== "") await removeRecord(kv, record.id);
+      await platformOperation("unregister", async () => {
+        await deleteOnPlatform(ctx, community, record.entity);
+        if (typeof record.id === "string" && record.id !== "") await removeRecord(kv, record.id);
+      }, community.name);
     },
 
     async pending(tenantId) {
@@ -237,22 +240,23 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
         ),
         reconcileOptions,
       );
-      return await reconcileCommunity({
-        kv,
-        ctx,
-        community: target,
-        options: reconcileOptions,
-        newId,
-        findByTenantID,
-        findByWebhookURL,
-        writeRecord: (record, extend) => writeRecord(kv, record, extend),
-        removeRecord: (id, expected) => removeRecord(kv, id, expected),
-        // An orphan that cannot be addressed on the community's own platform (no id, a self URL elsewhere) stays
-        // there, and in the report: the token goes nowhere else.
-        deleteOnPlatform: async (entity) => {
-          if (platformHookUrl(target, entity) !== null) await deleteOnPlatform(ctx, target, entity);
-        },
-      });
+      return await platformOperation("reconcile", () =>
+        reconcileCommunity({
+          kv,
+          ctx,
+          community: target,
+          options: reconcileOptions,
+          newId,
+          findByTenantID,
+          findByWebhookURL,
+          writeRecord: (record, extend) => writeRecord(kv, record, extend),
+          removeRecord: (id, expected) => removeRecord(kv, id, expected),
+          // An orphan that cannot be addressed on the community's own platform (no id, a self URL elsewhere) stays
+          // there, and in the report: the token goes nowhere else.
+          deleteOnPlatform: async (entity) => {
+            if (platformHookUrl(target, entity) !== null) await deleteOnPlatform(ctx, target, entity);
+          },
+        }), target.name);
     },
 
     communities,

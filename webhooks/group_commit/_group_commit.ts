@@ -28,6 +28,7 @@
 import { getManyBatched, keyId, withLockRetry } from "../kv/mod.ts";
 import { AtomicRecorder } from "./_atomic_recorder.ts";
 import { isRemote } from "./_remote.ts";
+import { groupCommitted } from "../telemetry/mod.ts";
 import {
   type Counter,
   counterOf,
@@ -150,8 +151,11 @@ class GroupCommitter {
         // The next group goes to the KV before this one's jobs learn their result, so the KV works on
         // it while they finish their requests (its numbers follow from this commit's counters).
         this.#fill();
+        let postbacks = 0;
+        for (const entry of sent.group) postbacks += entry.job.postbacks ?? 0;
+        if (postbacks > 0) groupCommitted(postbacks); // webhooks.commit.postbacks
         for (const entry of sent.group) {
-          entry.resolve({ kind: "committed", versionstamp: sent.result.versionstamp, first: entry.first });
+          entry.resolve({ kind: "committed", versionstamp: sent.result.versionstamp, first: entry.first, postbacks });
         }
       } else {
         await this.#failed(sent);

@@ -23,6 +23,8 @@ export interface GroupJob {
   sequence?: Deno.KvKey;
   /** How many numbers of `sequence` it takes. */
   count?: number;
+  /** Postbacks it stores (a receiver's job: 1), for the `webhooks.commit.postbacks` metric; default 0. */
+  postbacks?: number;
   /**
    * Adds the job's writes to `atomic`; `first` is its first number of the
    * sequence. Called once; called again only when the job goes in another
@@ -34,7 +36,8 @@ export interface GroupJob {
 
 /** How a job went. */
 export type GroupResult =
-  | { kind: "committed"; versionstamp: string; first: number }
+  /** Written, in one operation that stored `postbacks` postbacks in all (the jobs' `postbacks`, its own included). */
+  | { kind: "committed"; versionstamp: string; first: number; postbacks: number }
   /** Some of its checks no longer held: those are named; nothing of it was written. */
   | { kind: "failed"; changed: Deno.AtomicCheck[] }
   /** `build` threw, it is too large for one operation, or KV failed: nothing of it was written. */

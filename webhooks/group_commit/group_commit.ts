@@ -32,7 +32,7 @@ export type { GroupJob, GroupResult };
  * @param kv The KV to commit to.
  * @param job Its checks, its sequence and count, and `build`, which adds its
  *   writes (called once; again only if the job's sequence numbers move).
- * @returns `committed` with the versionstamp and first number, `failed` with
+ * @returns `committed` with the versionstamp, the first number and how many postbacks the commit stored, `failed` with
  *   the checks that no longer held, or `error` (build threw, too large for
  *   one operation, or KV failed); only `committed` wrote anything.
  * @throws {TypeError} When `kv` is not a KV or `job` has no `checks` array or no `build` function.

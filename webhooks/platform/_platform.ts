@@ -6,6 +6,7 @@ import { PlatformError } from "../errors.ts";
 import type { Community, TokenPair } from "../types.ts";
 import { blotSecrets, blotSecretsDeep } from "../_util.ts";
 import { requestTick, shareRenewal } from "./_renewal_share.ts";
+import { platformOperation } from "../telemetry/mod.ts";
 
 /** Fetch failures of a connection lost after the request went out. */
 const LOST_MIDWAY = /connection closed|connection reset|broken pipe|incomplete message|unexpected eof|socket hang up/i;
@@ -247,7 +248,8 @@ const redactDeep = (ctx: PlatformContext, body: unknown) => blotSecretsDeep(body
 function sharedRenewal(ctx: PlatformContext, sent: number): Promise<TokenPair> {
   const { community, credentials } = ctx;
   const id = [community.baseUrl, community.clientId, community.clientSecret, credentials.refreshToken];
-  return shareRenewal(id, sent, () => renewTokens(ctx));
+  // One `webhooks.renew` span and count per renewal, under the operation that met the refusal first.
+  return shareRenewal(id, sent, () => platformOperation("renew", () => renewTokens(ctx), community.name));
 }
 
 /**

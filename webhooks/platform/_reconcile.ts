@@ -3,6 +3,7 @@
 
 import { listAll, pendingKey, pendingPrefix, withLockRetry } from "../kv/mod.ts";
 import { type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
+import { platformOperation } from "../telemetry/mod.ts";
 import type { Community, Orphan, PendingRegistration, ReconcileReport, Webhook, WebhookEntity } from "../types.ts";
 import type { ReconcileOptions } from "../options.ts";
 
@@ -100,7 +101,8 @@ async function listPlatformHooks(deps: ReconcileDeps): Promise<WebhookEntity[]> 
   for (let page = 0; url !== undefined; page++) {
     if (page >= MAX_PAGES) throw new Error(`Cannot reconcile: the platform's list has more than ${MAX_PAGES} pages`);
     seen.add(url);
-    const answer = await platformRequest(deps.ctx, "GET", url);
+    const at: string = url;
+    const answer = await platformOperation("list", () => platformRequest(deps.ctx, "GET", at));
     const body = answer.body as { list?: unknown; links?: { next?: unknown } } | null;
     if (!Array.isArray(body?.list)) {
       throw new Error(`Cannot reconcile: GET ${url} answered without a list`);

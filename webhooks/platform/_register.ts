@@ -7,6 +7,7 @@ import { type Communities, selfRef, writeRecord } from "../store/mod.ts";
 import { pendingKey, withLockRetry } from "../kv/mod.ts";
 import { type Credentials, type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
 import { validateRegistration } from "./_validate.ts";
+import { platformOperation } from "../telemetry/mod.ts";
 import { describe } from "../_util.ts";
 import { PlatformError } from "../errors.ts";
 import type {
@@ -88,6 +89,15 @@ export function platformOps(deps: PlatformDeps): {
       throw { error: `no such community exists: ${opts.community}` };
     }
     const credentials = credentialsFor(community, opts, NO_TOKEN);
+    return await platformOperation("register", () => registerOn(community, credentials, opts), community.name);
+  }
+
+  /** register() once its arguments and community are known: the pending entry, the POST, the record. */
+  async function registerOn(
+    community: Community,
+    credentials: Credentials,
+    opts: RegisterOptions,
+  ): Promise<RegistrationResponse> {
     const ctx = contextFor(community, credentials, opts);
 
     const pending: PendingRegistration = {
@@ -181,17 +191,19 @@ export function platformOps(deps: PlatformDeps): {
       given,
     );
     const url = hookUrl(community, entity, action);
-    const answer = await platformRequest(ctx, "PUT", url, { events, object, callback, enabled });
-    const saved: Webhook = { ...record, entity: entityOf(answer.body, answer.status, url) };
-    try {
-      await writeRecord(kv, saved);
-    } catch (error) {
-      // The platform took the change and the record cannot: the hook is put back as its record has it.
-      const previous = { events: entity.events, object: entity.object, callback: entity.callback };
-      await platformRequest(ctx, "PUT", url, { ...previous, enabled: entity.enabled ?? true }).catch(() => {});
-      throw error;
-    }
-    return saved;
+    return await platformOperation("update", async () => {
+      const answer = await platformRequest(ctx, "PUT", url, { events, object, callback, enabled });
+      const saved: Webhook = { ...record, entity: entityOf(answer.body, answer.status, url) };
+      try {
+        await writeRecord(kv, saved);
+      } catch (error) {
+        // The platform took the change and the record cannot: the hook is put back as its record has it.
+        const previous = { events: entity.events, object: entity.object, callback: entity.callback };
+        await platformRequest(ctx, "PUT", url, { ...previous, enabled: entity.enabled ?? true }).catch(() => {});
+        throw error;
+      }
+      return saved;
+    }, community.name);
   }
 
   return { credentialsFor, contextFor, register, update };

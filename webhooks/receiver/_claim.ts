@@ -15,6 +15,7 @@
 
 import { hash } from "node:crypto";
 import { getManyBatched, postbackClaimKey, withLockRetry } from "../kv/mod.ts";
+import { commitEnded, commitStarted, groupCommitted } from "../telemetry/mod.ts";
 
 /** What a claim entry holds. */
 export interface ClaimValue {
@@ -155,7 +156,8 @@ const TAKEOVER_ATTEMPTS = 3;
 /** A done mark waiting for its commit, and how its request learns the outcome. */
 interface Mark {
   held: HeldClaim;
-  settle(written: boolean): void;
+  /** `shared`: the marks in the commit that wrote it. */
+  settle(written: boolean, shared?: number): void;
 }
 
 /** The done marks of one KV object that wait for a writer, and how many writers commit marks now. */
@@ -189,7 +191,12 @@ export function finish(kv: Deno.Kv, held: HeldClaim): Promise<boolean> {
   let queue = queues.get(kv);
   if (queue === undefined) queues.set(kv, queue = { waiting: [], writers: 0 });
   const { promise, resolve } = Promise.withResolvers<boolean>();
-  queue.waiting.push({ held, settle: resolve });
+  const span = commitStarted(); // webhooks.commit, under the request's span; none with telemetry off
+  const settle = span === undefined ? resolve : (written: boolean, shared?: number) => {
+    commitEnded(span, shared, written);
+    resolve(written);
+  };
+  queue.waiting.push({ held, settle });
   if (queue.writers < DONE_WRITERS) {
     queue.writers++;
     void writeWaiting(kv, queue);
@@ -211,12 +218,17 @@ async function writeWaiting(kv: Deno.Kv, queue: DoneQueue): Promise<void> {
   while (queue.waiting.length > 0) {
     const group = takeMarks(queue);
     if (await commitMarks(kv, group)) {
-      for (const mark of group) mark.settle(true);
+      groupCommitted(group.length);
+      for (const mark of group) mark.settle(true, group.length);
     } else if (group.length === 1) {
       group[0].settle(false);
     } else {
       // One of the group was taken over meanwhile, or its commit failed: each on its own, side by side.
-      await Promise.all(group.map(async (mark) => mark.settle(await commitMarks(kv, [mark]))));
+      await Promise.all(group.map(async (mark) => {
+        const written = await commitMarks(kv, [mark]);
+        if (written) groupCommitted(1);
+        mark.settle(written, 1);
+      }));
     }
   }
   queue.writers--;

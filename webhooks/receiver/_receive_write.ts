@@ -6,6 +6,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { DONE_BYTES, judge } from "./_claim.ts";
 import { submitToGroup } from "../group_commit/mod.ts";
+import { commitEnded, commitStarted } from "../telemetry/mod.ts";
 import { getManyBatched, keyId, ownKeyId } from "../kv/mod.ts";
 import { answer } from "./_receive.ts";
 
@@ -134,10 +135,12 @@ async function commitClaimed(job: WriteJob): Promise<Verdict | "stale"> {
   let expected: (string | null)[] = keys.map(() => null);
   for (let round = 0; round < CLAIM_ROUNDS; round++) {
     let threw = false;
+    const span = commitStarted(); // webhooks.commit, under the request's span
     const result = await submitToGroup(kv, {
       checks: [...keys.map((key, i) => ({ key, versionstamp: expected[i] })), ...checks],
       sequence: job.sequence,
       count: job.count,
+      postbacks: 1,
       build: (atomic, first) => {
         threw = false;
         try {
@@ -149,6 +152,7 @@ async function commitClaimed(job: WriteJob): Promise<Verdict | "stale"> {
         for (const key of keys) atomic.set(key, DONE_BYTES, { expireIn });
       },
     });
+    commitEnded(span, result.kind === "committed" ? result.postbacks : undefined, result.kind === "committed");
     if (result.kind === "committed") return "stored";
     if (result.kind === "error") return threw ? "threw" : "error";
     const changed = new Set(result.changed.map((check) => keyId(check.key)));

@@ -18,6 +18,7 @@ import { createResolver, type Resolved, type Take } from "./_receiver_resolve.ts
 import { commitWrites, settle } from "./_receive_write.ts";
 import { settingsOf } from "./_settings.ts";
 import { checkHeader, checkItems, checkMethod, readBody, refuse, type Trace } from "./_steps.ts";
+import { inReceive, receiveEnded, receiveStarted } from "../telemetry/mod.ts";
 import type { Webhooks } from "../webhooks.ts";
 import type { Receiver, ReceiverAttempt, ReceiverOptions } from "./receiver_types.ts";
 
@@ -209,9 +210,11 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     const started = performance.now();
     const receivedAt = s.now();
     const trace: Trace = { reason: "", head: EMPTY };
+    // A `webhooks.receive` span (under the server's) and API.md's metrics; `undefined` with telemetry off.
+    const telemetry = receiveStarted();
     let response: Response;
     try {
-      response = await decide(request, info !== undefined, receivedAt, trace);
+      response = await inReceive(telemetry, decide, request, info !== undefined, receivedAt, trace);
     } catch {
       discardBody(request);
       trace.reason = "Internal error";
@@ -233,6 +236,7 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
         // A failing report never changes the answer.
       }
     }
+    receiveEnded(telemetry, response.status, started, trace);
     return response;
   }
 

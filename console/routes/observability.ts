@@ -1,0 +1,97 @@
+/**
+ * Operators' routes: `GET /metrics` (Prometheus text, behind the bearer
+ * token `METRICS_TOKEN`; 404 when none is set, 401 without it) and `GET
+ * /readyz` (200 `{ ready: true }` once a KV read succeeds within 2 s, else
+ * 503 `{ ready: false, reason }`). Neither needs a session; both are
+ * mounted before the console's start is awaited, so that they answer while
+ * it starts.
+ *
+ * @module
+ */
+
+import type { Hono } from "hono";
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { ConsoleEnv } from "../lib/context.ts";
+import { type ConsoleMetrics, createConsoleMetrics } from "../lib/metrics.ts";
+import { observeMetrics, WEBHOOKS_METRICS } from "../../webhooks/mod.ts";
+
+/** How long `/readyz` waits for its KV read. */
+export const READY_TIMEOUT_MS = 2_000;
+
+/** What the routes need. */
+export interface ObservabilityDeps {
+  kv: Deno.Kv;
+  /** The console's metrics; `null` when no token is set (then `/metrics` is 404). */
+  metrics: ConsoleMetrics | null;
+  /** `METRICS_TOKEN`. */
+  token: string | undefined;
+  /** The console's start: not ready before it settled, nor after it failed. */
+  ready?: Promise<unknown>;
+}
+
+const NO_STORE = { "cache-control": "no-store" };
+
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text).digest();
+}
+
+/** Whether `Authorization` is `Bearer <token>`, compared in constant time. */
+export function bearerMatches(header: string | undefined, token: string): boolean {
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? "");
+  return match !== null && timingSafeEqual(digest(match[1]), digest(token));
+}
+
+/** Why the KV is not ready, or `null` when a read succeeded within {@linkcode READY_TIMEOUT_MS}. */
+async function kvNotReady(kv: Deno.Kv): Promise<string | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(
+      () => resolve(`the KV did not answer a read within ${READY_TIMEOUT_MS / 1000} s`),
+      READY_TIMEOUT_MS,
+    );
+  });
+  try {
+    return await Promise.race([
+      kv.get(["console_health"]).then(() => null, () => "the KV read failed"),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Mounts `/metrics` and `/readyz`. */
+export function observabilityRoutes(app: Hono<ConsoleEnv>, deps: ObservabilityDeps): void {
+  let started: "starting" | "started" | "failed" = deps.ready ? "starting" : "started";
+  deps.ready?.then(() => started = "started", () => started = "failed");
+
+  app.get("/metrics", async (c) => {
+    if (deps.metrics === null || !deps.token) return c.text("Not found", 404, NO_STORE);
+    if (!bearerMatches(c.req.header("authorization"), deps.token)) {
+      return c.text("Unauthorized", 401, { ...NO_STORE, "www-authenticate": 'Bearer realm="metrics"' });
+    }
+    return c.body(await deps.metrics.text(), 200, { ...NO_STORE, "content-type": deps.metrics.contentType });
+  });
+
+  app.get("/readyz", async (c) => {
+    const reason = started === "starting"
+      ? "the console is starting"
+      : started === "failed"
+      ? "the console could not start"
+      : await kvNotReady(deps.kv);
+    return reason === null ? c.json({ ready: true }, 200, NO_STORE) : c.json({ ready: false, reason }, 503, NO_STORE);
+  });
+}
+
+/**
+ * Mounts `/metrics` and `/readyz` for a console: with a token, the
+ * package's metrics are counted from now on (`close()` stops counting).
+ */
+export function mountObservability(
+  app: Hono<ConsoleEnv>,
+  options: { kv: Deno.Kv; token: string | undefined; ready: Promise<unknown> },
+): { close(): void } {
+  const metrics = options.token ? createConsoleMetrics({ metrics: WEBHOOKS_METRICS, observe: observeMetrics }) : null;
+  observabilityRoutes(app, { ...options, metrics });
+  return { close: () => metrics?.close() };
+}

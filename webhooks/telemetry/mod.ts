@@ -1,0 +1,14 @@
+/**
+ * The package's telemetry (API.md, "Telemetry"): what the receiver and the
+ * platform operations record through `npm:@opentelemetry/api` under the
+ * scope `@community-webhooks/sdk`, and the in-process observers of
+ * {@linkcode observeMetrics}. Internal: `webhooks/mod.ts` exports only
+ * `observeMetrics`, `WEBHOOKS_METRICS` and their types.
+ *
+ * @module
+ */
+
+export * from "./metrics.ts";
+export * from "./receive.ts";
+export * from "./platform.ts";
+export { resetTelemetry, SCOPE, telemetryOff } from "./_record.ts";

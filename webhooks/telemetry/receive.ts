@@ -1,0 +1,142 @@
+// The receiver's telemetry: a `webhooks.receive` span around each request
+// (a child of the server span when Deno.serve made one), its outcome, time
+// and items as metrics, and a `webhooks.commit` span for the commit that
+// stored it. Every attribute is a fixed word, a count or the tenant id the
+// header named: never the header, a secret or a body.
+
+import { type Context, context, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { MetricAttributes } from "./types.ts";
+import { measure, METRIC, otel, telemetryOff } from "./_record.ts";
+
+/** The receiver's `webhooks.outcome` values (API.md). */
+export type ReceiverOutcome =
+  | "accepted"
+  | "duplicate"
+  | "in_progress"
+  | "unauthorized"
+  | "bad_request"
+  | "not_found"
+  | "too_large"
+  | "timeout"
+  | "method_not_allowed"
+  | "error";
+
+const BY_STATUS: Record<number, ReceiverOutcome> = {
+  200: "accepted",
+  400: "bad_request",
+  401: "unauthorized",
+  404: "not_found",
+  405: "method_not_allowed",
+  408: "timeout",
+  409: "in_progress",
+  413: "too_large",
+};
+
+/** The outcome of an answer: its status, and whether a 200 was a duplicate's. */
+export function receiverOutcome(status: number, duplicate: boolean | undefined): ReceiverOutcome {
+  if (status === 200 && duplicate) return "duplicate";
+  return BY_STATUS[status] ?? "error";
+}
+
+const OUTCOMES: ReceiverOutcome[] = [
+  "accepted",
+  "duplicate",
+  "in_progress",
+  "unauthorized",
+  "bad_request",
+  "not_found",
+  "too_large",
+  "timeout",
+  "method_not_allowed",
+  "error",
+];
+
+/** One attributes object per outcome, made once: a measurement allocates nothing. */
+const ATTRIBUTES = {} as Record<ReceiverOutcome, MetricAttributes>;
+for (const outcome of OUTCOMES) ATTRIBUTES[outcome] = Object.freeze({ "webhooks.outcome": outcome });
+
+/** A request's telemetry while it is handled. */
+export interface ReceiveTelemetry {
+  /** Its `webhooks.receive` span; absent when no tracer is registered. */
+  span?: Span;
+  /** The active context with that span. */
+  context?: Context;
+}
+
+const UNTRACED: ReceiveTelemetry = Object.freeze({});
+
+/** What a request's report knows when it is answered. */
+export interface ReceiveDetails {
+  duplicate?: boolean;
+  /** Items in the body (stored or handed on when accepted). */
+  itemCount?: number;
+  /** The tenant the header named. */
+  tenantId?: string;
+}
+
+/**
+ * Starts a request's telemetry: `undefined` when telemetry is off (then the
+ * receiver does nothing more for it), else its span, a child of the active
+ * context (Deno's server span inside a `Deno.serve` handler).
+ */
+export function receiveStarted(): ReceiveTelemetry | undefined {
+  if (telemetryOff()) return undefined;
+  const tracer = otel().tracer;
+  if (tracer === null) return UNTRACED;
+  const span = tracer.startSpan("webhooks.receive");
+  return { span, context: trace.setSpan(context.active(), span) };
+}
+
+/** Runs `fn` with the request's span active, so that the commit's span and the consumer's own are its children. */
+export function inReceive<A extends unknown[], R>(
+  t: ReceiveTelemetry | undefined,
+  fn: (...args: A) => R,
+  ...args: A
+): R {
+  return t?.context === undefined ? fn(...args) : context.with(t.context, fn, undefined, ...args);
+}
+
+/**
+ * Records a request's answer: its outcome, duration (from `started`,
+ * performance.now ms) and items; ends its span. Nothing with telemetry off.
+ */
+export function receiveEnded(
+  t: ReceiveTelemetry | undefined,
+  status: number,
+  started: number,
+  details: ReceiveDetails,
+): void {
+  if (t === undefined) return;
+  const outcome = receiverOutcome(status, details.duplicate);
+  const attributes = ATTRIBUTES[outcome];
+  const items = outcome === "accepted" ? details.itemCount ?? 0 : 0;
+  measure(METRIC["webhooks.receiver.requests"], 1, attributes);
+  measure(METRIC["webhooks.receiver.duration"], (performance.now() - started) / 1000, attributes);
+  if (items > 0) measure(METRIC["webhooks.receiver.items"], items);
+  const span = t.span;
+  if (span === undefined) return;
+  span.setAttribute("webhooks.outcome", outcome);
+  span.setAttribute("webhooks.items", items);
+  if (details.tenantId !== undefined) span.setAttribute("webhooks.tenant_id", details.tenantId);
+  if (outcome === "error") span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
+
+/** Starts the span of the commit that stores a postback, under the active (the request's) span. */
+export function commitStarted(): Span | undefined {
+  return otel().tracer?.startSpan("webhooks.commit");
+}
+
+/** Ends a commit's span: how many postbacks shared the commit (when it was made), and whether it stored this one. */
+export function commitEnded(span: Span | undefined, postbacks: number | undefined, ok: boolean): void {
+  if (span === undefined) return;
+  if (postbacks !== undefined) span.setAttribute("webhooks.commit.postbacks", postbacks);
+  if (!ok) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
+
+/** Records one commit of the group commit: how many postbacks it stored. */
+export function groupCommitted(postbacks: number): void {
+  if (telemetryOff()) return;
+  measure(METRIC["webhooks.commit.postbacks"], postbacks);
+}
