@@ -41,7 +41,9 @@ const CLAIM_MARGIN_MS = 60_000;
  *    `clientId`; for 6 min 30 s after `communities.save` replaced the secret
  *    (by this receiver's `now`), the previous secret and client id verify too;
  * 4. `400` when the body is not a JSON array of `{ webhook: string, activity:
- *    object }`, `413` when it holds more than `maxItems` items;
+ *    object }`, `413` when it holds more than `maxItems` items, or names
+ *    more hooks than one commit can check beside its other checks (ten,
+ *    nine with `sequence`: KV Connect takes ten checks per commit);
  * 5. `404` when an item's `webhook` names no record of that tenant, or
  *    `accept` refuses: nothing is handed on;
  * 6. `200 { received: 0, duplicate: true }` for a header already accepted
