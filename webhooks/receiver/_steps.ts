@@ -23,11 +23,18 @@ export interface Trace {
   head: Uint8Array;
 }
 
-/** A refusal: the rest of the body is dropped, and the reason noted. */
+/** Headers of a 408 or 413: the body was left unread, so the client is told not to use the connection again. */
+const CLOSE = { connection: "close" };
+
+/**
+ * A refusal: the rest of the body is dropped, and the reason noted. A `408`
+ * or `413` says `Connection: close`, so that a client (or a proxy) does not
+ * keep sending on a connection whose body the receiver dropped.
+ */
 export function refuse(request: Request, trace: Trace, status: number, error: string, reason = error): Response {
   discardBody(request);
   trace.reason = reason;
-  return answer(status, { error });
+  return answer(status, { error }, status === 408 || status === 413 ? CLOSE : undefined);
 }
 
 /** 1. `405` for a method other than POST. */
