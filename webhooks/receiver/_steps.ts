@@ -29,12 +29,15 @@ const CLOSE = { connection: "close" };
 /**
  * A refusal: the rest of the body is dropped, and the reason noted. A `408`
  * or `413` says `Connection: close`, so that a client (or a proxy) does not
- * keep sending on a connection whose body the receiver dropped.
+ * keep sending on a connection whose body the receiver dropped; its body is
+ * left to `handle`, which drops it (a served request's after the answer went
+ * out, so that Deno.serve closes the connection: see `closeAfterAnswer`).
  */
 export function refuse(request: Request, trace: Trace, status: number, error: string, reason = error): Response {
-  discardBody(request);
+  const closing = status === 408 || status === 413;
+  if (!closing) discardBody(request);
   trace.reason = reason;
-  return answer(status, { error }, status === 408 || status === 413 ? CLOSE : undefined);
+  return answer(status, { error }, closing ? CLOSE : undefined);
 }
 
 /** 1. `405` for a method other than POST. */

@@ -8,7 +8,7 @@
  */
 
 import { excerpt, maskHeaders } from "./_attempt.ts";
-import { discardBody, EMPTY } from "./_body.ts";
+import { closeAfterAnswer, discardBody, EMPTY } from "./_body.ts";
 import { Deadlines } from "./_deadlines.ts";
 import { claim, claimOf, finish, keepHeld, release, replayKey } from "./_claim.ts";
 import type { ParsedJiveExtn } from "../signature/mod.ts";
@@ -33,7 +33,8 @@ const CLAIM_MARGIN_MS = 60_000;
  * 2. `413` when the body exceeds `maxBytes`: at once when `Content-Length`
  *    says so (nothing read), else once reading passes it (the stream is
  *    cancelled, at most one chunk past the limit is read); `408` when it has
- *    not fully arrived within `bodyTimeoutMs`;
+ *    not fully arrived within `bodyTimeoutMs`. Both say `Connection: close`,
+ *    and with `info` the connection is closed once they went out;
  * 3. `401` when the `Authorization: JiveEXTN` header is missing or
  *    malformed, when no community has its `tenant_id`, when it does not
  *    verify with that community's client secret within the window (5 minutes
@@ -218,6 +219,11 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
       discardBody(request);
       trace.reason = "Internal error";
       response = answer(500, { error: "Internal error" });
+    }
+    // A 408 or 413 left its body unread: dropped now, or (served) once answered, which closes the connection.
+    if (response.headers.get("connection") === "close") {
+      if (info) closeAfterAnswer(request, info);
+      else discardBody(request);
     }
     if (onAttempt) {
       const { head, ...fields } = trace;
