@@ -20,11 +20,11 @@ export interface MemoryChild {
 
 /**
  * Runs `script` (which prints `listening <port>` once it serves) with
- * `--v8-flags=--expose-gc` and the project's deno.json.
+ * `--v8-flags=--expose-gc` and the project's deno.json, and `args` after it.
  */
-export async function startMemoryChild(script: string): Promise<MemoryChild> {
+export async function startMemoryChild(script: string, args: string[] = []): Promise<MemoryChild> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", "--config", CONFIG, "--v8-flags=--expose-gc", script],
+    args: ["run", "-A", "--quiet", "--config", CONFIG, "--v8-flags=--expose-gc", script, ...args],
     stdin: "null",
     stdout: "piped",
     stderr: "inherit",
@@ -107,4 +107,58 @@ export function closeAll(conns: Deno.TcpConn[]): void {
       // Closed already (finish() read it to its end).
     }
   }
+}
+
+/** A body trickled until the server closes its connection, and what the server did. */
+export interface SlowBody {
+  /** The answer's status line, once one came ("" before). */
+  status(): string;
+  /** When (performance.now) the server closed the connection, or `null` while it is open. */
+  closedAt(): number | null;
+  /** Stops trickling and closes the connection (if the server did not). */
+  stop(): void;
+}
+
+/**
+ * Opens a chunked POST to `path` and sends a one-byte chunk every
+ * `everyMs` (4 B/s by default) for as long as the server keeps the
+ * connection open and `stop()` was not called, reading what it answers.
+ */
+export async function trickleSlowly(port: number, path: string, everyMs = 250): Promise<SlowBody> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  conn.setNoDelay(true);
+  let answer = "";
+  let closedAt: number | null = null;
+  let stopped = false;
+  const head = `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+    `Transfer-Encoding: chunked\r\n\r\n`;
+  await conn.write(encoder.encode(head));
+  const decoder = new TextDecoder();
+  void (async () => {
+    const buffer = new Uint8Array(4096);
+    for (;;) {
+      const n = await conn.read(buffer).catch(() => null);
+      if (n === null) break;
+      if (answer.length < 200) answer += decoder.decode(buffer.subarray(0, n));
+    }
+    closedAt ??= performance.now();
+  })();
+  const chunk = encoder.encode("1\r\n \r\n");
+  const timer = setInterval(() => {
+    if (stopped || closedAt !== null) return;
+    conn.write(chunk).catch(() => closedAt ??= performance.now());
+  }, everyMs);
+  return {
+    status: () => answer.split("\r\n")[0],
+    closedAt: () => closedAt,
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+      try {
+        conn.close();
+      } catch {
+        // Closed already.
+      }
+    },
+  };
 }

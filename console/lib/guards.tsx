@@ -137,12 +137,15 @@ export function installGuards(app: Hono<ConsoleEnv>, deps: Deps, publicUrl: stri
   });
   const formLimit = bodyLimit({
     maxSize: MAX_FORM_BYTES,
-    onError: (c) =>
-      html(
+    onError: (c) => {
+      // The rest of the body is left unread: the client is told not to send on this connection again.
+      c.header("connection", "close");
+      return html(
         c,
         MessagePage({ title: "Request too large", message: "The form is larger than the console accepts." }),
         413,
-      ),
+      );
+    },
   });
   app.use("*", async (c, next) => {
     if (

@@ -7,7 +7,7 @@
 
 import type { Context } from "hono";
 import type { VNode } from "preact";
-import type { Community } from "../../webhooks/mod.ts";
+import type { Community, SecretRotation } from "../../webhooks/mod.ts";
 import type { ConsoleEnv } from "../lib/context.ts";
 import { bidiControls, withoutBidiControls } from "../lib/labels.ts";
 
@@ -21,6 +21,41 @@ export interface CommunityForm {
   accessToken: string;
   refreshToken: string;
   clearTokens: boolean;
+  /**
+   * The client secret's state the edit form was rendered from
+   * ({@linkcode secretStateOf}); `""` when the form did not say (then only
+   * the store's check-and-set applies).
+   */
+  secretFrom: string;
+}
+
+/**
+ * What the edit form carries of the client secret it was rendered from, so
+ * that a new secret sent from a form rendered before another rotation is
+ * refused: `none` (no secret), `set`, or `rotated:<time>` while a rotation's
+ * entry is kept (its time). Never the secret, nor anything made from it.
+ */
+export function secretStateOf(community: Community, rotation: SecretRotation | null): string {
+  if (!community.clientSecret) return "none";
+  return rotation ? `rotated:${rotation.rotatedAt}` : "set";
+}
+
+/** The refusal of a new secret whose form was rendered before another rotation (or whose commit found one). */
+export const SECRET_CHANGED = "Not saved: the secret changed meanwhile (another client secret was saved after this " +
+  "form was loaded). Check the community, then type the secret again if it should still replace the new one";
+
+/**
+ * Whether a form sets a new secret though the secret's state now (of
+ * `community` and `rotation`, as {@linkcode secretStateOf} says) is not the
+ * one it was rendered from. The same state, or a rotation whose entry has
+ * since expired or been revoked (`rotated:...`, now `set`), is current; so
+ * is a form that did not say (`""`). A rotation made and expired entirely
+ * while a form stayed open (7 min 30 s) is not seen here.
+ */
+export function staleSecret(form: CommunityForm, community: Community, rotation: SecretRotation | null): boolean {
+  const from = form.secretFrom, now = secretStateOf(community, rotation);
+  if (!form.clientSecret || from === "" || from === now) return false;
+  return !(from.startsWith("rotated:") && now === "set");
 }
 
 export function str(v: unknown): string {
@@ -38,6 +73,7 @@ export async function readForm(c: Context<ConsoleEnv>): Promise<CommunityForm> {
     accessToken: str(body.accessToken),
     refreshToken: str(body.refreshToken),
     clearTokens: body.clearTokens === "1",
+    secretFrom: str(body.secretFrom),
   };
 }
 
@@ -133,10 +169,12 @@ export function TokenState({ community }: { community: Community }): VNode {
 }
 
 export function CommunityFields(
-  { form, isNew, community }: {
+  { form, isNew, community, rotation = null }: {
     form: Partial<CommunityForm>;
     isNew: boolean;
     community?: Community;
+    /** The community's secret rotation in force: with `community`, the form carries its secret's state. */
+    rotation?: SecretRotation | null;
   },
 ): VNode {
   return (
@@ -209,6 +247,7 @@ export function CommunityFields(
           value=""
         />
       </label>
+      {community && <input type="hidden" name="secretFrom" value={secretStateOf(community, rotation)} />}
       {community && (
         <label class="check">
           <input type="checkbox" name="clearTokens" value="1" /> Forget the stored tokens

@@ -8,7 +8,7 @@
  */
 
 import type { Context, Hono } from "hono";
-import type { Community } from "../../webhooks/mod.ts";
+import { type Community, ConflictError } from "../../webhooks/mod.ts";
 import { Confirm, confirmed } from "../components/Confirm.tsx";
 import { Csrf } from "../components/Csrf.tsx";
 import { Layout } from "../components/Layout.tsx";
@@ -22,6 +22,8 @@ import {
   formToShowAgain,
   originOf,
   readForm,
+  SECRET_CHANGED,
+  staleSecret,
   TokenState,
   validate,
 } from "./_community_form.tsx";
@@ -170,7 +172,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         <h2>Edit</h2>
         <form method="post" action={path(tenant)} class="stack" id="edit">
           <Csrf token={c.get("session")!.csrf} />
-          <CommunityFields form={form} isNew={false} community={community} />
+          <CommunityFields form={form} isNew={false} community={community} rotation={rotation} />
           <button type="submit">Save</button>
         </form>
         <h2>Remove</h2>
@@ -226,6 +228,11 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const error = validate(form, false);
     const keep = formToShowAgain(form);
     if (error) return editPage(c, community, keep, error);
+    // A rotation is a check-and-set: a new secret typed into a form rendered before another rotation is refused
+    // (the page answered is rendered from the state now, so it can be sent again); `apply` checks the rest.
+    if (staleSecret(form, community, await communities.secretRotation(community.tenantId))) {
+      return editPage(c, community, keep, SECRET_CHANGED);
+    }
     // The stored secrets go to the base URL (bearer tokens on every call,
     // the client secret when tokens are renewed or the community is
     // connected): never carry them over to another origin unasked.
@@ -244,7 +251,11 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       const updated: Community = { ...current, name: form.name, baseUrl: form.baseUrl };
       if (form.clientId) updated.clientId = form.clientId;
       else delete updated.clientId;
-      if (form.clientSecret) updated.clientSecret = form.clientSecret;
+      if (form.clientSecret) {
+        // Atomic with the commit: the secret it replaces must be the one read above (checked against the form).
+        if (current.clientSecret !== community.clientSecret) throw new ConflictError(SECRET_CHANGED);
+        updated.clientSecret = form.clientSecret;
+      }
       if (form.clearTokens || moved) {
         delete updated.oauth;
         delete updated.renewedAt;
@@ -258,7 +269,9 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     try {
       if (await communities.update(community.tenantId, apply) === null) return notFound(c);
     } catch (err) {
-      return editPage(c, community, keep, describeError(err));
+      // Rendered from the record as it is now, so that the form answered can be sent again.
+      const now = err instanceof ConflictError ? await communities.findByTenantID(community.tenantId) : null;
+      return editPage(c, now ?? community, keep, describeError(err));
     }
     return c.redirect(`${path(community.tenantId)}?notice=saved`, 303);
   });

@@ -61,12 +61,15 @@ class Gathered {
 /**
  * Reads `body` whole when it holds at most `maxBytes` and arrives within
  * `timeoutMs`; otherwise stops at the first chunk past the limit, or at the
- * deadline, and cancels the stream without waiting for it.
+ * deadline, and cancels the stream without waiting for it. With `release`
+ * (a served request), those two stops release the reader instead and leave
+ * the stream to {@linkcode closeAfterAnswer}.
  */
 export async function readBody(
   body: ReadableStream<Uint8Array> | null,
   maxBytes: number,
   deadlines: Deadlines,
+  release = false,
 ): Promise<BodyRead> {
   if (body === null) return { kind: "ok", bytes: EMPTY, head: EMPTY };
   const gathered = new Gathered();
@@ -80,11 +83,13 @@ export async function readBody(
   const stop = (): void => {
     reader.cancel().catch(() => {});
   };
-  // At the deadline the reader is cancelled, which ends a pending read with `done`.
+  // Past the limit or the deadline: cancelled now, or (served) released, to be cancelled once answered.
+  const leave = release ? () => reader.releaseLock() : stop;
+  // At the deadline the reader is cancelled (a pending read ends with `done`) or released (it rejects).
   let timedOut = false;
   const done = deadlines.start(() => {
     timedOut = true;
-    stop();
+    leave();
   });
   try {
     for (;;) {
@@ -99,7 +104,7 @@ export async function readBody(
       if (gathered.length + chunk.byteLength > maxBytes) {
         // Keep only what the excerpt needs of the chunk that went over.
         if (gathered.length < HEAD_BYTES) gathered.append(chunk.subarray(0, HEAD_BYTES - gathered.length));
-        stop();
+        leave();
         return { kind: "too-large", head: head() };
       }
       gathered.append(chunk);
@@ -123,6 +128,43 @@ export async function readBody(
 export function discardBody(request: Request): void {
   if (!request.bodyUsed) request.body?.cancel().catch(() => {});
 }
+
+/**
+ * Makes Deno.serve close the connection of a served request whose body was
+ * left unread (a `408` or `413`, answered with `Connection: close`). Deno
+ * 2.9.6 keeps such a connection, and reads on, for as long as the client
+ * sends, whatever the answer says; it drops it when the body's stream is
+ * cancelled after the answer went out (cancelled before, as
+ * {@linkcode discardBody} does, the connection stays). So the stream, taken
+ * here while the request is still being handled, is read (a read pending:
+ * an untouched body never gets the connection) and cancelled
+ * {@linkcode CLOSE_DELAY_MS} after `info.completed`. A body read in one native call cannot be cancelled: that
+ * connection stays until its declared bytes (at most `maxBytes`) are in.
+ */
+export function closeAfterAnswer(request: Request, info: Deno.ServeHandlerInfo): void {
+  let reader: ReadableStreamDefaultReader<Uint8Array>;
+  try {
+    const body = request.body;
+    if (body === null) return;
+    reader = body.getReader();
+  } catch {
+    return; // read natively (locked), or not a stream any more
+  }
+  reader.read().catch(() => {});
+  const cancel = () => {
+    const timer = setTimeout(() => reader.cancel().catch(() => {}), CLOSE_DELAY_MS);
+    Deno.unrefTimer(timer);
+  };
+  info.completed.then(cancel, cancel);
+}
+
+/**
+ * How long after the answer went out its connection is dropped: long enough
+ * for the answer to reach a client on another continent before the socket
+ * closes (with the client's unread bytes, Linux resets it and drops what is
+ * still unsent), short enough to cost a trickling client nothing.
+ */
+const CLOSE_DELAY_MS = 250;
 
 /** The declared length of a body when its framing is that length (Content-Length without Transfer-Encoding). */
 function declaredLength(headers: Headers): number | null {
@@ -149,7 +191,7 @@ export async function readRequestBody(
   framed: boolean,
 ): Promise<BodyRead> {
   const declared = framed ? declaredLength(request.headers) : null;
-  if (declared === null || declared > maxBytes) return await readBody(request.body, maxBytes, deadlines);
+  if (declared === null || declared > maxBytes) return await readBody(request.body, maxBytes, deadlines, framed);
   let expire!: () => void;
   const late = new Promise<null>((resolve) => expire = () => resolve(null));
   const done = deadlines.start(expire);

@@ -34,8 +34,19 @@ export interface HeldClaim {
 /** Why a header could not be claimed: done (a duplicate), held by a request still running, or stale checks. */
 export type NotClaimed = "done" | "held" | "stale";
 
-/** The most hooks one postback may name: each is a check of the claim's commit, and KV Connect takes ten. */
-export const MAX_CLAIM_HOOKS = 10;
+/** The most checks one commit carries on any KV: KV Connect (denokv, Deno Deploy) takes ten. */
+export const MAX_COMMIT_CHECKS = 10;
+
+/**
+ * The most hooks one postback may name: each is a check of the commit that
+ * claims it, and with `sequence` the counter is one more, so its own checks
+ * fit {@linkcode MAX_COMMIT_CHECKS} (the cached checks the receiver adds are
+ * dropped when they would not). More is 413: a commit of more checks would
+ * fail on a remote KV on every retry.
+ */
+export function maxClaimHooks(sequence: boolean): number {
+  return MAX_COMMIT_CHECKS - (sequence ? 1 : 0);
+}
 
 /** The claim value written done. */
 export const DONE: ClaimValue = { state: "done", leaseUntil: 0 };

@@ -8,7 +8,7 @@
 // previous secret while a rotation keeps that one valid (_secret_rotation.ts);
 // the claim's commit then checks the rotation entry too.
 
-import { type HeldClaim, type NotClaimed, release } from "./_claim.ts";
+import { type HeldClaim, MAX_COMMIT_CHECKS, type NotClaimed, release } from "./_claim.ts";
 import { copyData } from "./_copy.ts";
 import { checkSignature, type ParsedJiveExtn, verifyingKey } from "../signature/mod.ts";
 import { type BodyItem, urlsOf } from "./_receive.ts";
@@ -28,8 +28,6 @@ const NOT_VERIFIED = "JiveEXTN signature does not match";
  * rotation entry's check too (the previous secret verified), one hook less.
  */
 const MAX_CHECKED_HOOKS = 4;
-/** The checks one commit carries at most (KV Connect's limit). */
-const MAX_CHECKS = 10;
 const encoder = new TextEncoder();
 
 /** The tenant's community, verified against the header. */
@@ -253,7 +251,7 @@ function resolvedBy(read: ReadCommunity, by: "current" | "previous", cached: boo
 /** How many hooks' cached entries the claim's commit can check beside the community's checks. */
 function checkedHooks(resolved: Resolved): number {
   // Per hook a claim key and a record check; then the community's checks and a sequence counter.
-  return Math.min(MAX_CHECKED_HOOKS, Math.floor((MAX_CHECKS - 1 - resolved.checks.length) / 2));
+  return Math.min(MAX_CHECKED_HOOKS, Math.floor((MAX_COMMIT_CHECKS - 1 - resolved.checks.length) / 2));
 }
 
 function settle(taking: Promise<HeldClaim | NotClaimed>): Claiming {

@@ -5,7 +5,7 @@
 // community, the hooks, the claim and the consumer) is in receiver.ts.
 
 import { discardBody, readRequestBody } from "./_body.ts";
-import { MAX_CLAIM_HOOKS } from "./_claim.ts";
+import { maxClaimHooks } from "./_claim.ts";
 import { checkTime, type ParsedJiveExtn, parseJiveExtn } from "../signature/mod.ts";
 import { answer, type BodyItem, parseItems, urlsOf } from "./_receive.ts";
 import type { Deadlines } from "./_deadlines.ts";
@@ -23,11 +23,21 @@ export interface Trace {
   head: Uint8Array;
 }
 
-/** A refusal: the rest of the body is dropped, and the reason noted. */
+/** Headers of a 408 or 413: the body was left unread, so the client is told not to use the connection again. */
+const CLOSE = { connection: "close" };
+
+/**
+ * A refusal: the rest of the body is dropped, and the reason noted. A `408`
+ * or `413` says `Connection: close`, so that a client (or a proxy) does not
+ * keep sending on a connection whose body the receiver dropped; its body is
+ * left to `handle`, which drops it (a served request's after the answer went
+ * out, so that Deno.serve closes the connection: see `closeAfterAnswer`).
+ */
 export function refuse(request: Request, trace: Trace, status: number, error: string, reason = error): Response {
-  discardBody(request);
+  const closing = status === 408 || status === 413;
+  if (!closing) discardBody(request);
   trace.reason = reason;
-  return answer(status, { error });
+  return answer(status, { error }, closing ? CLOSE : undefined);
 }
 
 /** 1. `405` for a method other than POST. */
@@ -91,19 +101,16 @@ export function checkHeader(
 /**
  * 4. The items: `400` when the body is not a JSON array of `{ webhook:
  * string, activity: object }`; `413` when it holds more than `maxItems`, or
- * names more hooks than one claim's commit can check.
+ * names more hooks than one claim's commit can check (ten, nine with
+ * `sequence`: its counter is checked too).
  */
 export function checkItems(request: Request, bytes: Uint8Array, s: Settings, trace: Trace): BodyItem[] | Response {
   const checked = parseItems(bytes, s.maxItems);
   if ("error" in checked) return refuse(request, trace, checked.status, checked.error);
   trace.itemCount = checked.items.length;
-  if (urlsOf(checked.items).length > MAX_CLAIM_HOOKS) {
-    return refuse(
-      request,
-      trace,
-      413,
-      `Too many hooks: the items of a postback name at most ${MAX_CLAIM_HOOKS} webhooks`,
-    );
+  const maxHooks = maxClaimHooks(s.sequence !== undefined);
+  if (urlsOf(checked.items).length > maxHooks) {
+    return refuse(request, trace, 413, `Too many hooks: the items of a postback name at most ${maxHooks} webhooks`);
   }
   return checked.items;
 }

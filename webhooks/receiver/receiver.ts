@@ -8,7 +8,7 @@
  */
 
 import { excerpt, maskHeaders } from "./_attempt.ts";
-import { discardBody, EMPTY } from "./_body.ts";
+import { closeAfterAnswer, discardBody, EMPTY } from "./_body.ts";
 import { Deadlines } from "./_deadlines.ts";
 import { claim, claimOf, finish, keepHeld, release, replayKey } from "./_claim.ts";
 import type { ParsedJiveExtn } from "../signature/mod.ts";
@@ -34,7 +34,8 @@ const CLAIM_MARGIN_MS = 60_000;
  * 2. `413` when the body exceeds `maxBytes`: at once when `Content-Length`
  *    says so (nothing read), else once reading passes it (the stream is
  *    cancelled, at most one chunk past the limit is read); `408` when it has
- *    not fully arrived within `bodyTimeoutMs`;
+ *    not fully arrived within `bodyTimeoutMs`. Both say `Connection: close`,
+ *    and with `info` the connection is closed once they went out;
  * 3. `401` when the `Authorization: JiveEXTN` header is missing or
  *    malformed, when no community has its `tenant_id`, when it does not
  *    verify with that community's client secret within the window (5 minutes
@@ -42,7 +43,9 @@ const CLAIM_MARGIN_MS = 60_000;
  *    `clientId`; for 6 min 30 s after `communities.save` replaced the secret
  *    (by this receiver's `now`), the previous secret and client id verify too;
  * 4. `400` when the body is not a JSON array of `{ webhook: string, activity:
- *    object }`, `413` when it holds more than `maxItems` items;
+ *    object }`, `413` when it holds more than `maxItems` items, or names
+ *    more hooks than one commit can check beside its other checks (ten,
+ *    nine with `sequence`: KV Connect takes ten checks per commit);
  * 5. `404` when an item's `webhook` names no record of that tenant, or
  *    `accept` refuses: nothing is handed on;
  * 6. `200 { received: 0, duplicate: true }` for a header already accepted
@@ -219,6 +222,11 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
       discardBody(request);
       trace.reason = "Internal error";
       response = answer(500, { error: "Internal error" });
+    }
+    // A 408 or 413 left its body unread: dropped now, or (served) once answered, which closes the connection.
+    if (response.headers.get("connection") === "close") {
+      if (info) closeAfterAnswer(request, info);
+      else discardBody(request);
     }
     if (onAttempt) {
       const { head, ...fields } = trace;

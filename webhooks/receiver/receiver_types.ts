@@ -165,7 +165,9 @@ export interface ReceiverOptions {
   /**
    * With `write`: a KV key holding a counter that numbers every stored item
    * in commit order (`postback.seq`), bumped in the same commit; for a log
-   * that readers follow without skipping anything, across processes.
+   * that readers follow without skipping anything, across processes. Its
+   * check takes one of the ten a commit carries: a postback may then name at
+   * most nine hooks (more is 413).
    */
   sequence?: Deno.KvKey;
   /** Largest body, in bytes; default 1 MiB (1048576). */

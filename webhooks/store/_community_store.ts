@@ -19,6 +19,32 @@ import type { Community } from "../types.ts";
 import type { Communities } from "./communities.ts";
 
 /**
+ * The check-and-set of a rotation: remembers the client secret a save (or
+ * update) first read, and throws a {@linkcode ConflictError} when a later
+ * read (its commit's check failed: another write got in first) finds that
+ * secret replaced meanwhile and the record being written would replace it
+ * again (with another secret, the one first read, or none). Nothing of the
+ * save is stored then, so a rotation never silently turns another one's new
+ * secret into the previous secret.
+ */
+function secretGuard(what: "save" | "update", tenantId: string): (stored: Community | null, record: Community) => void {
+  let first: { secret: string | undefined } | null = null;
+  return (stored, record) => {
+    const secret = stored?.clientSecret;
+    if (first === null) {
+      first = { secret };
+      return;
+    }
+    if (secret !== first.secret && record.clientSecret !== secret) {
+      throw new ConflictError(
+        `Cannot ${what} community ${describe(tenantId)}: the secret changed meanwhile (another save replaced it), ` +
+          "so nothing was stored; read the community again and retry",
+      );
+    }
+  };
+}
+
+/**
  * Makes the community store over a KV database.
  *
  * @param kv The KV database.
@@ -70,11 +96,13 @@ export function createCommunities(kv: Deno.Kv): Communities {
     async save(community) {
       validateCommunity(community);
       const record: Community = { ...community };
+      const guard = secretGuard("save", record.tenantId);
       const result = await commitWithRetry(async () => {
         const [current, byName] = await kv.getMany<[Community, string]>([
           communityKey(record.tenantId),
           communityByNameKey(record.name),
         ]);
+        guard(current.value, record);
         return [storeOp(current, byName, record)];
       }, "save community").catch((error) => {
         throw sizeError(error, `community ${describe(record.tenantId)}`);
@@ -88,6 +116,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
         throw new TypeError(`Cannot update community: 'change' must be a function, got ${describe(change)}`);
       }
       let saved: Community | null = null;
+      const guard = secretGuard("update", tenantId);
       await commitWithRetry(async () => {
         const current = await kv.get<Community>(communityKey(tenantId));
         if (current.value === null) return (saved = null);
@@ -98,6 +127,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
         if (record.tenantId !== tenantId) {
           throw new TypeError("Cannot update community: 'change' may not change its tenantId");
         }
+        guard(current.value, record);
         const byName = await kv.get<string>(communityByNameKey(record.name));
         saved = record;
         return [storeOp(current, byName, record)];

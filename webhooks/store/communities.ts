@@ -23,10 +23,21 @@ export interface Communities {
    * clocks), so those signed just before the change are not refused. Only
    * the last replaced secret is kept; see {@linkcode Communities.secretRotation}.
    *
+   * A rotation is a check-and-set. The save reads the stored record and
+   * commits checked against it; when another write got in first, it reads
+   * again. If that read finds the client secret changed since this save
+   * first read it (another save rotated it meanwhile), and this record would
+   * replace it again (another secret, the one first read, or none), the save
+   * is refused with a `ConflictError` whose message says "the secret changed
+   * meanwhile", and nothing is stored: of two rotations at once one wins,
+   * and the previous secret stays the one both replaced. Two saves setting
+   * the same new secret both succeed.
+   *
    * @param community `{ name, tenantId, baseUrl, clientId?, clientSecret?, oauth? }`.
    * @returns The store result.
    * @throws {TypeError} When a field is missing or of the wrong type.
-   * @throws {ConflictError} When another tenant already uses the name.
+   * @throws {ConflictError} When another tenant already uses the name, or the
+   *   secret changed meanwhile (see above).
    * @throws {RangeError} When the record is too large for one KV value.
    *
    * @example Usage
@@ -48,14 +59,17 @@ export interface Communities {
    * write gets in first (a token renewal, another edit), `change` runs again
    * on the newer record, so nothing that write stored is lost; a community
    * removed meanwhile stays removed. A changed secret rotates as with
-   * {@linkcode Communities.save}.
+   * {@linkcode Communities.save}, and is a check-and-set as there: when the
+   * secret changed since the first read and the newer record's secret would
+   * be replaced, a `ConflictError` ("the secret changed meanwhile") is thrown
+   * and nothing is stored.
    *
    * @param tenantId The community's tenant id.
    * @param change Makes the new record from the current one; it may not change `tenantId`.
    * @returns The stored record, or `null` when no community has this tenant id (nothing is stored).
    * @throws {TypeError} When `tenantId` is not a non-empty string, `change` is not a function, or the record it
    * returns is not a valid community or has another tenant id.
-   * @throws {ConflictError} When the new name is another tenant's.
+   * @throws {ConflictError} When the new name is another tenant's, or the secret changed meanwhile.
    *
    * @example Usage
    * ```ts

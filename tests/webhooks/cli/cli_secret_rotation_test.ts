@@ -89,3 +89,52 @@ Deno.test("cli communities add with another --client-secret rotates it and says 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("cli communities add: of two rotations at once over one KV file, one fails with 'the secret changed meanwhile' and the original stays previous", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cli_rotation_race_" });
+  try {
+    const path = `${dir}/webhooks.kv`;
+    const add = ["communities", "add", "--kv", path, "--name", "A", "--tenant", "tenant-a"];
+    add.push("--base-url", "https://a.example", "--client-id", "client-a");
+    /** Runs one `communities add` with `secret`: its exit code, stdout and stderr. */
+    const run = async (secret: string) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await main(add, {
+        stdout: (t) => out.push(t),
+        stderr: (t) => err.push(t),
+        env: (name) => name === "CLIENT_SECRET" ? secret : undefined,
+      });
+      return { code, out: out.join("\n"), err: err.join("\n") };
+    };
+    assert.equal((await run(SECRET_A)).code, 0);
+    let conflicts = 0;
+    for (let round = 0; round < 10; round++) {
+      const kv = await Deno.openKv(path);
+      const original = (await createWebhooks(kv).communities.findByTenantID("tenant-a"))!.clientSecret;
+      const secrets = [btoa(`round ${round}: secret one, 32 b.`), btoa(`round ${round}: secret two, 32 b.`)];
+      // Two commands started together: each opens the KV, reads the community, and commits its save.
+      const [one, two] = await Promise.all(secrets.map(run));
+      const stored = (await createWebhooks(kv).communities.findByTenantID("tenant-a"))!.clientSecret;
+      const previous = (await kv.get<{ secret: string }>(["community_secret_previous", "tenant-a"])).value?.secret;
+      kv.close();
+      for (const r of [one, two]) {
+        for (const secret of [original!, ...secrets]) {
+          assert.ok(!`${r.out}${r.err}`.includes(secret), "a secret was printed");
+        }
+      }
+      if (one.code === 0 && two.code === 0) continue; // one after the other (the second read the first's secret)
+      conflicts++;
+      const [won, lost] = one.code === 0 ? [0, two] : [1, one];
+      assert.equal(lost.code, 1);
+      assert.match(lost.err, /^Error: Cannot save community "tenant-a": the secret changed meanwhile/);
+      assert.equal(stored, secrets[won], "the winner's secret is current");
+      assert.equal(previous, original, "the previous secret is the one both replaced");
+    }
+    // Side by side, their saves overlap (each reads before the other commits) in most rounds: without the
+    // check-and-set both said "Saved" every time, the second turning the first's new secret into the previous one.
+    assert.ok(conflicts > 0, "in no round was a command refused: two rotations at once both said saved");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
