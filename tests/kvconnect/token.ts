@@ -6,5 +6,9 @@
  * @module
  */
 
-/** The token every test server takes. */
-export const TEST_TOKEN = "kvconnect-example-token";
+/**
+ * The token every test server takes: under `deno task test:kvconnect` the
+ * preload's own (`KV_CONNECT_TOKEN`), so a test that starts a server of its
+ * own leaves the preload's KV reachable.
+ */
+export const TEST_TOKEN: string = Deno.env.get("KV_CONNECT_TOKEN") ?? "kvconnect-example-token";
