@@ -5,6 +5,7 @@
  */
 
 import type { Postback } from "../receiver/mod.ts";
+import type { RelayForward } from "./_forwards.ts";
 
 /**
  * A destination that postbacks are forwarded to. Its secret is only in what
@@ -322,6 +323,13 @@ export interface Relay {
   run(options?: RunOptions): RelayWorker;
   /** The attempts of one entry, oldest first. */
   attempts(entryId: string): Promise<RelayAttempt[]>;
+  /**
+   * The forwards of a postback (of its item `index` when given): each
+   * entry's destination, state, attempts and next attempt time, kept 30
+   * days. Throws a `TypeError` for an empty `postbackId`, a `RangeError`
+   * for a bad `index`.
+   */
+  forwards(postbackId: string, index?: number): Promise<RelayForward[]>;
   /** A page of dead letters (of one destination, when given). */
   deadLetters(options?: { destinationId?: string; cursor?: string; limit?: number }): Promise<DeadLetterPage>;
   /** Puts a dead letter back in the outbox with fresh attempts; `false` when there is no such dead letter. */
