@@ -2,7 +2,8 @@
  * A delivery's page: how the request went (status, time taken, the
  * signature verdict with tenant, client id and the timestamp's age), its
  * headers with the `Authorization` value masked, the body raw and pretty
- * with a copy button, and the other items of its postback. A delivery of a
+ * with a copy button, the other items of its postback, and its forwards to
+ * the hook's "Forward to" destinations with their attempts. A delivery of a
  * hook since unregistered keeps the hook's URL and id.
  *
  * @module
@@ -19,6 +20,7 @@ import { Csrf } from "../components/Csrf.tsx";
 import { ResponseDetail } from "../components/ResponseDetail.tsx";
 import { PLATFORM_FAILURE } from "../lib/platform_failures.ts";
 import { RedeliverForm, redeliveryOf } from "./delivery_redeliver.tsx";
+import { DeliveryForwards, forwardsOf, indexOf } from "./_delivery_forwards.tsx";
 import { type ConsoleEnv, type Deps, html, layoutFrame } from "../lib/context.ts";
 import type { AttemptInfo, Delivery } from "../lib/deliveries.ts";
 
@@ -121,6 +123,10 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     } catch {
       // a cut payload or a body that is not JSON stays as it is
     }
+    const index = indexOf(delivery.id);
+    const forwards = accepted && delivery.postbackId && index !== null
+      ? await forwardsOf(deps, delivery.postbackId, index)
+      : null;
     const siblings = accepted && attempt?.itemCount && attempt.itemCount > 1
       ? Array.from({ length: attempt.itemCount }, (_, i) => delivery.id.replace(/-\d+$/, `-${i}`))
       : [];
@@ -230,6 +236,7 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           response={attempt?.response}
           platformSide={delivery.reason?.startsWith(PLATFORM_FAILURE) === true}
         />
+        {forwards && delivery.hookId && <DeliveryForwards hookId={delivery.hookId} views={forwards} />}
         {redeliveryOf(deps, delivery, attempt, hook) && (
           <RedeliverForm id={delivery.id} csrf={c.get("session")!.csrf} />
         )}
