@@ -59,6 +59,10 @@ export async function settleForwards(deps: Deps, hookId: string, since: number, 
   }
 }
 
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 function answerOf(attempt: RelayAttempt): string {
   return attempt.status === 0 ? `no answer: ${attempt.error ?? "unknown"}` : `HTTP ${attempt.status}`;
 }
@@ -95,7 +99,7 @@ export function DeliveryForwards({ hookId, views }: { hookId: string; views: For
             <code>{view.url ?? "a destination since removed"}</code>
           </h3>
           <p class={view.forward.state === "dead" ? "status-bad" : undefined}>
-            <span class="forward-state">{stateOf(view)}</span>, {view.forward.attempts}{" "}
+            <span class="forward-state">{capitalized(stateOf(view))}</span>, {view.forward.attempts}{" "}
             {view.forward.attempts === 1 ? "attempt" : "attempts"}
             {view.forward.state === "pending" && view.forward.nextAttemptAt !== null && (
               <>

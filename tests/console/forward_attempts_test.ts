@@ -36,7 +36,7 @@ Deno.test("a delivery's page shows its forward attempts: a refused one with the 
     try {
       const section = page.document.querySelector("#delivery-forwards")!;
       assert.equal(section.querySelector(`[data-entry="${app.received[0].id}"] h3`)?.textContent, app.url);
-      assert.equal(section.querySelector(".forward-state")?.textContent, "waiting for the next attempt");
+      assert.equal(section.querySelector(".forward-state")?.textContent, "Waiting for the next attempt");
       assert.match(section.textContent!, /1 attempt; next attempt/);
       const cells = [...section.querySelectorAll(".forward-attempts tbody td")].map((td) => td.textContent);
       assert.equal(cells.length, 3);
@@ -58,7 +58,7 @@ Deno.test("a delivery's page shows its forward attempts: a refused one with the 
     page = parse(html);
     try {
       const section = page.document.querySelector("#delivery-forwards")!;
-      assert.equal(section.querySelector(".forward-state")?.textContent, "delivered");
+      assert.equal(section.querySelector(".forward-state")?.textContent, "Delivered");
       assert.doesNotMatch(section.textContent!, /next attempt/);
     } finally {
       page.close();
