@@ -14,6 +14,7 @@ import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
 import CopyButton from "../islands/CopyButton.tsx";
 import { statusText } from "../islands/DeliveriesLive.tsx";
+import { HeadersTable } from "../components/HeadersTable.tsx";
 import { wellFormed } from "../components/text.ts";
 import { signJiveExtn } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
@@ -201,22 +202,7 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         {attempt && (
           <>
             <h2>{platformSide ? "Headers the platform sent" : "Request headers"}</h2>
-            <table id="delivery-headers">
-              <thead>
-                <tr>
-                  <th scope="col">Header</th>
-                  <th scope="col">Value</th>
-                </tr>
-              </thead>
-              <tbody>
-                {Object.entries(attempt.headers).map(([name, value]) => (
-                  <tr key={name}>
-                    <td data-label="Header">{name}</td>
-                    <td data-label="Value" class="id">{wellFormed(value)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <HeadersTable id="delivery-headers" headers={attempt.headers} />
             {!platformSide && <p class="hint">The Authorization header is shown without its signature.</p>}
           </>
         )}
