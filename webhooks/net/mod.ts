@@ -6,3 +6,4 @@
  */
 
 export * from "./private_address.ts";
+export { checkHost, type HostCheck } from "./host_check.ts";

@@ -3,7 +3,7 @@
 
 import { monotonicFactory } from "ulid";
 import { webhookKey } from "../kv/mod.ts";
-import { checkHost } from "./_address_guard.ts";
+import { checkHost } from "../net/mod.ts";
 import {
   DESTINATION_PREFIX,
   destinationKey,

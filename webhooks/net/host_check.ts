@@ -1,9 +1,13 @@
-// The private-address guard of destination URLs: an IP literal by
-// `isPrivateAddress` (shared with the console's outbound calls), a host name
-// by every address it resolves to (`Deno.resolveDns`, A and AAAA).
+/**
+ * `checkHost`: the private-address guard of a URL's host, as the relay's
+ * destinations take it: an IP literal by `isPrivateAddress`, a host name by
+ * every address it resolves to (`Deno.resolveDns`, A and AAAA).
+ *
+ * @module
+ */
 
 import { isIP } from "node:net";
-import { isPrivateAddress } from "../net/mod.ts";
+import { isPrivateAddress } from "./private_address.ts";
 
 async function resolveDns(host: string): Promise<string[]> {
   const found = await Promise.allSettled([Deno.resolveDns(host, "A"), Deno.resolveDns(host, "AAAA")]);
