@@ -2,9 +2,9 @@
  * Runs the benchmark suites of `bench/` and writes BENCHMARKS.md: Module A's
  * store against the raw KV floor and the original Node SDK's scan, `register`
  * against the platform's own time, Library B against lodash-es, qs,
- * `URLSearchParams` and `structuredClone`, and Library B's bundle size beside
- * umbrella, cash-dom and jQuery. Every figure that matters is a ratio of two
- * measurements of the same run.
+ * `URLSearchParams` and `structuredClone`, Library B's bundle size beside
+ * umbrella, cash-dom and jQuery, and the relay against a bare fetch loop.
+ * Every figure that matters is a ratio of two measurements of the same run.
  *
  * ```sh
  * deno task bench                    # the full run, writes BENCHMARKS.md
@@ -20,6 +20,7 @@
 
 import { relative } from "node:path";
 import { receivingSection } from "./_bench_receiving.ts";
+import { relaySection } from "./_bench_relay.ts";
 import { libraryBSections } from "./_bench_library_b.ts";
 import { moduleASections } from "./_bench_module_a.ts";
 import { registerSection } from "./_bench_register.ts";
@@ -73,6 +74,9 @@ await suite("createReceiver against a bare handler", "bench/receiver_bench.ts", 
 await suite("the console's receiver at 500 and 50,000 deliveries", "bench/deliveries_bench.ts", {
   BENCH_ROUNDS: String(Math.min(options.rounds, 5)),
 });
+await suite("the relay against a bare fetch loop and a receiver without it", "bench/relay_bench.ts", {
+  BENCH_ROUNDS: String(Math.min(options.rounds, 5)),
+});
 log("bundle sizes");
 const t0 = performance.now();
 const sizes = await bundleSizes();
@@ -124,6 +128,12 @@ libraryBSections(ctx, firstPass());
 const receiving = receivingSection(results, { time: fmtTime, ratio: fmtRatio, mark, table });
 md.push(...receiving.md);
 notes.push(...receiving.notes);
+
+// Forwarding postbacks (the relay) ---------------------------------------------------
+
+const relay = relaySection(results, { time: fmtTime, ratio: fmtRatio, mark, table });
+md.push(...relay.md);
+notes.push(...relay.notes);
 
 // Notes, time ------------------------------------------------------------------------
 

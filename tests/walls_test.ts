@@ -141,6 +141,7 @@ const MODULE_A_WALLS: [from: string, mayNotReach: string[]][] = [
   ["webhooks/platform", ["webhooks/receiver", ...ABOVE_ALL]],
   ["webhooks/receiver", ABOVE_ALL],
   ["webhooks/relay", ["webhooks/cli"]],
+  ["webhooks/net", ["webhooks/kv", "webhooks/store", "webhooks/platform", "webhooks/receiver", ...ABOVE_ALL]],
 ];
 
 Deno.test("Module A's concerns stand on each other in one direction: the store reaches neither the receiver nor the CLI", () => {

@@ -8,6 +8,7 @@
 
 import type { VNode } from "preact";
 import type { ResponseInfo } from "../lib/answers.ts";
+import { HeadersTable } from "./HeadersTable.tsx";
 import { wellFormed } from "./text.ts";
 
 const REASONS: Record<number, string> = {
@@ -75,22 +76,7 @@ export function ResponseDetail(props: ResponseDetailProps): VNode {
       )}
       {response && (
         <>
-          <table id="response-headers">
-            <thead>
-              <tr>
-                <th scope="col">Header</th>
-                <th scope="col">Value</th>
-              </tr>
-            </thead>
-            <tbody>
-              {Object.entries(response.headers).map(([name, value]) => (
-                <tr key={name}>
-                  <td data-label="Header">{name}</td>
-                  <td data-label="Value" class="id">{wellFormed(value)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <HeadersTable id="response-headers" headers={response.headers} />
           <h3>Body</h3>
           {response.body
             ? <pre id="response-body">{wellFormed(response.body)}</pre>

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { ForwardSection, hookForwarding } from "./_delivery_forwards.tsx";
 import type { Context } from "hono";
 import type { VNode } from "preact";
 import { CONTENT_EVENTS, SYSTEM_EVENTS, type Webhook } from "../../webhooks/mod.ts";
@@ -165,6 +166,11 @@ export async function webhookPage(
   const testable = Boolean(deps.sandboxTest) && community?.tenantId === SANDBOX_COMMUNITY.tenantId;
   const fromQuery = options.notice === undefined ? pageNotice(c, ours, deliveries[0], disabled) : {};
   const limits = await limitsFor(c, deps, { tenantId: hook.tenantId, receiver: ours, sandbox: testable });
+  const forwarding = await hookForwarding(
+    deps,
+    hook.id,
+    c.req.query("notice") === "triggered" ? deliveries[0] : undefined,
+  );
   return html(
     c,
     <Layout
@@ -243,6 +249,7 @@ export async function webhookPage(
           The <a href="/sandbox" id="sandbox-link">sandbox page</a> triggers more.
         </p>
       )}
+      <ForwardSection hookId={hook.id} forwarding={forwarding} />
       <h2>Latest deliveries</h2>
       <DeliveryChart stats={stats} />
       <Island name="DeliveriesLive" props={{ deliveries, hookId: hook.id, max: LATEST_DELIVERIES }}>

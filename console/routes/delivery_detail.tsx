@@ -2,7 +2,8 @@
  * A delivery's page: how the request went (status, time taken, the
  * signature verdict with tenant, client id and the timestamp's age), its
  * headers with the `Authorization` value masked, the body raw and pretty
- * with a copy button, and the other items of its postback. A delivery of a
+ * with a copy button, the other items of its postback, and its forwards to
+ * the hook's "Forward to" destinations with their attempts. A delivery of a
  * hook since unregistered keeps the hook's URL and id.
  *
  * @module
@@ -13,12 +14,14 @@ import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
 import CopyButton from "../islands/CopyButton.tsx";
 import { statusText } from "../islands/DeliveriesLive.tsx";
+import { HeadersTable } from "../components/HeadersTable.tsx";
 import { wellFormed } from "../components/text.ts";
 import { signJiveExtn } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
 import { ResponseDetail } from "../components/ResponseDetail.tsx";
 import { PLATFORM_FAILURE } from "../lib/platform_failures.ts";
 import { RedeliverForm, redeliveryOf } from "./delivery_redeliver.tsx";
+import { DeliveryForwards, forwardsOf, indexOf } from "./_delivery_forwards.tsx";
 import { type ConsoleEnv, type Deps, html, layoutFrame } from "../lib/context.ts";
 import type { AttemptInfo, Delivery } from "../lib/deliveries.ts";
 
@@ -121,6 +124,10 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     } catch {
       // a cut payload or a body that is not JSON stays as it is
     }
+    const index = indexOf(delivery.id);
+    const forwards = accepted && delivery.postbackId && index !== null
+      ? await forwardsOf(deps, delivery.postbackId, index)
+      : null;
     const siblings = accepted && attempt?.itemCount && attempt.itemCount > 1
       ? Array.from({ length: attempt.itemCount }, (_, i) => delivery.id.replace(/-\d+$/, `-${i}`))
       : [];
@@ -195,22 +202,7 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         {attempt && (
           <>
             <h2>{platformSide ? "Headers the platform sent" : "Request headers"}</h2>
-            <table id="delivery-headers">
-              <thead>
-                <tr>
-                  <th scope="col">Header</th>
-                  <th scope="col">Value</th>
-                </tr>
-              </thead>
-              <tbody>
-                {Object.entries(attempt.headers).map(([name, value]) => (
-                  <tr key={name}>
-                    <td data-label="Header">{name}</td>
-                    <td data-label="Value" class="id">{wellFormed(value)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <HeadersTable id="delivery-headers" headers={attempt.headers} />
             {!platformSide && <p class="hint">The Authorization header is shown without its signature.</p>}
           </>
         )}
@@ -230,6 +222,7 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           response={attempt?.response}
           platformSide={delivery.reason?.startsWith(PLATFORM_FAILURE) === true}
         />
+        {forwards && delivery.hookId && <DeliveryForwards hookId={delivery.hookId} views={forwards} />}
         {redeliveryOf(deps, delivery, attempt, hook) && (
           <RedeliverForm id={delivery.id} csrf={c.get("session")!.csrf} />
         )}

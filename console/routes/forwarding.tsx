@@ -117,10 +117,11 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
             </tbody>
           </table>
         )}
-        <form method="post" action={path} id="forward-add">
+        <h2>Add a destination</h2>
+        <form method="post" action={path} id="forward-add" class="stack">
           <Csrf token={csrf} />
           <label>
-            Forward to{" "}
+            Forward to (your app's URL){" "}
             <input
               type="url"
               name="url"

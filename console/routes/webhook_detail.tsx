@@ -7,6 +7,7 @@
  * @module
  */
 
+import { settleForwards } from "./_delivery_forwards.tsx";
 import type { Context, Hono } from "hono";
 import type { Webhook, WebhookChanges } from "../../webhooks/mod.ts";
 import { Confirm, confirmed } from "../components/Confirm.tsx";
@@ -158,6 +159,8 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       });
     }
     if (sent.length === 0) return disabled("test-disabled-platform");
+    // The page says how the test event's forward went too: the worker attempts it right after the receiver's commit.
+    if (!sent.some((d) => d.status === 0)) await settleForwards(deps, hook.id, started);
     // Whatever the outcome, the page is shown by a redirect: a reload must not send the test event again.
     // An attempt the platform could not deliver names when it started: the page gives the reason logged since.
     const failed = sent.some((d) => d.status === 0);

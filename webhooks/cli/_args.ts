@@ -127,11 +127,12 @@ export const COMMANDS: CommandSpec[] = [
   {
     words: ["listen"],
     args: [],
-    flags: ["forward-to", "hook", "secret"],
+    flags: ["forward-to", "hook", "secret", "print-secret"],
     required: ["forward-to"],
-    usage: "listen --forward-to URL [--hook ID,...]",
+    usage: "listen --forward-to URL [--hook ID,...] [--print-secret]",
     examples: [
-      "deno task cli listen --forward-to http://localhost:3000/webhooks",
+      "WEBHOOK_SECRET=whsec_... deno task cli listen --forward-to http://localhost:3000/webhooks",
+      "deno task cli listen --forward-to http://localhost:3000/webhooks --print-secret",
       "KV_PATH=https://kv.example.com DENO_KV_ACCESS_TOKEN=... deno task cli listen --forward-to http://localhost:3000/webhooks --hook 01J...",
     ],
   },
@@ -166,6 +167,7 @@ const FLAGS: Record<string, FlagSpec> = {
   "forward-to": { type: "string" },
   hook: { type: "string" },
   secret: { type: "string" },
+  "print-secret": { type: "boolean" },
 };
 
 const GLOBAL_USAGE = "[--kv PATH_OR_URL] [--json] [--help]";

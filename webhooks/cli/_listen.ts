@@ -1,9 +1,12 @@
-// `listen --forward-to URL [--hook ID,...]`: forwards postbacks of the hooks
-// named (every hook when none) to a URL on this machine, as `stripe listen`
-// does. It adds a pinned destination (so only this process delivers it),
-// runs a relay worker for it that prints one line per attempt, and removes
-// the destination when it ends (Ctrl-C). A listener killed outright leaves
-// its destination behind until a worker sees it unheld for 10 minutes.
+// `listen --forward-to URL [--hook ID,...] [--print-secret]`: forwards
+// postbacks of the hooks named (every hook when none) to a URL on this
+// machine, as `stripe listen` does. It adds a pinned destination (so only
+// this process delivers it), runs a relay worker for it that prints one line
+// per attempt, and removes the destination when it ends (Ctrl-C). A listener
+// killed outright leaves its destination behind until a worker sees it
+// unheld for 10 minutes. The signing secret is `WEBHOOK_SECRET` (or
+// `--secret`), else one generated for the run; it is printed only with
+// `--print-secret` (API.md: the CLI prints no secret unless asked).
 
 import { createRelay, type RelayAttempt } from "../relay/mod.ts";
 
@@ -28,6 +31,14 @@ export function attemptLine(
   return [time, attempt.hookId, status, ms.padStart(7), attempt.entryId, attempt.error ?? ""].join("  ").trimEnd();
 }
 
+/** Whether `secret` is `whsec_` and 24 to 64 bytes in base64 (what a relay destination takes). */
+function wellFormedSecret(secret: string): boolean {
+  const base64 = secret.startsWith("whsec_") ? secret.slice("whsec_".length) : "";
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64) || base64.length % 4 !== 0) return false;
+  const bytes = base64.length / 4 * 3 - (base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0);
+  return bytes >= 24 && bytes <= 64;
+}
+
 /** Runs `listen` until `ctx.signal` aborts. */
 export async function listen(ctx: ListenContext, usage: (message: string) => Error): Promise<void> {
   const forwardTo = String(ctx.flags["forward-to"]);
@@ -39,6 +50,12 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
   // The URL is on this machine: allowed here (API.md), and reached from this process alone (pinned).
   const relay = createRelay(kv, { allowPrivateNetwork: true });
   const secret = ctx.secret("secret", "WEBHOOK_SECRET");
+  if (secret !== undefined && !wellFormedSecret(secret)) {
+    throw usage(
+      "WEBHOOK_SECRET (or --secret) must be whsec_ followed by 24 to 64 bytes in base64, as your app verifies with" +
+        " (the value given is not shown); or leave it unset and run with --print-secret to see a generated one",
+    );
+  }
   const destination = await relay.destinations.add({
     url: forwardTo,
     pinned: true,
@@ -50,8 +67,14 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
       `Forwarding postbacks of ${hookIds ? `hooks ${hookIds.join(", ")}` : "every hook"} to ${destination.url}` +
         ` (destination ${destination.id}; Ctrl-C to stop)`,
     );
-    // Shown once, as `add` returns it, so the app can verify signatures; not when it came from WEBHOOK_SECRET.
-    if (!secret) ctx.err(`Signing secret (shown once): ${destination.secret}`);
+    if (ctx.flags["print-secret"] === true) {
+      ctx.err(`Signing secret: ${destination.secret}`);
+    } else if (!secret) {
+      ctx.err(
+        "Signatures use a secret generated for this run, not shown: to verify them, set WEBHOOK_SECRET=whsec_... here" +
+          " and in your app, or run with --print-secret to see this one",
+      );
+    }
     const worker = relay.run({
       destinations: [destination.id],
       signal: ctx.signal,

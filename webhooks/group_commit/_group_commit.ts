@@ -26,10 +26,10 @@
 // commits is the one whose result it gets.
 
 import { getManyBatched, keyId, withLockRetry } from "../kv/mod.ts";
-import { AtomicRecorder } from "./_atomic_recorder.ts";
 import { isRemote } from "./_remote.ts";
 import { groupCommitted } from "../telemetry/mod.ts";
 import {
+  buildEntry,
   type Counter,
   counterOf,
   type Entry,
@@ -177,7 +177,7 @@ class GroupCommitter {
    * False when `build` threw: the job has failed, and is not queued.
    */
   #prebuild(entry: Entry): boolean {
-    const { job, seqId } = entry;
+    const { seqId } = entry;
     let first = 0;
     if (seqId !== null) {
       const counter = this.#counters.get(seqId);
@@ -192,17 +192,7 @@ class GroupCommitter {
       }
       first = last + 1;
     }
-    const recorder = new AtomicRecorder();
-    try {
-      recorder.check(...job.checks);
-      job.build(recorder, first);
-    } catch (error) {
-      entry.resolve({ kind: "error", error });
-      return false;
-    }
-    entry.recorder = recorder;
-    entry.first = first;
-    return true;
+    return buildEntry(entry, first);
   }
 
   /** Whether every waiting job's sequence counter is known (else it is read before the next group). */

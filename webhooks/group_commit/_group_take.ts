@@ -67,6 +67,24 @@ export function counterOf(entry: Deno.KvEntryMaybe<number>): Counter {
   return { value, versionstamp: entry.versionstamp };
 }
 
+/**
+ * Builds a job's writes into a recorder at its first number `first`, kept on
+ * the entry. False when `build` threw: the job has failed (told so).
+ */
+export function buildEntry(entry: Entry, first: number): boolean {
+  const recorder = new AtomicRecorder();
+  try {
+    recorder.check(...entry.job.checks);
+    entry.job.build(recorder, first);
+  } catch (error) {
+    entry.resolve({ kind: "error", error });
+    return false;
+  }
+  entry.recorder = recorder;
+  entry.first = first;
+  return true;
+}
+
 /** The last number of the sequence that a job takes. */
 export function lastNumber(entry: Entry): number {
   return entry.first + (entry.job.count ?? 0) - 1;
@@ -102,19 +120,10 @@ export function takeGroup(
     }
     const first = seqId === null ? 0 : (next.get(seqId) ?? counters.get(seqId)!.value) + 1;
     // Built once: its writes are kept for another operation, unless its numbers in a sequence have moved.
-    let recorder = entry.recorder;
-    if (recorder === undefined || (seqId !== null && first !== entry.first)) {
-      recorder = new AtomicRecorder();
-      try {
-        recorder.check(...job.checks);
-        job.build(recorder, first);
-      } catch (error) {
-        entry.resolve({ kind: "error", error });
-        continue;
-      }
-      entry.recorder = recorder;
-      entry.first = first;
+    if (entry.recorder === undefined || (seqId !== null && first !== entry.first)) {
+      if (!buildEntry(entry, first)) continue;
     }
+    const recorder = entry.recorder!;
     if (busy !== null && touchesAny(recorder, busy)) {
       later.push(entry);
       continue;

@@ -3,6 +3,7 @@
 
 import { retryWhileLocked } from "../kv/mod.ts";
 import type { OutboxEntry } from "./_entry.ts";
+import { setForward } from "./_forwards.ts";
 import {
   attemptPrefix,
   DEAD_PREFIX,
@@ -85,16 +86,16 @@ export async function redeliver(kv: Deno.Kv, entryId: string, now: () => number)
       acceptedAt: letter.acceptedAt,
       attempts: 0,
     };
-    const result = await retryWhileLocked(() =>
-      kv.atomic()
-        .check(dead)
-        .check(destination)
-        .delete(dead.key)
-        .delete(deadByDestinationKey(letter.destinationId, letter.id))
-        .set(dueKey(entry.partition, now(), entry.id), entry)
-        .sum(OUTBOX_BUMP_KEY, 1n)
-        .commit()
-    );
+    const at = now();
+    const atomic = kv.atomic()
+      .check(dead)
+      .check(destination)
+      .delete(dead.key)
+      .delete(deadByDestinationKey(letter.destinationId, letter.id))
+      .set(dueKey(entry.partition, at, entry.id), entry)
+      .sum(OUTBOX_BUMP_KEY, 1n);
+    setForward(atomic, entry, "pending", at);
+    const result = await retryWhileLocked(() => atomic.commit());
     if (result.ok) return true;
   }
 }

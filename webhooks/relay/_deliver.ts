@@ -1,7 +1,7 @@
 // One attempt: the signed POST of an entry to its destination, its answer
 // read up to 1 KiB, within the attempt's time.
 
-import { checkHost } from "./_address_guard.ts";
+import { checkHost } from "../net/mod.ts";
 import type { CachedDestination } from "./_cache.ts";
 import { bodyOf, type OutboxEntry } from "./_entry.ts";
 import type { ResolvedOptions } from "./_options.ts";

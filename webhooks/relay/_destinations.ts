@@ -3,7 +3,7 @@
 
 import { monotonicFactory } from "ulid";
 import { webhookKey } from "../kv/mod.ts";
-import { checkHost } from "./_address_guard.ts";
+import { checkHost } from "../net/mod.ts";
 import {
   DESTINATION_PREFIX,
   destinationKey,
@@ -12,6 +12,7 @@ import {
   OUTBOX_BUMP_KEY,
   pinHeldKey,
 } from "./_keys.ts";
+import { deleteForward } from "./_forwards.ts";
 import { describeValue, type ResolvedOptions } from "./_options.ts";
 import type { Destination, DestinationInput, DestinationPatch, Destinations, NewDestination } from "./_types.ts";
 
@@ -108,11 +109,19 @@ export async function listStored(kv: Deno.Kv): Promise<StoredDestination[]> {
 /** Deletes the waiting entries of a pinned destination's own partition, a few hundred per commit. */
 async function dropPartition(kv: Deno.Kv, partition: string): Promise<void> {
   while (true) {
-    const keys: Deno.KvKey[] = [];
-    for await (const entry of kv.list({ prefix: duePrefix(partition) }, { limit: 500 })) keys.push(entry.key);
-    if (keys.length === 0) return;
     const atomic = kv.atomic();
-    for (const key of keys) atomic.delete(key);
+    let count = 0;
+    // Two deletes each (the entry and its state for `forwards`): within the 1,000 mutations of a commit.
+    for await (
+      const entry of kv.list<{ id: string; postbackId: string; index: number }>({ prefix: duePrefix(partition) }, {
+        limit: 400,
+      })
+    ) {
+      atomic.delete(entry.key);
+      deleteForward(atomic, entry.value);
+      count++;
+    }
+    if (count === 0) return;
     await atomic.commit();
   }
 }

@@ -6,6 +6,7 @@
 import { monotonicFactory } from "ulid";
 import type { Outcome } from "./_deliver.ts";
 import type { OutboxEntry } from "./_entry.ts";
+import { deleteForward, setForward } from "./_forwards.ts";
 import { attemptKey, deadByDestinationKey, deadKey, dueKey } from "./_keys.ts";
 import { ATTEMPT_TTL_MS, type Finish, type Held } from "./_outbox.ts";
 import type { DeadLetter, RelayAttempt } from "./_types.ts";
@@ -74,13 +75,17 @@ export function finishes(now: () => number): {
     };
   }
   return {
-    delivered: (held, outcome) => withAttempt(held, outcome, () => {}),
+    delivered: (held, outcome) =>
+      withAttempt(held, outcome, (atomic) => {
+        setForward(atomic, { ...held.entry, attempts: held.entry.attempts + 1 }, "delivered", null);
+      }),
     retry: (held, outcome, dueAt) => {
       const next: OutboxEntry = { ...unleased(held.entry), attempts: held.entry.attempts + 1 };
       next.lastError = reasonOf(outcome);
       return {
         ...withAttempt(held, outcome, (atomic) => {
           atomic.set(dueKey(next.partition, dueAt, next.id), next);
+          setForward(atomic, next, "pending", dueAt);
         }),
         bump: true,
       };
@@ -90,6 +95,7 @@ export function finishes(now: () => number): {
       const letter = deadLetterOf({ ...held.entry, attempts }, now(), reason);
       const add = (atomic: Deno.AtomicOperation): void => {
         atomic.set(deadKey(letter.id), letter).set(deadByDestinationKey(letter.destinationId, letter.id), null);
+        setForward(atomic, letter, "dead", null);
       };
       return outcome ? withAttempt(held, outcome, add) : { held, apply: add };
     },
@@ -101,6 +107,6 @@ export function finishes(now: () => number): {
         atomic.set(dueKey(entry.partition, now(), entry.id), entry);
       },
     }),
-    drop: (held) => ({ held, apply: () => {} }),
+    drop: (held) => ({ held, apply: (atomic) => deleteForward(atomic, held.entry) }),
   };
 }

@@ -12,6 +12,9 @@
 // - ["relay_attempt", entryId, attemptId]     one attempt of an entry
 // - ["relay_dead", entryId]                   a dead letter; ["relay_dead_by_destination", destinationId, entryId] a copy
 // - ["relay_pin_held", destinationId]         when a worker last held a pinned destination (ms)
+// - ["relay_entry_by_postback", postbackId, index, entryId]
+//                                             an entry's state (or a fan-out record's), written in the commits that
+//                                             add, finish or redeliver it, for `forwards`; expires with its attempts
 
 /** The partition of entries that any worker may deliver; a pinned destination's entries use its id. */
 export const SHARED_PARTITION = "*";
@@ -79,4 +82,14 @@ export function deadByDestinationPrefix(destinationId: string): Deno.KvKey {
 /** When a worker last held a pinned destination. */
 export function pinHeldKey(destinationId: string): Deno.KvKey {
   return ["relay_pin_held", destinationId];
+}
+
+/** The state of an entry (or of a fan-out record) of a postback item, found by the postback. */
+export function forwardKey(postbackId: string, index: number, entryId: string): Deno.KvKey {
+  return ["relay_entry_by_postback", postbackId, index, entryId];
+}
+
+/** Prefix of the entries of a postback, or of one of its items. */
+export function forwardPrefix(postbackId: string, index?: number): Deno.KvKey {
+  return index === undefined ? ["relay_entry_by_postback", postbackId] : ["relay_entry_by_postback", postbackId, index];
 }

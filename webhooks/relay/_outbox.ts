@@ -7,6 +7,7 @@ import { retryWhileLocked } from "../kv/mod.ts";
 import type { Postback } from "../receiver/mod.ts";
 import { type DestinationCache, matches } from "./_cache.ts";
 import { entryFor, type FanoutRecord, itemOf, newEntryId, type OutboxEntry } from "./_entry.ts";
+import { deleteForward, setForward } from "./_forwards.ts";
 import { dueKey, FANOUT_PREFIX, fanoutKey, OUTBOX_BUMP_KEY } from "./_keys.ts";
 
 /** Checks per atomic operation: KV Connect's limit. */
@@ -31,7 +32,9 @@ export function createWrite(
     const item = itemOf(postback);
     if (!cache.fresh()) {
       const id = newEntryId();
-      atomic.set(fanoutKey(id), { ...item, id, writtenAt: now() } satisfies FanoutRecord);
+      const writtenAt = now();
+      atomic.set(fanoutKey(id), { ...item, id, writtenAt } satisfies FanoutRecord);
+      setForward(atomic, { ...item, id, destinationId: null, attempts: 0 }, "pending", writtenAt);
       atomic.sum(OUTBOX_BUMP_KEY, 1n);
       return;
     }
@@ -41,6 +44,7 @@ export function createWrite(
       if (!matches(destination, item.hookId)) continue;
       const entry = entryFor(item, destination);
       atomic.set(dueKey(entry.partition, at, entry.id), entry);
+      setForward(atomic, entry, "pending", at);
       added = true;
     }
     if (added) atomic.sum(OUTBOX_BUMP_KEY, 1n);
@@ -61,11 +65,13 @@ export async function expandFanouts(kv: Deno.Kv, cache: DestinationCache, now: (
   for (const record of records) {
     const { id: _id, writtenAt, ...item } = record.value;
     const atomic = kv.atomic().check(record).delete(record.key).sum(OUTBOX_BUMP_KEY, 1n);
+    deleteForward(atomic, record.value);
     const at = now();
     for (const destination of cache.all()) {
       if (!matches(destination, item.hookId) || destination.createdAt > writtenAt) continue;
       const entry = entryFor(item, destination);
       atomic.set(dueKey(entry.partition, at, entry.id), entry);
+      setForward(atomic, entry, "pending", at);
     }
     if ((await retryWhileLocked(() => atomic.commit())).ok) turned++;
   }

@@ -4,6 +4,7 @@ import { DestinationCache } from "./_cache.ts";
 import { listAttempts, listDeadLetters, redeliver } from "./_dead.ts";
 import { HostGuard } from "./_deliver.ts";
 import { createDestinations } from "./_destinations.ts";
+import { listForwards } from "./_forwards.ts";
 import { describeValue, resolveOptions, resolveRun } from "./_options.ts";
 import { createWrite } from "./_outbox.ts";
 import type { Relay, RelayOptions, RelayWorker, RunOptions } from "./_types.ts";
@@ -55,6 +56,21 @@ export function createRelay(kv: Deno.Kv, options?: RelayOptions): Relay {
       return worker;
     },
     attempts: (entryId) => listAttempts(kv, entryId),
+    forwards(postbackId: string, index?: number) {
+      if (typeof postbackId !== "string" || postbackId === "") {
+        const got = describeValue(postbackId);
+        return Promise.reject(
+          new TypeError(`Cannot list forwards: 'postbackId' must be a non-empty string, got ${got}`),
+        );
+      }
+      if (index !== undefined && (!Number.isInteger(index) || index < 0)) {
+        const got = describeValue(index);
+        return Promise.reject(
+          new RangeError(`Cannot list forwards: 'index' must be an integer of 0 or more, got ${got}`),
+        );
+      }
+      return listForwards(kv, postbackId, index);
+    },
     deadLetters: (page) => listDeadLetters(kv, page),
     redeliver: (entryId) => redeliver(kv, entryId, resolved.now),
     async close(): Promise<void> {

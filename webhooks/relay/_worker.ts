@@ -10,7 +10,6 @@ import { DESTINATIONS_VERSION_KEY, duePrefix, OUTBOX_BUMP_KEY, pinHeldKey, SHARE
 import { nextWait, type ResolvedOptions, type ResolvedRun } from "./_options.ts";
 import { expandFanouts, type Finish, FinishQueue, type Held, take } from "./_outbox.ts";
 import type { Destinations, RelayWorker } from "./_types.ts";
-import { Wake } from "./_wake.ts";
 import { retryWhileLocked } from "../kv/mod.ts";
 
 /** A pinned destination that no worker held for this long is removed. */
@@ -229,4 +228,42 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
   run.signal?.addEventListener("abort", () => void stop(), { once: true });
   if (run.signal?.aborted) void stop();
   return { stop };
+}
+
+// A worker's alarm: `wait(ms)` resolves after `ms`, or at once when
+// `notify()` was called since the last wait; each wait makes its own
+// promise and timer (no long-lived promise that every wait races).
+
+/** Wakes a sleeping loop. */
+export class Wake {
+  #pending = false;
+  #resolve: (() => void) | null = null;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  /** Wakes the current wait, or makes the next one return at once. */
+  notify(): void {
+    if (this.#resolve) {
+      const resolve = this.#resolve;
+      this.#resolve = null;
+      clearTimeout(this.#timer);
+      resolve();
+    } else {
+      this.#pending = true;
+    }
+  }
+
+  /** Sleeps up to `ms` (0 or less: no sleep) unless woken. */
+  wait(ms: number): Promise<void> {
+    if (this.#pending || ms <= 0) {
+      this.#pending = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      this.#resolve = resolve;
+      this.#timer = setTimeout(() => {
+        this.#resolve = null;
+        resolve();
+      }, ms);
+    });
+  }
 }

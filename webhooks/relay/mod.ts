@@ -20,3 +20,4 @@
 
 export { createRelay } from "./_relay.ts";
 export type * from "./_types.ts";
+export type { RelayForward } from "./_forwards.ts";

@@ -37,16 +37,27 @@ async function postTo(url: string, verb: string): Promise<Response> {
   });
 }
 
-async function listenEndToEnd(kv: Deno.Kv, kvArg: string): Promise<void> {
+/** A well-formed secret for WEBHOOK_SECRET. */
+const SECRET = "whsec_" + btoa("0123456789abcdef0123456789abcdef");
+
+/**
+ * Runs listen against `kv` until a postback reaches the app, then Ctrl-C.
+ * `secretFrom`: "print" (`--print-secret`, no WEBHOOK_SECRET), "env"
+ * (WEBHOOK_SECRET set, nothing printed) or "none" (a generated secret, not
+ * printed).
+ */
+async function listenEndToEnd(kv: Deno.Kv, kvArg: string, secretFrom: "print" | "env" | "none"): Promise<void> {
   await seed(createWebhooks(kv));
   const app = startApp();
   const receiver = serveReceiver(kv);
   const stop = new AbortController();
   const out: string[] = [];
   const err: string[] = [];
-  const io = { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t), env: () => undefined };
+  const env = (name: string) => secretFrom === "env" && name === "WEBHOOK_SECRET" ? SECRET : undefined;
+  const io = { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t), env };
+  const printFlag = secretFrom === "print" ? ["--print-secret"] : [];
   try {
-    const running = main(["listen", "--forward-to", app.url, "--hook", "hook-a", "--kv", kvArg], {
+    const running = main(["listen", "--forward-to", app.url, "--hook", "hook-a", "--kv", kvArg, ...printFlag], {
       ...io,
       signal: stop.signal,
     });
@@ -60,15 +71,25 @@ async function listenEndToEnd(kv: Deno.Kv, kvArg: string): Promise<void> {
     await app.waitFor(1);
     await until(() => out.length === 1, 5_000, "the attempt's line");
     assert.match(out[0], /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}hook-a {2}200 +\d+ ms {2}msg_\w+$/);
-    // The secret printed once on stderr verifies what the app got.
-    const secret = err.join("\n").match(/Signing secret \(shown once\): (whsec_\S+)/)![1];
+    const printed = /Signing secret: (whsec_\S+)/.exec(err.join("\n"))?.[1];
+    const hint = /set WEBHOOK_SECRET=whsec_\.\.\. here and in your app, or run with --print-secret/;
+    if (secretFrom === "print") assert.ok(printed, "--print-secret prints the secret on stderr");
+    else assert.doesNotMatch(err.join("\n") + out.join("\n"), /whsec_[A-Za-z0-9+/]/); // never printed unasked
+    if (secretFrom === "none") assert.match(err.join("\n"), hint);
+    else assert.doesNotMatch(err.join("\n"), hint);
+    // The secret in use (printed, or WEBHOOK_SECRET) verifies what the app got.
     const got = app.received[0];
-    const body = new Webhook(secret).verify(got.body, {
+    const headers = {
       "webhook-id": got.id,
       "webhook-timestamp": got.timestamp,
       "webhook-signature": got.signature,
-    }) as { type: string };
-    assert.equal(body.type, "jive:created");
+    };
+    if (secretFrom !== "none") {
+      const body = new Webhook(printed ?? SECRET).verify(got.body, headers) as { type: string };
+      assert.equal(body.type, "jive:created");
+    } else {
+      assert.throws(() => new Webhook(SECRET).verify(got.body, headers)); // a secret of its own
+    }
     stop.abort(); // Ctrl-C
     assert.equal(await running, 0);
     assert.deepEqual(await relay.destinations.list(), []);
@@ -85,7 +106,7 @@ Deno.test("listen forwards a received postback to a localhost app, prints the at
   const dir = await Deno.makeTempDir();
   const kv = await Deno.openKv(`${dir}/webhooks.kv`);
   try {
-    await listenEndToEnd(kv, `${dir}/webhooks.kv`);
+    await listenEndToEnd(kv, `${dir}/webhooks.kv`, "print");
   } finally {
     kv.close();
     await Deno.remove(dir, { recursive: true });
@@ -97,10 +118,36 @@ Deno.test("listen works with --kv naming a KV Connect URL", async () => {
   Deno.env.set("DENO_KV_ACCESS_TOKEN", TEST_TOKEN);
   const kv = await Deno.openKv(server.url);
   try {
-    await listenEndToEnd(kv, server.url);
+    await listenEndToEnd(kv, server.url, "env");
   } finally {
     kv.close();
     await server.close();
+  }
+});
+
+Deno.test("listen prints no secret unless --print-secret, and says to set WEBHOOK_SECRET to verify", async () => {
+  const dir = await Deno.makeTempDir();
+  const kv = await Deno.openKv(`${dir}/webhooks.kv`);
+  try {
+    await listenEndToEnd(kv, `${dir}/webhooks.kv`, "none");
+  } finally {
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("listen refuses a malformed WEBHOOK_SECRET with exit 2 and a message that does not show it", async () => {
+  for (const bad of ["not-a-secret-at-all", "whsec_" + btoa("too short"), "whsec_!!!!" + btoa("x".repeat(30))]) {
+    const err: string[] = [];
+    const code = await main(["listen", "--forward-to", "http://localhost:3000/webhooks", "--kv", ":memory:"], {
+      stdout: () => {},
+      stderr: (t) => err.push(t),
+      env: (name) => name === "WEBHOOK_SECRET" ? bad : undefined,
+    });
+    assert.equal(code, 2, bad);
+    const text = err.join("\n");
+    assert.match(text, /WEBHOOK_SECRET \(or --secret\) must be whsec_ followed by 24 to 64 bytes in base64/);
+    assert.equal(text.includes(bad), false, "the value is not shown");
   }
 });
 
@@ -122,7 +169,7 @@ Deno.test("listen as a process ends on SIGINT with its destination removed; a us
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", "webhooks/cli.ts", "listen", "--forward-to", app.url, "--kv", path],
       cwd: ROOT,
-      env: { NO_COLOR: "1", WEBHOOK_SECRET: "whsec_" + btoa("0123456789abcdef0123456789abcdef") },
+      env: { NO_COLOR: "1", WEBHOOK_SECRET: SECRET },
       stdout: "piped",
       stderr: "piped",
     }).spawn();

@@ -1,0 +1,130 @@
+/**
+ * The types of a relay's destinations: what `relay.destinations` keeps,
+ * takes and gives back.
+ *
+ * @module
+ */
+
+/**
+ * A destination that postbacks are forwarded to. Its secret is only in what
+ * `add` returns ({@linkcode NewDestination}).
+ *
+ * @example Usage
+ * ```ts
+ * import type { Destination } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const destination: Destination = {
+ *   id: "01J0000000000000000000000", url: "https://app.example/hooks", enabled: true, pinned: false, createdAt: 0,
+ * };
+ * assert.equal(destination.hookIds, undefined); // every hook
+ * ```
+ */
+export interface Destination {
+  /** Its id (a ULID). */
+  id: string;
+  /** Where postbacks are POSTed. */
+  url: string;
+  /** The hooks whose postbacks it gets; absent: every hook. */
+  hookIds?: string[];
+  /** Whether new postbacks are forwarded to it (a `410 Gone` answer sets it to `false`). */
+  enabled: boolean;
+  /** Delivered only by workers started for it (`run({ destinations: [id] })`). */
+  pinned: boolean;
+  /** When it was added (the relay's `now()`, ms). */
+  createdAt: number;
+}
+
+/**
+ * What `destinations.add` returns: the destination and its signing secret,
+ * shown this once.
+ *
+ * @example Usage
+ * ```ts
+ * import type { NewDestination } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const added: NewDestination = {
+ *   id: "d1", url: "https://app.example/hooks", enabled: true, pinned: false, createdAt: 0,
+ *   secret: "whsec_" + btoa("x".repeat(32)),
+ * };
+ * assert.ok(added.secret.startsWith("whsec_"));
+ * ```
+ */
+export interface NewDestination extends Destination {
+  /** `whsec_` and base64: give it to the app that verifies the signatures. */
+  secret: string;
+}
+
+/**
+ * What `destinations.add` takes.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DestinationInput } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const input: DestinationInput = { url: "https://app.example/hooks", hookIds: ["h1"] };
+ * assert.equal(input.secret, undefined); // generated
+ * ```
+ */
+export interface DestinationInput {
+  /** An absolute http(s) URL; a loopback, private or link-local host only with `allowPrivateNetwork`. */
+  url: string;
+  /** Existing hook ids; absent: every hook. */
+  hookIds?: string[];
+  /** `whsec_` and 24 to 64 bytes in base64; generated when absent (32 random bytes). */
+  secret?: string;
+  /** Delivered only by workers started for it (default `false`). */
+  pinned?: boolean;
+}
+
+/**
+ * What `destinations.update` changes.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DestinationPatch } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const patch: DestinationPatch = { enabled: false };
+ * assert.equal(patch.url, undefined); // kept
+ * ```
+ */
+export interface DestinationPatch {
+  /** A new URL, checked as in `add`. */
+  url?: string;
+  /** New hook ids; `null` means every hook. */
+  hookIds?: string[] | null;
+  /** Enable or disable. */
+  enabled?: boolean;
+}
+
+/**
+ * The destinations of a relay, kept in KV.
+ *
+ * @example Usage
+ * ```ts
+ * import { createRelay } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const kv = await Deno.openKv(":memory:");
+ * const relay = createRelay(kv);
+ * const added = await relay.destinations.add({ url: "https://203.0.113.9/hooks" }).catch((e) => e);
+ * assert.ok(added instanceof TypeError); // a documentation address: not public
+ * await relay.close();
+ * kv.close();
+ * ```
+ */
+export interface Destinations {
+  /** Adds one; resolves with it and its secret (shown this once). */
+  add(input: DestinationInput): Promise<NewDestination>;
+  /** Every destination, oldest first. */
+  list(): Promise<Destination[]>;
+  /** One destination, or `null`. */
+  get(id: string): Promise<Destination | null>;
+  /** Changes `url`, `hookIds` or `enabled`; resolves with the result, or `null` when there is no such destination. */
+  update(id: string, patch: DestinationPatch): Promise<Destination | null>;
+  /** Removes it and the entries waiting only for it; resolves `true` when it existed. */
+  remove(id: string): Promise<boolean>;
+}

@@ -1,0 +1,86 @@
+// What became of a postback item's forwards: the state of each of its
+// entries, kept at ["relay_entry_by_postback", postbackId, index, entryId]
+// and written in the same commits that add, finish or redeliver the entry
+// (no extra commit, no check), so `forwards` is one prefix list.
+
+import { forwardKey, forwardPrefix } from "./_keys.ts";
+
+/** How long an entry's state is kept: as long as its attempts (30 days), renewed by each write. */
+export const FORWARD_TTL_MS = 30 * 86_400_000;
+
+/**
+ * One forward of a postback item: an outbox entry bound for one destination,
+ * and where it stands.
+ *
+ * @example Usage
+ * ```ts
+ * import type { RelayForward } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const forward: RelayForward = {
+ *   entryId: "msg_1", destinationId: "d1", index: 0, state: "pending", attempts: 1, nextAttemptAt: 5_000,
+ * };
+ * assert.equal(forward.state, "pending"); // tried once, tried again at 5 s
+ * ```
+ */
+export interface RelayForward {
+  /** The entry's id, its `webhook-id` (pass it to `relay.attempts`). */
+  entryId: string;
+  /** Where it goes; `null` while the item waits for a worker to fan it out to the destinations. */
+  destinationId: string | null;
+  /** The item's place in the postback. */
+  index: number;
+  /** `pending` (waiting or being tried), `delivered` (a 2xx answer) or `dead` (a dead letter). */
+  state: "pending" | "delivered" | "dead";
+  /** Attempts made. */
+  attempts: number;
+  /** When it is next tried (ms), while pending; `null` otherwise. */
+  nextAttemptAt: number | null;
+}
+
+/** What names an entry's state: its id, postback and item. */
+type EntryRef = { id: string; postbackId: string; index: number };
+
+/** What the index key holds. */
+export interface ForwardState {
+  destinationId: string | null;
+  state: RelayForward["state"];
+  attempts: number;
+  nextAttemptAt: number | null;
+}
+
+/** Sets the state of `entry` in `atomic` (no check). */
+export function setForward(
+  atomic: Deno.AtomicOperation,
+  entry: EntryRef & { destinationId: string | null; attempts: number },
+  state: RelayForward["state"],
+  nextAttemptAt: number | null,
+): void {
+  const value: ForwardState = { destinationId: entry.destinationId, state, attempts: entry.attempts, nextAttemptAt };
+  atomic.set(forwardKey(entry.postbackId, entry.index, entry.id), value, { expireIn: FORWARD_TTL_MS });
+}
+
+/** Deletes the state of `entry` in `atomic`. */
+export function deleteForward(
+  atomic: Deno.AtomicOperation,
+  entry: EntryRef,
+): void {
+  atomic.delete(forwardKey(entry.postbackId, entry.index, entry.id));
+}
+
+/** The forwards of a postback (of one item when `index` is given), by item then entry id (its caller checks the arguments). */
+export async function listForwards(kv: Deno.Kv, postbackId: string, index?: number): Promise<RelayForward[]> {
+  const out: RelayForward[] = [];
+  for await (const entry of kv.list<ForwardState>({ prefix: forwardPrefix(postbackId, index) }, { limit: 1_000 })) {
+    const { destinationId, state, attempts, nextAttemptAt } = entry.value;
+    out.push({
+      entryId: entry.key[3] as string,
+      destinationId,
+      index: entry.key[2] as number,
+      state,
+      attempts,
+      nextAttemptAt,
+    });
+  }
+  return out;
+}
