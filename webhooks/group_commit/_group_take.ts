@@ -113,7 +113,7 @@ export function takeGroup(
     const entry = waiting[0];
     if (entry.alone && group.length > 0) break;
     waiting.shift();
-    const { job, seqId } = entry;
+    const { seqId } = entry;
     if (busy !== null && seqId !== null && busy.has(seqId)) {
       later.push(entry); // its numbers follow the group in flight's
       continue;
