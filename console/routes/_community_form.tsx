@@ -7,7 +7,7 @@
 
 import type { Context } from "hono";
 import type { VNode } from "preact";
-import type { Community, SecretRotation } from "../../webhooks/mod.ts";
+import { type Community, ConflictError, type SecretRotation } from "../../webhooks/mod.ts";
 import type { ConsoleEnv } from "../lib/context.ts";
 import { bidiControls, withoutBidiControls } from "../lib/labels.ts";
 
@@ -145,6 +145,34 @@ export function originOf(url: string | undefined): string {
   } catch {
     return "";
   }
+}
+
+/**
+ * The form onto the record as it is when it is stored: tokens renewed
+ * meanwhile are kept, and a community removed meanwhile stays removed (the
+ * caller's `update` calls this with the record it found). A new client
+ * secret replaces only the secret that `read` (the record the form was
+ * checked against) held: else a {@linkcode ConflictError}. `moved`: the base
+ * URL went to another origin, so the stored tokens are forgotten.
+ */
+export function applyForm(form: CommunityForm, read: Community, current: Community, moved: boolean): Community {
+  const updated: Community = { ...current, name: form.name, baseUrl: form.baseUrl };
+  if (form.clientId) updated.clientId = form.clientId;
+  else delete updated.clientId;
+  if (form.clientSecret) {
+    // Atomic with the commit: the secret it replaces must be the one read before (checked against the form).
+    if (current.clientSecret !== read.clientSecret) throw new ConflictError(SECRET_CHANGED);
+    updated.clientSecret = form.clientSecret;
+  }
+  if (form.clearTokens || moved) {
+    delete updated.oauth;
+    delete updated.renewedAt;
+  }
+  if (form.accessToken) {
+    updated.oauth = { access_token: form.accessToken, refresh_token: form.refreshToken };
+    updated.renewedAt = new Date().toISOString();
+  }
+  return updated;
 }
 
 /** Token state as shown: present or absent, and when renewed. */

@@ -17,6 +17,7 @@ import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf 
 import { DRAFT_NOTICE, draftText, takeDraft } from "../lib/drafts.ts";
 import { addingCommunityKey } from "../lib/kv_keys.ts";
 import {
+  applyForm,
   CommunityFields,
   type CommunityForm,
   formToShowAgain,
@@ -245,27 +246,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         "The base URL is on another address: type the client secret again to move the community (its stored tokens are forgotten)",
       );
     }
-    // The form goes onto the record as it is when it is stored: tokens renewed meanwhile are kept, and a
-    // community removed meanwhile stays removed.
-    const apply = (current: Community): Community => {
-      const updated: Community = { ...current, name: form.name, baseUrl: form.baseUrl };
-      if (form.clientId) updated.clientId = form.clientId;
-      else delete updated.clientId;
-      if (form.clientSecret) {
-        // Atomic with the commit: the secret it replaces must be the one read above (checked against the form).
-        if (current.clientSecret !== community.clientSecret) throw new ConflictError(SECRET_CHANGED);
-        updated.clientSecret = form.clientSecret;
-      }
-      if (form.clearTokens || moved) {
-        delete updated.oauth;
-        delete updated.renewedAt;
-      }
-      if (form.accessToken) {
-        updated.oauth = { access_token: form.accessToken, refresh_token: form.refreshToken };
-        updated.renewedAt = new Date().toISOString();
-      }
-      return updated;
-    };
+    const apply = (current: Community) => applyForm(form, community, current, moved);
     try {
       if (await communities.update(community.tenantId, apply) === null) return notFound(c);
     } catch (err) {
