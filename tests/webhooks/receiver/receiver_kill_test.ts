@@ -278,7 +278,7 @@ Deno.test("two receiver processes on one KV file, one killed under load: every p
   const path = `${dir}/kv.sqlite3`;
   const kv = await Deno.openKv(path);
   try {
-    await killUnderLoad(path, kv, 800);
+    await killUnderLoad(path, kv, 600);
   } finally {
     kv.close();
     await Deno.remove(dir, { recursive: true });
@@ -290,7 +290,7 @@ Deno.test("two receiver processes over KV Connect, one killed under load: every 
   Deno.env.set("DENO_KV_ACCESS_TOKEN", TEST_TOKEN);
   const kv = await Deno.openKv(server.url);
   try {
-    await killUnderLoad(server.url, kv, 400);
+    await killUnderLoad(server.url, kv, 300);
   } finally {
     kv.close();
     await server.close();
