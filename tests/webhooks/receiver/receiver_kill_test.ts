@@ -1,6 +1,7 @@
 // Two write-mode receiver processes on one KV (a local file, and KV Connect)
-// take a load of signed postbacks; part way one is killed (SIGKILL) with
-// requests in flight and a fresh one starts. Every request that failed is
+// take a load of signed postbacks (one in eight as two copies at once, one to
+// each); part way one is killed (SIGKILL) with requests in flight and a fresh
+// one starts. Every request that failed is
 // sent again, as the platform does, until it is answered 200. Read from the
 // KV directly: every postback answered 200 is stored once and whole, and a
 // postback lost with the killed process is stored whole or not at all.
@@ -165,9 +166,11 @@ class Load {
       }
       const s = this.#sent[p];
       if (s.lost) await this.killed; // a lost one goes again once the KV was read
-      const outcome = await this.#send(s);
-      s.answers.push(outcome);
-      if (outcome.startsWith("200")) {
+      // One in eight goes as two copies at once, as the platform's retry of a slow answer does.
+      const copies = p % 8 === 0 ? 2 : 1;
+      const outcomes = await Promise.all(Array.from({ length: copies }, () => this.#send(s)));
+      s.answers.push(...outcomes);
+      if (outcomes.some((outcome) => outcome.startsWith("200"))) {
         if (++this.#answered >= this.#killAfter && this.killed === undefined) {
           this.killed = this.#kill();
           this.killed.catch(() => {}); // its failure is reported by run(), not as unhandled meanwhile
@@ -250,7 +253,7 @@ async function killUnderLoad(kvUrl: string, kv: Deno.Kv, postbacks: number): Pro
     const other = answers.length - tally("200") - tally("200 duplicate") - tally("lost");
     console.log(
       `${postbacks} postbacks in ${Math.round(elapsed)} ms; ${lost.length} in flight at the kill, ` +
-        `${load.lostStored.length} of them committed unanswered; answers: ${tally("200")} 200, ` +
+        `${load.lostStored.length} of them stored when read after it; answers: ${tally("200")} 200, ` +
         `${tally("200 duplicate")} duplicate, ${tally("lost")} lost, ${other} other`,
     );
     assert.ok(lost.length > 0, "no request was in flight to the killed process");
@@ -263,11 +266,11 @@ async function killUnderLoad(kvUrl: string, kv: Deno.Kv, postbacks: number): Pro
       return reason === null ? [] : [`postback ${p} (answers ${s.answers.join(", ")}): ${reason}`];
     });
     assert.deepEqual(wrong, []);
-    // Each postback is answered 200 as stored (not duplicate) once at most; only duplicates exactly when
-    // the killed process had committed it.
+    // Each postback is answered 200 as stored (not duplicate) once at most, and duplicates only when a
+    // copy was lost in the kill and it was stored when read after the kill (the killed process committed it).
     assert.deepEqual(sent.flatMap((s, p) => s.answers.filter((a) => a === "200").length > 1 ? [p] : []), []);
     const duplicatesOnly = sent.flatMap((s, p) => s.answers.includes("200") ? [] : [p]);
-    assert.deepEqual(duplicatesOnly, [...load.lostStored].sort((a, b) => a - b));
+    assert.deepEqual(duplicatesOnly.filter((p) => !load.lostStored.includes(p)), [], "duplicate of nothing stored");
   } finally {
     await Promise.all(load.targets.map((t) => t.child.kill()));
   }
