@@ -1,7 +1,7 @@
 /**
  * The receiver's spans end in batches (webhooks/telemetry/_ended.ts): each
  * carries the times of its own request, taken when it started and was
- * answered, and reaches the tracer at most 50 ms later. A tracer provider of
+ * answered, and reaches the tracer at most 100 ms later. A tracer provider of
  * this test, recording what it is given, is registered through
  * `@opentelemetry/api`, as a program with an SDK would.
  */
@@ -79,7 +79,7 @@ async function receiving(kv: Deno.Kv): Promise<(signed: boolean) => Promise<numb
 const wallNow = () => performance.timeOrigin + performance.now();
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-Deno.test("the receiver's spans carry their request's times and reach the tracer within 50 ms of the answer", async () => {
+Deno.test("the receiver's spans carry their request's times and reach the tracer within 100 ms of the answer", async () => {
   const spans = recordingTracer();
   const kv = await Deno.openKv(":memory:");
   try {
@@ -93,7 +93,7 @@ Deno.test("the receiver's spans carry their request's times and reach the tracer
       ["webhooks.commit", undefined],
       ["webhooks.receive", undefined],
     ]);
-    await delay(120);
+    await delay(200);
     const [receive, commit, unauthorized] = spans;
     assert.deepEqual(receive.attributes, {
       "webhooks.outcome": "accepted",
@@ -123,7 +123,7 @@ Deno.test("spans ended before telemetry is taken as off wait until flushEnded() 
     assert.equal(await post(false), 401);
     const answered = wallNow();
     resetTelemetry(true); // as the bench's "off" rows: the "on" rows' spans wait for their own
-    await delay(120);
+    await delay(200);
     assert.equal(spans[0].end, undefined);
     flushEnded();
     assert.ok(spans[0].end! <= answered && spans[0].end! >= spans[0].start);
