@@ -50,10 +50,12 @@ export async function setUp(): Promise<{
   close(): void;
 }> {
   const before: Package | null = beforePath ? await import(new URL(beforePath, "file:///").href) : null;
+  // In this order, and reversed every other round or batch: each "off" mode follows its "on" mode as often as the
+  // other's (the exporter thread still busy with what "on" handed it slows what comes next).
   const modes: Mode[] = [
-    ...(before ? ["before" as const] : []),
-    "off",
     ...(otelOn ? ["on" as const] : []),
+    "off",
+    ...(before ? ["before" as const] : []),
     ...(otelOn && beforeTelemetry ? ["before-on" as const] : []),
   ];
   const opened: (() => void)[] = [];
