@@ -1,13 +1,16 @@
-// What bench/telemetry_bench.ts and bench/_telemetry_cpu.ts share: the three
-// ways of running the receiver's write handle (before, off, on), each over
-// its own KV with one community and one hook, and fresh signed requests.
+// What bench/telemetry_bench.ts and bench/_telemetry_cpu.ts share: the ways
+// of running the receiver's write handle (before, off, on, and before-on),
+// each over its own KV with one community and one hook, and fresh signed
+// requests. "before" is the package at another commit with OpenTelemetry
+// taken as absent (it has no telemetry, or its own resetTelemetry(true));
+// "before-on" is that package recording, when it has telemetry of its own.
 
 import assert from "node:assert/strict";
 import * as current from "../webhooks/mod.ts";
 import { resetTelemetry, telemetryOff } from "../webhooks/telemetry/mod.ts";
 
 type Package = Pick<typeof current, "createWebhooks" | "createReceiver" | "signJiveExtn">;
-export type Mode = "before" | "off" | "on";
+export type Mode = "before" | "off" | "on" | "before-on";
 export type Handle = (request: Request) => Promise<Response>;
 
 const SECRET = btoa("the bench community's client secret");
@@ -16,6 +19,11 @@ const REF = "https://bench.example/api/core/v3/webhooks/1";
 const BODY = JSON.stringify([{ webhook: REF, activity: { verb: "jive:created", title: "A bench postback" } }]);
 
 const beforePath = Deno.env.get("TELEMETRY_BENCH_BEFORE");
+const otelOn = Deno.env.get("OTEL_DENO") === "true";
+/** The before package's own telemetry switch, when it has one (a commit after issue 42). */
+const beforeTelemetry: { resetTelemetry(off?: boolean): void } | null = beforePath
+  ? await import(new URL("telemetry/mod.ts", new URL(beforePath, "file:///")).href).catch(() => null)
+  : null;
 const onFile = Deno.env.get("BENCH_KV") === "file";
 
 let last = Date.now() - 4 * 60_000;
@@ -27,25 +35,33 @@ export function use(mode: Mode): void {
   if (mode === inUse) return;
   inUse = mode;
   resetTelemetry(mode !== "on");
+  beforeTelemetry?.resetTelemetry(mode !== "before-on");
   assert.equal(telemetryOff(), mode !== "on");
 }
 
-/** The modes this process can run: `before` with TELEMETRY_BENCH_BEFORE, `on` with OTEL_DENO=true. */
+/**
+ * The modes this process can run: `before` with TELEMETRY_BENCH_BEFORE, `on`
+ * with OTEL_DENO=true, `before-on` with both when the before package has
+ * telemetry.
+ */
 export async function setUp(): Promise<{
   modes: Mode[];
   handlers: Map<Mode, { handle: Handle; requests(n: number): Promise<Request[]> }>;
   close(): void;
 }> {
   const before: Package | null = beforePath ? await import(new URL(beforePath, "file:///").href) : null;
+  // In this order, and reversed every other round or batch: each "off" mode follows its "on" mode as often as the
+  // other's (the exporter thread still busy with what "on" handed it slows what comes next).
   const modes: Mode[] = [
-    ...(before ? ["before" as const] : []),
+    ...(otelOn ? ["on" as const] : []),
     "off",
-    ...(Deno.env.get("OTEL_DENO") === "true" ? ["on" as const] : []),
+    ...(before ? ["before" as const] : []),
+    ...(otelOn && beforeTelemetry ? ["before-on" as const] : []),
   ];
   const opened: (() => void)[] = [];
   const handlers = new Map<Mode, { handle: Handle; requests(n: number): Promise<Request[]> }>();
   for (const mode of modes) {
-    const pkg = mode === "before" ? before! : current;
+    const pkg = mode === "before" || mode === "before-on" ? before! : current;
     use(mode);
     const dir = onFile ? await Deno.makeTempDir({ prefix: "telemetry_bench_" }) : null;
     const kv = await Deno.openKv(dir ? `${dir}/kv.sqlite3` : ":memory:");

@@ -1,11 +1,12 @@
 // What the receiver's telemetry costs (issue 42): createReceiver({ write
 // }).handle with a fresh signed one-item postback per call, directly, one at
 // a time and 16 at once, on `:memory:` (BENCH_KV=file: a KV file, where a
-// commit's fsync of some ms hides what telemetry costs), three ways in one
-// process:
-// - before: the package as it was before telemetry, imported from
+// commit's fsync of some ms hides what telemetry costs), in one process:
+// - before: the package at another commit, imported from
 //   TELEMETRY_BENCH_BEFORE (that commit's webhooks/mod.ts; rows left out
-//   without it);
+//   without it), with OpenTelemetry taken as absent;
+// - before-on: that package recording, when it has telemetry of its own (a
+//   commit after issue 42; needs OTEL_DENO=true);
 // - off: this package with OpenTelemetry taken as absent
 //   (resetTelemetry(true)), as in a process without OTEL_DENO;
 // - on: this package recording through Deno's OpenTelemetry (needs

@@ -1,17 +1,18 @@
 /**
  * Runs bench/telemetry_bench.ts: the receiver's `write` handle with
  * telemetry on (Deno's OpenTelemetry exporting to an OTLP/HTTP receiver
- * started here), off, and as the package was before telemetry (REF's
- * `webhooks/`, taken out with `git archive`), in one process; prints the
- * median ratio over rounds of on/off and off/before; then the CPU time per
- * postback of the three in interleaved batches (bench/_telemetry_cpu.ts),
- * which other work on the machine disturbs less. The exporter sends
- * OTLP/HTTP protobuf (Deno's default; `BENCH_OTLP_PROTOCOL=http/json` for
- * JSON).
+ * started here), off, and as the package was at REF (its `webhooks/`, taken
+ * out with `git archive`) with OpenTelemetry taken as absent ("before") and,
+ * when REF has telemetry of its own, recording ("before-on"), in one
+ * process; prints the median ratio over rounds of on/off, off/before and
+ * on/before-on; then the CPU time per postback of each in interleaved
+ * batches (bench/_telemetry_cpu.ts), which other work on the machine
+ * disturbs less, and where it went by thread. The exporter sends OTLP/HTTP
+ * protobuf (Deno's default; `BENCH_OTLP_PROTOCOL=http/json` for JSON).
  *
  * ```sh
  * deno run -A scripts/bench_telemetry.ts                 # before: the merge base with main
- * deno run -A scripts/bench_telemetry.ts --before 8b3c06d
+ * deno run -A scripts/bench_telemetry.ts --before c268bff   # main with its telemetry: before-on rows too
  * BENCH_ROUNDS=60 deno run -A scripts/bench_telemetry.ts     # more rounds of deno bench (default 30)
  * ```
  *
@@ -53,9 +54,11 @@ try {
     const us = (mode: string) => ((results.time(group, name(mode)) ?? NaN) / 1000).toFixed(1);
     const onOff = results.ratio(group, name("on"), name("off"));
     const offBefore = results.ratio(group, name("off"), name("before"));
+    const onBeforeOn = results.ratio(group, name("on"), name("before-on"));
     console.log(
-      `${label}: before ${us("before")} µs, off ${us("off")} µs, on ${us("on")} µs; ` +
-        `on/off ${onOff?.toFixed(3)} (target ≤ 1.10), off/before ${offBefore?.toFixed(3)} (target ≤ 1.02)`,
+      `${label}: before ${us("before")} µs, off ${us("off")} µs, on ${us("on")} µs, before-on ${us("before-on")} µs; ` +
+        `on/off ${onOff?.toFixed(3)} (target ≤ 1.10), off/before ${offBefore?.toFixed(3)} (target ≤ 1.02), ` +
+        `on/before-on ${onBeforeOn?.toFixed(3)}`,
     );
   }
   // CPU time, interleaved batches: the median of each batch's ratio.
@@ -66,7 +69,10 @@ try {
     stdout: "piped",
   }).output();
   if (!out.success) throw new Error("bench/_telemetry_cpu.ts failed");
-  const cpu: Record<string, number[]> = JSON.parse(new TextDecoder().decode(out.stdout));
+  const { batches: cpu, threads }: {
+    batches: Record<string, number[]>;
+    threads: Record<string, Record<string, number>>;
+  } = JSON.parse(new TextDecoder().decode(out.stdout));
   for (const label of ["one at a time", "16 at once"]) {
     const of = (mode: string) => cpu[`${mode} · ${label}`] ?? [];
     const ratios = (a: string, b: string) => median(of(a).map((x, i) => x / of(b)[i]));
@@ -74,10 +80,15 @@ try {
       `CPU per postback, ${label}: before ${median(of("before")).toFixed(0)} µs, off ${
         median(of("off")).toFixed(0)
       } µs, ` +
-        `on ${median(of("on")).toFixed(0)} µs; on/off ${ratios("on", "off").toFixed(3)}, off/before ${
-          ratios("off", "before").toFixed(3)
-        } (medians over ${of("off").length} interleaved batches)`,
+        `on ${median(of("on")).toFixed(0)} µs, before-on ${median(of("before-on")).toFixed(0)} µs; ` +
+        `on/off ${ratios("on", "off").toFixed(3)}, off/before ${ratios("off", "before").toFixed(3)}, ` +
+        `on/before-on ${ratios("on", "before-on").toFixed(3)} (medians over ${of("off").length} interleaved batches)`,
     );
+  }
+  // Where the CPU went, by thread: js (the event loop), kv (SQLite), gc (V8's helpers), otel (Deno's exporter).
+  for (const [key, kinds] of Object.entries(threads)) {
+    const parts = Object.entries(kinds).filter(([, us]) => us >= 0.05).map(([kind, us]) => `${kind} ${us.toFixed(1)}`);
+    console.log(`CPU µs per postback by thread, ${key}: ${parts.join(", ")}`);
   }
   console.log(`exports received while on: ${JSON.stringify(otlp.exports())}`);
 } finally {

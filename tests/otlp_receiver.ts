@@ -31,6 +31,9 @@ export interface ExportedSpan {
   attributes: Attributes;
   /** OTLP's status code: 0 unset, 1 ok, 2 error. */
   status: number;
+  /** Start and end, epoch ms (from OTLP's ns; µs precision). */
+  startMs: number;
+  endMs: number;
 }
 
 /** One data point of a metric in its latest export: a sum's value, or a histogram's count and sum. */
@@ -123,6 +126,8 @@ export function startOtlpReceiver(): OtlpReceiver {
                 kind: s.kind,
                 attributes: attributesOf(s.attributes),
                 status: s.status?.code ?? 0,
+                startMs: Number(BigInt(s.startTimeUnixNano) / 1000n) / 1000,
+                endMs: Number(BigInt(s.endTimeUnixNano) / 1000n) / 1000,
               });
             }
           }

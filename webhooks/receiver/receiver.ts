@@ -214,7 +214,7 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     const receivedAt = s.now();
     const trace: Trace = { reason: "", head: EMPTY };
     // A `webhooks.receive` span (under the server's) and API.md's metrics; `undefined` with telemetry off.
-    const telemetry = receiveStarted();
+    const telemetry = receiveStarted(started);
     let response: Response;
     try {
       response = await inReceive(telemetry, decide, request, info !== undefined, receivedAt, trace);

@@ -12,3 +12,4 @@ export * from "./metrics.ts";
 export * from "./receive.ts";
 export * from "./platform.ts";
 export { resetTelemetry, SCOPE, telemetryOff } from "./_record.ts";
+export { flushEnded } from "./_ended.ts";

@@ -2,11 +2,13 @@
 // (a child of the server span when Deno.serve made one), its outcome, time
 // and items as metrics, and a `webhooks.commit` span for the commit that
 // stored it. Every attribute is a fixed word, a count or the tenant id the
-// header named: never the header, a secret or a body.
+// header named: never the header, a secret or a body. Both spans take their
+// times from performance.now() readings and end in batches (_ended.ts).
 
 import { type Context, context, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { MetricAttributes } from "./types.ts";
 import { measure, METRIC, otel, telemetryOff } from "./_record.ts";
+import { endLater, spanTime } from "./_ended.ts";
 
 /** The receiver's `webhooks.outcome` values (API.md). */
 export type ReceiverOutcome =
@@ -76,15 +78,17 @@ export interface ReceiveDetails {
 
 /**
  * Starts a request's telemetry: `undefined` when telemetry is off (then the
- * receiver does nothing more for it), else its span, a child of the active
- * context (Deno's server span inside a `Deno.serve` handler).
+ * receiver does nothing more for it), else its span, started at `started`
+ * (a `performance.now()` reading), a child of the active context (Deno's
+ * server span inside a `Deno.serve` handler).
  */
-export function receiveStarted(): ReceiveTelemetry | undefined {
+export function receiveStarted(started: number = performance.now()): ReceiveTelemetry | undefined {
   if (telemetryOff()) return undefined;
   const tracer = otel().tracer;
   if (tracer === null) return UNTRACED;
-  const span = tracer.startSpan("webhooks.receive");
-  return { span, context: trace.setSpan(context.active(), span) };
+  const parent = context.active();
+  const span = tracer.startSpan("webhooks.receive", { startTime: spanTime(started) }, parent);
+  return { span, context: trace.setSpan(parent, span) };
 }
 
 /** Runs `fn` with the request's span active, so that the commit's span and the consumer's own are its children. */
@@ -107,24 +111,28 @@ export function receiveEnded(
   details: ReceiveDetails,
 ): void {
   if (t === undefined) return;
+  const ended = performance.now();
   const outcome = receiverOutcome(status, details.duplicate);
   const attributes = ATTRIBUTES[outcome];
   const items = outcome === "accepted" ? details.itemCount ?? 0 : 0;
   measure(METRIC["webhooks.receiver.requests"], 1, attributes);
-  measure(METRIC["webhooks.receiver.duration"], (performance.now() - started) / 1000, attributes);
+  measure(METRIC["webhooks.receiver.duration"], (ended - started) / 1000, attributes);
   if (items > 0) measure(METRIC["webhooks.receiver.items"], items);
   const span = t.span;
   if (span === undefined) return;
-  span.setAttribute("webhooks.outcome", outcome);
-  span.setAttribute("webhooks.items", items);
-  if (details.tenantId !== undefined) span.setAttribute("webhooks.tenant_id", details.tenantId);
+  // One call for the three: each setAttribute is a call into Deno's Rust side.
+  span.setAttributes(
+    details.tenantId === undefined
+      ? { "webhooks.outcome": outcome, "webhooks.items": items }
+      : { "webhooks.outcome": outcome, "webhooks.items": items, "webhooks.tenant_id": details.tenantId },
+  );
   if (outcome === "error") span.setStatus({ code: SpanStatusCode.ERROR });
-  span.end();
+  endLater(span, ended);
 }
 
 /** Starts the span of the commit that stores a postback, under the active (the request's) span. */
 export function commitStarted(): Span | undefined {
-  return otel().tracer?.startSpan("webhooks.commit");
+  return otel().tracer?.startSpan("webhooks.commit", { startTime: spanTime(performance.now()) });
 }
 
 /** Ends a commit's span: how many postbacks shared the commit (when it was made), and whether it stored this one. */
@@ -132,7 +140,7 @@ export function commitEnded(span: Span | undefined, postbacks: number | undefine
   if (span === undefined) return;
   if (postbacks !== undefined) span.setAttribute("webhooks.commit.postbacks", postbacks);
   if (!ok) span.setStatus({ code: SpanStatusCode.ERROR });
-  span.end();
+  endLater(span, performance.now());
 }
 
 /** Records one commit of the group commit: how many postbacks it stored. */

@@ -52,6 +52,13 @@ Deno.test("with OTEL_DENO=true the receiver's and the platform's spans nest and 
       assert.equal(byId.get(commit.parentSpanId)?.name, "webhooks.receive");
       assert.equal(commit.attributes["webhooks.commit.postbacks"], 2);
     }
+    // Ended in batches, each still carries its own times: inside its parent's (Deno's clock), within a ms.
+    for (const span of [...receives, ...commits]) {
+      const parent = byId.get(span.parentSpanId)!;
+      const times = `${span.name} ${span.startMs}-${span.endMs} in ${parent.name} ${parent.startMs}-${parent.endMs}`;
+      assert.ok(span.startMs <= span.endMs, times);
+      assert.ok(parent.startMs - 1 <= span.startMs && span.endMs <= parent.endMs + 1, times);
+    }
 
     const register = spans.find((s) => s.name === "webhooks.register")!;
     assert.deepEqual(register.attributes, { "webhooks.community": "Acme", "webhooks.outcome": "ok" });
