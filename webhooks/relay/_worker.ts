@@ -168,32 +168,47 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     inFlight.add(task);
   }
 
+  /** Takes due entries into the buffer when there is room; resolves whether it took any, and the next due time. */
+  async function takeSome(): Promise<{ took: boolean; next: number }> {
+    const free = 2 * run.concurrency - inFlight.size - buffer.length;
+    if (free < minBatch && !(free > 0 && inFlight.size === 0)) return { took: false, next: Infinity };
+    const current = windowsNow();
+    let window = current.find((w) => w.size > 0);
+    let next = Infinity;
+    if (!window) {
+      const now = options.now();
+      const nexts = await Promise.all(current.map((w) => w.refill(now, windowSize + 1)));
+      next = Math.min(...nexts);
+      window = current.find((w) => w.size > 0);
+    }
+    if (!window || stopped) return { took: false, next };
+    buffer.push(...await window.take(free, owner, options.now() + options.leaseMs));
+    pump();
+    return { took: true, next };
+  }
+
+  // Housekeeping runs beside the loop, not in its way: a worker's first take does not wait for it.
+  let housekeepingRun: Promise<void> | null = null;
   const loop = (async () => {
     while (!stopped) {
       let next = Infinity;
       try {
-        if (performance.now() - housekeptAt > HOUSEKEEPING_MS) await housekeeping();
+        if (!housekeepingRun && performance.now() - housekeptAt > HOUSEKEEPING_MS) {
+          housekeepingRun = housekeeping().catch(() => {
+            // The KV failed (or closed): tried again at the next interval.
+          }).finally(() => housekeepingRun = null);
+        }
+        // Fan-out records are turned into entries while due entries are listed and taken (those entries are
+        // taken at the next look).
+        let fanouts: Promise<number> | null = null;
         if (bumped || performance.now() - fanoutsAt > options.pollMs) {
           bumped = false;
           fanoutsAt = performance.now();
-          await expandFanouts(kv, cache, options.now);
+          fanouts = expandFanouts(kv, cache, options.now);
         }
-        const free = 2 * run.concurrency - inFlight.size - buffer.length;
-        if (free >= minBatch || (free > 0 && inFlight.size === 0)) {
-          const current = windowsNow();
-          let window = current.find((w) => w.size > 0);
-          if (!window) {
-            const now = options.now();
-            const nexts = await Promise.all(current.map((w) => w.refill(now, windowSize + 1)));
-            next = Math.min(...nexts);
-            window = current.find((w) => w.size > 0);
-          }
-          if (window && !stopped) {
-            buffer.push(...await window.take(free, owner, options.now() + options.leaseMs));
-            pump();
-            continue;
-          }
-        }
+        const [turned, taken] = await Promise.all([fanouts, takeSome()]);
+        if (taken.took || (turned ?? 0) > 0) continue;
+        next = taken.next;
       } catch (error) {
         if (error instanceof Error && /closed/i.test(error.message)) break;
         next = options.now() + options.pollMs;
@@ -212,6 +227,7 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
       await reader.cancel().catch(() => {});
       await watching;
       await loop;
+      await housekeepingRun;
       for (const held of buffer.splice(0)) queue.push(finish.giveBack(held)).catch(() => {});
       while (inFlight.size > 0) await Promise.all(inFlight);
       await queue.drain();
