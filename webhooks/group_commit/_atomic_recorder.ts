@@ -59,19 +59,21 @@ export class AtomicRecorder {
   readonly checks: Deno.AtomicCheck[] = [];
   /** Ids of the checks' keys, in the same order. */
   readonly checkIds: string[] = [];
-  /** Ids of the keys mutated. */
+  /** Ids of the keys mutated, `sum` aside. */
   readonly mutatedIds: string[] = [];
+  /** Ids of the keys only added to with `sum`: sums commute, so jobs that sum one key may share an operation. */
+  readonly summedIds: string[] = [];
   /** How many mutations were added. */
   mutations = 0;
   /** Bytes of the mutations' keys and values. */
   bytes = 0;
   #steps: Step[] = [];
 
-  #mutation(key: Deno.KvKey, value: unknown, step: Step): this {
+  #mutation(key: Deno.KvKey, value: unknown, step: Step, summed = false): this {
     if (!Array.isArray(key)) throw new TypeError("Cannot add a mutation: the key must be an array");
     this.mutations++;
     this.bytes += keyBytes(key) + valueBytes(value);
-    this.mutatedIds.push(anyKeyId(key));
+    (summed ? this.summedIds : this.mutatedIds).push(anyKeyId(key));
     this.#steps.push(step);
     return this;
   }
@@ -93,7 +95,7 @@ export class AtomicRecorder {
   }
 
   sum(key: Deno.KvKey, n: bigint): this {
-    return this.#mutation(key, null, (op) => op.sum(key, n));
+    return this.#mutation(key, null, (op) => op.sum(key, n), true);
   }
 
   min(key: Deno.KvKey, n: bigint): this {

@@ -134,9 +134,10 @@ class GroupCommitter {
   #launch(group: Entry[]): void {
     const ids = new Set<string>();
     for (const entry of group) {
-      const { checkIds, mutatedIds } = entry.recorder!;
+      const { checkIds, mutatedIds, summedIds } = entry.recorder!;
       for (const id of checkIds) ids.add(id);
       for (const id of mutatedIds) ids.add(id);
+      for (const id of summedIds) ids.add(id);
       if (entry.seqId !== null) ids.add(entry.seqId);
     }
     const flight: Flight = { ids, last: new Map() };

@@ -92,7 +92,8 @@ export function lastNumber(entry: Entry): number {
 
 /**
  * The next group, taken from the front of `waiting`: jobs in order while they
- * fit one operation and touch no key another touches, nor a key of a group in
+ * fit one operation and touch no key another touches (but for sums of one key,
+ * which commute), nor a key of a group in
  * flight (`busy`): a job that clashes waits for the next group. A job is built
  * here, into a recorder kept for a later operation, and built again only when
  * its sequence numbers moved.
@@ -106,6 +107,7 @@ export function takeGroup(
   const group: Entry[] = [];
   const checked = new Map<string, string | null>();
   const mutated = new Set<string>();
+  const summed = new Set<string>();
   const next = new Map<string, number>();
   let checks = 0, mutations = 0, bytes = 0;
   const later: Entry[] = [];
@@ -131,15 +133,20 @@ export function takeGroup(
     const newSeq = seqId !== null && !next.has(seqId) ? 1 : 0;
     let extraChecks = newSeq;
     let clash = false;
-    const { checks: own, checkIds, mutatedIds } = recorder;
+    const { checks: own, checkIds, mutatedIds, summedIds } = recorder;
     for (let i = 0; i < own.length; i++) {
       const id = checkIds[i];
-      if (mutated.has(id) || id === seqId) clash = true;
+      if (mutated.has(id) || summed.has(id) || id === seqId) clash = true;
       else if (checked.has(id)) clash ||= checked.get(id) !== own[i].versionstamp;
       else extraChecks++;
     }
     for (let i = 0; i < mutatedIds.length && !clash; i++) {
       const id = mutatedIds[i];
+      if (checked.has(id) || mutated.has(id) || summed.has(id) || id === seqId) clash = true;
+    }
+    // Sums of one key commute: only a check or another kind of write of the key clashes with them.
+    for (let i = 0; i < summedIds.length && !clash; i++) {
+      const id = summedIds[i];
       if (checked.has(id) || mutated.has(id) || id === seqId) clash = true;
     }
     const extraBytes = recorder.bytes + (newSeq ? 64 : 0);
@@ -163,6 +170,7 @@ export function takeGroup(
     }
     for (let i = 0; i < own.length; i++) checked.set(checkIds[i], own[i].versionstamp);
     for (let i = 0; i < mutatedIds.length; i++) mutated.add(mutatedIds[i]);
+    for (let i = 0; i < summedIds.length; i++) summed.add(summedIds[i]);
     checks += extraChecks;
     mutations += extraMutations;
     bytes += extraBytes;
@@ -176,7 +184,8 @@ export function takeGroup(
 
 /** Whether a job's recorded writes touch (check or write) a key of `ids`. */
 function touchesAny(recorder: AtomicRecorder, ids: Set<string>): boolean {
-  return recorder.checkIds.some((id) => ids.has(id)) || recorder.mutatedIds.some((id) => ids.has(id));
+  return recorder.checkIds.some((id) => ids.has(id)) || recorder.mutatedIds.some((id) => ids.has(id)) ||
+    recorder.summedIds.some((id) => ids.has(id));
 }
 
 function tooLarge(recorder: AtomicRecorder, maxChecks: number): string {

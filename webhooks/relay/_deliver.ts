@@ -3,7 +3,7 @@
 
 import { checkHost } from "../net/mod.ts";
 import type { CachedDestination } from "./_cache.ts";
-import { bodyOf, type OutboxEntry } from "./_entry.ts";
+import type { OutboxEntry } from "./_entry.ts";
 import type { ResolvedOptions } from "./_options.ts";
 
 /** What an attempt found. */
@@ -91,9 +91,10 @@ function reasonOf(error: unknown, host: string): string {
   return `Cannot reach ${host}${cause ? ` (${cause})` : ""}`;
 }
 
-/** POSTs `entry` to `destination`, signed, and reports what happened. */
+/** POSTs `entry` (its `body` encoded) to `destination`, signed, and reports what happened. */
 export async function deliver(
   entry: OutboxEntry,
+  body: string,
   destination: CachedDestination,
   options: ResolvedOptions,
   guard: HostGuard,
@@ -107,7 +108,6 @@ export async function deliver(
     const refused = await guard.refusal(url);
     if (refused) return { time, status: 0, durationMs: took(), error: `Refused: ${refused}`, response: "" };
   }
-  const body = bodyOf(entry);
   const headers = {
     "content-type": "application/json",
     "webhook-id": entry.id,

@@ -11,6 +11,7 @@ import {
   duePrefix,
   OUTBOX_BUMP_KEY,
   pinHeldKey,
+  takeKey,
 } from "./_keys.ts";
 import { deleteForward } from "./_forwards.ts";
 import { describeValue, type ResolvedOptions } from "./_options.ts";
@@ -106,7 +107,7 @@ export async function listStored(kv: Deno.Kv): Promise<StoredDestination[]> {
   return out;
 }
 
-/** Deletes the waiting entries of a pinned destination's own partition, a few hundred per commit. */
+/** Deletes the waiting entries of a pinned destination's own partition, a few hundred per commit, then its take counter. */
 async function dropPartition(kv: Deno.Kv, partition: string): Promise<void> {
   while (true) {
     const atomic = kv.atomic();
@@ -121,7 +122,10 @@ async function dropPartition(kv: Deno.Kv, partition: string): Promise<void> {
       deleteForward(atomic, entry.value);
       count++;
     }
-    if (count === 0) return;
+    if (count === 0) {
+      await kv.delete(takeKey(partition));
+      return;
+    }
     await atomic.commit();
   }
 }

@@ -1,14 +1,15 @@
-// How a held entry ends its turn, as a `Finish` for the finish queue: the
-// attempt record, then delivered (gone), rescheduled (a new due key), dead
-// (a dead letter), given back (due now, no attempt) or dropped (its
-// destination is gone).
+// How a held entry ends its turn, as a `Finish`: the attempt record, then
+// delivered (gone), rescheduled (a new due key), dead (a dead letter), given
+// back (due now, no attempt) or dropped (its destination is gone); and the
+// queue that commits finishes in groups.
 
 import { monotonicFactory } from "ulid";
 import type { Outcome } from "./_deliver.ts";
 import type { OutboxEntry } from "./_entry.ts";
 import { deleteForward, setForward } from "./_forwards.ts";
-import { attemptKey, deadByDestinationKey, deadKey, dueKey } from "./_keys.ts";
-import { ATTEMPT_TTL_MS, type Finish, type Held } from "./_outbox.ts";
+import { retryWhileLocked } from "../kv/mod.ts";
+import { attemptKey, deadByDestinationKey, deadKey, dueKey, OUTBOX_BUMP_KEY } from "./_keys.ts";
+import { type Held, MAX_CHECKS } from "./_outbox.ts";
 import type { DeadLetter, RelayAttempt } from "./_types.ts";
 
 const ulid = monotonicFactory();
@@ -52,6 +53,11 @@ export function deadLetterOf(entry: OutboxEntry, deadAt: number, reason: string)
   };
 }
 
+/** What a finish that writes a copy of the entry (rescheduled, dead, given back) writes, about. */
+function copyBytes(held: Held): number {
+  return 2 * held.body.length + RECORDS_BYTES;
+}
+
 /** Builds the finishes of one worker. */
 export function finishes(now: () => number): {
   delivered(held: Held, outcome: Outcome): Finish;
@@ -68,6 +74,7 @@ export function finishes(now: () => number): {
     return {
       held,
       attempt: record,
+      bytes: RECORDS_BYTES,
       apply: (atomic) => {
         atomic.set(record[0], record[1], { expireIn: ATTEMPT_TTL_MS });
         rest(atomic);
@@ -75,10 +82,12 @@ export function finishes(now: () => number): {
     };
   }
   return {
-    delivered: (held, outcome) =>
-      withAttempt(held, outcome, (atomic) => {
+    delivered: (held, outcome) => ({
+      ...withAttempt(held, outcome, (atomic) => {
         setForward(atomic, { ...held.entry, attempts: held.entry.attempts + 1 }, "delivered", null);
       }),
+      unchecked: true,
+    }),
     retry: (held, outcome, dueAt) => {
       const next: OutboxEntry = { ...unleased(held.entry), attempts: held.entry.attempts + 1 };
       next.lastError = reasonOf(outcome);
@@ -88,6 +97,7 @@ export function finishes(now: () => number): {
           setForward(atomic, next, "pending", dueAt);
         }),
         bump: true,
+        bytes: copyBytes(held),
       };
     },
     dead: (held, outcome, reason) => {
@@ -97,16 +107,150 @@ export function finishes(now: () => number): {
         atomic.set(deadKey(letter.id), letter).set(deadByDestinationKey(letter.destinationId, letter.id), null);
         setForward(atomic, letter, "dead", null);
       };
-      return outcome ? withAttempt(held, outcome, add) : { held, apply: add };
+      return { ...(outcome ? withAttempt(held, outcome, add) : { held, apply: add }), bytes: copyBytes(held) };
     },
     giveBack: (held) => ({
       held,
       bump: true,
+      bytes: copyBytes(held),
       apply: (atomic) => {
         const entry = unleased(held.entry);
         atomic.set(dueKey(entry.partition, now(), entry.id), entry);
       },
     }),
-    drop: (held) => ({ held, apply: (atomic) => deleteForward(atomic, held.entry) }),
+    drop: (held) => ({
+      held,
+      unchecked: true,
+      bytes: RECORDS_BYTES,
+      apply: (atomic) => deleteForward(atomic, held.entry),
+    }),
   };
 }
+
+/** How an entry held by this worker ends its turn. */
+export interface Finish {
+  held: Held;
+  /** Adds what follows the check and the delete of the held key (an attempt, a new due key, a dead letter). */
+  apply(atomic: Deno.AtomicOperation): void;
+  /** The attempt record, kept even when the lease was lost (the attempt happened). */
+  attempt?: [Deno.KvKey, unknown];
+  /** Bump the outbox counter (the entry is due again soon). */
+  bump?: boolean;
+  /**
+   * Commit without checking the held key (a delivery, a drop): such a finish only deletes its held key and
+   * records, so a lease lost meanwhile costs at most the copy already sent, and a group holds many of them.
+   */
+  unchecked?: boolean;
+  /** About how many bytes it writes (a copy of the entry weighs its body twice; records a few KiB). */
+  bytes: number;
+}
+
+interface Queued {
+  finish: Finish;
+  resolve: (ok: boolean) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Finishes in one commit at most: each adds up to four mutations, well within a commit's 1,000. */
+const MAX_GROUP = 64;
+/** Bytes written by one commit at most (estimated; a commit takes 819,200 with keys counted twice). */
+const MAX_GROUP_BYTES = 400_000;
+/** What a finish without a copy of the entry writes at most: the attempt (1 KiB of answer) and the state. */
+const RECORDS_BYTES = 4_096;
+
+/** Group commits under way at once: a finish waits for a free one, not for the commit before it to return. */
+const RUNNERS = 2;
+
+/**
+ * Commits finishes in groups: while commits run, the next ones gather, up
+ * to ten checked ones (KV Connect's checks) and {@linkcode MAX_GROUP} in all
+ * to a commit; {@linkcode RUNNERS} commits may be under way at once (each
+ * finish is the only one of its entry, so they never touch the same keys).
+ * When a group fails on one member's check (a lease lost to another
+ * worker), each member is committed on its own.
+ */
+export class FinishQueue {
+  #kv: Deno.Kv;
+  #queue: Queued[] = [];
+  // Counted up and down synchronously (not in a later `finally` reaction), so that a finish pushed just as a
+  // runner ends is never left waiting for the next push.
+  #runners = 0;
+  #running = new Set<Promise<void>>();
+
+  /** @param kv the relay's KV */
+  constructor(kv: Deno.Kv) {
+    this.#kv = kv;
+  }
+
+  /** Resolves `true` when committed, `false` when the lease was lost. */
+  push(finish: Finish): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ finish, resolve, reject });
+      if (this.#runners < RUNNERS) {
+        this.#runners++;
+        const running: Promise<void> = this.#run().finally(() => this.#running.delete(running));
+        this.#running.add(running);
+      }
+    });
+  }
+
+  /** Resolves when every queued finish is committed. */
+  async drain(): Promise<void> {
+    while (this.#runners > 0) await Promise.all(this.#running);
+  }
+
+  async #run(): Promise<void> {
+    try {
+      while (this.#queue.length > 0) {
+        let checks = 0;
+        let size = 0;
+        let bytes = 0;
+        while (size < this.#queue.length && size < MAX_GROUP) {
+          const next = this.#queue[size].finish;
+          if (size > 0 && bytes + next.bytes > MAX_GROUP_BYTES) break;
+          if (!next.unchecked) {
+            if (checks === MAX_CHECKS) break;
+            checks++;
+          }
+          bytes += next.bytes;
+          size++;
+        }
+        const batch = this.#queue.splice(0, size);
+        try {
+          if (batch.length > 1 && await this.#commit(batch.map((q) => q.finish))) {
+            for (const q of batch) q.resolve(true);
+            continue;
+          }
+          for (const q of batch) {
+            const ok = await this.#commit([q.finish]);
+            if (!ok && q.finish.attempt) {
+              const [key, value] = q.finish.attempt;
+              await retryWhileLocked(() => this.#kv.set(key, value, { expireIn: ATTEMPT_TTL_MS }));
+            }
+            q.resolve(ok);
+          }
+        } catch (error) {
+          for (const q of batch) q.reject(error);
+        }
+      }
+    } finally {
+      this.#runners--;
+    }
+  }
+
+  async #commit(finishes: Finish[]): Promise<boolean> {
+    const atomic = this.#kv.atomic();
+    let bump = false;
+    for (const f of finishes) {
+      if (!f.unchecked) atomic.check({ key: f.held.key, versionstamp: f.held.versionstamp });
+      atomic.delete(f.held.key);
+      f.apply(atomic);
+      bump ||= f.bump === true;
+    }
+    if (bump) atomic.sum(OUTBOX_BUMP_KEY, 1n);
+    return (await retryWhileLocked(() => atomic.commit())).ok;
+  }
+}
+
+/** How long attempt records are kept: 30 days. */
+export const ATTEMPT_TTL_MS = 30 * 86_400_000;

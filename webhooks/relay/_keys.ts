@@ -7,6 +7,8 @@
 // - ["relay_outbox_bump"]                     a counter bumped (sum) when entries are added; workers watch it
 // - ["relay_due", partition, dueAt, entryId]  an outbox entry, at the time it is next due; a held entry sits at the
 //                                             end of its lease, so it is due again when a crashed worker's lease ends
+// - ["relay_take", partition]                a counter bumped (sum) and checked by every take of the partition's
+//                                             entries: takes of one partition commit one at a time
 // - ["relay_fanout", id]                      a postback item written while this process's destination list was not
 //                                             known fresh; a worker turns it into entries (one commit)
 // - ["relay_attempt", entryId, attemptId]     one attempt of an entry
@@ -41,6 +43,11 @@ export function dueKey(partition: string, dueAt: number, entryId: string): Deno.
 /** Prefix of the outbox entries of one partition, in order of due time. */
 export function duePrefix(partition: string): Deno.KvKey {
   return ["relay_due", partition];
+}
+
+/** The take counter of `partition`. */
+export function takeKey(partition: string): Deno.KvKey {
+  return ["relay_take", partition];
 }
 
 /** A postback item waiting to be turned into entries. */

@@ -1,23 +1,25 @@
 // The outbox's commits: `write` (into the claim's commit), turning fan-out
-// records into entries, taking entries under a lease, and finishing them
-// (delivered, rescheduled, dead, given back), several to a commit within
-// KV Connect's ten checks.
+// records into entries, and taking entries under a lease, many to a commit
+// under one check of their partition's take counter (finishing them is in
+// _finish.ts).
 
 import { retryWhileLocked } from "../kv/mod.ts";
 import type { Postback } from "../receiver/mod.ts";
 import { type DestinationCache, matches } from "./_cache.ts";
-import { entryFor, type FanoutRecord, itemOf, newEntryId, type OutboxEntry } from "./_entry.ts";
+import { bodyOf, entryFor, type FanoutRecord, itemOf, newEntryId, type OutboxEntry } from "./_entry.ts";
 import { deleteForward, setForward } from "./_forwards.ts";
-import { dueKey, FANOUT_PREFIX, fanoutKey, OUTBOX_BUMP_KEY } from "./_keys.ts";
+import { dueKey, duePrefix, FANOUT_PREFIX, fanoutKey, OUTBOX_BUMP_KEY, takeKey } from "./_keys.ts";
 
 /** Checks per atomic operation: KV Connect's limit. */
 export const MAX_CHECKS = 10;
 
-/** An entry held by this worker: the key it sits at under its lease, and that key's versionstamp. */
+/** An entry held by this worker: the key it sits at under its lease, that key's versionstamp, and its body. */
 export interface Held {
   entry: OutboxEntry;
   key: Deno.KvKey;
   versionstamp: string;
+  /** The request's body, encoded once when taken. */
+  body: string;
 }
 
 /** `relay.write`: one entry per enabled matching destination, or a fan-out record while the list is not fresh. */
@@ -78,126 +80,99 @@ export async function expandFanouts(kv: Deno.Kv, cache: DestinationCache, now: (
   return turned;
 }
 
-/** Takes `candidates` under a lease until `until`, ten to a commit; resolves with those this worker got. */
-export async function take(
-  kv: Deno.Kv,
-  candidates: Deno.KvEntry<OutboxEntry>[],
-  owner: string,
-  until: number,
-): Promise<Held[]> {
-  const held: Held[] = [];
-  for (let i = 0; i < candidates.length; i += MAX_CHECKS) {
-    let batch = candidates.slice(i, i + MAX_CHECKS);
-    for (let round = 0; round < 2 && batch.length > 0; round++) {
-      const atomic = kv.atomic();
-      const moved = batch.map((c) => {
-        const entry: OutboxEntry = { ...c.value, lease: { owner, until } };
-        const key = dueKey(entry.partition, until, entry.id);
-        atomic.check(c).delete(c.key).set(key, entry);
-        return { entry, key };
-      });
-      const result = await retryWhileLocked(() => atomic.commit());
-      if (result.ok) {
-        for (const m of moved) held.push({ ...m, versionstamp: result.versionstamp });
-        break;
-      }
-      // Another worker took some: keep those still where they were listed, and try once more.
-      const now = await kv.getMany<OutboxEntry[]>(batch.map((c) => c.key));
-      batch = batch.filter((c, j) => now[j].versionstamp === c.versionstamp);
-    }
-  }
-  return held;
-}
-
-/** How an entry held by this worker ends its turn. */
-export interface Finish {
-  held: Held;
-  /** Adds what follows the check and the delete of the held key (an attempt, a new due key, a dead letter). */
-  apply(atomic: Deno.AtomicOperation): void;
-  /** The attempt record, kept even when the lease was lost (the attempt happened). */
-  attempt?: [Deno.KvKey, unknown];
-  /** Bump the outbox counter (the entry is due again soon). */
-  bump?: boolean;
-}
-
-interface Queued {
-  finish: Finish;
-  resolve: (ok: boolean) => void;
-  reject: (error: unknown) => void;
-}
+/** Entries a filtered list (a worker for some destinations, in the shared partition) reads at once. */
+const FILTERED_LIMIT = 500;
+/** Entries taken in one commit at most. */
+const MAX_TAKE = 64;
+/** Bytes of entries moved in one commit at most (estimated; a commit takes 819,200 with keys counted twice). */
+const MAX_TAKE_BYTES = 400_000;
 
 /**
- * Commits finishes in groups: while a commit runs, the next ones gather,
- * up to ten (checks) to a commit. When a group fails on one member's check
- * (a lease lost to another worker), each member is committed on its own.
+ * The due entries of one partition, listed once and taken in batches.
+ *
+ * Every take of a partition checks and bumps the partition's take counter
+ * (`["relay_take", partition]`): a take commits only when no other take of
+ * the partition committed since this window read the counter and then
+ * listed, so it takes only entries that nobody took meanwhile, with one
+ * check for the whole batch rather than one per entry. After its own take
+ * the window knows the counter's new versionstamp (its commit's) and takes
+ * the rest of its list without reading again. An entry whose lease ran out
+ * (a worker that stalled or died) is checked on its own as well, since its
+ * holder may still finish it. Only takes move an entry that no one holds,
+ * so nothing else can make the list stale unseen.
  */
-export class FinishQueue {
+export class DueWindow {
   #kv: Deno.Kv;
-  #queue: Queued[] = [];
-  // Set and cleared synchronously (not in a later `finally` reaction), so that a finish pushed just as the
-  // loop ends is never left waiting for the next push.
-  #active = false;
-  #running: Promise<void> = Promise.resolve();
+  #partition: string;
+  #keep: ((entry: OutboxEntry) => boolean) | null;
+  #due: Deno.KvEntry<OutboxEntry>[] = [];
+  #counter: string | null = null;
 
-  /** @param kv the relay's KV */
-  constructor(kv: Deno.Kv) {
+  /**
+   * @param kv the relay's KV
+   * @param partition the partition listed
+   * @param keep which entries this worker delivers (all when `null`)
+   */
+  constructor(kv: Deno.Kv, partition: string, keep: ((entry: OutboxEntry) => boolean) | null) {
     this.#kv = kv;
+    this.#partition = partition;
+    this.#keep = keep;
   }
 
-  /** Resolves `true` when committed, `false` when the lease was lost. */
-  push(finish: Finish): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ finish, resolve, reject });
-      if (!this.#active) {
-        this.#active = true;
-        this.#running = this.#run();
+  /** Entries listed and not yet taken. */
+  get size(): number {
+    return this.#due.length;
+  }
+
+  /** Reads the take counter, then lists up to `limit` entries due at `now`; resolves with the next due time after them. */
+  async refill(now: number, limit: number): Promise<number> {
+    this.#due = [];
+    this.#counter = (await this.#kv.get(takeKey(this.#partition))).versionstamp;
+    let next = Infinity;
+    // A filtered list reads past the entries of other workers' destinations.
+    if (this.#keep !== null) limit = Math.max(limit, FILTERED_LIMIT);
+    for await (const entry of this.#kv.list<OutboxEntry>({ prefix: duePrefix(this.#partition) }, { limit })) {
+      const dueAt = entry.key[2] as number;
+      if (dueAt > now) {
+        next = dueAt;
+        break;
       }
-    });
+      if (this.#keep === null || this.#keep(entry.value)) this.#due.push(entry);
+    }
+    return next;
   }
 
-  /** Resolves when every queued finish is committed. */
-  async drain(): Promise<void> {
-    while (this.#active) await this.#running;
-  }
-
-  async #run(): Promise<void> {
-    try {
-      while (this.#queue.length > 0) {
-        const batch = this.#queue.splice(0, MAX_CHECKS);
-        try {
-          if (batch.length > 1 && await this.#commit(batch.map((q) => q.finish))) {
-            for (const q of batch) q.resolve(true);
-            continue;
-          }
-          for (const q of batch) {
-            const ok = await this.#commit([q.finish]);
-            if (!ok && q.finish.attempt) {
-              const [key, value] = q.finish.attempt;
-              await retryWhileLocked(() => this.#kv.set(key, value, { expireIn: ATTEMPT_TTL_MS }));
-            }
-            q.resolve(ok);
-          }
-        } catch (error) {
-          for (const q of batch) q.reject(error);
-        }
+  /** Takes up to `n` listed entries under a lease until `until`; none when another take came first (the list is dropped). */
+  async take(n: number, owner: string, until: number): Promise<Held[]> {
+    const counter = takeKey(this.#partition);
+    const atomic = this.#kv.atomic().check({ key: counter, versionstamp: this.#counter }).sum(counter, 1n);
+    const moved: Omit<Held, "versionstamp">[] = [];
+    let checks = 1;
+    let bytes = 0;
+    while (moved.length < Math.min(n, MAX_TAKE) && this.#due.length > 0) {
+      const listed = this.#due[0];
+      const body = bodyOf(listed.value);
+      const size = 2 * body.length + 512;
+      const expired = listed.value.lease !== undefined;
+      if ((expired && checks === MAX_CHECKS) || (moved.length > 0 && bytes + size > MAX_TAKE_BYTES)) break;
+      this.#due.shift();
+      if (expired) {
+        atomic.check(listed);
+        checks++;
       }
-    } finally {
-      this.#active = false;
+      bytes += size;
+      const entry: OutboxEntry = { ...listed.value, lease: { owner, until } };
+      const key = dueKey(this.#partition, until, entry.id);
+      atomic.delete(listed.key).set(key, entry);
+      moved.push({ entry, key, body });
     }
-  }
-
-  async #commit(finishes: Finish[]): Promise<boolean> {
-    const atomic = this.#kv.atomic();
-    let bump = false;
-    for (const f of finishes) {
-      atomic.check({ key: f.held.key, versionstamp: f.held.versionstamp }).delete(f.held.key);
-      f.apply(atomic);
-      bump ||= f.bump === true;
+    if (moved.length === 0) return [];
+    const result = await retryWhileLocked(() => atomic.commit());
+    if (!result.ok) {
+      this.#due = [];
+      return [];
     }
-    if (bump) atomic.sum(OUTBOX_BUMP_KEY, 1n);
-    return (await retryWhileLocked(() => atomic.commit())).ok;
+    this.#counter = result.versionstamp;
+    return moved.map((m) => ({ ...m, versionstamp: result.versionstamp }));
   }
 }
-
-/** How long attempt records are kept: 30 days. */
-export const ATTEMPT_TTL_MS = 30 * 86_400_000;

@@ -5,10 +5,10 @@
 import type { CachedDestination, DestinationCache } from "./_cache.ts";
 import { deliver, type HostGuard, type Outcome } from "./_deliver.ts";
 import type { OutboxEntry } from "./_entry.ts";
-import { attemptRecord, finishes, reasonOf } from "./_finish.ts";
-import { DESTINATIONS_VERSION_KEY, duePrefix, OUTBOX_BUMP_KEY, pinHeldKey, SHARED_PARTITION } from "./_keys.ts";
+import { attemptRecord, type Finish, finishes, FinishQueue, reasonOf } from "./_finish.ts";
+import { DESTINATIONS_VERSION_KEY, OUTBOX_BUMP_KEY, pinHeldKey, SHARED_PARTITION } from "./_keys.ts";
 import { nextWait, type ResolvedOptions, type ResolvedRun } from "./_options.ts";
-import { expandFanouts, type Finish, FinishQueue, type Held, take } from "./_outbox.ts";
+import { DueWindow, expandFanouts, type Held } from "./_outbox.ts";
 import type { Destinations, RelayWorker } from "./_types.ts";
 import { retryWhileLocked } from "../kv/mod.ts";
 
@@ -17,6 +17,8 @@ export const PIN_ABANDONED_MS = 10 * 60_000;
 const HOUSEKEEPING_MS = 60_000;
 /** A buffered entry starts only while its lease outlasts its attempt by this much (or half the spare lease). */
 const LEASE_MARGIN_MS = 2_000;
+/** Most due entries listed at once. */
+const MAX_WINDOW = 64;
 
 /** What a worker shares with its relay. */
 export interface WorkerContext {
@@ -25,14 +27,6 @@ export interface WorkerContext {
   destinations: Destinations;
   options: ResolvedOptions;
   guard: HostGuard;
-}
-
-function shuffle<T>(items: T[]): T[] {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [items[i], items[j]] = [items[j], items[i]];
-  }
-  return items;
 }
 
 /** Starts a worker; `onStopped` is called once it has stopped. */
@@ -54,6 +48,9 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
   // a freed slot starts the next entry at once; a buffered entry whose lease would run out during its attempt
   // is given back instead.
   const buffer: Held[] = [];
+  // Due entries are listed once per partition and taken from that list in batches (see DueWindow).
+  const windows = new Map<string, DueWindow>();
+  const windowSize = Math.min(MAX_WINDOW, 2 * run.concurrency);
   const minBatch = Math.max(1, Math.min(10, Math.floor(run.concurrency / 2)));
   const margin = Math.min(LEASE_MARGIN_MS, (options.leaseMs - options.attemptTimeoutMs) / 2);
 
@@ -82,25 +79,17 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     return [...out];
   }
 
-  async function listDue(free: number): Promise<{ due: Deno.KvEntry<OutboxEntry>[]; next: number }> {
-    const now = options.now();
-    const due: Deno.KvEntry<OutboxEntry>[] = [];
-    let next = Infinity;
-    await Promise.all(
-      partitions().map(async (partition) => {
-        const filtered = only !== null && partition === SHARED_PARTITION;
-        const limit = filtered ? 500 : free * 2 + 1;
-        for await (const entry of kv.list<OutboxEntry>({ prefix: duePrefix(partition) }, { limit })) {
-          const dueAt = entry.key[2] as number;
-          if (dueAt > now) {
-            next = Math.min(next, dueAt);
-            break;
-          }
-          if (!filtered || only!.has(entry.value.destinationId)) due.push(entry);
-        }
-      }),
-    );
-    return { due, next };
+  function windowsNow(): DueWindow[] {
+    return partitions().map((partition) => {
+      let window = windows.get(partition);
+      if (!window) {
+        const keep = only !== null && partition === SHARED_PARTITION
+          ? (entry: OutboxEntry) => only.has(entry.destinationId)
+          : null;
+        windows.set(partition, window = new DueWindow(kv, partition, keep));
+      }
+      return window;
+    });
   }
 
   async function housekeeping(): Promise<void> {
@@ -151,7 +140,7 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     }
     if (!destination) return void await queue.push(finish.drop(held));
     if (!destination.enabled) return void await queue.push(finish.dead(held, null, "The destination is disabled"));
-    const outcome = await deliver(held.entry, destination, options, ctx.guard, abort.signal);
+    const outcome = await deliver(held.entry, held.body, destination, options, ctx.guard, abort.signal);
     if (outcome.status === 410) await ctx.destinations.update(destination.id, { enabled: false });
     await queue.push(after(held, outcome));
     if (!outcome.aborted) report(held, destination, outcome);
@@ -179,27 +168,47 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     inFlight.add(task);
   }
 
+  /** Takes due entries into the buffer when there is room; resolves whether it took any, and the next due time. */
+  async function takeSome(): Promise<{ took: boolean; next: number }> {
+    const free = 2 * run.concurrency - inFlight.size - buffer.length;
+    if (free < minBatch && !(free > 0 && inFlight.size === 0)) return { took: false, next: Infinity };
+    const current = windowsNow();
+    let window = current.find((w) => w.size > 0);
+    let next = Infinity;
+    if (!window) {
+      const now = options.now();
+      const nexts = await Promise.all(current.map((w) => w.refill(now, windowSize + 1)));
+      next = Math.min(...nexts);
+      window = current.find((w) => w.size > 0);
+    }
+    if (!window || stopped) return { took: false, next };
+    buffer.push(...await window.take(free, owner, options.now() + options.leaseMs));
+    pump();
+    return { took: true, next };
+  }
+
+  // Housekeeping runs beside the loop, not in its way: a worker's first take does not wait for it.
+  let housekeepingRun: Promise<void> | null = null;
   const loop = (async () => {
     while (!stopped) {
       let next = Infinity;
       try {
-        if (performance.now() - housekeptAt > HOUSEKEEPING_MS) await housekeeping();
+        if (!housekeepingRun && performance.now() - housekeptAt > HOUSEKEEPING_MS) {
+          housekeepingRun = housekeeping().catch(() => {
+            // The KV failed (or closed): tried again at the next interval.
+          }).finally(() => housekeepingRun = null);
+        }
+        // Fan-out records are turned into entries while due entries are listed and taken (those entries are
+        // taken at the next look).
+        let fanouts: Promise<number> | null = null;
         if (bumped || performance.now() - fanoutsAt > options.pollMs) {
           bumped = false;
           fanoutsAt = performance.now();
-          await expandFanouts(kv, cache, options.now);
+          fanouts = expandFanouts(kv, cache, options.now);
         }
-        const free = Math.min(10, 2 * run.concurrency - inFlight.size - buffer.length);
-        if (free >= minBatch || (free > 0 && inFlight.size === 0)) {
-          const listed = await listDue(free);
-          next = listed.next;
-          if (listed.due.length > 0 && !stopped) {
-            const picked = listed.due.length > free ? shuffle(listed.due).slice(0, free) : listed.due;
-            buffer.push(...await take(kv, picked, owner, options.now() + options.leaseMs));
-            pump();
-            continue;
-          }
-        }
+        const [turned, taken] = await Promise.all([fanouts, takeSome()]);
+        if (taken.took || (turned ?? 0) > 0) continue;
+        next = taken.next;
       } catch (error) {
         if (error instanceof Error && /closed/i.test(error.message)) break;
         next = options.now() + options.pollMs;
@@ -218,6 +227,7 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
       await reader.cancel().catch(() => {});
       await watching;
       await loop;
+      await housekeepingRun;
       for (const held of buffer.splice(0)) queue.push(finish.giveBack(held)).catch(() => {});
       while (inFlight.size > 0) await Promise.all(inFlight);
       await queue.drain();
