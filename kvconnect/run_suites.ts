@@ -28,11 +28,18 @@ const SUITES = [
   "tests/webhooks/relay/schedule_test.ts",
   "tests/webhooks/relay/input_test.ts",
   "tests/webhooks/relay/receiver_relay_test.ts",
+  "tests/webhooks/relay/take_test.ts",
   "tests/console/forwarding_test.ts",
   // The console's delivery store, its group commit included.
   "tests/console/delivery_store_test.ts",
   "tests/console/delivery_group_test.ts",
 ];
+
+/** Matched above but left out: they start their own KV Connect server for child processes already. */
+const LEFT_OUT = new Set([
+  // Two receiver processes on one KV file and on one KV Connect server, one killed under load.
+  "tests/webhooks/receiver/receiver_kill_test.ts",
+]);
 
 const files: string[] = [];
 for (const suite of SUITES) {
@@ -43,7 +50,8 @@ for (const suite of SUITES) {
   const [dir, pattern] = [suite.slice(0, suite.lastIndexOf("/")), suite.slice(suite.lastIndexOf("/") + 1)];
   const match = new RegExp(`^${pattern.replaceAll(".", "\\.").replaceAll("*", ".*")}$`);
   for await (const entry of Deno.readDir(`${root}${dir}`)) {
-    if (entry.isFile && match.test(entry.name)) files.push(`${dir}/${entry.name}`);
+    const file = `${dir}/${entry.name}`;
+    if (entry.isFile && match.test(entry.name) && !LEFT_OUT.has(file)) files.push(file);
   }
 }
 files.sort();
