@@ -41,6 +41,7 @@ import {
   REMOTE_CHECKS,
   takeGroup,
 } from "./_group_take.ts";
+import { type Busy, busyOf, keysOf } from "./_group_take.ts";
 
 export type { GroupJob, GroupResult };
 
@@ -56,9 +57,8 @@ type Sent =
     | { kind: "threw"; checks: number; error: unknown }
   );
 
-/** A group in flight: the ids of every key it checks or writes, its sequences' last numbers. */
-interface Flight {
-  ids: Set<string>;
+/** A group in flight: the keys it touches (see {@linkcode Busy}), its sequences' last numbers. */
+interface Flight extends Busy {
   last: Map<string, { key: Deno.KvKey; value: number }>;
 }
 
@@ -122,25 +122,14 @@ class GroupCommitter {
     return this.#remote ? REMOTE_IN_FLIGHT : 1;
   }
 
-  /** The ids of the keys that groups in flight touch (`null` when none is in flight). */
-  #busyIds(): Set<string> | null {
-    if (this.#inFlight.size === 0) return null;
-    const ids = new Set<string>();
-    for (const flight of this.#inFlight) for (const id of flight.ids) ids.add(id);
-    return ids;
+  /** The keys that groups in flight touch (`null` when none is in flight). */
+  #busyIds(): Busy | null {
+    return this.#inFlight.size === 0 ? null : busyOf(this.#inFlight);
   }
 
   /** Sends a group; when it settles, tells its jobs, and sends the next before they learn it. */
   #launch(group: Entry[]): void {
-    const ids = new Set<string>();
-    for (const entry of group) {
-      const { checkIds, mutatedIds, summedIds } = entry.recorder!;
-      for (const id of checkIds) ids.add(id);
-      for (const id of mutatedIds) ids.add(id);
-      for (const id of summedIds) ids.add(id);
-      if (entry.seqId !== null) ids.add(entry.seqId);
-    }
-    const flight: Flight = { ids, last: new Map() };
+    const flight: Flight = { ...keysOf(group), last: new Map() };
     this.#inFlight.add(flight);
     void this.#send(group, flight.last).then(async (sent) => {
       this.#inFlight.delete(flight);

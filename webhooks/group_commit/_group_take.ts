@@ -92,9 +92,9 @@ export function lastNumber(entry: Entry): number {
 
 /**
  * The next group, taken from the front of `waiting`: jobs in order while they
- * fit one operation and touch no key another touches (but for sums of one key,
- * which commute), nor a key of a group in
- * flight (`busy`): a job that clashes waits for the next group. A job is built
+ * fit one operation and touch no key another touches, nor a key of a group in
+ * flight (`busy`), but for sums of one key, which commute: a job that clashes
+ * waits for the next group. A job is built
  * here, into a recorder kept for a later operation, and built again only when
  * its sequence numbers moved.
  */
@@ -102,7 +102,7 @@ export function takeGroup(
   waiting: Entry[],
   counters: Map<string, Counter>,
   maxChecks: number,
-  busy: Set<string> | null = null,
+  busy: Busy | null = null,
 ): Entry[] {
   const group: Entry[] = [];
   const checked = new Map<string, string | null>();
@@ -116,7 +116,7 @@ export function takeGroup(
     if (entry.alone && group.length > 0) break;
     waiting.shift();
     const { seqId } = entry;
-    if (busy !== null && seqId !== null && busy.has(seqId)) {
+    if (busy !== null && seqId !== null && busy.ids.has(seqId)) {
       later.push(entry); // its numbers follow the group in flight's
       continue;
     }
@@ -182,9 +182,51 @@ export function takeGroup(
   return group;
 }
 
-/** Whether a job's recorded writes touch (check or write) a key of `ids`. */
-function touchesAny(recorder: AtomicRecorder, ids: Set<string>): boolean {
-  return recorder.checkIds.some((id) => ids.has(id)) || recorder.mutatedIds.some((id) => ids.has(id)) ||
+/**
+ * The keys of the groups in flight: those they check or write (`ids`), and
+ * those they only add to with `sum` (`summed`).
+ */
+export interface Busy {
+  ids: Set<string>;
+  summed: Set<string>;
+}
+
+/** The keys a group touches, as {@linkcode Busy} tells them while it is in flight. */
+export function keysOf(group: Entry[]): Busy {
+  const ids = new Set<string>();
+  const summed = new Set<string>();
+  for (const entry of group) {
+    const { checkIds, mutatedIds, summedIds } = entry.recorder!;
+    for (const id of checkIds) ids.add(id);
+    for (const id of mutatedIds) ids.add(id);
+    for (const id of summedIds) summed.add(id);
+    if (entry.seqId !== null) ids.add(entry.seqId);
+  }
+  // A key the group checks or writes besides summing it counts as touched.
+  for (const id of ids) summed.delete(id);
+  return { ids, summed };
+}
+
+/** The keys of all `flights` together. */
+export function busyOf(flights: Iterable<Busy>): Busy {
+  const busy: Busy = { ids: new Set(), summed: new Set() };
+  for (const flight of flights) {
+    for (const id of flight.ids) busy.ids.add(id);
+    for (const id of flight.summed) busy.summed.add(id);
+  }
+  return busy;
+}
+
+/**
+ * Whether a job's recorded writes clash with the groups in flight: a check
+ * or write of a key they touch, or a sum of a key they check or write. Sums
+ * of one key in two groups at once do not clash: each is applied once, by
+ * the commit of its own group, in whichever order.
+ */
+function touchesAny(recorder: AtomicRecorder, busy: Busy): boolean {
+  const { ids, summed } = busy;
+  return recorder.checkIds.some((id) => ids.has(id) || summed.has(id)) ||
+    recorder.mutatedIds.some((id) => ids.has(id) || summed.has(id)) ||
     recorder.summedIds.some((id) => ids.has(id));
 }
 
