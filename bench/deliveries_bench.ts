@@ -12,7 +12,7 @@
 
 import assert from "node:assert/strict";
 import { createApp } from "../console/app.ts";
-import { DELIVERY_SEQ_KEY } from "../console/lib/kv_keys.ts";
+import { DELIVERY_SEQ_KEY } from "../console/log/mod.ts";
 import { signJiveExtn } from "../webhooks/mod.ts";
 
 const backends = (Deno.env.get("BENCH_KV") ?? "file,memory").split(",").map((b) => b.trim());

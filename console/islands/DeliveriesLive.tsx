@@ -14,7 +14,7 @@ import { buildQuery, request } from "../../browser/mod.ts";
 import { LocalTime } from "../components/LocalTime.tsx";
 import { cutText, wellFormed } from "../components/text.ts";
 import { type LiveState, subscribeLive } from "./_live.ts";
-import type { DeliveryView } from "../lib/delivery_view.ts";
+import type { DeliveryView } from "../log/mod.ts";
 
 export type { DeliveryView };
 

@@ -24,10 +24,10 @@ import { clientAddresses } from "./rate_limits.ts";
 import { tooManyRequests } from "../lib/rate_limit.ts";
 import { receiverByHookKey, receiverKey } from "../lib/kv_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
-import { DELIVERY_SEQ_KEY } from "../lib/kv_keys.ts";
+import { DELIVERY_SEQ_KEY } from "../log/mod.ts";
 import { Memo } from "../lib/memo.ts";
 import { readAnswer } from "../lib/answers.ts";
-import type { AnsweredAttempt } from "../lib/deliveries.ts";
+import type { AnsweredAttempt } from "../log/mod.ts";
 import type { ConsoleEnv, Deps } from "../lib/context.ts";
 import { countOnce, type LimitState, overLimitReason, tenantFinder, verifiedTenant } from "./_receiver_limit.ts";
 

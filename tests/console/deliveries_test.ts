@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { DeliveryStore } from "../../console/lib/deliveries.ts";
+import { DeliveryStore } from "../../console/log/mod.ts";
 import { signIn, startConsole, trigger, withHook } from "./_helpers.ts";
 
 /** Reads an SSE response until `predicate` matches the text so far. */

@@ -3,8 +3,8 @@
 // in commit order; a group whose commit fails is stored part by part.
 
 import assert from "node:assert/strict";
-import { DeliveryStore } from "../../console/lib/deliveries.ts";
-import type { DeliveryView } from "../../console/lib/deliveries.ts";
+import { DeliveryStore } from "../../console/log/mod.ts";
+import type { DeliveryView } from "../../console/log/mod.ts";
 import { faulty } from "./_kv_faults.ts";
 
 const item = (n: number) => ({

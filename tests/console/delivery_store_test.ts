@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { DeliveryStore, MAX_POSTBACK_ITEMS, MAX_WIDE_PAYLOAD_CHARS } from "../../console/lib/deliveries.ts";
+import { DeliveryStore, MAX_POSTBACK_ITEMS, MAX_WIDE_PAYLOAD_CHARS } from "../../console/log/mod.ts";
 import { counting, faulty, onCommit, withTwoHandles } from "./_kv_faults.ts";
 import { commitInGroup } from "../../webhooks/mod.ts";
 

@@ -6,7 +6,7 @@
 // answer's path, in batches.
 
 import type { Postback } from "../../webhooks/mod.ts";
-import type { DeliveryView } from "./delivery_view.ts";
+import type { DeliveryView } from "./_view.ts";
 import {
   acceptedRow,
   dropDelivery,
@@ -19,8 +19,8 @@ import {
 } from "./_delivery_item.ts";
 import { dropDetailsBelow } from "./_attempt_details.ts";
 import { dropPacksBelow } from "./_hook_pack.ts";
-import { DELIVERY_SEQ_KEY, DELIVERY_VIEW_PREFIX, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
-import { retryLocked } from "./kv_retry.ts";
+import { DELIVERY_SEQ_KEY, DELIVERY_VIEW_PREFIX, deliveryKey, deliveryViewKey } from "./_keys.ts";
+import { retryLocked } from "../lib/kv_retry.ts";
 
 /** Bytes of payload one postback may store in all: its commit takes 800 KiB, shared with summaries. */
 const POSTBACK_PAYLOAD_BYTES = 480_000;

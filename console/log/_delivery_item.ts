@@ -8,11 +8,11 @@
 
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
-import type { DeliveryView } from "./delivery_view.ts";
-import { cutAt } from "./text_fit.ts";
-import { attemptAtKey, attemptKey, deliveryByHookKey, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
+import type { DeliveryView } from "./_view.ts";
+import { cutAt } from "../lib/text_fit.ts";
+import { attemptAtKey, attemptKey, deliveryByHookKey, deliveryKey, deliveryViewKey } from "./_keys.ts";
 import type { ReceiverAttempt } from "../../webhooks/mod.ts";
-import type { ResponseInfo } from "./answers.ts";
+import type { ResponseInfo } from "../lib/answers.ts";
 
 /** The receiver's report of a request, with what it answered when the console kept it. */
 export type AnsweredAttempt = ReceiverAttempt & { response?: ResponseInfo };

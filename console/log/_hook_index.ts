@@ -17,8 +17,8 @@
  */
 
 import { commitInGroup } from "../../webhooks/mod.ts";
-import { DELIVERY_VIEW_PREFIX, deliveryViewKey, HOOK_INDEX_MARK_KEY, hookPackKey } from "./kv_keys.ts";
-import { retryLocked } from "./kv_retry.ts";
+import { DELIVERY_VIEW_PREFIX, deliveryViewKey, HOOK_INDEX_MARK_KEY, hookPackKey } from "./_keys.ts";
+import { retryLocked } from "../lib/kv_retry.ts";
 import { Buffer } from "node:buffer";
 import { type Line, lineOf, packExpiry, packsOf } from "./_hook_pack.ts";
 import { utf8 } from "./_delivery_item.ts";

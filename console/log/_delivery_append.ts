@@ -7,11 +7,11 @@
 // retry, or another process) is answered with what was stored, and the rest
 // of its group is committed again without it.
 
-import type { DeliveryView } from "./delivery_view.ts";
+import type { DeliveryView } from "./_view.ts";
 import { type Delivery, dropDelivery, putDelivery, summaryOf, viewOf } from "./_delivery_item.ts";
 import { dropTrimmedBelow } from "./_delivery_write.ts";
-import { DELIVERY_SEQ_KEY, DELIVERY_VIEW_PREFIX, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
-import { entryBytes, retryLocked } from "./kv_retry.ts";
+import { DELIVERY_SEQ_KEY, DELIVERY_VIEW_PREFIX, deliveryKey, deliveryViewKey } from "./_keys.ts";
+import { entryBytes, retryLocked } from "../lib/kv_retry.ts";
 
 /** KV's limits of one atomic operation, with room for key encoding. */
 const MAX_MUTATIONS = 1000;

@@ -22,7 +22,7 @@
  * @module
  */
 
-import type { DeliveryView } from "./delivery_view.ts";
+import type { DeliveryView } from "./_view.ts";
 import {
   acceptedRow,
   type AnsweredAttempt,
@@ -38,7 +38,7 @@ import {
   seqOfId,
 } from "./_delivery_item.ts";
 import type { Postback } from "../../webhooks/mod.ts";
-import { attemptKey, DELIVERY_SEQ_KEY, deliveryKey, deliveryViewKey, postbackMarkerKey } from "./kv_keys.ts";
+import { attemptKey, DELIVERY_SEQ_KEY, deliveryKey, deliveryViewKey, postbackMarkerKey } from "./_keys.ts";
 import { watchSequence } from "./_watch.ts";
 import { Trimmer, writeDelivery } from "./_delivery_write.ts";
 import { AttemptDetails } from "./_attempt_details.ts";
