@@ -1,39 +1,45 @@
-// The receiver's half of the delivery log: each item of a postback is added
-// to the atomic operation that claims its header (the receiver's `write`
-// mode), numbered in the log's sequence by that same commit, so a postback is
-// logged whole and once, or not at all, in one commit shared with the
-// postbacks that arrive with it. The log is trimmed to its retention off the
-// answer's path, in batches.
+// Writing the delivery log, one path: every row goes in through Module A's
+// group commit (`commitInGroup`), which the receiver's `write` mode uses too.
+// The receiver adds each item of a postback to the atomic operation that
+// claims its header (writeDelivery), so a postback is logged whole and once,
+// or not at all, in one commit shared with the postbacks that arrive with
+// it. Refused requests and `addPostback` (appendRows) are jobs of the same
+// groups: a postback's marker is checked absent in its commit, so a retry
+// stores nothing twice. Rows are numbered by this process's allocator
+// (_numbers.ts): no counter is checked or written by every commit.
 
 import type { Postback } from "../../webhooks/mod.ts";
+import { commitInGroup } from "../../webhooks/mod.ts";
 import type { DeliveryView } from "./_view.ts";
 import {
   acceptedRow,
-  dropDelivery,
+  type Delivery,
   type PayloadEntry,
   payloadInRow,
   payloadValue,
+  putDelivery,
   summaryOf,
   viewEntries,
   viewOf,
 } from "./_delivery_item.ts";
 import { dropDetailsBelow } from "./_attempt_details.ts";
 import { dropPacksBelow } from "./_hook_pack.ts";
-import { DELIVERY_SEQ_KEY, DELIVERY_VIEW_PREFIX, deliveryKey, deliveryViewKey } from "./_keys.ts";
-import { retryLocked } from "../lib/kv_retry.ts";
+import { deliveryKey, deliveryViewKey } from "./_keys.ts";
+import { entryBytes, retryLocked } from "../lib/kv_retry.ts";
+import type { Allocator } from "./_numbers.ts";
 
 /** Bytes of payload one postback may store in all: its commit takes 800 KiB, shared with summaries. */
 const POSTBACK_PAYLOAD_BYTES = 480_000;
-/** Rows past the retention that wait for a trim; trimming then deletes them in one commit. */
-const TRIM_SLACK = 32;
-/** Rows one trimming commit deletes at most (four mutations each, within KV's 1,000). */
-const TRIM_BATCH = 200;
+/** Bytes of one job past which its payloads are written first, in commits of their own. */
+const JOB_BYTES = 600_000;
+/** Bytes of payloads one of those commits takes. */
+const BODY_BYTES = 700_000;
 
-/** Adds the delivery of one item to `atomic`, at its place in the sequence (`postback.seq`); returns its summary. */
+/** Adds the delivery of one item to `atomic` at number `seq`; returns its summary. */
 export function writeDelivery(
   postback: Postback,
   atomic: Deno.AtomicOperation,
-  options: { base: string; replay: boolean; expireIn: number },
+  options: { seq: number; base: string; replay: boolean; expireIn: number },
 ): { view: DeliveryView; json: string } {
   const { activity, webhook, postbackId, index, count, receivedAt } = postback;
   const row = acceptedRow(
@@ -51,7 +57,7 @@ export function writeDelivery(
       payloadBudget: Math.floor(POSTBACK_PAYLOAD_BYTES / count),
     },
   );
-  const view: DeliveryView = { seq: postback.seq!, ...summaryOf(row) };
+  const view: DeliveryView = { seq: options.seq, ...summaryOf(row) };
   const body: PayloadEntry = { payload: row.payload, truncated: row.truncated };
   const entries = viewEntries(view, body);
   // The row alone: the hook index packs its summary later, off the answer's path (_hook_index.ts).
@@ -61,48 +67,94 @@ export function writeDelivery(
   return { view, json: entries.json };
 }
 
-/** Trims the log to its retention in the background, a batch at a time, once it is past it by a few rows. */
-export class Trimmer {
-  #kv: Deno.Kv;
-  #retain: number;
-  #running = false;
+/** The rows of one postback (with its marker) or of one refused request (without). */
+export interface Part {
+  rows: Delivery[];
+  marker: Deno.KvKey | null;
+}
 
-  constructor(kv: Deno.Kv, retain: number) {
-    this.#kv = kv;
-    this.#retain = retain;
-  }
+/** What a postback's marker holds: where its rows are in the log. */
+interface Marker {
+  first: number;
+  count: number;
+}
 
-  /** Called with the last number written: starts a trim when the log holds enough rows past its retention. */
-  wrote(last: number): void {
-    if (this.#running || last <= this.#retain + TRIM_SLACK) return;
-    this.#running = true;
-    this.trim().catch(() => {}).finally(() => this.#running = false);
-  }
-
-  /** Deletes every row numbered below the newest `retain` (the counter as committed now). */
-  async trim(): Promise<void> {
-    const last = (await retryLocked(() => this.#kv.get<number>(DELIVERY_SEQ_KEY))).value ?? 0;
-    const keepFrom = last - this.#retain + 1;
-    const hooks = new Set<string>();
-    for (;;) {
-      const old: DeliveryView[] = [];
-      const selector = { prefix: DELIVERY_VIEW_PREFIX, end: deliveryViewKey(keepFrom) };
-      for await (const e of this.#kv.list(selector, { limit: TRIM_BATCH })) old.push(viewOf(e.value));
-      if (old.length === 0) break;
-      const op = this.#kv.atomic();
-      for (const view of old) dropDelivery(op, view), hooks.add(view.hookId);
-      await retryLocked(() => op.commit());
-      if (old.length < TRIM_BATCH) break;
-    }
-    await dropTrimmedBelow(this.#kv, keepFrom, hooks);
-  }
+/** The summaries of a postback already stored, or `null`. */
+async function storedOf(kv: Deno.Kv, marker: Deno.KvKey): Promise<DeliveryView[] | null> {
+  const entry = await retryLocked(() => kv.get<Marker>(marker));
+  if (!entry.value) return null;
+  const { first, count } = entry.value;
+  const out: DeliveryView[] = [];
+  const selector = { start: deliveryViewKey(first), end: deliveryViewKey(first + count) };
+  for await (const e of kv.list(selector)) out.push(viewOf(e.value));
+  return out;
 }
 
 /**
- * After the log's rows below `keepFrom` went (trimmed by either writer):
- * the packs of their hooks, then the request details' batches whose
- * postbacks are all trimmed, go too. The second is tried whatever the
- * first did; a failure is thrown after both.
+ * Appends a part to the log in the group commit: numbered by `allocator`, its
+ * marker checked absent and written in the same commit. Resolves with its
+ * summaries, or those stored the first time when its marker was there.
+ * Payloads too large to share a commit are written first, under ids derived
+ * from the postback id (a retry overwrites them); unseen, they expire.
+ */
+export async function appendRows(
+  kv: Deno.Kv,
+  allocator: Allocator,
+  part: Part,
+  expireIn: number,
+): Promise<DeliveryView[]> {
+  const { rows, marker } = part;
+  const bytes = rows.reduce((sum, row) => sum + entryBytes(deliveryKey(row.id), row), 0);
+  const inline = bytes <= JOB_BYTES;
+  await allocator.ready();
+  if (!inline) {
+    const before = marker ? await storedOf(kv, marker) : null;
+    if (before) return before;
+    await writeBodies(kv, rows, expireIn);
+  }
+  for (let tries = 0;; tries++) {
+    let views: DeliveryView[] = [];
+    const result = await commitInGroup(kv, {
+      checks: marker ? [{ key: marker, versionstamp: null }] : [],
+      build: (atomic) => {
+        const first = allocator.take(rows.length);
+        views = rows.map((row, k) => ({ seq: first + k, ...summaryOf(row) }));
+        if (marker) atomic.set(marker, { first, count: rows.length } satisfies Marker, { expireIn });
+        for (const [k, view] of views.entries()) putDelivery(atomic, view, inline ? rows[k] : null, expireIn);
+      },
+    });
+    if (result.kind === "committed") return views;
+    if (result.kind === "error") throw result.error;
+    // Its marker is there: stored before (a retry, or another process).
+    const stored = marker ? await storedOf(kv, marker) : null;
+    if (stored) return stored;
+    if (tries >= 3) throw new Error("Cannot store a postback: its marker keeps changing");
+  }
+}
+
+/** Writes rows' payloads in commits of their own, before their summaries make them visible. */
+async function writeBodies(kv: Deno.Kv, rows: Delivery[], expireIn: number): Promise<void> {
+  let op = kv.atomic();
+  let bytes = 0;
+  for (const row of rows) {
+    const size = entryBytes(deliveryKey(row.id), row);
+    if (bytes + size > BODY_BYTES) {
+      const full = op;
+      await retryLocked(() => full.commit());
+      op = kv.atomic();
+      bytes = 0;
+    }
+    op.set(deliveryKey(row.id), row, { expireIn });
+    bytes += size;
+  }
+  await retryLocked(() => op.commit());
+}
+
+/**
+ * After the log's rows below `keepFrom` went (trimmed): the packs of their
+ * hooks, then the request details' batches whose postbacks are all trimmed,
+ * go too. The second is tried whatever the first did; a failure is thrown
+ * after both.
  */
 export async function dropTrimmedBelow(kv: Deno.Kv, keepFrom: number, hookIds: Iterable<string>): Promise<void> {
   const packs = await dropPacksBelow(kv, keepFrom, hookIds).then(() => null, (error: unknown) => ({ error }));

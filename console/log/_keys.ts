@@ -73,3 +73,27 @@ export function attemptBatchKey(lowest: number, highest: number): Deno.KvKey {
 
 /** Prefix of the batches of request details. */
 export const ATTEMPT_BATCH_PREFIX: Deno.KvKey = ["console_attempt_batch"];
+
+/** The lease of writer slot `slot` (0-31) of the log's numbers: one process numbers in it at a time. */
+export function slotKey(slot: number): Deno.KvKey {
+  return ["console_delivery_slot", slot];
+}
+
+/** Shards of the count of rows written ({@linkcode writtenKey}); the live view watches them all. */
+export const WRITTEN_SHARDS = 8;
+
+/**
+ * Rows written to the log by the slots of one shard (`slot % 8`), a
+ * `Deno.KvU64` bumped with `sum` (no check) after their commits: the live
+ * view wakes on it and trimming counts the log's rows by it. No key is
+ * written by every process.
+ */
+export function writtenKey(shard: number): Deno.KvKey {
+  return ["console_delivery_written", shard];
+}
+
+/** Rows trimmed from the log (or found gone), a `Deno.KvU64` bumped by the trimmer. */
+export const TRIMMED_KEY: Deno.KvKey = ["console_delivery_trimmed"];
+
+/** The trimming lease: one process trims at a time. */
+export const TRIM_LEASE_KEY: Deno.KvKey = ["console_delivery_trim_lease"];

@@ -10,4 +10,3 @@
 
 export * from "./_store.ts";
 export type { DeliveryView } from "./_view.ts";
-export { DELIVERY_SEQ_KEY } from "./_keys.ts";
