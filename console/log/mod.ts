@@ -10,3 +10,4 @@
 
 export * from "./_store.ts";
 export type { DeliveryView } from "./_view.ts";
+export { Allocator, EPOCH, LEASE_MS, numberAt, PER_SLOT, SLOTS } from "./_numbers.ts";
