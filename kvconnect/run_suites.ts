@@ -30,8 +30,8 @@ const SUITES = [
   "tests/webhooks/relay/receiver_relay_test.ts",
   "tests/console/forwarding_test.ts",
   // The console's delivery store, its group commit included.
-  "tests/console/delivery_store_test.ts",
-  "tests/console/delivery_group_test.ts",
+  "tests/console/log/delivery_store_test.ts",
+  "tests/console/log/delivery_group_test.ts",
 ];
 
 const files: string[] = [];

@@ -33,7 +33,6 @@ import {
   seqOfId,
 } from "./_delivery_item.ts";
 import type { Postback } from "../../webhooks/mod.ts";
-import { commitInGroup } from "../../webhooks/mod.ts";
 import { attemptKey, deliveryKey, deliveryViewKey, postbackMarkerKey, WRITTEN_SHARDS, writtenKey } from "./_keys.ts";
 import { watchKeys } from "./_watch.ts";
 import { appendRows, writeDelivery } from "./_delivery_write.ts";
@@ -43,6 +42,7 @@ import { listLog } from "./_log_scan.ts";
 import { Allocator, PER_MS } from "./_numbers.ts";
 import { LiveReader } from "./_live.ts";
 import { Trimmer } from "./_trim.ts";
+import { WrittenCount } from "./_written.ts";
 import { type DeliveryFilter, type DeliveryPage, type DeliveryStats, queryLog, statsOf } from "./_delivery_query.ts";
 
 export type { AnsweredAttempt, AttemptInfo, Delivery, DeliveryFilter, DeliveryPage, DeliveryStats, DeliveryView };
@@ -93,9 +93,7 @@ export class DeliveryStore {
   #settleMs: number;
   /** The postback whose items `write` is numbering: its id and first number. */
   #numbering = { postbackId: "", first: 0 };
-  /** Rows written and not yet counted in the written shards; the bump in flight. */
-  #uncounted = 0;
-  #counting: Promise<void> | null = null;
+  #written: WrittenCount;
 
   /**
    * @param kv the console's KV
@@ -114,10 +112,12 @@ export class DeliveryStore {
     }
     this.#details = new AttemptDetails(kv, maxAgeMs);
     this.#numbers = new Allocator(kv);
-    this.#trimmer = new Trimmer(kv, retain, async () => {
-      while (this.#counting) await this.#counting;
-    });
+    this.#trimmer = new Trimmer(kv, retain, () => this.#written.idle());
     this.#index = new HookIndexer(kv, { expireIn: maxAgeMs, retain, settleMs: this.#settleMs });
+    this.#written = new WrittenCount(kv, () => this.#numbers.slot, (rows) => {
+      this.#trimmer.wrote(rows);
+      this.#index.wrote(rows);
+    });
     this.#maxAgeMs = maxAgeMs;
   }
 
@@ -169,35 +169,8 @@ export class DeliveryStore {
 
   /** After a write: the rows are counted (which wakes the live view, and trims and indexes when due). */
   #wrote<T extends DeliveryView[]>(views: T): T {
-    this.#count(views.length);
+    this.#written.add(views.length);
     return views;
-  }
-
-  /**
-   * Counts `rows` written in the written shard of this process's slot, with
-   * `sum` in the group commit: one bump in flight at a time, the rows written
-   * meanwhile counted by the next.
-   */
-  #count(rows: number): void {
-    this.#uncounted += rows;
-    if (this.#counting || this.#uncounted === 0) return;
-    const n = this.#uncounted;
-    this.#uncounted = 0;
-    const shard = Math.max(0, this.#numbers.slot) % WRITTEN_SHARDS;
-    this.#counting = commitInGroup(this.#kv, {
-      checks: [],
-      build: (atomic) => atomic.sum(writtenKey(shard), BigInt(n)),
-    }).then((result) => {
-      if (result.kind !== "committed") throw result.kind === "error" ? result.error : new Error("not counted");
-      this.#trimmer.wrote(n);
-      this.#index.wrote(n);
-      this.#counting = null;
-      if (this.#uncounted > 0) this.#count(0);
-    }).catch(() => {
-      // Not counted: the next write's bump counts these rows too (no retry loop on a KV that fails or closed).
-      this.#uncounted += n;
-      this.#counting = null;
-    });
   }
 
   /**
@@ -263,7 +236,7 @@ export class DeliveryStore {
   recordAttempt(attempt: AnsweredAttempt, firstSeq?: number): Promise<void> {
     if (!attempt.postbackId) return Promise.resolve();
     // Stored by the receiver's write: its rows are counted.
-    if (firstSeq !== undefined) this.#count(attempt.itemCount ?? 0);
+    if (firstSeq !== undefined) this.#written.add(attempt.itemCount ?? 0);
     return this.#details.record(
       attempt,
       firstSeq === undefined ? { key: attemptKey(attempt.postbackId) } : { first: firstSeq },
@@ -277,7 +250,7 @@ export class DeliveryStore {
    */
   async flush(): Promise<void> {
     await this.#details.flush();
-    while (this.#counting) await this.#counting;
+    await this.#written.idle();
     await this.#trimmer.trim().catch(() => {});
     await this.#index.idle();
   }

@@ -6,10 +6,10 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { DeliveryStore } from "../../console/log/mod.ts";
-import { commitInGroup } from "../../webhooks/mod.ts";
-import type { DeliveryView } from "../../console/log/mod.ts";
-import { withTwoHandles } from "./_kv_faults.ts";
+import { DeliveryStore } from "../../../console/log/mod.ts";
+import { commitInGroup } from "../../../webhooks/mod.ts";
+import type { DeliveryView } from "../../../console/log/mod.ts";
+import { withTwoHandles } from "../_kv_faults.ts";
 
 type Written = Parameters<DeliveryStore["write"]>[0];
 

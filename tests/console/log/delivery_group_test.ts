@@ -3,9 +3,9 @@
 // each at numbers of its own; a group whose commit fails is stored part by part.
 
 import assert from "node:assert/strict";
-import { DeliveryStore } from "../../console/log/mod.ts";
-import type { DeliveryView } from "../../console/log/mod.ts";
-import { faulty } from "./_kv_faults.ts";
+import { DeliveryStore } from "../../../console/log/mod.ts";
+import type { DeliveryView } from "../../../console/log/mod.ts";
+import { faulty } from "../_kv_faults.ts";
 
 const item = (n: number) => ({
   webhook: "https://jive.example/api/core/v3/webhooks/1",

@@ -5,9 +5,9 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { DeliveryStore, MAX_POSTBACK_ITEMS, MAX_WIDE_PAYLOAD_CHARS } from "../../console/log/mod.ts";
-import { counting, faulty, onCommit, withTwoHandles } from "./_kv_faults.ts";
-import { commitInGroup } from "../../webhooks/mod.ts";
+import { DeliveryStore, MAX_POSTBACK_ITEMS, MAX_WIDE_PAYLOAD_CHARS } from "../../../console/log/mod.ts";
+import { counting, faulty, onCommit, withTwoHandles } from "../_kv_faults.ts";
+import { commitInGroup } from "../../../webhooks/mod.ts";
 
 const item = (n: number, extra: Record<string, unknown> = {}) => ({
   webhook: "https://jive.example/api/core/v3/webhooks/1",
