@@ -119,7 +119,12 @@ export function rowBase(postbackId: string): string {
   return createHash("sha256").update(postbackId).digest("hex").slice(0, 24);
 }
 
-/** Width of the base-36 number in the id base of a postback the receiver stored ("q" and its first number). */
+/**
+ * Least width of the base-36 number in the id base of a postback the
+ * receiver stored ("q" and its first number): an earlier version's counter
+ * numbers are padded to 9 digits; this version's time-major ones take 10
+ * until the 2050s, so each kind sorts in number order.
+ */
 const SEQ_DIGITS = 9;
 
 /**
