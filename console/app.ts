@@ -13,7 +13,7 @@ import { createRelay, createWebhooks, type RelayWorker } from "../webhooks/mod.t
 import { MessagePage } from "./components/Message.tsx";
 import { type Assets, buildAssets } from "./lib/bundle.ts";
 import { type ConsoleEnv, type Deps, describeError, html } from "./lib/context.ts";
-import { DeliveryStore } from "./lib/deliveries.ts";
+import { DeliveryStore } from "./log/mod.ts";
 import { HookLabels } from "./lib/labels.ts";
 import type { OAuthProvider } from "./lib/oauth.ts";
 import { outboundFetch } from "./lib/outbound.ts";

@@ -31,8 +31,8 @@ const SUITES = [
   "tests/webhooks/relay/take_test.ts",
   "tests/console/forwarding_test.ts",
   // The console's delivery store, its group commit included.
-  "tests/console/delivery_store_test.ts",
-  "tests/console/delivery_group_test.ts",
+  "tests/console/log/delivery_store_test.ts",
+  "tests/console/log/delivery_group_test.ts",
 ];
 
 /** Matched above but left out: they start their own KV Connect server for child processes already. */

@@ -8,7 +8,7 @@
  */
 
 import { createWebhooks } from "../webhooks/mod.ts";
-import { DeliveryStore } from "../console/lib/deliveries.ts";
+import { DeliveryStore } from "../console/log/mod.ts";
 import type { LoadFixture } from "./load_postbacks.ts";
 
 /** A running child process and the address it printed. */

@@ -7,7 +7,7 @@
  */
 
 import type { VNode } from "preact";
-import type { DeliveryStats } from "../lib/deliveries.ts";
+import type { DeliveryStats } from "../log/mod.ts";
 import LiveChart from "../islands/LiveChart.tsx";
 import { Island } from "./Island.tsx";
 

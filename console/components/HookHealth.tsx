@@ -6,7 +6,7 @@
  */
 
 import type { VNode } from "preact";
-import type { DeliveryView } from "../lib/delivery_view.ts";
+import type { DeliveryView } from "../log/mod.ts";
 import { LocalTime } from "./LocalTime.tsx";
 
 /** Deliveries of one hook that the health reads at most (the newest). */

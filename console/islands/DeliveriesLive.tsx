@@ -14,7 +14,7 @@ import { buildQuery, request } from "../../browser/mod.ts";
 import { LocalTime } from "../components/LocalTime.tsx";
 import { cutText, wellFormed } from "../components/text.ts";
 import { type LiveState, subscribeLive } from "./_live.ts";
-import type { DeliveryView } from "../lib/delivery_view.ts";
+import type { DeliveryView } from "../log/mod.ts";
 
 export type { DeliveryView };
 
@@ -58,6 +58,7 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
   const [fresh, setFresh] = useState<string[]>([]);
   const [state, setState] = useState<LiveState | null>(null);
   const newest = useRef<number>(props.deliveries[0]?.seq ?? 0);
+  const rowIds = useRef<string[]>(props.deliveries.map((r) => r.id));
 
   useEffect(() => {
     if (props.live === false) return;
@@ -66,20 +67,24 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
     const load = () => {
       if (busy) return void (again = true);
       busy = true;
-      const q = buildQuery({ after: newest.current, hook: props.hookId });
+      // The newest since a little below the newest shown: a commit of another process may land below it.
+      const q = buildQuery(newest.current > 0 ? { since: newest.current, hook: props.hookId } : { hook: props.hookId });
       request(`/deliveries.json?${q}`, (err, response) => {
         busy = false;
         const values = (response as { values?: unknown } | null)?.values;
-        const added = !err && Array.isArray(values) ? values as DeliveryView[] : [];
+        const got = !err && Array.isArray(values) ? values as DeliveryView[] : [];
+        const known = new Set(rowIds.current);
+        const added = got.filter((r) => !known.has(r.id));
         if (added.length > 0) {
-          newest.current = Math.max(newest.current, added[0].seq);
+          newest.current = Math.max(newest.current, ...added.map((r) => r.seq));
           setRows((old) => {
-            const known = new Set(old.map((r) => r.id));
-            return [...added.filter((r) => !known.has(r.id)), ...old].slice(0, props.max ?? 200);
+            const next = [...added, ...old].sort((a, b) => b.seq - a.seq).slice(0, props.max ?? 200);
+            rowIds.current = next.map((r) => r.id);
+            return next;
           });
           setFresh(added.map((r) => r.id));
         }
-        if (added.length === 100 || again) { // more arrived than one page, or while this one was read
+        if (again) { // more arrived while this one was read
           again = false;
           load();
         }

@@ -12,7 +12,7 @@ import type { VNode } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { request } from "../../browser/mod.ts";
 import { LocalTime } from "../components/LocalTime.tsx";
-import type { DeliveryStats } from "../lib/deliveries.ts";
+import type { DeliveryStats } from "../log/mod.ts";
 import { subscribeLive } from "./_live.ts";
 
 /** Props of {@linkcode LiveChart}. */

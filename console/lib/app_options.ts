@@ -8,7 +8,7 @@
 import type { Hono } from "hono";
 import type { Webhooks } from "../../webhooks/mod.ts";
 import type { ConsoleEnv } from "./context.ts";
-import type { DeliveryStore, DeliveryStoreOptions } from "./deliveries.ts";
+import type { DeliveryStore, DeliveryStoreOptions } from "../log/mod.ts";
 import type { OAuthProvider } from "./oauth.ts";
 import type { RateLimits } from "./rate_limit.ts";
 import type { Sandbox } from "../../sandbox/mod.ts";

@@ -11,7 +11,7 @@ import { renderToString } from "preact-render-to-string";
 import type { Relay, Webhooks } from "../../webhooks/mod.ts";
 import type { RateLimiter } from "./rate_limit.ts";
 import type { HookLabels } from "./labels.ts";
-import type { DeliveryStore } from "./deliveries.ts";
+import type { DeliveryStore } from "../log/mod.ts";
 import type { OAuthProvider } from "./oauth.ts";
 import type { Session, SessionStore } from "./session.ts";
 

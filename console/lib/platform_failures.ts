@@ -10,7 +10,7 @@
  */
 
 import type { Webhooks } from "../../webhooks/mod.ts";
-import type { DeliveryStore } from "./deliveries.ts";
+import type { DeliveryStore } from "../log/mod.ts";
 import { peekAnswer, type ResponseInfo } from "./answers.ts";
 
 /** How a platform-side failure's reason starts in the delivery log. */

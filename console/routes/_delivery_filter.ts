@@ -8,7 +8,7 @@
 
 import type { Context } from "hono";
 import type { ConsoleEnv } from "../lib/context.ts";
-import type { DeliveryFilter } from "../lib/deliveries.ts";
+import type { DeliveryFilter } from "../log/mod.ts";
 
 /** The answers the receiver gives, offered by the status filter besides accepted and rejected. */
 export const ANSWERS: [number, string][] = [

@@ -16,7 +16,7 @@ import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
 import DeliveriesLive from "../islands/DeliveriesLive.tsx";
 import EventPicker from "../islands/EventPicker.tsx";
-import type { DeliveryView } from "../lib/delivery_view.ts";
+import type { DeliveryView } from "../log/mod.ts";
 import { type HookLabel, MAX_DESCRIPTION, MAX_NAME } from "../lib/labels.ts";
 import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
 import { type ConsoleEnv, type Deps, html, layoutFrame, noticeOf } from "../lib/context.ts";

@@ -200,6 +200,16 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
 
   app.get("/deliveries.json", async (c) => {
     const after = Number(c.req.query("after") ?? "");
+    const since = Number(c.req.query("since") ?? "");
+    if (Number.isSafeInteger(since) && since > 0) {
+      // The live table: the newest after the settle window below the newest it has (a late commit lands there).
+      const values = await deps.deliveries.list({
+        hookId: hookOf(c),
+        after: deps.deliveries.settleFrom(since),
+        limit: 100,
+      });
+      return c.json({ values });
+    }
     const values = await deps.deliveries.list({
       hookId: hookOf(c),
       after: Number.isSafeInteger(after) && after > 0 ? after : undefined,
@@ -226,8 +236,10 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       };
       stream.onAbort(stop);
       deps.closing.addEventListener("abort", stop, { once: true });
+      // Each delivery once, late commits too: the reader reads the log's settle window again.
+      const reader = deps.deliveries.liveReader(hookId);
+      await reader.start();
       const newest = await deps.deliveries.list({ hookId, limit: 1 });
-      let last = newest[0]?.seq ?? 0;
       const heartbeat = setInterval(() => {
         // A named event, not a comment: the leading tab passes it on as its sign of life (islands/_live.ts), which a
         // timer of a background tab, throttled by the browser to once a minute, could not be.
@@ -236,22 +248,17 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         deps.sessions.get(sessionId).then((session) => session || stop(), () => {});
       }, HEARTBEAT_MS);
       try {
-        await stream.writeSSE({ event: "ready", data: String(last) });
+        await stream.writeSSE({ event: "ready", data: String(newest[0]?.seq ?? 0) });
         await deps.deliveries.watch(done.signal, async () => {
           // The session may end while the stream is open (sign-out,
           // expiry): the stream ends with it.
           if (!(await deps.sessions.get(sessionId))) return stop();
-          for (;;) {
-            const added = await deps.deliveries.list({ hookId, after: last, limit: 100, forward: true });
-            for (const view of added) {
-              await stream.writeSSE({
-                event: "delivery",
-                id: String(view.seq),
-                data: JSON.stringify({ id: view.id, hookId: view.hookId, seq: view.seq }),
-              });
-              last = view.seq;
-            }
-            if (added.length < 100) break;
+          for (const view of await reader.next()) {
+            await stream.writeSSE({
+              event: "delivery",
+              id: String(view.seq),
+              data: JSON.stringify({ id: view.id, hookId: view.hookId, seq: view.seq }),
+            });
           }
         });
       } catch {

@@ -23,7 +23,7 @@ import { PLATFORM_FAILURE } from "../lib/platform_failures.ts";
 import { RedeliverForm, redeliveryOf } from "./delivery_redeliver.tsx";
 import { DeliveryForwards, forwardsOf, indexOf } from "./_delivery_forwards.tsx";
 import { type ConsoleEnv, type Deps, html, layoutFrame } from "../lib/context.ts";
-import type { AttemptInfo, Delivery } from "../lib/deliveries.ts";
+import type { AttemptInfo, Delivery } from "../log/mod.ts";
 
 function verdictOf(delivery: Delivery, attempt: AttemptInfo | null): string {
   if (delivery.status === 401) return `not valid: ${delivery.reason ?? "refused"}`;

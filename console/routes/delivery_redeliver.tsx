@@ -16,7 +16,7 @@ import type { Webhook } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
 import { Layout } from "../components/Layout.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
-import type { AttemptInfo, Delivery } from "../lib/deliveries.ts";
+import type { AttemptInfo, Delivery } from "../log/mod.ts";
 import { signedAt } from "../lib/platform_failures.ts";
 import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
 

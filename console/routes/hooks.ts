@@ -10,9 +10,9 @@
  * reconcile adopted after an interrupted registration) is taken when every
  * item's record has exactly this receiver as its callback, and its mapping
  * is saved then. The receiver runs in `write` mode: the items of a postback
- * are logged in the same commit that claims its header and numbers them in
- * the delivery sequence (whole and once, or not at all), shared with the
- * postbacks that arrive with it, and feed the live page.
+ * are logged in the same commit that claims its header, numbered by this
+ * process (whole and once, or not at all), shared with the postbacks that
+ * arrive with it, and feed the live page.
  *
  * @module
  */
@@ -24,10 +24,9 @@ import { clientAddresses } from "./rate_limits.ts";
 import { tooManyRequests } from "../lib/rate_limit.ts";
 import { receiverByHookKey, receiverKey } from "../lib/kv_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
-import { DELIVERY_SEQ_KEY } from "../lib/kv_keys.ts";
 import { Memo } from "../lib/memo.ts";
 import { readAnswer } from "../lib/answers.ts";
-import type { AnsweredAttempt } from "../lib/deliveries.ts";
+import type { AnsweredAttempt } from "../log/mod.ts";
 import type { ConsoleEnv, Deps } from "../lib/context.ts";
 import { countOnce, type LimitState, overLimitReason, tenantFinder, verifiedTenant } from "./_receiver_limit.ts";
 
@@ -124,9 +123,8 @@ export function receiverRoutes(
       attempt = { ...attempt, status: 429, reason: overLimitReason(request.limited) };
     }
     if (attempt.status === 200 && !attempt.duplicate) {
-      // Kept for the detail page, off the answer's path; the log trimmed to its retention when due.
+      // Kept for the detail page, off the answer's path; its rows counted (the log trimmed when due).
       deps.deliveries.recordAttempt(attempt, request?.firstSeq).catch(() => {});
-      deps.deliveries.trimSoon();
       return;
     }
     // Every refusal is logged with its reason, a bounded number per client
@@ -154,14 +152,15 @@ export function receiverRoutes(
       const request = current.getStore();
       // Verified here with whichever of its secrets: counted once, and over the limit nothing is claimed or stored.
       if (request && !(await countOnce(deps.limiter, request, community.tenantId))) return false;
+      // A writer slot to number the log's rows in (at hand but once a lease ran out: renewed in the background).
+      await deps.deliveries.ready();
       return await takes(deps, request, webhooks, (id, hookId) => mappings.note(id, hookId));
     },
     // Each item is logged in the commit that claims the header: all of the postback or none of it, once.
-    sequence: DELIVERY_SEQ_KEY,
     write: (postback, atomic) => {
       const request = current.getStore();
-      if (request) request.firstSeq = postback.seq! - postback.index;
-      deps.deliveries.write(postback, atomic, request?.replay === true);
+      const seq = deps.deliveries.write(postback, atomic, request?.replay === true);
+      if (request) request.firstSeq = seq - postback.index;
       // The hook's forward destinations get it from the same commit (docs/relay.md).
       deps.relay.write(postback, atomic);
     },

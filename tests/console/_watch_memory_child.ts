@@ -3,7 +3,7 @@
 // bytes after a full GC at poll 100 and at the last poll (the first argument),
 // as `growth <bytes>`. Run with --v8-flags=--expose-gc.
 
-import { DeliveryStore } from "../../console/lib/deliveries.ts";
+import { DeliveryStore } from "../../console/log/mod.ts";
 import { measuredBytes } from "../_memory.ts";
 
 // Fails at once without --expose-gc, before anything is served.

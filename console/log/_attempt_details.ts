@@ -27,8 +27,8 @@ import { inflateRawSync } from "node:zlib";
 import { commitInGroup } from "../../webhooks/mod.ts";
 import type { AnsweredAttempt, AttemptInfo, DetailsAt } from "./_delivery_item.ts";
 import { cappedJson, DEFLATED, Packer, PairBuffer } from "./_attempt_pack.ts";
-import { ATTEMPT_BATCH_PREFIX, attemptAtKey, attemptBatchKey } from "./kv_keys.ts";
-import { retryLocked } from "./kv_retry.ts";
+import { ATTEMPT_BATCH_PREFIX, attemptAtKey, attemptBatchKey } from "./_keys.ts";
+import { retryLocked } from "../lib/kv_retry.ts";
 
 /**
  * How long attempt details wait to be written with others. Measured at 16

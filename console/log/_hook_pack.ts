@@ -7,9 +7,9 @@
  */
 
 import { Buffer } from "node:buffer";
-import type { DeliveryView } from "./delivery_view.ts";
-import { hookPackPrefix } from "./kv_keys.ts";
-import { retryLocked } from "./kv_retry.ts";
+import type { DeliveryView } from "./_view.ts";
+import { hookPackPrefix } from "./_keys.ts";
+import { retryLocked } from "../lib/kv_retry.ts";
 
 /** Bytes of one pack at most: KV takes 64 KiB per value. */
 const PACK_BYTES = 60_000;

@@ -6,10 +6,10 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { DeliveryStore } from "../../console/lib/deliveries.ts";
-import { commitInGroup } from "../../webhooks/mod.ts";
-import type { DeliveryView } from "../../console/lib/delivery_view.ts";
-import { withTwoHandles } from "./_kv_faults.ts";
+import { DeliveryStore } from "../../../console/log/mod.ts";
+import { commitInGroup } from "../../../webhooks/mod.ts";
+import type { DeliveryView } from "../../../console/log/mod.ts";
+import { withTwoHandles } from "../_kv_faults.ts";
 
 type Written = Parameters<DeliveryStore["write"]>[0];
 
@@ -98,22 +98,17 @@ function stored(deliveries: DeliveryStore, seq: number): void {
   deliveries.recordAttempt({ ...attempt, receivedAt: 0, bodyExcerpt: "", headers: {} }, seq).catch(() => {});
 }
 
-Deno.test("the index follows the receiver's writes once a batch is past its mark, from memory, a pack per hook", async () => {
+Deno.test("the index follows the receiver's writes once a batch of them is counted, a pack per hook", async () => {
   const kv = await Deno.openKv(":memory:");
   try {
     const deliveries = new DeliveryStore(kv, { retain: 10_000 });
     const hooks = Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? "a" : "b"));
     await store(kv, deliveries, hooks.slice(0, 100));
     for (let seq = 1; seq <= 100; seq++) stored(deliveries, seq);
-    deliveries.trimSoon();
     await deliveries.flush();
     assert.equal((await kv.get(["console_delivery_hook_mark"])).value, null, "100 rows: not yet a batch");
     await store(kv, deliveries, hooks.slice(100), 101);
     for (let seq = 101; seq <= 300; seq++) stored(deliveries, seq);
-    // The rows as the receiver stored them are not read again: the summaries come from memory.
-    const log = await kv.get<Uint8Array>(["console_delivery_log", 7]);
-    assert.ok((await kv.atomic().check(log).delete(log.key).commit()).ok);
-    deliveries.trimSoon();
     await deliveries.flush();
     assert.equal((await kv.get(["console_delivery_hook_mark"])).value, 300);
     assert.deepEqual(await keys(kv, "console_delivery_hook_pack"), [
@@ -122,25 +117,51 @@ Deno.test("the index follows the receiver's writes once a batch is past its mark
     ]);
     assert.deepEqual(await keys(kv, "console_delivery_log_by_hook"), [], "no copy per delivery");
     assert.equal((await deliveries.list({ hookId: "a", limit: 200 })).length, 100);
-    assert.ok((await deliveries.list({ hookId: "a", limit: 200 })).some((view) => view.seq === 7));
   } finally {
     kv.close();
   }
 });
 
-Deno.test("rows this process did not see stored (another process's) are read from the log once two batches behind", async () => {
+Deno.test("rows another process stored are packed by the pass this process's writes start", async () => {
   const kv = await Deno.openKv(":memory:");
   try {
     const deliveries = new DeliveryStore(kv, { retain: 10_000 });
+    // Another process's 400 rows: not counted here.
     await store(kv, deliveries, Array.from({ length: 400 }, () => "a"));
-    deliveries.trimSoon();
     await deliveries.flush();
-    assert.equal((await kv.get(["console_delivery_hook_mark"])).value, null, "one batch and a half: it may come");
-    await store(kv, deliveries, Array.from({ length: 200 }, () => "b"), 401);
-    deliveries.trimSoon();
+    assert.equal((await kv.get(["console_delivery_hook_mark"])).value, null, "nothing counted here: no pass");
+    await store(kv, deliveries, Array.from({ length: 300 }, () => "b"), 401);
+    for (let seq = 401; seq <= 700; seq++) stored(deliveries, seq);
     await deliveries.flush();
-    assert.equal((await kv.get(["console_delivery_hook_mark"])).value, 600);
+    assert.equal((await kv.get(["console_delivery_hook_mark"])).value, 700);
     assert.equal((await deliveries.list({ hookId: "a", limit: 1000 })).length, 400);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("the mark stays below the settle window: a commit that lands late below a number seen is still packed", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const deliveries = new DeliveryStore(kv, { retain: 10_000, settleMs: 60_000 });
+    // Numbered as this process numbers them (now): inside the settle window, not packed yet.
+    const views = [...await deliveries.add("a", [{}]), ...await deliveries.add("a", [{}])];
+    await deliveries.index();
+    assert.equal((await kv.get(["console_delivery_hook_mark"])).value, null, "nothing settled yet");
+    assert.deepEqual(await keys(kv, "console_delivery_hook_pack"), []);
+    // Another process's commit lands late, below the numbers already written.
+    const late = views[0].seq - 1;
+    const op = kv.atomic();
+    deliveries.write(postback("late", late), op);
+    assert.ok((await op.commit()).ok);
+    // Once settled (here: a window of 0), all three are packed, the late one too.
+    const settled = new DeliveryStore(kv, { retain: 10_000, settleMs: 0 });
+    await new Promise((r) => setTimeout(r, 5));
+    await settled.index();
+    assert.equal((await kv.get(["console_delivery_hook_mark"])).value, views[1].seq);
+    assert.deepEqual(seqs(await settled.list({ hookId: "late" })), [late]);
+    assert.deepEqual(seqs(await settled.list({ hookId: "a" })), [views[1].seq, views[0].seq]);
+    assert.equal((await keys(kv, "console_delivery_hook_pack")).length, 2);
   } finally {
     kv.close();
   }
@@ -168,20 +189,21 @@ Deno.test("trimming deletes the packs below the retention; the one across it lis
     await deliveries.index();
     await store(kv, deliveries, ["a", "a", "a", "a"], 7);
     await deliveries.index();
-    // Refused requests push the oldest out (the sequence writer trims in its commit): 1 and 2, then 3 to 6.
-    await deliveries.add("b", [{}]);
-    await deliveries.add("b", [{}]);
+    // New postbacks push the oldest out (trimmed behind them): 1 and 2, then 3 to 6.
+    const [v11] = await deliveries.add("b", [{}]);
+    const [v12] = await deliveries.add("b", [{}]);
     await deliveries.flush();
-    assert.deepEqual(seqs(await deliveries.list({ limit: 100 })), [12, 11, 10, 9, 8, 7, 6, 5, 4, 3]);
+    const [n11, n12] = [v11.seq, v12.seq];
+    assert.deepEqual(seqs(await deliveries.list({ limit: 100 })), [n12, n11, 10, 9, 8, 7, 6, 5, 4, 3]);
     assert.deepEqual(seqs(await deliveries.list({ hookId: "a", limit: 100 })), [10, 9, 8, 7, 5, 3]);
-    assert.deepEqual(seqs(await deliveries.list({ hookId: "b", limit: 100 })), [12, 11, 6, 4]);
+    assert.deepEqual(seqs(await deliveries.list({ hookId: "b", limit: 100 })), [n12, n11, 6, 4]);
     assert.deepEqual(seqs(await deliveries.list({ hookId: "a", after: 0, forward: true })), [3, 5, 7, 8, 9, 10]);
     assert.deepEqual(seqs((await deliveries.page({ hookId: "b", before: 5 })).values), [4]);
     assert.equal((await deliveries.stats("a")).accepted, 6);
     for (let i = 0; i < 4; i++) await deliveries.add("c", [{}]);
     await deliveries.flush();
     assert.deepEqual(seqs(await deliveries.list({ hookId: "a", limit: 100 })), [10, 9, 8, 7]);
-    assert.deepEqual(seqs(await deliveries.list({ hookId: "b", limit: 100 })), [12, 11]);
+    assert.deepEqual(seqs(await deliveries.list({ hookId: "b", limit: 100 })), [n12, n11]);
     assert.deepEqual(await keys(kv, "console_delivery_hook_pack"), [["console_delivery_hook_pack", "a", 10]]);
   } finally {
     kv.close();
@@ -353,7 +375,6 @@ Deno.test("under a steady flow of postbacks a pass takes what is there and ends:
       for (let i = 0; i < 8; i++) deliveries.write(postback(`h${++seq % 5}`, seq), op);
       assert.ok((await op.set(["console_delivery_seq"], seq).commit()).ok);
       for (let n = first; n <= seq; n++) stored(deliveries, n);
-      deliveries.trimSoon();
     }
     const during = deliveries.index(); // asked while postbacks still come: it ends with what is there
     for (let n = 0; n < 20; n++) {
@@ -361,7 +382,6 @@ Deno.test("under a steady flow of postbacks a pass takes what is there and ends:
       deliveries.write(postback("h0", ++seq), op);
       assert.ok((await op.set(["console_delivery_seq"], seq).commit()).ok);
       stored(deliveries, seq);
-      deliveries.trimSoon();
     }
     await during;
     await deliveries.flush();

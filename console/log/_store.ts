@@ -1,28 +1,23 @@
 /**
  * The delivery log: every item of the postbacks the receiver accepted, and
  * every request it refused (with the reason), kept in KV with a retention
- * limit, in commit order, with a change feed for the live page. Filtering
- * and paging are in _delivery_query.ts, the rows in _delivery_item.ts, the
- * appending (with group commit) in _delivery_append.ts.
+ * limit, numbered time-major (_numbers.ts), with a live feed. Filtering and
+ * paging are in _delivery_query.ts, the rows in _delivery_item.ts, the
+ * writing (one path, Module A's group commit) in _delivery_write.ts,
+ * trimming in _trim.ts, the live reader in _live.ts.
  *
- * A postback is stored whole or not at all. Its deliveries become visible in
- * one atomic operation that also bumps the delivery sequence (a counter,
- * checked by versionstamp) and writes a marker of the postback id, so the
- * sequence numbers follow commit order across processes and a retry of the
- * same postback stores nothing twice. Postbacks that arrive while one is
- * being stored are stored together in the next operation, each with its own
- * marker, so a busy receiver pays one commit per group. Payloads too large to share that
- * operation are written first, under ids derived from the postback id, so a
- * retry overwrites them rather than adding more; unseen, they expire.
- *
- * Trimming reads only the few oldest summaries beyond `retain` (a bounded
- * prefix read) and deletes them in the same operation, so storing costs the
- * same at any history size. Every key also expires after `maxAgeMs`.
+ * A postback is stored whole or not at all, in one atomic operation shared
+ * with the postbacks that arrive with it; `addPostback` writes a marker of
+ * the postback id checked absent in that operation, so a retry stores
+ * nothing twice. No key is checked or written by every commit: each process
+ * numbers its rows in a writer slot of its own, and after its commits bumps
+ * one of eight shards of the written count with `sum`, which needs no check;
+ * those shards wake the live view and count the rows for trimming.
  *
  * @module
  */
 
-import type { DeliveryView } from "./delivery_view.ts";
+import type { DeliveryView } from "./_view.ts";
 import {
   acceptedRow,
   type AnsweredAttempt,
@@ -38,19 +33,25 @@ import {
   seqOfId,
 } from "./_delivery_item.ts";
 import type { Postback } from "../../webhooks/mod.ts";
-import { attemptKey, DELIVERY_SEQ_KEY, deliveryKey, deliveryViewKey, postbackMarkerKey } from "./kv_keys.ts";
-import { watchSequence } from "./_watch.ts";
-import { Trimmer, writeDelivery } from "./_delivery_write.ts";
+import { attemptKey, deliveryKey, deliveryViewKey, postbackMarkerKey, WRITTEN_SHARDS, writtenKey } from "./_keys.ts";
+import { watchKeys } from "./_watch.ts";
+import { appendRows, writeDelivery } from "./_delivery_write.ts";
 import { AttemptDetails } from "./_attempt_details.ts";
-import { SequenceWriter } from "./_delivery_append.ts";
 import { HookIndexer } from "./_hook_index.ts";
-import { lineOfView } from "./_hook_pack.ts";
 import { listLog } from "./_log_scan.ts";
+import { Allocator, PER_MS } from "./_numbers.ts";
+import { LiveReader } from "./_live.ts";
+import { Trimmer } from "./_trim.ts";
+import { WrittenCount } from "./_written.ts";
 import { type DeliveryFilter, type DeliveryPage, type DeliveryStats, queryLog, statsOf } from "./_delivery_query.ts";
 
 export type { AnsweredAttempt, AttemptInfo, Delivery, DeliveryFilter, DeliveryPage, DeliveryStats, DeliveryView };
 export { MAX_PAYLOAD_CHARS, MAX_WIDE_PAYLOAD_CHARS } from "./_delivery_item.ts";
 export { MAX_HOOK_TAIL } from "./_log_scan.ts";
+export { LiveReader } from "./_live.ts";
+
+/** The written shards, which the live view watches. */
+const WRITTEN_KEYS: Deno.KvKey[] = Array.from({ length: WRITTEN_SHARDS }, (_, i) => writtenKey(i));
 
 /** Most items one postback may hold here: its summaries share one atomic operation. */
 export const MAX_POSTBACK_ITEMS = 120;
@@ -73,34 +74,59 @@ export interface DeliveryStoreOptions {
   retain?: number;
   /** How long a delivery lives at most, in ms; default 7 days. */
   maxAgeMs?: number;
+  /**
+   * How late (ms) a commit may land below numbers already read: the live
+   * view reads this much of the log again, and the hook index stays this far
+   * behind; default 10 s.
+   */
+  settleMs?: number;
 }
 
 /** Where deliveries are kept. */
 export class DeliveryStore {
   #kv: Deno.Kv;
   #details: AttemptDetails;
-  #writer: SequenceWriter;
+  #numbers: Allocator;
   #trimmer: Trimmer;
   #index: HookIndexer;
   #maxAgeMs: number;
-  #lastSeq = 0;
+  #settleMs: number;
+  /** The postback whose items `write` is numbering: its id and first number. */
+  #numbering = { postbackId: "", first: 0 };
+  #written: WrittenCount;
 
   /**
    * @param kv the console's KV
-   * @param options retention
+   * @param options retention and the settle window
    */
   constructor(kv: Deno.Kv, options: DeliveryStoreOptions = {}) {
     this.#kv = kv;
     const retain = options.retain ?? 500;
     const maxAgeMs = options.maxAgeMs ?? 7 * 24 * 3600_000;
-    this.#details = new AttemptDetails(kv, maxAgeMs);
-    this.#writer = new SequenceWriter(kv, retain, maxAgeMs);
-    this.#trimmer = new Trimmer(kv, retain);
-    this.#index = new HookIndexer(kv, maxAgeMs, retain);
-    this.#maxAgeMs = maxAgeMs;
+    this.#settleMs = options.settleMs ?? 10_000;
     if (!Number.isInteger(retain) || retain < 1) {
       throw new RangeError(`Cannot keep deliveries: 'retain' must be a positive integer, got ${retain}`);
     }
+    if (!Number.isFinite(this.#settleMs) || this.#settleMs < 0) {
+      throw new RangeError(`Cannot keep deliveries: 'settleMs' must be a non-negative number, got ${this.#settleMs}`);
+    }
+    this.#details = new AttemptDetails(kv, maxAgeMs);
+    this.#numbers = new Allocator(kv);
+    this.#trimmer = new Trimmer(kv, retain, () => this.#written.idle());
+    this.#index = new HookIndexer(kv, { expireIn: maxAgeMs, retain, settleMs: this.#settleMs });
+    this.#written = new WrittenCount(kv, () => this.#numbers.slot, (rows) => {
+      this.#trimmer.wrote(rows);
+      this.#index.wrote(rows);
+    });
+    this.#maxAgeMs = maxAgeMs;
+  }
+
+  /**
+   * Resolves once this process may number rows (it holds a writer slot):
+   * the receiver awaits it before its `write` runs.
+   */
+  ready(): Promise<void> {
+    return this.#numbers.ready();
   }
 
   /**
@@ -137,22 +163,20 @@ export class DeliveryStore {
     const base = rowBase(postbackId);
     const receivedAt = new Date().toISOString();
     const rows = entries.map((entry, index) => acceptedRow(entry, { base, index, postbackId, receivedAt }));
-    return this.#writer.append({ rows, marker: postbackMarkerKey(postbackId) }).then((views) => this.#wrote(views));
+    const part = { rows, marker: postbackMarkerKey(postbackId) };
+    return appendRows(this.#kv, this.#numbers, part, this.#maxAgeMs).then((views) => this.#wrote(views));
   }
 
-  /** After a write: the hook index follows when due. */
+  /** After a write: the rows are counted (which wakes the live view, and trims and indexes when due). */
   #wrote<T extends DeliveryView[]>(views: T): T {
-    this.#index.written(views.map((view) => lineOfView(view)));
-    const last = views.at(-1)?.seq ?? 0;
-    if (last > this.#lastSeq) this.#lastSeq = last;
-    this.#index.wrote(this.#lastSeq);
+    this.#written.add(views.length);
     return views;
   }
 
   /**
-   * The receiver's `write` (with `sequence: DELIVERY_SEQ_KEY`): adds the
-   * delivery of one item of a postback to the atomic operation that claims
-   * its header, at its place in the sequence (`postback.seq`), so the
+   * The receiver's `write`: adds the delivery of one item of a postback to
+   * the atomic operation that claims its header, at a number this process
+   * takes for it (a postback's items take consecutive numbers), so the
    * postback is logged whole and once in the receiver's one commit. Its
    * delivery ids are `q{n}-{index}`, `n` the number of its first delivery
    * (base 36), so its entries are written in key order.
@@ -160,22 +184,20 @@ export class DeliveryStore {
    * @param postback the item, as the receiver hands it to `write`
    * @param atomic the receiver's atomic operation
    * @param replay whether the console's "Replay to receiver" sent it
+   * @returns the delivery's number
+   * @throws {Error} When this process holds no writer slot (see {@linkcode DeliveryStore.ready})
    */
-  write(postback: Postback, atomic: Deno.AtomicOperation, replay = false): void {
-    const base = seqBase(postback.seq! - postback.index);
-    const { view, json } = writeDelivery(postback, atomic, { base, replay, expireIn: this.#maxAgeMs });
-    // Packed for the hook index once the postback is known stored (recordAttempt).
-    this.#index.stage(postback.postbackId, lineOfView(view, json));
-    if (postback.seq! > this.#lastSeq) this.#lastSeq = postback.seq!;
-  }
-
-  /**
-   * After the receiver stored postbacks: trims the log to its retention, and
-   * brings the hook index up to date, in the background when due.
-   */
-  trimSoon(): void {
-    this.#trimmer.wrote(this.#lastSeq);
-    this.#index.wrote(this.#lastSeq);
+  write(postback: Postback, atomic: Deno.AtomicOperation, replay = false): number {
+    // Numbered by a receiver's `sequence` when it has one (as earlier versions wired it); else here.
+    if (postback.seq !== undefined) {
+      this.#numbering = { postbackId: postback.postbackId, first: postback.seq - postback.index };
+    } else if (postback.index === 0 || this.#numbering.postbackId !== postback.postbackId) {
+      this.#numbering = { postbackId: postback.postbackId, first: this.#numbers.take(postback.count) };
+    }
+    const first = this.#numbering.first;
+    const seq = first + postback.index;
+    writeDelivery(postback, atomic, { seq, base: seqBase(first), replay, expireIn: this.#maxAgeMs });
+    return seq;
   }
 
   /**
@@ -198,7 +220,7 @@ export class DeliveryStore {
    * @returns its summary
    */
   addRejected(attempt: AnsweredAttempt, hookId = ""): Promise<DeliveryView> {
-    return this.#writer.append({ rows: [rejectedRow(attempt, hookId)], marker: null })
+    return appendRows(this.#kv, this.#numbers, { rows: [rejectedRow(attempt, hookId)], marker: null }, this.#maxAgeMs)
       .then((views) => this.#wrote(views)[0]);
   }
 
@@ -213,16 +235,23 @@ export class DeliveryStore {
    */
   recordAttempt(attempt: AnsweredAttempt, firstSeq?: number): Promise<void> {
     if (!attempt.postbackId) return Promise.resolve();
-    if (firstSeq !== undefined) this.#index.confirm(firstSeq, attempt.postbackId, attempt.itemCount ?? 0);
+    // Stored by the receiver's write: its rows are counted.
+    if (firstSeq !== undefined) this.#written.add(attempt.itemCount ?? 0);
     return this.#details.record(
       attempt,
       firstSeq === undefined ? { key: attemptKey(attempt.postbackId) } : { first: firstSeq },
     );
   }
 
-  /** Writes what waits for its batch now, and waits for a hook index pass (the console calls it when it closes). */
+  /**
+   * Writes what waits for its batch now, counts the rows written, trims the
+   * log to its retention and waits for a hook index pass (the console calls
+   * it when it closes).
+   */
   async flush(): Promise<void> {
     await this.#details.flush();
+    await this.#written.idle();
+    await this.#trimmer.trim().catch(() => {});
     await this.#index.idle();
   }
 
@@ -277,11 +306,24 @@ export class DeliveryStore {
   }
 
   /**
-   * Watches the delivery sequence: calls `onChange` once at the start, after
-   * each write, and at least every `pollMs` (default 1 s) until `signal`
-   * aborts. See {@linkcode watchSequence}.
+   * Watches the log: calls `onChange` once at the start, after writes (of
+   * any process, as their rows are counted), and at least every `pollMs`
+   * (default 1 s) until `signal` aborts. See {@linkcode watchKeys}.
    */
   watch(signal: AbortSignal, onChange: () => Promise<void>, pollMs = 1000): Promise<void> {
-    return watchSequence(this.#kv, DELIVERY_SEQ_KEY, signal, onChange, pollMs);
+    return watchKeys(this.#kv, WRITTEN_KEYS, signal, onChange, pollMs);
+  }
+
+  /**
+   * A reader of the deliveries not yet given to it (of one hook, or all),
+   * each once, late commits too: see {@linkcode LiveReader}.
+   */
+  liveReader(hookId?: string): LiveReader {
+    return new LiveReader(this.#kv, { hookId, settleMs: this.#settleMs });
+  }
+
+  /** The lowest number the live view reads again after `seq` (its settle window). */
+  settleFrom(seq: number): number {
+    return Math.max(0, seq - this.#settleMs * PER_MS);
   }
 }

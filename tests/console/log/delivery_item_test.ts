@@ -3,8 +3,8 @@
 // so nothing stored ends in U+FFFD (issue 24 defect 6).
 
 import assert from "node:assert/strict";
-import { cutAt } from "../../console/lib/text_fit.ts";
-import { DeliveryStore } from "../../console/lib/deliveries.ts";
+import { cutAt } from "../../../console/lib/text_fit.ts";
+import { DeliveryStore } from "../../../console/log/mod.ts";
 
 const FAMILY = "\u{1F468}\u200D\u{1F469}\u200D\u{1F467}"; // one grapheme of five code points, eight UTF-16 units
 

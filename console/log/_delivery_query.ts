@@ -10,9 +10,9 @@
 
 import { bodyOf, type DetailsAt, detailsAtOf, rowOf } from "./_delivery_item.ts";
 import { LogScan } from "./_log_scan.ts";
-import type { DeliveryView } from "./delivery_view.ts";
+import type { DeliveryView } from "./_view.ts";
 import { attemptInfoOf, detailsAt } from "./_attempt_details.ts";
-import { deliveryKey, deliveryViewKey } from "./kv_keys.ts";
+import { deliveryKey, deliveryViewKey } from "./_keys.ts";
 
 /** Entries one page reads at most. */
 export const MAX_SCANNED = 2_000;

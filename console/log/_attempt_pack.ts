@@ -16,7 +16,7 @@
 import { setImmediate } from "node:timers";
 import { deflateRawSync } from "node:zlib";
 import type { AttemptInfo } from "./_delivery_item.ts";
-import { attemptBatchKey } from "./kv_keys.ts";
+import { attemptBatchKey } from "./_keys.ts";
 
 /** The first byte of a deflated entry (an earlier version's entries are JSON, which starts with `[`). */
 export const DEFLATED = 0;

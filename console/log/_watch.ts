@@ -1,22 +1,23 @@
 /**
- * The live view's wake-up: a KV watch of the delivery sequence's counter,
- * with a poll as the floor. `kv.watch` reports this process's writes (and
- * all writes over KV Connect) at once; on a local KV file it misses other
- * processes' writes, so polling bounds their delay to `pollMs`. A listener
- * that asks for everything after the last sequence number it saw skips
- * nothing: the sequence is commit order.
+ * The live view's wake-up: one KV watch of the keys the log's writers bump
+ * with `sum` after their commits (the written shards, at most ten keys), with
+ * a poll as the floor. `kv.watch` reports this process's writes (and all
+ * writes over KV Connect) at once; on a local KV file it misses other
+ * processes' writes, so polling bounds their delay to `pollMs`. The listener
+ * reads the log's settle window again (_live.ts), so a commit that lands
+ * below a number it saw is not skipped.
  *
  * @module
  */
 
 /**
- * Calls `onChange` once at the start, after each change of `key` (several
+ * Calls `onChange` once at the start, after each change of `keys` (several
  * quick changes may be reported once), and at least every `pollMs`, until
  * `signal` aborts. Where the KV cannot watch, it polls only.
  */
-export async function watchSequence(
+export async function watchKeys(
   kv: Deno.Kv,
-  key: Deno.KvKey,
+  keys: Deno.KvKey[],
   signal: AbortSignal,
   onChange: () => Promise<void>,
   pollMs: number,
@@ -24,7 +25,7 @@ export async function watchSequence(
   if (signal.aborted) return;
   let reader: ReadableStreamDefaultReader<unknown> | null = null;
   try {
-    reader = kv.watch([key]).getReader();
+    reader = kv.watch(keys).getReader();
   } catch {
     reader = null; // this KV cannot watch: poll only
   }

@@ -8,11 +8,11 @@
 
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
-import type { DeliveryView } from "./delivery_view.ts";
-import { cutAt } from "./text_fit.ts";
-import { attemptAtKey, attemptKey, deliveryByHookKey, deliveryKey, deliveryViewKey } from "./kv_keys.ts";
+import type { DeliveryView } from "./_view.ts";
+import { cutAt } from "../lib/text_fit.ts";
+import { attemptAtKey, attemptKey, deliveryByHookKey, deliveryKey, deliveryViewKey } from "./_keys.ts";
 import type { ReceiverAttempt } from "../../webhooks/mod.ts";
-import type { ResponseInfo } from "./answers.ts";
+import type { ResponseInfo } from "../lib/answers.ts";
 
 /** The receiver's report of a request, with what it answered when the console kept it. */
 export type AnsweredAttempt = ReceiverAttempt & { response?: ResponseInfo };
@@ -119,7 +119,12 @@ export function rowBase(postbackId: string): string {
   return createHash("sha256").update(postbackId).digest("hex").slice(0, 24);
 }
 
-/** Width of the base-36 number in the id base of a postback the receiver stored ("q" and its first number). */
+/**
+ * Least width of the base-36 number in the id base of a postback the
+ * receiver stored ("q" and its first number): an earlier version's counter
+ * numbers are padded to 9 digits; this version's time-major ones take 10
+ * until the 2050s, so each kind sorts in number order.
+ */
 const SEQ_DIGITS = 9;
 
 /**

@@ -9,11 +9,11 @@
  * @module
  */
 
-import type { DeliveryView } from "./delivery_view.ts";
+import type { DeliveryView } from "./_view.ts";
 import { rowOf } from "./_delivery_item.ts";
 import { packViews } from "./_hook_pack.ts";
 import { INDEX_BATCH } from "./_hook_index.ts";
-import { DELIVERY_VIEW_PREFIX, deliveryViewKey, HOOK_INDEX_MARK_KEY, hookPackPrefix } from "./kv_keys.ts";
+import { DELIVERY_VIEW_PREFIX, deliveryViewKey, HOOK_INDEX_MARK_KEY, hookPackPrefix } from "./_keys.ts";
 
 /** Rows of other hooks one hook's list ({@linkcode listLog}) reads at most above the hook index's mark. */
 export const MAX_HOOK_TAIL = 8 * INDEX_BATCH;

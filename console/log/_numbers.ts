@@ -1,0 +1,148 @@
+/**
+ * The log's numbers, time-major, so that no key is shared by every writer:
+ * `(ms - EPOCH) * 4096 + slot * 128 + n`, with `slot` (0-31) a writer slot
+ * this process leases in KV, and `n` its count within that millisecond. Two
+ * processes never take one number (their slots differ), and the numbers of
+ * one process only grow: a postback's items take consecutive numbers, up to
+ * 128 a millisecond; past that a process takes its next millisecond, ahead
+ * of the clock. The numbers of the counter earlier versions kept are far
+ * below the first of these, so an old log's rows come first.
+ *
+ * A slot is leased for {@linkcode LEASE_MS} (atomic: its entry checked by
+ * versionstamp), renewed when a write finds a third of it gone (off the
+ * answer's path), and left to run out when the process dies. A process never
+ * numbers at or past its lease's end, and the next owner of the slot starts
+ * there: a process that lost its lease unawares cannot take its successor's
+ * numbers, whatever the two clocks say.
+ *
+ * @module
+ */
+
+import { slotKey } from "./_keys.ts";
+import { retryLocked } from "../lib/kv_retry.ts";
+
+/** 2026-01-01T00:00:00Z: numbers count milliseconds from here. */
+export const EPOCH = Date.UTC(2026, 0, 1);
+/** Numbers per millisecond: 32 slots of 128. */
+export const PER_MS = 4096;
+/** Writer slots. */
+export const SLOTS = 32;
+/** Numbers one slot takes per millisecond. */
+export const PER_SLOT = 128;
+/** How long a slot's lease lasts. */
+export const LEASE_MS = 30_000;
+
+/** The lowest number of millisecond `ms` (the numbers below it were taken before it, or by earlier versions). */
+export function numberAt(ms: number): number {
+  return Math.max(0, Math.floor(ms) - EPOCH) * PER_MS;
+}
+
+/** The millisecond a number was taken in (of an earlier version's number: the epoch). */
+export function msOf(seq: number): number {
+  return EPOCH + Math.floor(seq / PER_MS);
+}
+
+/** A slot's lease entry. */
+interface Lease {
+  owner: string;
+  /** When it ends (ms): its owner numbers below this millisecond only. */
+  until: number;
+}
+
+/** Numbers of one process: a leased slot, and its count within the millisecond. */
+export class Allocator {
+  #kv: Deno.Kv;
+  #owner = crypto.randomUUID();
+  #now: () => number;
+  #slot = -1;
+  #until = 0;
+  #versionstamp: string | null = null;
+  /** The millisecond last numbered in, and the numbers taken in it. */
+  #ms = 0;
+  #n = 0;
+  #renewing: Promise<void> | null = null;
+
+  /**
+   * @param kv the log's KV
+   * @param now the clock (ms); `Date.now` unless a test moves it
+   */
+  constructor(kv: Deno.Kv, now: () => number = Date.now) {
+    this.#kv = kv;
+    this.#now = now;
+  }
+
+  /** The slot leased (-1: none yet). */
+  get slot(): number {
+    return this.#slot;
+  }
+
+  /**
+   * Resolves once this process holds a slot with time left; starts a renewal
+   * in the background when a third of the lease is gone.
+   */
+  ready(): Promise<void> {
+    const left = this.#until - this.#now();
+    if (this.#slot >= 0 && left > LEASE_MS / 3) {
+      if (left < LEASE_MS * 2 / 3) this.#renew().catch(() => {});
+      return Promise.resolve();
+    }
+    return this.#renew();
+  }
+
+  #renew(): Promise<void> {
+    this.#renewing ??= this.#lease().finally(() => this.#renewing = null);
+    return this.#renewing;
+  }
+
+  /** Renews this process's slot, or (lost, or none yet) leases a free one. */
+  async #lease(): Promise<void> {
+    const now = this.#now();
+    // Its own slot first, then the others from a random one, so processes starting together rarely race.
+    const start = Math.floor(Math.random() * SLOTS);
+    const order = [...(this.#slot >= 0 ? [this.#slot] : [])];
+    for (let i = 0; i < SLOTS; i++) if ((start + i) % SLOTS !== this.#slot) order.push((start + i) % SLOTS);
+    for (const slot of order) {
+      const entry = await retryLocked(() => this.#kv.get<Lease>(slotKey(slot)));
+      const held = entry.value;
+      const mine = held?.owner === this.#owner && entry.versionstamp === this.#versionstamp;
+      if (held && !mine && held.until > now) continue;
+      const until = now + LEASE_MS;
+      const res = await retryLocked(() =>
+        this.#kv.atomic().check(entry).set(slotKey(slot), { owner: this.#owner, until } satisfies Lease, {
+          expireIn: LEASE_MS * 2,
+        }).commit()
+      );
+      if (!res.ok) continue;
+      if (slot !== this.#slot || !mine) {
+        // A slot taken over: numbered from the end of the lease before (its owner numbered below it).
+        this.#ms = Math.max(this.#ms, held?.until ?? 0, now);
+        this.#n = 0;
+      }
+      this.#slot = slot;
+      this.#until = until;
+      this.#versionstamp = res.versionstamp;
+      return;
+    }
+    throw new Error(`Cannot number the delivery log: all ${SLOTS} writer slots are leased by other processes`);
+  }
+
+  /**
+   * Takes `count` consecutive numbers (1 to 128) and returns the first.
+   *
+   * @throws {Error} When no slot is held, or its lease ran out (see {@linkcode ready})
+   */
+  take(count: number): number {
+    if (!Number.isInteger(count) || count < 1 || count > PER_SLOT) {
+      throw new RangeError(`Cannot number ${count} log rows at once: from 1 to ${PER_SLOT}`);
+    }
+    const now = Math.floor(this.#now());
+    if (now > this.#ms) this.#ms = now, this.#n = 0;
+    if (this.#n + count > PER_SLOT) this.#ms++, this.#n = 0;
+    if (this.#slot < 0 || this.#ms >= this.#until) {
+      throw new Error("Cannot number the delivery log: this process holds no writer slot (its lease ran out)");
+    }
+    const first = numberAt(this.#ms) + this.#slot * PER_SLOT + this.#n;
+    this.#n += count;
+    return first;
+  }
+}

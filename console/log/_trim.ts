@@ -1,0 +1,166 @@
+/**
+ * Trimming the delivery log to its retention, off the answers' path, with no
+ * key that every commit checks: the log's rows are counted by the written
+ * shards (bumped with `sum` after each commit, _keys.ts's `writtenKey`)
+ * less the trimmed count, and one process at a time trims (a lease, checked
+ * in each of its commits), the oldest rows first. Rows that expired
+ * (`maxAgeMs`) leave the count high: the trimmer counts the log's rows when
+ * it takes the lease and sets the trimmed count from that (modulo 2^64, so
+ * an earlier version's log, counted by no shard, is counted then too).
+ *
+ * @module
+ */
+
+import type { DeliveryView } from "./_view.ts";
+import { dropDelivery, viewOf } from "./_delivery_item.ts";
+import { dropTrimmedBelow } from "./_delivery_write.ts";
+import { DELIVERY_VIEW_PREFIX, TRIM_LEASE_KEY, TRIMMED_KEY, WRITTEN_SHARDS, writtenKey } from "./_keys.ts";
+import { retryLocked } from "../lib/kv_retry.ts";
+
+/** Rows past the retention that wait for a trim (a forced trim takes any). */
+const TRIM_SLACK = 32;
+/** Rows one trimming commit deletes at most (four mutations each, within KV's 1,000). */
+const TRIM_BATCH = 200;
+/** Rows this process writes between two looks at the count. */
+const LOOK_EVERY = 16;
+/** How long the trimming lease lasts. */
+const LEASE_MS = 30_000;
+/** How often the holder of the lease counts the log's rows again (expired rows leave the count high). */
+const RECOUNT_MS = 10 * 60_000;
+/** Rows a count of the log reads at most. */
+const MAX_COUNT = 100_000;
+
+const U64 = 1n << 64n;
+const KEYS: Deno.KvKey[] = [...Array.from({ length: WRITTEN_SHARDS }, (_, i) => writtenKey(i)), TRIMMED_KEY];
+
+function big(value: unknown): bigint {
+  return value instanceof Deno.KvU64 ? value.value : 0n;
+}
+
+/** Trims one store's log to its retention, in the background. */
+export class Trimmer {
+  #kv: Deno.Kv;
+  #retain: number;
+  #owner = crypto.randomUUID();
+  /** The lease as this process last wrote it. */
+  #lease: Deno.KvEntryMaybe<unknown> | null = null;
+  #until = 0;
+  #pending = 0;
+  /** Whether this process wrote rows (a process that writes none trims none). */
+  #wrote = false;
+  /** When this process last counted the log's rows (0: not since it took the lease). */
+  #counted = 0;
+  #running: Promise<void> | null = null;
+
+  /** Resolves once this process's rows written so far are counted in the written shards. */
+  #counted_: () => Promise<void>;
+
+  /**
+   * @param kv the log's KV
+   * @param retain rows to keep
+   * @param counted resolves once this process's rows written so far are counted
+   */
+  constructor(kv: Deno.Kv, retain: number, counted: () => Promise<void>) {
+    this.#kv = kv;
+    this.#retain = retain;
+    this.#counted_ = counted;
+  }
+
+  /** `count` rows of this process are counted: looks at the count now and then, and trims when past the slack. */
+  wrote(count: number): void {
+    this.#wrote ||= count > 0;
+    this.#pending += count;
+    if (this.#pending < LOOK_EVERY || this.#running) return;
+    this.#pending = 0;
+    this.trim(false).catch(() => {});
+  }
+
+  /**
+   * Trims now (`force`: any row past the retention; else once the slack is
+   * past), or waits for the trim running; nothing when this process wrote
+   * no row.
+   */
+  trim(force = true): Promise<void> {
+    if (!this.#wrote) return Promise.resolve();
+    // A trim that is running may have counted before the rows that ask for this one: another follows it.
+    const after = this.#running?.catch(() => {}) ?? Promise.resolve();
+    const next: Promise<void> = after.then(() => this.#trim(force)).finally(() => {
+      if (this.#running === next) this.#running = null;
+    });
+    this.#running = next;
+    return next;
+  }
+
+  /** Takes or renews the trimming lease; false when another process holds it. */
+  async #take(): Promise<boolean> {
+    const now = Date.now();
+    if (this.#lease && this.#until - now > LEASE_MS / 2) return true;
+    const entry = await retryLocked(() => this.#kv.get<{ owner: string; until: number }>(TRIM_LEASE_KEY));
+    const held = entry.value;
+    if (held && held.owner !== this.#owner && held.until > now) return false;
+    const until = now + LEASE_MS;
+    const res = await retryLocked(() =>
+      this.#kv.atomic().check(entry).set(TRIM_LEASE_KEY, { owner: this.#owner, until }, { expireIn: LEASE_MS })
+        .commit()
+    );
+    if (!res.ok) return false;
+    const fresh = !this.#lease || held?.owner !== this.#owner;
+    this.#lease = { key: TRIM_LEASE_KEY, value: null, versionstamp: res.versionstamp };
+    this.#until = until;
+    // Taken anew: the count is set from the log itself (rows may have expired, or an earlier version wrote them).
+    if (fresh) this.#counted = 0;
+    return true;
+  }
+
+  /**
+   * Counts the log's rows and sets the trimmed count so that written less
+   * trimmed is that: the rows first, then (once this process's own bumps
+   * landed) the written count, so that a row counted in both is rare (another
+   * process's row whose bump was on its way: then a row more is trimmed).
+   */
+  async #recount(): Promise<void> {
+    let rows = 0n;
+    for await (const _ of this.#kv.list({ prefix: DELIVERY_VIEW_PREFIX }, { limit: MAX_COUNT, batchSize: 1000 })) {
+      rows++;
+    }
+    await this.#counted_();
+    const counters = await retryLocked(() => this.#kv.getMany<unknown[]>(KEYS));
+    const written = counters.slice(0, WRITTEN_SHARDS).reduce((sum, entry) => sum + big(entry.value), 0n);
+    const trimmed = (((written - rows) % U64) + U64) % U64;
+    await retryLocked(() => this.#kv.atomic().check(this.#lease!).set(TRIMMED_KEY, new Deno.KvU64(trimmed)).commit());
+    this.#counted = Date.now();
+  }
+
+  async #trim(force: boolean): Promise<void> {
+    if (!(await this.#take())) return;
+    if (Date.now() - this.#counted > RECOUNT_MS) await this.#recount();
+    const hooks = new Set<string>();
+    let keepFrom = 0;
+    let recounted = false;
+    for (;;) {
+      const counters = await retryLocked(() => this.#kv.getMany<unknown[]>(KEYS));
+      const written = counters.slice(0, WRITTEN_SHARDS).reduce((sum, entry) => sum + big(entry.value), 0n);
+      const rows = Number((((written - big(counters[WRITTEN_SHARDS].value)) % U64) + U64) % U64);
+      const excess = rows - this.#retain;
+      if (excess < (force ? 1 : TRIM_SLACK)) break;
+      force = true; // once started, down to the retention
+      const old: DeliveryView[] = [];
+      const limit = Math.min(excess, TRIM_BATCH);
+      for await (const e of this.#kv.list({ prefix: DELIVERY_VIEW_PREFIX }, { limit })) old.push(viewOf(e.value));
+      if (old.length < limit) {
+        // Fewer rows than counted (some expired): counted again, and trimmed by that count.
+        if (recounted) break;
+        await this.#recount();
+        recounted = true;
+        continue;
+      }
+      const op = this.#kv.atomic().check(this.#lease!);
+      for (const view of old) dropDelivery(op, view), hooks.add(view.hookId);
+      op.sum(TRIMMED_KEY, BigInt(old.length));
+      const res = await retryLocked(() => op.commit());
+      if (!res.ok) return; // the lease was lost: the new holder trims
+      keepFrom = old[old.length - 1].seq + 1;
+    }
+    if (keepFrom > 0) await dropTrimmedBelow(this.#kv, keepFrom, hooks);
+  }
+}
