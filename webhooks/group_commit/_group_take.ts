@@ -183,51 +183,60 @@ export function takeGroup(
 }
 
 /**
- * The keys of the groups in flight: those they check or write (`ids`), and
- * those they only add to with `sum` (`summed`).
+ * The keys of the groups in flight: those they write (`ids`, sequences
+ * included), those they only check (`checked`), and those they only add to
+ * with `sum` (`summed`).
  */
 export interface Busy {
   ids: Set<string>;
+  checked: Set<string>;
   summed: Set<string>;
 }
 
 /** The keys a group touches, as {@linkcode Busy} tells them while it is in flight. */
 export function keysOf(group: Entry[]): Busy {
   const ids = new Set<string>();
+  const checked = new Set<string>();
   const summed = new Set<string>();
   for (const entry of group) {
     const { checkIds, mutatedIds, summedIds } = entry.recorder!;
-    for (const id of checkIds) ids.add(id);
+    for (const id of checkIds) checked.add(id);
     for (const id of mutatedIds) ids.add(id);
     for (const id of summedIds) summed.add(id);
     if (entry.seqId !== null) ids.add(entry.seqId);
   }
-  // A key the group checks or writes besides summing it counts as touched.
-  for (const id of ids) summed.delete(id);
-  return { ids, summed };
+  // A key the group both checks and sums counts as written, as does one it writes besides.
+  for (const id of summed) if (checked.has(id)) ids.add(id);
+  for (const id of ids) checked.delete(id), summed.delete(id);
+  return { ids, checked, summed };
 }
 
-/** The keys of all `flights` together. */
+/** The keys of all `flights` together (a key one writes counts as written). */
 export function busyOf(flights: Iterable<Busy>): Busy {
-  const busy: Busy = { ids: new Set(), summed: new Set() };
+  const busy: Busy = { ids: new Set(), checked: new Set(), summed: new Set() };
   for (const flight of flights) {
     for (const id of flight.ids) busy.ids.add(id);
+    for (const id of flight.checked) busy.checked.add(id);
     for (const id of flight.summed) busy.summed.add(id);
   }
   return busy;
 }
 
 /**
- * Whether a job's recorded writes clash with the groups in flight: a check
- * or write of a key they touch, or a sum of a key they check or write. Sums
- * of one key in two groups at once do not clash: each is applied once, by
- * the commit of its own group, in whichever order.
+ * Whether a job's recorded writes clash with the groups in flight: a key it
+ * checks that one of them writes or sums, a key it writes that one of them
+ * touches, a key it sums that one of them checks or writes. Groups that only
+ * check one key (a community's and a hook's versionstamps, which every
+ * postback to them checks) go at once: neither moves it. So do groups that
+ * only sum one key: each sum is applied once, by its own group's commit, in
+ * whichever order. Copies of one header both write its claim, so they never
+ * go at once.
  */
 function touchesAny(recorder: AtomicRecorder, busy: Busy): boolean {
-  const { ids, summed } = busy;
+  const { ids, checked, summed } = busy;
   return recorder.checkIds.some((id) => ids.has(id) || summed.has(id)) ||
-    recorder.mutatedIds.some((id) => ids.has(id) || summed.has(id)) ||
-    recorder.summedIds.some((id) => ids.has(id));
+    recorder.mutatedIds.some((id) => ids.has(id) || checked.has(id) || summed.has(id)) ||
+    recorder.summedIds.some((id) => ids.has(id) || checked.has(id));
 }
 
 function tooLarge(recorder: AtomicRecorder, maxChecks: number): string {

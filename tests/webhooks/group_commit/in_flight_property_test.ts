@@ -11,9 +11,10 @@ import { commitInGroup, type GroupJob, type GroupResult } from "../../../webhook
 import { startKvConnectServer } from "../../../kvconnect/mod.ts";
 import { TEST_TOKEN } from "../../kvconnect/token.ts";
 
-/** One commit as the KV saw it: the keys it checked or wrote, those it only summed, and when it was out. */
+/** One commit as the KV saw it: the keys it wrote, those it only checked, those it only summed, and when it was out. */
 interface Commit {
   keys: Set<string>;
+  checked: Set<string>;
   summed: Set<string>;
   start: number;
   end: number;
@@ -25,12 +26,13 @@ function watchCommits(kv: Deno.Kv, commits: Commit[]): void {
   kv.atomic = () => {
     const op = atomic();
     const keys = new Set<string>();
+    const checked = new Set<string>();
     const summed = new Set<string>();
     const id = (key: Deno.KvKey) => JSON.stringify(key, (_k, v) => typeof v === "bigint" ? `${v}n` : v);
     const note = (key: Deno.KvKey) => keys.add(id(key));
     const check = op.check.bind(op);
     op.check = (...checks) => {
-      for (const c of checks) note(c.key);
+      for (const c of checks) checked.add(id(c.key));
       return check(...checks);
     };
     for (const name of ["set", "delete", "sum", "min", "max"] as const) {
@@ -43,8 +45,9 @@ function watchCommits(kv: Deno.Kv, commits: Commit[]): void {
     }
     const commit = op.commit.bind(op);
     op.commit = async () => {
-      for (const key of keys) summed.delete(key);
-      const entry: Commit = { keys, summed, start: performance.now(), end: Infinity };
+      for (const key of summed) if (checked.has(key)) keys.add(key);
+      for (const key of keys) checked.delete(key), summed.delete(key);
+      const entry: Commit = { keys, checked, summed, start: performance.now(), end: Infinity };
       commits.push(entry);
       try {
         return await commit();
@@ -80,6 +83,7 @@ Deno.test("groups in flight on a remote KV store each header once and whole, and
     watchCommits(kv, commits);
     let most = 0;
     let sumsTogether = 0;
+    let checksTogether = 0;
     let run = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(model, { minLength: 2, maxLength: 30 }), async (jobs: Model[]) => {
@@ -87,11 +91,13 @@ Deno.test("groups in flight on a remote KV store each header once and whole, and
         const from = commits.length;
         // A stale check: read a key, then move it before the job goes.
         const moving = await kv.get([r, "moving"]);
+        // A key every job checks and none writes (as every postback checks its community's record).
+        const community = await kv.get([r, "community"]);
         await kv.set([r, "moving"], "moved");
         const results = await Promise.all(jobs.map(async (m, i): Promise<GroupResult> => {
           await new Promise((resolve) => setTimeout(resolve, m.delayMs));
           const job: GroupJob = {
-            checks: [{ key: [r, "claim", m.header], versionstamp: null }],
+            checks: [{ key: [r, "claim", m.header], versionstamp: null }, community],
             build: (atomic) => {
               if (m.stale) atomic.check({ key: [r, "moving"], versionstamp: moving.versionstamp });
               atomic.set([r, "claim", m.header], i).set([r, "item", i], m.header);
@@ -122,16 +128,22 @@ Deno.test("groups in flight on a remote KV store each header once and whole, and
           const count = (await kv.get<Deno.KvU64>([r, "shared", s])).value?.value ?? 0n;
           assert.equal(count, BigInt(committed.filter((i) => jobs[i].shared === s).length), `shared ${s}`);
         }
-        // No two commits out at once touched one key, but for a key both only summed (sums commute).
+        // No two commits out at once touched one key, but for a key both only checked or both only summed.
         const mine = commits.slice(from).filter((c) => ![...c.keys].some((k) => k.includes("__group_commit_probe")));
         for (let a = 0; a < mine.length; a++) {
           let together = 1;
           for (let b = 0; b < mine.length; b++) {
             if (a === b || mine[b].start >= mine[a].end || mine[a].start >= mine[b].end) continue;
             together++;
-            const shared = [...mine[a].keys].filter((k) => mine[b].keys.has(k) || mine[b].summed.has(k));
+            const { keys, checked, summed } = mine[b];
+            const shared = [
+              ...[...mine[a].keys].filter((k) => keys.has(k) || checked.has(k) || summed.has(k)),
+              ...[...mine[a].checked].filter((k) => keys.has(k) || summed.has(k)),
+              ...[...mine[a].summed].filter((k) => keys.has(k) || checked.has(k)),
+            ];
             assert.deepEqual(shared, [], "two commits in flight at once touched the same keys");
-            if ([...mine[a].summed].some((k) => mine[b].summed.has(k))) sumsTogether++;
+            if ([...mine[a].summed].some((k) => summed.has(k))) sumsTogether++;
+            if ([...mine[a].checked].some((k) => checked.has(k))) checksTogether++;
           }
           most = Math.max(most, together);
         }
@@ -140,6 +152,7 @@ Deno.test("groups in flight on a remote KV store each header once and whole, and
     );
     assert.ok(most > 1, `never more than one group in flight (at most ${most})`);
     assert.ok(sumsTogether > 0, "groups that only sum one key never went in flight together");
+    assert.ok(checksTogether > 0, "groups that only check one key never went in flight together");
   } finally {
     kv.close();
     await server.close();
