@@ -114,26 +114,43 @@ export class Trimmer {
 
   /**
    * Counts the log's rows and sets the trimmed count so that written less
-   * trimmed is that: the rows first, then (once this process's own bumps
-   * landed) the written count, so that a row counted in both is rare (another
-   * process's row whose bump was on its way: then a row more is trimmed).
+   * trimmed is that. The written count is read before and after the rows are
+   * listed (each time once this process's own bumps landed): the same both
+   * times, no row was counted meanwhile and the count is exact; else it is
+   * tried again, twice, and then the later reading is taken, which errs on
+   * the side of keeping a row more (one written while the rows were listed
+   * is counted as written but not as listed). A row of another process whose
+   * bump is still on its way is listed but not counted: a row more is trimmed.
    */
   async #recount(): Promise<void> {
+    let before = await this.#written();
     let rows = 0n;
-    for await (const _ of this.#kv.list({ prefix: DELIVERY_VIEW_PREFIX }, { limit: MAX_COUNT, batchSize: 1000 })) {
-      rows++;
+    let after = before;
+    for (let tries = 0; tries < 3; tries++) {
+      rows = 0n;
+      for await (const _ of this.#kv.list({ prefix: DELIVERY_VIEW_PREFIX }, { limit: MAX_COUNT, batchSize: 1000 })) {
+        rows++;
+      }
+      after = await this.#written();
+      if (after === before) break;
+      before = after;
     }
-    await this.#counted_();
-    const counters = await retryLocked(() => this.#kv.getMany<unknown[]>(KEYS));
-    const written = counters.slice(0, WRITTEN_SHARDS).reduce((sum, entry) => sum + big(entry.value), 0n);
-    const trimmed = (((written - rows) % U64) + U64) % U64;
+    const trimmed = (((after - rows) % U64) + U64) % U64;
     await retryLocked(() => this.#kv.atomic().check(this.#lease!).set(TRIMMED_KEY, new Deno.KvU64(trimmed)).commit());
     this.#counted = Date.now();
   }
 
+  /** The written shards' sum, once this process's own bumps landed. */
+  async #written(): Promise<bigint> {
+    await this.#counted_();
+    const counters = await retryLocked(() => this.#kv.getMany<unknown[]>(KEYS.slice(0, WRITTEN_SHARDS)));
+    return counters.reduce((sum, entry) => sum + big(entry.value), 0n);
+  }
+
   async #trim(force: boolean): Promise<void> {
     if (!(await this.#take())) return;
-    if (Date.now() - this.#counted > RECOUNT_MS) await this.#recount();
+    // A forced trim (the store's flush) counts the log again, exact when nothing is written meanwhile.
+    if (force || Date.now() - this.#counted > RECOUNT_MS) await this.#recount();
     const hooks = new Set<string>();
     let keepFrom = 0;
     let recounted = false;

@@ -181,8 +181,10 @@ Deno.test("write mode: a group with a replay stores the others in one commit and
     assert.ok(bodies.slice(0, -1).every((b) => b.received === 1), JSON.stringify(bodies));
     const stored = await inbox();
     assert.equal(stored.length, 13);
-    // Ready together, the twelve shared commits: fewer versionstamps than postbacks.
-    assert.ok(new Set(stored.map((e) => e.versionstamp)).size < 12);
+    // One group at a time on a local KV: ready together, the twelve share commits, fewer than postbacks. (A remote
+    // KV takes up to 16 groups in flight, and these touch no key another writes: each may go at once there.)
+    const commits = new Set(stored.map((e) => e.versionstamp)).size;
+    if (Deno.env.get("KV_CONNECT") !== "1") assert.ok(commits < 12, `${commits} commits`);
   });
 });
 
