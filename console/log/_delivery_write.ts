@@ -8,6 +8,7 @@
 // stores nothing twice. Rows are numbered by this process's allocator
 // (_numbers.ts): no counter is checked or written by every commit.
 
+import { countRows } from "./_written.ts";
 import type { Postback } from "../../webhooks/mod.ts";
 import { commitInGroup } from "../../webhooks/mod.ts";
 import type { DeliveryView } from "./_view.ts";
@@ -62,6 +63,7 @@ export function writeDelivery(
   const entries = viewEntries(view, body);
   // The row alone: the hook index packs its summary later, off the answer's path (_hook_index.ts).
   atomic.set(deliveryViewKey(view.seq), entries.row, { expireIn: options.expireIn });
+  countRows(atomic, view.seq, 1);
   // A longer payload has a body entry of its own, the payload alone: its summary is the one at its number.
   if (!payloadInRow(body)) atomic.set(deliveryKey(row.id), payloadValue(body), { expireIn: options.expireIn });
   return { view, json: entries.json };
@@ -121,6 +123,7 @@ export async function appendRows(
         views = rows.map((row, k) => ({ seq: first + k, ...summaryOf(row) }));
         if (marker) atomic.set(marker, { first, count: rows.length } satisfies Marker, { expireIn });
         for (const [k, view] of views.entries()) putDelivery(atomic, view, inline ? rows[k] : null, expireIn);
+        countRows(atomic, first, rows.length);
       },
     });
     if (result.kind === "committed") return views;
