@@ -41,8 +41,8 @@ const PASS_BYTES = 200_000;
 const MAX_REMEMBERED = 50_000;
 
 /**
- * Keeps the hook index of one store up to date, a pass at a time, read from
- * the log: once this process has written {@linkcode INDEX_BATCH} rows since
+ * Keeps the hook index of one store up to date, a pass at a time, from this
+ * process's memory or the log (see above): once this process has written {@linkcode INDEX_BATCH} rows since
  * its last pass, or when asked. A pass packs only rows numbered below the
  * settle window (the numbers of the last `settleMs`): a commit may still land
  * there, below numbers already seen (_live.ts), and the mark never passes a
