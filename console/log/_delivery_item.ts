@@ -12,6 +12,7 @@ import type { DeliveryView } from "./_view.ts";
 import { cutAt } from "../lib/text_fit.ts";
 import { attemptAtKey, attemptKey, deliveryByHookKey, deliveryKey, deliveryViewKey } from "./_keys.ts";
 import type { ReceiverAttempt } from "../../webhooks/mod.ts";
+import { EPOCH, numberAt } from "./_numbers.ts";
 import type { ResponseInfo } from "../lib/answers.ts";
 
 /** The receiver's report of a request, with what it answered when the console kept it. */
@@ -293,12 +294,26 @@ export function putDelivery(
 }
 
 /**
- * Deletes a delivery's entries in `op` (with the hook's copy an earlier
- * version wrote); an accepted one's request details go with it.
+ * The lowest of this version's time-major numbers (_numbers.ts): a day past
+ * their epoch, far above any number of the counter earlier versions kept.
+ * Only rows numbered below it may have a copy by hook, or request details of
+ * their own by number: this version writes neither.
  */
-export function dropDelivery(op: Deno.AtomicOperation, view: DeliveryView): void {
-  op.delete(deliveryViewKey(view.seq)).delete(deliveryByHookKey(view.hookId, view.seq)).delete(deliveryKey(view.id));
+const TIME_MAJOR_FROM = numberAt(EPOCH + 86_400_000);
+
+/**
+ * Deletes a delivery's entries in `op` (with the hook's copy an earlier
+ * version wrote); an accepted one's request details go with it. `inline`:
+ * its payload was read in its row (this version then wrote no body entry);
+ * deleting a key that is not there still costs the commit a search.
+ */
+export function dropDelivery(op: Deno.AtomicOperation, view: DeliveryView, inline = false): void {
+  op.delete(deliveryViewKey(view.seq));
+  const earlier = view.seq < TIME_MAJOR_FROM;
+  if (earlier) op.delete(deliveryByHookKey(view.hookId, view.seq));
+  if (!inline || earlier) op.delete(deliveryKey(view.id));
   // A refused row (a duplicate, a failed try) names the postback too: its details stay with the stored one.
-  const attempt = attemptKeyOf(view);
+  // Of this version's receiver rows, the details are in batches (trimmed by number), not an entry of their own.
+  const attempt = earlier || !seqIdParts(view.id) ? attemptKeyOf(view) : null;
   if (attempt) op.delete(attempt);
 }

@@ -10,9 +10,13 @@
  *
  * Measured (strace at 16 connections): a copy per delivery in an index
  * region of its own made a receiver commit write 55 WAL pages; with packs,
- * 44. The rows are read back from the log (13-20 µs each with KV's `list`):
- * the numbers of several processes interleave, so no process knows from its
- * memory alone that it has every row of a stretch.
+ * 44. Reading the rows back costs 13-20 µs each (KV's `list`), so a pass
+ * packs from memory the rows this process stored when they can be all the
+ * log holds there: the numbers of several processes interleave, and only
+ * the writer slots' leases tell that no other process numbered in that
+ * stretch (_numbers.ts, `alone`). Else, and while a row this process wrote
+ * is not known stored or not (a commit that failed, or may have), it reads
+ * the log.
  *
  * @module
  */
@@ -23,7 +27,7 @@ import { retryLocked } from "../lib/kv_retry.ts";
 import { Buffer } from "node:buffer";
 import { type Line, lineOf, packExpiry, packsOf } from "./_hook_pack.ts";
 import { utf8 } from "./_delivery_item.ts";
-import { numberAt } from "./_numbers.ts";
+import { type Allocator, numberAt } from "./_numbers.ts";
 
 /** Rows past the mark that start a pass (the readers' tail is about this long). */
 export const INDEX_BATCH = 256;
@@ -33,10 +37,12 @@ const PASS_ROWS = 1_000;
 const MAX_PASS_PACKS = 900;
 /** Bytes of packs one pass commits at most (a group commit takes 800 KiB in all). */
 const PASS_BYTES = 200_000;
+/** Rows remembered at most, stored and staged each (a settle window's worth under load is about 20,000). */
+const MAX_REMEMBERED = 50_000;
 
 /**
- * Keeps the hook index of one store up to date, a pass at a time, read from
- * the log: once this process has written {@linkcode INDEX_BATCH} rows since
+ * Keeps the hook index of one store up to date, a pass at a time, from this
+ * process's memory or the log (see above): once this process has written {@linkcode INDEX_BATCH} rows since
  * its last pass, or when asked. A pass packs only rows numbered below the
  * settle window (the numbers of the last `settleMs`): a commit may still land
  * there, below numbers already seen (_live.ts), and the mark never passes a
@@ -47,16 +53,70 @@ export class HookIndexer {
   #expireIn: number;
   #retain: number;
   #settleMs: number;
+  #numbers: Allocator;
   /** Rows this process wrote since its last pass. */
   #written = 0;
   #running: Promise<void> | null = null;
   #again = false;
+  /** The summaries this process stored that no pass packed yet, in the order they were known stored. */
+  #mine: Line[] = [];
+  /** The receiver's rows in commits not yet known to be stored, by number. */
+  #staged = new Map<number, { postbackId: string; line: Line }>();
+  /** Passes read the log while they start at or below this number (a row of this process may be there unknown). */
+  #readThrough = 0;
 
-  constructor(kv: Deno.Kv, options: { expireIn: number; retain: number; settleMs: number }) {
+  constructor(kv: Deno.Kv, numbers: Allocator, options: { expireIn: number; retain: number; settleMs: number }) {
     this.#kv = kv;
+    this.#numbers = numbers;
     this.#expireIn = options.expireIn;
     this.#retain = options.retain;
     this.#settleMs = options.settleMs;
+  }
+
+  /** A summary the receiver's `write` adds to a commit that may still fail (or be built again, numbered anew). */
+  stage(postbackId: string, line: Line): void {
+    if (this.#staged.size >= MAX_REMEMBERED) this.#unsure(this.#staged);
+    this.#staged.set(line.seq, { postbackId, line });
+  }
+
+  /**
+   * The postback `postbackId` of `count` items, numbered from `first`, is
+   * stored: its summaries staged at those numbers are known written (a
+   * staging of it at other numbers, from a build whose commit failed, is not).
+   */
+  confirm(first: number, postbackId: string, count: number): void {
+    for (let seq = first; seq < first + count; seq++) {
+      const staged = this.#staged.get(seq);
+      if (staged?.postbackId !== postbackId) return;
+      this.#staged.delete(seq);
+      this.#remember(staged.line);
+    }
+  }
+
+  /** Summaries known stored (by `addPostback` and refused requests). */
+  stored(lines: Line[]): void {
+    for (const line of lines) this.#remember(line);
+  }
+
+  /** A write of this process may have stored rows numbered up to `last` unknown to it: passes read those. */
+  unsure(last: number): void {
+    this.#readThrough = Math.max(this.#readThrough, last);
+  }
+
+  #remember(line: Line): void {
+    if (this.#mine.length >= MAX_REMEMBERED) {
+      // Forgotten: the log is read where they were.
+      const dropped = this.#mine.splice(0, MAX_REMEMBERED / 4);
+      for (const old of dropped) this.unsure(old.seq);
+    }
+    this.#mine.push(line);
+  }
+
+  /** Forgets staged rows (whether stored or not is then read from the log). */
+  #unsure(rows: Map<number, unknown>, below = Infinity): void {
+    for (const seq of rows.keys()) {
+      if (seq < below) this.unsure(seq), rows.delete(seq);
+    }
   }
 
   /** `count` rows were written: starts a pass once a batch of them is there. */
@@ -104,7 +164,8 @@ export class HookIndexer {
     for (;;) {
       const mark = await retryLocked(() => this.#kv.get<number>(HOOK_INDEX_MARK_KEY));
       const from = (typeof mark.value === "number" ? mark.value : 0) + 1;
-      const taken = await this.#read(from, numberAt(Date.now() - this.#settleMs));
+      const settled = numberAt(Date.now() - this.#settleMs);
+      const taken = await this.#take(from, settled);
       if (taken.lines.length === 0 || (!force && taken.lines.length < INDEX_BATCH)) return;
       // Rows the trimmer takes (or took) are not packed: of a pass past the retention, its newest `retain` only.
       const oldestKept = taken.lines[Math.max(0, taken.lines.length - this.#retain)];
@@ -120,9 +181,35 @@ export class HookIndexer {
         },
       });
       if (result.kind === "error") throw result.error;
+      if (result.kind === "committed") this.#mine = this.#mine.filter((line) => line.seq > last);
       if (result.kind === "committed" && !taken.full && !cut) return;
       // Failed: another process moved the mark; read it again.
     }
+  }
+
+  /**
+   * The rows from `from` on, below `settled`: from memory where they can
+   * only be this process's and each of its rows there is known stored or
+   * not, else (below that) from the log.
+   */
+  async #take(from: number, settled: number): Promise<{ lines: Line[]; full: boolean }> {
+    // Staged rows below the window whose commits were never confirmed: stored or not, the log tells.
+    this.#unsure(this.#staged, settled);
+    if (from >= settled) return { lines: [], full: false };
+    const own = Math.max(await this.#numbers.ownFrom(), this.#readThrough + 1);
+    const read = await this.#read(from, Math.min(own, settled));
+    if (read.full || own >= settled) return read;
+    const start = Math.max(from, own);
+    const lines = [
+      ...read.lines,
+      ...this.#mine.filter((line) => line.seq >= start && line.seq < settled).sort((a, b) => a.seq - b.seq),
+    ];
+    let bytes = 0;
+    for (const [i, line] of lines.entries()) {
+      bytes += Buffer.byteLength(line.json);
+      if (i + 1 >= PASS_ROWS || bytes >= PASS_BYTES) return { lines: lines.slice(0, i + 1), full: true };
+    }
+    return { lines, full: false };
   }
 
   /** The log's rows from `from` on, below `settled`, as many as one pass takes (`full`: it stopped there). */

@@ -79,6 +79,9 @@ export function slotKey(slot: number): Deno.KvKey {
   return ["console_delivery_slot", slot];
 }
 
+/** Prefix of the writer slots' leases. */
+export const SLOT_PREFIX: Deno.KvKey = ["console_delivery_slot"];
+
 /** Shards of the count of rows written ({@linkcode writtenKey}); the live view watches them all. */
 export const WRITTEN_SHARDS = 8;
 

@@ -18,7 +18,7 @@
  * @module
  */
 
-import { slotKey } from "./_keys.ts";
+import { SLOT_PREFIX, slotKey } from "./_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
 
 /** 2026-01-01T00:00:00Z: numbers count milliseconds from here. */
@@ -61,6 +61,9 @@ export class Allocator {
   #ms = 0;
   #n = 0;
   #renewing: Promise<void> | null = null;
+  /** The lowest number of this slot that is this process's: its earlier owner numbered below it. */
+  #since = Infinity;
+  #last = 0;
 
   /**
    * @param kv the log's KV
@@ -69,6 +72,11 @@ export class Allocator {
   constructor(kv: Deno.Kv, now: () => number = Date.now) {
     this.#kv = kv;
     this.#now = now;
+  }
+
+  /** The highest number taken so far (0: none). */
+  get last(): number {
+    return this.#last;
   }
 
   /** The slot leased (-1: none yet). */
@@ -117,6 +125,7 @@ export class Allocator {
         // A slot taken over: numbered from the end of the lease before (its owner numbered below it).
         this.#ms = Math.max(this.#ms, held?.until ?? 0, now);
         this.#n = 0;
+        this.#since = numberAt(this.#ms);
       }
       this.#slot = slot;
       this.#until = until;
@@ -124,6 +133,24 @@ export class Allocator {
       return;
     }
     throw new Error(`Cannot number the delivery log: all ${SLOTS} writer slots are leased by other processes`);
+  }
+
+  /**
+   * The lowest number from which every row of the log can only be this
+   * process's (`Infinity`: none): its slot was its own from there, and no
+   * other slot's lease reached that millisecond (a process numbers below its
+   * lease's end only). A lease's entry lives {@linkcode LEASE_MS} past its
+   * end, so an absent one vouches for the last half of that only.
+   */
+  async ownFrom(): Promise<number> {
+    if (this.#slot < 0) return Infinity;
+    let from = Math.max(this.#since, numberAt(this.#now() - LEASE_MS / 2));
+    for await (const entry of this.#kv.list<Lease>({ prefix: SLOT_PREFIX })) {
+      if (entry.key[1] === this.#slot && entry.value?.owner === this.#owner) continue;
+      const until = entry.value?.until;
+      from = Math.max(from, typeof until === "number" ? numberAt(until) : Infinity);
+    }
+    return from;
   }
 
   /**
@@ -143,6 +170,7 @@ export class Allocator {
     }
     const first = numberAt(this.#ms) + this.#slot * PER_SLOT + this.#n;
     this.#n += count;
+    this.#last = first + count - 1;
     return first;
   }
 }

@@ -35,7 +35,8 @@ import {
 import type { Postback } from "../../webhooks/mod.ts";
 import { attemptKey, deliveryKey, deliveryViewKey, postbackMarkerKey, WRITTEN_SHARDS, writtenKey } from "./_keys.ts";
 import { watchKeys } from "./_watch.ts";
-import { appendRows, writeDelivery } from "./_delivery_write.ts";
+import { appendRows, type Part, writeDelivery } from "./_delivery_write.ts";
+import { lineOfView } from "./_hook_pack.ts";
 import { AttemptDetails } from "./_attempt_details.ts";
 import { HookIndexer } from "./_hook_index.ts";
 import { listLog } from "./_log_scan.ts";
@@ -113,7 +114,7 @@ export class DeliveryStore {
     this.#details = new AttemptDetails(kv, maxAgeMs);
     this.#numbers = new Allocator(kv);
     this.#trimmer = new Trimmer(kv, retain, () => this.#written.idle());
-    this.#index = new HookIndexer(kv, { expireIn: maxAgeMs, retain, settleMs: this.#settleMs });
+    this.#index = new HookIndexer(kv, this.#numbers, { expireIn: maxAgeMs, retain, settleMs: this.#settleMs });
     this.#written = new WrittenCount(kv, () => this.#numbers.slot, (rows) => {
       this.#trimmer.wrote(rows);
       this.#index.wrote(rows);
@@ -164,13 +165,21 @@ export class DeliveryStore {
     const receivedAt = new Date().toISOString();
     const rows = entries.map((entry, index) => acceptedRow(entry, { base, index, postbackId, receivedAt }));
     const part = { rows, marker: postbackMarkerKey(postbackId) };
-    return appendRows(this.#kv, this.#numbers, part, this.#maxAgeMs).then((views) => this.#wrote(views));
+    return this.#append(part);
   }
 
-  /** After a write: the rows are counted (which wakes the live view, and trims and indexes when due). */
-  #wrote<T extends DeliveryView[]>(views: T): T {
-    this.#written.add(views.length);
-    return views;
+  /** Appends a part in the group commit; its rows are then counted and known to the hook index. */
+  #append(part: Part): Promise<DeliveryView[]> {
+    return appendRows(this.#kv, this.#numbers, part, this.#maxAgeMs).then((views) => {
+      this.#index.stored(views.map((view) => lineOfView(view)));
+      // Counted: which wakes the live view, and trims and indexes when due.
+      this.#written.add(views.length);
+      return views;
+    }, (error: unknown) => {
+      // Stored or not (a remote commit's answer lost): the hook index reads the log there.
+      this.#index.unsure(this.#numbers.last);
+      throw error;
+    });
   }
 
   /**
@@ -196,7 +205,14 @@ export class DeliveryStore {
     }
     const first = this.#numbering.first;
     const seq = first + postback.index;
-    writeDelivery(postback, atomic, { seq, base: seqBase(first), replay, expireIn: this.#maxAgeMs });
+    const { view, json } = writeDelivery(postback, atomic, {
+      seq,
+      base: seqBase(first),
+      replay,
+      expireIn: this.#maxAgeMs,
+    });
+    // Packed from memory once its postback is known stored (recordAttempt), when no other process numbers there.
+    this.#index.stage(postback.postbackId, { seq, hookId: view.hookId, at: postback.receivedAt, json });
     return seq;
   }
 
@@ -220,8 +236,7 @@ export class DeliveryStore {
    * @returns its summary
    */
   addRejected(attempt: AnsweredAttempt, hookId = ""): Promise<DeliveryView> {
-    return appendRows(this.#kv, this.#numbers, { rows: [rejectedRow(attempt, hookId)], marker: null }, this.#maxAgeMs)
-      .then((views) => this.#wrote(views)[0]);
+    return this.#append({ rows: [rejectedRow(attempt, hookId)], marker: null }).then((views) => views[0]);
   }
 
   /**
@@ -235,8 +250,11 @@ export class DeliveryStore {
    */
   recordAttempt(attempt: AnsweredAttempt, firstSeq?: number): Promise<void> {
     if (!attempt.postbackId) return Promise.resolve();
-    // Stored by the receiver's write: its rows are counted.
-    if (firstSeq !== undefined) this.#written.add(attempt.itemCount ?? 0);
+    // Stored by the receiver's write: its rows are counted, and known stored to the hook index.
+    if (firstSeq !== undefined) {
+      this.#index.confirm(firstSeq, attempt.postbackId, attempt.itemCount ?? 0);
+      this.#written.add(attempt.itemCount ?? 0);
+    }
     return this.#details.record(
       attempt,
       firstSeq === undefined ? { key: attemptKey(attempt.postbackId) } : { first: firstSeq },

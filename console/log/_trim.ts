@@ -12,7 +12,7 @@
  */
 
 import type { DeliveryView } from "./_view.ts";
-import { dropDelivery, viewOf } from "./_delivery_item.ts";
+import { dropDelivery, rowOf } from "./_delivery_item.ts";
 import { dropTrimmedBelow } from "./_delivery_write.ts";
 import { DELIVERY_VIEW_PREFIX, TRIM_LEASE_KEY, TRIMMED_KEY, WRITTEN_SHARDS, writtenKey } from "./_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
@@ -162,8 +162,13 @@ export class Trimmer {
       if (excess < (force ? 1 : TRIM_SLACK)) break;
       force = true; // once started, down to the retention
       const old: DeliveryView[] = [];
+      const inline = new Set<DeliveryView>();
       const limit = Math.min(excess, TRIM_BATCH);
-      for await (const e of this.#kv.list({ prefix: DELIVERY_VIEW_PREFIX }, { limit })) old.push(viewOf(e.value));
+      for await (const e of this.#kv.list({ prefix: DELIVERY_VIEW_PREFIX }, { limit })) {
+        const row = rowOf(e.value);
+        old.push(row.view);
+        if (row.payload !== null) inline.add(row.view);
+      }
       if (old.length < limit) {
         // Fewer rows than counted (some expired): counted again, and trimmed by that count.
         if (recounted) break;
@@ -172,7 +177,7 @@ export class Trimmer {
         continue;
       }
       const op = this.#kv.atomic().check(this.#lease!);
-      for (const view of old) dropDelivery(op, view), hooks.add(view.hookId);
+      for (const view of old) dropDelivery(op, view, inline.has(view)), hooks.add(view.hookId);
       op.sum(TRIMMED_KEY, BigInt(old.length));
       const res = await retryLocked(() => op.commit());
       if (!res.ok) return; // the lease was lost: the new holder trims

@@ -117,8 +117,8 @@ export function receiverRoutes(
       await countOnce(deps.limiter, request, attempt.tenantId).catch(() => true);
     }
   };
-  const logAttempt = async (attempt: AnsweredAttempt) => {
-    const request = current.getStore();
+  /** Logs a report: `request` is the one it came from, when known (passed, not read from `current`: no run needed). */
+  const logAttempt = async (attempt: AnsweredAttempt, request?: InFlight) => {
     if (request?.limited && attempt.status !== 200) {
       attempt = { ...attempt, status: 429, reason: overLimitReason(request.limited) };
     }
@@ -190,7 +190,7 @@ export function receiverRoutes(
     request.attempt = undefined;
     const { response: out, answer } = await readAnswer(response);
     // A failing log never changes the answer.
-    await current.run(request, () => logAttempt({ ...attempt, response: answer })).catch(() => {});
+    await logAttempt({ ...attempt, response: answer }, request).catch(() => {});
     return out;
   };
 
@@ -214,17 +214,16 @@ export function receiverRoutes(
     if (community !== null && !(await countOnce(deps.limiter, request, community.tenantId))) {
       raw.body?.cancel().catch(() => {});
       const { response: out, answer } = await readAnswer(tooManyRequests(request.limited!, true));
-      await current.run(request, () =>
-        logAttempt({
-          status: 429,
-          reason: overLimitReason(request.limited!),
-          tenantId: community.tenantId,
-          durationMs: performance.now() - started,
-          receivedAt: Date.now(),
-          bodyExcerpt: "",
-          headers: plainHeaders(raw.headers),
-          response: answer,
-        })).catch(() => {});
+      await logAttempt({
+        status: 429,
+        reason: overLimitReason(request.limited!),
+        tenantId: community.tenantId,
+        durationMs: performance.now() - started,
+        receivedAt: Date.now(),
+        bodyExcerpt: "",
+        headers: plainHeaders(raw.headers),
+        response: answer,
+      }, request).catch(() => {});
       return out;
     }
     // The receiver's answers carry `x-content-type-options: nosniff` themselves.

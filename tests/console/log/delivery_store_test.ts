@@ -526,6 +526,20 @@ Deno.test("request details of the receiver's postbacks share batch entries, foun
   }
 });
 
+Deno.test("request details reported out of order, one twice, are each found, the later report winning", () =>
+  withStore(async (store, kv) => {
+    await storeNumbered(kv, store, 4, "o");
+    const id = (seq: number) => `o${seq}-`.padEnd(64, "0");
+    // One batch: 3, 1, 4, 2, then 1 again (a later report of it), so the batch is neither in order nor unique.
+    for (const [seq, ms] of [[3, 3], [1, 1], [4, 4], [2, 2], [1, 11]]) {
+      void store.recordAttempt(delivered(id(seq), ms), seq);
+    }
+    await store.flush();
+    const found = new Map<number, number | undefined>();
+    for (const view of await store.list({ limit: 10 })) found.set(view.seq, (await store.attemptOf(view))?.durationMs);
+    assert.deepEqual([...found].sort((a, b) => a[0] - b[0]), [[1, 11], [2, 2], [3, 3], [4, 4]]);
+  }));
+
 Deno.test("request details batches: an earlier version's JSON entries are read, a corrupt entry is skipped", () =>
   withStore(async (store, kv) => {
     await storeNumbered(kv, store, 3, "j");

@@ -414,3 +414,55 @@ Deno.test("once every row of the log is gone (expired), a hook's packs list noth
     kv.close();
   }
 });
+
+/** `kv` with the log's rows read by range (a pass reads the log so; trimming and listing read by prefix) counted. */
+function rangedReads(kv: Deno.Kv): { kv: Deno.Kv; read: () => number } {
+  let read = 0;
+  const list = kv.list.bind(kv);
+  kv.list = <T>(selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
+    const ranged = "start" in selector && "end" in selector && selector.start[0] === "console_delivery_log";
+    const iterator = list<T>(selector, options);
+    if (!ranged) return iterator;
+    const next = iterator.next.bind(iterator);
+    iterator.next = async () => {
+      const step = await next();
+      if (!step.done) read++;
+      return step;
+    };
+    return iterator;
+  };
+  return { kv, read: () => read };
+}
+
+Deno.test("a process alone packs its own rows from memory; once another numbers there too, the log is read", () =>
+  withTwoHandles(async (a, b) => {
+    const counted = rangedReads(a);
+    const mine = new DeliveryStore(counted.kv, { retain: 10_000, settleMs: 0 });
+    // Fewer rows than a batch: no pass starts while they are written (with a settle window of 0, a pass could
+    // pass a number taken but not yet committed).
+    for (let i = 0; i < 25; i++) await mine.add("a", Array.from({ length: 10 }, () => ({})));
+    await mine.flush();
+    await new Promise((r) => setTimeout(r, 5));
+    await mine.index();
+    const first = await mine.list({ hookId: "a", limit: 1000 });
+    assert.equal((await a.get(["console_delivery_hook_mark"])).value, first[0].seq);
+    assert.equal(first.length, 250);
+    assert.equal(counted.read(), 0, "no row read back: all were this process's");
+    // Another process (a writer slot of its own) stores rows among this one's: read from the log, all packed.
+    const theirs = new DeliveryStore(b, { retain: 10_000, settleMs: 0 });
+    for (let i = 0; i < 20; i++) {
+      await Promise.all([mine.add("a", Array.from({ length: 10 }, () => ({}))), theirs.add("b", [{}])]);
+    }
+    await Promise.all([mine.flush(), theirs.flush()]);
+    await new Promise((r) => setTimeout(r, 5));
+    await mine.index();
+    assert.equal(counted.read(), 220, "every row of the stretch read back");
+    assert.equal((await a.get(["console_delivery_hook_mark"])).value, (await mine.list({ limit: 1 }))[0].seq);
+    assert.equal((await mine.list({ hookId: "a", limit: 1000 })).length, 450);
+    assert.equal((await mine.list({ hookId: "b", limit: 1000 })).length, 20);
+    // Theirs are packed (a pack is keyed by its last number), not read from the log's tail.
+    const newestOfTheirs = (await theirs.list({ hookId: "b", limit: 1 }))[0].seq;
+    assert.deepEqual(await keys(a, "console_delivery_hook_pack").then((all) => all.filter((key) => key[1] === "b")), [
+      ["console_delivery_hook_pack", "b", newestOfTheirs],
+    ]);
+  }));

@@ -60,12 +60,37 @@ Deno.test("after the upgrade, trimming counts the earlier version's rows and tri
   const kv = await Deno.openKv(":memory:");
   try {
     await oldLog(kv, 30);
+    // Entries older versions kept beside a row: a copy by hook, request details by number, a body entry.
+    const op = kv.atomic();
+    for (let seq = 1; seq <= 30; seq++) {
+      op.set(["console_delivery_log_by_hook", "h1", seq], { seq });
+      op.set(["console_attempt_at", seq], { durationMs: seq });
+      op.set(["console_delivery_body", `q${seq.toString(36).padStart(9, "0")}-0`], { payload: "{}", truncated: false });
+    }
+    assert.ok((await op.commit()).ok);
     const store = new DeliveryStore(kv, { retain: 10 });
     const added = [];
     for (let n = 0; n < 4; n++) added.push(...await store.add("h1", [{}]));
     await store.flush();
     const kept = await store.list({ limit: 100 });
     assert.deepEqual(kept.map((view) => view.seq), [...added.map((v) => v.seq).reverse(), 30, 29, 28, 27, 26, 25]);
+    // Trimmed with their rows: only the kept rows' entries are left.
+    const left = async (prefix: string) => {
+      const out: Deno.KvKey[] = [];
+      for await (const e of kv.list({ prefix: [prefix] })) out.push(e.key);
+      return out;
+    };
+    const keptOld = [25, 26, 27, 28, 29, 30];
+    assert.deepEqual(
+      await left("console_delivery_log_by_hook"),
+      keptOld.map((seq) => ["console_delivery_log_by_hook", "h1", seq]),
+    );
+    assert.deepEqual(await left("console_attempt_at"), keptOld.map((seq) => ["console_attempt_at", seq]));
+    const bodies = (await left("console_delivery_body")).map((key) => key[1]);
+    assert.deepEqual(
+      bodies.sort(),
+      [...keptOld.map((seq) => `q${seq.toString(36).padStart(9, "0")}-0`), ...added.map((v) => v.id)].sort(),
+    );
   } finally {
     kv.close();
   }

@@ -57,3 +57,44 @@ Deno.test("rows gone without a trim (expired) are counted again by the next hold
     kv.close();
   }
 });
+
+Deno.test("trimming the receiver's rows deletes a long payload's entry of its own, and leaves none behind", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv, { retain: 2 });
+    await store.ready();
+    const ids: string[] = [];
+    // Numbered by this process as the receiver's write is; every other payload too long to go in its row.
+    for (let n = 0; n < 6; n++) {
+      const op = kv.atomic();
+      const postbackId = `t${n}-`.padEnd(64, "0");
+      const activity = { verb: "jive:created", title: `t${n}`, content: n % 2 ? "x".repeat(5000) : "short" };
+      const postback = { activity, webhook: { id: "h1", tenantId: "t1" }, community: {}, receivedAt: Date.now() };
+      const first = store.write(
+        { ...postback, postbackId, index: 0, count: 1 } as unknown as Parameters<DeliveryStore["write"]>[0],
+        op,
+      );
+      assert.ok((await op.commit()).ok);
+      await store.recordAttempt({
+        postbackId,
+        status: 200,
+        reason: "Delivered",
+        durationMs: 1,
+        receivedAt: 0,
+        bodyExcerpt: "",
+        headers: {},
+        itemCount: 1,
+      }, first);
+      ids.push((await store.list({ limit: 1 }))[0].id);
+    }
+    await store.flush();
+    const kept = await store.list({ limit: 10 });
+    assert.deepEqual(kept.map((view) => view.id), ids.slice(4).reverse());
+    const bodies: unknown[] = [];
+    for await (const e of kv.list({ prefix: ["console_delivery_body"] })) bodies.push(e.key[1]);
+    assert.deepEqual(bodies, [ids[5]], "only the kept long payload's entry");
+    assert.equal((await store.get(ids[5]))?.payload.length! > 5000, true);
+  } finally {
+    kv.close();
+  }
+});
