@@ -8,7 +8,7 @@
  * @module
  */
 
-import { bodyOf, type DetailsAt, detailsAtOf, rowOf } from "./_delivery_item.ts";
+import { bodyOf, type Delivery, deliveryOf, type DetailsAt, detailsAtOf, rowOf, seqOfId } from "./_delivery_item.ts";
 import { LogScan } from "./_log_scan.ts";
 import type { DeliveryView } from "./_view.ts";
 import { attemptInfoOf, detailsAt } from "./_attempt_details.ts";
@@ -247,4 +247,19 @@ export async function statsOf(
   const handling = await handlingOf(kv, [...timed.values()]);
   if (handling) stats.handling = handling;
   return stats;
+}
+
+/** One delivery with its payload, or `null` (see `DeliveryStore.get`). */
+export async function getDelivery(kv: Deno.Kv, id: string): Promise<Delivery | null> {
+  if (id.length > 200) return null; // ids are short; a longer one (from a URL) names none
+  const seq = seqOfId(id);
+  if (seq === null) return (await kv.get<Delivery>(deliveryKey(id))).value;
+  // Stored by the receiver's write: the payload, and the summary at its number.
+  const [body, entry] = await kv.getMany<[unknown, unknown]>([deliveryKey(id), deliveryViewKey(seq)]);
+  const row = entry.value === null ? null : rowOf(entry.value);
+  // A short payload is kept in its summary's entry; a longer one (or an earlier version's) in its own.
+  const stored = row?.payload != null ? { payload: row.payload, truncated: false } : bodyOf(body.value);
+  // The entry at that number must be this delivery's (an id naming another postback's number finds nothing).
+  if (row && row.view.id !== id) return null;
+  return stored ? deliveryOf(stored, row?.view ?? null) : null;
 }

@@ -10,7 +10,7 @@
  * with the postbacks that arrive with it; `addPostback` writes a marker of
  * the postback id checked absent in that operation, so a retry stores
  * nothing twice. No key is checked or written by every commit: each process
- * numbers its rows in a writer slot of its own, and after its commits bumps
+ * numbers its rows in a writer slot of its own, and in their commits bumps
  * one of eight shards of the written count with `sum`, which needs no check;
  * those shards wake the live view and count the rows for trimming.
  *
@@ -22,18 +22,14 @@ import {
   acceptedRow,
   type AnsweredAttempt,
   type AttemptInfo,
-  bodyOf,
   type Delivery,
-  deliveryOf,
   detailsAtOf,
   rejectedRow,
   rowBase,
-  rowOf,
   seqBase,
-  seqOfId,
 } from "./_delivery_item.ts";
 import type { Postback } from "../../webhooks/mod.ts";
-import { attemptKey, deliveryKey, deliveryViewKey, postbackMarkerKey, WRITTEN_SHARDS, writtenKey } from "./_keys.ts";
+import { attemptKey, postbackMarkerKey, WRITTEN_SHARDS, writtenKey } from "./_keys.ts";
 import { watchKeys } from "./_watch.ts";
 import { appendRows, type Part, writeDelivery } from "./_delivery_write.ts";
 import { lineOfView } from "./_hook_pack.ts";
@@ -44,44 +40,24 @@ import { Allocator, PER_MS } from "./_numbers.ts";
 import { LiveReader } from "./_live.ts";
 import { Trimmer } from "./_trim.ts";
 import { WrittenCount } from "./_written.ts";
-import { type DeliveryFilter, type DeliveryPage, type DeliveryStats, queryLog, statsOf } from "./_delivery_query.ts";
+import {
+  type DeliveryFilter,
+  type DeliveryPage,
+  type DeliveryStats,
+  getDelivery,
+  queryLog,
+  statsOf,
+} from "./_delivery_query.ts";
 
 export type { AnsweredAttempt, AttemptInfo, Delivery, DeliveryFilter, DeliveryPage, DeliveryStats, DeliveryView };
 export { MAX_PAYLOAD_CHARS, MAX_WIDE_PAYLOAD_CHARS } from "./_delivery_item.ts";
 export { MAX_HOOK_TAIL } from "./_log_scan.ts";
 export { LiveReader } from "./_live.ts";
+export { type DeliveryStoreOptions, MAX_POSTBACK_ITEMS, type PostbackEntry } from "./_store_types.ts";
+import { type DeliveryStoreOptions, MAX_POSTBACK_ITEMS, type PostbackEntry } from "./_store_types.ts";
 
 /** The written shards, which the live view watches. */
 const WRITTEN_KEYS: Deno.KvKey[] = Array.from({ length: WRITTEN_SHARDS }, (_, i) => writtenKey(i));
-
-/** Most items one postback may hold here: its summaries share one atomic operation. */
-export const MAX_POSTBACK_ITEMS = 120;
-
-/** One item of a postback and the webhook record it was delivered to. */
-export interface PostbackEntry {
-  /** The webhook record id. */
-  hookId: string;
-  /** The item as received (`{ webhook, activity }`). */
-  item: unknown;
-  /** Whether it came from the console's "Replay to receiver", not from the platform. */
-  replay?: boolean;
-  /** The community's tenant id. */
-  tenantId?: string;
-}
-
-/** Options of {@linkcode DeliveryStore}. */
-export interface DeliveryStoreOptions {
-  /** How many deliveries to keep (newest); default 500. */
-  retain?: number;
-  /** How long a delivery lives at most, in ms; default 7 days. */
-  maxAgeMs?: number;
-  /**
-   * How late (ms) a commit may land below numbers already read: the live
-   * view reads this much of the log again, and the hook index stays this far
-   * behind; default 10 s.
-   */
-  settleMs?: number;
-}
 
 /** Where deliveries are kept. */
 export class DeliveryStore {
@@ -309,18 +285,8 @@ export class DeliveryStore {
   }
 
   /** One delivery with its payload, or `null`. */
-  async get(id: string): Promise<Delivery | null> {
-    if (id.length > 200) return null; // ids are short; a longer one (from a URL) names none
-    const seq = seqOfId(id);
-    if (seq === null) return (await this.#kv.get<Delivery>(deliveryKey(id))).value;
-    // Stored by the receiver's write: the payload, and the summary at its number.
-    const [body, entry] = await this.#kv.getMany<[unknown, unknown]>([deliveryKey(id), deliveryViewKey(seq)]);
-    const row = entry.value === null ? null : rowOf(entry.value);
-    // A short payload is kept in its summary's entry; a longer one (or an earlier version's) in its own.
-    const stored = row?.payload != null ? { payload: row.payload, truncated: false } : bodyOf(body.value);
-    // The entry at that number must be this delivery's (an id naming another postback's number finds nothing).
-    if (row && row.view.id !== id) return null;
-    return stored ? deliveryOf(stored, row?.view ?? null) : null;
+  get(id: string): Promise<Delivery | null> {
+    return getDelivery(this.#kv, id);
   }
 
   /**
