@@ -29,6 +29,7 @@ const SUITES = [
   "tests/webhooks/relay/input_test.ts",
   "tests/webhooks/relay/receiver_relay_test.ts",
   "tests/webhooks/relay/take_test.ts",
+  "tests/webhooks/relay/forwards_test.ts",
   "tests/console/forwarding_test.ts",
   // The console's delivery store, its group commit included.
   "tests/console/log/delivery_store_test.ts",

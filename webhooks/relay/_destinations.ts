@@ -130,15 +130,23 @@ async function dropPartition(kv: Deno.Kv, partition: string): Promise<void> {
   }
 }
 
-/** The destination store; `changed` is called after each change made here (the cache of this process). */
-export function createDestinations(kv: Deno.Kv, options: ResolvedOptions, changed: () => void): Destinations {
+/**
+ * The destination store; `changed` is called after each change made here
+ * and awaited (the cache of this process reloads), so that once a change
+ * resolves, this process's `write` works from the list with it.
+ */
+export function createDestinations(
+  kv: Deno.Kv,
+  options: ResolvedOptions,
+  changed: () => Promise<void>,
+): Destinations {
   async function put(record: StoredDestination, versionstamp: string | null): Promise<boolean> {
     const result = await kv.atomic()
       .check({ key: destinationKey(record.id), versionstamp })
       .set(destinationKey(record.id), record)
       .sum(DESTINATIONS_VERSION_KEY, ONE)
       .commit();
-    changed();
+    await changed();
     return result.ok;
   }
 
@@ -152,7 +160,7 @@ export function createDestinations(kv: Deno.Kv, options: ResolvedOptions, change
       .sum(DESTINATIONS_VERSION_KEY, ONE)
       .sum(OUTBOX_BUMP_KEY, ONE)
       .commit();
-    changed();
+    await changed();
     if (!result.ok) return remove(id);
     if (current.value.pinned) await dropPartition(kv, id);
     return true;

@@ -41,7 +41,11 @@ export function createRelay(kv: Deno.Kv, options?: RelayOptions): Relay {
   }
   const resolved = resolveOptions(options);
   const cache = new DestinationCache(kv);
-  const destinations = createDestinations(kv, resolved, () => cache.invalidate());
+  // A change made here is in this process's list once it resolves: write then forwards to it at once.
+  const destinations = createDestinations(kv, resolved, () => {
+    cache.invalidate();
+    return cache.load();
+  });
   const guard = new HostGuard();
   const workers = new Set<RelayWorker>();
   return {
