@@ -87,7 +87,7 @@ export const WRITTEN_SHARDS = 8;
 
 /**
  * Rows written to the log by the slots of one shard (`slot % 8`), a
- * `Deno.KvU64` bumped with `sum` (no check) after their commits: the live
+ * `Deno.KvU64` bumped with `sum` (no check) in their commits: the live
  * view wakes on it and trimming counts the log's rows by it. No key is
  * written by every process.
  */

@@ -39,7 +39,6 @@ import { listLog } from "./_log_scan.ts";
 import { Allocator, PER_MS } from "./_numbers.ts";
 import { LiveReader } from "./_live.ts";
 import { Trimmer } from "./_trim.ts";
-import { WrittenCount } from "./_written.ts";
 import {
   type DeliveryFilter,
   type DeliveryPage,
@@ -70,7 +69,6 @@ export class DeliveryStore {
   #settleMs: number;
   /** The postback whose items `write` is numbering: its id and first number. */
   #numbering = { postbackId: "", first: 0 };
-  #written: WrittenCount;
 
   /**
    * @param kv the console's KV
@@ -89,12 +87,8 @@ export class DeliveryStore {
     }
     this.#details = new AttemptDetails(kv, maxAgeMs);
     this.#numbers = new Allocator(kv);
-    this.#trimmer = new Trimmer(kv, retain, () => this.#written.idle());
+    this.#trimmer = new Trimmer(kv, retain);
     this.#index = new HookIndexer(kv, this.#numbers, { expireIn: maxAgeMs, retain, settleMs: this.#settleMs });
-    this.#written = new WrittenCount(kv, () => this.#numbers.slot, (rows) => {
-      this.#trimmer.wrote(rows);
-      this.#index.wrote(rows);
-    });
     this.#maxAgeMs = maxAgeMs;
   }
 
@@ -144,12 +138,18 @@ export class DeliveryStore {
     return this.#append(part);
   }
 
+  /** `rows` of this process were committed (counted in their own commit): trims and indexes when due. */
+  #committed(rows: number): void {
+    if (rows === 0) return;
+    this.#trimmer.wrote(rows);
+    this.#index.wrote(rows);
+  }
+
   /** Appends a part in the group commit; its rows are then counted and known to the hook index. */
   #append(part: Part): Promise<DeliveryView[]> {
     return appendRows(this.#kv, this.#numbers, part, this.#maxAgeMs).then((views) => {
       this.#index.stored(views.map((view) => lineOfView(view)));
-      // Counted: which wakes the live view, and trims and indexes when due.
-      this.#written.add(views.length);
+      this.#committed(views.length);
       return views;
     }, (error: unknown) => {
       // Stored or not (a remote commit's answer lost): the hook index reads the log there.
@@ -229,7 +229,7 @@ export class DeliveryStore {
     // Stored by the receiver's write: its rows are counted, and known stored to the hook index.
     if (firstSeq !== undefined) {
       this.#index.confirm(firstSeq, attempt.postbackId, attempt.itemCount ?? 0);
-      this.#written.add(attempt.itemCount ?? 0);
+      this.#committed(attempt.itemCount ?? 0);
     }
     return this.#details.record(
       attempt,
@@ -238,13 +238,12 @@ export class DeliveryStore {
   }
 
   /**
-   * Writes what waits for its batch now, counts the rows written, trims the
+   * Writes what waits for its batch now, trims the
    * log to its retention and waits for a hook index pass (the console calls
    * it when it closes).
    */
   async flush(): Promise<void> {
     await this.#details.flush();
-    await this.#written.idle();
     await this.#trimmer.trim().catch(() => {});
     await this.#index.idle();
   }

@@ -1,7 +1,7 @@
 /**
  * Trimming the delivery log to its retention, off the answers' path, with no
  * key that every commit checks: the log's rows are counted by the written
- * shards (bumped with `sum` after each commit, _keys.ts's `writtenKey`)
+ * shards (bumped with `sum` in each commit that adds rows, `writtenKey`)
  * less the trimmed count, and one process at a time trims (a lease, checked
  * in each of its commits), the oldest rows first. Rows that expired
  * (`maxAgeMs`) leave the count high: the trimmer counts the log's rows when
@@ -52,18 +52,13 @@ export class Trimmer {
   #counted = 0;
   #running: Promise<void> | null = null;
 
-  /** Resolves once this process's rows written so far are counted in the written shards. */
-  #counted_: () => Promise<void>;
-
   /**
    * @param kv the log's KV
    * @param retain rows to keep
-   * @param counted resolves once this process's rows written so far are counted
    */
-  constructor(kv: Deno.Kv, retain: number, counted: () => Promise<void>) {
+  constructor(kv: Deno.Kv, retain: number) {
     this.#kv = kv;
     this.#retain = retain;
-    this.#counted_ = counted;
   }
 
   /** `count` rows of this process are counted: looks at the count now and then, and trims when past the slack. */
@@ -114,13 +109,12 @@ export class Trimmer {
 
   /**
    * Counts the log's rows and sets the trimmed count so that written less
-   * trimmed is that. The written count is read before and after the rows are
-   * listed (each time once this process's own bumps landed): the same both
-   * times, no row was counted meanwhile and the count is exact; else it is
-   * tried again, twice, and then the later reading is taken, which errs on
-   * the side of keeping a row more (one written while the rows were listed
-   * is counted as written but not as listed). A row of another process whose
-   * bump is still on its way is listed but not counted: a row more is trimmed.
+   * trimmed is that. A row and its count are committed together, and the
+   * written count is read before and after the rows are listed: the same
+   * both times, no row was written meanwhile and the count is exact; else it
+   * is tried again, twice, and then the later reading is taken, which errs
+   * on the side of keeping a row more (one written while the rows were
+   * listed is counted as written but not as listed).
    */
   async #recount(): Promise<void> {
     let before = await this.#written();
@@ -140,9 +134,8 @@ export class Trimmer {
     this.#counted = Date.now();
   }
 
-  /** The written shards' sum, once this process's own bumps landed. */
+  /** The written shards' sum. */
   async #written(): Promise<bigint> {
-    await this.#counted_();
     const counters = await retryLocked(() => this.#kv.getMany<unknown[]>(KEYS.slice(0, WRITTEN_SHARDS)));
     return counters.reduce((sum, entry) => sum + big(entry.value), 0n);
   }

@@ -20,27 +20,3 @@ export function countRows(atomic: Deno.AtomicOperation, seq: number, rows: numbe
   const slot = Math.floor((seq % PER_MS) / PER_SLOT);
   atomic.sum(writtenKey(slot % WRITTEN_SHARDS), BigInt(rows));
 }
-
-/** Tells of this process's rows once committed (their count is in their commit). */
-export class WrittenCount {
-  #counted: (rows: number) => void;
-
-  /**
-   * @param _kv the log's KV (the count is written with the rows)
-   * @param _slot this process's writer slot
-   * @param counted called with the rows of each commit once it is known
-   */
-  constructor(_kv: Deno.Kv, _slot: () => number, counted: (rows: number) => void) {
-    this.#counted = counted;
-  }
-
-  /** `rows` more were committed (and counted in their commit). */
-  add(rows: number): void {
-    if (rows > 0) this.#counted(rows);
-  }
-
-  /** Resolves at once: rows are counted in their own commit. */
-  idle(): Promise<void> {
-    return Promise.resolve();
-  }
-}
