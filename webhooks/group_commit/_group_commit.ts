@@ -30,18 +30,20 @@ import { isRemote } from "./_remote.ts";
 import { groupCommitted } from "../telemetry/mod.ts";
 import {
   buildEntry,
+  type Busy,
+  busyOf,
   type Counter,
   counterOf,
   type Entry,
   type GroupJob,
   type GroupResult,
+  keysOf,
   lastNumber,
   LOCAL_CHECKS,
   MAX_TRIES,
   REMOTE_CHECKS,
   takeGroup,
 } from "./_group_take.ts";
-import { type Busy, busyOf, keysOf } from "./_group_take.ts";
 
 export type { GroupJob, GroupResult };
 
