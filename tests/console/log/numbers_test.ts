@@ -65,7 +65,10 @@ Deno.test("a lease is renewed by use, runs out when unused, and its next owner n
     // Past a third of it, a use renews it in the background.
     now += LEASE_MS / 2;
     await first.ready();
-    await new Promise((r) => setTimeout(r, 20));
+    // The renewal runs in the background: waited for (up to 5 s; on a loaded machine 20 ms was not always enough).
+    for (const until = Date.now() + 5_000; (await lease()) !== now + LEASE_MS && Date.now() < until;) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
     assert.equal(await lease(), now + LEASE_MS);
     const end = await lease();
     // Unused past its end: its process may number no more in that slot.
