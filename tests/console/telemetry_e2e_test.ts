@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import parsePrometheus from "parse-prometheus-text-format";
 import { createWebhooks, signJiveExtn } from "../../webhooks/mod.ts";
 import { startOtlpReceiver } from "../otlp_receiver.ts";
+import { endChild } from "../_child.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const SECRET = btoa(`client secret ${crypto.randomUUID()}`);
@@ -41,10 +42,10 @@ async function startConsole(env: Record<string, string>): Promise<{ origin: stri
   return {
     origin: /listening on (\S+)/.exec(text)![1],
     async stop() {
-      child.kill("SIGTERM");
+      const ended = endChild(child, "SIGTERM");
       await reader.cancel();
       await child.stderr.cancel();
-      await child.status;
+      await ended;
     },
   };
 }

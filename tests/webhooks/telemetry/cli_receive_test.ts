@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { createWebhooks, signJiveExtn } from "../../../webhooks/mod.ts";
 import { startOtlpReceiver } from "../../otlp_receiver.ts";
+import { endChild } from "../../_child.ts";
 
 const ROOT = new URL("../../../", import.meta.url);
 const SECRET = btoa(`cli secret ${crypto.randomUUID()}`);
@@ -79,8 +80,7 @@ Deno.test("cli receive with OTEL_DENO=true exports its postbacks' spans and metr
       assert.ok(!exported.includes(secret), "no secret exported");
     }
   } finally {
-    child.kill("SIGINT");
-    await child.status;
+    await endChild(child, "SIGINT");
     await errLines.cancel();
     await child.stdout.cancel();
     await otlp.close();
