@@ -12,7 +12,8 @@
  */
 
 import type { DeliveryView } from "./_view.ts";
-import { dropDelivery, rowOf } from "./_delivery_item.ts";
+import { dropDelivery } from "./_delivery_item.ts";
+import { rowOf } from "./_delivery_layout.ts";
 import { dropTrimmedBelow } from "./_delivery_write.ts";
 import { DELIVERY_VIEW_PREFIX, TRIM_LEASE_KEY, TRIMMED_KEY, WRITTEN_SHARDS, writtenKey } from "./_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
