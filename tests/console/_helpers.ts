@@ -259,6 +259,12 @@ export async function signIn(
   return client;
 }
 
+/** Signs in (see {@linkcode signIn}) and reads the CSRF token of the form page at `path`. */
+export async function signInAtForm(origin: string, path: string): Promise<{ client: Client; csrf: string }> {
+  const client = await signIn(origin);
+  return { client, csrf: csrfOf(await client.text(path, 200)) };
+}
+
 /** Connects the sandbox community (stores its tokens) through its OAuth. */
 export async function connectSandbox(client: Client, origin: string): Promise<void> {
   const start = await client.fetch("/communities/sandbox-tenant/connect");
