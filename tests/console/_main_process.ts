@@ -14,19 +14,24 @@ export interface ConsoleProcess {
   stop(): Promise<void>;
 }
 
+/** The console command run from the project's folder in `env`, its output piped. */
+export function consoleCommand(env: Record<string, string>): Deno.Command {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--config", new URL("deno.json", ROOT).pathname, "console/main.ts"],
+    cwd: ROOT.pathname,
+    env,
+    stdout: "piped",
+    stderr: "piped",
+  });
+}
+
 /**
  * Starts the console command from the project's folder with `PORT=0` and
  * `env`; resolves with its origin once it prints its start line (within
  * 30 s), and throws with its output when it exits before.
  */
 export async function startConsoleProcess(env: Record<string, string>): Promise<ConsoleProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--config", new URL("deno.json", ROOT).pathname, "console/main.ts"],
-    cwd: ROOT.pathname,
-    env: { PORT: "0", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = consoleCommand({ PORT: "0", ...env }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
   const deadline = Date.now() + 30_000;

@@ -6,9 +6,7 @@
 
 import assert from "node:assert/strict";
 import { Client, registerHook, signIn, trigger } from "./_helpers.ts";
-import { type ConsoleProcess, startConsoleProcess } from "./_main_process.ts";
-
-const ROOT = new URL("../../", import.meta.url);
+import { consoleCommand, type ConsoleProcess, startConsoleProcess } from "./_main_process.ts";
 
 Deno.test("the console command serves on the given port with a KV file in a new folder", async () => {
   const dir = await Deno.makeTempDir({ prefix: "console_main_" });
@@ -39,13 +37,7 @@ Deno.test("the console command refuses a bad PORT or DELIVERIES_RETAIN with a cl
     [{ DELIVERIES_RETAIN: "0" }, /DELIVERIES_RETAIN must be an integer from 1 to 10000000, got '0'/],
   ];
   for (const [env, message] of refusals) {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--config", new URL("deno.json", ROOT).pathname, "console/main.ts"],
-      cwd: ROOT.pathname,
-      env: { KV_PATH: ":memory:", ...env },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
+    const out = await consoleCommand({ KV_PATH: ":memory:", ...env }).output();
     assert.equal(out.code, 1, JSON.stringify(env));
     assert.match(new TextDecoder().decode(out.stderr), message);
   }
