@@ -1,8 +1,8 @@
 // Helpers of the memory tests (tests/webhooks/receiver/body_memory_test.ts,
 // tests/console/body_memory_test.ts): a child process that serves and reports
-// its heap plus external bytes after a full GC on GET /memory, and raw TCP
+// its heap plus external bytes after a full GC on GET /memory, raw TCP
 // requests whose body (chunked, or of declared length) arrives one byte at a
-// time.
+// time, and the measure both tests take of three such bodies.
 
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -106,6 +106,46 @@ export function closeAll(conns: Deno.TcpConn[]): void {
     } catch {
       // Closed already (finish() read it to its end).
     }
+  }
+}
+
+/** Bytes each of {@linkcode assertThreeTrickledBounded}'s bodies sends before the measure. */
+const BYTES_EACH = 2_500;
+/** How much memory those three open bodies may grow the child by. */
+const LIMIT = 64 * 1024 * 1024;
+
+/**
+ * Sends three bodies to `path` of a memory child running `script`, one byte
+ * a millisecond (chunked, or with `declared` of that length), and while they
+ * are still open asserts that the child's heap plus external memory grew by
+ * less than 64 MB; then ends them and asserts each was answered 401 (they
+ * are unsigned: read whole, then judged by their missing header).
+ */
+export async function assertThreeTrickledBounded(script: string, path: string, declared?: number): Promise<void> {
+  const child = await startMemoryChild(script);
+  const conns: Deno.TcpConn[] = [];
+  try {
+    // Warm up the server's paths once, so the baseline holds what a first request loads.
+    await child.memory();
+    const before = await child.memory();
+    conns.push(...await Promise.all([0, 1, 2].map(() => trickle(child.port, path, BYTES_EACH, declared))));
+    const after = await child.memory();
+    const growth = after - before;
+    console.log(
+      `heap+external: before ${(before / 2 ** 20).toFixed(1)} MB, after ${(after / 2 ** 20).toFixed(1)} MB, growth ${
+        (growth / 2 ** 20).toFixed(1)
+      } MB`,
+    );
+    assert.ok(
+      growth < LIMIT,
+      `Three bodies of ${BYTES_EACH} bytes grew the heap by ${(growth / 2 ** 20).toFixed(1)} MB`,
+    );
+    for (const conn of conns) {
+      assert.equal(await finish(conn, declared && declared - BYTES_EACH), "HTTP/1.1 401 Unauthorized");
+    }
+  } finally {
+    closeAll(conns);
+    await child.close();
   }
 }
 

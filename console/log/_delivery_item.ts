@@ -1,12 +1,12 @@
 /**
  * One postback item made into a delivery: its summary for tables and its
- * payload text, each cut to fit the KV limits whatever the item holds; and
- * the KV entries of a delivery, written and deleted in one place.
+ * payload text, each cut to fit the KV limits whatever the item holds; its
+ * ids; and the KV entries of a delivery, written and deleted in one place
+ * (their byte layout is _delivery_layout.ts's).
  *
  * @module
  */
 
-import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import type { DeliveryView } from "./_view.ts";
 import { cutAt } from "../lib/text_fit.ts";
@@ -147,93 +147,6 @@ function seqIdParts(id: string): { first: number; index: number } | null {
 export function seqOfId(id: string): number | null {
   const parts = seqIdParts(id);
   return parts ? parts.first + parts.index : null;
-}
-
-/**
- * The body entry of a delivery the receiver's `write` stored: the payload
- * alone, its summary being the one at its number (not written twice).
- */
-export interface PayloadEntry {
-  payload: string;
-  truncated: boolean;
-}
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/** Longest payload (characters) kept in its summary's entry rather than an entry of its own. */
-export const INLINE_PAYLOAD_CHARS = 4096;
-/** Separates a summary's JSON from a payload kept with it: JSON text never holds a raw newline. */
-const NEWLINE = 0x0a;
-
-/**
- * The entries of a delivery the receiver's path stores, as UTF-8 bytes,
- * which KV keeps as they are (an object costs a V8 serialisation per
- * entry): its row, the summary's JSON followed by a newline and the payload
- * when that is short and whole, so a delivery costs one entry, not two; and
- * that JSON, for the hook index. A longer payload keeps an entry of
- * its own ({@linkcode payloadValue}); its row then holds the summary alone.
- */
-export function viewEntries(view: DeliveryView, body: PayloadEntry): { row: Uint8Array; json: string } {
-  const json = JSON.stringify(view);
-  return { row: utf8(payloadInRow(body) ? `${json}\n${body.payload}` : json), json };
-}
-
-/**
- * `text` as UTF-8 bytes, in a slice of node's shared buffer pool: a new
- * ArrayBuffer for each entry (what `TextEncoder.encode` makes) costs more
- * than encoding it (measured: 2.3-2.7 µs against 0.5-0.8 µs for a 570-byte
- * row). KV copies the bytes when it commits.
- */
-export function utf8(text: string): Uint8Array {
-  return Buffer.from(text, "utf8");
-}
-
-/** Whether a delivery's payload went into its row ({@linkcode viewEntries}), so it has no entry of its own. */
-export function payloadInRow(body: PayloadEntry): boolean {
-  return !body.truncated && body.payload.length <= INLINE_PAYLOAD_CHARS;
-}
-
-/** A summary as read: JSON bytes (the receiver's path), or the object (other writers, earlier versions). */
-export function viewOf(value: unknown): DeliveryView {
-  if (!(value instanceof Uint8Array)) return value as DeliveryView;
-  const end = value.indexOf(NEWLINE);
-  return JSON.parse(decoder.decode(end === -1 ? value : value.subarray(0, end))) as DeliveryView;
-}
-
-/** A summary entry as read ({@linkcode viewOf}), and the payload kept with it (`null`: none there). */
-export function rowOf(value: unknown): { view: DeliveryView; payload: string | null } {
-  const view = viewOf(value);
-  const end = value instanceof Uint8Array ? value.indexOf(NEWLINE) : -1;
-  return { view, payload: end === -1 ? null : decoder.decode((value as Uint8Array).subarray(end + 1)) };
-}
-
-/**
- * A payload entry as the receiver's path stores it: when its text is ASCII
- * (a byte a character either way, so it fits as the text does), a flag byte
- * (1: cut) then the text as bytes, kept by KV as they are; else the object.
- */
-export function payloadValue(entry: PayloadEntry): PayloadEntry | Uint8Array {
-  // deno-lint-ignore no-control-regex
-  if (/[^\u0000-\u007f]/.test(entry.payload)) return entry;
-  const bytes = new Uint8Array(entry.payload.length + 1);
-  bytes[0] = entry.truncated ? 1 : 0;
-  encoder.encodeInto(entry.payload, bytes.subarray(1));
-  return bytes;
-}
-
-/** A delivery's body entry as read, whichever layout wrote it (bytes: {@linkcode payloadValue}'s). */
-export function bodyOf(value: unknown): Delivery | PayloadEntry | null {
-  if (value instanceof Uint8Array) return { payload: decoder.decode(value.subarray(1)), truncated: value[0] === 1 };
-  return value && typeof value === "object" ? value as Delivery | PayloadEntry : null;
-}
-
-/** A stored delivery from its body entry and its summary, whichever layout the body entry has. */
-export function deliveryOf(body: Delivery | PayloadEntry, view: DeliveryView | null): Delivery | null {
-  if ("id" in body) return body;
-  if (view === null) return null;
-  const { seq: _, ...summary } = view;
-  return { ...summary, payload: body.payload, truncated: body.truncated };
 }
 
 /** Where a report is kept: a key of its own, or (stored by the receiver's `write`) its postback's first number. */

@@ -8,7 +8,8 @@
  * @module
  */
 
-import { bodyOf, type Delivery, deliveryOf, type DetailsAt, detailsAtOf, rowOf, seqOfId } from "./_delivery_item.ts";
+import { type Delivery, type DetailsAt, detailsAtOf, seqOfId } from "./_delivery_item.ts";
+import { bodyOf, deliveryOf, rowOf } from "./_delivery_layout.ts";
 import { LogScan } from "./_log_scan.ts";
 import type { DeliveryView } from "./_view.ts";
 import { attemptInfoOf, detailsAt } from "./_attempt_details.ts";

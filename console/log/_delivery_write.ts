@@ -12,17 +12,8 @@ import { countRows } from "./_written.ts";
 import type { Postback } from "../../webhooks/mod.ts";
 import { commitInGroup } from "../../webhooks/mod.ts";
 import type { DeliveryView } from "./_view.ts";
-import {
-  acceptedRow,
-  type Delivery,
-  type PayloadEntry,
-  payloadInRow,
-  payloadValue,
-  putDelivery,
-  summaryOf,
-  viewEntries,
-  viewOf,
-} from "./_delivery_item.ts";
+import { acceptedRow, type Delivery, putDelivery, summaryOf } from "./_delivery_item.ts";
+import { type PayloadEntry, payloadInRow, payloadValue, viewEntries, viewOf } from "./_delivery_layout.ts";
 import { dropDetailsBelow } from "./_attempt_details.ts";
 import { dropPacksBelow } from "./_hook_pack.ts";
 import { deliveryKey, deliveryViewKey } from "./_keys.ts";

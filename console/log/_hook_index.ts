@@ -26,7 +26,7 @@ import { deliveryViewKey, HOOK_INDEX_MARK_KEY, hookPackKey } from "./_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
 import { Buffer } from "node:buffer";
 import { type Line, lineOf, packExpiry, packsOf } from "./_hook_pack.ts";
-import { utf8 } from "./_delivery_item.ts";
+import { utf8 } from "./_delivery_layout.ts";
 import { type Allocator, numberAt } from "./_numbers.ts";
 
 /** Rows past the mark that start a pass (the readers' tail is about this long). */

@@ -95,6 +95,9 @@ export function writtenKey(shard: number): Deno.KvKey {
   return ["console_delivery_written", shard];
 }
 
+/** All the written shards' keys, in shard order: the live view watches them, trimming sums them. */
+export const WRITTEN_KEYS: Deno.KvKey[] = Array.from({ length: WRITTEN_SHARDS }, (_, i) => writtenKey(i));
+
 /** Rows trimmed from the log (or found gone), a `Deno.KvU64` bumped by the trimmer. */
 export const TRIMMED_KEY: Deno.KvKey = ["console_delivery_trimmed"];
 

@@ -10,7 +10,7 @@
  */
 
 import type { DeliveryView } from "./_view.ts";
-import { rowOf } from "./_delivery_item.ts";
+import { rowOf } from "./_delivery_layout.ts";
 import { packViews } from "./_hook_pack.ts";
 import { INDEX_BATCH } from "./_hook_index.ts";
 import { DELIVERY_VIEW_PREFIX, deliveryViewKey, HOOK_INDEX_MARK_KEY, hookPackPrefix } from "./_keys.ts";

@@ -20,6 +20,7 @@
 
 import { SLOT_PREFIX, slotKey } from "./_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
+import type { Postback } from "../../webhooks/mod.ts";
 
 /** 2026-01-01T00:00:00Z: numbers count milliseconds from here. */
 export const EPOCH = Date.UTC(2026, 0, 1);
@@ -172,5 +173,31 @@ export class Allocator {
     this.#n += count;
     this.#last = first + count - 1;
     return first;
+  }
+}
+
+/**
+ * The first number of the postback whose items the receiver's `write` is
+ * numbering: taken from the allocator at its first item (its items take
+ * consecutive numbers), or the receiver's `sequence` number when it has one
+ * (as earlier versions wired it).
+ */
+export class PostbackNumbering {
+  #numbers: Allocator;
+  #current = { postbackId: "", first: 0 };
+
+  /** @param numbers this process's allocator */
+  constructor(numbers: Allocator) {
+    this.#numbers = numbers;
+  }
+
+  /** The number of the first item of `postback`'s postback (the item is `postback.index` after it). */
+  firstOf(postback: Postback): number {
+    if (postback.seq !== undefined) {
+      this.#current = { postbackId: postback.postbackId, first: postback.seq - postback.index };
+    } else if (postback.index === 0 || this.#current.postbackId !== postback.postbackId) {
+      this.#current = { postbackId: postback.postbackId, first: this.#numbers.take(postback.count) };
+    }
+    return this.#current.first;
   }
 }

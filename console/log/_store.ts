@@ -2,7 +2,8 @@
  * The delivery log: every item of the postbacks the receiver accepted, and
  * every request it refused (with the reason), kept in KV with a retention
  * limit, numbered time-major (_numbers.ts), with a live feed. Filtering and
- * paging are in _delivery_query.ts, the rows in _delivery_item.ts, the
+ * paging are in _delivery_query.ts, the rows in _delivery_item.ts (their
+ * layout in KV in _delivery_layout.ts), the options in _store_types.ts, the
  * writing (one path, Module A's group commit) in _delivery_write.ts,
  * trimming in _trim.ts, the live reader in _live.ts.
  *
@@ -29,14 +30,14 @@ import {
   seqBase,
 } from "./_delivery_item.ts";
 import type { Postback } from "../../webhooks/mod.ts";
-import { attemptKey, postbackMarkerKey, WRITTEN_SHARDS, writtenKey } from "./_keys.ts";
+import { attemptKey, postbackMarkerKey, WRITTEN_KEYS } from "./_keys.ts";
 import { watchKeys } from "./_watch.ts";
 import { appendRows, type Part, writeDelivery } from "./_delivery_write.ts";
 import { lineOfView } from "./_hook_pack.ts";
 import { AttemptDetails } from "./_attempt_details.ts";
 import { HookIndexer } from "./_hook_index.ts";
 import { listLog } from "./_log_scan.ts";
-import { Allocator, PER_MS } from "./_numbers.ts";
+import { Allocator, PER_MS, PostbackNumbering } from "./_numbers.ts";
 import { LiveReader } from "./_live.ts";
 import { Trimmer } from "./_trim.ts";
 import {
@@ -53,10 +54,7 @@ export { MAX_PAYLOAD_CHARS, MAX_WIDE_PAYLOAD_CHARS } from "./_delivery_item.ts";
 export { MAX_HOOK_TAIL } from "./_log_scan.ts";
 export { LiveReader } from "./_live.ts";
 export { type DeliveryStoreOptions, MAX_POSTBACK_ITEMS, type PostbackEntry } from "./_store_types.ts";
-import { type DeliveryStoreOptions, MAX_POSTBACK_ITEMS, type PostbackEntry } from "./_store_types.ts";
-
-/** The written shards, which the live view watches. */
-const WRITTEN_KEYS: Deno.KvKey[] = Array.from({ length: WRITTEN_SHARDS }, (_, i) => writtenKey(i));
+import { type DeliveryStoreOptions, MAX_POSTBACK_ITEMS, type PostbackEntry, storeSettings } from "./_store_types.ts";
 
 /** Where deliveries are kept. */
 export class DeliveryStore {
@@ -67,8 +65,8 @@ export class DeliveryStore {
   #index: HookIndexer;
   #maxAgeMs: number;
   #settleMs: number;
-  /** The postback whose items `write` is numbering: its id and first number. */
-  #numbering = { postbackId: "", first: 0 };
+  /** The first number of the postback whose items `write` is numbering. */
+  #numbering: PostbackNumbering;
 
   /**
    * @param kv the console's KV
@@ -76,17 +74,11 @@ export class DeliveryStore {
    */
   constructor(kv: Deno.Kv, options: DeliveryStoreOptions = {}) {
     this.#kv = kv;
-    const retain = options.retain ?? 500;
-    const maxAgeMs = options.maxAgeMs ?? 7 * 24 * 3600_000;
-    this.#settleMs = options.settleMs ?? 10_000;
-    if (!Number.isInteger(retain) || retain < 1) {
-      throw new RangeError(`Cannot keep deliveries: 'retain' must be a positive integer, got ${retain}`);
-    }
-    if (!Number.isFinite(this.#settleMs) || this.#settleMs < 0) {
-      throw new RangeError(`Cannot keep deliveries: 'settleMs' must be a non-negative number, got ${this.#settleMs}`);
-    }
+    const { retain, maxAgeMs, settleMs } = storeSettings(options);
+    this.#settleMs = settleMs;
     this.#details = new AttemptDetails(kv, maxAgeMs);
     this.#numbers = new Allocator(kv);
+    this.#numbering = new PostbackNumbering(this.#numbers);
     this.#trimmer = new Trimmer(kv, retain);
     this.#index = new HookIndexer(kv, this.#numbers, { expireIn: maxAgeMs, retain, settleMs: this.#settleMs });
     this.#maxAgeMs = maxAgeMs;
@@ -173,13 +165,7 @@ export class DeliveryStore {
    * @throws {Error} When this process holds no writer slot (see {@linkcode DeliveryStore.ready})
    */
   write(postback: Postback, atomic: Deno.AtomicOperation, replay = false): number {
-    // Numbered by a receiver's `sequence` when it has one (as earlier versions wired it); else here.
-    if (postback.seq !== undefined) {
-      this.#numbering = { postbackId: postback.postbackId, first: postback.seq - postback.index };
-    } else if (postback.index === 0 || this.#numbering.postbackId !== postback.postbackId) {
-      this.#numbering = { postbackId: postback.postbackId, first: this.#numbers.take(postback.count) };
-    }
-    const first = this.#numbering.first;
+    const first = this.#numbering.firstOf(postback);
     const seq = first + postback.index;
     const { view, json } = writeDelivery(postback, atomic, {
       seq,

@@ -12,9 +12,10 @@
  */
 
 import type { DeliveryView } from "./_view.ts";
-import { dropDelivery, rowOf } from "./_delivery_item.ts";
+import { dropDelivery } from "./_delivery_item.ts";
+import { rowOf } from "./_delivery_layout.ts";
 import { dropTrimmedBelow } from "./_delivery_write.ts";
-import { DELIVERY_VIEW_PREFIX, TRIM_LEASE_KEY, TRIMMED_KEY, WRITTEN_SHARDS, writtenKey } from "./_keys.ts";
+import { DELIVERY_VIEW_PREFIX, TRIM_LEASE_KEY, TRIMMED_KEY, WRITTEN_KEYS, WRITTEN_SHARDS } from "./_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
 
 /** Rows past the retention that wait for a trim (a forced trim takes any). */
@@ -31,7 +32,7 @@ const RECOUNT_MS = 10 * 60_000;
 const MAX_COUNT = 100_000;
 
 const U64 = 1n << 64n;
-const KEYS: Deno.KvKey[] = [...Array.from({ length: WRITTEN_SHARDS }, (_, i) => writtenKey(i)), TRIMMED_KEY];
+const KEYS: Deno.KvKey[] = [...WRITTEN_KEYS, TRIMMED_KEY];
 
 function big(value: unknown): bigint {
   return value instanceof Deno.KvU64 ? value.value : 0n;

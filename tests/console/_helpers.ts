@@ -1,14 +1,17 @@
 /**
  * Test helpers for the console: a console served on 127.0.0.1 port 0 over
- * a fresh KV, a cookie-keeping HTTP client, sign-in through the sandbox,
- * and happy-dom parsing.
+ * a fresh KV, sign-in through the sandbox, and hooks registered through the
+ * console's form; with the cookie-keeping HTTP client and happy-dom parsing
+ * of `_client.ts`.
  *
  * @module
  */
 
 import assert from "node:assert/strict";
-import { Window } from "happy-dom";
 import { type ConsoleApp, type ConsoleOptions, createApp } from "../../console/app.ts";
+import { Client, csrfOf, parse } from "./_client.ts";
+
+export { Client, collectPages, csrfOf, parse } from "./_client.ts";
 
 /** A console served for a test. */
 export interface TestConsole {
@@ -69,142 +72,6 @@ export async function startConsole(
   };
 }
 
-/** A fetch client that keeps cookies and does not follow redirects. */
-export class Client {
-  #origin: string;
-  #fetch: typeof fetch;
-  /** Cookies by name. */
-  cookies: Map<string, string> = new Map();
-  /** Every raw `Set-Cookie` header seen. */
-  setCookies: string[] = [];
-
-  /**
-   * @param origin the console's origin
-   * @param fetchFn how requests are sent (default the network)
-   */
-  constructor(origin: string, fetchFn: typeof fetch = fetch) {
-    this.#origin = origin;
-    this.#fetch = fetchFn;
-  }
-
-  /** Sends a request; relative paths go to the console. */
-  async fetch(path: string, init: RequestInit = {}): Promise<Response> {
-    const url = new URL(path, this.#origin);
-    const headers = new Headers(init.headers);
-    if (url.origin === this.#origin && this.cookies.size > 0) {
-      headers.set(
-        "cookie",
-        [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "),
-      );
-    }
-    const res = await this.#fetch(url, { ...init, headers, redirect: "manual" });
-    for (const raw of res.headers.getSetCookie()) {
-      this.setCookies.push(raw);
-      const [pair] = raw.split(";");
-      const eq = pair.indexOf("=");
-      const name = pair.slice(0, eq).trim();
-      const value = pair.slice(eq + 1).trim();
-      if (value === "" || /max-age=0/i.test(raw)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return res;
-  }
-
-  /** GET and read the body as text (status checked when `status` given). */
-  async text(path: string, status?: number): Promise<string> {
-    const res = await this.fetch(path);
-    const body = await res.text();
-    if (status !== undefined) {
-      assert.equal(res.status, status, `GET ${path}: ${body.slice(0, 300)}`);
-    }
-    return body;
-  }
-
-  /** Posts a form from the console's origin. */
-  async post(
-    path: string,
-    fields: Record<string, string | string[]>,
-    headers: Record<string, string> = {},
-  ): Promise<Response> {
-    const body = new URLSearchParams();
-    for (const [k, v] of Object.entries(fields)) {
-      for (const one of Array.isArray(v) ? v : [v]) body.append(k, one);
-    }
-    return await this.fetch(path, {
-      method: "POST",
-      body,
-      headers: { origin: this.#origin, ...headers },
-    });
-  }
-
-  /** Follows redirects from `res` (GETs), returning the final response. */
-  async follow(res: Response, max = 10): Promise<Response> {
-    let current = res;
-    for (let i = 0; i < max; i++) {
-      const location = current.headers.get("location");
-      if (current.status < 300 || current.status >= 400 || !location) {
-        return current;
-      }
-      await current.body?.cancel();
-      current = await this.fetch(new URL(location, current.url).href);
-    }
-    return current;
-  }
-}
-
-/** Parses HTML with happy-dom; call `close()` when done. */
-export function parse(html: string): { document: Document; close(): void } {
-  const window = new Window({ url: "http://localhost/" });
-  window.document.write(html);
-  const document = window.document as unknown as Document;
-  return {
-    document,
-    close: () => window.happyDOM.close(),
-  };
-}
-
-/** Reads the CSRF token of the first form of a page. */
-export function csrfOf(html: string): string {
-  const page = parse(html);
-  try {
-    const input = page.document.querySelector(
-      'input[name="_csrf"]',
-    ) as HTMLInputElement | null;
-    assert.ok(input, "the page has a CSRF field");
-    return input.value;
-  } finally {
-    page.close();
-  }
-}
-
-/**
- * Walks a paged list of the console from `start`, following each page's
- * `#next-page` link; resolves with the `attribute` of every row matching
- * `rows`, page after page, and the number of pages.
- */
-export async function collectPages(
-  client: Client,
-  start: string,
-  options: { rows: string; attribute: string },
-): Promise<{ ids: string[]; pages: number }> {
-  const ids: string[] = [];
-  let path: string | null = start;
-  let pages = 0;
-  while (path) {
-    const page = parse(await client.text(path, 200));
-    try {
-      for (const row of page.document.querySelectorAll(options.rows)) {
-        ids.push(row.getAttribute(options.attribute)!);
-      }
-      path = page.document.querySelector("#next-page")?.getAttribute("href") ?? null;
-    } finally {
-      page.close();
-    }
-    pages++;
-  }
-  return { ids, pages };
-}
-
 /** Approves the sandbox consent page that `res` redirects to; returns the redirect back. */
 export async function approveConsent(
   client: Client,
@@ -257,6 +124,12 @@ export async function signIn(
   assert.equal(done.headers.get("location"), "/");
   assert.ok(client.cookies.has(sessionCookie), "a session cookie is set");
   return client;
+}
+
+/** Signs in (see {@linkcode signIn}) and reads the CSRF token of the form page at `path`. */
+export async function signInAtForm(origin: string, path: string): Promise<{ client: Client; csrf: string }> {
+  const client = await signIn(origin);
+  return { client, csrf: csrfOf(await client.text(path, 200)) };
 }
 
 /** Connects the sandbox community (stores its tokens) through its OAuth. */

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createApp } from "../../console/app.ts";
 import { describeOAuthError, exchangeCode } from "../../console/lib/oauth.ts";
 import { createWebhooks } from "../../webhooks/mod.ts";
-import { Client, csrfOf, parse, signIn, startConsole } from "./_helpers.ts";
+import { Client, csrfOf, parse, signIn, signInAtForm, startConsole } from "./_helpers.ts";
 
 Deno.test("pages without a session redirect to sign-in, keeping the path", async () => {
   const t = await startConsole();
@@ -121,8 +121,7 @@ Deno.test("sessions expire", async () => {
 Deno.test("forms without the session's CSRF token or from another origin are refused", async () => {
   const t = await startConsole();
   try {
-    const client = await signIn(t.origin);
-    const csrf = csrfOf(await client.text("/communities/new", 200));
+    const { client, csrf } = await signInAtForm(t.origin, "/communities/new");
     const fields = {
       name: "Acme",
       tenantId: "acme",
@@ -242,8 +241,7 @@ Deno.test("with a configured provider and a real community, the sandbox stays of
 Deno.test("a console form over 256 KiB is refused with 413", async () => {
   const t = await startConsole();
   try {
-    const client = await signIn(t.origin);
-    const csrf = csrfOf(await client.text("/communities/new", 200));
+    const { client, csrf } = await signInAtForm(t.origin, "/communities/new");
     const res = await client.post("/communities", {
       _csrf: csrf,
       name: "x".repeat(300 * 1024),
@@ -261,8 +259,7 @@ Deno.test("a console form over 256 KiB is refused with 413", async () => {
 Deno.test("a console form over 256 KiB is answered 413 with Connection: close (its body is left unread)", async () => {
   const t = await startConsole();
   try {
-    const client = await signIn(t.origin);
-    const csrf = csrfOf(await client.text("/communities/new", 200));
+    const { client, csrf } = await signInAtForm(t.origin, "/communities/new");
     const cookie = [...client.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
     // Through the app itself: Deno.serve adds its own Connection header to some answers on the wire.
     const res = await t.app.fetch(

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createWebhooks } from "../../webhooks/mod.ts";
-import { collectPages, connectSandbox, csrfOf, parse, signIn, startConsole } from "./_helpers.ts";
+import { collectPages, connectSandbox, csrfOf, parse, signIn, signInAtForm, startConsole } from "./_helpers.ts";
 import { communityProvider } from "../../console/lib/oauth.ts";
 
 const SECRET = "c2VjcmV0LWNsaWVudC1zZWNyZXQ=.s";
@@ -44,8 +44,7 @@ Deno.test("the sandbox community is pre-added on start, once", async () => {
 Deno.test("communities can be added, edited and removed without showing secrets", async () => {
   const t = await startConsole();
   try {
-    const client = await signIn(t.origin);
-    const csrf = csrfOf(await client.text("/communities/new", 200));
+    const { client, csrf } = await signInAtForm(t.origin, "/communities/new");
     const add = await client.post("/communities", {
       _csrf: csrf,
       name: "Acme",
@@ -134,8 +133,7 @@ Deno.test("communities can be added, edited and removed without showing secrets"
 Deno.test("a bad community form is refused with the reason and nothing stored", async () => {
   const t = await startConsole();
   try {
-    const client = await signIn(t.origin);
-    const csrf = csrfOf(await client.text("/communities/new", 200));
+    const { client, csrf } = await signInAtForm(t.origin, "/communities/new");
     const res = await client.post("/communities", {
       _csrf: csrf,
       name: "Bad",
@@ -177,8 +175,7 @@ Deno.test("a bad community form is refused with the reason and nothing stored", 
 Deno.test("a tenant id whose page would be another page is refused, and two adds of one tenant id at once save one", async () => {
   const t = await startConsole();
   try {
-    const client = await signIn(t.origin);
-    const csrf = csrfOf(await client.text("/communities/new", 200));
+    const { client, csrf } = await signInAtForm(t.origin, "/communities/new");
     const add = (name: string, tenantId: string, clientSecret = "") =>
       client.post("/communities", { _csrf: csrf, name, tenantId, baseUrl: "https://x.example", clientSecret });
     for (const name of ["Acme\u0000", "Ac\nme", "Acme\u007f"]) {

@@ -3,13 +3,12 @@
 // field kept the invisible U+202E, so saving again was refused again.
 
 import assert from "node:assert/strict";
-import { csrfOf, parse, signIn, startConsole } from "./_helpers.ts";
+import { parse, signInAtForm, startConsole } from "./_helpers.ts";
 
 Deno.test("a community name refused for a bidirectional control comes back without it, in the add and edit forms", async () => {
   const t = await startConsole();
   try {
-    const client = await signIn(t.origin);
-    const csrf = csrfOf(await client.text("/communities/new", 200));
+    const { client, csrf } = await signInAtForm(t.origin, "/communities/new");
     const typed = "Evil\u202Etxt.exe";
     const forms = [
       ["/communities", { tenantId: "evil", baseUrl: "https://evil.example" }],

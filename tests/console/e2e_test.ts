@@ -9,16 +9,9 @@
 
 import assert from "node:assert/strict";
 import { browserTestOptions, withBrowser } from "../_chromium.ts";
-import type { Page } from "../_chromium.ts";
 import { signJiveExtn } from "../../webhooks/mod.ts";
 import { placeOf, startConsole } from "./_helpers.ts";
-
-async function clickAndWait(page: Page, selector: string): Promise<void> {
-  await Promise.all([
-    page.waitForNavigation({ waitUntil: "load" }),
-    page.click(selector),
-  ]);
-}
+import { clickAndWait } from "./_browser.ts";
 
 Deno.test({
   name: "a newcomer signs in, registers a hook, triggers an event and watches it arrive live",

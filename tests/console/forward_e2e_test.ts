@@ -12,26 +12,10 @@ import assert from "node:assert/strict";
 import { Webhook } from "standardwebhooks";
 import { browserTestOptions, type Page, withBrowser } from "../_chromium.ts";
 import { connectSandbox, registerHook, signIn, startConsole } from "./_helpers.ts";
+import { axeViolations, clickAndWait, signedInPage } from "./_browser.ts";
 import { startApp } from "../webhooks/relay/fixtures.ts";
 
-const AXE = await Deno.readTextFile(new URL("../../node_modules/axe-core/axe.min.js", import.meta.url));
 const SHOTS = "/tmp/shots-relay";
-
-async function clickAndWait(page: Page, selector: string): Promise<void> {
-  await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click(selector)]);
-}
-
-/** axe-core's violations of the page (WCAG 2 A and AA rules). */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: AXE });
-  return await page.evaluate(async () => {
-    // deno-lint-ignore no-explicit-any
-    const axe = (globalThis as any).axe;
-    const result = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa"] });
-    // deno-lint-ignore no-explicit-any
-    return result.violations.map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target).join(", ")})`);
-  });
-}
 
 /** Screenshots the page at 1,280 and 390 px, checks axe-core at both and that 390 px does not scroll sideways. */
 async function look(page: Page, name: string): Promise<void> {
@@ -59,9 +43,7 @@ Deno.test({
       await connectSandbox(client, t.origin);
       const hookId = await registerHook(client, t.origin);
       await withBrowser(async (browser) => {
-        const page = await browser.newPage();
-        await page.setBypassCSP(true); // axe-core is injected as an inline script
-        await page.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: t.origin });
+        const page = await signedInPage(browser, client, t.origin, { axe: true });
         await page.setViewport({ width: 1280, height: 900 });
 
         // The hook's page leads to Forward to.

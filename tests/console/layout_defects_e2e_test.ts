@@ -10,16 +10,13 @@
 import assert from "node:assert/strict";
 import { browserTestOptions, type Page, withBrowser } from "../_chromium.ts";
 import { connectSandbox, csrfOf, registerHook, signIn, startConsole } from "./_helpers.ts";
+import { gotoHydrated, signedInPage } from "./_browser.ts";
 
 const SHOTS = "/tmp/shots-defects";
 
 async function open(page: Page, url: string, width: number, shot: string): Promise<void> {
   await page.setViewport({ width, height: 900 });
-  await page.goto(url, { waitUntil: "load", timeout: 60_000 });
-  await page.waitForFunction(
-    () => [...document.querySelectorAll<HTMLElement>("[data-island]")].every((el) => el.dataset.hydrated),
-    { timeout: 30_000 },
-  );
+  await gotoHydrated(page, url);
   await Deno.mkdir(SHOTS, { recursive: true });
   await page.screenshot({ path: `${SHOTS}/${shot}_${width}.png`, fullPage: true });
 }
@@ -55,8 +52,7 @@ Deno.test({
       }]);
 
       await withBrowser(async (browser) => {
-        const page = await browser.newPage();
-        await page.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: c.origin });
+        const page = await signedInPage(browser, client, c.origin);
 
         await t.step("an empty Object cell keeps its own line at 390 px (2)", async () => {
           await open(page, `${c.origin}/webhooks`, 390, "webhooks");

@@ -11,20 +11,10 @@
 import assert from "node:assert/strict";
 import { browserTestOptions, type Page, withBrowser } from "../_chromium.ts";
 import { connectSandbox, csrfOf, registerHook, signIn, startConsole } from "./_helpers.ts";
+import { axeViolations, signedInPage } from "./_browser.ts";
 
-const AXE = await Deno.readTextFile(new URL("../../node_modules/axe-core/axe.min.js", import.meta.url));
-
-/** axe-core's violations of the page: WCAG 2 A and AA, and the best practices. */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: AXE });
-  return await page.evaluate(async () => {
-    // deno-lint-ignore no-explicit-any
-    const axe = (globalThis as any).axe;
-    const result = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "best-practice"] });
-    // deno-lint-ignore no-explicit-any
-    return result.violations.map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target).join(", ")})`);
-  });
-}
+/** What axe-core checks here: WCAG 2 A and AA, and the best practices. */
+const AXE_RULES = ["wcag2a", "wcag2aa", "best-practice"];
 
 /** Words (2 to 30 characters between spaces, hyphens and slashes; URLs aside) that the page breaks across lines. */
 function brokenWords(page: Page): Promise<string[]> {
@@ -125,9 +115,7 @@ Deno.test({
         "/communities/sandbox-tenant/connect", // ends on the sandbox's consent page
       ];
       await withBrowser(async (browser) => {
-        const page = await browser.newPage();
-        await page.setBypassCSP(true); // axe-core is injected as an inline script
-        await page.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: t.origin });
+        const page = await signedInPage(browser, client, t.origin, { axe: true });
         const problems: string[] = [];
         const visit = async (p: Page, path: string, i: number) => {
           for (const width of [1280, 390]) {
@@ -148,7 +136,7 @@ Deno.test({
               const card = await p.$eval("main table tbody tr", (tr) => getComputedStyle(tr).display);
               if (card !== "block") problems.push(`${path} at 390 px: table rows are not cards (${card})`);
             }
-            problems.push(...(await axeViolations(p)).map((v) => `${path} at ${width} px: ${v}`));
+            problems.push(...(await axeViolations(p, AXE_RULES)).map((v) => `${path} at ${width} px: ${v}`));
           }
         };
         for (const [i, path] of pages.entries()) await visit(page, path, i);

@@ -9,15 +9,12 @@
 import assert from "node:assert/strict";
 import { browserTestOptions, type Page, withBrowser } from "../_chromium.ts";
 import { connectSandbox, csrfOf, parse, registerHook, signIn, startConsole, trigger } from "./_helpers.ts";
+import { gotoHydrated, signedInPage } from "./_browser.ts";
 
 const SHOTS = "/tmp/shots-defects";
 
 async function open(page: Page, url: string): Promise<void> {
-  await page.goto(url, { waitUntil: "load", timeout: 60_000 });
-  await page.waitForFunction(
-    () => [...document.querySelectorAll<HTMLElement>("[data-island]")].every((el) => el.dataset.hydrated),
-    { timeout: 30_000 },
-  );
+  await gotoHydrated(page, url);
   // Listening: the status line says so (the webhooks list has none: its tab leads, or follows, the stream).
   await page.waitForFunction(
     () =>
@@ -39,9 +36,8 @@ Deno.test({
       const platformId = String((await c.app.webhooks.findByID(id))!.entity.id);
       await Deno.mkdir(SHOTS, { recursive: true });
       await withBrowser(async (browser) => {
-        const page = await browser.newPage();
+        const page = await signedInPage(browser, client, c.origin);
         await page.setViewport({ width: 1280, height: 900 });
-        await page.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: c.origin });
 
         await t.step("the list shows each hook's state, and its health as deliveries arrive (12)", async () => {
           await open(page, `${c.origin}/webhooks`);

@@ -6,50 +6,12 @@
 
 import assert from "node:assert/strict";
 import { Client, registerHook, signIn, trigger } from "./_helpers.ts";
-
-const ROOT = new URL("../../", import.meta.url);
-
-async function startMain(env: Record<string, string>): Promise<{
-  origin: string;
-  child: Deno.ChildProcess;
-  stop(): Promise<void>;
-}> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--config", new URL("deno.json", ROOT).pathname, "console/main.ts"],
-    cwd: ROOT.pathname,
-    env: { PORT: "0", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  const deadline = Date.now() + 30_000;
-  while (!/listening on (\S+)/.test(text)) {
-    assert.ok(Date.now() < deadline, `no start line in: ${text}`);
-    const { done, value } = await reader.read();
-    if (done) {
-      const err = await new Response(child.stderr).text();
-      throw new Error(`the console exited: ${text}${err}`);
-    }
-    text += value;
-  }
-  const origin = /listening on (\S+)/.exec(text)![1];
-  return {
-    origin,
-    child,
-    async stop() {
-      child.kill("SIGTERM");
-      await reader.cancel();
-      await child.stderr.cancel();
-      await child.status;
-    },
-  };
-}
+import { consoleCommand, type ConsoleProcess, startConsoleProcess } from "./_main_process.ts";
 
 Deno.test("the console command serves on the given port with a KV file in a new folder", async () => {
   const dir = await Deno.makeTempDir({ prefix: "console_main_" });
   const kvPath = `${dir}/data/console.kv`;
-  const main = await startMain({ KV_PATH: kvPath, HOST: "127.0.0.1" });
+  const main = await startConsoleProcess({ KV_PATH: kvPath, HOST: "127.0.0.1" });
   try {
     assert.match(main.origin, /^http:\/\/127\.0\.0\.1:\d+$/);
     const health = await fetch(`${main.origin}/healthz`);
@@ -75,13 +37,7 @@ Deno.test("the console command refuses a bad PORT or DELIVERIES_RETAIN with a cl
     [{ DELIVERIES_RETAIN: "0" }, /DELIVERIES_RETAIN must be an integer from 1 to 10000000, got '0'/],
   ];
   for (const [env, message] of refusals) {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--config", new URL("deno.json", ROOT).pathname, "console/main.ts"],
-      cwd: ROOT.pathname,
-      env: { KV_PATH: ":memory:", ...env },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
+    const out = await consoleCommand({ KV_PATH: ":memory:", ...env }).output();
     assert.equal(out.code, 1, JSON.stringify(env));
     assert.match(new TextDecoder().decode(out.stderr), message);
   }
@@ -90,12 +46,12 @@ Deno.test("the console command refuses a bad PORT or DELIVERIES_RETAIN with a cl
 Deno.test("two console processes on one KV file share sessions, and one sees the deliveries the other receives", async () => {
   const dir = await Deno.makeTempDir({ prefix: "console_two_" });
   const kvPath = `${dir}/console.kv`;
-  const a = await startMain({ KV_PATH: kvPath, DELIVERIES_RETAIN: "10000000" }); // the largest retention
-  let b: Awaited<ReturnType<typeof startMain>> | undefined;
+  const a = await startConsoleProcess({ KV_PATH: kvPath, DELIVERIES_RETAIN: "10000000" }); // the largest retention
+  let b: ConsoleProcess | undefined;
   const abort = new AbortController();
   try {
     // Behind one proxy both processes have the same public URL.
-    b = await startMain({ KV_PATH: kvPath, PUBLIC_URL: a.origin });
+    b = await startConsoleProcess({ KV_PATH: kvPath, PUBLIC_URL: a.origin });
     const client = await signIn(a.origin);
     const id = await registerHook(client, a.origin);
     const atB = new Client(b.origin);

@@ -8,27 +8,10 @@
  */
 
 import assert from "node:assert/strict";
-import { browserTestOptions, type Page, withBrowser } from "../_chromium.ts";
+import { browserTestOptions, withBrowser } from "../_chromium.ts";
 import { signJiveExtn } from "../../webhooks/mod.ts";
 import { connectSandbox, registerHook, signIn, startConsole } from "./_helpers.ts";
-
-const AXE = await Deno.readTextFile(new URL("../../node_modules/axe-core/axe.min.js", import.meta.url));
-
-async function clickAndWait(page: Page, selector: string): Promise<void> {
-  await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click(selector)]);
-}
-
-/** axe-core's violations of the page (WCAG 2 A and AA rules). */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: AXE });
-  return await page.evaluate(async () => {
-    // deno-lint-ignore no-explicit-any
-    const axe = (globalThis as any).axe;
-    const result = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa"] });
-    // deno-lint-ignore no-explicit-any
-    return result.violations.map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target).join(", ")})`);
-  });
-}
+import { axeViolations, clickAndWait, signedInPage } from "./_browser.ts";
 
 Deno.test({
   name: "the portal: test events, rejected postbacks with their reason, filters, axe-core and 390 px screens",
@@ -43,9 +26,7 @@ Deno.test({
       const hookId = await registerHook(client, t.origin);
       const record = (await t.app.webhooks.findByID(hookId))!;
       await withBrowser(async (browser) => {
-        const page = await browser.newPage();
-        await page.setBypassCSP(true); // axe-core is injected as an inline script
-        await page.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: t.origin });
+        const page = await signedInPage(browser, client, t.origin, { axe: true });
         await page.setViewport({ width: 1280, height: 900 });
 
         // "Send test event" on the hook's page produces a delivery.

@@ -8,21 +8,9 @@
  */
 
 import assert from "node:assert/strict";
-import { browserTestOptions, type Page, withBrowser } from "../_chromium.ts";
+import { browserTestOptions, withBrowser } from "../_chromium.ts";
 import { connectSandbox, registerHook, signIn, startConsole, trigger } from "./_helpers.ts";
-
-const AXE = await Deno.readTextFile(new URL("../../node_modules/axe-core/axe.min.js", import.meta.url));
-
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: AXE });
-  return await page.evaluate(async () => {
-    // deno-lint-ignore no-explicit-any
-    const axe = (globalThis as any).axe;
-    const result = await axe.run(document, { runOnly: ["wcag2a", "wcag2aa"] });
-    // deno-lint-ignore no-explicit-any
-    return result.violations.map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target).join(", ")})`);
-  });
-}
+import { axeViolations, signedInPage } from "./_browser.ts";
 
 Deno.test({
   name: "issue 44's pages in Chromium: catalog, limits, response, Redeliver, hook names; axe-clean, no sideways scroll",
@@ -65,9 +53,7 @@ Deno.test({
       const [failure] = (await t.app.deliveries.page({ hookId: elsewhere })).values;
 
       await withBrowser(async (browser) => {
-        const page = await browser.newPage();
-        await page.setBypassCSP(true); // axe-core is injected as an inline script
-        await page.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: t.origin });
+        const page = await signedInPage(browser, client, t.origin, { axe: true });
 
         // Redeliver the platform-side failure from its page: the platform sends it again, and it fails again.
         await page.setViewport({ width: 1280, height: 900 });

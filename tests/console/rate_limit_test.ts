@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { RateLimiter } from "../../console/lib/rate_limit.ts";
 import { signJiveExtn } from "../../webhooks/mod.ts";
-import { csrfOf, NO_RATE_LIMITS, parse, signIn, startConsole, type TestConsole } from "./_helpers.ts";
+import { csrfOf, NO_RATE_LIMITS, parse, signIn, signInAtForm, startConsole, type TestConsole } from "./_helpers.ts";
 import { withTwoHandles } from "./_kv_faults.ts";
 
 const twoPerMinute = { limit: 2, windowMs: 60_000 };
@@ -69,8 +69,7 @@ Deno.test("sign-in is limited per client address: 429 with Retry-After", async (
 Deno.test("form posts are limited per session", async () => {
   const t = await startConsole({ rateLimits: { ...NO_RATE_LIMITS, forms: twoPerMinute } });
   try {
-    const client = await signIn(t.origin);
-    const csrf = csrfOf(await client.text("/communities/new", 200));
+    const { client, csrf } = await signInAtForm(t.origin, "/communities/new");
     const post = () => client.post("/communities", { _csrf: csrf, name: "", tenantId: "", baseUrl: "" });
     assert.notEqual((await status(await post()))[0], 429);
     assert.notEqual((await status(await post()))[0], 429);
@@ -92,8 +91,7 @@ Deno.test("form posts are limited per session", async () => {
 Deno.test("form posts refused for CSRF spend none of the session's allowance", async () => {
   const t = await startConsole({ rateLimits: { ...NO_RATE_LIMITS, forms: twoPerMinute } });
   try {
-    const client = await signIn(t.origin);
-    const csrf = csrfOf(await client.text("/communities/new", 200));
+    const { client, csrf } = await signInAtForm(t.origin, "/communities/new");
     const fields = { name: "", tenantId: "", baseUrl: "" };
     // Forgeries in the session's name: a wrong token, no token, another site's origin. Each refused 403, never 429.
     for (let i = 0; i < 3; i++) {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { approveConsent, Client, csrfOf, signIn, startConsole, trigger, withHook } from "./_helpers.ts";
+import { approveConsent, Client, csrfOf, signIn, signInAtForm, startConsole, trigger, withHook } from "./_helpers.ts";
 
 /** Signs in with `returnTo`; resolves with the callback's answer. */
 async function signInReturningTo(origin: string, returnTo: string): Promise<{ client: Client; res: Response }> {
@@ -57,8 +57,7 @@ Deno.test("sign-in never sends the browser to another site, whatever returnTo ho
 Deno.test("unsafe requests of any content type from another origin are refused, even with the token", async () => {
   const t = await startConsole();
   try {
-    const client = await signIn(t.origin);
-    const csrf = csrfOf(await client.text("/", 200));
+    const { client, csrf } = await signInAtForm(t.origin, "/");
     const attempts: Record<string, string>[] = [
       { "content-type": "application/json", origin: "https://evil.example" },
       { "content-type": "application/json", origin: "null" },
@@ -175,8 +174,7 @@ Deno.test("an open event stream ends when its session is signed out, announcing 
   const t = await startConsole();
   const abort = new AbortController();
   try {
-    const client = await signIn(t.origin);
-    const csrf = csrfOf(await client.text("/", 200));
+    const { client, csrf } = await signInAtForm(t.origin, "/");
     const session = client.cookies.get("cw_session")!;
     const res = await client.fetch("/deliveries/events", { signal: abort.signal });
     assert.equal(res.status, 200);
@@ -225,8 +223,7 @@ Deno.test("an open event stream ends when its session is signed out, announcing 
 Deno.test("moving a community to another address does not hand its stored secrets to that address", async () => {
   const t = await startConsole();
   try {
-    const client = await signIn(t.origin);
-    const csrf = csrfOf(await client.text("/communities/new", 200));
+    const { client, csrf } = await signInAtForm(t.origin, "/communities/new");
     const secret = btoa("acme client secret");
     const add = await client.post("/communities", {
       _csrf: csrf,
@@ -322,8 +319,7 @@ Deno.test("GET /session answers 204 only for a page of the current session (its 
     const anonymous = await fetch(`${t.origin}/session`, { redirect: "manual" });
     await anonymous.body?.cancel();
     assert.equal(anonymous.status, 401);
-    const client = await signIn(t.origin);
-    const csrf = csrfOf(await client.text("/", 200));
+    const { client, csrf } = await signInAtForm(t.origin, "/");
     const ask = async (token?: string) => {
       const res = await client.fetch("/session", token === undefined ? {} : { headers: { "x-csrf-token": token } });
       await res.body?.cancel();

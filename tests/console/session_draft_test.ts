@@ -11,6 +11,7 @@ import {
   parse,
   placeOf,
   signIn,
+  signInAtForm,
   startConsole,
   type TestConsole,
   withHook,
@@ -166,8 +167,7 @@ Deno.test("a form sent after the session ended whose fields are past one KV valu
 Deno.test("a community form sent after the session ended keeps its fields but never its secrets", async () => {
   const t = await startConsole();
   try {
-    const client = await signIn(t.origin);
-    const csrf = csrfOf(await client.text("/communities/new", 200));
+    const { client, csrf } = await signInAtForm(t.origin, "/communities/new");
     await signOutElsewhere(client, csrf);
     const SECRET = "client-secret-do-not-keep";
     const TOKEN = "access-token-do-not-keep";

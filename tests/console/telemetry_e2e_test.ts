@@ -12,43 +12,13 @@ import assert from "node:assert/strict";
 import parsePrometheus from "parse-prometheus-text-format";
 import { createWebhooks, signJiveExtn } from "../../webhooks/mod.ts";
 import { startOtlpReceiver } from "../otlp_receiver.ts";
-import { endChild } from "../_child.ts";
+import { startConsoleProcess } from "./_main_process.ts";
 
-const ROOT = new URL("../../", import.meta.url);
 const SECRET = btoa(`client secret ${crypto.randomUUID()}`);
 const TOKEN = `metrics-${crypto.randomUUID()}`;
 const COMMUNITY = { name: "Acme", tenantId: "tenant-acme", baseUrl: "https://acme.example", clientId: "client-acme" };
 const REF = "https://acme.example/api/core/v3/webhooks/41";
 const UNKNOWN_REF = "https://acme.example/api/core/v3/webhooks/99";
-
-/** Starts the console command; resolves with its origin once it listens. */
-async function startConsole(env: Record<string, string>): Promise<{ origin: string; stop(): Promise<void> }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--config", new URL("deno.json", ROOT).pathname, "console/main.ts"],
-    cwd: ROOT.pathname,
-    env: { PORT: "0", HOST: "127.0.0.1", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  const deadline = Date.now() + 30_000;
-  while (!/listening on (\S+)/.test(text)) {
-    assert.ok(Date.now() < deadline, `no start line in: ${text}`);
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`the console exited: ${text}${await new Response(child.stderr).text()}`);
-    text += value;
-  }
-  return {
-    origin: /listening on (\S+)/.exec(text)![1],
-    async stop() {
-      const ended = endChild(child, "SIGTERM");
-      await reader.cancel();
-      await child.stderr.cancel();
-      await ended;
-    },
-  };
-}
 
 Deno.test("the console with OTEL_DENO=true exports API.md's metrics and spans for each outcome, and no secret", async () => {
   const dir = await Deno.makeTempDir({ prefix: "console_otel_" });
@@ -60,7 +30,12 @@ Deno.test("the console with OTEL_DENO=true exports API.md's metrics and spans fo
   kv.close();
 
   const otlp = startOtlpReceiver();
-  const console_ = await startConsole({ ...otlp.env(200), KV_PATH: kvPath, METRICS_TOKEN: TOKEN });
+  const console_ = await startConsoleProcess({
+    HOST: "127.0.0.1",
+    ...otlp.env(200),
+    KV_PATH: kvPath,
+    METRICS_TOKEN: TOKEN,
+  });
   const signatures: string[] = [];
   try {
     const post = async (items: { webhook: string }[], authorization?: string) => {

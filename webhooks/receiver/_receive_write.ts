@@ -4,7 +4,7 @@
 // postback is stored once or not at all. And the answers of both modes.
 
 import { AsyncLocalStorage } from "node:async_hooks";
-import { DONE_BYTES, judge } from "./_claim.ts";
+import { DONE_BYTES, judge } from "./claim/mod.ts";
 import { submitToGroup } from "../group_commit/mod.ts";
 import { commitEnded, commitStarted } from "../telemetry/mod.ts";
 import { getManyBatched, keyId, ownKeyId } from "../kv/mod.ts";

@@ -8,7 +8,7 @@
 // previous secret while a rotation keeps that one valid (_secret_rotation.ts);
 // the claim's commit then checks the rotation entry too.
 
-import { type HeldClaim, MAX_COMMIT_CHECKS, type NotClaimed, release } from "./_claim.ts";
+import { type HeldClaim, MAX_COMMIT_CHECKS, type NotClaimed, release } from "./claim/mod.ts";
 import { copyData } from "./_copy.ts";
 import { checkSignature, type ParsedJiveExtn, verifyingKey } from "../signature/mod.ts";
 import { type BodyItem, urlsOf } from "./_receive.ts";

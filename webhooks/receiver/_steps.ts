@@ -5,7 +5,7 @@
 // community, the hooks, the claim and the consumer) is in receiver.ts.
 
 import { discardBody, readRequestBody } from "./_body.ts";
-import { maxClaimHooks } from "./_claim.ts";
+import { maxClaimHooks } from "./claim/mod.ts";
 import { checkTime, type ParsedJiveExtn, parseJiveExtn } from "../signature/mod.ts";
 import { answer, type BodyItem, parseItems, urlsOf } from "./_receive.ts";
 import type { Deadlines } from "./_deadlines.ts";

@@ -1,8 +1,8 @@
 /**
  * Receiving the platform's postbacks: `createReceiver` and its types. One
  * postback goes through `receiver.ts` (the order of checks), `_body.ts`,
- * `_receiver_resolve.ts` with `_receiver_cache.ts`, `_claim.ts`, and in
- * `write` mode `_receive_write.ts` into the group commit.
+ * `_receiver_resolve.ts` with `_receiver_cache.ts`, `claim/` (the replay
+ * claims), and in `write` mode `_receive_write.ts` into the group commit.
  *
  * @module
  */

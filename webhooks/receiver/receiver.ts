@@ -10,7 +10,7 @@
 import { excerpt, maskHeaders } from "./_attempt.ts";
 import { closeAfterAnswer, discardBody, EMPTY } from "./_body.ts";
 import { Deadlines } from "./_deadlines.ts";
-import { claim, claimOf, finish, keepHeld, release, replayKey } from "./_claim.ts";
+import { claim, claimOf, finish, keepHeld, release, replayKey } from "./claim/mod.ts";
 import type { ParsedJiveExtn } from "../signature/mod.ts";
 import { answer, type BodyItem, postbackAt, urlsOf } from "./_receive.ts";
 import { AtomicTee } from "./_atomic_tee.ts";

@@ -6,63 +6,27 @@
 // shows every delivery of both processes, within 2 s of its answer, once.
 
 import assert from "node:assert/strict";
-import { startKvConnectServer } from "../../../kvconnect/mod.ts";
-import { loadFixture, postbackBody, Signer } from "../../../scripts/load_postbacks.ts";
-import { countDeliveries, seedConsoleKv, type Started, startProcess } from "../../../scripts/load_processes.ts";
+import { Signer } from "../../../scripts/load_postbacks.ts";
+import { countDeliveries } from "../../../scripts/load_processes.ts";
 import { type Client, signIn } from "../_helpers.ts";
-import { TEST_TOKEN } from "../../kvconnect/token.ts";
+import { followDeliveries, postFixture, startRemoteConsoles } from "../_remote.ts";
 import { DeliveryStore } from "../../../console/log/mod.ts";
 
 const POSTBACKS = 300;
 const CLIENTS = 12;
 
-function remoteConsole(url: string): Promise<Started> {
-  return startProcess(["console/main.ts"], {
-    PORT: "0",
-    HOST: "127.0.0.1",
-    KV_PATH: url,
-    DENO_KV_ACCESS_TOKEN: TEST_TOKEN,
-    SANDBOX: "on",
-    DELIVERIES_RETAIN: "100000",
-    RATE_LIMIT_RECEIVER: "0",
-  });
-}
-
 /** Follows a console's live stream: each delivery event's title id and when it came, every one (repeats too). */
 function follow(origin: string, client: Client): { events: { id: string; at: number }[]; stop(): void } {
   const events: { id: string; at: number }[] = [];
-  const done = new AbortController();
-  (async () => {
-    const res = await fetch(`${origin}/deliveries/events`, {
-      headers: { cookie: `cw_session=${client.cookies.get("cw_session")}` },
-      signal: done.signal,
-    });
-    assert.equal(res.status, 200);
-    let buffer = "";
-    for await (const chunk of res.body!.pipeThrough(new TextDecoderStream())) {
-      buffer += chunk;
-      let end;
-      while ((end = buffer.indexOf("\n\n")) !== -1) {
-        const event = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = /^data: (.*)$/m.exec(event)?.[1];
-        if (/^event: delivery$/m.test(event) && data) events.push({ id: JSON.parse(data).id, at: Date.now() });
-      }
-    }
-  })().catch(() => {});
-  return { events, stop: () => done.abort() };
+  const { stop } = followDeliveries(origin, client, (data) => events.push({ id: data.id, at: Date.now() }));
+  return { events, stop };
 }
 
 Deno.test("two consoles under load on one remote KV: a live stream shows every delivery of both within 2 s, once", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "cw-live-" });
-  const server = await startKvConnectServer({ path: `${dir}/remote.kv`, token: TEST_TOKEN });
-  Deno.env.set("DENO_KV_ACCESS_TOKEN", TEST_TOKEN);
-  const fixture = loadFixture();
-  const consoles: Started[] = [];
+  const remote = await startRemoteConsoles("cw-live-");
+  const { server, fixture, consoles } = remote;
   let stream: ReturnType<typeof follow> | undefined;
   try {
-    await seedConsoleKv(server.url, fixture);
-    consoles.push(await remoteConsole(server.url), await remoteConsole(server.url));
     stream = follow(consoles[0].url, await signIn(consoles[0].url));
     await new Promise((r) => setTimeout(r, 300)); // the stream is open
 
@@ -76,14 +40,10 @@ Deno.test("two consoles under load on one remote KV: a live stream shows every d
       for (let n = next++; n < POSTBACKS; n = next++) {
         const target = (w + n) % 2;
         const id = `p${n}`;
-        const res = await fetch(`${consoles[target].url}/hooks/${fixture.hook.id}`, {
-          method: "POST",
-          headers: { authorization: signer.next(), "content-type": "application/json" },
-          body: postbackBody(fixture.ref, id),
-        });
-        await res.body?.cancel();
-        if (res.status === 200) answeredAt.set(id, Date.now()), served[target]++;
-        else other++;
+        if (await postFixture(consoles[target].url, fixture, signer, id) === 200) {
+          answeredAt.set(id, Date.now());
+          served[target]++;
+        } else other++;
       }
     }));
     assert.equal(other, 0, "every postback was answered 200");
@@ -119,8 +79,6 @@ Deno.test("two consoles under load on one remote KV: a live stream shows every d
     }
   } finally {
     stream?.stop();
-    for (const c of consoles) await c.stop().catch(() => {});
-    await server.close();
-    await Deno.remove(dir, { recursive: true });
+    await remote.close();
   }
 });

@@ -64,6 +64,11 @@ async function withSetup(fn: (kv: string, platform: Platform) => Promise<void>):
   }
 }
 
+/** The command line that registers a `user_account` hook of "Acme" in the KV at `kv`; its callback and options follow. */
+function registerAcmeHook(kv: string): string[] {
+  return ["hooks", "register", "--kv", kv, "--community", "Acme", "--events", "user_account"];
+}
+
 function noSecrets(run: Run): void {
   for (const secret of [SECRET, ACCESS, REFRESH]) {
     assert.ok(!run.stdout.includes(secret) && !run.stderr.includes(secret), `${secret} printed`);
@@ -161,19 +166,7 @@ Deno.test("cli communities: add, list, show, remove; secrets only as 'set', in t
 
 Deno.test("cli hooks: register, list, find by URL and id, unregister, against the platform", async () => {
   await withSetup(async (kv, platform) => {
-    const reg = await cli([
-      "hooks",
-      "register",
-      "--kv",
-      kv,
-      "--community",
-      "Acme",
-      "--events",
-      "user_account",
-      "--callback",
-      "https://me.example/hooks/1",
-      "--json",
-    ]);
+    const reg = await cli([...registerAcmeHook(kv), "--callback", "https://me.example/hooks/1", "--json"]);
     assert.equal(reg.code, 0, reg.stderr);
     const registered = JSON.parse(reg.stdout);
     assert.equal(registered.status, 200);
@@ -197,14 +190,7 @@ Deno.test("cli hooks: register, list, find by URL and id, unregister, against th
 Deno.test("cli: a failed operation exits 1 with one line on stderr, no stack and no secret", async () => {
   await withSetup(async (kv) => {
     const run = await cli([
-      "hooks",
-      "register",
-      "--kv",
-      kv,
-      "--community",
-      "Acme",
-      "--events",
-      "user_account",
+      ...registerAcmeHook(kv),
       "--callback",
       "https://me.example/h",
       "--access-token",
@@ -403,8 +389,7 @@ Deno.test("cli: a secret with a line break is refused as a usage error, and a st
     });
     kv.close();
     err.length = 0;
-    const register = ["hooks", "register", "--kv", path, "--community", "Acme", "--events", "user_account"];
-    assert.equal(await main([...register, "--callback", "https://me.example/h"], io({})), 1);
+    assert.equal(await main([...registerAcmeHook(path), "--callback", "https://me.example/h"], io({})), 1);
     assert.equal(err.length, 1);
     assert.match(err[0], /^Error: .*\[token\]/);
     assert.ok(!err[0].includes("STORED"), err[0]);

@@ -3,8 +3,8 @@
 // Retry-After on 429 and 503.
 
 import assert from "node:assert/strict";
-import { createRelay } from "../../../webhooks/mod.ts";
-import { driveClock, postback, seedHooks, startApp, until, writeAll } from "./fixtures.ts";
+import { createRelay, type Postback, type Relay } from "../../../webhooks/mod.ts";
+import { type App, driveClock, postback, seedHooks, startApp, until, writeAll } from "./fixtures.ts";
 
 const START = Date.UTC(2026, 5, 1);
 const WAITS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
@@ -17,19 +17,41 @@ function assertOnSchedule(times: number[]): void {
   }
 }
 
-Deno.test("relay retries on schedule: a destination failing for 10 minutes then answering gets every entry on time", async () => {
+/**
+ * Relays `items` (written `perCommit` to a commit) on a test clock to an app
+ * that answers with `answer` (given the clock's time), waits for the first
+ * attempt of each, then drives the clock until nothing is due; `check` then
+ * reads what happened.
+ */
+async function relayOnClock(
+  answer: (now: number) => Response,
+  { items, perCommit }: { items: Postback[]; perCommit?: number },
+  check: (relay: Relay, app: App) => Promise<void>,
+): Promise<void> {
   const kv = await Deno.openKv(":memory:");
   const clock = { t: START };
-  const app = startApp(() => new Response(null, { status: clock.t < START + 600_000 ? 500 : 200 }));
+  const app = startApp(() => answer(clock.t));
   const relay = createRelay(kv, { allowPrivateNetwork: true, now: () => clock.t, pollMs: 10 });
   try {
     await seedHooks(kv);
     await relay.destinations.add({ url: app.url });
     const worker = relay.run();
-    await writeAll(kv, relay.write, Array.from({ length: 10 }, (_, i) => postback("h1", i)), 5);
-    await app.waitFor(10);
+    await writeAll(kv, relay.write, items, perCommit);
+    await app.waitFor(items.length);
     await driveClock(kv, clock);
     await worker.stop();
+    await check(relay, app);
+  } finally {
+    await relay.close();
+    await app.close();
+    kv.close();
+  }
+}
+
+Deno.test("relay retries on schedule: a destination failing for 10 minutes then answering gets every entry on time", async () => {
+  const answer = (now: number) => new Response(null, { status: now < START + 600_000 ? 500 : 200 });
+  const items = Array.from({ length: 10 }, (_, i) => postback("h1", i));
+  await relayOnClock(answer, { items, perCommit: 5 }, async (relay, app) => {
     const ids = [...new Set(app.received.map((r) => r.id))];
     assert.equal(ids.length, 10);
     for (const id of ids) {
@@ -39,26 +61,12 @@ Deno.test("relay retries on schedule: a destination failing for 10 minutes then 
       assertOnSchedule(attempts.map((a) => a.time));
     }
     assert.equal((await relay.deadLetters()).values.length, 0);
-  } finally {
-    await relay.close();
-    await app.close();
-    kv.close();
-  }
+  });
 });
 
 Deno.test("relay makes eight attempts in about 27 hours, then a dead letter", async () => {
-  const kv = await Deno.openKv(":memory:");
-  const clock = { t: START };
-  const app = startApp(() => new Response("down", { status: 502 }));
-  const relay = createRelay(kv, { allowPrivateNetwork: true, now: () => clock.t, pollMs: 10 });
-  try {
-    await seedHooks(kv);
-    await relay.destinations.add({ url: app.url });
-    const worker = relay.run();
-    await writeAll(kv, relay.write, [postback("h1")]);
-    await app.waitFor(1);
-    await driveClock(kv, clock);
-    await worker.stop();
+  const answer = () => new Response("down", { status: 502 });
+  await relayOnClock(answer, { items: [postback("h1")] }, async (relay, app) => {
     const id = app.received[0].id;
     const attempts = await relay.attempts(id);
     assert.equal(attempts.length, 8);
@@ -70,44 +78,26 @@ Deno.test("relay makes eight attempts in about 27 hours, then a dead letter", as
     const [dead] = (await relay.deadLetters()).values;
     assert.equal(dead.id, id);
     assert.equal(dead.attempts, 8);
-  } finally {
-    await relay.close();
-    await app.close();
-    kv.close();
-  }
+  });
 });
 
 Deno.test("relay honours Retry-After on 503 when later than the schedule, and keeps the schedule when sooner (429)", async () => {
-  const kv = await Deno.openKv(":memory:");
-  const clock = { t: START };
   let calls = 0;
-  const app = startApp(() => {
+  const answer = () => {
     calls++;
     if (calls === 1) return new Response(null, { status: 503, headers: { "retry-after": "600" } });
     if (calls === 2) return new Response(null, { status: 429, headers: { "retry-after": "1" } });
     if (calls === 3) return new Response(null, { status: 500, headers: { "retry-after": "99999" } });
     return new Response("ok");
-  });
-  const relay = createRelay(kv, { allowPrivateNetwork: true, now: () => clock.t, pollMs: 10 });
-  try {
-    await seedHooks(kv);
-    await relay.destinations.add({ url: app.url });
-    const worker = relay.run();
-    await writeAll(kv, relay.write, [postback("h1")]);
-    await app.waitFor(1);
-    await driveClock(kv, clock);
-    await worker.stop();
+  };
+  await relayOnClock(answer, { items: [postback("h1")] }, async (relay, app) => {
     const times = (await relay.attempts(app.received[0].id)).map((a) => a.time);
     assert.equal(times.length, 4);
     const gaps = times.slice(1).map((t, i) => t - times[i]);
     assert.equal(gaps[0], 600_000); // Retry-After: 10 min, later than 5 s
     assert.ok(gaps[1] >= 300_000 && gaps[1] <= 360_000, `${gaps[1]}`); // 1 s is sooner than 5 min
     assert.ok(gaps[2] >= 1_800_000 && gaps[2] <= 2_160_000, `${gaps[2]}`); // a 500's Retry-After is not honoured
-  } finally {
-    await relay.close();
-    await app.close();
-    kv.close();
-  }
+  });
 });
 
 Deno.test("relay removes a pinned destination that no worker held for 10 minutes", async () => {

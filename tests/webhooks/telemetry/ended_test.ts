@@ -8,8 +8,8 @@
 
 import assert from "node:assert/strict";
 import { type Span, type SpanOptions, trace, type Tracer } from "@opentelemetry/api";
-import { createReceiver, createWebhooks, signJiveExtn } from "../../../webhooks/mod.ts";
 import { flushEnded, resetTelemetry } from "../../../webhooks/telemetry/mod.ts";
+import { receiving } from "./_helpers.ts";
 
 interface Recorded {
   name: string;
@@ -42,38 +42,6 @@ function recordingTracer(): Recorded[] {
   assert.ok(trace.setGlobalTracerProvider({ getTracer: () => tracer }));
   resetTelemetry();
   return spans;
-}
-
-/** A receiver over a fresh KV with one community and hook, and a function that posts one item to it. */
-async function receiving(kv: Deno.Kv): Promise<(signed: boolean) => Promise<number>> {
-  const hooks = createWebhooks(kv);
-  const secret = btoa("ended test secret");
-  await hooks.communities.save({
-    name: "A",
-    tenantId: "t",
-    baseUrl: "https://a.example",
-    clientId: "c",
-    clientSecret: secret,
-  });
-  const ref = "https://a.example/api/core/v3/webhooks/1";
-  await hooks.save({ id: "h", tenantId: "t", entity: { resources: { self: { ref } } } });
-  const receiver = createReceiver(hooks, {
-    write: (p, atomic) => void atomic.set(["inbox", p.postbackId, p.index], 1),
-  });
-  return async (signed) => {
-    const authorization = signed
-      ? await signJiveExtn({ clientId: "c", jiveUrl: "https://a.example", tenantId: "t" }, secret)
-      : undefined;
-    const res = await receiver.handle(
-      new Request("http://localhost/hooks", {
-        method: "POST",
-        headers: authorization ? { authorization } : {},
-        body: JSON.stringify([{ webhook: ref, activity: { verb: "jive:created" } }]),
-      }),
-    );
-    await res.body?.cancel();
-    return res.status;
-  };
 }
 
 const wallNow = () => performance.timeOrigin + performance.now();

@@ -8,8 +8,8 @@
 
 import assert from "node:assert/strict";
 import { createNoopMeter, type Meter, metrics } from "@opentelemetry/api";
-import { createReceiver, createWebhooks, signJiveExtn } from "../../../webhooks/mod.ts";
 import { resetTelemetry } from "../../../webhooks/telemetry/mod.ts";
+import { receiving } from "./_helpers.ts";
 
 Deno.test("instruments are made once from the global meter and every request is recorded through them", async () => {
   const made: string[] = [];
@@ -28,38 +28,11 @@ Deno.test("instruments are made once from the global meter and every request is 
   resetTelemetry();
   const kv = await Deno.openKv(":memory:");
   try {
-    const hooks = createWebhooks(kv);
-    const secret = btoa("instruments test secret");
-    await hooks.communities.save({
-      name: "A",
-      tenantId: "t",
-      baseUrl: "https://a.example",
-      clientId: "c",
-      clientSecret: secret,
-    });
-    const ref = "https://a.example/api/core/v3/webhooks/1";
-    await hooks.save({ id: "h", tenantId: "t", entity: { resources: { self: { ref } } } });
-    const receiver = createReceiver(hooks, {
-      write: (p, atomic) => void atomic.set(["inbox", p.postbackId, p.index], 1),
-    });
-    const post = async (authorization?: string) => {
-      const res = await receiver.handle(
-        new Request("http://localhost/hooks", {
-          method: "POST",
-          headers: authorization ? { authorization } : {},
-          body: JSON.stringify([{ webhook: ref, activity: { verb: "jive:created" } }]),
-        }),
-      );
-      await res.body?.cancel();
-      return res.status;
-    };
-    assert.deepEqual([await post(), await post()], [401, 401]);
-    assert.equal(
-      await post(await signJiveExtn({ clientId: "c", jiveUrl: "https://a.example", tenantId: "t" }, secret)),
-      200,
-    );
+    const post = await receiving(kv);
+    assert.deepEqual([await post(false), await post(false)], [401, 401]);
+    assert.equal(await post(true), 200);
     resetTelemetry(); // looked up again: the same provider, so the same instruments
-    assert.equal(await post(), 401);
+    assert.equal(await post(false), 401);
 
     assert.deepEqual(made, [
       "webhooks.receiver.requests",

@@ -6,25 +6,12 @@
 
 import assert from "node:assert/strict";
 import { startOtlpReceiver } from "../../otlp_receiver.ts";
-
-const ROOT = new URL("../../../", import.meta.url);
+import { runChild } from "./_helpers.ts";
 
 Deno.test("with OTEL_DENO=true the receiver's and the platform's spans nest and their metrics export", async () => {
   const otlp = startOtlpReceiver();
   try {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--config",
-        new URL("deno.json", ROOT).pathname,
-        new URL("_otel_child.ts", import.meta.url).pathname,
-      ],
-      env: otlp.env(200),
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    await runChild("_otel_child.ts", otlp.env(200));
     await otlp.waitFor(() => otlp.spans().some((s) => s.name === "webhooks.unregister"), "the unregister span");
     await otlp.waitFor(() => otlp.metrics().has("webhooks.platform.requests"), "the platform's metrics");
 

@@ -11,8 +11,7 @@
 import assert from "node:assert/strict";
 import { startOtlpReceiver } from "../../otlp_receiver.ts";
 import { communityOf, startPlatform } from "../platform.ts";
-
-const ROOT = new URL("../../../", import.meta.url);
+import { runChild } from "./_helpers.ts";
 
 Deno.test("with OTEL_DENO=true each platform operation is a span over its fetch spans, counted by outcome", async () => {
   const clientSecret = `platform-secret-${crypto.randomUUID()}`;
@@ -25,19 +24,7 @@ Deno.test("with OTEL_DENO=true each platform operation is a span over its fetch 
       clientSecret,
       oauth: { access_token: expired, refresh_token: refreshToken },
     });
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--config",
-        new URL("deno.json", ROOT).pathname,
-        new URL("_platform_child.ts", import.meta.url).pathname,
-      ],
-      env: { ...otlp.env(200), TEST_COMMUNITY: JSON.stringify(community) },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    await runChild("_platform_child.ts", { ...otlp.env(200), TEST_COMMUNITY: JSON.stringify(community) });
     const count = () =>
       (otlp.metrics().get("webhooks.platform.requests")?.points ?? []).map((p) =>
         `${p.attributes["webhooks.operation"]} ${p.attributes["webhooks.outcome"]} ${p.value}`

@@ -1,0 +1,51 @@
+// What the console's Chromium tests do to a page: open one signed in, go to
+// a URL and wait for its islands, click and wait for the navigation, and ask
+// axe-core what it finds.
+
+import type { Browser, Page } from "../_chromium.ts";
+import type { Client } from "./_helpers.ts";
+
+const AXE = await Deno.readTextFile(new URL("../../node_modules/axe-core/axe.min.js", import.meta.url));
+
+/**
+ * A new page of `browser` with `client`'s session cookie for `origin`; with
+ * `axe`, the page's CSP is bypassed first, as axe-core is injected as an
+ * inline script ({@linkcode axeViolations}).
+ */
+export async function signedInPage(
+  browser: Browser,
+  client: Client,
+  origin: string,
+  options: { axe?: boolean } = {},
+): Promise<Page> {
+  const page = await browser.newPage();
+  if (options.axe) await page.setBypassCSP(true);
+  await page.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: origin });
+  return page;
+}
+
+/** Goes to `url` and waits (up to 60 s, then 30 s) for it to load and for each of its islands to hydrate. */
+export async function gotoHydrated(page: Page, url: string): Promise<void> {
+  await page.goto(url, { waitUntil: "load", timeout: 60_000 });
+  await page.waitForFunction(
+    () => [...document.querySelectorAll<HTMLElement>("[data-island]")].every((el) => el.dataset.hydrated),
+    { timeout: 30_000 },
+  );
+}
+
+/** Clicks `selector` and waits for the navigation it starts to load. */
+export async function clickAndWait(page: Page, selector: string): Promise<void> {
+  await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click(selector)]);
+}
+
+/** axe-core's violations of the page, for the rule tags `rules` (default: WCAG 2 A and AA). */
+export async function axeViolations(page: Page, rules: string[] = ["wcag2a", "wcag2aa"]): Promise<string[]> {
+  await page.addScriptTag({ content: AXE });
+  return await page.evaluate(async (runOnly) => {
+    // deno-lint-ignore no-explicit-any
+    const axe = (globalThis as any).axe;
+    const result = await axe.run(document, { runOnly });
+    // deno-lint-ignore no-explicit-any
+    return result.violations.map((v: any) => `${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target).join(", ")})`);
+  }, rules);
+}
