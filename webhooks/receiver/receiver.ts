@@ -18,7 +18,7 @@ import { createResolver, type Resolved, type Take } from "./_receiver_resolve.ts
 import { commitWrites, settle } from "./_receive_write.ts";
 import { settingsOf } from "./_settings.ts";
 import { checkHeader, checkItems, checkMethod, readBody, refuse, type Trace } from "./_steps.ts";
-import { inReceive, receiveEnded, type ReceiveTelemetry, receiveStarted } from "../telemetry/mod.ts";
+import { inReceive, receiveEnded, receiveStarted, type ReceiveTelemetry } from "../telemetry/mod.ts";
 import type { Webhooks } from "../webhooks.ts";
 import type { Receiver, ReceiverAttempt, ReceiverOptions } from "./receiver_types.ts";
 

@@ -4,7 +4,14 @@
 // thread (_span_thread.ts) or, when that cannot run, on this one. Plain data
 // so that it crosses to a worker by structured clone.
 
-import { type Attributes, ROOT_CONTEXT, type SpanContext, SpanStatusCode, trace, type Tracer } from "@opentelemetry/api";
+import {
+  type Attributes,
+  ROOT_CONTEXT,
+  type SpanContext,
+  SpanStatusCode,
+  trace,
+  type Tracer,
+} from "@opentelemetry/api";
 
 /** What a span's parent is known by: a trace, a span and the trace's flags (no trace state: it does not clone). */
 export interface ParentRef {
