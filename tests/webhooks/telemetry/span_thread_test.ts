@@ -30,6 +30,7 @@ for (const [how, count] of [["exit", 512], ["end", 600], ["exit", 3]] as const) 
         ],
         // The processor's own delay is long (60 s): only the export at the end can bring the spans.
         env: { ...otlp.env(60_000) },
+        signal: AbortSignal.timeout(60_000), // a child that never ends fails the test rather than hanging it
         stdout: "piped",
         stderr: "piped",
       }).output();
