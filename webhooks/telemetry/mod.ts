@@ -13,3 +13,4 @@ export * from "./receive.ts";
 export * from "./platform.ts";
 export { resetTelemetry, SCOPE, telemetryOff } from "./_record.ts";
 export { flushEnded } from "./_ended.ts";
+export { handOver } from "./_span_thread.ts";
