@@ -41,12 +41,14 @@ export async function receiving(kv: Deno.Kv): Promise<(signed: boolean) => Promi
 /**
  * Runs `script` (a file beside these tests) with the project's deno.json and
  * `args` after it, in `env`; asserts that it exited 0 (its stderr the
- * message) and resolves with what it printed.
+ * message) and resolves with what it printed. A child still running after
+ * 60 s is killed, and fails the test rather than hanging the suite.
  */
 export async function runChild(script: string, env: Record<string, string>, args: string[] = []): Promise<string> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--config", CONFIG, new URL(script, import.meta.url).pathname, ...args],
     env,
+    signal: AbortSignal.timeout(60_000),
     stdout: "piped",
     stderr: "piped",
   }).output();

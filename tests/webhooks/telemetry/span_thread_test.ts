@@ -10,34 +10,18 @@
 
 import assert from "node:assert/strict";
 import { startOtlpReceiver } from "../../otlp_receiver.ts";
-
-const ROOT = new URL("../../../", import.meta.url);
+import { runChild } from "./_helpers.ts";
 
 for (const [how, count] of [["exit", 512], ["end", 600], ["exit", 3]] as const) {
   Deno.test(`a write receiver's spans, made later, all arrive whole: ${count} postbacks, then ${how}`, async () => {
     const otlp = startOtlpReceiver();
     try {
       const started = performance.now();
-      const out = await new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "-A",
-          "--config",
-          new URL("deno.json", ROOT).pathname,
-          new URL("_span_thread_child.ts", import.meta.url).pathname,
-          how,
-          String(count),
-        ],
-        // The processor's own delay is long (60 s): only the export at the end can bring the spans.
-        env: { ...otlp.env(60_000) },
-        signal: AbortSignal.timeout(60_000), // a child that never ends fails the test rather than hanging it
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
+      const printed = await runChild("_span_thread_child.ts", otlp.env(60_000), [how, String(count)]);
       const took = performance.now() - started;
-      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-      assert.deepEqual(JSON.parse(new TextDecoder().decode(out.stdout)), { 200: count });
-      // The span thread is stopped soon after its last batch: it never holds the process for long.
+      assert.deepEqual(JSON.parse(printed), { 200: count });
+      // The processor's own delay is long (60 s): only the export at the end can bring the spans. The span thread is
+      // stopped soon after its last batch: it never holds the process for long.
       assert.ok(took < 15_000, `the child took ${took} ms`);
       const receives = () => otlp.spans().filter((s) => s.name === "webhooks.receive");
       await otlp.waitFor(() => receives().length >= count, `${count} receive spans`, 5000);
