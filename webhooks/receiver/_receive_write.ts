@@ -6,7 +6,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { DONE_BYTES, judge } from "./claim/mod.ts";
 import { submitToGroup } from "../group_commit/mod.ts";
-import { commitEnded, commitStarted, type ReceiveTelemetry } from "../telemetry/mod.ts";
+import { commitEnded, commitStarted } from "../telemetry/mod.ts";
 import { getManyBatched, keyId, ownKeyId } from "../kv/mod.ts";
 import { answer } from "./_receive.ts";
 
@@ -45,8 +45,6 @@ export interface WriteJob {
   count: number;
   expireIn: number;
   now: number;
-  /** The request's telemetry, where its commits' spans go. */
-  telemetry?: ReceiveTelemetry;
   /** Calls `write` for every item. */
   build(atomic: Deno.AtomicOperation, first: number): void;
 }
@@ -137,7 +135,7 @@ async function commitClaimed(job: WriteJob): Promise<Verdict | "stale"> {
   let expected: (string | null)[] = keys.map(() => null);
   for (let round = 0; round < CLAIM_ROUNDS; round++) {
     let threw = false;
-    const span = commitStarted(job.telemetry); // webhooks.commit, under the request's span
+    const span = commitStarted(); // webhooks.commit, under the request's span
     const result = await submitToGroup(kv, {
       checks: [...keys.map((key, i) => ({ key, versionstamp: expected[i] })), ...checks],
       sequence: job.sequence,

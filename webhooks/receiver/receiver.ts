@@ -18,7 +18,7 @@ import { createResolver, type Resolved, type Take } from "./_receiver_resolve.ts
 import { commitWrites, settle } from "./_receive_write.ts";
 import { settingsOf } from "./_settings.ts";
 import { checkHeader, checkItems, checkMethod, readBody, refuse, type Trace } from "./_steps.ts";
-import { inReceive, receiveEnded, receiveStarted, type ReceiveTelemetry } from "../telemetry/mod.ts";
+import { inReceive, receiveEnded, receiveStarted } from "../telemetry/mod.ts";
 import type { Webhooks } from "../webhooks.ts";
 import type { Receiver, ReceiverAttempt, ReceiverOptions } from "./receiver_types.ts";
 
@@ -121,13 +121,7 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
   const resolver = createResolver({ hooks, kv, owned: s.owned, accept: s.accept });
 
   /** API.md's order of checks, then the hand-on. */
-  async function decide(
-    request: Request,
-    served: boolean,
-    receivedAt: number,
-    trace: Trace,
-    telemetry: ReceiveTelemetry | undefined,
-  ): Promise<Response> {
+  async function decide(request: Request, served: boolean, receivedAt: number, trace: Trace): Promise<Response> {
     const wrongMethod = checkMethod(request, trace); // 1. 405
     if (wrongMethod) return wrongMethod;
     const body = await readBody(request, s, bodyDeadlines, served, trace); // 2. 413, 408
@@ -138,7 +132,7 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     if ("error" in signer) return refuse(request, trace, 401, signer.error, signer.reason);
     const items = checkItems(request, body, s, trace); // 4. 400, 413
     if (items instanceof Response) return items;
-    return await deliver(request, header, signer, items, receivedAt, trace, telemetry); // 5. 404, 6. duplicate, 7. 200
+    return await deliver(request, header, signer, items, receivedAt, trace); // 5. 404, 6. duplicate, 7. 200
   }
 
   /**
@@ -155,7 +149,6 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     items: BodyItem[],
     receivedAt: number,
     trace: Trace,
-    telemetry: ReceiveTelemetry | undefined,
   ): Promise<Response> {
     const { keys, postbackId } = claimOf(replayKey(header), urlsOf(items), header.timestamp);
     // Whole milliseconds, as KV takes them (a clock or a window may have fractions).
@@ -185,7 +178,6 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
           count: items.length,
           expireIn,
           now: receivedAt,
-          telemetry,
           build: (atomic, first) => {
             // Decided afresh for the same records, at the same numbers: the same writes, without a second call.
             const ids = webhooks.map((webhook) => webhook.id).join("\n");
@@ -221,12 +213,11 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
     const started = performance.now();
     const receivedAt = s.now();
     const trace: Trace = { reason: "", head: EMPTY };
-    // A `webhooks.receive` span (under the server's) and API.md's metrics; `undefined` with telemetry off. With
-    // `write`, no code of the consumer's runs outside the commit: the spans can be made after the answer.
-    const telemetry = receiveStarted(started, write !== undefined);
+    // A `webhooks.receive` span (under the server's) and API.md's metrics; `undefined` with telemetry off.
+    const telemetry = receiveStarted(started);
     let response: Response;
     try {
-      response = await inReceive(telemetry, decide, request, info !== undefined, receivedAt, trace, telemetry);
+      response = await inReceive(telemetry, decide, request, info !== undefined, receivedAt, trace);
     } catch {
       discardBody(request);
       trace.reason = "Internal error";

@@ -30,11 +30,6 @@ export interface Global {
   instruments: (Counter | Histogram)[] | null;
   /** The tracer; `null` when no tracer provider is registered. */
   tracer: Tracer | null;
-  /**
-   * Whether the tracer is Deno's own (`OTEL_DENO=true`), which a worker
-   * shares: then the receiver's spans can be made on the span thread.
-   */
-  denoTracer: boolean;
 }
 
 let found: Global | undefined;
@@ -68,12 +63,7 @@ function find(): Global {
   }
   // Without a registered provider the API hands out a proxy that makes non-recording spans.
   const tracer = trace.getTracer(SCOPE);
-  const deno = (Deno as { telemetry?: { tracerProvider?: unknown } }).telemetry?.tracerProvider;
-  return {
-    instruments: made.instruments,
-    tracer: tracer instanceof ProxyTracer ? null : tracer,
-    denoTracer: deno !== undefined && trace.getTracerProvider() === deno && typeof Worker === "function",
-  };
+  return { instruments: made.instruments, tracer: tracer instanceof ProxyTracer ? null : tracer };
 }
 
 /** Whether nothing would take a measurement or a span: no global meter, no tracer, no observer. */
@@ -90,7 +80,7 @@ export function telemetryOff(): boolean {
  * process without `OTEL_DENO` (the bench compares the two in one process).
  */
 export function resetTelemetry(off = false): void {
-  found = off ? { instruments: null, tracer: null, denoTracer: false } : undefined;
+  found = off ? { instruments: null, tracer: null } : undefined;
 }
 
 /** Index of each metric in `WEBHOOKS_METRICS` (and in `Global.instruments`). */

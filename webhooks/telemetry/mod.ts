@@ -13,4 +13,3 @@ export * from "./receive.ts";
 export * from "./platform.ts";
 export { resetTelemetry, SCOPE, telemetryOff } from "./_record.ts";
 export { flushEnded } from "./_ended.ts";
-export { handOver } from "./_span_thread.ts";

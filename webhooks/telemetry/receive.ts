@@ -3,18 +3,12 @@
 // and items as metrics, and a `webhooks.commit` span for the commit that
 // stored it. Every attribute is a fixed word, a count or the tenant id the
 // header named: never the header, a secret or a body. Both spans take their
-// times from performance.now() readings. With Deno's own OpenTelemetry, a
-// receiver whose consumer code runs inside the commit (`write`) records its
-// spans as data and has them made on the span thread (_span_thread.ts);
-// otherwise the spans are made as the request goes and end in batches
-// (_ended.ts).
+// times from performance.now() readings and end in batches (_ended.ts).
 
 import { type Context, context, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { MetricAttributes } from "./types.ts";
 import { measure, METRIC, otel, telemetryOff } from "./_record.ts";
 import { endLater, spanTime } from "./_ended.ts";
-import { type CommitRecord, parentOf, type SpanRecord } from "./_span_record.ts";
-import { makeLater } from "./_span_thread.ts";
 
 /** The receiver's `webhooks.outcome` values (API.md). */
 export type ReceiverOutcome =
@@ -65,18 +59,11 @@ for (const outcome of OUTCOMES) ATTRIBUTES[outcome] = Object.freeze({ "webhooks.
 
 /** A request's telemetry while it is handled. */
 export interface ReceiveTelemetry {
-  /** Its `webhooks.receive` span, made as the request goes; absent when no tracer is registered or it is {@linkcode later}. */
+  /** Its `webhooks.receive` span; absent when no tracer is registered. */
   span?: Span;
   /** The active context with that span. */
   context?: Context;
-  /** Its spans as data, made after the answer on the span thread. */
-  later?: SpanRecord;
 }
-
-/** A commit's span: made as it goes, or its record in the request's; `undefined` when nothing records spans. */
-export type CommitSpan = Span | CommitRecord | undefined;
-
-const NO_ATTRIBUTES = Object.freeze({});
 
 const UNTRACED: ReceiveTelemetry = Object.freeze({});
 
@@ -93,26 +80,13 @@ export interface ReceiveDetails {
  * Starts a request's telemetry: `undefined` when telemetry is off (then the
  * receiver does nothing more for it), else its span, started at `started`
  * (a `performance.now()` reading), a child of the active context (Deno's
- * server span inside a `Deno.serve` handler). With `later` (no consumer code
- * of the request runs outside the commit) and Deno's own tracer, the spans
- * are recorded as data and made after the answer, on the span thread.
+ * server span inside a `Deno.serve` handler).
  */
-export function receiveStarted(started: number = performance.now(), later = false): ReceiveTelemetry | undefined {
+export function receiveStarted(started: number = performance.now()): ReceiveTelemetry | undefined {
   if (telemetryOff()) return undefined;
-  const { tracer, denoTracer } = otel();
+  const tracer = otel().tracer;
   if (tracer === null) return UNTRACED;
   const parent = context.active();
-  if (later && denoTracer) {
-    const record: SpanRecord = {
-      parent: parentOf(trace.getSpanContext(parent)),
-      start: spanTime(started),
-      end: 0,
-      attributes: NO_ATTRIBUTES,
-      error: false,
-      commits: [],
-    };
-    return { later: record };
-  }
   const span = tracer.startSpan("webhooks.receive", { startTime: spanTime(started) }, parent);
   return { span, context: trace.setSpan(parent, span) };
 }
@@ -144,55 +118,29 @@ export function receiveEnded(
   measure(METRIC["webhooks.receiver.requests"], 1, attributes);
   measure(METRIC["webhooks.receiver.duration"], (ended - started) / 1000, attributes);
   if (items > 0) measure(METRIC["webhooks.receiver.items"], items);
-  const attributesOfSpan = details.tenantId === undefined
-    ? { "webhooks.outcome": outcome, "webhooks.items": items }
-    : { "webhooks.outcome": outcome, "webhooks.items": items, "webhooks.tenant_id": details.tenantId };
-  const record = t.later;
-  if (record !== undefined) {
-    record.end = spanTime(ended);
-    record.attributes = attributesOfSpan;
-    record.error = outcome === "error";
-    return makeLater(record);
-  }
   const span = t.span;
   if (span === undefined) return;
   // One call for the three: each setAttribute is a call into Deno's Rust side.
-  span.setAttributes(attributesOfSpan);
+  span.setAttributes(
+    details.tenantId === undefined
+      ? { "webhooks.outcome": outcome, "webhooks.items": items }
+      : { "webhooks.outcome": outcome, "webhooks.items": items, "webhooks.tenant_id": details.tenantId },
+  );
   if (outcome === "error") span.setStatus({ code: SpanStatusCode.ERROR });
   endLater(span, ended);
 }
 
-/**
- * Starts the span of the commit that stores a postback: in the request's
- * record when its spans are made later, else under the active (the
- * request's) span.
- */
-export function commitStarted(t?: ReceiveTelemetry): CommitSpan {
-  const record = t?.later;
-  if (record === undefined) {
-    return otel().tracer?.startSpan("webhooks.commit", { startTime: spanTime(performance.now()) });
-  }
-  const commit: CommitRecord = { start: spanTime(performance.now()), end: 0, ok: false };
-  record.commits.push(commit);
-  return commit;
+/** Starts the span of the commit that stores a postback, under the active (the request's) span. */
+export function commitStarted(): Span | undefined {
+  return otel().tracer?.startSpan("webhooks.commit", { startTime: spanTime(performance.now()) });
 }
 
 /** Ends a commit's span: how many postbacks shared the commit (when it was made), and whether it stored this one. */
-export function commitEnded(span: CommitSpan, postbacks: number | undefined, ok: boolean): void {
+export function commitEnded(span: Span | undefined, postbacks: number | undefined, ok: boolean): void {
   if (span === undefined) return;
-  if (!isSpan(span)) {
-    span.end = spanTime(performance.now());
-    if (postbacks !== undefined) span.postbacks = postbacks;
-    span.ok = ok;
-    return;
-  }
   if (postbacks !== undefined) span.setAttribute("webhooks.commit.postbacks", postbacks);
   if (!ok) span.setStatus({ code: SpanStatusCode.ERROR });
   endLater(span, performance.now());
-}
-
-function isSpan(span: Span | CommitRecord): span is Span {
-  return typeof (span as Span).end === "function";
 }
 
 /** Records one commit of the group commit: how many postbacks it stored. */
