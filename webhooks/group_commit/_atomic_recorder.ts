@@ -1,12 +1,24 @@
 // An atomic operation that records instead of committing: what a consumer's
 // `write` adds is counted (checks, mutations, bytes) so a group commit can
 // keep within KV's limits, then replayed onto the real operation that
-// commits the group.
+// commits the group. Sums may be gathered rather than replayed, so that a
+// group adds to each counter once (see `replay`).
 
 import { serialize } from "node:v8";
 import { anyKeyId } from "../kv/mod.ts";
 
-type Step = (op: Deno.AtomicOperation) => void;
+type Step = (op: Deno.AtomicOperation, sums: SumTotals | null) => void;
+
+/** What a group adds with `sum`, by key id: each counter once, however many jobs add to it. */
+export type SumTotals = Map<string, { key: Deno.KvKey; n: bigint }>;
+
+/** The largest value of a KV `sum` (a 64-bit unsigned integer); sums wrap past it. */
+const U64_MAX = 2n ** 64n - 1n;
+
+/** Adds `totals` to `op`, one `sum` per key. */
+export function applySums(op: Deno.AtomicOperation, totals: SumTotals): void {
+  for (const { key, n } of totals.values()) op.sum(key, n);
+}
 
 /** Bytes a key takes in KV's encoding, near enough for a budget. */
 function keyBytes(key: Deno.KvKey): number {
@@ -69,11 +81,11 @@ export class AtomicRecorder {
   bytes = 0;
   #steps: Step[] = [];
 
-  #mutation(key: Deno.KvKey, value: unknown, step: Step, summed = false): this {
+  #mutation(key: Deno.KvKey, value: unknown, step: Step, summed = false, id?: string): this {
     if (!Array.isArray(key)) throw new TypeError("Cannot add a mutation: the key must be an array");
     this.mutations++;
     this.bytes += keyBytes(key) + valueBytes(value);
-    (summed ? this.summedIds : this.mutatedIds).push(anyKeyId(key));
+    (summed ? this.summedIds : this.mutatedIds).push(id ?? anyKeyId(key));
     this.#steps.push(step);
     return this;
   }
@@ -95,7 +107,23 @@ export class AtomicRecorder {
   }
 
   sum(key: Deno.KvKey, n: bigint): this {
-    return this.#mutation(key, null, (op) => op.sum(key, n), true);
+    if (!Array.isArray(key)) throw new TypeError("Cannot add a mutation: the key must be an array");
+    const id = anyKeyId(key);
+    // Gathered only when it is a valid amount and this job writes the key no other way (a set then a sum of
+    // one key must stay in order); anything else is replayed as it came, and KV judges it.
+    const gather = typeof n === "bigint" && n >= 0n && n <= U64_MAX;
+    return this.#mutation(
+      key,
+      null,
+      (op, sums) => {
+        if (sums === null || !gather || this.mutatedIds.includes(id)) return void op.sum(key, n);
+        const total = sums.get(id);
+        if (total === undefined) sums.set(id, { key, n });
+        else total.n = (total.n + n) & U64_MAX;
+      },
+      true,
+      id,
+    );
   }
 
   min(key: Deno.KvKey, n: bigint): this {
@@ -129,8 +157,14 @@ export class AtomicRecorder {
     return Promise.reject(new TypeError("Cannot commit here: the receiver commits this operation"));
   }
 
-  /** Adds every recorded mutation (not the checks: the group adds each key's once) to `op`, in order. */
-  replay(op: Deno.AtomicOperation): void {
-    for (const step of this.#steps) step(op);
+  /**
+   * Adds every recorded mutation (not the checks: the group adds each key's
+   * once) to `op`, in order. With `sums`, a sum of a key this job writes no
+   * other way is added to `sums` instead (the group then adds each total
+   * once, with {@linkcode applySums}): sums commute, and a group holds no
+   * other write or check of a key that one of its jobs sums.
+   */
+  replay(op: Deno.AtomicOperation, sums: SumTotals | null = null): void {
+    for (const step of this.#steps) step(op, sums);
   }
 }

@@ -19,6 +19,8 @@
 // unless a job ahead of it fails, so that the group's writes are ready when
 // the KV is free. A job whose numbers turn out otherwise is built again.
 //
+// The sums of one key by a group's jobs go in as one sum of their amounts.
+//
 // When a shared commit fails, the checks of the group are read again and each
 // job learns which of its own checks failed; the jobs none of whose checks
 // failed go again (a moved sequence counter is read afresh). A commit that
@@ -26,6 +28,7 @@
 // commits is the one whose result it gets.
 
 import { getManyBatched, keyId, withLockRetry } from "../kv/mod.ts";
+import { applySums, type SumTotals } from "./_atomic_recorder.ts";
 import { isRemote } from "./_remote.ts";
 import { groupCommitted } from "../telemetry/mod.ts";
 import {
@@ -208,6 +211,8 @@ class GroupCommitter {
     const checks = new Map<string, Deno.AtomicCheck>();
     try {
       const op = this.#kv.atomic();
+      // Jobs that add to one counter (the relay's wake counter, say) add to it once here, their amounts summed.
+      const sums: SumTotals = new Map();
       for (const entry of group) {
         const { checks: own, checkIds } = entry.recorder!;
         for (let i = 0; i < own.length; i++) checks.set(checkIds[i], own[i]);
@@ -220,8 +225,9 @@ class GroupCommitter {
         }
         // A step the recorder took that KV refuses (a sum of a number, a fractional expireIn) throws here:
         // the group is then tried job by job, and that job alone fails.
-        entry.recorder!.replay(op);
+        entry.recorder!.replay(op, sums);
       }
+      applySums(op, sums);
       op.check(...checks.values()); // each key once: KV Connect counts every check
       for (const { key, value } of last.values()) op.set(key, value);
       const result = await withLockRetry(() => op.commit());

@@ -2,7 +2,7 @@
 // sending a dead letter again.
 
 import { retryWhileLocked } from "../kv/mod.ts";
-import type { OutboxEntry } from "./_entry.ts";
+import { type OutboxEntry, storedOf } from "./_entry.ts";
 import { setForward } from "./_forwards.ts";
 import {
   attemptPrefix,
@@ -92,7 +92,7 @@ export async function redeliver(kv: Deno.Kv, entryId: string, now: () => number)
       .check(destination)
       .delete(dead.key)
       .delete(deadByDestinationKey(letter.destinationId, letter.id))
-      .set(dueKey(entry.partition, at, entry.id), entry)
+      .set(dueKey(entry.partition, at, entry.id), storedOf(entry))
       .sum(OUTBOX_BUMP_KEY, 1n);
     setForward(atomic, entry, "pending", at);
     const result = await retryWhileLocked(() => atomic.commit());

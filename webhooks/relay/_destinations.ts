@@ -1,7 +1,6 @@
 // The destination store: records in KV (their secret included), each change
 // in one atomic operation that bumps the version counter caches watch.
 
-import { monotonicFactory } from "ulid";
 import { webhookKey } from "../kv/mod.ts";
 import { checkHost } from "../net/mod.ts";
 import {
@@ -13,16 +12,17 @@ import {
   pinHeldKey,
   takeKey,
 } from "./_keys.ts";
+import { entryAt, type StoredEntry } from "./_entry.ts";
 import { deleteForward } from "./_forwards.ts";
 import { describeValue, type ResolvedOptions } from "./_options.ts";
 import type { Destination, DestinationInput, DestinationPatch, Destinations, NewDestination } from "./_types.ts";
+import { ulid } from "./_ids.ts";
 
 /** A destination as stored: with its secret. */
 export interface StoredDestination extends Destination {
   secret: string;
 }
 
-const ulid = monotonicFactory();
 const ONE = 1n;
 const SECRET = /^whsec_([A-Za-z0-9+/]+={0,2})$/;
 
@@ -113,13 +113,9 @@ async function dropPartition(kv: Deno.Kv, partition: string): Promise<void> {
     const atomic = kv.atomic();
     let count = 0;
     // Two deletes each (the entry and its state for `forwards`): within the 1,000 mutations of a commit.
-    for await (
-      const entry of kv.list<{ id: string; postbackId: string; index: number }>({ prefix: duePrefix(partition) }, {
-        limit: 400,
-      })
-    ) {
+    for await (const entry of kv.list<StoredEntry>({ prefix: duePrefix(partition) }, { limit: 400 })) {
       atomic.delete(entry.key);
-      deleteForward(atomic, entry.value);
+      deleteForward(atomic, entryAt(entry.key, entry.value));
       count++;
     }
     if (count === 0) {

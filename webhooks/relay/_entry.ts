@@ -1,11 +1,9 @@
 // An outbox entry and the fan-out record: what `write` stores and workers move.
 
-import { monotonicFactory } from "ulid";
 import type { Postback } from "../receiver/mod.ts";
 import { SHARED_PARTITION } from "./_keys.ts";
 import type { StoredDestination } from "./_destinations.ts";
-
-const ulid = monotonicFactory();
+import { ulid } from "./_ids.ts";
 
 /** What a postback item carries into the outbox. */
 export interface Item {
@@ -57,19 +55,48 @@ export function itemOf(postback: Postback): Item {
   };
 }
 
-/** A fresh entry of `item` for `destination`. */
-export function entryFor(item: Item, destination: StoredDestination): OutboxEntry {
+/**
+ * What a due key holds: the entry without what its key tells (`id`,
+ * `partition`), and without `attempts` while none was made. An earlier
+ * version stored those three too; {@linkcode entryAt} reads both forms.
+ */
+export type StoredEntry = Omit<OutboxEntry, "id" | "partition" | "attempts"> & {
+  id?: string;
+  partition?: string;
+  attempts?: number;
+};
+
+/** The partition of `destination`'s entries. */
+export function partitionOf(destination: StoredDestination): string {
+  return destination.pinned ? destination.id : SHARED_PARTITION;
+}
+
+/** What a due key holds for `item` bound for `destination` (no attempt made). */
+export function storedFor(item: Item, destinationId: string): StoredEntry {
   return {
-    ...item,
-    id: newEntryId(),
-    destinationId: destination.id,
-    partition: destination.pinned ? destination.id : SHARED_PARTITION,
-    attempts: 0,
+    hookId: item.hookId,
+    tenantId: item.tenantId,
+    postbackId: item.postbackId,
+    index: item.index,
+    activity: item.activity,
+    acceptedAt: item.acceptedAt,
+    destinationId,
   };
 }
 
+/** The entry at due key `key` (`["relay_due", partition, dueAt, id]`), stored in either form. */
+export function entryAt(key: Deno.KvKey, value: StoredEntry): OutboxEntry {
+  return { ...value, id: key[3] as string, partition: key[1] as string, attempts: value.attempts ?? 0 };
+}
+
+/** What a due key holds for `entry`. */
+export function storedOf(entry: OutboxEntry): StoredEntry {
+  const { id: _id, partition: _partition, attempts, ...rest } = entry;
+  return attempts === 0 ? rest : { ...rest, attempts };
+}
+
 /** The body POSTed for an entry: `{ type, timestamp, data: { webhook, tenantId, postbackId, index, activity } }`. */
-export function bodyOf(entry: OutboxEntry): string {
+export function bodyOf(entry: Item): string {
   const verb = entry.activity.verb;
   return JSON.stringify({
     type: typeof verb === "string" ? verb : "",

@@ -3,16 +3,14 @@
 // back (due now, no attempt) or dropped (its destination is gone); and the
 // queue that commits finishes in groups.
 
-import { monotonicFactory } from "ulid";
 import type { Outcome } from "./_deliver.ts";
-import type { OutboxEntry } from "./_entry.ts";
+import { type OutboxEntry, storedOf } from "./_entry.ts";
 import { deleteForward, setForward } from "./_forwards.ts";
 import { retryWhileLocked } from "../kv/mod.ts";
 import { attemptKey, deadByDestinationKey, deadKey, dueKey, OUTBOX_BUMP_KEY } from "./_keys.ts";
 import { type Held, MAX_CHECKS } from "./_outbox.ts";
 import type { DeadLetter, RelayAttempt } from "./_types.ts";
-
-const ulid = monotonicFactory();
+import { ulid } from "./_ids.ts";
 
 /** The record of an attempt. */
 export function attemptRecord(outcome: Outcome): RelayAttempt {
@@ -93,7 +91,7 @@ export function finishes(now: () => number): {
       next.lastError = reasonOf(outcome);
       return {
         ...withAttempt(held, outcome, (atomic) => {
-          atomic.set(dueKey(next.partition, dueAt, next.id), next);
+          atomic.set(dueKey(next.partition, dueAt, next.id), storedOf(next));
           setForward(atomic, next, "pending", dueAt);
         }),
         bump: true,
@@ -115,7 +113,7 @@ export function finishes(now: () => number): {
       bytes: copyBytes(held),
       apply: (atomic) => {
         const entry = unleased(held.entry);
-        atomic.set(dueKey(entry.partition, now(), entry.id), entry);
+        atomic.set(dueKey(entry.partition, now(), entry.id), storedOf(entry));
       },
     }),
     drop: (held) => ({

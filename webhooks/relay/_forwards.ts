@@ -38,6 +38,8 @@ export interface RelayForward {
   nextAttemptAt: number | null;
 }
 
+const KEPT = { expireIn: FORWARD_TTL_MS };
+
 /** What names an entry's state: its id, postback and item. */
 type EntryRef = { id: string; postbackId: string; index: number };
 
@@ -57,7 +59,7 @@ export function setForward(
   nextAttemptAt: number | null,
 ): void {
   const value: ForwardState = { destinationId: entry.destinationId, state, attempts: entry.attempts, nextAttemptAt };
-  atomic.set(forwardKey(entry.postbackId, entry.index, entry.id), value, { expireIn: FORWARD_TTL_MS });
+  atomic.set(forwardKey(entry.postbackId, entry.index, entry.id), value, KEPT);
 }
 
 /** Deletes the state of `entry` in `atomic`. */

@@ -6,7 +6,19 @@
 import { retryWhileLocked } from "../kv/mod.ts";
 import type { Postback } from "../receiver/mod.ts";
 import { type DestinationCache, matches } from "./_cache.ts";
-import { bodyOf, entryFor, type FanoutRecord, itemOf, newEntryId, type OutboxEntry } from "./_entry.ts";
+import type { StoredDestination } from "./_destinations.ts";
+import {
+  bodyOf,
+  entryAt,
+  type FanoutRecord,
+  type Item,
+  itemOf,
+  newEntryId,
+  type OutboxEntry,
+  partitionOf,
+  type StoredEntry,
+  storedFor,
+} from "./_entry.ts";
 import { deleteForward, setForward } from "./_forwards.ts";
 import { dueKey, duePrefix, FANOUT_PREFIX, fanoutKey, OUTBOX_BUMP_KEY, takeKey } from "./_keys.ts";
 
@@ -44,13 +56,24 @@ export function createWrite(
     let added = false;
     for (const destination of cache.all()) {
       if (!matches(destination, item.hookId)) continue;
-      const entry = entryFor(item, destination);
-      atomic.set(dueKey(entry.partition, at, entry.id), entry);
-      setForward(atomic, entry, "pending", at);
+      addEntry(atomic, item, destination, at);
       added = true;
     }
+    // The receiver's group commit adds the sums of one key once per commit, their amounts summed.
     if (added) atomic.sum(OUTBOX_BUMP_KEY, 1n);
   };
+}
+
+/** Adds a new entry of `item` for `destination`, due at `at`, and its pending state, to `atomic`. */
+function addEntry(atomic: Deno.AtomicOperation, item: Item, destination: StoredDestination, at: number): void {
+  const id = newEntryId();
+  atomic.set(dueKey(partitionOf(destination), at, id), storedFor(item, destination.id));
+  setForward(
+    atomic,
+    { id, postbackId: item.postbackId, index: item.index, destinationId: destination.id, attempts: 0 },
+    "pending",
+    at,
+  );
 }
 
 /**
@@ -71,9 +94,7 @@ export async function expandFanouts(kv: Deno.Kv, cache: DestinationCache, now: (
     const at = now();
     for (const destination of cache.all()) {
       if (!matches(destination, item.hookId) || destination.createdAt > writtenAt) continue;
-      const entry = entryFor(item, destination);
-      atomic.set(dueKey(entry.partition, at, entry.id), entry);
-      setForward(atomic, entry, "pending", at);
+      addEntry(atomic, item, destination, at);
     }
     if ((await retryWhileLocked(() => atomic.commit())).ok) turned++;
   }
@@ -104,8 +125,8 @@ const MAX_TAKE_BYTES = 400_000;
 export class DueWindow {
   #kv: Deno.Kv;
   #partition: string;
-  #keep: ((entry: OutboxEntry) => boolean) | null;
-  #due: Deno.KvEntry<OutboxEntry>[] = [];
+  #keep: ((entry: StoredEntry) => boolean) | null;
+  #due: Deno.KvEntry<StoredEntry>[] = [];
   #counter: string | null = null;
 
   /**
@@ -113,7 +134,7 @@ export class DueWindow {
    * @param partition the partition listed
    * @param keep which entries this worker delivers (all when `null`)
    */
-  constructor(kv: Deno.Kv, partition: string, keep: ((entry: OutboxEntry) => boolean) | null) {
+  constructor(kv: Deno.Kv, partition: string, keep: ((entry: StoredEntry) => boolean) | null) {
     this.#kv = kv;
     this.#partition = partition;
     this.#keep = keep;
@@ -131,7 +152,7 @@ export class DueWindow {
     let next = Infinity;
     // A filtered list reads past the entries of other workers' destinations.
     if (this.#keep !== null) limit = Math.max(limit, FILTERED_LIMIT);
-    for await (const entry of this.#kv.list<OutboxEntry>({ prefix: duePrefix(this.#partition) }, { limit })) {
+    for await (const entry of this.#kv.list<StoredEntry>({ prefix: duePrefix(this.#partition) }, { limit })) {
       const dueAt = entry.key[2] as number;
       if (dueAt > now) {
         next = dueAt;
@@ -161,10 +182,11 @@ export class DueWindow {
         checks++;
       }
       bytes += size;
-      const entry: OutboxEntry = { ...listed.value, lease: { owner, until } };
-      const key = dueKey(this.#partition, until, entry.id);
-      atomic.delete(listed.key).set(key, entry);
-      moved.push({ entry, key, body });
+      // Copied in the form it was stored in (an earlier version's included): the key tells the id and partition.
+      const stored: StoredEntry = { ...listed.value, lease: { owner, until } };
+      const key = dueKey(this.#partition, until, listed.key[3] as string);
+      atomic.delete(listed.key).set(key, stored);
+      moved.push({ entry: entryAt(key, stored), key, body });
     }
     if (moved.length === 0) return [];
     const result = await retryWhileLocked(() => atomic.commit());

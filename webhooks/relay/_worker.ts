@@ -4,7 +4,7 @@
 
 import type { CachedDestination, DestinationCache } from "./_cache.ts";
 import { deliver, type HostGuard, type Outcome } from "./_deliver.ts";
-import type { OutboxEntry } from "./_entry.ts";
+import type { StoredEntry } from "./_entry.ts";
 import { attemptRecord, type Finish, finishes, FinishQueue, reasonOf } from "./_finish.ts";
 import { DESTINATIONS_VERSION_KEY, OUTBOX_BUMP_KEY, pinHeldKey, SHARED_PARTITION } from "./_keys.ts";
 import { nextWait, type ResolvedOptions, type ResolvedRun } from "./_options.ts";
@@ -84,7 +84,7 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
       let window = windows.get(partition);
       if (!window) {
         const keep = only !== null && partition === SHARED_PARTITION
-          ? (entry: OutboxEntry) => only.has(entry.destinationId)
+          ? (entry: StoredEntry) => only.has(entry.destinationId)
           : null;
         windows.set(partition, window = new DueWindow(kv, partition, keep));
       }

@@ -52,3 +52,72 @@ Deno.test("jobs that sum one counter share a group; a job that checks the counte
     kv.close();
   }
 });
+
+/** Counts the `sum` mutations added to `kv`'s atomic operations. */
+function sumsCounted(kv: Deno.Kv): () => number {
+  let sums = 0;
+  const atomic = kv.atomic.bind(kv);
+  kv.atomic = () => {
+    const op = atomic();
+    const sum = op.sum.bind(op);
+    op.sum = (key, n) => {
+      sums++;
+      return sum(key, n);
+    };
+    return op;
+  };
+  return () => sums;
+}
+
+Deno.test("a group adds to a counter its jobs sum with one sum of their amounts, wrapping past 2^64 as sums do", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const sums = sumsCounted(kv);
+    const big = 2n ** 64n - 2n;
+    const jobs = [1n, 2n, 3n, big].map((n, i) =>
+      commitInGroup(kv, {
+        checks: [],
+        build: (atomic) => void atomic.set(["item", i], i).sum(["wake"], n).sum(["other"], 1n),
+      })
+    );
+    assert.deepEqual((await Promise.all(jobs)).map((r) => r.kind), Array(4).fill("committed"));
+    assert.equal(sums(), 2, "one sum of each counter for the four jobs");
+    assert.equal((await kv.get<Deno.KvU64>(["wake"])).value?.value, 4n); // 1 + 2 + 3 + 2^64 - 2, modulo 2^64
+    assert.equal((await kv.get<Deno.KvU64>(["other"])).value?.value, 4n);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("a job that sums a key and then sets it keeps that order in a group", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const results = await Promise.all([
+      commitInGroup(kv, { checks: [], build: (atomic) => void atomic.sum(["wake"], 1n) }),
+      commitInGroup(kv, {
+        checks: [],
+        build: (atomic) => void atomic.sum(["own"], 1n).set(["own"], new Deno.KvU64(5n)).sum(["wake"], 1n),
+      }),
+    ]);
+    assert.deepEqual(results.map((r) => r.kind), ["committed", "committed"]);
+    assert.equal((await kv.get<Deno.KvU64>(["own"])).value?.value, 5n); // the set came last
+    assert.equal((await kv.get<Deno.KvU64>(["wake"])).value?.value, 2n);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("a job whose sum KV refuses fails alone; the sums of the others in its group are added", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const results = await Promise.all([
+      commitInGroup(kv, { checks: [], build: (atomic) => void atomic.sum(["wake"], 1n) }),
+      commitInGroup(kv, { checks: [], build: (atomic) => void atomic.sum(["wake"], 1 as unknown as bigint) }),
+      commitInGroup(kv, { checks: [], build: (atomic) => void atomic.sum(["wake"], 2n) }),
+    ]);
+    assert.deepEqual(results.map((r) => r.kind), ["committed", "error", "committed"]);
+    assert.equal((await kv.get<Deno.KvU64>(["wake"])).value?.value, 3n);
+  } finally {
+    kv.close();
+  }
+});

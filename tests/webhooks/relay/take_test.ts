@@ -1,7 +1,8 @@
 // Taking entries: many to a commit under one check of the partition's take
 // counter. Workers of two relays on one KV deliver each entry once, and
 // entries as an earlier version left them (fresh, or under a lease that ran
-// out) are taken and delivered once.
+// out) are taken and delivered once; an entry is stored without what its
+// key tells.
 
 import assert from "node:assert/strict";
 import { createRelay } from "../../../webhooks/mod.ts";
@@ -50,7 +51,8 @@ Deno.test("a worker delivers once each entry an earlier version left, fresh or u
   try {
     await seedHooks(kv);
     const destination = await relay.destinations.add({ url: app.url });
-    // The stored layout: ["relay_due", partition, dueAt, id] holding the entry; a held one sits at its lease's end.
+    // The layout up to this version: ["relay_due", partition, dueAt, id] holding the whole entry (its id, partition
+    // and attempts included); a held one sits at its lease's end. Even items had no attempt yet, odd ones one.
     const now = Date.now();
     const item = (i: number) => ({
       hookId: "h1",
@@ -65,7 +67,7 @@ Deno.test("a worker delivers once each entry an earlier version left, fresh or u
       id: `msg_upgrade${i}`,
       destinationId: destination.id,
       partition: "*",
-      attempts: 1,
+      attempts: i % 2,
     });
     const atomic = kv.atomic();
     for (let i = 0; i < 12; i++) atomic.set(["relay_due", "*", now - 30_000 + i, `msg_upgrade${i}`], entry(i));
@@ -91,9 +93,84 @@ Deno.test("a worker delivers once each entry an earlier version left, fresh or u
       JSON.parse(app.received.find((r) => r.id === "msg_upgrade5")!.body).data.activity,
       item(5).activity,
     );
+    // Each delivery counts on from the attempts the old entry held.
+    const forwards = await relay.forwards("u".repeat(64));
+    assert.equal(forwards.length, 24);
+    for (const f of forwards) {
+      assert.deepEqual([f.entryId, f.state, f.attempts], [`msg_upgrade${f.index}`, "delivered", f.index % 2 + 1]);
+    }
   } finally {
     await relay.close();
     await app.close();
+    kv.close();
+  }
+});
+
+Deno.test("write stores an entry without what its key tells, and a worker sends it under the id its key holds", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const app = startApp();
+  const relay = createRelay(kv, { allowPrivateNetwork: true });
+  try {
+    await seedHooks(kv);
+    const destination = await relay.destinations.add({ url: app.url });
+    await writeAll(kv, relay.write, [postback("h1", 0, "w".repeat(64))]);
+    const due = await Array.fromAsync(kv.list<Record<string, unknown>>({ prefix: ["relay_due"] }));
+    assert.equal(due.length, 1);
+    const [, partition, , id] = due[0].key;
+    assert.equal(partition, "*");
+    assert.match(String(id), /^msg_[0-9A-HJKMNP-TV-Z]{26}$/);
+    // The id and the partition are in the key, and no attempt was made yet: the value holds none of them.
+    assert.deepEqual(Object.keys(due[0].value).sort(), [
+      "acceptedAt",
+      "activity",
+      "destinationId",
+      "hookId",
+      "index",
+      "postbackId",
+      "tenantId",
+    ]);
+    assert.equal(due[0].value.destinationId, destination.id);
+    const worker = relay.run();
+    await until(() => outboxEmpty(kv), 5_000, "the delivery");
+    await worker.stop();
+    assert.deepEqual(app.received.map((r) => r.id), [id]);
+    assert.deepEqual((await relay.attempts(String(id))).map((a) => a.status), [200]);
+    assert.deepEqual((await relay.forwards("w".repeat(64))).map((f) => [f.entryId, f.state, f.attempts]), [
+      [id, "delivered", 1],
+    ]);
+    // Ids made in later milliseconds: their random parts (the last 16 characters) are drawn afresh.
+    const ids = [String(id)];
+    for (let i = 1; i < 4; i++) {
+      await new Promise((r) => setTimeout(r, 3));
+      await writeAll(kv, relay.write, [postback("h1", 0, `w${i}`.repeat(32))]);
+      ids.push((await relay.forwards(`w${i}`.repeat(32)))[0].entryId);
+    }
+    assert.deepEqual([...ids].sort(), ids);
+    assert.equal(new Set(ids.map((x) => x.slice(-16))).size, 4);
+  } finally {
+    await relay.close();
+    await app.close();
+    kv.close();
+  }
+});
+
+Deno.test("removing a pinned destination deletes its waiting entries and their forwards", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv, { allowPrivateNetwork: true });
+  try {
+    await seedHooks(kv);
+    const pinned = await relay.destinations.add({ url: "http://127.0.0.1:9/", pinned: true });
+    const P = "r".repeat(64);
+    await writeAll(kv, relay.write, [postback("h1", 0, P), postback("h1", 1, P)]);
+    assert.deepEqual((await relay.forwards(P)).map((f) => [f.destinationId, f.state]), [
+      [pinned.id, "pending"],
+      [pinned.id, "pending"],
+    ]);
+    await relay.destinations.remove(pinned.id);
+    assert.equal(await outboxEmpty(kv), true);
+    assert.deepEqual(await relay.forwards(P), []);
+  } finally {
+    await relay.close();
     kv.close();
   }
 });
