@@ -11,12 +11,12 @@ import {
   OUTBOX_BUMP_KEY,
   pinHeldKey,
   takeKey,
+  ulid,
 } from "./_keys.ts";
 import { entryAt, type StoredEntry } from "./_entry.ts";
 import { deleteForward } from "./_forwards.ts";
 import { describeValue, type ResolvedOptions } from "./_options.ts";
 import type { Destination, DestinationInput, DestinationPatch, Destinations, NewDestination } from "./_types.ts";
-import { ulid } from "./_ids.ts";
 
 /** A destination as stored: with its secret. */
 export interface StoredDestination extends Destination {

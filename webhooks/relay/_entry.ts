@@ -1,9 +1,8 @@
 // An outbox entry and the fan-out record: what `write` stores and workers move.
 
 import type { Postback } from "../receiver/mod.ts";
-import { SHARED_PARTITION } from "./_keys.ts";
-import type { StoredDestination } from "./_destinations.ts";
-import { ulid } from "./_ids.ts";
+import { SHARED_PARTITION, ulid } from "./_keys.ts";
+import type { Destination } from "./_types.ts";
 
 /** What a postback item carries into the outbox. */
 export interface Item {
@@ -67,7 +66,7 @@ export type StoredEntry = Omit<OutboxEntry, "id" | "partition" | "attempts"> & {
 };
 
 /** The partition of `destination`'s entries. */
-export function partitionOf(destination: StoredDestination): string {
+export function partitionOf(destination: Pick<Destination, "id" | "pinned">): string {
   return destination.pinned ? destination.id : SHARED_PARTITION;
 }
 

@@ -7,10 +7,9 @@ import type { Outcome } from "./_deliver.ts";
 import { type OutboxEntry, storedOf } from "./_entry.ts";
 import { deleteForward, setForward } from "./_forwards.ts";
 import { retryWhileLocked } from "../kv/mod.ts";
-import { attemptKey, deadByDestinationKey, deadKey, dueKey, OUTBOX_BUMP_KEY } from "./_keys.ts";
+import { attemptKey, deadByDestinationKey, deadKey, dueKey, OUTBOX_BUMP_KEY, ulid } from "./_keys.ts";
 import { type Held, MAX_CHECKS } from "./_outbox.ts";
 import type { DeadLetter, RelayAttempt } from "./_types.ts";
-import { ulid } from "./_ids.ts";
 
 /** The record of an attempt. */
 export function attemptRecord(outcome: Outcome): RelayAttempt {
