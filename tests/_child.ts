@@ -1,10 +1,11 @@
 /**
  * Ending a child process a test started: a signal, then at most `graceMs`
  * for it to exit; past that, SIGKILL. With `OTEL_DENO=true` a Deno child
- * has been seen (about once in fifty CI runs) to hang for good in its exit,
- * its threads all waiting on locks, after its last export: a test that
- * awaits the status alone then never ends. What such a test checks was
- * checked before the child was stopped.
+ * that calls `Deno.exit` can hang for good in its exit, its threads all
+ * waiting on locks (Deno's metrics reader waits for the exiting isolate;
+ * docs/observability.md, "Ending the process"): a test that awaits the
+ * status alone then never ends. What such a test checks was checked before
+ * the child was stopped.
  *
  * @module
  */

@@ -33,4 +33,20 @@ import { main } from "./cli/mod.ts";
 
 export * from "./cli/mod.ts";
 
-if (import.meta.main) Deno.exit(await main(Deno.args));
+/**
+ * How long the process may take to end on its own after the command returns
+ * before it is ended with `Deno.exit`.
+ */
+const EXIT_GRACE_MS = 2_000;
+
+if (import.meta.main) {
+  // The process ends on its own once the command has returned (its KV closed,
+  // its server and signal listener gone) rather than through Deno.exit: with
+  // OTEL_DENO=true, Deno.exit can hang for good (Deno 2.9: exit waits for the
+  // metrics reader, which may be waiting for the isolate that is exiting;
+  // docs/observability.md, "Ending the process"). Should something still keep
+  // the process alive, the unref'd timer ends it anyway.
+  const status = await main(Deno.args);
+  Deno.exitCode = status;
+  Deno.unrefTimer(setTimeout(() => Deno.exit(status), EXIT_GRACE_MS));
+}
