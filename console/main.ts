@@ -167,14 +167,21 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
   );
 
   const shutdown = async () => {
+    Deno.removeSignalListener("SIGINT", shutdown);
+    Deno.removeSignalListener("SIGTERM", shutdown);
     await app.close(); // ends the live streams, so that the server can drain
     await server.shutdown();
     await app.close(); // writes what the requests that were still running recorded
     kv.close();
-    Deno.exit(0);
+    // The process ends on its own, not through Deno.exit: with OTEL_DENO=true, Deno.exit can hang for good
+    // (docs/observability.md, "Ending the process"). Should something still keep it alive, the timer ends it.
+    Deno.unrefTimer(setTimeout(() => Deno.exit(0), EXIT_GRACE_MS));
   };
   Deno.addSignalListener("SIGINT", shutdown);
   Deno.addSignalListener("SIGTERM", shutdown);
 }
+
+/** How long the console may take to end on its own after a signal before it is ended with `Deno.exit`. */
+const EXIT_GRACE_MS = 2_000;
 
 if (import.meta.main) await main();
