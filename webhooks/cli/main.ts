@@ -125,7 +125,12 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     if (command.words[0] === "receive" || command.words[0] === "listen") return interrupt.abort();
     kv.close(); // whatever was running stops here; nothing is left half-written (each write is atomic)
     cli.stderr("Interrupted");
-    Deno.exit(130);
+    // Ended by the signal itself, as a program without a handler is (status 130), not through Deno.exit, which with
+    // OTEL_DENO=true can hang for good (docs/observability.md, "Ending the process"). With no listener left, Deno
+    // takes SIGINT's default action; should another listener keep it, Deno.exit ends the process after all.
+    Deno.removeSignalListener("SIGINT", onSigint);
+    Deno.kill(Deno.pid, "SIGINT");
+    setTimeout(() => Deno.exit(130), 1_000);
   };
   if (own) Deno.addSignalListener("SIGINT", onSigint);
   const baseFetch = cli.fetch ?? globalThis.fetch;
