@@ -37,6 +37,7 @@ import {
   busyOf,
   type Counter,
   counterOf,
+  countersKnown,
   type Entry,
   type GroupJob,
   type GroupResult,
@@ -44,6 +45,7 @@ import {
   lastNumber,
   LOCAL_CHECKS,
   MAX_TRIES,
+  readCounters,
   REMOTE_CHECKS,
   takeGroup,
 } from "./_group_take.ts";
@@ -109,7 +111,7 @@ class GroupCommitter {
     try {
       if (this.#remote === undefined) await this.#detect();
       while (this.#waiting.length > 0 && this.#inFlight.size < this.#maxInFlight()) {
-        if (!this.#countersKnown()) await this.#readCounters();
+        if (!countersKnown(this.#waiting, this.#counters)) await readCounters(this.#kv, this.#waiting, this.#counters);
         const group = takeGroup(this.#waiting, this.#counters, this.#maxChecks, this.#busyIds());
         if (group.length === 0) break; // each waiting job touches a key of a group in flight
         this.#launch(group);
@@ -188,22 +190,6 @@ class GroupCommitter {
       first = last + 1;
     }
     return buildEntry(entry, first);
-  }
-
-  /** Whether every waiting job's sequence counter is known (else it is read before the next group). */
-  #countersKnown(): boolean {
-    return this.#waiting.every(({ seqId }) => seqId === null || this.#counters.has(seqId));
-  }
-
-  /** Reads the counters of waiting jobs not known yet. */
-  async #readCounters(): Promise<void> {
-    const unknown = new Map<string, Deno.KvKey>();
-    for (const { job, seqId } of this.#waiting) {
-      if (seqId !== null && !this.#counters.has(seqId)) unknown.set(seqId, job.sequence!);
-    }
-    if (unknown.size === 0) return;
-    const entries = await getManyBatched<number>(this.#kv, [...unknown.values()]);
-    for (const entry of entries) this.#counters.set(keyId(entry.key), counterOf(entry));
   }
 
   /** Builds a group's operation and sends it to the KV (before its first await); settles without throwing. */

@@ -2,6 +2,7 @@
 // the limits of one atomic operation, the jobs and their entries, and taking
 // a group from the front of the line within those limits.
 
+import { getManyBatched, keyId } from "../kv/mod.ts";
 import { AtomicRecorder } from "./_atomic_recorder.ts";
 
 /** The most checks one operation carries on a local KV (SQLite takes 100). */
@@ -65,6 +66,22 @@ export interface Counter {
 export function counterOf(entry: Deno.KvEntryMaybe<number>): Counter {
   const value = typeof entry.value === "number" && Number.isSafeInteger(entry.value) ? entry.value : 0;
   return { value, versionstamp: entry.versionstamp };
+}
+
+/** Whether every waiting job's sequence counter is known (else it is read before the next group). */
+export function countersKnown(waiting: Entry[], counters: Map<string, Counter>): boolean {
+  return waiting.every(({ seqId }) => seqId === null || counters.has(seqId));
+}
+
+/** Reads into `counters` the sequence counters of waiting jobs not known yet. */
+export async function readCounters(kv: Deno.Kv, waiting: Entry[], counters: Map<string, Counter>): Promise<void> {
+  const unknown = new Map<string, Deno.KvKey>();
+  for (const { job, seqId } of waiting) {
+    if (seqId !== null && !counters.has(seqId)) unknown.set(seqId, job.sequence!);
+  }
+  if (unknown.size === 0) return;
+  const entries = await getManyBatched<number>(kv, [...unknown.values()]);
+  for (const entry of entries) counters.set(keyId(entry.key), counterOf(entry));
 }
 
 /**
