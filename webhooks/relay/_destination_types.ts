@@ -117,7 +117,7 @@ export interface DestinationPatch {
  * ```
  */
 export interface Destinations {
-  /** Adds one; resolves with it and its secret (shown this once). */
+  /** Adds one; resolves with it and its secret (shown this once). A field it does not take is a `TypeError`. */
   add(input: DestinationInput): Promise<NewDestination>;
   /** Every destination, oldest first. */
   list(): Promise<Destination[]>;

@@ -168,6 +168,13 @@ export function createDestinations(
       if (input === null || typeof input !== "object") {
         throw new TypeError(`Cannot ${action}: the argument must be an object, got ${describeValue(input)}`);
       }
+      // A misspelt field (`hookId`, `enabled: false`) would otherwise be dropped: forwarding every hook, enabled.
+      const unknown = Object.keys(input).find((k) => !["url", "hookIds", "secret", "pinned"].includes(k));
+      if (unknown !== undefined) {
+        throw new TypeError(
+          `Cannot ${action}: it takes only 'url', 'hookIds', 'secret' and 'pinned', got ${describeValue(unknown)}`,
+        );
+      }
       if (input.pinned !== undefined && typeof input.pinned !== "boolean") {
         throw new TypeError(`Cannot ${action}: 'pinned' must be a boolean, got ${describeValue(input.pinned)}`);
       }

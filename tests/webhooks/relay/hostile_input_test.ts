@@ -1,0 +1,39 @@
+// Careless input to the relay: a misspelt field, a schedule with holes, a URL
+// too long to store. Each is refused with an error that names it, and stored
+// data stays as it was.
+
+import assert from "node:assert/strict";
+import { createRelay } from "../../../webhooks/mod.ts";
+import { seedHooks } from "./fixtures.ts";
+
+Deno.test("destinations.add() refuses a field it does not take (a typo would forward every hook) and stores nothing", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv, { allowPrivateNetwork: true });
+  try {
+    await seedHooks(kv);
+    const secret = "whsec_" + btoa("0123456789abcdef0123456789abcdef");
+    const typos: Array<[Record<string, unknown>, string]> = [
+      [{ url: "http://127.0.0.1:9/", hookId: "h1" }, "hookId"],
+      [{ url: "http://127.0.0.1:9/", hookIds: ["h1"], enabled: false }, "enabled"],
+      [{ url: "http://127.0.0.1:9/", id: "mine" }, "id"],
+      [{ url: "http://127.0.0.1:9/", signingSecret: secret }, "signingSecret"],
+    ];
+    for (const [input, field] of typos) {
+      await assert.rejects(relay.destinations.add(input as never), (e: Error) => {
+        assert.ok(e instanceof TypeError);
+        assert.match(
+          e.message,
+          new RegExp(`^Cannot add destination: it takes only 'url', 'hookIds', 'secret' and 'pinned', got "${field}"$`),
+        );
+        assert.ok(!e.message.includes(secret.slice(6)));
+        return true;
+      });
+    }
+    assert.deepEqual(await relay.destinations.list(), []);
+    const added = await relay.destinations.add({ url: "http://127.0.0.1:9/", hookIds: ["h1"], secret, pinned: false });
+    assert.deepEqual(added.hookIds, ["h1"]);
+  } finally {
+    await relay.close();
+    kv.close();
+  }
+});
