@@ -61,7 +61,14 @@ export function resolveOptions(options: RelayOptions | undefined): ResolvedOptio
     if (o.schedule.length > 100) {
       throw new RangeError(`Cannot create relay: 'schedule' may hold at most 100 waits, got ${o.schedule.length}`);
     }
-    o.schedule.forEach((wait, i) => positive(`schedule[${i}]`, wait, 0, 30 * 86_400_000));
+    // A hole or `undefined` (`[, 5000]`) would end the schedule there: the entry dead after that attempt.
+    for (let i = 0; i < o.schedule.length; i++) {
+      const wait: unknown = o.schedule[i];
+      if (wait === undefined) {
+        throw new TypeError(`Cannot create relay: 'schedule[${i}]' must be a number, got undefined`);
+      }
+      positive(`schedule[${i}]`, wait, 0, 30 * 86_400_000);
+    }
     schedule = [...o.schedule];
   }
   const attemptTimeoutMs = positive("attemptTimeoutMs", o.attemptTimeoutMs, 15_000);

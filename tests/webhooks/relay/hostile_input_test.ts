@@ -37,3 +37,22 @@ Deno.test("destinations.add() refuses a field it does not take (a typo would for
     kv.close();
   }
 });
+
+Deno.test("createRelay() refuses a schedule with a hole or an undefined wait (it ended the retries there)", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const holes = [[undefined, 5_000], new Array(3), Object.assign([5_000, 5_000], { length: 3 })];
+    for (const schedule of holes) {
+      assert.throws(
+        () => createRelay(kv, { schedule: schedule as number[] }),
+        (e: Error) =>
+          e instanceof TypeError &&
+          /^Cannot create relay: 'schedule\[\d\]' must be a number, got undefined$/.test(e.message),
+        JSON.stringify(schedule),
+      );
+    }
+    await createRelay(kv, { schedule: [] }).close(); // no retries: a dead letter after the first failure
+  } finally {
+    kv.close();
+  }
+});
