@@ -69,7 +69,7 @@ export interface NewDestination extends Destination {
  * ```
  */
 export interface DestinationInput {
-  /** An absolute http(s) URL; a loopback, private or link-local host only with `allowPrivateNetwork`. */
+  /** An absolute http(s) URL (at most 8,192 characters); a loopback, private or link-local host only with `allowPrivateNetwork`. */
   url: string;
   /** Existing hook ids; absent: every hook. */
   hookIds?: string[];

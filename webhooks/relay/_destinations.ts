@@ -50,7 +50,14 @@ function checkSecret(secret: unknown, action: string): string {
   return secret;
 }
 
+/** The longest destination URL (its normalised form): one far longer failed in KV as "Value too large". */
+const MAX_URL = 8_192;
+
 async function checkUrl(url: unknown, action: string, options: ResolvedOptions): Promise<string> {
+  const length = typeof url === "string" ? Math.max(url.length, URL.parse(url)?.href.length ?? 0) : 0;
+  if (length > MAX_URL) {
+    throw new TypeError(`Cannot ${action}: 'url' must be at most ${MAX_URL} characters, got ${length}`);
+  }
   // deno-lint-ignore no-control-regex
   const plain = typeof url === "string" && /^https?:\/\/[^/]/i.test(url) && !/[\u0000-\u0020\u007f-\u009f\\]/.test(url);
   const parsed = plain ? URL.parse(url as string) : null;

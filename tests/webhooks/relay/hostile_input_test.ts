@@ -56,3 +56,22 @@ Deno.test("createRelay() refuses a schedule with a hole or an undefined wait (it
     kv.close();
   }
 });
+
+Deno.test("destinations.add() and update() refuse a URL too long to store, naming its length, and keep the stored one", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv, { allowPrivateNetwork: true });
+  try {
+    const added = await relay.destinations.add({ url: "http://127.0.0.1:9/" + "a".repeat(8_000) });
+    const long = "http://127.0.0.1:9/" + "a".repeat(70_000); // past KV's 64 KiB value: "Value too large" before
+    const refused = (e: Error) =>
+      e instanceof TypeError && /'url' must be at most 8192 characters, got 70019$/.test(e.message);
+    await assert.rejects(relay.destinations.add({ url: long }), refused);
+    await assert.rejects(relay.destinations.update(added.id, { url: long }), refused);
+    // Non-ASCII grows when normalised (percent-encoded): measured after.
+    await assert.rejects(relay.destinations.add({ url: "http://127.0.0.1:9/" + "é".repeat(3_000) }), /at most 8192/);
+    assert.deepEqual((await relay.destinations.list()).map((d) => d.url), [added.url]);
+  } finally {
+    await relay.close();
+    kv.close();
+  }
+});
