@@ -16,7 +16,7 @@ async function withOneAttempt(
   run: (
     attempt: (answer: () => Response | Promise<Response>) => Promise<[RelayAttempt, RelayForward]>,
   ) => Promise<void>,
-  attemptTimeoutMs = 15_000,
+  { attemptTimeoutMs = 15_000, url }: { attemptTimeoutMs?: number; url?: string } = {},
 ): Promise<void> {
   const kv = await Deno.openKv(":memory:");
   let answer: () => Response | Promise<Response> = () => new Response("ok");
@@ -31,7 +31,7 @@ async function withOneAttempt(
   let n = 0;
   try {
     await seedHooks(kv);
-    await relay.destinations.add({ url: app.url });
+    await relay.destinations.add({ url: url ?? app.url });
     await run(async (next) => {
       answer = next;
       const postbackId = String(n++).padStart(64, "0");
@@ -107,4 +107,68 @@ Deno.test("property: whatever a 429 says in Retry-After, the next attempt is bet
       { numRuns: 40 },
     );
   });
+});
+
+Deno.test("a 2xx whose body never ends or breaks off delivers (it was taken for no answer and sent again)", async () => {
+  const stalled = () =>
+    new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode("got it")) }), { status: 202 });
+  await withOneAttempt(async (attempt) => {
+    const [tried, forward] = await attempt(stalled);
+    assert.equal(tried.status, 202);
+    assert.equal(tried.response, "got it");
+    assert.equal(tried.error, "The answer's body did not end within 1 s");
+    assert.equal(forward.state, "delivered");
+    // A 500 whose body stalls is still a failure, with its status kept.
+    const [failed, retried] = await attempt(() => new Response(new ReadableStream({ start() {} }), { status: 500 }));
+    assert.equal(failed.status, 500);
+    assert.equal(retried.state, "pending");
+  }, { attemptTimeoutMs: 1_000 });
+  // A destination that closes the connection after the head and part of the body it announced.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const served = (async () => {
+    for await (const conn of listener) {
+      const buffer = new Uint8Array(65_536);
+      let request = "";
+      while (!request.includes("\r\n\r\n")) {
+        request += new TextDecoder().decode(buffer.subarray(0, await conn.read(buffer) ?? 0));
+      }
+      await conn.write(new TextEncoder().encode("HTTP/1.1 200 OK\r\ncontent-length: 1000\r\n\r\nhalf of it"));
+      conn.close();
+    }
+  })().catch(() => {});
+  try {
+    await withOneAttempt(async (attempt) => {
+      const [tried, forward] = await attempt(() => new Response("unused"));
+      assert.equal(tried.status, 200);
+      assert.match(tried.error!, /^The answer's body broke off/);
+      assert.equal(forward.state, "delivered");
+    }, { url: `http://127.0.0.1:${listener.addr.port}/hooks` });
+  } finally {
+    listener.close();
+    await served;
+  }
+});
+
+Deno.test("an endless body is read to 1 KiB and let go; a redirect is not followed, even to an allowed address", async () => {
+  const target = startApp();
+  try {
+    await withOneAttempt(async (attempt) => {
+      let pulled = 0;
+      const endless = () =>
+        new Response(new ReadableStream({ pull: (c) => void (pulled++, c.enqueue(new Uint8Array(65_536).fill(97))) }));
+      const [tried, forward] = await attempt(endless);
+      assert.equal(tried.status, 200);
+      assert.equal(tried.response, "a".repeat(1_024));
+      assert.equal(forward.state, "delivered");
+      // Endless: had it been read whole, the attempt would not have ended; a bounded few chunks were pulled.
+      assert.ok(pulled < 64, `${pulled} chunks of 64 KiB pulled`);
+      const moved = () => new Response(null, { status: 307, headers: { location: target.url } });
+      const [redirected, again] = await attempt(moved);
+      assert.equal(redirected.status, 307);
+      assert.equal(again.state, "pending");
+      assert.equal(target.received.length, 0);
+    });
+  } finally {
+    await target.close();
+  }
 });
