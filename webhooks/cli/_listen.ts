@@ -2,9 +2,10 @@
 // postbacks of the hooks named (every hook when none) to a URL on this
 // machine, as `stripe listen` does. It adds a pinned destination (so only
 // this process delivers it), runs a relay worker for it that prints one line
-// per attempt, and removes the destination when it ends (Ctrl-C). A listener
-// killed outright leaves its destination behind until a worker sees it
-// unheld for 10 minutes. The signing secret is `WEBHOOK_SECRET` (or
+// per attempt, and removes the destination when it ends (Ctrl-C; or a
+// `410 Gone` from the app, which disables it, and then with status 1). A
+// listener killed outright leaves its destination behind until a worker sees
+// it unheld for 10 minutes. The signing secret is `WEBHOOK_SECRET` (or
 // `--secret`), else one generated for the run; it is printed only with
 // `--print-secret` (API.md: the CLI prints no secret unless asked).
 
@@ -75,16 +76,28 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
           " and in your app, or run with --print-secret to see this one",
       );
     }
+    // A `410 Gone` disables the destination (API.md): nothing more would reach the app, so listen ends.
+    const gone = new AbortController();
     const worker = relay.run({
       destinations: [destination.id],
       signal: ctx.signal,
-      onAttempt: (attempt) => ctx.out(ctx.json ? JSON.stringify(attempt) : attemptLine(attempt)),
+      onAttempt: (attempt) => {
+        ctx.out(ctx.json ? JSON.stringify(attempt) : attemptLine(attempt));
+        if (attempt.status === 410) gone.abort();
+      },
     });
+    const ended = AbortSignal.any([ctx.signal, gone.signal]);
     await new Promise<void>((resolve) => {
-      if (ctx.signal.aborted) return resolve();
-      ctx.signal.addEventListener("abort", () => resolve(), { once: true });
+      if (ended.aborted) return resolve();
+      ended.addEventListener("abort", () => resolve(), { once: true });
     });
     await worker.stop();
+    if (gone.signal.aborted && !ctx.signal.aborted) {
+      throw new Error(
+        "The app answered 410 Gone, which disables a destination: listen stopped; start it again once the app" +
+          " answers otherwise",
+      );
+    }
   } finally {
     await relay.destinations.remove(destination.id);
     await relay.close();
