@@ -123,6 +123,12 @@ export function resolveRun(options: RunOptions | undefined): ResolvedRun {
         `Cannot run relay: 'destinations' must be an array of destination ids, got ${describeValue(o.destinations)}`,
       );
     }
+    // An empty list (a filter that matched nothing, say) would make a worker that delivers nothing, silently.
+    if (o.destinations.length === 0) {
+      throw new RangeError(
+        "Cannot run relay: 'destinations' must name at least one destination (leave it out for every shared one)",
+      );
+    }
   }
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) {
     throw new TypeError(`Cannot run relay: 'signal' must be an AbortSignal, got ${describeValue(o.signal)}`);

@@ -112,7 +112,7 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Attempts in flight at once (default 16, at most 1000). */
   concurrency?: number;
-  /** Only these destinations (and, of these, the pinned ones too). */
+  /** Only these destinations (and, of these, the pinned ones too); at least one (an empty list is a `RangeError`). */
   destinations?: string[];
   /** Called after each attempt (for a printout such as `listen`'s). */
   onAttempt?: (attempt: RelayAttempt & { entryId: string; destinationId: string; hookId: string }) => void;

@@ -75,3 +75,35 @@ Deno.test("destinations.add() and update() refuse a URL too long to store, namin
     kv.close();
   }
 });
+
+Deno.test("deadLetters() and run() name a wrong page, cursor or empty destination list (KV's own words did not)", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv);
+  try {
+    await assert.rejects(
+      relay.deadLetters({ cursor: "garbage!" }),
+      (e: Error) =>
+        e instanceof TypeError &&
+        e.message ===
+          `Cannot list dead letters: 'cursor' must be one that a page of this list gave, got "garbage!"`,
+    );
+    await assert.rejects(
+      relay.deadLetters({ destinationId: "d1", cursor: "%%%" }),
+      /^TypeError: Cannot list dead letters: 'cursor' must be one that a page of this list gave/,
+    );
+    await assert.rejects(relay.deadLetters({ cursor: 5 as unknown as string }), /'cursor' must be a string, got 5/);
+    await assert.rejects(
+      relay.deadLetters(null as never),
+      /^TypeError: Cannot list dead letters: 'options' must be an object, got null/,
+    );
+    assert.deepEqual(await relay.deadLetters({ cursor: "" }), { values: [], cursor: "" });
+    // A filter that matched nothing made a worker that delivered nothing, without a word.
+    assert.throws(
+      () => relay.run({ destinations: [] }),
+      (e: Error) => e instanceof RangeError && /'destinations' must name at least one destination/.test(e.message),
+    );
+  } finally {
+    await relay.close();
+    kv.close();
+  }
+});
