@@ -1,17 +1,22 @@
-// `listen` against an app that misbehaves: a `410 Gone` disables a relay
-// destination, after which nothing more reaches the app; `listen` says so
-// and ends rather than forwarding nothing while it looks alive.
+// `listen` when its destination stops taking postbacks: an app that answers
+// `410 Gone` (which disables a relay destination), or the destination removed
+// or disabled elsewhere (the console). Nothing more would reach the app, so
+// listen says why and ends, rather than run on forwarding nothing.
 
 import assert from "node:assert/strict";
-import { createRelay } from "../../../webhooks/mod.ts";
+import { createRelay, type Relay } from "../../../webhooks/mod.ts";
 import { main } from "../../../webhooks/cli/mod.ts";
-import { postback, seedHooks, startApp, until, writeAll } from "../relay/fixtures.ts";
+import { type App, postback, seedHooks, startApp, until, writeAll } from "../relay/fixtures.ts";
 
-Deno.test("listen ends with status 1 and a message when the app answers 410 Gone, its destination removed", async () => {
+/** Runs listen on a KV file until `act` is done and listen ends; resolves with its status, stdout and stderr. */
+async function listenUntilEnd(
+  answer: () => Response,
+  act: (ctx: { kv: Deno.Kv; relay: Relay; id: string; app: App }) => Promise<void>,
+): Promise<{ code: number; out: string[]; err: string[] }> {
   const dir = await Deno.makeTempDir();
   const path = `${dir}/webhooks.kv`;
   const kv = await Deno.openKv(path);
-  const app = startApp(() => new Response("gone", { status: 410 }));
+  const app = startApp(answer);
   const stop = new AbortController();
   const out: string[] = [];
   const err: string[] = [];
@@ -25,22 +30,17 @@ Deno.test("listen ends with status 1 and a message when the app answers 410 Gone
       signal: stop.signal,
     });
     await until(async () => (await relay.destinations.list()).length === 1, 10_000, "the listener's destination");
-    await writeAll(kv, relay.write, [postback("h1")]);
-    // Before, listen went on running (until Ctrl-C) with its destination disabled: what came next became dead letters.
+    const [{ id }] = await relay.destinations.list();
+    await act({ kv, relay, id, app });
+    // Before, listen ran on (until Ctrl-C) with its destination disabled or gone, forwarding nothing.
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<number>((resolve) => timer = setTimeout(() => resolve(-1), 10_000));
-    const ended = await Promise.race([running, late]).finally(() => clearTimeout(timer));
-    assert.equal(ended, 1, err.join("\n"));
-    assert.equal(app.received.length, 1);
-    assert.match(out[0], /  h1  410 /);
-    const text = err.join("\n");
-    assert.match(text, /Removed destination /);
-    assert.match(
-      err.at(-1)!,
-      /^Error: The app answered 410 Gone, which disables a destination: listen stopped; start it again once /,
-    );
-    assert.doesNotMatch(text + out.join("\n"), /whsec_[A-Za-z0-9+/]/); // the secret generated is not shown
+    const code = await Promise.race([running, late]).finally(() => clearTimeout(timer));
+    assert.equal(code, 1, err.join("\n"));
     assert.deepEqual(await relay.destinations.list(), []);
+    assert.match(err.at(-2)!, /^Removed destination /);
+    assert.doesNotMatch(err.join("\n") + out.join("\n"), /whsec_[A-Za-z0-9+/]/); // the secret generated is not shown
+    return { code, out, err };
   } finally {
     stop.abort();
     await relay.close();
@@ -48,4 +48,26 @@ Deno.test("listen ends with status 1 and a message when the app answers 410 Gone
     kv.close();
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+Deno.test("listen ends with status 1 and says why when the app answers 410 Gone, its destination removed", async () => {
+  const { out, err } = await listenUntilEnd(() => new Response("gone", { status: 410 }), async ({ kv, relay, app }) => {
+    await writeAll(kv, relay.write, [postback("h1")]);
+    await app.waitFor(1);
+  });
+  assert.match(out[0], /  h1  410 /);
+  assert.match(
+    err.at(-1)!,
+    /^Error: The app answered 410 Gone, which disables a destination: listen stopped; start it again once /,
+  );
+});
+
+Deno.test("listen ends with status 1 when its destination is removed or disabled elsewhere", async () => {
+  const ok = () => new Response("ok");
+  const removed = await listenUntilEnd(ok, async ({ relay, id }) => void await relay.destinations.remove(id));
+  assert.match(removed.err.at(-1)!, /^Error: This listener's destination was removed elsewhere \(the console, say\)/);
+  const disabled = await listenUntilEnd(ok, async ({ relay, id }) => {
+    await relay.destinations.update(id, { enabled: false });
+  });
+  assert.match(disabled.err.at(-1)!, /^Error: This listener's destination was disabled elsewhere/);
 });
