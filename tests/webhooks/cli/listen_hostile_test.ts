@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import { createRelay, type Relay } from "../../../webhooks/mod.ts";
 import { main } from "../../../webhooks/cli/mod.ts";
+import { startKvConnectServer } from "../../../kvconnect/mod.ts";
+import { TEST_TOKEN } from "../../kvconnect/token.ts";
 import { type App, postback, seedHooks, startApp, until, writeAll } from "../relay/fixtures.ts";
 
 /** Runs listen on a KV file until `act` is done and listen ends; resolves with its status, stdout and stderr. */
@@ -70,4 +72,54 @@ Deno.test("listen ends with status 1 when its destination is removed or disabled
     await relay.destinations.update(id, { enabled: false });
   });
   assert.match(disabled.err.at(-1)!, /^Error: This listener's destination was disabled elsewhere/);
+});
+
+Deno.test("listen as a process: a second Ctrl-C ends it when its KV is out of reach and the removal would never return", async () => {
+  const server = await startKvConnectServer({ path: ":memory:", token: TEST_TOKEN });
+  Deno.env.set("DENO_KV_ACCESS_TOKEN", TEST_TOKEN);
+  const kv = await Deno.openKv(server.url);
+  const app = startApp();
+  let child: Deno.ChildProcess | null = null;
+  try {
+    await seedHooks(kv);
+    child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "webhooks/cli.ts", "listen", "--forward-to", app.url, "--kv", server.url],
+      cwd: new URL("../../../", import.meta.url).pathname,
+      env: { NO_COLOR: "1", DENO_KV_ACCESS_TOKEN: TEST_TOKEN },
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    const relay = createRelay(kv);
+    await until(async () => (await relay.destinations.list()).length === 1, 20_000, "the destination");
+    await relay.close();
+    kv.close();
+    await server.close(); // the laptop lost the network: Deno's KV Connect client retries for good
+    const output = child.output();
+    let exited = false;
+    output.then(() => exited = true, () => exited = true);
+    // Ctrl-C, then again, until it ends (before, every Ctrl-C after the first was ignored: only kill -9 ended it).
+    for (let i = 0; i < 100 && !exited; i++) {
+      child.kill("SIGINT");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    if (!exited) child.kill("SIGKILL");
+    const { code, stderr } = await output;
+    child = null;
+    assert.equal(code, 130);
+    assert.match(new TextDecoder().decode(stderr), /Interrupted again: the destination is left for a relay worker/);
+  } finally {
+    try {
+      child?.kill("SIGKILL");
+      await child?.output();
+    } catch {
+      // exited
+    }
+    await app.close();
+    try {
+      kv.close();
+    } catch {
+      // closed
+    }
+    await server.close().catch(() => {});
+  }
 });
