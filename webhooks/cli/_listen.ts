@@ -109,7 +109,8 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
       },
     });
     const ended = AbortSignal.any([ctx.signal, gone.signal]);
-    const watching = (async () => {
+    // Not awaited: a check that hangs (KV Connect out of reach retries for good) must not hold up the end.
+    void (async () => {
       while (!ended.aborted) {
         await pause(DESTINATION_CHECK_MS, ended);
         if (ended.aborted) return;
@@ -118,7 +119,10 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
         else if (now?.enabled === false) gone.abort("disabled");
       }
     })();
-    await watching;
+    await new Promise<void>((resolve) => {
+      if (ended.aborted) return resolve();
+      ended.addEventListener("abort", () => resolve(), { once: true });
+    });
     await worker.stop(); // its last attempts are printed by now (a 410's included)
     if (gone.signal.aborted && !ctx.signal.aborted) {
       const why = answered410
