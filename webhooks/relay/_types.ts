@@ -29,7 +29,7 @@ export interface RelayAttempt {
   status: number;
   /** Milliseconds from the request to the answer (or the failure). */
   durationMs: number;
-  /** Why it failed, when there was no answer. */
+  /** Why it failed, when there was no answer; or, beside a status, why the answer's body is cut short. */
   error?: string;
   /** The first 1 KiB of the answer's body, as text. */
   response: string;
