@@ -2,9 +2,11 @@
 // postbacks of the hooks named (every hook when none) to a URL on this
 // machine, as `stripe listen` does. It adds a pinned destination (so only
 // this process delivers it), runs a relay worker for it that prints one line
-// per attempt, and removes the destination when it ends (Ctrl-C). A listener
-// killed outright leaves its destination behind until a worker sees it
-// unheld for 10 minutes. The signing secret is `WEBHOOK_SECRET` (or
+// per attempt, and removes the destination when it ends (Ctrl-C; or, with
+// status 1, once the destination is disabled, by a `410 Gone` from the app
+// or elsewhere, or removed elsewhere). A
+// listener killed outright leaves its destination behind until a worker sees
+// it unheld for 10 minutes. The signing secret is `WEBHOOK_SECRET` (or
 // `--secret`), else one generated for the run; it is printed only with
 // `--print-secret` (API.md: the CLI prints no secret unless asked).
 
@@ -37,6 +39,22 @@ function wellFormedSecret(secret: string): boolean {
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64) || base64.length % 4 !== 0) return false;
   const bytes = base64.length / 4 * 3 - (base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0);
   return bytes >= 24 && bytes <= 64;
+}
+
+/** How often listen checks that its destination is still there and enabled. */
+const DESTINATION_CHECK_MS = 1_000;
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 /** Runs `listen` until `ctx.signal` aborts. */
@@ -75,16 +93,45 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
           " and in your app, or run with --print-secret to see this one",
       );
     }
+    // Nothing more would reach the app once the destination is disabled (a `410 Gone` does that, API.md) or
+    // removed elsewhere (the console, say): listen then ends, rather than run on forwarding nothing.
+    const gone = new AbortController();
+    let answered410 = false;
     const worker = relay.run({
       destinations: [destination.id],
       signal: ctx.signal,
-      onAttempt: (attempt) => ctx.out(ctx.json ? JSON.stringify(attempt) : attemptLine(attempt)),
+      onAttempt: (attempt) => {
+        ctx.out(ctx.json ? JSON.stringify(attempt) : attemptLine(attempt));
+        if (attempt.status === 410) {
+          answered410 = true;
+          gone.abort("disabled");
+        }
+      },
     });
+    const ended = AbortSignal.any([ctx.signal, gone.signal]);
+    // Not awaited: a check that hangs (KV Connect out of reach retries for good) must not hold up the end.
+    void (async () => {
+      while (!ended.aborted) {
+        await pause(DESTINATION_CHECK_MS, ended);
+        if (ended.aborted) return;
+        const now = await relay.destinations.get(destination.id).catch(() => undefined); // a KV hiccup: next time
+        if (now === null) gone.abort("removed");
+        else if (now?.enabled === false) gone.abort("disabled");
+      }
+    })();
     await new Promise<void>((resolve) => {
-      if (ctx.signal.aborted) return resolve();
-      ctx.signal.addEventListener("abort", () => resolve(), { once: true });
+      if (ended.aborted) return resolve();
+      ended.addEventListener("abort", () => resolve(), { once: true });
     });
-    await worker.stop();
+    await worker.stop(); // its last attempts are printed by now (a 410's included)
+    if (gone.signal.aborted && !ctx.signal.aborted) {
+      const why = answered410
+        ? "The app answered 410 Gone, which disables a destination: listen stopped; start it again once the app" +
+          " answers otherwise"
+        : `This listener's destination was ${gone.signal.reason} elsewhere (the console, say): listen stopped;` +
+          " start it again to go on forwarding";
+      throw new Error(why);
+    }
   } finally {
     await relay.destinations.remove(destination.id);
     await relay.close();

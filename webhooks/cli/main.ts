@@ -121,10 +121,17 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     return 1;
   }
   const onSigint = () => {
-    // `receive` and `listen` end on their own: `listen` removes its destination first.
-    if (command.words[0] === "receive" || command.words[0] === "listen") return interrupt.abort();
+    // `receive` and `listen` end on their own: `listen` removes its destination first. A second Ctrl-C ends
+    // them here, as any other command: with the KV out of reach (KV Connect retries for good), the removal never
+    // returns, and a Ctrl-C that did nothing left only `kill -9`.
+    const ownEnd = command.words[0] === "receive" || command.words[0] === "listen";
+    if (ownEnd && !interrupt.signal.aborted) return interrupt.abort();
     kv.close(); // whatever was running stops here; nothing is left half-written (each write is atomic)
-    cli.stderr("Interrupted");
+    cli.stderr(
+      command.words[0] === "listen"
+        ? "Interrupted again: the destination is left for a relay worker to remove once no worker held it for 10 minutes"
+        : "Interrupted",
+    );
     // Ended by the signal itself, as a program without a handler is (status 130), not through Deno.exit, which with
     // OTEL_DENO=true can hang for good (docs/observability.md, "Ending the process"). With no listener left, Deno
     // takes SIGINT's default action; should another listener keep it, Deno.exit ends the process after all.

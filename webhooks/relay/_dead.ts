@@ -34,6 +34,9 @@ export async function listDeadLetters(
   kv: Deno.Kv,
   options: { destinationId?: string; cursor?: string; limit?: number } = {},
 ): Promise<DeadLetterPage> {
+  if (options === null || typeof options !== "object") {
+    throw new TypeError(`Cannot list dead letters: 'options' must be an object, got ${describeValue(options)}`);
+  }
   const limit = options.limit ?? 100;
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
     throw new RangeError(`Cannot list dead letters: 'limit' must be an integer from 1 to 1000, got ${limit}`);
@@ -44,6 +47,26 @@ export async function listDeadLetters(
       `Cannot list dead letters: 'destinationId' must be a non-empty string, got ${describeValue(destinationId)}`,
     );
   }
+  if (cursor !== undefined && typeof cursor !== "string") {
+    throw new TypeError(`Cannot list dead letters: 'cursor' must be a string, got ${describeValue(cursor)}`);
+  }
+  try {
+    return await deadLetterPage(kv, limit, destinationId, cursor);
+  } catch (error) {
+    // KV's own "invalid cursor" names neither the argument nor where a good one comes from.
+    if (!cursor || !(error instanceof TypeError) || !/cursor/i.test(error.message)) throw error;
+    throw new TypeError(
+      `Cannot list dead letters: 'cursor' must be one that a page of this list gave, got ${describeValue(cursor)}`,
+    );
+  }
+}
+
+async function deadLetterPage(
+  kv: Deno.Kv,
+  limit: number,
+  destinationId: string | undefined,
+  cursor: string | undefined,
+): Promise<DeadLetterPage> {
   if (destinationId === undefined) {
     const iter = kv.list<DeadLetter>({ prefix: DEAD_PREFIX }, { limit, cursor: cursor || undefined });
     const values: DeadLetter[] = [];

@@ -45,17 +45,26 @@ export class HostGuard {
   }
 }
 
-/** Reads at most 1 KiB of a body, then lets the rest go. */
-async function excerpt(response: Response): Promise<string> {
-  if (!response.body) return "";
+/**
+ * Reads at most 1 KiB of a body, then lets the rest go. A body that breaks
+ * off or does not end in time gives what was read and why (the answer's
+ * status came all the same).
+ */
+async function excerpt(response: Response): Promise<{ text: string; broken?: unknown }> {
+  if (!response.body) return { text: "" };
   // A body whose declared length is small is read in one native call (a stream reader costs far more per answer).
   const declared = Number(response.headers.get("content-length") ?? NaN);
   if (declared <= SMALL_BODY && !response.headers.has("transfer-encoding")) {
-    return decoder.decode((await response.bytes()).subarray(0, RESPONSE_BYTES));
+    try {
+      return { text: decoder.decode((await response.bytes()).subarray(0, RESPONSE_BYTES)) };
+    } catch (error) {
+      return { text: "", broken: error };
+    }
   }
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
+  let broken: unknown;
   try {
     while (size < RESPONSE_BYTES) {
       const { done, value } = await reader.read();
@@ -63,6 +72,8 @@ async function excerpt(response: Response): Promise<string> {
       chunks.push(value.slice(0, RESPONSE_BYTES - size));
       size += Math.min(value.byteLength, RESPONSE_BYTES - size);
     }
+  } catch (error) {
+    broken = error;
   } finally {
     reader.cancel().catch(() => {});
   }
@@ -72,22 +83,46 @@ async function excerpt(response: Response): Promise<string> {
     bytes.set(chunk, at);
     at += chunk.byteLength;
   }
-  return decoder.decode(bytes);
+  return broken === undefined ? { text: decoder.decode(bytes) } : { text: decoder.decode(bytes), broken };
 }
 
-/** `Retry-After` in ms from `now` (seconds or an HTTP date), or `undefined`. */
+/** The longest `Retry-After` honoured: a longer one counts as this (a day). */
+export const RETRY_AFTER_MAX_MS = 86_400_000;
+
+const DAY = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
+const MONTH = "(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
+const CLOCK = "\\d\\d:\\d\\d:\\d\\d";
+// RFC 9110's HTTP-date: IMF-fixdate, and the obsolete RFC 850 and asctime forms (asctime's time is GMT too).
+const HTTP_DATE = new RegExp(
+  `^(?:${DAY}, \\d\\d ${MONTH} \\d{4} ${CLOCK} GMT|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, \\d\\d-${MONTH}-\\d\\d ${CLOCK} GMT)$`,
+);
+const ASCTIME = new RegExp(`^${DAY} ${MONTH} [ \\d]\\d ${CLOCK} \\d{4}$`);
+
+/**
+ * `Retry-After` in ms from `now` (seconds or an HTTP date), at most
+ * {@linkcode RETRY_AFTER_MAX_MS}; `undefined` when absent or neither (a
+ * lenient date parse would read "soon 2099" as a date 73 years on).
+ */
 export function parseRetryAfter(value: string | null, now: number): number | undefined {
   if (value === null) return undefined;
   const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  let ms: number;
+  if (/^\d+$/.test(text)) ms = Number(text) * 1000;
+  else if (HTTP_DATE.test(text)) ms = Date.parse(text) - now;
+  else if (ASCTIME.test(text)) ms = Date.parse(`${text} GMT`) - now;
+  else return undefined;
+  return Number.isNaN(ms) ? undefined : Math.min(RETRY_AFTER_MAX_MS, Math.max(0, ms));
+}
+
+/** The message of a failed fetch or body read, without the URL. */
+function causeOf(error: unknown): string {
+  const inner = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : "";
+  return inner.replace(/[^:]*\(https?:\/\/[^)]*\):\s*/g, "").replace(/https?:\/\/\S+/g, "").slice(0, 200);
 }
 
 /** The reason of a failed fetch, without the URL. */
 function reasonOf(error: unknown, host: string): string {
-  const inner = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : "";
-  const cause = inner.replace(/[^:]*\(https?:\/\/[^)]*\):\s*/g, "").replace(/https?:\/\/\S+/g, "").slice(0, 200);
+  const cause = causeOf(error);
   return `Cannot reach ${host}${cause ? ` (${cause})` : ""}`;
 }
 
@@ -125,11 +160,20 @@ export async function deliver(
       redirect: "manual",
       signal,
     });
-    const text = await excerpt(response);
+    const { text, broken } = await excerpt(response);
     const retryAfterMs = response.status === 429 || response.status === 503
-      ? parseRetryAfter(response.headers.get("retry-after"), Date.now())
+      ? parseRetryAfter(response.headers.get("retry-after"), options.now())
       : undefined;
-    return { time, status: response.status, durationMs: took(), response: text, retryAfterMs };
+    const outcome: Outcome = { time, status: response.status, durationMs: took(), response: text, retryAfterMs };
+    // The status decides (a 2xx delivers); the body that did not come whole is told, not taken for no answer.
+    if (broken !== undefined) {
+      outcome.error = timeout.aborted
+        ? `The answer's body did not end within ${options.attemptTimeoutMs / 1000} s`
+        : stop.aborted
+        ? "The answer's body was left unread: the worker stopped"
+        : `The answer's body broke off${causeOf(broken) ? ` (${causeOf(broken)})` : ""}`;
+    }
+    return outcome;
   } catch (error) {
     if (stop.aborted && !timeout.aborted) {
       return { time, status: 0, durationMs: took(), response: "", aborted: true };

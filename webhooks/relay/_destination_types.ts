@@ -69,7 +69,7 @@ export interface NewDestination extends Destination {
  * ```
  */
 export interface DestinationInput {
-  /** An absolute http(s) URL; a loopback, private or link-local host only with `allowPrivateNetwork`. */
+  /** An absolute http(s) URL (at most 8,192 characters); a loopback, private or link-local host only with `allowPrivateNetwork`. */
   url: string;
   /** Existing hook ids; absent: every hook. */
   hookIds?: string[];
@@ -117,7 +117,7 @@ export interface DestinationPatch {
  * ```
  */
 export interface Destinations {
-  /** Adds one; resolves with it and its secret (shown this once). */
+  /** Adds one; resolves with it and its secret (shown this once). A field it does not take is a `TypeError`. */
   add(input: DestinationInput): Promise<NewDestination>;
   /** Every destination, oldest first. */
   list(): Promise<Destination[]>;

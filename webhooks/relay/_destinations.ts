@@ -50,7 +50,14 @@ function checkSecret(secret: unknown, action: string): string {
   return secret;
 }
 
+/** The longest destination URL (its normalised form): one far longer failed in KV as "Value too large". */
+const MAX_URL = 8_192;
+
 async function checkUrl(url: unknown, action: string, options: ResolvedOptions): Promise<string> {
+  const length = typeof url === "string" ? Math.max(url.length, URL.parse(url)?.href.length ?? 0) : 0;
+  if (length > MAX_URL) {
+    throw new TypeError(`Cannot ${action}: 'url' must be at most ${MAX_URL} characters, got ${length}`);
+  }
   // deno-lint-ignore no-control-regex
   const plain = typeof url === "string" && /^https?:\/\/[^/]/i.test(url) && !/[\u0000-\u0020\u007f-\u009f\\]/.test(url);
   const parsed = plain ? URL.parse(url as string) : null;
@@ -167,6 +174,13 @@ export function createDestinations(
       const action = "add destination";
       if (input === null || typeof input !== "object") {
         throw new TypeError(`Cannot ${action}: the argument must be an object, got ${describeValue(input)}`);
+      }
+      // A misspelt field (`hookId`, `enabled: false`) would otherwise be dropped: forwarding every hook, enabled.
+      const unknown = Object.keys(input).find((k) => !["url", "hookIds", "secret", "pinned"].includes(k));
+      if (unknown !== undefined) {
+        throw new TypeError(
+          `Cannot ${action}: it takes only 'url', 'hookIds', 'secret' and 'pinned', got ${describeValue(unknown)}`,
+        );
       }
       if (input.pinned !== undefined && typeof input.pinned !== "boolean") {
         throw new TypeError(`Cannot ${action}: 'pinned' must be a boolean, got ${describeValue(input.pinned)}`);

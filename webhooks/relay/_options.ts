@@ -61,7 +61,14 @@ export function resolveOptions(options: RelayOptions | undefined): ResolvedOptio
     if (o.schedule.length > 100) {
       throw new RangeError(`Cannot create relay: 'schedule' may hold at most 100 waits, got ${o.schedule.length}`);
     }
-    o.schedule.forEach((wait, i) => positive(`schedule[${i}]`, wait, 0, 30 * 86_400_000));
+    // A hole or `undefined` (`[, 5000]`) would end the schedule there: the entry dead after that attempt.
+    for (let i = 0; i < o.schedule.length; i++) {
+      const wait: unknown = o.schedule[i];
+      if (wait === undefined) {
+        throw new TypeError(`Cannot create relay: 'schedule[${i}]' must be a number, got undefined`);
+      }
+      positive(`schedule[${i}]`, wait, 0, 30 * 86_400_000);
+    }
     schedule = [...o.schedule];
   }
   const attemptTimeoutMs = positive("attemptTimeoutMs", o.attemptTimeoutMs, 15_000);
@@ -114,6 +121,12 @@ export function resolveRun(options: RunOptions | undefined): ResolvedRun {
     if (!Array.isArray(o.destinations) || o.destinations.some((id) => typeof id !== "string" || id === "")) {
       throw new TypeError(
         `Cannot run relay: 'destinations' must be an array of destination ids, got ${describeValue(o.destinations)}`,
+      );
+    }
+    // An empty list (a filter that matched nothing, say) would make a worker that delivers nothing, silently.
+    if (o.destinations.length === 0) {
+      throw new RangeError(
+        "Cannot run relay: 'destinations' must name at least one destination (leave it out for every shared one)",
       );
     }
   }

@@ -29,7 +29,7 @@ export interface RelayAttempt {
   status: number;
   /** Milliseconds from the request to the answer (or the failure). */
   durationMs: number;
-  /** Why it failed, when there was no answer. */
+  /** Why it failed, when there was no answer; or, beside a status, why the answer's body is cut short. */
   error?: string;
   /** The first 1 KiB of the answer's body, as text. */
   response: string;
@@ -112,7 +112,7 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Attempts in flight at once (default 16, at most 1000). */
   concurrency?: number;
-  /** Only these destinations (and, of these, the pinned ones too). */
+  /** Only these destinations (and, of these, the pinned ones too); at least one (an empty list is a `RangeError`). */
   destinations?: string[];
   /** Called after each attempt (for a printout such as `listen`'s). */
   onAttempt?: (attempt: RelayAttempt & { entryId: string; destinationId: string; hookId: string }) => void;
