@@ -126,6 +126,18 @@ function reasonOf(error: unknown, host: string): string {
   return `Cannot reach ${host}${cause ? ` (${cause})` : ""}`;
 }
 
+const ABORTED = Symbol("aborted");
+
+/** `promise`'s value, or {@linkcode ABORTED} as soon as `signal` aborts (the promise is left to settle alone). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
+  if (signal.aborted) return Promise.resolve(ABORTED);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(ABORTED);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
 /** POSTs `entry` (its `body` encoded) to `destination`, signed, and reports what happened. */
 export async function deliver(
   entry: OutboxEntry,
@@ -139,8 +151,17 @@ export async function deliver(
   const started = performance.now();
   const url = new URL(destination.url);
   const took = (): number => Math.round((performance.now() - started) * 10) / 10;
+  // The attempt's time runs from here: a host name slow to resolve counts in it, so an attempt never outlasts
+  // what its lease allows for it.
+  const timeout = AbortSignal.timeout(options.attemptTimeoutMs);
+  const signal = AbortSignal.any([timeout, stop]);
   if (!options.allowPrivateNetwork) {
-    const refused = await guard.refusal(url);
+    const refused = await untilAborted(guard.refusal(url), signal);
+    if (refused === ABORTED) {
+      if (stop.aborted && !timeout.aborted) return { time, status: 0, durationMs: took(), response: "", aborted: true };
+      const error = `Cannot reach ${url.host} (its address was not found within ${options.attemptTimeoutMs / 1000} s)`;
+      return { time, status: 0, durationMs: took(), error, response: "" };
+    }
     if (refused) return { time, status: 0, durationMs: took(), error: `Refused: ${refused}`, response: "" };
   }
   const headers = {
@@ -150,8 +171,6 @@ export async function deliver(
     "webhook-signature": destination.signer.sign(entry.id, new Date(time), body),
     "user-agent": "community-webhooks-relay",
   };
-  const timeout = AbortSignal.timeout(options.attemptTimeoutMs);
-  const signal = AbortSignal.any([timeout, stop]);
   try {
     const response = await options.fetch(destination.url, {
       method: "POST",
