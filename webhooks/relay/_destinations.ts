@@ -64,6 +64,14 @@ async function checkUrl(url: unknown, action: string, options: ResolvedOptions):
   if (parsed === null || parsed.hostname === "") {
     throw new TypeError(`Cannot ${action}: 'url' must be an absolute http(s) URL, got ${describeValue(url)}`);
   }
+  // A password in the URL would show wherever the destination does (lists, pages, listen's banner); the URL is
+  // not echoed here for the same reason. The signature is what tells the app the request is the relay's.
+  if (parsed.username !== "" || parsed.password !== "") {
+    throw new TypeError(
+      `Cannot ${action}: 'url' must not carry a user name or password (${parsed.host} was given with them); ` +
+        "the app verifies the webhook-signature header instead",
+    );
+  }
   if (!options.allowPrivateNetwork) {
     const { refused } = await checkHost(parsed);
     if (refused) {

@@ -107,3 +107,36 @@ Deno.test("deadLetters() and run() name a wrong page, cursor or empty destinatio
     kv.close();
   }
 });
+
+Deno.test("a destination URL with a user name or password is refused without echoing it, on add and on update", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv, { allowPrivateNetwork: true });
+  try {
+    await seedHooks(kv);
+    const refused = (action: string) => (e: Error) => {
+      assert.ok(e instanceof TypeError);
+      assert.match(e.message, new RegExp(`^Cannot ${action}: 'url' must not carry a user name or password`));
+      assert.ok(!e.message.includes("hunter2"), e.message);
+      return true;
+    };
+    for (
+      const url of [
+        "http://ann:hunter2@127.0.0.1:9/hooks",
+        "http://hunter2@127.0.0.1:9/",
+        "http://:hunter2@127.0.0.1:9/",
+      ]
+    ) {
+      await assert.rejects(relay.destinations.add({ url }), refused("add destination"));
+    }
+    assert.deepEqual(await relay.destinations.list(), []);
+    const { id } = await relay.destinations.add({ url: "http://127.0.0.1:9/hooks" });
+    await assert.rejects(
+      relay.destinations.update(id, { url: "http://ann:hunter2@127.0.0.1:9/hooks" }),
+      refused("update destination"),
+    );
+    assert.equal((await relay.destinations.get(id))?.url, "http://127.0.0.1:9/hooks", "the stored URL is unchanged");
+  } finally {
+    await relay.close();
+    kv.close();
+  }
+});
