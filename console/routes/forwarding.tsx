@@ -37,6 +37,11 @@ const NOTICES: Record<string, string> = {
 export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const pathOf = (id: string) => `/webhooks/${encodeURIComponent(id)}/forward`;
 
+  /** The destinations the hook's page shows and acts on: its own and those of every hook. */
+  async function destinationsOf(hook: Webhook): Promise<Destination[]> {
+    return (await deps.relay.destinations.list()).filter((d) => d.hookIds === undefined || d.hookIds.includes(hook.id));
+  }
+
   async function deadLettersOf(hook: Webhook, destinations: Destination[]): Promise<DeadLetter[]> {
     const out: DeadLetter[] = [];
     for (const d of destinations) {
@@ -52,9 +57,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
 
   async function page(c: Context<ConsoleEnv>, hook: Webhook, options: PageOptions = {}): Promise<Response> {
     const csrf = c.get("session")!.csrf;
-    const destinations = (await deps.relay.destinations.list()).filter((d) =>
-      d.hookIds === undefined || d.hookIds.includes(hook.id)
-    );
+    const destinations = await destinationsOf(hook);
     const dead = await deadLettersOf(hook, destinations);
     const path = pathOf(hook.id);
     return html(
@@ -208,25 +211,67 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     }
   });
 
+  // The actions name the hook in their path: each acts only on what that hook's page shows (a destination of another
+  // hook, or a dead letter of another hook, is left alone), and ids are looked up in lists, never used as KV keys.
+  async function destinationOr404(c: Context<ConsoleEnv>, hook: Webhook): Promise<Destination | Response> {
+    const id = c.req.param("dest") ?? "";
+    const found = (await destinationsOf(hook)).find((d) => d.id === id);
+    if (found) return found;
+    return await page(c, hook, {
+      error: `No destination ${shown(id)} forwards this hook's postbacks: it was removed, or it is another hook's.`,
+      status: 404,
+    });
+  }
+
+  /** Whether `entryId` is a dead letter of `hook` (every page of its destinations' dead letters). */
+  async function isDeadLetterOf(hook: Webhook, entryId: string): Promise<boolean> {
+    for (const d of await destinationsOf(hook)) {
+      let cursor = "";
+      do {
+        const page = await deps.relay.deadLetters({ destinationId: d.id, cursor });
+        if (page.values.some((letter) => letter.id === entryId && letter.hookId === hook.id)) return true;
+        cursor = page.cursor;
+      } while (cursor);
+    }
+    return false;
+  }
+
   app.post("/webhooks/:id/forward/:dest/enabled", async (c) => {
+    const hook = await hookOr404(c);
+    if (hook instanceof Response) return hook;
+    const destination = await destinationOr404(c, hook);
+    if (destination instanceof Response) return destination;
     const enabled = (await c.req.parseBody()).enabled === "1";
-    const updated = await deps.relay.destinations.update(c.req.param("dest"), { enabled });
+    const updated = await deps.relay.destinations.update(destination.id, { enabled });
     const notice = updated ? (enabled ? "enabled" : "disabled") : "removed";
-    return c.redirect(`${pathOf(c.req.param("id"))}?notice=${notice}`, 303);
+    return c.redirect(`${pathOf(hook.id)}?notice=${notice}`, 303);
   });
 
   app.post("/webhooks/:id/forward/:dest/remove", async (c) => {
-    await deps.relay.destinations.remove(c.req.param("dest"));
-    return c.redirect(`${pathOf(c.req.param("id"))}?notice=removed`, 303);
+    const hook = await hookOr404(c);
+    if (hook instanceof Response) return hook;
+    const destination = await destinationOr404(c, hook);
+    if (destination instanceof Response) return destination;
+    await deps.relay.destinations.remove(destination.id);
+    return c.redirect(`${pathOf(hook.id)}?notice=removed`, 303);
   });
 
   app.post("/webhooks/:id/forward/redeliver/:entry", async (c) => {
+    const hook = await hookOr404(c);
+    if (hook instanceof Response) return hook;
+    const entryId = c.req.param("entry") ?? "";
     let sent = false;
     try {
-      sent = await deps.relay.redeliver(c.req.param("entry"));
+      // Another hook's dead letter, or one sent again already (a second click), is "gone" from this page.
+      sent = await isDeadLetterOf(hook, entryId) && await deps.relay.redeliver(entryId);
     } catch (err) {
       if (!(err instanceof RangeError)) throw err; // its destination is gone
     }
-    return c.redirect(`${pathOf(c.req.param("id"))}?notice=${sent ? "redelivered" : "gone"}`, 303);
+    return c.redirect(`${pathOf(hook.id)}?notice=${sent ? "redelivered" : "gone"}`, 303);
   });
+}
+
+/** An id from a URL as an error names it: quoted, and cut short when long. */
+function shown(id: string): string {
+  return JSON.stringify(id.length > 64 ? `${id.slice(0, 64)}…` : id);
 }

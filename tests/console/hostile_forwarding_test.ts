@@ -1,0 +1,143 @@
+// The "Forward to" actions attacked through their URLs: each action names a
+// hook in its path and must act only on what that hook's page shows. Another
+// hook's destination or dead letter, an unknown hook, and ids too long for a
+// KV key are refused with a page naming what is wrong (never 500), and what
+// is stored stays as it was.
+
+import assert from "node:assert/strict";
+import {
+  type Client,
+  connectSandbox,
+  csrfOf,
+  registerHook,
+  signIn,
+  startConsole,
+  trigger,
+  withHook,
+} from "./_helpers.ts";
+import { startApp, until } from "../webhooks/relay/fixtures.ts";
+
+const LONG = "x".repeat(3000);
+
+/** Adds a destination to `hookId` through its page; returns the destination's id and the answer's HTML. */
+async function addDestination(client: Client, hookId: string, url: string): Promise<{ id: string; html: string }> {
+  const path = `/webhooks/${hookId}/forward`;
+  const csrf = csrfOf(await client.text(path, 200));
+  const res = await client.post(path, { _csrf: csrf, url });
+  const html = await res.text();
+  assert.equal(res.status, 200, html.slice(0, 500));
+  return { id: /data-destination="([^"]+)"/.exec(html)![1], html };
+}
+
+/** Posts `form` to `path`; returns the status, the redirect and the body. */
+async function post(client: Client, path: string, form: Record<string, string>) {
+  const res = await client.post(path, form);
+  return { status: res.status, location: res.headers.get("location"), html: await res.text() };
+}
+
+Deno.test("Forward to: one hook's page cannot disable or remove another hook's destination", async () => {
+  await withHook(async (t, hook, client) => {
+    const other = await registerHook(client, t.origin, { events: ["discussion"] });
+    const theirs = await addDestination(client, other, "https://app.example/theirs");
+    const secret = /id="forward-secret">([^<]+)</.exec(theirs.html)![1];
+    const csrf = csrfOf(await client.text(`/webhooks/${hook.id}/forward`, 200));
+    const ours = `/webhooks/${hook.id}/forward`;
+
+    const disable = await post(client, `${ours}/${theirs.id}/enabled`, { _csrf: csrf, enabled: "0" });
+    assert.equal(disable.status, 404);
+    assert.match(disable.html, new RegExp(`No destination &quot;${theirs.id}&quot; forwards this hook`));
+    const remove = await post(client, `${ours}/${theirs.id}/remove`, { _csrf: csrf });
+    assert.equal(remove.status, 404);
+    assert.match(remove.html, new RegExp(`No destination &quot;${theirs.id}&quot; forwards this hook`));
+
+    const stored = await t.app.webhooks.findByID(other);
+    assert.ok(stored);
+    const theirPage = await client.text(`/webhooks/${other}/forward`, 200);
+    assert.match(theirPage, new RegExp(`data-destination="${theirs.id}"`));
+    assert.match(theirPage, /<td>enabled<\/td>/);
+    // The secret shown once on the add is on none of these answers.
+    for (const text of [disable.html, remove.html, theirPage]) assert.ok(!text.includes(secret));
+
+    // Its own page still acts on it.
+    const own = await post(client, `/webhooks/${other}/forward/${theirs.id}/enabled`, { _csrf: csrf, enabled: "0" });
+    assert.equal(own.status, 303);
+    assert.equal(own.location, `/webhooks/${other}/forward?notice=disabled`);
+  });
+});
+
+Deno.test("Forward to: an unknown hook, an unknown destination and ids too long for a KV key are 404, never 500", async () => {
+  await withHook(async (_t, hook, client) => {
+    const mine = await addDestination(client, hook.id, "https://app.example/mine");
+    const csrf = csrfOf(await client.text(`/webhooks/${hook.id}/forward`, 200));
+    const ours = `/webhooks/${hook.id}/forward`;
+    for (const path of [`/webhooks/nope/forward/${mine.id}/enabled`, `/webhooks/nope/forward/${mine.id}/remove`]) {
+      const res = await post(client, path, { _csrf: csrf, enabled: "0" });
+      assert.equal(res.status, 404, path);
+      assert.match(res.html, /No webhook has that id/);
+    }
+    const gone = await post(client, `/webhooks/nope/forward/redeliver/msg_1`, { _csrf: csrf });
+    assert.equal(gone.status, 404);
+    assert.match(gone.html, /No webhook has that id/);
+
+    for (const dest of ["nothere", LONG]) {
+      for (const action of ["enabled", "remove"]) {
+        const res = await post(client, `${ours}/${dest}/${action}`, { _csrf: csrf, enabled: "0" });
+        assert.equal(res.status, 404, `${action} ${dest.slice(0, 10)}`);
+        assert.match(res.html, /No destination &quot;(nothere|x{64}…)&quot; forwards this hook/);
+        assert.ok(!res.html.includes(LONG), "a long id is cut short");
+      }
+    }
+    const long = await post(client, `${ours}/redeliver/${LONG}`, { _csrf: csrf });
+    assert.equal(long.status, 303);
+    assert.equal(long.location, `${ours}?notice=gone`);
+
+    // Nothing changed: the destination is there and enabled.
+    const page = await client.text(ours, 200);
+    assert.match(page, new RegExp(`data-destination="${mine.id}"`));
+    assert.match(page, /<td>enabled<\/td>/);
+  });
+});
+
+Deno.test("Redeliver on one hook's page leaves another hook's dead letter alone", async () => {
+  const t = await startConsole({ relayWorker: true });
+  let status = 410;
+  const app = startApp(() => new Response("answer", { status }));
+  try {
+    const client = await signIn(t.origin);
+    await connectSandbox(client, t.origin);
+    const mine = await registerHook(client, t.origin);
+    const other = await registerHook(client, t.origin, { events: ["discussion"] });
+    await addDestination(client, other, app.url);
+    const platformId = String((await t.app.webhooks.findByID(other))!.entity.id);
+    assert.deepEqual(await trigger(t.origin, { webhookId: platformId }), [200]);
+    const theirs = `/webhooks/${other}/forward`;
+    let deadId = "";
+    await until(
+      async () => {
+        deadId = /data-entry="([^"]+)"/.exec(await client.text(theirs, 200))?.[1] ?? "";
+        return deadId !== "";
+      },
+      5_000,
+      "the dead letter",
+    );
+
+    const csrf = csrfOf(await client.text(`/webhooks/${mine}/forward`, 200));
+    const res = await post(client, `/webhooks/${mine}/forward/redeliver/${deadId}`, { _csrf: csrf });
+    assert.equal(res.status, 303);
+    assert.equal(res.location, `/webhooks/${mine}/forward?notice=gone`);
+    assert.match(await client.text(theirs, 200), new RegExp(`data-entry="${deadId}"`)); // still a dead letter
+
+    // From its own hook's page it is sent again, once: a second click finds it gone (the app now takes it).
+    status = 200;
+    const destId = /data-destination="([^"]+)"/.exec(await client.text(theirs, 200))![1];
+    const enable = await post(client, `${theirs}/${destId}/enabled`, { _csrf: csrf, enabled: "1" }); // the 410 disabled it
+    assert.equal(enable.location, `${theirs}?notice=enabled`);
+    const first = await post(client, `${theirs}/redeliver/${deadId}`, { _csrf: csrf });
+    assert.equal(first.location, `${theirs}?notice=redelivered`);
+    const second = await post(client, `${theirs}/redeliver/${deadId}`, { _csrf: csrf });
+    assert.equal(second.location, `${theirs}?notice=gone`);
+  } finally {
+    await t.close();
+    await app.close();
+  }
+});
