@@ -13,12 +13,13 @@ import { Csrf } from "../components/Csrf.tsx";
 import { Layout } from "../components/Layout.tsx";
 import { LocalTime } from "../components/LocalTime.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
+import { oneAtATime } from "../lib/one_at_a_time.ts";
 
 /** What the page shows besides the lists. */
 interface PageOptions {
   notice?: string;
   error?: string;
-  status?: 200 | 400 | 404;
+  status?: 200 | 400 | 404 | 409;
   /** The destination just added, with its secret (shown this once). */
   added?: Destination & { secret: string };
   /** The URL typed, kept when the add was refused. */
@@ -41,6 +42,9 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   async function destinationsOf(hook: Webhook): Promise<Destination[]> {
     return (await deps.relay.destinations.list()).filter((d) => d.hookIds === undefined || d.hookIds.includes(hook.id));
   }
+
+  /** The adds, one at a time per hook. */
+  const oneAddAtATime = oneAtATime();
 
   async function deadLettersOf(hook: Webhook, destinations: Destination[]): Promise<DeadLetter[]> {
     const out: DeadLetter[] = [];
@@ -201,14 +205,28 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const hook = await hookOr404(c);
     if (hook instanceof Response) return hook;
     const url = String((await c.req.parseBody()).url ?? "").trim();
-    try {
-      const added = await deps.relay.destinations.add({ url, hookIds: [hook.id] });
-      // Answered with the page itself, not a redirect: the secret is shown in this answer only.
-      return await page(c, hook, { notice: "The destination is added.", added });
-    } catch (err) {
-      if (!(err instanceof TypeError)) throw err;
-      return await page(c, hook, { error: `No destination was added: ${describeError(err)}`, status: 400, url });
-    }
+    // One add at a time per hook in this process: a double click, or Reload of the answer (which posts the form
+    // again), finds the first one's destination and adds no second one under a secret the app never gets.
+    return await oneAddAtATime(hook.id, async () => {
+      const href = URL.parse(url)?.href;
+      const same = href === undefined ? undefined : (await destinationsOf(hook)).find((d) => d.url === href);
+      if (same) {
+        return await page(c, hook, {
+          error: `No destination was added: ${same.url} already receives this hook's postbacks (its secret was ` +
+            "shown when it was added; remove it and add it again for a new one).",
+          status: 409,
+          url,
+        });
+      }
+      try {
+        const added = await deps.relay.destinations.add({ url, hookIds: [hook.id] });
+        // Answered with the page itself, not a redirect: the secret is shown in this answer only.
+        return await page(c, hook, { notice: "The destination is added.", added });
+      } catch (err) {
+        if (!(err instanceof TypeError)) throw err;
+        return await page(c, hook, { error: `No destination was added: ${describeError(err)}`, status: 400, url });
+      }
+    });
   });
 
   // The actions name the hook in their path: each acts only on what that hook's page shows (a destination of another

@@ -141,3 +141,31 @@ Deno.test("Redeliver on one hook's page leaves another hook's dead letter alone"
     await app.close();
   }
 });
+
+Deno.test("Forward to: Reload or a double click of Add adds one destination, its secret shown once", async () => {
+  await withHook(async (_t, hook, client) => {
+    const path = `/webhooks/${hook.id}/forward`;
+    const csrf = csrfOf(await client.text(path, 200));
+    const url = "https://app.example/hooks";
+    const [a, b] = await Promise.all([
+      post(client, path, { _csrf: csrf, url }),
+      post(client, path, { _csrf: csrf, url }),
+    ]);
+    assert.deepEqual([a.status, b.status].sort(), [200, 409]);
+    const [added, refused] = a.status === 200 ? [a, b] : [b, a];
+    const secret = /id="forward-secret">([^<]+)</.exec(added.html)![1];
+    assert.match(refused.html, /No destination was added: https:\/\/app.example\/hooks already receives this hook/);
+    assert.doesNotMatch(refused.html, /whsec_/);
+
+    // Reload of the answer posts the form again: refused the same way, the same URL spelled differently too.
+    const again = await post(client, path, { _csrf: csrf, url: "HTTPS://APP.example:443/hooks" });
+    assert.equal(again.status, 409);
+    assert.doesNotMatch(again.html, /whsec_/);
+    const page = await client.text(path, 200);
+    assert.equal(page.match(/data-destination="/g)?.length, 1);
+    assert.ok(!page.includes(secret));
+
+    // Another URL is added as before.
+    assert.equal((await post(client, path, { _csrf: csrf, url: "https://app.example/other" })).status, 200);
+  });
+});
