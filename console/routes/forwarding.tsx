@@ -220,7 +220,9 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       }
       try {
         const added = await deps.relay.destinations.add({ url, hookIds: [hook.id] });
-        // Answered with the page itself, not a redirect: the secret is shown in this answer only.
+        // Answered with the page itself, not a redirect: the secret is shown in this answer only, which no cache
+        // keeps (Back or a history restore must not bring it again).
+        c.header("cache-control", "no-store");
         return await page(c, hook, { notice: "The destination is added.", added });
       } catch (err) {
         if (!(err instanceof TypeError)) throw err;

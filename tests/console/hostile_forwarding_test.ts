@@ -32,7 +32,7 @@ async function addDestination(client: Client, hookId: string, url: string): Prom
 /** Posts `form` to `path`; returns the status, the redirect and the body. */
 async function post(client: Client, path: string, form: Record<string, string>) {
   const res = await client.post(path, form);
-  return { status: res.status, location: res.headers.get("location"), html: await res.text() };
+  return { status: res.status, location: res.headers.get("location"), html: await res.text(), headers: res.headers };
 }
 
 Deno.test("Forward to: one hook's page cannot disable or remove another hook's destination", async () => {
@@ -154,6 +154,7 @@ Deno.test("Forward to: Reload or a double click of Add adds one destination, its
     assert.deepEqual([a.status, b.status].sort(), [200, 409]);
     const [added, refused] = a.status === 200 ? [a, b] : [b, a];
     const secret = /id="forward-secret">([^<]+)</.exec(added.html)![1];
+    assert.equal(added.headers.get("cache-control"), "no-store"); // no cache shows it again
     assert.match(refused.html, /No destination was added: https:\/\/app.example\/hooks already receives this hook/);
     assert.doesNotMatch(refused.html, /whsec_/);
 
