@@ -8,12 +8,13 @@
  */
 
 import type { Context, Hono } from "hono";
-import type { DeadLetter, Destination, Webhook } from "../../webhooks/mod.ts";
+import type { Destination, Webhook } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
 import { Layout } from "../components/Layout.tsx";
 import { LocalTime } from "../components/LocalTime.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
 import { oneAtATime } from "../lib/one_at_a_time.ts";
+import { deadLetterOf, deadLettersOf, destinationsOf, shownId } from "./_forward_lookups.ts";
 
 /** What the page shows besides the lists. */
 interface PageOptions {
@@ -38,31 +39,13 @@ const NOTICES: Record<string, string> = {
 export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const pathOf = (id: string) => `/webhooks/${encodeURIComponent(id)}/forward`;
 
-  /** The destinations the hook's page shows and acts on: its own and those of every hook. */
-  async function destinationsOf(hook: Webhook): Promise<Destination[]> {
-    return (await deps.relay.destinations.list()).filter((d) => d.hookIds === undefined || d.hookIds.includes(hook.id));
-  }
-
   /** The adds, one at a time per hook. */
   const oneAddAtATime = oneAtATime();
 
-  async function deadLettersOf(hook: Webhook, destinations: Destination[]): Promise<DeadLetter[]> {
-    const out: DeadLetter[] = [];
-    for (const d of destinations) {
-      let cursor = "";
-      do {
-        const page = await deps.relay.deadLetters({ destinationId: d.id, cursor });
-        out.push(...page.values.filter((letter) => letter.hookId === hook.id));
-        cursor = page.cursor;
-      } while (cursor && out.length < 200);
-    }
-    return out.sort((a, b) => b.deadAt - a.deadAt).slice(0, 200);
-  }
-
   async function page(c: Context<ConsoleEnv>, hook: Webhook, options: PageOptions = {}): Promise<Response> {
     const csrf = c.get("session")!.csrf;
-    const destinations = await destinationsOf(hook);
-    const dead = await deadLettersOf(hook, destinations);
+    const destinations = await destinationsOf(deps.relay, hook.id);
+    const dead = await deadLettersOf(deps.relay, hook.id, destinations);
     const path = pathOf(hook.id);
     return html(
       c,
@@ -209,7 +192,9 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     // again), finds the first one's destination and adds no second one under a secret the app never gets.
     return await oneAddAtATime(hook.id, async () => {
       const href = URL.parse(url)?.href;
-      const same = href === undefined ? undefined : (await destinationsOf(hook)).find((d) => d.url === href);
+      const same = href === undefined
+        ? undefined
+        : (await destinationsOf(deps.relay, hook.id)).find((d) => d.url === href);
       if (same) {
         return await page(c, hook, {
           error: `No destination was added: ${same.url} already receives this hook's postbacks (its secret was ` +
@@ -235,25 +220,12 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   // hook, or a dead letter of another hook, is left alone), and ids are looked up in lists, never used as KV keys.
   async function destinationOr404(c: Context<ConsoleEnv>, hook: Webhook): Promise<Destination | Response> {
     const id = c.req.param("dest") ?? "";
-    const found = (await destinationsOf(hook)).find((d) => d.id === id);
+    const found = (await destinationsOf(deps.relay, hook.id)).find((d) => d.id === id);
     if (found) return found;
     return await page(c, hook, {
-      error: `No destination ${shown(id)} forwards this hook's postbacks: it was removed, or it is another hook's.`,
+      error: `No destination ${shownId(id)} forwards this hook's postbacks: it was removed, or it is another hook's.`,
       status: 404,
     });
-  }
-
-  /** Whether `entryId` is a dead letter of `hook` (every page of its destinations' dead letters). */
-  async function isDeadLetterOf(hook: Webhook, entryId: string): Promise<boolean> {
-    for (const d of await destinationsOf(hook)) {
-      let cursor = "";
-      do {
-        const page = await deps.relay.deadLetters({ destinationId: d.id, cursor });
-        if (page.values.some((letter) => letter.id === entryId && letter.hookId === hook.id)) return true;
-        cursor = page.cursor;
-      } while (cursor);
-    }
-    return false;
   }
 
   app.post("/webhooks/:id/forward/:dest/enabled", async (c) => {
@@ -280,18 +252,22 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const hook = await hookOr404(c);
     if (hook instanceof Response) return hook;
     const entryId = c.req.param("entry") ?? "";
+    // Another hook's dead letter, or one sent again already (a second click), is "gone" from this page.
+    const found = await deadLetterOf(deps.relay, hook.id, entryId);
+    if (found && !found.destination.enabled) {
+      // A worker would make it a dead letter again at once, unsent ("The destination is disabled").
+      return await page(c, hook, {
+        error: `The dead letter ${shownId(entryId)} was not sent again: its destination ${found.destination.url} ` +
+          "is disabled. Enable it, then Redeliver.",
+        status: 409,
+      });
+    }
     let sent = false;
     try {
-      // Another hook's dead letter, or one sent again already (a second click), is "gone" from this page.
-      sent = await isDeadLetterOf(hook, entryId) && await deps.relay.redeliver(entryId);
+      sent = found !== null && await deps.relay.redeliver(entryId);
     } catch (err) {
       if (!(err instanceof RangeError)) throw err; // its destination is gone
     }
     return c.redirect(`${pathOf(hook.id)}?notice=${sent ? "redelivered" : "gone"}`, 303);
   });
-}
-
-/** An id from a URL as an error names it: quoted, and cut short when long. */
-function shown(id: string): string {
-  return JSON.stringify(id.length > 64 ? `${id.slice(0, 64)}…` : id);
 }

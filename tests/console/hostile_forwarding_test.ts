@@ -98,7 +98,7 @@ Deno.test("Forward to: an unknown hook, an unknown destination and ids too long 
   });
 });
 
-Deno.test("Redeliver on one hook's page leaves another hook's dead letter alone", async () => {
+Deno.test("Redeliver leaves another hook's dead letter alone, and says so when the destination is disabled", async () => {
   const t = await startConsole({ relayWorker: true });
   let status = 410;
   const app = startApp(() => new Response("answer", { status }));
@@ -126,6 +126,17 @@ Deno.test("Redeliver on one hook's page leaves another hook's dead letter alone"
     assert.equal(res.status, 303);
     assert.equal(res.location, `/webhooks/${mine}/forward?notice=gone`);
     assert.match(await client.text(theirs, 200), new RegExp(`data-entry="${deadId}"`)); // still a dead letter
+
+    // Its destination answered 410, so it is disabled: Redeliver says so and leaves the dead letter (a worker would
+    // make it a dead letter again at once, unsent).
+    const disabled = await post(client, `${theirs}/redeliver/${deadId}`, { _csrf: csrf });
+    assert.equal(disabled.status, 409);
+    assert.match(
+      disabled.html,
+      new RegExp(`dead letter &quot;${deadId}&quot; was not sent again: its destination .* is disabled`),
+    );
+    assert.match(await client.text(theirs, 200), new RegExp(`data-entry="${deadId}"`));
+    assert.equal(app.received.length, 1);
 
     // From its own hook's page it is sent again, once: a second click finds it gone (the app now takes it).
     status = 200;
