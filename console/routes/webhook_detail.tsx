@@ -182,8 +182,8 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         >
           <p>
             The hook <code>{selfRef(hook)}</code>{" "}
-            is deleted on the platform, then its record here. The platform stops posting its events; its deliveries stay
-            in the log.
+            is deleted on the platform, then its record here with its "Forward to" destinations. The platform stops
+            posting its events; its deliveries stay in the log.
           </p>
         </Confirm>
       </Layout>,
@@ -219,9 +219,21 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     return c.redirect("/webhooks?notice=forgotten", 303);
   });
 
-  /** Removes what the console keeps of a hook beside its record: its name and its receiver's keys. */
+  /**
+   * Removes what the console keeps of a hook beside its record: its name, its receiver's keys, and its "Forward to"
+   * destinations (their secrets with them; no page would list them again). A destination of other hooks too keeps
+   * those.
+   */
   const forgetHere = async (hook: Webhook) => {
     await deps.labels.delete(hook.id).catch(() => {});
+    for (const d of await deps.relay.destinations.list().catch(() => [])) {
+      const rest = d.hookIds?.filter((id) => id !== hook.id);
+      if (rest === undefined || rest.length === d.hookIds!.length) continue;
+      // (An update checks that every other hook still exists: one gone too leaves the destination to its own pages.)
+      await (rest.length === 0 ? deps.relay.destinations.remove(d.id) : deps.relay.destinations.update(d.id, {
+        hookIds: rest,
+      })).catch(() => {});
+    }
     const keys: Deno.KvKey[] = [];
     for await (const entry of deps.kv.list({ prefix: receiverByHookPrefix(hook.id) })) {
       keys.push(entry.key, receiverKey(String(entry.key[entry.key.length - 1])));

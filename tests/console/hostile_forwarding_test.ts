@@ -16,6 +16,7 @@ import {
   withHook,
 } from "./_helpers.ts";
 import { startApp, until } from "../webhooks/relay/fixtures.ts";
+import { createRelay } from "../../webhooks/mod.ts";
 
 const LONG = "x".repeat(3000);
 
@@ -179,5 +180,25 @@ Deno.test("Forward to: Reload or a double click of Add adds one destination, its
 
     // Another URL is added as before.
     assert.equal((await post(client, path, { _csrf: csrf, url: "https://app.example/other" })).status, 200);
+  });
+});
+
+Deno.test("Unregister removes the hook's own destinations, secrets and all; one of another hook too stays", async () => {
+  await withHook(async (t, hook, client) => {
+    const other = await registerHook(client, t.origin, { events: ["discussion"] });
+    await addDestination(client, hook.id, "https://app.example/mine");
+    const theirs = await addDestination(client, other, "https://app.example/theirs");
+    const relay = createRelay(t.kv);
+    const shared = await relay.destinations.add({ url: "https://app.example/both", hookIds: [hook.id, other] });
+    try {
+      const csrf = csrfOf(await client.text(`/webhooks/${hook.id}`, 200));
+      const res = await post(client, `/webhooks/${hook.id}/unregister`, { _csrf: csrf, confirm: "yes" });
+      assert.equal(res.location, "/webhooks?notice=unregistered");
+      // No page lists a destination of a hook that is gone: none is left behind with its secret.
+      const left = (await relay.destinations.list()).map((d) => ({ id: d.id, hookIds: d.hookIds }));
+      assert.deepEqual(left, [{ id: theirs.id, hookIds: [other] }, { id: shared.id, hookIds: [other] }]);
+    } finally {
+      await relay.close();
+    }
   });
 });
