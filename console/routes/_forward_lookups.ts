@@ -1,7 +1,8 @@
 // What the "Forward to" page (forwarding.tsx) reads of the relay for one
 // hook: the destinations it shows and acts on, its dead letters, and one dead
 // letter by id. Ids from a URL are looked up in these lists, never used as
-// KV keys (a KV key holds 2048 bytes).
+// KV keys (a KV key holds 2048 bytes). And forgetting a gone hook's
+// destinations (Unregister, Forget, reconcile's removal of dangling records).
 
 import type { DeadLetter, Destination, Relay } from "../../webhooks/mod.ts";
 
@@ -45,4 +46,18 @@ export async function deadLetterOf(
 /** An id from a URL as an error names it: quoted, and cut short when long. */
 export function shownId(id: string): string {
   return JSON.stringify(id.length > 64 ? `${id.slice(0, 64)}…` : id);
+}
+
+/**
+ * Forgets the destinations of a hook whose record is gone (unregistered, forgotten, or a dangling record reconcile
+ * removed): one bound to that hook alone is removed, secret and all (no page would list it again); one shared with
+ * other hooks keeps those. Never throws: an update refused (another of its hooks gone too) leaves that destination.
+ */
+export async function forgetDestinations(relay: Relay, hookId: string): Promise<void> {
+  for (const d of await relay.destinations.list().catch(() => [])) {
+    const rest = d.hookIds?.filter((id) => id !== hookId);
+    if (rest === undefined || rest.length === d.hookIds!.length) continue;
+    await (rest.length === 0 ? relay.destinations.remove(d.id) : relay.destinations.update(d.id, { hookIds: rest }))
+      .catch(() => {});
+  }
 }

@@ -20,6 +20,7 @@ import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
 import { selfRef } from "./_webhook_parts.tsx";
 import { webhookPage, type WebhookPageOptions } from "./_webhook_page.tsx";
+import { forgetDestinations } from "./_forward_lookups.ts";
 
 /** Adds the webhook page, its test event and its unregister to `app`. */
 export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
@@ -221,19 +222,11 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
 
   /**
    * Removes what the console keeps of a hook beside its record: its name, its receiver's keys, and its "Forward to"
-   * destinations (their secrets with them; no page would list them again). A destination of other hooks too keeps
-   * those.
+   * destinations.
    */
   const forgetHere = async (hook: Webhook) => {
     await deps.labels.delete(hook.id).catch(() => {});
-    for (const d of await deps.relay.destinations.list().catch(() => [])) {
-      const rest = d.hookIds?.filter((id) => id !== hook.id);
-      if (rest === undefined || rest.length === d.hookIds!.length) continue;
-      // (An update checks that every other hook still exists: one gone too leaves the destination to its own pages.)
-      await (rest.length === 0 ? deps.relay.destinations.remove(d.id) : deps.relay.destinations.update(d.id, {
-        hookIds: rest,
-      })).catch(() => {});
-    }
+    await forgetDestinations(deps.relay, hook.id);
     const keys: Deno.KvKey[] = [];
     for await (const entry of deps.kv.list({ prefix: receiverByHookPrefix(hook.id) })) {
       keys.push(entry.key, receiverKey(String(entry.key[entry.key.length - 1])));

@@ -202,3 +202,25 @@ Deno.test("Unregister removes the hook's own destinations, secrets and all; one 
     }
   });
 });
+
+Deno.test("Reconcile's fix removes a dangling record's destinations with it", async () => {
+  await withHook(async (t, hook, client) => {
+    await t.app.webhooks.save({
+      id: "dangling-1",
+      tenantId: "sandbox-tenant",
+      entity: { id: "9999", resources: { self: { ref: `${t.origin}/sandbox/api/core/v3/webhooks/9999` } } },
+    });
+    const relay = createRelay(t.kv);
+    try {
+      await relay.destinations.add({ url: "https://app.example/dangling", hookIds: ["dangling-1"] });
+      const kept = await addDestination(client, hook.id, "https://app.example/kept");
+      const csrf = csrfOf(await client.text("/communities/sandbox-tenant/reconcile", 200));
+      const res = await post(client, "/communities/sandbox-tenant/reconcile", { _csrf: csrf });
+      assert.equal(res.status, 303);
+      assert.equal(await t.app.webhooks.findByID("dangling-1"), null);
+      assert.deepEqual((await relay.destinations.list()).map((d) => d.id), [kept.id]);
+    } finally {
+      await relay.close();
+    }
+  });
+});
