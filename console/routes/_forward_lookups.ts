@@ -61,3 +61,14 @@ export async function forgetDestinations(relay: Relay, hookId: string): Promise<
       .catch(() => {});
   }
 }
+
+/**
+ * A destination's URL as pages show it: a password in it (`https://user:pass@host/`, sent as Basic auth) is a secret
+ * and shows as `***`; the rest as stored.
+ */
+export function shownUrl(url: string): string {
+  const parsed = URL.parse(url);
+  if (parsed === null || parsed.password === "") return url;
+  parsed.password = "***";
+  return parsed.href;
+}

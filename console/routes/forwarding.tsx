@@ -14,7 +14,7 @@ import { Layout } from "../components/Layout.tsx";
 import { LocalTime } from "../components/LocalTime.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
 import { oneAtATime } from "../lib/one_at_a_time.ts";
-import { deadLetterOf, deadLettersOf, destinationsOf, shownId } from "./_forward_lookups.ts";
+import { deadLetterOf, deadLettersOf, destinationsOf, shownId, shownUrl } from "./_forward_lookups.ts";
 
 /** What the page shows besides the lists. */
 interface PageOptions {
@@ -63,7 +63,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           <section id="forward-added">
             <h2>Signing secret</h2>
             <p>
-              Give this secret to the app at <code>{options.added.url}</code>{" "}
+              Give this secret to the app at <code>{shownUrl(options.added.url)}</code>{" "}
               to verify the signatures. It is shown this once.
             </p>
             <p>
@@ -86,7 +86,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
               {destinations.map((d) => (
                 <tr data-destination={d.id}>
                   <td>
-                    <code>{d.url}</code>
+                    <code>{shownUrl(d.url)}</code>
                     {d.pinned && " (a developer's listen)"}
                   </td>
                   <td>{d.hookIds === undefined ? "every hook" : "this hook"}</td>
@@ -197,7 +197,8 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         : (await destinationsOf(deps.relay, hook.id)).find((d) => d.url === href);
       if (same) {
         return await page(c, hook, {
-          error: `No destination was added: ${same.url} already receives this hook's postbacks (its secret was ` +
+          error:
+            `No destination was added: ${shownUrl(same.url)} already receives this hook's postbacks (its secret was ` +
             "shown when it was added; remove it and add it again for a new one).",
           status: 409,
           url,
@@ -257,7 +258,10 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (found && !found.destination.enabled) {
       // A worker would make it a dead letter again at once, unsent ("The destination is disabled").
       return await page(c, hook, {
-        error: `The dead letter ${shownId(entryId)} was not sent again: its destination ${found.destination.url} ` +
+        error:
+          `The dead letter ${shownId(entryId)} was not sent again: its destination ${
+            shownUrl(found.destination.url)
+          } ` +
           "is disabled. Enable it, then Redeliver.",
         status: 409,
       });

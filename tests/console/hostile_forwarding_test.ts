@@ -224,3 +224,18 @@ Deno.test("Reconcile's fix removes a dangling record's destinations with it", as
     }
   });
 });
+
+Deno.test("a password in a destination's URL is shown as *** on every page after the add", async () => {
+  await withHook(async (t, hook, client) => {
+    const added = await addDestination(client, hook.id, "https://user:hunter2@app.example/in");
+    assert.ok(!added.html.includes("hunter2"));
+    assert.match(added.html, /https:\/\/user:\*\*\*@app\.example\/in/);
+    assert.ok(!(await client.text(`/webhooks/${hook.id}/forward`, 200)).includes("hunter2"));
+    assert.deepEqual(await trigger(t.origin, { webhookId: hook.platformId }), [200]);
+    const [delivery] = (await t.app.deliveries.page({ hookId: hook.id })).values;
+    const page = await client.text(`/deliveries/${delivery.id}`, 200);
+    assert.match(page, /Forwarded to your app/);
+    assert.match(page, /user:\*\*\*@app\.example/);
+    assert.ok(!page.includes("hunter2"));
+  });
+});
