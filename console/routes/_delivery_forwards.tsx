@@ -12,8 +12,9 @@ import type { VNode } from "preact";
 import type { RelayAttempt, RelayForward } from "../../webhooks/mod.ts";
 import { LocalTime } from "../components/LocalTime.tsx";
 import type { Deps } from "../lib/context.ts";
+import { shownUrl } from "./_forward_lookups.ts";
 
-/** A forward with its destination's URL (`null` once removed) and its attempts. */
+/** A forward with its destination's URL as shown (`null` once removed) and its attempts. */
 export interface ForwardView {
   forward: RelayForward;
   url: string | null;
@@ -29,7 +30,7 @@ export function indexOf(deliveryId: string): number | null {
 /** The forwards of one item of a postback, with their attempts. */
 export async function forwardsOf(deps: Deps, postbackId: string, index: number): Promise<ForwardView[]> {
   const forwards = await deps.relay.forwards(postbackId, index);
-  const urls = new Map((await deps.relay.destinations.list()).map((d) => [d.id, d.url]));
+  const urls = new Map((await deps.relay.destinations.list()).map((d) => [d.id, shownUrl(d.url)]));
   return await Promise.all(forwards.map(async (forward) => ({
     forward,
     url: forward.destinationId === null ? null : urls.get(forward.destinationId) ?? null,

@@ -8,17 +8,19 @@
  */
 
 import type { Context, Hono } from "hono";
-import type { DeadLetter, Destination, Webhook } from "../../webhooks/mod.ts";
+import type { Destination, Webhook } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
 import { Layout } from "../components/Layout.tsx";
 import { LocalTime } from "../components/LocalTime.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
+import { oneAtATime } from "../lib/one_at_a_time.ts";
+import { deadLetterOf, deadLettersOf, destinationsOf, shownId, shownUrl } from "./_forward_lookups.ts";
 
 /** What the page shows besides the lists. */
 interface PageOptions {
   notice?: string;
   error?: string;
-  status?: 200 | 400 | 404;
+  status?: 200 | 400 | 404 | 409;
   /** The destination just added, with its secret (shown this once). */
   added?: Destination & { secret: string };
   /** The URL typed, kept when the add was refused. */
@@ -37,25 +39,13 @@ const NOTICES: Record<string, string> = {
 export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const pathOf = (id: string) => `/webhooks/${encodeURIComponent(id)}/forward`;
 
-  async function deadLettersOf(hook: Webhook, destinations: Destination[]): Promise<DeadLetter[]> {
-    const out: DeadLetter[] = [];
-    for (const d of destinations) {
-      let cursor = "";
-      do {
-        const page = await deps.relay.deadLetters({ destinationId: d.id, cursor });
-        out.push(...page.values.filter((letter) => letter.hookId === hook.id));
-        cursor = page.cursor;
-      } while (cursor && out.length < 200);
-    }
-    return out.sort((a, b) => b.deadAt - a.deadAt).slice(0, 200);
-  }
+  /** The adds, one at a time per hook. */
+  const oneAddAtATime = oneAtATime();
 
   async function page(c: Context<ConsoleEnv>, hook: Webhook, options: PageOptions = {}): Promise<Response> {
     const csrf = c.get("session")!.csrf;
-    const destinations = (await deps.relay.destinations.list()).filter((d) =>
-      d.hookIds === undefined || d.hookIds.includes(hook.id)
-    );
-    const dead = await deadLettersOf(hook, destinations);
+    const destinations = await destinationsOf(deps.relay, hook.id);
+    const dead = await deadLettersOf(deps.relay, hook.id, destinations);
     const path = pathOf(hook.id);
     return html(
       c,
@@ -73,7 +63,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           <section id="forward-added">
             <h2>Signing secret</h2>
             <p>
-              Give this secret to the app at <code>{options.added.url}</code>{" "}
+              Give this secret to the app at <code>{shownUrl(options.added.url)}</code>{" "}
               to verify the signatures. It is shown this once.
             </p>
             <p>
@@ -96,7 +86,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
               {destinations.map((d) => (
                 <tr data-destination={d.id}>
                   <td>
-                    <code>{d.url}</code>
+                    <code>{shownUrl(d.url)}</code>
                     {d.pinned && " (a developer's listen)"}
                   </td>
                   <td>{d.hookIds === undefined ? "every hook" : "this hook"}</td>
@@ -198,35 +188,90 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const hook = await hookOr404(c);
     if (hook instanceof Response) return hook;
     const url = String((await c.req.parseBody()).url ?? "").trim();
-    try {
-      const added = await deps.relay.destinations.add({ url, hookIds: [hook.id] });
-      // Answered with the page itself, not a redirect: the secret is shown in this answer only.
-      return await page(c, hook, { notice: "The destination is added.", added });
-    } catch (err) {
-      if (!(err instanceof TypeError)) throw err;
-      return await page(c, hook, { error: `No destination was added: ${describeError(err)}`, status: 400, url });
-    }
+    // One add at a time per hook in this process: a double click, or Reload of the answer (which posts the form
+    // again), finds the first one's destination and adds no second one under a secret the app never gets.
+    return await oneAddAtATime(hook.id, async () => {
+      const href = URL.parse(url)?.href;
+      const same = href === undefined
+        ? undefined
+        : (await destinationsOf(deps.relay, hook.id)).find((d) => d.url === href);
+      if (same) {
+        return await page(c, hook, {
+          error:
+            `No destination was added: ${shownUrl(same.url)} already receives this hook's postbacks (its secret was ` +
+            "shown when it was added; remove it and add it again for a new one).",
+          status: 409,
+          url,
+        });
+      }
+      try {
+        const added = await deps.relay.destinations.add({ url, hookIds: [hook.id] });
+        // Answered with the page itself, not a redirect: the secret is shown in this answer only, which no cache
+        // keeps (Back or a history restore must not bring it again).
+        c.header("cache-control", "no-store");
+        return await page(c, hook, { notice: "The destination is added.", added });
+      } catch (err) {
+        if (!(err instanceof TypeError)) throw err;
+        return await page(c, hook, { error: `No destination was added: ${describeError(err)}`, status: 400, url });
+      }
+    });
   });
 
+  // The actions name the hook in their path: each acts only on what that hook's page shows (a destination of another
+  // hook, or a dead letter of another hook, is left alone), and ids are looked up in lists, never used as KV keys.
+  async function destinationOr404(c: Context<ConsoleEnv>, hook: Webhook): Promise<Destination | Response> {
+    const id = c.req.param("dest") ?? "";
+    const found = (await destinationsOf(deps.relay, hook.id)).find((d) => d.id === id);
+    if (found) return found;
+    return await page(c, hook, {
+      error: `No destination ${shownId(id)} forwards this hook's postbacks: it was removed, or it is another hook's.`,
+      status: 404,
+    });
+  }
+
   app.post("/webhooks/:id/forward/:dest/enabled", async (c) => {
+    const hook = await hookOr404(c);
+    if (hook instanceof Response) return hook;
+    const destination = await destinationOr404(c, hook);
+    if (destination instanceof Response) return destination;
     const enabled = (await c.req.parseBody()).enabled === "1";
-    const updated = await deps.relay.destinations.update(c.req.param("dest"), { enabled });
+    const updated = await deps.relay.destinations.update(destination.id, { enabled });
     const notice = updated ? (enabled ? "enabled" : "disabled") : "removed";
-    return c.redirect(`${pathOf(c.req.param("id"))}?notice=${notice}`, 303);
+    return c.redirect(`${pathOf(hook.id)}?notice=${notice}`, 303);
   });
 
   app.post("/webhooks/:id/forward/:dest/remove", async (c) => {
-    await deps.relay.destinations.remove(c.req.param("dest"));
-    return c.redirect(`${pathOf(c.req.param("id"))}?notice=removed`, 303);
+    const hook = await hookOr404(c);
+    if (hook instanceof Response) return hook;
+    const destination = await destinationOr404(c, hook);
+    if (destination instanceof Response) return destination;
+    await deps.relay.destinations.remove(destination.id);
+    return c.redirect(`${pathOf(hook.id)}?notice=removed`, 303);
   });
 
   app.post("/webhooks/:id/forward/redeliver/:entry", async (c) => {
+    const hook = await hookOr404(c);
+    if (hook instanceof Response) return hook;
+    const entryId = c.req.param("entry") ?? "";
+    // Another hook's dead letter, or one sent again already (a second click), is "gone" from this page.
+    const found = await deadLetterOf(deps.relay, hook.id, entryId);
+    if (found && !found.destination.enabled) {
+      // A worker would make it a dead letter again at once, unsent ("The destination is disabled").
+      return await page(c, hook, {
+        error:
+          `The dead letter ${shownId(entryId)} was not sent again: its destination ${
+            shownUrl(found.destination.url)
+          } ` +
+          "is disabled. Enable it, then Redeliver.",
+        status: 409,
+      });
+    }
     let sent = false;
     try {
-      sent = await deps.relay.redeliver(c.req.param("entry"));
+      sent = found !== null && await deps.relay.redeliver(entryId);
     } catch (err) {
       if (!(err instanceof RangeError)) throw err; // its destination is gone
     }
-    return c.redirect(`${pathOf(c.req.param("id"))}?notice=${sent ? "redelivered" : "gone"}`, 303);
+    return c.redirect(`${pathOf(hook.id)}?notice=${sent ? "redelivered" : "gone"}`, 303);
   });
 }

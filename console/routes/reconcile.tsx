@@ -14,6 +14,7 @@ import { Layout } from "../components/Layout.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
 import { DRAFT_NOTICE, takeDraft } from "../lib/drafts.ts";
 import type { CommunityForm } from "./_community_form.tsx";
+import { forgetDestinations } from "./_forward_lookups.ts";
 
 /** What the community pages share with this one. */
 export interface CommunityShared {
@@ -260,6 +261,8 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
     } catch (err) {
       return await reconcilePage(c, community, null, failure(err, community));
     }
+    // The dangling records are removed: their "Forward to" destinations go with them, as on Unregister.
+    for (const hook of report.dangling) await forgetDestinations(deps.relay, hook.id);
     // What changed, for the page to say: the report describes the state found before the fixes.
     const changed = new URLSearchParams({
       notice: "fixed",

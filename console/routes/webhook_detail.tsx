@@ -20,6 +20,7 @@ import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
 import { selfRef } from "./_webhook_parts.tsx";
 import { webhookPage, type WebhookPageOptions } from "./_webhook_page.tsx";
+import { forgetDestinations } from "./_forward_lookups.ts";
 
 /** Adds the webhook page, its test event and its unregister to `app`. */
 export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
@@ -182,8 +183,8 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         >
           <p>
             The hook <code>{selfRef(hook)}</code>{" "}
-            is deleted on the platform, then its record here. The platform stops posting its events; its deliveries stay
-            in the log.
+            is deleted on the platform, then its record here with its "Forward to" destinations. The platform stops
+            posting its events; its deliveries stay in the log.
           </p>
         </Confirm>
       </Layout>,
@@ -219,9 +220,13 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     return c.redirect("/webhooks?notice=forgotten", 303);
   });
 
-  /** Removes what the console keeps of a hook beside its record: its name and its receiver's keys. */
+  /**
+   * Removes what the console keeps of a hook beside its record: its name, its receiver's keys, and its "Forward to"
+   * destinations.
+   */
   const forgetHere = async (hook: Webhook) => {
     await deps.labels.delete(hook.id).catch(() => {});
+    await forgetDestinations(deps.relay, hook.id);
     const keys: Deno.KvKey[] = [];
     for await (const entry of deps.kv.list({ prefix: receiverByHookPrefix(hook.id) })) {
       keys.push(entry.key, receiverKey(String(entry.key[entry.key.length - 1])));

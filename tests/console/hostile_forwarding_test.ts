@@ -1,0 +1,241 @@
+// The "Forward to" actions attacked through their URLs: each action names a
+// hook in its path and must act only on what that hook's page shows. Another
+// hook's destination or dead letter, an unknown hook, and ids too long for a
+// KV key are refused with a page naming what is wrong (never 500), and what
+// is stored stays as it was.
+
+import assert from "node:assert/strict";
+import {
+  type Client,
+  connectSandbox,
+  csrfOf,
+  registerHook,
+  signIn,
+  startConsole,
+  trigger,
+  withHook,
+} from "./_helpers.ts";
+import { startApp, until } from "../webhooks/relay/fixtures.ts";
+import { createRelay } from "../../webhooks/mod.ts";
+
+const LONG = "x".repeat(3000);
+
+/** Adds a destination to `hookId` through its page; returns the destination's id and the answer's HTML. */
+async function addDestination(client: Client, hookId: string, url: string): Promise<{ id: string; html: string }> {
+  const path = `/webhooks/${hookId}/forward`;
+  const csrf = csrfOf(await client.text(path, 200));
+  const res = await client.post(path, { _csrf: csrf, url });
+  const html = await res.text();
+  assert.equal(res.status, 200, html.slice(0, 500));
+  return { id: /data-destination="([^"]+)"/.exec(html)![1], html };
+}
+
+/** Posts `form` to `path`; returns the status, the redirect and the body. */
+async function post(client: Client, path: string, form: Record<string, string>) {
+  const res = await client.post(path, form);
+  return { status: res.status, location: res.headers.get("location"), html: await res.text(), headers: res.headers };
+}
+
+Deno.test("Forward to: one hook's page cannot disable or remove another hook's destination", async () => {
+  await withHook(async (t, hook, client) => {
+    const other = await registerHook(client, t.origin, { events: ["discussion"] });
+    const theirs = await addDestination(client, other, "https://app.example/theirs");
+    const secret = /id="forward-secret">([^<]+)</.exec(theirs.html)![1];
+    const csrf = csrfOf(await client.text(`/webhooks/${hook.id}/forward`, 200));
+    const ours = `/webhooks/${hook.id}/forward`;
+
+    const disable = await post(client, `${ours}/${theirs.id}/enabled`, { _csrf: csrf, enabled: "0" });
+    assert.equal(disable.status, 404);
+    assert.match(disable.html, new RegExp(`No destination &quot;${theirs.id}&quot; forwards this hook`));
+    const remove = await post(client, `${ours}/${theirs.id}/remove`, { _csrf: csrf });
+    assert.equal(remove.status, 404);
+    assert.match(remove.html, new RegExp(`No destination &quot;${theirs.id}&quot; forwards this hook`));
+
+    const stored = await t.app.webhooks.findByID(other);
+    assert.ok(stored);
+    const theirPage = await client.text(`/webhooks/${other}/forward`, 200);
+    assert.match(theirPage, new RegExp(`data-destination="${theirs.id}"`));
+    assert.match(theirPage, /<td>enabled<\/td>/);
+    // The secret shown once on the add is on none of these answers.
+    for (const text of [disable.html, remove.html, theirPage]) assert.ok(!text.includes(secret));
+
+    // Its own page still acts on it.
+    const own = await post(client, `/webhooks/${other}/forward/${theirs.id}/enabled`, { _csrf: csrf, enabled: "0" });
+    assert.equal(own.status, 303);
+    assert.equal(own.location, `/webhooks/${other}/forward?notice=disabled`);
+  });
+});
+
+Deno.test("Forward to: an unknown hook, an unknown destination and ids too long for a KV key are 404, never 500", async () => {
+  await withHook(async (_t, hook, client) => {
+    const mine = await addDestination(client, hook.id, "https://app.example/mine");
+    const csrf = csrfOf(await client.text(`/webhooks/${hook.id}/forward`, 200));
+    const ours = `/webhooks/${hook.id}/forward`;
+    for (const path of [`/webhooks/nope/forward/${mine.id}/enabled`, `/webhooks/nope/forward/${mine.id}/remove`]) {
+      const res = await post(client, path, { _csrf: csrf, enabled: "0" });
+      assert.equal(res.status, 404, path);
+      assert.match(res.html, /No webhook has that id/);
+    }
+    const gone = await post(client, `/webhooks/nope/forward/redeliver/msg_1`, { _csrf: csrf });
+    assert.equal(gone.status, 404);
+    assert.match(gone.html, /No webhook has that id/);
+
+    for (const dest of ["nothere", LONG]) {
+      for (const action of ["enabled", "remove"]) {
+        const res = await post(client, `${ours}/${dest}/${action}`, { _csrf: csrf, enabled: "0" });
+        assert.equal(res.status, 404, `${action} ${dest.slice(0, 10)}`);
+        assert.match(res.html, /No destination &quot;(nothere|x{64}…)&quot; forwards this hook/);
+        assert.ok(!res.html.includes(LONG), "a long id is cut short");
+      }
+    }
+    const long = await post(client, `${ours}/redeliver/${LONG}`, { _csrf: csrf });
+    assert.equal(long.status, 303);
+    assert.equal(long.location, `${ours}?notice=gone`);
+
+    // Nothing changed: the destination is there and enabled.
+    const page = await client.text(ours, 200);
+    assert.match(page, new RegExp(`data-destination="${mine.id}"`));
+    assert.match(page, /<td>enabled<\/td>/);
+  });
+});
+
+Deno.test("Redeliver leaves another hook's dead letter alone, and says so when the destination is disabled", async () => {
+  const t = await startConsole({ relayWorker: true });
+  let status = 410;
+  const app = startApp(() => new Response("answer", { status }));
+  try {
+    const client = await signIn(t.origin);
+    await connectSandbox(client, t.origin);
+    const mine = await registerHook(client, t.origin);
+    const other = await registerHook(client, t.origin, { events: ["discussion"] });
+    await addDestination(client, other, app.url);
+    const platformId = String((await t.app.webhooks.findByID(other))!.entity.id);
+    assert.deepEqual(await trigger(t.origin, { webhookId: platformId }), [200]);
+    const theirs = `/webhooks/${other}/forward`;
+    let deadId = "";
+    await until(
+      async () => {
+        deadId = /data-entry="([^"]+)"/.exec(await client.text(theirs, 200))?.[1] ?? "";
+        return deadId !== "";
+      },
+      5_000,
+      "the dead letter",
+    );
+
+    const csrf = csrfOf(await client.text(`/webhooks/${mine}/forward`, 200));
+    const res = await post(client, `/webhooks/${mine}/forward/redeliver/${deadId}`, { _csrf: csrf });
+    assert.equal(res.status, 303);
+    assert.equal(res.location, `/webhooks/${mine}/forward?notice=gone`);
+    assert.match(await client.text(theirs, 200), new RegExp(`data-entry="${deadId}"`)); // still a dead letter
+
+    // Its destination answered 410, so it is disabled: Redeliver says so and leaves the dead letter (a worker would
+    // make it a dead letter again at once, unsent).
+    const disabled = await post(client, `${theirs}/redeliver/${deadId}`, { _csrf: csrf });
+    assert.equal(disabled.status, 409);
+    assert.match(
+      disabled.html,
+      new RegExp(`dead letter &quot;${deadId}&quot; was not sent again: its destination .* is disabled`),
+    );
+    assert.match(await client.text(theirs, 200), new RegExp(`data-entry="${deadId}"`));
+    assert.equal(app.received.length, 1);
+
+    // From its own hook's page it is sent again, once: a second click finds it gone (the app now takes it).
+    status = 200;
+    const destId = /data-destination="([^"]+)"/.exec(await client.text(theirs, 200))![1];
+    const enable = await post(client, `${theirs}/${destId}/enabled`, { _csrf: csrf, enabled: "1" }); // the 410 disabled it
+    assert.equal(enable.location, `${theirs}?notice=enabled`);
+    const first = await post(client, `${theirs}/redeliver/${deadId}`, { _csrf: csrf });
+    assert.equal(first.location, `${theirs}?notice=redelivered`);
+    const second = await post(client, `${theirs}/redeliver/${deadId}`, { _csrf: csrf });
+    assert.equal(second.location, `${theirs}?notice=gone`);
+  } finally {
+    await t.close();
+    await app.close();
+  }
+});
+
+Deno.test("Forward to: Reload or a double click of Add adds one destination, its secret shown once", async () => {
+  await withHook(async (_t, hook, client) => {
+    const path = `/webhooks/${hook.id}/forward`;
+    const csrf = csrfOf(await client.text(path, 200));
+    const url = "https://app.example/hooks";
+    const [a, b] = await Promise.all([
+      post(client, path, { _csrf: csrf, url }),
+      post(client, path, { _csrf: csrf, url }),
+    ]);
+    assert.deepEqual([a.status, b.status].sort(), [200, 409]);
+    const [added, refused] = a.status === 200 ? [a, b] : [b, a];
+    const secret = /id="forward-secret">([^<]+)</.exec(added.html)![1];
+    assert.equal(added.headers.get("cache-control"), "no-store"); // no cache shows it again
+    assert.match(refused.html, /No destination was added: https:\/\/app.example\/hooks already receives this hook/);
+    assert.doesNotMatch(refused.html, /whsec_/);
+
+    // Reload of the answer posts the form again: refused the same way, the same URL spelled differently too.
+    const again = await post(client, path, { _csrf: csrf, url: "HTTPS://APP.example:443/hooks" });
+    assert.equal(again.status, 409);
+    assert.doesNotMatch(again.html, /whsec_/);
+    const page = await client.text(path, 200);
+    assert.equal(page.match(/data-destination="/g)?.length, 1);
+    assert.ok(!page.includes(secret));
+
+    // Another URL is added as before.
+    assert.equal((await post(client, path, { _csrf: csrf, url: "https://app.example/other" })).status, 200);
+  });
+});
+
+Deno.test("Unregister removes the hook's own destinations, secrets and all; one of another hook too stays", async () => {
+  await withHook(async (t, hook, client) => {
+    const other = await registerHook(client, t.origin, { events: ["discussion"] });
+    await addDestination(client, hook.id, "https://app.example/mine");
+    const theirs = await addDestination(client, other, "https://app.example/theirs");
+    const relay = createRelay(t.kv);
+    const shared = await relay.destinations.add({ url: "https://app.example/both", hookIds: [hook.id, other] });
+    try {
+      const csrf = csrfOf(await client.text(`/webhooks/${hook.id}`, 200));
+      const res = await post(client, `/webhooks/${hook.id}/unregister`, { _csrf: csrf, confirm: "yes" });
+      assert.equal(res.location, "/webhooks?notice=unregistered");
+      // No page lists a destination of a hook that is gone: none is left behind with its secret.
+      const left = (await relay.destinations.list()).map((d) => ({ id: d.id, hookIds: d.hookIds }));
+      assert.deepEqual(left, [{ id: theirs.id, hookIds: [other] }, { id: shared.id, hookIds: [other] }]);
+    } finally {
+      await relay.close();
+    }
+  });
+});
+
+Deno.test("Reconcile's fix removes a dangling record's destinations with it", async () => {
+  await withHook(async (t, hook, client) => {
+    await t.app.webhooks.save({
+      id: "dangling-1",
+      tenantId: "sandbox-tenant",
+      entity: { id: "9999", resources: { self: { ref: `${t.origin}/sandbox/api/core/v3/webhooks/9999` } } },
+    });
+    const relay = createRelay(t.kv);
+    try {
+      await relay.destinations.add({ url: "https://app.example/dangling", hookIds: ["dangling-1"] });
+      const kept = await addDestination(client, hook.id, "https://app.example/kept");
+      const csrf = csrfOf(await client.text("/communities/sandbox-tenant/reconcile", 200));
+      const res = await post(client, "/communities/sandbox-tenant/reconcile", { _csrf: csrf });
+      assert.equal(res.status, 303);
+      assert.equal(await t.app.webhooks.findByID("dangling-1"), null);
+      assert.deepEqual((await relay.destinations.list()).map((d) => d.id), [kept.id]);
+    } finally {
+      await relay.close();
+    }
+  });
+});
+
+Deno.test("a password in a destination's URL is shown as *** on every page after the add", async () => {
+  await withHook(async (t, hook, client) => {
+    const added = await addDestination(client, hook.id, "https://user:hunter2@app.example/in");
+    assert.ok(!added.html.includes("hunter2"));
+    assert.match(added.html, /https:\/\/user:\*\*\*@app\.example\/in/);
+    assert.ok(!(await client.text(`/webhooks/${hook.id}/forward`, 200)).includes("hunter2"));
+    assert.deepEqual(await trigger(t.origin, { webhookId: hook.platformId }), [200]);
+    const [delivery] = (await t.app.deliveries.page({ hookId: hook.id })).values;
+    const page = await client.text(`/deliveries/${delivery.id}`, 200);
+    assert.match(page, /Forwarded to your app/);
+    assert.match(page, /user:\*\*\*@app\.example/);
+    assert.ok(!page.includes("hunter2"));
+  });
+});
