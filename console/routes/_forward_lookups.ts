@@ -64,11 +64,13 @@ export async function forgetDestinations(relay: Relay, hookId: string): Promise<
 
 /**
  * A destination's URL as pages show it: a password in it (`https://user:pass@host/`, sent as Basic auth) is a secret
- * and shows as `***`; the rest as stored.
+ * and shows as `***`, as does a user name that stands alone (`https://TOKEN@host/` is how tokens are often passed);
+ * the rest as given. The relay refuses such URLs now; earlier versions stored them, and a refused form keeps its value.
  */
 export function shownUrl(url: string): string {
   const parsed = URL.parse(url);
-  if (parsed === null || parsed.password === "") return url;
-  parsed.password = "***";
+  if (parsed === null || (parsed.password === "" && parsed.username === "")) return url;
+  if (parsed.password === "") parsed.username = "***";
+  else parsed.password = "***";
   return parsed.href;
 }

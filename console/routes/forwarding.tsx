@@ -201,7 +201,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
             `No destination was added: ${shownUrl(same.url)} already receives this hook's postbacks (its secret was ` +
             "shown when it was added; remove it and add it again for a new one).",
           status: 409,
-          url,
+          url: shownUrl(url),
         });
       }
       try {
@@ -212,7 +212,11 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         return await page(c, hook, { notice: "The destination is added.", added });
       } catch (err) {
         if (!(err instanceof TypeError)) throw err;
-        return await page(c, hook, { error: `No destination was added: ${describeError(err)}`, status: 400, url });
+        return await page(c, hook, {
+          error: `No destination was added: ${describeError(err)}`,
+          status: 400,
+          url: shownUrl(url),
+        });
       }
     });
   });

@@ -225,12 +225,35 @@ Deno.test("Reconcile's fix removes a dangling record's destinations with it", as
   });
 });
 
-Deno.test("a password in a destination's URL is shown as *** on every page after the add", async () => {
+Deno.test("a destination URL with a password is refused, and one stored by an earlier version shows it as ***", async () => {
   await withHook(async (t, hook, client) => {
-    const added = await addDestination(client, hook.id, "https://user:hunter2@app.example/in");
-    assert.ok(!added.html.includes("hunter2"));
-    assert.match(added.html, /https:\/\/user:\*\*\*@app\.example\/in/);
-    assert.ok(!(await client.text(`/webhooks/${hook.id}/forward`, 200)).includes("hunter2"));
+    // The relay refuses such a URL now, without echoing it.
+    const path = `/webhooks/${hook.id}/forward`;
+    const refused = await post(client, path, {
+      _csrf: csrfOf(await client.text(path, 200)),
+      url: "https://user:hunter2@app.example/in",
+    });
+    assert.equal(refused.status, 400);
+    assert.match(refused.html, /must not carry a user name or password/);
+    assert.ok(!refused.html.includes("hunter2"));
+    const token = await post(client, path, {
+      _csrf: csrfOf(await client.text(path, 200)),
+      url: "https://s3cr3ttoken@app.example/in",
+    });
+    assert.equal(token.status, 400);
+    assert.ok(!token.html.includes("s3cr3ttoken"), "a user name standing alone (a token) is not echoed either");
+    // An earlier version stored them: such a destination, its URL set in KV as it would have been stored.
+    const added = await addDestination(client, hook.id, "https://app.example/in");
+    let patched = false;
+    for await (const entry of t.kv.list<{ id?: string; url?: string }>({ prefix: [] })) {
+      if (entry.value?.id === added.id && entry.value.url === "https://app.example/in") {
+        await t.kv.set(entry.key, { ...entry.value, url: "https://user:hunter2@app.example/in" });
+        patched = true;
+      }
+    }
+    assert.ok(patched, "the destination's record was found in KV");
+    await until(async () => (await client.text(path, 200)).includes("user:***@app.example"), 5_000, "the stored URL");
+    assert.ok(!(await client.text(path, 200)).includes("hunter2"));
     assert.deepEqual(await trigger(t.origin, { webhookId: hook.platformId }), [200]);
     const [delivery] = (await t.app.deliveries.page({ hookId: hook.id })).values;
     const page = await client.text(`/deliveries/${delivery.id}`, 200);
