@@ -15,7 +15,7 @@
  * | `ALLOW_PRIVATE_NETWORK` | off | `1` lets outbound calls reach loopback, private and link-local hosts |
  * | `PLATFORM_TIMEOUT_SECONDS` | `10` | time limit of every outbound call |
  * | `RELAY_WORKER` | `1` | `0` runs no relay worker in this process (forwarded postbacks then wait for a worker elsewhere) |
- * | `METRICS_TOKEN` | — | the bearer token of `GET /metrics` (Prometheus); without it `/metrics` is 404 |
+ * | `METRICS_TOKEN` | — | the bearer token of `GET /metrics` (Prometheus; no whitespace inside); without it `/metrics` is 404 |
  * | `OTEL_DENO`, `OTEL_EXPORTER_OTLP_ENDPOINT`, ... | — | Deno's OpenTelemetry export (docs/observability.md) |
  * | `RATE_LIMIT_SIGNIN`, `RATE_LIMIT_FORMS`, `RATE_LIMIT_RECEIVER`, `RATE_LIMIT_SANDBOX` | `20`, `120`, `6000`, `60` | requests per minute (per client address, session, tenant, client address); `0` turns one off |
  *
@@ -104,6 +104,11 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
   if (!["on", "off", "auto"].includes(sandbox)) {
     fail(`SANDBOX must be on, off or auto, got '${sandbox}'`);
   }
+  const metricsToken = env("METRICS_TOKEN");
+  // A bearer token is one run of visible characters: one with a space inside could never be sent.
+  if (metricsToken !== undefined && /\s/.test(metricsToken)) {
+    fail("METRICS_TOKEN must not contain spaces or other whitespace: no Authorization header could carry it");
+  }
   const kv = await open(kvPath);
 
   // Listen first, so that PORT=0 gives a known public URL to the app.
@@ -134,7 +139,7 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
       allowPrivateNetwork: boolEnv("ALLOW_PRIVATE_NETWORK"),
       relayWorker: env("RELAY_WORKER") === undefined ? true : boolEnv("RELAY_WORKER"),
       platformTimeoutMs: intEnv("PLATFORM_TIMEOUT_SECONDS", 10, 1, 300) * 1000,
-      metricsToken: env("METRICS_TOKEN"),
+      metricsToken,
       rateLimits: {
         signin: perMinute("RATE_LIMIT_SIGNIN", DEFAULT_RATE_LIMITS.signin!.limit),
         forms: perMinute("RATE_LIMIT_FORMS", DEFAULT_RATE_LIMITS.forms!.limit),

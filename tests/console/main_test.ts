@@ -30,16 +30,19 @@ Deno.test("the console command serves on the given port with a KV file in a new 
   }
 });
 
-Deno.test("the console command refuses a bad PORT or DELIVERIES_RETAIN with a clear message", async () => {
+Deno.test("the console command refuses a bad PORT, DELIVERIES_RETAIN or METRICS_TOKEN with a clear message", async () => {
   const refusals: [Record<string, string>, RegExp][] = [
     [{ PORT: "eighty" }, /PORT must be an integer from 0 to 65535, got 'eighty'/],
     [{ DELIVERIES_RETAIN: "10000001" }, /DELIVERIES_RETAIN must be an integer from 1 to 10000000, got '10000001'/],
     [{ DELIVERIES_RETAIN: "0" }, /DELIVERIES_RETAIN must be an integer from 1 to 10000000, got '0'/],
+    [{ METRICS_TOKEN: "two wordsecret" }, /^METRICS_TOKEN must not contain spaces or other whitespace[^]*$/],
   ];
   for (const [env, message] of refusals) {
     const out = await consoleCommand({ KV_PATH: ":memory:", ...env }).output();
     assert.equal(out.code, 1, JSON.stringify(env));
-    assert.match(new TextDecoder().decode(out.stderr), message);
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.match(stderr, message);
+    assert.ok(!stderr.includes("wordsecret"), "the token is not echoed");
   }
 });
 
