@@ -213,7 +213,13 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       } catch (err) {
         if (!(err instanceof TypeError)) throw err;
         return await page(c, hook, {
-          error: `No destination was added: ${describeError(err)}`,
+          // The relay names its option; here the console's setting is what a user can change.
+          error: `No destination was added: ${
+            describeError(err).replace(
+              "allowPrivateNetwork allows it",
+              "the console's ALLOW_PRIVATE_NETWORK=1 allows it",
+            )
+          }`,
           status: 400,
           url: shownUrl(url),
         });

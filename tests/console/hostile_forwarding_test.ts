@@ -262,3 +262,16 @@ Deno.test("a destination URL with a password is refused, and one stored by an ea
     assert.ok(!page.includes("hunter2"));
   });
 });
+
+Deno.test("Forward to: a private address is refused naming the console's setting, not the relay's option", async () => {
+  await withHook(async (_t, hook, client) => {
+    const path = `/webhooks/${hook.id}/forward`;
+    const res = await post(client, path, {
+      _csrf: csrfOf(await client.text(path, 200)),
+      url: "http://169.254.169.254/x",
+    });
+    assert.equal(res.status, 400);
+    assert.match(res.html, /No destination was added: .*link-local.*ALLOW_PRIVATE_NETWORK=1 allows it/);
+    assert.ok(!res.html.includes("allowPrivateNetwork"));
+  }, { allowPrivateNetwork: false });
+});
