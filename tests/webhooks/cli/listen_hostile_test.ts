@@ -57,7 +57,7 @@ Deno.test("listen ends with status 1 and says why when the app answers 410 Gone,
     await writeAll(kv, relay.write, [postback("h1")]);
     await app.waitFor(1);
   });
-  assert.match(out[0], /  h1  410 /);
+  assert.match(out[0], / {2}h1 {2}410 /);
   assert.match(
     err.at(-1)!,
     /^Error: The app answered 410 Gone, which disables a destination: listen stopped; start it again once /,
