@@ -49,13 +49,15 @@ export function shownId(id: string): string {
 }
 
 /**
- * Forgets the destinations of a hook whose record is gone (unregistered, forgotten, or a dangling record reconcile
- * removed): one bound to that hook alone is removed, secret and all (no page would list it again); one shared with
- * other hooks keeps those. Never throws: an update refused (another of its hooks gone too) leaves that destination.
+ * Forgets the destinations of hooks whose records are gone (unregistered, forgotten, or dangling records reconcile
+ * removed, all at once): one bound to those hooks alone is removed, secret and all (no page would list it again); one
+ * shared with other hooks keeps those. Never throws: an update refused (another of its hooks gone too) leaves that
+ * destination.
  */
-export async function forgetDestinations(relay: Relay, hookId: string): Promise<void> {
+export async function forgetDestinations(relay: Relay, hookIds: string | string[]): Promise<void> {
+  const gone = new Set(typeof hookIds === "string" ? [hookIds] : hookIds);
   for (const d of await relay.destinations.list().catch(() => [])) {
-    const rest = d.hookIds?.filter((id) => id !== hookId);
+    const rest = d.hookIds?.filter((id) => !gone.has(id));
     if (rest === undefined || rest.length === d.hookIds!.length) continue;
     await (rest.length === 0 ? relay.destinations.remove(d.id) : relay.destinations.update(d.id, { hookIds: rest }))
       .catch(() => {});

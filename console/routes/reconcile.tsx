@@ -262,7 +262,9 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
       return await reconcilePage(c, community, null, failure(err, community));
     }
     // The dangling records are removed: their "Forward to" destinations go with them, as on Unregister.
-    for (const hook of report.dangling) await forgetDestinations(deps.relay, hook.id);
+    // All at once: a destination shared by two of them would otherwise keep the second (the relay refuses an
+    // update that names a hook already gone).
+    await forgetDestinations(deps.relay, report.dangling.map((hook) => hook.id));
     // What changed, for the page to say: the report describes the state found before the fixes.
     const changed = new URLSearchParams({
       notice: "fixed",

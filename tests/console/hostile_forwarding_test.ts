@@ -203,21 +203,28 @@ Deno.test("Unregister removes the hook's own destinations, secrets and all; one 
   });
 });
 
-Deno.test("Reconcile's fix removes a dangling record's destinations with it", async () => {
+Deno.test("Reconcile's fix removes a dangling record's destinations with it, one shared by two of them too", async () => {
   await withHook(async (t, hook, client) => {
-    await t.app.webhooks.save({
-      id: "dangling-1",
-      tenantId: "sandbox-tenant",
-      entity: { id: "9999", resources: { self: { ref: `${t.origin}/sandbox/api/core/v3/webhooks/9999` } } },
-    });
+    for (const [id, platformId] of [["dangling-1", "9999"], ["dangling-2", "9998"]]) {
+      await t.app.webhooks.save({
+        id,
+        tenantId: "sandbox-tenant",
+        entity: {
+          id: platformId,
+          resources: { self: { ref: `${t.origin}/sandbox/api/core/v3/webhooks/${platformId}` } },
+        },
+      });
+    }
     const relay = createRelay(t.kv);
     try {
       await relay.destinations.add({ url: "https://app.example/dangling", hookIds: ["dangling-1"] });
+      await relay.destinations.add({ url: "https://app.example/both", hookIds: ["dangling-1", "dangling-2"] });
       const kept = await addDestination(client, hook.id, "https://app.example/kept");
       const csrf = csrfOf(await client.text("/communities/sandbox-tenant/reconcile", 200));
       const res = await post(client, "/communities/sandbox-tenant/reconcile", { _csrf: csrf });
       assert.equal(res.status, 303);
       assert.equal(await t.app.webhooks.findByID("dangling-1"), null);
+      assert.equal(await t.app.webhooks.findByID("dangling-2"), null);
       assert.deepEqual((await relay.destinations.list()).map((d) => d.id), [kept.id]);
     } finally {
       await relay.close();
