@@ -41,5 +41,12 @@ function counted(kv: Deno.Kv): Deno.Kv {
   return kv;
 }
 
-if (countFile) setInterval(() => Deno.writeTextFileSync(countFile, String(commits)), 100);
+// Written beside it, then renamed over it: a reader never sees the file empty or half written (a write in place
+// truncates first, and a count read then made a process's commits come out negative).
+if (countFile) {
+  setInterval(() => {
+    Deno.writeTextFileSync(`${countFile}.tmp`, String(commits));
+    Deno.renameSync(`${countFile}.tmp`, countFile);
+  }, 100);
+}
 await main(async (location) => counted(await Deno.openKv(location)));
