@@ -54,8 +54,8 @@ export function shownId(id: string): string {
  * shared with other hooks keeps those. Never throws: an update refused (another of its hooks gone too) leaves that
  * destination.
  */
-export async function forgetDestinations(relay: Relay, hookIds: string | string[]): Promise<void> {
-  const gone = new Set(typeof hookIds === "string" ? [hookIds] : hookIds);
+export async function forgetDestinations(relay: Relay, hookIds: string[]): Promise<void> {
+  const gone = new Set(hookIds);
   for (const d of await relay.destinations.list().catch(() => [])) {
     const rest = d.hookIds?.filter((id) => !gone.has(id));
     if (rest === undefined || rest.length === d.hookIds!.length) continue;

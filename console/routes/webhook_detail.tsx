@@ -226,7 +226,7 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
    */
   const forgetHere = async (hook: Webhook) => {
     await deps.labels.delete(hook.id).catch(() => {});
-    await forgetDestinations(deps.relay, hook.id);
+    await forgetDestinations(deps.relay, [hook.id]);
     const keys: Deno.KvKey[] = [];
     for await (const entry of deps.kv.list({ prefix: receiverByHookPrefix(hook.id) })) {
       keys.push(entry.key, receiverKey(String(entry.key[entry.key.length - 1])));
