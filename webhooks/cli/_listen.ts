@@ -10,7 +10,6 @@
 // `--secret`), else one generated for the run; it is printed only with
 // `--print-secret` (API.md: the CLI prints no secret unless asked).
 
-import { setTimeout as delay } from "node:timers/promises";
 import { createRelay, type RelayAttempt } from "../relay/mod.ts";
 
 /** What `listen` takes of a command's context (the command table's own context has all of it). */
@@ -44,6 +43,19 @@ function wellFormedSecret(secret: string): boolean {
 
 /** How often listen checks that its destination is still there and enabled. */
 const DESTINATION_CHECK_MS = 1_000;
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
 
 /** Runs `listen` until `ctx.signal` aborts. */
 export async function listen(ctx: ListenContext, usage: (message: string) => Error): Promise<void> {
@@ -100,7 +112,7 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
     // Not awaited: a check that hangs (KV Connect out of reach retries for good) must not hold up the end.
     void (async () => {
       while (!ended.aborted) {
-        await delay(DESTINATION_CHECK_MS, undefined, { signal: ended }).catch(() => {}); // ended: rejects at once
+        await pause(DESTINATION_CHECK_MS, ended);
         if (ended.aborted) return;
         const now = await relay.destinations.get(destination.id).catch(() => undefined); // a KV hiccup: next time
         if (now === null) gone.abort("removed");
