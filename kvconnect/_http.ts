@@ -128,6 +128,9 @@ async function body<T>(request: Request, type: typeof pb[keyof typeof pb]): Prom
  */
 export function kvConnectHandler(options: HttpOptions): KvConnectHandler {
   const watches = new Set<() => void>();
+  // Set once the server closes: a watch whose body was still arriving then starts ended, or the HTTP server's
+  // graceful shutdown would wait for it for good.
+  let closing = false;
   const latencyMs = options.latencyMs ?? 0;
 
   async function route(request: Request): Promise<Response> {
@@ -159,6 +162,7 @@ export function kvConnectHandler(options: HttpOptions): KvConnectHandler {
       const watch = await body<{ keys: { key: Uint8Array }[] }>(request, pb.Watch);
       const stream = watchBody(kv, watch.keys.map((k) => k.key), () => watches.delete(stream.stop));
       watches.add(stream.stop);
+      if (closing) stream.stop();
       const framed = latencyMs > 0 ? delayedStream(stream.body, latencyMs) : stream.body;
       return new Response(framed, { headers: { "content-type": "application/octet-stream" } });
     }
@@ -184,6 +188,7 @@ export function kvConnectHandler(options: HttpOptions): KvConnectHandler {
       return response;
     },
     endWatches(): void {
+      closing = true;
       for (const stop of [...watches]) stop();
     },
   };
