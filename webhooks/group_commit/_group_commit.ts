@@ -11,9 +11,9 @@
 // time, since SQLite commits one after another and what arrives meanwhile
 // makes the next group larger (as a database's log flush); on a remote KV,
 // whose commits are round trips that many writers may have out at once,
-// several are. Which kind a KV is, is asked once per KV object, before its
-// first group (_remote.ts); a remote KV's groups carry at most ten checks
-// from the first.
+// several are, as many as the time its jobs take shows best (_in_flight.ts).
+// Which kind a KV is, is asked once per KV object, before its first group
+// (_remote.ts); a remote KV's groups carry at most ten checks from the first.
 //
 // A job's writes are built as it is submitted, at the numbers it will take
 // unless a job ahead of it fails, so that the group's writes are ready when
@@ -30,6 +30,7 @@
 import { getManyBatched, keyId, withLockRetry } from "../kv/mod.ts";
 import { applySums, type SumTotals } from "./_atomic_recorder.ts";
 import { isRemote } from "./_remote.ts";
+import { InFlightCap } from "./_in_flight.ts";
 import { groupCommitted } from "../telemetry/mod.ts";
 import {
   buildEntry,
@@ -51,9 +52,6 @@ import {
 } from "./_group_take.ts";
 
 export type { GroupJob, GroupResult };
-
-/** Groups in flight at once on a remote KV (a local one takes one at a time). */
-export const REMOTE_IN_FLIGHT = 16;
 
 /** A group sent to the KV, and how its commit went. */
 type Sent =
@@ -83,6 +81,8 @@ class GroupCommitter {
    */
   #maxChecks = LOCAL_CHECKS;
   #inFlight = new Set<Flight>();
+  /** A remote KV's learnt cap of groups in flight (a local KV has one group in flight). */
+  #cap: InFlightCap | null = null;
   /** The last number of each sequence in a group in flight (one group at a time holds a sequence). */
   #seqInFlight = new Map<string, { key: Deno.KvKey; value: number }>();
 
@@ -95,6 +95,12 @@ class GroupCommitter {
     const seqId = job.sequence ? keyId(job.sequence) : null;
     const entry: Entry = { job, seqId, first: 0, tries: 0, alone: false, resolve };
     if (!this.#prebuild(entry)) return promise;
+    const cap = this.#cap;
+    if (cap !== null) {
+      const { epoch } = cap;
+      const start = performance.now();
+      void promise.then(() => cap.observe(epoch, performance.now() - start));
+    }
     this.#waiting.push(entry);
     this.#fill();
     return promise;
@@ -126,7 +132,7 @@ class GroupCommitter {
   }
 
   #maxInFlight(): number {
-    return this.#remote ? REMOTE_IN_FLIGHT : 1;
+    return this.#cap === null ? 1 : this.#cap.value;
   }
 
   /** The keys that groups in flight touch (`null` when none is in flight). */
@@ -163,7 +169,10 @@ class GroupCommitter {
 
   async #detect(): Promise<void> {
     this.#remote = await isRemote(this.#kv);
-    if (this.#remote) this.#maxChecks = REMOTE_CHECKS;
+    if (this.#remote) {
+      this.#maxChecks = REMOTE_CHECKS;
+      this.#cap = new InFlightCap();
+    }
   }
 
   /**

@@ -9,3 +9,4 @@
 
 export * from "./group_commit.ts";
 export { submitToGroup } from "./_group_commit.ts";
+export { InFlightCap, MAX_IN_FLIGHT, MIN_IN_FLIGHT, REMOTE_IN_FLIGHT } from "./_in_flight.ts";
