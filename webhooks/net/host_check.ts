@@ -20,6 +20,8 @@ export interface HostCheck {
   refused: string | null;
   /** The name resolved to no address that could be checked. */
   unresolved: boolean;
+  /** The addresses checked (an IP literal: itself); all allowed when `refused` is `null`. */
+  addresses: string[];
 }
 
 /**
@@ -31,12 +33,16 @@ export async function checkHost(url: URL, resolve: (host: string) => Promise<str
 > {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (/(^|\.)localhost\.?$/i.test(host)) {
-    return { refused: `${url.host} is a loopback, private or link-local address`, unresolved: false };
+    return { refused: `${url.host} is a loopback, private or link-local address`, unresolved: false, addresses: [] };
   }
   const addresses = isIP(host) ? [host] : await resolve(host);
   const blocked = addresses.find(isPrivateAddress);
   if (blocked !== undefined) {
-    return { refused: `${url.host} is a loopback, private or link-local address (${blocked})`, unresolved: false };
+    return {
+      refused: `${url.host} is a loopback, private or link-local address (${blocked})`,
+      unresolved: false,
+      addresses,
+    };
   }
-  return { refused: null, unresolved: addresses.length === 0 };
+  return { refused: null, unresolved: addresses.length === 0, addresses };
 }

@@ -1,6 +1,7 @@
 // One attempt: the signed POST of an entry to its destination, its answer
 // read up to 1 KiB, within the attempt's time.
 
+import { isIP } from "node:net";
 import { checkHost } from "../net/mod.ts";
 import type { CachedDestination } from "./_cache.ts";
 import type { OutboxEntry } from "./_entry.ts";
@@ -27,22 +28,52 @@ const SMALL_BODY = 64 * 1_024;
 const HOST_CHECK_MS = 60_000;
 const decoder = new TextDecoder();
 
+/** What the guard decided for a host: why it may not be called, or the checked address to call it at. */
+export interface HostVerdict {
+  refused: string | null;
+  /**
+   * The address the name was checked at (the first, IPv4 first), for a host
+   * name; `null` for an IP literal or a refusal.
+   */
+  address: string | null;
+}
+
 /** The private-address guard at delivery time, its verdicts kept a minute per host. */
 export class HostGuard {
-  #seen = new Map<string, { until: number; refused: string | null }>();
+  #seen = new Map<string, HostVerdict & { until: number }>();
 
-  /** Why `url` may not be called now, or `null`. */
-  async refusal(url: URL): Promise<string | null> {
+  /** Why `url` may not be called now, and the address it was checked at. */
+  async check(url: URL): Promise<HostVerdict> {
     const now = performance.now();
     const seen = this.#seen.get(url.host);
-    if (seen && seen.until > now) return seen.refused;
+    if (seen && seen.until > now) return seen;
     const checked = await checkHost(url);
     const refused = checked.refused ??
       (checked.unresolved ? `${url.hostname} has no DNS address (A or AAAA) that can be checked` : null);
+    const literal = isIP(url.hostname.replace(/^\[|\]$/g, "")) !== 0;
+    const address = refused !== null || literal ? null : checked.addresses[0] ?? null;
     if (this.#seen.size > 1_000) this.#seen.clear();
-    this.#seen.set(url.host, { until: now + HOST_CHECK_MS, refused });
-    return refused;
+    const verdict = { until: now + HOST_CHECK_MS, refused, address };
+    this.#seen.set(url.host, verdict);
+    return verdict;
   }
+}
+
+let pinnedClient: Deno.HttpClient | null = null;
+
+/**
+ * Where a plain-HTTP request to a checked host name goes: to the address the
+ * guard checked, with the name in `Host`, so that a second lookup by `fetch`
+ * (a name rebound to a private address after the check) cannot send it
+ * elsewhere. HTTPS keeps the name: its certificate is checked against the
+ * name, which a host behind a rebound address cannot answer for.
+ */
+function pinned(url: URL, address: string | null): { target: string; host?: string; client?: Deno.HttpClient } {
+  if (address === null || url.protocol !== "http:") return { target: url.href };
+  const target = new URL(url.href);
+  target.hostname = address.includes(":") ? `[${address}]` : address;
+  pinnedClient ??= Deno.createHttpClient({ allowHost: true });
+  return { target: target.href, host: url.host, client: pinnedClient };
 }
 
 /**
@@ -155,30 +186,34 @@ export async function deliver(
   // what its lease allows for it.
   const timeout = AbortSignal.timeout(options.attemptTimeoutMs);
   const signal = AbortSignal.any([timeout, stop]);
+  let address: string | null = null;
   if (!options.allowPrivateNetwork) {
-    const refused = await untilAborted(guard.refusal(url), signal);
-    if (refused === ABORTED) {
+    const verdict = await untilAborted(guard.check(url), signal);
+    if (verdict === ABORTED) {
       if (stop.aborted && !timeout.aborted) return { time, status: 0, durationMs: took(), response: "", aborted: true };
       const error = `Cannot reach ${url.host} (its address was not found within ${options.attemptTimeoutMs / 1000} s)`;
       return { time, status: 0, durationMs: took(), error, response: "" };
     }
-    if (refused) return { time, status: 0, durationMs: took(), error: `Refused: ${refused}`, response: "" };
+    if (verdict.refused) {
+      return { time, status: 0, durationMs: took(), error: `Refused: ${verdict.refused}`, response: "" };
+    }
+    address = verdict.address;
   }
-  const headers = {
+  const { target, host, client } = pinned(url, address);
+  const headers: Record<string, string> = {
     "content-type": "application/json",
     "webhook-id": entry.id,
     "webhook-timestamp": String(Math.floor(time / 1000)),
     "webhook-signature": destination.signer.sign(entry.id, new Date(time), body),
     "user-agent": "community-webhooks-relay",
   };
+  if (host !== undefined) headers.host = host;
   try {
-    const response = await options.fetch(destination.url, {
-      method: "POST",
-      headers,
-      body,
-      redirect: "manual",
-      signal,
-    });
+    // `client` is Deno's own member of RequestInit (not in the DOM's type).
+    const response = await options.fetch(
+      target,
+      { method: "POST", headers, body, redirect: "manual", signal, client } as RequestInit,
+    );
     const { text, broken } = await excerpt(response);
     const retryAfterMs = response.status === 429 || response.status === 503
       ? parseRetryAfter(response.headers.get("retry-after"), options.now())
