@@ -76,7 +76,7 @@ Deno.test("an IPv6-only name is called at its bracketed address; HTTPS and IP li
     await relay.destinations.add({ url: "https://secure.example/b", hookIds: ["h2"] });
     await relay.destinations.add({ url: `http://${PUBLIC_A}/c`, hookIds: ["h3"] });
     await writeAll(kv, relay.write, [postback("h1", 0), postback("h2", 1), postback("h3", 2)]);
-    await until(async () => sent.length === 3);
+    await until(() => Promise.resolve(sent.length === 3));
     assert.deepEqual(
       sent.sort((a, b) => a.url.localeCompare(b.url)),
       [
