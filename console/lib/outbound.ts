@@ -48,6 +48,8 @@ interface Checked {
   unresolved: boolean;
   /** Refused as it is (or resolves to) an address that is not public. */
   private?: boolean;
+  /** The address a host name was checked at (the first, IPv4 first), when it may be called. */
+  address?: string;
 }
 
 /** Names only a local network resolves: one label, or mDNS and the private-use domains. */
@@ -71,7 +73,33 @@ async function check(url: URL, options: OutboundOptions): Promise<Checked> {
       private: true,
     };
   }
-  return { refused: null, unresolved: addresses.length === 0 };
+  return { refused: null, unresolved: addresses.length === 0, address: isIP(host) ? undefined : addresses[0] };
+}
+
+let pinnedClient: Deno.HttpClient | null = null;
+
+/**
+ * A plain-HTTP request to a checked host name, sent to the address the check
+ * found with the name in `Host`: `fetch` would look the name up again, and a
+ * name rebound to a private address after the check (DNS rebinding) would
+ * carry the call inside. HTTPS keeps the name, whose certificate a host
+ * behind a rebound address cannot present.
+ */
+function pinned(request: Request, url: URL, address: string | undefined, init: RequestInit): Request {
+  if (address === undefined || url.protocol !== "http:") return new Request(request, init);
+  const target = new URL(url.href);
+  target.hostname = address.includes(":") ? `[${address}]` : address;
+  const headers = new Headers(request.headers);
+  headers.set("host", url.host);
+  pinnedClient ??= Deno.createHttpClient({ allowHost: true });
+  // `client` is Deno's own member of RequestInit (not in the DOM's type).
+  return new Request(target, {
+    method: request.method,
+    headers,
+    body: request.body,
+    ...init,
+    client: pinnedClient,
+  } as RequestInit);
 }
 
 /**
@@ -119,7 +147,7 @@ export function outboundFetch(fetchFn: typeof fetch, options: OutboundOptions): 
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     const redirect = options.allowPrivateNetwork ? request.redirect : "manual";
     try {
-      return await fetchFn(new Request(request, { signal, redirect }));
+      return await fetchFn(pinned(request, url, checked.address, { signal, redirect }));
     } catch (error) {
       if (init?.signal?.aborted) throw error; // the caller's own abort
       if (timeout.aborted) {

@@ -273,3 +273,35 @@ function embeddings([a, b, c, d]: number[], [g, h, i, j, k]: string[], other = [
     `2606:4700:${g}:${h}:200:5efe:${hi}:${lo}`,
   ];
 }
+
+Deno.test("outboundFetch() sends a plain-HTTP call to the address it checked, the name in Host (no second lookup to rebind)", async () => {
+  const calls: { url: string; host: string | null; body: string; method: string }[] = [];
+  const recording: typeof fetch = async (input) => {
+    const request = input as Request;
+    calls.push({
+      url: request.url,
+      host: request.headers.get("host"),
+      body: await request.text(),
+      method: request.method,
+    });
+    return new Response("ok");
+  };
+  const resolve = (host: string) =>
+    Promise.resolve(host.startsWith("six") ? ["2606:2800:220:1:248:1893:25c8:1946"] : ["93.184.215.14"]);
+  const guarded = outboundFetch(recording, { ...options, resolve });
+  await guarded("http://jive.example:8080/oauth2/token?x=1", { method: "POST", body: "grant_type=refresh_token" });
+  await guarded("http://six.example/api");
+  await guarded("https://jive.example/api");
+  await guarded("http://93.184.215.14/api");
+  assert.deepEqual(calls, [
+    {
+      url: "http://93.184.215.14:8080/oauth2/token?x=1",
+      host: "jive.example:8080",
+      body: "grant_type=refresh_token",
+      method: "POST",
+    },
+    { url: "http://[2606:2800:220:1:248:1893:25c8:1946]/api", host: "six.example", body: "", method: "GET" },
+    { url: "https://jive.example/api", host: null, body: "", method: "GET" },
+    { url: "http://93.184.215.14/api", host: null, body: "", method: "GET" },
+  ]);
+});
