@@ -203,9 +203,10 @@ export interface Relay {
   /** The attempts of one entry, oldest first. */
   attempts(entryId: string): Promise<RelayAttempt[]>;
   /**
-   * The forwards of a postback (of its item `index` when given): each
-   * entry's destination, state, attempts and next attempt time, kept 30
-   * days. Throws a `TypeError` for an empty `postbackId`, a `RangeError`
+   * Every forward of a postback (of its item `index` when given), by item
+   * then entry id: each entry's destination, state, attempts and next
+   * attempt time, kept 30 days. All of them, not a page: a postback holds
+   * at most 100 items, one forward per item and destination. Throws a `TypeError` for an empty `postbackId`, a `RangeError`
    * for a bad `index`.
    */
   forwards(postbackId: string, index?: number): Promise<RelayForward[]>;

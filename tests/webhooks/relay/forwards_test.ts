@@ -129,3 +129,25 @@ Deno.test("relay.forwards() refuses an empty postback id and a bad index", async
     kv.close();
   }
 });
+
+Deno.test("relay.forwards() lists every forward of a postback, past a thousand", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv, { allowPrivateNetwork: true });
+  try {
+    await seedHooks(kv);
+    // 11 destinations and a postback of 100 items (the receiver's most): 1,100 forwards.
+    for (let i = 0; i < 11; i++) await relay.destinations.add({ url: `http://127.0.0.1:9/hooks/${i}` });
+    const items = Array.from({ length: 100 }, (_, index) => postback("h1", index, P));
+    await writeAll(kv, relay.write, items, 10);
+    const [all, again] = await Promise.all([relay.forwards(P), relay.forwards(P)]);
+    assert.equal(all.length, 1_100);
+    assert.equal(new Set(all.map((f) => f.entryId)).size, 1_100);
+    assert.ok(all.every((f) => f.destinationId !== null), "entries, not fan-out records");
+    assert.deepEqual(all.map((f) => f.index), items.flatMap((_, index) => Array(11).fill(index)));
+    assert.deepEqual(again, all);
+    assert.equal((await relay.forwards(P, 99)).length, 11);
+  } finally {
+    await relay.close();
+    kv.close();
+  }
+});
