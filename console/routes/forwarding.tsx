@@ -188,22 +188,28 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const hook = await hookOr404(c);
     if (hook instanceof Response) return hook;
     const url = String((await c.req.parseBody()).url ?? "").trim();
-    // One add at a time per hook in this process: a double click, or Reload of the answer (which posts the form
-    // again), finds the first one's destination and adds no second one under a secret the app never gets.
-    return await oneAddAtATime(hook.id, async () => {
+    /** The answer when a destination of the hook has this URL already: no second one under a secret never given. */
+    const alreadyThere = async (): Promise<Response | null> => {
       const href = URL.parse(url)?.href;
       const same = href === undefined
         ? undefined
         : (await destinationsOf(deps.relay, hook.id)).find((d) => d.url === href);
-      if (same) {
-        return await page(c, hook, {
-          error:
-            `No destination was added: ${shownUrl(same.url)} already receives this hook's postbacks (its secret was ` +
-            "shown when it was added; remove it and add it again for a new one).",
-          status: 409,
-          url: shownUrl(url),
-        });
-      }
+      if (!same) return null;
+      return await page(c, hook, {
+        error:
+          `No destination was added: ${shownUrl(same.url)} already receives this hook's postbacks (its secret was ` +
+          "shown when it was added; remove it and add it again for a new one).",
+        status: 409,
+        url: shownUrl(url),
+      });
+    };
+    // A double click, or Reload of the answer (which posts the form again), finds the first one's destination. The
+    // relay itself refuses a URL that already gets the hook's postbacks, in the commit that adds it (its URL index),
+    // so a second console on this KV adding it at once is refused too, answered as here; the runner below only
+    // spares this process the second add's work.
+    return await oneAddAtATime(hook.id, async () => {
+      const same = await alreadyThere();
+      if (same) return same;
       try {
         const added = await deps.relay.destinations.add({ url, hookIds: [hook.id] });
         // Answered with the page itself, not a redirect: the secret is shown in this answer only, which no cache
@@ -212,6 +218,8 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         return await page(c, hook, { notice: "The destination is added.", added });
       } catch (err) {
         if (!(err instanceof TypeError)) throw err;
+        const added = await alreadyThere(); // by another console on this KV meanwhile
+        if (added) return added;
         return await page(c, hook, {
           // The relay names its option; here the console's setting is what a user can change.
           error: `No destination was added: ${

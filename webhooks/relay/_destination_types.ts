@@ -117,13 +117,21 @@ export interface DestinationPatch {
  * ```
  */
 export interface Destinations {
-  /** Adds one; resolves with it and its secret (shown this once). A field it does not take is a `TypeError`. */
+  /**
+   * Adds one; resolves with it and its secret (shown this once). A field it does not take is a `TypeError`; so
+   * is a URL that an unpinned destination already forwards one of its hooks to (every hook counting as each),
+   * checked in the commit that adds it, so of two such adds at once in any processes one is refused. Pinned
+   * destinations (`listen`'s, whose URL is on the machine of their worker) are not compared.
+   */
   add(input: DestinationInput): Promise<NewDestination>;
   /** Every destination, oldest first. */
   list(): Promise<Destination[]>;
   /** One destination, or `null`. */
   get(id: string): Promise<Destination | null>;
-  /** Changes `url`, `hookIds` or `enabled`; resolves with the result, or `null` when there is no such destination. */
+  /**
+   * Changes `url`, `hookIds` or `enabled`; resolves with the result, or `null` when there is no such destination.
+   * A new URL or hooks that would give a URL one hook's postbacks twice are a `TypeError`, as in `add`.
+   */
   update(id: string, patch: DestinationPatch): Promise<Destination | null>;
   /** Removes it and the entries waiting only for it; resolves `true` when it existed. */
   remove(id: string): Promise<boolean>;

@@ -3,6 +3,9 @@
 //
 // Layout:
 // - ["relay_destination", id]                 a destination, its secret included
+// - ["relay_destination_url", sha256(url)]    the ids of the unpinned destinations at one URL, rewritten (and checked)
+//                                             by every add, URL or hooks change and removal of one of them: two
+//                                             destinations never forward one hook's postbacks to one URL
 // - ["relay_destinations_version"]            a counter bumped (sum) by every change of a destination
 // - ["relay_outbox_bump"]                     a counter bumped (sum) when entries are added; workers watch it
 // - ["relay_due", partition, dueAt, entryId]  an outbox entry, at the time it is next due; a held entry sits at the
@@ -30,6 +33,11 @@ export function destinationKey(id: string): Deno.KvKey {
 
 /** Prefix of every destination record. */
 export const DESTINATION_PREFIX: Deno.KvKey = ["relay_destination"];
+
+/** The ids of the unpinned destinations at the URL whose SHA-256 (hex) is `urlHash`. */
+export function destinationUrlKey(urlHash: string): Deno.KvKey {
+  return ["relay_destination_url", urlHash];
+}
 
 /** Bumped (sum) by every change of a destination: caches compare its versionstamp. */
 export const DESTINATIONS_VERSION_KEY: Deno.KvKey = ["relay_destinations_version"];
