@@ -8,13 +8,13 @@
  */
 
 import type { Context, Hono } from "hono";
-import type { Destination, Webhook } from "../../webhooks/mod.ts";
+import type { DeadLetter, Destination, Webhook } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
 import { Layout } from "../components/Layout.tsx";
-import { LocalTime } from "../components/LocalTime.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
 import { oneAtATime } from "../lib/one_at_a_time.ts";
 import { deadLetterOf, deadLettersOf, destinationsOf, shownId, shownUrl } from "./_forward_lookups.ts";
+import { DeadLetters } from "./_forward_dead.tsx";
 
 /** What the page shows besides the lists. */
 interface PageOptions {
@@ -25,6 +25,8 @@ interface PageOptions {
   added?: Destination & { secret: string };
   /** The URL typed, kept when the add was refused. */
   url?: string;
+  /** Where the dead letters start (a cursor of the page before); absent: the newest. */
+  deadFrom?: string;
 }
 
 const NOTICES: Record<string, string> = {
@@ -45,8 +47,18 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   async function page(c: Context<ConsoleEnv>, hook: Webhook, options: PageOptions = {}): Promise<Response> {
     const csrf = c.get("session")!.csrf;
     const destinations = await destinationsOf(deps.relay, hook.id);
-    const dead = await deadLettersOf(deps.relay, hook.id, destinations);
     const path = pathOf(hook.id);
+    let dead: { values: DeadLetter[]; cursor: string };
+    try {
+      dead = await deadLettersOf(deps.relay, hook.id, destinations, options.deadFrom ?? "");
+    } catch (err) {
+      if (!(err instanceof TypeError) || options.deadFrom === undefined) throw err;
+      // A cursor typed or kept from an older KV: the newest dead letters, and why.
+      return await page(c, hook, {
+        error: "That page of dead letters is not there: the newest are shown.",
+        status: 400,
+      });
+    }
     return html(
       c,
       <Layout
@@ -123,41 +135,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           <button type="submit">Add destination</button>
         </form>
         <h2>Dead letters</h2>
-        {dead.length === 0
-          ? <p id="forward-no-dead">None: every forwarded postback was delivered or is still being tried.</p>
-          : (
-            <table id="forward-dead">
-              <thead>
-                <tr>
-                  <th>Since</th>
-                  <th>Entry (webhook-id)</th>
-                  <th>Attempts</th>
-                  <th>Last failure</th>
-                  <th></th>
-                </tr>
-              </thead>
-              <tbody>
-                {dead.map((letter) => (
-                  <tr data-entry={letter.id}>
-                    <td>
-                      <LocalTime iso={new Date(letter.deadAt).toISOString()} />
-                    </td>
-                    <td>
-                      <code>{letter.id}</code>
-                    </td>
-                    <td>{letter.attempts}</td>
-                    <td>{letter.reason}</td>
-                    <td>
-                      <form method="post" action={`${path}/redeliver/${encodeURIComponent(letter.id)}`}>
-                        <Csrf token={csrf} />
-                        <button type="submit">Redeliver</button>
-                      </form>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+        <DeadLetters dead={dead} first={options.deadFrom === undefined} path={path} csrf={csrf} />
       </Layout>,
       options.status ?? 200,
     );
@@ -181,7 +159,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const hook = await hookOr404(c);
     if (hook instanceof Response) return hook;
     const notice = NOTICES[c.req.query("notice") ?? ""];
-    return await page(c, hook, { notice });
+    return await page(c, hook, { notice, deadFrom: c.req.query("dead") || undefined });
   });
 
   app.post("/webhooks/:id/forward", async (c) => {

@@ -7,7 +7,7 @@ import type { Outcome } from "./_deliver.ts";
 import { type OutboxEntry, storedOf } from "./_entry.ts";
 import { deleteForward, setForward } from "./_forwards.ts";
 import { retryWhileLocked } from "../kv/mod.ts";
-import { attemptKey, deadByDestinationKey, deadKey, dueKey, OUTBOX_BUMP_KEY, ulid } from "./_keys.ts";
+import { attemptKey, deadByDestinationKey, deadByHookKey, deadKey, dueKey, OUTBOX_BUMP_KEY, ulid } from "./_keys.ts";
 import { type Held, MAX_CHECKS } from "./_outbox.ts";
 import type { DeadLetter, RelayAttempt } from "./_types.ts";
 
@@ -101,7 +101,8 @@ export function finishes(now: () => number): {
       const attempts = held.entry.attempts + (outcome ? 1 : 0);
       const letter = deadLetterOf({ ...held.entry, attempts }, now(), reason);
       const add = (atomic: Deno.AtomicOperation): void => {
-        atomic.set(deadKey(letter.id), letter).set(deadByDestinationKey(letter.destinationId, letter.id), null);
+        atomic.set(deadKey(letter.id), letter).set(deadByDestinationKey(letter.destinationId, letter.id), null)
+          .set(deadByHookKey(letter.hookId, letter.deadAt, letter.id), letter.destinationId);
         setForward(atomic, letter, "dead", null);
       };
       return { ...(outcome ? withAttempt(held, outcome, add) : { held, apply: add }), bytes: copyBytes(held) };
@@ -148,7 +149,7 @@ interface Queued {
   reject: (error: unknown) => void;
 }
 
-/** Finishes in one commit at most: each adds up to four mutations, well within a commit's 1,000. */
+/** Finishes in one commit at most: each adds up to six mutations, well within a commit's 1,000. */
 const MAX_GROUP = 64;
 /** Bytes written by one commit at most (estimated; a commit takes 819,200 with keys counted twice). */
 const MAX_GROUP_BYTES = 400_000;

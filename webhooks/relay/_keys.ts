@@ -16,6 +16,10 @@
 //                                             known fresh; a worker turns it into entries (one commit)
 // - ["relay_attempt", entryId, attemptId]     one attempt of an entry
 // - ["relay_dead", entryId]                   a dead letter; ["relay_dead_by_destination", destinationId, entryId] a copy
+// - ["relay_dead_by_hook", hookId, deadAt, entryId]
+//                                             a dead letter found by its hook, in order of death (its destination's id);
+//                                             ["relay_dead_by_hook_ready"] once the dead letters of earlier versions
+//                                             have theirs
 // - ["relay_pin_held", destinationId]         when a worker last held a pinned destination (ms)
 // - ["relay_entry_by_postback", postbackId, index, entryId]
 //                                             an entry's state (or a fan-out record's), written in the commits that
@@ -95,6 +99,19 @@ export function deadByDestinationKey(destinationId: string, entryId: string): De
 export function deadByDestinationPrefix(destinationId: string): Deno.KvKey {
   return ["relay_dead_by_destination", destinationId];
 }
+
+/** A dead letter of `hookId`, found by the hook in order of death. */
+export function deadByHookKey(hookId: string, deadAt: number, entryId: string): Deno.KvKey {
+  return ["relay_dead_by_hook", hookId, deadAt, entryId];
+}
+
+/** Prefix of the dead letters of one hook, oldest death first. */
+export function deadByHookPrefix(hookId: string): Deno.KvKey {
+  return ["relay_dead_by_hook", hookId];
+}
+
+/** Set once every dead letter stored by an earlier version (which kept no hook index) has its hook index entry. */
+export const DEAD_BY_HOOK_READY_KEY: Deno.KvKey = ["relay_dead_by_hook_ready"];
 
 /** When a worker last held a pinned destination. */
 export function pinHeldKey(destinationId: string): Deno.KvKey {

@@ -1,7 +1,7 @@
 // `createRelay`: the destinations, the outbox writer and the workers of one KV.
 
 import { DestinationCache } from "./_cache.ts";
-import { listAttempts, listDeadLetters, redeliver } from "./_dead.ts";
+import { getDeadLetter, listAttempts, listDeadLetters, redeliver } from "./_dead.ts";
 import { HostGuard } from "./_deliver.ts";
 import { createDestinations } from "./_destinations.ts";
 import { listForwards } from "./_forwards.ts";
@@ -76,6 +76,7 @@ export function createRelay(kv: Deno.Kv, options?: RelayOptions): Relay {
       return listForwards(kv, postbackId, index);
     },
     deadLetters: (page) => listDeadLetters(kv, page),
+    deadLetter: (entryId) => getDeadLetter(kv, entryId),
     redeliver: (entryId) => redeliver(kv, entryId, resolved.now),
     async close(): Promise<void> {
       await Promise.all([...workers].map((w) => w.stop()));

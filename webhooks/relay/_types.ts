@@ -96,6 +96,31 @@ export interface DeadLetterPage {
 }
 
 /**
+ * What `relay.deadLetters` takes: whose dead letters, and which page.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DeadLetterQuery } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const query: DeadLetterQuery = { hookId: "h1", newestFirst: true, limit: 50 };
+ * assert.equal(query.cursor, undefined); // the first page
+ * ```
+ */
+export interface DeadLetterQuery {
+  /** Only the dead letters of this destination, by entry id. */
+  destinationId?: string;
+  /** Only the dead letters of this hook, in the order they died (not with `destinationId`). */
+  hookId?: string;
+  /** The `cursor` of the page before; absent or `""` for the first. */
+  cursor?: string;
+  /** Dead letters a page (default 100, at most 1,000). */
+  limit?: number;
+  /** Newest first (the last one first) rather than oldest first. */
+  newestFirst?: boolean;
+}
+
+/**
  * Options of `relay.run`.
  *
  * @example Usage
@@ -210,8 +235,14 @@ export interface Relay {
    * for a bad `index`.
    */
   forwards(postbackId: string, index?: number): Promise<RelayForward[]>;
-  /** A page of dead letters (of one destination, when given). */
-  deadLetters(options?: { destinationId?: string; cursor?: string; limit?: number }): Promise<DeadLetterPage>;
+  /**
+   * A page of dead letters (`limit`, default 100, at most 1,000; `cursor` from the page before): of one
+   * destination, or of one hook (`hookId`, in the order they died), or every one. `newestFirst` reverses the
+   * order. Giving both `destinationId` and `hookId` is a `TypeError`.
+   */
+  deadLetters(options?: DeadLetterQuery): Promise<DeadLetterPage>;
+  /** One dead letter by its entry id, or `null` when there is none (sent again, or never one). */
+  deadLetter(entryId: string): Promise<DeadLetter | null>;
   /** Puts a dead letter back in the outbox with fresh attempts; `false` when there is no such dead letter. */
   redeliver(entryId: string): Promise<boolean>;
   /** Stops every worker of this relay and waits for its background reads. */
