@@ -31,7 +31,8 @@ interface PageOptions {
 
 const NOTICES: Record<string, string> = {
   enabled: "The destination is enabled.",
-  disabled: "The destination is disabled: new postbacks are not forwarded to it.",
+  disabled:
+    "The destination is disabled: nothing is sent to it; what waits for it is kept and sent once it is enabled.",
   removed: "The destination is removed.",
   redelivered: "The dead letter is back in the outbox: a worker sends it again.",
   gone: "That dead letter was already sent again or is gone.",
@@ -252,7 +253,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     // Another hook's dead letter, or one sent again already (a second click), is "gone" from this page.
     const found = await deadLetterOf(deps.relay, hook.id, entryId);
     if (found && !found.destination.enabled) {
-      // A worker would make it a dead letter again at once, unsent ("The destination is disabled").
+      // It would only wait, unsent, while the destination is disabled: the user enables it first, knowingly.
       return await page(c, hook, {
         error:
           `The dead letter ${shownId(entryId)} was not sent again: its destination ${

@@ -27,7 +27,10 @@ export interface Destination {
   url: string;
   /** The hooks whose postbacks it gets; absent: every hook. */
   hookIds?: string[];
-  /** Whether new postbacks are forwarded to it (a `410 Gone` answer sets it to `false`). */
+  /**
+   * Whether postbacks are forwarded to it (a `410 Gone` answer sets it to `false`). While `false` it is paused:
+   * it gets no new entries, and those waiting are kept untried and sent once it is `true` again.
+   */
   enabled: boolean;
   /** Delivered only by workers started for it (`run({ destinations: [id] })`). */
   pinned: boolean;
@@ -96,7 +99,7 @@ export interface DestinationPatch {
   url?: string;
   /** New hook ids; `null` means every hook. */
   hookIds?: string[] | null;
-  /** Enable or disable. */
+  /** Enable (the entries kept while it was disabled are due at once) or disable (pause: nothing sent, none lost). */
   enabled?: boolean;
 }
 

@@ -18,6 +18,7 @@ import { deleteForward } from "./_forwards.ts";
 import { describeValue, type ResolvedOptions } from "./_options.ts";
 import type { Destination, DestinationInput, DestinationPatch, Destinations, NewDestination } from "./_types.ts";
 import { clashIn, clashMessage, readSlot, writeSlot } from "./url_index/mod.ts";
+import { dropPaused, unpark } from "./paused/mod.ts";
 
 /** A destination as stored: with its secret. */
 export interface StoredDestination extends Destination {
@@ -200,6 +201,7 @@ export function createDestinations(
     await changed();
     if (!result.ok) return remove(id);
     if (current.value.pinned) await dropPartition(kv, id);
+    await dropPaused(kv, id);
     return true;
   }
 
@@ -277,7 +279,10 @@ export function createDestinations(
         if (hookIds === null) delete next.hookIds;
         else if (hookIds !== undefined) next.hookIds = hookIds;
         if (patch.enabled !== undefined) next.enabled = patch.enabled;
-        if (await put(next, current)) return publicView(next);
+        if (!await put(next, current)) continue;
+        // Enabled again: the entries kept while it was disabled are due now.
+        if (next.enabled && !current.value.enabled) await unpark(kv, id, options.now);
+        return publicView(next);
       }
     },
 

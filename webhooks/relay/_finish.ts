@@ -7,7 +7,16 @@ import type { Outcome } from "./_deliver.ts";
 import { type OutboxEntry, storedOf } from "./_entry.ts";
 import { deleteForward, setForward } from "./_forwards.ts";
 import { retryWhileLocked } from "../kv/mod.ts";
-import { attemptKey, deadByDestinationKey, deadByHookKey, deadKey, dueKey, OUTBOX_BUMP_KEY, ulid } from "./_keys.ts";
+import {
+  attemptKey,
+  deadByDestinationKey,
+  deadByHookKey,
+  deadKey,
+  dueKey,
+  OUTBOX_BUMP_KEY,
+  pausedKey,
+  ulid,
+} from "./_keys.ts";
 import { type Held, MAX_CHECKS } from "./_outbox.ts";
 import type { DeadLetter, RelayAttempt } from "./_types.ts";
 
@@ -61,6 +70,7 @@ export function finishes(now: () => number): {
   retry(held: Held, outcome: Outcome, dueAt: number): Finish;
   dead(held: Held, outcome: Outcome | null, reason: string): Finish;
   giveBack(held: Held): Finish;
+  park(held: Held, destination: Deno.KvEntry<unknown>): Finish;
   drop(held: Held): Finish;
 } {
   function attempt(held: Held, outcome: Outcome): [Deno.KvKey, unknown] {
@@ -116,6 +126,18 @@ export function finishes(now: () => number): {
         atomic.set(dueKey(entry.partition, now(), entry.id), storedOf(entry));
       },
     }),
+    // Kept, untried, while its destination is disabled; only while the destination is as read (still disabled):
+    // an enable that came between moves the kept entries back, and this one is then given back instead.
+    park: (held, destination) => ({
+      held,
+      checks: 1,
+      bytes: copyBytes(held),
+      apply: (atomic) => {
+        const entry = unleased(held.entry);
+        atomic.check(destination).set(pausedKey(entry.destinationId, entry.id), entry);
+        setForward(atomic, entry, "pending", null);
+      },
+    }),
     drop: (held) => ({
       held,
       unchecked: true,
@@ -132,6 +154,8 @@ export interface Finish {
   apply(atomic: Deno.AtomicOperation): void;
   /** The attempt record, kept even when the lease was lost (the attempt happened). */
   attempt?: [Deno.KvKey, unknown];
+  /** Checks that `apply` adds besides the held key's. */
+  checks?: number;
   /** Bump the outbox counter (the entry is due again soon). */
   bump?: boolean;
   /**
@@ -206,10 +230,9 @@ export class FinishQueue {
         while (size < this.#queue.length && size < MAX_GROUP) {
           const next = this.#queue[size].finish;
           if (size > 0 && bytes + next.bytes > MAX_GROUP_BYTES) break;
-          if (!next.unchecked) {
-            if (checks === MAX_CHECKS) break;
-            checks++;
-          }
+          const needs = (next.unchecked ? 0 : 1) + (next.checks ?? 0);
+          if (size > 0 && checks + needs > MAX_CHECKS) break;
+          checks += needs;
           bytes += next.bytes;
           size++;
         }

@@ -30,11 +30,11 @@ export interface RelayForward {
   destinationId: string | null;
   /** The item's place in the postback. */
   index: number;
-  /** `pending` (waiting or being tried), `delivered` (a 2xx answer) or `dead` (a dead letter). */
+  /** `pending` (waiting, kept while its destination is disabled, or being tried), `delivered` (a 2xx answer) or `dead` (a dead letter). */
   state: "pending" | "delivered" | "dead";
   /** Attempts made. */
   attempts: number;
-  /** When it is next tried (ms), while pending; `null` otherwise. */
+  /** When it is next tried (ms), while pending; `null` otherwise, and while its destination is disabled (kept). */
   nextAttemptAt: number | null;
 }
 

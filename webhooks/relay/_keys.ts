@@ -20,6 +20,8 @@
 //                                             a dead letter found by its hook, in order of death (its destination's id);
 //                                             ["relay_dead_by_hook_ready"] once the dead letters of earlier versions
 //                                             have theirs
+// - ["relay_paused", destinationId, entryId]  an entry of a disabled destination, kept untried (the whole entry); moved
+//                                             back to the outbox, due at once, when the destination is enabled again
 // - ["relay_pin_held", destinationId]         when a worker last held a pinned destination (ms)
 // - ["relay_entry_by_postback", postbackId, index, entryId]
 //                                             an entry's state (or a fan-out record's), written in the commits that
@@ -112,6 +114,16 @@ export function deadByHookPrefix(hookId: string): Deno.KvKey {
 
 /** Set once every dead letter stored by an earlier version (which kept no hook index) has its hook index entry. */
 export const DEAD_BY_HOOK_READY_KEY: Deno.KvKey = ["relay_dead_by_hook_ready"];
+
+/** An entry kept while its destination is disabled. */
+export function pausedKey(destinationId: string, entryId: string): Deno.KvKey {
+  return ["relay_paused", destinationId, entryId];
+}
+
+/** Prefix of the entries kept for one disabled destination, in the order they were made. */
+export function pausedPrefix(destinationId: string): Deno.KvKey {
+  return ["relay_paused", destinationId];
+}
 
 /** When a worker last held a pinned destination. */
 export function pinHeldKey(destinationId: string): Deno.KvKey {

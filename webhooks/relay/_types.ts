@@ -36,8 +36,8 @@ export interface RelayAttempt {
 }
 
 /**
- * An entry that ran out of attempts (or whose destination answered `410` or
- * was disabled).
+ * An entry that ran out of attempts (or whose destination answered `410` to
+ * it). The entries of a disabled destination are kept, not dead letters.
  *
  * @example Usage
  * ```ts
