@@ -10,6 +10,9 @@ import { createWrite } from "./_outbox.ts";
 import type { Relay, RelayOptions, RelayWorker, RunOptions } from "./_types.ts";
 import { startWorker } from "./_worker.ts";
 
+/** The longest postback id `forwards` looks up. */
+const MAX_POSTBACK_ID = 256;
+
 /**
  * Creates a relay that forwards what a receiver accepted to HTTP
  * destinations, signed with Standard Webhooks, with retries and dead
@@ -73,6 +76,8 @@ export function createRelay(kv: Deno.Kv, options?: RelayOptions): Relay {
           new RangeError(`Cannot list forwards: 'index' must be an integer of 0 or more, got ${got}`),
         );
       }
+      // No postback has such an id (a receiver's are 64 characters), and it would not fit in a KV key.
+      if (postbackId.length > MAX_POSTBACK_ID) return Promise.resolve([]);
       return listForwards(kv, postbackId, index);
     },
     deadLetters: (page) => listDeadLetters(kv, page),

@@ -3,6 +3,7 @@
 // the commits that add, finish and redeliver the entry.
 
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { createRelay, type RelayForward } from "../../../webhooks/mod.ts";
 import { postback, seedHooks, startApp, until, writeAll } from "./fixtures.ts";
 
@@ -146,6 +147,32 @@ Deno.test("relay.forwards() lists every forward of a postback, past a thousand",
     assert.deepEqual(all.map((f) => f.index), items.flatMap((_, index) => Array(11).fill(index)));
     assert.deepEqual(again, all);
     assert.equal((await relay.forwards(P, 99)).length, 11);
+  } finally {
+    await relay.close();
+    kv.close();
+  }
+});
+
+Deno.test("relay.forwards() answers any postback id and index from outside with a list, or a TypeError or RangeError", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv);
+  try {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.string({ unit: "binary", maxLength: 80 }), fc.string({ minLength: 2100, maxLength: 3000 })),
+        fc.option(fc.oneof(fc.integer(), fc.double()), { nil: undefined }),
+        async (postbackId, index) => {
+          try {
+            assert.deepEqual(await relay.forwards(postbackId, index), []);
+          } catch (error) {
+            assert.ok(error instanceof TypeError || error instanceof RangeError, String(error));
+            const badIndex = index !== undefined && (!Number.isInteger(index) || index < 0);
+            assert.ok(postbackId === "" || badIndex, String(error));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   } finally {
     await relay.close();
     kv.close();

@@ -63,7 +63,8 @@ Deno.test("a destination disabled by a 410 keeps the other waiting entries; a re
     const worker = relay.run({ concurrency: 1 });
     await until(async () => (await relay.deadLetters()).values.length === 1, 5_000, "the 410's dead letter");
     await until(
-      async () => (await relay.forwards(P)).filter((f) => f.state === "pending" && f.nextAttemptAt === null).length === 3,
+      async () =>
+        (await relay.forwards(P)).filter((f) => f.state === "pending" && f.nextAttemptAt === null).length === 3,
       5_000,
       "the other entries kept",
     );
