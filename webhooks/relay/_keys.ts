@@ -125,6 +125,14 @@ export function pausedPrefix(destinationId: string): Deno.KvKey {
   return ["relay_paused", destinationId];
 }
 
+/** Where the kept entries of the destinations after `destinationId` start (past all of its own). */
+export function pausedAfter(destinationId: string): Deno.KvKey {
+  return ["relay_paused", `${destinationId}\u0000`];
+}
+
+/** Prefix of every kept entry. */
+export const PAUSED_PREFIX: Deno.KvKey = ["relay_paused"];
+
 /** When a worker last held a pinned destination. */
 export function pinHeldKey(destinationId: string): Deno.KvKey {
   return ["relay_pin_held", destinationId];

@@ -138,3 +138,53 @@ Deno.test("entries written while a destination is switched off and on in two pro
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a worker's housekeeping sends the entries an enabling process left kept, and drops those of a removed destination", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const app = startApp();
+  const relay = createRelay(kv, { allowPrivateNetwork: true, pollMs: 50 });
+  try {
+    await seedHooks(kv);
+    const [a, b, c] = [
+      await relay.destinations.add({ url: `${app.url}/a` }),
+      await relay.destinations.add({ url: `${app.url}/b` }),
+      await relay.destinations.add({ url: `${app.url}/c` }),
+    ];
+    await writeAll(kv, relay.write, [0, 1, 2, 3].map((i) => postback("h1", i, P)), 4);
+    for (const d of [a, b, c]) await relay.destinations.update(d.id, { enabled: false });
+    const parking = relay.run();
+    await until(
+      async () => (await relay.forwards(P)).every((f) => f.nextAttemptAt === null),
+      5_000,
+      "every entry kept",
+    );
+    await parking.stop();
+    // As a process that ended between its commit and moving the kept entries would leave it: b enabled, c removed.
+    const stored = await kv.get<Record<string, unknown>>(["relay_destination", b.id]);
+    await kv.atomic().set(stored.key, { ...stored.value, enabled: true }).sum(["relay_destinations_version"], 1n)
+      .commit();
+    await kv.atomic().delete(["relay_destination", c.id]).sum(["relay_destinations_version"], 1n).commit();
+    const later = createRelay(kv, { allowPrivateNetwork: true, pollMs: 50 }); // another process, started later
+    const worker = later.run(); // its housekeeping runs at its start
+    await app.waitFor(4);
+    await until(
+      async () => (await relay.forwards(P)).filter((f) => f.state === "delivered").length === 4,
+      5_000,
+      "b's deliveries",
+    );
+    await worker.stop();
+    await later.close();
+    const forwards = await relay.forwards(P);
+    const ofB = forwards.filter((f) => f.destinationId === b.id).map((f) => f.entryId);
+    assert.deepEqual(new Set(app.received.map((r) => r.id)), new Set(ofB));
+    assert.equal(app.received.length, 4);
+    assert.deepEqual(forwards.filter((f) => f.destinationId === c.id), []); // dropped with c's kept entries
+    const kept: string[] = [];
+    for await (const entry of kv.list({ prefix: ["relay_paused"] })) kept.push(entry.key[1] as string);
+    assert.deepEqual(kept, [a.id, a.id, a.id, a.id]); // a is still disabled: kept; c's are gone
+  } finally {
+    await relay.close();
+    await app.close();
+    kv.close();
+  }
+});

@@ -7,17 +7,27 @@
 import { retryWhileLocked } from "../../kv/mod.ts";
 import { type OutboxEntry, storedOf } from "../_entry.ts";
 import { deleteForward, setForward } from "../_forwards.ts";
-import { dueKey, OUTBOX_BUMP_KEY, pausedPrefix } from "../_keys.ts";
+import { dueKey, OUTBOX_BUMP_KEY, PAUSED_PREFIX, pausedAfter, pausedPrefix } from "../_keys.ts";
 
 /** Entries moved back per commit: each is checked (two enables at once move it once), within KV Connect's ten. */
 const MOVE_BATCH = 10;
 /** Entries deleted per commit: two deletes each, within a commit's 1,000 mutations. */
 const DROP_BATCH = 400;
 
-/** Whether `destinationId` has entries kept while it was disabled. */
-export async function hasPaused(kv: Deno.Kv, destinationId: string): Promise<boolean> {
-  for await (const _ of kv.list({ prefix: pausedPrefix(destinationId) }, { limit: 1 })) return true;
-  return false;
+/**
+ * The ids of the destinations that have kept entries: one read of one key per such destination (each read starts
+ * past the entries of the one before), however many entries each keeps and however many destinations keep none.
+ */
+export async function* pausedDestinations(kv: Deno.Kv): AsyncGenerator<string> {
+  let start: Deno.KvKey | undefined;
+  while (true) {
+    let found: string | undefined;
+    const selector = start ? { prefix: PAUSED_PREFIX, start } : { prefix: PAUSED_PREFIX };
+    for await (const entry of kv.list(selector, { limit: 1 })) found = entry.key[1] as string;
+    if (found === undefined) return;
+    yield found;
+    start = pausedAfter(found);
+  }
 }
 
 /**

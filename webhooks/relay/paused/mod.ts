@@ -5,4 +5,4 @@
  * @module
  */
 
-export { dropPaused, hasPaused, unpark } from "./_paused.ts";
+export { dropPaused, pausedDestinations, unpark } from "./_paused.ts";
