@@ -26,8 +26,11 @@ export interface DeadLettersProps {
 export function DeadLetters({ dead, first, path, csrf }: DeadLettersProps): VNode {
   return (
     <>
-      {dead.values.length === 0 && first
-        ? <p id="forward-no-dead">None: every forwarded postback was delivered or is still being tried.</p>
+      {dead.values.length === 0
+        ? (first && dead.cursor === ""
+          ? <p id="forward-no-dead">None: every forwarded postback was delivered or is still being tried.</p>
+          // The page's letters were all at destinations it no longer shows (removed, or now other hooks').
+          : <p id="forward-no-dead-here">None on this page of the destinations shown here.</p>)
         : (
           <table id="forward-dead">
             <thead>

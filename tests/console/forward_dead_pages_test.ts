@@ -121,6 +121,12 @@ Deno.test("Forward to: a page and a Redeliver read the hook's dead letters shown
     assert.ok(read.dead <= 12, `three Redelivers read ${read.dead} dead-letter entries`);
     assert.equal((await raw.get(["relay_dead", ids[0]])).value, null);
     assert.equal((await raw.get(["relay_dead", letter(0, "another hook").id])).versionstamp !== null, true);
+
+    // Their destination removed, the letters left are shown by no page: it says so rather than "None" with a link on.
+    await createRelay(raw).destinations.remove(everyHook.id);
+    const orphaned = await client.text(path, 200);
+    assert.match(orphaned, /id="forward-no-dead-here"/);
+    assert.doesNotMatch(orphaned, /data-entry=/);
   } finally {
     await app.close();
     await server.shutdown();
