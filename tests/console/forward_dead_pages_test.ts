@@ -61,7 +61,13 @@ Deno.test("Forward to: a page and a Redeliver read the hook's dead letters shown
   let handler: (r: Request) => Response | Promise<Response> = () => new Response("starting", { status: 503 });
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, (r) => handler(r));
   const origin = `http://127.0.0.1:${server.addr.port}`;
-  const app = createApp({ buildAssets: false, allowPrivateNetwork: true, rateLimits: NO_RATE_LIMITS, kv, publicUrl: origin });
+  const app = createApp({
+    buildAssets: false,
+    allowPrivateNetwork: true,
+    rateLimits: NO_RATE_LIMITS,
+    kv,
+    publicUrl: origin,
+  });
   try {
     await app.ready;
     handler = app.fetch;
