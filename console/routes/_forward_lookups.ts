@@ -11,36 +11,38 @@ export async function destinationsOf(relay: Relay, hookId: string): Promise<Dest
   return (await relay.destinations.list()).filter((d) => d.hookIds === undefined || d.hookIds.includes(hookId));
 }
 
-/** The hook's newest dead letters (at most 200) at `destinations`. */
-export async function deadLettersOf(relay: Relay, hookId: string, destinations: Destination[]): Promise<DeadLetter[]> {
-  const out: DeadLetter[] = [];
-  for (const d of destinations) {
-    let cursor = "";
-    do {
-      const page = await relay.deadLetters({ destinationId: d.id, cursor });
-      out.push(...page.values.filter((letter) => letter.hookId === hookId));
-      cursor = page.cursor;
-    } while (cursor && out.length < 200);
-  }
-  return out.sort((a, b) => b.deadAt - a.deadAt).slice(0, 200);
+/** Dead letters a page of "Forward to" shows at most. */
+export const DEAD_PAGE = 100;
+
+/**
+ * A page of the hook's dead letters, newest first, from `cursor` (`""`: the newest): one read of the relay's
+ * index by hook and of the letters it names, however many dead letters other hooks left at a destination of every
+ * hook. Those at a destination the page no longer shows (removed, or moved to other hooks) are left out.
+ */
+export async function deadLettersOf(
+  relay: Relay,
+  hookId: string,
+  destinations: Destination[],
+  cursor: string,
+): Promise<{ values: DeadLetter[]; cursor: string }> {
+  const shown = new Set(destinations.map((d) => d.id));
+  const page = await relay.deadLetters({ hookId, cursor, newestFirst: true, limit: DEAD_PAGE });
+  return { values: page.values.filter((letter) => shown.has(letter.destinationId)), cursor: page.cursor };
 }
 
-/** The dead letter `entryId` of the hook with its destination (every page read), or `null` when it is none of them. */
+/**
+ * The dead letter `entryId` of the hook with its destination, or `null` when it is none of the page's (another
+ * hook's, sent again, or at a destination the page does not show): that one letter read, and the destinations.
+ */
 export async function deadLetterOf(
   relay: Relay,
   hookId: string,
   entryId: string,
 ): Promise<{ letter: DeadLetter; destination: Destination } | null> {
-  for (const destination of await destinationsOf(relay, hookId)) {
-    let cursor = "";
-    do {
-      const page = await relay.deadLetters({ destinationId: destination.id, cursor });
-      const letter = page.values.find((l) => l.id === entryId && l.hookId === hookId);
-      if (letter) return { letter, destination };
-      cursor = page.cursor;
-    } while (cursor);
-  }
-  return null;
+  const letter = await relay.deadLetter(entryId);
+  if (letter === null || letter.hookId !== hookId) return null;
+  const destination = (await destinationsOf(relay, hookId)).find((d) => d.id === letter.destinationId);
+  return destination ? { letter, destination } : null;
 }
 
 /** An id from a URL as an error names it: quoted, and cut short when long. */

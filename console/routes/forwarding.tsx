@@ -8,13 +8,13 @@
  */
 
 import type { Context, Hono } from "hono";
-import type { Destination, Webhook } from "../../webhooks/mod.ts";
+import type { DeadLetter, Destination, Webhook } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
 import { Layout } from "../components/Layout.tsx";
-import { LocalTime } from "../components/LocalTime.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
 import { oneAtATime } from "../lib/one_at_a_time.ts";
 import { deadLetterOf, deadLettersOf, destinationsOf, shownId, shownUrl } from "./_forward_lookups.ts";
+import { DeadLetters } from "./_forward_dead.tsx";
 
 /** What the page shows besides the lists. */
 interface PageOptions {
@@ -25,11 +25,14 @@ interface PageOptions {
   added?: Destination & { secret: string };
   /** The URL typed, kept when the add was refused. */
   url?: string;
+  /** Where the dead letters start (a cursor of the page before); absent: the newest. */
+  deadFrom?: string;
 }
 
 const NOTICES: Record<string, string> = {
   enabled: "The destination is enabled.",
-  disabled: "The destination is disabled: new postbacks are not forwarded to it.",
+  disabled:
+    "The destination is disabled: nothing is sent to it; what waits for it is kept and sent once it is enabled.",
   removed: "The destination is removed.",
   redelivered: "The dead letter is back in the outbox: a worker sends it again.",
   gone: "That dead letter was already sent again or is gone.",
@@ -45,8 +48,18 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   async function page(c: Context<ConsoleEnv>, hook: Webhook, options: PageOptions = {}): Promise<Response> {
     const csrf = c.get("session")!.csrf;
     const destinations = await destinationsOf(deps.relay, hook.id);
-    const dead = await deadLettersOf(deps.relay, hook.id, destinations);
     const path = pathOf(hook.id);
+    let dead: { values: DeadLetter[]; cursor: string };
+    try {
+      dead = await deadLettersOf(deps.relay, hook.id, destinations, options.deadFrom ?? "");
+    } catch (err) {
+      if (!(err instanceof TypeError) || options.deadFrom === undefined) throw err;
+      // A cursor typed or kept from an older KV: the newest dead letters, and why.
+      return await page(c, hook, {
+        error: "That page of dead letters is not there: the newest are shown.",
+        status: 400,
+      });
+    }
     return html(
       c,
       <Layout
@@ -123,41 +136,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           <button type="submit">Add destination</button>
         </form>
         <h2>Dead letters</h2>
-        {dead.length === 0
-          ? <p id="forward-no-dead">None: every forwarded postback was delivered or is still being tried.</p>
-          : (
-            <table id="forward-dead">
-              <thead>
-                <tr>
-                  <th>Since</th>
-                  <th>Entry (webhook-id)</th>
-                  <th>Attempts</th>
-                  <th>Last failure</th>
-                  <th></th>
-                </tr>
-              </thead>
-              <tbody>
-                {dead.map((letter) => (
-                  <tr data-entry={letter.id}>
-                    <td>
-                      <LocalTime iso={new Date(letter.deadAt).toISOString()} />
-                    </td>
-                    <td>
-                      <code>{letter.id}</code>
-                    </td>
-                    <td>{letter.attempts}</td>
-                    <td>{letter.reason}</td>
-                    <td>
-                      <form method="post" action={`${path}/redeliver/${encodeURIComponent(letter.id)}`}>
-                        <Csrf token={csrf} />
-                        <button type="submit">Redeliver</button>
-                      </form>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+        <DeadLetters dead={dead} first={options.deadFrom === undefined} path={path} csrf={csrf} />
       </Layout>,
       options.status ?? 200,
     );
@@ -181,29 +160,35 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const hook = await hookOr404(c);
     if (hook instanceof Response) return hook;
     const notice = NOTICES[c.req.query("notice") ?? ""];
-    return await page(c, hook, { notice });
+    return await page(c, hook, { notice, deadFrom: c.req.query("dead") || undefined });
   });
 
   app.post("/webhooks/:id/forward", async (c) => {
     const hook = await hookOr404(c);
     if (hook instanceof Response) return hook;
     const url = String((await c.req.parseBody()).url ?? "").trim();
-    // One add at a time per hook in this process: a double click, or Reload of the answer (which posts the form
-    // again), finds the first one's destination and adds no second one under a secret the app never gets.
-    return await oneAddAtATime(hook.id, async () => {
+    /** The answer when a destination of the hook has this URL already: no second one under a secret never given. */
+    const alreadyThere = async (): Promise<Response | null> => {
       const href = URL.parse(url)?.href;
       const same = href === undefined
         ? undefined
         : (await destinationsOf(deps.relay, hook.id)).find((d) => d.url === href);
-      if (same) {
-        return await page(c, hook, {
-          error:
-            `No destination was added: ${shownUrl(same.url)} already receives this hook's postbacks (its secret was ` +
-            "shown when it was added; remove it and add it again for a new one).",
-          status: 409,
-          url: shownUrl(url),
-        });
-      }
+      if (!same) return null;
+      return await page(c, hook, {
+        error:
+          `No destination was added: ${shownUrl(same.url)} already receives this hook's postbacks (its secret was ` +
+          "shown when it was added; remove it and add it again for a new one).",
+        status: 409,
+        url: shownUrl(url),
+      });
+    };
+    // A double click, or Reload of the answer (which posts the form again), finds the first one's destination. The
+    // relay itself refuses a URL that already gets the hook's postbacks, in the commit that adds it (its URL index),
+    // so a second console on this KV adding it at once is refused too, answered as here; the runner below only
+    // spares this process the second add's work.
+    return await oneAddAtATime(hook.id, async () => {
+      const same = await alreadyThere();
+      if (same) return same;
       try {
         const added = await deps.relay.destinations.add({ url, hookIds: [hook.id] });
         // Answered with the page itself, not a redirect: the secret is shown in this answer only, which no cache
@@ -212,6 +197,8 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         return await page(c, hook, { notice: "The destination is added.", added });
       } catch (err) {
         if (!(err instanceof TypeError)) throw err;
+        const added = await alreadyThere(); // by another console on this KV meanwhile
+        if (added) return added;
         return await page(c, hook, {
           // The relay names its option; here the console's setting is what a user can change.
           error: `No destination was added: ${
@@ -266,7 +253,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     // Another hook's dead letter, or one sent again already (a second click), is "gone" from this page.
     const found = await deadLetterOf(deps.relay, hook.id, entryId);
     if (found && !found.destination.enabled) {
-      // A worker would make it a dead letter again at once, unsent ("The destination is disabled").
+      // It would only wait, unsent, while the destination is disabled: the user enables it first, knowingly.
       return await page(c, hook, {
         error:
           `The dead letter ${shownId(entryId)} was not sent again: its destination ${

@@ -3,7 +3,8 @@
 // another address takes the sandbox community with it.
 
 import assert from "node:assert/strict";
-import { connectSandbox, registerHook, signIn, startConsole } from "./_helpers.ts";
+import { connectSandbox, csrfOf, registerHook, signIn, startConsole } from "./_helpers.ts";
+import { createRelay } from "../../webhooks/mod.ts";
 
 async function sandboxBase(
   t: { app: { webhooks: { communities: { findByTenantID(id: string): Promise<unknown> } } } },
@@ -64,6 +65,38 @@ Deno.test("a console started again at another address moves the sandbox communit
       await after.close();
     }
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("two consoles on one KV file adding one URL to a hook at once add one destination; the other answers 409", async () => {
+  const dir = await Deno.makeTempDir();
+  const kvPath = `${dir}/console.kv`;
+  const first = await startConsole({ kvPath });
+  const second = await startConsole({ kvPath });
+  try {
+    const client = await signIn(first.origin);
+    await connectSandbox(client, first.origin);
+    const id = await registerHook(client, first.origin);
+    const other = await signIn(second.origin);
+    const path = `/webhooks/${id}/forward`;
+    for (const [round, url] of ["https://app.example/hooks", "https://app.example/again"].entries()) {
+      const csrfs = [csrfOf(await client.text(path, 200)), csrfOf(await other.text(path, 200))];
+      const answers = await Promise.all([
+        client.post(path, { _csrf: csrfs[0], url }),
+        other.post(path, { _csrf: csrfs[1], url }),
+      ]);
+      const bodies = await Promise.all(answers.map((a) => a.text()));
+      assert.deepEqual(answers.map((a) => a.status).sort(), [200, 409], bodies.join("\n").slice(0, 2000));
+      const refused = bodies[answers.findIndex((a) => a.status === 409)];
+      assert.match(refused, /No destination was added: https:\/\/app.example\/\w+ already receives this hook/);
+      assert.doesNotMatch(refused, /whsec_/);
+      const listed = (await createRelay(first.kv).destinations.list()).filter((d) => d.url === url);
+      assert.equal(listed.length, 1, `round ${round}`);
+    }
+  } finally {
+    await second.close();
+    await first.close();
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -79,6 +79,12 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
     pinned: true,
     ...(hookIds ? { hookIds } : {}),
     ...(secret ? { secret } : {}),
+  }).catch(async (error) => {
+    await relay.close();
+    // A URL the relay refuses (not one, another scheme, a password in it, too long) is the flag's value at fault:
+    // a usage error (status 2, API.md), said in the flag's name. The relay's message never echoes credentials.
+    const refused = error instanceof TypeError ? /^Cannot add destination: 'url' (.*)$/s.exec(error.message) : null;
+    throw refused ? usage(`--forward-to ${refused[1]}`) : error;
   });
   try {
     ctx.err(

@@ -6,9 +6,12 @@ import { type OutboxEntry, storedOf } from "./_entry.ts";
 import { setForward } from "./_forwards.ts";
 import {
   attemptPrefix,
+  DEAD_BY_HOOK_READY_KEY,
   DEAD_PREFIX,
   deadByDestinationKey,
   deadByDestinationPrefix,
+  deadByHookKey,
+  deadByHookPrefix,
   deadKey,
   destinationKey,
   dueKey,
@@ -17,7 +20,7 @@ import {
 } from "./_keys.ts";
 import { describeValue } from "./_options.ts";
 import type { StoredDestination } from "./_destinations.ts";
-import type { DeadLetter, DeadLetterPage, RelayAttempt } from "./_types.ts";
+import type { DeadLetter, DeadLetterPage, DeadLetterQuery, RelayAttempt } from "./_types.ts";
 
 /** The attempts of one entry, oldest first. */
 export async function listAttempts(kv: Deno.Kv, entryId: string): Promise<RelayAttempt[]> {
@@ -29,11 +32,8 @@ export async function listAttempts(kv: Deno.Kv, entryId: string): Promise<RelayA
   return out;
 }
 
-/** A page of dead letters, of one destination when given. */
-export async function listDeadLetters(
-  kv: Deno.Kv,
-  options: { destinationId?: string; cursor?: string; limit?: number } = {},
-): Promise<DeadLetterPage> {
+/** A page of dead letters, of one destination or one hook when given. */
+export async function listDeadLetters(kv: Deno.Kv, options: DeadLetterQuery = {}): Promise<DeadLetterPage> {
   if (options === null || typeof options !== "object") {
     throw new TypeError(`Cannot list dead letters: 'options' must be an object, got ${describeValue(options)}`);
   }
@@ -41,17 +41,36 @@ export async function listDeadLetters(
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
     throw new RangeError(`Cannot list dead letters: 'limit' must be an integer from 1 to 1000, got ${limit}`);
   }
-  const { destinationId, cursor } = options;
-  if (destinationId !== undefined && (typeof destinationId !== "string" || destinationId === "")) {
-    throw new TypeError(
-      `Cannot list dead letters: 'destinationId' must be a non-empty string, got ${describeValue(destinationId)}`,
-    );
+  const { destinationId, hookId, cursor, newestFirst } = options;
+  for (const [name, value] of [["destinationId", destinationId], ["hookId", hookId]] as const) {
+    if (value !== undefined && (typeof value !== "string" || value === "" || value.length > MAX_ID)) {
+      throw new TypeError(
+        `Cannot list dead letters: '${name}' must be a non-empty string of at most ${MAX_ID} characters, got ${
+          describeValue(value)
+        }`,
+      );
+    }
+  }
+  if (destinationId !== undefined && hookId !== undefined) {
+    throw new TypeError("Cannot list dead letters: give 'destinationId' or 'hookId', not both");
   }
   if (cursor !== undefined && typeof cursor !== "string") {
     throw new TypeError(`Cannot list dead letters: 'cursor' must be a string, got ${describeValue(cursor)}`);
   }
+  if (newestFirst !== undefined && typeof newestFirst !== "boolean") {
+    throw new TypeError(`Cannot list dead letters: 'newestFirst' must be a boolean, got ${describeValue(newestFirst)}`);
+  }
+  if (hookId !== undefined) await indexEarlierDeadLetters(kv);
+  const page = { limit, cursor: cursor || undefined, reverse: newestFirst === true };
   try {
-    return await deadLetterPage(kv, limit, destinationId, cursor);
+    if (destinationId === undefined && hookId === undefined) {
+      const iter = kv.list<DeadLetter>({ prefix: DEAD_PREFIX }, page);
+      const values: DeadLetter[] = [];
+      for await (const entry of iter) values.push(entry.value);
+      return { values, cursor: values.length < limit ? "" : iter.cursor };
+    }
+    const prefix = hookId === undefined ? deadByDestinationPrefix(destinationId!) : deadByHookPrefix(hookId);
+    return await indexedPage(kv, kv.list({ prefix }, page), limit);
   } catch (error) {
     // KV's own "invalid cursor" names neither the argument nor where a good one comes from.
     if (!cursor || !(error instanceof TypeError) || !/cursor/i.test(error.message)) throw error;
@@ -61,27 +80,55 @@ export async function listDeadLetters(
   }
 }
 
-async function deadLetterPage(
-  kv: Deno.Kv,
-  limit: number,
-  destinationId: string | undefined,
-  cursor: string | undefined,
-): Promise<DeadLetterPage> {
-  if (destinationId === undefined) {
-    const iter = kv.list<DeadLetter>({ prefix: DEAD_PREFIX }, { limit, cursor: cursor || undefined });
-    const values: DeadLetter[] = [];
-    for await (const entry of iter) values.push(entry.value);
-    return { values, cursor: values.length < limit ? "" : iter.cursor };
-  }
-  const iter = kv.list({ prefix: deadByDestinationPrefix(destinationId) }, { limit, cursor: cursor || undefined });
-  const ids: string[] = [];
-  for await (const entry of iter) ids.push(entry.key[2] as string);
+/** The longest id that names anything here (a longer one would not fit in a KV key). */
+const MAX_ID = 256;
+
+/**
+ * The dead letters that a page of an index names (the entry id last in each key), read ten to a `getMany`. A hook
+ * index entry also names the death's time: one left by a letter that was sent again and died once more is skipped.
+ */
+async function indexedPage(kv: Deno.Kv, iter: Deno.KvListIterator<unknown>, limit: number): Promise<DeadLetterPage> {
+  const keys: Deno.KvKey[] = [];
+  for await (const entry of iter) keys.push(entry.key);
   const values: DeadLetter[] = [];
-  for (let i = 0; i < ids.length; i += 10) {
-    const found = await kv.getMany<DeadLetter[]>(ids.slice(i, i + 10).map(deadKey));
-    for (const entry of found) if (entry.value) values.push(entry.value);
+  for (let i = 0; i < keys.length; i += 10) {
+    const chunk = keys.slice(i, i + 10);
+    const found = await kv.getMany<DeadLetter[]>(chunk.map((key) => deadKey(key.at(-1) as string)));
+    for (const [j, entry] of found.entries()) {
+      const key = chunk[j];
+      if (entry.value && (key.length < 4 || entry.value.deadAt === key[2])) values.push(entry.value);
+    }
   }
-  return { values, cursor: ids.length < limit ? "" : iter.cursor };
+  return { values, cursor: keys.length < limit ? "" : iter.cursor };
+}
+
+/**
+ * Gives each dead letter stored by an earlier version (which kept no hook index) its hook index entry, once per KV:
+ * later dead letters get theirs in the commit that makes them. Safe to run in several processes at once (the same
+ * entries set twice); a letter sent again meanwhile leaves an entry that pages skip.
+ */
+async function indexEarlierDeadLetters(kv: Deno.Kv): Promise<void> {
+  if ((await kv.get(DEAD_BY_HOOK_READY_KEY)).versionstamp !== null) return;
+  let atomic = kv.atomic();
+  let count = 0;
+  for await (const entry of kv.list<DeadLetter>({ prefix: DEAD_PREFIX }, { batchSize: 200 })) {
+    const letter = entry.value;
+    atomic.set(deadByHookKey(letter.hookId, letter.deadAt, letter.id), letter.destinationId);
+    if (++count % 200 === 0) {
+      await retryWhileLocked(() => atomic.commit());
+      atomic = kv.atomic();
+    }
+  }
+  await retryWhileLocked(() => atomic.set(DEAD_BY_HOOK_READY_KEY, true).commit());
+}
+
+/** One dead letter, or `null` when there is none of that id. */
+export async function getDeadLetter(kv: Deno.Kv, entryId: string): Promise<DeadLetter | null> {
+  if (typeof entryId !== "string" || entryId === "") {
+    throw new TypeError(`Cannot get dead letter: 'entryId' must be a non-empty string, got ${describeValue(entryId)}`);
+  }
+  if (entryId.length > MAX_ID) return null; // no entry has such an id
+  return (await kv.get<DeadLetter>(deadKey(entryId))).value;
 }
 
 /** Puts a dead letter back in the outbox, due now with fresh attempts and the same id; `false` when none. */
@@ -89,6 +136,7 @@ export async function redeliver(kv: Deno.Kv, entryId: string, now: () => number)
   if (typeof entryId !== "string" || entryId === "") {
     throw new TypeError(`Cannot redeliver: 'entryId' must be a non-empty string, got ${describeValue(entryId)}`);
   }
+  if (entryId.length > MAX_ID) return false; // no entry has such an id
   while (true) {
     const dead = await kv.get<DeadLetter>(deadKey(entryId));
     if (dead.value === null) return false;
@@ -115,6 +163,7 @@ export async function redeliver(kv: Deno.Kv, entryId: string, now: () => number)
       .check(destination)
       .delete(dead.key)
       .delete(deadByDestinationKey(letter.destinationId, letter.id))
+      .delete(deadByHookKey(letter.hookId, letter.deadAt, letter.id))
       .set(dueKey(entry.partition, at, entry.id), storedOf(entry))
       .sum(OUTBOX_BUMP_KEY, 1n);
     setForward(atomic, entry, "pending", at);

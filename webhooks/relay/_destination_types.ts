@@ -27,7 +27,10 @@ export interface Destination {
   url: string;
   /** The hooks whose postbacks it gets; absent: every hook. */
   hookIds?: string[];
-  /** Whether new postbacks are forwarded to it (a `410 Gone` answer sets it to `false`). */
+  /**
+   * Whether postbacks are forwarded to it (a `410 Gone` answer sets it to `false`). While `false` it is paused:
+   * it gets no new entries, and those waiting are kept untried and sent once it is `true` again.
+   */
   enabled: boolean;
   /** Delivered only by workers started for it (`run({ destinations: [id] })`). */
   pinned: boolean;
@@ -96,7 +99,7 @@ export interface DestinationPatch {
   url?: string;
   /** New hook ids; `null` means every hook. */
   hookIds?: string[] | null;
-  /** Enable or disable. */
+  /** Enable (the entries kept while it was disabled are due at once) or disable (pause: nothing sent, none lost). */
   enabled?: boolean;
 }
 
@@ -117,13 +120,21 @@ export interface DestinationPatch {
  * ```
  */
 export interface Destinations {
-  /** Adds one; resolves with it and its secret (shown this once). A field it does not take is a `TypeError`. */
+  /**
+   * Adds one; resolves with it and its secret (shown this once). A field it does not take is a `TypeError`; so
+   * is a URL that an unpinned destination already forwards one of its hooks to (every hook counting as each),
+   * checked in the commit that adds it, so of two such adds at once in any processes one is refused. Pinned
+   * destinations (`listen`'s, whose URL is on the machine of their worker) are not compared.
+   */
   add(input: DestinationInput): Promise<NewDestination>;
   /** Every destination, oldest first. */
   list(): Promise<Destination[]>;
   /** One destination, or `null`. */
   get(id: string): Promise<Destination | null>;
-  /** Changes `url`, `hookIds` or `enabled`; resolves with the result, or `null` when there is no such destination. */
+  /**
+   * Changes `url`, `hookIds` or `enabled`; resolves with the result, or `null` when there is no such destination.
+   * A new URL or hooks that would give a URL one hook's postbacks twice are a `TypeError`, as in `add`.
+   */
   update(id: string, patch: DestinationPatch): Promise<Destination | null>;
   /** Removes it and the entries waiting only for it; resolves `true` when it existed. */
   remove(id: string): Promise<boolean>;

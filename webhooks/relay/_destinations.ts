@@ -1,7 +1,7 @@
 // The destination store: records in KV (their secret included), each change
 // in one atomic operation that bumps the version counter caches watch.
 
-import { webhookKey } from "../kv/mod.ts";
+import { retryWhileLocked, webhookKey } from "../kv/mod.ts";
 import { checkHost } from "../net/mod.ts";
 import {
   DESTINATION_PREFIX,
@@ -17,6 +17,8 @@ import { entryAt, type StoredEntry } from "./_entry.ts";
 import { deleteForward } from "./_forwards.ts";
 import { describeValue, type ResolvedOptions } from "./_options.ts";
 import type { Destination, DestinationInput, DestinationPatch, Destinations, NewDestination } from "./_types.ts";
+import { clashIn, clashMessage, readSlot, writeSlot } from "./url_index/mod.ts";
+import { dropPaused, unpark } from "./paused/mod.ts";
 
 /** A destination as stored: with its secret. */
 export interface StoredDestination extends Destination {
@@ -151,12 +153,33 @@ export function createDestinations(
   options: ResolvedOptions,
   changed: () => Promise<void>,
 ): Destinations {
-  async function put(record: StoredDestination, versionstamp: string | null): Promise<boolean> {
-    const result = await kv.atomic()
-      .check({ key: destinationKey(record.id), versionstamp })
+  const listAll = () => listStored(kv);
+
+  /**
+   * Writes `record` over `previous` (`null`: a new one) when neither changed meanwhile; an unpinned one's URL
+   * index entries are checked and rewritten in the same commit. Resolves `false` when something changed first;
+   * throws a `TypeError` when another destination at the URL takes one of its hooks.
+   */
+  async function put(record: StoredDestination, previous: Deno.KvEntryMaybe<StoredDestination>): Promise<boolean> {
+    const atomic = kv.atomic()
+      .check(previous)
       .set(destinationKey(record.id), record)
-      .sum(DESTINATIONS_VERSION_KEY, ONE)
-      .commit();
+      .sum(DESTINATIONS_VERSION_KEY, ONE);
+    const was = previous.value;
+    if (
+      !record.pinned &&
+      (was === null || was.url !== record.url || JSON.stringify(was.hookIds) !== JSON.stringify(record.hookIds))
+    ) {
+      const slot = await readSlot(kv, record.url, listAll);
+      const clash = await clashIn(kv, slot, record.url, record.hookIds, record.id);
+      if (clash) throw new TypeError(clashMessage(was ? "update destination" : "add destination", record.url, clash));
+      writeSlot(atomic, slot, [...slot.ids, record.id]);
+      if (was !== null && was.url !== record.url) {
+        const old = await readSlot(kv, was.url, listAll);
+        writeSlot(atomic, old, old.ids.filter((id) => id !== record.id));
+      }
+    }
+    const result = await retryWhileLocked(() => atomic.commit());
     await changed();
     return result.ok;
   }
@@ -164,16 +187,21 @@ export function createDestinations(
   async function remove(id: string): Promise<boolean> {
     const current = await kv.get<StoredDestination>(destinationKey(id));
     if (current.value === null) return false;
-    const result = await kv.atomic()
+    const atomic = kv.atomic()
       .check(current)
       .delete(destinationKey(id))
       .delete(pinHeldKey(id))
       .sum(DESTINATIONS_VERSION_KEY, ONE)
-      .sum(OUTBOX_BUMP_KEY, ONE)
-      .commit();
+      .sum(OUTBOX_BUMP_KEY, ONE);
+    if (!current.value.pinned) {
+      const slot = await readSlot(kv, current.value.url, listAll);
+      writeSlot(atomic, slot, slot.ids.filter((other) => other !== id));
+    }
+    const result = await retryWhileLocked(() => atomic.commit());
     await changed();
     if (!result.ok) return remove(id);
     if (current.value.pinned) await dropPartition(kv, id);
+    await dropPaused(kv, id);
     return true;
   }
 
@@ -204,7 +232,13 @@ export function createDestinations(
         secret,
       };
       if (input.hookIds !== undefined) record.hookIds = await checkHookIds(kv, input.hookIds, action);
-      await put(record, null);
+      // A new id has no record: only the URL index entry, changed by another add at once, makes this go round.
+      const none: Deno.KvEntryMaybe<StoredDestination> = {
+        key: destinationKey(record.id),
+        value: null,
+        versionstamp: null,
+      };
+      while (!await put(record, none));
       return { ...publicView(record), secret };
     },
 
@@ -245,7 +279,10 @@ export function createDestinations(
         if (hookIds === null) delete next.hookIds;
         else if (hookIds !== undefined) next.hookIds = hookIds;
         if (patch.enabled !== undefined) next.enabled = patch.enabled;
-        if (await put(next, current.versionstamp)) return publicView(next);
+        if (!await put(next, current)) continue;
+        // Enabled again: the entries kept while it was disabled are due now.
+        if (next.enabled && !current.value.enabled) await unpark(kv, id, options.now);
+        return publicView(next);
       }
     },
 

@@ -7,7 +7,16 @@ import type { Outcome } from "./_deliver.ts";
 import { type OutboxEntry, storedOf } from "./_entry.ts";
 import { deleteForward, setForward } from "./_forwards.ts";
 import { retryWhileLocked } from "../kv/mod.ts";
-import { attemptKey, deadByDestinationKey, deadKey, dueKey, OUTBOX_BUMP_KEY, ulid } from "./_keys.ts";
+import {
+  attemptKey,
+  deadByDestinationKey,
+  deadByHookKey,
+  deadKey,
+  dueKey,
+  OUTBOX_BUMP_KEY,
+  pausedKey,
+  ulid,
+} from "./_keys.ts";
 import { type Held, MAX_CHECKS } from "./_outbox.ts";
 import type { DeadLetter, RelayAttempt } from "./_types.ts";
 
@@ -61,6 +70,7 @@ export function finishes(now: () => number): {
   retry(held: Held, outcome: Outcome, dueAt: number): Finish;
   dead(held: Held, outcome: Outcome | null, reason: string): Finish;
   giveBack(held: Held): Finish;
+  park(held: Held, destination: Deno.KvEntry<unknown>): Finish;
   drop(held: Held): Finish;
 } {
   function attempt(held: Held, outcome: Outcome): [Deno.KvKey, unknown] {
@@ -101,7 +111,8 @@ export function finishes(now: () => number): {
       const attempts = held.entry.attempts + (outcome ? 1 : 0);
       const letter = deadLetterOf({ ...held.entry, attempts }, now(), reason);
       const add = (atomic: Deno.AtomicOperation): void => {
-        atomic.set(deadKey(letter.id), letter).set(deadByDestinationKey(letter.destinationId, letter.id), null);
+        atomic.set(deadKey(letter.id), letter).set(deadByDestinationKey(letter.destinationId, letter.id), null)
+          .set(deadByHookKey(letter.hookId, letter.deadAt, letter.id), letter.destinationId);
         setForward(atomic, letter, "dead", null);
       };
       return { ...(outcome ? withAttempt(held, outcome, add) : { held, apply: add }), bytes: copyBytes(held) };
@@ -113,6 +124,18 @@ export function finishes(now: () => number): {
       apply: (atomic) => {
         const entry = unleased(held.entry);
         atomic.set(dueKey(entry.partition, now(), entry.id), storedOf(entry));
+      },
+    }),
+    // Kept, untried, while its destination is disabled; only while the destination is as read (still disabled):
+    // an enable that came between moves the kept entries back, and this one is then given back instead.
+    park: (held, destination) => ({
+      held,
+      checks: 1,
+      bytes: copyBytes(held),
+      apply: (atomic) => {
+        const entry = unleased(held.entry);
+        atomic.check(destination).set(pausedKey(entry.destinationId, entry.id), entry);
+        setForward(atomic, entry, "pending", null);
       },
     }),
     drop: (held) => ({
@@ -131,6 +154,8 @@ export interface Finish {
   apply(atomic: Deno.AtomicOperation): void;
   /** The attempt record, kept even when the lease was lost (the attempt happened). */
   attempt?: [Deno.KvKey, unknown];
+  /** Checks that `apply` adds besides the held key's. */
+  checks?: number;
   /** Bump the outbox counter (the entry is due again soon). */
   bump?: boolean;
   /**
@@ -148,7 +173,7 @@ interface Queued {
   reject: (error: unknown) => void;
 }
 
-/** Finishes in one commit at most: each adds up to four mutations, well within a commit's 1,000. */
+/** Finishes in one commit at most: each adds up to six mutations, well within a commit's 1,000. */
 const MAX_GROUP = 64;
 /** Bytes written by one commit at most (estimated; a commit takes 819,200 with keys counted twice). */
 const MAX_GROUP_BYTES = 400_000;
@@ -205,10 +230,9 @@ export class FinishQueue {
         while (size < this.#queue.length && size < MAX_GROUP) {
           const next = this.#queue[size].finish;
           if (size > 0 && bytes + next.bytes > MAX_GROUP_BYTES) break;
-          if (!next.unchecked) {
-            if (checks === MAX_CHECKS) break;
-            checks++;
-          }
+          const needs = (next.unchecked ? 0 : 1) + (next.checks ?? 0);
+          if (size > 0 && checks + needs > MAX_CHECKS) break;
+          checks += needs;
           bytes += next.bytes;
           size++;
         }

@@ -30,11 +30,11 @@ export interface RelayForward {
   destinationId: string | null;
   /** The item's place in the postback. */
   index: number;
-  /** `pending` (waiting or being tried), `delivered` (a 2xx answer) or `dead` (a dead letter). */
+  /** `pending` (waiting, kept while its destination is disabled, or being tried), `delivered` (a 2xx answer) or `dead` (a dead letter). */
   state: "pending" | "delivered" | "dead";
   /** Attempts made. */
   attempts: number;
-  /** When it is next tried (ms), while pending; `null` otherwise. */
+  /** When it is next tried (ms), while pending; `null` otherwise, and while its destination is disabled (kept). */
   nextAttemptAt: number | null;
 }
 
@@ -70,10 +70,15 @@ export function deleteForward(
   atomic.delete(forwardKey(entry.postbackId, entry.index, entry.id));
 }
 
-/** The forwards of a postback (of one item when `index` is given), by item then entry id (its caller checks the arguments). */
+/**
+ * Every forward of a postback (of one item when `index` is given), by item
+ * then entry id, however many: KV's list reads them in batches, none left
+ * out (a postback of 100 items to 11 destinations has 1,100). Its caller
+ * checks the arguments.
+ */
 export async function listForwards(kv: Deno.Kv, postbackId: string, index?: number): Promise<RelayForward[]> {
   const out: RelayForward[] = [];
-  for await (const entry of kv.list<ForwardState>({ prefix: forwardPrefix(postbackId, index) }, { limit: 1_000 })) {
+  for await (const entry of kv.list<ForwardState>({ prefix: forwardPrefix(postbackId, index) }, { batchSize: 500 })) {
     const { destinationId, state, attempts, nextAttemptAt } = entry.value;
     out.push({
       entryId: entry.key[3] as string,

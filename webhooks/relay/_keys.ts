@@ -3,6 +3,9 @@
 //
 // Layout:
 // - ["relay_destination", id]                 a destination, its secret included
+// - ["relay_destination_url", sha256(url)]    the ids of the unpinned destinations at one URL, rewritten (and checked)
+//                                             by every add, URL or hooks change and removal of one of them: two
+//                                             destinations never forward one hook's postbacks to one URL
 // - ["relay_destinations_version"]            a counter bumped (sum) by every change of a destination
 // - ["relay_outbox_bump"]                     a counter bumped (sum) when entries are added; workers watch it
 // - ["relay_due", partition, dueAt, entryId]  an outbox entry, at the time it is next due; a held entry sits at the
@@ -13,6 +16,12 @@
 //                                             known fresh; a worker turns it into entries (one commit)
 // - ["relay_attempt", entryId, attemptId]     one attempt of an entry
 // - ["relay_dead", entryId]                   a dead letter; ["relay_dead_by_destination", destinationId, entryId] a copy
+// - ["relay_dead_by_hook", hookId, deadAt, entryId]
+//                                             a dead letter found by its hook, in order of death (its destination's id);
+//                                             ["relay_dead_by_hook_ready"] once the dead letters of earlier versions
+//                                             have theirs
+// - ["relay_paused", destinationId, entryId]  an entry of a disabled destination, kept untried (the whole entry); moved
+//                                             back to the outbox, due at once, when the destination is enabled again
 // - ["relay_pin_held", destinationId]         when a worker last held a pinned destination (ms)
 // - ["relay_entry_by_postback", postbackId, index, entryId]
 //                                             an entry's state (or a fan-out record's), written in the commits that
@@ -30,6 +39,11 @@ export function destinationKey(id: string): Deno.KvKey {
 
 /** Prefix of every destination record. */
 export const DESTINATION_PREFIX: Deno.KvKey = ["relay_destination"];
+
+/** The ids of the unpinned destinations at the URL whose SHA-256 (hex) is `urlHash`. */
+export function destinationUrlKey(urlHash: string): Deno.KvKey {
+  return ["relay_destination_url", urlHash];
+}
 
 /** Bumped (sum) by every change of a destination: caches compare its versionstamp. */
 export const DESTINATIONS_VERSION_KEY: Deno.KvKey = ["relay_destinations_version"];
@@ -87,6 +101,37 @@ export function deadByDestinationKey(destinationId: string, entryId: string): De
 export function deadByDestinationPrefix(destinationId: string): Deno.KvKey {
   return ["relay_dead_by_destination", destinationId];
 }
+
+/** A dead letter of `hookId`, found by the hook in order of death. */
+export function deadByHookKey(hookId: string, deadAt: number, entryId: string): Deno.KvKey {
+  return ["relay_dead_by_hook", hookId, deadAt, entryId];
+}
+
+/** Prefix of the dead letters of one hook, oldest death first. */
+export function deadByHookPrefix(hookId: string): Deno.KvKey {
+  return ["relay_dead_by_hook", hookId];
+}
+
+/** Set once every dead letter stored by an earlier version (which kept no hook index) has its hook index entry. */
+export const DEAD_BY_HOOK_READY_KEY: Deno.KvKey = ["relay_dead_by_hook_ready"];
+
+/** An entry kept while its destination is disabled. */
+export function pausedKey(destinationId: string, entryId: string): Deno.KvKey {
+  return ["relay_paused", destinationId, entryId];
+}
+
+/** Prefix of the entries kept for one disabled destination, in the order they were made. */
+export function pausedPrefix(destinationId: string): Deno.KvKey {
+  return ["relay_paused", destinationId];
+}
+
+/** Where the kept entries of the destinations after `destinationId` start (past all of its own). */
+export function pausedAfter(destinationId: string): Deno.KvKey {
+  return ["relay_paused", `${destinationId}\u0000`];
+}
+
+/** Prefix of every kept entry. */
+export const PAUSED_PREFIX: Deno.KvKey = ["relay_paused"];
 
 /** When a worker last held a pinned destination. */
 export function pinHeldKey(destinationId: string): Deno.KvKey {

@@ -1,7 +1,7 @@
 // `createRelay`: the destinations, the outbox writer and the workers of one KV.
 
 import { DestinationCache } from "./_cache.ts";
-import { listAttempts, listDeadLetters, redeliver } from "./_dead.ts";
+import { getDeadLetter, listAttempts, listDeadLetters, redeliver } from "./_dead.ts";
 import { HostGuard } from "./_deliver.ts";
 import { createDestinations } from "./_destinations.ts";
 import { listForwards } from "./_forwards.ts";
@@ -9,6 +9,9 @@ import { describeValue, resolveOptions, resolveRun } from "./_options.ts";
 import { createWrite } from "./_outbox.ts";
 import type { Relay, RelayOptions, RelayWorker, RunOptions } from "./_types.ts";
 import { startWorker } from "./_worker.ts";
+
+/** The longest postback id `forwards` looks up. */
+const MAX_POSTBACK_ID = 256;
 
 /**
  * Creates a relay that forwards what a receiver accepted to HTTP
@@ -73,9 +76,12 @@ export function createRelay(kv: Deno.Kv, options?: RelayOptions): Relay {
           new RangeError(`Cannot list forwards: 'index' must be an integer of 0 or more, got ${got}`),
         );
       }
+      // No postback has such an id (a receiver's are 64 characters), and it would not fit in a KV key.
+      if (postbackId.length > MAX_POSTBACK_ID) return Promise.resolve([]);
       return listForwards(kv, postbackId, index);
     },
     deadLetters: (page) => listDeadLetters(kv, page),
+    deadLetter: (entryId) => getDeadLetter(kv, entryId),
     redeliver: (entryId) => redeliver(kv, entryId, resolved.now),
     async close(): Promise<void> {
       await Promise.all([...workers].map((w) => w.stop()));

@@ -36,8 +36,8 @@ export interface RelayAttempt {
 }
 
 /**
- * An entry that ran out of attempts (or whose destination answered `410` or
- * was disabled).
+ * An entry that ran out of attempts (or whose destination answered `410` to
+ * it). The entries of a disabled destination are kept, not dead letters.
  *
  * @example Usage
  * ```ts
@@ -93,6 +93,31 @@ export interface DeadLetterPage {
   values: DeadLetter[];
   /** Pass it back for the next page; `""` on the last. */
   cursor: string;
+}
+
+/**
+ * What `relay.deadLetters` takes: whose dead letters, and which page.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DeadLetterQuery } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const query: DeadLetterQuery = { hookId: "h1", newestFirst: true, limit: 50 };
+ * assert.equal(query.cursor, undefined); // the first page
+ * ```
+ */
+export interface DeadLetterQuery {
+  /** Only the dead letters of this destination, by entry id. */
+  destinationId?: string;
+  /** Only the dead letters of this hook, in the order they died (not with `destinationId`). */
+  hookId?: string;
+  /** The `cursor` of the page before; absent or `""` for the first. */
+  cursor?: string;
+  /** Dead letters a page (default 100, at most 1,000). */
+  limit?: number;
+  /** Newest first (the last one first) rather than oldest first. */
+  newestFirst?: boolean;
 }
 
 /**
@@ -203,14 +228,21 @@ export interface Relay {
   /** The attempts of one entry, oldest first. */
   attempts(entryId: string): Promise<RelayAttempt[]>;
   /**
-   * The forwards of a postback (of its item `index` when given): each
-   * entry's destination, state, attempts and next attempt time, kept 30
-   * days. Throws a `TypeError` for an empty `postbackId`, a `RangeError`
+   * Every forward of a postback (of its item `index` when given), by item
+   * then entry id: each entry's destination, state, attempts and next
+   * attempt time, kept 30 days. All of them, not a page: a postback holds
+   * at most 100 items, one forward per item and destination. Throws a `TypeError` for an empty `postbackId`, a `RangeError`
    * for a bad `index`.
    */
   forwards(postbackId: string, index?: number): Promise<RelayForward[]>;
-  /** A page of dead letters (of one destination, when given). */
-  deadLetters(options?: { destinationId?: string; cursor?: string; limit?: number }): Promise<DeadLetterPage>;
+  /**
+   * A page of dead letters (`limit`, default 100, at most 1,000; `cursor` from the page before): of one
+   * destination, or of one hook (`hookId`, in the order they died), or every one. `newestFirst` reverses the
+   * order. Giving both `destinationId` and `hookId` is a `TypeError`.
+   */
+  deadLetters(options?: DeadLetterQuery): Promise<DeadLetterPage>;
+  /** One dead letter by its entry id, or `null` when there is none (sent again, or never one). */
+  deadLetter(entryId: string): Promise<DeadLetter | null>;
   /** Puts a dead letter back in the outbox with fresh attempts; `false` when there is no such dead letter. */
   redeliver(entryId: string): Promise<boolean>;
   /** Stops every worker of this relay and waits for its background reads. */

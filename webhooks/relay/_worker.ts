@@ -6,7 +6,9 @@ import type { CachedDestination, DestinationCache } from "./_cache.ts";
 import { deliver, type HostGuard, type Outcome } from "./_deliver.ts";
 import type { StoredEntry } from "./_entry.ts";
 import { attemptRecord, type Finish, finishes, FinishQueue, reasonOf } from "./_finish.ts";
-import { DESTINATIONS_VERSION_KEY, OUTBOX_BUMP_KEY, pinHeldKey, SHARED_PARTITION } from "./_keys.ts";
+import { destinationKey, DESTINATIONS_VERSION_KEY, OUTBOX_BUMP_KEY, pinHeldKey, SHARED_PARTITION } from "./_keys.ts";
+import type { StoredDestination } from "./_destinations.ts";
+import { dropPaused, pausedDestinations, unpark } from "./paused/mod.ts";
 import { nextWait, type ResolvedOptions, type ResolvedRun } from "./_options.ts";
 import { DueWindow, expandFanouts, type Held } from "./_outbox.ts";
 import type { Destinations, RelayWorker } from "./_types.ts";
@@ -99,6 +101,13 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     const pinned = [...cache.all()].filter((d) => d.pinned);
     const mine = pinned.filter((d) => only?.has(d.id));
     for (const d of mine) await retryWhileLocked(() => kv.set(pinHeldKey(d.id), now));
+    // Entries kept while a destination was disabled go back once it is enabled (its enable moves them) and go with
+    // it when removed: this look finishes either when the process that began it ended before it was done.
+    for await (const id of pausedDestinations(kv)) {
+      const d = cache.get(id);
+      if (d?.enabled && (!only || only.has(id))) await unpark(kv, id, options.now);
+      else if (!d && (await kv.get(destinationKey(id))).versionstamp === null) await dropPaused(kv, id);
+    }
     const others = pinned.filter((d) => !only?.has(d.id));
     for (let i = 0; i < others.length; i += 10) {
       const chunk = others.slice(i, i + 10);
@@ -139,11 +148,25 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
       destination = cache.get(held.entry.destinationId);
     }
     if (!destination) return void await queue.push(finish.drop(held));
-    if (!destination.enabled) return void await queue.push(finish.dead(held, null, "The destination is disabled"));
+    if (!destination.enabled) return await pause(held);
     const outcome = await deliver(held.entry, held.body, destination, options, ctx.guard, abort.signal);
     if (outcome.status === 410) await ctx.destinations.update(destination.id, { enabled: false });
     await queue.push(after(held, outcome));
     if (!outcome.aborted) report(held, destination, outcome);
+  }
+
+  /**
+   * Keeps an entry of a disabled destination, untried, until the destination is enabled again (docs/relay.md).
+   * Read fresh: when it was enabled or removed meanwhile, the entry is given back or dropped instead.
+   */
+  async function pause(held: Held): Promise<void> {
+    const fresh = await kv.get<StoredDestination>(destinationKey(held.entry.destinationId));
+    if (fresh.value === null) return void await queue.push(finish.drop(held));
+    if (fresh.value.enabled) {
+      cache.invalidate();
+      return void await queue.push(finish.giveBack(held));
+    }
+    if (!await queue.push(finish.park(held, fresh))) await queue.push(finish.giveBack(held));
   }
 
   function pump(): void {

@@ -3,6 +3,7 @@
 // the commits that add, finish and redeliver the entry.
 
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { createRelay, type RelayForward } from "../../../webhooks/mod.ts";
 import { postback, seedHooks, startApp, until, writeAll } from "./fixtures.ts";
 
@@ -124,6 +125,54 @@ Deno.test("relay.forwards() refuses an empty postback id and a bad index", async
     await assert.rejects(() => relay.forwards(""), TypeError);
     await assert.rejects(() => relay.forwards(P, -1), RangeError);
     await assert.rejects(() => relay.forwards(P, 1.5), /'index' must be an integer of 0 or more, got 1.5/);
+  } finally {
+    await relay.close();
+    kv.close();
+  }
+});
+
+Deno.test("relay.forwards() lists every forward of a postback, past a thousand", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv, { allowPrivateNetwork: true });
+  try {
+    await seedHooks(kv);
+    // 11 destinations and a postback of 100 items (the receiver's most): 1,100 forwards.
+    for (let i = 0; i < 11; i++) await relay.destinations.add({ url: `http://127.0.0.1:9/hooks/${i}` });
+    const items = Array.from({ length: 100 }, (_, index) => postback("h1", index, P));
+    await writeAll(kv, relay.write, items, 10);
+    const [all, again] = await Promise.all([relay.forwards(P), relay.forwards(P)]);
+    assert.equal(all.length, 1_100);
+    assert.equal(new Set(all.map((f) => f.entryId)).size, 1_100);
+    assert.ok(all.every((f) => f.destinationId !== null), "entries, not fan-out records");
+    assert.deepEqual(all.map((f) => f.index), items.flatMap((_, index) => Array(11).fill(index)));
+    assert.deepEqual(again, all);
+    assert.equal((await relay.forwards(P, 99)).length, 11);
+  } finally {
+    await relay.close();
+    kv.close();
+  }
+});
+
+Deno.test("relay.forwards() answers any postback id and index from outside with a list, or a TypeError or RangeError", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv);
+  try {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.string({ unit: "binary", maxLength: 80 }), fc.string({ minLength: 2100, maxLength: 3000 })),
+        fc.option(fc.oneof(fc.integer(), fc.double()), { nil: undefined }),
+        async (postbackId, index) => {
+          try {
+            assert.deepEqual(await relay.forwards(postbackId, index), []);
+          } catch (error) {
+            assert.ok(error instanceof TypeError || error instanceof RangeError, String(error));
+            const badIndex = index !== undefined && (!Number.isInteger(index) || index < 0);
+            assert.ok(postbackId === "" || badIndex, String(error));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   } finally {
     await relay.close();
     kv.close();

@@ -1,0 +1,74 @@
+/**
+ * The dead letters of a hook's "Forward to" page: one page of them, newest
+ * first, each with Redeliver, and a link to the older ones.
+ *
+ * @module
+ */
+
+import type { VNode } from "preact";
+import type { DeadLetter } from "../../webhooks/mod.ts";
+import { Csrf } from "../components/Csrf.tsx";
+import { LocalTime } from "../components/LocalTime.tsx";
+
+/** Props of {@linkcode DeadLetters}. */
+export interface DeadLettersProps {
+  /** The page of dead letters, and the cursor of the older ones (`""`: none). */
+  dead: { values: DeadLetter[]; cursor: string };
+  /** Whether it is the first page (the newest). */
+  first: boolean;
+  /** The "Forward to" page's path. */
+  path: string;
+  /** The session's CSRF token. */
+  csrf: string;
+}
+
+/** The dead letters section, below its heading. */
+export function DeadLetters({ dead, first, path, csrf }: DeadLettersProps): VNode {
+  return (
+    <>
+      {dead.values.length === 0
+        ? (first && dead.cursor === ""
+          ? <p id="forward-no-dead">None: every forwarded postback was delivered or is still being tried.</p>
+          // The page's letters were all at destinations it no longer shows (removed, or now other hooks').
+          : <p id="forward-no-dead-here">None on this page of the destinations shown here.</p>)
+        : (
+          <table id="forward-dead">
+            <thead>
+              <tr>
+                <th>Since</th>
+                <th>Entry (webhook-id)</th>
+                <th>Attempts</th>
+                <th>Last failure</th>
+                <th></th>
+              </tr>
+            </thead>
+            <tbody>
+              {dead.values.map((letter) => (
+                <tr data-entry={letter.id}>
+                  <td>
+                    <LocalTime iso={new Date(letter.deadAt).toISOString()} />
+                  </td>
+                  <td>
+                    <code>{letter.id}</code>
+                  </td>
+                  <td>{letter.attempts}</td>
+                  <td>{letter.reason}</td>
+                  <td>
+                    <form method="post" action={`${path}/redeliver/${encodeURIComponent(letter.id)}`}>
+                      <Csrf token={csrf} />
+                      <button type="submit">Redeliver</button>
+                    </form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      {dead.cursor !== "" && (
+        <p>
+          <a id="forward-dead-older" href={`${path}?dead=${encodeURIComponent(dead.cursor)}`}>Older dead letters</a>
+        </p>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,73 @@
+// A disabled destination keeps its waiting entries: a worker that reaches
+// one moves it, untried and uncounted, to ["relay_paused", destinationId,
+// entryId] (a `park` finish, in _finish.ts). Enabling the destination moves
+// them back to the outbox, due at once, in their order; removing it deletes
+// them.
+
+import { retryWhileLocked } from "../../kv/mod.ts";
+import { type OutboxEntry, storedOf } from "../_entry.ts";
+import { deleteForward, setForward } from "../_forwards.ts";
+import { dueKey, OUTBOX_BUMP_KEY, PAUSED_PREFIX, pausedAfter, pausedPrefix } from "../_keys.ts";
+
+/** Entries moved back per commit: each is checked (two enables at once move it once), within KV Connect's ten. */
+const MOVE_BATCH = 10;
+/** Entries deleted per commit: two deletes each, within a commit's 1,000 mutations. */
+const DROP_BATCH = 400;
+
+/**
+ * The ids of the destinations that have kept entries: one read of one key per such destination (each read starts
+ * past the entries of the one before), however many entries each keeps and however many destinations keep none.
+ */
+export async function* pausedDestinations(kv: Deno.Kv): AsyncGenerator<string> {
+  let start: Deno.KvKey | undefined;
+  while (true) {
+    let found: string | undefined;
+    const selector = start ? { prefix: PAUSED_PREFIX, start } : { prefix: PAUSED_PREFIX };
+    for await (const entry of kv.list(selector, { limit: 1 })) found = entry.key[1] as string;
+    if (found === undefined) return;
+    yield found;
+    start = pausedAfter(found);
+  }
+}
+
+/**
+ * Moves the entries kept for `destinationId` back to the outbox, due now,
+ * oldest first; resolves with how many it moved. Each is checked, so two
+ * calls at once (two enables, or a worker's housekeeping beside an enable)
+ * move each entry once.
+ */
+export async function unpark(kv: Deno.Kv, destinationId: string, now: () => number): Promise<number> {
+  let moved = 0;
+  while (true) {
+    const batch: Deno.KvEntry<OutboxEntry>[] = [];
+    for await (const entry of kv.list<OutboxEntry>({ prefix: pausedPrefix(destinationId) }, { limit: MOVE_BATCH })) {
+      batch.push(entry);
+    }
+    if (batch.length === 0) return moved;
+    const at = now();
+    const atomic = kv.atomic();
+    for (const kept of batch) {
+      const entry = kept.value;
+      atomic.check(kept).delete(kept.key).set(dueKey(entry.partition, at, entry.id), storedOf(entry));
+      setForward(atomic, entry, "pending", at);
+    }
+    atomic.sum(OUTBOX_BUMP_KEY, 1n);
+    // Refused when another call moved one of them first: the next list no longer has it.
+    if ((await retryWhileLocked(() => atomic.commit())).ok) moved += batch.length;
+  }
+}
+
+/** Deletes the entries kept for `destinationId` (it was removed), with their state for `forwards`. */
+export async function dropPaused(kv: Deno.Kv, destinationId: string): Promise<void> {
+  while (true) {
+    const atomic = kv.atomic();
+    let count = 0;
+    for await (const kept of kv.list<OutboxEntry>({ prefix: pausedPrefix(destinationId) }, { limit: DROP_BATCH })) {
+      atomic.delete(kept.key);
+      deleteForward(atomic, kept.value);
+      count++;
+    }
+    if (count === 0) return;
+    await retryWhileLocked(() => atomic.commit());
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * The entries of a disabled destination: kept untried while it is disabled,
+ * moved back to the outbox when it is enabled again, deleted with it.
+ *
+ * @module
+ */
+
+export { dropPaused, pausedDestinations, unpark } from "./_paused.ts";
