@@ -190,7 +190,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       const same = await alreadyThere();
       if (same) return same;
       try {
-        const added = await deps.relay.destinations.add({ url, hookIds: [hook.id] });
+        const added = await deps.relay.destinations.add({ url, hookIds: [hook.id], unique: true });
         // Answered with the page itself, not a redirect: the secret is shown in this answer only, which no cache
         // keeps (Back or a history restore must not bring it again).
         c.header("cache-control", "no-store");

@@ -80,6 +80,15 @@ export interface DestinationInput {
   secret?: string;
   /** Delivered only by workers started for it (default `false`). */
   pinned?: boolean;
+  /**
+   * Refuse the add (a `TypeError` naming the other destination) when an
+   * unpinned destination at the same URL already takes one of its hooks, a
+   * destination of every hook counting for each: the app would get each
+   * postback twice, under two ids and two secrets. Checked in the commit that
+   * adds it, so of two such adds at once, in any processes, one is refused.
+   * Default `false`: the same URL may be added twice (the console sets it).
+   */
+  unique?: boolean;
 }
 
 /**
@@ -101,6 +110,8 @@ export interface DestinationPatch {
   hookIds?: string[] | null;
   /** Enable (the entries kept while it was disabled are due at once) or disable (pause: nothing sent, none lost). */
   enabled?: boolean;
+  /** Refuse a new URL or hooks that another destination at the URL already takes, as `add`'s `unique`. */
+  unique?: boolean;
 }
 
 /**
@@ -121,10 +132,10 @@ export interface DestinationPatch {
  */
 export interface Destinations {
   /**
-   * Adds one; resolves with it and its secret (shown this once). A field it does not take is a `TypeError`; so
-   * is a URL that an unpinned destination already forwards one of its hooks to (every hook counting as each),
-   * checked in the commit that adds it, so of two such adds at once in any processes one is refused. Pinned
-   * destinations (`listen`'s, whose URL is on the machine of their worker) are not compared.
+   * Adds one; resolves with it and its secret (shown this once). A field it does not take is a `TypeError`; so,
+   * with `unique`, is a URL that an unpinned destination already forwards one of its hooks to (every hook counting
+   * as each), checked in the commit that adds it, so of two such adds at once in any processes one is refused.
+   * Pinned destinations (`listen`'s, whose URL is on the machine of their worker) are never compared.
    */
   add(input: DestinationInput): Promise<NewDestination>;
   /** Every destination, oldest first. */

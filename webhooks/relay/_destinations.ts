@@ -160,7 +160,11 @@ export function createDestinations(
    * index entries are checked and rewritten in the same commit. Resolves `false` when something changed first;
    * throws a `TypeError` when another destination at the URL takes one of its hooks.
    */
-  async function put(record: StoredDestination, previous: Deno.KvEntryMaybe<StoredDestination>): Promise<boolean> {
+  async function put(
+    record: StoredDestination,
+    previous: Deno.KvEntryMaybe<StoredDestination>,
+    unique = false,
+  ): Promise<boolean> {
     const atomic = kv.atomic()
       .check(previous)
       .set(destinationKey(record.id), record)
@@ -171,7 +175,7 @@ export function createDestinations(
       (was === null || was.url !== record.url || JSON.stringify(was.hookIds) !== JSON.stringify(record.hookIds))
     ) {
       const slot = await readSlot(kv, record.url, listAll);
-      const clash = await clashIn(kv, slot, record.url, record.hookIds, record.id);
+      const clash = unique ? await clashIn(kv, slot, record.url, record.hookIds, record.id) : null;
       if (clash) throw new TypeError(clashMessage(was ? "update destination" : "add destination", record.url, clash));
       writeSlot(atomic, slot, [...slot.ids, record.id]);
       if (was !== null && was.url !== record.url) {
@@ -212,14 +216,18 @@ export function createDestinations(
         throw new TypeError(`Cannot ${action}: the argument must be an object, got ${describeValue(input)}`);
       }
       // A misspelt field (`hookId`, `enabled: false`) would otherwise be dropped: forwarding every hook, enabled.
-      const unknown = Object.keys(input).find((k) => !["url", "hookIds", "secret", "pinned"].includes(k));
+      const unknown = Object.keys(input).find((k) => !["url", "hookIds", "secret", "pinned", "unique"].includes(k));
       if (unknown !== undefined) {
         throw new TypeError(
-          `Cannot ${action}: it takes only 'url', 'hookIds', 'secret' and 'pinned', got ${describeValue(unknown)}`,
+          `Cannot ${action}: it takes only 'url', 'hookIds', 'secret', 'pinned' and 'unique', got ${
+            describeValue(unknown)
+          }`,
         );
       }
-      if (input.pinned !== undefined && typeof input.pinned !== "boolean") {
-        throw new TypeError(`Cannot ${action}: 'pinned' must be a boolean, got ${describeValue(input.pinned)}`);
+      for (const flag of ["pinned", "unique"] as const) {
+        if (input[flag] !== undefined && typeof input[flag] !== "boolean") {
+          throw new TypeError(`Cannot ${action}: '${flag}' must be a boolean, got ${describeValue(input[flag])}`);
+        }
       }
       const secret = input.secret === undefined ? newSecret() : checkSecret(input.secret, action);
       const url = await checkUrl(input.url, action, options);
@@ -238,7 +246,7 @@ export function createDestinations(
         value: null,
         versionstamp: null,
       };
-      while (!await put(record, none));
+      while (!await put(record, none, input.unique === true));
       return { ...publicView(record), secret };
     },
 
@@ -257,14 +265,18 @@ export function createDestinations(
       if (patch === null || typeof patch !== "object") {
         throw new TypeError(`Cannot ${action}: 'patch' must be an object, got ${describeValue(patch)}`);
       }
-      const unknown = Object.keys(patch).find((k) => !["url", "hookIds", "enabled"].includes(k));
+      const unknown = Object.keys(patch).find((k) => !["url", "hookIds", "enabled", "unique"].includes(k));
       if (unknown !== undefined) {
         throw new TypeError(
-          `Cannot ${action}: only 'url', 'hookIds' and 'enabled' change, got ${describeValue(unknown)}`,
+          `Cannot ${action}: only 'url', 'hookIds' and 'enabled' change ('unique' checks), got ${
+            describeValue(unknown)
+          }`,
         );
       }
-      if (patch.enabled !== undefined && typeof patch.enabled !== "boolean") {
-        throw new TypeError(`Cannot ${action}: 'enabled' must be a boolean, got ${describeValue(patch.enabled)}`);
+      for (const flag of ["enabled", "unique"] as const) {
+        if (patch[flag] !== undefined && typeof patch[flag] !== "boolean") {
+          throw new TypeError(`Cannot ${action}: '${flag}' must be a boolean, got ${describeValue(patch[flag])}`);
+        }
       }
       const url = patch.url === undefined ? undefined : await checkUrl(patch.url, action, options);
       const hookIds = patch.hookIds === undefined || patch.hookIds === null
@@ -279,7 +291,7 @@ export function createDestinations(
         if (hookIds === null) delete next.hookIds;
         else if (hookIds !== undefined) next.hookIds = hookIds;
         if (patch.enabled !== undefined) next.enabled = patch.enabled;
-        if (!await put(next, current)) continue;
+        if (!await put(next, current, patch.unique === true)) continue;
         // Enabled again: the entries kept while it was disabled are due now.
         if (next.enabled && !current.value.enabled) await unpark(kv, id, options.now);
         return publicView(next);

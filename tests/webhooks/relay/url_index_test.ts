@@ -1,6 +1,7 @@
-// One URL never gets one hook's postbacks from two destinations: the URL
-// index (webhooks/relay/url_index/) checked in the commit that adds or
-// changes a destination, across relay objects and processes on one KV.
+// With `unique` (the console's adds), one URL never gets one hook's postbacks
+// from two destinations: the URL index (webhooks/relay/url_index/) checked in
+// the commit that adds or changes a destination, across relay objects and
+// processes on one KV. Without it, API.md's add takes the same URL twice.
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
@@ -47,10 +48,10 @@ Deno.test("destinations.add() of one URL for one hook by two relays on one KV fi
       for (let round = 0; round < 5; round++) {
         const url = `${URL_A}/${round}`;
         const results = await Promise.allSettled([
-          one.destinations.add({ url, hookIds: ["h1"] }),
-          two.destinations.add({ url, hookIds: ["h1"] }),
-          one.destinations.add({ url, hookIds: ["h1", "h2"] }),
-          two.destinations.add({ url }),
+          one.destinations.add({ url, hookIds: ["h1"], unique: true }),
+          two.destinations.add({ url, hookIds: ["h1"], unique: true }),
+          one.destinations.add({ url, hookIds: ["h1", "h2"], unique: true }),
+          two.destinations.add({ url, unique: true }),
         ]);
         const added = results.filter((r) => r.status === "fulfilled");
         const refused = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
@@ -77,34 +78,43 @@ Deno.test("destinations.add() refuses a URL that already gets the hook's postbac
   const relay = createRelay(kv, { allowPrivateNetwork: true });
   try {
     await seedHooks(kv, ["h1", "h2", "h3"]);
-    const first = await relay.destinations.add({ url: URL_A, hookIds: ["h1"] });
+    const first = await relay.destinations.add({ url: URL_A, hookIds: ["h1"], unique: true });
     await assert.rejects(
-      () => relay.destinations.add({ url: "HTTP://127.0.0.1:9/hooks", hookIds: ["h2", "h1"] }),
+      () => relay.destinations.add({ url: "HTTP://127.0.0.1:9/hooks", hookIds: ["h2", "h1"], unique: true }),
       new TypeError(
         `Cannot add destination: ${URL_A} already receives the postbacks of hook 'h1' through destination ` +
           `${first.id}; remove that one, or change its hooks, first`,
       ),
     );
-    await assert.rejects(() => relay.destinations.add({ url: URL_A }), /already receives the postbacks of hook 'h1'/);
+    await assert.rejects(
+      () => relay.destinations.add({ url: URL_A, unique: true }),
+      /already receives the postbacks of hook 'h1'/,
+    );
     // Other hooks at the URL, the hook at another URL, and a pinned destination (listen's) are added.
-    const second = await relay.destinations.add({ url: URL_A, hookIds: ["h2"] });
-    await relay.destinations.add({ url: `${URL_A}/other`, hookIds: ["h1"] });
-    await relay.destinations.add({ url: URL_A, hookIds: ["h1"], pinned: true });
+    const second = await relay.destinations.add({ url: URL_A, hookIds: ["h2"], unique: true });
+    await relay.destinations.add({ url: `${URL_A}/other`, hookIds: ["h1"], unique: true });
+    await relay.destinations.add({ url: URL_A, hookIds: ["h1"], pinned: true, unique: true });
     // An update that would give the URL a hook twice is refused, the destination kept as it was.
     await assert.rejects(
-      () => relay.destinations.update(second.id, { hookIds: ["h1"] }),
+      () => relay.destinations.update(second.id, { hookIds: ["h1"], unique: true }),
       /^TypeError: Cannot update destination: .* already receives the postbacks of hook 'h1'/,
     );
-    await assert.rejects(() => relay.destinations.update(second.id, { hookIds: null }), /hook 'h1'/);
+    await assert.rejects(() => relay.destinations.update(second.id, { hookIds: null, unique: true }), /hook 'h1'/);
     assert.deepEqual((await relay.destinations.get(second.id))?.hookIds, ["h2"]);
     // Enabling or disabling is no change of hooks; a removal or a move frees the URL for the hook.
-    assert.equal((await relay.destinations.update(first.id, { enabled: false }))?.enabled, false);
-    await relay.destinations.update(first.id, { url: `${URL_A}/moved` });
-    assert.deepEqual((await relay.destinations.update(second.id, { hookIds: ["h1", "h2"] }))?.hookIds, ["h1", "h2"]);
-    await assert.rejects(() => relay.destinations.add({ url: `${URL_A}/moved`, hookIds: ["h1"] }), /hook 'h1'/);
+    assert.equal((await relay.destinations.update(first.id, { enabled: false, unique: true }))?.enabled, false);
+    await relay.destinations.update(first.id, { url: `${URL_A}/moved`, unique: true });
+    assert.deepEqual((await relay.destinations.update(second.id, { hookIds: ["h1", "h2"], unique: true }))?.hookIds, [
+      "h1",
+      "h2",
+    ]);
+    await assert.rejects(
+      () => relay.destinations.add({ url: `${URL_A}/moved`, hookIds: ["h1"], unique: true }),
+      /hook 'h1'/,
+    );
     await relay.destinations.remove(first.id);
-    await relay.destinations.add({ url: `${URL_A}/moved`, hookIds: ["h1"] });
-    await relay.destinations.add({ url: URL_A, hookIds: ["h3"] });
+    await relay.destinations.add({ url: `${URL_A}/moved`, hookIds: ["h1"], unique: true });
+    await relay.destinations.add({ url: URL_A, hookIds: ["h3"], unique: true });
     assert.deepEqual(clashes(await relay.destinations.list()), []);
   } finally {
     await relay.close();
@@ -137,10 +147,13 @@ Deno.test("destinations: any adds, updates and removals, several at once, never 
           const ids = (await one.destinations.list()).map((d) => d.id);
           await Promise.allSettled(wave.map((o, i) => {
             const relay = i % 2 === 0 ? one : two;
-            if (o.kind === "add") return relay.destinations.add({ url: o.url, hookIds: o.hookIds });
+            if (o.kind === "add") return relay.destinations.add({ url: o.url, hookIds: o.hookIds, unique: true });
             const id = ids.length === 0 ? "none" : ids[o.pick % ids.length];
             if (o.kind === "remove") return relay.destinations.remove(id);
-            return relay.destinations.update(id, o.url === undefined ? { hookIds: o.hookIds } : { url: o.url });
+            return relay.destinations.update(
+              id,
+              o.url === undefined ? { hookIds: o.hookIds, unique: true } : { url: o.url, unique: true },
+            );
           }));
           assert.deepEqual(clashes(await one.destinations.list()), []);
         }
@@ -152,4 +165,27 @@ Deno.test("destinations: any adds, updates and removals, several at once, never 
     }),
     { numRuns: 40 },
   );
+});
+
+Deno.test("without unique, the same URL may be added twice for a hook, and the index still serves a later unique add", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv, { allowPrivateNetwork: true });
+  try {
+    await seedHooks(kv);
+    const a = await relay.destinations.add({ url: URL_A, hookIds: ["h1"] });
+    const b = await relay.destinations.add({ url: URL_A });
+    assert.notEqual(a.id, b.id);
+    assert.equal((await relay.destinations.list()).length, 2);
+    await assert.rejects(() => relay.destinations.add({ url: URL_A, hookIds: ["h2"], unique: true }), /hook 'h2'/);
+    await assert.rejects(
+      () => relay.destinations.add({ url: URL_A, unique: "yes" as unknown as boolean }),
+      /'unique' must be a boolean/,
+    );
+    await relay.destinations.remove(b.id);
+    await relay.destinations.add({ url: URL_A, hookIds: ["h2"], unique: true });
+    await assert.rejects(() => relay.destinations.update(a.id, { hookIds: ["h2"], unique: true }), /hook 'h2'/);
+  } finally {
+    await relay.close();
+    kv.close();
+  }
 });
