@@ -72,19 +72,17 @@ async function firstBytes(reader: ReadableStreamDefaultReader<Uint8Array>): Prom
 }
 
 /**
- * Reads our receiver's answer (a short JSON body in memory) and gives back
- * an equal one to send, with what is kept of it.
+ * Reads our receiver's answer (a short JSON body in memory) from a copy, and
+ * gives back the answer itself to send, with what is kept of it. A copy of
+ * a body held in memory shares it, where building the answer again cost a
+ * second response (its headers made native for the server once more) on
+ * every postback.
  */
 export async function readAnswer(response: Response): Promise<{ response: Response; answer: ResponseInfo }> {
-  const text = await response.text();
-  const again = new Response(text, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
+  const text = await response.clone().text();
   const body = text.length > MAX_ANSWER_BYTES ? text.slice(0, MAX_ANSWER_BYTES) : text;
   return {
-    response: again,
+    response,
     answer: { headers: answerHeaders(response.headers), body, ...(body.length < text.length ? { cut: true } : {}) },
   };
 }

@@ -12,7 +12,7 @@ import { countRows } from "./_written.ts";
 import type { Postback } from "../../webhooks/mod.ts";
 import { commitInGroup } from "../../webhooks/mod.ts";
 import type { DeliveryView } from "./_view.ts";
-import { acceptedRow, type Delivery, putDelivery, summaryOf } from "./_delivery_item.ts";
+import { type Delivery, payloadOf, putDelivery, summarize, summaryOf } from "./_delivery_item.ts";
 import { type PayloadEntry, payloadInRow, payloadValue, viewEntries, viewOf } from "./_delivery_layout.ts";
 import { dropDetailsBelow } from "./_attempt_details.ts";
 import { dropPacksBelow } from "./_hook_pack.ts";
@@ -27,36 +27,40 @@ const JOB_BYTES = 600_000;
 /** Bytes of payloads one of those commits takes. */
 const BODY_BYTES = 700_000;
 
-/** Adds the delivery of one item to `atomic` at number `seq`; returns its summary. */
+/**
+ * Adds the delivery of one item to `atomic` at number `seq`; returns its
+ * summary. The summary is built as it is stored, its fields in the order of
+ * `acceptedRow`'s, not as a row whose payload is then taken off (two more
+ * copies of its fields a delivery, on the receiver's main thread).
+ */
 export function writeDelivery(
   postback: Postback,
   atomic: Deno.AtomicOperation,
   options: { seq: number; base: string; replay: boolean; expireIn: number },
 ): { view: DeliveryView; json: string } {
   const { activity, webhook, postbackId, index, count, receivedAt } = postback;
-  const row = acceptedRow(
-    {
-      hookId: webhook.id,
-      tenantId: webhook.tenantId,
-      item: { webhook: webhook.entity?.resources?.self?.ref, activity },
-      replay: options.replay,
-    },
-    {
-      base: options.base,
-      index,
-      postbackId,
-      receivedAt: new Date(receivedAt).toISOString(),
-      payloadBudget: Math.floor(POSTBACK_PAYLOAD_BYTES / count),
-    },
-  );
-  const view: DeliveryView = { seq: options.seq, ...summaryOf(row) };
-  const body: PayloadEntry = { payload: row.payload, truncated: row.truncated };
+  const item = { webhook: webhook.entity?.resources?.self?.ref, activity };
+  const { verb, title, webhook: ref } = summarize(item);
+  const view: DeliveryView = {
+    seq: options.seq,
+    id: `${options.base}-${index}`,
+    hookId: webhook.id,
+    ...(webhook.tenantId ? { tenantId: webhook.tenantId } : {}),
+    receivedAt: new Date(receivedAt).toISOString(),
+    verb,
+    title,
+    webhook: ref,
+    status: 200,
+    postbackId,
+    ...(options.replay ? { replay: true } : {}),
+  };
+  const body: PayloadEntry = payloadOf(item, Math.floor(POSTBACK_PAYLOAD_BYTES / count));
   const entries = viewEntries(view, body);
   // The row alone: the hook index packs its summary later, off the answer's path (_hook_index.ts).
   atomic.set(deliveryViewKey(view.seq), entries.row, { expireIn: options.expireIn });
   countRows(atomic, view.seq, 1);
   // A longer payload has a body entry of its own, the payload alone: its summary is the one at its number.
-  if (!payloadInRow(body)) atomic.set(deliveryKey(row.id), payloadValue(body), { expireIn: options.expireIn });
+  if (!payloadInRow(body)) atomic.set(deliveryKey(view.id), payloadValue(body), { expireIn: options.expireIn });
   return { view, json: entries.json };
 }
 

@@ -58,7 +58,13 @@ export class HookIndexer {
   #written = 0;
   #running: Promise<void> | null = null;
   #again = false;
-  /** The summaries this process stored that no pass packed yet, in the order they were known stored. */
+  /**
+   * The summaries this process stored that no pass packed yet, by number: a
+   * pass takes a stretch of them and, committed, drops those below its mark,
+   * each by a binary search (they come in about that order; filtering a
+   * settle window's worth, 20,000 under load, at every pass of 256 rows was
+   * 2% of the receiver's main thread).
+   */
   #mine: Line[] = [];
   /** The receiver's rows in commits not yet known to be stored, by number. */
   #staged = new Map<number, { postbackId: string; line: Line }>();
@@ -104,12 +110,29 @@ export class HookIndexer {
   }
 
   #remember(line: Line): void {
-    if (this.#mine.length >= MAX_REMEMBERED) {
-      // Forgotten: the log is read where they were.
-      const dropped = this.#mine.splice(0, MAX_REMEMBERED / 4);
-      for (const old of dropped) this.unsure(old.seq);
+    const mine = this.#mine;
+    if (mine.length >= MAX_REMEMBERED) {
+      // Forgotten, the lowest: the log is read where they were.
+      const dropped = mine.splice(0, MAX_REMEMBERED / 4);
+      this.unsure(dropped[dropped.length - 1].seq);
     }
-    this.#mine.push(line);
+    // Kept in order of number: most come after the last, a few a little before it.
+    let at = mine.length;
+    while (at > 0 && mine[at - 1].seq > line.seq) at--;
+    if (at === mine.length) mine.push(line);
+    else mine.splice(at, 0, line);
+  }
+
+  /** The index in `#mine` of its first line numbered `seq` or more. */
+  #mineFrom(seq: number): number {
+    const mine = this.#mine;
+    let lo = 0, hi = mine.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (mine[mid].seq < seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** Forgets staged rows (whether stored or not is then read from the log). */
@@ -181,7 +204,7 @@ export class HookIndexer {
         },
       });
       if (result.kind === "error") throw result.error;
-      if (result.kind === "committed") this.#mine = this.#mine.filter((line) => line.seq > last);
+      if (result.kind === "committed") this.#mine.splice(0, this.#mineFrom(last + 1));
       if (result.kind === "committed" && !taken.full && !cut) return;
       // Failed: another process moved the mark; read it again.
     }
@@ -200,10 +223,7 @@ export class HookIndexer {
     const read = await this.#read(from, Math.min(own, settled));
     if (read.full || own >= settled) return read;
     const start = Math.max(from, own);
-    const lines = [
-      ...read.lines,
-      ...this.#mine.filter((line) => line.seq >= start && line.seq < settled).sort((a, b) => a.seq - b.seq),
-    ];
+    const lines = [...read.lines, ...this.#mine.slice(this.#mineFrom(start), this.#mineFrom(settled))];
     let bytes = 0;
     for (const [i, line] of lines.entries()) {
       bytes += Buffer.byteLength(line.json);

@@ -22,8 +22,14 @@ import { retryLocked } from "../lib/kv_retry.ts";
 const TRIM_SLACK = 32;
 /** Rows one trimming commit deletes at most (four mutations each, within KV's 1,000). */
 const TRIM_BATCH = 200;
-/** Rows this process writes between two looks at the count. */
+/** Rows this process writes between two looks at the count, near the retention. */
 const LOOK_EVERY = 16;
+/**
+ * Rows it writes between two looks at most, far below the retention: a look
+ * reads nine counters, and at 16 rows it was 3% of the receiver's main
+ * thread under load with a retention far off.
+ */
+const LOOK_MOST = 1_024;
 /** How long the trimming lease lasts. */
 const LEASE_MS = 30_000;
 /** How often the holder of the lease counts the log's rows again (expired rows leave the count high). */
@@ -47,6 +53,15 @@ export class Trimmer {
   #lease: Deno.KvEntryMaybe<unknown> | null = null;
   #until = 0;
   #pending = 0;
+  /**
+   * Rows to write before the next look: a quarter of what the last look
+   * found left below the retention and its slack (so several processes that
+   * write meanwhile pass it by little, and the next look trims that), from
+   * {@linkcode LOOK_EVERY} to {@linkcode LOOK_MOST}.
+   */
+  #lookAfter = LOOK_EVERY;
+  /** When this process last looked. */
+  #lookedAt = 0;
   /** Whether this process wrote rows (a process that writes none trims none). */
   #wrote = false;
   /** When this process last counted the log's rows (0: not since it took the lease). */
@@ -67,6 +82,9 @@ export class Trimmer {
     this.#wrote ||= count > 0;
     this.#pending += count;
     if (this.#pending < LOOK_EVERY || this.#running) return;
+    // Within a third of the lease, so a holder that writes keeps it (taken anew, it counts the log again).
+    if (this.#pending < this.#lookAfter && Date.now() - this.#lookedAt < LEASE_MS / 3) return;
+    this.#lookedAt = Date.now();
     this.#pending = 0;
     this.trim(false).catch(() => {});
   }
@@ -153,6 +171,7 @@ export class Trimmer {
       const written = counters.slice(0, WRITTEN_SHARDS).reduce((sum, entry) => sum + big(entry.value), 0n);
       const rows = Number((((written - big(counters[WRITTEN_SHARDS].value)) % U64) + U64) % U64);
       const excess = rows - this.#retain;
+      this.#lookAfter = Math.min(LOOK_MOST, Math.max(LOOK_EVERY, Math.floor((TRIM_SLACK - excess) / 4)));
       if (excess < (force ? 1 : TRIM_SLACK)) break;
       force = true; // once started, down to the retention
       const old: DeliveryView[] = [];

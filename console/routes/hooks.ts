@@ -111,11 +111,14 @@ export function receiverRoutes(
   /** The request being handled (the receiver's hooks run inside handle()). */
   const current = new AsyncLocalStorage<InFlight>();
   const findTenant = tenantFinder(deps);
-  /** Refused after its header verified (with either secret: a 401 or a 500 may not have): it counts too. */
-  const countRefused = async (request: InFlight, attempt: ReceiverAttempt): Promise<void> => {
-    if (attempt.tenantId !== undefined && attempt.status !== 401 && attempt.status !== 500) {
-      await countOnce(deps.limiter, request, attempt.tenantId).catch(() => true);
-    }
+  /**
+   * Refused after its header verified (with either secret: a 401 or a 500
+   * may not have): it counts too. Nothing to wait for when it was counted
+   * already (every postback the receiver accepted was, at `accept`).
+   */
+  const countRefused = (request: InFlight, attempt: ReceiverAttempt): Promise<unknown> | undefined => {
+    if (request.counted || attempt.tenantId === undefined || attempt.status === 401 || attempt.status === 500) return;
+    return countOnce(deps.limiter, request, attempt.tenantId).catch(() => true);
   };
   /** Logs a report: `request` is the one it came from, when known (passed, not read from `current`: no run needed). */
   const logAttempt = async (attempt: AnsweredAttempt, request?: InFlight) => {
@@ -142,11 +145,17 @@ export function receiverRoutes(
     maxBytes: MAX_POSTBACK_BYTES,
     // Counted now, so an answer over the limit becomes 429; logged once the answer is known (answered()),
     // so the log holds what was answered too.
-    onAttempt: async (attempt) => {
+    onAttempt: (attempt) => {
       const request = current.getStore();
-      if (!request) return await logAttempt(attempt);
-      await countRefused(request, attempt);
-      request.attempt = attempt;
+      if (!request) return logAttempt(attempt);
+      const counting = countRefused(request, attempt);
+      if (!counting) {
+        request.attempt = attempt;
+        return;
+      }
+      return counting.then(() => {
+        request.attempt = attempt;
+      });
     },
     accept: async ({ community, webhooks }) => {
       const request = current.getStore();

@@ -62,8 +62,15 @@ type Sent =
     | { kind: "threw"; checks: number; error: unknown }
   );
 
-/** A group in flight: the keys it touches (see {@linkcode Busy}), its sequences' last numbers. */
-interface Flight extends Busy {
+/**
+ * A group in flight, its sequences' last numbers, and the keys it touches
+ * (see {@linkcode Busy}), worked out when a group is taken while it is in
+ * flight: on a local KV, one group at a time, never (sets of every key of
+ * every group, built for nothing).
+ */
+interface Flight {
+  group: Entry[];
+  busy?: Busy;
   last: Map<string, { key: Deno.KvKey; value: number }>;
 }
 
@@ -137,12 +144,14 @@ class GroupCommitter {
 
   /** The keys that groups in flight touch (`null` when none is in flight). */
   #busyIds(): Busy | null {
-    return this.#inFlight.size === 0 ? null : busyOf(this.#inFlight);
+    if (this.#inFlight.size === 0) return null;
+    // A group's recorders do not change while it is in flight: its keys are worked out once.
+    return busyOf([...this.#inFlight].map((flight) => flight.busy ??= keysOf(flight.group)));
   }
 
   /** Sends a group; when it settles, tells its jobs, and sends the next before they learn it. */
   #launch(group: Entry[]): void {
-    const flight: Flight = { ...keysOf(group), last: new Map() };
+    const flight: Flight = { group, last: new Map() };
     this.#inFlight.add(flight);
     void this.#send(group, flight.last).then(async (sent) => {
       this.#inFlight.delete(flight);

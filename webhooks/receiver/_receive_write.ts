@@ -129,9 +129,14 @@ export async function commitWrites(job: WriteJob): Promise<Verdict | "stale"> {
 
 async function commitClaimed(job: WriteJob): Promise<Verdict | "stale"> {
   const { kv, keys, checks, expireIn } = job;
-  // `write` runs when the group is built, in the request's own async context (AsyncLocalStorage sees it).
-  const inRequest = AsyncLocalStorage.snapshot();
-  const build = (atomic: Deno.AtomicOperation, first: number) => inRequest(job.build, atomic, first);
+  // `write` runs in the request's own async context (AsyncLocalStorage sees it). Without a sequence a job is
+  // built once, as it is submitted (_group_commit.ts, #prebuild), here in that context; only a job numbered in a
+  // sequence may be built again later, by the group commit, so only it takes a snapshot of the context (each is
+  // an AsyncResource registered for finalization: about 140 bytes a postback promoted, and a weak cell for GC).
+  const inRequest = job.sequence === undefined ? null : AsyncLocalStorage.snapshot();
+  const build = inRequest === null
+    ? job.build
+    : (atomic: Deno.AtomicOperation, first: number) => inRequest(job.build, atomic, first);
   let expected: (string | null)[] = keys.map(() => null);
   for (let round = 0; round < CLAIM_ROUNDS; round++) {
     let threw = false;
