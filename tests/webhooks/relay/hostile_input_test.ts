@@ -23,7 +23,9 @@ Deno.test("destinations.add() refuses a field it does not take (a typo would for
         assert.ok(e instanceof TypeError);
         assert.match(
           e.message,
-          new RegExp(`^Cannot add destination: it takes only 'url', 'hookIds', 'secret', 'pinned' and 'unique', got "${field}"$`),
+          new RegExp(
+            `^Cannot add destination: it takes only 'url', 'hookIds', 'secret', 'pinned' and 'unique', got "${field}"$`,
+          ),
         );
         assert.ok(!e.message.includes(secret.slice(6)));
         return true;
