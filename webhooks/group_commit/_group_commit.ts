@@ -129,6 +129,8 @@ class GroupCommitter {
         if (group.length === 0) break; // each waiting job touches a key of a group in flight
         this.#launch(group);
       }
+      // Jobs left waiting for the cap (not for a key in flight): a higher cap could change something.
+      if (this.#waiting.length > 0 && this.#cap !== null && this.#inFlight.size >= this.#cap.value) this.#cap.bound();
     } catch (error) {
       // Reading a counter failed: every waiting job fails; the next submit starts afresh.
       for (const entry of this.#waiting.splice(0)) entry.resolve({ kind: "error", error });

@@ -11,13 +11,16 @@
 //
 // So the cap climbs the hill: it starts at 16 (best with the stall, measured
 // in docs/architecture.md), and every few windows of jobs it tries a
-// neighbour (half, or double) for one window. It moves there when the jobs of
-// that window took clearly less time on average, and goes back otherwise,
-// trying less often after each try that did not pay. A move stands only if
-// the next window at the new cap is also clearly faster than the old cap, so
-// one lucky window on a noisy machine does not move it.
-// Under a load the KV meets at once, every cap measures alike and the cap
-// stays. A window counts only the jobs submitted under the cap it measures.
+// neighbour for one window: half, or double when jobs waited for the cap
+// (with fewer jobs at once than the cap, a higher one changes nothing). A
+// window is at least 128 jobs, or eight per group in flight: over 64, on a
+// machine shared with other work, the means of one cap were 40% apart. It
+// moves when that window took clearly less time on average, and goes back
+// otherwise, trying less often after each try that did not pay. A move
+// stands only if the next window at the new cap is also clearly faster than
+// the old cap, so one lucky window does not move it. Under a load the KV
+// meets at once, every cap measures alike and the cap stays. A window counts
+// only the jobs submitted under the cap it measures.
 
 /** The cap a remote KV starts at: best where shared commits stall (docs/architecture.md). */
 export const REMOTE_IN_FLIGHT = 16;
@@ -34,7 +37,7 @@ const LAST_GAP = 32;
 /** A neighbour must take at most this share of the current cap's time to be adopted. */
 const BETTER = 0.85;
 /** Jobs a window needs at least; a window that spans more than `WINDOW_MS` with fewer decides nothing. */
-const MIN_JOBS = 64;
+const MIN_JOBS = 128;
 const WINDOW_MS = 2_000;
 
 /** The learnt cap of groups in flight of one remote KV. */
@@ -55,10 +58,17 @@ export class InFlightCap {
   #windows = 0;
   #gap = FIRST_GAP;
   #down = true;
+  /** Whether jobs waited for the cap during the window: only then can a higher cap change anything. */
+  #bound = false;
 
   constructor(start = REMOTE_IN_FLIGHT, now = performance.now()) {
     this.value = start;
     this.#windowStart = now;
+  }
+
+  /** Notes that jobs wait because the cap's groups are in flight (the committer calls it). */
+  bound(): void {
+    this.#bound = true;
   }
 
   /** Counts one job, submitted under `epoch`, that took `ms`; may close a window and move the cap. */
@@ -66,12 +76,14 @@ export class InFlightCap {
     if (epoch !== this.epoch) return;
     this.#count++;
     this.#sum += ms;
-    const enough = this.#count >= Math.max(MIN_JOBS, 4 * this.value);
+    const enough = this.#count >= Math.max(MIN_JOBS, 8 * this.value);
     if (!enough && now - this.#windowStart < WINDOW_MS) return;
     const mean = this.#sum / this.#count;
     const decided = this.#count >= MIN_JOBS; // when the window closed on time
+    const bound = this.#bound;
     this.#count = 0;
     this.#sum = 0;
+    this.#bound = false;
     this.#windowStart = now;
     if (this.#kept !== null) return this.#endTry(decided ? mean : Infinity); // too few in time: no better
     if (!decided) return; // too little load to tell caps apart: keep the cap
@@ -88,13 +100,16 @@ export class InFlightCap {
       }
     }
     this.#base = this.#base === undefined ? mean : (this.#base + mean) / 2;
-    if (++this.#windows >= this.#gap) this.#tryNeighbour();
+    if (++this.#windows >= this.#gap) this.#tryNeighbour(bound);
   }
 
-  #tryNeighbour(): void {
+  /** Tries half or double; double only when `bound` (a cap that held no job back changes nothing raised). */
+  #tryNeighbour(bound: boolean): void {
     this.#windows = 0;
+    if (!this.#down && !bound) this.#down = true;
     let next = this.#down ? this.value / 2 : this.value * 2;
     if (next < MIN_IN_FLIGHT || next > MAX_IN_FLIGHT) {
+      if (!bound) return; // at the floor and not holding jobs back: nothing to try
       this.#down = !this.#down;
       next = this.#down ? this.value / 2 : this.value * 2;
     }

@@ -29,7 +29,14 @@ function random(seed: number): () => number {
 }
 
 /** Runs `jobs` jobs through the cap, each taking the model's time at the cap it was submitted under, ±`noise`. */
-function drive(cap: InFlightCap, model: Record<number, number>, jobs: number, noise: number, seed: number) {
+function drive(
+  cap: InFlightCap,
+  model: Record<number, number>,
+  jobs: number,
+  noise: number,
+  seed: number,
+  bound = true,
+) {
   const next = random(seed);
   const caps = new Map<number, number>();
   let now = 0;
@@ -37,6 +44,7 @@ function drive(cap: InFlightCap, model: Record<number, number>, jobs: number, no
     const ms = model[cap.value] * (1 + noise * (2 * next() - 1));
     caps.set(cap.value, (caps.get(cap.value) ?? 0) + 1);
     now += ms / cap.value; // the cap's jobs run side by side
+    if (bound) cap.bound(); // more jobs than the cap: some wait for it
     cap.observe(cap.epoch, ms, now);
   }
   return { caps, now };
@@ -102,4 +110,16 @@ Deno.test("property: whatever the job times, the cap stays within its bounds and
       },
     ),
   );
+});
+
+Deno.test("the cap is raised only when jobs waited for it: with fewer jobs at once, a higher cap changes nothing", () => {
+  // Every cap above 16 would measure a little better by chance: without jobs waiting for the cap, none is tried.
+  const RISING: Record<number, number> = { 1: 90, 2: 60, 4: 40, 8: 30, 16: 20, 32: 10, 64: 5 };
+  const unbound = new InFlightCap(REMOTE_IN_FLIGHT, 0);
+  const { caps } = drive(unbound, RISING, 50_000, 0.1, 6, false);
+  assert.ok([...caps.keys()].every((c) => c <= 16), `caps tried: ${[...caps.keys()]}`);
+  assert.equal(unbound.value, 16);
+  const bound = new InFlightCap(REMOTE_IN_FLIGHT, 0);
+  drive(bound, RISING, 50_000, 0.1, 6, true);
+  assert.equal(bound.value, 64);
 });
