@@ -17,7 +17,7 @@ import { entryAt, type StoredEntry } from "./_entry.ts";
 import { deleteForward } from "./_forwards.ts";
 import { describeValue, type ResolvedOptions } from "./_options.ts";
 import type { Destination, DestinationInput, DestinationPatch, Destinations, NewDestination } from "./_types.ts";
-import { clashIn, clashMessage, readSlot, writeSlot } from "./url_index/mod.ts";
+import { indexRemove, indexWrite } from "./url_index/mod.ts";
 import { dropPaused, unpark } from "./paused/mod.ts";
 
 /** A destination as stored: with its secret. */
@@ -169,20 +169,7 @@ export function createDestinations(
       .check(previous)
       .set(destinationKey(record.id), record)
       .sum(DESTINATIONS_VERSION_KEY, ONE);
-    const was = previous.value;
-    if (
-      !record.pinned &&
-      (was === null || was.url !== record.url || JSON.stringify(was.hookIds) !== JSON.stringify(record.hookIds))
-    ) {
-      const slot = await readSlot(kv, record.url, listAll);
-      const clash = unique ? await clashIn(kv, slot, record.url, record.hookIds, record.id) : null;
-      if (clash) throw new TypeError(clashMessage(was ? "update destination" : "add destination", record.url, clash));
-      writeSlot(atomic, slot, [...slot.ids, record.id]);
-      if (was !== null && was.url !== record.url) {
-        const old = await readSlot(kv, was.url, listAll);
-        writeSlot(atomic, old, old.ids.filter((id) => id !== record.id));
-      }
-    }
+    await indexWrite(kv, atomic, record, previous.value, unique, listAll);
     const result = await retryWhileLocked(() => atomic.commit());
     await changed();
     return result.ok;
@@ -197,10 +184,7 @@ export function createDestinations(
       .delete(pinHeldKey(id))
       .sum(DESTINATIONS_VERSION_KEY, ONE)
       .sum(OUTBOX_BUMP_KEY, ONE);
-    if (!current.value.pinned) {
-      const slot = await readSlot(kv, current.value.url, listAll);
-      writeSlot(atomic, slot, slot.ids.filter((other) => other !== id));
-    }
+    await indexRemove(kv, atomic, current.value, listAll);
     const result = await retryWhileLocked(() => atomic.commit());
     await changed();
     if (!result.ok) return remove(id);

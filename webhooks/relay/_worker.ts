@@ -8,7 +8,7 @@ import type { StoredEntry } from "./_entry.ts";
 import { attemptRecord, type Finish, finishes, FinishQueue, reasonOf } from "./_finish.ts";
 import { destinationKey, DESTINATIONS_VERSION_KEY, OUTBOX_BUMP_KEY, pinHeldKey, SHARED_PARTITION } from "./_keys.ts";
 import type { StoredDestination } from "./_destinations.ts";
-import { dropPaused, pausedDestinations, unpark } from "./paused/mod.ts";
+import { settlePaused } from "./paused/mod.ts";
 import { nextWait, type ResolvedOptions, type ResolvedRun } from "./_options.ts";
 import { DueWindow, expandFanouts, type Held } from "./_outbox.ts";
 import type { Destinations, RelayWorker } from "./_types.ts";
@@ -101,13 +101,7 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     const pinned = [...cache.all()].filter((d) => d.pinned);
     const mine = pinned.filter((d) => only?.has(d.id));
     for (const d of mine) await retryWhileLocked(() => kv.set(pinHeldKey(d.id), now));
-    // Entries kept while a destination was disabled go back once it is enabled (its enable moves them) and go with
-    // it when removed: this look finishes either when the process that began it ended before it was done.
-    for await (const id of pausedDestinations(kv)) {
-      const d = cache.get(id);
-      if (d?.enabled && (!only || only.has(id))) await unpark(kv, id, options.now);
-      else if (!d && (await kv.get(destinationKey(id))).versionstamp === null) await dropPaused(kv, id);
-    }
+    await settlePaused(kv, cache, only, options.now);
     const others = pinned.filter((d) => !only?.has(d.id));
     for (let i = 0; i < others.length; i += 10) {
       const chunk = others.slice(i, i + 10);

@@ -7,7 +7,7 @@
 import { retryWhileLocked } from "../../kv/mod.ts";
 import { type OutboxEntry, storedOf } from "../_entry.ts";
 import { deleteForward, setForward } from "../_forwards.ts";
-import { dueKey, OUTBOX_BUMP_KEY, PAUSED_PREFIX, pausedAfter, pausedPrefix } from "../_keys.ts";
+import { destinationKey, dueKey, OUTBOX_BUMP_KEY, PAUSED_PREFIX, pausedAfter, pausedPrefix } from "../_keys.ts";
 
 /** Entries moved back per commit: each is checked (two enables at once move it once), within KV Connect's ten. */
 const MOVE_BATCH = 10;
@@ -69,5 +69,24 @@ export async function dropPaused(kv: Deno.Kv, destinationId: string): Promise<vo
     }
     if (count === 0) return;
     await retryWhileLocked(() => atomic.commit());
+  }
+}
+
+/**
+ * A worker's housekeeping look at the kept entries: those of an enabled
+ * destination (of `only`, when given) go back to the outbox, those of a
+ * removed one are deleted. The enable or removal does this itself; the look
+ * finishes it when the process that began it ended before it was done.
+ */
+export async function settlePaused(
+  kv: Deno.Kv,
+  cache: { get(id: string): { enabled: boolean } | undefined },
+  only: Set<string> | null,
+  now: () => number,
+): Promise<void> {
+  for await (const id of pausedDestinations(kv)) {
+    const d = cache.get(id);
+    if (d?.enabled && (!only || only.has(id))) await unpark(kv, id, now);
+    else if (!d && (await kv.get(destinationKey(id))).versionstamp === null) await dropPaused(kv, id);
   }
 }

@@ -5,4 +5,4 @@
  * @module
  */
 
-export { dropPaused, pausedDestinations, unpark } from "./_paused.ts";
+export { dropPaused, settlePaused, unpark } from "./_paused.ts";

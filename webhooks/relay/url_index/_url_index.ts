@@ -2,8 +2,9 @@
 // sha256(url)], the ids of the unpinned destinations at that URL. Every add,
 // change of URL or hooks, and removal of one of them checks and rewrites it
 // in the commit that writes the destination, so two such changes made at
-// once (in two processes, say) are decided one after the other: one URL
-// never gets one hook's postbacks from two destinations. Pinned destinations
+// once (in two processes, say) are decided one after the other: with
+// `unique`, one URL never gets one hook's postbacks from two destinations
+// (without it, the same URL may be added twice). Pinned destinations
 // (`listen`'s) are left out: their URL names a place on the machine of the
 // worker started for them, and two developers may both forward to
 // `http://localhost:3000/`.
@@ -12,14 +13,14 @@ import type { Destination } from "../_destination_types.ts";
 import { destinationKey, destinationUrlKey } from "../_keys.ts";
 
 /** The index entry of one URL as read: what to check, and the ids it holds. */
-export interface UrlSlot {
+interface UrlSlot {
   key: Deno.KvKey;
   versionstamp: string | null;
   ids: string[];
 }
 
 /** A destination at the same URL that takes a hook of the new one: which, and the hook (`null`: every hook). */
-export interface UrlClash {
+interface UrlClash {
   destination: Destination;
   hook: string | null;
 }
@@ -35,7 +36,7 @@ async function hashOf(url: string): Promise<string> {
  * (which kept no index) is found in `listAll`'s list, and the entry written
  * with the next change holds it.
  */
-export async function readSlot(
+async function readSlot(
   kv: Deno.Kv,
   url: string,
   listAll: () => Promise<Destination[]>,
@@ -58,7 +59,7 @@ function sharedHook(a: string[] | undefined, b: string[] | undefined): string | 
  * The destination of `slot` (other than `exceptId`) still at `url` that
  * takes a hook of `hookIds` (absent: every hook), or `null` when none does.
  */
-export async function clashIn(
+async function clashIn(
   kv: Deno.Kv,
   slot: UrlSlot,
   url: string,
@@ -78,15 +79,54 @@ export async function clashIn(
 }
 
 /** The refusal of a change that would give `url` a hook's postbacks twice. */
-export function clashMessage(action: string, url: string, clash: UrlClash): string {
+function clashMessage(action: string, url: string, clash: UrlClash): string {
   const what = clash.hook === null ? "every hook's postbacks" : `the postbacks of hook '${clash.hook}'`;
   return `Cannot ${action}: ${url} already receives ${what} through destination ${clash.destination.id}; ` +
     "remove that one, or change its hooks, first";
 }
 
 /** Adds to `atomic` the check of `slot` and its new ids (the entry deleted when none is left). */
-export function writeSlot(atomic: Deno.AtomicOperation, slot: UrlSlot, ids: string[]): void {
+function writeSlot(atomic: Deno.AtomicOperation, slot: UrlSlot, ids: string[]): void {
   atomic.check({ key: slot.key, versionstamp: slot.versionstamp });
   if (ids.length === 0) atomic.delete(slot.key);
   else atomic.set(slot.key, [...new Set(ids)]);
+}
+
+/**
+ * Adds to `atomic` what writing `record` over `was` (`null`: a new one)
+ * changes in the index: nothing for a pinned one or when its URL and hooks
+ * stay; else its URL's entry, checked, with its id (and, moved, its old
+ * URL's without). With `unique`, throws a `TypeError` when another
+ * destination at the URL takes one of its hooks.
+ */
+export async function indexWrite(
+  kv: Deno.Kv,
+  atomic: Deno.AtomicOperation,
+  record: Destination,
+  was: Destination | null,
+  unique: boolean,
+  listAll: () => Promise<Destination[]>,
+): Promise<void> {
+  if (record.pinned) return;
+  if (was !== null && was.url === record.url && JSON.stringify(was.hookIds) === JSON.stringify(record.hookIds)) return;
+  const slot = await readSlot(kv, record.url, listAll);
+  const clash = unique ? await clashIn(kv, slot, record.url, record.hookIds, record.id) : null;
+  if (clash) throw new TypeError(clashMessage(was ? "update destination" : "add destination", record.url, clash));
+  writeSlot(atomic, slot, [...slot.ids, record.id]);
+  if (was !== null && was.url !== record.url) {
+    const old = await readSlot(kv, was.url, listAll);
+    writeSlot(atomic, old, old.ids.filter((id) => id !== record.id));
+  }
+}
+
+/** Adds to `atomic` the removal of `destination` from its URL's entry (a pinned one has none). */
+export async function indexRemove(
+  kv: Deno.Kv,
+  atomic: Deno.AtomicOperation,
+  destination: Destination,
+  listAll: () => Promise<Destination[]>,
+): Promise<void> {
+  if (destination.pinned) return;
+  const slot = await readSlot(kv, destination.url, listAll);
+  writeSlot(atomic, slot, slot.ids.filter((other) => other !== destination.id));
 }

@@ -1,9 +1,9 @@
 /**
- * The URL index of a relay's destinations: one URL never gets one hook's
- * postbacks from two unpinned destinations, checked in the commit that adds
- * or changes a destination.
+ * The URL index of a relay's destinations, kept in the commit that adds,
+ * changes or removes one: with `unique`, one URL never gets one hook's
+ * postbacks from two unpinned destinations.
  *
  * @module
  */
 
-export { clashIn, clashMessage, readSlot, type UrlClash, type UrlSlot, writeSlot } from "./_url_index.ts";
+export { indexRemove, indexWrite } from "./_url_index.ts";
