@@ -23,21 +23,21 @@
 //
 // When a shared commit fails, the checks of the group are read again and each
 // job learns which of its own checks failed; the jobs none of whose checks
-// failed go again (a moved sequence counter is read afresh). A commit that
+// failed go again (a moved sequence counter is read afresh; _sort_out.ts). A commit that
 // throws is retried job by job. No job is committed twice: the operation that
 // commits is the one whose result it gets.
 
-import { getManyBatched, keyId, withLockRetry } from "../kv/mod.ts";
+import { keyId, withLockRetry } from "../kv/mod.ts";
 import { applySums, type SumTotals } from "./_atomic_recorder.ts";
 import { isRemote } from "./_remote.ts";
 import { InFlightCap } from "./_in_flight.ts";
+import { sortOut } from "./_sort_out.ts";
 import { groupCommitted } from "../telemetry/mod.ts";
 import {
   buildEntry,
   type Busy,
   busyOf,
   type Counter,
-  counterOf,
   countersKnown,
   type Entry,
   type GroupJob,
@@ -45,7 +45,6 @@ import {
   keysOf,
   lastNumber,
   LOCAL_CHECKS,
-  MAX_TRIES,
   readCounters,
   REMOTE_CHECKS,
   takeGroup,
@@ -248,7 +247,10 @@ class GroupCommitter {
   /** After a commit that threw or whose checks failed: tells each job what failed, or puts it back first in line. */
   async #failed(sent: Exclude<Sent, { kind: "committed" }>): Promise<void> {
     const { group, last } = sent;
-    if (sent.kind === "refused") return await this.#sortOut(group, [...last.values()].map(({ key }) => key));
+    if (sent.kind === "refused") {
+      const again = await sortOut(this.#kv, group, [...last.values()].map(({ key }) => key), this.#counters);
+      return void this.#waiting.unshift(...again);
+    }
     if (
       sent.checks + last.size > REMOTE_CHECKS && this.#maxChecks > REMOTE_CHECKS &&
       /too many checks/i.test(String((sent.error as Error | null)?.message))
@@ -258,44 +260,6 @@ class GroupCommitter {
       this.#waiting.unshift(...group);
     } else if (group.length === 1) group[0].resolve({ kind: "error", error: sent.error });
     else this.#waiting.unshift(...group.map((entry) => ({ ...entry, alone: true })));
-  }
-
-  /** After a failed commit: reads every check again; each job learns its own failed checks, or goes again. */
-  async #sortOut(group: Entry[], sequences: Deno.KvKey[]): Promise<void> {
-    const all = new Map<string, Deno.KvKey>();
-    for (const entry of group) {
-      const { checks, checkIds } = entry.recorder!;
-      for (let i = 0; i < checks.length; i++) all.set(checkIds[i], checks[i].key);
-    }
-    for (const key of sequences) all.set(keyId(key), key);
-    let entries: Deno.KvEntryMaybe<unknown>[];
-    try {
-      entries = await getManyBatched(this.#kv, [...all.values()]);
-    } catch (error) {
-      for (const entry of group) entry.resolve({ kind: "error", error });
-      return;
-    }
-    const now = new Map(entries.map((entry) => [keyId(entry.key), entry.versionstamp]));
-    for (const key of sequences) {
-      this.#counters.set(
-        keyId(key),
-        counterOf(entries.find((e) => keyId(e.key) === keyId(key)) as Deno.KvEntryMaybe<number>),
-      );
-    }
-    const again: Entry[] = [];
-    for (const entry of group) {
-      const { checks, checkIds } = entry.recorder!;
-      const changed = checks.filter((check, i) => now.get(checkIds[i]) !== check.versionstamp);
-      if (changed.length > 0) entry.resolve({ kind: "failed", changed });
-      else again.push(entry);
-    }
-    // A try counts only when no job's check explains the failure (another process moved a counter, say).
-    if (again.length === group.length) {
-      for (const entry of again.filter((entry) => ++entry.tries >= MAX_TRIES)) {
-        entry.resolve({ kind: "error", error: new Error("Cannot commit: too many concurrent writers, try again") });
-      }
-    }
-    this.#waiting.unshift(...again.filter((entry) => entry.tries < MAX_TRIES));
   }
 }
 
