@@ -26,6 +26,17 @@ export interface Run {
 }
 
 /**
+ * Seconds each serving process is loaded, unmeasured, before its first
+ * measured run: a process fresh from its start runs its first second or two
+ * cold (V8 has not compiled its hot paths yet, its caches are empty), and the
+ * console, with far more code on its path than the floor, paid for that in
+ * its first round alone (measured over KV Connect +20 ms: the console's first
+ * round 6 to 16% below its second, the floor's level). autocannon's own
+ * `warmup` option does the same for one target.
+ */
+export const WARMUP_SECONDS = 2;
+
+/**
  * Runs autocannon for `seconds` with `connections` against `url`; given
  * several URLs (one per serving process), it spreads the connections over
  * them in turn, and the figures (p50 and p99 included) are of all requests.

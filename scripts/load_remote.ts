@@ -15,7 +15,7 @@
  * @module
  */
 
-import { cannon, type Run } from "./_load_cannon.ts";
+import { cannon, type Run, WARMUP_SECONDS } from "./_load_cannon.ts";
 import { Answered, balance, type Books } from "./load_books.ts";
 import { type LoadFixture, signedRequests } from "./load_postbacks.ts";
 import { countDeliveries, processCpuMs, seedConsoleKv, type Started, startProcess } from "./load_processes.ts";
@@ -86,6 +86,12 @@ export interface RemoteOptions {
   connectionsPerProcess?: number;
   /** Pause before each run, ms. */
   settleMs: number;
+  /**
+   * Seconds each floor and console are loaded before the first measured run
+   * (WARMUP_SECONDS by default); what they store then counts as stored, not
+   * as answered in a row.
+   */
+  warmupSeconds?: number;
   /** The next postback number of the run (each postback's title is `Load load-{n}`). */
   next: () => number;
 }
@@ -172,6 +178,11 @@ export async function runRemoteSet(set: RemoteSet, options: RemoteOptions): Prom
       const sign = signedRequests(fixture, options.next);
       const floorUrls = floors.map((f) => f.url);
       const hookUrls = consoles.map((c) => `${c.url}/hooks/${fixture.hook.id}`);
+      const warmup = options.warmupSeconds ?? WARMUP_SECONDS;
+      if (warmup > 0) {
+        await cannon(floorUrls, connections, warmup, signFloor);
+        await cannon(hookUrls, connections, warmup, sign);
+      }
       for (let round = 0; round < rounds; round++) {
         for (const turn of turns(round, "floor", "receiver")) {
           await new Promise((r) => setTimeout(r, settleMs));

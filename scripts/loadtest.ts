@@ -33,7 +33,7 @@
 import { parseArgs } from "node:util";
 import { loadFixture, signedRequests } from "./load_postbacks.ts";
 import { countDeliveries, processCpuMs, seedConsoleKv, startProcess } from "./load_processes.ts";
-import { cannon, type Run } from "./_load_cannon.ts";
+import { cannon, type Run, WARMUP_SECONDS } from "./_load_cannon.ts";
 import { Answered } from "./load_books.ts";
 import { merged, type RoundVerdict, turns, verdictOf } from "./load_rounds.ts";
 import { table, targets } from "./load_report.ts";
@@ -123,6 +123,10 @@ async function main(): Promise<void> {
       const floors: Run[] = [], receivers: Run[] = [];
       let counted = 0;
       try {
+        // Each process warmed up first, unmeasured (what the console stores then is stored, not answered, in the books).
+        const hookUrl = `${consoleProc.url}/hooks/${fixture.hook.id}`;
+        await cannon(floorProc.url, connections, WARMUP_SECONDS, signFloor);
+        await cannon(hookUrl, connections, WARMUP_SECONDS, sign);
         // One round with a single connection (no drift to even out there: it only shows the cost of one request).
         const count = connections === 1 ? 1 : rounds;
         for (let round = 0; round < count; round++) {
@@ -138,7 +142,7 @@ async function main(): Promise<void> {
             } else {
               const before = await commits();
               const cpu = await processCpuMs(consoleProc.pid);
-              const r = await cannon(`${consoleProc.url}/hooks/${fixture.hook.id}`, connections, seconds, sign, onOk);
+              const r = await cannon(hookUrl, connections, seconds, sign, onOk);
               r.target = "receiver";
               r.cpuUsPerRequest = cpuPerRequest(cpu, await processCpuMs(consoleProc.pid), r.requests);
               counted += (await commits()) - before;

@@ -43,7 +43,7 @@ Deno.test("remoteTarget() and remoteLabel(): a receiver row names its floor row,
 
 Deno.test({
   name: "runRemoteSet(): two floors and two consoles on one KV over KV Connect, 2 s each, and the books balance",
-  // Starts five processes (the KV Connect server, two floors, two consoles) and sends for 4 s in all.
+  // Starts five processes (the KV Connect server, two floors, two consoles) and sends for 6 s in all (a second of warm-up each, then 2 s each).
   fn: async () => {
     const dir = await Deno.makeTempDir({ prefix: "cw-load-remote-" });
     let seq = 0;
@@ -56,6 +56,7 @@ Deno.test({
         rounds: 1,
         connectionsPerProcess: 4,
         settleMs: 0,
+        warmupSeconds: 1,
         next: () => ++seq,
       });
       const [floor, receiver] = result.rows;
@@ -71,7 +72,9 @@ Deno.test({
       }
       // Counted from the shared KV after both consoles stopped: every postback answered 200, by either, stored once.
       assert.equal(result.books.answered, receiver.ok);
-      assert.ok(result.books.stored >= result.books.answered, JSON.stringify(result.books));
+      // The consoles' warm-up, before the measured run, stored postbacks that no row counts as answered.
+      // Beyond the few in flight when a run ended (at most one per connection), stored but not counted.
+      assert.ok(result.books.stored - result.books.answered > receiver.connections, JSON.stringify(result.books));
       assert.equal(result.books.lost, 0);
       assert.equal(result.books.duplicated, 0);
       assert.equal(result.verdict.ratios.length, 1);
