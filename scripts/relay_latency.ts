@@ -1,0 +1,210 @@
+/**
+ * How long a postback takes from the receiver's 200 to the request that
+ * forwards it (issue 45's target: p50 at most 20 ms and p99 at most 100 ms
+ * on a local KV at 50 postbacks a second). In one process, as the console
+ * runs them: a receiver whose `write` is `relay.write` (through `Deno.serve`
+ * on 127.0.0.1), one relay worker with its default options, and an app on
+ * 127.0.0.1 that answers 200 at once. Signed one-item postbacks go out at a
+ * fixed rate, each on its own schedule (a slow answer does not slow the
+ * rate); the time of each is taken when its 200 arrives and when the app
+ * receives its forward. Beside each postback, in the same run and at the same
+ * rate, a bare POST straight to the app gives the floor: what one hop on this
+ * machine takes from send to receipt.
+ *
+ *   deno task relay-latency [--seconds 20] [--rate 50] [--kv file,memory] [--print]
+ *
+ * Without `--print` the section between its markers in BENCHMARKS.md is
+ * written again.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { createReceiver, createRelay, createWebhooks, signJiveExtn } from "../webhooks/mod.ts";
+
+/** The targets: ms from the receiver's 200 to the app's receipt. */
+export const LATENCY_TARGETS = { p50: 20, p99: 100 };
+
+const SECRET = btoa("the latency run's client secret");
+const SIGN = { clientId: "client-latency", jiveUrl: "https://latency.example", tenantId: "tenant-latency" };
+const REF = "https://latency.example/api/core/v3/webhooks/1";
+const START = "<!-- relay-latency:start -->";
+const END = "<!-- relay-latency:end -->";
+/** Postbacks sent before the measured ones: the worker's first take and the code's first runs are not timed. */
+const WARMUP = 20;
+
+/** One run's figures, ms. */
+export interface LatencyResult {
+  kv: "file" | "memory";
+  rate: number;
+  /** Postbacks answered 200 and timed (after the warm-up). */
+  sent: number;
+  /** Of those, forwarded to the app before the run ended. */
+  delivered: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** The floor: a bare POST to the app, from send to receipt. */
+  directP50: number;
+  directP99: number;
+}
+
+/** The `q` quantile (0 to 1) of `values`, by the nearest rank; NaN when there are none. */
+export function quantile(values: number[], q: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+/** Sends `rate` postbacks a second for `seconds` (after a short warm-up) and times each forward. */
+export async function measureRelayLatency(
+  options: { kv: "file" | "memory"; rate: number; seconds: number },
+): Promise<LatencyResult> {
+  const { rate, seconds } = options;
+  const dir = options.kv === "file" ? await Deno.makeTempDir({ prefix: "cw-relay-latency-" }) : null;
+  const kv = await Deno.openKv(dir ? `${dir}/kv.sqlite3` : ":memory:");
+  const forwarded = new Map<string, number>(); // marker -> when the app got it
+  const direct = new Map<string, number>();
+  const app = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    const at = performance.now();
+    const body = await request.json();
+    if (body.direct) direct.set(body.direct, at);
+    else forwarded.set(body.data.activity.title, at);
+    return new Response("ok");
+  });
+  const hooks = createWebhooks(kv);
+  await hooks.communities.save({ name: "Latency", ...SIGN, baseUrl: SIGN.jiveUrl, clientSecret: SECRET });
+  await hooks.save({ id: "hook-latency", tenantId: SIGN.tenantId, entity: { resources: { self: { ref: REF } } } });
+  const relay = createRelay(kv, { allowPrivateNetwork: true });
+  await relay.destinations.add({ url: `http://127.0.0.1:${app.addr.port}/hooks` });
+  const receiver = createReceiver(hooks, { write: relay.write });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, receiver.handle);
+  const receiverUrl = `http://127.0.0.1:${server.addr.port}/hooks`;
+  const appUrl = `http://127.0.0.1:${app.addr.port}/direct`;
+  const worker = relay.run();
+  const answered = new Map<string, number>(); // marker -> when its 200 arrived
+  const sentAt = new Map<string, number>(); // direct marker -> when it was sent
+  let timestamp = Date.now() - 4 * 60_000;
+  const total = WARMUP + Math.round(rate * seconds);
+  const sends: Promise<void>[] = [];
+  try {
+    const start = performance.now();
+    for (let i = 0; i < total; i++) {
+      const due = start + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const marker = `latency-${i}`;
+      timestamp = Math.max(timestamp + 1, Date.now() - 4 * 60_000);
+      const authorization = await signJiveExtn({ ...SIGN, timestamp }, SECRET);
+      const body = JSON.stringify([{ webhook: REF, activity: { verb: "jive:created", title: marker } }]);
+      sends.push((async () => {
+        const response = await fetch(receiverUrl, { method: "POST", headers: { authorization }, body });
+        await response.body?.cancel();
+        if (response.status === 200 && i >= WARMUP) answered.set(marker, performance.now());
+      })());
+      sends.push((async () => {
+        sentAt.set(marker, performance.now());
+        await (await fetch(appUrl, { method: "POST", body: JSON.stringify({ direct: marker }) })).body?.cancel();
+      })());
+    }
+    await Promise.all(sends);
+    // Forwards still on their way get up to 5 s.
+    const until = performance.now() + 5_000;
+    while ([...answered.keys()].some((m) => !forwarded.has(m)) && performance.now() < until) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  } finally {
+    await worker.stop();
+    await relay.close();
+    await server.shutdown();
+    await app.shutdown();
+    kv.close();
+    if (dir) await Deno.remove(dir, { recursive: true });
+  }
+  const latencies = [...answered].filter(([m]) => forwarded.has(m)).map(([m, at]) => forwarded.get(m)! - at);
+  const floor = [...sentAt].filter(([m]) => direct.has(m)).slice(WARMUP).map(([m, at]) => direct.get(m)! - at);
+  return {
+    kv: options.kv,
+    rate,
+    sent: answered.size,
+    delivered: latencies.length,
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    max: Math.max(...latencies),
+    directP50: quantile(floor, 0.5),
+    directP99: quantile(floor, 0.99),
+  };
+}
+
+/** The BENCHMARKS.md section of some runs. */
+export function latencySection(results: LatencyResult[], seconds: number): string {
+  const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : "—");
+  const met = (r: LatencyResult) =>
+    r.delivered === r.sent && r.p50 <= LATENCY_TARGETS.p50 && r.p99 <= LATENCY_TARGETS.p99 ? "met" : "**missed**";
+  return [
+    START,
+    "### From the receiver's 200 to the forward",
+    "",
+    `\`deno task relay-latency\`: a receiver whose \`write\` is \`relay.write\` and one relay worker in one process, an`,
+    `app on 127.0.0.1 that answers at once, signed one-item postbacks at a fixed rate for ${seconds} s (after ${WARMUP}`,
+    "not timed); each postback's time from its 200 to the app's receipt of its forward (below zero when the forward",
+    "reached the app before the 200 reached the sender). _Direct_ is a bare POST to the same app sent beside each",
+    "postback: one hop on this machine, from send to receipt.",
+    "",
+    "| KV | postbacks/s | timed | forwarded | p50 ms | p99 ms | max ms | direct p50 ms | direct p99 ms | target (p50 ≤ 20, p99 ≤ 100) |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ...results.map((r) =>
+      `| ${r.kv} | ${r.rate} | ${r.sent} | ${r.delivered} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.max)} | ` +
+      `${ms(r.directP50)} | ${ms(r.directP99)} | ${met(r)} |`
+    ),
+    "",
+    `Machine: ${Deno.build.os} ${Deno.build.arch}, ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}, ` +
+    `${new Date().toISOString().slice(0, 10)}.`,
+    END,
+  ].join("\n");
+}
+
+async function writeSection(section: string): Promise<void> {
+  const path = new URL("../BENCHMARKS.md", import.meta.url);
+  const text = await Deno.readTextFile(path);
+  const start = text.indexOf(START);
+  const end = text.indexOf(END);
+  const relay = text.indexOf("## How to read this");
+  const next = start >= 0 && end > start
+    ? text.slice(0, start) + section + text.slice(end + END.length)
+    : relay >= 0
+    ? `${text.slice(0, relay)}${section}\n\n${text.slice(relay)}`
+    : `${text.trimEnd()}\n\n${section}\n`;
+  await Deno.writeTextFile(path, next);
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      seconds: { type: "string", default: "20" },
+      rate: { type: "string", default: "50" },
+      kv: { type: "string", default: "file,memory" },
+      print: { type: "boolean", default: false },
+    },
+    strict: true,
+  });
+  const seconds = Number(values.seconds), rate = Number(values.rate);
+  if (!(seconds > 0 && seconds <= 300)) {
+    throw new RangeError(`--seconds must be from 1 to 300, got '${values.seconds}'`);
+  }
+  if (!(rate > 0 && rate <= 1000)) throw new RangeError(`--rate must be from 1 to 1000 a second, got '${values.rate}'`);
+  const kinds = values.kv.split(",").map((k) => k.trim());
+  const bad = kinds.filter((k) => k !== "file" && k !== "memory");
+  if (bad.length > 0 || kinds.length === 0) {
+    throw new RangeError(`--kv must list file and/or memory, got '${values.kv}'`);
+  }
+  const results: LatencyResult[] = [];
+  for (const kind of kinds as ("file" | "memory")[]) {
+    results.push(await measureRelayLatency({ kv: kind, rate, seconds }));
+    console.error(JSON.stringify(results.at(-1)));
+  }
+  const section = latencySection(results, seconds);
+  if (values.print) console.log(section);
+  else await writeSection(section);
+}

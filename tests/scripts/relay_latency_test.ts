@@ -1,0 +1,42 @@
+import assert from "node:assert/strict";
+import { LATENCY_TARGETS, latencySection, measureRelayLatency, quantile } from "../../scripts/relay_latency.ts";
+
+Deno.test("quantile(): the nearest rank, whatever the order; NaN for no values", () => {
+  const values = [5, 1, 4, 2, 3, 10, 9, 8, 7, 6];
+  assert.equal(quantile(values, 0.5), 5);
+  assert.equal(quantile(values, 0.99), 10);
+  assert.equal(quantile(values, 0), 1);
+  assert.equal(quantile([7], 0.99), 7);
+  assert.ok(Number.isNaN(quantile([], 0.5)));
+  assert.deepEqual(values, [5, 1, 4, 2, 3, 10, 9, 8, 7, 6]); // not sorted in place
+});
+
+Deno.test("measureRelayLatency(): every postback answered 200 at the rate is forwarded and timed, on a KV file", async () => {
+  const result = await measureRelayLatency({ kv: "file", rate: 20, seconds: 1 });
+  assert.equal(result.sent, 20);
+  assert.equal(result.delivered, 20);
+  for (const figure of [result.p50, result.p99, result.max, result.directP50, result.directP99]) {
+    assert.ok(Number.isFinite(figure) && figure < 5_000, JSON.stringify(result));
+  }
+  assert.ok(result.p50 <= result.p99 && result.p99 <= result.max, JSON.stringify(result));
+});
+
+Deno.test("latencySection(): the verdict against the targets, and a forward missing is a miss", () => {
+  const base = {
+    kv: "file" as const,
+    rate: 50,
+    sent: 100,
+    delivered: 100,
+    p50: 3,
+    p99: 20,
+    max: 30,
+    directP50: 1,
+    directP99: 2,
+  };
+  const rows = latencySection([
+    base,
+    { ...base, p99: LATENCY_TARGETS.p99 + 1 },
+    { ...base, delivered: 99 },
+  ], 20).split("\n").filter((line) => line.startsWith("| file"));
+  assert.deepEqual(rows.map((row) => row.split("|").at(-2)!.trim()), ["met", "**missed**", "**missed**"]);
+});
