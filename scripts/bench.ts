@@ -134,6 +134,15 @@ notes.push(...receiving.notes);
 const relay = relaySection(results, { time: fmtTime, ratio: fmtRatio, mark, table });
 md.push(...relay.md);
 notes.push(...relay.notes);
+// The sections of `deno task relay-latency` and `deno task loadtest` are kept as they were (their own runs write them).
+const previous = await Deno.readTextFile(options.out).catch(() => "");
+const kept = (name: string): string | null => {
+  const start = previous.indexOf(`<!-- ${name}:start -->`);
+  const end = previous.indexOf(`<!-- ${name}:end -->`);
+  return start >= 0 && end > start ? previous.slice(start, end + `<!-- ${name}:end -->`.length) : null;
+};
+const latency = kept("relay-latency");
+if (latency) md.push(latency, "");
 
 // Notes, time ------------------------------------------------------------------------
 
@@ -164,12 +173,7 @@ md.push(
   "",
 );
 
-// The load test's section (`deno task loadtest`) is kept as it was.
-const previous = await Deno.readTextFile(options.out).catch(() => "");
-const loadStart = previous.indexOf("<!-- loadtest:start -->");
-const loadEnd = previous.indexOf("<!-- loadtest:end -->");
-if (loadStart >= 0 && loadEnd > loadStart) {
-  md.push(previous.slice(loadStart, loadEnd + "<!-- loadtest:end -->".length), "");
-}
+const load = kept("loadtest");
+if (load) md.push(load, "");
 await Deno.writeTextFile(options.out, md.join("\n"));
 log(`wrote ${relative(Deno.cwd(), options.out) || options.out} in ${(totalMs / 1000).toFixed(0)} s`);
