@@ -206,7 +206,8 @@ async function main(): Promise<void> {
     "header's HMAC and commits one claim to a KV file (the floor: one commit per postback, the baseline of the targets,",
     "not a limit: a receiver whose postbacks share commits can pass it), each in a process of its own; autocannon",
     `sends from this one, ${seconds} s per run. Each number of connections starts the floor and the console afresh, on`,
-    `new KV files, and each of their runs follows a pause of ${pause} s. ${
+    `new KV files; each is first loaded ${WARMUP_SECONDS} s unmeasured (warm, as a serving process is), and each of`,
+    `their runs follows a pause of ${pause} s. ${
       rounds > 1
         ? `At 16 and 64 connections they run ${rounds} rounds in turns, the order swapped each round, so the host's`
         : "One round each (--quick or --rounds 1): no drift evened out, so"
