@@ -35,3 +35,24 @@ Deno.test("Forward to: an 'enabled' other than 1 or 0 (a hand-made or stale form
     assert.equal(off.headers.get("location"), `${path}?notice=disabled`);
   });
 });
+
+Deno.test("Forward to: a URL refused as malformed never echoes the password or token in it", async () => {
+  await withHook(async (_t, hook, client) => {
+    const path = `/webhooks/${hook.id}/forward`;
+    const csrf = csrfOf(await client.text(path, 200));
+    for (
+      const url of [
+        "https://user:hunter2@app.example/a b",
+        "https://user:hunter2@app.example\\in",
+        "http://user:hunter2@",
+        "https://hunter2@app.example/\u0007",
+      ]
+    ) {
+      const res = await client.post(path, { _csrf: csrf, url });
+      const html = await res.text();
+      assert.equal(res.status, 400, url);
+      assert.match(html, /No destination was added: .*must be an absolute http\(s\) URL/, url);
+      assert.ok(!html.includes("hunter2"), `${JSON.stringify(url)} is echoed with its secret`);
+    }
+  });
+});
