@@ -12,6 +12,7 @@ import type { DeadLetter, Destination, Webhook } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
 import { Layout } from "../components/Layout.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
+import { DRAFT_NOTICE, draftText, takeDraft } from "../lib/drafts.ts";
 import { oneAtATime } from "../lib/one_at_a_time.ts";
 import { deadLetterOf, deadLettersOf, destinationsOf, shownId, shownUrl } from "./_forward_lookups.ts";
 import { DeadLetters } from "./_forward_dead.tsx";
@@ -159,8 +160,11 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.get("/webhooks/:id/forward", async (c) => {
     const hook = await hookOr404(c);
     if (hook instanceof Response) return hook;
-    const notice = NOTICES[c.req.query("notice") ?? ""];
-    return await page(c, hook, { notice, deadFrom: c.req.query("dead") || undefined });
+    // Back from a sign-in after the session ended: the add's URL as it was sent, not added.
+    const draft = await takeDraft(c, deps.kv);
+    const notice = draft ? DRAFT_NOTICE : NOTICES[c.req.query("notice") ?? ""];
+    const url = draft?.kind === "forward" ? draftText(draft, "url") : undefined;
+    return await page(c, hook, { notice, url, deadFrom: c.req.query("dead") || undefined });
   });
 
   app.post("/webhooks/:id/forward", async (c) => {

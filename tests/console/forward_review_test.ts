@@ -2,7 +2,7 @@
 // URL refused with a password in it, and forms sent after the session ended.
 
 import assert from "node:assert/strict";
-import { type Client, csrfOf, withHook } from "./_helpers.ts";
+import { type Client, csrfOf, signIn, withHook } from "./_helpers.ts";
 
 /** Adds a destination to `hookId` through its page; returns its id. */
 async function addDestination(client: Client, hookId: string, url: string): Promise<string> {
@@ -54,5 +54,40 @@ Deno.test("Forward to: a URL refused as malformed never echoes the password or t
       assert.match(html, /No destination was added: .*must be an absolute http\(s\) URL/, url);
       assert.ok(!html.includes("hunter2"), `${JSON.stringify(url)} is echoed with its secret`);
     }
+  });
+});
+
+Deno.test("Forward to: its forms sent after the session ended lead back to its page, the URL typed kept, nothing done", async () => {
+  await withHook(async (t, hook, client) => {
+    const path = `/webhooks/${hook.id}/forward`;
+    const id = await addDestination(client, hook.id, "https://app.example/in");
+    const csrf = csrfOf(await client.text(path, 200));
+    const signout = await client.post("/signout", { _csrf: csrf }); // as another tab of the same browser would
+    await signout.body?.cancel();
+    const again = await signIn(t.origin); // after sign-in: a new session, the same browser
+    const sent: [string, Record<string, string>][] = [
+      [path, { _csrf: csrf, url: "https://user:hunter2@app.example/typed" }],
+      [`${path}/${id}/enabled`, { _csrf: csrf, enabled: "0" }],
+      [`${path}/${id}/remove`, { _csrf: csrf }],
+      [`${path}/redeliver/msg_1`, { _csrf: csrf }],
+      [`/webhooks/${hook.id}/forget`, { _csrf: csrf, confirm: "yes" }],
+    ];
+    for (const [action, form] of sent) {
+      const res = await client.post(action, form);
+      await res.body?.cancel();
+      assert.equal(res.status, 303, action);
+      const returnTo = new URL(res.headers.get("location")!, t.origin).searchParams.get("returnTo") ?? "";
+      const page = action.includes("/forward") ? path : `/webhooks/${hook.id}`;
+      assert.match(returnTo, new RegExp(`^${page}\\?draft=`), action);
+      const html = await again.text(returnTo, 200);
+      assert.match(html, /the form you sent was not saved/, action);
+      assert.ok(!html.includes("hunter2"), "a password typed is not kept");
+      if (action === path) assert.match(html, /value="https:\/\/app\.example\/typed"/);
+    }
+    // Nothing was done: the one destination, enabled, and the hook's record.
+    const page = await again.text(path, 200);
+    assert.equal(page.match(/data-destination="/g)?.length, 1);
+    assert.match(page, /<td>enabled<\/td>/);
+    assert.ok(await t.app.webhooks.findByID(hook.id));
   });
 });
