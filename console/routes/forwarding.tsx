@@ -162,7 +162,8 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (hook instanceof Response) return hook;
     // Back from a sign-in after the session ended: the add's URL as it was sent, not added.
     const draft = await takeDraft(c, deps.kv);
-    const notice = draft ? DRAFT_NOTICE : NOTICES[c.req.query("notice") ?? ""];
+    const code = c.req.query("notice") ?? "";
+    const notice = draft ? DRAFT_NOTICE : Object.hasOwn(NOTICES, code) ? NOTICES[code] : undefined;
     const url = draft?.kind === "forward" ? draftText(draft, "url") : undefined;
     return await page(c, hook, { notice, url, deadFrom: c.req.query("dead") || undefined });
   });

@@ -91,3 +91,14 @@ Deno.test("Forward to: its forms sent after the session ended lead back to its p
     assert.ok(await t.app.webhooks.findByID(hook.id));
   });
 });
+
+Deno.test("a ?notice= that names a property every object has (toString, constructor) shows no notice", async () => {
+  await withHook(async (_t, hook, client) => {
+    for (const page of [`/webhooks/${hook.id}/forward`, "/webhooks", `/webhooks/${hook.id}`]) {
+      for (const code of ["toString", "constructor", "hasOwnProperty", "__proto__"]) {
+        const html = await client.text(`${page}?notice=${code}`, 200);
+        assert.doesNotMatch(html, /class="notice"/, `${page}?notice=${code}`);
+      }
+    }
+  });
+});
