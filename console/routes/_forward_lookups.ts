@@ -50,6 +50,32 @@ export function shownId(id: string): string {
   return JSON.stringify(id.length > 64 ? `${id.slice(0, 64)}…` : id);
 }
 
+/** The hooks a destination of a hook's page forwards, as the page says: every hook, this hook, or it and others. */
+export function hooksOf(d: Destination): string {
+  const others = (d.hookIds?.length ?? 0) - 1;
+  if (d.hookIds === undefined) return "every hook";
+  return others > 0 ? `this hook and ${others} other${others === 1 ? "" : "s"}` : "this hook";
+}
+
+/**
+ * Takes the hook `hookId` off destination `d` (its page's Remove): one shared with other hooks whose records are
+ * there goes on forwarding their postbacks, under its secret; one of this hook alone, or of every hook, is removed.
+ * Resolves with how many other hooks it still forwards.
+ */
+export async function takeOff(
+  relay: Relay,
+  hookId: string,
+  d: Destination,
+  exists: (hookId: string) => Promise<boolean>,
+): Promise<number> {
+  const others = d.hookIds?.filter((id) => id !== hookId) ?? [];
+  const found = await Promise.all(others.map(exists));
+  const kept = others.filter((_, i) => found[i]); // a hook whose record is gone would have the update refused
+  if (kept.length === 0) await relay.destinations.remove(d.id);
+  else await relay.destinations.update(d.id, { hookIds: kept });
+  return kept.length;
+}
+
 /**
  * Forgets the destinations of hooks whose records are gone (unregistered, forgotten, or dangling records reconcile
  * removed, all at once): one bound to those hooks alone is removed, secret and all (no page would list it again); one

@@ -14,7 +14,15 @@ import { Layout } from "../components/Layout.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
 import { DRAFT_NOTICE, draftText, takeDraft } from "../lib/drafts.ts";
 import { oneAtATime } from "../lib/one_at_a_time.ts";
-import { deadLetterOf, deadLettersOf, destinationsOf, shownId, shownUrl } from "./_forward_lookups.ts";
+import {
+  deadLetterOf,
+  deadLettersOf,
+  destinationsOf,
+  hooksOf,
+  shownId,
+  shownUrl,
+  takeOff,
+} from "./_forward_lookups.ts";
 import { DeadLetters } from "./_forward_dead.tsx";
 
 /** What the page shows besides the lists. */
@@ -35,6 +43,9 @@ const NOTICES: Record<string, string> = {
   disabled:
     "The destination is disabled: nothing is sent to it; what waits for it is kept and sent once it is enabled.",
   removed: "The destination is removed.",
+  unlinked:
+    "This hook's postbacks are no longer forwarded there; the destination still forwards the postbacks of the " +
+    "other hooks it serves.",
   redelivered: "The dead letter is back in the outbox: a worker sends it again.",
   gone: "That dead letter was already sent again or is gone.",
 };
@@ -103,7 +114,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
                     <code>{shownUrl(d.url)}</code>
                     {d.pinned && " (a developer's listen)"}
                   </td>
-                  <td>{d.hookIds === undefined ? "every hook" : "this hook"}</td>
+                  <td>{hooksOf(d)}</td>
                   <td>{d.enabled ? "enabled" : "disabled"}</td>
                   <td>
                     <form method="post" action={`${path}/${encodeURIComponent(d.id)}/enabled`}>
@@ -256,8 +267,8 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (hook instanceof Response) return hook;
     const destination = await destinationOr404(c, hook);
     if (destination instanceof Response) return destination;
-    await deps.relay.destinations.remove(destination.id);
-    return c.redirect(`${pathOf(hook.id)}?notice=removed`, 303);
+    const others = await takeOff(deps.relay, hook.id, destination, async (id) => !!await deps.webhooks.findByID(id));
+    return c.redirect(`${pathOf(hook.id)}?notice=${others > 0 ? "unlinked" : "removed"}`, 303);
   });
 
   app.post("/webhooks/:id/forward/redeliver/:entry", async (c) => {

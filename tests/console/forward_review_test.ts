@@ -2,7 +2,8 @@
 // URL refused with a password in it, and forms sent after the session ended.
 
 import assert from "node:assert/strict";
-import { type Client, csrfOf, signIn, withHook } from "./_helpers.ts";
+import { type Client, csrfOf, registerHook, signIn, withHook } from "./_helpers.ts";
+import { createRelay } from "../../webhooks/mod.ts";
 
 /** Adds a destination to `hookId` through its page; returns its id. */
 async function addDestination(client: Client, hookId: string, url: string): Promise<string> {
@@ -99,6 +100,46 @@ Deno.test("a ?notice= that names a property every object has (toString, construc
         const html = await client.text(`${page}?notice=${code}`, 200);
         assert.doesNotMatch(html, /class="notice"/, `${page}?notice=${code}`);
       }
+    }
+  });
+});
+
+Deno.test("Forward to: a destination shared with another hook says so, and Remove takes only this hook off it", async () => {
+  await withHook(async (t, hook, client) => {
+    const other = await registerHook(client, t.origin, { events: ["discussion"] });
+    const relay = createRelay(t.kv);
+    try {
+      const shared = await relay.destinations.add({ url: "https://app.example/both", hookIds: [hook.id, other] });
+      const path = `/webhooks/${hook.id}/forward`;
+      const html = await client.text(path, 200);
+      assert.match(html, /<td>this hook and 1 other<\/td>/);
+      const res = await client.post(`${path}/${shared.id}/remove`, { _csrf: csrfOf(html) });
+      await res.body?.cancel();
+      assert.equal(res.status, 303);
+      assert.equal(res.headers.get("location"), `${path}?notice=unlinked`);
+      assert.match(
+        await client.text(`${path}?notice=unlinked`, 200),
+        /still forwards the postbacks of the other hooks/,
+      );
+      // The other hook's forwarding goes on: the destination, its secret and its state are still its.
+      assert.deepEqual(
+        (await relay.destinations.list()).map((d) => ({ id: d.id, hookIds: d.hookIds, enabled: d.enabled })),
+        [{ id: shared.id, hookIds: [other], enabled: true }],
+      );
+      assert.doesNotMatch(await client.text(path, 200), new RegExp(`data-destination="${shared.id}"`));
+      assert.match(await client.text(`/webhooks/${other}/forward`, 200), new RegExp(`data-destination="${shared.id}"`));
+
+      // Shared with a hook whose record is gone (removed here without its destinations): removed, not left to it.
+      const gone = await registerHook(client, t.origin, { events: ["discussion"] });
+      const dangling = await relay.destinations.add({ url: "https://app.example/gone", hookIds: [hook.id, gone] });
+      await t.app.webhooks.remove(gone);
+      const csrf = csrfOf(await client.text(path, 200));
+      const removed = await client.post(`${path}/${dangling.id}/remove`, { _csrf: csrf });
+      await removed.body?.cancel();
+      assert.equal(removed.headers.get("location"), `${path}?notice=removed`);
+      assert.equal(await relay.destinations.get(dangling.id), null);
+    } finally {
+      await relay.close();
     }
   });
 });
