@@ -24,6 +24,7 @@ import {
   takeOff,
 } from "./_forward_lookups.ts";
 import { DeadLetters } from "./_forward_dead.tsx";
+import { NOTICES } from "./_forward_notices.ts";
 
 /** What the page shows besides the lists. */
 interface PageOptions {
@@ -37,18 +38,6 @@ interface PageOptions {
   /** Where the dead letters start (a cursor of the page before); absent: the newest. */
   deadFrom?: string;
 }
-
-const NOTICES: Record<string, string> = {
-  enabled: "The destination is enabled.",
-  disabled:
-    "The destination is disabled: nothing is sent to it; what waits for it is kept and sent once it is enabled.",
-  removed: "The destination is removed.",
-  unlinked:
-    "This hook's postbacks are no longer forwarded there; the destination still forwards the postbacks of the " +
-    "other hooks it serves.",
-  redelivered: "The dead letter is back in the outbox: a worker sends it again.",
-  gone: "That dead letter was already sent again or is gone.",
-};
 
 /** Adds the hook's "Forward to" page and its actions to `app`. */
 export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
@@ -241,6 +230,9 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       status: 404,
     });
   }
+
+  // The address bar after a refused action (its page is the POST's answer), or a bookmark: the page, not a 404.
+  app.get("/webhooks/:id/forward/:action{.+}", (c) => c.redirect(pathOf(c.req.param("id")), 302));
 
   app.post("/webhooks/:id/forward/:dest/enabled", async (c) => {
     const hook = await hookOr404(c);

@@ -143,3 +143,24 @@ Deno.test("Forward to: a destination shared with another hook says so, and Remov
     }
   });
 });
+
+Deno.test("Forward to: a GET of an action's URL (the address bar after a refused action, a bookmark) shows the page", async () => {
+  await withHook(async (_t, hook, client) => {
+    const path = `/webhooks/${hook.id}/forward`;
+    for (const action of ["/d1/enabled", "/d1/remove", "/redeliver/msg_1"]) {
+      const res = await client.fetch(path + action);
+      await res.body?.cancel();
+      assert.equal(res.status, 302, action);
+      assert.equal(res.headers.get("location"), path);
+    }
+    // The hook page's own action URLs still lead to it; deeper paths that end like one are no action of it.
+    const label = await client.fetch(`/webhooks/${hook.id}/label`);
+    await label.body?.cancel();
+    assert.equal(label.headers.get("location"), `/webhooks/${hook.id}`);
+    const deeper = await client.fetch(`/webhooks/${hook.id}/a/b/test`);
+    await deeper.body?.cancel();
+    assert.equal(deeper.status, 404);
+    const unknown = await client.fetch(`/webhooks/nope/forward/redeliver/msg_1`);
+    assert.equal((await client.follow(unknown)).status, 404);
+  });
+});
