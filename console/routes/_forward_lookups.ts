@@ -17,17 +17,19 @@ export const DEAD_PAGE = 100;
 /**
  * A page of the hook's dead letters, newest first, from `cursor` (`""`: the newest): one read of the relay's
  * index by hook and of the letters it names, however many dead letters other hooks left at a destination of every
- * hook. Those at a destination the page no longer shows (removed, or moved to other hooks) are left out.
+ * hook. Those at a destination the page no longer shows (removed, or moved to other hooks) are left out; `read` counts
+ * them too (`0`: the page before was the last, full one, so the relay gave it a cursor).
  */
 export async function deadLettersOf(
   relay: Relay,
   hookId: string,
   destinations: Destination[],
   cursor: string,
-): Promise<{ values: DeadLetter[]; cursor: string }> {
+): Promise<{ values: DeadLetter[]; cursor: string; read: number }> {
   const shown = new Set(destinations.map((d) => d.id));
   const page = await relay.deadLetters({ hookId, cursor, newestFirst: true, limit: DEAD_PAGE });
-  return { values: page.values.filter((letter) => shown.has(letter.destinationId)), cursor: page.cursor };
+  const values = page.values.filter((letter) => shown.has(letter.destinationId));
+  return { values, cursor: page.cursor, read: page.values.length };
 }
 
 /**

@@ -50,7 +50,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const csrf = c.get("session")!.csrf;
     const destinations = await destinationsOf(deps.relay, hook.id);
     const path = pathOf(hook.id);
-    let dead: { values: DeadLetter[]; cursor: string };
+    let dead: { values: DeadLetter[]; cursor: string; read: number };
     try {
       dead = await deadLettersOf(deps.relay, hook.id, destinations, options.deadFrom ?? "");
     } catch (err) {

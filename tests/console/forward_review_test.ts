@@ -164,3 +164,43 @@ Deno.test("Forward to: a GET of an action's URL (the address bar after a refused
     assert.equal((await client.follow(unknown)).status, 404);
   });
 });
+
+Deno.test("Forward to: exactly a page of dead letters, its 'Older' page says there are no older ones", async () => {
+  await withHook(async (t, hook, client) => {
+    const relay = createRelay(t.kv);
+    try {
+      const destination = await relay.destinations.add({ url: "https://app.example/in", hookIds: [hook.id] });
+      for (let i = 0; i < 100; i++) {
+        const letter = {
+          id: `msg_${String(i).padStart(26, "0")}`,
+          destinationId: destination.id,
+          hookId: hook.id,
+          tenantId: "sandbox-tenant",
+          postbackId: `p${i}`,
+          index: 0,
+          activity: { verb: "jive:created" },
+          acceptedAt: i,
+          attempts: 8,
+          deadAt: 1_000_000 + i,
+          reason: "HTTP 500",
+        };
+        await t.kv.atomic()
+          .set(["relay_dead", letter.id], letter)
+          .set(["relay_dead_by_destination", letter.destinationId, letter.id], null)
+          .set(["relay_dead_by_hook", letter.hookId, letter.deadAt, letter.id], letter.destinationId)
+          .set(["relay_dead_by_hook_ready"], true)
+          .commit();
+      }
+      const path = `/webhooks/${hook.id}/forward`;
+      const first = await client.text(path, 200);
+      assert.equal(first.match(/data-entry="/g)?.length, 100);
+      const older = /id="forward-dead-older" href="([^"]+)"/.exec(first)?.[1].replaceAll("&amp;", "&");
+      const second = await client.text(older ?? path, 200);
+      assert.doesNotMatch(second, /data-entry=/);
+      assert.doesNotMatch(second, /id="forward-no-dead-here"/, "no letter is hidden: there is none older");
+      assert.match(second, /id="forward-no-older">No older dead letters/);
+    } finally {
+      await relay.close();
+    }
+  });
+});
