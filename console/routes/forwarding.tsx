@@ -50,6 +50,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const csrf = c.get("session")!.csrf;
     const destinations = await destinationsOf(deps.relay, hook.id);
     const path = pathOf(hook.id);
+    const callback = String(hook.entity?.callback ?? "");
     let dead: { values: DeadLetter[]; cursor: string; read: number };
     try {
       dead = await deadLettersOf(deps.relay, hook.id, destinations, options.deadFrom ?? "");
@@ -73,6 +74,13 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           Postbacks this hook receives are forwarded to each enabled destination, signed with Standard Webhooks, and
           retried for about 27 hours. <a href={`/webhooks/${encodeURIComponent(hook.id)}`}>Back to the webhook</a>
         </p>
+        {!callback.startsWith(`${deps.publicUrl}/hooks/`) && (
+          <p class="notice warning" role="note" id="forward-elsewhere">
+            This hook's postbacks go to{" "}
+            <code>{callback || "no callback"}</code>, not to this console's receiver: they are forwarded only if that
+            receiver hands them to this relay (a console on the same KV does).
+          </p>
+        )}
         {options.added && (
           <section id="forward-added">
             <h2>Signing secret</h2>

@@ -204,3 +204,16 @@ Deno.test("Forward to: exactly a page of dead letters, its 'Older' page says the
     }
   });
 });
+
+Deno.test("Forward to: a hook whose postbacks go to a callback elsewhere says that nothing reaches its destinations", async () => {
+  await withHook(async (t, hook, client) => {
+    const elsewhere = await registerHook(client, t.origin, {
+      events: ["discussion"],
+      callback: "https://elsewhere.example/in",
+    });
+    const theirs = await client.text(`/webhooks/${elsewhere}/forward`, 200);
+    assert.match(theirs, /id="forward-elsewhere"/);
+    assert.match(theirs, /https:\/\/elsewhere\.example\/in/);
+    assert.doesNotMatch(await client.text(`/webhooks/${hook.id}/forward`, 200), /id="forward-elsewhere"/);
+  });
+});
