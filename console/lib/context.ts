@@ -197,7 +197,8 @@ export const NOTICES: Record<string, string> = {
 
 /** The notice of a `?notice=` code, if known. */
 export function noticeOf(c: Context<ConsoleEnv>): string | undefined {
-  return NOTICES[c.req.query("notice") ?? ""];
+  const code = c.req.query("notice") ?? "";
+  return Object.hasOwn(NOTICES, code) ? NOTICES[code] : undefined; // not `toString` and the like, which every object has
 }
 
 /** Describes an error for a page without leaking secrets (no stack, no tokens). */

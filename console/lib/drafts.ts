@@ -24,7 +24,14 @@ const MAX_VALUE = 2000;
 const MAX_VALUES = 64;
 
 /** Which form a draft holds, by the fields it keeps. */
-export type DraftKind = "label" | "events" | "register" | "community-new" | "community-edit" | "action";
+export type DraftKind =
+  | "label"
+  | "events"
+  | "register"
+  | "community-new"
+  | "community-edit"
+  | "forward"
+  | "action";
 
 /** The fields each kind of form keeps (never a secret); list fields end in `[]`. */
 const KEPT: Record<DraftKind, string[]> = {
@@ -33,6 +40,7 @@ const KEPT: Record<DraftKind, string[]> = {
   register: ["tenantId", "events[]", "object", "callback"],
   "community-new": ["name", "tenantId", "baseUrl", "clientId"],
   "community-edit": ["name", "baseUrl", "clientId"],
+  forward: ["url"],
   action: [],
 };
 
@@ -55,7 +63,13 @@ const FORMS: [RegExp, (m: RegExpExecArray) => string, DraftKind][] = [
   [/^\/webhooks$/, () => "/webhooks/new", "register"],
   [/^\/webhooks\/([^/]+)\/label$/, (m) => `/webhooks/${m[1]}`, "label"],
   [/^\/webhooks\/([^/]+)\/events$/, (m) => `/webhooks/${m[1]}`, "events"],
-  [/^\/webhooks\/([^/]+)\/(enabled|test|unregister)$/, (m) => `/webhooks/${m[1]}`, "action"],
+  [/^\/webhooks\/([^/]+)\/(enabled|test|unregister|forget)$/, (m) => `/webhooks/${m[1]}`, "action"],
+  [/^\/webhooks\/([^/]+)\/forward$/, (m) => `/webhooks/${m[1]}/forward`, "forward"],
+  [
+    /^\/webhooks\/([^/]+)\/forward\/([^/]+\/(enabled|remove)|redeliver\/[^/]+)$/,
+    (m) => `/webhooks/${m[1]}/forward`,
+    "action",
+  ],
   [/^\/communities$/, () => "/communities/new", "community-new"],
   [/^\/communities\/([^/]+)$/, (m) => `/communities/${m[1]}`, "community-edit"],
   [/^\/communities\/([^/]+)\/remove$/, (m) => `/communities/${m[1]}`, "action"],
@@ -85,6 +99,12 @@ function keep(kind: DraftKind, body: URLSearchParams): Record<string, string | s
     } else {
       fields[spec] = (body.get(spec) ?? "").slice(0, MAX_VALUE);
     }
+  }
+  // A destination URL's user info is a password or a token (the relay refuses it anyway): never kept.
+  if (typeof fields.url === "string" && fields.url.includes("@")) {
+    const parsed = URL.parse(fields.url);
+    if (parsed) parsed.username = parsed.password = "";
+    fields.url = parsed?.href ?? "";
   }
   return fields;
 }

@@ -12,8 +12,8 @@ import { LocalTime } from "../components/LocalTime.tsx";
 
 /** Props of {@linkcode DeadLetters}. */
 export interface DeadLettersProps {
-  /** The page of dead letters, and the cursor of the older ones (`""`: none). */
-  dead: { values: DeadLetter[]; cursor: string };
+  /** The page of dead letters, the cursor of the older ones (`""`: none), and how many the relay read (shown or not). */
+  dead: { values: DeadLetter[]; cursor: string; read: number };
   /** Whether it is the first page (the newest). */
   first: boolean;
   /** The "Forward to" page's path. */
@@ -29,6 +29,9 @@ export function DeadLetters({ dead, first, path, csrf }: DeadLettersProps): VNod
       {dead.values.length === 0
         ? (first && dead.cursor === ""
           ? <p id="forward-no-dead">None: every forwarded postback was delivered or is still being tried.</p>
+          // The page before held the last ones, a whole page of them: the relay could not tell that there were no more.
+          : !first && dead.read === 0
+          ? <p id="forward-no-older">No older dead letters.</p>
           // The page's letters were all at destinations it no longer shows (removed, or now other hooks').
           : <p id="forward-no-dead-here">None on this page of the destinations shown here.</p>)
         : (

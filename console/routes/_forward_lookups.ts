@@ -17,17 +17,19 @@ export const DEAD_PAGE = 100;
 /**
  * A page of the hook's dead letters, newest first, from `cursor` (`""`: the newest): one read of the relay's
  * index by hook and of the letters it names, however many dead letters other hooks left at a destination of every
- * hook. Those at a destination the page no longer shows (removed, or moved to other hooks) are left out.
+ * hook. Those at a destination the page no longer shows (removed, or moved to other hooks) are left out; `read` counts
+ * them too (`0`: the page before was the last, full one, so the relay gave it a cursor).
  */
 export async function deadLettersOf(
   relay: Relay,
   hookId: string,
   destinations: Destination[],
   cursor: string,
-): Promise<{ values: DeadLetter[]; cursor: string }> {
+): Promise<{ values: DeadLetter[]; cursor: string; read: number }> {
   const shown = new Set(destinations.map((d) => d.id));
   const page = await relay.deadLetters({ hookId, cursor, newestFirst: true, limit: DEAD_PAGE });
-  return { values: page.values.filter((letter) => shown.has(letter.destinationId)), cursor: page.cursor };
+  const values = page.values.filter((letter) => shown.has(letter.destinationId));
+  return { values, cursor: page.cursor, read: page.values.length };
 }
 
 /**
@@ -50,6 +52,32 @@ export function shownId(id: string): string {
   return JSON.stringify(id.length > 64 ? `${id.slice(0, 64)}…` : id);
 }
 
+/** The hooks a destination of a hook's page forwards, as the page says: every hook, this hook, or it and others. */
+export function hooksOf(d: Destination): string {
+  const others = (d.hookIds?.length ?? 0) - 1;
+  if (d.hookIds === undefined) return "every hook";
+  return others > 0 ? `this hook and ${others} other${others === 1 ? "" : "s"}` : "this hook";
+}
+
+/**
+ * Takes the hook `hookId` off destination `d` (its page's Remove): one shared with other hooks whose records are
+ * there goes on forwarding their postbacks, under its secret; one of this hook alone, or of every hook, is removed.
+ * Resolves with how many other hooks it still forwards.
+ */
+export async function takeOff(
+  relay: Relay,
+  hookId: string,
+  d: Destination,
+  exists: (hookId: string) => Promise<boolean>,
+): Promise<number> {
+  const others = d.hookIds?.filter((id) => id !== hookId) ?? [];
+  const found = await Promise.all(others.map(exists));
+  const kept = others.filter((_, i) => found[i]); // a hook whose record is gone would have the update refused
+  if (kept.length === 0) await relay.destinations.remove(d.id);
+  else await relay.destinations.update(d.id, { hookIds: kept });
+  return kept.length;
+}
+
 /**
  * Forgets the destinations of hooks whose records are gone (unregistered, forgotten, or dangling records reconcile
  * removed, all at once): one bound to those hooks alone is removed, secret and all (no page would list it again); one
@@ -69,11 +97,18 @@ export async function forgetDestinations(relay: Relay, hookIds: string[]): Promi
 /**
  * A destination's URL as pages show it: a password in it (`https://user:pass@host/`, sent as Basic auth) is a secret
  * and shows as `***`, as does a user name that stands alone (`https://TOKEN@host/` is how tokens are often passed);
- * the rest as given. The relay refuses such URLs now; earlier versions stored them, and a refused form keeps its value.
+ * the rest as given. The relay refuses such URLs now; earlier versions stored them, and a refused form keeps its value
+ * (one no parser reads shows `***` from its scheme's end to its last `@`).
  */
 export function shownUrl(url: string): string {
   const parsed = URL.parse(url);
-  if (parsed === null || (parsed.password === "" && parsed.username === "")) return url;
+  if (parsed === null) {
+    // No parser reads it, so its user info cannot be cut out exactly: from the scheme's end to the last `@`.
+    if (!url.includes("@")) return url;
+    const start = /^[a-z][a-z0-9+.-]*:\/*/i.exec(url)?.[0].length ?? 0;
+    return `${url.slice(0, start)}***${url.slice(url.lastIndexOf("@"))}`;
+  }
+  if (parsed.password === "" && parsed.username === "") return url;
   if (parsed.password === "") parsed.username = "***";
   else parsed.password = "***";
   return parsed.href;

@@ -12,9 +12,19 @@ import type { DeadLetter, Destination, Webhook } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
 import { Layout } from "../components/Layout.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
+import { DRAFT_NOTICE, draftText, takeDraft } from "../lib/drafts.ts";
 import { oneAtATime } from "../lib/one_at_a_time.ts";
-import { deadLetterOf, deadLettersOf, destinationsOf, shownId, shownUrl } from "./_forward_lookups.ts";
+import {
+  deadLetterOf,
+  deadLettersOf,
+  destinationsOf,
+  hooksOf,
+  shownId,
+  shownUrl,
+  takeOff,
+} from "./_forward_lookups.ts";
 import { DeadLetters } from "./_forward_dead.tsx";
+import { NOTICES } from "./_forward_notices.ts";
 
 /** What the page shows besides the lists. */
 interface PageOptions {
@@ -29,15 +39,6 @@ interface PageOptions {
   deadFrom?: string;
 }
 
-const NOTICES: Record<string, string> = {
-  enabled: "The destination is enabled.",
-  disabled:
-    "The destination is disabled: nothing is sent to it; what waits for it is kept and sent once it is enabled.",
-  removed: "The destination is removed.",
-  redelivered: "The dead letter is back in the outbox: a worker sends it again.",
-  gone: "That dead letter was already sent again or is gone.",
-};
-
 /** Adds the hook's "Forward to" page and its actions to `app`. */
 export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const pathOf = (id: string) => `/webhooks/${encodeURIComponent(id)}/forward`;
@@ -49,7 +50,8 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const csrf = c.get("session")!.csrf;
     const destinations = await destinationsOf(deps.relay, hook.id);
     const path = pathOf(hook.id);
-    let dead: { values: DeadLetter[]; cursor: string };
+    const callback = String(hook.entity?.callback ?? "");
+    let dead: { values: DeadLetter[]; cursor: string; read: number };
     try {
       dead = await deadLettersOf(deps.relay, hook.id, destinations, options.deadFrom ?? "");
     } catch (err) {
@@ -72,6 +74,13 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           Postbacks this hook receives are forwarded to each enabled destination, signed with Standard Webhooks, and
           retried for about 27 hours. <a href={`/webhooks/${encodeURIComponent(hook.id)}`}>Back to the webhook</a>
         </p>
+        {!callback.startsWith(`${deps.publicUrl}/hooks/`) && (
+          <p class="notice warning" role="note" id="forward-elsewhere">
+            This hook's postbacks go to{" "}
+            <code>{callback || "no callback"}</code>, not to this console's receiver: they are forwarded only if that
+            receiver hands them to this relay (a console on the same KV does).
+          </p>
+        )}
         {options.added && (
           <section id="forward-added">
             <h2>Signing secret</h2>
@@ -102,7 +111,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
                     <code>{shownUrl(d.url)}</code>
                     {d.pinned && " (a developer's listen)"}
                   </td>
-                  <td>{d.hookIds === undefined ? "every hook" : "this hook"}</td>
+                  <td>{hooksOf(d)}</td>
                   <td>{d.enabled ? "enabled" : "disabled"}</td>
                   <td>
                     <form method="post" action={`${path}/${encodeURIComponent(d.id)}/enabled`}>
@@ -159,8 +168,12 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.get("/webhooks/:id/forward", async (c) => {
     const hook = await hookOr404(c);
     if (hook instanceof Response) return hook;
-    const notice = NOTICES[c.req.query("notice") ?? ""];
-    return await page(c, hook, { notice, deadFrom: c.req.query("dead") || undefined });
+    // Back from a sign-in after the session ended: the add's URL as it was sent, not added.
+    const draft = await takeDraft(c, deps.kv);
+    const code = c.req.query("notice") ?? "";
+    const notice = draft ? DRAFT_NOTICE : Object.hasOwn(NOTICES, code) ? NOTICES[code] : undefined;
+    const url = draft?.kind === "forward" ? draftText(draft, "url") : undefined;
+    return await page(c, hook, { notice, url, deadFrom: c.req.query("dead") || undefined });
   });
 
   app.post("/webhooks/:id/forward", async (c) => {
@@ -226,12 +239,24 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     });
   }
 
+  // The address bar after a refused action (its page is the POST's answer), or a bookmark: the page, not a 404.
+  app.get("/webhooks/:id/forward/:action{.+}", (c) => c.redirect(pathOf(c.req.param("id")), 302));
+
   app.post("/webhooks/:id/forward/:dest/enabled", async (c) => {
     const hook = await hookOr404(c);
     if (hook instanceof Response) return hook;
     const destination = await destinationOr404(c, hook);
     if (destination instanceof Response) return destination;
-    const enabled = (await c.req.parseBody()).enabled === "1";
+    const value = (await c.req.parseBody()).enabled;
+    if (value !== "1" && value !== "0") {
+      // A hand-made request or a stale form changes nothing: a missing or odd value must not disable forwarding.
+      const shown = typeof value === "string" ? shownId(value) : "nothing";
+      return await page(c, hook, {
+        error: `Nothing was changed: 'enabled' must be 1 (enable) or 0 (disable), got ${shown}`,
+        status: 400,
+      });
+    }
+    const enabled = value === "1";
     const updated = await deps.relay.destinations.update(destination.id, { enabled });
     const notice = updated ? (enabled ? "enabled" : "disabled") : "removed";
     return c.redirect(`${pathOf(hook.id)}?notice=${notice}`, 303);
@@ -242,8 +267,8 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (hook instanceof Response) return hook;
     const destination = await destinationOr404(c, hook);
     if (destination instanceof Response) return destination;
-    await deps.relay.destinations.remove(destination.id);
-    return c.redirect(`${pathOf(hook.id)}?notice=removed`, 303);
+    const others = await takeOff(deps.relay, hook.id, destination, async (id) => !!await deps.webhooks.findByID(id));
+    return c.redirect(`${pathOf(hook.id)}?notice=${others > 0 ? "unlinked" : "removed"}`, 303);
   });
 
   app.post("/webhooks/:id/forward/redeliver/:entry", async (c) => {

@@ -64,7 +64,7 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   });
 
   // A reload or bookmark of an action's URL shows the hook's page rather than a 404.
-  app.get("/webhooks/:id/:action{label|events|enabled|test}", (c) => c.redirect(pathOf(c.req.param("id")), 302));
+  app.get("/webhooks/:id/:action{(?:label|events|enabled|test)}", (c) => c.redirect(pathOf(c.req.param("id")), 302));
 
   /** Runs a platform change of a hook, then shows its page with what happened (and, refused, the form as sent). */
   const change = async (

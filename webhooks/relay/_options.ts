@@ -45,6 +45,16 @@ export function describeValue(value: unknown): string {
   return Array.isArray(value) ? "an array" : "an object";
 }
 
+/**
+ * A URL refused as malformed, described without what may be a password or token in it: everything from the end of
+ * its scheme to its last `@` shows as `***` (a string no parser reads has no user info to cut out exactly).
+ */
+export function describeUrl(value: unknown): string {
+  if (typeof value !== "string" || !value.includes("@")) return describeValue(value);
+  const start = /^[a-z][a-z0-9+.-]*:\/*/i.exec(value)?.[0].length ?? 0;
+  return describeValue(`${value.slice(0, start)}***${value.slice(value.lastIndexOf("@"))}`);
+}
+
 /** Checks `createRelay`'s options; a `TypeError` or `RangeError` names the wrong one. */
 export function resolveOptions(options: RelayOptions | undefined): ResolvedOptions {
   if (options !== undefined && (options === null || typeof options !== "object")) {
