@@ -5,6 +5,7 @@
 // destinations (Unregister, Forget, reconcile's removal of dangling records).
 
 import type { DeadLetter, Destination, Relay } from "../../webhooks/mod.ts";
+import type { Deps } from "../lib/context.ts";
 
 /** The destinations a hook's page shows and acts on: its own and those of every hook. */
 export async function destinationsOf(relay: Relay, hookId: string): Promise<Destination[]> {
@@ -78,17 +79,30 @@ export async function takeOff(
   return kept.length;
 }
 
+/** Whether a hook's record is there: what {@linkcode takeOff} and {@linkcode forgetDestinations} ask. */
+export function hookExists(deps: Pick<Deps, "webhooks">): (hookId: string) => Promise<boolean> {
+  return async (hookId) => (await deps.webhooks.findByID(hookId)) !== null;
+}
+
 /**
  * Forgets the destinations of hooks whose records are gone (unregistered, forgotten, or dangling records reconcile
  * removed, all at once): one bound to those hooks alone is removed, secret and all (no page would list it again); one
- * shared with other hooks keeps those. Never throws: an update refused (another of its hooks gone too) leaves that
- * destination.
+ * shared with other hooks keeps those whose records are there (`exists`; the relay refuses an update that names a
+ * hook already gone, which would leave the destination, secret and all, forwarding nothing on no page). Never throws:
+ * an update or removal that fails leaves that destination.
  */
-export async function forgetDestinations(relay: Relay, hookIds: string[]): Promise<void> {
+export async function forgetDestinations(
+  relay: Relay,
+  hookIds: string[],
+  exists: (hookId: string) => Promise<boolean>,
+): Promise<void> {
   const gone = new Set(hookIds);
   for (const d of await relay.destinations.list().catch(() => [])) {
-    const rest = d.hookIds?.filter((id) => !gone.has(id));
-    if (rest === undefined || rest.length === d.hookIds!.length) continue;
+    const named = d.hookIds?.filter((id) => !gone.has(id));
+    if (named === undefined || named.length === d.hookIds!.length) continue;
+    // A hook that cannot be looked up now is taken as there: the update then keeps it, or is refused.
+    const found = await Promise.all(named.map((id) => exists(id).catch(() => true)));
+    const rest = named.filter((_, i) => found[i]);
     await (rest.length === 0 ? relay.destinations.remove(d.id) : relay.destinations.update(d.id, { hookIds: rest }))
       .catch(() => {});
   }

@@ -18,6 +18,7 @@ import {
   deadLetterOf,
   deadLettersOf,
   destinationsOf,
+  hookExists,
   hooksOf,
   shownId,
   shownUrl,
@@ -267,7 +268,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (hook instanceof Response) return hook;
     const destination = await destinationOr404(c, hook);
     if (destination instanceof Response) return destination;
-    const others = await takeOff(deps.relay, hook.id, destination, async (id) => !!await deps.webhooks.findByID(id));
+    const others = await takeOff(deps.relay, hook.id, destination, hookExists(deps));
     return c.redirect(`${pathOf(hook.id)}?notice=${others > 0 ? "unlinked" : "removed"}`, 303);
   });
 

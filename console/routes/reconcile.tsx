@@ -14,7 +14,7 @@ import { Layout } from "../components/Layout.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
 import { DRAFT_NOTICE, takeDraft } from "../lib/drafts.ts";
 import type { CommunityForm } from "./_community_form.tsx";
-import { forgetDestinations } from "./_forward_lookups.ts";
+import { forgetDestinations, hookExists } from "./_forward_lookups.ts";
 
 /** What the community pages share with this one. */
 export interface CommunityShared {
@@ -264,7 +264,7 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
     // The dangling records are removed: their "Forward to" destinations go with them, as on Unregister.
     // All at once: a destination shared by two of them would otherwise keep the second (the relay refuses an
     // update that names a hook already gone).
-    await forgetDestinations(deps.relay, report.dangling.map((hook) => hook.id));
+    await forgetDestinations(deps.relay, report.dangling.map((hook) => hook.id), hookExists(deps));
     // What changed, for the page to say: the report describes the state found before the fixes.
     const changed = new URLSearchParams({
       notice: "fixed",

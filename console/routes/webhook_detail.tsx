@@ -20,7 +20,7 @@ import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
 import { selfRef } from "./_webhook_parts.tsx";
 import { webhookPage, type WebhookPageOptions } from "./_webhook_page.tsx";
-import { forgetDestinations } from "./_forward_lookups.ts";
+import { forgetDestinations, hookExists } from "./_forward_lookups.ts";
 
 /** Adds the webhook page, its test event and its unregister to `app`. */
 export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
@@ -226,7 +226,7 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
    */
   const forgetHere = async (hook: Webhook) => {
     await deps.labels.delete(hook.id).catch(() => {});
-    await forgetDestinations(deps.relay, [hook.id]);
+    await forgetDestinations(deps.relay, [hook.id], hookExists(deps));
     const keys: Deno.KvKey[] = [];
     for await (const entry of deps.kv.list({ prefix: receiverByHookPrefix(hook.id) })) {
       keys.push(entry.key, receiverKey(String(entry.key[entry.key.length - 1])));

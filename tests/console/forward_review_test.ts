@@ -217,3 +217,25 @@ Deno.test("Forward to: a hook whose postbacks go to a callback elsewhere says th
     assert.doesNotMatch(await client.text(`/webhooks/${hook.id}/forward`, 200), /id="forward-elsewhere"/);
   });
 });
+
+Deno.test("Forget: a destination the hook shared with a hook whose record is gone goes too, secret and all", async () => {
+  await withHook(async (t, hook, client) => {
+    const relay = createRelay(t.kv);
+    try {
+      const gone = await registerHook(client, t.origin, { events: ["discussion"] });
+      const kept = await registerHook(client, t.origin, { events: ["discussion"] });
+      const dangling = await relay.destinations.add({ url: "https://app.example/gone", hookIds: [hook.id, gone] });
+      const shared = await relay.destinations.add({ url: "https://app.example/kept", hookIds: [hook.id, gone, kept] });
+      await t.app.webhooks.remove(gone); // removed without the console: its destinations still name it
+      const csrf = csrfOf(await client.text(`/webhooks/${hook.id}`, 200));
+      const res = await client.post(`/webhooks/${hook.id}/forget`, { _csrf: csrf, confirm: "yes" });
+      await res.body?.cancel();
+      assert.equal(res.headers.get("location"), "/webhooks?notice=forgotten");
+      // The relay refuses to keep a hook that is gone: the update names only the hooks that are there.
+      assert.equal(await relay.destinations.get(dangling.id), null);
+      assert.deepEqual((await relay.destinations.get(shared.id))?.hookIds, [kept]);
+    } finally {
+      await relay.close();
+    }
+  });
+});
