@@ -26,6 +26,7 @@ import {
 } from "./_forward_lookups.ts";
 import { DeadLetters } from "./_forward_dead.tsx";
 import { NOTICES } from "./_forward_notices.ts";
+import { AddedSecret } from "./_forward_secret.tsx";
 
 /** What the page shows besides the lists. */
 interface PageOptions {
@@ -82,18 +83,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
             receiver hands them to this relay (a console on the same KV does).
           </p>
         )}
-        {options.added && (
-          <section id="forward-added">
-            <h2>Signing secret</h2>
-            <p>
-              Give this secret to the app at <code>{shownUrl(options.added.url)}</code>{" "}
-              to verify the signatures. It is shown this once.
-            </p>
-            <p>
-              <code id="forward-secret">{options.added.secret}</code>
-            </p>
-          </section>
-        )}
+        {options.added && <AddedSecret added={options.added} />}
         <h2>Destinations</h2>
         {destinations.length === 0 ? <p id="forward-none">No destination yet.</p> : (
           <table id="forward-destinations">
@@ -208,7 +198,19 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         // Answered with the page itself, not a redirect: the secret is shown in this answer only, which no cache
         // keeps (Back or a history restore must not bring it again).
         c.header("cache-control", "no-store");
-        return await page(c, hook, { notice: "The destination is added.", added });
+        return await page(c, hook, { notice: "The destination is added.", added }).catch((err) =>
+          // The page's lists could not be read (the KV failing): the secret, which no later page shows, all the same.
+          html(
+            c,
+            <Layout title={`Forward postbacks of ${hook.id}`} {...layoutFrame(c, deps)} error={describeError(err)}>
+              <p>
+                The destination is added; the rest of the page could not be shown.{" "}
+                <a href={pathOf(hook.id)}>Forward to</a>
+              </p>
+              <AddedSecret added={added} />
+            </Layout>,
+          )
+        );
       } catch (err) {
         if (!(err instanceof TypeError)) throw err;
         const added = await alreadyThere(); // by another console on this KV meanwhile
@@ -281,11 +283,8 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (found && !found.destination.enabled) {
       // It would only wait, unsent, while the destination is disabled: the user enables it first, knowingly.
       return await page(c, hook, {
-        error:
-          `The dead letter ${shownId(entryId)} was not sent again: its destination ${
-            shownUrl(found.destination.url)
-          } ` +
-          "is disabled. Enable it, then Redeliver.",
+        error: `The dead letter ${shownId(entryId)} was not sent again: its destination ` +
+          `${shownUrl(found.destination.url)} is disabled. Enable it, then Redeliver.`,
         status: 409,
       });
     }

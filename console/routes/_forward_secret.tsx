@@ -1,0 +1,21 @@
+// The signing secret of a destination just added to a hook's "Forward to" page (forwarding.tsx): shown on the
+// answer to the add, this once.
+
+import type { Destination } from "../../webhooks/mod.ts";
+import { shownUrl } from "./_forward_lookups.ts";
+
+/** The secret, with the URL (its user info masked) that it is for. */
+export function AddedSecret({ added }: { added: Destination & { secret: string } }) {
+  return (
+    <section id="forward-added">
+      <h2>Signing secret</h2>
+      <p>
+        Give this secret to the app at <code>{shownUrl(added.url)}</code>{" "}
+        to verify the signatures. It is shown this once.
+      </p>
+      <p>
+        <code id="forward-secret">{added.secret}</code>
+      </p>
+    </section>
+  );
+}
