@@ -80,6 +80,8 @@ async function checkUrl(url: unknown, action: string, options: ResolvedOptions):
       throw new TypeError(`Cannot ${action}: 'url' is refused: ${refused}; allowPrivateNetwork allows it`);
     }
   }
+  // A fragment is never sent: `/hooks#a` and `/hooks#b` are one app, which `unique` must see as one URL.
+  parsed.hash = "";
   return parsed.href;
 }
 
