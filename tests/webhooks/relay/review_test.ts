@@ -37,3 +37,18 @@ Deno.test("destinations.add() with unique refuses a URL that differs only by its
     kv.close();
   }
 });
+
+Deno.test("relay.attempts() answers an id too long for a KV key with no attempts, as deadLetter() and redeliver() do", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv);
+  try {
+    for (const id of ["x".repeat(2_100), "€".repeat(700), `msg_${"0".repeat(4_000)}`]) {
+      assert.deepEqual(await relay.attempts(id), []);
+      assert.equal(await relay.deadLetter(id), null);
+      assert.equal(await relay.redeliver(id), false);
+    }
+  } finally {
+    await relay.close();
+    kv.close();
+  }
+});
