@@ -85,6 +85,10 @@ async function checkUrl(url: unknown, action: string, options: ResolvedOptions):
   return parsed.href;
 }
 
+const encoder = new TextEncoder();
+/** The most bytes of an id that fits in a KV key (2,048 bytes, its prefix included). */
+const MAX_KEY_PART = 2_000;
+
 async function checkHookIds(kv: Deno.Kv, hookIds: unknown, action: string): Promise<string[]> {
   if (!Array.isArray(hookIds) || hookIds.length === 0 || hookIds.length > 1000) {
     throw new TypeError(
@@ -96,6 +100,9 @@ async function checkHookIds(kv: Deno.Kv, hookIds: unknown, action: string): Prom
     throw new TypeError(`Cannot ${action}: 'hookIds' must hold non-empty strings, got ${describeValue(bad)}`);
   }
   const ids = [...new Set(hookIds as string[])];
+  // An id too long for a KV key names no stored hook (KV's own "Key too large" named no argument).
+  const long = ids.find((id) => encoder.encode(id).length > MAX_KEY_PART);
+  if (long !== undefined) throw new TypeError(`Cannot ${action}: unknown hook id ${describeValue(long)}`);
   for (let i = 0; i < ids.length; i += 10) {
     const found = await kv.getMany(ids.slice(i, i + 10).map(webhookKey));
     const missing = found.findIndex((entry) => entry.versionstamp === null);

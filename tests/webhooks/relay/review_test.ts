@@ -52,3 +52,25 @@ Deno.test("relay.attempts() answers an id too long for a KV key with no attempts
     kv.close();
   }
 });
+
+Deno.test("destinations.add() and update() refuse a hook id too long for a KV key as an unknown hook id", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv, { allowPrivateNetwork: true });
+  try {
+    await seedHooks(kv);
+    const long = "h".repeat(3_000);
+    await assert.rejects(
+      () => relay.destinations.add({ url: "http://127.0.0.1:9/", hookIds: ["h1", long] }),
+      (e: Error) => e instanceof TypeError && /^Cannot add destination: unknown hook id "h{77}\.\.\."$/.test(e.message),
+    );
+    const added = await relay.destinations.add({ url: "http://127.0.0.1:9/", hookIds: ["h1"] });
+    await assert.rejects(
+      () => relay.destinations.update(added.id, { hookIds: [long] }),
+      (e: Error) => e instanceof TypeError && /^Cannot update destination: unknown hook id/.test(e.message),
+    );
+    assert.deepEqual((await relay.destinations.get(added.id))?.hookIds, ["h1"]);
+  } finally {
+    await relay.close();
+    kv.close();
+  }
+});
