@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { createRelay } from "../../../webhooks/mod.ts";
-import { postback, seedHooks, startApp, writeAll } from "./fixtures.ts";
+import { postback, seedHooks, startApp, until, writeAll } from "./fixtures.ts";
 
 Deno.test("destinations.add() with unique refuses a URL that differs only by its fragment (never sent, same app)", async () => {
   const kv = await Deno.openKv(":memory:");
@@ -71,6 +71,41 @@ Deno.test("destinations.add() and update() refuse a hook id too long for a KV ke
     assert.deepEqual((await relay.destinations.get(added.id))?.hookIds, ["h1"]);
   } finally {
     await relay.close();
+    kv.close();
+  }
+});
+
+Deno.test("a fanned-out item too big for one commit of all its copies reaches every destination, and blocks no other", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const admin = createRelay(kv, { allowPrivateNetwork: true });
+  const app = startApp();
+  // A relay that has not read its destinations yet: its write stores each item once, for a worker to fan out.
+  const relay = createRelay(kv, { allowPrivateNetwork: true });
+  try {
+    await seedHooks(kv);
+    for (let i = 0; i < 17; i++) await admin.destinations.add({ url: `${app.url}/${i}` });
+    const big = postback("h1", 0, "b".repeat(64));
+    big.activity.title = "x".repeat(50_000); // 17 copies: past a commit's 800 KiB
+    await writeAll(kv, relay.write, [big, postback("h1", 0, "s".repeat(64))]);
+    const worker = relay.run();
+    const delivered = async (p: string) => {
+      const forwards = await relay.forwards(p.repeat(64));
+      return new Set(forwards.map((f) => f.destinationId)).size === 17 &&
+        forwards.every((f) => f.state === "delivered");
+    };
+    try {
+      await until(async () => await delivered("b") && await delivered("s"), 10_000, "every forward delivered");
+    } finally {
+      await worker.stop();
+    }
+    assert.equal(app.received.length, 34);
+    for (const prefix of [["relay_fanout"], ["relay_fanout_after"], ["relay_due"]]) {
+      for await (const entry of kv.list({ prefix })) assert.fail(`${entry.key} was left`);
+    }
+  } finally {
+    await relay.close();
+    await admin.close();
+    await app.close();
     kv.close();
   }
 });
