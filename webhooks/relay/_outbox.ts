@@ -5,7 +5,7 @@
 
 import { retryWhileLocked } from "../kv/mod.ts";
 import type { Postback } from "../receiver/mod.ts";
-import { type DestinationCache, matches } from "./_cache.ts";
+import { type CachedDestination, type DestinationCache, matches } from "./_cache.ts";
 import type { StoredDestination } from "./_destinations.ts";
 import {
   bodyOf,
@@ -99,6 +99,15 @@ export async function expandFanouts(kv: Deno.Kv, cache: DestinationCache, now: (
   return turned;
 }
 
+/**
+ * Whether `destination` existed when a fan-out record was committed at `versionstamp`: a record unchanged since
+ * before that commit did (versionstamps order the commits of a KV, whatever the clocks of the processes that made
+ * them); one changed since is judged by the clocks, its `createdAt` against the record's `writtenAt`.
+ */
+function existedAt(destination: CachedDestination, versionstamp: string, writtenAt: number): boolean {
+  return destination.versionstamp < versionstamp || destination.createdAt <= writtenAt;
+}
+
 /** Turns one fan-out record into entries; resolves `false` when another worker came first. */
 async function expandOne(
   kv: Deno.Kv,
@@ -113,7 +122,7 @@ async function expandOne(
   let after = progress.value ?? "";
   let checked: Deno.AtomicCheck = progress;
   const targets = [...cache.all()]
-    .filter((d) => matches(d, item.hookId) && d.createdAt <= writtenAt)
+    .filter((d) => matches(d, item.hookId) && existedAt(d, record.versionstamp, writtenAt))
     .sort((a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   while (true) {
     const rest = targets.filter((d) => d.id > after);

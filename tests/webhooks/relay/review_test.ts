@@ -109,3 +109,30 @@ Deno.test("a fanned-out item too big for one commit of all its copies reaches ev
     kv.close();
   }
 });
+
+Deno.test("a fanned-out item reaches a destination added before it by a process whose clock runs ahead", async () => {
+  const kv = await Deno.openKv(":memory:");
+  // The console's machine, its clock 10 s ahead of the receiver's.
+  const admin = createRelay(kv, { allowPrivateNetwork: true, now: () => Date.now() + 10_000 });
+  const app = startApp();
+  try {
+    await seedHooks(kv);
+    await admin.destinations.add({ url: app.url });
+    await new Promise((r) => setTimeout(r, 1_200)); // past the second within which a write must see it
+    // A receiver's relay that has not read its list yet: the item is stored once, for a worker to fan out.
+    const relay = createRelay(kv, { allowPrivateNetwork: true });
+    await writeAll(kv, relay.write, [postback("h1", 0, "k".repeat(64))]);
+    const worker = relay.run();
+    try {
+      await app.waitFor(1, 5_000);
+    } finally {
+      await worker.stop();
+      await relay.close();
+    }
+    assert.equal(app.received.length, 1);
+  } finally {
+    await admin.close();
+    await app.close();
+    kv.close();
+  }
+});
