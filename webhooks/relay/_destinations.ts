@@ -15,7 +15,7 @@ import {
 } from "./_keys.ts";
 import { entryAt, type StoredEntry } from "./_entry.ts";
 import { deleteForward } from "./_forwards.ts";
-import { describeValue, type ResolvedOptions } from "./_options.ts";
+import { describeUrl, describeValue, type ResolvedOptions } from "./_options.ts";
 import type { Destination, DestinationInput, DestinationPatch, Destinations, NewDestination } from "./_types.ts";
 import { indexRemove, indexWrite } from "./url_index/mod.ts";
 import { dropPaused, unpark } from "./paused/mod.ts";
@@ -64,7 +64,7 @@ async function checkUrl(url: unknown, action: string, options: ResolvedOptions):
   const plain = typeof url === "string" && /^https?:\/\/[^/]/i.test(url) && !/[\u0000-\u0020\u007f-\u009f\\]/.test(url);
   const parsed = plain ? URL.parse(url as string) : null;
   if (parsed === null || parsed.hostname === "") {
-    throw new TypeError(`Cannot ${action}: 'url' must be an absolute http(s) URL, got ${describeValue(url)}`);
+    throw new TypeError(`Cannot ${action}: 'url' must be an absolute http(s) URL, got ${describeUrl(url)}`);
   }
   // A password in the URL would show wherever the destination does (lists, pages, listen's banner); the URL is
   // not echoed here for the same reason. The signature is what tells the app the request is the relay's.

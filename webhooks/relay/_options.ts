@@ -45,6 +45,11 @@ export function describeValue(value: unknown): string {
   return Array.isArray(value) ? "an array" : "an object";
 }
 
+/** {@linkcode describeValue} of a URL, whatever stands before an `@` (a user name or password) left out. */
+export function describeUrl(value: unknown): string {
+  return describeValue(typeof value === "string" ? value.replace(/[^\s/\\?#@]*@/g, "***@") : value);
+}
+
 /** Checks `createRelay`'s options; a `TypeError` or `RangeError` names the wrong one. */
 export function resolveOptions(options: RelayOptions | undefined): ResolvedOptions {
   if (options !== undefined && (options === null || typeof options !== "object")) {

@@ -136,3 +136,37 @@ Deno.test("a fanned-out item reaches a destination added before it by a process 
     kv.close();
   }
 });
+
+Deno.test("a malformed destination URL with a password is refused without echoing the password", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv, { allowPrivateNetwork: true });
+  try {
+    await seedHooks(kv);
+    const { id } = await relay.destinations.add({ url: "http://127.0.0.1:9/hooks" });
+    for (
+      const url of [
+        "http://ann:hunter2@app.example/hooks\n", // pasted with its line's end
+        " https://ann:hunter2@app.example/hooks",
+        "http://ann:hunter2@app example/",
+        "ftp://ann:hunter2@app.example/",
+        "ann:hunter2@app.example/hooks",
+        "http:\\\\ann:hunter2@app.example\\hooks",
+        "https://ann:hunter2@/hooks",
+        "http://ann:hunter2@x@app.example/#@",
+      ]
+    ) {
+      for (const attempt of [() => relay.destinations.add({ url }), () => relay.destinations.update(id, { url })]) {
+        await assert.rejects(attempt, (e: Error) => {
+          assert.ok(e instanceof TypeError);
+          assert.match(e.message, /'url'/);
+          assert.ok(!e.message.includes("hunter2"), e.message);
+          return true;
+        });
+      }
+    }
+    assert.equal((await relay.destinations.get(id))?.url, "http://127.0.0.1:9/hooks");
+  } finally {
+    await relay.close();
+    kv.close();
+  }
+});
