@@ -170,3 +170,18 @@ Deno.test("a malformed destination URL with a password is refused without echoin
     kv.close();
   }
 });
+
+Deno.test("destinations.get(), update() and remove() answer an id too long for a KV key as an unknown one", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv);
+  try {
+    for (const id of ["x".repeat(3_000), "€".repeat(700)]) {
+      assert.equal(await relay.destinations.get(id), null);
+      assert.equal(await relay.destinations.update(id, { enabled: false }), null);
+      assert.equal(await relay.destinations.remove(id), false);
+    }
+  } finally {
+    await relay.close();
+    kv.close();
+  }
+});
