@@ -172,6 +172,8 @@ export class DueWindow {
   #keep: ((entry: StoredEntry) => boolean) | null;
   #due: Deno.KvEntry<StoredEntry>[] = [];
   #counter: string | null = null;
+  /** Where a filtered list goes on at its next refill: past the due entries of others that it read last time. */
+  #resume: Deno.KvKey | undefined;
 
   /**
    * @param kv the relay's KV
@@ -196,14 +198,24 @@ export class DueWindow {
     let next = Infinity;
     // A filtered list reads past the entries of other workers' destinations.
     if (this.#keep !== null) limit = Math.max(limit, FILTERED_LIMIT);
-    for await (const entry of this.#kv.list<StoredEntry>({ prefix: duePrefix(this.#partition) }, { limit })) {
+    const prefix = duePrefix(this.#partition);
+    const selector = this.#resume ? { prefix, start: this.#resume } : { prefix };
+    let read = 0;
+    let last: Deno.KvKey | undefined;
+    for await (const entry of this.#kv.list<StoredEntry>(selector, { limit })) {
       const dueAt = entry.key[2] as number;
       if (dueAt > now) {
         next = dueAt;
         break;
       }
+      read++;
+      last = entry.key;
       if (this.#keep === null || this.#keep(entry.value)) this.#due.push(entry);
     }
+    // A filtered list that read its limit of due entries goes on from the last of them next time, and starts over
+    // once it reaches the end: its destinations' entries behind a backlog of others' (whose worker is down, say)
+    // are reached, a limit's worth per look, rather than never.
+    this.#resume = this.#keep !== null && read === limit ? last : undefined;
     return next;
   }
 

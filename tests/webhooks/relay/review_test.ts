@@ -185,3 +185,29 @@ Deno.test("destinations.get(), update() and remove() answer an id too long for a
     kv.close();
   }
 });
+
+Deno.test("a worker for some destinations reaches their entries behind a backlog of 600 due for a destination it skips", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv, { allowPrivateNetwork: true });
+  const app = startApp();
+  try {
+    await seedHooks(kv);
+    // A's worker is down (its own process, stopped): its entries pile up, due, ahead of B's.
+    await relay.destinations.add({ url: "http://127.0.0.1:9/a", hookIds: ["h1"] });
+    const b = await relay.destinations.add({ url: app.url, hookIds: ["h2"] });
+    await writeAll(kv, relay.write, Array.from({ length: 600 }, (_, i) => postback("h1", i, "a".repeat(64))), 50);
+    await writeAll(kv, relay.write, [postback("h2", 0, "b".repeat(64))]);
+    const worker = relay.run({ destinations: [b.id] });
+    try {
+      await app.waitFor(1, 5_000);
+    } finally {
+      await worker.stop();
+    }
+    assert.equal(app.received.length, 1);
+    assert.equal(JSON.parse(app.received[0].body).data.webhook, "h2");
+  } finally {
+    await relay.close();
+    await app.close();
+    kv.close();
+  }
+});
