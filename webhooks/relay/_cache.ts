@@ -6,15 +6,16 @@
 // read costs one `get`; the list is read again only when the version moved.
 
 import { Webhook } from "standardwebhooks";
-import { DESTINATIONS_VERSION_KEY } from "./_keys.ts";
-import { listStored, type StoredDestination } from "./_destinations.ts";
+import { DESTINATION_PREFIX, DESTINATIONS_VERSION_KEY } from "./_keys.ts";
+import type { StoredDestination } from "./_destinations.ts";
 
 /** How long a confirmed list counts as fresh (ms of real time). */
 export const FRESH_MS = 1_000;
 
-/** A cached destination and its signer. */
+/** A cached destination, its signer, and the versionstamp of its record's last change. */
 export interface CachedDestination extends StoredDestination {
   signer: Webhook;
+  versionstamp: string;
 }
 
 /** The cached list. */
@@ -82,12 +83,13 @@ export class DestinationCache {
     const generation = this.#generation;
     const version = await this.#kv.get(DESTINATIONS_VERSION_KEY);
     if (version.versionstamp !== this.#versionstamp || this.#versionstamp === undefined) {
-      const list = await listStored(this.#kv);
       const next = new Map<string, CachedDestination>();
-      for (const stored of list) {
+      for await (
+        const { value: stored, versionstamp } of this.#kv.list<StoredDestination>({ prefix: DESTINATION_PREFIX })
+      ) {
         const old = this.#byId.get(stored.id);
         const signer = old && old.secret === stored.secret ? old.signer : new Webhook(stored.secret);
-        next.set(stored.id, { ...stored, signer });
+        next.set(stored.id, { ...stored, signer, versionstamp });
       }
       this.#byId = next;
       this.#versionstamp = version.versionstamp;

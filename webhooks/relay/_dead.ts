@@ -27,6 +27,7 @@ export async function listAttempts(kv: Deno.Kv, entryId: string): Promise<RelayA
   if (typeof entryId !== "string" || entryId === "") {
     throw new TypeError(`Cannot list attempts: 'entryId' must be a non-empty string, got ${describeValue(entryId)}`);
   }
+  if (entryId.length > MAX_ID) return []; // no entry has such an id, and it would not fit in a KV key
   const out: RelayAttempt[] = [];
   for await (const entry of kv.list<RelayAttempt>({ prefix: attemptPrefix(entryId) })) out.push(entry.value);
   return out;

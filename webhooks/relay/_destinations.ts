@@ -15,7 +15,7 @@ import {
 } from "./_keys.ts";
 import { entryAt, type StoredEntry } from "./_entry.ts";
 import { deleteForward } from "./_forwards.ts";
-import { describeUrl, describeValue, type ResolvedOptions } from "./_options.ts";
+import { describeUrl, describeValue, fitsKey, type ResolvedOptions } from "./_options.ts";
 import type { Destination, DestinationInput, DestinationPatch, Destinations, NewDestination } from "./_types.ts";
 import { indexRemove, indexWrite } from "./url_index/mod.ts";
 import { dropPaused, unpark } from "./paused/mod.ts";
@@ -80,6 +80,8 @@ async function checkUrl(url: unknown, action: string, options: ResolvedOptions):
       throw new TypeError(`Cannot ${action}: 'url' is refused: ${refused}; allowPrivateNetwork allows it`);
     }
   }
+  // A fragment is never sent: `/hooks#a` and `/hooks#b` are one app, which `unique` must see as one URL.
+  parsed.hash = "";
   return parsed.href;
 }
 
@@ -94,6 +96,8 @@ async function checkHookIds(kv: Deno.Kv, hookIds: unknown, action: string): Prom
     throw new TypeError(`Cannot ${action}: 'hookIds' must hold non-empty strings, got ${describeValue(bad)}`);
   }
   const ids = [...new Set(hookIds as string[])];
+  const long = ids.find((id) => !fitsKey(id)); // names no stored hook
+  if (long !== undefined) throw new TypeError(`Cannot ${action}: unknown hook id ${describeValue(long)}`);
   for (let i = 0; i < ids.length; i += 10) {
     const found = await kv.getMany(ids.slice(i, i + 10).map(webhookKey));
     const missing = found.findIndex((entry) => entry.versionstamp === null);
@@ -239,7 +243,7 @@ export function createDestinations(
     },
 
     async get(id: string): Promise<Destination | null> {
-      if (typeof id !== "string" || id === "") return null;
+      if (typeof id !== "string" || id === "" || !fitsKey(id)) return null;
       const entry = await kv.get<StoredDestination>(destinationKey(id));
       return entry.value ? publicView(entry.value) : null;
     },
@@ -266,7 +270,7 @@ export function createDestinations(
       const hookIds = patch.hookIds === undefined || patch.hookIds === null
         ? patch.hookIds
         : await checkHookIds(kv, patch.hookIds, action);
-      if (typeof id !== "string" || id === "") return null;
+      if (typeof id !== "string" || id === "" || !fitsKey(id)) return null;
       while (true) {
         const current = await kv.get<StoredDestination>(destinationKey(id));
         if (current.value === null) return null;
@@ -283,7 +287,7 @@ export function createDestinations(
     },
 
     remove(id: string): Promise<boolean> {
-      if (typeof id !== "string" || id === "") return Promise.resolve(false);
+      if (typeof id !== "string" || id === "" || !fitsKey(id)) return Promise.resolve(false);
       return remove(id);
     },
   };

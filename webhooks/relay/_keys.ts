@@ -13,7 +13,9 @@
 // - ["relay_take", partition]                a counter bumped (sum) and checked by every take of the partition's
 //                                             entries: takes of one partition commit one at a time
 // - ["relay_fanout", id]                      a postback item written while this process's destination list was not
-//                                             known fresh; a worker turns it into entries (one commit)
+//                                             known fresh; a worker turns it into entries (one commit, or several)
+// - ["relay_fanout_after", id]                the last destination id a fan-out record too big for one commit was
+//                                             turned into entries for (the rest follow in later commits)
 // - ["relay_attempt", entryId, attemptId]     one attempt of an entry
 // - ["relay_dead", entryId]                   a dead letter; ["relay_dead_by_destination", destinationId, entryId] a copy
 // - ["relay_dead_by_hook", hookId, deadAt, entryId]
@@ -73,6 +75,11 @@ export function fanoutKey(id: string): Deno.KvKey {
 
 /** Prefix of the items waiting to be turned into entries. */
 export const FANOUT_PREFIX: Deno.KvKey = ["relay_fanout"];
+
+/** How far a fan-out record turned into entries over several commits has come: the last destination id done. */
+export function fanoutAfterKey(id: string): Deno.KvKey {
+  return ["relay_fanout_after", id];
+}
 
 /** One attempt of an entry. */
 export function attemptKey(entryId: string, attemptId: string): Deno.KvKey {

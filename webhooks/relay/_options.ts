@@ -45,6 +45,15 @@ export function describeValue(value: unknown): string {
   return Array.isArray(value) ? "an array" : "an object";
 }
 
+/** The most bytes of an id that fits in a KV key (2,048 bytes, its prefix included). */
+const MAX_KEY_PART = 2_000;
+const encoder = new TextEncoder();
+
+/** Whether `id` fits in a KV key: a longer one names nothing stored (KV's own "Key too large" names no argument). */
+export function fitsKey(id: string): boolean {
+  return encoder.encode(id).length <= MAX_KEY_PART;
+}
+
 /**
  * A URL refused as malformed, described without what may be a password or token in it: everything from the end of
  * its scheme to its last `@` shows as `***` (a string no parser reads has no user info to cut out exactly).

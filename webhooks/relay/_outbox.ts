@@ -5,7 +5,7 @@
 
 import { retryWhileLocked } from "../kv/mod.ts";
 import type { Postback } from "../receiver/mod.ts";
-import { type DestinationCache, matches } from "./_cache.ts";
+import { type CachedDestination, type DestinationCache, matches } from "./_cache.ts";
 import type { StoredDestination } from "./_destinations.ts";
 import {
   bodyOf,
@@ -20,7 +20,7 @@ import {
   storedFor,
 } from "./_entry.ts";
 import { deleteForward, setForward } from "./_forwards.ts";
-import { dueKey, duePrefix, FANOUT_PREFIX, fanoutKey, OUTBOX_BUMP_KEY, takeKey } from "./_keys.ts";
+import { dueKey, duePrefix, FANOUT_PREFIX, fanoutAfterKey, fanoutKey, OUTBOX_BUMP_KEY, takeKey } from "./_keys.ts";
 
 /** Checks per atomic operation: KV Connect's limit. */
 export const MAX_CHECKS = 10;
@@ -76,10 +76,16 @@ function addEntry(atomic: Deno.AtomicOperation, item: Item, destination: StoredD
   );
 }
 
+/** Entries added by one commit of a fan-out at most: two mutations each, within a commit's 1,000. */
+const MAX_FANOUT_ENTRIES = 400;
+
 /**
- * Turns waiting fan-out records into entries with the current list, each
- * record in one commit (its check, its delete, its entries). Resolves with
- * how many were turned.
+ * Turns waiting fan-out records into entries with the current list. A
+ * record is checked, deleted and turned in one commit; one whose copies do
+ * not fit in a commit (a large activity, many destinations) is turned in
+ * several, in order of destination id, each checking the record and moving
+ * its progress key on, the last deleting both. Resolves with how many were
+ * turned.
  */
 export async function expandFanouts(kv: Deno.Kv, cache: DestinationCache, now: () => number): Promise<number> {
   const records: Deno.KvEntry<FanoutRecord>[] = [];
@@ -88,17 +94,55 @@ export async function expandFanouts(kv: Deno.Kv, cache: DestinationCache, now: (
   if (!cache.fresh()) await cache.load();
   let turned = 0;
   for (const record of records) {
-    const { id: _id, writtenAt, ...item } = record.value;
-    const atomic = kv.atomic().check(record).delete(record.key).sum(OUTBOX_BUMP_KEY, 1n);
-    deleteForward(atomic, record.value);
-    const at = now();
-    for (const destination of cache.all()) {
-      if (!matches(destination, item.hookId) || destination.createdAt > writtenAt) continue;
-      addEntry(atomic, item, destination, at);
-    }
-    if ((await retryWhileLocked(() => atomic.commit())).ok) turned++;
+    if (await expandOne(kv, record, cache, now)) turned++;
   }
   return turned;
+}
+
+/**
+ * Whether `destination` existed when a fan-out record was committed at `versionstamp`: a record unchanged since
+ * before that commit did (versionstamps order the commits of a KV, whatever the clocks of the processes that made
+ * them); one changed since is judged by the clocks, its `createdAt` against the record's `writtenAt`.
+ */
+function existedAt(destination: CachedDestination, versionstamp: string, writtenAt: number): boolean {
+  return destination.versionstamp < versionstamp || destination.createdAt <= writtenAt;
+}
+
+/** Turns one fan-out record into entries; resolves `false` when another worker came first. */
+async function expandOne(
+  kv: Deno.Kv,
+  record: Deno.KvEntry<FanoutRecord>,
+  cache: DestinationCache,
+  now: () => number,
+): Promise<boolean> {
+  const { id, writtenAt, ...item } = record.value;
+  const size = 2 * JSON.stringify(item.activity).length + 1_024;
+  const perCommit = Math.max(1, Math.min(MAX_FANOUT_ENTRIES, Math.floor(MAX_TAKE_BYTES / size)));
+  const progress = await kv.get<string>(fanoutAfterKey(id));
+  let after = progress.value ?? "";
+  let checked: Deno.AtomicCheck = progress;
+  const targets = [...cache.all()]
+    .filter((d) => matches(d, item.hookId) && existedAt(d, record.versionstamp, writtenAt))
+    .sort((a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  while (true) {
+    const rest = targets.filter((d) => d.id > after);
+    const chunk = rest.slice(0, perCommit);
+    const last = chunk.length === rest.length;
+    const atomic = kv.atomic().check(record).check(checked).sum(OUTBOX_BUMP_KEY, 1n);
+    const at = now();
+    for (const destination of chunk) addEntry(atomic, item, destination, at);
+    if (last) {
+      atomic.delete(record.key).delete(fanoutAfterKey(id));
+      deleteForward(atomic, record.value);
+    } else {
+      after = chunk[chunk.length - 1].id;
+      atomic.set(fanoutAfterKey(id), after);
+    }
+    const result = await retryWhileLocked(() => atomic.commit());
+    if (!result.ok) return false;
+    if (last) return true;
+    checked = { key: fanoutAfterKey(id), versionstamp: result.versionstamp };
+  }
 }
 
 /** Entries a filtered list (a worker for some destinations, in the shared partition) reads at once. */
@@ -128,6 +172,8 @@ export class DueWindow {
   #keep: ((entry: StoredEntry) => boolean) | null;
   #due: Deno.KvEntry<StoredEntry>[] = [];
   #counter: string | null = null;
+  /** Where a filtered list goes on at its next refill: past the due entries of others that it read last time. */
+  #resume: Deno.KvKey | undefined;
 
   /**
    * @param kv the relay's KV
@@ -152,14 +198,24 @@ export class DueWindow {
     let next = Infinity;
     // A filtered list reads past the entries of other workers' destinations.
     if (this.#keep !== null) limit = Math.max(limit, FILTERED_LIMIT);
-    for await (const entry of this.#kv.list<StoredEntry>({ prefix: duePrefix(this.#partition) }, { limit })) {
+    const prefix = duePrefix(this.#partition);
+    const selector = this.#resume ? { prefix, start: this.#resume } : { prefix };
+    let read = 0;
+    let last: Deno.KvKey | undefined;
+    for await (const entry of this.#kv.list<StoredEntry>(selector, { limit })) {
       const dueAt = entry.key[2] as number;
       if (dueAt > now) {
         next = dueAt;
         break;
       }
+      read++;
+      last = entry.key;
       if (this.#keep === null || this.#keep(entry.value)) this.#due.push(entry);
     }
+    // A filtered list that read its limit of due entries goes on from the last of them next time, and starts over
+    // once it reaches the end: its destinations' entries behind a backlog of others' (whose worker is down, say)
+    // are reached, a limit's worth per look, rather than never.
+    this.#resume = this.#keep !== null && read === limit ? last : undefined;
     return next;
   }
 
