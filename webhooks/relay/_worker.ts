@@ -141,7 +141,11 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
       await cache.load();
       destination = cache.get(held.entry.destinationId);
     }
-    if (!destination) return void await queue.push(finish.drop(held));
+    if (!destination) {
+      // Dropped only if KV says it is gone (a failed load misses one added elsewhere); else taken when its lease ends.
+      if ((await kv.get(destinationKey(held.entry.destinationId))).value !== null) return cache.invalidate();
+      return void await queue.push(finish.drop(held));
+    }
     if (!destination.enabled) return await pause(held);
     const outcome = await deliver(held.entry, held.body, destination, options, ctx.guard, abort.signal);
     if (outcome.status === 410) await ctx.destinations.update(destination.id, { enabled: false });

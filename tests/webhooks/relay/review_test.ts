@@ -211,3 +211,36 @@ Deno.test("a worker for some destinations reaches their entries behind a backlog
     kv.close();
   }
 });
+
+Deno.test("a worker whose list of destinations fails to load keeps an entry of one it does not know yet, and sends it later", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const app = startApp();
+  const elsewhere = createRelay(kv, { allowPrivateNetwork: true }); // another process, on the same KV
+  const relay = createRelay(kv, { allowPrivateNetwork: true, leaseMs: 1_500, attemptTimeoutMs: 1_000, pollMs: 50 });
+  const list = kv.list.bind(kv);
+  let failing = false;
+  kv.list = ((selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
+    const first = "prefix" in selector ? selector.prefix[0] : undefined;
+    if (failing && first === "relay_destination") throw new Error("the KV failed");
+    return list(selector, options);
+  }) as Deno.Kv["list"];
+  try {
+    await seedHooks(kv);
+    await elsewhere.destinations.add({ url: app.url, hookIds: ["h1"] });
+    await new Promise((r) => setTimeout(r, 100)); // its writer's list reloads after the add
+    await writeAll(kv, elsewhere.write, [postback("h1")]);
+    failing = true; // this worker's list cannot load: it has never seen the destination
+    const worker = relay.run();
+    await new Promise((r) => setTimeout(r, 300));
+    failing = false;
+    await app.waitFor(1, 5_000); // once its lease has run out, taken again and sent
+    await worker.stop();
+    assert.equal(app.received.length, 1);
+  } finally {
+    kv.list = list;
+    await relay.close();
+    await elsewhere.close();
+    await app.close();
+    kv.close();
+  }
+});
