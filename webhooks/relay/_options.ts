@@ -154,6 +154,13 @@ export function resolveRun(options: RunOptions | undefined): ResolvedRun {
         "Cannot run relay: 'destinations' must name at least one destination (leave it out for every shared one)",
       );
     }
+    // No destination has such an id (ids are KV key parts): a worker for it would fail every look, silently.
+    const long = o.destinations.find((id) => !fitsKey(id));
+    if (long !== undefined) {
+      throw new RangeError(
+        `Cannot run relay: 'destinations' names an id of ${long.length} characters, too long for a destination id`,
+      );
+    }
   }
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) {
     throw new TypeError(`Cannot run relay: 'signal' must be an AbortSignal, got ${describeValue(o.signal)}`);

@@ -33,6 +33,11 @@ Deno.test("createRelay() throws a TypeError or RangeError naming a wrong option"
     assert.throws(() => relay.run({ concurrency: 0 }), RangeError);
     assert.throws(() => relay.run({ concurrency: 1.5 }), TypeError);
     assert.throws(() => relay.run({ destinations: [""] }), /'destinations' must be an array of destination ids/);
+    // Too long for a KV key, so no destination's: a worker for it would fail each look and deliver nothing.
+    assert.throws(
+      () => relay.run({ destinations: ["x".repeat(3_000)] }),
+      /'destinations' names an id of 3000 characters/,
+    );
     await assert.rejects(relay.deadLetters({ limit: 0 }), RangeError);
     await assert.rejects(relay.attempts(""), TypeError);
     await relay.close();
