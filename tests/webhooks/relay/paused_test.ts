@@ -188,3 +188,41 @@ Deno.test("a worker's housekeeping sends the entries an enabling process left ke
     kv.close();
   }
 });
+
+Deno.test("an enable's move of kept entries stops when the pinned destination is removed meanwhile: none lands in its partition", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const app = startApp();
+  const relay = createRelay(kv, { allowPrivateNetwork: true, pollMs: 50 });
+  try {
+    await seedHooks(kv);
+    const d = await relay.destinations.add({ url: app.url, hookIds: ["h1"], pinned: true });
+    await new Promise((r) => setTimeout(r, 100)); // the writer's list reloads after the add
+    await writeAll(kv, relay.write, [0, 1, 2].map((i) => postback("h1", i, P)));
+    await relay.destinations.update(d.id, { enabled: false });
+    const parking = relay.run({ destinations: [d.id] });
+    await until(async () => (await relay.forwards(P)).every((f) => f.nextAttemptAt === null), 5_000, "kept");
+    await parking.stop();
+    // Removed while the enable's move has read its batch and not yet committed it (the removal has emptied the
+    // partition; deleting the kept entries comes after it, so their checks still pass).
+    const list = kv.list.bind(kv);
+    kv.list = ((selector: Deno.KvListSelector, options?: Deno.KvListOptions) => {
+      const listed = list(selector, options);
+      if (!("prefix" in selector) || selector.prefix[0] !== "relay_paused") return listed;
+      return (async function* () {
+        const batch = [];
+        for await (const entry of listed) batch.push(entry);
+        await kv.delete(["relay_destination", d.id]);
+        yield* batch;
+      })();
+    }) as Deno.Kv["list"];
+    await relay.destinations.update(d.id, { enabled: true });
+    kv.list = list;
+    const orphans = [];
+    for await (const entry of kv.list({ prefix: ["relay_due", d.id] })) orphans.push(entry.key);
+    assert.deepEqual(orphans, [], "entries moved into a removed destination's partition, which no worker reads");
+  } finally {
+    await relay.close();
+    await app.close();
+    kv.close();
+  }
+});

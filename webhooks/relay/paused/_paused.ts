@@ -9,8 +9,11 @@ import { type OutboxEntry, storedOf } from "../_entry.ts";
 import { deleteForward, setForward } from "../_forwards.ts";
 import { destinationKey, dueKey, OUTBOX_BUMP_KEY, PAUSED_PREFIX, pausedAfter, pausedPrefix } from "../_keys.ts";
 
-/** Entries moved back per commit: each is checked (two enables at once move it once), within KV Connect's ten. */
-const MOVE_BATCH = 10;
+/**
+ * Entries moved back per commit: each is checked (two enables at once move it once), and so is the destination (a
+ * removal or a disable meanwhile stops the move), within KV Connect's ten checks.
+ */
+const MOVE_BATCH = 9;
 /** Entries deleted per commit: two deletes each, within a commit's 1,000 mutations. */
 const DROP_BATCH = 400;
 
@@ -32,27 +35,31 @@ export async function* pausedDestinations(kv: Deno.Kv): AsyncGenerator<string> {
 
 /**
  * Moves the entries kept for `destinationId` back to the outbox, due now,
- * oldest first; resolves with how many it moved. Each is checked, so two
- * calls at once (two enables, or a worker's housekeeping beside an enable)
- * move each entry once.
+ * oldest first, while the destination is there and enabled; resolves with
+ * how many it moved. Each entry is checked, so two calls at once (two
+ * enables, or a worker's housekeeping beside an enable) move each entry once;
+ * the destination is checked too, so none lands in a pinned destination's
+ * partition after its removal emptied it (no worker would read it again).
  */
 export async function unpark(kv: Deno.Kv, destinationId: string, now: () => number): Promise<number> {
   let moved = 0;
   while (true) {
+    const destination = await kv.get<{ enabled: boolean }>(destinationKey(destinationId));
+    if (!destination.value?.enabled) return moved; // removed or disabled again: the rest stay kept (or go with it)
     const batch: Deno.KvEntry<OutboxEntry>[] = [];
     for await (const entry of kv.list<OutboxEntry>({ prefix: pausedPrefix(destinationId) }, { limit: MOVE_BATCH })) {
       batch.push(entry);
     }
     if (batch.length === 0) return moved;
     const at = now();
-    const atomic = kv.atomic();
+    const atomic = kv.atomic().check(destination);
     for (const kept of batch) {
       const entry = kept.value;
       atomic.check(kept).delete(kept.key).set(dueKey(entry.partition, at, entry.id), storedOf(entry));
       setForward(atomic, entry, "pending", at);
     }
     atomic.sum(OUTBOX_BUMP_KEY, 1n);
-    // Refused when another call moved one of them first: the next list no longer has it.
+    // Refused when another call moved one of them first, or the destination changed: the next look tells.
     if ((await retryWhileLocked(() => atomic.commit())).ok) moved += batch.length;
   }
 }
