@@ -9,6 +9,7 @@ import { describeValue, resolveOptions, resolveRun } from "./_options.ts";
 import { createWrite } from "./_outbox.ts";
 import type { Relay, RelayOptions, RelayWorker, RunOptions } from "./_types.ts";
 import { startWorker } from "./_worker.ts";
+import { PinMarks } from "./pins/mod.ts";
 
 /** The longest postback id `forwards` looks up. */
 const MAX_POSTBACK_ID = 256;
@@ -50,13 +51,14 @@ export function createRelay(kv: Deno.Kv, options?: RelayOptions): Relay {
     return cache.load();
   });
   const guard = new HostGuard();
+  const pins = new PinMarks(kv, resolved.now);
   const workers = new Set<RelayWorker>();
   return {
     destinations,
     write: createWrite(cache, resolved.now),
     run(runOptions?: RunOptions): RelayWorker {
       const run = resolveRun(runOptions);
-      const worker = startWorker({ kv, cache, destinations, options: resolved, guard }, run, () => {
+      const worker = startWorker({ kv, cache, destinations, options: resolved, guard, pins }, run, () => {
         workers.delete(worker);
       });
       workers.add(worker);

@@ -6,16 +6,14 @@ import type { CachedDestination, DestinationCache } from "./_cache.ts";
 import { deliver, type HostGuard, type Outcome } from "./_deliver.ts";
 import type { StoredEntry } from "./_entry.ts";
 import { attemptRecord, type Finish, finishes, FinishQueue, reasonOf } from "./_finish.ts";
-import { destinationKey, DESTINATIONS_VERSION_KEY, OUTBOX_BUMP_KEY, pinHeldKey, SHARED_PARTITION } from "./_keys.ts";
+import { destinationKey, DESTINATIONS_VERSION_KEY, OUTBOX_BUMP_KEY, SHARED_PARTITION } from "./_keys.ts";
+import type { PinMarks } from "./pins/mod.ts";
 import type { StoredDestination } from "./_destinations.ts";
 import { settlePaused } from "./paused/mod.ts";
 import { nextWait, type ResolvedOptions, type ResolvedRun } from "./_options.ts";
 import { DueWindow, expandFanouts, type Held } from "./_outbox.ts";
 import type { Destinations, RelayWorker } from "./_types.ts";
-import { retryWhileLocked } from "../kv/mod.ts";
 
-/** A pinned destination that no worker held for this long is removed. */
-export const PIN_ABANDONED_MS = 10 * 60_000;
 const HOUSEKEEPING_MS = 60_000;
 /** A buffered entry starts only while its lease outlasts its attempt by this much (or half the spare lease). */
 const LEASE_MARGIN_MS = 2_000;
@@ -29,6 +27,7 @@ export interface WorkerContext {
   destinations: Destinations;
   options: ResolvedOptions;
   guard: HostGuard;
+  pins: PinMarks;
 }
 
 /** Starts a worker; `onStopped` is called once it has stopped. */
@@ -97,19 +96,11 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
   async function housekeeping(): Promise<void> {
     housekeptAt = performance.now();
     if (!cache.fresh()) await cache.load();
-    const now = options.now();
     const pinned = [...cache.all()].filter((d) => d.pinned);
-    const mine = pinned.filter((d) => only?.has(d.id));
-    for (const d of mine) await retryWhileLocked(() => kv.set(pinHeldKey(d.id), now));
+    await ctx.pins.mark(pinned.filter((d) => only?.has(d.id)).map((d) => d.id));
     await settlePaused(kv, cache, only, options.now);
     const others = pinned.filter((d) => !only?.has(d.id));
-    for (let i = 0; i < others.length; i += 10) {
-      const chunk = others.slice(i, i + 10);
-      const held = await kv.getMany<number[]>(chunk.map((d) => pinHeldKey(d.id)));
-      for (const [j, d] of chunk.entries()) {
-        if (now - (held[j].value ?? d.createdAt) > PIN_ABANDONED_MS) await ctx.destinations.remove(d.id);
-      }
-    }
+    for (const id of await ctx.pins.abandoned(others)) await ctx.destinations.remove(id);
   }
 
   function report(held: Held, destination: CachedDestination, outcome: Outcome): void {

@@ -100,7 +100,7 @@ Deno.test("relay honours Retry-After on 503 when later than the schedule, and ke
   });
 });
 
-Deno.test("relay removes a pinned destination that no worker held for 10 minutes", async () => {
+Deno.test("relay removes a pinned destination that no worker held for 10 minutes (its mark still for 3 minutes)", async () => {
   const kv = await Deno.openKv(":memory:");
   const clock = { t: START };
   const relay = createRelay(kv, { allowPrivateNetwork: true, now: () => clock.t, pollMs: 10 });
@@ -120,6 +120,13 @@ Deno.test("relay removes a pinned destination that no worker held for 10 minutes
     await own.stop();
     const held = await kv.get<number>(heldKey);
     await kv.set(heldKey, clock.t); // as its worker's minutely mark would
+    // 11 minutes by its mark, but a mark this relay has not yet seen stand still: its holder may be a machine whose
+    // clock runs behind this one's.
+    general = relay.run();
+    await new Promise((r) => setTimeout(r, 100));
+    await general.stop();
+    assert.equal((await relay.destinations.list()).length, 3);
+    clock.t += 3 * 60_000; // its mark unchanged for 3 minutes of this relay's clock: no worker holds it
     general = relay.run();
     await until(async () => (await relay.destinations.get(pinned.id)) === null, 5_000, "the removal");
     await general.stop();
@@ -127,6 +134,39 @@ Deno.test("relay removes a pinned destination that no worker held for 10 minutes
     assert.deepEqual((await relay.destinations.list()).map((d) => d.id).sort(), [kept.id, shared.id].sort());
   } finally {
     await relay.close();
+    kv.close();
+  }
+});
+
+Deno.test("a worker whose clock runs 11 minutes ahead leaves a pinned destination alone while its holder marks it", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const holder = createRelay(kv, { allowPrivateNetwork: true, pollMs: 10 });
+  const ahead = { t: Date.now() + 11 * 60_000 };
+  const skewed = createRelay(kv, { allowPrivateNetwork: true, now: () => ahead.t, pollMs: 10 });
+  const heldKey = ["relay_pin_held"];
+  try {
+    const pinned = await holder.destinations.add({ url: "http://127.0.0.1:9/", pinned: true });
+    const pass = async (relay: typeof holder, options?: { destinations: string[] }) => {
+      const worker = relay.run(options); // its housekeeping runs at its start
+      await new Promise((r) => setTimeout(r, 150));
+      await worker.stop();
+    };
+    for (let minute = 0; minute < 6; minute++) {
+      await pass(holder, { destinations: [pinned.id] }); // the holder's mark, as each minute
+      ahead.t += 60_000;
+      await pass(skewed);
+      assert.notEqual(await skewed.destinations.get(pinned.id), null, `removed at minute ${minute}`);
+    }
+    // The holder gone: its mark stands still, and after 3 minutes of the other's clock the pin goes.
+    ahead.t += 60_000;
+    await pass(skewed);
+    ahead.t += 3 * 60_000;
+    await pass(skewed);
+    assert.equal(await skewed.destinations.get(pinned.id), null);
+    assert.equal((await kv.get([...heldKey, pinned.id])).value, null);
+  } finally {
+    await holder.close();
+    await skewed.close();
     kv.close();
   }
 });
