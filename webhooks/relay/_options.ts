@@ -64,9 +64,6 @@ export function describeUrl(value: unknown): string {
   return describeValue(`${value.slice(0, start)}***${value.slice(value.lastIndexOf("@"))}`);
 }
 
-/** The least a lease must outlast an attempt's time limit, ms. */
-const MIN_LEASE_SPARE_MS = 500;
-
 /** Checks `createRelay`'s options; a `TypeError` or `RangeError` names the wrong one. */
 export function resolveOptions(options: RelayOptions | undefined): ResolvedOptions {
   if (options !== undefined && (options === null || typeof options !== "object")) {
@@ -95,12 +92,9 @@ export function resolveOptions(options: RelayOptions | undefined): ResolvedOptio
   }
   const attemptTimeoutMs = positive("attemptTimeoutMs", o.attemptTimeoutMs, 15_000);
   const leaseMs = positive("leaseMs", o.leaseMs, 30_000);
-  // A worker starts an entry only while its lease outlasts the attempt by a margin (half the spare): with less
-  // spare than a take's commit can take (over KV Connect, a few hundred ms), every entry would be given back untried.
-  if (leaseMs < attemptTimeoutMs + MIN_LEASE_SPARE_MS) {
+  if (leaseMs <= attemptTimeoutMs) {
     throw new RangeError(
-      `Cannot create relay: 'leaseMs' (${leaseMs}) must be at least ${MIN_LEASE_SPARE_MS} ms more than ` +
-        `'attemptTimeoutMs' (${attemptTimeoutMs})`,
+      `Cannot create relay: 'leaseMs' (${leaseMs}) must be more than 'attemptTimeoutMs' (${attemptTimeoutMs})`,
     );
   }
   if (o.allowPrivateNetwork !== undefined && typeof o.allowPrivateNetwork !== "boolean") {

@@ -182,7 +182,7 @@ export interface RelayOptions {
   schedule?: number[];
   /** Time for one attempt, answer and its first 1 KiB included (default 15,000 ms). */
   attemptTimeoutMs?: number;
-  /** How long a worker holds an entry it took (default 30,000 ms; at least 500 ms more than `attemptTimeoutMs`). */
+  /** How long a worker holds an entry it took (default 30,000 ms; more than `attemptTimeoutMs`). */
   leaseMs?: number;
   /** Allow loopback, private and link-local destination hosts (default `false`). */
   allowPrivateNetwork?: boolean;
