@@ -71,9 +71,21 @@ export async function takeOff(
   d: Destination,
   exists: (hookId: string) => Promise<boolean>,
 ): Promise<number> {
-  const others = d.hookIds?.filter((id) => id !== hookId) ?? [];
-  const found = await Promise.all(others.map(exists));
-  const kept = others.filter((_, i) => found[i]); // a hook whose record is gone would have the update refused
+  return await narrowTo(relay, d, d.hookIds?.filter((id) => id !== hookId) ?? [], exists);
+}
+
+/**
+ * Leaves destination `d` to the hooks among `hookIds` whose records are there (the relay refuses an update that names
+ * one that is gone), or removes it when none is; resolves with how many it keeps.
+ */
+async function narrowTo(
+  relay: Relay,
+  d: Destination,
+  hookIds: string[],
+  exists: (hookId: string) => Promise<boolean>,
+): Promise<number> {
+  const found = await Promise.all(hookIds.map(exists));
+  const kept = hookIds.filter((_, i) => found[i]);
   if (kept.length === 0) await relay.destinations.remove(d.id);
   else await relay.destinations.update(d.id, { hookIds: kept });
   return kept.length;
@@ -101,10 +113,7 @@ export async function forgetDestinations(
     const named = d.hookIds?.filter((id) => !gone.has(id));
     if (named === undefined || named.length === d.hookIds!.length) continue;
     // A hook that cannot be looked up now is taken as there: the update then keeps it, or is refused.
-    const found = await Promise.all(named.map((id) => exists(id).catch(() => true)));
-    const rest = named.filter((_, i) => found[i]);
-    await (rest.length === 0 ? relay.destinations.remove(d.id) : relay.destinations.update(d.id, { hookIds: rest }))
-      .catch(() => {});
+    await narrowTo(relay, d, named, (id) => exists(id).catch(() => true)).catch(() => {});
   }
 }
 
