@@ -4,7 +4,8 @@
 
 import assert from "node:assert/strict";
 import { createApp } from "../../console/app.ts";
-import { createRelay, type DeadLetter } from "../../webhooks/mod.ts";
+import { createRelay } from "../../webhooks/mod.ts";
+import { deadLetter, storeDead } from "./_dead_letters.ts";
 import { connectSandbox, csrfOf, NO_RATE_LIMITS, registerHook, signIn } from "./_helpers.ts";
 
 /** Wraps `raw` so that it counts the dead-letter entries (`relay_dead...` keys) it reads. */
@@ -45,16 +46,6 @@ function countingKv(raw: Deno.Kv): { kv: Deno.Kv; read: { dead: number } } {
   return { kv, read };
 }
 
-/** A dead letter as the relay stores it, with its entries by destination and by hook. */
-async function storeDead(kv: Deno.Kv, letter: DeadLetter): Promise<void> {
-  await kv.atomic()
-    .set(["relay_dead", letter.id], letter)
-    .set(["relay_dead_by_destination", letter.destinationId, letter.id], null)
-    .set(["relay_dead_by_hook", letter.hookId, letter.deadAt, letter.id], letter.destinationId)
-    .set(["relay_dead_by_hook_ready"], true)
-    .commit();
-}
-
 Deno.test("Forward to: a page and a Redeliver read the hook's dead letters shown, not those of every hook at the destination", async () => {
   const raw = await Deno.openKv(":memory:");
   const { kv, read } = countingKv(raw);
@@ -75,19 +66,7 @@ Deno.test("Forward to: a page and a Redeliver read the hook's dead letters shown
     await connectSandbox(client, origin);
     const hookId = await registerHook(client, origin);
     const everyHook = await createRelay(raw).destinations.add({ url: "https://app.example/all" });
-    const letter = (i: number, hook: string): DeadLetter => ({
-      id: `msg_${String(i).padStart(26, "0")}`,
-      destinationId: everyHook.id,
-      hookId: hook,
-      tenantId: "sandbox-tenant",
-      postbackId: `p${i}`,
-      index: 0,
-      activity: { verb: "jive:created" },
-      acceptedAt: i,
-      attempts: 8,
-      deadAt: 1_000_000 + i,
-      reason: "HTTP 500",
-    });
+    const letter = (i: number, hook: string) => deadLetter(i, everyHook.id, hook);
     for (let i = 0; i < 600; i++) await storeDead(raw, letter(i, "another hook"));
     for (let i = 600; i < 705; i++) await storeDead(raw, letter(i, hookId));
 

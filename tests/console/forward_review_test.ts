@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { type Client, csrfOf, registerHook, signIn, withHook } from "./_helpers.ts";
 import { createRelay } from "../../webhooks/mod.ts";
+import { deadLetter, storeDead } from "./_dead_letters.ts";
 
 /** Adds a destination to `hookId` through its page; returns its id. */
 async function addDestination(client: Client, hookId: string, url: string): Promise<string> {
@@ -171,25 +172,7 @@ Deno.test("Forward to: exactly a page of dead letters, its 'Older' page says the
     try {
       const destination = await relay.destinations.add({ url: "https://app.example/in", hookIds: [hook.id] });
       for (let i = 0; i < 100; i++) {
-        const letter = {
-          id: `msg_${String(i).padStart(26, "0")}`,
-          destinationId: destination.id,
-          hookId: hook.id,
-          tenantId: "sandbox-tenant",
-          postbackId: `p${i}`,
-          index: 0,
-          activity: { verb: "jive:created" },
-          acceptedAt: i,
-          attempts: 8,
-          deadAt: 1_000_000 + i,
-          reason: "HTTP 500",
-        };
-        await t.kv.atomic()
-          .set(["relay_dead", letter.id], letter)
-          .set(["relay_dead_by_destination", letter.destinationId, letter.id], null)
-          .set(["relay_dead_by_hook", letter.hookId, letter.deadAt, letter.id], letter.destinationId)
-          .set(["relay_dead_by_hook_ready"], true)
-          .commit();
+        await storeDead(t.kv, deadLetter(i, destination.id, hook.id));
       }
       const path = `/webhooks/${hook.id}/forward`;
       const first = await client.text(path, 200);
