@@ -12,10 +12,21 @@ export function validateCommunity(community: Community): void {
   requireString(community.name, "name", action);
   requireString(community.tenantId, "tenantId", action);
   // baseUrl is needed for platform calls only, and checked again then.
-  if (community.baseUrl !== undefined && !/^https?:$/.test(URL.parse(String(community.baseUrl))?.protocol ?? "")) {
-    throw new TypeError(
-      `Cannot ${action}: 'baseUrl' must be an absolute http(s) URL, got ${describe(community.baseUrl)}`,
-    );
+  if (community.baseUrl !== undefined) {
+    const url = URL.parse(String(community.baseUrl));
+    if (url === null || !/^https?:$/.test(url.protocol)) {
+      throw new TypeError(
+        `Cannot ${action}: 'baseUrl' must be an absolute http(s) URL, got ${describe(community.baseUrl)}`,
+      );
+    }
+    // A password in the URL would show wherever the community does (lists, pages, the CLI's table); the URL is
+    // not echoed here for the same reason. The platform is reached with the community's OAuth tokens.
+    if (url.username !== "" || url.password !== "") {
+      throw new TypeError(
+        `Cannot ${action}: 'baseUrl' must not carry a user name or password (${url.host} was given with them); ` +
+          "the platform is reached with the community's OAuth tokens",
+      );
+    }
   }
   for (const field of ["clientId", "clientSecret"] as const) {
     if (community[field] !== undefined) requireString(community[field], field, action);

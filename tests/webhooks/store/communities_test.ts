@@ -77,6 +77,25 @@ Deno.test("communities.save() names the bad field with a TypeError and never sho
   });
 });
 
+Deno.test("communities.save() refuses a base URL with a user name or password, and never shows the password", async () => {
+  await withStore(async ({ communities }, kv) => {
+    for (const baseUrl of ["https://admin:hunter2-pw@acme.example", "https://hunter2-pw@acme.example/api"]) {
+      await assert.rejects(
+        () => communities.save({ ...acme, baseUrl }),
+        (e: Error) =>
+          e instanceof TypeError &&
+          /'baseUrl' must not carry a user name or password \(acme\.example/.test(e.message) &&
+          !e.message.includes("hunter2"),
+      );
+    }
+    assert.deepEqual(await keysUnder(kv, []), []);
+    // A stored community keeps its base URL when a save with credentials is refused.
+    await communities.save(acme);
+    await assert.rejects(() => communities.save({ ...acme, baseUrl: "https://u:p@acme.example" }), TypeError);
+    assert.equal((await communities.findByTenantID(acme.tenantId))?.baseUrl, acme.baseUrl);
+  });
+});
+
 Deno.test("communities.list() pages through communities with a cursor", async () => {
   await withStore(async ({ communities }) => {
     for (let i = 0; i < 7; i++) {
