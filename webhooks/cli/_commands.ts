@@ -88,17 +88,22 @@ const COMMANDS: Record<string, Command> = {
       ...(clientSecret ? { clientSecret } : {}),
       ...(accessToken ? { oauth: { access_token: accessToken, refresh_token: refreshToken ?? "" } } : {}),
     };
-    const before = community.tenantId ? await ctx.hooks.communities.secretRotation(community.tenantId) : null;
+    const tenant = community.tenantId;
+    const before = tenant ? await ctx.hooks.communities.secretRotation(tenant) : null;
+    const replaced = tenant ? await ctx.hooks.communities.findByTenantID(tenant) : null;
     await ctx.hooks.communities.save(community);
     // A changed secret of a stored community is a rotation: the replaced one still verifies for a while.
-    const after = await ctx.hooks.communities.secretRotation(community.tenantId);
+    const after = await ctx.hooks.communities.secretRotation(tenant);
     const rotation = after && after.rotatedAt !== before?.rotatedAt ? after : null;
+    // A save replaces the tenant's community: say so when that renames it, or leaves it without a secret.
+    const renamed = replaced && replaced.name !== community.name ? `, replacing '${replaced.name}'` : "";
+    const change = community.clientSecret === undefined ? "removed (none given)" : "rotated";
     print(
       ctx,
       { ...publicCommunity(community), ...(rotation ? { secretRotation: rotation } : {}) },
       () =>
-        `Saved community '${community.name}' (tenant ${community.tenantId})` +
-        (rotation ? `\nClient secret rotated: the previous one is still accepted until ${rotation.validUntil}` : ""),
+        `Saved community '${community.name}' (tenant ${tenant})${renamed}` +
+        (rotation ? `\nClient secret ${change}: the previous one is still accepted until ${rotation.validUntil}` : ""),
     );
   },
 

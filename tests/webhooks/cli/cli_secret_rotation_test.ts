@@ -138,3 +138,32 @@ Deno.test("cli communities add: of two rotations at once over one KV file, one f
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("cli communities add over a tenant's community says when it renames it or leaves it without a secret", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cli_replace_" });
+  try {
+    const path = `${dir}/webhooks.kv`;
+    const out: string[] = [];
+    const io = (secret?: string) => ({
+      stdout: (t: string) => out.push(t),
+      stderr: () => {},
+      env: (name: string) => name === "CLIENT_SECRET" ? secret : undefined,
+    });
+    const add = (name: string) => ["communities", "add", "--kv", path, "--name", name, "--tenant", "tenant-a"];
+    const run = async (argv: string[], secret?: string): Promise<string> => {
+      out.length = 0;
+      assert.equal(await main([...argv, "--base-url", "https://a.example"], io(secret)), 0);
+      return out.join("\n");
+    };
+    assert.equal(await run(add("A"), SECRET_A), "Saved community 'A' (tenant tenant-a)");
+    // Another name for the same tenant replaces the community: the output names the one replaced.
+    assert.match(
+      await run(add("B")),
+      /^Saved community 'B' \(tenant tenant-a\), replacing 'A'\nClient secret removed \(none given\): the previous one is still accepted until \d{4}-/,
+    );
+    assert.ok(!out.join("").includes(SECRET_A), "a secret was printed");
+    assert.equal(await run(add("B"), SECOND), "Saved community 'B' (tenant tenant-a)");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
