@@ -30,10 +30,28 @@ export function publicCommunity(c: Community): PublicCommunity {
   };
 }
 
+const ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/**
+ * `text` with its control characters written as escapes (`\n`, `\u001b`):
+ * what the command line prints of stored data (a name, a platform's
+ * callback URL) can neither move the terminal's cursor, retitle it or
+ * colour it (ESC sequences), nor forge a row of a table (a line break).
+ */
+export function printable(text: string): string {
+  return text.replace(
+    // deno-lint-ignore no-control-regex
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
 /** Columns padded to their widest cell, a rule under the head. */
 export function table(head: string[], rows: unknown[][]): string {
   // Cells as text whatever a record holds: one written by another tool must not stop the listing.
-  const cells = rows.map((row) => row.map((cell) => cell === undefined || cell === null ? "" : String(cell)));
+  const cells = rows.map((row) =>
+    row.map((cell) => cell === undefined || cell === null ? "" : printable(String(cell)))
+  );
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? "").length)));
   const line = (row: string[]) => row.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd();
   return [line(head), line(widths.map((w) => "-".repeat(w))), ...cells.map(line)].join("\n");

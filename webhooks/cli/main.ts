@@ -9,6 +9,7 @@ import { commandUsage, parse, topUsage, UsageError } from "./_args.ts";
 import { type CommandContext, runCommand, UsageHint } from "./_commands.ts";
 import { createWebhooks } from "../webhooks.ts";
 import { blotSecrets } from "../_util.ts";
+import { printable } from "./_format.ts";
 
 /**
  * Where the command line reads and writes. {@linkcode main} uses the
@@ -52,6 +53,17 @@ function processIO(signal: AbortSignal): CliIO {
   };
 }
 
+/**
+ * `io` writing every line through `printable`: stored data and the
+ * platform's answers reach a terminal with their control characters as
+ * escapes (JSON output stays JSON: an escape is valid in its strings, and
+ * outside them it has none).
+ */
+function printing(io: CliIO): CliIO {
+  const lines = (text: string) => text.split("\n").map(printable).join("\n");
+  return { ...io, stdout: (text) => io.stdout(lines(text)), stderr: (text) => io.stderr(lines(text)) };
+}
+
 /** The message of anything thrown, with every known secret value blotted out. */
 function messageOf(error: unknown, secrets: string[]): string {
   const raw = error instanceof Error
@@ -86,7 +98,7 @@ function messageOf(error: unknown, secrets: string[]): string {
 export async function main(argv: string[], io?: CliIO): Promise<number> {
   const interrupt = new AbortController();
   const own = io === undefined;
-  const cli = io ?? processIO(interrupt.signal);
+  const cli = printing(io ?? processIO(interrupt.signal));
   let parsed;
   try {
     parsed = parse(argv);

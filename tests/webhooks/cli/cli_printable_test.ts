@@ -1,0 +1,83 @@
+// What the command line prints of stored data and of the platform's answers
+// cannot drive the terminal: control characters (an ESC sequence that
+// retitles or clears it, a line break that forges a table row) come out as
+// escapes, in tables, messages and errors alike, and JSON stays JSON.
+
+import assert from "node:assert/strict";
+import { createWebhooks } from "../../../webhooks/mod.ts";
+import { main } from "../../../webhooks/cli/mod.ts";
+
+const ESC = "\u001b";
+const HOSTILE = `${ESC}]0;owned${ESC}\\${ESC}[2J`;
+
+async function withStore(
+  fn: (run: (argv: string[]) => Promise<{ code: number; out: string; err: string }>) => Promise<void>,
+) {
+  const dir = await Deno.makeTempDir({ prefix: "cli_printable_" });
+  const path = `${dir}/webhooks.kv`;
+  try {
+    const kv = await Deno.openKv(path);
+    try {
+      const hooks = createWebhooks(kv);
+      await hooks.communities.save({ name: `Acme${HOSTILE}`, tenantId: "t-acme", baseUrl: "https://acme.example" });
+      await hooks.save({
+        id: "hook-1",
+        tenantId: "t-acme",
+        entity: {
+          id: "1",
+          events: ["document"],
+          callback: `https://cb.example/x\nhook-2  t-forged  document  https://evil.example${HOSTILE}`,
+          resources: { self: { ref: "https://acme.example/api/core/v3/webhooks/1" } },
+        },
+      });
+    } finally {
+      kv.close();
+    }
+    await fn(async (argv) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await main([...argv, "--kv", path], {
+        stdout: (t) => out.push(t),
+        stderr: (t) => err.push(t),
+        env: () => undefined,
+      });
+      return { code, out: out.join("\n"), err: err.join("\n") };
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("cli tables show stored control characters as escapes: no ESC reaches the terminal, no row is forged", async () => {
+  await withStore(async (run) => {
+    const hooks = await run(["hooks", "list"]);
+    assert.equal(hooks.code, 0, hooks.err);
+    assert.ok(!hooks.out.includes(ESC), "an ESC reached the terminal");
+    assert.equal(hooks.out.split("\n").length, 3, "a line break in a callback made a row of its own");
+    assert.match(hooks.out, /https:\/\/cb\.example\/x\\nhook-2 {2}t-forged/);
+    assert.ok(hooks.out.includes("\\u001b]0;owned"));
+
+    const communities = await run(["communities", "list"]);
+    assert.equal(communities.code, 0, communities.err);
+    assert.ok(!communities.out.includes(ESC));
+    assert.match(communities.out, /Acme\\u001b\]0;owned/);
+  });
+});
+
+Deno.test("cli messages and errors escape control characters too, and --json stays parseable", async () => {
+  await withStore(async (run) => {
+    const removed = await run(["communities", "remove", `Acme${HOSTILE}`]);
+    assert.equal(removed.code, 0, removed.err);
+    assert.ok(!removed.out.includes(ESC));
+    assert.match(removed.out, /^Removed community 'Acme\\u001b/);
+    const missing = await run(["communities", "show", `Gone${ESC}[2J`]);
+    assert.equal(missing.code, 1);
+    assert.ok(!missing.err.includes(ESC));
+    assert.match(missing.err, /No community is named 'Gone\\u001b\[2J'/);
+
+    const json = await run(["hooks", "list", "--json"]);
+    assert.equal(json.code, 0, json.err);
+    assert.ok(!json.out.includes(ESC));
+    assert.ok(JSON.parse(json.out)[0].entity.callback.endsWith(HOSTILE));
+  });
+});
