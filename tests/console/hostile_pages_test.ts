@@ -1,7 +1,7 @@
 // Hostile or unlucky input to the console's pages outside Forward to: each test here failed on the code before its fix.
 
 import assert from "node:assert/strict";
-import { Client, startConsole } from "./_helpers.ts";
+import { Client, signInAtForm, startConsole } from "./_helpers.ts";
 
 /** Runs `fn` and resolves with what it wrote through console.warn. */
 async function warningsOf(fn: () => Promise<void>): Promise<string[]> {
@@ -38,6 +38,41 @@ Deno.test("a sign-in callback's error code cannot forge log lines nor fill the l
     assert.ok(hostile[0].length < 200, `${hostile[0].length} characters logged`);
     const valid = await warningsOf(() => callBackWith("access_denied"));
     assert.deepEqual(valid, ["Sign-in failed: The provider refused: access_denied"]);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a community's base URL with a user name and password is refused, and the password is on no page", async () => {
+  const t = await startConsole();
+  try {
+    const { client, csrf } = await signInAtForm(t.origin, "/communities/new");
+    const baseUrl = "https://admin:hunter2@community.example.com";
+    const added = await client.post("/communities", {
+      _csrf: csrf,
+      name: "Cred",
+      tenantId: "cred",
+      baseUrl,
+      clientId: "cid",
+    });
+    const page = await added.text();
+    assert.equal(added.status, 400);
+    assert.match(page, /Base URL may not hold a user name or password/);
+    assert.doesNotMatch(page, /hunter2/);
+    assert.match(page, /value="https:\/\/community\.example\.com\/?"/, "the rest of the URL comes back to be saved");
+    assert.equal((await client.fetch("/communities/cred")).status, 404, "nothing was saved");
+    // Nor on an edit, which would hand the stored tokens to the URL.
+    const edited = await client.post("/communities/sandbox-tenant", {
+      _csrf: csrf,
+      name: "Sandbox",
+      baseUrl: `http://admin:hunter2@${new URL(t.origin).host}/sandbox`,
+      clientId: "",
+    });
+    const editPage = await edited.text();
+    assert.equal(edited.status, 400);
+    assert.match(editPage, /Base URL may not hold a user name or password/);
+    assert.doesNotMatch(editPage, /hunter2/);
+    assert.doesNotMatch(await client.text("/communities", 200), /hunter2/);
   } finally {
     await t.close();
   }
