@@ -77,3 +77,30 @@ Deno.test("a community's base URL with a user name and password is refused, and 
     await t.close();
   }
 });
+
+Deno.test("a community form sent after the session ended keeps no password of its base URL", async () => {
+  const t = await startConsole();
+  try {
+    const { client, csrf } = await signInAtForm(t.origin, "/communities/new");
+    await (await client.post("/signout", { _csrf: csrf })).body?.cancel();
+    const res = await client.post("/communities", {
+      _csrf: csrf,
+      name: "Cred",
+      tenantId: "cred",
+      baseUrl: "https://admin:hunter2@community.example.com/",
+      clientId: "cid",
+    });
+    await res.body?.cancel();
+    assert.equal(res.status, 303);
+    assert.match(decodeURIComponent(res.headers.get("location")!), /returnTo=\/communities\/new\?draft=/);
+    let drafts = 0;
+    for await (const entry of t.kv.list({ prefix: [] })) {
+      const text = JSON.stringify(entry.value) ?? "";
+      if (text.includes("community.example.com")) drafts++;
+      assert.doesNotMatch(text, /hunter2|admin/, `a password under ${JSON.stringify(entry.key)}`);
+    }
+    assert.equal(drafts, 1, "the draft keeps the rest of the URL");
+  } finally {
+    await t.close();
+  }
+});
