@@ -54,11 +54,12 @@ export function filterOf(c: Context<ConsoleEnv>): { filter: DeliveryFilter; prob
   if (statusText === "accepted" || statusText === "rejected") status = statusText;
   else if (/^(0|[1-5]\d\d)$/.test(statusText)) status = Number(statusText); // 0: a platform-side failure
   else if (statusText) problems.push(`Status: ${shown(statusText)} is not accepted, rejected or an HTTP status`);
-  const cursor = (name: string) => {
+  // `after=0` is the log's start: the Newer link of an empty page before every delivery leads there.
+  const cursor = (name: string, least: number) => {
     const v = c.req.query(name);
     if (v === undefined || v === "") return undefined;
     const n = Number(v);
-    if (Number.isSafeInteger(n) && n > 0) return n;
+    if (Number.isSafeInteger(n) && n >= least) return n;
     problems.push(`Page: ${shown(v)} is not a page of the log`);
     return undefined;
   };
@@ -84,8 +85,8 @@ export function filterOf(c: Context<ConsoleEnv>): { filter: DeliveryFilter; prob
     q: text("q", "Search", 200),
     from: time("from", "From"),
     to: time("to", "To"),
-    before: cursor("before"),
-    after: cursor("after"),
+    before: cursor("before", 1),
+    after: cursor("after", 0),
   };
   if (filter.from !== undefined && filter.to !== undefined && filter.from >= filter.to) {
     problems.push("To: it is not after From, so nothing could match");

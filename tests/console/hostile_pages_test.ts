@@ -1,7 +1,7 @@
 // Hostile or unlucky input to the console's pages outside Forward to: each test here failed on the code before its fix.
 
 import assert from "node:assert/strict";
-import { Client, signInAtForm, startConsole } from "./_helpers.ts";
+import { Client, parse, signInAtForm, startConsole, withHook } from "./_helpers.ts";
 
 /** Runs `fn` and resolves with what it wrote through console.warn. */
 async function warningsOf(fn: () => Promise<void>): Promise<string[]> {
@@ -103,4 +103,32 @@ Deno.test("a community form sent after the session ended keeps no password of it
   } finally {
     await t.close();
   }
+});
+
+Deno.test("the Newer link of an empty page before the log's start leads to a page, not to an error", async () => {
+  await withHook(async (t, { id }, client) => {
+    const item = {
+      webhook: "https://c.example/api/core/v3/webhooks/1",
+      activity: { verb: "jive:created", title: "One" },
+    };
+    await t.app.deliveries.add(id, [item]);
+    const empty = parse(await client.text("/deliveries?before=1", 200));
+    let newer = "";
+    try {
+      assert.equal(empty.document.querySelectorAll("#deliveries-table tr.delivery").length, 0);
+      newer = empty.document.querySelector("nav.pager a#newer")?.getAttribute("href") ?? "";
+    } finally {
+      empty.close();
+    }
+    assert.notEqual(newer, "", "the page offers newer deliveries");
+    for (const path of [newer, `/deliveries?hook=${id}&after=0`]) {
+      const page = parse(await client.text(path, 200));
+      try {
+        assert.equal(page.document.querySelector(".error")?.textContent ?? "", "", path);
+        assert.equal(page.document.querySelectorAll("#deliveries-table tr.delivery").length, 1, path);
+      } finally {
+        page.close();
+      }
+    }
+  });
 });
