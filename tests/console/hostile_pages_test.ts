@@ -132,3 +132,29 @@ Deno.test("the Newer link of an empty page before the log's start leads to a pag
     }
   });
 });
+
+Deno.test("a GET of a delivery's or a community's action URL (the address bar after a refusal) shows its page and does nothing", async () => {
+  await withHook(async (t, { id }, client) => {
+    const item = {
+      webhook: "https://c.example/api/core/v3/webhooks/1",
+      activity: { verb: "jive:created", title: "One" },
+    };
+    await t.app.deliveries.add(id, [item]);
+    const [delivery] = await t.app.deliveries.list({ limit: 1 });
+    const before = (await t.app.deliveries.list({ limit: 10 })).length;
+    for (const action of ["redeliver", "replay"]) {
+      const res = await client.fetch(`/deliveries/${delivery.id}/${action}`);
+      await res.body?.cancel();
+      assert.equal(res.status, 302, action);
+      assert.equal(res.headers.get("location"), `/deliveries/${delivery.id}`, action);
+    }
+    assert.equal((await t.app.deliveries.list({ limit: 10 })).length, before, "nothing was delivered again");
+    for (const action of ["remove", "revoke-previous-secret"]) {
+      const res = await client.fetch(`/communities/sandbox-tenant/${action}`);
+      await res.body?.cancel();
+      assert.equal(res.status, 302, action);
+      assert.equal(res.headers.get("location"), "/communities/sandbox-tenant", action);
+    }
+    assert.ok(await t.app.webhooks.communities.findByTenantID("sandbox-tenant"), "the community is still there");
+  });
+});
