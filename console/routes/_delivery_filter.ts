@@ -94,6 +94,15 @@ export function filterOf(c: Context<ConsoleEnv>): { filter: DeliveryFilter; prob
   return { filter, problems };
 }
 
+/**
+ * A time as the filter reads it back: UTC, to the minute when it is on one (as a datetime-local field sends it), else
+ * to its second or millisecond, so that the page's links and fields filter as the page itself did.
+ */
+export function utcText(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return iso.endsWith(":00.000Z") ? iso.slice(0, 16) : iso.endsWith(".000Z") ? iso.slice(0, 19) : iso.slice(0, 23);
+}
+
 /** A filter as query parameters (empty ones left out). */
 function query(filter: DeliveryFilter): Record<string, string> {
   const out: Record<string, string> = {};
@@ -101,8 +110,8 @@ function query(filter: DeliveryFilter): Record<string, string> {
   if (filter.status !== undefined) out.status = String(filter.status);
   if (filter.verb) out.verb = filter.verb;
   if (filter.tenantId) out.community = filter.tenantId;
-  if (filter.from !== undefined) out.from = new Date(filter.from).toISOString().slice(0, 16);
-  if (filter.to !== undefined) out.to = new Date(filter.to).toISOString().slice(0, 16);
+  if (filter.from !== undefined) out.from = utcText(filter.from);
+  if (filter.to !== undefined) out.to = utcText(filter.to);
   if (filter.q) out.q = filter.q;
   if (filter.before !== undefined) out.before = String(filter.before);
   if (filter.after !== undefined) out.after = String(filter.after);

@@ -158,3 +158,27 @@ Deno.test("a GET of a delivery's or a community's action URL (the address bar af
     assert.ok(await t.app.webhooks.communities.findByTenantID("sandbox-tenant"), "the community is still there");
   });
 });
+
+Deno.test("a From or To with seconds keeps them in the page's links and fields, so every page filters alike", async () => {
+  await withHook(async (_t, _hook, client) => {
+    const page = parse(
+      await client.text("/deliveries?from=2020-01-01T10:00:30&to=2030-01-01T00:00:00.250Z&before=9", 200),
+    );
+    try {
+      const newest = new URL(page.document.querySelector("nav.pager a#first-page")!.getAttribute("href")!, "http://x");
+      assert.equal(newest.searchParams.get("from"), "2020-01-01T10:00:30");
+      assert.equal(newest.searchParams.get("to"), "2030-01-01T00:00:00.250");
+      assert.equal((page.document.querySelector("#filter-from") as HTMLInputElement).value, "2020-01-01T10:00:30");
+      assert.equal((page.document.querySelector("#filter-to") as HTMLInputElement).value, "2030-01-01T00:00:00.250");
+    } finally {
+      page.close();
+    }
+    // A whole minute stays as a datetime-local field sends it.
+    const whole = parse(await client.text("/deliveries?from=2020-01-01T10:00&before=9", 200));
+    try {
+      assert.equal((whole.document.querySelector("#filter-from") as HTMLInputElement).value, "2020-01-01T10:00");
+    } finally {
+      whole.close();
+    }
+  });
+});
