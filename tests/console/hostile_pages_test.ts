@@ -1,7 +1,8 @@
 // Hostile or unlucky input to the console's pages outside Forward to: each test here failed on the code before its fix.
 
 import assert from "node:assert/strict";
-import { Client, parse, signInAtForm, startConsole, withHook } from "./_helpers.ts";
+import { createApp } from "../../console/app.ts";
+import { Client, NO_RATE_LIMITS, parse, signInAtForm, startConsole, withHook } from "./_helpers.ts";
 
 /** Runs `fn` and resolves with what it wrote through console.warn. */
 async function warningsOf(fn: () => Promise<void>): Promise<string[]> {
@@ -181,4 +182,43 @@ Deno.test("a From or To with seconds keeps them in the page's links and fields, 
       whole.close();
     }
   });
+});
+
+Deno.test("a request that fails (here the KV is out) cannot forge lines of the console's log through its path", async () => {
+  const kv = await Deno.openKv(":memory:");
+  // Session reads fail, as in a KV outage: every request with a session cookie is answered 500 and logged.
+  const failing = new Proxy(kv, {
+    get(target, prop) {
+      if (prop === "get") {
+        return (key: Deno.KvKey) =>
+          key[0] === "console_session" ? Promise.reject(new Error("KV unavailable")) : target.get(key);
+      }
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  let handler: (r: Request) => Response | Promise<Response> = () => new Response(null, { status: 503 });
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, (r) => handler(r));
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+  const app = createApp({ kv: failing, publicUrl: origin, buildAssets: false, rateLimits: NO_RATE_LIMITS });
+  const errors: string[] = [];
+  const error = console.error;
+  console.error = (...args: unknown[]) => void errors.push(args.map(String).join(" "));
+  try {
+    await app.ready;
+    handler = app.fetch;
+    const res = await fetch(`${origin}/x%0D%0A2026-11-28T00:00:00Z%20Console%20admin%20signed%20in`, {
+      headers: { cookie: "cw_session=abc" },
+    });
+    await res.text();
+    assert.equal(res.status, 500);
+    assert.equal(errors.length, 1, errors.join("|"));
+    assert.doesNotMatch(errors[0], /[\r\n]/);
+    assert.match(errors[0], /^Console error on GET /);
+  } finally {
+    console.error = error;
+    await app.close();
+    await server.shutdown();
+    kv.close();
+  }
 });
