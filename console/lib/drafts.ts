@@ -100,11 +100,13 @@ function keep(kind: DraftKind, body: URLSearchParams): Record<string, string | s
       fields[spec] = (body.get(spec) ?? "").slice(0, MAX_VALUE);
     }
   }
-  // A destination URL's user info is a password or a token (the relay refuses it anyway): never kept.
-  if (typeof fields.url === "string" && fields.url.includes("@")) {
-    const parsed = URL.parse(fields.url);
+  // A URL's user info is a password or a token (the relay and the community form refuse it anyway): never kept.
+  for (const name of ["url", "baseUrl"]) {
+    const text = fields[name];
+    if (typeof text !== "string" || !text.includes("@")) continue;
+    const parsed = URL.parse(text);
     if (parsed) parsed.username = parsed.password = "";
-    fields.url = parsed?.href ?? "";
+    fields[name] = parsed?.href ?? "";
   }
   return fields;
 }

@@ -230,7 +230,10 @@ export function installGuards(app: Hono<ConsoleEnv>, deps: Deps, publicUrl: stri
         400,
       );
     }
-    console.error(`Console error on ${c.req.method} ${c.req.path}: ${describeError(err)}`);
+    // The path as the client sent it (its line breaks encoded again, as Hono decodes them): it forges no log lines.
+    // deno-lint-ignore no-control-regex
+    const path = c.req.path.slice(0, 300).replace(/[\u0000-\u001f\u007f]/g, encodeURIComponent);
+    console.error(`Console error on ${c.req.method} ${path}: ${describeError(err)}`);
     return html(
       c,
       MessagePage({

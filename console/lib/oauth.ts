@@ -238,16 +238,26 @@ export function tooManyRequestsMessage(wait: number | null): string {
   }`;
 }
 
+/**
+ * A provider's error code as RFC 6749 allows it (printable ASCII but `"` and `\`, here at most 64 characters), else
+ * a phrase: the code comes from the callback's URL, which anyone can write, and it goes to the log and the page.
+ */
+function errorCode(code: unknown): string {
+  return typeof code === "string" && /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,64}$/.test(code)
+    ? code
+    : "an error code that is not valid";
+}
+
 /** Describes an OAuth failure without echoing tokens or secrets. */
 export function describeOAuthError(err: unknown): string {
   if (err instanceof OutboundError) return err.message;
   const busy = providerBusy(err);
   if (busy !== undefined) return tooManyRequestsMessage(busy);
   if (err instanceof oauth.ResponseBodyError) {
-    return `The provider refused: ${err.error}`;
+    return `The provider refused: ${errorCode(err.error)}`;
   }
   if (err instanceof oauth.AuthorizationResponseError) {
-    return `The provider refused: ${err.error}`;
+    return `The provider refused: ${errorCode(err.error)}`;
   }
   if (err instanceof oauth.WWWAuthenticateChallengeError) {
     return "The provider refused the access token";

@@ -115,6 +115,10 @@ export function validate(form: CommunityForm, isNew: boolean): string | null {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return `Base URL must be an absolute http(s) URL, got '${form.baseUrl}'`;
   }
+  // No call could use it (fetch refuses a URL with credentials), and the pages and the consent redirect would show it.
+  if (url.username || url.password) {
+    return "Base URL may not hold a user name or password: the console signs in to the community with OAuth";
+  }
   if (form.refreshToken && !form.accessToken) {
     return "A refresh token needs an access token";
   }
@@ -122,8 +126,8 @@ export function validate(form: CommunityForm, isNew: boolean): string | null {
 }
 
 /**
- * The form to show again after a refusal: its secrets left out (never echoed
- * back), and the bidirectional controls of its name and tenant id removed,
+ * The form to show again after a refusal: its secrets (and a password in its
+ * base URL) left out, never echoed back, and the bidirectional controls of its name and tenant id removed,
  * as the hook's form does, so that saving again is not refused again for
  * characters nobody can see.
  */
@@ -132,10 +136,19 @@ export function formToShowAgain(form: CommunityForm): CommunityForm {
     ...form,
     name: withoutBidiControls(form.name),
     tenantId: withoutBidiControls(form.tenantId),
+    baseUrl: withoutCredentials(form.baseUrl),
     clientSecret: "",
     accessToken: "",
     refreshToken: "",
   };
+}
+
+/** A URL without its user name and password (a form shown again holds no password), or the text as it is. */
+function withoutCredentials(text: string): string {
+  const url = URL.parse(text);
+  if (!url || (!url.username && !url.password)) return text;
+  url.username = url.password = "";
+  return url.href;
 }
 
 /** The origin of a URL, or "" when it is not one. */

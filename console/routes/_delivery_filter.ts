@@ -54,11 +54,12 @@ export function filterOf(c: Context<ConsoleEnv>): { filter: DeliveryFilter; prob
   if (statusText === "accepted" || statusText === "rejected") status = statusText;
   else if (/^(0|[1-5]\d\d)$/.test(statusText)) status = Number(statusText); // 0: a platform-side failure
   else if (statusText) problems.push(`Status: ${shown(statusText)} is not accepted, rejected or an HTTP status`);
-  const cursor = (name: string) => {
+  // `after=0` is the log's start: the Newer link of an empty page before every delivery leads there.
+  const cursor = (name: string, least: number) => {
     const v = c.req.query(name);
     if (v === undefined || v === "") return undefined;
     const n = Number(v);
-    if (Number.isSafeInteger(n) && n > 0) return n;
+    if (Number.isSafeInteger(n) && n >= least) return n;
     problems.push(`Page: ${shown(v)} is not a page of the log`);
     return undefined;
   };
@@ -84,13 +85,22 @@ export function filterOf(c: Context<ConsoleEnv>): { filter: DeliveryFilter; prob
     q: text("q", "Search", 200),
     from: time("from", "From"),
     to: time("to", "To"),
-    before: cursor("before"),
-    after: cursor("after"),
+    before: cursor("before", 1),
+    after: cursor("after", 0),
   };
   if (filter.from !== undefined && filter.to !== undefined && filter.from >= filter.to) {
     problems.push("To: it is not after From, so nothing could match");
   }
   return { filter, problems };
+}
+
+/**
+ * A time as the filter reads it back: UTC, to the minute when it is on one (as a datetime-local field sends it), else
+ * to its second or millisecond, so that the page's links and fields filter as the page itself did.
+ */
+export function utcText(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return iso.endsWith(":00.000Z") ? iso.slice(0, 16) : iso.endsWith(".000Z") ? iso.slice(0, 19) : iso.slice(0, 23);
 }
 
 /** A filter as query parameters (empty ones left out). */
@@ -100,8 +110,8 @@ function query(filter: DeliveryFilter): Record<string, string> {
   if (filter.status !== undefined) out.status = String(filter.status);
   if (filter.verb) out.verb = filter.verb;
   if (filter.tenantId) out.community = filter.tenantId;
-  if (filter.from !== undefined) out.from = new Date(filter.from).toISOString().slice(0, 16);
-  if (filter.to !== undefined) out.to = new Date(filter.to).toISOString().slice(0, 16);
+  if (filter.from !== undefined) out.from = utcText(filter.from);
+  if (filter.to !== undefined) out.to = utcText(filter.to);
   if (filter.q) out.q = filter.q;
   if (filter.before !== undefined) out.before = String(filter.before);
   if (filter.after !== undefined) out.after = String(filter.after);

@@ -257,6 +257,12 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     return c.redirect(`${path(community.tenantId)}?notice=saved`, 303);
   });
 
+  // The address bar after a refused or confirmed action (or a bookmark): the community's page rather than a 404.
+  app.get(
+    "/communities/:tenantId/:action{(?:remove|revoke-previous-secret)}",
+    (c) => c.redirect(path(c.req.param("tenantId")), 302),
+  );
+
   // A secret that leaked: the previous one stops verifying now, not at the rotation's end.
   app.post("/communities/:tenantId/revoke-previous-secret", async (c) => {
     const community = await communities.findByTenantID(c.req.param("tenantId"));

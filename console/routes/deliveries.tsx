@@ -15,7 +15,7 @@ import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
 import DeliveriesLive from "../islands/DeliveriesLive.tsx";
 import { type ConsoleEnv, cookieName, type Deps, html, layoutFrame, noticeOf, SESSION_COOKIE } from "../lib/context.ts";
-import { ANSWERS, filterOf, KNOWN_VERBS, pageUrl } from "./_delivery_filter.ts";
+import { ANSWERS, filterOf, KNOWN_VERBS, pageUrl, utcText } from "./_delivery_filter.ts";
 import { allCommunities, allHooks } from "./_webhook_parts.tsx";
 import { hookNames } from "./_hook_names.ts";
 
@@ -52,7 +52,7 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       ...Object.fromEntries([...labels].filter(([, l]) => l.name).map(([id, l]) => [id, l.name])),
       ...hookNames(hooks, labels, communities),
     };
-    const utc = (ms: number | undefined) => ms === undefined ? "" : new Date(ms).toISOString().slice(0, 16);
+    const utc = (ms: number | undefined) => ms === undefined ? "" : utcText(ms);
     const hookId = filter.hookId;
     const verbs = [...new Set([...KNOWN_VERBS, ...recent.map((d) => d.verb).filter(Boolean)])].sort();
     const statusValue = filter.status === undefined ? "" : String(filter.status);

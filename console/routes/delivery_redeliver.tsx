@@ -48,8 +48,14 @@ export function RedeliverForm({ id, csrf }: { id: string; csrf: string }): VNode
   );
 }
 
-/** Adds `POST /deliveries/:id/redeliver` to `app`. */
+/** Adds `POST /deliveries/:id/redeliver` to `app`, and the redirect of a GET of it or of Replay's URL. */
 export function redeliverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
+  // The address bar after a refused Redeliver or Replay (or a bookmark): the delivery's page rather than a 404.
+  app.get(
+    "/deliveries/:id/:action{(?:redeliver|replay)}",
+    (c) => c.redirect(`/deliveries/${encodeURIComponent(c.req.param("id"))}`, 302),
+  );
+
   app.post("/deliveries/:id/redeliver", async (c) => {
     const id = c.req.param("id");
     const refuse = (message: string, status: 400 | 404 | 409 | 502 = 400) =>
