@@ -21,13 +21,21 @@ import { hookNames } from "./_hook_names.ts";
 
 /** Time between keep-alive comments on an idle event stream. */
 const HEARTBEAT_MS = 10_000;
+/** The longest webhook id a filter takes (the page's filter field too). */
+const MAX_HOOK = 200;
 
 /** Adds the delivery routes to `app`. */
 export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const hookOf = (c: Context<ConsoleEnv>) => {
     const hook = c.req.query("hook") ?? "";
-    return hook && hook.length <= 200 ? hook : undefined;
+    return hook && hook.length <= MAX_HOOK ? hook : undefined;
   };
+  // The JSON and event-stream views have no notice to say a filter was ignored (as the page does): a hook id longer
+  // than any filter takes is refused, rather than answered with every hook's deliveries.
+  const hookTooLong = (c: Context<ConsoleEnv>) =>
+    (c.req.query("hook")?.length ?? 0) > MAX_HOOK
+      ? c.json({ error: `hook: a webhook id of at most ${MAX_HOOK} characters` }, 400)
+      : null;
 
   app.get("/deliveries", async (c) => {
     const { filter, problems } = filterOf(c);
@@ -195,11 +203,17 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   });
 
   app.get("/deliveries/stats.json", async (c) => {
+    const refused = hookTooLong(c);
+    if (refused) return refused;
     return c.json(await deps.deliveries.stats(hookOf(c)));
   });
 
   app.get("/deliveries.json", async (c) => {
-    const after = Number(c.req.query("after") ?? "");
+    const refused = hookTooLong(c);
+    if (refused) return refused;
+    const query = Number(c.req.query("after") ?? "");
+    // A cursor is a place in the log; anything else (1.5, Infinity) reads the newest, as no cursor does.
+    const after = Number.isSafeInteger(query) && query > 0 ? query : 0;
     const since = Number(c.req.query("since") ?? "");
     if (Number.isSafeInteger(since) && since > 0) {
       // The live table: the newest after the settle window below the newest it has (a late commit lands there).
@@ -212,7 +226,7 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     }
     const values = await deps.deliveries.list({
       hookId: hookOf(c),
-      after: Number.isSafeInteger(after) && after > 0 ? after : undefined,
+      after: after > 0 ? after : undefined,
       limit: 100,
       // After a known delivery: the next ones in order, so paging on skips none.
       forward: after > 0,
@@ -221,6 +235,8 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   });
 
   app.get("/deliveries/events", (c) => {
+    const refused = hookTooLong(c);
+    if (refused) return refused;
     // HEAD (served by this GET route) gets the headers and no stream: nobody would read it, so it would never end.
     if (c.req.method === "HEAD") {
       return new Response(null, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });

@@ -222,3 +222,38 @@ Deno.test("a request that fails (here the KV is out) cannot forge lines of the c
     kv.close();
   }
 });
+
+Deno.test("deliveries.json reads the newest for a cursor that is no place in the log, and the JSON views refuse a hook id too long to filter on", async () => {
+  await withHook(async (t, { id }, client) => {
+    for (let i = 0; i < 3; i++) {
+      await t.app.deliveries.add(id, [{
+        webhook: "https://c.example/api/core/v3/webhooks/1",
+        activity: { title: `D${i}` },
+      }]);
+    }
+    const titles = async (query: string) => {
+      const res = await client.fetch(`/deliveries.json${query}`);
+      assert.equal(res.status, 200, query);
+      const { values } = await res.json() as { values: { seq: number }[] };
+      return values.map((v) => v.seq);
+    };
+    const newest = await titles("");
+    assert.equal(newest.length, 3);
+    assert.ok(newest[0] > newest[2], "newest first");
+    for (const after of ["1.5", "Infinity", "1e400", "-3", "abc"]) {
+      assert.deepEqual(await titles(`?after=${after}`), newest, `after=${after}`);
+    }
+    // A real cursor still reads on from it.
+    assert.deepEqual(await titles(`?after=${newest[2]}`), newest.slice(0, 2));
+
+    const long = "h".repeat(201);
+    for (const path of ["/deliveries.json", "/deliveries/stats.json", "/deliveries/events"]) {
+      const res = await client.fetch(`${path}?hook=${long}`);
+      assert.equal(res.status, 400, path);
+      assert.match((await res.json()).error, /hook: a webhook id of at most 200 characters/);
+    }
+    const stats = await client.fetch(`/deliveries/stats.json?hook=${id}`);
+    assert.equal(stats.status, 200);
+    await stats.body?.cancel();
+  });
+});
