@@ -80,7 +80,7 @@ const PLACEHOLDER = /{{\s*(.*?)\s*}}/g;
 function fill(el: Element & Text, data: object): void {
   const sub = (text: string) => text.replace(PLACEHOLDER, (_, path: string) => (get(data, path) ?? "") as string); // replace() makes it a string
   if (el.nodeType === 3) el.data = sub(el.data);
-  else if (el.tagName !== "SCRIPT") { // never turn data into code
+  else if (el.localName !== "script") { // never turn data into code: an SVG script's tagName is lower case
     for (const attr of [...el.attributes ?? []]) {
       if (attr.value.includes("{{") && !/^on/i.test(attr.name)) attr.value = sub(attr.value);
     }
