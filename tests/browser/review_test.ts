@@ -1,7 +1,7 @@
 // Regular tests of the defects a hostile review of Library B found, one per
 // defect, each failing on the code before its fix.
 import assert from "node:assert/strict";
-import { frag, render } from "../../browser/mod.ts";
+import { clone, frag, merge, render, set } from "../../browser/mod.ts";
 import { domTest } from "./_dom.ts";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -17,4 +17,20 @@ domTest("render() leaves the contents of an SVG <script> untouched, as those of 
   el.appendChild(doc.createElementNS(SVG, "svg")).appendChild(doc.createElementNS(SVG, "script")).textContent = "{{x}}";
   render(el, { x: "steal()" });
   assert.equal(el.textContent, "{{x}}");
+});
+
+Deno.test("clone() and merge() copy a sparse array's items only, so one item at index 4,294,967,294 is quick", () => {
+  const list: string[] = [];
+  list[5] = "x";
+  const copy = clone(list);
+  assert.deepEqual(Object.keys(copy), ["5"]); // holes stay holes
+  assert.equal(copy.length, 6);
+  // an untrusted path makes an array 2^32 - 1 long: walking it by index took hours and gigabytes
+  const state = set({ items: [] as unknown[] }, "items.4294967294", 1);
+  const started = performance.now();
+  for (const out of [clone(state), merge({}, state), merge({ items: [] }, state, { clone: true })]) {
+    assert.equal(out.items.length, 4294967295);
+    assert.deepEqual(Object.keys(out.items), ["4294967294"]);
+  }
+  assert.ok(performance.now() - started < 1000);
 });
