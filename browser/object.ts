@@ -56,7 +56,8 @@ function copy(
   tooDeep(depth++, value);
   const list = isArray(value);
   if (!list && !isPlain(value)) return value; // dates, class instances, nodes: shared
-  const out: Record<string, unknown> = list ? [] as never : {};
+  // a null prototype stays null: a lookup by `in` in the copy finds the data only, as in the original
+  const out: Record<string, unknown> = list ? [] as never : Object.create(Object.getPrototypeOf(value));
   seen.set(value, out);
   // own keys, for arrays too: a hole stays a hole, and an array holding one item at 4e9 is one item, not 4e9
   for (const key of Object.keys(value)) {
@@ -68,7 +69,7 @@ function copy(
 
 /**
  * Clones an object. Arrays and plain objects (prototype `Object.prototype`
- * or `null`) are copied, deeply unless `shallow`, and cycles are kept (an
+ * or `null`, which the copy keeps) are copied, deeply unless `shallow`, and cycles are kept (an
  * array's own items, so a sparse array's holes stay holes); other
  * objects (dates, maps, class instances, DOM nodes) are shared, and
  * primitives are returned as they are. `__proto__`, `constructor` and

@@ -34,3 +34,15 @@ Deno.test("clone() and merge() copy a sparse array's items only, so one item at 
   }
   assert.ok(performance.now() - started < 1000);
 });
+
+Deno.test("clone() keeps a null-prototype object's null prototype, deep and with merge()'s clone option", () => {
+  const dict = Object.assign(Object.create(null), { toString: "plain data", inner: Object.create(null) });
+  for (const copy of [clone(dict), clone({ d: dict }).d, merge(dict, {}, { clone: true })]) {
+    assert.notEqual(copy, dict);
+    assert.equal(Object.getPrototypeOf(copy), null);
+    assert.equal(Object.getPrototypeOf(copy.inner), null);
+    assert.equal("hasOwnProperty" in copy, false); // a lookup by `in` still finds the data only
+    assert.deepEqual({ ...copy }, { toString: "plain data", inner: copy.inner });
+  }
+  assert.equal(Object.getPrototypeOf(clone({})), Object.prototype);
+});
