@@ -82,7 +82,8 @@ function fill(el: Element & Text, data: object): void {
   if (el.nodeType === 3) el.data = sub(el.data);
   else if (el.localName !== "script") { // never turn data into code: an SVG script's tagName is lower case
     for (const attr of [...el.attributes ?? []]) {
-      if (attr.value.includes("{{") && !/^on/i.test(attr.name)) attr.value = sub(attr.value);
+      // on* holds code, srcdoc a document's markup: data in them would run
+      if (attr.value.includes("{{") && !/^(on|srcdoc)/i.test(attr.name)) attr.value = sub(attr.value);
     }
     for (const child of [...el.childNodes]) fill(child as Element & Text, data);
   }
@@ -92,7 +93,7 @@ function fill(el: Element & Text, data: object): void {
  * Renders data into `{{path}}` placeholders (spaces allowed: `{{ a.b }}`)
  * in text nodes and attribute values, each replaced with
  * `get(data, path, "")`. Data is inserted as text, never parsed as markup;
- * `<script>` contents and `on*` attributes are left alone. A fragment (or a
+ * `<script>` contents, `on*` attributes and `srcdoc` are left alone. A fragment (or a
  * `<template>`'s content) is cloned and the clone is rendered and returned;
  * an element is rendered in place and returned. Data in URL attributes
  * (`href`, `src`) is inserted as it is: check URLs from untrusted sources.

@@ -46,3 +46,12 @@ Deno.test("clone() keeps a null-prototype object's null prototype, deep and with
   }
   assert.equal(Object.getPrototypeOf(clone({})), Object.prototype);
 });
+
+domTest("render() leaves an iframe's srcdoc alone: its value is parsed as a document, so data would be markup", () => {
+  const out = render(frag(`<iframe srcdoc="<p>{{x}}</p>" title="{{x}}"></iframe>`), {
+    x: `<img src=x onerror="steal()">`,
+  });
+  const iframe = out.querySelector("iframe")!;
+  assert.equal(iframe.getAttribute("srcdoc"), "<p>{{x}}</p>");
+  assert.equal(iframe.getAttribute("title"), `<img src=x onerror="steal()">`); // other attributes are filled
+});
