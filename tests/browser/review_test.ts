@@ -1,7 +1,7 @@
 // Regular tests of the defects a hostile review of Library B found, one per
 // defect, each failing on the code before its fix.
 import assert from "node:assert/strict";
-import { clone, frag, merge, render, set } from "../../browser/mod.ts";
+import { addClass, byClass, clone, delClass, frag, hasClass, merge, render, set, setClass } from "../../browser/mod.ts";
 import { domTest } from "./_dom.ts";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -55,3 +55,19 @@ domTest("render() leaves an iframe's srcdoc alone: its value is parsed as a docu
   assert.equal(iframe.getAttribute("srcdoc"), "<p>{{x}}</p>");
   assert.equal(iframe.getAttribute("title"), `<img src=x onerror="steal()">`); // other attributes are filled
 });
+
+domTest(
+  "class helpers split names on HTML's whitespace only, so a name holding a no-break space is one class",
+  ({ doc }) => {
+    const el = doc.body.appendChild(doc.createElement("p"));
+    setClass(el, "a\u00a0b");
+    assert.equal(el.classList.length, 1);
+    assert.equal(hasClass(el, "a\u00a0b"), true);
+    assert.equal(byClass("a\u00a0b").length, 1);
+    addClass(el, "x\u2003y \t\n\f\rz");
+    assert.deepEqual([...el.classList], ["a\u00a0b", "x\u2003y", "z"]);
+    assert.equal(hasClass(el, "x"), false);
+    delClass(el, "a\u00a0b x\u2003y");
+    assert.equal(el.className, "z");
+  },
+);
