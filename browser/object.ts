@@ -57,7 +57,8 @@ function copy(
   const list = isArray(value);
   if (!list && !isPlain(value)) return value; // dates, class instances, nodes: shared
   // a null prototype stays null: a lookup by `in` in the copy finds the data only, as in the original
-  const out: Record<string, unknown> = list ? [] as never : Object.create(Object.getPrototypeOf(value));
+  // (`__proto__:` in a literal sets the prototype, as Object.create does, in a few bytes less)
+  const out: Record<string, unknown> = list ? [] as never : { __proto__: Object.getPrototypeOf(value) };
   seen.set(value, out);
   // own keys, for arrays too: a hole stays a hole, and an array holding one item at 4e9 is one item, not 4e9
   for (const key of Object.keys(value)) {
