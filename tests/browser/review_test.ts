@@ -71,3 +71,16 @@ domTest(
     assert.equal(el.className, "z");
   },
 );
+
+domTest("render() takes linear time on text with an unclosed {{ before many spaces or many {{", ({ doc }) => {
+  // the placeholder pattern backtracked in cubic time: 5,000 spaces after "{{" took 27 s
+  const el = doc.createElement("div");
+  el.title = "{{" + " ".repeat(2000) + "x";
+  el.append("{{" + " ".repeat(2000) + "x", "{{".repeat(50_000));
+  const started = performance.now();
+  render(el, { x: 1 });
+  assert.ok(performance.now() - started < 1000, `${performance.now() - started} ms`);
+  assert.equal(el.textContent, "{{" + " ".repeat(2000) + "x" + "{{".repeat(50_000));
+  // placeholders as before; braces around one stay text
+  assert.equal(render(frag("<p>{{x}}|{{ x }}|{{\n x\t}}|{{{x}}}|{{missing}}</p>"), { x: 1 }).textContent, "1|1|1|{1}|");
+});
