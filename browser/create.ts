@@ -92,8 +92,8 @@ function fill(el: Element & Text, data: object): void {
 }
 
 /**
- * Renders data into `{{path}}` placeholders (spaces allowed: `{{ a.b }}`)
- * in text nodes and attribute values, each replaced with
+ * Renders data into `{{path}}` placeholders (spaces allowed: `{{ a.b }}`;
+ * a path holds no `{` or `}`) in text nodes and attribute values, each replaced with
  * `get(data, path, "")`. Data is inserted as text, never parsed as markup;
  * `<script>` contents, `on*` attributes and `srcdoc` are left alone. A fragment (or a
  * `<template>`'s content) is cloned and the clone is rendered and returned;
