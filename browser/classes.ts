@@ -1,6 +1,8 @@
 /**
  * Classes: `addClass`, `delClass`, `setClass` and `hasClass`, each taking
- * the class names as one space-separated string.
+ * the class names as one space-separated string. As in `classList`, only
+ * HTML's whitespace (space, tab, line feed, form feed, carriage return)
+ * separates names: a no-break space is part of one.
  *
  * @module
  */
@@ -10,7 +12,7 @@ import { need } from "./_doc.ts";
 function classes(el: Element, cls: string): string[] {
   need(el, "eel");
   need(cls, "scls");
-  return cls.match(/\S+/g) ?? [];
+  return cls.match(/[^\t\n\f\r ]+/g) ?? [];
 }
 
 /**

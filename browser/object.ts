@@ -54,25 +54,24 @@ function copy(
   if (!isObj(value)) return value;
   if (seen.has(value)) return seen.get(value);
   tooDeep(depth++, value);
-  let out: Record<string, unknown> | unknown[];
-  if (isArray(value)) {
-    seen.set(value, out = []);
-    for (const item of value) out.push(deep ? copy(item, deep, seen, depth) : item);
-    return out;
-  }
-  if (!isPlain(value)) return value; // dates, class instances, nodes: shared
-  seen.set(value, out = {});
+  const list = isArray(value);
+  if (!list && !isPlain(value)) return value; // dates, class instances, nodes: shared
+  // a null prototype stays null: a lookup by `in` in the copy finds the data only, as in the original
+  // (`__proto__:` in a literal sets the prototype, as Object.create does, in a few bytes less)
+  const out: Record<string, unknown> = list ? [] as never : { __proto__: Object.getPrototypeOf(value) };
+  seen.set(value, out);
+  // own keys, for arrays too: a hole stays a hole, and an array holding one item at 4e9 is one item, not 4e9
   for (const key of Object.keys(value)) {
-    if (!isUnsafeKey(key)) {
-      out[key] = deep ? copy(value[key], deep, seen, depth) : value[key];
-    }
+    if (!isUnsafeKey(key)) out[key] = deep ? copy(value[key], deep, seen, depth) : value[key];
   }
+  if (list) out.length = value.length;
   return out;
 }
 
 /**
  * Clones an object. Arrays and plain objects (prototype `Object.prototype`
- * or `null`) are copied, deeply unless `shallow`, and cycles are kept; other
+ * or `null`, which the copy keeps) are copied, deeply unless `shallow`, and cycles are kept (an
+ * array's own items, so a sparse array's holes stay holes); other
  * objects (dates, maps, class instances, DOM nodes) are shared, and
  * primitives are returned as they are. `__proto__`, `constructor` and
  * `prototype` keys are left out.

@@ -8,6 +8,7 @@
  */
 
 import { fail, getDoc, need } from "./_doc.ts";
+import { hasClass } from "./classes.ts";
 import { isFunc, isNum } from "./is.ts";
 
 /** Where a search looks: a document, an element or a document fragment. */
@@ -87,10 +88,8 @@ export function byName(name: string): HTMLElement | null {
  * ```
  */
 export function byClass<E extends Element = HTMLElement>(cls: string, parent?: Scope | null): E[] {
-  const names = str(cls, "cls").match(/\S+/g) ?? [];
-  return [...scope(parent).querySelectorAll<E>("[class]")].filter((el) =>
-    names[0] && names.every((c) => el.classList.contains(c))
-  );
+  str(cls, "cls");
+  return [...scope(parent).querySelectorAll<E>("[class]")].filter((el) => hasClass(el, cls));
 }
 
 /**
