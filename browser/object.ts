@@ -58,13 +58,16 @@ function copy(
   if (!list && !isPlain(value)) return value; // dates, class instances, nodes: shared
   // a null prototype stays null: a lookup by `in` in the copy finds the data only, as in the original
   // (`__proto__:` in a literal sets the prototype, as Object.create does, in a few bytes less)
-  const out: Record<string, unknown> = list ? [] as never : { __proto__: Object.getPrototypeOf(value) };
+  // an array made at its length: filled by own keys below, it is as fast as one pushed to (setting the length after
+  // was half as fast), and a hole stays a hole
+  const out: Record<string, unknown> = list
+    ? Array(value.length) as never
+    : { __proto__: Object.getPrototypeOf(value) };
   seen.set(value, out);
   // own keys, for arrays too: a hole stays a hole, and an array holding one item at 4e9 is one item, not 4e9
   for (const key of Object.keys(value)) {
     if (!isUnsafeKey(key)) out[key] = deep ? copy(value[key], deep, seen, depth) : value[key];
   }
-  if (list) out.length = value.length;
   return out;
 }
 
