@@ -12,6 +12,7 @@ import { Layout } from "../components/Layout.tsx";
 import { Pager } from "../components/Pager.tsx";
 import { hookHealth } from "../components/HookHealth.tsx";
 import { type ConsoleEnv, type Deps, html, layoutFrame, noticeOf } from "../lib/context.ts";
+import { cutAt } from "../lib/text_fit.ts";
 
 import { allCommunities, WebhookTable } from "./_webhook_parts.tsx";
 import { webhookDetailRoutes } from "./webhook_detail.tsx";
@@ -34,7 +35,8 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (id) {
       const found = await webhooks.findByID(id);
       if (found) return c.redirect(`/webhooks/${encodeURIComponent(id)}`, 302);
-      error = `No webhook has the id '${id}'`;
+      // Shown cut, its control characters escaped: the id is whatever the address bar held.
+      error = `No webhook has the id '${JSON.stringify(id.length > 80 ? `${cutAt(id, 80)}…` : id).slice(1, -1)}'`;
     } else if (url) {
       heading = "Webhooks with that URL";
       hooks = await webhooks.findByWebhookURL(url);

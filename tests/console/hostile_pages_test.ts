@@ -257,3 +257,18 @@ Deno.test("deliveries.json reads the newest for a cursor that is no place in the
     await stats.body?.cancel();
   });
 });
+
+Deno.test("the webhook lookup by id shows an unknown id cut short, its control characters escaped", async () => {
+  await withHook(async (_t, _hook, client) => {
+    const id = `nope\u0000${"x".repeat(3000)}`;
+    const res = await client.fetch(`/webhooks?${new URLSearchParams({ id })}`);
+    assert.equal(res.status, 404);
+    const page = parse(await res.text());
+    try {
+      const error = page.document.querySelector(".error")?.textContent ?? "";
+      assert.match(error, /^No webhook has the id 'nope\\u0000x{75}…'$/);
+    } finally {
+      page.close();
+    }
+  });
+});
