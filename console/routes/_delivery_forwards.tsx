@@ -12,7 +12,7 @@ import type { VNode } from "preact";
 import type { RelayAttempt, RelayForward } from "../../webhooks/mod.ts";
 import { LocalTime } from "../components/LocalTime.tsx";
 import type { Deps } from "../lib/context.ts";
-import { shownUrl } from "./_forward_lookups.ts";
+import { shownUrl } from "../lib/shown_url.ts";
 
 /** A forward with its destination's URL as shown (`null` once removed) and its attempts. */
 export interface ForwardView {

@@ -2,7 +2,7 @@
 // answer to the add, this once.
 
 import type { Destination } from "../../webhooks/mod.ts";
-import { shownUrl } from "./_forward_lookups.ts";
+import { shownUrl } from "../lib/shown_url.ts";
 
 /** The secret, with the URL (its user info masked) that it is for. */
 export function AddedSecret({ added }: { added: Destination & { secret: string } }) {

@@ -20,6 +20,7 @@ import EventPicker from "../islands/EventPicker.tsx";
 import { type HookLabel, MAX_DESCRIPTION, MAX_NAME } from "../lib/labels.ts";
 import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
 import { type ConsoleEnv, type Deps, html, layoutFrame } from "../lib/context.ts";
+import { shownUrl } from "../lib/shown_url.ts";
 import { entityField, selfRef } from "./_webhook_parts.tsx";
 import { callbackWarning, pageNotice } from "./_webhook_notices.ts";
 import { limitsFor, RateLimitFacts } from "./_rate_limit_facts.tsx";
@@ -157,7 +158,7 @@ export async function webhookPage(
         <dd>{entityField(hook.entity, "object") || "—"}</dd>
         <dt>Callback</dt>
         <dd>
-          <code id="webhook-callback">{callback}</code>
+          <code id="webhook-callback">{shownUrl(callback)}</code>
           {ours && " (this console's receiver)"}
         </dd>
       </dl>
@@ -197,7 +198,7 @@ export async function webhookPage(
         </p>
       )}
       <h2>Entity</h2>
-      <pre id="entity">{JSON.stringify(hook.entity, null, 2)}</pre>
+      <pre id="entity">{JSON.stringify({ ...hook.entity, ...(callback && { callback: shownUrl(callback) }) }, null, 2)}</pre>
       <h2 id="edit">Edit events</h2>
       <form method="post" action={`${path}/events`} class="stack" id="edit-events">
         <Csrf token={csrf} />

@@ -8,6 +8,7 @@
 import type { VNode } from "preact";
 import type { Community, Webhook, Webhooks } from "../../webhooks/mod.ts";
 import { refusal } from "../lib/outbound.ts";
+import { shownUrl } from "../lib/shown_url.ts";
 import type { HookHealth } from "../components/HookHealth.tsx";
 import { Island } from "../components/Island.tsx";
 import LiveHealth from "../islands/LiveHealth.tsx";
@@ -108,7 +109,7 @@ export function WebhookTable(
             <td data-label="Events">{entityField(w.entity, "events")}</td>
             <td data-label="Object" class="id">{entityField(w.entity, "object") || "—"}</td>
             <td data-label="Callback">
-              <code>{entityField(w.entity, "callback")}</code>
+              <code>{shownUrl(entityField(w.entity, "callback"))}</code>
             </td>
             <td data-label="Webhook URL">
               <code>{selfRef(w)}</code>

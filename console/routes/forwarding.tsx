@@ -21,9 +21,9 @@ import {
   hookExists,
   hooksOf,
   shownId,
-  shownUrl,
   takeOff,
 } from "./_forward_lookups.ts";
+import { shownUrl } from "../lib/shown_url.ts";
 import { DeadLetters } from "./_forward_dead.tsx";
 import { NOTICES } from "./_forward_notices.ts";
 import { AddedSecret } from "./_forward_secret.tsx";

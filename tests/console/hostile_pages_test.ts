@@ -272,3 +272,17 @@ Deno.test("the webhook lookup by id shows an unknown id cut short, its control c
     }
   });
 });
+
+Deno.test("a hook's callback with a password shows it masked in the list and on the hook's page", async () => {
+  await withHook(async (t, hook, client) => {
+    const record = (await t.app.webhooks.findByID(hook.id))!;
+    const callback = "https://relay:hunter2-pw@app.example/hooks/1";
+    await t.app.webhooks.save({ ...record, entity: { ...record.entity, callback } });
+    for (const path of ["/webhooks", `/webhooks/${encodeURIComponent(hook.id)}`]) {
+      const page = await client.text(path, 200);
+      const at = page.indexOf("hunter2");
+      assert.ok(at < 0, `${path} shows the callback's password: ${page.slice(at - 300, at + 100)}`);
+      assert.ok(page.includes("https://relay:***@app.example/hooks/1"), path);
+    }
+  });
+});
