@@ -193,7 +193,17 @@ export function platformOps(deps: PlatformDeps): {
     const url = hookUrl(community, entity, action);
     return await platformOperation("update", async () => {
       const answer = await platformRequest(ctx, "PUT", url, { events, object, callback, enabled });
-      const saved: Webhook = { ...record, entity: entityOf(answer.body, answer.status, url) };
+      const answered = entityOf(answer.body, answer.status, url, "PUT");
+      // A platform that answers with the changed fields only leaves out the hook's id and self URL: without them the
+      // record could no longer be found by its URL nor addressed on the platform, so it keeps its own.
+      const saved: Webhook = {
+        ...record,
+        entity: {
+          ...answered,
+          ...(answered.id === undefined && entity.id !== undefined ? { id: entity.id } : {}),
+          ...(selfRef(answered) === undefined && entity.resources !== undefined ? { resources: entity.resources } : {}),
+        },
+      };
       try {
         await writeRecord(kv, saved);
       } catch (error) {
@@ -233,10 +243,10 @@ export function positional(
  * The entity of a registration answer. The platform answers with the entity
  * itself; an answer wrapped as `{ entity }` is unwrapped.
  */
-export function entityOf(body: unknown, status: number, url: string): WebhookEntity {
+export function entityOf(body: unknown, status: number, url: string, method = "POST"): WebhookEntity {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     // The hook may exist all the same: the pending entry stays for reconcile.
-    throw new PlatformError("POST", url, status, `the answer holds no webhook entity, got ${describe(body)}`, {
+    throw new PlatformError(method, url, status, `the answer holds no webhook entity, got ${describe(body)}`, {
       uncertain: true,
     });
   }

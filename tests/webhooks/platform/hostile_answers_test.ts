@@ -1,0 +1,39 @@
+// Module A against a platform whose answers are of the wrong shape or size:
+// what it stores, which requests it sends after, and what the caller sees.
+
+import assert from "node:assert/strict";
+import { createWebhooks, type PlatformError } from "../../../webhooks/mod.ts";
+import { communityOf, FIRST_HOOK_ID, withPlatform } from "../platform.ts";
+
+const CALLBACK = "https://receiver.example/hooks/1";
+
+Deno.test("update() whose PUT answer leaves out the hook's id and self URL keeps them: the record stays findable and removable", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    const { entity } = await hooks.register("Acme", ["user_account"], null, CALLBACK);
+    const ref = entity.resources!.self!.ref!;
+    const [record] = await hooks.findByTenantID("tenant-acme");
+    // The platform answers with the fields it changed only.
+    platform.override = (req) => req.method === "PUT" ? Response.json({ enabled: false }) : undefined;
+    const saved = await hooks.update(record, { enabled: false });
+    assert.equal(saved.entity.enabled, false);
+    assert.equal(saved.entity.id, FIRST_HOOK_ID);
+    assert.deepEqual((await hooks.findByWebhookURL(ref)).map((r) => r.id), [record.id]);
+    platform.override = undefined;
+    await hooks.unregister(record.id);
+    assert.equal(await platform.hook(FIRST_HOOK_ID), undefined);
+    assert.equal(await hooks.findByID(record.id), null);
+  });
+});
+
+Deno.test("update() whose PUT answer holds no entity names the PUT in its error", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    await hooks.register("Acme", ["user_account"], null, CALLBACK);
+    const [record] = await hooks.findByTenantID("tenant-acme");
+    platform.override = (req) => req.method === "PUT" ? new Response(null, { status: 204 }) : undefined;
+    await assert.rejects(() => hooks.update(record, { enabled: false }), (e: PlatformError) => e.method === "PUT");
+  });
+});
