@@ -259,13 +259,14 @@ export function entityOf(body: unknown, status: number, url: string, method = "P
 
 /**
  * The URL of a hook on its community's platform, `{base}/api/core/v3/webhooks/{id}`,
- * or `null`. An entity without an id is addressed by its self URL only when
+ * or `null`. An id that is empty or a dot segment addresses no hook. An entity without an id is addressed by its self URL only when
  * that URL is under the same path of the community's own base: a stored or
  * listed entity could name any host, and the request carries the community's
  * token.
  */
 export function platformHookUrl(community: Community, entity: WebhookEntity): string | null {
-  if (typeof entity.id === "string" || typeof entity.id === "number") {
+  // An empty id, "." or ".." would address the collection or a path above it (the URL resolves dot segments).
+  if ((typeof entity.id === "string" && !["", ".", ".."].includes(entity.id)) || typeof entity.id === "number") {
     return platformUrl(community, `/api/core/v3/webhooks/${encodeURIComponent(String(entity.id))}`);
   }
   const url = URL.parse(selfRef(entity) ?? "");

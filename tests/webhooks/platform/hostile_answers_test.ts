@@ -37,3 +37,21 @@ Deno.test("update() whose PUT answer holds no entity names the PUT in its error"
     await assert.rejects(() => hooks.update(record, { enabled: false }), (e: PlatformError) => e.method === "PUT");
   });
 });
+
+Deno.test("unregister() never addresses a hook by an id that is empty or a dot segment: its self URL is used, else nothing is sent", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    const hook = await platform.addHook({ events: ["user_account"], callback: CALLBACK });
+    const ref = `${platform.url}/api/core/v3/webhooks/${hook.id}`;
+    for (const id of ["", ".", ".."]) {
+      await hooks.save({ id: "r1", tenantId: "tenant-acme", entity: { id, resources: { self: { ref } } } });
+      await hooks.save({ id: "r2", tenantId: "tenant-acme", entity: { id } });
+      await assert.rejects(() => hooks.unregister("r2"), TypeError);
+      await hooks.unregister("r1");
+      for (const { path } of platform.requests("DELETE")) assert.equal(path, `/api/core/v3/webhooks/${hook.id}`, id);
+      assert.equal(await hooks.findByID("r1"), null);
+      assert.notEqual(await hooks.findByID("r2"), null);
+    }
+  });
+});
