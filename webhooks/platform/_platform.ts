@@ -193,7 +193,8 @@ async function answerOrThrow(
   } catch {
     parsed = false;
   }
-  if (!response.ok) {
+  const failed = !response.ok || (parsed && isErrorBody(body));
+  if (failed) {
     const detail = what + redact(
       ctx,
       response.status >= 300 && response.status < 400
@@ -202,7 +203,8 @@ async function answerOrThrow(
     );
     // A 301, 302 or 303 to a POST, PUT or DELETE may come after the platform did the work ("see other"): uncertain.
     // A 307 or 308 asks for the request to be sent elsewhere, so it was not carried out here.
-    const uncertain = method !== "GET" && [301, 302, 303].includes(response.status);
+    // So may a 2xx whose body is an error: it contradicts itself.
+    const uncertain = method !== "GET" && ([301, 302, 303].includes(response.status) || response.ok);
     throw new PlatformError(method, url, response.status, detail, {
       body: parsed ? redactDeep(ctx, body) : undefined,
       uncertain,
@@ -212,6 +214,17 @@ async function answerOrThrow(
     throw new PlatformError(method, url, response.status, `${what}the answer is not JSON`, { uncertain: true });
   }
   return { status: response.status, headers: Object.fromEntries(response.headers), body };
+}
+
+/**
+ * Whether a body is the platform's error (`{ error: { status, message } }`)
+ * and nothing else: a 2xx answer of that shape is a failure, not an entity.
+ */
+function isErrorBody(body: unknown): boolean {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
+  const error = (body as { error?: unknown }).error;
+  return typeof error === "object" && error !== null && !Array.isArray(error) &&
+    !["id", "resources", "entity", "list", "access_token"].some((key) => key in body);
 }
 
 function errorDetail(body: unknown, text: string, statusText: string): string {

@@ -2,7 +2,7 @@
 // what it stores, which requests it sends after, and what the caller sees.
 
 import assert from "node:assert/strict";
-import { createWebhooks, type PlatformError } from "../../../webhooks/mod.ts";
+import { createWebhooks, PlatformError } from "../../../webhooks/mod.ts";
 import { communityOf, FIRST_HOOK_ID, withPlatform } from "../platform.ts";
 
 const CALLBACK = "https://receiver.example/hooks/1";
@@ -53,5 +53,21 @@ Deno.test("unregister() never addresses a hook by an id that is empty or a dot s
       assert.equal(await hooks.findByID("r1"), null);
       assert.notEqual(await hooks.findByID("r2"), null);
     }
+  });
+});
+
+Deno.test("register() whose 2xx answer is the platform's error body rejects with its message and saves no record", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    platform.override = (req) =>
+      req.method === "POST" ? Response.json({ error: { status: 403, message: "Not allowed here" } }) : undefined;
+    await assert.rejects(
+      () => hooks.register("Acme", ["user_account"], null, CALLBACK),
+      (e: PlatformError) => e instanceof PlatformError && /Not allowed here/.test(e.message) && e.uncertain === true,
+    );
+    assert.deepEqual(await hooks.findByTenantID("tenant-acme"), []);
+    // A 2xx that says it failed contradicts itself: the pending entry stays for reconcile() to settle.
+    assert.equal((await hooks.pending("tenant-acme")).length, 1);
   });
 });
