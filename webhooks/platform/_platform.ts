@@ -6,6 +6,7 @@ import { PlatformError } from "../errors.ts";
 import type { Community, TokenPair } from "../types.ts";
 import { blotSecrets, blotSecretsDeep } from "../_util.ts";
 import { requestTick, shareRenewal } from "./_renewal_share.ts";
+import { errorDetail, isErrorBody, readCapped } from "./_answer.ts";
 import { platformOperation } from "../telemetry/mod.ts";
 
 /** Fetch failures of a connection lost after the request went out. */
@@ -170,8 +171,9 @@ async function readText(
   response: Response,
 ): Promise<string> {
   try {
-    return await response.text();
+    return await readCapped(method, url, response);
   } catch (error) {
+    if (error instanceof PlatformError) throw error;
     const timedOut = error instanceof DOMException && error.name === "TimeoutError";
     const detail = timedOut ? `no answer within ${ctx.timeout} ms` : "the answer broke off";
     throw new PlatformError(method, url, 0, detail, { cause: error, uncertain: true });
@@ -214,28 +216,6 @@ async function answerOrThrow(
     throw new PlatformError(method, url, response.status, `${what}the answer is not JSON`, { uncertain: true });
   }
   return { status: response.status, headers: Object.fromEntries(response.headers), body };
-}
-
-/**
- * Whether a body is the platform's error (`{ error: { status, message } }`)
- * and nothing else: a 2xx answer of that shape is a failure, not an entity.
- */
-function isErrorBody(body: unknown): boolean {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
-  const error = (body as { error?: unknown }).error;
-  return typeof error === "object" && error !== null && !Array.isArray(error) &&
-    !["id", "resources", "entity", "list", "access_token"].some((key) => key in body);
-}
-
-function errorDetail(body: unknown, text: string, statusText: string): string {
-  const error = (body as { error?: unknown } | null)?.error;
-  const message = typeof error === "object" && error !== null
-    ? (error as { message?: unknown }).message
-    : (body as { message?: unknown; error_description?: unknown } | null)?.message ??
-      (body as { error_description?: unknown } | null)?.error_description ?? error;
-  if (typeof message === "string" && message !== "") return message.slice(0, 300);
-  if (text.trim() !== "") return text.trim().slice(0, 300);
-  return statusText || "no details";
 }
 
 /** Every token and the client secret of a call. */

@@ -71,3 +71,30 @@ Deno.test("register() whose 2xx answer is the platform's error body rejects with
     assert.equal((await hooks.pending("tenant-acme")).length, 1);
   });
 });
+
+Deno.test("register() stops reading an answer larger than any hook, and rejects naming its size", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv, { timeout: 20_000 });
+    await hooks.communities.save(communityOf(platform));
+    let sent = 0;
+    const chunk = new TextEncoder().encode(`"${"x".repeat(65_534)}`);
+    const TOTAL = 256 * 1024 * 1024;
+    platform.override = (req) => {
+      if (req.method !== "POST") return undefined;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent >= TOTAL) return controller.close();
+          sent += chunk.length;
+          controller.enqueue(chunk);
+        },
+      });
+      return new Response(body, { headers: { "content-type": "application/json" } });
+    };
+    await assert.rejects(
+      () => hooks.register("Acme", ["user_account"], null, CALLBACK),
+      (e: PlatformError) => e instanceof PlatformError && /larger than/.test(e.message),
+    );
+    assert.ok(sent < 64 * 1024 * 1024, `read ${sent} bytes`);
+    assert.deepEqual(await hooks.findByTenantID("tenant-acme"), []);
+  });
+});
