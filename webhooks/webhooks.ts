@@ -227,6 +227,13 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       if (typeof reconcileOptions !== "object" || Array.isArray(reconcileOptions)) {
         throw new TypeError(`Cannot reconcile: 'options' must be an object, got ${describe(reconcileOptions)}`);
       }
+      // A string "false" would be truthy: fix and deleteUnknown delete, so they take booleans only.
+      for (const flag of ["fix", "deleteUnknown"] as const) {
+        const value = reconcileOptions[flag];
+        if (value !== undefined && value !== null && typeof value !== "boolean") {
+          throw new TypeError(`Cannot reconcile: '${flag}' must be a boolean, got ${describe(value)}`);
+        }
+      }
       validateCredentials(reconcileOptions, "reconcile");
       const stored = await communities.findByTenantID(community.tenantId);
       // The stored community has the tokens; a community only given here must bring its own.

@@ -183,6 +183,7 @@ export interface WebhookRegistration {
    * @param community An object with a `tenantId` (the stored community is used).
    * @param options `fix`, `deleteUnknown`, `staleAfter` and credentials.
    * @returns The report of the state found before fixing.
+   * @throws {TypeError} When `fix` or `deleteUnknown` is given and is not a boolean (a string "false" would delete).
    *
    * @example Usage
    * ```ts
