@@ -130,7 +130,7 @@ export interface WebhookRegistration {
    *
    * @param webhook The record, or its id.
    * @param changes What to change; what is left out keeps its value.
-   * @param options Credentials in place of the community's own.
+   * @param options Credentials in place of the community's own (`null` counts as none).
    * @returns The record as saved.
    * @throws {TypeError} When an argument, or the hook as it would be, is not valid.
    * @throws {Error} When no record has the id, or its community is unknown.

@@ -23,3 +23,22 @@ Deno.test("reconcile() refuses a fix or deleteUnknown that is not a boolean, del
     assert.equal(platform.seen.length, 0);
   });
 });
+
+Deno.test("update() takes null options as none, and refuses options that are not an object before any request", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    await hooks.register("Acme", ["user_account"], null, CALLBACK);
+    const [record] = await hooks.findByTenantID("tenant-acme");
+    for (const options of [5, "good-token", true, ["good-token"]]) {
+      await assert.rejects(
+        () => hooks.update(record, { enabled: false }, options as never),
+        (e: Error) => e instanceof TypeError && /'options' must be an object/.test(e.message),
+      );
+    }
+    assert.equal(platform.requests("PUT").length, 0);
+    assert.deepEqual(await hooks.findByID(record.id), record);
+    const saved = await hooks.update(record, { enabled: false }, null as never);
+    assert.equal(saved.entity.enabled, false);
+  });
+});
