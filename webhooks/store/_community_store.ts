@@ -177,6 +177,19 @@ export function createCommunities(kv: Deno.Kv): Communities {
     },
 
     async storeTokens(tenantId, tokens) {
+      requireString(tenantId, "tenantId", "store renewed tokens");
+      // A pair of the wrong shape would replace good tokens with none. Token values are secrets: never shown.
+      if (typeof tokens !== "object" || tokens === null || Array.isArray(tokens)) {
+        throw new TypeError(
+          "Cannot store renewed tokens: 'tokens' must be an object with access_token and refresh_token",
+        );
+      }
+      if (typeof tokens.access_token !== "string" || tokens.access_token === "") {
+        throw new TypeError("Cannot store renewed tokens: 'tokens.access_token' must be a non-empty string");
+      }
+      if (tokens.refresh_token !== undefined && typeof tokens.refresh_token !== "string") {
+        throw new TypeError("Cannot store renewed tokens: 'tokens.refresh_token' must be a string");
+      }
       let stored = false;
       await commitWithRetry(async () => {
         const current = await kv.get<Community>(communityKey(tenantId));
