@@ -13,7 +13,7 @@ import {
 } from "../kv/mod.ts";
 import { ConflictError } from "../errors.ts";
 import { PREVIOUS_SECRET_KEEP_MS, type PreviousSecret, rotationOf } from "../signature/mod.ts";
-import { describe, pageLimit, requireString } from "../_util.ts";
+import { checkCursor, describe, pageLimit, requireString } from "../_util.ts";
 import { validateCommunity } from "./_validate_community.ts";
 import type { Community } from "../types.ts";
 import type { Communities } from "./communities.ts";
@@ -153,6 +153,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
 
     async list(options = {}) {
       const limit = pageLimit(options.limit);
+      checkCursor(options.cursor, "list communities");
       return await withLockRetry(async () => {
         const iter = kv.list<Community>({ prefix: COMMUNITY_PREFIX }, { limit, cursor: options.cursor || undefined });
         const values: Community[] = [];
