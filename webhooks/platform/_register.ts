@@ -4,7 +4,7 @@
 // entry, and the clean-up of a hook the platform has but could not be saved.
 
 import { type Communities, selfRef, writeRecord } from "../store/mod.ts";
-import { pendingKey, withLockRetry } from "../kv/mod.ts";
+import { pendingKey, webhookKey, withLockRetry } from "../kv/mod.ts";
 import { type Credentials, type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
 import { validateRegistration } from "./_validate.ts";
 import { deleteOnPlatform, hookUrl } from "./_hook_url.ts";
@@ -196,6 +196,9 @@ export function platformOps(deps: PlatformDeps): {
       given,
     );
     const url = hookUrl(community, entity, action);
+    // A stored record removed while the PUT runs (by unregister(), say) is not written back: that would bring back
+    // the record of a hook that is gone.
+    const stored = typeof record.id === "string" && record.id !== "" && (await findByID(record.id)) !== null;
     return await platformOperation("update", async () => {
       const answer = await platformRequest(ctx, "PUT", url, { events, object, callback, enabled });
       const answered = entityOf(answer.body, answer.status, url, "PUT");
@@ -209,13 +212,21 @@ export function platformOps(deps: PlatformDeps): {
           ...(selfRef(answered) === undefined && entity.resources !== undefined ? { resources: entity.resources } : {}),
         },
       };
+      let written;
       try {
-        await writeRecord(kv, saved);
+        written = await writeRecord(
+          kv,
+          saved,
+          async () => !stored || (await kv.get(webhookKey(record.id))).value !== null,
+        );
       } catch (error) {
         // The platform took the change and the record cannot: the hook is put back as its record has it.
         const previous = { events: entity.events, object: entity.object, callback: entity.callback };
         await platformRequest(ctx, "PUT", url, { ...previous, enabled: entity.enabled ?? true }).catch(() => {});
         throw error;
+      }
+      if (written === null) {
+        throw new Error(`Cannot ${action}: its record ${describe(record.id)} was removed meanwhile`);
       }
       return saved;
     }, community.name);

@@ -133,7 +133,8 @@ export interface WebhookRegistration {
    * @param options Credentials in place of the community's own (`null` counts as none).
    * @returns The record as saved.
    * @throws {TypeError} When an argument, or the hook as it would be, is not valid.
-   * @throws {Error} When no record has the id, or its community is unknown.
+   * @throws {Error} When no record has the id, its community is unknown, or the record was removed while the
+   * platform answered (it is not brought back).
    *
    * @example Disable a hook
    * ```ts
