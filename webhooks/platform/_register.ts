@@ -260,15 +260,16 @@ export function positional(
  * itself; an answer wrapped as `{ entity }` is unwrapped.
  */
 export function entityOf(body: unknown, status: number, url: string, method = "POST"): WebhookEntity {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+  const isEntity = (value: unknown): value is object =>
+    typeof value === "object" && value !== null && !Array.isArray(value);
+  // An answer shaped { entity } (with no resources of its own) is unwrapped; what it wraps must be an entity too.
+  const wrapped = isEntity(body) && "entity" in body && !("resources" in body);
+  const entity = wrapped ? (body as { entity: unknown }).entity : body;
+  if (!isEntity(entity)) {
     // The hook may exist all the same: the pending entry stays for reconcile.
-    throw new PlatformError(method, url, status, `the answer holds no webhook entity, got ${describe(body)}`, {
+    throw new PlatformError(method, url, status, `the answer holds no webhook entity, got ${describe(entity)}`, {
       uncertain: true,
     });
   }
-  const wrapped = (body as { entity?: unknown }).entity;
-  if (typeof wrapped === "object" && wrapped !== null && !("resources" in body)) {
-    return wrapped as WebhookEntity;
-  }
-  return body as WebhookEntity;
+  return entity as WebhookEntity;
 }

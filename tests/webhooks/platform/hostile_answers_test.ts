@@ -98,3 +98,18 @@ Deno.test("register() stops reading an answer larger than any hook, and rejects 
     assert.deepEqual(await hooks.findByTenantID("tenant-acme"), []);
   });
 });
+
+Deno.test("register() whose answer wraps something other than an object as its entity rejects, saving no record", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    for (const entity of [null, [], ["1001"], "1001", 1001]) {
+      platform.override = (req) => req.method === "POST" ? Response.json({ entity }) : undefined;
+      await assert.rejects(
+        () => hooks.register("Acme", ["user_account"], null, CALLBACK),
+        (e: PlatformError) => e instanceof PlatformError && e.uncertain && /no webhook entity/.test(e.message),
+      );
+    }
+    assert.deepEqual(await hooks.findByTenantID("tenant-acme"), []);
+  });
+});
