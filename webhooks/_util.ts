@@ -26,6 +26,13 @@ export function pageLimit(limit: number | undefined): number {
   return limit;
 }
 
+/** Checks a page cursor: absent, or the string a previous page returned (KV's own error names no argument). */
+export function checkCursor(cursor: unknown, action: string): void {
+  if (cursor !== undefined && cursor !== null && typeof cursor !== "string") {
+    throw new TypeError(`Cannot ${action}: 'cursor' must be a string from a previous page, got ${describe(cursor)}`);
+  }
+}
+
 /**
  * Every spelling of the secrets to blot, each once: a secret, each of its
  * lines (an error may quote only a secret's first line), and each of those

@@ -34,7 +34,7 @@ import {
   type WebhookStore,
   writeRecord,
 } from "./store/mod.ts";
-import { describe, pageLimit, requireString } from "./_util.ts";
+import { checkCursor, describe, pageLimit, requireString } from "./_util.ts";
 import { platformOperation } from "./telemetry/mod.ts";
 import type { Community, PendingRegistration, TenantRef, Webhook, WebhookInput } from "./types.ts";
 import type { CredentialOptions, MigrateOptions } from "./options.ts";
@@ -162,6 +162,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
 
     async list(listOptions = {}) {
       const limit = pageLimit(listOptions.limit);
+      checkCursor(listOptions.cursor, "list webhooks");
       const tenantId = listOptions.tenantId;
       if (tenantId !== undefined) requireString(tenantId, "tenantId", "list webhooks");
       return await listPage(kv, tenantId, limit, listOptions.cursor);
@@ -226,6 +227,13 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       const reconcileOptions = givenOptions ?? {};
       if (typeof reconcileOptions !== "object" || Array.isArray(reconcileOptions)) {
         throw new TypeError(`Cannot reconcile: 'options' must be an object, got ${describe(reconcileOptions)}`);
+      }
+      // A string "false" would be truthy: fix and deleteUnknown delete, so they take booleans only.
+      for (const flag of ["fix", "deleteUnknown"] as const) {
+        const value = reconcileOptions[flag];
+        if (value !== undefined && value !== null && typeof value !== "boolean") {
+          throw new TypeError(`Cannot reconcile: '${flag}' must be a boolean, got ${describe(value)}`);
+        }
       }
       validateCredentials(reconcileOptions, "reconcile");
       const stored = await communities.findByTenantID(community.tenantId);

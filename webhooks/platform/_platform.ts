@@ -6,6 +6,7 @@ import { PlatformError } from "../errors.ts";
 import type { Community, TokenPair } from "../types.ts";
 import { blotSecrets, blotSecretsDeep } from "../_util.ts";
 import { requestTick, shareRenewal } from "./_renewal_share.ts";
+import { errorDetail, isErrorBody, readCapped } from "./_answer.ts";
 import { platformOperation } from "../telemetry/mod.ts";
 
 /** Fetch failures of a connection lost after the request went out. */
@@ -170,8 +171,9 @@ async function readText(
   response: Response,
 ): Promise<string> {
   try {
-    return await response.text();
+    return await readCapped(method, url, response);
   } catch (error) {
+    if (error instanceof PlatformError) throw error;
     const timedOut = error instanceof DOMException && error.name === "TimeoutError";
     const detail = timedOut ? `no answer within ${ctx.timeout} ms` : "the answer broke off";
     throw new PlatformError(method, url, 0, detail, { cause: error, uncertain: true });
@@ -193,7 +195,8 @@ async function answerOrThrow(
   } catch {
     parsed = false;
   }
-  if (!response.ok) {
+  const failed = !response.ok || (parsed && isErrorBody(body));
+  if (failed) {
     const detail = what + redact(
       ctx,
       response.status >= 300 && response.status < 400
@@ -202,7 +205,8 @@ async function answerOrThrow(
     );
     // A 301, 302 or 303 to a POST, PUT or DELETE may come after the platform did the work ("see other"): uncertain.
     // A 307 or 308 asks for the request to be sent elsewhere, so it was not carried out here.
-    const uncertain = method !== "GET" && [301, 302, 303].includes(response.status);
+    // So may a 2xx whose body is an error: it contradicts itself.
+    const uncertain = method !== "GET" && ([301, 302, 303].includes(response.status) || response.ok);
     throw new PlatformError(method, url, response.status, detail, {
       body: parsed ? redactDeep(ctx, body) : undefined,
       uncertain,
@@ -212,17 +216,6 @@ async function answerOrThrow(
     throw new PlatformError(method, url, response.status, `${what}the answer is not JSON`, { uncertain: true });
   }
   return { status: response.status, headers: Object.fromEntries(response.headers), body };
-}
-
-function errorDetail(body: unknown, text: string, statusText: string): string {
-  const error = (body as { error?: unknown } | null)?.error;
-  const message = typeof error === "object" && error !== null
-    ? (error as { message?: unknown }).message
-    : (body as { message?: unknown; error_description?: unknown } | null)?.message ??
-      (body as { error_description?: unknown } | null)?.error_description ?? error;
-  if (typeof message === "string" && message !== "") return message.slice(0, 300);
-  if (text.trim() !== "") return text.trim().slice(0, 300);
-  return statusText || "no details";
 }
 
 /** Every token and the client secret of a call. */

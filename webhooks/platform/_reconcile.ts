@@ -34,9 +34,13 @@ export async function reconcileCommunity(deps: ReconcileDeps): Promise<Reconcile
   // Local state first: a record saved after this read belongs to a hook the
   // platform already has, so it can never look dangling.
   const local = await deps.findByTenantID(community.tenantId);
+  const remote = await listPlatformHooks(deps);
+  // Pending entries after the platform's list: a registration writes its entry before its POST, so a hook in the
+  // list has its entry here, or its record by the time a fix looks (the same atomic operation clears the one and
+  // saves the other). Read before the list, a registration started in between left an unexplained orphan that
+  // deleteUnknown deleted while the registration went on to save its record.
   const pendings = (await listAll<PendingRegistration>(kv, pendingPrefix(community.tenantId)))
     .map((entry) => entry.value);
-  const remote = await listPlatformHooks(deps);
   const now = Date.now();
 
   const remoteRefs = new Set(remote.map((entity) => refOf(community, entity)));

@@ -4,9 +4,10 @@
 // entry, and the clean-up of a hook the platform has but could not be saved.
 
 import { type Communities, selfRef, writeRecord } from "../store/mod.ts";
-import { pendingKey, withLockRetry } from "../kv/mod.ts";
+import { pendingKey, webhookKey, withLockRetry } from "../kv/mod.ts";
 import { type Credentials, type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
 import { validateRegistration } from "./_validate.ts";
+import { deleteOnPlatform, hookUrl } from "./_hook_url.ts";
 import { platformOperation } from "../telemetry/mod.ts";
 import { describe } from "../_util.ts";
 import { PlatformError } from "../errors.ts";
@@ -156,8 +157,12 @@ export function platformOps(deps: PlatformDeps): {
   }
 
   /** The platform's PUT of a hook, then its record saved with the answer. */
-  async function update(webhook: Webhook | string, changes: WebhookChanges, given: CredentialOptions = {}) {
+  async function update(webhook: Webhook | string, changes: WebhookChanges, options?: CredentialOptions | null) {
     const action = "update webhook";
+    const given = options ?? {};
+    if (typeof given !== "object" || Array.isArray(given)) {
+      throw new TypeError(`Cannot ${action}: 'options' must be an object, got ${describe(given)}`);
+    }
     if (typeof changes !== "object" || changes === null || Array.isArray(changes)) {
       throw new TypeError(`Cannot ${action}: 'changes' must be an object, got ${describe(changes)}`);
     }
@@ -191,16 +196,37 @@ export function platformOps(deps: PlatformDeps): {
       given,
     );
     const url = hookUrl(community, entity, action);
+    // A stored record removed while the PUT runs (by unregister(), say) is not written back: that would bring back
+    // the record of a hook that is gone.
+    const stored = typeof record.id === "string" && record.id !== "" && (await findByID(record.id)) !== null;
     return await platformOperation("update", async () => {
       const answer = await platformRequest(ctx, "PUT", url, { events, object, callback, enabled });
-      const saved: Webhook = { ...record, entity: entityOf(answer.body, answer.status, url) };
+      const answered = entityOf(answer.body, answer.status, url, "PUT");
+      // A platform that answers with the changed fields only leaves out the hook's id and self URL: without them the
+      // record could no longer be found by its URL nor addressed on the platform, so it keeps its own.
+      const saved: Webhook = {
+        ...record,
+        entity: {
+          ...answered,
+          ...(answered.id === undefined && entity.id !== undefined ? { id: entity.id } : {}),
+          ...(selfRef(answered) === undefined && entity.resources !== undefined ? { resources: entity.resources } : {}),
+        },
+      };
+      let written;
       try {
-        await writeRecord(kv, saved);
+        written = await writeRecord(
+          kv,
+          saved,
+          async () => !stored || (await kv.get(webhookKey(record.id))).value !== null,
+        );
       } catch (error) {
         // The platform took the change and the record cannot: the hook is put back as its record has it.
         const previous = { events: entity.events, object: entity.object, callback: entity.callback };
         await platformRequest(ctx, "PUT", url, { ...previous, enabled: entity.enabled ?? true }).catch(() => {});
         throw error;
+      }
+      if (written === null) {
+        throw new Error(`Cannot ${action}: its record ${describe(record.id)} was removed meanwhile`);
       }
       return saved;
     }, community.name);
@@ -233,61 +259,17 @@ export function positional(
  * The entity of a registration answer. The platform answers with the entity
  * itself; an answer wrapped as `{ entity }` is unwrapped.
  */
-export function entityOf(body: unknown, status: number, url: string): WebhookEntity {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+export function entityOf(body: unknown, status: number, url: string, method = "POST"): WebhookEntity {
+  const isEntity = (value: unknown): value is object =>
+    typeof value === "object" && value !== null && !Array.isArray(value);
+  // An answer shaped { entity } (with no resources of its own) is unwrapped; what it wraps must be an entity too.
+  const wrapped = isEntity(body) && "entity" in body && !("resources" in body);
+  const entity = wrapped ? (body as { entity: unknown }).entity : body;
+  if (!isEntity(entity)) {
     // The hook may exist all the same: the pending entry stays for reconcile.
-    throw new PlatformError("POST", url, status, `the answer holds no webhook entity, got ${describe(body)}`, {
+    throw new PlatformError(method, url, status, `the answer holds no webhook entity, got ${describe(entity)}`, {
       uncertain: true,
     });
   }
-  const wrapped = (body as { entity?: unknown }).entity;
-  if (typeof wrapped === "object" && wrapped !== null && !("resources" in body)) {
-    return wrapped as WebhookEntity;
-  }
-  return body as WebhookEntity;
-}
-
-/**
- * The URL of a hook on its community's platform, `{base}/api/core/v3/webhooks/{id}`,
- * or `null`. An entity without an id is addressed by its self URL only when
- * that URL is under the same path of the community's own base: a stored or
- * listed entity could name any host, and the request carries the community's
- * token.
- */
-export function platformHookUrl(community: Community, entity: WebhookEntity): string | null {
-  if (typeof entity.id === "string" || typeof entity.id === "number") {
-    return platformUrl(community, `/api/core/v3/webhooks/${encodeURIComponent(String(entity.id))}`);
-  }
-  const url = URL.parse(selfRef(entity) ?? "");
-  const under = URL.parse(platformUrl(community, "/api/core/v3/webhooks/"));
-  // Compared as parsed (origin, then path with dot segments resolved): a spelling that parses elsewhere is not under it.
-  const ok = url !== null && under !== null && url.origin === under.origin &&
-    url.pathname.startsWith(under.pathname) && url.pathname.length > under.pathname.length;
-  return ok ? url.href : null;
-}
-
-function hookUrl(community: Community, entity: WebhookEntity, action: string): string {
-  const url = platformHookUrl(community, entity);
-  if (url !== null) return url;
-  throw new TypeError(
-    selfRef(entity) === undefined
-      ? `Cannot ${action}: its entity has no id`
-      : `Cannot ${action}: its entity has no id, and its self URL is not a webhook of the community's platform (${
-        platformUrl(community, "/api/core/v3/webhooks/")
-      })`,
-  );
-}
-
-/** Deletes a hook on the platform; a 404 (already gone) counts as deleted. */
-export async function deleteOnPlatform(
-  ctx: PlatformContext,
-  community: Community,
-  entity: WebhookEntity,
-): Promise<void> {
-  const url = hookUrl(community, entity, "delete webhook on the platform");
-  try {
-    await platformRequest(ctx, "DELETE", url);
-  } catch (error) {
-    if (!(error instanceof PlatformError && error.status === 404)) throw error;
-  }
+  return entity as WebhookEntity;
 }

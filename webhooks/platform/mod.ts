@@ -7,6 +7,7 @@
  */
 
 export * from "./registration.ts";
-export { deleteOnPlatform, platformHookUrl, platformOps } from "./_register.ts";
+export { platformOps } from "./_register.ts";
+export { deleteOnPlatform, platformHookUrl } from "./_hook_url.ts";
 export { reconcileCommunity } from "./_reconcile.ts";
 export { validateCredentials } from "./_validate.ts";

@@ -130,10 +130,11 @@ export interface WebhookRegistration {
    *
    * @param webhook The record, or its id.
    * @param changes What to change; what is left out keeps its value.
-   * @param options Credentials in place of the community's own.
+   * @param options Credentials in place of the community's own (`null` counts as none).
    * @returns The record as saved.
    * @throws {TypeError} When an argument, or the hook as it would be, is not valid.
-   * @throws {Error} When no record has the id, or its community is unknown.
+   * @throws {Error} When no record has the id, its community is unknown, or the record was removed while the
+   * platform answered (it is not brought back).
    *
    * @example Disable a hook
    * ```ts
@@ -183,6 +184,7 @@ export interface WebhookRegistration {
    * @param community An object with a `tenantId` (the stored community is used).
    * @param options `fix`, `deleteUnknown`, `staleAfter` and credentials.
    * @returns The report of the state found before fixing.
+   * @throws {TypeError} When `fix` or `deleteUnknown` is given and is not a boolean (a string "false" would delete).
    *
    * @example Usage
    * ```ts

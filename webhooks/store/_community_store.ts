@@ -13,7 +13,7 @@ import {
 } from "../kv/mod.ts";
 import { ConflictError } from "../errors.ts";
 import { PREVIOUS_SECRET_KEEP_MS, type PreviousSecret, rotationOf } from "../signature/mod.ts";
-import { describe, pageLimit, requireString } from "../_util.ts";
+import { checkCursor, describe, pageLimit, requireString } from "../_util.ts";
 import { validateCommunity } from "./_validate_community.ts";
 import type { Community } from "../types.ts";
 import type { Communities } from "./communities.ts";
@@ -153,6 +153,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
 
     async list(options = {}) {
       const limit = pageLimit(options.limit);
+      checkCursor(options.cursor, "list communities");
       return await withLockRetry(async () => {
         const iter = kv.list<Community>({ prefix: COMMUNITY_PREFIX }, { limit, cursor: options.cursor || undefined });
         const values: Community[] = [];
@@ -177,6 +178,19 @@ export function createCommunities(kv: Deno.Kv): Communities {
     },
 
     async storeTokens(tenantId, tokens) {
+      requireString(tenantId, "tenantId", "store renewed tokens");
+      // A pair of the wrong shape would replace good tokens with none. Token values are secrets: never shown.
+      if (typeof tokens !== "object" || tokens === null || Array.isArray(tokens)) {
+        throw new TypeError(
+          "Cannot store renewed tokens: 'tokens' must be an object with access_token and refresh_token",
+        );
+      }
+      if (typeof tokens.access_token !== "string" || tokens.access_token === "") {
+        throw new TypeError("Cannot store renewed tokens: 'tokens.access_token' must be a non-empty string");
+      }
+      if (tokens.refresh_token !== undefined && typeof tokens.refresh_token !== "string") {
+        throw new TypeError("Cannot store renewed tokens: 'tokens.refresh_token' must be a string");
+      }
       let stored = false;
       await commitWithRetry(async () => {
         const current = await kv.get<Community>(communityKey(tenantId));

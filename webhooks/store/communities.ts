@@ -173,6 +173,8 @@ export interface Communities {
    * @param tenantId The community's tenant id.
    * @param tokens The new token pair.
    * @returns `true` when stored, `false` when no community has that tenant id.
+   * @throws {TypeError} When `tenantId` is not a non-empty string, or `tokens` has no non-empty `access_token`
+   * or a `refresh_token` that is not a string; nothing is stored.
    *
    * @example Usage
    * ```ts
@@ -182,6 +184,7 @@ export interface Communities {
    * const kv = await Deno.openKv(":memory:");
    * const { communities } = createWebhooks(kv);
    * await communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+   * await assert.rejects(() => communities.storeTokens("t1", {} as never), TypeError);
    * await communities.storeTokens("t1", { access_token: "a2", refresh_token: "r2" });
    * assert.equal((await communities.findByTenantID("t1"))?.oauth?.access_token, "a2");
    * kv.close();

@@ -1,0 +1,56 @@
+// The body of a platform answer: read within a size bound, and judged a
+// failure when it is the platform's error shape.
+
+import { PlatformError } from "../errors.ts";
+
+/** The largest answer read, in bytes: far above any hook or page of hooks, far below what would exhaust memory. */
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+/** The answer's text, read up to {@linkcode MAX_ANSWER_BYTES}: a platform that sends more fails the call. */
+export async function readCapped(method: string, url: string, response: Response): Promise<string> {
+  if (response.body === null) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    size += read.value.byteLength;
+    if (size > MAX_ANSWER_BYTES) {
+      await reader.cancel().catch(() => {});
+      // The platform answered, and may have acted: a GET changed nothing.
+      throw new PlatformError(method, url, response.status, `the answer is larger than ${MAX_ANSWER_BYTES} bytes`, {
+        uncertain: method !== "GET",
+      });
+    }
+    chunks.push(read.value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/**
+ * Whether a body is the platform's error (`{ error: { status, message } }`)
+ * and nothing else: a 2xx answer of that shape is a failure, not an entity.
+ */
+export function isErrorBody(body: unknown): boolean {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
+  const error = (body as { error?: unknown }).error;
+  return typeof error === "object" && error !== null && !Array.isArray(error) &&
+    !["id", "resources", "entity", "list", "access_token"].some((key) => key in body);
+}
+
+/** What a failed answer says: the platform's error message, else its text, else the status text. */
+export function errorDetail(body: unknown, text: string, statusText: string): string {
+  const error = (body as { error?: unknown } | null)?.error;
+  const message = typeof error === "object" && error !== null
+    ? (error as { message?: unknown }).message
+    : (body as { message?: unknown; error_description?: unknown } | null)?.message ??
+      (body as { error_description?: unknown } | null)?.error_description ?? error;
+  if (typeof message === "string" && message !== "") return message.slice(0, 300);
+  if (text.trim() !== "") return text.trim().slice(0, 300);
+  return statusText || "no details";
+}
