@@ -83,6 +83,9 @@ export function platformOps(deps: PlatformDeps): {
     const opts = optionsForm
       ? { ...(args[0] as RegisterOptions) }
       : positional(...(args as Parameters<typeof positional>));
+    // Checked and sent as one copy: an array whose items change between two reads (a Proxy, a getter) cannot send
+    // events that were never checked.
+    if (Array.isArray(opts.events)) opts.events = [...opts.events];
     validateRegistration(opts, optionsForm);
     const community = await communities.findByName(opts.community);
     if (community === null) {

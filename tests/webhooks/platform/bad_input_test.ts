@@ -42,3 +42,18 @@ Deno.test("update() takes null options as none, and refuses options that are not
     assert.equal(saved.entity.enabled, false);
   });
 });
+
+Deno.test("register() sends the events it checked: an array whose items change between two reads cannot slip one in", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    // Each read of an item after the first few answers something else: what is sent must be what was checked.
+    let reads = 0;
+    const shifty = new Proxy(["user_account"], {
+      get: (target, key, receiver) => key === "0" && ++reads > 1 ? 42 : Reflect.get(target, key, receiver),
+    });
+    await hooks.register({ community: "Acme", events: shifty, callback: CALLBACK });
+    const [post] = platform.requests("POST");
+    assert.deepEqual(JSON.parse(post.body).events, ["user_account"]);
+  });
+});
