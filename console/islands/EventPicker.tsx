@@ -30,8 +30,12 @@ export default function EventPicker(props: EventPickerProps): VNode {
   const { content: CONTENT_EVENTS, system: SYSTEM_EVENTS } = props;
   const systemBox = useRef<HTMLFieldSetElement>(null);
   const contentBox = useRef<HTMLFieldSetElement>(null);
-  const hasSystem = selected.some((e) => SYSTEM_EVENTS.includes(e));
-  const hasContent = selected.some((e) => CONTENT_EVENTS.includes(e));
+  const anySystem = selected.some((e) => SYSTEM_EVENTS.includes(e));
+  const anyContent = selected.some((e) => CONTENT_EVENTS.includes(e));
+  // One kind chosen greys out the other. A form that comes back refused with both kinds ticked greys out neither: a
+  // disabled box can be neither unticked nor sent, so the user could only start over.
+  const hasSystem = anySystem && !anyContent;
+  const hasContent = anyContent && !anySystem;
 
   useEffect(() => {
     if (!systemBox.current || !contentBox.current) return;
