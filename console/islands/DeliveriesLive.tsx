@@ -42,6 +42,9 @@ export function statusText(d: DeliveryView): string {
   return `${d.status} ${wellFormed(d.reason ?? "rejected")}`;
 }
 
+/** Most deliveries one look of the live table reads (`/deliveries.json?since=`), the newest. */
+export const LIVE_LOOK = 100;
+
 /** Longest title a row shows, in graphemes. */
 export const TITLE_GRAPHEMES = 120;
 
@@ -75,10 +78,13 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
         const got = !err && Array.isArray(values) ? values as DeliveryView[] : [];
         const known = new Set(rowIds.current);
         const added = got.filter((r) => !known.has(r.id));
+        // A full look that reaches no lower than the newest shown may have left deliveries out below it: the rows
+        // shown before would follow as if none came between, so the table keeps the newest, read in full.
+        const hole = got.length >= LIVE_LOOK && Math.min(...got.map((r) => r.seq)) > newest.current;
         if (added.length > 0) {
           newest.current = Math.max(newest.current, ...added.map((r) => r.seq));
           setRows((old) => {
-            const next = [...added, ...old].sort((a, b) => b.seq - a.seq).slice(0, props.max ?? 200);
+            const next = [...added, ...(hole ? [] : old)].sort((a, b) => b.seq - a.seq).slice(0, props.max ?? 200);
             rowIds.current = next.map((r) => r.id);
             return next;
           });
