@@ -45,6 +45,11 @@ export function statusText(d: DeliveryView): string {
 /** Most deliveries one look of the live table reads (`/deliveries.json?since=`), the newest. */
 export const LIVE_LOOK = 100;
 
+/** Longest wait for one look: one that never ends (a connection gone half-open) would hold back every look after. */
+const LOOK_TIMEOUT_MS = 10_000;
+/** Wait before a look that failed is tried again (once: the stream, or the polls, bring the next). */
+const LOOK_RETRY_MS = 2_000;
+
 /** Longest title a row shows, in graphemes. */
 export const TITLE_GRAPHEMES = 120;
 
@@ -67,8 +72,11 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
     if (props.live === false) return;
     let busy = false;
     let again = false;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    let retried = false;
     const load = () => {
       if (busy) return void (again = true);
+      clearTimeout(retry);
       busy = true;
       // The newest since a little below the newest shown: a commit of another process may land below it.
       const q = buildQuery(newest.current > 0 ? { since: newest.current, hook: props.hookId } : { hook: props.hookId });
@@ -93,15 +101,22 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
         if (again) { // more arrived while this one was read
           again = false;
           load();
-        }
-      });
+        } else if (err && !retried) { // what this look was for would wait for the next delivery
+          retried = true;
+          retry = setTimeout(load, LOOK_RETRY_MS);
+        } else if (!err) retried = false;
+      }, { props: { timeout: LOOK_TIMEOUT_MS } });
     };
-    return subscribeLive({
+    const unsubscribe = subscribeLive({
       onDelivery: (d) => {
         if (!d || !props.hookId || d.hookId === props.hookId) load();
       },
       onState: setState,
     });
+    return () => {
+      clearTimeout(retry);
+      unsubscribe();
+    };
   }, [props.hookId, props.live]);
 
   return (
