@@ -1,7 +1,10 @@
 /**
- * The events checklist when a form comes back with events of both kinds
- * (refused: they cannot be mixed): every box the user ticked can be
- * unticked, with or without JavaScript, and the object typed can be changed.
+ * The events checklist as the server renders it, which is what a browser
+ * without JavaScript keeps: no box is greyed out (the island greys out the
+ * other kind once it runs; without it the server checks the rule), so a
+ * hook's events can be changed to the other kind in one go; and when a form
+ * comes back with events of both kinds (refused: they cannot be mixed), every
+ * box the user ticked can be unticked and the object typed can be changed.
  */
 
 import assert from "node:assert/strict";
@@ -60,6 +63,25 @@ Deno.test("a webhook's events form refused for mixing both kinds comes back with
     const html = await res.text();
     assert.equal(res.status, 400, html.slice(0, 300));
     assert.deepEqual(disabledOf(html, TICKED), NONE_DISABLED);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("without JavaScript a hook's events can be changed to the other kind: the server greys out no box", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    const content = await registerHook(client, t.origin);
+    const system = await registerHook(client, t.origin, { events: ["user_account"], object: "" });
+    assert.deepEqual(
+      disabledOf(await client.text(`/webhooks/${content}`, 200), ["event-user_account", "event-document"]),
+      { "event-user_account": false, "event-document": false },
+    );
+    assert.deepEqual(
+      disabledOf(await client.text(`/webhooks/${system}`, 200), ["event-document", "object", "event-user_account"]),
+      { "event-document": false, object: false, "event-user_account": false },
+    );
   } finally {
     await t.close();
   }
