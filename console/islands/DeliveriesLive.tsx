@@ -42,6 +42,14 @@ export function statusText(d: DeliveryView): string {
   return `${d.status} ${wellFormed(d.reason ?? "rejected")}`;
 }
 
+/** Most deliveries one look of the live table reads (`/deliveries.json?since=`), the newest. */
+export const LIVE_LOOK = 100;
+
+/** Longest wait for one look: one that never ends (a connection gone half-open) would hold back every look after. */
+const LOOK_TIMEOUT_MS = 10_000;
+/** Wait before a look that failed is tried again (once: the stream, or the polls, bring the next). */
+const LOOK_RETRY_MS = 2_000;
+
 /** Longest title a row shows, in graphemes. */
 export const TITLE_GRAPHEMES = 120;
 
@@ -64,8 +72,11 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
     if (props.live === false) return;
     let busy = false;
     let again = false;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    let retried = false;
     const load = () => {
       if (busy) return void (again = true);
+      clearTimeout(retry);
       busy = true;
       // The newest since a little below the newest shown: a commit of another process may land below it.
       const q = buildQuery(newest.current > 0 ? { since: newest.current, hook: props.hookId } : { hook: props.hookId });
@@ -75,10 +86,13 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
         const got = !err && Array.isArray(values) ? values as DeliveryView[] : [];
         const known = new Set(rowIds.current);
         const added = got.filter((r) => !known.has(r.id));
+        // A full look that reaches no lower than the newest shown may have left deliveries out below it: the rows
+        // shown before would follow as if none came between, so the table keeps the newest, read in full.
+        const hole = got.length >= LIVE_LOOK && Math.min(...got.map((r) => r.seq)) > newest.current;
         if (added.length > 0) {
           newest.current = Math.max(newest.current, ...added.map((r) => r.seq));
           setRows((old) => {
-            const next = [...added, ...old].sort((a, b) => b.seq - a.seq).slice(0, props.max ?? 200);
+            const next = [...added, ...(hole ? [] : old)].sort((a, b) => b.seq - a.seq).slice(0, props.max ?? 200);
             rowIds.current = next.map((r) => r.id);
             return next;
           });
@@ -87,15 +101,22 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
         if (again) { // more arrived while this one was read
           again = false;
           load();
-        }
-      });
+        } else if (err && !retried) { // what this look was for would wait for the next delivery
+          retried = true;
+          retry = setTimeout(load, LOOK_RETRY_MS);
+        } else if (!err) retried = false;
+      }, { props: { timeout: LOOK_TIMEOUT_MS } });
     };
-    return subscribeLive({
+    const unsubscribe = subscribeLive({
       onDelivery: (d) => {
         if (!d || !props.hookId || d.hookId === props.hookId) load();
       },
       onState: setState,
     });
+    return () => {
+      clearTimeout(retry);
+      unsubscribe();
+    };
   }, [props.hookId, props.live]);
 
   return (

@@ -2,7 +2,8 @@
  * Island: the events checklist of the register form. System events and
  * content events cannot be mixed; in the browser, checking one kind greys
  * out the other (and the `object` field for system events) with Library
- * B's class helpers. Without JavaScript the server checks the same rule.
+ * B's class helpers. Without JavaScript nothing is greyed out: the server
+ * checks the same rule.
  *
  * @module
  */
@@ -30,8 +31,16 @@ export default function EventPicker(props: EventPickerProps): VNode {
   const { content: CONTENT_EVENTS, system: SYSTEM_EVENTS } = props;
   const systemBox = useRef<HTMLFieldSetElement>(null);
   const contentBox = useRef<HTMLFieldSetElement>(null);
-  const hasSystem = selected.some((e) => SYSTEM_EVENTS.includes(e));
-  const hasContent = selected.some((e) => CONTENT_EVENTS.includes(e));
+  // Greying out needs the island running: without JavaScript a greyed-out box could not be ticked when its kind is
+  // the one wanted, nor the other kind unticked first (the server checks the rule instead).
+  const [running, setRunning] = useState(false);
+  useEffect(() => setRunning(true), []);
+  const anySystem = selected.some((e) => SYSTEM_EVENTS.includes(e));
+  const anyContent = selected.some((e) => CONTENT_EVENTS.includes(e));
+  // One kind chosen greys out the other. A form that comes back refused with both kinds ticked greys out neither: a
+  // disabled box can be neither unticked nor sent, so the user could only start over.
+  const hasSystem = running && anySystem && !anyContent;
+  const hasContent = running && anyContent && !anySystem;
 
   useEffect(() => {
     if (!systemBox.current || !contentBox.current) return;

@@ -118,13 +118,18 @@ export class SessionStore {
     return id;
   }
 
-  /** Takes (reads and deletes) a pending authorization, or `null`. */
+  /**
+   * Takes (reads and deletes) a pending authorization, or `null`. With `state`, only the authorization of that
+   * `state` is taken: another one (a sign-in of another tab, a callback the user never asked for) is left alone.
+   */
   async takePending(
     id: string | undefined,
+    state?: string,
   ): Promise<PendingAuthorization | null> {
     if (!id || id.length > 100) return null;
     const entry = await this.#kv.get<StoredPending>(oauthStateKey(id));
     if (!entry.value) return null;
+    if (state !== undefined && !timingSafeEqual(entry.value.state, state)) return null;
     // Used once: only the request that deletes it gets it.
     const res = await retryLocked(() => this.#kv.atomic().check(entry).delete(entry.key).commit());
     // KV's expiry is lazy: one older than ten minutes is refused here too (and is gone now).

@@ -62,19 +62,58 @@ export async function startAuthorization(
 ): Promise<Response> {
   const secrets = newAuthorizationSecrets();
   const pendingId = await deps.sessions.savePending({ ...start.pending, ...secrets });
-  setCookie(c, cookieName(c, deps, OAUTH_COOKIE), pendingId, {
-    httpOnly: true,
-    sameSite: "Lax",
-    secure: secureCookies(deps, c.req.url),
-    path: "/",
-    maxAge: 600,
-  });
+  // Added to the authorizations this browser has in progress (two tabs sent to sign-in): each can complete.
+  setPendingIds(c, deps, [...pendingIds(c, deps), pendingId].slice(-MAX_PENDING));
   const url = await authorizationUrl(
     start.provider,
     deps.publicUrl + start.callbackPath,
     secrets,
   );
   return c.redirect(url.href, 302);
+}
+
+/** Most authorizations one browser has in progress at once; a new one pushes out the oldest. */
+const MAX_PENDING = 4;
+
+/** The ids of the authorizations this browser has in progress, oldest first (the pending cookie holds them). */
+function pendingIds(c: Context<ConsoleEnv>, deps: Deps): string[] {
+  const value = getCookie(c, cookieName(c, deps, OAUTH_COOKIE)) ?? "";
+  return value.split(".").filter((id) => /^[\w-]{1,100}$/.test(id)).slice(-MAX_PENDING);
+}
+
+/** Binds `ids` to the browser for ten minutes (HttpOnly, SameSite=Lax), or drops the cookie when there is none. */
+function setPendingIds(c: Context<ConsoleEnv>, deps: Deps, ids: string[]): void {
+  const secure = secureCookies(deps, c.req.url);
+  if (ids.length === 0) return void deleteCookie(c, cookieName(c, deps, OAUTH_COOKIE), { path: "/", secure });
+  setCookie(c, cookieName(c, deps, OAUTH_COOKIE), ids.join("."), {
+    httpOnly: true,
+    sameSite: "Lax",
+    secure,
+    path: "/",
+    maxAge: 600,
+  });
+}
+
+/**
+ * Takes the authorization an OAuth callback completes: the one of this browser (its pending cookie) whose `state`
+ * the callback carries. The others stay in progress; a callback whose state is none of them takes nothing.
+ *
+ * @param c the callback's request context
+ * @param deps the console's dependencies
+ * @returns the pending authorization, or `null`
+ */
+export async function takeAuthorization(c: Context<ConsoleEnv>, deps: Deps): Promise<PendingAuthorization | null> {
+  const ids = pendingIds(c, deps);
+  const state = c.req.query("state");
+  if (!state) return null;
+  for (const id of ids) {
+    const pending = await deps.sessions.takePending(id, state);
+    if (pending) {
+      setPendingIds(c, deps, ids.filter((other) => other !== id));
+      return pending;
+    }
+  }
+  return null;
 }
 
 /** What the sign-in page says to a form sent after its session ended. */
@@ -126,8 +165,7 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     }));
 
   app.get(SIGNIN_CALLBACK_PATH, async (c) => {
-    const pending = await deps.sessions.takePending(getCookie(c, cookieName(c, deps, OAUTH_COOKIE)));
-    deleteCookie(c, cookieName(c, deps, OAUTH_COOKIE), { path: "/", secure: secureCookies(deps, c.req.url) });
+    const pending = await takeAuthorization(c, deps);
     if (!pending || pending.kind !== "signin") {
       return c.redirect("/signin?error=1", 302);
     }

@@ -7,12 +7,11 @@
  */
 
 import type { Hono } from "hono";
-import { deleteCookie, getCookie } from "hono/cookie";
 import type { Community } from "../../webhooks/mod.ts";
-import { type ConsoleEnv, cookieName, type Deps, OAUTH_COOKIE, secureCookies } from "../lib/context.ts";
+import type { ConsoleEnv, Deps } from "../lib/context.ts";
 import { communityProvider, describeOAuthError, exchangeCode } from "../lib/oauth.ts";
 import { COMMUNITY_CALLBACK_PATH } from "../lib/sandbox_connect.ts";
-import { startAuthorization } from "./auth.tsx";
+import { startAuthorization, takeAuthorization } from "./auth.tsx";
 import type { CommunityShared } from "./reconcile.tsx";
 
 /**
@@ -50,8 +49,7 @@ export function connectRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Communi
   });
 
   app.get(COMMUNITY_CALLBACK_PATH, async (c) => {
-    const pending = await deps.sessions.takePending(getCookie(c, cookieName(c, deps, OAUTH_COOKIE)));
-    deleteCookie(c, cookieName(c, deps, OAUTH_COOKIE), { path: "/", secure: secureCookies(deps, c.req.url) });
+    const pending = await takeAuthorization(c, deps);
     if (!pending || pending.kind !== "community" || !pending.tenantId) {
       return c.redirect("/communities", 302);
     }

@@ -13,7 +13,7 @@ import { streamSSE } from "hono/streaming";
 import { DeliveryChart } from "../components/DeliveryChart.tsx";
 import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
-import DeliveriesLive from "../islands/DeliveriesLive.tsx";
+import DeliveriesLive, { LIVE_LOOK } from "../islands/DeliveriesLive.tsx";
 import { type ConsoleEnv, cookieName, type Deps, html, layoutFrame, noticeOf, SESSION_COOKIE } from "../lib/context.ts";
 import { ANSWERS, filterOf, KNOWN_VERBS, pageUrl, utcText } from "./_delivery_filter.ts";
 import { allCommunities, allHooks } from "./_webhook_parts.tsx";
@@ -220,7 +220,7 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       const values = await deps.deliveries.list({
         hookId: hookOf(c),
         after: deps.deliveries.settleFrom(since),
-        limit: 100,
+        limit: LIVE_LOOK,
       });
       return c.json({ values });
     }
