@@ -69,6 +69,15 @@ export function communityByNameKey(name: string): Deno.KvKey {
 }
 
 /**
+ * A short lease on a community's token renewal, `{ owner, until }`: the
+ * process that holds it renews the stored tokens while others wait for the
+ * pair it stores. Written and deleted under a versionstamp check; it expires.
+ */
+export function communityRenewalKey(tenantId: string): Deno.KvKey {
+  return ["community_renewal", tenantId];
+}
+
+/**
  * A community's previous client secret after a rotation, with when it was
  * replaced and until when it still verifies postbacks; written in the atomic
  * operation that changes the community's secret, deleted with the community.

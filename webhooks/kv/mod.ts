@@ -22,6 +22,7 @@ export {
   COMMUNITY_PREFIX,
   communityByNameKey,
   communityKey,
+  communityRenewalKey,
   communitySecretPreviousKey,
   pendingKey,
   pendingPrefix,

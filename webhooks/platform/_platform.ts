@@ -6,6 +6,7 @@ import { PlatformError } from "../errors.ts";
 import type { Community, TokenPair } from "../types.ts";
 import { blotSecrets, blotSecretsDeep } from "../_util.ts";
 import { requestTick, shareRenewal } from "./_renewal_share.ts";
+import { renewAcrossProcesses, type RenewalLease } from "./_renewal_lease.ts";
 import { errorDetail, isErrorBody, readCapped } from "./_answer.ts";
 import { platformOperation } from "../telemetry/mod.ts";
 
@@ -64,6 +65,8 @@ export interface PlatformContext {
   credentials: Credentials;
   /** Stores renewed tokens; runs before the retried request. */
   onRenew: (tokens: TokenPair) => Promise<void>;
+  /** Set when the call uses the community's stored tokens and stores renewed ones there: renewal is then shared with other processes. */
+  lease?: RenewalLease;
 }
 
 /** A successful platform answer. */
@@ -95,18 +98,20 @@ export async function platformRequest(
   body?: unknown,
 ): Promise<PlatformAnswer> {
   const sent = requestTick();
+  const refused = ctx.credentials.accessToken;
   const first = await send(ctx, method, url, body);
   if ((first.status !== 401 && first.status !== 403) || !canRenew(ctx)) {
     return answerOrThrow(ctx, method, url, first);
   }
   await first.body?.cancel();
   // The request was answered (401 or 403) and is not sent again: whatever the renewal's fate, it was not carried out.
-  const tokens = await sharedRenewal(ctx, sent).catch((error) => {
+  const tokens = await sharedRenewal(ctx, sent, refused).catch((error) => {
     throw notCarriedOut(error);
   });
   ctx.credentials.accessToken = tokens.access_token;
   ctx.credentials.refreshToken = tokens.refresh_token;
-  await ctx.onRenew(tokens);
+  // Under a lease the pair was stored already, by this process or by the one that renewed.
+  if (!ctx.lease) await ctx.onRenew(tokens);
   return answerOrThrow(ctx, method, url, await send(ctx, method, url, body));
 }
 
@@ -237,12 +242,16 @@ function redact(ctx: PlatformContext, text: string): string {
 /** The platform's error body, but for any token or secret it echoes: an error may be logged whole. */
 const redactDeep = (ctx: PlatformContext, body: unknown) => blotSecretsDeep(body, secretsOf(ctx), "[redacted]");
 
-/** The renewal of this call's refresh token, shared with the requests that met a 401 with it at the same time. */
-function sharedRenewal(ctx: PlatformContext, sent: number): Promise<TokenPair> {
-  const { community, credentials } = ctx;
-  const id = [community.baseUrl, community.clientId, community.clientSecret, credentials.refreshToken];
+/**
+ * The renewal of this call's refresh token, shared with the requests that met a 401 with it at the same time; with
+ * a lease, with other processes too (the pair is then stored before the lease is let go).
+ */
+function sharedRenewal(ctx: PlatformContext, sent: number, refused: string): Promise<TokenPair> {
+  const { community, credentials, lease } = ctx;
+  const id = [community.baseUrl, community.clientId, community.clientSecret, credentials.refreshToken, lease?.tenantId];
   // One `webhooks.renew` span and count per renewal, under the operation that met the refusal first.
-  return shareRenewal(id, sent, () => platformOperation("renew", () => renewTokens(ctx), community.name));
+  const renew = () => platformOperation("renew", () => renewTokens(ctx), community.name);
+  return shareRenewal(id, sent, lease ? () => renewAcrossProcesses(lease, refused, renew, ctx.onRenew) : renew);
 }
 
 /**

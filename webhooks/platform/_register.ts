@@ -7,6 +7,7 @@ import { type Communities, selfRef, writeRecord } from "../store/mod.ts";
 import { pendingKey, webhookKey, withLockRetry } from "../kv/mod.ts";
 import { type Credentials, type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
 import { validateRegistration } from "./_validate.ts";
+import { LEASE_MARGIN_MS } from "./_renewal_lease.ts";
 import { deleteOnPlatform, hookUrl } from "./_hook_url.ts";
 import { platformOperation } from "../telemetry/mod.ts";
 import { describe } from "../_util.ts";
@@ -66,6 +67,10 @@ export function platformOps(deps: PlatformDeps): {
       timeout,
       community,
       credentials,
+      // The community's stored tokens, renewed into the community: shared with other processes on the same KV.
+      lease: given.accessToken || given.tokenPersistenceFunction
+        ? undefined
+        : { kv, tenantId: community.tenantId, ms: timeout + LEASE_MARGIN_MS },
       onRenew: async (tokens: TokenPair) => {
         if (given.tokenPersistenceFunction) {
           await given.tokenPersistenceFunction({ ...tokens }, community);
