@@ -78,19 +78,18 @@ export async function renewAcrossProcesses(
     if (renewed) return renewed;
     const now = Date.now();
     if (now >= giveUpAt) return await renewAndStore(renew, store);
-    if (isHeld(held.value, now)) {
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS / 2 + Math.random() * POLL_MS));
-      continue;
+    if (!isHeld(held.value, now)) {
+      // Taken only while the community still holds the refused token and the lease is as read: of two processes
+      // that race for it, one wins, and the other reads again after a pause.
+      const mine: Lease = { owner: crypto.randomUUID(), until: now + ms };
+      const taken = await withLockRetry(() =>
+        kv.atomic().check(community, held).set(keys[1], mine, { expireIn: ms }).commit()
+      );
+      if (taken.ok) {
+        return await holding(kv, { key: keys[1], versionstamp: taken.versionstamp }, () => renewAndStore(renew, store));
+      }
     }
-    // Taken only while the community still holds the refused token and the lease is as read: of two processes
-    // that race for it, one wins, and the other reads again.
-    const mine: Lease = { owner: crypto.randomUUID(), until: now + ms };
-    const taken = await withLockRetry(() =>
-      kv.atomic().check(community, held).set(keys[1], mine, { expireIn: ms }).commit()
-    );
-    if (taken.ok) {
-      return await holding(kv, { key: keys[1], versionstamp: taken.versionstamp }, () => renewAndStore(renew, store));
-    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS / 2 + Math.random() * POLL_MS));
   }
 }
 

@@ -138,6 +138,10 @@ Deno.test("a lease holder killed mid-renewal blocks the other process only until
       const waiter = await start("register", "https://me.example/hook/waiter", timeout);
       await holder.send("go");
       await until(() => tokenPosts.length === 1, 20_000, "the holder's renewal");
+      // The lease names its owner and its end, and holds no token.
+      const lease = (await kv.get<Record<string, unknown>>(["community_renewal", "tenant-acme"])).value;
+      assert.deepEqual(Object.keys(lease ?? {}).sort(), ["owner", "until"]);
+      assert(!/expired|good-refresh/.test(JSON.stringify(lease)));
       await waiter.send("go");
       await until(() => refused(platform) >= 2, 20_000, "the waiter's 401");
       // The waiter finds the lease held and waits for it.
