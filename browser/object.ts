@@ -45,17 +45,18 @@ function tooDeep(depth: number, value: unknown): void {
   if (depth > MAX_DEPTH) fail("obj", "nested at most 1000 levels deep", value, RangeError);
 }
 
+type Dict = Record<string, unknown>;
+
 function copy(
   value: unknown,
   deep: boolean,
   seen: Map<unknown, unknown>,
   depth: number,
 ): unknown {
-  if (!isObj(value)) return value;
+  const list = isArray(value);
+  if (!list && !isPlain(value)) return value; // primitives as they are; dates, class instances, nodes: shared
   if (seen.has(value)) return seen.get(value);
   tooDeep(depth++, value);
-  const list = isArray(value);
-  if (!list && !isPlain(value)) return value; // dates, class instances, nodes: shared
   // a null prototype stays null: a lookup by `in` in the copy finds the data only, as in the original
   // (`__proto__:` in a literal sets the prototype, as Object.create does, in a few bytes less)
   // an array made at its length: filled by own keys below, it is as fast as one pushed to (setting the length after
@@ -66,7 +67,7 @@ function copy(
   seen.set(value, out);
   // own keys, for arrays too: a hole stays a hole, and an array holding one item at 4e9 is one item, not 4e9
   for (const key of Object.keys(value)) {
-    if (!isUnsafeKey(key)) out[key] = deep ? copy(value[key], deep, seen, depth) : value[key];
+    if (!isUnsafeKey(key)) out[key] = deep ? copy((value as Dict)[key], deep, seen, depth) : (value as Dict)[key];
   }
   return out;
 }
@@ -147,8 +148,8 @@ function mergeInto(
 ): void {
   tooDeep(depth++, from);
   for (const key of Object.keys(from)) {
-    if (isUnsafeKey(key)) continue;
     const value = from[key];
+    if (isUnsafeKey(key)) continue;
     if (deep && isPlain(value) && Object.hasOwn(to, key) && isPlain(to[key])) {
       mergeInto(to[key] as Record<string, unknown>, value, deep, depth);
     } else {

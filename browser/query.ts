@@ -79,9 +79,9 @@ export function parseQuery(str?: string): Query {
   let i = 0;
   for (const [key, text] of new URLSearchParams("&" + query)) {
     const value = pairs[i++].includes("=") ? text : 1;
+    const had = out[key];
+    // values are strings or 1, so an array is one this loop made: push keeps repeats linear
     if (key && !isUnsafeKey(key)) {
-      const had = out[key];
-      // values are strings or 1, so an array is one this loop made: push keeps repeats linear
       isArray(had) ? had.push(value) : out[key] = Object.hasOwn(out, key) ? [had, value] : value;
     }
   }
