@@ -92,3 +92,9 @@ export function isPlain(obj: unknown): obj is Record<string, unknown> {
 export function isUnsafeKey(key: unknown): boolean {
   return key === "__proto__" || key === "constructor" || key === "prototype";
 }
+
+/**
+ * Lengths above this walk an array or array-like by its own keys in `each` and are refused by `args`: a sparse array
+ * holding one item at 4e9 is one item, not 4e9 steps.
+ */
+export const LONG = 1e7;

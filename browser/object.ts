@@ -10,7 +10,7 @@
  * @module
  */
 
-import { fail, isPlain, isUnsafeKey, need } from "./_doc.ts";
+import { fail, isPlain, isUnsafeKey, LONG, need } from "./_doc.ts";
 import { isArray, isObj, isStr } from "./is.ts";
 
 /** Any function or constructor, as `bind` and `extend` take. */
@@ -164,7 +164,10 @@ function mergeInto(
  * an object. An array-like is an object whose `length` is a whole number
  * from 0 to 2³² − 1 and that holds an item at `length - 1` (a `NodeList`,
  * `arguments`, `{ length: 1, 0: "a" }`); any other object, `{ length: 1e8 }`
- * included, is walked by its keys.
+ * included, is walked by its keys. Up to 10,000,000 (1e7) long, every index
+ * is visited, holes included (as `undefined`); a longer array or array-like
+ * is walked by its own index keys below its length, in order, so its holes
+ * are skipped and one item at index 4e9 is one call, not 4e9.
  *
  * @param obj an array, array-like or object
  * @param fn called with value, index or key, and `obj`
@@ -210,7 +213,10 @@ export function each(
   need(fn, "ffn");
   const n = obj.length as number;
   if (isArray(obj) || n === n >>> 0 && (!n || n - 1 in obj)) {
-    for (let i = 0; i < n; i++) fn(obj[i], i as never, obj);
+    if (n > LONG) {
+      // by its own index keys (ascending): an array holding one item at 4e9 is one call, not 4e9 steps
+      for (const key of Object.keys(obj)) if ((+key >>> 0) + "" === key && +key < n) fn(obj[key], +key as never, obj);
+    } else for (let i = 0; i < n; i++) fn(obj[i], i as never, obj);
   } else for (const key of Object.keys(obj)) fn(obj[key], key as never, obj);
 }
 

@@ -5,6 +5,7 @@
  */
 
 import { getWin, isUnsafeKey, need } from "./_doc.ts";
+import { each } from "./object.ts";
 import { isArray } from "./is.ts";
 
 /** A parsed query: one value per key, an array for a repeated key, `1` for a key without `=`. */
@@ -12,7 +13,8 @@ export type Query = Record<string, string | 1 | (string | 1)[]>;
 
 /**
  * Builds a query string from key/value pairs. Keys and values go through
- * `encodeURIComponent`; an array value repeats the key; `null` and
+ * `encodeURIComponent`; an array value repeats the key for each of its
+ * items (holes and other own keys left out, as {@linkcode each} walks it); `null` and
  * `undefined` values are left out; other values are converted with
  * `String` (a lone surrogate becomes U+FFFD). There is no leading `?`.
  *
@@ -31,15 +33,13 @@ export function buildQuery(object: object): string {
   const parts: string[] = [];
   for (const key of Object.keys(object)) {
     const value = (object as Record<string, unknown>)[key];
-    for (const item of [value].flat()) {
-      if (item != null) {
-        parts.push(
-          // as text, well formed: a lone surrogate (text cut mid-emoji) becomes U+FFFD, not a URIError
-          encodeURIComponent(String(key).toWellFormed()) + "=" +
-            encodeURIComponent(String(item).toWellFormed()),
-        );
-      }
-    }
+    // as text, well formed: a lone surrogate (text cut mid-emoji) becomes U+FFFD, not a URIError
+    const name = encodeURIComponent(key.toWellFormed()) + "=";
+    // each() walks a long array by its own keys: one item at 4e9 is one item, not 4e9 steps
+    each(
+      isArray(value) ? value : [value],
+      (item) => item != null && parts.push(name + encodeURIComponent(String(item).toWellFormed())),
+    );
   }
   return parts.join("&");
 }
