@@ -141,3 +141,15 @@ Deno.test("args() throws a RangeError naming the length of an array-like longer 
   }
   assert.equal(args({ length: 1e7 }).length, 1e7);
 });
+
+domTest("render() leaves <style> contents alone, as <script>'s: data there would become CSS", ({ doc }) => {
+  const data = { c: "red} body{background:url(//x)}", w: 5 };
+  const out = render(frag(`<style>p { color: {{c}} }</style><p style="width: {{w}}px">{{c}}</p>`), data);
+  assert.equal(out.querySelector("style")?.textContent, "p { color: {{c}} }");
+  assert.equal(out.querySelector("p")?.getAttribute("style"), "width: 5px"); // the style attribute is filled
+  assert.equal(out.querySelector("p")?.textContent, data.c); // text elsewhere too
+  const el = doc.createElement("div");
+  el.appendChild(doc.createElementNS(SVG, "svg")).appendChild(doc.createElementNS(SVG, "style")).textContent = "{{c}}";
+  render(el, data);
+  assert.equal(el.textContent, "{{c}}");
+});
