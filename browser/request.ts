@@ -90,7 +90,7 @@ export function request(
   // as browsers do: a GET or HEAD sends no body (happy-dom's XHR would throw on one)
   const bodiless = /^(get|head)$/i.test(method);
   let body = (opts as RequestOptions).data;
-  if (json !== undefined && !bodiless) {
+  if (!(json === undefined || bodiless)) {
     body = JSON.stringify(json);
     // only a header named Content-Type (in any case) counts, not one that merely contains the words
     if (!new Headers(headers as Record<string, string>).has("content-type")) {
