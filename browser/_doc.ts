@@ -1,12 +1,31 @@
-// Private shared state of Library B: the document set with setDoc(), and the
-// small argument checks every file uses. No side effects at import.
+// Private shared state of Library B: the document, set with setDoc() (here, so that setting it is one
+// assignment), and the small argument checks every file uses. No side effects at import.
 
 import { isArray, isDom, isFunc, isObj, isStr } from "./is.ts";
 
 let current: Document | undefined;
 
-/** Remembers the document set with `setDoc`, and returns it. */
-export function useDoc<T extends Document>(doc: T): T {
+/**
+ * Sets the document the library uses, for use outside a browser (for
+ * example a happy-dom `Window`'s document in Deno). Window features
+ * (computed styles, animation frames, `XMLHttpRequest`, `location`) come
+ * from `doc.defaultView`, falling back to `globalThis`.
+ *
+ * @param doc the document
+ * @returns `doc`
+ * @throws {TypeError} when `doc` is not a document
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Window } from "happy-dom";
+ * import { byId, setDoc } from "./mod.ts";
+ * const doc = setDoc(new Window().document as unknown as Document);
+ * doc.body.innerHTML = `<p id="x"></p>`;
+ * assert.equal(byId("x")?.tagName, "P");
+ * ```
+ */
+export function setDoc<T extends Document>(doc: T): T {
+  if (doc?.nodeType !== 9) fail("doc", "a document", doc);
   return current = doc;
 }
 
@@ -59,7 +78,8 @@ const KINDS: Record<string, [string, (v: unknown) => boolean]> = {
  */
 export function need(value: unknown, spec: string): void {
   const [what, test] = KINDS[spec[0].toLowerCase()];
-  if (!(spec < "a" && value == null) && !test(value)) fail(spec.slice(1), what, value);
+  if (spec < "a" && value == null || test(value)) return;
+  fail(spec.slice(1), what, value);
 }
 
 /** Whether a value is a plain object: its prototype is `Object.prototype` or `null`. */
@@ -72,3 +92,9 @@ export function isPlain(obj: unknown): obj is Record<string, unknown> {
 export function isUnsafeKey(key: unknown): boolean {
   return key === "__proto__" || key === "constructor" || key === "prototype";
 }
+
+/**
+ * Lengths above this walk an array or array-like by its own keys in `each` and are refused by `args`: a sparse array
+ * holding one item at 4e9 is one item, not 4e9 steps.
+ */
+export const LONG = 1e7;

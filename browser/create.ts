@@ -82,7 +82,8 @@ function fill(el: Element & Text, data: object): void {
   const sub = (text: string) =>
     text.replace(PLACEHOLDER, (_, path: string) => (get(data, path.trim()) ?? "") as string); // replace() makes it a string
   if (el.nodeType === 3) el.data = sub(el.data);
-  else if (el.localName !== "script") { // never turn data into code: an SVG script's tagName is lower case
+  // never turn data into code or CSS: an SVG script's or style's tagName is lower case
+  else if (!/^s(cript|tyle)$/.test(el.localName)) {
     for (const attr of [...el.attributes ?? []]) {
       // on* holds code, srcdoc a document's markup: data in them would run
       if (attr.value.includes("{{") && !/^(on|srcdoc)/i.test(attr.name)) attr.value = sub(attr.value);
@@ -95,7 +96,10 @@ function fill(el: Element & Text, data: object): void {
  * Renders data into `{{path}}` placeholders (spaces allowed: `{{ a.b }}`;
  * a path holds no `{` or `}`) in text nodes and attribute values, each replaced with
  * `get(data, path, "")`. Data is inserted as text, never parsed as markup;
- * `<script>` contents, `on*` attributes and `srcdoc` are left alone. A fragment (or a
+ * `<script>` and `<style>` elements (contents and attributes: data there
+ * would be code or CSS, `red} body{background:url(//x)}`), `on*` attributes
+ * and `srcdoc` are left alone;
+ * a `style` attribute is filled (`style="width: {{w}}px"`). A fragment (or a
  * `<template>`'s content) is cloned and the clone is rendered and returned;
  * an element is rendered in place and returned. Data in URL attributes
  * (`href`, `src`) is inserted as it is: check URLs from untrusted sources.

@@ -7,8 +7,11 @@
  * @module
  */
 
-import { fail, getDoc, need, useDoc } from "./_doc.ts";
+import { fail, getDoc, need } from "./_doc.ts";
 import { listen } from "./events.ts";
+
+// setDoc lives with the document it sets (one assignment, no call)
+export { setDoc } from "./_doc.ts";
 
 /** Listeners keyed by event name, as for `listen` (a listener may take a specific event type, `MouseEvent`...). */
 // deno-lint-ignore no-explicit-any
@@ -114,7 +117,7 @@ export function adj(
   if (i < 0) fail("where", WHERE.join(", "), where, RangeError);
   if (i % 3 || node.parentNode) {
     node.insertAdjacentHTML(
-      ((i % 2 ? "after" : "before") + (i < 2 ? "begin" : "end")) as InsertPosition,
+      (WHERE[i % 2 * 3] + (i < 2 ? "begin" : "end")) as InsertPosition, // even: before, odd: after
       content,
     );
   }
@@ -194,28 +197,4 @@ export function replace(
 export function remove(el: Node | null | undefined): void {
   need(el, "Nel");
   el?.parentNode?.removeChild(el);
-}
-
-/**
- * Sets the document the library uses, for use outside a browser (for
- * example a happy-dom `Window`'s document in Deno). Window features
- * (computed styles, animation frames, `XMLHttpRequest`, `location`) come
- * from `doc.defaultView`, falling back to `globalThis`.
- *
- * @param doc the document
- * @returns `doc`
- * @throws {TypeError} when `doc` is not a document
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { Window } from "happy-dom";
- * import { byId, setDoc } from "./mod.ts";
- * const doc = setDoc(new Window().document as unknown as Document);
- * doc.body.innerHTML = `<p id="x"></p>`;
- * assert.equal(byId("x")?.tagName, "P");
- * ```
- */
-export function setDoc<T extends Document>(doc: T): T {
-  if (doc?.nodeType !== 9) fail("doc", "a document", doc);
-  return useDoc(doc);
 }

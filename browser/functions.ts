@@ -5,7 +5,7 @@
  * @module
  */
 
-import { getWin, need } from "./_doc.ts";
+import { fail, getWin, LONG, need } from "./_doc.ts";
 import type { AnyFunction } from "./object.ts";
 
 /**
@@ -14,6 +14,7 @@ import type { AnyFunction } from "./object.ts";
  * @param args an `arguments` object or other array-like
  * @returns a new array with the same items
  * @throws {TypeError} when `args` is not an object
+ * @throws {RangeError} when `args.length` is above 1e7 (10,000,000): `{ length: 4e9 }` would fill 4e9 slots
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -26,6 +27,8 @@ import type { AnyFunction } from "./object.ts";
  */
 export function args(args: ArrayLike<unknown>): unknown[] {
   need(args, "oargs");
+  // Array.from would fill 4e9 slots of an array-like saying { length: 4e9 }
+  if (args.length > LONG) fail("args.length", "at most 1e7", args.length, RangeError);
   return Array.from(args);
 }
 

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { fail, isPlain, isUnsafeKey, need } from "./_doc.ts";
+import { fail, isPlain, isUnsafeKey, LONG, need } from "./_doc.ts";
 import { isArray, isObj, isStr } from "./is.ts";
 
 /** Any function or constructor, as `bind` and `extend` take. */
@@ -45,17 +45,18 @@ function tooDeep(depth: number, value: unknown): void {
   if (depth > MAX_DEPTH) fail("obj", "nested at most 1000 levels deep", value, RangeError);
 }
 
+type Dict = Record<string, unknown>;
+
 function copy(
   value: unknown,
   deep: boolean,
   seen: Map<unknown, unknown>,
   depth: number,
 ): unknown {
-  if (!isObj(value)) return value;
+  const list = isArray(value);
+  if (!list && !isPlain(value)) return value; // primitives as they are; dates, class instances, nodes: shared
   if (seen.has(value)) return seen.get(value);
   tooDeep(depth++, value);
-  const list = isArray(value);
-  if (!list && !isPlain(value)) return value; // dates, class instances, nodes: shared
   // a null prototype stays null: a lookup by `in` in the copy finds the data only, as in the original
   // (`__proto__:` in a literal sets the prototype, as Object.create does, in a few bytes less)
   // an array made at its length: filled by own keys below, it is as fast as one pushed to (setting the length after
@@ -66,7 +67,7 @@ function copy(
   seen.set(value, out);
   // own keys, for arrays too: a hole stays a hole, and an array holding one item at 4e9 is one item, not 4e9
   for (const key of Object.keys(value)) {
-    if (!isUnsafeKey(key)) out[key] = deep ? copy(value[key], deep, seen, depth) : value[key];
+    if (!isUnsafeKey(key)) out[key] = deep ? copy((value as Dict)[key], deep, seen, depth) : (value as Dict)[key];
   }
   return out;
 }
@@ -147,8 +148,8 @@ function mergeInto(
 ): void {
   tooDeep(depth++, from);
   for (const key of Object.keys(from)) {
-    if (isUnsafeKey(key)) continue;
     const value = from[key];
+    if (isUnsafeKey(key)) continue;
     if (deep && isPlain(value) && Object.hasOwn(to, key) && isPlain(to[key])) {
       mergeInto(to[key] as Record<string, unknown>, value, deep, depth);
     } else {
@@ -163,7 +164,10 @@ function mergeInto(
  * an object. An array-like is an object whose `length` is a whole number
  * from 0 to 2³² − 1 and that holds an item at `length - 1` (a `NodeList`,
  * `arguments`, `{ length: 1, 0: "a" }`); any other object, `{ length: 1e8 }`
- * included, is walked by its keys.
+ * included, is walked by its keys. Up to 10,000,000 (1e7) long, every index
+ * is visited, holes included (as `undefined`); a longer array or array-like
+ * is walked by its own index keys below its length, in order, so its holes
+ * are skipped and one item at index 4e9 is one call, not 4e9.
  *
  * @param obj an array, array-like or object
  * @param fn called with value, index or key, and `obj`
@@ -209,7 +213,10 @@ export function each(
   need(fn, "ffn");
   const n = obj.length as number;
   if (isArray(obj) || n === n >>> 0 && (!n || n - 1 in obj)) {
-    for (let i = 0; i < n; i++) fn(obj[i], i as never, obj);
+    if (n > LONG) {
+      // by its own index keys (ascending): an array holding one item at 4e9 is one call, not 4e9 steps
+      for (const key of Object.keys(obj)) if ((+key >>> 0) + "" === key && +key < n) fn(obj[key], +key as never, obj);
+    } else for (let i = 0; i < n; i++) fn(obj[i], i as never, obj);
   } else for (const key of Object.keys(obj)) fn(obj[key], key as never, obj);
 }
 

@@ -41,10 +41,8 @@ function keysOf(path: Path): string[] {
  */
 // deno-lint-ignore no-explicit-any
 export function get(obj: unknown, path: Path, def?: unknown): any {
-  for (const key of keysOf(path)) {
-    if (obj == null) return def;
-    obj = (obj as Record<string, unknown>)[key];
-  }
+  // past a null or undefined step the value stays undefined, which gives def
+  for (const key of keysOf(path)) obj = (obj as Record<string, unknown> | null)?.[key];
   return obj === undefined ? def : obj;
 }
 

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { getWin, isUnsafeKey, need } from "./_doc.ts";
+import { getWin, isUnsafeKey, LONG, need } from "./_doc.ts";
 import { isArray } from "./is.ts";
 
 /** A parsed query: one value per key, an array for a repeated key, `1` for a key without `=`. */
@@ -12,7 +12,9 @@ export type Query = Record<string, string | 1 | (string | 1)[]>;
 
 /**
  * Builds a query string from key/value pairs. Keys and values go through
- * `encodeURIComponent`; an array value repeats the key; `null` and
+ * `encodeURIComponent`; an array value repeats the key for each of its
+ * items (holes left out; an array longer than 1e7 is read by its own values,
+ * so one item at index 4e9 is one item); `null` and
  * `undefined` values are left out; other values are converted with
  * `String` (a lone surrogate becomes U+FFFD). There is no leading `?`.
  *
@@ -31,14 +33,13 @@ export function buildQuery(object: object): string {
   const parts: string[] = [];
   for (const key of Object.keys(object)) {
     const value = (object as Record<string, unknown>)[key];
-    for (const item of [value].flat()) {
-      if (item != null) {
-        parts.push(
-          // as text, well formed: a lone surrogate (text cut mid-emoji) becomes U+FFFD, not a URIError
-          encodeURIComponent(String(key).toWellFormed()) + "=" +
-            encodeURIComponent(String(item).toWellFormed()),
-        );
-      }
+    const list = isArray(value) ? value : [value];
+    // as text, well formed: a lone surrogate (text cut mid-emoji) becomes U+FFFD, not a URIError
+    const name = encodeURIComponent(key.toWellFormed()) + "=";
+    // a hole is undefined, left out; a long array by its own items: one at 4e9 is one item, not 4e9 steps
+    // (not each(): its callback call would see these closures besides the user's, and its loop slow down twofold)
+    for (const item of list.length > LONG ? Object.values(list) : list) {
+      if (item != null) parts.push(name + encodeURIComponent(String(item).toWellFormed()));
     }
   }
   return parts.join("&");
@@ -79,9 +80,9 @@ export function parseQuery(str?: string): Query {
   let i = 0;
   for (const [key, text] of new URLSearchParams("&" + query)) {
     const value = pairs[i++].includes("=") ? text : 1;
+    const had = out[key];
+    // values are strings or 1, so an array is one this loop made: push keeps repeats linear
     if (key && !isUnsafeKey(key)) {
-      const had = out[key];
-      // values are strings or 1, so an array is one this loop made: push keeps repeats linear
       isArray(had) ? had.push(value) : out[key] = Object.hasOwn(out, key) ? [had, value] : value;
     }
   }

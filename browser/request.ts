@@ -87,8 +87,10 @@ export function request(
   need(props, "Oopts.props");
   const xhr = new (getWin().XMLHttpRequest)();
   xhr.open(method, url);
+  // as browsers do: a GET or HEAD sends no body (happy-dom's XHR would throw on one)
+  const bodiless = /^(get|head)$/i.test(method);
   let body = (opts as RequestOptions).data;
-  if (json !== undefined && !/^(get|head)$/i.test(method)) {
+  if (!(json === undefined || bodiless)) {
     body = JSON.stringify(json);
     // only a header named Content-Type (in any case) counts, not one that merely contains the words
     if (!new Headers(headers as Record<string, string>).has("content-type")) {
@@ -102,9 +104,9 @@ export function request(
   // loadend follows load, error, timeout and abort alike: one callback
   xhr.addEventListener("loadend", () => {
     const status = xhr.status;
-    let error = status > 199 && status < 300
+    let error: RequestError | null = status > 199 && status < 300
       ? null
-      : Object.assign(new Error(status ? `Request failed with status ${status}` : "Network error"), { status });
+      : new Error(status ? `Request failed with status ${status}` : "Network error") as RequestError;
     let response: unknown = status ? xhr.response : null;
     if (
       isStr(response) && response &&
@@ -113,12 +115,12 @@ export function request(
       try {
         response = JSON.parse(response);
       } catch (err) {
-        error ??= Object.assign(err as Error, { status });
+        error ??= err as RequestError;
       }
     }
+    if (error) error.status = status;
     callback?.(error, response, xhr);
   });
-  // as browsers do: a GET or HEAD sends no body (happy-dom's XHR would throw on one)
-  xhr.send(/^(get|head)$/i.test(method) ? null : body);
+  xhr.send(bodiless ? null : body);
   return xhr;
 }

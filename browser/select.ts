@@ -207,7 +207,7 @@ export function parent<T extends Node = any>(
     }
     return null;
   }
-  if (!Number.isInteger(level) || level < 0) {
+  if (!(Number.isInteger(level) && level >= 0)) {
     fail(
       "level",
       "a whole number or a function",

@@ -24,7 +24,7 @@ export type Styled = Element | ElementCSSInlineStyle | CSSStyleDeclaration;
 
 const PREFIXES = ["Webkit", "Moz"];
 // style object -> camelCase property -> [prefix found, unprefixed supported]
-const cache: WeakMap<object, Map<string, [string, boolean]>> = /* @__PURE__ */ new WeakMap();
+const cache: WeakMap<object, Record<string, [string, boolean]>> = /* @__PURE__ */ new WeakMap();
 const UNITLESS = /^(opacity|zIndex|order|flex(Grow|Shrink)?|fontWeight|lineHeight)$/;
 
 function camel(prop: string): string {
@@ -36,32 +36,19 @@ function dash(prop: string): string {
   return prop.startsWith("--") ? prop : prop.replace(/[A-Z]/g, "-$&").toLowerCase();
 }
 
-function styleOf(obj: Styled): CSSStyleDeclaration {
-  const style = (obj as ElementCSSInlineStyle)?.style ?? obj;
-  need(style, "yobj");
-  return style as CSSStyleDeclaration;
-}
-
 function probe(prop: string, obj?: object | null): [string, boolean] {
   need(prop, "sprop");
   // an element: its style object; any other object (a style object, the window...): itself
   const style = ((obj ?? getDoc().documentElement) as ElementCSSInlineStyle).style ?? obj;
   need(style, "oobj");
   prop = camel(prop);
-  let known = cache.get(style);
-  if (!known) cache.set(style, known = new Map());
-  let found = known.get(prop);
+  // no prototype: a property named __proto__ or constructor is probed like any other
+  const known = cache.get(style) ?? cache.set(style, { __proto__: null } as never).get(style)!;
   // WebkitX on style objects (Chromium, Safari and Firefox all have it), webkitX on others (document.webkitHidden)
-  if (!found) {
-    known.set(
-      prop,
-      found = [
-        PREFIXES.find((p) => p + capitalize(prop) in style || p.toLowerCase() + capitalize(prop) in style) ?? "",
-        prop in style,
-      ],
-    );
-  }
-  return found;
+  return known[prop] ??= [
+    PREFIXES.find((p) => p + capitalize(prop) in style || p.toLowerCase() + capitalize(prop) in style) ?? "",
+    prop in style,
+  ];
 }
 
 /**
@@ -170,10 +157,12 @@ export function setStyle(
   val: string | number | null | undefined,
   resolve = false,
 ): void {
-  const target = styleOf(obj);
+  // an element: its style object; a style object: itself
+  const target = ((obj as ElementCSSInlineStyle)?.style ?? obj) as CSSStyleDeclaration;
+  need(target, "yobj");
   need(style, "sstyle");
   val ??= "";
-  if (!isStr(val) && !Number.isFinite(val)) {
+  if (!(isStr(val) || Number.isFinite(val))) {
     fail("val", "a string or a finite number", val);
   }
   // A number, or a string holding one ("12", not "" nor "12em"), gets px.

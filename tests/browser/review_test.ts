@@ -1,7 +1,21 @@
 // Regular tests of the defects a hostile review of Library B found, one per
 // defect, each failing on the code before its fix.
 import assert from "node:assert/strict";
-import { addClass, byClass, clone, delClass, frag, hasClass, merge, render, set, setClass } from "../../browser/mod.ts";
+import {
+  addClass,
+  args,
+  buildQuery,
+  byClass,
+  clone,
+  delClass,
+  each,
+  frag,
+  hasClass,
+  merge,
+  render,
+  set,
+  setClass,
+} from "../../browser/mod.ts";
 import { domTest } from "./_dom.ts";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -83,4 +97,59 @@ domTest("render() takes linear time on text with an unclosed {{ before many spac
   assert.equal(el.textContent, "{{" + " ".repeat(2000) + "x" + "{{".repeat(50_000));
   // placeholders as before; braces around one stay text
   assert.equal(render(frag("<p>{{x}}|{{ x }}|{{\n x\t}}|{{{x}}}|{{missing}}</p>"), { x: 1 }).textContent, "1|1|1|{1}|");
+});
+
+Deno.test("buildQuery() takes an array's own items, so one item at index 4,294,967,294 is quick", () => {
+  // [value].flat() walked every index of an array 2^32 - 1 long: 85 s
+  const state = set({ ids: [] as unknown[] }, "ids.4294967294", 1);
+  const started = performance.now();
+  assert.equal(buildQuery(state), "ids=1");
+  assert.ok(performance.now() - started < 1000, `${performance.now() - started} ms`);
+  const sparse = [1, , 3];
+  assert.equal(buildQuery({ a: sparse, b: "x".match(/x/) }), "a=1&a=3&b=x"); // holes, and a match's index and input, left out
+});
+
+Deno.test("each() walks an array or array-like longer than 1e7 by its own index keys: one item at 4e9 is one call", () => {
+  const walk = (obj: ArrayLike<unknown>) => {
+    const seen: unknown[] = [];
+    each(obj, (v, i) => {
+      // by index, the holes came first: 2^32 - 1 calls
+      if (seen.push([i, v]) > 10) throw new Error(`walked the holes: ${JSON.stringify(seen)}`);
+    });
+    return seen;
+  };
+  const long = Object.assign(set({ ids: [] as unknown[] }, "ids.4294967294", "z").ids, { 5: "a", extra: "no" });
+  assert.deepEqual(walk(long), [[5, "a"], [4294967294, "z"]]); // numbers, ascending; a non-index key left out
+  assert.deepEqual(
+    walk({ 3999999999: "b", 0: "a", length: 4e9, 4e9: "past", "-1": "no", "01": "no" } as ArrayLike<unknown>),
+    [
+      [0, "a"],
+      [3999999999, "b"],
+    ],
+  );
+  // up to 1e7 long: by index, holes visited as before
+  assert.deepEqual(walk([1, , 3]), [[0, 1], [1, undefined], [2, 3]]);
+});
+
+Deno.test("args() throws a RangeError naming the length of an array-like longer than 1e7", () => {
+  // Array.from filled every slot: 4e9 of them
+  for (const length of [1e7 + 1, 4e9]) {
+    assert.throws(() => args({ length }), {
+      name: "RangeError",
+      message: `Expected 'args.length' to be at most 1e7, got ${length}`,
+    });
+  }
+  assert.equal(args({ length: 1e7 }).length, 1e7);
+});
+
+domTest("render() leaves <style> contents alone, as <script>'s: data there would become CSS", ({ doc }) => {
+  const data = { c: "red} body{background:url(//x)}", w: 5 };
+  const out = render(frag(`<style>p { color: {{c}} }</style><p style="width: {{w}}px">{{c}}</p>`), data);
+  assert.equal(out.querySelector("style")?.textContent, "p { color: {{c}} }");
+  assert.equal(out.querySelector("p")?.getAttribute("style"), "width: 5px"); // the style attribute is filled
+  assert.equal(out.querySelector("p")?.textContent, data.c); // text elsewhere too
+  const el = doc.createElement("div");
+  el.appendChild(doc.createElementNS(SVG, "svg")).appendChild(doc.createElementNS(SVG, "style")).textContent = "{{c}}";
+  render(el, data);
+  assert.equal(el.textContent, "{{c}}");
 });
