@@ -126,10 +126,9 @@ export function validate(form: CommunityForm, isNew: boolean): string | null {
 }
 
 /**
- * The form to show again after a refusal: its secrets (and a password in its
- * base URL) left out, never echoed back, and the bidirectional controls of its name and tenant id removed,
- * as the hook's form does, so that saving again is not refused again for
- * characters nobody can see.
+ * The form to show again after a refusal: its secrets (and a password in its base URL) left out, never echoed back,
+ * and the bidirectional controls of its name and tenant id removed, as the hook's form does, so that saving again is
+ * not refused again for characters nobody can see.
  */
 export function formToShowAgain(form: CommunityForm): CommunityForm {
   return {
