@@ -80,3 +80,14 @@ export function blotSecretsDeep(value: unknown, secrets: string[], mark: string)
   };
   return walk(value, 0);
 }
+
+/** The chunks a stream reader gave, `size` bytes in all, as one array. */
+export function joinChunks(chunks: Uint8Array[], size: number): Uint8Array {
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}

@@ -2,6 +2,7 @@
 // failure when it is the platform's error shape.
 
 import { PlatformError } from "../errors.ts";
+import { joinChunks } from "../_util.ts";
 
 /** The largest answer read, in bytes: far above any hook or page of hooks, far below what would exhaust memory. */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
@@ -23,13 +24,7 @@ export async function readCapped(method: string, url: string, response: Response
     }
     chunks.push(read.value);
   }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
+  return new TextDecoder().decode(joinChunks(chunks, size));
 }
 
 /**

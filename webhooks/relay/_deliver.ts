@@ -3,6 +3,7 @@
 
 import { isIP } from "node:net";
 import { checkHost } from "../net/mod.ts";
+import { joinChunks } from "../_util.ts";
 import type { CachedDestination } from "./_cache.ts";
 import type { OutboxEntry } from "./_entry.ts";
 import type { ResolvedOptions } from "./_options.ts";
@@ -108,13 +109,8 @@ async function excerpt(response: Response): Promise<{ text: string; broken?: unk
   } finally {
     reader.cancel().catch(() => {});
   }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return broken === undefined ? { text: decoder.decode(bytes) } : { text: decoder.decode(bytes), broken };
+  const text = decoder.decode(joinChunks(chunks, size));
+  return broken === undefined ? { text } : { text, broken };
 }
 
 /** The longest `Retry-After` honoured: a longer one counts as this (a day). */
