@@ -4,6 +4,7 @@
 // escapes, in tables, messages and errors alike, and JSON stays JSON.
 
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { createWebhooks } from "../../../webhooks/mod.ts";
 import { main } from "../../../webhooks/cli/mod.ts";
 
@@ -80,4 +81,44 @@ Deno.test("cli messages and errors escape control characters too, and --json sta
     assert.ok(!json.out.includes(ESC));
     assert.ok(JSON.parse(json.out)[0].entity.callback.endsWith(HOSTILE));
   });
+});
+
+Deno.test("cli property: whatever a stored community's name holds, its table row is one line with no control character", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cli_printable_fc_" });
+  const path = `${dir}/webhooks.kv`;
+  try {
+    // Names of any code points, the C0 and C1 controls, line separators and ESC sequences among them.
+    const unit = fc.oneof(
+      fc.constantFrom("\u001b", "\u001b[2J", "\n", "\r", "\t", "\u0000", "\u007f", "\u0085", "\u009b", "\u2028"),
+      fc.string({ unit: "binary", minLength: 1, maxLength: 4 }),
+    );
+    const name = fc.array(unit, { minLength: 1, maxLength: 12 }).map((parts) => parts.join(""))
+      .filter((n) => n.trim() !== "");
+    await fc.assert(
+      fc.asyncProperty(name, async (hostile) => {
+        const kv = await Deno.openKv(path);
+        try {
+          const hooks = createWebhooks(kv);
+          for (const c of (await hooks.communities.list()).values) await hooks.communities.remove(c.tenantId);
+          await hooks.communities.save({ name: hostile, tenantId: "t-fc", baseUrl: "https://fc.example" });
+        } finally {
+          kv.close();
+        }
+        const out: string[] = [];
+        const code = await main(["communities", "list", "--kv", path], {
+          stdout: (t) => out.push(t),
+          stderr: () => {},
+          env: () => undefined,
+        });
+        assert.equal(code, 0);
+        const lines = out.join("\n").split("\n");
+        assert.equal(lines.length, 3, "a row per community under the head and its rule");
+        // deno-lint-ignore no-control-regex
+        assert.doesNotMatch(lines.join(""), /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+      }),
+      { numRuns: 60 },
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
