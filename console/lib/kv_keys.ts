@@ -40,6 +40,11 @@ export function formTokenKey(token: string): Deno.KvKey {
   return ["console_form_token", token];
 }
 
+/** What the reconcile fixes of a community changed, for the next page of the session that applied them. */
+export function reconcileChangesKey(sessionId: string, tenantId: string): Deno.KvKey {
+  return ["console_reconcile_changes", sessionId, tenantId];
+}
+
 /** The community a user last registered a webhook in (by the user's `sub`). */
 export function lastCommunityKey(sub: string): Deno.KvKey {
   return ["console_last_community", sub];
