@@ -24,6 +24,8 @@
  * @module
  */
 
+import { Timers } from "./_timers.ts";
+
 /** A delivery the stream announced. */
 export interface LiveDelivery {
   /** Its id. */
@@ -72,7 +74,7 @@ class LiveHub {
   #release: (() => void) | null = null;
   #leader = false;
   #source: EventSource | null = null;
-  #timers: ReturnType<typeof setTimeout>[] = [];
+  #timers = new Timers();
   #running = false;
   /** When this follower last heard from the leader (performance.now). */
   #heard = 0;
@@ -152,7 +154,7 @@ class LiveHub {
   #stop(): void {
     this.#running = false;
     this.#closeSource();
-    this.#clearTimers();
+    this.#timers.clear();
     clearInterval(this.#check);
     if (this.#leader) this.#post({ t: "bye" });
     this.#leader = false;
@@ -193,24 +195,23 @@ class LiveHub {
       else if (!this.#leader) this.#setState(message.s);
     } else if (message.t === "bye") {
       this.#tryLead();
-      this.#timers.push(setTimeout(() => this.#tryLead(), 300)); // the leader's lock may be on its way out
+      this.#timers.later(() => this.#tryLead(), 300); // the leader's lock may be on its way out
     } else if (message.t === "delivery") this.#emit(message.d);
   }
 
   #lead(): void {
     this.#leader = true;
     this.#role();
-    this.#clearTimers();
+    this.#timers.clear();
     this.#setState("connecting");
     this.#emit(null); // the previous leader may have gone before passing something on
     const source = new EventSource("/deliveries/events");
     this.#source = source;
-    const giveUp = setTimeout(() => {
+    const giveUp = this.#timers.later(() => {
       if (source.readyState !== EventSource.OPEN) this.#poll();
     }, OPEN_TIMEOUT_MS);
-    this.#timers.push(giveUp);
     source.addEventListener("open", () => {
-      clearTimeout(giveUp);
+      this.#timers.cancel(giveUp);
       this.#setState("live");
     });
     // The server reads where the stream starts after it answers: a delivery stored between this tab's last look
@@ -237,15 +238,15 @@ class LiveHub {
   /** Polls, passing each tick on; a leader tries the stream again after a while. */
   #poll(): void {
     this.#closeSource();
-    this.#clearTimers();
+    this.#timers.clear();
     this.#setState("polling");
     const tick = async () => {
       if (await this.#sessionEnded()) return;
       this.#emit(null);
-      this.#timers.push(setTimeout(tick, POLL_MS));
+      this.#timers.later(tick, POLL_MS);
     };
-    this.#timers.push(setTimeout(tick, POLL_MS));
-    if (this.#leader) this.#timers.push(setTimeout(() => this.#lead(), RETRY_STREAM_MS));
+    this.#timers.later(tick, POLL_MS);
+    if (this.#leader) this.#timers.later(() => this.#lead(), RETRY_STREAM_MS);
   }
 
   /** Whether this tab holds the stream, on the root element (`data-live-role`), for the curious and for tests. */
@@ -256,11 +257,6 @@ class LiveHub {
   #closeSource(): void {
     this.#source?.close();
     this.#source = null;
-  }
-
-  #clearTimers(): void {
-    for (const timer of this.#timers) clearTimeout(timer);
-    this.#timers = [];
   }
 
   #setState(state: LiveState): void {

@@ -6,8 +6,9 @@
  * are kept in KV for a day.
  *
  * A token is a random nonce and its HMAC-SHA256 under the session id (which
- * travels only in the HttpOnly cookie), so issuing one writes nothing, and
- * a made-up token, or one shown to another session, is refused.
+ * travels only in the HttpOnly cookie) and the form's scope (such as the
+ * delivery a Redeliver button is for), so issuing one writes nothing, and a
+ * made-up token, one shown to another session or another form, is refused.
  *
  * @module
  */
@@ -25,6 +26,8 @@ export interface TokenUse {
   hookId?: string;
   /** The submission ended without knowing whether the platform made the hook (it did not answer in time). */
   uncertain?: boolean;
+  /** Where the submission's answer led (its redirect), once it is done. */
+  location?: string;
 }
 
 /** The message of a submission whose token is missing, made up, or another session's. */
@@ -39,8 +42,8 @@ function valid(value: string): boolean {
   return /^[A-Za-z0-9_-]{65}$/.test(value);
 }
 
-/** The MAC of `nonce` under the session id, base64url (43 characters). */
-async function macOf(sessionId: string, nonce: string): Promise<string> {
+/** The MAC of `nonce` (and the form's `scope`, if any) under the session id, base64url (43 characters). */
+async function macOf(sessionId: string, nonce: string, scope: string): Promise<string> {
   const encoder = new TextEncoder();
   const key = await crypto.subtle.importKey(
     "raw",
@@ -49,7 +52,13 @@ async function macOf(sessionId: string, nonce: string): Promise<string> {
     false,
     ["sign"],
   );
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(`form-token\n${nonce}`)));
+  const mac = new Uint8Array(
+    await crypto.subtle.sign(
+      "HMAC",
+      key,
+      encoder.encode(scope ? `form-token\n${scope}\n${nonce}` : `form-token\n${nonce}`),
+    ),
+  );
   let bin = "";
   for (const b of mac) bin += String.fromCharCode(b);
   return btoa(bin).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
@@ -68,11 +77,12 @@ export class FormTokens {
    * Issues a token for a form shown to the session `sessionId`.
    *
    * @param sessionId the session's id (from its cookie)
+   * @param scope what the form acts on, when the token must not serve another form (`""`: the register form)
    * @returns the token, for the form's hidden field
    */
-  async issue(sessionId: string): Promise<string> {
+  async issue(sessionId: string, scope = ""): Promise<string> {
     const nonce = randomToken(16);
-    return nonce + await macOf(sessionId, nonce);
+    return nonce + await macOf(sessionId, nonce, scope);
   }
 
   /**
@@ -80,12 +90,12 @@ export class FormTokens {
    * this submission is the first (go ahead), else what the first one left.
    *
    * @throws {TypeError} {@linkcode FORM_TOKEN_REFUSED} when the token is
-   *   missing or malformed, or was not issued to this session
+   *   missing or malformed, or was not issued to this session and `scope`
    */
-  async take(token: string, sessionId: string): Promise<TokenUse | null> {
+  async take(token: string, sessionId: string, scope = ""): Promise<TokenUse | null> {
     if (!valid(token) || !sessionId) throw new TypeError(FORM_TOKEN_REFUSED);
     const nonce = token.slice(0, NONCE_CHARS);
-    if (!timingSafeEqual(token.slice(NONCE_CHARS), await macOf(sessionId, nonce))) {
+    if (!timingSafeEqual(token.slice(NONCE_CHARS), await macOf(sessionId, nonce, scope))) {
       throw new TypeError(FORM_TOKEN_REFUSED);
     }
     const key = formTokenKey(token);
@@ -109,6 +119,26 @@ export class FormTokens {
   async uncertain(token: string): Promise<void> {
     if (!valid(token)) return;
     await retryLocked(() => this.#kv.set(formTokenKey(token), { uncertain: true }, { expireIn: TOKEN_TTL_MS }));
+  }
+
+  /** Records where a token's submission led, for a second submission of the form to land there too. */
+  async led(token: string, location: string): Promise<void> {
+    if (!valid(token)) return;
+    await retryLocked(() => this.#kv.set(formTokenKey(token), { location }, { expireIn: TOKEN_TTL_MS }));
+  }
+
+  /**
+   * What a taken token's first submission left once it ends, waiting up to `timeoutMs` while it is in progress (a
+   * double click sends the second before the first is answered): `null` when it gave the token back, so that this
+   * submission may take it; the in-progress mark (`{}`) when it did not end in time.
+   */
+  async settled(token: string, timeoutMs: number): Promise<TokenUse | null> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const { value } = await this.#kv.get<TokenUse>(formTokenKey(token));
+      if (!value || Object.keys(value).length > 0 || Date.now() >= until) return value;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 
   /** Records what a token's submission made. */

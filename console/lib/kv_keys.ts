@@ -35,9 +35,14 @@ export function hookLabelKey(hookId: string): Deno.KvKey {
   return ["console_hook_label", hookId];
 }
 
-/** A one-time token of a register form: taken by its first submission, then the record it made. */
+/** A one-time form token (Register, Redeliver): taken by its first submission, then what that made or where it led. */
 export function formTokenKey(token: string): Deno.KvKey {
   return ["console_form_token", token];
+}
+
+/** What the reconcile fixes of a community changed, for the next page of the session that applied them. */
+export function reconcileChangesKey(sessionId: string, tenantId: string): Deno.KvKey {
+  return ["console_reconcile_changes", sessionId, tenantId];
 }
 
 /** The community a user last registered a webhook in (by the user's `sub`). */

@@ -20,7 +20,7 @@ import { signJiveExtn } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
 import { ResponseDetail } from "../components/ResponseDetail.tsx";
 import { PLATFORM_FAILURE } from "../lib/platform_failures.ts";
-import { RedeliverForm, redeliveryOf } from "./delivery_redeliver.tsx";
+import { RedeliverForm, redeliverToken, redeliveryOf } from "./delivery_redeliver.tsx";
 import { DeliveryForwards, forwardsOf, indexOf } from "./_delivery_forwards.tsx";
 import { type ConsoleEnv, type Deps, html, layoutFrame } from "../lib/context.ts";
 import type { AttemptInfo, Delivery } from "../log/mod.ts";
@@ -131,6 +131,7 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const siblings = accepted && attempt?.itemCount && attempt.itemCount > 1
       ? Array.from({ length: attempt.itemCount }, (_, i) => delivery.id.replace(/-\d+$/, `-${i}`))
       : [];
+    const redeliver = redeliveryOf(deps, delivery, attempt, hook) ? await redeliverToken(c, deps, delivery.id) : "";
     return html(
       c,
       <Layout
@@ -223,9 +224,7 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           platformSide={delivery.reason?.startsWith(PLATFORM_FAILURE) === true}
         />
         {forwards && delivery.hookId && <DeliveryForwards hookId={delivery.hookId} views={forwards} />}
-        {redeliveryOf(deps, delivery, attempt, hook) && (
-          <RedeliverForm id={delivery.id} csrf={c.get("session")!.csrf} />
-        )}
+        {redeliver && <RedeliverForm id={delivery.id} csrf={c.get("session")!.csrf} token={redeliver} />}
         {accepted && hook && !delivery.truncated && (
           <form method="post" action={`/deliveries/${encodeURIComponent(delivery.id)}/replay`} id="replay">
             <Csrf token={c.get("session")!.csrf} />

@@ -7,15 +7,29 @@
  * receiver refused. The platform's postback is named by its hook and the
  * timestamp of its signature, which every logged attempt keeps.
  *
+ * The button's form carries a one-time token for its delivery: a double
+ * click, or the same POST sent again, lands where the first one did, with
+ * its notice, and the platform sends the postback once.
+ *
  * @module
  */
 
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
+import { getCookie } from "hono/cookie";
 import type { VNode } from "preact";
 import type { Webhook } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
 import { Layout } from "../components/Layout.tsx";
-import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
+import {
+  type ConsoleEnv,
+  cookieName,
+  type Deps,
+  describeError,
+  html,
+  layoutFrame,
+  SESSION_COOKIE,
+} from "../lib/context.ts";
+import { FormTokens } from "../lib/form_tokens.ts";
 import type { AttemptInfo, Delivery } from "../log/mod.ts";
 import { signedAt } from "../lib/platform_failures.ts";
 import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
@@ -34,11 +48,28 @@ export function redeliveryOf(
   return timestamp === null ? null : { platformId: String(hook.entity.id), timestamp };
 }
 
+/** How long a second submission waits for the first, in progress, to end before it says so. */
+const SETTLE_MS = 15_000;
+
+/** The message of a Redeliver whose form token is missing, made up, another session's or another delivery's. */
+const REDELIVER_TOKEN_REFUSED =
+  "This Redeliver button has expired or was shown to another session: open the delivery again and Redeliver";
+
+function sessionIdOf(c: Context<ConsoleEnv>, deps: Deps): string {
+  return getCookie(c, cookieName(c, deps, SESSION_COOKIE)) ?? "";
+}
+
+/** The one-time token of a delivery's Redeliver form, for the session `c` answers. */
+export function redeliverToken(c: Context<ConsoleEnv>, deps: Deps, id: string): Promise<string> {
+  return new FormTokens(deps.kv).issue(sessionIdOf(c, deps), `redeliver\n${id}`);
+}
+
 /** The Redeliver button of a delivery's page. */
-export function RedeliverForm({ id, csrf }: { id: string; csrf: string }): VNode {
+export function RedeliverForm({ id, csrf, token }: { id: string; csrf: string; token: string }): VNode {
   return (
     <form method="post" action={`/deliveries/${encodeURIComponent(id)}/redeliver`} id="redeliver">
       <Csrf token={csrf} />
+      <input type="hidden" name="formToken" value={token} />
       <p>
         <button type="submit">Redeliver</button>{" "}
         Asks the platform to send this postback again to the hook's callback, signed anew: failed or not, it is
@@ -56,8 +87,11 @@ export function redeliverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     (c) => c.redirect(`/deliveries/${encodeURIComponent(c.req.param("id"))}`, 302),
   );
 
+  const tokens = new FormTokens(deps.kv);
   app.post("/deliveries/:id/redeliver", async (c) => {
     const id = c.req.param("id");
+    const body = await c.req.parseBody();
+    const token = typeof body.formToken === "string" ? body.formToken : "";
     const refuse = (message: string, status: 400 | 404 | 409 | 502 = 400) =>
       html(
         c,
@@ -81,10 +115,27 @@ export function redeliverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         "Only a postback the sandbox community sent can be redelivered from here (a replay, or a postback whose request was not logged, cannot)",
       );
     }
+    // The first submission of this form goes ahead; a second one lands where the first did, once it has.
+    for (;;) {
+      let first;
+      try {
+        first = await tokens.take(token, sessionIdOf(c, deps), `redeliver\n${id}`);
+      } catch {
+        return refuse(REDELIVER_TOKEN_REFUSED);
+      }
+      if (first === null) break;
+      const settled = await tokens.settled(token, SETTLE_MS);
+      if (settled?.location) return c.redirect(settled.location, 303);
+      if (settled) {
+        return refuse("This Redeliver is being sent already: wait a moment, then look at the deliveries", 409);
+      }
+      // The first one was refused and gave the token back: this one tries.
+    }
     let sent;
     try {
       sent = await deps.sandboxRedeliver!(target.platformId, target.timestamp);
     } catch (err) {
+      await tokens.release(token); // nothing was sent: the form may be sent again
       if (err instanceof RangeError) {
         return refuse(`The platform cannot redeliver it: ${err.message.replace(/^Cannot redeliver: /, "")}`, 404);
       }
@@ -95,9 +146,9 @@ export function redeliverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     }
     // Shown after a redirect: a reload never sends it again.
     const ok = sent.status >= 200 && sent.status <= 299;
-    return c.redirect(
-      `/deliveries?hook=${encodeURIComponent(hook.id)}&notice=${ok ? "redelivered" : "redelivery-failed"}`,
-      303,
-    );
+    const notice = ok ? "redelivered" : "redelivery-failed";
+    const location = `/deliveries?hook=${encodeURIComponent(hook.id)}&notice=${notice}`;
+    await tokens.led(token, location);
+    return c.redirect(location, 303);
   });
 }

@@ -15,6 +15,7 @@ import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf 
 import { DRAFT_NOTICE, takeDraft } from "../lib/drafts.ts";
 import type { CommunityForm } from "./_community_form.tsx";
 import { forgetDestinations, hookExists } from "./_forward_lookups.ts";
+import { changedNotice, keepChanges } from "./_reconcile_changes.ts";
 
 /** What the community pages share with this one. */
 export interface CommunityShared {
@@ -56,11 +57,6 @@ function entityList(value: unknown): string {
   return Array.isArray(value) ? value.join(", ") : "none";
 }
 
-/** `n` and the noun, singular for one: `1 orphan`, `2 orphans`. */
-function count(n: number, noun: string, nouns = `${noun}s`): string {
-  return `${n} ${n === 1 ? noun : nouns}`;
-}
-
 /** Orphans a pending registration explains (adopted by the fixes). */
 function explained(report: ReconcileReport): number {
   return report.orphans.filter((o) => o.pending).length;
@@ -84,19 +80,6 @@ function failure(err: unknown, community: Community): string {
     : message;
 }
 
-/** The notice after applying the fixes: what changed. */
-function changedNotice(c: Context<ConsoleEnv>): string | undefined {
-  if (c.req.query("notice") !== "fixed" || c.req.query("adopted") === undefined) return undefined;
-  const n = (name: string) => Math.max(0, Number(c.req.query(name)) | 0);
-  const parts = [
-    `${count(n("adopted"), "hook")} adopted`,
-    `${count(n("removed"), "dangling record")} removed`,
-    `${count(n("cleared"), "abandoned registration")} cleared`,
-    `${count(n("deleted"), "unexplained orphan")} deleted on the platform`,
-  ];
-  return `The fixes are applied: ${parts.join(", ")}.`;
-}
-
 /** Adds the reconcile routes to `app`. */
 export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: CommunityShared): void {
   const communities = deps.webhooks.communities;
@@ -118,7 +101,7 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
       <Layout
         title={`Reconcile ${community.name}`}
         {...layoutFrame(c, deps)}
-        notice={notice ?? changedNotice(c) ?? noticeOf(c)}
+        notice={notice ?? await changedNotice(c, deps, tenant) ?? noticeOf(c)}
         error={error}
       >
         <p>
@@ -265,14 +248,14 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
     // All at once: a destination shared by two of them would otherwise keep the second (the relay refuses an
     // update that names a hook already gone).
     await forgetDestinations(deps.relay, report.dangling.map((hook) => hook.id), hookExists(deps));
-    // What changed, for the page to say: the report describes the state found before the fixes.
-    const changed = new URLSearchParams({
-      notice: "fixed",
-      adopted: String(explained(report)),
-      removed: String(report.dangling.length),
-      cleared: String((report.abandoned ?? []).length),
-      deleted: String(deleteUnknown ? unexplained(report) : 0),
+    // What changed, for the page to say (kept for this session, not claimed by the query): the report describes the
+    // state found before the fixes.
+    await keepChanges(c, deps, community.tenantId, {
+      adopted: explained(report),
+      removed: report.dangling.length,
+      cleared: (report.abandoned ?? []).length,
+      deleted: deleteUnknown ? unexplained(report) : 0,
     });
-    return c.redirect(`${path(community.tenantId)}/reconcile?${changed}`, 303);
+    return c.redirect(`${path(community.tenantId)}/reconcile?notice=fixed`, 303);
   });
 }

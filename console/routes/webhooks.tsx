@@ -132,6 +132,8 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.get("/webhooks/:id/health.json", async (c) => {
     const id = c.req.param("id");
     if (id.length > 200) return c.json({ error: "Not a webhook id" }, 404); // too long for a KV key of the log
+    // As the hook's page: no record, no health (an empty one would say an unknown id is a quiet hook).
+    if (!await deps.webhooks.findByID(id)) return c.json({ error: "No webhook has that id" }, 404);
     const health = await hookHealth(deps.deliveries, [id]);
     return c.json(health.get(id) ?? { total: 0, rejected: 0 });
   });

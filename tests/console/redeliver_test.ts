@@ -5,7 +5,20 @@
 
 import assert from "node:assert/strict";
 import { verifyJiveExtn } from "../../webhooks/mod.ts";
+import type { Client } from "./_client.ts";
 import { csrfOf, parse, registerHook, trigger, withHook } from "./_helpers.ts";
+
+/** The hidden fields of a delivery's Redeliver form, as its page shows them now. */
+async function redeliverFields(client: Client, id: string): Promise<{ _csrf: string; formToken: string }> {
+  const page = parse(await client.text(`/deliveries/${id}`, 200));
+  try {
+    const field = (name: string) =>
+      (page.document.querySelector(`#redeliver input[name=${name}]`) as HTMLInputElement | null)?.value ?? "";
+    return { _csrf: field("_csrf"), formToken: field("formToken") };
+  } finally {
+    page.close();
+  }
+}
 
 Deno.test("a platform-side failure is redelivered through the platform, signed anew, once the callback is back", async () => {
   const seen: { authorization: string; body: string }[] = [];
@@ -25,7 +38,7 @@ Deno.test("a platform-side failure is redelivered through the platform, signed a
       // Still failing: the platform sent it again, and says so.
       const page = await client.text(`/deliveries/${failure.id}`, 200);
       assert.doesNotMatch(page, /signature=/, "the logged header keeps no signature");
-      const again = await client.post(`/deliveries/${failure.id}/redeliver`, { _csrf: csrfOf(page) });
+      const again = await client.post(`/deliveries/${failure.id}/redeliver`, await redeliverFields(client, failure.id));
       await again.body?.cancel();
       assert.equal(again.status, 303);
       assert.equal(again.headers.get("location"), `/deliveries?hook=${id}&notice=redelivery-failed`);
@@ -33,7 +46,7 @@ Deno.test("a platform-side failure is redelivered through the platform, signed a
 
       // Back up: the same postback arrives, under a signature of its own that verifies.
       answer = 200;
-      const done = await client.post(`/deliveries/${failure.id}/redeliver`, { _csrf: csrfOf(page) });
+      const done = await client.post(`/deliveries/${failure.id}/redeliver`, await redeliverFields(client, failure.id));
       await done.body?.cancel();
       assert.equal(done.headers.get("location"), `/deliveries?hook=${id}&notice=redelivered`);
       assert.equal(seen.length, 3);
@@ -51,7 +64,10 @@ Deno.test("a platform-side failure is redelivered through the platform, signed a
       // A disabled hook gets nothing, redeliveries included.
       const toggle = await client.post(`/webhooks/${id}/enabled`, { _csrf: csrfOf(page), enabled: "0" });
       await toggle.body?.cancel();
-      const refused = await client.post(`/deliveries/${failure.id}/redeliver`, { _csrf: csrfOf(page) });
+      const refused = await client.post(
+        `/deliveries/${failure.id}/redeliver`,
+        await redeliverFields(client, failure.id),
+      );
       assert.equal(refused.status, 409);
       assert.match(await refused.text(), /is disabled: the platform posts nothing to it/);
       assert.equal(seen.length, 3);
@@ -67,7 +83,7 @@ Deno.test("a delivery our receiver accepted is redelivered as a new delivery; a 
     const [original] = (await t.app.deliveries.page({ status: "accepted", hookId: id })).values;
     const page = await client.text(`/deliveries/${original.id}`, 200);
     assert.match(page, /id="redeliver"/);
-    const res = await client.post(`/deliveries/${original.id}/redeliver`, { _csrf: csrfOf(page) });
+    const res = await client.post(`/deliveries/${original.id}/redeliver`, await redeliverFields(client, original.id));
     await res.body?.cancel();
     assert.equal(res.headers.get("location"), `/deliveries?hook=${id}&notice=redelivered`);
     const [again] = (await t.app.deliveries.page({ status: "accepted", hookId: id })).values;
@@ -83,6 +99,42 @@ Deno.test("a delivery our receiver accepted is redelivered as a new delivery; a 
     const refused = await client.post(`/deliveries/${replay.id}/redeliver`, { _csrf: csrfOf(page) });
     assert.equal(refused.status, 400);
     assert.match(await refused.text(), /Only a postback the sandbox community sent can be redelivered/);
+  });
+});
+
+Deno.test("a second submission of one Redeliver form (a double click, a POST sent again) lands where the first did and sends nothing", async () => {
+  await withHook(async (t, { id, platformId }, client) => {
+    assert.deepEqual(await trigger(t.origin, { webhookId: platformId }), [200]);
+    const [original] = (await t.app.deliveries.page({ hookId: id })).values;
+    const count = async () => (await t.app.deliveries.page({ hookId: id })).values.length;
+    const fields = await redeliverFields(client, original.id);
+    assert.notEqual(fields.formToken, "");
+    const path = `/deliveries/${original.id}/redeliver`;
+    const [a, b] = await Promise.all([client.post(path, fields), client.post(path, fields)]);
+    await a.body?.cancel();
+    await b.body?.cancel();
+    const landed = `/deliveries?hook=${id}&notice=redelivered`;
+    assert.deepEqual([a.status, b.status], [303, 303]);
+    assert.deepEqual([a.headers.get("location"), b.headers.get("location")], [landed, landed]);
+    assert.equal(await count(), 2, "the platform sent it once");
+    const replayed = await client.post(path, fields);
+    await replayed.body?.cancel();
+    assert.equal(replayed.headers.get("location"), landed);
+    assert.equal(await count(), 2, "a POST sent again later sends nothing either");
+
+    // A form without its token, or with another delivery's, sends nothing.
+    const [again] = (await t.app.deliveries.page({ hookId: id })).values;
+    for (const [target, body] of [[original.id, { _csrf: fields._csrf }], [again.id, fields]] as const) {
+      const refused = await client.post(`/deliveries/${target}/redeliver`, body);
+      assert.equal(refused.status, 400);
+      assert.match(await refused.text(), /This Redeliver button has expired or was shown to another session/);
+    }
+    assert.equal(await count(), 2);
+    // A fresh page's button sends it again, deliberately.
+    const fresh = await client.post(path, await redeliverFields(client, original.id));
+    await fresh.body?.cancel();
+    assert.equal(fresh.headers.get("location"), landed);
+    assert.equal(await count(), 3);
   });
 });
 

@@ -234,3 +234,25 @@ Deno.test("an expired community token is renewed while registering, and the comm
     await t.close();
   }
 });
+
+Deno.test("a hook's health.json counts its deliveries; an unknown or unregistered hook's is 404, as its page", async () => {
+  await withHook(async (t, { id }, client) => {
+    await t.app.deliveries.add(id, [{ webhook: "https://c.example/api/core/v3/webhooks/1", activity: {} }]);
+    const known = await client.fetch(`/webhooks/${id}/health.json`);
+    assert.equal(known.status, 200);
+    assert.equal((await known.json()).total, 1);
+    for (const other of ["01HZZZZZZZZZZZZZZZZZZZZZZZ", "nope"]) {
+      const unknown = await client.fetch(`/webhooks/${other}/health.json`);
+      assert.equal(unknown.status, 404, other);
+      assert.equal((await unknown.json()).total, undefined, "no health claimed for it");
+      const page = await client.fetch(`/webhooks/${other}`);
+      assert.equal(page.status, 404, "as the hook's page");
+      await page.body?.cancel();
+    }
+    // Unregistered, its deliveries stay in the log, but it has no health to show.
+    await t.app.webhooks.remove(id);
+    const removed = await client.fetch(`/webhooks/${id}/health.json`);
+    assert.equal(removed.status, 404);
+    await removed.body?.cancel();
+  });
+});
