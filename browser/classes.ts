@@ -105,5 +105,5 @@ export function setClass(el: Element, cls: string): void {
  */
 export function hasClass(el: Element, cls: string): boolean {
   const names = classes(el, cls);
-  return !!names[0] && names.every((c) => el.classList.contains(c));
+  return names.every((c) => el.classList.contains(c)) && !!names[0];
 }

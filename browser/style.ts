@@ -25,10 +25,15 @@ export type Styled = Element | ElementCSSInlineStyle | CSSStyleDeclaration;
 const PREFIXES = ["Webkit", "Moz"];
 // style object -> camelCase property -> [prefix found, unprefixed supported]
 const cache: WeakMap<object, Record<string, [string, boolean]>> = /* @__PURE__ */ new WeakMap();
-const UNITLESS = /^(opacity|zIndex|order|flex(Grow|Shrink)?|fontWeight|lineHeight)$/;
+// The camelCase names a number is unitless in, by their shortest endings that no property taking a length has
+// (checked against all of Chromium's): opacity and its kin (ity), zIndex and flex (ex), order, flexGrow and gridRow
+// (ow), flexShrink (nk), fontWeight, lineHeight, lineClamp (mp), gridColumn (mn), columnCount and
+// animationIterationCount (unt), zoom, tabSize, widows, orphans; vendor forms too (WebkitLineClamp). The rest it
+// takes in (overflow, boxShadow, visibility...) takes no number at all. A custom property (-X once camelCased) never.
+const UNITLESS = /^\w*(ity|ex|^order|ow|nk|weight|eHeight|mp|mn|unt|oom|bSize|dows|ans)$/i;
 
 function camel(prop: string): string {
-  return prop.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  return prop.replace(/-[a-z]/g, (c) => c[1].toUpperCase());
 }
 
 // CSS name of a property: WebkitBoxReflect -> -webkit-box-reflect; custom --props are case-sensitive: as given
@@ -126,10 +131,12 @@ export function getStyle(obj: Element, style: string, def = ""): string {
 
 /**
  * Sets one inline CSS property. `px` is appended to numeric values (`4` or
- * `"4"`), except for unitless properties (`opacity`, `zIndex`, `order`,
- * `flex`, `flexGrow`, `flexShrink`, `fontWeight`, `lineHeight`); other
- * strings are set as they are. `null`, `undefined` or `""` removes the
- * property.
+ * `"4"`), except for the properties CSS reads as unitless (`opacity` and the
+ * other opacities, `zIndex`, `order`, `flex`, `flexGrow`, `flexShrink`,
+ * `fontWeight`, `lineHeight`, `lineClamp`, `gridRow`, `gridColumn`,
+ * `columnCount`, `zoom`, `animationIterationCount`, `tabSize`, `widows`,
+ * `orphans`); custom properties always get it. Other strings are set as they
+ * are. `null`, `undefined` or `""` removes the property.
  *
  * @param obj the element (or its `style` object)
  * @param style the property, camelCase (`float`, not `cssFloat`); dash-case and custom properties (`--x`, case kept) work too
@@ -220,7 +227,7 @@ export function setStyles(
  */
 export function getVendorPrefix(prop: string, forCss = false): string {
   const prefix = probe(prop)[0];
-  return forCss && prefix ? `-${prefix.toLowerCase()}-` : prefix;
+  return forCss && prefix ? "-" + prefix.toLowerCase() + "-" : prefix;
 }
 
 /**

@@ -81,6 +81,39 @@ domTest("setStyle() appends px to numbers except unitless properties", ({ doc })
   assert.equal(el.style.paddingLeft, "2px");
 });
 
+domTest(
+  "setStyle() gives a number no px on every property CSS reads as unitless, camelCase or dash-case",
+  ({ doc }) => {
+    const el = doc.createElement("div");
+    const ref = doc.createElement("div");
+    const unitless =
+      ("opacity fillOpacity strokeOpacity floodOpacity zIndex order flex flexGrow flexShrink fontWeight " +
+        "lineHeight lineClamp gridRow gridColumn columnCount zoom animationIterationCount tabSize widows orphans")
+        .split(" ");
+    // Lengths keep px, those whose names end as a unitless one's too.
+    const lengths =
+      ("width height maxHeight blockSize fontSize gap rowGap columnGap columnWidth flexBasis gridAutoRows " +
+        "gridTemplateColumns borderWidth outlineOffset textIndent strokeWidth").split(" ");
+    for (const name of [...unitless, ...lengths]) {
+      const dashed = name.replace(/[A-Z]/g, "-$&").toLowerCase();
+      // What the style object makes of "2" or "2px" (happy-dom writes flex: 2 as "2 1 0%").
+      ref.style.setProperty(dashed, unitless.includes(name) ? "2" : "2px");
+      const want = ref.style.getPropertyValue(dashed);
+      assert.notEqual(want, "", name);
+      for (const given of [name, dashed]) {
+        el.removeAttribute("style");
+        setStyle(el, given, 2);
+        assert.equal(el.style.getPropertyValue(dashed), want, given);
+      }
+    }
+    // Custom properties keep px, whatever their names end with.
+    for (const custom of ["--item-count", "--zoom", "--order"]) {
+      setStyle(el, custom, 3);
+      assert.equal(el.style.getPropertyValue(custom), "3px", custom);
+    }
+  },
+);
+
 domTest("setStyle() sets custom properties and removes a property given null", ({ doc }) => {
   const el = doc.createElement("div");
   setStyle(el, "--accent", "teal");

@@ -9,6 +9,7 @@ import { createReceiver } from "../receiver/mod.ts";
 import type { Community, Webhook } from "../types.ts";
 import type { Webhooks } from "../webhooks.ts";
 import { listen } from "./_listen.ts";
+import { shownEntity, shownHook, shownReport, shownUrl } from "./_shown.ts";
 
 /** What a command gets. */
 export interface CommandContext {
@@ -59,7 +60,7 @@ async function allPages<T>(
 }
 
 function hooksOut(ctx: CommandContext, hooks: Webhook[]): void {
-  print(ctx, hooks, () => hookTable(hooks));
+  print(ctx, hooks.map(shownHook), () => hookTable(hooks));
 }
 
 const COMMANDS: Record<string, Command> = {
@@ -137,7 +138,7 @@ const COMMANDS: Record<string, Command> = {
     if (typeof url === "string") return hooksOut(ctx, await ctx.hooks.findByWebhookURL(url));
     const hook = await ctx.hooks.findByID(String(id));
     if (!hook) throw new Error(`No webhook has the id '${id}'`);
-    print(ctx, hook, () => hookTable([hook]));
+    print(ctx, shownHook(hook), () => hookTable([hook]));
   },
 
   async "hooks register"(ctx) {
@@ -155,8 +156,11 @@ const COMMANDS: Record<string, Command> = {
     const [record] = ref ? await ctx.hooks.findByWebhookURL(ref) : [];
     print(
       ctx,
-      { status: response.status, entity: response.entity, record: record ?? null },
-      () => `Registered webhook ${response.entity.id ?? ""} (${ref ?? "no URL"}) as record ${record?.id ?? "?"}`,
+      { status: response.status, entity: shownEntity(response.entity), record: record ? shownHook(record) : null },
+      () =>
+        `Registered webhook ${response.entity.id ?? ""} (${ref ? shownUrl(ref) : "no URL"}) as record ${
+          record?.id ?? "?"
+        }`,
     );
   },
 
@@ -169,7 +173,7 @@ const COMMANDS: Record<string, Command> = {
       ctx.secret("access-token", "ACCESS_TOKEN"),
       ctx.secret("refresh-token", "REFRESH_TOKEN"),
     );
-    print(ctx, { unregistered: hook }, () => `Unregistered webhook ${hook.id} (on the platform and here)`);
+    print(ctx, { unregistered: shownHook(hook) }, () => `Unregistered webhook ${hook.id} (on the platform and here)`);
   },
 
   async reconcile(ctx) {
@@ -182,7 +186,7 @@ const COMMANDS: Record<string, Command> = {
       accessToken: ctx.secret("access-token", "ACCESS_TOKEN"),
       refreshToken: ctx.secret("refresh-token", "REFRESH_TOKEN"),
     });
-    const { matched, orphans, dangling } = report;
+    const { matched, orphans, dangling } = shownReport(report);
     print(ctx, { matched, orphans, dangling }, () =>
       [
         `${community.name}: ${matched.length} matched, ${orphans.length} orphans, ${dangling.length} dangling${

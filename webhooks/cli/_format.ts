@@ -3,8 +3,9 @@
 // for tables and JSON alike.
 
 import type { Community, SecretRotation, Webhook } from "../types.ts";
+import { shownHook, shownUrl } from "./_shown.ts";
 
-/** A community as the command line shows it: no secret, only whether each is set. */
+/** A community as the command line shows it: no secret, only whether each is set (its URL as `shownUrl` has it). */
 export interface PublicCommunity {
   name: string;
   tenantId: string;
@@ -21,7 +22,7 @@ export function publicCommunity(c: Community): PublicCommunity {
   return {
     name: c.name,
     tenantId: c.tenantId,
-    baseUrl: typeof c.baseUrl === "string" ? c.baseUrl : null,
+    baseUrl: typeof c.baseUrl === "string" ? shownUrl(c.baseUrl) : null,
     clientId: typeof c.clientId === "string" ? c.clientId : null,
     hasClientSecret: typeof c.clientSecret === "string" && c.clientSecret !== "",
     hasAccessToken: typeof c.oauth?.access_token === "string" && c.oauth.access_token !== "",
@@ -91,12 +92,12 @@ export function communityDetails(c: Community, rotation: SecretRotation | null =
   ]);
 }
 
-/** The rows of webhook records. */
+/** The rows of webhook records, their URLs as `shownUrl` has them. */
 export function hookTable(hooks: Webhook[]): string {
   if (hooks.length === 0) return "No webhooks.";
   return table(
     ["ID", "TENANT", "EVENTS", "CALLBACK", "URL"],
-    hooks.map((h) => [
+    hooks.map(shownHook).map((h) => [
       h.id,
       h.tenantId,
       Array.isArray(h.entity?.events) ? h.entity.events.join(",") : "",

@@ -7,9 +7,13 @@ import { joinChunks } from "../_util.ts";
 /** The largest answer read, in bytes: far above any hook or page of hooks, far below what would exhaust memory. */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
-/** The answer's text, read up to {@linkcode MAX_ANSWER_BYTES}: a platform that sends more fails the call. */
-export async function readCapped(method: string, url: string, response: Response): Promise<string> {
-  if (response.body === null) return "";
+/** The answer's text and its size in bytes, read up to {@linkcode MAX_ANSWER_BYTES}: a platform that sends more fails the call. */
+export async function readCapped(
+  method: string,
+  url: string,
+  response: Response,
+): Promise<{ text: string; size: number }> {
+  if (response.body === null) return { text: "", size: 0 };
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -24,7 +28,7 @@ export async function readCapped(method: string, url: string, response: Response
     }
     chunks.push(read.value);
   }
-  return new TextDecoder().decode(joinChunks(chunks, size));
+  return { text: new TextDecoder().decode(joinChunks(chunks, size)), size };
 }
 
 /**

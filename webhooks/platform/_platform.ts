@@ -74,6 +74,8 @@ export interface PlatformAnswer {
   status: number;
   headers: Record<string, string>;
   body: unknown;
+  /** The size of the answer's body as read, in bytes. */
+  size: number;
 }
 
 /** Joins the community's address and an API path. */
@@ -174,7 +176,7 @@ async function readText(
   method: string,
   url: string,
   response: Response,
-): Promise<string> {
+): Promise<{ text: string; size: number }> {
   try {
     return await readCapped(method, url, response);
   } catch (error) {
@@ -192,7 +194,7 @@ async function answerOrThrow(
   response: Response,
   what = "",
 ): Promise<PlatformAnswer> {
-  const text = await readText(ctx, method, url, response);
+  const { text, size } = await readText(ctx, method, url, response);
   let body: unknown = null;
   let parsed = true;
   try {
@@ -220,7 +222,7 @@ async function answerOrThrow(
   if (!parsed) {
     throw new PlatformError(method, url, response.status, `${what}the answer is not JSON`, { uncertain: true });
   }
-  return { status: response.status, headers: Object.fromEntries(response.headers), body };
+  return { status: response.status, headers: Object.fromEntries(response.headers), body, size };
 }
 
 /** Every token and the client secret of a call. */

@@ -10,6 +10,13 @@ import type { ReconcileOptions } from "../options.ts";
 /** Most pages of the platform's list followed before giving up. */
 const MAX_PAGES = 1_000;
 
+/**
+ * Most bytes of the platform's list read, all pages together, before giving
+ * up: the hooks read are kept until the report is built, and a thousand pages
+ * of up to 16 MiB each would otherwise be held at once.
+ */
+const MAX_LIST_BYTES = 64 * 1024 * 1024;
+
 /** What reconciling needs from the store. */
 export interface ReconcileDeps {
   kv: Deno.Kv;
@@ -102,11 +109,20 @@ async function listPlatformHooks(deps: ReconcileDeps): Promise<WebhookEntity[]> 
   const out: WebhookEntity[] = [];
   const seen = new Set<string>();
   let url: string | undefined = first;
+  let size = 0;
   for (let page = 0; url !== undefined; page++) {
     if (page >= MAX_PAGES) throw new Error(`Cannot reconcile: the platform's list has more than ${MAX_PAGES} pages`);
     seen.add(url);
     const at: string = url;
     const answer = await platformOperation("list", () => platformRequest(deps.ctx, "GET", at));
+    size += answer.size;
+    // Before anything is kept or changed: the list is read whole before any fix.
+    if (size > MAX_LIST_BYTES) {
+      throw new Error(
+        `Cannot reconcile: the platform's list is larger than ${MAX_LIST_BYTES} bytes (64 MiB), ` +
+          `${size} bytes in its first ${page + 1} pages; nothing was changed`,
+      );
+    }
     const body = answer.body as { list?: unknown; links?: { next?: unknown } } | null;
     if (!Array.isArray(body?.list)) {
       throw new Error(`Cannot reconcile: GET ${url} answered without a list`);

@@ -113,3 +113,31 @@ Deno.test("register() whose answer wraps something other than an object as its e
     assert.deepEqual(await hooks.findByTenantID("tenant-acme"), []);
   });
 });
+
+Deno.test("reconcile() stops once the platform's list passes 64 MiB in all, naming the limit, and changes nothing", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv, { timeout: 20_000 });
+    await hooks.communities.save(communityOf(platform));
+    // A record the platform's list lacks: a fix would remove it, and deleteUnknown would delete the list's hooks.
+    await hooks.save({ id: "r1", tenantId: "tenant-acme", entity: { id: "9", callback: CALLBACK } });
+    const pad = "x".repeat(15 * 1024 * 1024);
+    const PAGES = 6; // 90 MiB in all, each page under the 16 MiB an answer may hold
+    let served = 0;
+    platform.override = (req, url) => {
+      if (req.method !== "GET" || !url.pathname.endsWith("/api/core/v3/webhooks")) return undefined;
+      const page = Number(url.searchParams.get("page") ?? "1");
+      served++;
+      return Response.json({
+        list: [{ id: `p${page}`, events: "user_account", callback: `https://other.example/${page}`, pad }],
+        links: page < PAGES ? { next: `${platform.url}/api/core/v3/webhooks?page=${page + 1}` } : {},
+      });
+    };
+    await assert.rejects(
+      () => hooks.reconcile(communityOf(platform), { fix: true, deleteUnknown: true }),
+      (e: Error) => /^Cannot reconcile: the platform's list is larger than 67108864 bytes \(64 MiB\)/.test(e.message),
+    );
+    assert.equal(served, 5, "pages read after the limit was passed");
+    assert.notEqual(await hooks.findByID("r1"), null);
+    assert.deepEqual(platform.requests("DELETE"), []);
+  });
+});
