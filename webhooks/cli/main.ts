@@ -10,6 +10,7 @@ import { type CommandContext, runCommand, UsageHint } from "./_commands.ts";
 import { createWebhooks } from "../webhooks.ts";
 import { blotSecrets } from "../_util.ts";
 import { printable } from "./_format.ts";
+import { shownUrl } from "./_shown.ts";
 
 /**
  * Where the command line reads and writes. {@linkcode main} uses the
@@ -129,7 +130,12 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
   try {
     kv = await Deno.openKv(path);
   } catch (error) {
-    cli.stderr(`Error: Cannot open the KV at '${path}': ${messageOf(error, secrets)}`);
+    // A KV path's user info is a secret as any URL's: neither the path nor Deno's message (which may quote it) shows it.
+    const shown = shownUrl(path);
+    const url = URL.parse(path);
+    const userInfo = [url?.password, url?.username].filter((s): s is string => !!s);
+    const hidden = shown === path ? secrets : [...secrets, path, ...userInfo];
+    cli.stderr(`Error: Cannot open the KV at '${shown}': ${messageOf(error, hidden)}`);
     return 1;
   }
   const onSigint = () => {

@@ -137,3 +137,24 @@ Deno.test("cli communities list and show mask a password in a stored community's
     assert.equal(JSON.parse(clean(await run(["communities", "show", "Other", "--json"]), "show --json")).baseUrl, base);
   });
 });
+
+Deno.test("cli --kv with a password in a path it cannot open names the path without the password", async () => {
+  for (
+    const path of [
+      `https://user:${PASSWORD}@`,
+      `http://user:${PASSWORD}@127.0.0.1:1/kv`,
+      `/nonexistent/u:${PASSWORD}@x.kv`,
+    ]
+  ) {
+    const err: string[] = [];
+    const code = await main(["communities", "list", "--kv", path], {
+      stdout: () => {},
+      stderr: (t) => err.push(t),
+      env: () => undefined,
+    });
+    assert.equal(code, 1, path);
+    const text = err.join("\n");
+    assert.match(text, /Cannot open the KV at/);
+    assert.ok(!text.includes(PASSWORD), `${path}: ${text}`);
+  }
+});
