@@ -128,7 +128,19 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     );
   });
 
-  // One hook's health, for its live cell in the list (islands/LiveHealth.tsx).
+  // The health of the hooks named (`?id=a&id=b`, up to 200), for the live cells of the list (islands/LiveHealth.tsx):
+  // one request for a page's cells. An id that names no record is left out, as the hook's page would answer 404.
+  app.get("/webhooks/health.json", async (c) => {
+    const ids = [...new Set(c.req.queries("id") ?? [])];
+    if (ids.length === 0 || ids.length > 200 || ids.some((id) => id === "" || id.length > 200)) {
+      return c.json({ error: "Name 1 to 200 webhook ids, each as id=..." }, 400);
+    }
+    const known = await Promise.all(ids.map(async (id) => await deps.webhooks.findByID(id) ? id : null));
+    const health = await hookHealth(deps.deliveries, known.filter((id): id is string => id !== null));
+    return c.json(Object.fromEntries(health));
+  });
+
+  // One hook's health.
   app.get("/webhooks/:id/health.json", async (c) => {
     const id = c.req.param("id");
     if (id.length > 200) return c.json({ error: "Not a webhook id" }, 404); // too long for a KV key of the log

@@ -256,3 +256,24 @@ Deno.test("a hook's health.json counts its deliveries; an unknown or unregistere
     await removed.body?.cancel();
   });
 });
+
+Deno.test("/webhooks/health.json reads the health of several hooks in one request, leaving out ids that name no record", async () => {
+  await withHook(async (t, { id }, client) => {
+    await t.app.deliveries.add(id, [{ webhook: "https://c.example/api/core/v3/webhooks/1", activity: {} }]);
+    await t.app.webhooks.save({ id: "quiet", tenantId: "sandbox", entity: {} });
+    const res = await client.fetch(`/webhooks/health.json?id=${id}&id=quiet&id=nope&id=${id}`);
+    assert.equal(res.status, 200);
+    const health = await res.json();
+    assert.deepEqual(Object.keys(health).sort(), [id, "quiet"].sort());
+    assert.equal(health[id].total, 1);
+    assert.equal(health.quiet.total, 0);
+    for (const bad of ["", "?id=", `?${Array.from({ length: 201 }, (_, i) => `id=h${i}`).join("&")}`]) {
+      const refused = await client.fetch(`/webhooks/health.json${bad}`);
+      assert.equal(refused.status, 400, bad.slice(0, 20));
+      await refused.body?.cancel();
+    }
+    const anonymous = await fetch(`${t.origin}/webhooks/health.json?id=${id}`, { redirect: "manual" });
+    await anonymous.body?.cancel();
+    assert.notEqual(anonymous.status, 200, "signed in only");
+  });
+});
