@@ -35,10 +35,20 @@ interface Lease {
   until: number;
 }
 
-/** Whether a lease value is held at `now`. */
-function isHeld(value: unknown, now: number): boolean {
+/**
+ * Whether a lease value is held. Its `until` is on its holder's clock, which may differ from this one by seconds
+ * (processes on several machines over KV Connect): a lease is taken as run out only once this process watched it,
+ * unchanged, for the lease's length `ms` on its own clock, or when its `until` passed by more than that length.
+ * Clocks apart by less than a lease never let two holders spend one refresh token.
+ *
+ * @param value The lease as read.
+ * @param now This process's time, in ms since the epoch.
+ * @param watchedFor For how long this process has seen this very lease (its versionstamp), in ms.
+ * @param ms The lease's length.
+ */
+function isHeld(value: unknown, now: number, watchedFor: number, ms: number): boolean {
   return typeof value === "object" && value !== null && typeof (value as Lease).until === "number" &&
-    (value as Lease).until > now;
+    watchedFor < ms && (value as Lease).until + ms > now;
 }
 
 /** The stored pair when it differs from the refused access token (another process renewed), else `null`. */
@@ -71,14 +81,17 @@ export async function renewAcrossProcesses(
 ): Promise<TokenPair> {
   const { kv, tenantId, ms } = lease;
   const keys: [Deno.KvKey, Deno.KvKey] = [communityKey(tenantId), communityRenewalKey(tenantId)];
-  const giveUpAt = Date.now() + 2 * ms;
+  // Times this process measures itself are on its monotonic clock.
+  const giveUpAt = performance.now() + 2 * ms;
+  let watched = { versionstamp: null as string | null, since: 0 };
   for (;;) {
     const [community, held] = await withLockRetry(() => kv.getMany<[Community, Lease]>(keys));
     const renewed = renewedPair(community.value, refused);
     if (renewed) return renewed;
-    const now = Date.now();
-    if (now >= giveUpAt) return await renewAndStore(renew, store);
-    if (!isHeld(held.value, now)) {
+    const now = Date.now(), seen = performance.now();
+    if (seen >= giveUpAt) return await renewAndStore(renew, store);
+    if (held.versionstamp !== watched.versionstamp) watched = { versionstamp: held.versionstamp, since: seen };
+    if (!isHeld(held.value, now, seen - watched.since, ms)) {
       // Taken only while the community still holds the refused token and the lease is as read: of two processes
       // that race for it, one wins, and the other reads again after a pause.
       const mine: Lease = { owner: crypto.randomUUID(), until: now + ms };

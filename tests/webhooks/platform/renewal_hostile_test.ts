@@ -1,0 +1,71 @@
+// Hostile cases of token renewal with a community's stored tokens: leases
+// written by processes whose clocks differ from this one, and calls of one
+// process that mix stored tokens, explicit ones and a tokenPersistenceFunction
+// while the platform rotates refresh tokens (accepting each once).
+
+import assert from "node:assert/strict";
+import { createWebhooks } from "../../../webhooks/mod.ts";
+import { expiredCommunityOf, type Platform, withPlatform } from "../platform.ts";
+
+const PLACE = "https://c.example/api/core/v3/places/42";
+const LEASE_KEY = ["community_renewal", "tenant-acme"];
+/** The call time-out of these tests; the lease lasts it plus 5 s. */
+const TIMEOUT = 1_000;
+const LEASE_MS = TIMEOUT + 5_000;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What another process does once it renewed under its lease: the platform issues a pair, the process stores it and lets go. */
+async function renewElsewhere(kv: Deno.Kv, platform: Platform): Promise<void> {
+  await platform.sandbox.issueTokens({ accessToken: "fresh-token", refreshToken: "fresh-refresh" });
+  await createWebhooks(kv).communities.storeTokens("tenant-acme", {
+    access_token: "fresh-token",
+    refresh_token: "fresh-refresh",
+  });
+  await kv.delete(LEASE_KEY);
+}
+
+Deno.test("a lease just taken by a process whose clock is 7 s behind is waited for, not taken over", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv, { timeout: TIMEOUT });
+    await hooks.communities.save(expiredCommunityOf(platform));
+    // Taken now for LEASE_MS by a clock 7 s behind: its `until` has passed on this clock already.
+    await kv.set(LEASE_KEY, { owner: "slow-clock", until: Date.now() + LEASE_MS - 7_000 });
+    const registering = hooks.register("Acme", ["document"], PLACE, "https://me.example/hook");
+    await pause(1_000);
+    assert.equal(platform.requests("POST", "/oauth2/token").length, 0, "the live holder's refresh token was spent");
+    await renewElsewhere(kv, platform);
+    await registering;
+    assert.equal(platform.requests("POST", "/oauth2/token").length, 0);
+    assert.equal(platform.requests("POST", "/api/core/v3/webhooks").at(-1)?.authorization, "Bearer fresh-token");
+  }, { tokens: [] });
+});
+
+Deno.test("a lease of a dead holder whose clock was a minute ahead holds others back for the lease's length only", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv, { timeout: TIMEOUT });
+    await hooks.communities.save(expiredCommunityOf(platform));
+    const lease = { owner: "fast-clock", until: Date.now() + LEASE_MS + 60_000 };
+    await kv.set(LEASE_KEY, lease);
+    const started = Date.now();
+    await hooks.register("Acme", ["document"], PLACE, "https://me.example/hook");
+    const waited = Date.now() - started;
+    assert(waited >= LEASE_MS - 200 && waited < LEASE_MS + 2_000, `waited ${waited} ms for a lease of ${LEASE_MS} ms`);
+    assert.equal(platform.requests("POST", "/oauth2/token").length, 1);
+    assert.deepEqual((await hooks.communities.findByTenantID("tenant-acme"))?.oauth, platform.issued[0]);
+    // It renewed under a lease of its own, and let go of it.
+    assert.equal((await kv.get(LEASE_KEY)).value, null);
+  }, { tokens: [] });
+});
+
+Deno.test("a lease that ran out by more than its length on this clock does not hold back a renewal", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv, { timeout: TIMEOUT });
+    await hooks.communities.save(expiredCommunityOf(platform));
+    await kv.set(LEASE_KEY, { owner: "dead-process", until: Date.now() - LEASE_MS - 1 });
+    const started = Date.now();
+    await hooks.register("Acme", ["document"], PLACE, "https://me.example/hook");
+    assert(Date.now() - started < 2_000, "it did not wait");
+    assert.equal(platform.requests("POST", "/oauth2/token").length, 1);
+  }, { tokens: [] });
+});
