@@ -6,7 +6,7 @@ import { PlatformError } from "../errors.ts";
 import type { Community, TokenPair } from "../types.ts";
 import { blotSecrets, blotSecretsDeep } from "../_util.ts";
 import { requestTick, shareRenewal } from "./_renewal_share.ts";
-import { renewAcrossProcesses, type RenewalLease } from "./_renewal_lease.ts";
+import { renewAcrossProcesses, type RenewalLease, storedUnder } from "./_renewal_lease.ts";
 import { errorDetail, isErrorBody, readCapped } from "./_answer.ts";
 import { platformOperation } from "../telemetry/mod.ts";
 
@@ -112,8 +112,8 @@ export async function platformRequest(
   });
   ctx.credentials.accessToken = tokens.access_token;
   ctx.credentials.refreshToken = tokens.refresh_token;
-  // Under a lease the pair was stored already, by this process or by the one that renewed.
-  if (!ctx.lease) await ctx.onRenew(tokens);
+  // A pair renewed under this call's lease was stored already, by this process or by the one that renewed.
+  if (!storedUnder(tokens, ctx.lease)) await ctx.onRenew(tokens);
   return answerOrThrow(ctx, method, url, await send(ctx, method, url, body));
 }
 
@@ -245,12 +245,12 @@ function redact(ctx: PlatformContext, text: string): string {
 const redactDeep = (ctx: PlatformContext, body: unknown) => blotSecretsDeep(body, secretsOf(ctx), "[redacted]");
 
 /**
- * The renewal of this call's refresh token, shared with the requests that met a 401 with it at the same time; with
- * a lease, with other processes too (the pair is then stored before the lease is let go).
+ * The renewal of this call's refresh token, shared with the requests that met a 401 with it at the same time, each
+ * storing the pair by its own rule; with a lease, with other processes too (stored before the lease is let go).
  */
 function sharedRenewal(ctx: PlatformContext, sent: number, refused: string): Promise<TokenPair> {
   const { community, credentials, lease } = ctx;
-  const id = [community.baseUrl, community.clientId, community.clientSecret, credentials.refreshToken, lease?.tenantId];
+  const id = [community.baseUrl, community.clientId, community.clientSecret, credentials.refreshToken];
   // One `webhooks.renew` span and count per renewal, under the operation that met the refusal first.
   const renew = () => platformOperation("renew", () => renewTokens(ctx), community.name);
   return shareRenewal(id, sent, lease ? () => renewAcrossProcesses(lease, refused, renew, ctx.onRenew) : renew);

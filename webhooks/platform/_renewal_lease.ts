@@ -79,6 +79,35 @@ export async function renewAcrossProcesses(
   renew: () => Promise<TokenPair>,
   store: (tokens: TokenPair) => Promise<void>,
 ): Promise<TokenPair> {
+  const tokens = await pairUnderLease(lease, refused, renew, store);
+  stored.set(tokens, lease);
+  return tokens;
+}
+
+/** The pairs {@linkcode renewAcrossProcesses} returned, each with the lease of the community that holds it. */
+const stored = new WeakMap<TokenPair, RenewalLease>();
+
+/**
+ * Whether `tokens` is held by the community of `lease` already: a pair of
+ * {@linkcode renewAcrossProcesses} for that community on that KV. A call of
+ * this process that shared another call's renewal (one without a lease, say
+ * with explicit tokens) stores the pair itself.
+ *
+ * @param tokens A renewed pair.
+ * @param lease The calling call's lease, if any.
+ * @returns `true` when the pair needs no storing by a call with that lease.
+ */
+export function storedUnder(tokens: TokenPair, lease: RenewalLease | undefined): boolean {
+  const holder = stored.get(tokens);
+  return lease !== undefined && holder !== undefined && holder.kv === lease.kv && holder.tenantId === lease.tenantId;
+}
+
+async function pairUnderLease(
+  lease: RenewalLease,
+  refused: string,
+  renew: () => Promise<TokenPair>,
+  store: (tokens: TokenPair) => Promise<void>,
+): Promise<TokenPair> {
   const { kv, tenantId, ms } = lease;
   const keys: [Deno.KvKey, Deno.KvKey] = [communityKey(tenantId), communityRenewalKey(tenantId)];
   // Times this process measures itself are on its monotonic clock.

@@ -69,3 +69,54 @@ Deno.test("a lease that ran out by more than its length on this clock does not h
     assert.equal(platform.requests("POST", "/oauth2/token").length, 1);
   }, { tokens: [] });
 });
+
+/** Holds the token endpoint until `count` API requests were refused with the expired token. */
+function tokenEndpointAfterRefusals(platform: Platform, count: number): void {
+  platform.override = async (req, url) => {
+    if (req.method !== "POST" || url.pathname !== "/oauth2/token") return undefined;
+    const end = Date.now() + 5_000;
+    while (refusals(platform) < count && Date.now() < end) await pause(10);
+    return undefined;
+  };
+}
+
+function refusals(platform: Platform): number {
+  return platform.seen.filter((s) => s.path.startsWith("/api/") && s.authorization === "Bearer expired").length;
+}
+
+Deno.test("a call with a tokenPersistenceFunction and one without, refused together with the stored tokens, renew once", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv, { timeout: TIMEOUT });
+    await hooks.communities.save(expiredCommunityOf(platform));
+    tokenEndpointAfterRefusals(platform, 2);
+    const persisted: unknown[] = [];
+    const results = await Promise.allSettled([
+      hooks.register("Acme", ["document"], PLACE, "https://me.example/a"),
+      hooks.register("Acme", ["document"], PLACE, "https://me.example/b", null, null, (tokens) => {
+        persisted.push(tokens);
+      }),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), ["fulfilled", "fulfilled"], JSON.stringify(results));
+    assert.equal(platform.requests("POST", "/oauth2/token").length, 1);
+    // Each call's pair went where its own rule says: the function's call to the function, the other to the community.
+    assert.deepEqual(persisted, [platform.issued[0]]);
+    assert.deepEqual((await hooks.communities.findByTenantID("tenant-acme"))?.oauth, platform.issued[0]);
+  }, { tokens: [] });
+});
+
+Deno.test("a call given the stored tokens explicitly and one using them, refused together, renew once", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv, { timeout: TIMEOUT });
+    await hooks.communities.save(expiredCommunityOf(platform));
+    tokenEndpointAfterRefusals(platform, 3);
+    const results = await Promise.allSettled([
+      hooks.register("Acme", ["document"], PLACE, "https://me.example/a", "expired", "good-refresh"),
+      hooks.register("Acme", ["document"], PLACE, "https://me.example/b"),
+      hooks.register("Acme", ["document"], PLACE, "https://me.example/c", "expired", "good-refresh"),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), ["fulfilled", "fulfilled", "fulfilled"], JSON.stringify(results));
+    assert.equal(platform.requests("POST", "/oauth2/token").length, 1);
+    assert.deepEqual((await hooks.communities.findByTenantID("tenant-acme"))?.oauth, platform.issued[0]);
+    assert.equal((await kv.get(LEASE_KEY)).value, null);
+  }, { tokens: [] });
+});
