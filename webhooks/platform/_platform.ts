@@ -4,7 +4,8 @@
 
 import { PlatformError } from "../errors.ts";
 import type { Community, TokenPair } from "../types.ts";
-import { blotSecrets, blotSecretsDeep } from "../_util.ts";
+import { blotSecrets } from "../_util.ts";
+import { basicCredentials, redact, redactDeep } from "./_secrets.ts";
 import { requestTick, shareRenewal } from "./_renewal_share.ts";
 import { renewAcrossProcesses, type RenewalLease, storedUnder } from "./_renewal_lease.ts";
 import { errorDetail, isErrorBody, readCapped } from "./_answer.ts";
@@ -225,25 +226,6 @@ async function answerOrThrow(
   return { status: response.status, headers: Object.fromEntries(response.headers), body, size };
 }
 
-/** Every token and the client secret of a call. */
-function secretsOf(ctx: PlatformContext): string[] {
-  return [
-    ctx.credentials.accessToken,
-    ctx.credentials.refreshToken,
-    ctx.community.clientSecret,
-    ctx.community.oauth?.access_token,
-    ctx.community.oauth?.refresh_token,
-  ].filter((secret): secret is string => typeof secret === "string");
-}
-
-/** Replaces every token and the client secret in a text that may be shown. */
-function redact(ctx: PlatformContext, text: string): string {
-  return blotSecrets(text, secretsOf(ctx), "[redacted]");
-}
-
-/** The platform's error body, but for any token or secret it echoes: an error may be logged whole. */
-const redactDeep = (ctx: PlatformContext, body: unknown) => blotSecretsDeep(body, secretsOf(ctx), "[redacted]");
-
 /**
  * The renewal of this call's refresh token, shared with the requests that met a 401 with it at the same time, each
  * storing the pair by its own rule; with a lease, with other processes too (stored before the lease is let go).
@@ -273,8 +255,7 @@ async function renewTokens(ctx: PlatformContext): Promise<TokenPair> {
   // client id has none to send: it asks as a public client (RFC 6749 section 6), the refresh token alone.
   if (clientId) {
     form.set("client_id", clientId);
-    const basic = new TextEncoder().encode(`${clientId}:${ctx.community.clientSecret ?? ""}`);
-    headers.Authorization = `Basic ${basic.toBase64()}`;
+    headers.Authorization = `Basic ${basicCredentials(ctx.community)}`;
   }
   const response = await fetchWithTimeout(ctx, "POST", url, {
     method: "POST",

@@ -120,3 +120,26 @@ Deno.test("a call given the stored tokens explicitly and one using them, refused
     assert.equal((await kv.get(LEASE_KEY)).value, null);
   }, { tokens: [] });
 });
+
+Deno.test("a token endpoint that echoes the Basic credentials it got leaves no client secret in the error", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv, { timeout: TIMEOUT });
+    await hooks.communities.save(expiredCommunityOf(platform));
+    const basic = new TextEncoder().encode("client-1:secret-1").toBase64();
+    platform.override = (req, url) => {
+      if (url.pathname !== "/oauth2/token") return undefined;
+      const echoed = req.headers.get("authorization");
+      return Response.json({ error: "invalid_client", error_description: `unknown client: ${echoed}` }, {
+        status: 401,
+      });
+    };
+    const error = await hooks.register("Acme", ["document"], PLACE, "https://me.example/hook").then(
+      () => assert.fail("the renewal should fail"),
+      (error) => error,
+    );
+    assert.equal(error.status, 401);
+    const shown = `${error.message} ${error.stack} ${JSON.stringify(error.body)} ${JSON.stringify(error)}`;
+    assert.match(shown, /unknown client/);
+    assert(!shown.includes(basic) && !shown.includes("secret-1"), shown);
+  }, { tokens: [] });
+});
