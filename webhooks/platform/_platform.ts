@@ -235,7 +235,15 @@ function sharedRenewal(ctx: PlatformContext, sent: number, refused: string): Pro
   const id = [community.baseUrl, community.clientId, community.clientSecret, credentials.refreshToken];
   // One `webhooks.renew` span and count per renewal, under the operation that met the refusal first.
   const renew = () => platformOperation("renew", () => renewTokens(ctx), community.name);
-  return shareRenewal(id, sent, lease ? () => renewAcrossProcesses(lease, refused, renew, ctx.onRenew) : renew);
+  const busy = (waited: number) =>
+    new PlatformError(
+      "POST",
+      platformUrl(community, "/oauth2/token"),
+      0,
+      `token renewal failed: other processes held the renewal lease for ${waited} ms`,
+      { uncertain: false },
+    );
+  return shareRenewal(id, sent, lease ? () => renewAcrossProcesses(lease, refused, renew, ctx.onRenew, busy) : renew);
 }
 
 /**

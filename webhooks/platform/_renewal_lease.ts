@@ -64,13 +64,16 @@ function renewedPair(community: Community | null, refused: string): TokenPair | 
  * token stored on the community: the one another process stored meanwhile,
  * or the one `renew` obtains under the community's lease, stored by `store`
  * before the lease is let go.
- * Waiting is bounded: after twice the lease's length without either, the
- * process renews on its own.
+ * Waiting is bounded: after twice the lease's length without either (other
+ * processes took the lease in turn, each renewing in vain), it rejects with
+ * the error `busy` makes, renewing nothing: a renewal beside a live holder
+ * would spend the refresh token it spends.
  *
  * @param lease The KV, the community and the lease's length.
  * @param refused The access token the platform refused.
  * @param renew Renews the tokens at the platform.
  * @param store Stores a renewed pair on the community.
+ * @param busy Makes the error for a wait that ran out, given its length in ms.
  * @returns The pair to retry with.
  */
 export async function renewAcrossProcesses(
@@ -78,8 +81,9 @@ export async function renewAcrossProcesses(
   refused: string,
   renew: () => Promise<TokenPair>,
   store: (tokens: TokenPair) => Promise<void>,
+  busy: (waited: number) => Error,
 ): Promise<TokenPair> {
-  const tokens = await pairUnderLease(lease, refused, renew, store);
+  const tokens = await pairUnderLease(lease, refused, renew, store, busy);
   stored.set(tokens, lease);
   return tokens;
 }
@@ -107,6 +111,7 @@ async function pairUnderLease(
   refused: string,
   renew: () => Promise<TokenPair>,
   store: (tokens: TokenPair) => Promise<void>,
+  busy: (waited: number) => Error,
 ): Promise<TokenPair> {
   const { kv, tenantId, ms } = lease;
   const keys: [Deno.KvKey, Deno.KvKey] = [communityKey(tenantId), communityRenewalKey(tenantId)];
@@ -118,7 +123,7 @@ async function pairUnderLease(
     const renewed = renewedPair(community.value, refused);
     if (renewed) return renewed;
     const now = Date.now(), seen = performance.now();
-    if (seen >= giveUpAt) return await renewAndStore(renew, store);
+    if (seen >= giveUpAt) throw busy(2 * ms);
     if (held.versionstamp !== watched.versionstamp) watched = { versionstamp: held.versionstamp, since: seen };
     if (!isHeld(held.value, now, seen - watched.since, ms)) {
       // Taken only while the community still holds the refused token and the lease is as read: of two processes

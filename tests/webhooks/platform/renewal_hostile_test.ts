@@ -143,3 +143,33 @@ Deno.test("a token endpoint that echoes the Basic credentials it got leaves no c
     assert(!shown.includes(basic) && !shown.includes("secret-1"), shown);
   }, { tokens: [] });
 });
+
+Deno.test("a call that waits twice a lease's length while other processes keep the lease rejects without renewing", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv, { timeout: TIMEOUT });
+    await hooks.communities.save(expiredCommunityOf(platform));
+    // Other processes take the lease in turn, each renewing in vain: there is always a live holder.
+    let retaking = true;
+    const others = (async () => {
+      while (retaking) {
+        await kv.set(LEASE_KEY, { owner: crypto.randomUUID(), until: Date.now() + LEASE_MS });
+        await pause(LEASE_MS / 2);
+      }
+    })();
+    try {
+      const started = Date.now();
+      const error = await hooks.register("Acme", ["document"], PLACE, "https://me.example/hook").then(
+        () => assert.fail("it renewed while another process held the lease"),
+        (error) => error,
+      );
+      assert.equal(platform.requests("POST", "/oauth2/token").length, 0, "a refresh token spent beside a live holder");
+      assert.equal(error.name, "PlatformError");
+      assert.equal(error.uncertain, false);
+      assert.match(error.message, /lease/);
+      assert(Date.now() - started < 2 * LEASE_MS + 2_000);
+    } finally {
+      retaking = false;
+      await others;
+    }
+  }, { tokens: [] });
+});
