@@ -1,7 +1,9 @@
 // Hostile cases of token renewal with a community's stored tokens: leases
-// written by processes whose clocks differ from this one, and calls of one
-// process that mix stored tokens, explicit ones and a tokenPersistenceFunction
-// while the platform rotates refresh tokens (accepting each once).
+// written by processes whose clocks differ from this one, held by processes
+// that died or never let go; calls of one process that mix stored tokens,
+// explicit ones and a tokenPersistenceFunction (throwing, slow) while the
+// platform rotates refresh tokens (accepting each once); token endpoints that
+// echo the client's credentials or answer without a refresh token.
 
 import assert from "node:assert/strict";
 import { createWebhooks } from "../../../webhooks/mod.ts";
@@ -171,5 +173,67 @@ Deno.test("a call that waits twice a lease's length while other processes keep t
       retaking = false;
       await others;
     }
+  }, { tokens: [] });
+});
+
+Deno.test("a holder killed after it stored the pair, its lease still held, delays no one", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv, { timeout: TIMEOUT });
+    await hooks.communities.save(expiredCommunityOf(platform));
+    let killed = false;
+    platform.override = async (req) => {
+      if (killed || req.headers.get("authorization") !== "Bearer expired") return undefined;
+      // While this call's request is under way, another process renews, stores the pair and dies holding the lease.
+      killed = true;
+      await kv.set(LEASE_KEY, { owner: "killed-after-storing", until: Date.now() + LEASE_MS });
+      await renewElsewhere(kv, platform);
+      await kv.set(LEASE_KEY, { owner: "killed-after-storing", until: Date.now() + LEASE_MS });
+      return undefined;
+    };
+    const started = Date.now();
+    await hooks.register("Acme", ["document"], PLACE, "https://me.example/hook");
+    assert(Date.now() - started < 2_000, "it waited for the dead holder's lease");
+    assert.equal(platform.requests("POST", "/oauth2/token").length, 0);
+    assert.equal(platform.requests("POST", "/api/core/v3/webhooks").at(-1)?.authorization, "Bearer fresh-token");
+  }, { tokens: [] });
+});
+
+Deno.test("a renewal answered without a refresh_token keeps the old one, which the platform keeps valid", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv, { timeout: TIMEOUT });
+    await hooks.communities.save(expiredCommunityOf(platform));
+    platform.override = async (_req, url) => {
+      if (url.pathname !== "/oauth2/token") return undefined;
+      await platform.sandbox.issueTokens({ accessToken: "only-access", refreshToken: "good-refresh" });
+      return Response.json({ access_token: "only-access", token_type: "bearer", expires_in: 3600 });
+    };
+    await hooks.register("Acme", ["document"], PLACE, "https://me.example/hook");
+    assert.deepEqual((await hooks.communities.findByTenantID("tenant-acme"))?.oauth, {
+      access_token: "only-access",
+      refresh_token: "good-refresh",
+    });
+    assert.equal((await kv.get(LEASE_KEY)).value, null);
+  }, { tokens: [] });
+});
+
+Deno.test("one shared renewal: a persistence function that throws fails its own call only, a slow one holds back none other", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv, { timeout: TIMEOUT });
+    await hooks.communities.save(expiredCommunityOf(platform));
+    tokenEndpointAfterRefusals(platform, 3);
+    const started = Date.now();
+    let plainDone = 0;
+    const results = await Promise.allSettled([
+      hooks.register("Acme", ["document"], PLACE, "https://me.example/a").finally(() => plainDone = Date.now()),
+      hooks.register("Acme", ["document"], PLACE, "https://me.example/b", null, null, () => {
+        throw new Error("cannot persist");
+      }),
+      hooks.register("Acme", ["document"], PLACE, "https://me.example/c", null, null, () => pause(1_500)),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), ["fulfilled", "rejected", "fulfilled"]);
+    assert.equal((results[1] as PromiseRejectedResult).reason.message, "cannot persist");
+    assert(plainDone - started < 1_000, "the plain call waited for another call's persistence function");
+    assert.equal(platform.requests("POST", "/oauth2/token").length, 1);
+    assert.deepEqual((await hooks.communities.findByTenantID("tenant-acme"))?.oauth, platform.issued[0]);
   }, { tokens: [] });
 });
