@@ -129,8 +129,10 @@ async function pairUnderLease(
       // Taken only while the community still holds the refused token and the lease is as read: of two processes
       // that race for it, one wins, and the other reads again after a pause.
       const mine: Lease = { owner: crypto.randomUUID(), until: now + ms };
+      // The key's expiry only clears a dead holder's lease away. It is far beyond `until`: KV Connect sends it as a
+      // time on this clock, and a server whose clock runs ahead would otherwise drop a lease still held.
       const taken = await withLockRetry(() =>
-        kv.atomic().check(community, held).set(keys[1], mine, { expireIn: ms }).commit()
+        kv.atomic().check(community, held).set(keys[1], mine, { expireIn: 4 * ms }).commit()
       );
       if (taken.ok) {
         return await holding(kv, { key: keys[1], versionstamp: taken.versionstamp }, () => renewAndStore(renew, store));

@@ -6,6 +6,7 @@
 // echo the client's credentials or answer without a refresh token.
 
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
 import { createWebhooks } from "../../../webhooks/mod.ts";
 import { expiredCommunityOf, type Platform, withPlatform } from "../platform.ts";
 
@@ -236,4 +237,35 @@ Deno.test("one shared renewal: a persistence function that throws fails its own 
     assert.equal(platform.requests("POST", "/oauth2/token").length, 1);
     assert.deepEqual((await hooks.communities.findByTenantID("tenant-acme"))?.oauth, platform.issued[0]);
   }, { tokens: [] });
+});
+
+Deno.test("a held lease's key outlives its until by a lease's length, for a KV whose clock runs ahead of the holder's", async () => {
+  // KV Connect sends a key's expiry as a time on the writer's clock; the server drops the key by its own.
+  const dir = await Deno.makeTempDir();
+  await withPlatform(async (_memory, platform) => {
+    const kv = await Deno.openKv(`${dir}/kv.sqlite`);
+    try {
+      const hooks = createWebhooks(kv, { timeout: TIMEOUT });
+      await hooks.communities.save(expiredCommunityOf(platform));
+      let expiries: number[] = [];
+      let until = 0;
+      platform.override = async (_req, url) => {
+        if (url.pathname !== "/oauth2/token") return undefined;
+        until = (await kv.get<{ until: number }>(LEASE_KEY)).value?.until ?? 0;
+        const db = new DatabaseSync(`${dir}/kv.sqlite`, { readOnly: true });
+        expiries = db.prepare("SELECT expiration_ms FROM kv WHERE expiration_ms > 0").all().map((row) =>
+          Number(row.expiration_ms)
+        );
+        db.close();
+        return undefined;
+      };
+      await hooks.register("Acme", ["document"], PLACE, "https://me.example/hook");
+      assert(until > 0, "the renewal ran under a lease");
+      assert.equal(expiries.length, 1);
+      assert(expiries[0] >= until + LEASE_MS, `the key expires ${expiries[0] - until} ms after the lease's until`);
+    } finally {
+      kv.close();
+    }
+  }, { tokens: [] });
+  await Deno.remove(dir, { recursive: true });
 });
