@@ -123,9 +123,10 @@ async function pairUnderLease(
     const renewed = renewedPair(community.value, refused);
     if (renewed) return renewed;
     const now = Date.now(), seen = performance.now();
-    if (seen >= giveUpAt) throw busy(2 * ms);
     if (held.versionstamp !== watched.versionstamp) watched = { versionstamp: held.versionstamp, since: seen };
-    if (!isHeld(held.value, now, seen - watched.since, ms)) {
+    const free = !isHeld(held.value, now, seen - watched.since, ms);
+    if (!free && seen >= giveUpAt) throw busy(2 * ms);
+    if (free) {
       // Taken only while the community still holds the refused token and the lease is as read: of two processes
       // that race for it, one wins, and the other reads again after a pause.
       const mine: Lease = { owner: crypto.randomUUID(), until: now + ms };
