@@ -269,3 +269,33 @@ Deno.test("a held lease's key outlives its until by a lease's length, for a KV w
   }, { tokens: [] });
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("a token endpoint answering 500, or 200 with no token pair, fails the call cleanly and lets go of the lease", async () => {
+  const answers: [string, () => Response][] = [
+    ["500", () => Response.json({ error: "server_error", error_description: "good-refresh expired" }, { status: 500 })],
+    ["not JSON", () => new Response("<html>good-refresh</html>", { status: 200 })],
+    ["no access_token", () => Response.json({ token: "x", refresh_token: "new-refresh" })],
+    ["a number", () => Response.json({ access_token: 5 })],
+    ["an array", () => Response.json([])],
+  ];
+  for (const [what, answer] of answers) {
+    await withPlatform(async (kv, platform) => {
+      const hooks = createWebhooks(kv, { timeout: TIMEOUT });
+      await hooks.communities.save(expiredCommunityOf(platform));
+      platform.override = (_req, url) => url.pathname === "/oauth2/token" ? answer() : undefined;
+      const error = await hooks.register("Acme", ["document"], PLACE, "https://me.example/hook").then(
+        () => assert.fail(`${what}: the call succeeded`),
+        (error) => error,
+      );
+      assert.equal(error.name, "PlatformError", what);
+      assert.equal(error.uncertain, false, what);
+      const shown = `${error.message} ${JSON.stringify(error)}`;
+      assert(!/good-refresh|expired"|secret-1/.test(shown), `${what}: ${shown}`);
+      assert.deepEqual((await hooks.communities.findByTenantID("tenant-acme"))?.oauth, {
+        access_token: "expired",
+        refresh_token: "good-refresh",
+      });
+      assert.equal((await kv.get(LEASE_KEY)).value, null, what);
+    }, { tokens: [] });
+  }
+});
