@@ -4,9 +4,10 @@
 
 import { PlatformError } from "../errors.ts";
 import type { Community, TokenPair } from "../types.ts";
-import { blotSecrets, blotSecretsDeep } from "../_util.ts";
+import { blotSecrets } from "../_util.ts";
+import { basicCredentials, redact, redactDeep } from "./_secrets.ts";
 import { requestTick, shareRenewal } from "./_renewal_share.ts";
-import { renewAcrossProcesses, type RenewalLease } from "./_renewal_lease.ts";
+import { renewAcrossProcesses, type RenewalLease, storedUnder } from "./_renewal_lease.ts";
 import { errorDetail, isErrorBody, readCapped } from "./_answer.ts";
 import { platformOperation } from "../telemetry/mod.ts";
 
@@ -112,8 +113,8 @@ export async function platformRequest(
   });
   ctx.credentials.accessToken = tokens.access_token;
   ctx.credentials.refreshToken = tokens.refresh_token;
-  // Under a lease the pair was stored already, by this process or by the one that renewed.
-  if (!ctx.lease) await ctx.onRenew(tokens);
+  // A pair renewed under this call's lease was stored already, by this process or by the one that renewed.
+  if (!storedUnder(tokens, ctx.lease)) await ctx.onRenew(tokens);
   return answerOrThrow(ctx, method, url, await send(ctx, method, url, body));
 }
 
@@ -225,35 +226,24 @@ async function answerOrThrow(
   return { status: response.status, headers: Object.fromEntries(response.headers), body, size };
 }
 
-/** Every token and the client secret of a call. */
-function secretsOf(ctx: PlatformContext): string[] {
-  return [
-    ctx.credentials.accessToken,
-    ctx.credentials.refreshToken,
-    ctx.community.clientSecret,
-    ctx.community.oauth?.access_token,
-    ctx.community.oauth?.refresh_token,
-  ].filter((secret): secret is string => typeof secret === "string");
-}
-
-/** Replaces every token and the client secret in a text that may be shown. */
-function redact(ctx: PlatformContext, text: string): string {
-  return blotSecrets(text, secretsOf(ctx), "[redacted]");
-}
-
-/** The platform's error body, but for any token or secret it echoes: an error may be logged whole. */
-const redactDeep = (ctx: PlatformContext, body: unknown) => blotSecretsDeep(body, secretsOf(ctx), "[redacted]");
-
 /**
- * The renewal of this call's refresh token, shared with the requests that met a 401 with it at the same time; with
- * a lease, with other processes too (the pair is then stored before the lease is let go).
+ * The renewal of this call's refresh token, shared with the requests that met a 401 with it at the same time, each
+ * storing the pair by its own rule; with a lease, with other processes too (stored before the lease is let go).
  */
 function sharedRenewal(ctx: PlatformContext, sent: number, refused: string): Promise<TokenPair> {
   const { community, credentials, lease } = ctx;
-  const id = [community.baseUrl, community.clientId, community.clientSecret, credentials.refreshToken, lease?.tenantId];
+  const id = [community.baseUrl, community.clientId, community.clientSecret, credentials.refreshToken];
   // One `webhooks.renew` span and count per renewal, under the operation that met the refusal first.
   const renew = () => platformOperation("renew", () => renewTokens(ctx), community.name);
-  return shareRenewal(id, sent, lease ? () => renewAcrossProcesses(lease, refused, renew, ctx.onRenew) : renew);
+  const busy = (waited: number) =>
+    new PlatformError(
+      "POST",
+      platformUrl(community, "/oauth2/token"),
+      0,
+      `token renewal failed: other processes held the renewal lease for ${waited} ms`,
+      { uncertain: false },
+    );
+  return shareRenewal(id, sent, lease ? () => renewAcrossProcesses(lease, refused, renew, ctx.onRenew, busy) : renew);
 }
 
 /**
@@ -273,8 +263,7 @@ async function renewTokens(ctx: PlatformContext): Promise<TokenPair> {
   // client id has none to send: it asks as a public client (RFC 6749 section 6), the refresh token alone.
   if (clientId) {
     form.set("client_id", clientId);
-    const basic = new TextEncoder().encode(`${clientId}:${ctx.community.clientSecret ?? ""}`);
-    headers.Authorization = `Basic ${basic.toBase64()}`;
+    headers.Authorization = `Basic ${basicCredentials(ctx.community)}`;
   }
   const response = await fetchWithTimeout(ctx, "POST", url, {
     method: "POST",

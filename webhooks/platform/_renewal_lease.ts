@@ -35,10 +35,20 @@ interface Lease {
   until: number;
 }
 
-/** Whether a lease value is held at `now`. */
-function isHeld(value: unknown, now: number): boolean {
+/**
+ * Whether a lease value is held. Its `until` is on its holder's clock, which may differ from this one by seconds
+ * (processes on several machines over KV Connect): a lease is taken as run out only once this process watched it,
+ * unchanged, for the lease's length `ms` on its own clock, or when its `until` passed by more than that length.
+ * Clocks apart by less than a lease never let two holders spend one refresh token.
+ *
+ * @param value The lease as read.
+ * @param now This process's time, in ms since the epoch.
+ * @param watchedFor For how long this process has seen this very lease (its versionstamp), in ms.
+ * @param ms The lease's length.
+ */
+function isHeld(value: unknown, now: number, watchedFor: number, ms: number): boolean {
   return typeof value === "object" && value !== null && typeof (value as Lease).until === "number" &&
-    (value as Lease).until > now;
+    watchedFor < ms && (value as Lease).until + ms > now;
 }
 
 /** The stored pair when it differs from the refused access token (another process renewed), else `null`. */
@@ -54,13 +64,16 @@ function renewedPair(community: Community | null, refused: string): TokenPair | 
  * token stored on the community: the one another process stored meanwhile,
  * or the one `renew` obtains under the community's lease, stored by `store`
  * before the lease is let go.
- * Waiting is bounded: after twice the lease's length without either, the
- * process renews on its own.
+ * Waiting is bounded: after twice the lease's length without either (other
+ * processes took the lease in turn, each renewing in vain), it rejects with
+ * the error `busy` makes, renewing nothing: a renewal beside a live holder
+ * would spend the refresh token it spends.
  *
  * @param lease The KV, the community and the lease's length.
  * @param refused The access token the platform refused.
  * @param renew Renews the tokens at the platform.
  * @param store Stores a renewed pair on the community.
+ * @param busy Makes the error for a wait that ran out, given its length in ms.
  * @returns The pair to retry with.
  */
 export async function renewAcrossProcesses(
@@ -68,22 +81,59 @@ export async function renewAcrossProcesses(
   refused: string,
   renew: () => Promise<TokenPair>,
   store: (tokens: TokenPair) => Promise<void>,
+  busy: (waited: number) => Error,
+): Promise<TokenPair> {
+  const tokens = await pairUnderLease(lease, refused, renew, store, busy);
+  stored.set(tokens, lease);
+  return tokens;
+}
+
+/** The pairs {@linkcode renewAcrossProcesses} returned, each with the lease of the community that holds it. */
+const stored = new WeakMap<TokenPair, RenewalLease>();
+
+/**
+ * Whether `tokens` is held by the community of `lease` already: a pair of
+ * {@linkcode renewAcrossProcesses} for that community on that KV. A call of
+ * this process that shared another call's renewal (one without a lease, say
+ * with explicit tokens) stores the pair itself.
+ *
+ * @param tokens A renewed pair.
+ * @param lease The calling call's lease, if any.
+ * @returns `true` when the pair needs no storing by a call with that lease.
+ */
+export function storedUnder(tokens: TokenPair, lease: RenewalLease | undefined): boolean {
+  const holder = stored.get(tokens);
+  return lease !== undefined && holder !== undefined && holder.kv === lease.kv && holder.tenantId === lease.tenantId;
+}
+
+async function pairUnderLease(
+  lease: RenewalLease,
+  refused: string,
+  renew: () => Promise<TokenPair>,
+  store: (tokens: TokenPair) => Promise<void>,
+  busy: (waited: number) => Error,
 ): Promise<TokenPair> {
   const { kv, tenantId, ms } = lease;
   const keys: [Deno.KvKey, Deno.KvKey] = [communityKey(tenantId), communityRenewalKey(tenantId)];
-  const giveUpAt = Date.now() + 2 * ms;
+  // Times this process measures itself are on its monotonic clock.
+  const giveUpAt = performance.now() + 2 * ms;
+  let watched = { versionstamp: null as string | null, since: 0 };
   for (;;) {
     const [community, held] = await withLockRetry(() => kv.getMany<[Community, Lease]>(keys));
     const renewed = renewedPair(community.value, refused);
     if (renewed) return renewed;
-    const now = Date.now();
-    if (now >= giveUpAt) return await renewAndStore(renew, store);
-    if (!isHeld(held.value, now)) {
+    const now = Date.now(), seen = performance.now();
+    if (held.versionstamp !== watched.versionstamp) watched = { versionstamp: held.versionstamp, since: seen };
+    const free = !isHeld(held.value, now, seen - watched.since, ms);
+    if (!free && seen >= giveUpAt) throw busy(2 * ms);
+    if (free) {
       // Taken only while the community still holds the refused token and the lease is as read: of two processes
       // that race for it, one wins, and the other reads again after a pause.
       const mine: Lease = { owner: crypto.randomUUID(), until: now + ms };
+      // The key's expiry only clears a dead holder's lease away. It is far beyond `until`: KV Connect sends it as a
+      // time on this clock, and a server whose clock runs ahead would otherwise drop a lease still held.
       const taken = await withLockRetry(() =>
-        kv.atomic().check(community, held).set(keys[1], mine, { expireIn: ms }).commit()
+        kv.atomic().check(community, held).set(keys[1], mine, { expireIn: 4 * ms }).commit()
       );
       if (taken.ok) {
         return await holding(kv, { key: keys[1], versionstamp: taken.versionstamp }, () => renewAndStore(renew, store));

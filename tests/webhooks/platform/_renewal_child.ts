@@ -1,9 +1,16 @@
-// Run by renewal_processes_test.ts as a child process: opens the shared KV (a
-// file, or a KV Connect URL with its token), prints "ready", waits for "go"
-// on stdin, then runs one platform operation with the community's stored
-// tokens and prints "done <what>" or "failed <message>".
+// Run by renewal_processes_test.ts and renewal_processes_hostile_test.ts as a
+// child process: opens the shared KV (a file, or a KV Connect URL with its
+// token), prints "ready", waits for "go" on stdin, then runs `count` platform
+// operations at once with the community's stored tokens and prints
+// "done <what>" or "failed <message>". `skewMs` moves its clock (Date.now).
 
-import { createWebhooks } from "../../../webhooks/mod.ts";
+const { kvPath, kvToken, op, callback, timeout, count = 1, skewMs = 0 }: Args = JSON.parse(Deno.args[0]);
+if (skewMs) {
+  const realNow = Date.now;
+  Date.now = () => realNow() + skewMs;
+}
+// Imported once the clock is set.
+const { createWebhooks } = await import("../../../webhooks/mod.ts");
 
 interface Args {
   kvPath: string;
@@ -11,9 +18,10 @@ interface Args {
   op: "register" | "reconcile";
   callback: string;
   timeout: number;
+  count?: number;
+  skewMs?: number;
 }
 
-const { kvPath, kvToken, op, callback, timeout }: Args = JSON.parse(Deno.args[0]);
 if (kvToken) Deno.env.set("DENO_KV_ACCESS_TOKEN", kvToken);
 const kv = await Deno.openKv(kvPath);
 const hooks = createWebhooks(kv, { timeout });
@@ -25,15 +33,23 @@ for await (const chunk of Deno.stdin.readable.pipeThrough(new TextDecoderStream(
   if (input.includes("go\n")) break;
 }
 
-try {
+async function once(i: number): Promise<string> {
   if (op === "register") {
-    const response = await hooks.register("Acme", ["document"], "https://c.example/api/core/v3/places/42", callback);
-    console.log(`done registered ${response.entity.id}`);
-  } else {
-    const report = await hooks.reconcile({ tenantId: "tenant-acme" });
-    console.log(`done reconciled ${report.orphans.length + report.dangling.length + report.matched.length}`);
+    const place = "https://c.example/api/core/v3/places/42";
+    const response = await hooks.register("Acme", ["document"], place, count > 1 ? `${callback}/${i}` : callback);
+    return `registered ${response.entity.id}`;
   }
-} catch (error) {
-  console.log(`failed ${error instanceof Error ? error.message : String(error)}`);
+  const report = await hooks.reconcile({ tenantId: "tenant-acme" });
+  return `reconciled ${report.orphans.length + report.dangling.length + report.matched.length}`;
 }
+
+const results = await Promise.allSettled(Array.from({ length: count }, (_, i) => once(i)));
+const failures = results.flatMap((r) =>
+  r.status === "rejected" ? [r.reason instanceof Error ? r.reason.message : String(r.reason)] : []
+);
+console.log(
+  failures.length
+    ? `failed ${failures.join(" | ")}`
+    : `done ${results.map((r) => (r as PromiseFulfilledResult<string>).value).join(", ")}`,
+);
 kv.close();

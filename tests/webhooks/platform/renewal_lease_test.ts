@@ -60,7 +60,8 @@ Deno.test("a lease that ran out does not hold back a renewal, and the renewal le
   await withPlatform(async (kv, platform) => {
     const hooks = createWebhooks(kv);
     await hooks.communities.save(expiredCommunityOf(platform));
-    await kv.set(LEASE_KEY, { owner: "dead-process", until: Date.now() - 1 });
+    // Ran out by more than its length (30 s time-out plus 5 s): no clock this far behind, its holder is gone.
+    await kv.set(LEASE_KEY, { owner: "dead-process", until: Date.now() - 35_001 });
     const started = Date.now();
     await hooks.register("Acme", ["document"], PLACE, "https://me.example/hook");
     assert(Date.now() - started < 2_000, "it did not wait");
