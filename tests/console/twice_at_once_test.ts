@@ -1,0 +1,77 @@
+// The same console form sent twice at once (a double click, two tabs, a retried POST) or sent again after the
+// first one finished (a POST replayed from history): the end state is what one submission gives, and the second
+// answer says what happened, never something false.
+
+import assert from "node:assert/strict";
+import type { Community } from "../../webhooks/mod.ts";
+import { type Client, parse, signIn, startConsole } from "./_helpers.ts";
+
+/** Each response's status and redirect, and the text of its page's error or notice (bodies read). */
+async function outcomes(responses: Response[]): Promise<{ status: number; location: string; message: string }[]> {
+  const out = [];
+  for (const res of responses) {
+    const page = parse(await res.text());
+    try {
+      const message = page.document.querySelector(".error, .notice")?.textContent?.trim() ?? "";
+      out.push({ status: res.status, location: res.headers.get("location") ?? "", message });
+    } finally {
+      page.close();
+    }
+  }
+  return out;
+}
+
+/** The same form posted twice at once. */
+async function twice(client: Client, path: string, fields: Record<string, string | string[]>) {
+  return await outcomes(await Promise.all([client.post(path, fields), client.post(path, fields)]));
+}
+
+/** The fields of a form of a page (hidden ones included, checkboxes left out). */
+function formFields(html: string, selector: string): Record<string, string> {
+  const page = parse(html);
+  try {
+    const fields: Record<string, string> = {};
+    for (const input of page.document.querySelectorAll(`${selector} input`)) {
+      const name = input.getAttribute("name");
+      if (name && input.getAttribute("type") !== "checkbox") fields[name] = input.getAttribute("value") ?? "";
+    }
+    return fields;
+  } finally {
+    page.close();
+  }
+}
+
+const ACME: Community = {
+  name: "Acme",
+  tenantId: "t-acme",
+  baseUrl: "https://acme.example",
+  clientId: "cid",
+  clientSecret: btoa("the original client secret"),
+};
+
+Deno.test("a new client secret sent twice at once is saved once: both answers say saved, the original stays the previous secret", async () => {
+  const t = await startConsole();
+  try {
+    await t.app.webhooks.communities.save(ACME);
+    const client = await signIn(t.origin);
+    const secret = btoa("the new client secret");
+    const form = { ...formFields(await client.text("/communities/t-acme", 200), "form#edit"), clientSecret: secret };
+    const saved = { status: 303, location: "/communities/t-acme?notice=saved", message: "" };
+    assert.deepEqual(await twice(client, "/communities/t-acme", form), [saved, saved]);
+    const previous = async () => (await t.kv.get<{ secret: string }>(["community_secret_previous", "t-acme"])).value;
+    assert.equal((await t.app.webhooks.communities.findByTenantID("t-acme"))?.clientSecret, secret);
+    assert.equal((await previous())?.secret, ACME.clientSecret, "postbacks signed with the original still verify");
+
+    // Sent again from history once both are done: still saved, and no second rotation.
+    assert.deepEqual(await outcomes([await client.post("/communities/t-acme", form)]), [saved]);
+    assert.equal((await previous())?.secret, ACME.clientSecret);
+
+    // Another secret from that same stale form is still refused.
+    const other = await client.post("/communities/t-acme", { ...form, clientSecret: btoa("another secret") });
+    assert.equal(other.status, 400);
+    assert.match(await other.text(), /the secret changed meanwhile/);
+    assert.equal((await t.app.webhooks.communities.findByTenantID("t-acme"))?.clientSecret, secret);
+  } finally {
+    await t.close();
+  }
+});
