@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import type { Community } from "../../webhooks/mod.ts";
-import { type Client, parse, signIn, startConsole } from "./_helpers.ts";
+import { type Client, parse, signIn, startConsole, withHook } from "./_helpers.ts";
 
 /** Each response's status and redirect, and the text of its page's error or notice (bodies read). */
 async function outcomes(responses: Response[]): Promise<{ status: number; location: string; message: string }[]> {
@@ -74,4 +74,31 @@ Deno.test("a new client secret sent twice at once is saved once: both answers sa
   } finally {
     await t.close();
   }
+});
+
+Deno.test("Send test event clicked twice at once sends one test event; both answers, and the POST sent again, land on its outcome", async () => {
+  await withHook(async (t, hook, client) => {
+    const form = formFields(await client.text(`/webhooks/${hook.id}`, 200), "form#send-test");
+    assert.ok(form.formToken, "the button carries a one-time token");
+    const logged = async () => (await t.app.deliveries.page({ hookId: hook.id })).values.length;
+    const sent = { status: 303, location: `/webhooks/${hook.id}?notice=triggered&answer=200`, message: "" };
+    assert.deepEqual(await twice(client, `/webhooks/${hook.id}/test`, form), [sent, sent]);
+    assert.equal(await logged(), 1, "the platform sent one test event");
+
+    assert.deepEqual(await outcomes([await client.post(`/webhooks/${hook.id}/test`, form)]), [sent]);
+    assert.equal(await logged(), 1, "sent again from history, nothing more is sent");
+
+    // Without a token of this session and hook, nothing is sent, and the page says so.
+    for (const formToken of ["", form.formToken.replace(/^./, (ch) => ch === "A" ? "B" : "A")]) {
+      const [refused] = await outcomes([await client.post(`/webhooks/${hook.id}/test`, { ...form, formToken })]);
+      assert.equal(refused.status, 400);
+      assert.match(refused.message, /No test event was sent: this button has expired/);
+    }
+    assert.equal(await logged(), 1);
+
+    // The page shown after it has a fresh button: a second test event is sent knowingly.
+    const fresh = formFields(await client.text(sent.location, 200), "form#send-test");
+    assert.deepEqual(await outcomes([await client.post(`/webhooks/${hook.id}/test`, fresh)]), [sent]);
+    assert.equal(await logged(), 2);
+  });
 });
