@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import type { Community } from "../../webhooks/mod.ts";
-import { type Client, parse, signIn, startConsole, withHook } from "./_helpers.ts";
+import { type Client, parse, signIn, startConsole, trigger, withHook } from "./_helpers.ts";
 
 /** Each response's status and redirect, and the text of its page's error or notice (bodies read). */
 async function outcomes(responses: Response[]): Promise<{ status: number; location: string; message: string }[]> {
@@ -100,5 +100,38 @@ Deno.test("Send test event clicked twice at once sends one test event; both answ
     const fresh = formFields(await client.text(sent.location, 200), "form#send-test");
     assert.deepEqual(await outcomes([await client.post(`/webhooks/${hook.id}/test`, fresh)]), [sent]);
     assert.equal(await logged(), 2);
+  });
+});
+
+Deno.test("Replay to receiver clicked twice at once replays once; both answers, and the POST sent again, land on its outcome", async () => {
+  await withHook(async (t, { id, platformId }, client) => {
+    assert.deepEqual(await trigger(t.origin, { webhookId: platformId }), [200]);
+    const [original] = (await t.app.deliveries.page({ hookId: id })).values;
+    const form = formFields(await client.text(`/deliveries/${original.id}`, 200), "form#replay");
+    assert.ok(form.formToken, "the button carries a one-time token");
+    const replays = async () => (await t.app.deliveries.page({ hookId: id })).values.filter((d) => d.replay).length;
+    const replayed = { status: 303, location: `/deliveries?hook=${id}&notice=replayed`, message: "" };
+    assert.deepEqual(await twice(client, `/deliveries/${original.id}/replay`, form), [replayed, replayed]);
+    assert.equal(await replays(), 1, "the receiver got one replay");
+
+    assert.deepEqual(await outcomes([await client.post(`/deliveries/${original.id}/replay`, form)]), [replayed]);
+    assert.equal(await replays(), 1, "sent again from history, nothing more is replayed");
+
+    // Without a token of this session and delivery, nothing is replayed, and the page says so.
+    const [other] = (await t.app.deliveries.page({ hookId: id })).values.filter((d) => d.replay);
+    const elsewhere = formFields(await client.text(`/deliveries/${other.id}`, 200), "form#replay").formToken;
+    for (const formToken of ["", elsewhere]) {
+      const [refused] = await outcomes([
+        await client.post(`/deliveries/${original.id}/replay`, { ...form, formToken }),
+      ]);
+      assert.equal(refused.status, 400);
+      assert.match(refused.message, /Nothing was replayed: this button has expired/);
+    }
+    assert.equal(await replays(), 1);
+
+    // The delivery's page shown again has a fresh button: a second replay is sent knowingly.
+    const fresh = formFields(await client.text(`/deliveries/${original.id}`, 200), "form#replay");
+    assert.deepEqual(await outcomes([await client.post(`/deliveries/${original.id}/replay`, fresh)]), [replayed]);
+    assert.equal(await replays(), 2);
   });
 });
