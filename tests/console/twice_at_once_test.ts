@@ -135,3 +135,26 @@ Deno.test("Replay to receiver clicked twice at once replays once; both answers, 
     assert.equal(await replays(), 2);
   });
 });
+
+Deno.test("Sign out clicked twice at once, or sent again afterwards, says signed out each time, not that a form was lost", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    const form = formFields(await client.text("/", 200), "form[action='/signout']");
+    assert.ok(form._csrf);
+    const signedOut = { status: 303, location: "/signin?notice=signedout", message: "" };
+    const cookie = client.cookies.get("cw_session")!;
+    assert.deepEqual(await twice(client, "/signout", form), [signedOut, signedOut]);
+
+    // The same POST from history, with the cookie the browser still had: signed out, nothing kept for a sign-in.
+    client.cookies.set("cw_session", cookie);
+    assert.deepEqual(await outcomes([await client.post("/signout", form)]), [signedOut]);
+    const signin = await client.text("/signin?notice=signedout", 200);
+    assert.doesNotMatch(signin, /the form you sent was not saved/);
+    const home = await client.fetch("/");
+    await home.body?.cancel();
+    assert.equal(home.status, 302, "the session stays ended");
+  } finally {
+    await t.close();
+  }
+});
