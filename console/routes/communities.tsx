@@ -24,11 +24,11 @@ import {
   originOf,
   readForm,
   SECRET_CHANGED,
-  staleSecret,
   TokenState,
   validate,
 } from "./_community_form.tsx";
 import { connectRoutes } from "./community_connect.tsx";
+import { secretChanged } from "./_community_secret.ts";
 import { reconcileRoutes } from "./reconcile.tsx";
 import { communityListRoute } from "./communities_list.tsx";
 import { limitsFor, RateLimitFacts } from "./_rate_limit_facts.tsx";
@@ -231,7 +231,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (error) return editPage(c, community, keep, error);
     // A rotation is a check-and-set: a new secret typed into a form rendered before another rotation is refused
     // (the page answered is rendered from the state now, so it can be sent again); `apply` checks the rest.
-    if (staleSecret(form, community, await communities.secretRotation(community.tenantId))) {
+    if (await secretChanged(communities, form, community)) {
       return editPage(c, community, keep, SECRET_CHANGED);
     }
     // The stored secrets go to the base URL (bearer tokens on every call,
