@@ -4,7 +4,16 @@
 
 import assert from "node:assert/strict";
 import type { Community } from "../../webhooks/mod.ts";
-import { type Client, parse, signIn, startConsole, trigger, withHook } from "./_helpers.ts";
+import {
+  type Client,
+  parse,
+  placeOf,
+  registerFormFields,
+  signIn,
+  startConsole,
+  trigger,
+  withHook,
+} from "./_helpers.ts";
 
 /** Each response's status and redirect, and the text of its page's error or notice (bodies read). */
 async function outcomes(responses: Response[]): Promise<{ status: number; location: string; message: string }[]> {
@@ -157,4 +166,32 @@ Deno.test("Sign out clicked twice at once, or sent again afterwards, says signed
   } finally {
     await t.close();
   }
+});
+
+Deno.test("Register clicked twice at once registers one hook, and the second answer lands on it, not on a form to send again", async () => {
+  await withHook(async (t, _hook, client) => {
+    const records = async () => (await t.app.webhooks.findByTenantID("sandbox-tenant")).length;
+    const before = await records();
+    const form = {
+      ...await registerFormFields(client),
+      tenantId: "sandbox-tenant",
+      events: ["document"],
+      object: placeOf(t.origin),
+      callback: "",
+    };
+    const answers = await twice(client, "/webhooks", form);
+    assert.deepEqual(answers.map((a) => [a.status, a.message]), [[303, ""], [303, ""]], JSON.stringify(answers));
+    const [id, ...others] = new Set(answers.map((a) => /^\/webhooks\/([^/?]+)\?/.exec(a.location)?.[1]));
+    assert.ok(id && others.length === 0, "both land on the same hook");
+    assert.deepEqual(
+      answers.map((a) => a.location.replace(/^.*notice=/, "")).sort(),
+      ["already-registered", "registered"],
+    );
+    assert.equal(await records(), before + 1, "one hook registered");
+
+    // Sent again from history: the same hook, nothing registered.
+    const [again] = await outcomes([await client.post("/webhooks", form)]);
+    assert.equal(again.location, `/webhooks/${id}?notice=already-registered`);
+    assert.equal(await records(), before + 1);
+  });
 });
