@@ -195,3 +195,31 @@ Deno.test("Register clicked twice at once registers one hook, and the second ans
     assert.equal(await records(), before + 1);
   });
 });
+
+Deno.test("Revoke the previous secret clicked twice at once: one revokes, the other's page says so truly", async () => {
+  const t = await startConsole();
+  try {
+    await t.app.webhooks.communities.save(ACME);
+    await t.app.webhooks.communities.save({ ...ACME, clientSecret: btoa("the new client secret") });
+    assert.ok(await t.app.webhooks.communities.secretRotation("t-acme"), "a previous secret is kept");
+    const client = await signIn(t.origin);
+    const form = formFields(await client.text("/communities/t-acme", 200), "form[action$='/revoke-previous-secret']");
+    const answers = await twice(client, "/communities/t-acme/revoke-previous-secret", form);
+    assert.deepEqual(answers.map((a) => a.location).sort(), [
+      "/communities/t-acme?notice=no-secret-to-revoke",
+      "/communities/t-acme?notice=secret-revoked",
+    ]);
+    assert.equal(await t.app.webhooks.communities.secretRotation("t-acme"), null);
+    // The page a browser shows after a double click is the second's: it must not say the overlap had simply ended.
+    const page = parse(await client.text("/communities/t-acme?notice=no-secret-to-revoke", 200));
+    try {
+      const notice = page.document.querySelector(".notice")?.textContent ?? "";
+      assert.match(notice, /only the current one verifies postbacks/);
+      assert.match(notice, /or it was refused already/);
+    } finally {
+      page.close();
+    }
+  } finally {
+    await t.close();
+  }
+});
