@@ -196,10 +196,10 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     clientId: community.clientId ?? "",
   });
 
-  const notFound = (c: Context<ConsoleEnv>) =>
+  const notFound = (c: Context<ConsoleEnv>, error?: string) =>
     html(
       c,
-      <Layout title="Community not found" {...layoutFrame(c, deps)}>
+      <Layout title="Community not found" {...layoutFrame(c, deps)} error={error}>
         <p>
           No community has that tenant id. <a href="/communities">All communities</a>
         </p>
@@ -271,9 +271,10 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     return c.redirect(`${path(community.tenantId)}?notice=${revoked ? "secret-revoked" : "no-secret-to-revoke"}`, 303);
   });
 
+  const gone = "Nothing was removed: no community has this tenant id now (removed already, by a second click or tab)";
   app.post("/communities/:tenantId/remove", async (c) => {
     const community = await communities.findByTenantID(c.req.param("tenantId"));
-    if (!community) return notFound(c);
+    if (!community) return notFound(c, gone);
     if (!confirmed(await c.req.parseBody())) {
       return html(
         c,
@@ -293,7 +294,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       );
     }
     const removed = await communities.remove(c.req.param("tenantId"));
-    if (removed === false) return notFound(c);
+    if (removed === false) return notFound(c, gone);
     return c.redirect("/communities?notice=removed", 303);
   });
 }

@@ -223,3 +223,25 @@ Deno.test("Revoke the previous secret clicked twice at once: one revokes, the ot
     await t.close();
   }
 });
+
+Deno.test("Remove community clicked twice at once removes it, and the other answer says it is removed already", async () => {
+  const t = await startConsole();
+  try {
+    await t.app.webhooks.communities.save(ACME);
+    const client = await signIn(t.origin);
+    const { _csrf } = formFields(await client.text("/communities/t-acme", 200), "form#remove");
+    const form = { _csrf, confirm: "yes" };
+    const answers = await twice(client, "/communities/t-acme/remove", form);
+    const removed = { status: 303, location: "/communities?notice=removed", message: "" };
+    const already = {
+      status: 404,
+      location: "",
+      message: "Nothing was removed: no community has this tenant id now (removed already, by a second click or tab)",
+    };
+    assert.deepEqual([...answers].sort((a, b) => a.status - b.status), [removed, already]);
+    assert.equal(await t.app.webhooks.communities.findByTenantID("t-acme"), null);
+    assert.deepEqual(await outcomes([await client.post("/communities/t-acme/remove", form)]), [already]);
+  } finally {
+    await t.close();
+  }
+});
