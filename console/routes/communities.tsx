@@ -15,7 +15,6 @@ import { Layout } from "../components/Layout.tsx";
 import { SecretRotationNotice } from "../components/SecretRotationNotice.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
 import { DRAFT_NOTICE, draftText, takeDraft } from "../lib/drafts.ts";
-import { addingCommunityKey } from "../lib/kv_keys.ts";
 import {
   applyForm,
   CommunityFields,
@@ -29,6 +28,7 @@ import {
 } from "./_community_form.tsx";
 import { connectRoutes } from "./community_connect.tsx";
 import { secretChanged } from "./_community_secret.ts";
+import { addCommunity } from "./_community_add.ts";
 import { reconcileRoutes } from "./reconcile.tsx";
 import { communityListRoute } from "./communities_list.tsx";
 import { limitsFor, RateLimitFacts } from "./_rate_limit_facts.tsx";
@@ -76,47 +76,8 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const error = validate(form, true);
     const keep = formToShowAgain(form);
     if (error) return newPage(c, keep, error);
-    // `save` replaces a stored community: two adds at once would both pass the check below, and the second would
-    // silently replace the first. The add holds its tenant id meanwhile.
-    const adding = addingCommunityKey(form.tenantId);
-    const held = await deps.kv.atomic().check({ key: adding, versionstamp: null })
-      .set(adding, true, { expireIn: 60_000 }).commit();
-    const exists = `A community with tenant id '${form.tenantId}' already exists`;
-    if (!held.ok) return newPage(c, keep, `${exists}, or is being added right now`);
-    try {
-      return await addCommunity(c, form, keep, exists);
-    } finally {
-      await deps.kv.delete(adding).catch(() => {});
-    }
+    return await addCommunity(c, deps, form, (message) => newPage(c, keep, message));
   });
-
-  const addCommunity = async (
-    c: Context<ConsoleEnv>,
-    form: CommunityForm,
-    keep: Partial<CommunityForm>,
-    exists: string,
-  ): Promise<Response> => {
-    if (await communities.findByTenantID(form.tenantId)) return newPage(c, keep, exists);
-    const community: Community = {
-      name: form.name,
-      tenantId: form.tenantId,
-      baseUrl: form.baseUrl,
-    };
-    if (form.clientId) community.clientId = form.clientId;
-    if (form.clientSecret) community.clientSecret = form.clientSecret;
-    if (form.accessToken) {
-      community.oauth = {
-        access_token: form.accessToken,
-        refresh_token: form.refreshToken,
-      };
-    }
-    try {
-      await communities.save(community);
-    } catch (err) {
-      return newPage(c, keep, describeError(err));
-    }
-    return c.redirect(`${path(form.tenantId)}?notice=saved`, 303);
-  };
 
   const editPage = async (
     c: Context<ConsoleEnv>,

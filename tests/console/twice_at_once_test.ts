@@ -245,3 +245,42 @@ Deno.test("Remove community clicked twice at once removes it, and the other answ
     await t.close();
   }
 });
+
+Deno.test("Add community clicked twice at once adds it once, and both answers, and the form sent again, say saved", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    const { _csrf } = formFields(await client.text("/communities/new", 200), "form[action='/communities']");
+    const form = {
+      _csrf,
+      name: "Acme",
+      tenantId: "t-acme",
+      baseUrl: "https://acme.example",
+      clientId: "cid",
+      clientSecret: ACME.clientSecret!,
+      accessToken: "access",
+      refreshToken: "refresh",
+    };
+    const saved = { status: 303, location: "/communities/t-acme?notice=saved", message: "" };
+    assert.deepEqual(await twice(client, "/communities", form), [saved, saved]);
+    assert.deepEqual(await outcomes([await client.post("/communities", form)]), [saved]);
+    const stored = await t.app.webhooks.communities.findByTenantID("t-acme");
+    assert.deepEqual([stored?.name, stored?.clientSecret, stored?.oauth?.access_token], [
+      "Acme",
+      ACME.clientSecret,
+      "access",
+    ]);
+    const listed = (await t.app.webhooks.communities.list()).values.map((c) => c.tenantId);
+    assert.deepEqual(listed.filter((id) => id !== "sandbox-tenant"), ["t-acme"]);
+
+    // Another community under that tenant id (another name, another secret) is refused, and nothing changes.
+    for (const other of [{ name: "Other" }, { clientSecret: btoa("another secret") }, { accessToken: "", refreshToken: "" }]) {
+      const [refused] = await outcomes([await client.post("/communities", { ...form, ...other })]);
+      assert.equal(refused.status, 400);
+      assert.equal(refused.message, "A community with tenant id 't-acme' already exists");
+    }
+    assert.deepEqual(await t.app.webhooks.communities.findByTenantID("t-acme"), stored);
+  } finally {
+    await t.close();
+  }
+});
