@@ -274,7 +274,12 @@ Deno.test("Add community clicked twice at once adds it once, and both answers, a
     assert.deepEqual(listed.filter((id) => id !== "sandbox-tenant"), ["t-acme"]);
 
     // Another community under that tenant id (another name, another secret) is refused, and nothing changes.
-    for (const other of [{ name: "Other" }, { clientSecret: btoa("another secret") }, { accessToken: "", refreshToken: "" }]) {
+    for (
+      const other of [{ name: "Other" }, { clientSecret: btoa("another secret") }, {
+        accessToken: "",
+        refreshToken: "",
+      }]
+    ) {
       const [refused] = await outcomes([await client.post("/communities", { ...form, ...other })]);
       assert.equal(refused.status, 400);
       assert.equal(refused.message, "A community with tenant id 't-acme' already exists");
