@@ -179,7 +179,9 @@ export const NOTICES: Record<string, string> = {
   saved: "The community is saved.",
   removed: "The community is removed.",
   "secret-revoked": "The previous client secret is refused from now on: only the current one verifies postbacks.",
-  "no-secret-to-revoke": "There was no previous client secret to refuse: its overlap had ended.",
+  // Also the answer to Revoke clicked twice at once (the second finds the first's done): true either way.
+  "no-secret-to-revoke": "No previous client secret is kept: only the current one verifies postbacks (its overlap " +
+    "had ended, or it was refused already).",
   connected: "The community is connected: its tokens are stored.",
   registered: "The webhook is registered.",
   unregistered: "The webhook is unregistered.",

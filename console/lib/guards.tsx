@@ -130,6 +130,9 @@ export function installGuards(app: Hono<ConsoleEnv>, deps: Deps, publicUrl: stri
       const returnTo = safeReturnTo(path + new URL(c.req.url).search);
       return c.redirect(`/signin?${new URLSearchParams({ returnTo })}`, 302);
     }
+    // Sign out sent again once its session is gone (a double click, a second tab, Back then resubmit): it is signed
+    // out, as the first one said, not "your session ended, so the form you sent was not saved".
+    if (path === "/signout" && c.req.method === "POST") return c.redirect("/signin?notice=signedout", 303);
     // A form sent after its session ended: after sign-in, back to the page
     // the form was on (its POST URL has no page), with what it could keep.
     const returnTo = safeReturnTo(await keepForm(c, deps.kv, fromThisOrigin(c)));

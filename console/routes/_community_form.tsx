@@ -22,9 +22,8 @@ export interface CommunityForm {
   refreshToken: string;
   clearTokens: boolean;
   /**
-   * The client secret's state the edit form was rendered from
-   * ({@linkcode secretStateOf}); `""` when the form did not say (then only
-   * the store's check-and-set applies).
+   * The client secret's state the edit form was rendered from ({@linkcode secretStateOf}); `""` when the form did
+   * not say (then only the store's check-and-set applies).
    */
   secretFrom: string;
 }
@@ -49,12 +48,12 @@ export const SECRET_CHANGED = "Not saved: the secret changed meanwhile (another 
  * `community` and `rotation`, as {@linkcode secretStateOf} says) is not the
  * one it was rendered from. The same state, or a rotation whose entry has
  * since expired or been revoked (`rotated:...`, now `set`), is current; so
- * is a form that did not say (`""`). A rotation made and expired entirely
- * while a form stayed open (7 min 30 s) is not seen here.
+ * is a form that did not say (`""`), or one whose secret is the one stored (the same form sent twice: the rotation
+ * was its own). A rotation made and expired entirely while a form stayed open (7 min 30 s) is not seen here.
  */
 export function staleSecret(form: CommunityForm, community: Community, rotation: SecretRotation | null): boolean {
   const from = form.secretFrom, now = secretStateOf(community, rotation);
-  if (!form.clientSecret || from === "" || from === now) return false;
+  if (!form.clientSecret || from === "" || from === now || form.clientSecret === community.clientSecret) return false;
   return !(from.startsWith("rotated:") && now === "set");
 }
 
@@ -172,8 +171,9 @@ export function applyForm(form: CommunityForm, read: Community, current: Communi
   if (form.clientId) updated.clientId = form.clientId;
   else delete updated.clientId;
   if (form.clientSecret) {
-    // Atomic with the commit: the secret it replaces must be the one read before (checked against the form).
-    if (current.clientSecret !== read.clientSecret) throw new ConflictError(SECRET_CHANGED);
+    // Atomic with the commit: it replaces the secret read before (checked against the form), or keeps its own.
+    const own = current.clientSecret === form.clientSecret;
+    if (current.clientSecret !== read.clientSecret && !own) throw new ConflictError(SECRET_CHANGED);
     updated.clientSecret = form.clientSecret;
   }
   if (form.clearTokens || moved) {

@@ -24,6 +24,12 @@ import { shownUrl } from "../lib/shown_url.ts";
 import { entityField, selfRef } from "./_webhook_parts.tsx";
 import { callbackWarning, pageNotice } from "./_webhook_notices.ts";
 import { limitsFor, RateLimitFacts } from "./_rate_limit_facts.tsx";
+import { onceToken } from "./_once.ts";
+
+/** What the one-time token of a hook's "Send test event" button is for. */
+export function testScope(hookId: string): string {
+  return `test\n${hookId}`;
+}
 
 /** How many of its latest deliveries the webhook page shows (the rest are on the deliveries page). */
 export const LATEST_DELIVERIES = 10;
@@ -95,6 +101,7 @@ export async function webhookPage(
   const disabled = hook.entity?.enabled === false;
   const warning = await callbackWarning(c, deps, callback);
   const testable = Boolean(deps.sandboxTest) && community?.tenantId === SANDBOX_COMMUNITY.tenantId;
+  const testToken = testable ? await onceToken(c, deps, testScope(hook.id)) : "";
   const fromQuery = options.notice === undefined ? pageNotice(c, ours, deliveries[0], disabled) : {};
   const limits = await limitsFor(c, deps, { tenantId: hook.tenantId, receiver: ours, sandbox: testable });
   const forwarding = await hookForwarding(
@@ -167,6 +174,7 @@ export async function webhookPage(
         {testable && (
           <form method="post" action={`${path}/test`} class="inline" id="send-test">
             <Csrf token={csrf} />
+            <input type="hidden" name="formToken" value={testToken} />
             <button type="submit">Send test event</button>
           </form>
         )} <a class="button danger" href={`${path}/unregister`} id="unregister-link">Unregister</a>

@@ -15,7 +15,6 @@ import { Layout } from "../components/Layout.tsx";
 import { SecretRotationNotice } from "../components/SecretRotationNotice.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
 import { DRAFT_NOTICE, draftText, takeDraft } from "../lib/drafts.ts";
-import { addingCommunityKey } from "../lib/kv_keys.ts";
 import {
   applyForm,
   CommunityFields,
@@ -24,11 +23,12 @@ import {
   originOf,
   readForm,
   SECRET_CHANGED,
-  staleSecret,
   TokenState,
   validate,
 } from "./_community_form.tsx";
 import { connectRoutes } from "./community_connect.tsx";
+import { secretChanged } from "./_community_secret.ts";
+import { addCommunity } from "./_community_add.ts";
 import { reconcileRoutes } from "./reconcile.tsx";
 import { communityListRoute } from "./communities_list.tsx";
 import { limitsFor, RateLimitFacts } from "./_rate_limit_facts.tsx";
@@ -76,47 +76,8 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const error = validate(form, true);
     const keep = formToShowAgain(form);
     if (error) return newPage(c, keep, error);
-    // `save` replaces a stored community: two adds at once would both pass the check below, and the second would
-    // silently replace the first. The add holds its tenant id meanwhile.
-    const adding = addingCommunityKey(form.tenantId);
-    const held = await deps.kv.atomic().check({ key: adding, versionstamp: null })
-      .set(adding, true, { expireIn: 60_000 }).commit();
-    const exists = `A community with tenant id '${form.tenantId}' already exists`;
-    if (!held.ok) return newPage(c, keep, `${exists}, or is being added right now`);
-    try {
-      return await addCommunity(c, form, keep, exists);
-    } finally {
-      await deps.kv.delete(adding).catch(() => {});
-    }
+    return await addCommunity(c, deps, form, (message) => newPage(c, keep, message));
   });
-
-  const addCommunity = async (
-    c: Context<ConsoleEnv>,
-    form: CommunityForm,
-    keep: Partial<CommunityForm>,
-    exists: string,
-  ): Promise<Response> => {
-    if (await communities.findByTenantID(form.tenantId)) return newPage(c, keep, exists);
-    const community: Community = {
-      name: form.name,
-      tenantId: form.tenantId,
-      baseUrl: form.baseUrl,
-    };
-    if (form.clientId) community.clientId = form.clientId;
-    if (form.clientSecret) community.clientSecret = form.clientSecret;
-    if (form.accessToken) {
-      community.oauth = {
-        access_token: form.accessToken,
-        refresh_token: form.refreshToken,
-      };
-    }
-    try {
-      await communities.save(community);
-    } catch (err) {
-      return newPage(c, keep, describeError(err));
-    }
-    return c.redirect(`${path(form.tenantId)}?notice=saved`, 303);
-  };
 
   const editPage = async (
     c: Context<ConsoleEnv>,
@@ -196,10 +157,10 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     clientId: community.clientId ?? "",
   });
 
-  const notFound = (c: Context<ConsoleEnv>) =>
+  const notFound = (c: Context<ConsoleEnv>, error?: string) =>
     html(
       c,
-      <Layout title="Community not found" {...layoutFrame(c, deps)}>
+      <Layout title="Community not found" {...layoutFrame(c, deps)} error={error}>
         <p>
           No community has that tenant id. <a href="/communities">All communities</a>
         </p>
@@ -231,7 +192,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (error) return editPage(c, community, keep, error);
     // A rotation is a check-and-set: a new secret typed into a form rendered before another rotation is refused
     // (the page answered is rendered from the state now, so it can be sent again); `apply` checks the rest.
-    if (staleSecret(form, community, await communities.secretRotation(community.tenantId))) {
+    if (await secretChanged(communities, form, community)) {
       return editPage(c, community, keep, SECRET_CHANGED);
     }
     // The stored secrets go to the base URL (bearer tokens on every call,
@@ -271,9 +232,10 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     return c.redirect(`${path(community.tenantId)}?notice=${revoked ? "secret-revoked" : "no-secret-to-revoke"}`, 303);
   });
 
+  const gone = "Nothing was removed: no community has this tenant id now (removed already, by a second click or tab)";
   app.post("/communities/:tenantId/remove", async (c) => {
     const community = await communities.findByTenantID(c.req.param("tenantId"));
-    if (!community) return notFound(c);
+    if (!community) return notFound(c, gone);
     if (!confirmed(await c.req.parseBody())) {
       return html(
         c,
@@ -293,7 +255,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       );
     }
     const removed = await communities.remove(c.req.param("tenantId"));
-    if (removed === false) return notFound(c);
+    if (removed === false) return notFound(c, gone);
     return c.redirect("/communities?notice=removed", 303);
   });
 }

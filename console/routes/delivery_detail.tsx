@@ -23,6 +23,7 @@ import { PLATFORM_FAILURE } from "../lib/platform_failures.ts";
 import { RedeliverForm, redeliverToken, redeliveryOf } from "./delivery_redeliver.tsx";
 import { DeliveryForwards, forwardsOf, indexOf } from "./_delivery_forwards.tsx";
 import { type ConsoleEnv, type Deps, html, layoutFrame } from "../lib/context.ts";
+import { ended, onceToken, takeTurn } from "./_once.ts";
 import type { AttemptInfo, Delivery } from "../log/mod.ts";
 
 function verdictOf(delivery: Delivery, attempt: AttemptInfo | null): string {
@@ -37,12 +38,17 @@ function age(ms: number | undefined): string {
   return s < 0 ? `${(-s).toFixed(1)} s ahead of our clock` : `${s.toFixed(1)} s old on arrival`;
 }
 
+/** What the one-time token of a delivery's "Replay to receiver" button is for. */
+function replayScope(deliveryId: string): string {
+  return `replay\n${deliveryId}`;
+}
+
 /** Adds the delivery detail page, and its replay, to `app`. */
 export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.post("/deliveries/:id/replay", async (c) => {
     const delivery = await deps.deliveries.get(c.req.param("id"));
     const back = `/deliveries/${encodeURIComponent(c.req.param("id"))}`;
-    const refuse = (message: string) =>
+    const refuse = (message: string, status: 400 | 409 = 400) =>
       html(
         c,
         <Layout title="Replay refused" {...layoutFrame(c, deps)} error={message}>
@@ -50,7 +56,7 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
             <a href={back}>Back to the delivery</a>
           </p>
         </Layout>,
-        400,
+        status,
       );
     if (!delivery) {
       return html(
@@ -78,6 +84,17 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (!hook || !community?.clientSecret || !community.clientId || !deps.replayToReceiver) {
       return refuse("The hook or its community's client secret is gone: the replay could not be signed");
     }
+    // A double click, a second tab or the POST sent again lands where the first did: the receiver gets one replay.
+    const token = String((await c.req.parseBody()).formToken ?? "");
+    const turn = await takeTurn(c, deps, token, replayScope(delivery.id));
+    if ("location" in turn) return c.redirect(turn.location, 303);
+    if ("refused" in turn) {
+      return turn.refused === "busy"
+        ? refuse("This replay is being sent already: wait a moment, then look at the deliveries", 409)
+        : refuse(
+          "Nothing was replayed: this button has expired or was shown to another session. Open the delivery again",
+        );
+    }
     const callback = typeof hook.entity?.callback === "string" ? hook.entity.callback : "";
     const prefix = `${deps.publicUrl}/hooks/`;
     const receiverId = callback.startsWith(prefix) ? callback.slice(prefix.length) : hook.id;
@@ -92,10 +109,18 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       headers: { authorization, "content-type": "application/json" },
       body: `[${delivery.payload}]`,
     });
-    const answer = await deps.replayToReceiver(receiverId, request);
+    const answer = await deps.replayToReceiver(receiverId, request).catch(async (err) => {
+      await ended(deps, token); // the receiver failed (a 500 follows): the button may be used again
+      throw err;
+    });
     await answer.body?.cancel();
-    if (answer.status !== 200) return refuse(`The receiver answered ${answer.status}: see the log for the reason`);
-    return c.redirect(`/deliveries?hook=${encodeURIComponent(hook.id)}&notice=replayed`, 303);
+    if (answer.status !== 200) {
+      await ended(deps, token); // nothing was accepted: the button may be used again
+      return refuse(`The receiver answered ${answer.status}: see the log for the reason`);
+    }
+    const location = `/deliveries?hook=${encodeURIComponent(hook.id)}&notice=replayed`;
+    await ended(deps, token, location);
+    return c.redirect(location, 303);
   });
 
   app.get("/deliveries/:id", async (c) => {
@@ -132,6 +157,7 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       ? Array.from({ length: attempt.itemCount }, (_, i) => delivery.id.replace(/-\d+$/, `-${i}`))
       : [];
     const redeliver = redeliveryOf(deps, delivery, attempt, hook) ? await redeliverToken(c, deps, delivery.id) : "";
+    const replay = accepted && hook && !delivery.truncated ? await onceToken(c, deps, replayScope(delivery.id)) : "";
     return html(
       c,
       <Layout
@@ -225,9 +251,10 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         />
         {forwards && delivery.hookId && <DeliveryForwards hookId={delivery.hookId} views={forwards} />}
         {redeliver && <RedeliverForm id={delivery.id} csrf={c.get("session")!.csrf} token={redeliver} />}
-        {accepted && hook && !delivery.truncated && (
+        {replay && (
           <form method="post" action={`/deliveries/${encodeURIComponent(delivery.id)}/replay`} id="replay">
             <Csrf token={c.get("session")!.csrf} />
+            <input type="hidden" name="formToken" value={replay} />
             <p>
               <button type="submit">Replay to receiver</button>{" "}
               Sends this item to this console's receiver again, signed with the community's secret, as a new attempt

@@ -15,21 +15,12 @@
  */
 
 import type { Context, Hono } from "hono";
-import { getCookie } from "hono/cookie";
 import type { VNode } from "preact";
 import type { Webhook } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
 import { Layout } from "../components/Layout.tsx";
-import {
-  type ConsoleEnv,
-  cookieName,
-  type Deps,
-  describeError,
-  html,
-  layoutFrame,
-  SESSION_COOKIE,
-} from "../lib/context.ts";
-import { FormTokens } from "../lib/form_tokens.ts";
+import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
+import { ended, onceToken, takeTurn } from "./_once.ts";
 import type { AttemptInfo, Delivery } from "../log/mod.ts";
 import { signedAt } from "../lib/platform_failures.ts";
 import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
@@ -48,20 +39,18 @@ export function redeliveryOf(
   return timestamp === null ? null : { platformId: String(hook.entity.id), timestamp };
 }
 
-/** How long a second submission waits for the first, in progress, to end before it says so. */
-const SETTLE_MS = 15_000;
-
 /** The message of a Redeliver whose form token is missing, made up, another session's or another delivery's. */
 const REDELIVER_TOKEN_REFUSED =
   "This Redeliver button has expired or was shown to another session: open the delivery again and Redeliver";
 
-function sessionIdOf(c: Context<ConsoleEnv>, deps: Deps): string {
-  return getCookie(c, cookieName(c, deps, SESSION_COOKIE)) ?? "";
+/** What the one-time token of a delivery's Redeliver form is for. */
+function redeliverScope(id: string): string {
+  return `redeliver\n${id}`;
 }
 
 /** The one-time token of a delivery's Redeliver form, for the session `c` answers. */
 export function redeliverToken(c: Context<ConsoleEnv>, deps: Deps, id: string): Promise<string> {
-  return new FormTokens(deps.kv).issue(sessionIdOf(c, deps), `redeliver\n${id}`);
+  return onceToken(c, deps, redeliverScope(id));
 }
 
 /** The Redeliver button of a delivery's page. */
@@ -87,7 +76,6 @@ export function redeliverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     (c) => c.redirect(`/deliveries/${encodeURIComponent(c.req.param("id"))}`, 302),
   );
 
-  const tokens = new FormTokens(deps.kv);
   app.post("/deliveries/:id/redeliver", async (c) => {
     const id = c.req.param("id");
     const body = await c.req.parseBody();
@@ -116,26 +104,18 @@ export function redeliverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       );
     }
     // The first submission of this form goes ahead; a second one lands where the first did, once it has.
-    for (;;) {
-      let first;
-      try {
-        first = await tokens.take(token, sessionIdOf(c, deps), `redeliver\n${id}`);
-      } catch {
-        return refuse(REDELIVER_TOKEN_REFUSED);
-      }
-      if (first === null) break;
-      const settled = await tokens.settled(token, SETTLE_MS);
-      if (settled?.location) return c.redirect(settled.location, 303);
-      if (settled) {
-        return refuse("This Redeliver is being sent already: wait a moment, then look at the deliveries", 409);
-      }
-      // The first one was refused and gave the token back: this one tries.
+    const turn = await takeTurn(c, deps, token, redeliverScope(id));
+    if ("location" in turn) return c.redirect(turn.location, 303);
+    if ("refused" in turn) {
+      return turn.refused === "busy"
+        ? refuse("This Redeliver is being sent already: wait a moment, then look at the deliveries", 409)
+        : refuse(REDELIVER_TOKEN_REFUSED);
     }
     let sent;
     try {
       sent = await deps.sandboxRedeliver!(target.platformId, target.timestamp);
     } catch (err) {
-      await tokens.release(token); // nothing was sent: the form may be sent again
+      await ended(deps, token); // nothing was sent: the form may be sent again
       if (err instanceof RangeError) {
         return refuse(`The platform cannot redeliver it: ${err.message.replace(/^Cannot redeliver: /, "")}`, 404);
       }
@@ -148,7 +128,7 @@ export function redeliverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const ok = sent.status >= 200 && sent.status <= 299;
     const notice = ok ? "redelivered" : "redelivery-failed";
     const location = `/deliveries?hook=${encodeURIComponent(hook.id)}&notice=${notice}`;
-    await tokens.led(token, location);
+    await ended(deps, token, location);
     return c.redirect(location, 303);
   });
 }

@@ -19,8 +19,9 @@ import { retryLocked } from "../lib/kv_retry.ts";
 import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
 import { selfRef } from "./_webhook_parts.tsx";
-import { webhookPage, type WebhookPageOptions } from "./_webhook_page.tsx";
+import { testScope, webhookPage, type WebhookPageOptions } from "./_webhook_page.tsx";
 import { forgetDestinations, hookExists } from "./_forward_lookups.ts";
+import { ended, takeTurn } from "./_once.ts";
 
 /** Adds the webhook page, its test event and its unregister to `app`. */
 export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
@@ -148,27 +149,40 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     // Refused, the page is shown by a redirect too: a reload must not post the form again.
     const disabled = (notice: string) => c.redirect(`${pathOf(hook.id)}?notice=${notice}`, 303);
     if (hook.entity?.enabled === false) return disabled("test-disabled");
+    // A double click, a second tab or the POST sent again lands where the first did: the platform sends one event.
+    const token = String((await c.req.parseBody()).formToken ?? "");
+    const turn = await takeTurn(c, deps, token, testScope(hook.id));
+    if ("location" in turn) return c.redirect(turn.location, 303);
+    if ("refused" in turn) {
+      return await detailPage(c, hook, {
+        error: turn.refused === "busy"
+          ? "This test event is being sent already: wait a moment, then look at the hook's deliveries"
+          : "No test event was sent: this button has expired or was shown to another session. Send it again from this page",
+        status: turn.refused === "busy" ? 409 : 400,
+      });
+    }
     const started = Date.now();
     let sent;
     try {
       sent = await deps.sandboxTest(String(platformId));
     } catch (err) {
+      await ended(deps, token); // nothing was sent: the button may be used again
       return await detailPage(c, hook, {
         error: err instanceof RangeError
           ? "No test event was sent: the platform has no such hook any more (it was deleted there). Reconcile the community to remove this record."
           : `The test event could not be sent: ${describeError(err)}`,
       });
     }
-    if (sent.length === 0) return disabled("test-disabled-platform");
-    // The page says how the test event's forward went too: the worker attempts it right after the receiver's commit.
-    if (!sent.some((d) => d.status === 0)) await settleForwards(deps, hook.id, started);
     // Whatever the outcome, the page is shown by a redirect: a reload must not send the test event again.
     // An attempt the platform could not deliver names when it started: the page gives the reason logged since.
     const failed = sent.some((d) => d.status === 0);
-    return c.redirect(
-      `${pathOf(hook.id)}?notice=triggered&answer=${failed ? `0&at=${started}` : sent[0].status}`,
-      303,
-    );
+    const location = sent.length === 0
+      ? `${pathOf(hook.id)}?notice=test-disabled-platform`
+      : `${pathOf(hook.id)}?notice=triggered&answer=${failed ? `0&at=${started}` : sent[0].status}`;
+    // The page says how the test event's forward went too: the worker attempts it right after the receiver's commit.
+    if (sent.length > 0 && !failed) await settleForwards(deps, hook.id, started);
+    await ended(deps, token, location);
+    return c.redirect(location, 303);
   });
 
   const confirmPage = (c: Context<ConsoleEnv>, hook: Webhook) =>

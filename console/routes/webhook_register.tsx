@@ -37,6 +37,9 @@ import { allCommunities, type RegisterForm } from "./_webhook_parts.tsx";
 
 const ulid = monotonicFactory();
 
+/** How long a second submission of the form waits for the first, in progress, to end before it says so. */
+const SETTLE_MS = 15_000;
+
 /**
  * The community to preselect: the one asked for, else the one last used if
  * it still can register (is connected), else the first connected one, else
@@ -163,14 +166,23 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     // Only with a token this session was given: a form sent again (Back, then Register) shows what its first
     // submission made; one without (missing, made up, another session's) comes back filled in, with a fresh one.
     let first;
-    try {
-      first = await tokens.take(form.token, sessionIdOf(c));
-    } catch (err) {
-      return registerPage(c, { ...form, token: "" }, describeError(err));
+    for (;;) {
+      try {
+        first = await tokens.take(form.token, sessionIdOf(c));
+      } catch (err) {
+        return registerPage(c, { ...form, token: "" }, describeError(err));
+      }
+      // A double click sends the second before the first is answered: it waits for the first and lands where it did,
+      // rather than on a form that, sent again, would register a second hook.
+      if (first === null || Object.keys(first).length > 0) break;
+      first = await tokens.settled(form.token, SETTLE_MS);
+      if (first !== null) break;
+      // The first one was refused and gave the token back: this one tries.
     }
     if (first?.hookId) {
       return c.redirect(`/webhooks/${encodeURIComponent(first.hookId)}?notice=already-registered`, 303);
     }
+    if (first?.location) return c.redirect(first.location, 303);
     if (first?.uncertain) {
       return registerPage(
         c,
@@ -235,7 +247,10 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     await retryLocked(() => deps.kv.set(lastCommunityKey(c.get("session")!.user.sub), community.tenantId));
     const ref = response.entity?.resources?.self?.ref ?? "";
     const record = (await webhooks.findByWebhookURL(ref)).find((w) => w.tenantId === community.tenantId);
-    if (!record) return c.redirect("/webhooks?notice=registered", 303);
+    if (!record) {
+      await tokens.led(form.token, "/webhooks?notice=registered");
+      return c.redirect("/webhooks?notice=registered", 303);
+    }
     if (receiverId) {
       await retryLocked(() =>
         deps.kv.atomic()

@@ -168,6 +168,30 @@ export async function registerFormFields(client: Client): Promise<{ _csrf: strin
   }
 }
 
+/** The hidden fields of a hook's "Send test event" button (its CSRF token and one-time token), as its page shows them now. */
+export async function testEventFields(client: Client, hookId: string): Promise<{ _csrf: string; formToken: string }> {
+  const page = parse(await client.text(`/webhooks/${encodeURIComponent(hookId)}`, 200));
+  try {
+    const field = (name: string) =>
+      (page.document.querySelector(`#send-test input[name=${name}]`) as HTMLInputElement | null)?.value ?? "";
+    return { _csrf: field("_csrf"), formToken: field("formToken") };
+  } finally {
+    page.close();
+  }
+}
+
+/** The hidden fields of a delivery's "Replay to receiver" button, as its page shows them now. */
+export async function replayFields(client: Client, deliveryId: string): Promise<{ _csrf: string; formToken: string }> {
+  const page = parse(await client.text(`/deliveries/${encodeURIComponent(deliveryId)}`, 200));
+  try {
+    const field = (name: string) =>
+      (page.document.querySelector(`#replay input[name=${name}]`) as HTMLInputElement | null)?.value ?? "";
+    return { _csrf: field("_csrf"), formToken: field("formToken") };
+  } finally {
+    page.close();
+  }
+}
+
 /**
  * Registers a hook through the console's form (sandbox community, default
  * callback); resolves with the new record's id.

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { OutboundError, outboundFetch } from "../../console/lib/outbound.ts";
-import { connectSandbox, csrfOf, parse, registerHook, signIn, startConsole } from "./_helpers.ts";
+import { connectSandbox, parse, registerHook, signIn, startConsole, testEventFields } from "./_helpers.ts";
 
 /** Registers a hook whose callback is a real server on 127.0.0.1; resolves with the warning and what the server got. */
 async function loopbackCallback(allowPrivateNetwork: boolean): Promise<{ warning: string; received: number }> {
@@ -25,8 +25,7 @@ async function loopbackCallback(allowPrivateNetwork: boolean): Promise<{ warning
     const page = parse(await client.text(`/webhooks/${id}?notice=registered`, 200));
     const warning = page.document.querySelector("#callback-warning")?.textContent ?? "";
     page.close();
-    const csrf = csrfOf(await client.text(`/webhooks/${id}`, 200));
-    await (await client.post(`/webhooks/${id}/test`, { _csrf: csrf })).body?.cancel();
+    await (await client.post(`/webhooks/${id}/test`, await testEventFields(client, id))).body?.cancel();
     return { warning, received };
   } finally {
     await t.close();

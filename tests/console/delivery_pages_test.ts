@@ -3,7 +3,7 @@
 // defects 8 and 9).
 
 import assert from "node:assert/strict";
-import { type Client, connectSandbox, csrfOf, parse, registerHook, signIn, startConsole } from "./_helpers.ts";
+import { type Client, connectSandbox, parse, registerHook, signIn, startConsole, testEventFields } from "./_helpers.ts";
 
 /** Reads a page's parts with happy-dom. */
 async function read<T>(client: Client, path: string, fn: (document: Document) => T): Promise<T> {
@@ -75,8 +75,7 @@ Deno.test("a platform-side failure's page says the platform could not deliver it
     const client = await signIn(t.origin);
     await connectSandbox(client, t.origin);
     const id = await registerHook(client, t.origin, { callback: `http://127.0.0.1:${deadPort}/x` });
-    const csrf = csrfOf(await client.text(`/webhooks/${id}`, 200));
-    await (await client.post(`/webhooks/${id}/test`, { _csrf: csrf })).body?.cancel();
+    await (await client.post(`/webhooks/${id}/test`, await testEventFields(client, id))).body?.cancel();
     const [failure] = await t.app.deliveries.list({ hookId: id });
     assert.equal(failure.status, 0);
     const seen = await read(client, `/deliveries/${failure.id}`, (d) => ({

@@ -4,7 +4,16 @@
 // event's forward went. A real test app on 127.0.0.1 is the destination.
 
 import assert from "node:assert/strict";
-import { connectSandbox, csrfOf, parse, registerHook, signIn, startConsole, trigger } from "./_helpers.ts";
+import {
+  connectSandbox,
+  csrfOf,
+  parse,
+  registerHook,
+  signIn,
+  startConsole,
+  testEventFields,
+  trigger,
+} from "./_helpers.ts";
 import { startApp, until } from "../webhooks/relay/fixtures.ts";
 
 /** The newest delivery id of a hook, from its deliveries list. */
@@ -88,7 +97,7 @@ Deno.test("a hook's page links to Forward to, and after Send test event says how
     await (await client.post(forward, { _csrf: csrfOf(await client.text(forward, 200)), url: app.url })).body
       ?.cancel();
 
-    const sent = await client.post(`/webhooks/${id}/test`, { _csrf: csrfOf(html) });
+    const sent = await client.post(`/webhooks/${id}/test`, await testEventFields(client, id));
     assert.equal(sent.status, 303);
     await sent.body?.cancel();
     // The answer came once the forward was attempted: the page it leads to says how it went.

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { verifyJiveExtn } from "../../webhooks/mod.ts";
 import type { Client } from "./_client.ts";
-import { csrfOf, parse, registerHook, trigger, withHook } from "./_helpers.ts";
+import { csrfOf, parse, registerHook, replayFields, trigger, withHook } from "./_helpers.ts";
 
 /** The hidden fields of a delivery's Redeliver form, as its page shows them now. */
 async function redeliverFields(client: Client, id: string): Promise<{ _csrf: string; formToken: string }> {
@@ -91,7 +91,7 @@ Deno.test("a delivery our receiver accepted is redelivered as a new delivery; a 
     assert.equal(again.replay, undefined, "sent by the platform, not replayed by the console");
     assert.equal((await t.app.deliveries.get(again.id))?.payload, (await t.app.deliveries.get(original.id))?.payload);
 
-    const replayed = await client.post(`/deliveries/${original.id}/replay`, { _csrf: csrfOf(page) });
+    const replayed = await client.post(`/deliveries/${original.id}/replay`, await replayFields(client, original.id));
     await replayed.body?.cancel();
     const [replay] = (await t.app.deliveries.page({ status: "accepted", hookId: id })).values;
     assert.equal(replay.replay, true);

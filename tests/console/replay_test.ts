@@ -3,14 +3,14 @@
 // as a replay; only accepted, whole deliveries can be replayed (issue 16).
 
 import assert from "node:assert/strict";
-import { csrfOf, trigger, withHook } from "./_helpers.ts";
+import { replayFields, trigger, withHook } from "./_helpers.ts";
 
 Deno.test("a delivery replayed to the receiver comes back as a new delivery marked as a replay", async () => {
   await withHook(async (t, { id, platformId }, client) => {
     assert.deepEqual(await trigger(t.origin, { webhookId: platformId }), [200]);
     const [original] = (await t.app.deliveries.page({ status: "accepted", hookId: id })).values;
-    const csrf = csrfOf(await client.text(`/deliveries/${original.id}`, 200));
-    const res = await client.post(`/deliveries/${original.id}/replay`, { _csrf: csrf });
+    const { _csrf: csrf, formToken } = await replayFields(client, original.id);
+    const res = await client.post(`/deliveries/${original.id}/replay`, { _csrf: csrf, formToken });
     await res.body?.cancel();
     assert.equal(res.status, 303);
     assert.equal(res.headers.get("location"), `/deliveries?hook=${id}&notice=replayed`);
@@ -40,8 +40,7 @@ Deno.test("a replay to a receiver id too long for a KV key is refused, and the c
       ...hook,
       entity: { ...hook.entity, callback: `${t.origin}/hooks/${"x".repeat(2_100)}` },
     });
-    const csrf = csrfOf(await client.text(`/deliveries/${original.id}`, 200));
-    const refused = await client.post(`/deliveries/${original.id}/replay`, { _csrf: csrf });
+    const refused = await client.post(`/deliveries/${original.id}/replay`, await replayFields(client, original.id));
     assert.equal(refused.status, 400);
     assert.match(await refused.text(), /The receiver answered 404/);
     // Nothing was left to fail unseen: the console still answers.

@@ -14,6 +14,7 @@ import {
   signIn,
   startConsole,
   type TestConsole,
+  testEventFields,
   withHook,
 } from "./_helpers.ts";
 
@@ -52,8 +53,7 @@ Deno.test("Send test event to an unreachable callback says the platform could no
       ]
     ) {
       const id = await registerHook(client, t.origin, { callback });
-      const csrf = csrfOf(await client.text(`/webhooks/${id}`, 200));
-      const res = await client.post(`/webhooks/${id}/test`, { _csrf: csrf });
+      const res = await client.post(`/webhooks/${id}/test`, await testEventFields(client, id));
       await res.body?.cancel();
       // Shown by a redirect, so that a reload does not send the test event again.
       assert.equal(res.status, 303, callback);
@@ -93,8 +93,7 @@ Deno.test("Send test event to a callback that refuses the connection names the r
   listener.close();
   await withConsole({ allowPrivateNetwork: true }, async (t, client) => {
     const id = await registerHook(client, t.origin, { callback: `http://127.0.0.1:${deadPort}/x?token=s3cr3t` });
-    const csrf = csrfOf(await client.text(`/webhooks/${id}`, 200));
-    const res = await client.post(`/webhooks/${id}/test`, { _csrf: csrf });
+    const res = await client.post(`/webhooks/${id}/test`, await testEventFields(client, id));
     await res.body?.cancel();
     assert.equal(res.status, 303);
     const body = await client.text(res.headers.get("location")!, 200);
@@ -121,8 +120,7 @@ Deno.test("Send test event to a callback that refuses the connection names the r
 
 Deno.test("Send test event to this console's receiver reports the receiver's answer", async () => {
   await withHook(async (t, { id }, client) => {
-    const csrf = csrfOf(await client.text(`/webhooks/${id}`, 200));
-    const res = await client.post(`/webhooks/${id}/test`, { _csrf: csrf });
+    const res = await client.post(`/webhooks/${id}/test`, await testEventFields(client, id));
     await res.body?.cancel();
     assert.equal(res.status, 303);
     assert.equal(res.headers.get("location"), `/webhooks/${id}?notice=triggered&answer=200`);
@@ -142,8 +140,7 @@ Deno.test("Send test event that the receiver refuses is reported as a failure, n
     const community = (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))!;
     await t.app.webhooks.communities.save({ ...community, clientSecret: btoa("not the platform's secret, 32 b!") });
     await t.app.webhooks.communities.revokePreviousSecret("sandbox-tenant");
-    const csrf = csrfOf(await client.text(`/webhooks/${id}`, 200));
-    const res = await client.post(`/webhooks/${id}/test`, { _csrf: csrf });
+    const res = await client.post(`/webhooks/${id}/test`, await testEventFields(client, id));
     await res.body?.cancel();
     assert.equal(res.headers.get("location"), `/webhooks/${id}?notice=triggered&answer=401`);
     const page = await client.text(res.headers.get("location")!, 200);
@@ -161,7 +158,7 @@ Deno.test("Send test event on a disabled hook says it is disabled and offers Ena
   await withHook(async (t, { id }, client) => {
     const csrf = csrfOf(await client.text(`/webhooks/${id}`, 200));
     await (await client.post(`/webhooks/${id}/enabled`, { _csrf: csrf, enabled: "0" })).body?.cancel();
-    const res = await client.post(`/webhooks/${id}/test`, { _csrf: csrf });
+    const res = await client.post(`/webhooks/${id}/test`, await testEventFields(client, id));
     const body = await (await client.follow(res)).text();
     assert.equal(res.status, 303);
     assert.doesNotMatch(body, /no such hook/);
@@ -177,7 +174,7 @@ Deno.test("Send test event on a disabled hook says it is disabled and offers Ena
     }
     // Enable, and the test event goes.
     await (await client.post(`/webhooks/${id}/enabled`, { _csrf: csrf, enabled: "1" })).body?.cancel();
-    const again = await client.post(`/webhooks/${id}/test`, { _csrf: csrf });
+    const again = await client.post(`/webhooks/${id}/test`, await testEventFields(client, id));
     await again.body?.cancel();
     assert.equal(again.headers.get("location"), `/webhooks/${id}?notice=triggered&answer=200`);
     assert.equal((await t.app.deliveries.list({ hookId: id })).length, 1);
@@ -199,8 +196,7 @@ Deno.test("Send test event on a hook unregistered in another tab says it is unre
 Deno.test("Send test event on a hook deleted on the platform says so and points to reconcile", async () => {
   await withHook(async (t, { id, platformId }, client) => {
     assert.ok(await t.app.sandboxApi!.deleteHook(platformId));
-    const csrf = csrfOf(await client.text(`/webhooks/${id}`, 200));
-    const res = await client.post(`/webhooks/${id}/test`, { _csrf: csrf });
+    const res = await client.post(`/webhooks/${id}/test`, await testEventFields(client, id));
     const body = await res.text();
     assert.equal(res.status, 502);
     assert.match(textOf(body, ".error, [role=alert]"), /the platform has no such hook any more .* Reconcile/);

@@ -1,0 +1,59 @@
+/**
+ * One-time buttons: a form whose action has a side effect on the platform or
+ * the relay ("Send test event", "Replay to receiver", a delivery's
+ * "Redeliver") carries a one-time
+ * token (lib/form_tokens.ts) for what it acts on, so that a double click, a
+ * second tab's submission or the same POST sent again lands where the first
+ * one did instead of acting twice.
+ *
+ * @module
+ */
+
+import type { Context } from "hono";
+import { getCookie } from "hono/cookie";
+import { type ConsoleEnv, cookieName, type Deps, SESSION_COOKIE } from "../lib/context.ts";
+import { FormTokens } from "../lib/form_tokens.ts";
+
+/** How long a second submission waits for the first, in progress, to end before it says so. */
+const SETTLE_MS = 15_000;
+
+/** What a submission does: act (`go`), land where the first one did, or be refused (`expired`, `busy`). */
+export type Turn = { go: true } | { location: string } | { refused: "expired" | "busy" };
+
+function sessionIdOf(c: Context<ConsoleEnv>, deps: Deps): string {
+  return getCookie(c, cookieName(c, deps, SESSION_COOKIE)) ?? "";
+}
+
+/** A one-time button's token, for the session `c` answers and the action `scope` (such as `test\n<hook id>`). */
+export function onceToken(c: Context<ConsoleEnv>, deps: Deps, scope: string): Promise<string> {
+  return new FormTokens(deps.kv).issue(sessionIdOf(c, deps), scope);
+}
+
+/**
+ * Takes the turn of a submission of a one-time button: the first goes ahead; a second one waits for the first and
+ * lands where it did, or goes ahead when the first changed nothing ({@linkcode ended} with no `location`).
+ */
+export async function takeTurn(c: Context<ConsoleEnv>, deps: Deps, token: string, scope: string): Promise<Turn> {
+  const tokens = new FormTokens(deps.kv);
+  for (;;) {
+    try {
+      if (await tokens.take(token, sessionIdOf(c, deps), scope) === null) return { go: true };
+    } catch {
+      return { refused: "expired" }; // missing, made up, another session's or another action's
+    }
+    const settled = await tokens.settled(token, SETTLE_MS);
+    if (settled?.location) return { location: settled.location };
+    if (settled) return { refused: "busy" };
+    // The first one changed nothing and gave the token back: this one tries.
+  }
+}
+
+/**
+ * Ends a submission that took its turn: with the redirect it answers (a second submission lands there too), or
+ * with none when it changed nothing, so that the button may be used again.
+ */
+export async function ended(deps: Deps, token: string, location?: string): Promise<void> {
+  const tokens = new FormTokens(deps.kv);
+  if (location === undefined) await tokens.release(token);
+  else await tokens.led(token, location);
+}
