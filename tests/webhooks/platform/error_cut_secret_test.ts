@@ -1,6 +1,6 @@
 // A platform's error message is cut to 300 characters for the error a call rejects with: a secret the platform
 // echoed across the cut (its Basic credentials, a client secret, a token) must not leave its first part behind,
-// which the blotting of whole secrets no longer recognises.
+// which the blotting of whole secrets no longer recognises. Nor may the Basic credentials echoed in another spelling.
 
 import assert from "node:assert/strict";
 import { createWebhooks } from "../../../webhooks/mod.ts";
@@ -51,4 +51,29 @@ Deno.test("an API error whose echo of the access token the 300-character cut goe
     assert.match(shown, /refused for/);
     assert(!shown.includes(token.slice(0, Math.floor(token.length / 2))), `half the access token: ${shown}`);
   });
+});
+
+Deno.test("a token endpoint that echoes the Basic credentials unpadded, as base64url or decoded shows none of them, a 1-character secret's too", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv, { timeout: 1_000 });
+    await hooks.communities.save({ ...expiredCommunityOf(platform), clientId: "c~~?>1", clientSecret: "z" });
+    const basic = new TextEncoder().encode("c~~?>1:z").toBase64();
+    assert.match(basic, /[+/]/);
+    assert.match(basic, /=$/);
+    const spellings = [
+      basic.replace(/=+$/, ""),
+      basic.replace(/=+$/, "").replaceAll("+", "-").replaceAll("/", "_"),
+      encodeURIComponent(basic),
+      "c~~?>1:z",
+    ];
+    for (const spelling of spellings) {
+      platform.override = (_req, url) =>
+        url.pathname === "/oauth2/token"
+          ? Response.json({ error: "invalid_client", error_description: `unknown client ${spelling}` }, { status: 401 })
+          : undefined;
+      const shown = await shownError(hooks.register("Acme", ["document"], PLACE, "https://me.example/hook"));
+      assert.match(shown, /unknown client/);
+      assert(!shown.includes(spelling), `${spelling} in ${shown}`);
+    }
+  }, { tokens: [] });
 });
