@@ -17,6 +17,16 @@ export function describe(value: unknown): string {
   return Array.isArray(value) ? "an array" : "an object";
 }
 
+/**
+ * A URL in an error message ({@linkcode describe}), its user info (which may hold a password, sent as Basic auth)
+ * shown as `***`: from its scheme's end to its last `@`, so that even a URL no parser reads keeps it hidden.
+ */
+export function describeUrl(value: unknown): string {
+  if (typeof value !== "string" || !value.includes("@")) return describe(value);
+  const start = /^[a-z][a-z0-9+.-]*:[\/\\]*/i.exec(value)?.[0].length ?? 0;
+  return describe(`${value.slice(0, start)}***${value.slice(value.lastIndexOf("@"))}`);
+}
+
 /** Checks a page size: 1 to 1000, default 100. */
 export function pageLimit(limit: number | undefined): number {
   if (limit === undefined) return 100;

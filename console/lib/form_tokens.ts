@@ -5,20 +5,26 @@
  * a later one with the same token learns what the first did. Taken tokens
  * are kept in KV for a day.
  *
- * A token is a random nonce and its HMAC-SHA256 under the session id (which
- * travels only in the HttpOnly cookie) and the form's scope (such as the
- * delivery a Redeliver button is for), so issuing one writes nothing, and a
- * made-up token, one shown to another session or another form, is refused.
+ * A token is a nonce (when it was issued, and random bytes) and its
+ * HMAC-SHA256 under the session id (which travels only in the HttpOnly
+ * cookie) and the form's scope (such as the delivery a Redeliver button is
+ * for), so issuing one writes nothing, and a made-up token, one shown to
+ * another session or another form, is refused. So is one older than half
+ * the day its use is kept: once that use is forgotten, the same POST sent
+ * again (a session may live 90 days) would act a second time.
  *
  * @module
  */
 
 import { formTokenKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
-import { randomToken, timingSafeEqual } from "./session.ts";
+import { timingSafeEqual } from "./session.ts";
 
 /** How long a taken token is remembered. */
 const TOKEN_TTL_MS = 24 * 3600_000;
+
+/** How long after it is issued a token is taken: well within its use's TTL, whatever the clocks of two processes. */
+const TOKEN_LIFE_MS = TOKEN_TTL_MS / 2;
 
 /** What a token's first submission left: in progress, or the record it made. */
 export interface TokenUse {
@@ -34,8 +40,22 @@ export interface TokenUse {
 export const FORM_TOKEN_REFUSED =
   "This form has expired or was opened in another session: check the values below and register again";
 
-/** Characters of a token's nonce (16 random bytes, base64url). */
+/** Characters of a token's nonce (16 bytes, base64url): 6 bytes of its issue time in ms, then 10 random bytes. */
 const NONCE_CHARS = 22;
+
+/** A nonce naming its issue time, `at` (ms since the epoch), then 10 random bytes, base64url (22 characters). */
+function nonceAt(at: number): string {
+  const bytes = new Uint8Array(16);
+  for (let i = 5, t = at; i >= 0; i--, t = Math.floor(t / 256)) bytes[i] = t % 256;
+  crypto.getRandomValues(bytes.subarray(6));
+  return bytes.toBase64({ alphabet: "base64url", omitPadding: true });
+}
+
+/** When the token with nonce `nonce` was issued (ms since the epoch). */
+function issuedAt(nonce: string): number {
+  const bytes = Uint8Array.fromBase64(nonce, { alphabet: "base64url" });
+  return bytes.subarray(0, 6).reduce((t, b) => t * 256 + b, 0);
+}
 
 /** Whether `value` looks like a form token (a nonce and its MAC, base64url). */
 function valid(value: string): boolean {
@@ -81,7 +101,7 @@ export class FormTokens {
    * @returns the token, for the form's hidden field
    */
   async issue(sessionId: string, scope = ""): Promise<string> {
-    const nonce = randomToken(16);
+    const nonce = nonceAt(Date.now());
     return nonce + await macOf(sessionId, nonce, scope);
   }
 
@@ -90,7 +110,8 @@ export class FormTokens {
    * this submission is the first (go ahead), else what the first one left.
    *
    * @throws {TypeError} {@linkcode FORM_TOKEN_REFUSED} when the token is
-   *   missing or malformed, or was not issued to this session and `scope`
+   *   missing or malformed, was not issued to this session and `scope`, or
+   *   was issued longer ago than a taken token is remembered for sure
    */
   async take(token: string, sessionId: string, scope = ""): Promise<TokenUse | null> {
     if (!valid(token) || !sessionId) throw new TypeError(FORM_TOKEN_REFUSED);
@@ -98,6 +119,7 @@ export class FormTokens {
     if (!timingSafeEqual(token.slice(NONCE_CHARS), await macOf(sessionId, nonce, scope))) {
       throw new TypeError(FORM_TOKEN_REFUSED);
     }
+    if (Date.now() - issuedAt(nonce) > TOKEN_LIFE_MS) throw new TypeError(FORM_TOKEN_REFUSED);
     const key = formTokenKey(token);
     for (;;) {
       const res = await retryLocked(() =>

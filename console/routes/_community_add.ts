@@ -49,10 +49,16 @@ export async function addCommunity(
   // `save` replaces a stored community: two adds at once would both pass the check below, and the second would
   // silently replace the first. The add holds its tenant id meanwhile.
   const adding = addingCommunityKey(form.tenantId);
-  const held = await deps.kv.atomic().check({ key: adding, versionstamp: null })
-    .set(adding, true, { expireIn: 60_000 }).commit();
+  const hold = async () =>
+    (await deps.kv.atomic().check({ key: adding, versionstamp: null }).set(adding, true, { expireIn: 60_000 }).commit())
+      .ok;
   const exists = `A community with tenant id '${form.tenantId}' already exists`;
-  if (!held.ok) return await addedAlready(c, deps, form) ?? await refuse(`${exists}, or is being added right now`);
+  if (!await hold()) {
+    const answer = await addedAlready(c, deps, form);
+    if (answer) return answer;
+    // The add in progress failed (nothing stored, its hold let go): this one goes ahead, as if it had been alone.
+    if (!await hold()) return await refuse(`${exists}, or is being added right now`);
+  }
   try {
     const communities = deps.webhooks.communities;
     if (await communities.findByTenantID(form.tenantId)) {

@@ -180,7 +180,9 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       ? `${pathOf(hook.id)}?notice=test-disabled-platform`
       : `${pathOf(hook.id)}?notice=triggered&answer=${failed ? `0&at=${started}` : sent[0].status}`;
     // The page says how the test event's forward went too: the worker attempts it right after the receiver's commit.
-    if (sent.length > 0 && !failed) await settleForwards(deps, hook.id, started);
+    // Only a wait for the page's sake: should it fail, the event is sent all the same, and a second submission lands
+    // on its outcome instead of waiting for an end never recorded and being told the event is being sent.
+    if (sent.length > 0 && !failed) await settleForwards(deps, hook.id, started).catch(() => {});
     await ended(deps, token, location);
     return c.redirect(location, 303);
   });

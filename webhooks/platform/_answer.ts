@@ -42,14 +42,22 @@ export function isErrorBody(body: unknown): boolean {
     !["id", "resources", "entity", "list", "access_token"].some((key) => key in body);
 }
 
-/** What a failed answer says: the platform's error message, else its text, else the status text. */
-export function errorDetail(body: unknown, text: string, statusText: string): string {
+/**
+ * What a failed answer says: the platform's error message, else its text, else the status text, each through
+ * `clean` before it is cut to 300 characters (a secret the cut went through would leave its first part uncleaned).
+ */
+export function errorDetail(
+  body: unknown,
+  text: string,
+  statusText: string,
+  clean: (text: string) => string = (text) => text,
+): string {
   const error = (body as { error?: unknown } | null)?.error;
   const message = typeof error === "object" && error !== null
     ? (error as { message?: unknown }).message
     : (body as { message?: unknown; error_description?: unknown } | null)?.message ??
       (body as { error_description?: unknown } | null)?.error_description ?? error;
-  if (typeof message === "string" && message !== "") return message.slice(0, 300);
-  if (text.trim() !== "") return text.trim().slice(0, 300);
+  if (typeof message === "string" && message !== "") return clean(message).slice(0, 300);
+  if (text.trim() !== "") return clean(text.trim()).slice(0, 300);
   return statusText || "no details";
 }

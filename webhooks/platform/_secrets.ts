@@ -20,13 +20,29 @@ export function basicCredentials(community: Community): string | undefined {
   return new TextEncoder().encode(`${community.clientId}:${community.clientSecret ?? ""}`).toBase64();
 }
 
-/** Every token and the client secret of a call, the latter in its Basic spelling too. */
+/**
+ * The Basic credentials in every spelling a platform may echo: base64 as sent, without its padding (a prefix of it,
+ * which blots the padded one too), base64url, and decoded (`clientId:clientSecret`, long enough to blot however short
+ * the secret is).
+ */
+function basicSpellings(community: Community): string[] {
+  const basic = basicCredentials(community);
+  if (basic === undefined) return [];
+  const unpadded = basic.replace(/=+$/, "");
+  return [
+    unpadded,
+    unpadded.replaceAll("+", "-").replaceAll("/", "_"),
+    `${community.clientId}:${community.clientSecret ?? ""}`,
+  ];
+}
+
+/** Every token and the client secret of a call, the latter in its Basic spellings too. */
 function secretsOf({ community, credentials }: CallSecrets): string[] {
   return [
     credentials.accessToken,
     credentials.refreshToken,
     community.clientSecret,
-    basicCredentials(community),
+    ...basicSpellings(community),
     community.oauth?.access_token,
     community.oauth?.refresh_token,
   ].filter((secret): secret is string => typeof secret === "string");

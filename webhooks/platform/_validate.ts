@@ -1,6 +1,6 @@
 // Argument checks of `register`, done before any request is sent.
 
-import { describe, requireString } from "../_util.ts";
+import { describe, describeUrl, requireString } from "../_util.ts";
 import { SYSTEM_EVENTS } from "../events.ts";
 import type { RegisterOptions } from "../options.ts";
 
@@ -42,7 +42,7 @@ export function validateRegistration(options: RegisterOptions, optionsForm = fal
   requireString(options.callback, callbackName, action);
   if (!isAbsoluteHttpUrl(options.callback)) {
     throw new TypeError(
-      `Cannot ${action}: '${callbackName}' must be an absolute http(s) URL, got ${describe(options.callback)}`,
+      `Cannot ${action}: '${callbackName}' must be an absolute http(s) URL, got ${describeUrl(options.callback)}`,
     );
   }
   validateCredentials(options, action);
