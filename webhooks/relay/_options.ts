@@ -1,6 +1,10 @@
 // The relay's options: defaults and checks.
 
 import type { RelayOptions, RunOptions } from "./_types.ts";
+import { describe as describeValue } from "../_util.ts";
+
+// How a value and a URL are named in an error: as everywhere in Module A (the URL without its user info).
+export { describe as describeValue, describeUrl } from "../_util.ts";
 
 /** The waits after each failed attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_SCHEDULE: readonly number[] = [
@@ -38,13 +42,6 @@ function positive(name: string, value: unknown, fallback: number, max = 2 ** 31 
   return value;
 }
 
-/** A short description of a wrong value (no long strings). */
-export function describeValue(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value.length > 80 ? value.slice(0, 77) + "..." : value);
-  if (value === null || value === undefined || typeof value !== "object") return String(value);
-  return Array.isArray(value) ? "an array" : "an object";
-}
-
 /** The most bytes of an id that fits in a KV key (2,048 bytes, its prefix included). */
 const MAX_KEY_PART = 2_000;
 const encoder = new TextEncoder();
@@ -52,16 +49,6 @@ const encoder = new TextEncoder();
 /** Whether `id` fits in a KV key: a longer one names nothing stored (KV's own "Key too large" names no argument). */
 export function fitsKey(id: string): boolean {
   return encoder.encode(id).length <= MAX_KEY_PART;
-}
-
-/**
- * A URL refused as malformed, described without what may be a password or token in it: everything from the end of
- * its scheme to its last `@` shows as `***` (a string no parser reads has no user info to cut out exactly).
- */
-export function describeUrl(value: unknown): string {
-  if (typeof value !== "string" || !value.includes("@")) return describeValue(value);
-  const start = /^[a-z][a-z0-9+.-]*:\/*/i.exec(value)?.[0].length ?? 0;
-  return describeValue(`${value.slice(0, start)}***${value.slice(value.lastIndexOf("@"))}`);
 }
 
 /** Checks `createRelay`'s options; a `TypeError` or `RangeError` names the wrong one. */
