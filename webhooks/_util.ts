@@ -18,13 +18,21 @@ export function describe(value: unknown): string {
 }
 
 /**
+ * `url` with all that may be user info shown as `***`: from its scheme's end (slashes or backslashes after it kept) to
+ * its last `@`, so that even a URL no parser reads keeps a password or token in it hidden; one without `@` as given.
+ */
+export function hideUserInfo(url: string): string {
+  if (!url.includes("@")) return url;
+  const start = /^[a-z][a-z0-9+.-]*:[\/\\]*/i.exec(url)?.[0].length ?? 0;
+  return `${url.slice(0, start)}***${url.slice(url.lastIndexOf("@"))}`;
+}
+
+/**
  * A URL in an error message ({@linkcode describe}), its user info (which may hold a password, sent as Basic auth)
- * shown as `***`: from its scheme's end to its last `@`, so that even a URL no parser reads keeps it hidden.
+ * shown as `***` ({@linkcode hideUserInfo}).
  */
 export function describeUrl(value: unknown): string {
-  if (typeof value !== "string" || !value.includes("@")) return describe(value);
-  const start = /^[a-z][a-z0-9+.-]*:[\/\\]*/i.exec(value)?.[0].length ?? 0;
-  return describe(`${value.slice(0, start)}***${value.slice(value.lastIndexOf("@"))}`);
+  return describe(typeof value === "string" ? hideUserInfo(value) : value);
 }
 
 /** Checks a page size: 1 to 1000, default 100. */

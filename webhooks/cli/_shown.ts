@@ -2,6 +2,7 @@
 // JSON alike: a callback such as `https://user:secret@app.example/cb` sends
 // its password as Basic auth, so the password is a secret and never printed.
 
+import { hideUserInfo } from "../_util.ts";
 import type { Orphan, PendingRegistration, ReconcileReport, Webhook, WebhookEntity } from "../types.ts";
 
 /**
@@ -13,12 +14,8 @@ import type { Orphan, PendingRegistration, ReconcileReport, Webhook, WebhookEnti
  */
 export function shownUrl(url: string): string {
   const parsed = URL.parse(url);
-  if (parsed === null) {
-    // No parser reads it, so its user info cannot be cut out exactly: from the scheme's end to the last `@`.
-    if (!url.includes("@")) return url;
-    const start = /^[a-z][a-z0-9+.-]*:\/*/i.exec(url)?.[0].length ?? 0;
-    return `${url.slice(0, start)}***${url.slice(url.lastIndexOf("@"))}`;
-  }
+  // No parser reads it, so its user info cannot be cut out exactly: from the scheme's end to the last `@`.
+  if (parsed === null) return hideUserInfo(url);
   if (parsed.password === "" && parsed.username === "") return url;
   if (parsed.password === "") parsed.username = "***";
   else parsed.password = "***";
