@@ -41,7 +41,7 @@ export function redeliveryOf(
 
 /** The message of a Redeliver whose form token is missing, made up, another session's or another delivery's. */
 const REDELIVER_TOKEN_REFUSED =
-  "This Redeliver button has expired or was shown to another session: open the delivery again and Redeliver";
+  "Nothing was redelivered: this button has expired or was shown to another session. Open the delivery again";
 
 /** What the one-time token of a delivery's Redeliver form is for. */
 function redeliverScope(id: string): string {
@@ -108,7 +108,7 @@ export function redeliverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if ("location" in turn) return c.redirect(turn.location, 303);
     if ("refused" in turn) {
       return turn.refused === "busy"
-        ? refuse("This Redeliver is being sent already: wait a moment, then look at the deliveries", 409)
+        ? refuse("This redelivery is being asked for already: wait a moment, then look at the deliveries", 409)
         : refuse(REDELIVER_TOKEN_REFUSED);
     }
     let sent;

@@ -127,7 +127,10 @@ Deno.test("a second submission of one Redeliver form (a double click, a POST sen
     for (const [target, body] of [[original.id, { _csrf: fields._csrf }], [again.id, fields]] as const) {
       const refused = await client.post(`/deliveries/${target}/redeliver`, body);
       assert.equal(refused.status, 400);
-      assert.match(await refused.text(), /This Redeliver button has expired or was shown to another session/);
+      assert.match(
+        await refused.text(),
+        /Nothing was redelivered: this button has expired or was shown to another session/,
+      );
     }
     assert.equal(await count(), 2);
     // A fresh page's button sends it again, deliberately.
