@@ -1,6 +1,7 @@
 /**
  * One-time form tokens: a form that must not act twice (Register: Back,
- * then submit again, would make a second identical hook) carries a token
+ * then submit again, would make a second identical hook; Send test event,
+ * Replay to receiver and Redeliver through routes/_once.ts) carries a token
  * issued to the session it is shown to; its first submission takes it, and
  * a later one with the same token learns what the first did. Taken tokens
  * are kept in KV for a day.

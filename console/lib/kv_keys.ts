@@ -35,7 +35,10 @@ export function hookLabelKey(hookId: string): Deno.KvKey {
   return ["console_hook_label", hookId];
 }
 
-/** A one-time form token (Register, Redeliver): taken by its first submission, then what that made or where it led. */
+/**
+ * A one-time form token (Register, Send test event, Replay to receiver, Redeliver): taken by its first submission,
+ * then what that made or where it led.
+ */
 export function formTokenKey(token: string): Deno.KvKey {
   return ["console_form_token", token];
 }
