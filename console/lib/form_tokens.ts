@@ -27,6 +27,9 @@ const TOKEN_TTL_MS = 24 * 3600_000;
 /** How long after it is issued a token is taken: well within its use's TTL, whatever the clocks of two processes. */
 const TOKEN_LIFE_MS = TOKEN_TTL_MS / 2;
 
+/** How long a second submission waits by default for the first, in progress, to end before it says so. */
+const SETTLE_MS = 15_000;
+
 /** What a token's first submission left: in progress, or the record it made. */
 export interface TokenUse {
   /** The webhook record the submission made, once it is done. */
@@ -153,9 +156,9 @@ export class FormTokens {
   /**
    * What a taken token's first submission left once it ends, waiting up to `timeoutMs` while it is in progress (a
    * double click sends the second before the first is answered): `null` when it gave the token back, so that this
-   * submission may take it; the in-progress mark (`{}`) when it did not end in time.
+   * submission may take it; the in-progress mark (`{}`) when it did not end in time (15 s by default).
    */
-  async settled(token: string, timeoutMs: number): Promise<TokenUse | null> {
+  async settled(token: string, timeoutMs = SETTLE_MS): Promise<TokenUse | null> {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const { value } = await this.#kv.get<TokenUse>(formTokenKey(token));

@@ -14,9 +14,6 @@ import { getCookie } from "hono/cookie";
 import { type ConsoleEnv, cookieName, type Deps, SESSION_COOKIE } from "../lib/context.ts";
 import { FormTokens } from "../lib/form_tokens.ts";
 
-/** How long a second submission waits for the first, in progress, to end before it says so. */
-const SETTLE_MS = 15_000;
-
 /** What a submission does: act (`go`), land where the first one did, or be refused (`expired`, `busy`). */
 export type Turn = { go: true } | { location: string } | { refused: "expired" | "busy" };
 
@@ -41,7 +38,7 @@ export async function takeTurn(c: Context<ConsoleEnv>, deps: Deps, token: string
     } catch {
       return { refused: "expired" }; // missing, made up, another session's or another action's
     }
-    const settled = await tokens.settled(token, SETTLE_MS);
+    const settled = await tokens.settled(token);
     if (settled?.location) return { location: settled.location };
     if (settled) return { refused: "busy" };
     // The first one changed nothing and gave the token back: this one tries.

@@ -37,9 +37,6 @@ import { allCommunities, type RegisterForm } from "./_webhook_parts.tsx";
 
 const ulid = monotonicFactory();
 
-/** How long a second submission of the form waits for the first, in progress, to end before it says so. */
-const SETTLE_MS = 15_000;
-
 /**
  * The community to preselect: the one asked for, else the one last used if
  * it still can register (is connected), else the first connected one, else
@@ -175,7 +172,7 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       // A double click sends the second before the first is answered: it waits for the first and lands where it did,
       // rather than on a form that, sent again, would register a second hook.
       if (first === null || Object.keys(first).length > 0) break;
-      first = await tokens.settled(form.token, SETTLE_MS);
+      first = await tokens.settled(form.token);
       if (first !== null) break;
       // The first one was refused and gave the token back: this one tries.
     }
