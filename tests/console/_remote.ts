@@ -64,14 +64,18 @@ export async function startRemoteConsoles(prefix: string): Promise<RemoteConsole
 /**
  * Follows a console's live stream (`/deliveries/events`, signed in as
  * `client`): `onDelivery` is given the data of each delivery event, every
- * one (repeats too), until `stop()`.
+ * one (repeats too), until `stop()`. `ready` resolves once the console said
+ * where the stream starts (its `ready` event): every delivery stored after
+ * that comes through.
  */
 export function followDeliveries(
   origin: string,
   client: Client,
   onDelivery: (data: { id: string; seq: number }) => void,
-): { stop(): void } {
+): { ready: Promise<void>; stop(): void } {
   const done = new AbortController();
+  const ready = Promise.withResolvers<void>();
+  ready.promise.catch(() => {}); // awaited by the caller when it needs it
   (async () => {
     const res = await fetch(`${origin}/deliveries/events`, {
       headers: { cookie: `cw_session=${client.cookies.get("cw_session")}` },
@@ -86,11 +90,13 @@ export function followDeliveries(
         const event = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         const data = /^data: (.*)$/m.exec(event)?.[1];
+        if (/^event: ready$/m.test(event)) ready.resolve();
         if (/^event: delivery$/m.test(event) && data) onDelivery(JSON.parse(data));
       }
     }
-  })().catch(() => {});
-  return { stop: () => done.abort() };
+    throw new Error("the live stream ended");
+  })().catch((error) => ready.reject(error));
+  return { ready: ready.promise, stop: () => done.abort() };
 }
 
 /** Posts the fixture's postback `id` (one item), signed, to a console's receiver; resolves with the status. */

@@ -10,19 +10,19 @@ import { type Client, signIn } from "./_helpers.ts";
 import { followDeliveries, postFixture, startRemoteConsoles } from "./_remote.ts";
 
 /** Follows a console's live stream of deliveries; `seqs` fills as they arrive. */
-function follow(origin: string, client: Client): { seqs: Set<number>; stop(): void } {
+function follow(origin: string, client: Client): { seqs: Set<number>; ready: Promise<void>; stop(): void } {
   const seqs = new Set<number>();
-  const { stop } = followDeliveries(origin, client, (data) => seqs.add(data.seq));
-  return { seqs, stop };
+  const { ready, stop } = followDeliveries(origin, client, (data) => seqs.add(data.seq));
+  return { seqs, ready, stop };
 }
 
 Deno.test("two consoles on one KV over KV Connect: the books balance and each live view shows the other's deliveries", async () => {
   const remote = await startRemoteConsoles("cw-remote-");
   const { server, fixture, consoles } = remote;
-  const streams: { seqs: Set<number>; stop(): void }[] = [];
+  const streams: { seqs: Set<number>; ready: Promise<void>; stop(): void }[] = [];
   try {
     for (const c of consoles) streams.push(follow(c.url, await signIn(c.url)));
-    await new Promise((r) => setTimeout(r, 300)); // the streams are open
+    await Promise.all(streams.map((s) => s.ready));
 
     const signer = new Signer(fixture.community);
     const answered = [new Set<string>(), new Set<string>()];

@@ -21,7 +21,7 @@ Deno.test("two consoles over KV Connect, one killed mid-load: the survivor takes
   const seen = new Set<number>();
   const stream = followDeliveries(consoles[1].url, await signIn(consoles[1].url), (d) => seen.add(d.seq));
   try {
-    await new Promise((r) => setTimeout(r, 300)); // the stream is open
+    await stream.ready;
     const signer = new Signer(fixture.community);
     const headers = Array.from({ length: POSTBACKS }, () => signer.next());
     const send = async (origin: string, i: number) => {
