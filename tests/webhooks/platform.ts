@@ -175,6 +175,20 @@ export function expiredCommunityOf(platform: Platform) {
   return communityOf(platform, { oauth: { access_token: "expired", refresh_token: "good-refresh" } });
 }
 
+/** How many requests to the platform's API carried the access token of {@linkcode expiredCommunityOf} (refused). */
+export function expiredRefusals(platform: Platform): number {
+  return platform.seen.filter((s) => s.path.startsWith("/api/") && s.authorization === "Bearer expired").length;
+}
+
+/** Resolves once `check` holds, polling every 20 ms; rejects naming `what` after `ms`. */
+export async function until(check: () => boolean, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Runs `fn` with a fresh in-memory KV, closed afterwards. */
 export async function withKv(fn: (kv: Deno.Kv) => Promise<void>): Promise<void> {
   const kv = await Deno.openKv(":memory:");

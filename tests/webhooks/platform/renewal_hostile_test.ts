@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { createWebhooks } from "../../../webhooks/mod.ts";
-import { expiredCommunityOf, type Platform, withPlatform } from "../platform.ts";
+import { expiredCommunityOf, expiredRefusals, type Platform, withPlatform } from "../platform.ts";
 
 const PLACE = "https://c.example/api/core/v3/places/42";
 const LEASE_KEY = ["community_renewal", "tenant-acme"];
@@ -78,13 +78,9 @@ function tokenEndpointAfterRefusals(platform: Platform, count: number): void {
   platform.override = async (req, url) => {
     if (req.method !== "POST" || url.pathname !== "/oauth2/token") return undefined;
     const end = Date.now() + 5_000;
-    while (refusals(platform) < count && Date.now() < end) await pause(10);
+    while (expiredRefusals(platform) < count && Date.now() < end) await pause(10);
     return undefined;
   };
-}
-
-function refusals(platform: Platform): number {
-  return platform.seen.filter((s) => s.path.startsWith("/api/") && s.authorization === "Bearer expired").length;
 }
 
 Deno.test("a call with a tokenPersistenceFunction and one without, refused together with the stored tokens, renew once", async () => {

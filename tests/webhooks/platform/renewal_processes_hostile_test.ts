@@ -7,21 +7,9 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { createWebhooks } from "../../../webhooks/mod.ts";
 import { type Child, spawnChild } from "../_child.ts";
-import { expiredCommunityOf, type Platform, startPlatform } from "../platform.ts";
+import { expiredCommunityOf, expiredRefusals, type Platform, startPlatform, until } from "../platform.ts";
 
 const CHILD = fileURLToPath(new URL("./_renewal_child.ts", import.meta.url));
-
-function refusals(platform: Platform): number {
-  return platform.seen.filter((s) => s.path.startsWith("/api/") && s.authorization === "Bearer expired").length;
-}
-
-async function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 interface ChildArgs {
   callback: string;
@@ -66,7 +54,7 @@ Deno.test("twelve calls in three processes and this one, refused together, renew
     // The token endpoint answers once most calls met the 401 (or after 3 s): they all wait on one renewal.
     platform.override = async (req, url) => {
       if (req.method === "POST" && url.pathname === "/oauth2/token") {
-        await until(() => refusals(platform) >= 10, 3_000, "the calls to meet the 401").catch(() => {});
+        await until(() => expiredRefusals(platform) >= 10, 3_000, "the calls to meet the 401").catch(() => {});
       }
       return undefined;
     };
@@ -99,7 +87,7 @@ Deno.test("a lease holder whose clock runs 7 s behind keeps its lease: the other
     platform.override = async (req, url) => {
       if (req.method !== "POST" || url.pathname !== "/oauth2/token" || holderAsked) return undefined;
       holderAsked = true;
-      await until(() => refusals(platform) >= 2, 10_000, "the waiter's 401").catch(() => {});
+      await until(() => expiredRefusals(platform) >= 2, 10_000, "the waiter's 401").catch(() => {});
       await new Promise((resolve) => setTimeout(resolve, 500));
       return undefined;
     };

@@ -10,24 +10,10 @@ import { fileURLToPath } from "node:url";
 import { createWebhooks } from "../../../webhooks/mod.ts";
 import { startKvConnectServer } from "../../../kvconnect/mod.ts";
 import { type Child, spawnChild } from "../_child.ts";
-import { expiredCommunityOf, type Platform, startPlatform } from "../platform.ts";
+import { expiredCommunityOf, expiredRefusals, type Platform, startPlatform, until } from "../platform.ts";
 import { TEST_TOKEN } from "../../kvconnect/token.ts";
 
 const CHILD = fileURLToPath(new URL("./_renewal_child.ts", import.meta.url));
-
-/** Requests to the platform's API that carried the refused (expired) access token. */
-function refused(platform: Platform): number {
-  return platform.seen.filter((s) => s.path.startsWith("/api/") && s.authorization === "Bearer expired").length;
-}
-
-/** Resolves once `check` holds, polling; rejects after `ms`. */
-async function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** The shared KV of a test: a file opened directly, or the same file behind a KV Connect server. */
 interface SharedKv {
@@ -98,7 +84,7 @@ for (const remote of [false, true]) {
       // refresh token, and the platform would refuse the second.
       platform.override = async (req, url) => {
         if (req.method === "POST" && url.pathname === "/oauth2/token") {
-          await until(() => refused(platform) >= 2, 10_000, "both processes to meet the 401").catch(() => {});
+          await until(() => expiredRefusals(platform) >= 2, 10_000, "both processes to meet the 401").catch(() => {});
         }
         return undefined;
       };
@@ -107,7 +93,7 @@ for (const remote of [false, true]) {
       await Promise.all([a.send("go"), b.send("go")]);
       const lines = await Promise.all([a.waitFor(/^(done|failed) /), b.waitFor(/^(done|failed) /)]);
       assert.deepEqual(lines.map((line) => line.split(" ")[0]), ["done", "done"], lines.join(" | "));
-      assert(refused(platform) >= 2, "both processes met the 401");
+      assert(expiredRefusals(platform) >= 2, "both processes met the 401");
       assert.equal(platform.requests("POST", "/oauth2/token").length, 1);
       assert.equal(platform.issued.length, 1);
       const hooks = createWebhooks(kv);
@@ -143,7 +129,7 @@ Deno.test("a lease holder killed mid-renewal blocks the other process only until
       assert.deepEqual(Object.keys(lease ?? {}).sort(), ["owner", "until"]);
       assert(!/expired|good-refresh/.test(JSON.stringify(lease)));
       await waiter.send("go");
-      await until(() => refused(platform) >= 2, 20_000, "the waiter's 401");
+      await until(() => expiredRefusals(platform) >= 2, 20_000, "the waiter's 401");
       // The waiter finds the lease held and waits for it.
       await new Promise((resolve) => setTimeout(resolve, 300));
       await holder.kill();
