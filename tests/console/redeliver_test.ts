@@ -5,20 +5,7 @@
 
 import assert from "node:assert/strict";
 import { verifyJiveExtn } from "../../webhooks/mod.ts";
-import type { Client } from "./_client.ts";
-import { csrfOf, parse, registerHook, replayFields, trigger, withHook } from "./_helpers.ts";
-
-/** The hidden fields of a delivery's Redeliver form, as its page shows them now. */
-async function redeliverFields(client: Client, id: string): Promise<{ _csrf: string; formToken: string }> {
-  const page = parse(await client.text(`/deliveries/${id}`, 200));
-  try {
-    const field = (name: string) =>
-      (page.document.querySelector(`#redeliver input[name=${name}]`) as HTMLInputElement | null)?.value ?? "";
-    return { _csrf: field("_csrf"), formToken: field("formToken") };
-  } finally {
-    page.close();
-  }
-}
+import { csrfOf, parse, redeliverFields, registerHook, replayFields, trigger, withHook } from "./_helpers.ts";
 
 Deno.test("a platform-side failure is redelivered through the platform, signed anew, once the callback is back", async () => {
   const seen: { authorization: string; body: string }[] = [];
