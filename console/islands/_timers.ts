@@ -10,11 +10,6 @@
 export class Timers {
   #pending = new Set<ReturnType<typeof setTimeout>>();
 
-  /** How many are pending (neither fired nor cleared). */
-  get size(): number {
-    return this.#pending.size;
-  }
-
   /** Calls `fn` in `ms` milliseconds unless cleared first. */
   later(fn: () => void, ms: number): ReturnType<typeof setTimeout> {
     const timer = setTimeout(() => {
