@@ -6,6 +6,7 @@
  */
 
 import type { Context } from "hono";
+import { getCookie } from "hono/cookie";
 import type { VNode } from "preact";
 import { renderToString } from "preact-render-to-string";
 import type { Relay, Webhooks } from "../../webhooks/mod.ts";
@@ -101,6 +102,11 @@ export function secureCookies(deps: Deps, url: string): boolean {
  */
 export function cookieName(c: Context<ConsoleEnv>, deps: Deps, base: string): string {
   return secureCookies(deps, c.req.url) ? `__Host-${base}` : base;
+}
+
+/** The session id this request's cookie carries, `""` when it has none (what one-time form tokens are bound to). */
+export function sessionIdOf(c: Context<ConsoleEnv>, deps: Deps): string {
+  return getCookie(c, cookieName(c, deps, SESSION_COOKIE)) ?? "";
 }
 
 /**

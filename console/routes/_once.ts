@@ -10,16 +10,11 @@
  */
 
 import type { Context } from "hono";
-import { getCookie } from "hono/cookie";
-import { type ConsoleEnv, cookieName, type Deps, SESSION_COOKIE } from "../lib/context.ts";
+import { type ConsoleEnv, type Deps, sessionIdOf } from "../lib/context.ts";
 import { FormTokens } from "../lib/form_tokens.ts";
 
 /** What a submission does: act (`go`), land where the first one did, or be refused (`expired`, `busy`). */
 export type Turn = { go: true } | { location: string } | { refused: "expired" | "busy" };
-
-function sessionIdOf(c: Context<ConsoleEnv>, deps: Deps): string {
-  return getCookie(c, cookieName(c, deps, SESSION_COOKIE)) ?? "";
-}
 
 /** A one-time button's token, for the session `c` answers and the action `scope` (such as `test\n<hook id>`). */
 export function onceToken(c: Context<ConsoleEnv>, deps: Deps, scope: string): Promise<string> {

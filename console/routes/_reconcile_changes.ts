@@ -8,8 +8,7 @@
  */
 
 import type { Context } from "hono";
-import { getCookie } from "hono/cookie";
-import { type ConsoleEnv, cookieName, type Deps, SESSION_COOKIE } from "../lib/context.ts";
+import { type ConsoleEnv, type Deps, sessionIdOf } from "../lib/context.ts";
 import { reconcileChangesKey } from "../lib/kv_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
 
@@ -34,7 +33,7 @@ function count(n: number, noun: string, nouns = `${noun}s`): string {
 }
 
 function keyOf(c: Context<ConsoleEnv>, deps: Deps, tenantId: string): Deno.KvKey | null {
-  const sessionId = getCookie(c, cookieName(c, deps, SESSION_COOKIE));
+  const sessionId = sessionIdOf(c, deps);
   return sessionId ? reconcileChangesKey(sessionId, tenantId) : null;
 }
 

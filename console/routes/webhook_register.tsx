@@ -13,7 +13,6 @@
  */
 
 import type { Context, Hono } from "hono";
-import { getCookie } from "hono/cookie";
 import { monotonicFactory } from "ulid";
 import { type Community, CONTENT_EVENTS, SYSTEM_EVENTS } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
@@ -24,15 +23,7 @@ import { DRAFT_NOTICE, draftList, draftText, takeDraft } from "../lib/drafts.ts"
 import { FormTokens } from "../lib/form_tokens.ts";
 import { lastCommunityKey, receiverByHookKey, receiverKey } from "../lib/kv_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
-import {
-  type ConsoleEnv,
-  cookieName,
-  type Deps,
-  describeError,
-  html,
-  layoutFrame,
-  SESSION_COOKIE,
-} from "../lib/context.ts";
+import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, sessionIdOf } from "../lib/context.ts";
 import { allCommunities, type RegisterForm } from "./_webhook_parts.tsx";
 
 const ulid = monotonicFactory();
@@ -57,7 +48,6 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const tokens = new FormTokens(deps.kv);
   const lastUsed = async (c: Context<ConsoleEnv>) =>
     (await deps.kv.get<string>(lastCommunityKey(c.get("session")!.user.sub))).value;
-  const sessionIdOf = (c: Context<ConsoleEnv>) => getCookie(c, cookieName(c, deps, SESSION_COOKIE)) ?? "";
 
   /** The form; `form.token` empty: with a fresh token for this session. */
   const registerPage = async (
@@ -67,7 +57,7 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     status: 400 | 409 | 502 = 400,
     notice?: string,
   ) => {
-    const token = form.token || await tokens.issue(sessionIdOf(c));
+    const token = form.token || await tokens.issue(sessionIdOf(c, deps));
     const communities = await allCommunities(webhooks);
     const selected = preselect(communities, form.tenantId, await lastUsed(c));
     return html(
@@ -165,7 +155,7 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     let first;
     for (;;) {
       try {
-        first = await tokens.take(form.token, sessionIdOf(c));
+        first = await tokens.take(form.token, sessionIdOf(c, deps));
       } catch (err) {
         return registerPage(c, { ...form, token: "" }, describeError(err));
       }
