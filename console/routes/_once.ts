@@ -1,10 +1,9 @@
 /**
  * One-time buttons: a form whose action has a side effect on the platform or
- * the relay ("Send test event", "Replay to receiver", a delivery's
- * "Redeliver") carries a one-time
- * token (lib/form_tokens.ts) for what it acts on, so that a double click, a
- * second tab's submission or the same POST sent again lands where the first
- * one did instead of acting twice.
+ * the receiver ("Send test event", "Replay to receiver", a delivery's
+ * "Redeliver") carries a one-time token (lib/form_tokens.ts) for what it acts
+ * on, so that a double click, a second tab's submission or the same POST sent
+ * again lands where the first one did instead of acting twice.
  *
  * @module
  */
