@@ -4,16 +4,12 @@
 
 import assert from "node:assert/strict";
 import { createRelay } from "../../webhooks/mod.ts";
-import { parse, withHook } from "./_helpers.ts";
+import { testEventFields, withHook } from "./_helpers.ts";
 
 Deno.test("Send test event lands on its outcome when the wait for its forward fails, the button sent again too", async () => {
   await withHook(async (t, hook, client) => {
     await createRelay(t.kv, { allowPrivateNetwork: true }).destinations.add({ url: "https://app.example/all" });
-    const page = parse(await client.text(`/webhooks/${hook.id}`, 200));
-    const field = (name: string) =>
-      page.document.querySelector(`form#send-test input[name=${name}]`)?.getAttribute("value") ?? "";
-    const form = { _csrf: field("_csrf"), formToken: field("formToken") };
-    page.close();
+    const form = await testEventFields(client, hook.id);
     assert.ok(form.formToken);
     // The deliveries the wait reads fail from now on.
     t.app.deliveries.list = () => Promise.reject(new Error("the log cannot be read"));
