@@ -25,6 +25,31 @@ async function withConsole(fn: (t: TestConsole, client: Client, form: Record<str
   }
 }
 
+/**
+ * Resolves once the console reads `key` through `kv` (an add waiting for another add's hold to go reads it); rejects
+ * after 10 s, when the add did not wait at all.
+ */
+async function readOf(kv: Deno.Kv, key: Deno.KvKey): Promise<void> {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  const get = kv.get;
+  kv.get = function (this: Deno.Kv, k: Deno.KvKey, ...rest: unknown[]) {
+    if (JSON.stringify(k) === JSON.stringify(key)) resolve();
+    return (get as (...args: unknown[]) => unknown).call(this, k, ...rest);
+  } as Deno.Kv["get"];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([
+      promise,
+      new Promise((_, reject) =>
+        timer = setTimeout(() => reject(new Error("the add never waited for the hold")), 10_000)
+      ),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    kv.get = get;
+  }
+}
+
 /** The status, redirect and page error of an answer. */
 async function outcome(res: Response): Promise<{ status: number; location: string; error: string }> {
   const page = parse(await res.text());
@@ -40,8 +65,9 @@ Deno.test("an add that waited for another add of its tenant id, which failed and
   await withConsole(async (t, client, form) => {
     // Another add holds the tenant id, then fails (its save threw, say) and lets go, having stored nothing.
     await t.kv.set(addingCommunityKey("t-acme"), true, { expireIn: 60_000 });
+    const waiting = readOf(t.kv, addingCommunityKey("t-acme"));
     const answer = client.post("/communities", form);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waiting;
     await t.kv.delete(addingCommunityKey("t-acme"));
     assert.deepEqual(await outcome(await answer), {
       status: 303,
@@ -55,8 +81,9 @@ Deno.test("an add that waited for another add of its tenant id, which failed and
 Deno.test("an add that waited for another add of its tenant id, which stored other values, says it already exists", async () => {
   await withConsole(async (t, client, form) => {
     await t.kv.set(addingCommunityKey("t-acme"), true, { expireIn: 60_000 });
+    const waiting = readOf(t.kv, addingCommunityKey("t-acme"));
     const answer = client.post("/communities", form);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waiting;
     const other = { name: "Other", tenantId: "t-acme", baseUrl: "https://other.example" };
     await t.app.webhooks.communities.save(other);
     await t.kv.delete(addingCommunityKey("t-acme"));
