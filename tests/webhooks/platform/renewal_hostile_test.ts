@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { createWebhooks } from "../../../webhooks/mod.ts";
-import { expiredCommunityOf, expiredRefusals, type Platform, withPlatform } from "../platform.ts";
+import { expiredCommunityOf, expiredRefusals, type Platform, until, withPlatform } from "../platform.ts";
 
 const PLACE = "https://c.example/api/core/v3/places/42";
 const LEASE_KEY = ["community_renewal", "tenant-acme"];
@@ -35,6 +35,8 @@ Deno.test("a lease just taken by a process whose clock is 7 s behind is waited f
     // Taken now for LEASE_MS by a clock 7 s behind: its `until` has passed on this clock already.
     await kv.set(LEASE_KEY, { owner: "slow-clock", until: Date.now() + LEASE_MS - 7_000 });
     const registering = hooks.register("Acme", ["document"], PLACE, "https://me.example/hook");
+    // Refused, it now waits: a second on, it still has not taken the lease.
+    await until(() => expiredRefusals(platform) >= 1, 5_000, "the call's 401");
     await pause(1_000);
     assert.equal(platform.requests("POST", "/oauth2/token").length, 0, "the live holder's refresh token was spent");
     await renewElsewhere(kv, platform);
