@@ -29,8 +29,10 @@ export async function takeTurn(c: Context<ConsoleEnv>, deps: Deps, token: string
   for (;;) {
     try {
       if (await tokens.take(token, sessionIdOf(c, deps), scope) === null) return { go: true };
-    } catch {
-      return { refused: "expired" }; // missing, made up, another session's or another action's
+    } catch (err) {
+      // Missing, made up, another session's or another action's; a store that failed is no expired button.
+      if (!(err instanceof TypeError)) throw err;
+      return { refused: "expired" };
     }
     const settled = await tokens.settled(token);
     if (settled?.location) return { location: settled.location };
