@@ -74,12 +74,12 @@ const KINDS: Record<string, [string, (v: unknown) => boolean]> = {
  * Checks an argument. `spec` is a kind letter followed by the argument's
  * name: `s` string, `f` function, `o` object, `a` array, `e` element, `n`
  * node, `d` element or fragment, `c` class or constructor, `y` style object; an upper-case kind also accepts `null` and
- * `undefined` (`"Fcallback"`).
+ * `undefined` (`"Fcallback"`). Returns the value checked, so that a check can sit where the value is used.
  */
-export function need(value: unknown, spec: string): void {
+export function need<T>(value: T, spec: string): T {
   const [what, test] = KINDS[spec[0].toLowerCase()];
-  if (spec < "a" && value == null || test(value)) return;
-  fail(spec.slice(1), what, value);
+  if (!(spec < "a" && value == null || test(value))) fail(spec.slice(1), what, value);
+  return value;
 }
 
 /** Whether a value is a plain object: its prototype is `Object.prototype` or `null`. */

@@ -11,8 +11,7 @@ import { need } from "./_doc.ts";
 
 function classes(el: Element, cls: string): string[] {
   need(el, "eel");
-  need(cls, "scls");
-  return cls.match(/[^\t\n\f\r ]+/g) ?? [];
+  return need(cls, "scls").match(/[^\t\n\f\r ]+/g) ?? [];
 }
 
 /**

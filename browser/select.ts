@@ -22,11 +22,6 @@ function scope(parent?: Scope | null): Scope {
   return node;
 }
 
-function str(value: string, name: string): string {
-  need(value, "s" + name);
-  return value;
-}
-
 /**
  * Finds the element with the given id.
  *
@@ -45,7 +40,7 @@ function str(value: string, name: string): string {
  * ```
  */
 export function byId(id: string): HTMLElement | null {
-  return getDoc().getElementById(str(id, "id"));
+  return getDoc().getElementById(need(id, "sid"));
 }
 
 /**
@@ -65,7 +60,7 @@ export function byId(id: string): HTMLElement | null {
  * ```
  */
 export function byName(name: string): HTMLElement | null {
-  return getDoc().getElementsByName(str(name, "name"))[0] ?? null;
+  return getDoc().getElementsByName(need(name, "sname"))[0] ?? null;
 }
 
 /**
@@ -88,7 +83,7 @@ export function byName(name: string): HTMLElement | null {
  * ```
  */
 export function byClass<E extends Element = HTMLElement>(cls: string, parent?: Scope | null): E[] {
-  str(cls, "cls");
+  need(cls, "scls");
   return [...scope(parent).querySelectorAll<E>("[class]")].filter((el) => hasClass(el, cls));
 }
 
@@ -114,7 +109,7 @@ export function byClass<E extends Element = HTMLElement>(cls: string, parent?: S
  * ```
  */
 export function byTag<E extends Element = HTMLElement>(tag: string, parent?: Scope | null): E[] {
-  return str(tag, "tag") ? [...scope(parent).querySelectorAll<E>(tag)] : [];
+  return need(tag, "stag") ? [...scope(parent).querySelectorAll<E>(tag)] : [];
 }
 
 /**
@@ -140,7 +135,7 @@ export function bySelector<E extends Element = HTMLElement>(
   selector: string,
   parent?: Scope | null,
 ): E | null {
-  return scope(parent).querySelector<E>(str(selector, "selector"));
+  return scope(parent).querySelector<E>(need(selector, "sselector"));
 }
 
 /**
@@ -166,7 +161,7 @@ export function bySelectorAll<E extends Element = HTMLElement>(
   selector: string,
   parent?: Scope | null,
 ): E[] {
-  return [...scope(parent).querySelectorAll<E>(str(selector, "selector"))];
+  return [...scope(parent).querySelectorAll<E>(need(selector, "sselector"))];
 }
 
 /**
