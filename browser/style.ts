@@ -27,10 +27,12 @@ const PREFIXES = ["Webkit", "Moz"];
 const cache: WeakMap<object, Record<string, [string, boolean]>> = /* @__PURE__ */ new WeakMap();
 // The camelCase names a number is unitless in, by their shortest endings that no property taking a length has
 // (checked against all of Chromium's): opacity and its kin (ity), zIndex and flex (ex), order, flexGrow and gridRow
-// (ow), flexShrink (nk), fontWeight, lineHeight, lineClamp (mp), gridColumn (mn), columnCount and
-// animationIterationCount (unt), zoom, tabSize, widows, orphans; vendor forms too (WebkitLineClamp). The rest it
-// takes in (overflow, boxShadow, visibility...) takes no number at all. A custom property (-X once camelCased) never.
-const UNITLESS = /^\w*(ity|ex|^order|ow|nk|weight|eHeight|mp|mn|unt|oom|bSize|dows|ans)$/i;
+// (ow), gridColumn (mn), gridArea (ea), the grid lines gridRowStart, gridRowEnd, gridColumnStart and gridColumnEnd
+// (ow or mn, then Start or End: not rowGap, gridAutoRows, columnRuleInsetStart...), flexShrink (nk), fontWeight,
+// lineHeight, lineClamp (mp), columnCount and animationIterationCount (unt), zoom, tabSize, widows, orphans; vendor
+// forms too (WebkitLineClamp). The rest it takes in (overflow, boxShadow, visibility, positionArea...) takes no number
+// at all. A custom property (-X once camelCased) never.
+const UNITLESS = /^\w*(ity|ex|^order|(ow|mn|ea)(Start|End)?|nk|weight|eHeight|mp|unt|oom|bSize|dows|ans)$/i;
 
 function camel(prop: string): string {
   return prop.replace(/-[a-z]/g, (c) => c[1].toUpperCase());
@@ -134,8 +136,9 @@ export function getStyle(obj: Element, style: string, def = ""): string {
  * `"4"`), except for the properties CSS reads as unitless (`opacity` and the
  * other opacities, `zIndex`, `order`, `flex`, `flexGrow`, `flexShrink`,
  * `fontWeight`, `lineHeight`, `lineClamp`, `gridRow`, `gridColumn`,
- * `columnCount`, `zoom`, `animationIterationCount`, `tabSize`, `widows`,
- * `orphans`); custom properties always get it. Other strings are set as they
+ * `gridRowStart`, `gridRowEnd`, `gridColumnStart`, `gridColumnEnd`,
+ * `gridArea`, `columnCount`, `zoom`, `animationIterationCount`, `tabSize`,
+ * `widows`, `orphans`); custom properties always get it. Other strings are set as they
  * are. `null`, `undefined` or `""` removes the property.
  *
  * @param obj the element (or its `style` object)

@@ -88,12 +88,14 @@ domTest(
     const ref = doc.createElement("div");
     const unitless =
       ("opacity fillOpacity strokeOpacity floodOpacity zIndex order flex flexGrow flexShrink fontWeight " +
-        "lineHeight lineClamp gridRow gridColumn columnCount zoom animationIterationCount tabSize widows orphans")
+        "lineHeight lineClamp gridRow gridColumn gridRowStart gridRowEnd gridColumnStart gridColumnEnd gridArea " +
+        "columnCount zoom animationIterationCount tabSize widows orphans")
         .split(" ");
     // Lengths keep px, those whose names end as a unitless one's too.
     const lengths =
-      ("width height maxHeight blockSize fontSize gap rowGap columnGap columnWidth flexBasis gridAutoRows " +
-        "gridTemplateColumns borderWidth outlineOffset textIndent strokeWidth").split(" ");
+      ("width height maxHeight blockSize fontSize gap rowGap columnGap gridRowGap gridColumnGap columnWidth " +
+        "flexBasis gridAutoRows gridAutoColumns gridTemplateRows gridTemplateColumns borderWidth outlineOffset " +
+        "textIndent strokeWidth").split(" ");
     for (const name of [...unitless, ...lengths]) {
       const dashed = name.replace(/[A-Z]/g, "-$&").toLowerCase();
       // What the style object makes of "2" or "2px" (happy-dom writes flex: 2 as "2 1 0%").
