@@ -18,7 +18,7 @@
  */
 
 import { formTokenKey } from "./kv_keys.ts";
-import { retryLocked } from "./kv_retry.ts";
+import { retryLocked, SETTLE_MS, waitWhile } from "./kv_retry.ts";
 import { timingSafeEqual } from "./session.ts";
 
 /** How long a taken token is remembered. */
@@ -26,9 +26,6 @@ const TOKEN_TTL_MS = 24 * 3600_000;
 
 /** How long after it is issued a token is taken: well within its use's TTL, whatever the clocks of two processes. */
 const TOKEN_LIFE_MS = TOKEN_TTL_MS / 2;
-
-/** How long a second submission waits by default for the first, in progress, to end before it says so. */
-const SETTLE_MS = 15_000;
 
 /** What a token's first submission left: in progress, or the record it made. */
 export interface TokenUse {
@@ -158,13 +155,14 @@ export class FormTokens {
    * double click sends the second before the first is answered): `null` when it gave the token back, so that this
    * submission may take it; the in-progress mark (`{}`) when it did not end in time (15 s by default).
    */
-  async settled(token: string, timeoutMs = SETTLE_MS): Promise<TokenUse | null> {
-    const until = Date.now() + timeoutMs;
-    for (;;) {
-      const { value } = await this.#kv.get<TokenUse>(formTokenKey(token));
-      if (!value || Object.keys(value).length > 0 || Date.now() >= until) return value;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+  settled(token: string, timeoutMs: number = SETTLE_MS): Promise<TokenUse | null> {
+    // `{}` marks a submission in progress; what it left once it ended has its fields.
+    return waitWhile<TokenUse>(
+      this.#kv,
+      formTokenKey(token),
+      (use) => use !== null && Object.keys(use).length === 0,
+      timeoutMs,
+    );
   }
 
   /** Records what a token's submission made. */

@@ -1,7 +1,8 @@
 /**
  * The console's KV plumbing: a retry for the moments another process holds
- * the write lock of a shared KV file, and the byte size of a value as KV
- * counts it. Private to `console/lib/`'s users inside the console.
+ * the write lock of a shared KV file, a wait while a key shows work in
+ * progress, and the byte size of a value as KV counts it. Private to
+ * `console/lib/`'s users inside the console.
  *
  * @module
  */
@@ -18,4 +19,27 @@ export const retryLocked: <T>(op: () => Promise<T>) => Promise<T> = retryWhileLo
 /** Bytes a key and its value take in an atomic operation (V8 serialization, as KV stores them). */
 export function entryBytes(key: Deno.KvKey, value: unknown): number {
   return serialize(key).byteLength + serialize(value).byteLength;
+}
+
+/** How long a second submission of a form waits by default for the first, in progress, to end. */
+export const SETTLE_MS = 15_000;
+
+/**
+ * Reads `key` every 50 ms while `busy` says its value (`null`: absent) shows work in progress elsewhere (the first
+ * submission of a form sent twice, in this process or another on the KV), for at most `timeoutMs`.
+ *
+ * @returns the value last read
+ */
+export async function waitWhile<T>(
+  kv: Deno.Kv,
+  key: Deno.KvKey,
+  busy: (value: T | null) => boolean,
+  timeoutMs: number = SETTLE_MS,
+): Promise<T | null> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const { value } = await kv.get<T>(key);
+    if (!busy(value) || Date.now() >= until) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

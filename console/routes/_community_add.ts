@@ -6,10 +6,8 @@ import type { Context } from "hono";
 import type { Community } from "../../webhooks/mod.ts";
 import { type ConsoleEnv, type Deps, describeError } from "../lib/context.ts";
 import { addingCommunityKey } from "../lib/kv_keys.ts";
+import { waitWhile } from "../lib/kv_retry.ts";
 import type { CommunityForm } from "./_community_form.tsx";
-
-/** How long an add waits for another add of the same tenant id, in progress, to end. */
-const SETTLE_MS = 15_000;
 
 /** Whether `stored` is what adding `form` stores. */
 function madeBy(stored: Community, form: CommunityForm): boolean {
@@ -22,10 +20,8 @@ function madeBy(stored: Community, form: CommunityForm): boolean {
 
 /** The answer to an add whose tenant id is taken by what this form makes, once an add in progress ended; else `null`. */
 async function addedAlready(c: Context<ConsoleEnv>, deps: Deps, form: CommunityForm): Promise<Response | null> {
-  const until = Date.now() + SETTLE_MS;
-  while ((await deps.kv.get(addingCommunityKey(form.tenantId))).versionstamp !== null && Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  // The other add holds the tenant id while it runs.
+  await waitWhile(deps.kv, addingCommunityKey(form.tenantId), (held) => held !== null);
   const stored = await deps.webhooks.communities.findByTenantID(form.tenantId);
   if (!stored || !madeBy(stored, form)) return null;
   return c.redirect(`/communities/${encodeURIComponent(form.tenantId)}?notice=saved`, 303);
