@@ -83,9 +83,38 @@ export async function renewAcrossProcesses(
   store: (tokens: TokenPair) => Promise<void>,
   busy: (waited: number) => Error,
 ): Promise<TokenPair> {
-  const tokens = await pairUnderLease(lease, refused, renew, store, busy);
-  stored.set(tokens, lease);
-  return tokens;
+  // Either way the pair is held by the community: recorded for storedUnder.
+  const kept = (tokens: TokenPair) => (stored.set(tokens, lease), tokens);
+  const { kv, tenantId, ms } = lease;
+  const keys: [Deno.KvKey, Deno.KvKey] = [communityKey(tenantId), communityRenewalKey(tenantId)];
+  // Times this process measures itself are on its monotonic clock.
+  const giveUpAt = performance.now() + 2 * ms;
+  let watched = { versionstamp: null as string | null, since: 0 };
+  for (;;) {
+    const [community, held] = await withLockRetry(() => kv.getMany<[Community, Lease]>(keys));
+    const renewed = renewedPair(community.value, refused);
+    if (renewed) return kept(renewed);
+    const now = Date.now(), seen = performance.now();
+    if (held.versionstamp !== watched.versionstamp) watched = { versionstamp: held.versionstamp, since: seen };
+    const free = !isHeld(held.value, now, seen - watched.since, ms);
+    if (!free && seen >= giveUpAt) throw busy(2 * ms);
+    if (free) {
+      // Taken only while the community still holds the refused token and the lease is as read: of two processes
+      // that race for it, one wins, and the other reads again after a pause.
+      const mine: Lease = { owner: crypto.randomUUID(), until: now + ms };
+      // The key's expiry only clears a dead holder's lease away. It is far beyond `until`: KV Connect sends it as a
+      // time on this clock, and a server whose clock runs ahead would otherwise drop a lease still held.
+      const taken = await withLockRetry(() =>
+        kv.atomic().check(community, held).set(keys[1], mine, { expireIn: 4 * ms }).commit()
+      );
+      if (taken.ok) {
+        return kept(
+          await holding(kv, { key: keys[1], versionstamp: taken.versionstamp }, () => renewAndStore(renew, store)),
+        );
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS / 2 + Math.random() * POLL_MS));
+  }
 }
 
 /** The pairs {@linkcode renewAcrossProcesses} returned, each with the lease of the community that holds it. */
@@ -104,43 +133,6 @@ const stored = new WeakMap<TokenPair, RenewalLease>();
 export function storedUnder(tokens: TokenPair, lease: RenewalLease | undefined): boolean {
   const holder = stored.get(tokens);
   return lease !== undefined && holder !== undefined && holder.kv === lease.kv && holder.tenantId === lease.tenantId;
-}
-
-async function pairUnderLease(
-  lease: RenewalLease,
-  refused: string,
-  renew: () => Promise<TokenPair>,
-  store: (tokens: TokenPair) => Promise<void>,
-  busy: (waited: number) => Error,
-): Promise<TokenPair> {
-  const { kv, tenantId, ms } = lease;
-  const keys: [Deno.KvKey, Deno.KvKey] = [communityKey(tenantId), communityRenewalKey(tenantId)];
-  // Times this process measures itself are on its monotonic clock.
-  const giveUpAt = performance.now() + 2 * ms;
-  let watched = { versionstamp: null as string | null, since: 0 };
-  for (;;) {
-    const [community, held] = await withLockRetry(() => kv.getMany<[Community, Lease]>(keys));
-    const renewed = renewedPair(community.value, refused);
-    if (renewed) return renewed;
-    const now = Date.now(), seen = performance.now();
-    if (held.versionstamp !== watched.versionstamp) watched = { versionstamp: held.versionstamp, since: seen };
-    const free = !isHeld(held.value, now, seen - watched.since, ms);
-    if (!free && seen >= giveUpAt) throw busy(2 * ms);
-    if (free) {
-      // Taken only while the community still holds the refused token and the lease is as read: of two processes
-      // that race for it, one wins, and the other reads again after a pause.
-      const mine: Lease = { owner: crypto.randomUUID(), until: now + ms };
-      // The key's expiry only clears a dead holder's lease away. It is far beyond `until`: KV Connect sends it as a
-      // time on this clock, and a server whose clock runs ahead would otherwise drop a lease still held.
-      const taken = await withLockRetry(() =>
-        kv.atomic().check(community, held).set(keys[1], mine, { expireIn: 4 * ms }).commit()
-      );
-      if (taken.ok) {
-        return await holding(kv, { key: keys[1], versionstamp: taken.versionstamp }, () => renewAndStore(renew, store));
-      }
-    }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS / 2 + Math.random() * POLL_MS));
-  }
 }
 
 /** A renewed pair, once stored. */
