@@ -44,7 +44,8 @@ export function isErrorBody(body: unknown): boolean {
 
 /**
  * What a failed answer says: the platform's error message, else its text, else the status text, each through
- * `clean` before it is cut to 300 characters (a secret the cut went through would leave its first part uncleaned).
+ * `clean` (the first two before they are cut to 300 characters: a secret the cut went through would leave its first
+ * part uncleaned).
  */
 export function errorDetail(
   body: unknown,
@@ -59,5 +60,5 @@ export function errorDetail(
       (body as { error_description?: unknown } | null)?.error_description ?? error;
   if (typeof message === "string" && message !== "") return clean(message).slice(0, 300);
   if (text.trim() !== "") return clean(text.trim()).slice(0, 300);
-  return statusText || "no details";
+  return statusText ? clean(statusText) : "no details";
 }

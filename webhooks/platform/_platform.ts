@@ -205,14 +205,13 @@ async function answerOrThrow(
   }
   const failed = !response.ok || (parsed && isErrorBody(body));
   if (failed) {
-    const detail = what + redact(
-      ctx,
-      response.status >= 300 && response.status < 400
+    // What the platform sent is cleaned of every secret where it is picked, before any cut.
+    const detail = what +
+      (response.status >= 300 && response.status < 400
         ? `a redirect (to ${
           redact(ctx, response.headers.get("location") ?? "no location").slice(0, 300)
         }), not followed`
-        : errorDetail(body, parsed ? "" : text, response.statusText, (text) => redact(ctx, text)),
-    );
+        : errorDetail(body, parsed ? "" : text, response.statusText, (text) => redact(ctx, text)));
     // A 301, 302 or 303 to a POST, PUT or DELETE may come after the platform did the work ("see other"): uncertain.
     // A 307 or 308 asks for the request to be sent elsewhere, so it was not carried out here.
     // So may a 2xx whose body is an error: it contradicts itself.
