@@ -18,7 +18,7 @@ import {
   OUTBOX_BUMP_KEY,
   SHARED_PARTITION,
 } from "./_keys.ts";
-import { describeValue } from "./_options.ts";
+import { describe as describeValue } from "../_util.ts";
 import type { StoredDestination } from "./_destinations.ts";
 import type { DeadLetter, DeadLetterPage, DeadLetterQuery, RelayAttempt } from "./_types.ts";
 

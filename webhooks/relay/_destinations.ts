@@ -15,7 +15,8 @@ import {
 } from "./_keys.ts";
 import { entryAt, type StoredEntry } from "./_entry.ts";
 import { deleteForward } from "./_forwards.ts";
-import { describeUrl, describeValue, fitsKey, type ResolvedOptions } from "./_options.ts";
+import { describe as describeValue, describeUrl } from "../_util.ts";
+import { fitsKey, type ResolvedOptions } from "./_options.ts";
 import type { Destination, DestinationInput, DestinationPatch, Destinations, NewDestination } from "./_types.ts";
 import { indexRemove, indexWrite } from "./url_index/mod.ts";
 import { dropPaused, unpark } from "./paused/mod.ts";

@@ -3,9 +3,6 @@
 import type { RelayOptions, RunOptions } from "./_types.ts";
 import { describe as describeValue } from "../_util.ts";
 
-// How a value and a URL are named in an error: as everywhere in Module A (the URL without its user info).
-export { describe as describeValue, describeUrl } from "../_util.ts";
-
 /** The waits after each failed attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_SCHEDULE: readonly number[] = [
   5_000,

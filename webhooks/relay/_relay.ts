@@ -5,7 +5,8 @@ import { getDeadLetter, listAttempts, listDeadLetters, redeliver } from "./_dead
 import { HostGuard } from "./_deliver.ts";
 import { createDestinations } from "./_destinations.ts";
 import { listForwards } from "./_forwards.ts";
-import { describeValue, resolveOptions, resolveRun } from "./_options.ts";
+import { describe as describeValue } from "../_util.ts";
+import { resolveOptions, resolveRun } from "./_options.ts";
 import { createWrite } from "./_outbox.ts";
 import type { Relay, RelayOptions, RelayWorker, RunOptions } from "./_types.ts";
 import { startWorker } from "./_worker.ts";
