@@ -2,7 +2,8 @@
 // answer (a refused connection, or none within attemptTimeoutMs) fails and is
 // tried again under the same webhook-id; `run({ signal })` stops the worker
 // when the signal aborts; `deadLetters` pages every dead letter, and one
-// destination's, by `cursor`.
+// destination's, by `cursor`; a destination's shape in list(), get() and update(),
+// and an update of its URL taking the next postback there.
 
 import assert from "node:assert/strict";
 import { createRelay } from "../../../webhooks/mod.ts";
@@ -134,6 +135,40 @@ Deno.test("deadLetters() pages every dead letter, and one destination's, by curs
     await worker.stop();
     await relay.close();
     await app.close();
+    kv.close();
+  }
+});
+
+Deno.test("a destination is { id, url, hookIds?, enabled, pinned, createdAt } in list(), get() and update(); add() adds its secret", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const before = startApp();
+  const after = startApp();
+  const createdAt = Date.UTC(2026, 0, 1);
+  const relay = createRelay(kv, { allowPrivateNetwork: true, now: () => createdAt, pollMs: 20 });
+  try {
+    await seedHooks(kv);
+    const { secret, ...view } = await relay.destinations.add({ url: before.url, hookIds: ["h1"] });
+    assert.match(secret, /^whsec_/);
+    assert.deepEqual(view, { id: view.id, url: before.url, hookIds: ["h1"], enabled: true, pinned: false, createdAt });
+    assert.deepEqual(await relay.destinations.get(view.id), view);
+    const { secret: _, ...every } = await relay.destinations.add({ url: "http://127.0.0.1:9/every", pinned: true });
+    assert.deepEqual(every, { id: every.id, url: "http://127.0.0.1:9/every", enabled: true, pinned: true, createdAt });
+    const listed = await relay.destinations.list();
+    assert.deepEqual(listed.length, 2);
+    assert.deepEqual(listed.find((d) => d.id === view.id), view);
+    assert.deepEqual(listed.find((d) => d.id === every.id), every); // no hookIds: every hook
+    assert.equal(await relay.destinations.remove(every.id), true);
+    // update takes the URL: the next postback goes to the new one.
+    assert.deepEqual(await relay.destinations.update(view.id, { url: after.url }), { ...view, url: after.url });
+    const worker = relay.run();
+    await writeAll(kv, relay.write, [postback("h1")]);
+    await after.waitFor(1);
+    await worker.stop();
+    assert.equal(before.received.length, 0);
+  } finally {
+    await relay.close();
+    await before.close();
+    await after.close();
     kv.close();
   }
 });
