@@ -7,6 +7,8 @@ import { createWebhooks, type Postback } from "../../../webhooks/mod.ts";
 
 /** One request the app received. */
 export interface Received {
+  /** The request's method. */
+  method: string;
   id: string;
   timestamp: string;
   signature: string;
@@ -54,6 +56,7 @@ export function startApp(answer?: App["answer"]): App {
   };
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (request) => {
     const received: Received = {
+      method: request.method,
       id: request.headers.get("webhook-id") ?? "",
       timestamp: request.headers.get("webhook-timestamp") ?? "",
       signature: request.headers.get("webhook-signature") ?? "",

@@ -14,6 +14,8 @@ Deno.test("createRelay() throws a TypeError or RangeError naming a wrong option"
       [{ attemptTimeoutMs: 0 }, RangeError, /'attemptTimeoutMs'.*0/],
       [{ attemptTimeoutMs: "15" as unknown as number }, TypeError, /'attemptTimeoutMs' must be a number, got "15"/],
       [{ leaseMs: 10_000 }, RangeError, /'leaseMs' \(10000\) must be more than 'attemptTimeoutMs' \(15000\)/],
+      // The defaults, as API.md gives them: leaseMs 30,000 against a longer attempt time.
+      [{ attemptTimeoutMs: 30_000 }, RangeError, /'leaseMs' \(30000\) must be more than 'attemptTimeoutMs' \(30000\)/],
       [{ allowPrivateNetwork: 1 as unknown as boolean }, TypeError, /'allowPrivateNetwork' must be a boolean, got 1/],
       [{ fetch: {} as typeof fetch }, TypeError, /'fetch' must be a function/],
       [{ now: 5 as unknown as () => number }, TypeError, /'now' must be a function, got 5/],
@@ -23,6 +25,7 @@ Deno.test("createRelay() throws a TypeError or RangeError naming a wrong option"
       assert.throws(() => createRelay(kv, options), (e: Error) => e instanceof type && message.test(e.message));
     }
     assert.throws(() => createRelay({} as Deno.Kv), /'kv' must be a Deno.Kv/);
+    await createRelay(kv, { attemptTimeoutMs: 29_999 }).close(); // within the default lease of 30,000 ms
     const relay = createRelay(kv);
     assert.throws(() => relay.run({ concurrency: 0 }), RangeError);
     assert.throws(() => relay.run({ concurrency: 1.5 }), TypeError);

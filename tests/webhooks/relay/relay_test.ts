@@ -21,6 +21,7 @@ Deno.test("relay delivers a postback signed so that standardwebhooks verifies it
     await worker.stop();
     assert.equal(app.received.length, 1); // h2 matches no destination
     const got = app.received[0];
+    assert.equal(got.method, "POST");
     assert.equal(got.contentType, "application/json");
     assert.match(got.id, /^msg_/);
     const verified = new Webhook(destination.secret).verify(got.body, {
