@@ -3,6 +3,7 @@
 // or after the command words.
 
 import { parseArgs } from "node:util";
+import { COMMANDS, type CommandSpec, FLAGS, GLOBAL } from "./_grammar.ts";
 
 /** A usage error: exit status 2, with the usage of the command it concerns. */
 export class UsageError extends Error {
@@ -15,160 +16,6 @@ export class UsageError extends Error {
     this.usage = usage;
   }
 }
-
-type FlagSpec = { type: "string" | "boolean"; short?: string };
-
-const GLOBAL: Record<string, FlagSpec> = {
-  kv: { type: "string" },
-  json: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-};
-
-const SECRETS = ["access-token", "refresh-token"];
-
-interface CommandSpec {
-  words: string[];
-  args: string[];
-  flags: string[];
-  required?: string[];
-  usage: string;
-  examples: string[];
-}
-
-/** Every command: its words, positional arguments, flags, usage line and examples. */
-export const COMMANDS: CommandSpec[] = [
-  {
-    words: ["communities", "list"],
-    args: [],
-    flags: [],
-    usage: "communities list",
-    examples: ["deno task cli communities list --json"],
-  },
-  {
-    words: ["communities", "show"],
-    args: ["NAME"],
-    flags: [],
-    usage: "communities show NAME",
-    examples: ["deno task cli communities show Acme"],
-  },
-  {
-    words: ["communities", "add"],
-    args: [],
-    flags: ["name", "tenant", "base-url", "client-id", "client-secret", ...SECRETS],
-    required: ["name", "tenant", "base-url"],
-    usage:
-      "communities add --name NAME --tenant ID --base-url URL [--client-id ID] [--client-secret S] [--access-token T] [--refresh-token T]",
-    examples: [
-      "CLIENT_SECRET=... ACCESS_TOKEN=... deno task cli communities add --name Acme --tenant t1 --base-url https://acme.example --client-id c1",
-    ],
-  },
-  {
-    words: ["communities", "remove"],
-    args: ["NAME"],
-    flags: [],
-    usage: "communities remove NAME",
-    examples: ["deno task cli communities remove Acme"],
-  },
-  {
-    words: ["communities", "revoke-previous-secret"],
-    args: ["NAME"],
-    flags: [],
-    usage: "communities revoke-previous-secret NAME",
-    examples: [
-      "CLIENT_SECRET=$NEW deno task cli communities add --name Acme --tenant t1 --base-url https://c.example",
-      "deno task cli communities revoke-previous-secret Acme   # the old secret stops verifying now",
-    ],
-  },
-  {
-    words: ["hooks", "list"],
-    args: [],
-    flags: ["tenant"],
-    usage: "hooks list [--tenant ID]",
-    examples: ["deno task cli hooks list --tenant t1", "deno task cli hooks list --json > hooks.json"],
-  },
-  {
-    words: ["hooks", "find"],
-    args: [],
-    flags: ["url", "id"],
-    usage: "hooks find --url URL | --id ID",
-    examples: ["deno task cli hooks find --url https://acme.example/api/core/v3/webhooks/7"],
-  },
-  {
-    words: ["hooks", "register"],
-    args: [],
-    flags: ["community", "events", "object", "callback", ...SECRETS],
-    required: ["community", "events", "callback"],
-    usage: "hooks register --community NAME --events a,b [--object URL] --callback URL",
-    examples: [
-      "deno task cli hooks register --community Acme --events document,discussion --object https://acme.example/api/core/v3/places/3 --callback https://me.example/hooks/1",
-    ],
-  },
-  {
-    words: ["hooks", "unregister"],
-    args: ["ID"],
-    flags: SECRETS,
-    usage: "hooks unregister ID",
-    examples: ["deno task cli hooks unregister 01J9Z3W6X4ABCDEF"],
-  },
-  {
-    words: ["reconcile"],
-    args: ["NAME"],
-    flags: ["fix", "delete-unknown", ...SECRETS],
-    usage: "reconcile NAME [--fix] [--delete-unknown]",
-    examples: ["deno task cli reconcile Acme", "deno task cli reconcile Acme --fix --json"],
-  },
-  {
-    words: ["receive"],
-    args: [],
-    flags: ["port", "hostname"],
-    usage: "receive [--port N] [--hostname H]",
-    examples: ["deno task cli receive --port 8080 | tee postbacks.jsonl"],
-  },
-  {
-    words: ["listen"],
-    args: [],
-    flags: ["forward-to", "hook", "secret", "print-secret"],
-    required: ["forward-to"],
-    usage: "listen --forward-to URL [--hook ID,...] [--print-secret]",
-    examples: [
-      "WEBHOOK_SECRET=whsec_... deno task cli listen --forward-to http://localhost:3000/webhooks",
-      "deno task cli listen --forward-to http://localhost:3000/webhooks --print-secret",
-      "KV_PATH=https://kv.example.com DENO_KV_ACCESS_TOKEN=... deno task cli listen --forward-to http://localhost:3000/webhooks --hook 01J...",
-    ],
-  },
-  {
-    words: ["migrate"],
-    args: [],
-    flags: [],
-    usage: "migrate",
-    examples: ["deno task cli migrate --kv ./webhooks.kv"],
-  },
-];
-
-const FLAGS: Record<string, FlagSpec> = {
-  ...GLOBAL,
-  name: { type: "string" },
-  tenant: { type: "string" },
-  "base-url": { type: "string" },
-  "client-id": { type: "string" },
-  "client-secret": { type: "string" },
-  "access-token": { type: "string" },
-  "refresh-token": { type: "string" },
-  url: { type: "string" },
-  id: { type: "string" },
-  community: { type: "string" },
-  events: { type: "string" },
-  object: { type: "string" },
-  callback: { type: "string" },
-  fix: { type: "boolean" },
-  "delete-unknown": { type: "boolean" },
-  port: { type: "string" },
-  hostname: { type: "string" },
-  "forward-to": { type: "string" },
-  hook: { type: "string" },
-  secret: { type: "string" },
-  "print-secret": { type: "boolean" },
-};
 
 const GLOBAL_USAGE = "[--kv PATH_OR_URL] [--json] [--help]";
 
@@ -225,12 +72,38 @@ export interface Parsed {
   flags: Record<string, string | boolean | undefined>;
 }
 
+/** Flags that take a list (`--hook a,b`): given more than once, their values are joined. */
+const LISTS = new Set(["hook", "events"]);
+/** Every string flag taken as often as given, so that a repeat is joined or refused rather than silently dropped. */
+const REPEATABLE = Object.fromEntries(
+  Object.entries(FLAGS).map(([name, spec]) => [name, spec.type === "string" ? { ...spec, multiple: true } : spec]),
+);
+
+function singleValues(
+  parsed: Record<string, string | boolean | (string | boolean)[] | undefined>,
+): { values: Record<string, string | boolean | undefined>; repeated: string[] } {
+  const values: Record<string, string | boolean | undefined> = {};
+  const repeated: string[] = [];
+  for (const [name, value] of Object.entries(parsed)) {
+    if (!Array.isArray(value)) values[name] = value;
+    else if (LISTS.has(name)) values[name] = value.join(",");
+    else {
+      if (value.length > 1) repeated.push(name);
+      values[name] = value[value.length - 1];
+    }
+  }
+  return { values, repeated };
+}
+
 /** Parses `argv`; throws a {@linkcode UsageError} when it does not fit a command. */
 export function parse(argv: string[]): Parsed {
   let values: Record<string, string | boolean | undefined>;
   let positionals: string[];
+  let repeated: string[];
   try {
-    ({ values, positionals } = parseArgs({ args: argv, options: FLAGS, strict: true, allowPositionals: true }));
+    const parsed = parseArgs({ args: argv, options: REPEATABLE, strict: true, allowPositionals: true });
+    ({ values, repeated } = singleValues(parsed.values));
+    positionals = parsed.positionals;
   } catch (error) {
     // The first sentence only ("Unknown option '--x'"), with the usage of the command it was given to.
     const message = (error as Error).message.split(/\. (?=[A-Z])/)[0].replace(/\.$/, "");
@@ -271,6 +144,9 @@ export function parse(argv: string[]): Parsed {
     if (!(name in GLOBAL) && !command.flags.includes(name)) {
       throw new UsageError(`'${command.words.join(" ")}' has no option '--${name}'`, usage);
     }
+  }
+  if (repeated.length > 0) {
+    throw new UsageError(`--${repeated[0]} is given more than once; give it once`, usage);
   }
   for (const name of command.required ?? []) {
     if (typeof values[name] !== "string" || values[name] === "") {

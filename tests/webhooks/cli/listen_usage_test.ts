@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { createRelay } from "../../../webhooks/mod.ts";
+import { createRelay, createWebhooks } from "../../../webhooks/mod.ts";
 import { main } from "../../../webhooks/cli/mod.ts";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
@@ -65,6 +65,69 @@ Deno.test("listen: any --forward-to that is not an http(s) URL is a usage error 
       }),
       { numRuns: 150 },
     );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("listen --hook given twice forwards the hooks of both, as --hook a,b does; another flag given twice is a usage error", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/webhooks.kv`;
+  try {
+    const kv = await Deno.openKv(path);
+    const hooks = createWebhooks(kv);
+    for (const id of ["h1", "h2", "h3"]) {
+      await hooks.save({ id, tenantId: "t", entity: { resources: { self: { ref: `https://c.example/w/${id}` } } } });
+    }
+    const relay = createRelay(kv);
+    const err: string[] = [];
+    const stop = new AbortController();
+    const io = { stdout: () => {}, stderr: (t: string) => err.push(t), env: () => undefined, signal: stop.signal };
+    const args = [
+      "listen",
+      "--kv",
+      path,
+      "--forward-to",
+      "http://127.0.0.1:9/hooks",
+      "--hook",
+      "h1",
+      "--hook",
+      "h2,h3",
+    ];
+    const running = main(args, io);
+    let listed: string[] | undefined;
+    for (let i = 0; i < 200 && listed === undefined; i++) {
+      listed = (await relay.destinations.list())[0]?.hookIds;
+      if (listed === undefined) await new Promise((r) => setTimeout(r, 25));
+    }
+    stop.abort();
+    assert.equal(await running, 0, err.join("\n"));
+    assert.deepEqual(listed, ["h1", "h2", "h3"]);
+    assert.match(err.join("\n"), /hooks h1, h2, h3/);
+
+    const twice: string[] = [];
+    const code = await main(
+      [
+        "communities",
+        "add",
+        "--kv",
+        path,
+        "--name",
+        "A",
+        "--name",
+        "B",
+        "--tenant",
+        "t",
+        "--base-url",
+        "https://c.example",
+      ],
+      { ...io, stderr: (t: string) => twice.push(t) },
+    );
+    assert.equal(code, 2);
+    assert.match(twice.join("\n"), /--name is given more than once/);
+    assert.deepEqual((await hooks.communities.list()).values, [], "nothing stored");
+    await relay.close();
+    kv.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
