@@ -5,12 +5,11 @@
 // request's Host header names. The token endpoint and userinfo are in _oauth_token.ts.
 import type { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { csrf } from "hono/csrf";
 import { type ConsentFields, consentPage, errorPage } from "./_pages.ts";
 import { type ClientRecord, CODE_TTL_MS } from "./_store.ts";
 import { SANDBOX_USER_NAME, SANDBOX_USER_SUB } from "./_trigger.ts";
 import type { SandboxCore } from "./_core.ts";
-import { CODE_CHALLENGE, MAX_BODY_BYTES } from "./_http.ts";
+import { CODE_CHALLENGE, CROSS_SITE_FORM, csrfOr, FORM_TOO_LARGE, MAX_BODY_BYTES } from "./_http.ts";
 
 /** The longest redirect URI, scope or state an authorization request may carry (a code must fit one KV value). */
 const MAX_FIELD_CHARS = 4096;
@@ -95,8 +94,8 @@ export function authorizeRoutes(app: Hono, core: SandboxCore): void {
 
   app.post(
     "/oauth2/authorize",
-    bodyLimit({ maxSize: MAX_BODY_BYTES }),
-    csrf(),
+    bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.html(errorPage(FORM_TOO_LARGE), 413) }),
+    csrfOr((c) => c.html(errorPage(CROSS_SITE_FORM), 403)),
     async (c) => {
       const form = await c.req.parseBody().catch(() => null);
       if (form === null) return c.html(errorPage("The form could not be read"), 400);

@@ -8,7 +8,15 @@ import type { ClientRecord } from "./_store.ts";
 import { s256, timingSafeEqual } from "./_crypto.ts";
 import { SANDBOX_USER_NAME } from "./_trigger.ts";
 import type { SandboxCore } from "./_core.ts";
-import { bearerOf, CODE_VERIFIER, formDecode, MAX_BODY_BYTES, oauthError, parseBasic } from "./_http.ts";
+import {
+  bearerOf,
+  BODY_TOO_LARGE,
+  CODE_VERIFIER,
+  formDecode,
+  MAX_BODY_BYTES,
+  oauthError,
+  parseBasic,
+} from "./_http.ts";
 
 export function tokenRoutes(
   app: Hono,
@@ -91,7 +99,7 @@ export function tokenRoutes(
 
   app.post(
     "/oauth2/token",
-    bodyLimit({ maxSize: MAX_BODY_BYTES }),
+    bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => oauthError(413, "invalid_request", BODY_TOO_LARGE) }),
     async (c) => {
       const type = c.req.header("Content-Type") ?? "";
       if (!/^application\/x-www-form-urlencoded\b/i.test(type)) {
