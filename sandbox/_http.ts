@@ -45,6 +45,42 @@ export function csrfOr(refuse: (c: Context) => Response | Promise<Response>): Mi
   };
 }
 
+/** The parameters the authorization endpoint reads (its consent form adds `decision`). */
+export const AUTHORIZE_PARAMS = [
+  "response_type",
+  "client_id",
+  "redirect_uri",
+  "scope",
+  "state",
+  "code_challenge",
+  "code_challenge_method",
+] as const;
+/** The parameters the token endpoint reads. */
+export const TOKEN_PARAMS = [
+  "grant_type",
+  "code",
+  "redirect_uri",
+  "code_verifier",
+  "refresh_token",
+  "client_id",
+  "client_secret",
+  "scope",
+] as const;
+
+/**
+ * The first of `names` that a request sends more than once, by `count`, if
+ * any: RFC 6749 (3.1, 3.2) has each parameter sent once, and refuses a
+ * repeat (`invalid_request`) rather than picking one of its values.
+ */
+export function repeatedParameter(names: readonly string[], count: (name: string) => number): string | undefined {
+  return names.find((name) => count(name) > 1);
+}
+
+/** What a request that repeats `name` is told. */
+export function repeatedMessage(name: string): string {
+  return `${name} is repeated: each parameter may be sent once`;
+}
+
 /** The id of the sandbox's one place. */
 export const PLACE_ID = "1000";
 

@@ -16,6 +16,9 @@ import {
   MAX_BODY_BYTES,
   oauthError,
   parseBasic,
+  repeatedMessage,
+  repeatedParameter,
+  TOKEN_PARAMS,
 } from "./_http.ts";
 
 export function tokenRoutes(
@@ -109,9 +112,10 @@ export function tokenRoutes(
           "The body must be application/x-www-form-urlencoded",
         );
       }
-      const form: Record<string, string> = Object.fromEntries(
-        new URLSearchParams(await c.req.text()),
-      );
+      const params = new URLSearchParams(await c.req.text());
+      const repeated = repeatedParameter(TOKEN_PARAMS, (name) => params.getAll(name).length);
+      if (repeated) return oauthError(400, "invalid_request", repeatedMessage(repeated));
+      const form: Record<string, string> = Object.fromEntries(params);
       const client = await authenticateClient(
         c.req.header("Authorization"),
         form,

@@ -104,13 +104,37 @@ function bodyBytes(body: Body, live: Live, carried: string[]): Uint8Array {
   );
 }
 
-/** The name an OAuth request repeats, if any (RFC 6749 3.1, 3.2: no parameter may be sent twice). */
+const AUTHORIZE_READS = [
+  "response_type",
+  "client_id",
+  "redirect_uri",
+  "scope",
+  "state",
+  "code_challenge",
+  "code_challenge_method",
+];
+const TOKEN_READS = [
+  "grant_type",
+  "code",
+  "redirect_uri",
+  "code_verifier",
+  "refresh_token",
+  "client_id",
+  "client_secret",
+  "scope",
+];
+
+/** The parameter an OAuth request repeats, of those its endpoint reads (RFC 6749 3.1, 3.2: each is sent once). */
 function repeatedParameter(a: Attack): string | undefined {
-  if (a.path !== "/oauth2/token" && a.path !== "/oauth2/authorize") return undefined;
-  const pairs = Array.isArray(a.query) && a.query.length > 0
-    ? a.query
+  const reads = a.path === "/oauth2/token"
+    ? TOKEN_READS
+    : a.path === "/oauth2/authorize"
+    ? [...AUTHORIZE_READS, ...(a.method === "POST" ? ["decision"] : [])]
+    : [];
+  const pairs = a.method === "GET"
+    ? (Array.isArray(a.query) ? a.query : [])
     : a.body && ("form" in a.body ? a.body.form : "multipart" in a.body ? a.body.multipart : []);
-  const names = (pairs ?? []).map(([name]) => name);
+  const names = (pairs ?? []).map(([name]) => name).filter((name) => reads.includes(name));
   return names.find((name, i) => names.indexOf(name) !== i);
 }
 
