@@ -217,7 +217,14 @@ Deno.test("sandbox: any request to any route gets no 5xx, a refusal naming what 
           const answer = await rawRequest(port, request);
           const what = `${request.method} ${request.target.slice(0, 120)} → ${answer.status}`;
           if (answer.status === 0) {
-            assert.ok(request.headBytes > HEAD_LIMIT - 4096, `${what}: the connection closed without an answer`);
+            // Deno's HTTP server drops, unanswered, a head over 64 KiB or a header value holding a control character.
+            const invalid = request.headers.some(([, v]) =>
+              [...v].some((ch) => ch < " " && ch !== "\t" || ch === "\x7f")
+            );
+            assert.ok(
+              invalid || request.headBytes > HEAD_LIMIT - 4096,
+              `${what}: the connection closed without an answer`,
+            );
             return;
           }
           assert.ok(answer.status < 500, `${what}: ${answer.body.slice(0, 300)}`);
