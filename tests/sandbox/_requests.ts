@@ -31,18 +31,30 @@ export interface Attack {
   body?: Body;
 }
 
-/** A template's fields: as they are, or some dropped, one replaced, and more (repeats included) added. */
+/** A template's fields: as they are, one replaced, one dropped, more (repeats included) added, or all of these. */
 function mutated(template: Pairs, names: string[]): fc.Arbitrary<Pairs> {
-  const changed = fc.tuple(
-    fc.subarray(template.map((_, i) => i), { minLength: Math.max(0, template.length - 2) }),
-    fc.array(fc.tuple(fc.constantFrom(...names, ...template.map(([n]) => n)), value), { maxLength: 3 }),
-    fc.option(fc.tuple(fc.nat(), value), { nil: undefined }),
-  ).map(([kept, extra, replace]) => {
-    const pairs = kept.map((i) => [...template[i]] as [string, string]);
-    if (replace && pairs.length > 0) pairs[replace[0] % pairs.length][1] = replace[1];
-    return [...pairs, ...extra];
+  const copy = (): Pairs => template.map(([name, v]) => [name, v]);
+  const extra = fc.array(fc.tuple(fc.constantFrom(...names, ...template.map(([n]) => n)), value), {
+    minLength: 1,
+    maxLength: 3,
   });
-  return fc.oneof({ weight: 1, arbitrary: fc.constant(template) }, { weight: 2, arbitrary: changed });
+  const replaced = fc.tuple(fc.nat(), value).map(([i, v]) => {
+    const pairs = copy();
+    pairs[i % pairs.length][1] = v;
+    return pairs;
+  });
+  const dropped = fc.nat().map((i) => copy().filter((_, j) => j !== i % template.length));
+  const added = extra.map((more) => [...copy(), ...more]);
+  const mixed = fc.tuple(
+    fc.subarray(template.map((_, i) => i), { minLength: Math.max(0, template.length - 2) }),
+    extra,
+    fc.tuple(fc.nat(), value),
+  ).map(([kept, more, [i, v]]) => {
+    const pairs = kept.map((k) => [...template[k]] as [string, string]);
+    if (pairs.length > 0) pairs[i % pairs.length][1] = v;
+    return [...pairs, ...more];
+  });
+  return fc.oneof(fc.constant(template), replaced, dropped, added, mixed);
 }
 
 const AUTHORIZE: Pairs = [
@@ -118,6 +130,10 @@ const bodyOr = (right: fc.Arbitrary<Body>): fc.Arbitrary<Body> =>
 const clientAuth = fc.oneof(
   { weight: 4, arbitrary: fc.constant({ basic: [L("communityId"), L("communitySecret")] as [string, string] }) },
   { weight: 1, arbitrary: fc.constant({ basic: [L("consoleId"), L("consoleSecret")] as [string, string] }) },
+  {
+    weight: 2,
+    arbitrary: fc.tuple(fc.constantFrom(L("communityId"), L("consoleId")), value).map((basic) => ({ basic })),
+  },
   { weight: 2, arbitrary: fc.tuple(value, value).map((basic) => ({ basic })) },
   {
     weight: 1,
