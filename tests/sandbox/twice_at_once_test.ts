@@ -1,8 +1,9 @@
 // Each state-changing request of the sandbox sent twice at the same moment
 // (a double click, a client retrying before the first answer came), answered
-// as one OAuth server or the platform would: an authorization code and a
-// refresh token grant once, consent gives two codes, a registration makes two
-// hooks, a PUT applies whole, a redelivery sends twice under two signatures.
+// as one OAuth server or the platform would: an authorization code grants
+// once and its replay revokes what it gave, a refresh token renews once,
+// consent gives two codes, a registration makes two hooks, a PUT applies
+// whole, a redelivery sends twice under two signatures.
 
 import assert from "node:assert/strict";
 import { ANTI_HIJACKING_PREFIX } from "../../sandbox/mod.ts";
@@ -21,29 +22,52 @@ async function read(answers: Response[]): Promise<{ statuses: number[]; bodies: 
   return { statuses: answers.map((res) => res.status).sort(), bodies };
 }
 
-Deno.test("sandbox: one authorization code exchanged twice at once grants tokens once, the other gets invalid_grant", async () => {
+/** Whether an access token still opens userinfo, and a refresh token still renews. */
+async function stillGood(served: Served, tokens: Record<string, string>): Promise<[number, number]> {
+  const userinfo = await fetch(`${served.base}/oauth2/userinfo`, {
+    headers: { Authorization: `Bearer ${tokens.access_token}` },
+  });
+  await userinfo.body?.cancel();
+  const renewed = await token(served, { grant_type: "refresh_token", refresh_token: tokens.refresh_token });
+  await renewed.body?.cancel();
+  return [userinfo.status, renewed.status];
+}
+
+// RFC 6749 4.1.2: a code used more than once MUST be refused, and the server SHOULD revoke the tokens it gave,
+// as OAuth servers do: whoever used it first may be the one who stole it.
+Deno.test("sandbox: one authorization code exchanged twice, at once or one after the other, grants once, and the second use revokes what it gave", async () => {
   await withServed(async (served) => {
     for (let round = 0; round < ROUNDS; round++) {
       const { code, verifier } = await approve(served);
-      const { statuses, bodies } = await read(
-        await twice(() =>
-          token(served, {
-            grant_type: "authorization_code",
-            code,
-            code_verifier: verifier,
-            redirect_uri: served.communityRedirect,
-          })
-        ),
-      );
+      const exchange = () =>
+        token(served, {
+          grant_type: "authorization_code",
+          code,
+          code_verifier: verifier,
+          redirect_uri: served.communityRedirect,
+        });
+      const atOnce = round % 2 === 0;
+      const { statuses, bodies } = await read(atOnce ? await twice(exchange) : [await exchange(), await exchange()]);
       assert.deepEqual(statuses, [200, 400], `round ${round}`);
+      const refused = bodies.find((body) => body.error)!;
+      assert.equal(refused.error, "invalid_grant");
+      assert.match(refused.error_description, /already used/);
       const granted = bodies.find((body) => body.access_token)!;
-      assert.equal(bodies.find((body) => body.error)!.error, "invalid_grant");
-      const userinfo = await fetch(`${served.base}/oauth2/userinfo`, {
-        headers: { Authorization: `Bearer ${granted.access_token}` },
-      });
-      assert.equal(userinfo.status, 200);
-      await userinfo.body?.cancel();
+      assert.deepEqual(
+        await stillGood(served, granted),
+        [401, 400],
+        `round ${round}: the replay left its tokens working`,
+      );
     }
+    // A code used once keeps its tokens, and the refresh tokens that follow them.
+    const { code, verifier } = await approve(served);
+    const once = await token(served, {
+      grant_type: "authorization_code",
+      code,
+      code_verifier: verifier,
+      redirect_uri: served.communityRedirect,
+    });
+    assert.deepEqual(await stillGood(served, await once.json()), [200, 200]);
   });
 });
 
@@ -116,7 +140,11 @@ Deno.test("sandbox: a registration sent twice at once makes two hooks; a PUT sen
     const ids = await Promise.all(made.map(async (res) => (await jive(res)).id));
     assert.equal(new Set(ids).size, 2);
 
-    const [a, b] = [{ ...hook, events: ["webhook"] }, { ...hook, events: ["social_group"], enabled: false }];
+    const [a, b] = [{ ...hook, events: ["webhook"], enabled: true }, {
+      ...hook,
+      events: ["social_group"],
+      enabled: false,
+    }];
     const put = await Promise.all([api(`/${ids[0]}`, "PUT", a), api(`/${ids[0]}`, "PUT", b)]);
     assert.deepEqual(put.map((res) => res.status), [200, 200]);
     await Promise.all(put.map((res) => res.body?.cancel()));
