@@ -167,6 +167,7 @@ export function tokenRoutes(
           sub: code.sub,
           scope: code.scope,
           tenantId: code.tenantId,
+          grantId: code.grantId,
         };
         const tokens = await store.issueTokens(
           grant,
