@@ -9,6 +9,9 @@ import type { SandboxCore } from "./_core.ts";
 import { entityOf, jiveError, jiveJson, MAX_BODY_BYTES, PLACE_ID } from "./_http.ts";
 import { DEFAULT_PAGE_COUNT, MAX_PAGE_COUNT } from "./types.ts";
 
+/** The longest origin (from the request's Host) a hook is registered under: with its URLs, it fits one KV value. */
+const MAX_ORIGIN_CHARS = 8192;
+
 /** Creates a webhook of `tenantId` as the platform does (stamped now); answers its entity. */
 export async function newHook(
   core: Pick<SandboxCore, "store" | "now">,
@@ -59,6 +62,14 @@ export function apiRoutes(
     api(async (c, tenant) => {
       const fields = validateHookFields(await readJson(c));
       if (typeof fields === "string") return jiveError(400, fields);
+      // The hook keeps the address it is registered under, whose origin any client names (Host): bounded, so it fits.
+      const origin = new URL(c.req.url).origin;
+      if (origin.length > MAX_ORIGIN_CHARS) {
+        return jiveError(
+          400,
+          `The request's origin must be at most ${MAX_ORIGIN_CHARS} characters, got ${origin.length}`,
+        );
+      }
       const entity = await newHook(core, { ...fields, tenantId: tenant, baseUrl: baseOf(c), enabled: true });
       await core.faults?.afterCreate?.(entity);
       return jiveJson(200, entity);

@@ -2,6 +2,9 @@
 // errors (with the anti-hijacking line), OAuth error bodies, the entity of a
 // hook, and the parsing of Basic, Bearer and form credentials.
 
+import type { Context, MiddlewareHandler } from "hono";
+import { csrf } from "hono/csrf";
+import { HTTPException } from "hono/http-exception";
 import type { HookRecord } from "./_store.ts";
 import {
   ANTI_HIJACKING_PREFIX,
@@ -14,6 +17,70 @@ import {
 
 /** Largest request body the sandbox reads. */
 export const MAX_BODY_BYTES = 64 * 1024;
+/** What a body over {@linkcode MAX_BODY_BYTES} is told. */
+export const BODY_TOO_LARGE = `The request body is larger than ${MAX_BODY_BYTES} bytes`;
+/** What a form over {@linkcode MAX_BODY_BYTES} is told. */
+export const FORM_TOO_LARGE = `The form is larger than ${MAX_BODY_BYTES} bytes`;
+/** What a form posted from another site is told. */
+export const CROSS_SITE_FORM =
+  "The form was sent from another site (its Origin is not this sandbox's): post it from the sandbox's own page";
+
+/**
+ * Hono's CSRF check, its refusal answered by `refuse` in the route's own
+ * shape instead of a bare "Forbidden" (which names nothing).
+ */
+export function csrfOr(refuse: (c: Context) => Response | Promise<Response>): MiddlewareHandler {
+  const check = csrf();
+  return async (c, next) => {
+    let passed = false;
+    try {
+      await check(c, async () => {
+        passed = true;
+        await next();
+      });
+    } catch (error) {
+      if (!passed && error instanceof HTTPException && error.status === 403) return await refuse(c);
+      throw error;
+    }
+  };
+}
+
+/** The parameters the authorization endpoint reads (its consent form adds `decision`). */
+export const AUTHORIZE_PARAMS = [
+  "response_type",
+  "client_id",
+  "redirect_uri",
+  "scope",
+  "state",
+  "code_challenge",
+  "code_challenge_method",
+] as const;
+/** The parameters the token endpoint reads. */
+export const TOKEN_PARAMS = [
+  "grant_type",
+  "code",
+  "redirect_uri",
+  "code_verifier",
+  "refresh_token",
+  "client_id",
+  "client_secret",
+  "scope",
+] as const;
+
+/**
+ * The first of `names` that a request sends more than once, by `count`, if
+ * any: RFC 6749 (3.1, 3.2) has each parameter sent once, and refuses a
+ * repeat (`invalid_request`) rather than picking one of its values.
+ */
+export function repeatedParameter(names: readonly string[], count: (name: string) => number): string | undefined {
+  return names.find((name) => count(name) > 1);
+}
+
+/** What a request that repeats `name` is told. */
+export function repeatedMessage(name: string): string {
+  return `${name} is repeated: each parameter may be sent once`;
+}
+
 /** The id of the sandbox's one place. */
 export const PLACE_ID = "1000";
 

@@ -26,6 +26,11 @@ export function codeKey(codeHash: string): Deno.KvKey {
   return [ROOT, "code", codeHash];
 }
 
+/** `["sandbox", "revoked_grant", grantId]`: the tokens of a grant (an authorization code used twice) are revoked. */
+export function revokedGrantKey(grantId: string): Deno.KvKey {
+  return [ROOT, "revoked_grant", grantId];
+}
+
 /** `["sandbox", "access"]`: prefix of every access token. */
 export function accessPrefix(): Deno.KvKey {
   return [ROOT, "access"];

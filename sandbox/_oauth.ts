@@ -5,12 +5,20 @@
 // request's Host header names. The token endpoint and userinfo are in _oauth_token.ts.
 import type { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { csrf } from "hono/csrf";
 import { type ConsentFields, consentPage, errorPage } from "./_pages.ts";
 import { type ClientRecord, CODE_TTL_MS } from "./_store.ts";
 import { SANDBOX_USER_NAME, SANDBOX_USER_SUB } from "./_trigger.ts";
 import type { SandboxCore } from "./_core.ts";
-import { CODE_CHALLENGE, MAX_BODY_BYTES } from "./_http.ts";
+import {
+  AUTHORIZE_PARAMS,
+  CODE_CHALLENGE,
+  CROSS_SITE_FORM,
+  csrfOr,
+  FORM_TOO_LARGE,
+  MAX_BODY_BYTES,
+  repeatedMessage,
+  repeatedParameter,
+} from "./_http.ts";
 
 /** The longest redirect URI, scope or state an authorization request may carry (a code must fit one KV value). */
 const MAX_FIELD_CHARS = 4096;
@@ -67,6 +75,9 @@ export function authorizeRoutes(app: Hono, core: SandboxCore): void {
     client.kind === "console" ? "The console (sign-in)" : "The console, on behalf of the Sandbox community's app";
 
   app.get("/oauth2/authorize", async (c) => {
+    const all = c.req.queries();
+    const repeated = repeatedParameter(AUTHORIZE_PARAMS, (name) => all[name]?.length ?? 0);
+    if (repeated) return c.html(errorPage(repeatedMessage(repeated)), 400);
     const q = c.req.query();
     const fields: ConsentFields = {
       client_id: q.client_id ?? "",
@@ -95,11 +106,13 @@ export function authorizeRoutes(app: Hono, core: SandboxCore): void {
 
   app.post(
     "/oauth2/authorize",
-    bodyLimit({ maxSize: MAX_BODY_BYTES }),
-    csrf(),
+    bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.html(errorPage(FORM_TOO_LARGE), 413) }),
+    csrfOr((c) => c.html(errorPage(CROSS_SITE_FORM), 403)),
     async (c) => {
-      const form = await c.req.parseBody().catch(() => null);
+      const form = await c.req.parseBody({ all: true }).catch(() => null);
       if (form === null) return c.html(errorPage("The form could not be read"), 400);
+      const repeated = repeatedParameter([...AUTHORIZE_PARAMS, "decision"], (name) => [form[name]].flat().length);
+      if (repeated) return c.html(errorPage(repeatedMessage(repeated)), 400);
       const text = (name: string): string | undefined =>
         typeof form[name] === "string" ? form[name] as string : undefined;
       const fields: Partial<ConsentFields> = {

@@ -8,7 +8,18 @@ import type { ClientRecord } from "./_store.ts";
 import { s256, timingSafeEqual } from "./_crypto.ts";
 import { SANDBOX_USER_NAME } from "./_trigger.ts";
 import type { SandboxCore } from "./_core.ts";
-import { bearerOf, CODE_VERIFIER, formDecode, MAX_BODY_BYTES, oauthError, parseBasic } from "./_http.ts";
+import {
+  bearerOf,
+  BODY_TOO_LARGE,
+  CODE_VERIFIER,
+  formDecode,
+  MAX_BODY_BYTES,
+  oauthError,
+  parseBasic,
+  repeatedMessage,
+  repeatedParameter,
+  TOKEN_PARAMS,
+} from "./_http.ts";
 
 export function tokenRoutes(
   app: Hono,
@@ -91,7 +102,7 @@ export function tokenRoutes(
 
   app.post(
     "/oauth2/token",
-    bodyLimit({ maxSize: MAX_BODY_BYTES }),
+    bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => oauthError(413, "invalid_request", BODY_TOO_LARGE) }),
     async (c) => {
       const type = c.req.header("Content-Type") ?? "";
       if (!/^application\/x-www-form-urlencoded\b/i.test(type)) {
@@ -101,9 +112,10 @@ export function tokenRoutes(
           "The body must be application/x-www-form-urlencoded",
         );
       }
-      const form: Record<string, string> = Object.fromEntries(
-        new URLSearchParams(await c.req.text()),
-      );
+      const params = new URLSearchParams(await c.req.text());
+      const repeated = repeatedParameter(TOKEN_PARAMS, (name) => params.getAll(name).length);
+      if (repeated) return oauthError(400, "invalid_request", repeatedMessage(repeated));
+      const form: Record<string, string> = Object.fromEntries(params);
       const client = await authenticateClient(
         c.req.header("Authorization"),
         form,
@@ -155,6 +167,7 @@ export function tokenRoutes(
           sub: code.sub,
           scope: code.scope,
           tenantId: code.tenantId,
+          grantId: code.grantId,
         };
         const tokens = await store.issueTokens(
           grant,

@@ -7,7 +7,7 @@
 import type { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { SandboxCore } from "./_core.ts";
-import { MAX_BODY_BYTES } from "./_http.ts";
+import { BODY_TOO_LARGE, MAX_BODY_BYTES } from "./_http.ts";
 import { findSent, keepSent, type SentPostback } from "./_sent.ts";
 import { deliver } from "./_trigger.ts";
 import type { Delivery, RedeliverOptions } from "./types.ts";
@@ -57,7 +57,8 @@ export function redeliverRoutes(
     return await deliver(ctx, hook, sent.event, postback);
   };
 
-  app.post("/redeliver", bodyLimit({ maxSize: MAX_BODY_BYTES }), async (c) => {
+  const limit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ error: BODY_TOO_LARGE }, 413) });
+  app.post("/redeliver", limit, async (c) => {
     // JSON only: a browser cannot send that content type across sites without asking first (CORS), unlike a form.
     if (!/^application\/json\b/i.test(c.req.header("Content-Type") ?? "")) {
       return c.json({ error: "Send a JSON body (Content-Type: application/json): { webhookId, timestamp }" }, 415);

@@ -5,7 +5,16 @@
  * @module
  */
 
-import { accessKey, accessPrefix, clientKey, type ClientKind, codeKey, redirectUriKey, refreshKey } from "./_keys.ts";
+import {
+  accessKey,
+  accessPrefix,
+  clientKey,
+  type ClientKind,
+  codeKey,
+  redirectUriKey,
+  refreshKey,
+  revokedGrantKey,
+} from "./_keys.ts";
 import { randomToken, sha256Hex } from "./_crypto.ts";
 import { HookStore } from "./_hook_store.ts";
 
@@ -32,12 +41,20 @@ export interface CodeRecord {
   expiresAt: number;
 }
 
+/** An authorization code once used: what a second use revokes. */
+interface UsedCode {
+  used: true;
+  grantId: string;
+}
+
 /** What an access or refresh token grants. */
 export interface GrantRecord {
   clientId: string;
   sub: string;
   scope: string;
   tenantId: string;
+  /** The authorization code the tokens came from (its hash), absent for tokens issued by hand. */
+  grantId?: string;
 }
 
 /** A refresh token's grant and its expiry (ms since the epoch, by the sandbox's clock; absent in older records). */
@@ -136,13 +153,33 @@ export class SandboxStore extends HookStore {
     return code;
   }
 
-  /** Takes a code out of KV (single use); `null` when absent or used. */
-  async consumeCode(code: string): Promise<CodeRecord | null> {
-    const key = codeKey(await sha256Hex(code));
-    const found = await this.#kv.get<CodeRecord>(key);
-    if (!found.value) return null;
-    const result = await this.#kv.atomic().check(found).delete(key).commit();
-    return result.ok ? found.value : null;
+  /**
+   * Uses a code up (once): its record and the grant id its tokens carry, or
+   * `null` when it is unknown or was used already. A second use revokes the
+   * tokens the first one got (RFC 6749 4.1.2: whoever used it first may have
+   * stolen it), whether it comes later or at the same moment.
+   */
+  async consumeCode(code: string): Promise<(CodeRecord & { grantId: string }) | null> {
+    const grantId = await sha256Hex(code);
+    const key = codeKey(grantId);
+    for (;;) {
+      const found = await this.#kv.get<CodeRecord | UsedCode>(key);
+      if (!found.value) return null;
+      if ("used" in found.value) {
+        await this.#kv.set(revokedGrantKey(found.value.grantId), true, { expireIn: REFRESH_TTL_MS });
+        return null;
+      }
+      const used: UsedCode = { used: true, grantId };
+      // Kept as long as a token it gave may live, so that a late replay still revokes them.
+      const result = await this.#kv.atomic().check(found).set(key, used, { expireIn: REFRESH_TTL_MS }).commit();
+      if (result.ok) return { ...found.value, grantId };
+    }
+  }
+
+  /** Whether the tokens of this grant were revoked (a replayed code); tokens issued by hand have none. */
+  async #revoked(record: GrantRecord | null): Promise<boolean> {
+    if (!record?.grantId) return false;
+    return (await this.#kv.get(revokedGrantKey(record.grantId))).value !== null;
   }
 
   /** Issues an access and a refresh token for a grant. */
@@ -172,10 +209,10 @@ export class SandboxStore extends HookStore {
     return result.ok ? { accessToken, refreshToken } : null;
   }
 
-  /** The grant of an access token (expired or not), or `null`. */
+  /** The grant of an access token (expired or not), or `null`, also when its grant was revoked. */
   async accessGrant(token: string): Promise<AccessRecord | null> {
-    return (await this.#kv.get<AccessRecord>(accessKey(await sha256Hex(token))))
-      .value;
+    const record = (await this.#kv.get<AccessRecord>(accessKey(await sha256Hex(token)))).value;
+    return await this.#revoked(record) ? null : record;
   }
 
   /** Deletes an access token; `false` when it was not known. */
@@ -187,11 +224,12 @@ export class SandboxStore extends HookStore {
     return true;
   }
 
-  /** The KV entry of a refresh token, for rotation. */
+  /** The KV entry of a refresh token, for rotation; without a value when its grant was revoked. */
   async refreshEntry(
     token: string,
   ): Promise<Deno.KvEntryMaybe<RefreshRecord>> {
-    return await this.#kv.get<RefreshRecord>(refreshKey(await sha256Hex(token)));
+    const entry = await this.#kv.get<RefreshRecord>(refreshKey(await sha256Hex(token)));
+    return await this.#revoked(entry.value) ? { key: entry.key, value: null, versionstamp: null } : entry;
   }
 
   /** Marks every access token as expired; returns how many. */

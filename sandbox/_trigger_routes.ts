@@ -3,13 +3,12 @@
 import type { Hono } from "hono";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { csrf } from "hono/csrf";
 import { isKnownEvent } from "./_events.ts";
 import { indexPage } from "./_pages.ts";
 import type { HookRecord } from "./_store.ts";
 import { buildPostback, defaultVerb, deliver } from "./_trigger.ts";
 import type { SandboxCore } from "./_core.ts";
-import { MAX_BODY_BYTES, selfRefOf } from "./_http.ts";
+import { BODY_TOO_LARGE, CROSS_SITE_FORM, csrfOr, FORM_TOO_LARGE, MAX_BODY_BYTES, selfRefOf } from "./_http.ts";
 import { keepSent, type SentPostback } from "./_sent.ts";
 import type { TriggerOptions, TriggerSummary } from "./types.ts";
 
@@ -78,14 +77,18 @@ export function triggerRoutes(
     return { delivered };
   };
 
+  const isFormPost = (c: Context): boolean =>
+    /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(c.req.header("Content-Type") ?? "");
+
   app.post(
     "/trigger",
-    bodyLimit({ maxSize: MAX_BODY_BYTES }),
-    csrf(),
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => isFormPost(c) ? c.text(FORM_TOO_LARGE, 413) : c.json({ error: BODY_TOO_LARGE }, 413),
+    }),
+    csrfOr((c) => isFormPost(c) ? c.text(CROSS_SITE_FORM, 403) : c.json({ error: CROSS_SITE_FORM }, 403)),
     async (c) => {
-      const type = c.req.header("Content-Type") ?? "";
-      const isForm = /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i
-        .test(type);
+      const isForm = isFormPost(c);
       let options: TriggerOptions = {};
       if (isForm) {
         const form = await c.req.parseBody().catch(() => null);
