@@ -230,7 +230,7 @@ export function setStyles(
  */
 export function getVendorPrefix(prop: string, forCss = false): string {
   const prefix = probe(prop)[0];
-  return forCss && prefix ? "-" + prefix.toLowerCase() + "-" : prefix;
+  return forCss && prefix ? dash(prefix) + "-" : prefix; // Webkit: -webkit-
 }
 
 /**
