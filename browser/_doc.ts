@@ -47,7 +47,7 @@ export function fail(
   value: unknown,
   Type: ErrorConstructor = TypeError,
 ): never {
-  throw new Type(
+  throw Type(
     `Expected '${name}' to be ${what}, got ${
       isStr(value)
         ? JSON.stringify(value)

@@ -19,7 +19,7 @@ function tick(ts: number): void {
   // the next frame is booked first, so a throwing listener cannot stop the loop
   loopId = loopWin!.requestAnimationFrame(tick);
   for (const [fn, [scope, args]] of [...listeners]) {
-    if (listeners.has(fn)) fn.apply(scope, [...args, ts]);
+    if (listeners.has(fn)) fn.call(scope, ...args, ts);
   }
 }
 

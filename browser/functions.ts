@@ -61,10 +61,5 @@ export function bind(
   need(fn, "ffn");
   need(prefill, "aprefill");
   need(postfill, "apostfill");
-  return (...rest: unknown[]) =>
-    fn.apply(obj ?? getWin(), [
-      ...prefill,
-      ...rest,
-      ...postfill,
-    ]);
+  return (...rest: unknown[]) => fn.call(obj ?? getWin(), ...prefill, ...rest, ...postfill);
 }

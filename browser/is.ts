@@ -5,7 +5,7 @@
  */
 
 /**
- * Tests whether `obj` is an array.
+ * Tests whether `obj` is an array (it is `Array.isArray`).
  *
  * @param obj any value
  * @returns `true` for arrays
@@ -17,9 +17,7 @@
  * assert.equal(isArray({ length: 1 }), false);
  * ```
  */
-export function isArray(obj: unknown): obj is unknown[] {
-  return Array.isArray(obj);
-}
+export const isArray: (obj: unknown) => obj is unknown[] = Array.isArray;
 
 /**
  * Tests whether `obj` is a boolean primitive.

@@ -106,7 +106,7 @@ export function request(
     const status = xhr.status;
     let error: RequestError | null = status > 199 && status < 300
       ? null
-      : new Error(status ? `Request failed with status ${status}` : "Network error") as RequestError;
+      : Error(status ? "Request failed with status " + status : "Network error") as RequestError;
     let response: unknown = status ? xhr.response : null;
     if (
       isStr(response) && response &&

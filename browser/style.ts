@@ -25,14 +25,26 @@ export type Styled = Element | ElementCSSInlineStyle | CSSStyleDeclaration;
 const PREFIXES = ["Webkit", "Moz"];
 // style object -> camelCase property -> [prefix found, unprefixed supported]
 const cache: WeakMap<object, Record<string, [string, boolean]>> = /* @__PURE__ */ new WeakMap();
-// The camelCase names a number is unitless in, by their shortest endings that no property taking a length has
-// (checked against all of Chromium's): opacity and its kin (ity), zIndex and flex (ex), order, flexGrow and gridRow
-// (ow), gridColumn (mn), gridArea (ea), the grid lines gridRowStart, gridRowEnd, gridColumnStart and gridColumnEnd
-// (ow or mn, then Start or End: not rowGap, gridAutoRows, columnRuleInsetStart...), flexShrink (nk), fontWeight,
-// lineHeight, lineClamp (mp), columnCount and animationIterationCount (unt), zoom, tabSize, widows, orphans; vendor
-// forms too (WebkitLineClamp). The rest it takes in (overflow, boxShadow, visibility, positionArea...) takes no number
-// at all. A custom property (-X once camelCased) never.
-const UNITLESS = /^\w*(ity|ex|^order|(ow|mn|ea)(Start|End)?|nk|weight|eHeight|mp|unt|oom|bSize|dows|ans)$/i;
+// The camelCase names a number is unitless in: those CSS takes a bare <number> or <integer> in and no length (px would
+// make the value invalid), and those that take both but read a bare number as a multiple or a count, not as px:
+// lineHeight (of the font size), borderImageWidth and borderImageOutset (of the border width), tabSize (spaces) and
+// flex (flexGrow). Matched by their shortest endings (written lowercase, in the order that gzips smallest) that no
+// property taking a length has, checked against every property of Chromium's (tests/browser/chromium_style_test.ts):
+// opacity and its kin (ity), strokeMiterlimit (it), zIndex and flex (ex), order, readingOrder and WebkitOrder (order
+// after nothing, g or t: not border), flexGrow and gridRow (ow), gridColumn (mn), gridArea (ea), the grid lines
+// gridRowStart, gridRowEnd, gridColumnStart and gridColumnEnd (ow or mn, then start or end: not rowGap, gridAutoRows,
+// columnRuleInsetStart...), flexShrink (nk), fontWeight, lineHeight, lineClamp (mp), columnCount and
+// animationIterationCount (unt), zoom, tabSize, widows, orphans and hyphenateLimitChars (a[nr]s), scale (ale),
+// aspectRatio (io), fontSizeAdjust (st), shapeImageThreshold (ld), mathDepth (pth), initialLetter (tter),
+// borderImageSlice (ice), borderImageWidth (gewidth), borderImageOutset (tset), WebkitBoxOrdinalGroup (up); vendor
+// forms too (WebkitLineClamp, WebkitMaskBoxImageSlice). These keep px though a bare number is valid: the SVG lengths
+// (strokeWidth, strokeDasharray, cx, r, x...), baselineShift and WebkitPerspective, where it means px anyway; columns,
+// where it would be a count instead of a width; the shorthands animation and borderImage, where it alone draws
+// nothing; counterReset and its kin take a number only after a name. The rest it takes in (overflow, boxShadow,
+// visibility, textSizeAdjust, objectFit, scrollbarGutter, paintOrder...) takes no number at all. A custom property
+// (-X once camelCased) never.
+const UNITLESS =
+  /^\w*(bsize|weight|ice|(ow|mn|ea)(start|end)?|gewidth|eheight|ity?|dows|up|tter|ale|(^|[gt])order|a[nr]s|unt|pth|ex|mp|tset|oom|st|io|ld|nk)$/i;
 
 function camel(prop: string): string {
   return prop.replace(/-[a-z]/g, (c) => c[1].toUpperCase());
@@ -138,8 +150,12 @@ export function getStyle(obj: Element, style: string, def = ""): string {
  * `fontWeight`, `lineHeight`, `lineClamp`, `gridRow`, `gridColumn`,
  * `gridRowStart`, `gridRowEnd`, `gridColumnStart`, `gridColumnEnd`,
  * `gridArea`, `columnCount`, `zoom`, `animationIterationCount`, `tabSize`,
- * `widows`, `orphans`); custom properties always get it. Other strings are set as they
- * are. `null`, `undefined` or `""` removes the property.
+ * `widows`, `orphans`, `scale`, `aspectRatio`, `strokeMiterlimit`,
+ * `fontSizeAdjust`, `shapeImageThreshold`, `mathDepth`, `initialLetter`,
+ * `hyphenateLimitChars`, `readingOrder`, `borderImageSlice`,
+ * `borderImageWidth`, `borderImageOutset`); custom properties always get it,
+ * and so do `columns` and the SVG lengths (`strokeWidth`...). Other strings
+ * are set as they are. `null`, `undefined` or `""` removes the property.
  *
  * @param obj the element (or its `style` object)
  * @param style the property, camelCase (`float`, not `cssFloat`); dash-case and custom properties (`--x`, case kept) work too
@@ -230,7 +246,7 @@ export function setStyles(
  */
 export function getVendorPrefix(prop: string, forCss = false): string {
   const prefix = probe(prop)[0];
-  return forCss && prefix ? "-" + prefix.toLowerCase() + "-" : prefix;
+  return forCss && prefix ? dash(prefix) + "-" : prefix; // Webkit: -webkit-
 }
 
 /**

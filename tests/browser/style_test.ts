@@ -89,25 +89,33 @@ domTest(
     const unitless =
       ("opacity fillOpacity strokeOpacity floodOpacity zIndex order flex flexGrow flexShrink fontWeight " +
         "lineHeight lineClamp gridRow gridColumn gridRowStart gridRowEnd gridColumnStart gridColumnEnd gridArea " +
-        "columnCount zoom animationIterationCount tabSize widows orphans")
+        "columnCount zoom animationIterationCount tabSize widows orphans scale aspectRatio strokeMiterlimit " +
+        "fontSizeAdjust shapeImageThreshold mathDepth initialLetter hyphenateLimitChars readingOrder " +
+        "borderImageSlice borderImageWidth borderImageOutset")
         .split(" ");
-    // Lengths keep px, those whose names end as a unitless one's too.
+    // Lengths keep px, those whose names end as a unitless one's too; so do columns and the SVG lengths, where a
+    // bare number means what px does (or, in columns, a count in place of a width).
     const lengths =
       ("width height maxHeight blockSize fontSize gap rowGap columnGap gridRowGap gridColumnGap columnWidth " +
         "flexBasis gridAutoRows gridAutoColumns gridTemplateRows gridTemplateColumns borderWidth outlineOffset " +
-        "textIndent strokeWidth").split(" ");
+        "textIndent strokeWidth border borderTopWidth columnRuleWidth inset insetBlockStart letterSpacing " +
+        "perspective columns strokeDashoffset").split(" ");
+    const wrong = [];
     for (const name of [...unitless, ...lengths]) {
       const dashed = name.replace(/[A-Z]/g, "-$&").toLowerCase();
       // What the style object makes of "2" or "2px" (happy-dom writes flex: 2 as "2 1 0%").
+      ref.removeAttribute("style");
       ref.style.setProperty(dashed, unitless.includes(name) ? "2" : "2px");
       const want = ref.style.getPropertyValue(dashed);
       assert.notEqual(want, "", name);
       for (const given of [name, dashed]) {
         el.removeAttribute("style");
         setStyle(el, given, 2);
-        assert.equal(el.style.getPropertyValue(dashed), want, given);
+        const got = el.style.getPropertyValue(dashed);
+        if (got !== want) wrong.push(`${given}: ${got || "(dropped)"}, not ${want}`);
       }
     }
+    assert.deepEqual(wrong, []);
     // Custom properties keep px, whatever their names end with.
     for (const custom of ["--item-count", "--zoom", "--order"]) {
       setStyle(el, custom, 3);
