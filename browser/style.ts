@@ -25,24 +25,18 @@ export type Styled = Element | ElementCSSInlineStyle | CSSStyleDeclaration;
 const PREFIXES = ["Webkit", "Moz"];
 // style object -> camelCase property -> [prefix found, unprefixed supported]
 const cache: WeakMap<object, Record<string, [string, boolean]>> = /* @__PURE__ */ new WeakMap();
-// The camelCase names a number is unitless in: those CSS takes a bare <number> or <integer> in and no length (px would
-// make the value invalid), and those that take both but read a bare number as a multiple or a count, not as px:
-// lineHeight (of the font size), borderImageWidth and borderImageOutset (of the border width), tabSize (spaces) and
-// flex (flexGrow). Matched by their shortest endings (written lowercase, in the order that gzips smallest) that no
-// property taking a length has, checked against every property of Chromium's (tests/browser/chromium_style_test.ts):
-// opacity and its kin (ity), strokeMiterlimit (it), zIndex and flex (ex), order, readingOrder and WebkitOrder (order
-// after nothing, g or t: not border), flexGrow and gridRow (ow), gridColumn (mn), gridArea (ea), the grid lines
-// gridRowStart, gridRowEnd, gridColumnStart and gridColumnEnd (ow or mn, then start or end: not rowGap, gridAutoRows,
-// columnRuleInsetStart...), flexShrink (nk), fontWeight, lineHeight, lineClamp (mp), columnCount and
-// animationIterationCount (unt), zoom, tabSize, widows, orphans and hyphenateLimitChars (a[nr]s), scale (ale),
-// aspectRatio (io), fontSizeAdjust (st), shapeImageThreshold (ld), mathDepth (pth), initialLetter (tter),
-// borderImageSlice (ice), borderImageWidth (gewidth), borderImageOutset (tset), WebkitBoxOrdinalGroup (up); vendor
-// forms too (WebkitLineClamp, WebkitMaskBoxImageSlice). These keep px though a bare number is valid: the SVG lengths
-// (strokeWidth, strokeDasharray, cx, r, x...), baselineShift and WebkitPerspective, where it means px anyway; columns,
-// where it would be a count instead of a width; the shorthands animation and borderImage, where it alone draws
-// nothing; counterReset and its kin take a number only after a name. The rest it takes in (overflow, boxShadow,
-// visibility, textSizeAdjust, objectFit, scrollbarGutter, paintOrder...) takes no number at all. A custom property
-// (-X once camelCased) never.
+// The camelCase names a number is unitless in: those CSS takes a bare <number> and no length in, and those that read a
+// bare number as a multiple or count, not px: lineHeight, borderImageWidth/Outset, tabSize, flex. Matched by their
+// shortest endings (lowercase, in the order that gzips smallest) that no property taking a length has, checked against
+// all of Chromium's (tests/browser/chromium_style_test.ts): opacity and kin (ity), strokeMiterlimit (it), zIndex, flex
+// (ex), order, readingOrder, WebkitOrder ((^|[gt])order: not border), flexGrow, gridRow (ow), gridColumn (mn), gridArea
+// (ea), the grid lines (ow or mn, then start or end: not rowGap, gridAutoRows...), flexShrink (nk), fontWeight,
+// lineHeight, lineClamp (mp), columnCount, animationIterationCount (unt), zoom, tabSize, widows, orphans,
+// hyphenateLimitChars (a[nr]s), scale (ale), aspectRatio (io), fontSizeAdjust (st), shapeImageThreshold (ld), mathDepth
+// (pth), initialLetter (tter), borderImageSlice (ice), borderImageWidth (gewidth), borderImageOutset (tset),
+// WebkitBoxOrdinalGroup (up), and vendor forms. Kept px though a number is valid: SVG lengths (strokeWidth, r, x...),
+// baselineShift, WebkitPerspective (px anyway); columns (a count, not a width); the shorthands animation and
+// borderImage; counterReset and kin (a number only after a name). A custom property (-X once camelCased) never.
 const UNITLESS =
   /^\w*(bsize|weight|ice|(ow|mn|ea)(start|end)?|gewidth|eheight|ity?|dows|up|tter|ale|(^|[gt])order|a[nr]s|unt|pth|ex|mp|tset|oom|st|io|ld|nk)$/i;
 
