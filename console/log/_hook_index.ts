@@ -22,7 +22,7 @@
  */
 
 import { commitInGroup } from "../../webhooks/mod.ts";
-import { deliveryViewKey, HOOK_INDEX_MARK_KEY, hookPackKey } from "./_keys.ts";
+import { DELIVERY_VIEW_PREFIX, deliveryViewKey, HOOK_INDEX_MARK_KEY, hookPackKey } from "./_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
 import { Buffer } from "node:buffer";
 import { type Line, lineOf, packExpiry, packsOf } from "./_hook_pack.ts";
@@ -51,7 +51,6 @@ const MAX_REMEMBERED = 50_000;
 export class HookIndexer {
   #kv: Deno.Kv;
   #expireIn: number;
-  #retain: number;
   #settleMs: number;
   #numbers: Allocator;
   /** Rows this process wrote since its last pass. */
@@ -71,11 +70,10 @@ export class HookIndexer {
   /** Passes read the log while they start at or below this number (a row of this process may be there unknown). */
   #readThrough = 0;
 
-  constructor(kv: Deno.Kv, numbers: Allocator, options: { expireIn: number; retain: number; settleMs: number }) {
+  constructor(kv: Deno.Kv, numbers: Allocator, options: { expireIn: number; settleMs: number }) {
     this.#kv = kv;
     this.#numbers = numbers;
     this.#expireIn = options.expireIn;
-    this.#retain = options.retain;
     this.#settleMs = options.settleMs;
   }
 
@@ -190,9 +188,9 @@ export class HookIndexer {
       const settled = numberAt(Date.now() - this.#settleMs);
       const taken = await this.#take(from, settled);
       if (taken.lines.length === 0 || (!force && taken.lines.length < INDEX_BATCH)) return;
-      // Rows the trimmer takes (or took) are not packed: of a pass past the retention, its newest `retain` only.
-      const oldestKept = taken.lines[Math.max(0, taken.lines.length - this.#retain)];
-      const { packs, last, cut } = packsOf(taken.lines, MAX_PASS_PACKS, oldestKept.seq - 1);
+      // Rows the trimmer took are not packed (readers skip them); those it has yet to take are: it keeps up
+      // to its slack past the retention, and a row the log holds is listed by its hook.
+      const { packs, last, cut } = packsOf(taken.lines, MAX_PASS_PACKS, (await this.#oldestRow()) - 1);
       const result = await commitInGroup(this.#kv, {
         checks: [mark],
         build: (atomic) => {
@@ -208,6 +206,13 @@ export class HookIndexer {
       if (result.kind === "committed" && !taken.full && !cut) return;
       // Failed: another process moved the mark; read it again.
     }
+  }
+
+  /** The number of the log's oldest row (none: past every number). */
+  async #oldestRow(): Promise<number> {
+    const rows = this.#kv.list({ prefix: DELIVERY_VIEW_PREFIX }, { limit: 1 });
+    for await (const entry of rows) return entry.key[1] as number;
+    return Number.MAX_SAFE_INTEGER;
   }
 
   /**

@@ -80,7 +80,7 @@ export class DeliveryStore {
     this.#numbers = new Allocator(kv);
     this.#numbering = new PostbackNumbering(this.#numbers);
     this.#trimmer = new Trimmer(kv, retain, { maxAgeMs });
-    this.#index = new HookIndexer(kv, this.#numbers, { expireIn: maxAgeMs, retain, settleMs: this.#settleMs });
+    this.#index = new HookIndexer(kv, this.#numbers, { expireIn: maxAgeMs, settleMs: this.#settleMs });
     this.#maxAgeMs = maxAgeMs;
   }
 
