@@ -5,17 +5,21 @@
  * another process, or of another group in flight, may land below a number a
  * reader already saw. A reader therefore reads again a settle window (the
  * numbers of the last `settleMs`) and leaves out what it gave before, by id;
- * below the window the log is settled and read once.
+ * below the window the log is settled and read once. It reads the log's
+ * rows themselves, of every hook, and keeps one hook's in memory: the window
+ * is newer than the hook index's mark, and a hook's listing reads a bounded
+ * number of other hooks' rows there, which a busy log's window passes.
  *
  * @module
  */
 
 import type { DeliveryView } from "./_view.ts";
-import { listLog } from "./_log_scan.ts";
+import { rowOf } from "./_delivery_layout.ts";
+import { DELIVERY_VIEW_PREFIX, deliveryViewKey } from "./_keys.ts";
 import { numberAt } from "./_numbers.ts";
 
-/** Rows one read takes per page. */
-const PAGE = 500;
+/** Rows one round trip of a read takes. */
+const BATCH = 500;
 
 /** A reader of the log's new deliveries (of one hook, or all). */
 export class LiveReader {
@@ -45,19 +49,16 @@ export class LiveReader {
   async next(): Promise<DeliveryView[]> {
     const settled = numberAt(this.#now() - this.#settleMs);
     const out: DeliveryView[] = [];
-    let after = this.#floor;
     let highest = this.#floor;
-    for (;;) {
-      const page = await listLog(this.#kv, { hookId: this.#hookId, after, limit: PAGE, forward: true });
-      for (const view of page) {
-        if (!this.#given.has(view.id)) {
-          this.#given.set(view.id, view.seq);
-          out.push(view);
-        }
-        highest = Math.max(highest, view.seq);
+    const selector = { prefix: DELIVERY_VIEW_PREFIX, start: deliveryViewKey(this.#floor + 1) };
+    for await (const entry of this.#kv.list(selector, { batchSize: BATCH })) {
+      const { view } = rowOf(entry.value);
+      highest = Math.max(highest, view.seq);
+      if (this.#hookId !== undefined && view.hookId !== this.#hookId) continue;
+      if (!this.#given.has(view.id)) {
+        this.#given.set(view.id, view.seq);
+        out.push(view);
       }
-      if (page.length < PAGE) break;
-      after = page[page.length - 1].seq;
     }
     // Settled: below the window, and read. Above it, what was given is remembered to be left out next time.
     const floor = Math.max(this.#floor, Math.min(settled, highest));
