@@ -128,9 +128,14 @@ export class LiveReader {
     return out;
   }
 
-  /** Whether a shard counts a row the reader has not seen and may still see. */
+  /**
+   * Whether a shard counts a row the reader has not seen and may still see,
+   * or the reader saw a row no shard counts (written by an earlier version):
+   * the window is read again and the tally set afresh, so that such a row
+   * does not hide a missing one later.
+   */
   #missing(): boolean {
-    return this.#tallies.some((tally, shard) => this.#counts[shard].value - tally.base > tally.seen);
+    return this.#tallies.some((tally, shard) => this.#counts[shard].value - tally.base !== tally.seen);
   }
 
   /** After a read of the whole window: what the shards count and the reader did not see, it will not. */
