@@ -230,6 +230,8 @@ export class Trimmer {
       const res = await retryLocked(() => op.commit());
       if (!res.ok) return; // the lease was lost: the new holder trims
       keepFrom = old[old.length - 1].seq + 1;
+      // The rows left are numbered from there: with a short maxAgeMs, the next trims need not count again.
+      this.#oldest = Math.max(this.#oldest, keepFrom);
     }
     if (keepFrom > 0) await dropTrimmedBelow(this.#kv, keepFrom, hooks);
   }
