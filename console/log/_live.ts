@@ -59,6 +59,11 @@ export class LiveReader {
   /** The written shards as this wake read them. */
   #counts: { value: bigint; stamp: string }[] = [];
 
+  /**
+   * @param kv the log's KV
+   * @param options `hookId` to give one hook's deliveries only, `settleMs`
+   *   the settle window, `now` the clock (ms) when a test moves it
+   */
   constructor(kv: Deno.Kv, options: { hookId?: string; settleMs: number; now?: () => number }) {
     this.#kv = kv;
     this.#hookId = options.hookId;
