@@ -60,6 +60,8 @@ export class LiveReader {
   #counts: { value: bigint; stamp: string }[] = [];
 
   /**
+   * A reader from the settle window on; call {@linkcode LiveReader.start} first.
+   *
    * @param kv the log's KV
    * @param options `hookId` to give one hook's deliveries only, `settleMs`
    *   the settle window, `now` the clock (ms) when a test moves it
