@@ -22,12 +22,13 @@
  */
 
 import { commitInGroup } from "../../webhooks/mod.ts";
-import { deliveryViewKey, HOOK_INDEX_MARK_KEY, hookPackKey } from "./_keys.ts";
+import { DELIVERY_VIEW_PREFIX, deliveryViewKey, HOOK_INDEX_MARK_KEY, hookPackKey } from "./_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
 import { Buffer } from "node:buffer";
 import { type Line, lineOf, packExpiry, packsOf } from "./_hook_pack.ts";
 import { utf8 } from "./_delivery_layout.ts";
-import { type Allocator, numberAt } from "./_numbers.ts";
+import { type Allocator, msOf, numberAt } from "./_numbers.ts";
+import { repairPack } from "./_hook_repair.ts";
 
 /** Rows past the mark that start a pass (the readers' tail is about this long). */
 export const INDEX_BATCH = 256;
@@ -51,7 +52,6 @@ const MAX_REMEMBERED = 50_000;
 export class HookIndexer {
   #kv: Deno.Kv;
   #expireIn: number;
-  #retain: number;
   #settleMs: number;
   #numbers: Allocator;
   /** Rows this process wrote since its last pass. */
@@ -70,12 +70,16 @@ export class HookIndexer {
   #staged = new Map<number, { postbackId: string; line: Line }>();
   /** Passes read the log while they start at or below this number (a row of this process may be there unknown). */
   #readThrough = 0;
+  /**
+   * Rows of this process known stored later than the settle window after
+   * their number: a pass may have passed them unseen (_hook_repair.ts).
+   */
+  #late: Line[] = [];
 
-  constructor(kv: Deno.Kv, numbers: Allocator, options: { expireIn: number; retain: number; settleMs: number }) {
+  constructor(kv: Deno.Kv, numbers: Allocator, options: { expireIn: number; settleMs: number }) {
     this.#kv = kv;
     this.#numbers = numbers;
     this.#expireIn = options.expireIn;
-    this.#retain = options.retain;
     this.#settleMs = options.settleMs;
   }
 
@@ -110,6 +114,7 @@ export class HookIndexer {
   }
 
   #remember(line: Line): void {
+    if (Date.now() - msOf(line.seq) > this.#settleMs / 2 && this.#late.length < MAX_REMEMBERED) this.#late.push(line);
     const mine = this.#mine;
     if (mine.length >= MAX_REMEMBERED) {
       // Forgotten, the lowest: the log is read where they were.
@@ -187,12 +192,13 @@ export class HookIndexer {
     for (;;) {
       const mark = await retryLocked(() => this.#kv.get<number>(HOOK_INDEX_MARK_KEY));
       const from = (typeof mark.value === "number" ? mark.value : 0) + 1;
+      if (this.#late.length > 0) await this.#repair(from - 1);
       const settled = numberAt(Date.now() - this.#settleMs);
       const taken = await this.#take(from, settled);
       if (taken.lines.length === 0 || (!force && taken.lines.length < INDEX_BATCH)) return;
-      // Rows the trimmer takes (or took) are not packed: of a pass past the retention, its newest `retain` only.
-      const oldestKept = taken.lines[Math.max(0, taken.lines.length - this.#retain)];
-      const { packs, last, cut } = packsOf(taken.lines, MAX_PASS_PACKS, oldestKept.seq - 1);
+      // Rows the trimmer took are not packed (readers skip them); those it has yet to take are: it keeps up
+      // to its slack past the retention, and a row the log holds is listed by its hook.
+      const { packs, last, cut } = packsOf(taken.lines, MAX_PASS_PACKS, (await this.#oldestRow()) - 1);
       const result = await commitInGroup(this.#kv, {
         checks: [mark],
         build: (atomic) => {
@@ -208,6 +214,22 @@ export class HookIndexer {
       if (result.kind === "committed" && !taken.full && !cut) return;
       // Failed: another process moved the mark; read it again.
     }
+  }
+
+  /** Puts in their hooks' packs the late rows the mark passed (those above it, a pass takes). */
+  async #repair(mark: number): Promise<void> {
+    const passed = this.#late.filter((line) => line.seq <= mark);
+    if (passed.length === 0) return;
+    this.#late = this.#late.filter((line) => line.seq > mark);
+    // One that fails (a pack KV will not take grown by a line) stays out of its hook's listing, as before.
+    for (const line of passed) await repairPack(this.#kv, line, this.#expireIn).catch(() => {});
+  }
+
+  /** The number of the log's oldest row (none: past every number). */
+  async #oldestRow(): Promise<number> {
+    const rows = this.#kv.list({ prefix: DELIVERY_VIEW_PREFIX }, { limit: 1 });
+    for await (const entry of rows) return entry.key[1] as number;
+    return Number.MAX_SAFE_INTEGER;
   }
 
   /**

@@ -10,7 +10,8 @@
  *
  * A slot is leased for {@linkcode LEASE_MS} (atomic: its entry checked by
  * versionstamp), renewed when a write finds a third of it gone (off the
- * answer's path), and left to run out when the process dies. A process never
+ * answer's path), and left to run out when the process dies; its entry is
+ * kept (no expiry), so its end outlives it. A process never
  * numbers at or past its lease's end, and the next owner of the slot starts
  * there: a process that lost its lease unawares cannot take its successor's
  * numbers, whatever the two clocks say.
@@ -116,10 +117,10 @@ export class Allocator {
       const mine = held?.owner === this.#owner && entry.versionstamp === this.#versionstamp;
       if (held && !mine && held.until > now) continue;
       const until = now + LEASE_MS;
+      // Kept, never expired: its end is all the next owner has to number past, whatever the two clocks say
+      // (gone, the next owner would start at its own clock, behind the numbers of a process whose clock ran ahead).
       const res = await retryLocked(() =>
-        this.#kv.atomic().check(entry).set(slotKey(slot), { owner: this.#owner, until } satisfies Lease, {
-          expireIn: LEASE_MS * 2,
-        }).commit()
+        this.#kv.atomic().check(entry).set(slotKey(slot), { owner: this.#owner, until } satisfies Lease).commit()
       );
       if (!res.ok) continue;
       if (slot !== this.#slot || !mine) {
@@ -140,8 +141,8 @@ export class Allocator {
    * The lowest number from which every row of the log can only be this
    * process's (`Infinity`: none): its slot was its own from there, and no
    * other slot's lease reached that millisecond (a process numbers below its
-   * lease's end only). A lease's entry lives {@linkcode LEASE_MS} past its
-   * end, so an absent one vouches for the last half of that only.
+   * lease's end only). A lease's entry is kept (32 at most), so an absent
+   * one was never taken; the last half lease is the bound all the same.
    */
   async ownFrom(): Promise<number> {
     if (this.#slot < 0) return Infinity;

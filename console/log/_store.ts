@@ -79,8 +79,8 @@ export class DeliveryStore {
     this.#details = new AttemptDetails(kv, maxAgeMs);
     this.#numbers = new Allocator(kv);
     this.#numbering = new PostbackNumbering(this.#numbers);
-    this.#trimmer = new Trimmer(kv, retain);
-    this.#index = new HookIndexer(kv, this.#numbers, { expireIn: maxAgeMs, retain, settleMs: this.#settleMs });
+    this.#trimmer = new Trimmer(kv, retain, { maxAgeMs });
+    this.#index = new HookIndexer(kv, this.#numbers, { expireIn: maxAgeMs, settleMs: this.#settleMs });
     this.#maxAgeMs = maxAgeMs;
   }
 

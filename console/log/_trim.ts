@@ -6,7 +6,10 @@
  * in each of its commits), the oldest rows first. Rows that expired
  * (`maxAgeMs`) leave the count high: the trimmer counts the log's rows when
  * it takes the lease and sets the trimmed count from that (modulo 2^64, so
- * an earlier version's log, counted by no shard, is counted then too).
+ * an earlier version's log, counted by no shard, is counted then too), and
+ * again before it deletes once a row it counted may have expired since (the
+ * oldest it counted is past `maxAgeMs`), so expired rows never make it
+ * delete rows the retention keeps.
  *
  * @module
  */
@@ -17,6 +20,7 @@ import { rowOf } from "./_delivery_layout.ts";
 import { dropTrimmedBelow } from "./_delivery_write.ts";
 import { DELIVERY_VIEW_PREFIX, TRIM_LEASE_KEY, TRIMMED_KEY, WRITTEN_KEYS, WRITTEN_SHARDS } from "./_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
+import { msOf, numberAt } from "./_numbers.ts";
 
 /** Rows past the retention that wait for a trim (a forced trim takes any). */
 const TRIM_SLACK = 32;
@@ -36,6 +40,12 @@ const LEASE_MS = 30_000;
 const RECOUNT_MS = 10 * 60_000;
 /** Rows a count of the log reads at most. */
 const MAX_COUNT = 100_000;
+/**
+ * How much sooner than its number's millisecond says a row may expire (a
+ * row numbered ahead of the clock, past 128 a millisecond, was committed
+ * before that millisecond).
+ */
+const EXPIRY_MARGIN_MS = 1_000;
 
 const U64 = 1n << 64n;
 const KEYS: Deno.KvKey[] = [...WRITTEN_KEYS, TRIMMED_KEY];
@@ -48,6 +58,12 @@ function big(value: unknown): bigint {
 export class Trimmer {
   #kv: Deno.Kv;
   #retain: number;
+  #maxAgeMs: number;
+  /**
+   * The number of the oldest row the last count found, or below: while it
+   * is younger than `maxAgeMs`, no row counted since has expired.
+   */
+  #oldest = 0;
   #owner = crypto.randomUUID();
   /** The lease as this process last wrote it. */
   #lease: Deno.KvEntryMaybe<unknown> | null = null;
@@ -71,10 +87,17 @@ export class Trimmer {
   /**
    * @param kv the log's KV
    * @param retain rows to keep
+   * @param options `maxAgeMs`, how long KV keeps a row (its expiry)
    */
-  constructor(kv: Deno.Kv, retain: number) {
+  constructor(kv: Deno.Kv, retain: number, options: { maxAgeMs: number }) {
     this.#kv = kv;
     this.#retain = retain;
+    this.#maxAgeMs = options.maxAgeMs;
+  }
+
+  /** Whether a row counted by the last count may have expired since (the count may then be high). */
+  #mayHaveExpired(): boolean {
+    return msOf(this.#oldest) + this.#maxAgeMs - EXPIRY_MARGIN_MS <= Date.now();
   }
 
   /** `count` rows of this process are counted: looks at the count now and then, and trims when past the slack. */
@@ -139,9 +162,14 @@ export class Trimmer {
     let before = await this.#written();
     let rows = 0n;
     let after = before;
+    // Rows written from now on are numbered from here, or (a commit landing late) a little below.
+    const since = numberAt(Date.now() - LEASE_MS);
+    let oldest = since;
     for (let tries = 0; tries < 3; tries++) {
       rows = 0n;
-      for await (const _ of this.#kv.list({ prefix: DELIVERY_VIEW_PREFIX }, { limit: MAX_COUNT, batchSize: 1000 })) {
+      oldest = since;
+      for await (const e of this.#kv.list({ prefix: DELIVERY_VIEW_PREFIX }, { limit: MAX_COUNT, batchSize: 1000 })) {
+        if (rows === 0n) oldest = Math.min(since, e.key[1] as number);
         rows++;
       }
       after = await this.#written();
@@ -151,6 +179,7 @@ export class Trimmer {
     const trimmed = (((after - rows) % U64) + U64) % U64;
     await retryLocked(() => this.#kv.atomic().check(this.#lease!).set(TRIMMED_KEY, new Deno.KvU64(trimmed)).commit());
     this.#counted = Date.now();
+    this.#oldest = oldest;
   }
 
   /** The written shards' sum. */
@@ -173,6 +202,12 @@ export class Trimmer {
       const excess = rows - this.#retain;
       this.#lookAfter = Math.min(LOOK_MOST, Math.max(LOOK_EVERY, Math.floor((TRIM_SLACK - excess) / 4)));
       if (excess < (force ? 1 : TRIM_SLACK)) break;
+      if (!recounted && this.#mayHaveExpired()) {
+        // Rows counted may have expired since: the count may be high by them, so the log is counted first.
+        await this.#recount();
+        recounted = true;
+        continue;
+      }
       force = true; // once started, down to the retention
       const old: DeliveryView[] = [];
       const inline = new Set<DeliveryView>();
@@ -195,6 +230,8 @@ export class Trimmer {
       const res = await retryLocked(() => op.commit());
       if (!res.ok) return; // the lease was lost: the new holder trims
       keepFrom = old[old.length - 1].seq + 1;
+      // The rows left are numbered from there: with a short maxAgeMs, the next trims need not count again.
+      this.#oldest = Math.max(this.#oldest, keepFrom);
     }
     if (keepFrom > 0) await dropTrimmedBelow(this.#kv, keepFrom, hooks);
   }

@@ -15,8 +15,12 @@
 import { PER_MS, PER_SLOT } from "./_numbers.ts";
 import { WRITTEN_SHARDS, writtenKey } from "./_keys.ts";
 
+/** The written shard that counts the row numbered `seq` (that of the slot that took it). */
+export function shardOf(seq: number): number {
+  return Math.floor((seq % PER_MS) / PER_SLOT) % WRITTEN_SHARDS;
+}
+
 /** Adds to `atomic` the bump of the written shard of the slot that took number `seq`, by `rows`. */
 export function countRows(atomic: Deno.AtomicOperation, seq: number, rows: number): void {
-  const slot = Math.floor((seq % PER_MS) / PER_SLOT);
-  atomic.sum(writtenKey(slot % WRITTEN_SHARDS), BigInt(rows));
+  atomic.sum(writtenKey(shardOf(seq)), BigInt(rows));
 }
