@@ -34,6 +34,11 @@ const SUITES = [
   // The console's delivery store, its group commit included.
   "tests/console/log/delivery_store_test.ts",
   "tests/console/log/delivery_group_test.ts",
+  // The live view's reads by commit stamp, late commits and clocks apart, over a remote KV's versionstamps.
+  "tests/console/log/live_cost_test.ts",
+  "tests/console/log/live_hook_test.ts",
+  "tests/console/log/hook_index_late_test.ts",
+  "tests/console/log/numbers_skew_test.ts",
 ];
 
 /** Matched above but left out: they start their own KV Connect server for child processes already. */
