@@ -3,8 +3,9 @@
 // registration explains (its pending entry left), and one orphan nobody here
 // explains. For the tests that reconcile twice at once.
 
-import { createWebhooks, type Webhook } from "../../webhooks/mod.ts";
-import { communityOf, type Platform } from "./platform.ts";
+import assert from "node:assert/strict";
+import { createWebhooks, type Webhook, type Webhooks } from "../../webhooks/mod.ts";
+import { communityOf, keysUnder, type Platform } from "./platform.ts";
 
 /** What {@linkcode makeDrift} made. */
 export interface Drift {
@@ -41,4 +42,27 @@ export async function makeDrift(kv: Deno.Kv, platform: Platform): Promise<Drift>
   const explained = hooksNow.find((hook) => hook.callback === EXPLAINED_CALLBACK)!;
   const unknown = await platform.addHook({ events: ["social_group"], callback: "https://elsewhere.example/cb" });
   return { matched, dangling, explainedId: String(explained.id), unknownId: String(unknown.id) };
+}
+
+/** The end state one reconcile() with fix (and deleteUnknown) gives. */
+export async function assertFixedOnce(
+  kv: Deno.Kv,
+  hooks: Webhooks,
+  platform: Platform,
+  drift: Drift,
+  deleteUnknown: boolean,
+) {
+  const records = await hooks.findByTenantID("tenant-acme");
+  const callbacks = records.map((record) => record.entity.callback).sort();
+  assert.deepEqual(callbacks, [EXPLAINED_CALLBACK, drift.matched.entity.callback], "not one record each");
+  assert.notEqual(await platform.hook(drift.explainedId), undefined, "the adopted hook was deleted");
+  assert.equal((await platform.hook(drift.unknownId)) === undefined, deleteUnknown);
+  assert.equal(await hooks.findByID(drift.dangling.id), null);
+  assert.deepEqual(await hooks.pending("tenant-acme"), []);
+  assert.equal((await keysUnder(kv, ["webhook_by_tenant"])).length, 2);
+  assert.equal((await keysUnder(kv, ["webhook_by_url"])).length, 2);
+  const again = await hooks.reconcile({ tenantId: "tenant-acme" }, { fix: true, staleAfter: 0 });
+  assert.equal(again.matched.length, 2);
+  assert.deepEqual(again.dangling, []);
+  assert.equal(again.orphans.length, deleteUnknown ? 0 : 1);
 }

@@ -3,29 +3,11 @@
 // once, and no hook that one run adopted is deleted by the other.
 
 import assert from "node:assert/strict";
-import { createWebhooks, type Webhooks } from "../../webhooks/mod.ts";
-import { keysUnder, withPlatform } from "./platform.ts";
-import { type Drift, EXPLAINED_CALLBACK, makeDrift } from "./_drift.ts";
-import type { Platform } from "./platform.ts";
+import { createWebhooks } from "../../webhooks/mod.ts";
+import { withPlatform } from "./platform.ts";
+import { assertFixedOnce, makeDrift } from "./_drift.ts";
 
 const ACME = { tenantId: "tenant-acme" };
-
-/** The end state one reconcile() with fix (and deleteUnknown) gives. */
-async function assertFixedOnce(kv: Deno.Kv, hooks: Webhooks, platform: Platform, drift: Drift, deleteUnknown: boolean) {
-  const records = await hooks.findByTenantID("tenant-acme");
-  const callbacks = records.map((record) => record.entity.callback).sort();
-  assert.deepEqual(callbacks, [EXPLAINED_CALLBACK, drift.matched.entity.callback], "not one record each");
-  assert.notEqual(await platform.hook(drift.explainedId), undefined, "the adopted hook was deleted");
-  assert.equal((await platform.hook(drift.unknownId)) === undefined, deleteUnknown);
-  assert.equal(await hooks.findByID(drift.dangling.id), null);
-  assert.deepEqual(await hooks.pending("tenant-acme"), []);
-  assert.equal((await keysUnder(kv, ["webhook_by_tenant"])).length, 2);
-  assert.equal((await keysUnder(kv, ["webhook_by_url"])).length, 2);
-  const again = await hooks.reconcile(ACME, { fix: true, staleAfter: 0 });
-  assert.equal(again.matched.length, 2);
-  assert.deepEqual(again.dangling, []);
-  assert.equal(again.orphans.length, deleteUnknown ? 0 : 1);
-}
 
 for (const deleteUnknown of [false, true]) {
   const options = { fix: true, deleteUnknown, staleAfter: 0 };
