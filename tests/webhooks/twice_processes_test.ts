@@ -1,6 +1,6 @@
 // Module A's state-changing operations run twice at once from two processes
 // on one KV file: the command line's `hooks unregister ID` and `reconcile NAME
-// --fix`, and migrate(). The platform (the sandbox on 127.0.0.1) holds the two
+// --fix`, update() and migrate(). The platform (the sandbox on 127.0.0.1) holds the two
 // processes' requests until both arrived, so they overlap, not left to timing.
 
 import assert from "node:assert/strict";
@@ -149,4 +149,48 @@ Deno.test("migrate() run at once from two processes on one KV file leaves each i
     await Promise.all(children.map((child) => child.kill()));
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+const UPDATER = `
+import { createWebhooks } from ${JSON.stringify(WEBHOOKS_MOD)};
+const [path, id, changes] = Deno.args;
+const kv = await Deno.openKv(path);
+const hooks = createWebhooks(kv);
+console.log("ready");
+for await (const _ of Deno.stdin.readable) break;
+const saved = await hooks.update(id, JSON.parse(changes));
+console.log(JSON.stringify(saved.entity));
+kv.close();
+`;
+
+Deno.test("update() of one hook at once from two processes with different changes: both apply, and the record is the platform's hook", async () => {
+  await withFile(async (path, platform) => {
+    const record = await onKv(path, async (kv) => (await makeDrift(kv, platform)).matched);
+    const script = await writeChildScript(path.slice(0, path.lastIndexOf("/")), "update.js", UPDATER);
+    const changes = [{ enabled: false }, { callback: "https://receiver.example/hooks/moved" }];
+    const children = changes.map((change) =>
+      spawnChild(script, [path, record.id, JSON.stringify(change)], { stdin: true })
+    );
+    try {
+      await Promise.all(children.map((child) => child.waitFor("ready")));
+      // Both PUTs reach the platform before either is answered: each was built from the record as it was.
+      holdUntilTwo(platform, "PUT", "/api/core/v3/webhooks/");
+      await Promise.all(children.map((child) => child.send("go")));
+      for (const child of children) {
+        const { status, stderr } = await child.done();
+        assert.equal(status.code, 0, stderr);
+      }
+    } finally {
+      await Promise.all(children.map((child) => child.kill()));
+    }
+    const hook = (await platform.hook(String(record.entity.id)))!;
+    assert.equal(hook.enabled, false, "the first change was lost");
+    assert.equal(hook.callback, "https://receiver.example/hooks/moved", "the second change was lost");
+    await onKv(path, async (kv) => {
+      const stored = (await createWebhooks(kv).findByID(record.id))!;
+      assert.equal(stored.entity.enabled, hook.enabled);
+      assert.equal(stored.entity.callback, hook.callback);
+      assert.deepEqual(await createWebhooks(kv).findByWebhookURL(record.entity.resources!.self!.ref!), [stored]);
+    });
+  });
 });
