@@ -154,3 +154,36 @@ Deno.test("communities.save() of one name for two new tenants at once keeps the 
     assert.equal((await hooks.communities.list()).values.length, 1);
   });
 });
+
+Deno.test("register() twice at once with the same arguments makes two hooks, each with one record, and leaves no pending entry", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    const responses = await Promise.all([
+      hooks.register("Acme", ["user_account"], null, CALLBACK),
+      hooks.register("Acme", ["user_account"], null, CALLBACK),
+    ]);
+    // A registration is a create: two calls are two hooks (as two POSTs are), never one hook with two records.
+    assert.equal((await platform.listHooks()).length, 2);
+    for (const { entity } of responses) {
+      assert.equal((await hooks.findByWebhookURL(entity.resources!.self!.ref!)).length, 1);
+    }
+    assert.equal((await hooks.findByTenantID("tenant-acme")).length, 2);
+    assert.deepEqual(await hooks.pending("tenant-acme"), []);
+  });
+});
+
+Deno.test("communities.revokePreviousSecret() twice at once revokes once: one true, one false", async () => {
+  await withKv(async (kv) => {
+    const hooks = createWebhooks(kv);
+    const acme = { name: "Acme", tenantId: "t1", baseUrl: "https://acme.example", clientId: "c", clientSecret: "s1" };
+    await hooks.communities.save(acme);
+    await hooks.communities.save({ ...acme, clientSecret: "s2" });
+    const revoked = await Promise.all([
+      hooks.communities.revokePreviousSecret("t1"),
+      hooks.communities.revokePreviousSecret("t1"),
+    ]);
+    assert.deepEqual(revoked.sort(), [false, true]);
+    assert.equal(await hooks.communities.secretRotation("t1"), null);
+  });
+});
