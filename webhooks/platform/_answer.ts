@@ -2,7 +2,8 @@
 // failure when it is the platform's error shape.
 
 import { PlatformError } from "../errors.ts";
-import { joinChunks } from "../_util.ts";
+import { describe, joinChunks } from "../_util.ts";
+import type { WebhookEntity } from "../types.ts";
 
 /** The largest answer read, in bytes: far above any hook or page of hooks, far below what would exhaust memory. */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
@@ -61,4 +62,23 @@ export function errorDetail(
   if (typeof message === "string" && message !== "") return clean(message).slice(0, 300);
   if (text.trim() !== "") return clean(text.trim()).slice(0, 300);
   return statusText ? clean(statusText) : "no details";
+}
+
+/**
+ * The entity of a registration answer. The platform answers with the entity
+ * itself; an answer wrapped as `{ entity }` is unwrapped.
+ */
+export function entityOf(body: unknown, status: number, url: string, method = "POST"): WebhookEntity {
+  const isEntity = (value: unknown): value is object =>
+    typeof value === "object" && value !== null && !Array.isArray(value);
+  // An answer shaped { entity } (with no resources of its own) is unwrapped; what it wraps must be an entity too.
+  const wrapped = isEntity(body) && "entity" in body && !("resources" in body);
+  const entity = wrapped ? (body as { entity: unknown }).entity : body;
+  if (!isEntity(entity)) {
+    // The hook may exist all the same: the pending entry stays for reconcile.
+    throw new PlatformError(method, url, status, `the answer holds no webhook entity, got ${describe(entity)}`, {
+      uncertain: true,
+    });
+  }
+  return entity as WebhookEntity;
 }

@@ -4,22 +4,16 @@
 // entry, and the clean-up of a hook the platform has but could not be saved.
 
 import { type Communities, selfRef, writeRecord } from "../store/mod.ts";
-import { pendingKey, webhookKey, withLockRetry } from "../kv/mod.ts";
+import { pendingKey, withLockRetry } from "../kv/mod.ts";
 import { type Credentials, type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
 import { validateRegistration } from "./_validate.ts";
 import { LEASE_MARGIN_MS } from "./_renewal_lease.ts";
-import { deleteOnPlatform, hookUrl } from "./_hook_url.ts";
+import { deleteOnPlatform } from "./_hook_url.ts";
+import { entityOf } from "./_answer.ts";
+import { updateHook } from "./_update.ts";
 import { platformOperation } from "../telemetry/mod.ts";
 import { describe } from "../_util.ts";
-import { PlatformError } from "../errors.ts";
-import type {
-  Community,
-  PendingRegistration,
-  RegistrationResponse,
-  TokenPair,
-  Webhook,
-  WebhookEntity,
-} from "../types.ts";
+import type { Community, PendingRegistration, RegistrationResponse, TokenPair, Webhook } from "../types.ts";
 import type { CredentialOptions, RegisterOptions, TokenPersistenceFunction, WebhookChanges } from "../options.ts";
 
 const NO_TOKEN =
@@ -164,80 +158,8 @@ export function platformOps(deps: PlatformDeps): {
     return response;
   }
 
-  /** The platform's PUT of a hook, then its record saved with the answer. */
-  async function update(webhook: Webhook | string, changes: WebhookChanges, options?: CredentialOptions | null) {
-    const action = "update webhook";
-    const given = options ?? {};
-    if (typeof given !== "object" || Array.isArray(given)) {
-      throw new TypeError(`Cannot ${action}: 'options' must be an object, got ${describe(given)}`);
-    }
-    if (typeof changes !== "object" || changes === null || Array.isArray(changes)) {
-      throw new TypeError(`Cannot ${action}: 'changes' must be an object, got ${describe(changes)}`);
-    }
-    if (changes.enabled !== undefined && typeof changes.enabled !== "boolean") {
-      throw new TypeError(`Cannot ${action}: 'enabled' must be a boolean, got ${describe(changes.enabled)}`);
-    }
-    const record = typeof webhook === "string" ? await findByID(webhook) : webhook;
-    if (record === null) throw new Error(`Cannot ${action}: no webhook has the id ${describe(webhook)}`);
-    const community = await communities.findByTenantID(record.tenantId);
-    if (community === null) {
-      throw new Error(`Cannot ${action}: no community has the tenantId ${describe(record.tenantId)}`);
-    }
-    const entity = record.entity ?? {};
-    const events = changes.events ?? (entity.events as string[] | undefined);
-    const object = changes.object !== undefined ? changes.object ?? undefined : entity.object as string | undefined;
-    const callback = changes.callback ?? (entity.callback as string | undefined);
-    // The hook as it will be, checked as a registration is.
-    validateRegistration(
-      { community: community.name, events: events!, object, callback: callback!, ...given },
-      true,
-      action,
-    );
-    const enabled = changes.enabled ?? (typeof entity.enabled === "boolean" ? entity.enabled : true);
-    const ctx = contextFor(
-      community,
-      credentialsFor(
-        community,
-        given,
-        "Updating the community webhook failed because no access token is associated with the community and none was provided explicitly",
-      ),
-      given,
-    );
-    const url = hookUrl(community, entity, action);
-    // A stored record removed while the PUT runs (by unregister(), say) is not written back: that would bring back
-    // the record of a hook that is gone.
-    const stored = typeof record.id === "string" && record.id !== "" && (await findByID(record.id)) !== null;
-    return await platformOperation("update", async () => {
-      const answer = await platformRequest(ctx, "PUT", url, { events, object, callback, enabled });
-      const answered = entityOf(answer.body, answer.status, url, "PUT");
-      // A platform that answers with the changed fields only leaves out the hook's id and self URL: without them the
-      // record could no longer be found by its URL nor addressed on the platform, so it keeps its own.
-      const saved: Webhook = {
-        ...record,
-        entity: {
-          ...answered,
-          ...(answered.id === undefined && entity.id !== undefined ? { id: entity.id } : {}),
-          ...(selfRef(answered) === undefined && entity.resources !== undefined ? { resources: entity.resources } : {}),
-        },
-      };
-      let written;
-      try {
-        written = await writeRecord(
-          kv,
-          saved,
-          async () => !stored || (await kv.get(webhookKey(record.id))).value !== null,
-        );
-      } catch (error) {
-        // The platform took the change and the record cannot: the hook is put back as its record has it.
-        const previous = { events: entity.events, object: entity.object, callback: entity.callback };
-        await platformRequest(ctx, "PUT", url, { ...previous, enabled: entity.enabled ?? true }).catch(() => {});
-        throw error;
-      }
-      if (written === null) {
-        throw new Error(`Cannot ${action}: its record ${describe(record.id)} was removed meanwhile`);
-      }
-      return saved;
-    }, community.name);
+  function update(webhook: Webhook | string, changes: WebhookChanges, options?: CredentialOptions | null) {
+    return updateHook({ kv, communities, findByID, credentialsFor, contextFor }, webhook, changes, options);
   }
 
   return { credentialsFor, contextFor, register, update };
@@ -261,23 +183,4 @@ export function positional(
     refreshToken: refreshToken ?? undefined,
     tokenPersistenceFunction: tokenPersistenceFunction ?? undefined,
   };
-}
-
-/**
- * The entity of a registration answer. The platform answers with the entity
- * itself; an answer wrapped as `{ entity }` is unwrapped.
- */
-export function entityOf(body: unknown, status: number, url: string, method = "POST"): WebhookEntity {
-  const isEntity = (value: unknown): value is object =>
-    typeof value === "object" && value !== null && !Array.isArray(value);
-  // An answer shaped { entity } (with no resources of its own) is unwrapped; what it wraps must be an entity too.
-  const wrapped = isEntity(body) && "entity" in body && !("resources" in body);
-  const entity = wrapped ? (body as { entity: unknown }).entity : body;
-  if (!isEntity(entity)) {
-    // The hook may exist all the same: the pending entry stays for reconcile.
-    throw new PlatformError(method, url, status, `the answer holds no webhook entity, got ${describe(entity)}`, {
-      uncertain: true,
-    });
-  }
-  return entity as WebhookEntity;
 }

@@ -1,0 +1,131 @@
+// update(): the platform's PUT of a hook, then its record saved with the
+// answer. Two updates of one hook at once (in one process or two) each send
+// the whole hook, built from the record they read: the one whose record
+// changed meanwhile sends its change again over the newer record, so no
+// change is lost and the record holds the hook as the platform last took it.
+
+import { type Communities, selfRef, writeRecord } from "../store/mod.ts";
+import { webhookKey } from "../kv/mod.ts";
+import { type Credentials, type PlatformContext, platformRequest } from "./_platform.ts";
+import { validateRegistration } from "./_validate.ts";
+import { hookUrl } from "./_hook_url.ts";
+import { entityOf } from "./_answer.ts";
+import { platformOperation } from "../telemetry/mod.ts";
+import { describe } from "../_util.ts";
+import type { Community, Webhook } from "../types.ts";
+import type { CredentialOptions, WebhookChanges } from "../options.ts";
+
+const ACTION = "update webhook";
+
+/** Most PUTs of one update() when other updates keep changing the record in between. */
+const MAX_ATTEMPTS = 5;
+
+/** What update() needs of the store and of the platform calls. */
+export interface UpdateDeps {
+  kv: Deno.Kv;
+  communities: Communities;
+  findByID: (id: string) => Promise<Webhook | null>;
+  credentialsFor: (community: Community, given: CredentialOptions, noToken: string) => Credentials;
+  contextFor: (community: Community, credentials: Credentials, given: CredentialOptions) => PlatformContext;
+}
+
+/** The hook as the changes make it from `record`, checked as a registration is. */
+function bodyOf(record: Webhook, changes: WebhookChanges, community: Community, given: CredentialOptions) {
+  const entity = record.entity ?? {};
+  const events = changes.events ?? (entity.events as string[] | undefined);
+  const object = changes.object !== undefined ? changes.object ?? undefined : entity.object as string | undefined;
+  const callback = changes.callback ?? (entity.callback as string | undefined);
+  validateRegistration(
+    { community: community.name, events: events!, object, callback: callback!, ...given },
+    true,
+    ACTION,
+  );
+  const enabled = changes.enabled ?? (typeof entity.enabled === "boolean" ? entity.enabled : true);
+  return { events, object, callback, enabled };
+}
+
+/** Updates a hook on the platform, then its record. */
+export async function updateHook(
+  deps: UpdateDeps,
+  webhook: Webhook | string,
+  changes: WebhookChanges,
+  options?: CredentialOptions | null,
+): Promise<Webhook> {
+  const { kv, communities, findByID } = deps;
+  const given = options ?? {};
+  if (typeof given !== "object" || Array.isArray(given)) {
+    throw new TypeError(`Cannot ${ACTION}: 'options' must be an object, got ${describe(given)}`);
+  }
+  if (typeof changes !== "object" || changes === null || Array.isArray(changes)) {
+    throw new TypeError(`Cannot ${ACTION}: 'changes' must be an object, got ${describe(changes)}`);
+  }
+  if (changes.enabled !== undefined && typeof changes.enabled !== "boolean") {
+    throw new TypeError(`Cannot ${ACTION}: 'enabled' must be a boolean, got ${describe(changes.enabled)}`);
+  }
+  let record = typeof webhook === "string" ? await findByID(webhook) : webhook;
+  if (record === null) throw new Error(`Cannot ${ACTION}: no webhook has the id ${describe(webhook)}`);
+  const community = await communities.findByTenantID(record.tenantId);
+  if (community === null) {
+    throw new Error(`Cannot ${ACTION}: no community has the tenantId ${describe(record.tenantId)}`);
+  }
+  let body = bodyOf(record, changes, community, given);
+  const ctx = deps.contextFor(
+    community,
+    deps.credentialsFor(
+      community,
+      given,
+      "Updating the community webhook failed because no access token is associated with the community and none was provided explicitly",
+    ),
+    given,
+  );
+  const url = hookUrl(community, record.entity ?? {}, ACTION);
+  // The stored record as read before the PUT. One removed while the PUT runs (by unregister(), say) is not written
+  // back: that would bring back the record of a hook that is gone. One changed meanwhile (another update) is not
+  // overwritten with an answer the platform may since have replaced.
+  const key = typeof record.id === "string" && record.id !== "" ? webhookKey(record.id) : null;
+  let read = key === null ? null : await kv.get<Webhook>(key);
+  return await platformOperation("update", async () => {
+    for (let attempt = 1;; attempt++) {
+      const entity = record!.entity ?? {};
+      const answer = await platformRequest(ctx, "PUT", url, body);
+      const answered = entityOf(answer.body, answer.status, url, "PUT");
+      // A platform that answers with the changed fields only leaves out the hook's id and self URL: without them the
+      // record could no longer be found by its URL nor addressed on the platform, so it keeps its own.
+      const saved: Webhook = {
+        ...record!,
+        entity: {
+          ...answered,
+          ...(answered.id === undefined && entity.id !== undefined ? { id: entity.id } : {}),
+          ...(selfRef(answered) === undefined && entity.resources !== undefined ? { resources: entity.resources } : {}),
+        },
+      };
+      let changed = false;
+      let written;
+      try {
+        written = await writeRecord(kv, saved, async () => {
+          if (key === null || read!.value === null) return true;
+          const now = await kv.get<Webhook>(key);
+          changed = now.value !== null && now.versionstamp !== read!.versionstamp;
+          return now.value !== null && !changed;
+        });
+      } catch (error) {
+        // The platform took the change and the record cannot: the hook is put back as its record has it.
+        const previous = { events: entity.events, object: entity.object, callback: entity.callback };
+        await platformRequest(ctx, "PUT", url, { ...previous, enabled: entity.enabled ?? true }).catch(() => {});
+        throw error;
+      }
+      if (written !== null) return saved;
+      if (!changed) throw new Error(`Cannot ${ACTION}: its record ${describe(record!.id)} was removed meanwhile`);
+      if (attempt >= MAX_ATTEMPTS) {
+        throw new Error(`Cannot ${ACTION}: its record ${describe(record!.id)} kept changing meanwhile, try again`);
+      }
+      // Another update saved the hook since this one read it: this change again, over the hook as that one left it.
+      read = await kv.get<Webhook>(key!);
+      if (read.value === null) {
+        throw new Error(`Cannot ${ACTION}: its record ${describe(record!.id)} was removed meanwhile`);
+      }
+      record = read.value;
+      body = bodyOf(record, changes, community, given);
+    }
+  }, community.name);
+}
