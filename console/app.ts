@@ -165,7 +165,12 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
   const app = new Hono<ConsoleEnv>();
 
   // Before the start is awaited: /readyz answers while the console starts.
-  const observability = mountObservability(app, { kv, token: options.metricsToken, ready });
+  const observability = mountObservability(app, {
+    kv,
+    token: options.metricsToken,
+    ready,
+    canNumber: () => deps.deliveries.canNumber(),
+  });
 
   app.use("*", async (_c, next) => {
     await ready;

@@ -138,6 +138,22 @@ export class Allocator {
   }
 
   /**
+   * Whether this process holds a writer slot or could lease one now (a slot
+   * with no lease, or whose lease ran out): only reads, leases nothing.
+   * `false` when all {@linkcode SLOTS} are leased by other live processes.
+   */
+  async canNumber(): Promise<boolean> {
+    const now = this.#now();
+    const leased = new Set<unknown>();
+    for await (const entry of this.#kv.list<Lease>({ prefix: SLOT_PREFIX })) {
+      const held = entry.value;
+      if (held?.owner === this.#owner || !(typeof held?.until === "number" && held.until > now)) return true;
+      leased.add(entry.key[1]);
+    }
+    return Array.from({ length: SLOTS }, (_, slot) => slot).some((slot) => !leased.has(slot));
+  }
+
+  /**
    * The lowest number from which every row of the log can only be this
    * process's (`Infinity`: none): its slot was its own from there, and no
    * other slot's lease reached that millisecond (a process numbers below its

@@ -92,6 +92,11 @@ export class DeliveryStore {
     return this.#numbers.ready();
   }
 
+  /** Whether this process holds a writer slot or could lease one (read only; `false`: it would answer 500). */
+  canNumber(): Promise<boolean> {
+    return this.#numbers.canNumber();
+  }
+
   /**
    * Stores each item of a postback as one delivery of `hookId` (a postback
    * of its own, under a random id).

@@ -2,7 +2,9 @@
  * Operators' routes: `GET /metrics` (Prometheus text, behind the bearer
  * token `METRICS_TOKEN`; 404 when none is set, 401 without it) and `GET
  * /readyz` (200 `{ ready: true }` once a KV read succeeds within 2 s, else
- * 503 `{ ready: false, reason }`). Neither needs a session; both are
+ * 503 `{ ready: false, reason }`; 503 too while every writer slot of the
+ * delivery log is leased by another process, when each postback would get
+ * a 500). Neither needs a session; both are
  * mounted before the console's start is awaited, so that they answer while
  * it starts.
  *
@@ -27,7 +29,15 @@ export interface ObservabilityDeps {
   token: string | undefined;
   /** The console's start: not ready before it settled, nor after it failed. */
   ready?: Promise<unknown>;
+  /**
+   * Whether this process may number the delivery log's rows (holds a writer
+   * slot or could lease one), read without leasing; part of the timed read.
+   */
+  canNumber?: () => Promise<boolean>;
 }
+
+/** `/readyz`'s reason when the process could store no postback. */
+export const SLOTS_HELD_REASON = "every writer slot of the delivery log is held by another process";
 
 const NO_STORE = { "cache-control": "no-store" };
 
@@ -41,8 +51,11 @@ export function bearerMatches(header: string | undefined, token: string): boolea
   return match !== null && timingSafeEqual(digest(match[1]), digest(token));
 }
 
-/** Why the KV is not ready, or `null` when a read succeeded within {@linkcode READY_TIMEOUT_MS}. */
-async function kvNotReady(kv: Deno.Kv): Promise<string | null> {
+/**
+ * Why the KV is not ready, or `null` when a read succeeded within
+ * {@linkcode READY_TIMEOUT_MS} (and `canNumber`, when given, said yes).
+ */
+async function kvNotReady(kv: Deno.Kv, canNumber?: () => Promise<boolean>): Promise<string | null> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<string>((resolve) => {
     timer = setTimeout(
@@ -52,7 +65,9 @@ async function kvNotReady(kv: Deno.Kv): Promise<string | null> {
   });
   try {
     return await Promise.race([
-      kv.get(["console_health"]).then(() => null, () => "the KV read failed"),
+      kv.get(["console_health"])
+        .then(async () => !canNumber || await canNumber() ? null : SLOTS_HELD_REASON)
+        .catch(() => "the KV read failed"),
       late,
     ]);
   } finally {
@@ -78,7 +93,7 @@ export function observabilityRoutes(app: Hono<ConsoleEnv>, deps: ObservabilityDe
       ? "the console is starting"
       : started === "failed"
       ? "the console could not start"
-      : await kvNotReady(deps.kv);
+      : await kvNotReady(deps.kv, deps.canNumber);
     return reason === null ? c.json({ ready: true }, 200, NO_STORE) : c.json({ ready: false, reason }, 503, NO_STORE);
   });
 }
@@ -89,7 +104,7 @@ export function observabilityRoutes(app: Hono<ConsoleEnv>, deps: ObservabilityDe
  */
 export function mountObservability(
   app: Hono<ConsoleEnv>,
-  options: { kv: Deno.Kv; token: string | undefined; ready: Promise<unknown> },
+  options: { kv: Deno.Kv; token: string | undefined; ready: Promise<unknown>; canNumber?: () => Promise<boolean> },
 ): { close(): void } {
   const metrics = options.token ? createConsoleMetrics({ metrics: WEBHOOKS_METRICS, observe: observeMetrics }) : null;
   observabilityRoutes(app, { ...options, metrics });
