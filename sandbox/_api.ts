@@ -6,6 +6,7 @@ import { bodyLimit } from "hono/body-limit";
 import { validateHookFields } from "./_events.ts";
 import type { HookRecord } from "./_store.ts";
 import type { SandboxCore } from "./_core.ts";
+import { refuseOtherMethods } from "./_methods.ts";
 import { entityOf, jiveError, jiveJson, MAX_BODY_BYTES, PLACE_ID } from "./_http.ts";
 import { DEFAULT_PAGE_COUNT, MAX_PAGE_COUNT } from "./types.ts";
 
@@ -196,6 +197,11 @@ export function apiRoutes(
       }));
     }),
   );
+
+  const apiRefusal = (_c: Context, message: string, status: 405): Response => jiveError(status, message);
+  refuseOtherMethods(app, { path: "/api/core/v3/webhooks", methods: ["GET", "POST"] }, apiRefusal);
+  refuseOtherMethods(app, { path: "/api/core/v3/webhooks/:id", methods: ["GET", "PUT", "DELETE"] }, apiRefusal);
+  refuseOtherMethods(app, { path: "/api/core/v3/places/:id", methods: ["GET"] }, apiRefusal);
 
   app.all(
     "/api/*",

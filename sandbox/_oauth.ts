@@ -9,6 +9,7 @@ import { type ConsentFields, consentPage, errorPage } from "./_pages.ts";
 import { type ClientRecord, CODE_TTL_MS } from "./_store.ts";
 import { SANDBOX_USER_NAME, SANDBOX_USER_SUB } from "./_trigger.ts";
 import type { SandboxCore } from "./_core.ts";
+import { refuseOtherMethods } from "./_methods.ts";
 import {
   AUTHORIZE_PARAMS,
   CODE_CHALLENGE,
@@ -155,5 +156,10 @@ export function authorizeRoutes(app: Hono, core: SandboxCore): void {
       }
       return c.redirect(redirect.href, 303);
     },
+  );
+  refuseOtherMethods(
+    app,
+    { path: "/oauth2/authorize", methods: ["GET", "POST"] },
+    (c, message, status) => c.html(errorPage(message), status),
   );
 }

@@ -8,6 +8,7 @@ import type { ClientRecord } from "./_store.ts";
 import { s256, timingSafeEqual } from "./_crypto.ts";
 import { SANDBOX_USER_NAME } from "./_trigger.ts";
 import type { SandboxCore } from "./_core.ts";
+import { refuseOtherMethods } from "./_methods.ts";
 import {
   bearerOf,
   BODY_TOO_LARGE,
@@ -252,6 +253,10 @@ export function tokenRoutes(
   };
   app.get("/oauth2/userinfo", userinfo);
   app.post("/oauth2/userinfo", userinfo);
+  const oauthRefusal = (_c: Context, message: string, status: 405): Response =>
+    oauthError(status, "invalid_request", message);
+  refuseOtherMethods(app, { path: "/oauth2/token", methods: ["POST"] }, oauthRefusal);
+  refuseOtherMethods(app, { path: "/oauth2/userinfo", methods: ["GET", "POST"] }, oauthRefusal);
 
   return { authenticateBearer };
 }

@@ -7,6 +7,7 @@
 import type { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { SandboxCore } from "./_core.ts";
+import { refuseOtherMethods } from "./_methods.ts";
 import { BODY_TOO_LARGE, MAX_BODY_BYTES } from "./_http.ts";
 import { findSent, keepSent, type SentPostback } from "./_sent.ts";
 import { deliver } from "./_trigger.ts";
@@ -76,6 +77,7 @@ export function redeliverRoutes(
     if ("message" in result) return c.json({ error: result.message }, result.status);
     return c.json({ delivered: [result] });
   });
+  refuseOtherMethods(app, { path: "/redeliver", methods: ["POST"] }, (c, error, status) => c.json({ error }, status));
 
   return { runRedeliver };
 }

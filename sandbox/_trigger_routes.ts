@@ -8,6 +8,7 @@ import { indexPage } from "./_pages.ts";
 import type { HookRecord } from "./_store.ts";
 import { buildPostback, defaultVerb, deliver } from "./_trigger.ts";
 import type { SandboxCore } from "./_core.ts";
+import { refuseOtherMethods } from "./_methods.ts";
 import { BODY_TOO_LARGE, CROSS_SITE_FORM, csrfOr, FORM_TOO_LARGE, MAX_BODY_BYTES, selfRefOf } from "./_http.ts";
 import { keepSent, type SentPostback } from "./_sent.ts";
 import type { TriggerOptions, TriggerSummary } from "./types.ts";
@@ -153,6 +154,7 @@ export function triggerRoutes(
       failed: c.req.query("failed"),
     }));
   };
+  refuseOtherMethods(app, { path: "/trigger", methods: ["POST"] }, (c, error, status) => c.json({ error }, status));
   app.get("/", index);
   // Mounted with app.route(), "/" matches "/sandbox" only; serve "/sandbox/" too.
   app.get("*", (c) => new URL(c.req.url).pathname === `${basePath}/` ? index(c) : c.notFound());

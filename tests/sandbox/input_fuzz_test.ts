@@ -60,6 +60,15 @@ function repeatedParameter(a: Attack): string | undefined {
   return names.find((name, i) => names.indexOf(name) !== i);
 }
 
+/** The `Allow` of each route outside the REST API (whose refusals all carry their status in the body). */
+const ROUTE_METHODS: Record<string, string> = {
+  "/oauth2/token": "POST",
+  "/oauth2/userinfo": "GET, HEAD, POST",
+  "/oauth2/authorize": "GET, HEAD, POST",
+  "/trigger": "POST",
+  "/redeliver": "POST",
+};
+
 const OAUTH_ERRORS = ["invalid_request", "invalid_client", "invalid_grant", "unsupported_grant_type", "invalid_scope"];
 
 /** Asserts that a refusal says what is wrong in the shape the route's clients read. */
@@ -90,6 +99,18 @@ function assertRefusal(method: string, target: string, answer: RawAnswer): void 
   } else if (known("/trigger", "POST") || known("/redeliver", "POST")) {
     const message = /json/.test(type) ? JSON.parse(answer.body).error : answer.body;
     assert.ok(typeof message === "string" && message.length > 0, what);
+  } else if (path in ROUTE_METHODS) {
+    // A method the route does not serve: 405, what it serves in Allow, in the route's shape.
+    assert.equal(answer.status, 405, what);
+    assert.equal(answer.headers.get("allow"), ROUTE_METHODS[path], what);
+    if (path === "/oauth2/authorize") {
+      assert.match(answer.body, /id="error">The method [^<]+ is not allowed on [^<]+</, `not the error page: ${what}`);
+    } else {
+      const body = JSON.parse(answer.body);
+      const message = path.startsWith("/oauth2/") ? body.error_description : body.error;
+      assert.match(message, /^The method .+ is not allowed on /, what);
+      if (path.startsWith("/oauth2/")) assert.equal(body.error, "invalid_request", what);
+    }
   } else {
     assert.equal(answer.status, 404, what);
     assert.ok(answer.body.length > 0, what);
