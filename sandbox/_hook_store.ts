@@ -26,6 +26,11 @@ export interface HookRecord {
 
 /** First webhook id handed out is one more than this. */
 const FIRST_WEBHOOK_ID = 1000;
+/**
+ * A webhook id as the platform writes it: a canonical integer, so "01001",
+ * "+1001", "1001.0" or " 1001" name no hook (Number() would read them as 1001).
+ */
+const CANONICAL_ID = /^[1-9]\d{0,14}$/;
 
 /** Each KV's registrations under way in this process, one after another (see `createHook`). */
 const allocating = new WeakMap<Deno.Kv, Promise<unknown>>();
@@ -68,7 +73,7 @@ export class HookStore {
 
   /** A tenant's webhook by id, or `null`. */
   async hook(tenantId: string, id: string): Promise<HookRecord | null> {
-    if (!/^\d{1,15}$/.test(id)) return null;
+    if (!CANONICAL_ID.test(id)) return null;
     return (await this.#kv.get<HookRecord>(webhookKey(tenantId, Number(id))))
       .value;
   }
@@ -84,7 +89,7 @@ export class HookStore {
     id: string,
     change: (hook: HookRecord) => HookRecord,
   ): Promise<HookRecord | null> {
-    if (!/^\d{1,15}$/.test(id)) return null;
+    if (!CANONICAL_ID.test(id)) return null;
     const key = webhookKey(tenantId, Number(id));
     for (;;) {
       const found = await this.#kv.get<HookRecord>(key);
@@ -96,7 +101,7 @@ export class HookStore {
 
   /** Deletes a webhook; `false` when there was none (of two deletes at once, one finds it). */
   async deleteHook(tenantId: string, id: string): Promise<boolean> {
-    if (!/^\d{1,15}$/.test(id)) return false;
+    if (!CANONICAL_ID.test(id)) return false;
     const key = webhookKey(tenantId, Number(id));
     for (;;) {
       const found = await this.#kv.get<HookRecord>(key);
