@@ -1,19 +1,16 @@
 /**
- * The delivery log: every item of the postbacks the receiver accepted, and
- * every request it refused (with the reason), kept in KV with a retention
- * limit, numbered time-major (_numbers.ts), with a live feed. Filtering and
- * paging are in _delivery_query.ts, the rows in _delivery_item.ts (their
- * layout in KV in _delivery_layout.ts), the options in _store_types.ts, the
- * writing (one path, Module A's group commit) in _delivery_write.ts,
- * trimming in _trim.ts, the live reader in _live.ts.
+ * The delivery log: every item the receiver accepted and every request it
+ * refused (with the reason), kept in KV with a retention limit, numbered
+ * time-major (_numbers.ts), with a live feed (_live.ts). Paging:
+ * _delivery_query.ts; rows: _delivery_item.ts, _delivery_layout.ts;
+ * writing: _delivery_write.ts; trimming: _trim.ts.
  *
  * A postback is stored whole or not at all, in one atomic operation shared
- * with the postbacks that arrive with it; `addPostback` writes a marker of
- * the postback id checked absent in that operation, so a retry stores
- * nothing twice. No key is checked or written by every commit: each process
- * numbers its rows in a writer slot of its own, and in their commits bumps
- * one of eight shards of the written count with `sum`, which needs no check;
- * those shards wake the live view and count the rows for trimming.
+ * with those that arrive with it (`addPostback`'s marker, checked absent,
+ * stores a retry nothing twice). No key is checked or written by every
+ * commit: each process numbers its rows in a writer slot of its own and
+ * bumps one of eight written shards with `sum` (no check), which wake the
+ * live view and count rows for trimming.
  *
  * @module
  */
