@@ -11,11 +11,14 @@ import { onCommit, withTwoHandles } from "../_kv_faults.ts";
 async function lateRowPassed(otherHook: string): Promise<void> {
   await withTwoHandles(async (a, b) => {
     let hold = false;
-    const slow = onCommit(a, () => hold ? new Promise((resolve) => setTimeout(resolve, 1_000)) : undefined);
+    // The late commit waits until the other process's pass went past its number (a gate, not a timer: on a slow
+    // machine a timer could let it land first, and the test would then not test a late row).
+    const gate = Promise.withResolvers<void>();
+    const slow = onCommit(a, () => hold ? gate.promise : undefined);
     const writer = new DeliveryStore(slow, { settleMs: 300 });
     const other = new DeliveryStore(b, { settleMs: 300 });
     await writer.add("h1", [{ activity: { title: "first" } }]);
-    // Numbered now, committed a second later.
+    // Numbered now, committed once the mark passed it.
     hold = true;
     const late = writer.add("h1", [{ activity: { title: "late" } }]);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -23,7 +26,10 @@ async function lateRowPassed(otherHook: string): Promise<void> {
     for (let n = 0; n < 5; n++) await other.add(otherHook, [{ activity: { title: `o${n}` } }]);
     await new Promise((resolve) => setTimeout(resolve, 600));
     await other.index(); // its mark passes the late row's number: the row is not there yet
+    const passed = (await b.get<number>(["console_delivery_hook_mark"])).value!;
+    gate.resolve();
     const [row] = await late;
+    assert.ok(passed > row.seq, "the first pass went past the late row before it was stored");
     for (let n = 0; n < 5; n++) await other.add(otherHook, [{ activity: { title: `p${n}` } }]);
     await new Promise((resolve) => setTimeout(resolve, 400));
     await other.index();
