@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { DeliveryStore } from "../../../console/log/mod.ts";
 import { onCommit, withTwoHandles } from "../_kv_faults.ts";
 
-async function lateRowPassed(otherHook: string): Promise<void> {
+async function lateRowPassed(otherHook: string, finish = (writer: DeliveryStore) => writer.index()): Promise<void> {
   await withTwoHandles(async (a, b) => {
     let hold = false;
     // The late commit waits until the other process's pass went past its number (a gate, not a timer: on a slow
@@ -35,7 +35,7 @@ async function lateRowPassed(otherHook: string): Promise<void> {
     await other.index();
     const mark = (await b.get<number>(["console_delivery_hook_mark"])).value!;
     assert.ok(mark > row.seq, "the mark passed the late row");
-    await writer.index();
+    await finish(writer);
     const all = (await writer.list({ limit: 100 })).map((view) => view.seq);
     const hook = (await writer.list({ hookId: "h1", limit: 100 })).map((view) => view.seq);
     assert.ok(all.includes(row.seq));
@@ -51,3 +51,6 @@ Deno.test("a row committed a second after its number, past another process's ind
 
 Deno.test("a late row the mark passed with no pack of its hook around it gets a pack of its own, in order", () =>
   lateRowPassed("h2"));
+
+Deno.test("a late row the mark passed is put in its hook's packs when its writer flushes (closes) with no pass to run", () =>
+  lateRowPassed("h2", (writer) => writer.flush()));
