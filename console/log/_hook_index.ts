@@ -184,6 +184,18 @@ export class HookIndexer {
   }
 
   /**
+   * Waits for the passes that are running, then puts in their hooks' packs
+   * the late rows the mark has passed: they are known to this process only,
+   * which may write no batch again before it stops (a store that flushes).
+   */
+  async finish(): Promise<void> {
+    await this.idle();
+    if (this.#late.length === 0) return;
+    const mark = await retryLocked(() => this.#kv.get<number>(HOOK_INDEX_MARK_KEY));
+    await this.#repair(typeof mark.value === "number" ? mark.value : 0);
+  }
+
+  /**
    * One pass, and more only while a pass stops at its limits: under load a
    * pass takes what is there and ends, and the next waits for a batch.
    */

@@ -227,13 +227,13 @@ export class DeliveryStore {
 
   /**
    * Writes what waits for its batch now, trims the
-   * log to its retention and waits for a hook index pass (the console calls
-   * it when it closes).
+   * log to its retention, waits for a hook index pass and puts its late rows
+   * in their hooks' packs (the console calls it when it closes).
    */
   async flush(): Promise<void> {
     await this.#details.flush();
     await this.#trimmer.trim().catch(() => {});
-    await this.#index.idle();
+    await this.#index.finish();
   }
 
   /** How the request of a delivery's postback went, when it was recorded (a refused row holds its own). */

@@ -86,7 +86,8 @@ function singleValues(
   const repeated: string[] = [];
   for (const [name, value] of Object.entries(parsed)) {
     if (!Array.isArray(value)) values[name] = value;
-    else if (LISTS.has(name)) values[name] = value.join(",");
+    // A list with an empty piece (`--hook a --hook=`) is kept empty: refused as `--hook=` alone is.
+    else if (LISTS.has(name)) values[name] = value.includes("") ? "" : value.join(",");
     else {
       if (value.length > 1) repeated.push(name);
       values[name] = value[value.length - 1];

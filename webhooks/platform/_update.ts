@@ -64,6 +64,14 @@ export async function updateHook(
   }
   let record = typeof webhook === "string" ? await findByID(webhook) : webhook;
   if (record === null) throw new Error(`Cannot ${ACTION}: no webhook has the id ${describe(webhook)}`);
+  // The stored record as read before the PUT. One removed while the PUT runs (by unregister(), say) is not written
+  // back: that would bring back the record of a hook that is gone. One changed meanwhile (another update) is not
+  // overwritten with an answer the platform may since have replaced.
+  const key = typeof record.id === "string" && record.id !== "" ? webhookKey(record.id) : null;
+  let read = key === null ? null : await kv.get<Webhook>(key);
+  // A record given that another update saved since it was read: the change goes over the stored one, whose hook
+  // the platform has, so that update's change is not undone.
+  if (read?.value) record = read.value;
   const community = await communities.findByTenantID(record.tenantId);
   if (community === null) {
     throw new Error(`Cannot ${ACTION}: no community has the tenantId ${describe(record.tenantId)}`);
@@ -79,11 +87,6 @@ export async function updateHook(
     given,
   );
   const url = hookUrl(community, record.entity ?? {}, ACTION);
-  // The stored record as read before the PUT. One removed while the PUT runs (by unregister(), say) is not written
-  // back: that would bring back the record of a hook that is gone. One changed meanwhile (another update) is not
-  // overwritten with an answer the platform may since have replaced.
-  const key = typeof record.id === "string" && record.id !== "" ? webhookKey(record.id) : null;
-  let read = key === null ? null : await kv.get<Webhook>(key);
   return await platformOperation("update", async () => {
     for (let attempt = 1;; attempt++) {
       const entity = record!.entity ?? {};

@@ -8,14 +8,17 @@ import assert from "node:assert/strict";
 import { DeliveryStore } from "../../../console/log/mod.ts";
 import { onCommit, withTwoHandles } from "../_kv_faults.ts";
 
-async function lateRowPassed(otherHook: string): Promise<void> {
+async function lateRowPassed(otherHook: string, finish = (writer: DeliveryStore) => writer.index()): Promise<void> {
   await withTwoHandles(async (a, b) => {
     let hold = false;
-    const slow = onCommit(a, () => hold ? new Promise((resolve) => setTimeout(resolve, 1_000)) : undefined);
+    // The late commit waits until the other process's pass went past its number (a gate, not a timer: on a slow
+    // machine a timer could let it land first, and the test would then not test a late row).
+    const gate = Promise.withResolvers<void>();
+    const slow = onCommit(a, () => hold ? gate.promise : undefined);
     const writer = new DeliveryStore(slow, { settleMs: 300 });
     const other = new DeliveryStore(b, { settleMs: 300 });
     await writer.add("h1", [{ activity: { title: "first" } }]);
-    // Numbered now, committed a second later.
+    // Numbered now, committed once the mark passed it.
     hold = true;
     const late = writer.add("h1", [{ activity: { title: "late" } }]);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -23,13 +26,16 @@ async function lateRowPassed(otherHook: string): Promise<void> {
     for (let n = 0; n < 5; n++) await other.add(otherHook, [{ activity: { title: `o${n}` } }]);
     await new Promise((resolve) => setTimeout(resolve, 600));
     await other.index(); // its mark passes the late row's number: the row is not there yet
+    const passed = (await b.get<number>(["console_delivery_hook_mark"])).value!;
+    gate.resolve();
     const [row] = await late;
+    assert.ok(passed > row.seq, "the first pass went past the late row before it was stored");
     for (let n = 0; n < 5; n++) await other.add(otherHook, [{ activity: { title: `p${n}` } }]);
     await new Promise((resolve) => setTimeout(resolve, 400));
     await other.index();
     const mark = (await b.get<number>(["console_delivery_hook_mark"])).value!;
     assert.ok(mark > row.seq, "the mark passed the late row");
-    await writer.index();
+    await finish(writer);
     const all = (await writer.list({ limit: 100 })).map((view) => view.seq);
     const hook = (await writer.list({ hookId: "h1", limit: 100 })).map((view) => view.seq);
     assert.ok(all.includes(row.seq));
@@ -45,3 +51,6 @@ Deno.test("a row committed a second after its number, past another process's ind
 
 Deno.test("a late row the mark passed with no pack of its hook around it gets a pack of its own, in order", () =>
   lateRowPassed("h2"));
+
+Deno.test("a late row the mark passed is put in its hook's packs when its writer flushes (closes) with no pass to run", () =>
+  lateRowPassed("h2", (writer) => writer.flush()));

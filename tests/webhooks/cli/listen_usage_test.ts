@@ -132,3 +132,20 @@ Deno.test("listen --hook given twice forwards the hooks of both, as --hook a,b d
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a list flag repeated with an empty value (--hook a --hook=) is a usage error, as --hook= alone is", async () => {
+  const cases: [string[], RegExp][] = [
+    [["listen", "--forward-to", "http://127.0.0.1:9/h", "--hook", "h1", "--hook="], /--hook needs a value/],
+    [["listen", "--forward-to", "http://127.0.0.1:9/h", "--hook=", "--hook", "h1"], /--hook needs a value/],
+    [
+      ["hooks", "register", "--community", "A", "--events", "a", "--events", "", "--callback", "https://x.example/h"],
+      /'hooks register' needs --events/,
+    ],
+  ];
+  for (const [args, message] of cases) {
+    const err: string[] = [];
+    const io = { stdout: () => {}, stderr: (t: string) => err.push(t), env: () => undefined };
+    assert.equal(await main([...args, "--kv", ":memory:"], io), 2, args.join(" "));
+    assert.match(err.join("\n"), message);
+  }
+});
