@@ -38,7 +38,9 @@ function holdUntilTwo(platform: Platform, method: string, path: string): void {
   platform.override = async (req, url) => {
     if (req.method !== method || !url.pathname.startsWith(path)) return undefined;
     if (++seen === 2) both.resolve();
-    await Promise.race([both.promise, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([both.promise, new Promise((resolve) => timer = setTimeout(resolve, 15_000))]);
+    clearTimeout(timer);
     return undefined;
   };
 }
