@@ -1,0 +1,77 @@
+// The set-up the command line's process tests share: the CLI run as a
+// subprocess, a temporary KV file with the community "Acme" added, and the
+// secrets no output may hold.
+
+import assert from "node:assert/strict";
+import { type Platform, startPlatform } from "../platform.ts";
+
+export const ROOT = new URL("../../../", import.meta.url).pathname;
+export const SECRET = "client-s3cret-value";
+export const ACCESS = "good-token";
+export const REFRESH = "good-refresh";
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI in a subprocess: `deno run -A webhooks/cli.ts`, or `deno task cli` with `task`. */
+export async function cli(
+  args: string[],
+  options: { env?: Record<string, string>; task?: boolean } = {},
+): Promise<Run> {
+  const command = options.task ? ["task", "-q", "cli", ...args] : ["run", "-A", "webhooks/cli.ts", ...args];
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: command,
+    cwd: ROOT,
+    env: { NO_COLOR: "1", ...options.env },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+}
+
+/** A temporary KV file and the sandbox platform whose community "Acme" the CLI added. */
+export async function withSetup(fn: (kv: string, platform: Platform) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "cli_test_" });
+  const platform = await startPlatform({ clientSecret: SECRET });
+  try {
+    const kv = `${dir}/webhooks.kv`;
+    const added = await cli([
+      "communities",
+      "add",
+      "--kv",
+      kv,
+      "--name",
+      "Acme",
+      "--tenant",
+      "tenant-acme",
+      "--base-url",
+      platform.url,
+      "--client-id",
+      "client-1",
+      "--client-secret",
+      SECRET,
+    ], { env: { ACCESS_TOKEN: ACCESS, REFRESH_TOKEN: REFRESH } });
+    assert.equal(added.code, 0, added.stderr);
+    noSecrets(added);
+    await fn(kv, platform);
+  } finally {
+    await platform.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** The command line that registers a `user_account` hook of "Acme" in the KV at `kv`; its callback and options follow. */
+export function registerAcmeHook(kv: string): string[] {
+  return ["hooks", "register", "--kv", kv, "--community", "Acme", "--events", "user_account"];
+}
+
+/** Fails when `run` printed a secret of the set-up. */
+export function noSecrets(run: Run): void {
+  for (const secret of [SECRET, ACCESS, REFRESH]) {
+    assert.ok(!run.stdout.includes(secret) && !run.stderr.includes(secret), `${secret} printed`);
+  }
+}
