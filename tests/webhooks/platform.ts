@@ -49,6 +49,8 @@ export interface Platform {
   override?: (req: Request, url: URL) => Response | undefined | Promise<Response | undefined>;
   /** Called after a hook was created, before the answer is sent. */
   afterCreate?: (entity: Record<string, unknown>) => void | Promise<void>;
+  /** Called after the platform handled a request (and changed its state), before its answer is sent. */
+  beforeAnswer?: (req: Request, url: URL) => void | Promise<void>;
   /** The hooks on the platform, oldest first. */
   listHooks(): Promise<Record<string, unknown>[]>;
   /** A hook by its platform id, or `undefined`. */
@@ -91,6 +93,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
       },
       async after(req, res) {
         const path = pathOf(new URL(req.url));
+        await platform.beforeAnswer?.(req, new URL(path + new URL(req.url).search, new URL(req.url).origin));
         if (path === "/oauth2/token" && res.status === 200) {
           const { access_token, refresh_token } = await res.clone().json();
           issued.push({ access_token, refresh_token });
