@@ -102,14 +102,14 @@ export async function updateHook(
           ...(selfRef(answered) === undefined && entity.resources !== undefined ? { resources: entity.resources } : {}),
         },
       };
-      let changed = false;
+      // The stored record as the write found it, when it was not the one read before the PUT.
+      let latest: Deno.KvEntryMaybe<Webhook> | null = null;
       let written;
       try {
-        written = await writeRecord(kv, saved, async () => {
-          if (key === null || read!.value === null) return true;
-          const now = await kv.get<Webhook>(key);
-          changed = now.value !== null && now.versionstamp !== read!.versionstamp;
-          return now.value !== null && !changed;
+        written = await writeRecord(kv, saved, (_op, current) => {
+          if (key === null || read!.value === null || current.versionstamp === read!.versionstamp) return true;
+          latest = current;
+          return false;
         });
       } catch (error) {
         // The platform took the change and the record cannot: the hook is put back as its record has it.
@@ -118,16 +118,14 @@ export async function updateHook(
         throw error;
       }
       if (written !== null) return saved;
-      if (!changed) throw new Error(`Cannot ${ACTION}: its record ${describe(record!.id)} was removed meanwhile`);
+      const found = latest as Deno.KvEntryMaybe<Webhook> | null;
+      if (!found?.value) throw new Error(`Cannot ${ACTION}: its record ${describe(record!.id)} was removed meanwhile`);
       if (attempt >= MAX_ATTEMPTS) {
         throw new Error(`Cannot ${ACTION}: its record ${describe(record!.id)} kept changing meanwhile, try again`);
       }
       // Another update saved the hook since this one read it: this change again, over the hook as that one left it.
-      read = await kv.get<Webhook>(key!);
-      if (read.value === null) {
-        throw new Error(`Cannot ${ACTION}: its record ${describe(record!.id)} was removed meanwhile`);
-      }
-      record = read.value;
+      read = found;
+      record = found.value;
       body = bodyOf(record, changes, community, given);
     }
   }, community.name);

@@ -67,18 +67,18 @@ function sizeError(error: unknown, record: Webhook): unknown {
  * the record's versionstamp, deleting the index entries of the stored record
  * that no longer apply. `extend` adds mutations and checks of its own (at
  * most 9 more checks), or returns `false` to write nothing; the result is
- * then `null`.
+ * then `null`. It is given the stored record the operation checks.
  */
 export async function writeRecord(
   kv: Deno.Kv,
   record: Webhook,
-  extend?: (op: Deno.AtomicOperation) => boolean | Promise<boolean>,
+  extend?: (op: Deno.AtomicOperation, current: Deno.KvEntryMaybe<Webhook>) => boolean | Promise<boolean>,
 ): Promise<Deno.KvCommitResult | null> {
   const newIndex = await indexKeys(record);
   return await commitWithRetry(async () => {
     const current = await kv.get<Webhook>(webhookKey(record.id));
     const op = kv.atomic().check(current);
-    if (extend && !(await extend(op))) return null;
+    if (extend && !(await extend(op, current))) return null;
     if (current.value) {
       const keep = new Set(newIndex.map(keyId));
       for (const key of await indexKeys(current.value)) if (!keep.has(keyId(key))) op.delete(key);
