@@ -30,6 +30,11 @@ import { utf8 } from "./_delivery_layout.ts";
 import { type Allocator, msOf, numberAt } from "./_numbers.ts";
 import { repairPack } from "./_hook_repair.ts";
 
+/** The number the hook index has packed up to (0: none yet). */
+function markOf(mark: Deno.KvEntryMaybe<number>): number {
+  return typeof mark.value === "number" ? mark.value : 0;
+}
+
 /** Rows past the mark that start a pass (the readers' tail is about this long). */
 export const INDEX_BATCH = 256;
 /** Rows one pass reads at most. */
@@ -191,8 +196,7 @@ export class HookIndexer {
   async finish(): Promise<void> {
     await this.idle();
     if (this.#late.length === 0) return;
-    const mark = await retryLocked(() => this.#kv.get<number>(HOOK_INDEX_MARK_KEY));
-    await this.#repair(typeof mark.value === "number" ? mark.value : 0);
+    await this.#repair(markOf(await this.#readMark()));
   }
 
   /**
@@ -202,8 +206,8 @@ export class HookIndexer {
   async #index(force: boolean): Promise<void> {
     this.#written = 0;
     for (;;) {
-      const mark = await retryLocked(() => this.#kv.get<number>(HOOK_INDEX_MARK_KEY));
-      const from = (typeof mark.value === "number" ? mark.value : 0) + 1;
+      const mark = await this.#readMark();
+      const from = markOf(mark) + 1;
       if (this.#late.length > 0) await this.#repair(from - 1);
       const settled = numberAt(Date.now() - this.#settleMs);
       const taken = await this.#take(from, settled);
@@ -226,6 +230,11 @@ export class HookIndexer {
       if (result.kind === "committed" && !taken.full && !cut) return;
       // Failed: another process moved the mark; read it again.
     }
+  }
+
+  /** The hook index's mark as stored (its versionstamp checked by a pass's commit). */
+  #readMark(): Promise<Deno.KvEntryMaybe<number>> {
+    return retryLocked(() => this.#kv.get<number>(HOOK_INDEX_MARK_KEY));
   }
 
   /** Puts in their hooks' packs the late rows the mark passed (those above it, a pass takes). */
