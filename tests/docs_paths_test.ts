@@ -101,3 +101,8 @@ Deno.test("every path that README.md and docs/ name exists", () => {
   assert.ok(checked > 50, `only ${checked} paths found: the scan is broken`);
   assert.deepEqual(missing, []);
 });
+
+Deno.test("README.md, the front door, stays under 12 KB: reference goes to docs/", () => {
+  const size = Deno.statSync(join(ROOT, "README.md")).size;
+  assert.ok(size < 12 * 1024, `README.md is ${size} bytes; move reference to docs/`);
+});
