@@ -6,9 +6,9 @@
 // converges, and that the killed operation can be run again.
 
 import assert from "node:assert/strict";
-import { type Community, createWebhooks, type Webhook, type Webhooks } from "../../webhooks/mod.ts";
-import { type Child, spawnChild, WEBHOOKS_MOD, writeChildScript } from "./_child.ts";
-import { communityOf, type Platform, startPlatform } from "./platform.ts";
+import type { Webhook, Webhooks } from "../../webhooks/mod.ts";
+import { type Child, spawnChild, WEBHOOKS_MOD } from "./_child.ts";
+import { type FileSetup, fileSetup } from "./_file_setup.ts";
 import { assertFixedOnce, type Drift, makeDrift } from "./_drift.ts";
 
 // Child: runs one operation of Module A on the shared KV file, then waits to be killed.
@@ -28,40 +28,20 @@ setInterval(() => {}, 60_000);
 const CALLBACK = "https://receiver.example/hooks/one";
 const HOOKS_PATH = "/api/core/v3/webhooks";
 
-interface Setup {
-  kvPath: string;
-  kv: Deno.Kv;
-  hooks: Webhooks;
-  platform: Platform;
-  community: Community;
-  script: string;
+/** The shared KV file, platform and community, with the OPERATION script; `release` lets held requests go at close. */
+interface Setup extends FileSetup {
   release: PromiseWithResolvers<void>;
-  close(): Promise<void>;
 }
 
 async function setup(): Promise<Setup> {
-  const dir = await Deno.makeTempDir({ prefix: "webhooks_kill_ops_" });
-  const kvPath = `${dir}/kv.sqlite3`;
-  const kv = await Deno.openKv(kvPath);
-  const platform = await startPlatform();
-  const hooks = createWebhooks(kv);
-  const community: Community = communityOf(platform);
-  await hooks.communities.save(community);
-  const script = await writeChildScript(dir, "operation.js", OPERATION);
+  const base = await fileSetup("webhooks_kill_ops_", "operation.js", OPERATION);
   const release = Promise.withResolvers<void>();
   return {
-    kvPath,
-    kv,
-    hooks,
-    platform,
-    community,
-    script,
+    ...base,
     release,
     async close() {
       release.resolve();
-      await platform.close();
-      kv.close();
-      await Deno.remove(dir, { recursive: true });
+      await base.close();
     },
   };
 }
