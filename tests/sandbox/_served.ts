@@ -145,6 +145,18 @@ export async function pkcePair(): Promise<{ verifier: string; challenge: string 
   return { verifier, challenge };
 }
 
+/** The consent form that approves an authorization request of the community's client for PKCE `challenge`. */
+export function approvalForm(served: Served, challenge: string): URLSearchParams {
+  return new URLSearchParams({
+    client_id: COMMUNITY.clientId,
+    redirect_uri: served.communityRedirect,
+    response_type: "code",
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    decision: "approve",
+  });
+}
+
 /** Approves an authorization request of the community's client; the code it sends back and its verifier. */
 export async function approve(served: Served): Promise<{ code: string; verifier: string }> {
   const { verifier, challenge } = await pkcePair();
@@ -152,14 +164,7 @@ export async function approve(served: Served): Promise<{ code: string; verifier:
     method: "POST",
     redirect: "manual",
     headers: { Origin: served.origin },
-    body: new URLSearchParams({
-      client_id: COMMUNITY.clientId,
-      redirect_uri: served.communityRedirect,
-      response_type: "code",
-      code_challenge: challenge,
-      code_challenge_method: "S256",
-      decision: "approve",
-    }),
+    body: approvalForm(served, challenge),
   });
   await res.body?.cancel();
   const code = new URL(res.headers.get("location") ?? "http://x.invalid/").searchParams.get("code");

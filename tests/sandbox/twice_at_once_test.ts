@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { ANTI_HIJACKING_PREFIX } from "../../sandbox/mod.ts";
-import { approve, COMMUNITY, pkcePair, type Served, withServed } from "./_served.ts";
+import { approvalForm, approve, COMMUNITY, pkcePair, type Served, withServed } from "./_served.ts";
 
 const ROUNDS = 15;
 const basic = { Authorization: `Basic ${btoa(`${COMMUNITY.clientId}:${COMMUNITY.clientSecret}`)}` };
@@ -95,14 +95,7 @@ Deno.test("sandbox: one refresh token used twice at once renews once; the new on
 Deno.test("sandbox: one consent approved twice at once gives two codes, each good once", async () => {
   await withServed(async (served) => {
     const { verifier, challenge } = await pkcePair();
-    const form = new URLSearchParams({
-      client_id: COMMUNITY.clientId,
-      redirect_uri: served.communityRedirect,
-      response_type: "code",
-      code_challenge: challenge,
-      code_challenge_method: "S256",
-      decision: "approve",
-    });
+    const form = approvalForm(served, challenge);
     const answers = await twice(() =>
       fetch(`${served.base}/oauth2/authorize`, {
         method: "POST",

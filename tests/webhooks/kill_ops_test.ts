@@ -6,9 +6,9 @@
 // converges, and that the killed operation can be run again.
 
 import assert from "node:assert/strict";
-import { type Community, createWebhooks, type Webhook, type Webhooks } from "../../webhooks/mod.ts";
-import { type Child, spawnChild, WEBHOOKS_MOD, writeChildScript } from "./_child.ts";
-import { communityOf, type Platform, startPlatform } from "./platform.ts";
+import type { Webhook, Webhooks } from "../../webhooks/mod.ts";
+import { type Child, spawnChild, WEBHOOKS_MOD } from "./_child.ts";
+import { type FileSetup, fileSetup } from "./_file_setup.ts";
 import { assertFixedOnce, type Drift, makeDrift } from "./_drift.ts";
 
 // Child: runs one operation of Module A on the shared KV file, then waits to be killed.
@@ -28,42 +28,32 @@ setInterval(() => {}, 60_000);
 const CALLBACK = "https://receiver.example/hooks/one";
 const HOOKS_PATH = "/api/core/v3/webhooks";
 
-interface Setup {
-  kvPath: string;
-  kv: Deno.Kv;
-  hooks: Webhooks;
-  platform: Platform;
-  community: Community;
-  script: string;
+/** The shared KV file, platform and community, with the OPERATION script; `release` lets held requests go at close. */
+interface Setup extends FileSetup {
   release: PromiseWithResolvers<void>;
-  close(): Promise<void>;
 }
 
 async function setup(): Promise<Setup> {
-  const dir = await Deno.makeTempDir({ prefix: "webhooks_kill_ops_" });
-  const kvPath = `${dir}/kv.sqlite3`;
-  const kv = await Deno.openKv(kvPath);
-  const platform = await startPlatform();
-  const hooks = createWebhooks(kv);
-  const community: Community = communityOf(platform);
-  await hooks.communities.save(community);
-  const script = await writeChildScript(dir, "operation.js", OPERATION);
+  const base = await fileSetup("webhooks_kill_ops_", "operation.js", OPERATION);
   const release = Promise.withResolvers<void>();
   return {
-    kvPath,
-    kv,
-    hooks,
-    platform,
-    community,
-    script,
+    ...base,
     release,
     async close() {
       release.resolve();
-      await platform.close();
-      kv.close();
-      await Deno.remove(dir, { recursive: true });
+      await base.close();
     },
   };
+}
+
+/** Runs `fn` with a fresh setup, closed afterwards whatever `fn` did. */
+async function withSetup(fn: (s: Setup) => Promise<void>): Promise<void> {
+  const s = await setup();
+  try {
+    await fn(s);
+  } finally {
+    await s.close();
+  }
 }
 
 type Moment = "in flight" | "after the platform acted";
@@ -138,30 +128,30 @@ function assertQuiet(report: Awaited<ReturnType<Webhooks["reconcile"]>>, matched
   assert.deepEqual(report.abandoned, []);
 }
 
+/** Records are whole, and reconcile({ fix }) then reports nothing but `matched` as matched. */
+async function assertSettled(s: Setup, matched: Webhook[]): Promise<void> {
+  await assertWhole(s.kv);
+  assertQuiet(await s.hooks.reconcile(s.community, { fix: true, staleAfter: 0 }), matched);
+}
+
 Deno.test("unregister() killed while its DELETE is in flight leaves the hook and its record, and runs again", async () => {
-  const s = await setup();
-  try {
+  await withSetup(async (s) => {
     const record = await oneHook(s);
     await runAndKill(s, hold(s, "DELETE", "in flight"), { op: "unregister", id: record.id });
     assert.notEqual(await s.platform.hook(String(record.entity.id)), undefined);
     assert.deepEqual(await s.hooks.findByID(record.id), record);
-    await assertWhole(s.kv);
-    assertQuiet(await s.hooks.reconcile(s.community, { fix: true, staleAfter: 0 }), [record]);
+    await assertSettled(s, [record]);
 
     s.platform.override = undefined;
     await s.hooks.unregister(record.id);
     assert.equal(await s.platform.hook(String(record.entity.id)), undefined);
     assert.equal(await s.hooks.findByID(record.id), null);
-    await assertWhole(s.kv);
-    assertQuiet(await s.hooks.reconcile(s.community, { fix: true, staleAfter: 0 }), []);
-  } finally {
-    await s.close();
-  }
+    await assertSettled(s, []);
+  });
 });
 
 Deno.test("unregister() killed after the platform's DELETE leaves a dangling record that fix removes", async () => {
-  const s = await setup();
-  try {
+  await withSetup(async (s) => {
     const record = await oneHook(s);
     await runAndKill(s, hold(s, "DELETE", "after the platform acted"), { op: "unregister", id: record.id });
     assert.equal(await s.platform.hook(String(record.entity.id)), undefined);
@@ -173,60 +163,48 @@ Deno.test("unregister() killed after the platform's DELETE leaves a dangling rec
     const fixed = await s.hooks.reconcile(s.community, { fix: true, staleAfter: 0 });
     assert.deepEqual(fixed.dangling, [record]);
     assert.equal(await s.hooks.findByID(record.id), null);
-    await assertWhole(s.kv);
-    assertQuiet(await s.hooks.reconcile(s.community, { fix: true, staleAfter: 0 }), []);
+    await assertSettled(s, []);
 
     // Run again after the fix: the record is gone, and the error says so.
     await assert.rejects(
       s.hooks.unregister(record.id),
       new Error(`Cannot unregister webhook: no webhook has the id ${JSON.stringify(record.id)}`),
     );
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 Deno.test("unregister() killed after the platform's DELETE runs again: the platform's 404 counts as deleted", async () => {
-  const s = await setup();
-  try {
+  await withSetup(async (s) => {
     const record = await oneHook(s);
     await runAndKill(s, hold(s, "DELETE", "after the platform acted"), { op: "unregister", id: record.id });
     s.platform.beforeAnswer = undefined;
     await s.hooks.unregister(record.id);
     assert.equal(await s.hooks.findByID(record.id), null);
-    await assertWhole(s.kv);
-    assertQuiet(await s.hooks.reconcile(s.community, { fix: true, staleAfter: 0 }), []);
-  } finally {
-    await s.close();
-  }
+    await assertSettled(s, []);
+  });
 });
 
 Deno.test("update() killed while its PUT is in flight leaves hook and record as they were, and runs again", async () => {
-  const s = await setup();
-  try {
+  await withSetup(async (s) => {
     const record = await oneHook(s);
     const before = await s.platform.hook(String(record.entity.id));
     await runAndKill(s, hold(s, "PUT", "in flight"), { op: "update", id: record.id, changes: { enabled: false } });
     assert.deepEqual(await s.platform.hook(String(record.entity.id)), before);
     assert.deepEqual(await s.hooks.findByID(record.id), record);
-    await assertWhole(s.kv);
-    assertQuiet(await s.hooks.reconcile(s.community, { fix: true, staleAfter: 0 }), [record]);
+    await assertSettled(s, [record]);
 
     s.platform.override = undefined;
     const updated = await s.hooks.update(record.id, { enabled: false });
     assert.equal(updated.entity.enabled, false);
     assert.deepEqual((await s.hooks.findByID(record.id))?.entity, await s.platform.hook(String(record.entity.id)));
     await assertWhole(s.kv);
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 // reconcile() compares the platform's hooks with the records by their self URL only (docs/webhooks.md,
 // "Consistency"): a record whose entity is older than the platform's hook is matched, and fix leaves it so.
 Deno.test("update() killed after the platform's PUT leaves an older record that reconcile() matches; update() again brings it level", async () => {
-  const s = await setup();
-  try {
+  await withSetup(async (s) => {
     const record = await oneHook(s);
     await runAndKill(s, hold(s, "PUT", "after the platform acted"), {
       op: "update",
@@ -237,9 +215,7 @@ Deno.test("update() killed after the platform's PUT leaves an older record that 
     assert.equal(onPlatform?.enabled, false);
     assert.deepEqual(await s.hooks.findByID(record.id), record);
     assert.notEqual(record.entity.enabled, false);
-    await assertWhole(s.kv);
-
-    assertQuiet(await s.hooks.reconcile(s.community, { fix: true, staleAfter: 0 }), [record]);
+    await assertSettled(s, [record]);
     assert.deepEqual(await s.hooks.findByID(record.id), record, "reconcile() does not compare the entities");
 
     s.platform.beforeAnswer = undefined;
@@ -247,16 +223,13 @@ Deno.test("update() killed after the platform's PUT leaves an older record that 
     assert.deepEqual(updated.entity, await s.platform.hook(String(record.entity.id)));
     assert.deepEqual(await s.hooks.findByID(record.id), updated);
     await assertWhole(s.kv);
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 const FIX_ALL = { fix: true, deleteUnknown: true, staleAfter: 0 };
 
 Deno.test("reconcile({ fix }) killed while it reads the platform's list changes nothing; run again it converges", async () => {
-  const s = await setup();
-  try {
+  await withSetup(async (s) => {
     const drift: Drift = await makeDrift(s.kv, s.platform);
     await runAndKill(s, hold(s, "GET", "in flight"), { op: "reconcile", id: s.community.tenantId, options: FIX_ALL });
     assert.deepEqual(await s.hooks.findByTenantID(s.community.tenantId), [drift.matched, drift.dangling]);
@@ -273,15 +246,12 @@ Deno.test("reconcile({ fix }) killed while it reads the platform's list changes 
     ]);
     await assertFixedOnce(s.kv, s.hooks, s.platform, drift, true);
     await assertWhole(s.kv);
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 for (const moment of ["in flight", "after the platform acted"] as const) {
   Deno.test(`reconcile({ fix, deleteUnknown }) killed with its DELETE ${moment} leaves whole records; run again it converges`, async () => {
-    const s = await setup();
-    try {
+    await withSetup(async (s) => {
       const drift: Drift = await makeDrift(s.kv, s.platform);
       await runAndKill(s, hold(s, "DELETE", moment), { op: "reconcile", id: s.community.tenantId, options: FIX_ALL });
       await assertWhole(s.kv);
@@ -305,8 +275,6 @@ for (const moment of ["in flight", "after the platform acted"] as const) {
       await s.hooks.reconcile(s.community, FIX_ALL);
       await assertFixedOnce(s.kv, s.hooks, s.platform, drift, true);
       await assertWhole(s.kv);
-    } finally {
-      await s.close();
-    }
+    });
   });
 }

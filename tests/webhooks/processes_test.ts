@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { type Community, createWebhooks, PlatformError, type Webhook, type Webhooks } from "../../webhooks/mod.ts";
 import { type Child, spawnChild, WEBHOOKS_MOD, writeChildScript } from "./_child.ts";
+import { type FileSetup, fileSetup } from "./_file_setup.ts";
 import { communityOf, HIJACK, keysUnder, type Platform, startPlatform } from "./platform.ts";
 
 const EVENTS = ["document"];
@@ -120,40 +121,8 @@ function unlessChildDies<T>(promise: Promise<T>, child: Child): Promise<T> {
 }
 
 /** A KV file in a temp dir with the community of the sandbox platform saved in it, and the REGISTER script. */
-interface FileSetup {
-  dir: string;
-  kvPath: string;
-  kv: Deno.Kv;
-  hooks: Webhooks;
-  platform: Platform;
-  community: Community;
-  script: string;
-  close(): Promise<void>;
-}
-
-async function fileSetup(): Promise<FileSetup> {
-  const dir = await Deno.makeTempDir({ prefix: "webhooks_processes_" });
-  const kvPath = `${dir}/kv.sqlite3`;
-  const kv = await Deno.openKv(kvPath);
-  const platform = await startPlatform();
-  const hooks = createWebhooks(kv);
-  const community: Community = communityOf(platform);
-  await hooks.communities.save(community);
-  const script = await writeChildScript(dir, "register.js", REGISTER);
-  return {
-    dir,
-    kvPath,
-    kv,
-    hooks,
-    platform,
-    community,
-    script,
-    async close() {
-      await platform.close();
-      kv.close();
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
+function registerSetup(): Promise<FileSetup> {
+  return fileSetup("webhooks_processes_", "register.js", REGISTER);
 }
 
 function registerArgs(setup: FileSetup, fields: Record<string, unknown>): string[] {
@@ -274,7 +243,7 @@ Deno.test("save() from two processes on one KV file keeps every record and index
 });
 
 Deno.test("register() in one process is readable at once from another process on the same KV file", async () => {
-  const setup = await fileSetup();
+  const setup = await registerSetup();
   const count = 12;
   const child = spawnChild(setup.script, registerArgs(setup, { mode: "exit", count }));
   try {
@@ -316,7 +285,7 @@ Deno.test("register() in one process is readable at once from another process on
 });
 
 Deno.test("register() killed before its request leaves a pending entry that reconcile() reports abandoned and clears", async () => {
-  const setup = await fileSetup();
+  const setup = await registerSetup();
   const child = spawnChild(setup.script, registerArgs(setup, { mode: "hang-before-request" }));
   try {
     const { hooks, platform, community } = setup;
@@ -354,7 +323,7 @@ Deno.test("register() killed before its request leaves a pending entry that reco
 });
 
 Deno.test("register() killed after the platform created the hook leaves an orphan that reconcile() adopts", async () => {
-  const setup = await fileSetup();
+  const setup = await registerSetup();
   const created = Promise.withResolvers<Record<string, unknown>>();
   const release = Promise.withResolvers<void>();
   setup.platform.afterCreate = (entity) => {
@@ -409,7 +378,7 @@ Deno.test("register() killed after the platform created the hook leaves an orpha
 });
 
 Deno.test("register() killed after its save leaves a matched hook and nothing for reconcile() to fix", async () => {
-  const setup = await fileSetup();
+  const setup = await registerSetup();
   const child = spawnChild(setup.script, registerArgs(setup, { mode: "hang" }));
   try {
     const { hooks, platform, community } = setup;

@@ -7,22 +7,7 @@
 import assert from "node:assert/strict";
 import { DeliveryStore, LiveReader, numberAt } from "../../../console/log/mod.ts";
 import { counting } from "../_kv_faults.ts";
-
-type Written = Parameters<DeliveryStore["write"]>[0];
-
-/** A one-item postback of hook `h1` at number `seq`, as another process's receiver would write it. */
-function postback(title: string, seq: number): Written {
-  return {
-    activity: { verb: "jive:created", title },
-    webhook: { id: "h1", tenantId: "t1", entity: { resources: { self: { ref: "https://c.example/w/1" } } } },
-    community: {},
-    receivedAt: Date.now(),
-    postbackId: `${title}-`.padEnd(64, "0"),
-    index: 0,
-    count: 1,
-    seq,
-  } as unknown as Written;
-}
+import { postback } from "./_postback.ts";
 
 /** A random integer below `n` from a seeded generator (mulberry32). */
 function random(seed: number): (n: number) => number {
