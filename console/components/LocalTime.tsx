@@ -8,7 +8,7 @@
  */
 
 import type { VNode } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useLayoutEffect, useState } from "preact/hooks";
 
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [["day", 86_400], ["hour", 3_600], ["minute", 60]];
 
@@ -43,7 +43,9 @@ let clock: ReturnType<typeof setInterval> | undefined;
 /** The present, updated every 30 s while mounted (`null` on the server and before the first effect). */
 function useNow(): number | null {
   const [now, setNow] = useState<number | null>(null);
-  useEffect(() => {
+  // A layout effect: it runs as the render commits, so a time an island adds to a live page (a new row) is shown
+  // before the next frame, not left as ISO (hidden) until after it.
+  useLayoutEffect(() => {
     setNow(Date.now());
     tickers.add(setNow);
     clock ??= setInterval(() => {
