@@ -201,27 +201,47 @@ Deno.test("update() killed while its PUT is in flight leaves hook and record as 
   });
 });
 
-// reconcile() compares the platform's hooks with the records by their self URL only (docs/webhooks.md,
-// "Consistency"): a record whose entity is older than the platform's hook is matched, and fix leaves it so.
-Deno.test("update() killed after the platform's PUT leaves an older record that reconcile() matches; update() again brings it level", async () => {
+/** Kills an update() that disables `record`'s hook after the platform took its PUT; the record still says enabled. */
+async function killAfterPut(s: Setup, record: Webhook): Promise<void> {
+  await runAndKill(s, hold(s, "PUT", "after the platform acted"), {
+    op: "update",
+    id: record.id,
+    changes: { enabled: false },
+  });
+  assert.equal((await s.platform.hook(String(record.entity.id)))?.enabled, false);
+  assert.deepEqual(await s.hooks.findByID(record.id), record);
+  assert.notEqual(record.entity.enabled, false);
+  s.platform.beforeAnswer = undefined;
+}
+
+// An update() that dies after the platform's PUT leaves a record older than the hook. The next update() of another
+// field must not send the older fields back (it would enable the hook again behind its owner's back), and
+// reconcile({ fix }) brings the record level (docs/webhooks.md, "Consistency").
+Deno.test("update() killed after the platform's PUT: the next update() of another field keeps the platform's state", async () => {
   await withSetup(async (s) => {
     const record = await oneHook(s);
-    await runAndKill(s, hold(s, "PUT", "after the platform acted"), {
-      op: "update",
-      id: record.id,
-      changes: { enabled: false },
-    });
+    await killAfterPut(s, record);
+    const updated = await s.hooks.update(record.id, { events: ["document", "discussion"] });
     const onPlatform = await s.platform.hook(String(record.entity.id));
-    assert.equal(onPlatform?.enabled, false);
-    assert.deepEqual(await s.hooks.findByID(record.id), record);
-    assert.notEqual(record.entity.enabled, false);
-    await assertSettled(s, [record]);
-    assert.deepEqual(await s.hooks.findByID(record.id), record, "reconcile() does not compare the entities");
-
-    s.platform.beforeAnswer = undefined;
-    const updated = await s.hooks.update(record.id, { enabled: false });
-    assert.deepEqual(updated.entity, await s.platform.hook(String(record.entity.id)));
+    assert.equal(onPlatform?.enabled, false, "the killed update's change was sent back");
+    assert.deepEqual(updated.entity, onPlatform);
     assert.deepEqual(await s.hooks.findByID(record.id), updated);
+    await assertSettled(s, [updated]);
+  });
+});
+
+Deno.test("update() killed after the platform's PUT: reconcile({ fix }) reports the record matched and brings it level", async () => {
+  await withSetup(async (s) => {
+    const record = await oneHook(s);
+    await killAfterPut(s, record);
+    const report = await s.hooks.reconcile(s.community, { fix: true, staleAfter: 0 });
+    assertQuiet(report, [record]);
+    assert.deepEqual(report.matched, [record], "the report is the state found before fixing");
+    const fixed = await s.hooks.findByID(record.id);
+    assert.deepEqual(fixed?.entity, await s.platform.hook(String(record.entity.id)));
+    assert.deepEqual({ ...fixed, entity: record.entity }, record, "only the entity changed");
+    await assertSettled(s, [record]);
+    assert.deepEqual(await s.hooks.findByID(record.id), fixed, "a second run has nothing left to do");
     await assertWhole(s.kv);
   });
 });
