@@ -108,7 +108,10 @@ export interface MigrateOptions {
  * ```
  */
 export interface ReconcileOptions {
-  /** Apply the fixes (default `false`: only report). */
+  /**
+   * Apply the fixes: adopt explained orphans, remove dangling records, bring
+   * records older than their hook level (default `false`: only report).
+   */
   fix?: boolean;
   /** With `fix`, also delete orphans on the platform that nothing explains. */
   deleteUnknown?: boolean;

@@ -45,6 +45,16 @@ export function webhookByUrlPrefix(urlPart: string | Uint8Array): Deno.KvKey {
   return ["webhook_by_url", urlPart];
 }
 
+/** An update of a record that sent its PUT and has not yet saved the answer (or died before it could). */
+export function updateMarkerKey(recordId: string, updateId: string): Deno.KvKey {
+  return ["webhook_update", recordId, updateId];
+}
+
+/** Prefix of the update markers of one record. */
+export function updateMarkerPrefix(recordId: string): Deno.KvKey {
+  return ["webhook_update", recordId];
+}
+
 /** An interrupted-or-running registration of a tenant. */
 export function pendingKey(tenantId: string, pendingId: string): Deno.KvKey {
   return ["webhook_pending", tenantId, pendingId];

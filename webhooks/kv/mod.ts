@@ -27,6 +27,8 @@ export {
   pendingKey,
   pendingPrefix,
   postbackClaimKey,
+  updateMarkerKey,
+  updateMarkerPrefix,
   urlKeyPart,
   WEBHOOK_PREFIX,
   webhookByTenantKey,

@@ -1,6 +1,7 @@
 // Drift between the platform and the local records of one community: the
 // report, and the fixes.
 
+import { isDeepStrictEqual } from "node:util";
 import { listAll, pendingKey, pendingPrefix, withLockRetry } from "../kv/mod.ts";
 import { type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
 import { platformOperation } from "../telemetry/mod.ts";
@@ -26,7 +27,10 @@ export interface ReconcileDeps {
   newId: () => string;
   findByTenantID(tenantId: string): Promise<Webhook[]>;
   findByWebhookURL(url: string): Promise<Webhook[]>;
-  writeRecord(record: Webhook, extend?: (op: Deno.AtomicOperation) => boolean | Promise<boolean>): Promise<unknown>;
+  writeRecord(
+    record: Webhook,
+    extend?: (op: Deno.AtomicOperation, current: Deno.KvEntryMaybe<Webhook>) => boolean | Promise<boolean>,
+  ): Promise<unknown>;
   removeRecord(id: string, expected?: Webhook): Promise<boolean>;
   deleteOnPlatform(entity: WebhookEntity): Promise<void>;
 }
@@ -72,7 +76,11 @@ export async function reconcileCommunity(deps: ReconcileDeps): Promise<Reconcile
   const report = { matched, orphans, dangling } as ReconcileReport;
   // Not enumerable: the report's shape stays API.md's { matched, orphans, dangling }.
   Object.defineProperty(report, "abandoned", { value: abandoned, enumerable: false });
-  if (options.fix) await applyFixes(deps, report, inProgress);
+  if (options.fix) {
+    await applyFixes(deps, report, inProgress);
+    const byRef = new Map(remote.map((entity) => [refOf(community, entity), entity]));
+    await bringLevel(deps, matched.map((record) => [record, byRef.get(refOf(community, record.entity))!]));
+  }
   return report;
 }
 
@@ -99,6 +107,39 @@ async function applyFixes(deps: ReconcileDeps, report: ReconcileReport, inProgre
   for (const pending of report.abandoned) {
     await withLockRetry(() => kv.delete(pendingKey(community.tenantId, pending.id)));
   }
+}
+
+/**
+ * Saves the platform's hook into each matched record whose fields that
+ * update() sets (events, object, callback, enabled) differ from it: an
+ * update() that died after the platform took its PUT left the record older.
+ * A record changed since it was read (an update saved meanwhile) is left to
+ * that update.
+ */
+async function bringLevel(deps: ReconcileDeps, pairs: [Webhook, WebhookEntity][]): Promise<void> {
+  for (const [record, hook] of pairs) {
+    if (!drifted(record.entity ?? {}, hook)) continue;
+    const level: Webhook = { ...record, entity: { ...record.entity, ...hook } };
+    await deps.writeRecord(level, (_op, current) => isDeepStrictEqual(current.value, record));
+  }
+}
+
+/** Whether the platform's `hook` has other events, object, callback or state than the record's `entity` (fields it has). */
+function drifted(entity: WebhookEntity, hook: WebhookEntity): boolean {
+  if ("callback" in hook && hook.callback !== entity.callback) return true;
+  if ("object" in hook && (hook.object || "") !== (entity.object || "")) return true;
+  if (typeof hook.enabled === "boolean" && hook.enabled !== (entity.enabled ?? true)) return true;
+  return "events" in hook && eventsOf(hook) !== eventsOf(entity);
+}
+
+/** A hook's events as one sorted list (the platform gives a comma-separated string or a list). */
+function eventsOf(entity: { [field: string]: unknown }): string {
+  const events = typeof entity.events === "string"
+    ? entity.events.split(",").map((e) => e.trim()).filter(Boolean)
+    : Array.isArray(entity.events)
+    ? entity.events as string[]
+    : [];
+  return [...new Set(events)].sort().join(",");
 }
 
 /** Every hook of the community on the platform, following `links.next`. */
@@ -149,12 +190,6 @@ function refOf(community: Community, entity: WebhookEntity | undefined): string 
 
 /** Whether a pending registration asked for this hook: same callback, object and events. */
 function sameRequest(pending: PendingRegistration, entity: WebhookEntity): boolean {
-  const events = typeof entity.events === "string"
-    ? entity.events.split(",").map((e) => e.trim()).filter(Boolean)
-    : Array.isArray(entity.events)
-    ? entity.events
-    : [];
-  const a = [...new Set(pending.events)].sort().join(",");
-  const b = [...new Set(events as string[])].sort().join(",");
-  return entity.callback === pending.callback && (entity.object || "") === (pending.object || "") && a === b;
+  return entity.callback === pending.callback && (entity.object || "") === (pending.object || "") &&
+    eventsOf({ events: pending.events }) === eventsOf(entity);
 }

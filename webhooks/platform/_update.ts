@@ -10,6 +10,7 @@ import { type Credentials, type PlatformContext, platformRequest } from "./_plat
 import { validateRegistration } from "./_validate.ts";
 import { hookUrl } from "./_hook_url.ts";
 import { entityOf } from "./_answer.ts";
+import { certainFailure, UpdateMarkers } from "./_update_marker.ts";
 import { platformOperation } from "../telemetry/mod.ts";
 import { describe } from "../_util.ts";
 import type { Community, Webhook } from "../types.ts";
@@ -88,10 +89,27 @@ export async function updateHook(
   );
   const url = hookUrl(community, record.entity ?? {}, ACTION);
   return await platformOperation("update", async () => {
+    const markers = key === null ? null : new UpdateMarkers(kv, record!.id);
+    if (await markers?.look()) {
+      // An update died after the platform took its PUT (or one runs now): the record may be older than the hook, and
+      // a PUT built on it would send older fields back. This one is built on the hook as the platform has it.
+      const answer = await platformRequest(ctx, "GET", url);
+      record = { ...record!, entity: { ...record!.entity, ...entityOf(answer.body, answer.status, url, "GET") } };
+      body = bodyOf(record, changes, community, given);
+    }
+    const startedAt = Date.now();
+    await markers?.set();
     for (let attempt = 1;; attempt++) {
       const entity = record!.entity ?? {};
-      const answer = await platformRequest(ctx, "PUT", url, body);
-      const answered = entityOf(answer.body, answer.status, url, "PUT");
+      let answered;
+      try {
+        const answer = await platformRequest(ctx, "PUT", url, body);
+        answered = entityOf(answer.body, answer.status, url, "PUT");
+      } catch (error) {
+        // Refused for sure, and no earlier PUT of this update went through: the record is as level as it was.
+        if (attempt === 1 && certainFailure(error)) await markers?.drop();
+        throw error;
+      }
       // A platform that answers with the changed fields only leaves out the hook's id and self URL: without them the
       // record could no longer be found by its URL nor addressed on the platform, so it keeps its own.
       const saved: Webhook = {
@@ -106,8 +124,12 @@ export async function updateHook(
       let latest: Deno.KvEntryMaybe<Webhook> | null = null;
       let written;
       try {
-        written = await writeRecord(kv, saved, (_op, current) => {
-          if (key === null || read!.value === null || current.versionstamp === read!.versionstamp) return true;
+        written = await writeRecord(kv, saved, (op, current) => {
+          if (key === null || read!.value === null || current.versionstamp === read!.versionstamp) {
+            // Updates still running after four of their requests' time limits died (a renewal adds requests).
+            markers?.clear(op, startedAt - 4 * ctx.timeout);
+            return true;
+          }
           latest = current;
           return false;
         });

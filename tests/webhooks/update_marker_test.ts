@@ -1,0 +1,104 @@
+// update()'s marker (webhooks/platform/_update_marker.ts): set before the
+// PUT, deleted with the save. An update whose outcome is unknown leaves it,
+// and the next update() reads the hook from the platform before building its
+// PUT, so it never sends older fields back; one the platform refused leaves
+// none and costs the next update nothing. And reconcile({ fix }) brings a
+// record older than its hook level, touching no other.
+
+import assert from "node:assert/strict";
+import { createWebhooks } from "../../webhooks/mod.ts";
+import { communityOf, FIRST_HOOK_ID, keysUnder, type Platform, withPlatform } from "./platform.ts";
+
+const CALLBACK = "https://receiver.example/hooks/1";
+const HOOK_PATH = `/api/core/v3/webhooks/${FIRST_HOOK_ID}`;
+const MARKERS: Deno.KvKey = ["webhook_update"];
+
+/** A hook registered on the platform, with its record, through `fetch` (the test's stand-in for the network). */
+async function setup(kv: Deno.Kv, platform: Platform, fetch: typeof globalThis.fetch = globalThis.fetch) {
+  const hooks = createWebhooks(kv, { fetch });
+  await hooks.communities.save(communityOf(platform));
+  await hooks.register("Acme", ["user_account"], null, CALLBACK);
+  const [record] = await hooks.findByTenantID("tenant-acme");
+  return { hooks, record };
+}
+
+Deno.test("update() whose answer was lost after the platform took it: the next update() reads the hook first", async () => {
+  await withPlatform(async (kv, platform) => {
+    let lose = false;
+    // The connection breaks after the platform answered: the platform changed the hook, the caller cannot know.
+    const lossy: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (lose && init?.method === "PUT") {
+        await response.body?.cancel();
+        throw new TypeError("connection reset");
+      }
+      return response;
+    };
+    const { hooks, record } = await setup(kv, platform, lossy);
+    lose = true;
+    const lost = await hooks.update(record.id, { enabled: false }).then(() => null, (error) => error);
+    assert.equal(lost?.uncertain, true);
+    assert.equal((await platform.hook(FIRST_HOOK_ID))?.enabled, false);
+    assert.equal((await hooks.findByID(record.id))?.entity.enabled, true, "the record is older than the hook");
+    assert.equal((await keysUnder(kv, MARKERS)).length, 1, "the update left its marker");
+    lose = false;
+
+    const updated = await hooks.update(record.id, { events: ["user_account", "user_session"] });
+    assert.equal(platform.requests("GET", HOOK_PATH).length, 1, "the hook was read before the PUT");
+    assert.equal((await platform.hook(FIRST_HOOK_ID))?.enabled, false, "the older state was sent back");
+    assert.deepEqual(updated.entity, await platform.hook(FIRST_HOOK_ID));
+    assert.deepEqual(await hooks.findByID(record.id), updated);
+    // The lost update's marker is younger than its requests' time limits allow: it may still run, so it stays.
+    assert.equal((await keysUnder(kv, MARKERS)).length, 1);
+  });
+});
+
+Deno.test("update() refused by the platform leaves no marker: the next update() sends one PUT and no GET", async () => {
+  await withPlatform(async (kv, platform) => {
+    const { hooks, record } = await setup(kv, platform);
+    platform.override = (req) => req.method === "PUT" ? Response.json({ error: "no" }, { status: 400 }) : undefined;
+    await assert.rejects(hooks.update(record.id, { enabled: false }));
+    assert.deepEqual(await keysUnder(kv, MARKERS), []);
+    platform.override = undefined;
+    await hooks.update(record.id, { enabled: false });
+    assert.equal(platform.requests("GET", HOOK_PATH).length, 0);
+    assert.equal(platform.requests("PUT", HOOK_PATH).length, 2);
+    assert.deepEqual(await keysUnder(kv, MARKERS), [], "a saved update deletes its marker");
+  });
+});
+
+Deno.test("update() deletes the markers of updates that must have died, and keeps one that may still run", async () => {
+  await withPlatform(async (kv, platform) => {
+    const { hooks, record } = await setup(kv, platform);
+    const dead = ["webhook_update", record.id, "dead"];
+    const running = ["webhook_update", record.id, "running"];
+    await kv.set(dead, { startedAt: Date.now() - 3_600_000 });
+    await kv.set(running, { startedAt: Date.now() });
+    await hooks.update(record.id, { enabled: false });
+    assert.equal(platform.requests("GET", HOOK_PATH).length, 1);
+    assert.deepEqual(await keysUnder(kv, MARKERS), [running]);
+  });
+});
+
+Deno.test("reconcile({ fix }) brings a record level with its hook, and leaves level records and their versions be", async () => {
+  await withPlatform(async (kv, platform) => {
+    const { hooks, record } = await setup(kv, platform);
+    await hooks.register("Acme", ["user_session"], null, `${CALLBACK}/level`);
+    const level = (await hooks.findByTenantID("tenant-acme")).find((r) => r.id !== record.id)!;
+    const levelStamp = (await kv.get(["webhook", level.id])).versionstamp;
+    // The hook changed on the platform behind the record's back (as an update that died after its PUT leaves it).
+    platform.override = undefined;
+    const older = { ...record, entity: { ...record.entity, enabled: true, events: "user_account" } };
+    await hooks.save(older);
+    const changed = createWebhooks(kv);
+    await changed.update(record.id, { enabled: false, events: ["user_account", "user_session"] });
+    await hooks.save(older);
+
+    const report = await hooks.reconcile({ tenantId: "tenant-acme" }, { fix: true });
+    assert.deepEqual(report.matched.find((r) => r.id === record.id), older, "the report is the state found");
+    const fixed = (await hooks.findByID(record.id))!;
+    assert.deepEqual(fixed.entity, await platform.hook(FIRST_HOOK_ID));
+    assert.deepEqual(await hooks.findByWebhookURL(String(record.entity.resources?.self?.ref)), [fixed]);
+    assert.equal((await kv.get(["webhook", level.id])).versionstamp, levelStamp, "a level record was written");
+  });
+});
