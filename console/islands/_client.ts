@@ -68,6 +68,20 @@ if (document.querySelector("form[action='/signout']")) {
   });
 }
 
+// A form marked data-once is sent once until its answer comes: a double click's second submission would replace the
+// first one's navigation, and the page shown would be the second answer (Forward to's Add shows the new secret in
+// the first answer only). Sent again after 10 s without an answer, or once the page is shown from the history.
+addEventListener("submit", (e) => {
+  const form = e.target as HTMLFormElement;
+  if (!form.matches("form[data-once]")) return;
+  if (form.dataset.sent !== undefined) return e.preventDefault();
+  form.dataset.sent = "";
+  setTimeout(() => delete form.dataset.sent, 10_000);
+});
+addEventListener("pageshow", () => {
+  for (const form of bySelectorAll("form[data-sent]") as HTMLFormElement[]) delete form.dataset.sent;
+});
+
 // Times outside islands: the server writes ISO 8601 (UTC); the browser shows
 // each in the reader's local time with how long ago, the exact time on
 // hover. Islands render theirs with LocalTime, which Preact keeps current:

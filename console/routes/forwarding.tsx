@@ -121,7 +121,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           </table>
         )}
         <h2>Add a destination</h2>
-        <form method="post" action={path} id="forward-add" class="stack">
+        <form method="post" action={path} id="forward-add" class="stack" data-once>
           <Csrf token={csrf} />
           <label>
             Forward to (your app's URL){" "}
