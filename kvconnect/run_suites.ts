@@ -11,7 +11,8 @@ const SUITES = [
   // Module A: store, lookups, migrate(), register, reconcile.
   "tests/webhooks/webhooks_test.ts",
   "tests/webhooks/store/migrate_test.ts",
-  "tests/webhooks/platform/register_test.ts",
+  "tests/webhooks/platform/register_*_test.ts",
+  "tests/webhooks/platform/unregister_test.ts",
   "tests/webhooks/acceptance_test.ts",
   "tests/console/reconcile_test.ts",
   // The receiver, both modes, group commit included.
