@@ -11,7 +11,8 @@ const SUITES = [
   // Module A: store, lookups, migrate(), register, reconcile.
   "tests/webhooks/webhooks_test.ts",
   "tests/webhooks/store/migrate_test.ts",
-  "tests/webhooks/platform/register_test.ts",
+  "tests/webhooks/platform/register_*_test.ts",
+  "tests/webhooks/platform/unregister_test.ts",
   "tests/webhooks/acceptance_test.ts",
   "tests/console/reconcile_test.ts",
   // The receiver, both modes, group commit included.
@@ -32,7 +33,11 @@ const SUITES = [
   "tests/webhooks/relay/forwards_test.ts",
   "tests/console/forwarding_test.ts",
   // The console's delivery store, its group commit included.
-  "tests/console/log/delivery_store_test.ts",
+  "tests/console/log/delivery_faults_test.ts",
+  "tests/console/log/delivery_limits_test.ts",
+  "tests/console/log/delivery_queries_test.ts",
+  "tests/console/log/delivery_request_details_test.ts",
+  "tests/console/log/delivery_earlier_versions_test.ts",
   "tests/console/log/delivery_group_test.ts",
   // The live view's reads by commit stamp, late commits and clocks apart, over a remote KV's versionstamps.
   "tests/console/log/live_cost_test.ts",

@@ -6,9 +6,8 @@ import assert from "node:assert/strict";
 import * as esbuild from "esbuild";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildBrowserBundle } from "../../build/mod.ts";
-import { browserTestOptions, withBrowser } from "../_chromium.ts";
-import { startServer } from "./_server.ts";
+import { browserTestOptions } from "../_chromium.ts";
+import { openBundlePage } from "./_bundle_page.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -39,35 +38,13 @@ Deno.test({
   name: "Library B's fuzz properties hold in Chromium against the shipped bundle",
   ...browserTestOptions,
   fn: async () => {
-    const dir = await Deno.makeTempDir({ prefix: "browser_fuzz_" });
-    const bundle = await Deno.readTextFile((await buildBrowserBundle(`${dir}/community.min.js`)).path);
     const fuzz = await fuzzScript();
-    const server = startServer((_, url) => {
-      const js = { "/community.min.js": bundle, "/fuzz.js": fuzz }[url.pathname];
-      if (js) return new Response(js, { headers: { "content-type": "text/javascript" } });
-      if (url.pathname === "/page") {
-        return new Response(
-          `<!doctype html><meta charset="utf-8"><title>fuzz</title>
-<script src="/community.min.js"></script><script src="/fuzz.js"></script>`,
-          { headers: { "content-type": "text/html" } },
-        );
-      }
+    await openBundlePage({ title: "fuzz", scripts: { "/fuzz.js": fuzz } }, async (page, errors) => {
+      const findings = await page.evaluate(() =>
+        (globalThis as unknown as { runFuzz(n: number): string[] }).runFuzz(500)
+      );
+      assert.deepEqual(findings, []);
+      assert.deepEqual(errors, []);
     });
-    try {
-      await withBrowser(async (browser) => {
-        const page = await browser.newPage();
-        const errors: string[] = [];
-        page.on("pageerror", (err) => errors.push(String(err)));
-        await page.goto(`${server.base}/page`);
-        const findings = await page.evaluate(() =>
-          (globalThis as unknown as { runFuzz(n: number): string[] }).runFuzz(500)
-        );
-        assert.deepEqual(findings, []);
-        assert.deepEqual(errors, []);
-      });
-    } finally {
-      await server.close();
-      await Deno.remove(dir, { recursive: true });
-    }
   },
 });

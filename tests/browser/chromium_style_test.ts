@@ -6,10 +6,9 @@
 // means something other than that many px (a multiple, a count) get it bare.
 // Needs /usr/bin/chromium (apt-get install -y chromium) or BROWSER_TESTS=skip.
 import assert from "node:assert/strict";
-import { buildBrowserBundle } from "../../build/mod.ts";
 import type * as lib from "../../browser/mod.ts";
-import { browserTestOptions, withBrowser } from "../_chromium.ts";
-import { startServer } from "./_server.ts";
+import { browserTestOptions } from "../_chromium.ts";
+import { openBundlePage } from "./_bundle_page.ts";
 
 /** Take a length or a bare number, and read the number as a multiple or a count: no px. */
 const BOTH_BARE = [
@@ -45,77 +44,55 @@ Deno.test({
   name: "setStyle() gives px exactly where Chromium reads a bare number as a length, for every property it has",
   ...browserTestOptions,
   fn: async () => {
-    const dir = await Deno.makeTempDir({ prefix: "browser_style_" });
-    const bundle = await Deno.readTextFile((await buildBrowserBundle(`${dir}/community.min.js`)).path);
-    const server = startServer((_, url) => {
-      if (url.pathname === "/community.min.js") {
-        return new Response(bundle, { headers: { "content-type": "text/javascript" } });
-      }
-      if (url.pathname === "/page") {
-        return new Response(
-          `<!doctype html><meta charset="utf-8"><title>style</title><script src="/community.min.js"></script>`,
-          { headers: { "content-type": "text/html" } },
-        );
-      }
-    });
-    try {
-      await withBrowser(async (browser) => {
-        const page = await browser.newPage();
-        const errors: string[] = [];
-        page.on("pageerror", (err) => errors.push(String(err)));
-        await page.goto(`${server.base}/page`);
-        const out = await page.evaluate(
-          (bothBare: string[], shorthands: string[]) => {
-            const b = globalThis as unknown as typeof lib;
-            // computed styles list the longhands; the style object names the shorthands and aliases too
-            const computed = getComputedStyle(document.documentElement);
-            const names = new Set(Array.from({ length: computed.length }, (_, i) => computed[i]));
-            for (const key in document.body.style) {
-              if (!/^[a-z]/.test(key) || typeof document.body.style[key as never] !== "string") continue;
-              names.add(key.replace(/[A-Z]/g, "-$&").toLowerCase().replace(/^webkit-/, "-webkit-"));
-            }
-            const el = document.createElement("div");
-            const ref = document.createElement("div");
-            const wrong: string[] = [];
-            const numberOnly: string[] = [];
-            const both: string[] = [];
-            for (const dashed of names) {
-              if (dashed.startsWith("--")) continue;
-              const camel = dashed.replace(/-[a-z]/g, (c) => c[1].toUpperCase());
-              const number = CSS.supports(dashed, "2");
-              const length = CSS.supports(dashed, "2px");
-              if (number && !length) numberOnly.push(camel);
-              if (number && length) both.push(camel);
-              let want;
-              if (bothBare.includes(camel) || (number && !length && !shorthands.includes(camel))) want = "2";
-              else if (length) want = "2px";
-              else continue; // takes neither: nothing to get wrong
-              ref.removeAttribute("style");
-              ref.style.setProperty(dashed, want);
-              for (const given of [camel, dashed]) {
-                el.removeAttribute("style");
-                b.setStyle(el, given, 2);
-                const got = el.style.getPropertyValue(dashed);
-                if (got !== ref.style.getPropertyValue(dashed)) {
-                  wrong.push(`${given}: ${got || "(dropped)"}, want ${want}`);
-                }
+    await openBundlePage({ title: "style" }, async (page, errors) => {
+      const out = await page.evaluate(
+        (bothBare: string[], shorthands: string[]) => {
+          const b = globalThis as unknown as typeof lib;
+          // computed styles list the longhands; the style object names the shorthands and aliases too
+          const computed = getComputedStyle(document.documentElement);
+          const names = new Set(Array.from({ length: computed.length }, (_, i) => computed[i]));
+          for (const key in document.body.style) {
+            if (!/^[a-z]/.test(key) || typeof document.body.style[key as never] !== "string") continue;
+            names.add(key.replace(/[A-Z]/g, "-$&").toLowerCase().replace(/^webkit-/, "-webkit-"));
+          }
+          const el = document.createElement("div");
+          const ref = document.createElement("div");
+          const wrong: string[] = [];
+          const numberOnly: string[] = [];
+          const both: string[] = [];
+          for (const dashed of names) {
+            if (dashed.startsWith("--")) continue;
+            const camel = dashed.replace(/-[a-z]/g, (c) => c[1].toUpperCase());
+            const number = CSS.supports(dashed, "2");
+            const length = CSS.supports(dashed, "2px");
+            if (number && !length) numberOnly.push(camel);
+            if (number && length) both.push(camel);
+            let want;
+            if (bothBare.includes(camel) || (number && !length && !shorthands.includes(camel))) want = "2";
+            else if (length) want = "2px";
+            else continue; // takes neither: nothing to get wrong
+            ref.removeAttribute("style");
+            ref.style.setProperty(dashed, want);
+            for (const given of [camel, dashed]) {
+              el.removeAttribute("style");
+              b.setStyle(el, given, 2);
+              const got = el.style.getPropertyValue(dashed);
+              if (got !== ref.style.getPropertyValue(dashed)) {
+                wrong.push(`${given}: ${got || "(dropped)"}, want ${want}`);
               }
             }
-            return { count: names.size, wrong, numberOnly, both };
-          },
-          BOTH_BARE,
-          SHORTHANDS,
-        );
-        assert.ok(out.count > 500, `only ${out.count} properties`);
-        assert.deepEqual(NAMED.filter((n) => !out.numberOnly.includes(n)), []);
-        assert.deepEqual(BOTH_BARE.filter((n) => !out.both.includes(n)), []);
-        assert.deepEqual(out.wrong, []);
-        await page.close();
-        assert.deepEqual(errors, []);
-      });
-    } finally {
-      await server.close();
-      await Deno.remove(dir, { recursive: true });
-    }
+          }
+          return { count: names.size, wrong, numberOnly, both };
+        },
+        BOTH_BARE,
+        SHORTHANDS,
+      );
+      assert.ok(out.count > 500, `only ${out.count} properties`);
+      assert.deepEqual(NAMED.filter((n) => !out.numberOnly.includes(n)), []);
+      assert.deepEqual(BOTH_BARE.filter((n) => !out.both.includes(n)), []);
+      assert.deepEqual(out.wrong, []);
+      await page.close();
+      assert.deepEqual(errors, []);
+    });
   },
 });
