@@ -99,7 +99,9 @@ Deno.test({
         } finally {
           await sandboxTab.close();
         }
-        await page.waitForSelector("#deliveries-table tr.delivery", { timeout: 10_000 });
+        // 15 s: the stream, a look and a render in a Chromium sharing a loaded machine (a live page does not poll, so
+        // the row still comes only through the stream).
+        await page.waitForSelector("#deliveries-table tr.delivery", { timeout: 15_000 });
         assert.equal(
           await page.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded === true),
           true,

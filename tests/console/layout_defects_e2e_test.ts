@@ -161,15 +161,27 @@ Deno.test({
           const slow = await browser.newPage();
           try {
             await slow.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: c.origin });
+            // The islands' script is held until the page has been looked at (held for 2.5 s, it came first when the
+            // stylesheet was slow), and the stylesheet's reveal after 3 s of what a script that never comes would
+            // have replaced is frozen (a look that late would see it shown): neither depends on how fast this runs.
+            const cdp = await slow.createCDPSession();
+            await cdp.send("Animation.enable");
+            await cdp.send("Animation.setPlaybackRate", { playbackRate: 0 });
+            const { promise: released, resolve: release } = Promise.withResolvers<void>();
             await slow.setRequestInterception(true);
             slow.on("request", (request) => {
-              if (request.url().endsWith("/static/_build/islands.js")) setTimeout(() => request.continue(), 2_500);
-              else request.continue();
+              const go = () => request.continue().catch(() => {}); // the page may be closed by then
+              if (request.url().endsWith("/static/_build/islands.js")) void released.then(go);
+              else void go();
             });
             // Not awaited: a module script holds DOMContentLoaded back, and the page shows before it.
             const loaded = slow.goto(`${c.origin}/deliveries`, { waitUntil: "load" });
             await slow.waitForSelector("#deliveries-table tr.delivery", { timeout: 15_000 });
-            await new Promise((r) => setTimeout(r, 300)); // painted, the script still on its way
+            // Styled, as Chromium first paints it; the script still on its way.
+            await slow.waitForFunction(
+              () => [...document.querySelectorAll<HTMLLinkElement>("link[rel=stylesheet]")].every((l) => l.sheet),
+              { timeout: 15_000 },
+            );
             assert.equal(await slow.evaluate(() => document.querySelector("[data-hydrated]")), null, "not run yet");
             const shown = await slow.evaluate(() =>
               [...document.querySelectorAll("time, #live-status")]
@@ -178,6 +190,7 @@ Deno.test({
                 .filter((text) => /^\d{4}-\d\d-\d\dT|needs JavaScript/.test(text))
             );
             assert.deepEqual(shown, [], "nothing the script is about to replace is seen");
+            release();
             await loaded;
             await slow.waitForFunction(
               () => [...document.querySelectorAll("time")].every((el) => getComputedStyle(el).visibility === "visible"),

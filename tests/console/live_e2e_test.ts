@@ -260,7 +260,9 @@ Deno.test({
       release();
       await loading;
       await late.waitForFunction(() => document.documentElement.dataset.liveRole === "follower", { timeout: 30_000 });
-      await late.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 5_000 });
+      // 15 s: one look and a render, which a loaded machine's Chromium has taken past 5 s; and below the 25 s after
+      // which a follower polls by itself, so the row still shows only if the look as it subscribed brought it.
+      await late.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 15_000 });
     }),
 });
 
@@ -291,7 +293,9 @@ Deno.test({
       await page.waitForSelector("#live-status.live", { timeout: 30_000 });
       // Before: the stream started after the delivery and the page's last look came before it, so it never showed
       // (a live page does not poll).
-      await page.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 10_000 });
+      // (15 s, not 10: the stream's ready and a look, with Chromium sharing a loaded machine; a live page does not
+      // poll, so a longer wait still fails without the look.)
+      await page.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 15_000 });
     }),
 });
 

@@ -38,6 +38,12 @@ async function afterTwoPages(
 /** The page's text now, or "" when a reload under way ends the look. */
 const textNow = (page: Page) => page.evaluate(() => document.body.innerText).catch(() => "");
 
+/**
+ * On the sign-in page, read in full: the URL is the new one as soon as its document exists, when puppeteer first
+ * tries the condition, and the page's text read then may be only what was parsed so far.
+ */
+const signInParsed = () => location.pathname === "/signin" && document.readyState !== "loading";
+
 /** The token of the page's session (its sign-out form's), or undefined. */
 const tokenOf = (page: Page) =>
   page.evaluate(() => document.querySelector<HTMLInputElement>("form[action='/signout'] input[name=_csrf]")?.value)
@@ -55,7 +61,7 @@ Deno.test({
         // Restored from the back/forward cache, the page shows nothing (innerText leaves hidden text out) until
         // it knows the session ended, then reloads into sign-in.
         assert.doesNotMatch(await textNow(page), /Sandbox User|Tokens present/, `${step} Back, restored`);
-        await page.waitForFunction(() => location.pathname === "/signin", { timeout: 15_000 });
+        await page.waitForFunction(signInParsed, { timeout: 15_000 });
         const text = await page.evaluate(() => document.body.innerText);
         assert.doesNotMatch(text, /Sandbox User|Tokens present/, `${step} Back`);
         assert.match(text, /Sign in/);
@@ -76,7 +82,7 @@ Deno.test({
       });
       await page.goBack({ waitUntil: "load" });
       assert.doesNotMatch(await textNow(page), /Sandbox User|Tokens present/, "shown from the cache");
-      await page.waitForFunction(() => location.pathname === "/signin", { timeout: 15_000 });
+      await page.waitForFunction(signInParsed, { timeout: 15_000 });
       assert.doesNotMatch(await page.evaluate(() => document.body.innerText), /Sandbox User|Tokens present/);
       assert.equal(fromCache[0], true, "Back loaded the page from the HTTP cache, as this test means it to");
     }, HTTP_CACHE_ONLY),

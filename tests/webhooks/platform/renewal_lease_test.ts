@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { createWebhooks } from "../../../webhooks/mod.ts";
-import { expiredCommunityOf, withPlatform } from "../platform.ts";
+import { expiredCommunityOf, until, withPlatform } from "../platform.ts";
 
 const PLACE = "https://c.example/api/core/v3/places/42";
 const LEASE_KEY = ["community_renewal", "tenant-acme"];
@@ -41,6 +41,8 @@ Deno.test("a request refused while another process holds the lease waits for the
     await hooks.communities.save(expiredCommunityOf(platform));
     await kv.set(LEASE_KEY, { owner: "other-process", until: Date.now() + 20_000 });
     const registering = hooks.register("Acme", ["document"], PLACE, "https://me.example/hook");
+    // Refused once (however long that takes), then waiting: 400 ms on, it has sent nothing more.
+    await until(() => platform.requests("POST", "/api/core/v3/webhooks").length > 0, 10_000, "the refused request");
     await new Promise((resolve) => setTimeout(resolve, 400));
     assert.equal(platform.requests("POST", "/api/core/v3/webhooks").length, 1, "refused once, now waiting");
     // The holder stores its pair and lets go.

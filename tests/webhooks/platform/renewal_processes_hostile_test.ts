@@ -79,11 +79,13 @@ Deno.test("twelve calls in three processes and this one, refused together, renew
   });
 });
 
-Deno.test("a lease holder whose clock runs 7 s behind keeps its lease: the other process waits for its pair", async () => {
+Deno.test("a lease holder whose clock runs 10 s behind keeps its lease: the other process waits for its pair", async () => {
   await withProcesses(async ({ platform, start }) => {
-    const timeout = 1_000; // A lease of 6 s.
+    // A lease of 8 s, shorter than the skew: by the waiter's clock it ran out 2 s before it was taken. (A time-out of
+    // 1 s left the waiter 0.5 s to meet its 401 before the holder's renewal timed out; 0.6 s is enough to miss it.)
+    const timeout = 3_000;
     let holderAsked = false;
-    // The holder's renewal is answered 1.5 s after the waiter met the 401, within its time-out and its lease.
+    // The holder's renewal is answered 0.5 s after the waiter met the 401, within its time-out and its lease.
     platform.override = async (req, url) => {
       if (req.method !== "POST" || url.pathname !== "/oauth2/token" || holderAsked) return undefined;
       holderAsked = true;
@@ -91,7 +93,7 @@ Deno.test("a lease holder whose clock runs 7 s behind keeps its lease: the other
       await new Promise((resolve) => setTimeout(resolve, 500));
       return undefined;
     };
-    const holder = await start({ callback: "https://me.example/holder", timeout, skewMs: -7_000 });
+    const holder = await start({ callback: "https://me.example/holder", timeout, skewMs: -10_000 });
     const waiter = await start({ callback: "https://me.example/waiter", timeout });
     await holder.send("go");
     await until(() => platform.requests("POST", "/oauth2/token").length === 1, 20_000, "the holder's renewal");

@@ -39,9 +39,11 @@ Deno.test("a process killed mid-enable leaves each kept entry kept or back in th
     await until(async () => (await idsUnder(kv, ["relay_paused"], 2)).length === N, 20_000, "every entry kept");
     await parking.stop();
 
-    child = spawnChild(CHILD, [path, destination.id]);
+    // The destination's own commit, then some of the moves (ten entries each); the child holds the next commit
+    // until killed: it makes the other 25 moves in about 600 ms, and a test process that late found them all made.
+    child = spawnChild(CHILD, [path, destination.id, "6"]);
     await child.waitFor("ready");
-    await child.waitFor("commit 6"); // the destination's own commit, then some of the moves (ten entries each)
+    await child.waitFor("commit 6");
     await child.kill();
     const kept = await idsUnder(kv, ["relay_paused"], 2);
     const due = await idsUnder(kv, ["relay_due"], 3);
