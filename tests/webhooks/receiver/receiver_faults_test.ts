@@ -142,19 +142,47 @@ Deno.test("write mode: a postback decided afresh (its community changed meanwhil
   });
 });
 
+/**
+ * Resolves once a pending claim in `kv` holds its lease until `until` (receiver clock, ms): taken, or renewed,
+ * at that time. Polled: renewals come on the receiver's own timer. Throws after 5 s with the leases seen.
+ */
+async function leaseUntil(kv: Deno.Kv, until: number): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  let seen: number[] = [];
+  while (Date.now() < deadline) {
+    seen = [];
+    for await (const entry of kv.list<{ leaseUntil: number }>({ prefix: ["webhook_postback_claim"] })) {
+      seen.push(entry.value.leaseUntil);
+    }
+    if (seen.includes(until)) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`no claim leased until ${until} within 5 s; leases seen: ${seen.join(", ") || "none"}`);
+}
+
 Deno.test("onPostback mode: a request still running past its lease keeps its claim; a copy meanwhile is 409, not a second delivery", async () => {
   let calls = 0;
   let release = () => {};
   const gate = new Promise<void>((resolve) => release = resolve);
+  // The receiver's clock moves only when the test moves it: a lease runs out when the test says so, not when a
+  // renewal comes late on a busy machine (a 300 ms lease renewed every 100 ms had 200 ms to spare for two commits).
+  let clock = Date.now();
   await withReceiver({
     claimLeaseMs: 300,
+    now: () => clock,
     onPostback: async () => {
       if (++calls === 1) await gate;
     },
-  }, async ({ handle }) => {
-    const auth = await signA(Date.now());
+  }, async ({ kv, handle }) => {
+    const auth = await signA(clock);
     const first = handle(post({ authorization: auth }, body()));
-    await new Promise((resolve) => setTimeout(resolve, 1_000)); // three leases and more
+    await leaseUntil(kv, clock + 300); // claimed
+    // Three leases and more, each past the lease before it: held only as the running request renews it, again
+    // and again, at the time the receiver then reads.
+    for (let lease = 1; lease <= 3; lease++) {
+      clock += 400;
+      await leaseUntil(kv, clock + 300);
+    }
     const copy = await handle(post({ authorization: auth }, body()));
     assert.equal(copy.status, 409, await copy.text());
     assert.ok(copy.headers.get("retry-after"));
