@@ -52,10 +52,33 @@ export function startServer(extra?: (req: Request, url: URL) => Response | undef
   return { base: `http://127.0.0.1:${server.addr.port}`, close: () => server.shutdown() };
 }
 
-/** A port with nothing listening on it (bound, then released). */
-export function closedPort(): number {
+/** A port of 127.0.0.1 that refuses connections, held by this process until disposed. */
+export interface ClosedPort extends Disposable {
+  port: number;
+}
+
+/**
+ * A port with nothing listening on it, for as long as it is held: the local
+ * port of a connection this process keeps open. A connect there is refused
+ * (no listener on it), and no one can listen on it meanwhile: a bind to it,
+ * on 127.0.0.1 or 0.0.0.0, with SO_REUSEADDR or SO_REUSEPORT, is
+ * EADDRINUSE, since the connection's socket set neither. A port bound and
+ * released instead could be handed again to the next bind to port 0, by
+ * another test file under `deno test --parallel`.
+ */
+export async function closedPort(): Promise<ClosedPort> {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
+  try {
+    const client = await Deno.connect({ hostname: "127.0.0.1", port: (listener.addr as Deno.NetAddr).port });
+    const served = await listener.accept();
+    return {
+      port: (client.localAddr as Deno.NetAddr).port,
+      [Symbol.dispose]() {
+        client.close();
+        served.close();
+      },
+    };
+  } finally {
+    listener.close();
+  }
 }

@@ -273,7 +273,8 @@ Deno.test({
         });
 
         await t.step("request() reports a network failure with status 0", async () => {
-          assert.deepEqual(await call(`http://127.0.0.1:${closedPort()}/x`), {
+          using closed = await closedPort();
+          assert.deepEqual(await call(`http://127.0.0.1:${closed.port}/x`), {
             error: { message: "Network error", status: 0 },
             response: null,
             isXhr: true,

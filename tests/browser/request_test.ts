@@ -142,7 +142,8 @@ Deno.test("request() against a real server, in happy-dom", async (t) => {
     });
 
     await t.step("a network failure gives an Error with status 0", async () => {
-      const out = await call(`http://127.0.0.1:${closedPort()}/x`);
+      using closed = await closedPort();
+      const out = await call(`http://127.0.0.1:${closed.port}/x`);
       assert.equal(out.error?.status, 0);
       assert.equal(out.error?.message, "Network error");
       assert.equal(out.response, null);
