@@ -12,12 +12,19 @@ export interface BundlePageOptions {
   title: string;
   /** More classic scripts for the page, by path (`"/fuzz.js"`), loaded after the bundle in this order. */
   scripts?: Record<string, string>;
+  /** HTML in the page's head before the scripts (a `<style>`). */
+  head?: string;
+  /** The page's body, after the scripts. */
+  body?: string;
+  /** Scripts served by path but not loaded by the page, for the test to load. */
+  served?: Record<string, string>;
 }
 
 /**
- * Builds the global bundle, serves it on a page (`/page`) with `options.scripts` after it, opens that page in
- * Chromium and runs `fn` with it and the page errors collected since before it loaded; the server, browser and
- * temp dir are gone afterwards.
+ * Builds the global bundle, serves it on a page (`/page`) with `options.head` before it, `options.scripts` after
+ * it and `options.body` last (and `options.served` beside the page), opens that page in Chromium and runs `fn`
+ * with it and the page errors collected since before it loaded; the server, browser and temp dir are gone
+ * afterwards.
  *
  * @param options The page's title and its other scripts.
  * @param fn What the test does with the page; it asserts on `errors` itself.
@@ -31,10 +38,12 @@ export async function openBundlePage(
   try {
     const bundle = await Deno.readTextFile((await buildBrowserBundle(`${dir}/community.min.js`)).path);
     const scripts: Record<string, string> = { "/community.min.js": bundle, ...options.scripts };
-    const html = `<!doctype html><meta charset="utf-8"><title>${options.title}</title>` +
-      Object.keys(scripts).map((path) => `<script src="${path}"></script>`).join("");
+    const html = `<!doctype html><meta charset="utf-8"><title>${options.title}</title>${options.head ?? ""}` +
+      Object.keys(scripts).map((path) => `<script src="${path}"></script>`).join("") +
+      (options.body === undefined ? "" : `<body>${options.body}</body>`);
+    const files = { ...options.served, ...scripts };
     const server = startServer((_, url) => {
-      const js = Object.hasOwn(scripts, url.pathname) ? scripts[url.pathname] : undefined;
+      const js = Object.hasOwn(files, url.pathname) ? files[url.pathname] : undefined;
       if (js !== undefined) return new Response(js, { headers: { "content-type": "text/javascript" } });
       if (url.pathname === "/page") return new Response(html, { headers: { "content-type": "text/html" } });
     });

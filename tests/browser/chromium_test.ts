@@ -4,48 +4,30 @@
 // Needs /usr/bin/chromium (apt-get install -y chromium) or BROWSER_TESTS=skip.
 import assert from "node:assert/strict";
 import * as lib from "../../browser/mod.ts";
-import { buildBrowserBundle } from "../../build/mod.ts";
-import { browserTestOptions, type Page, withBrowser } from "../_chromium.ts";
-import { closedPort, startServer } from "./_server.ts";
+import { browserTestOptions } from "../_chromium.ts";
+import { openBundlePage } from "./_bundle_page.ts";
+import { closedPort } from "./_server.ts";
 
 type Lib = typeof lib;
 
-const PAGE = `<!doctype html>
-<html><head><meta charset="utf-8"><title>Library B</title>
-<style>
+/** The page's head: laid out for the layout steps. */
+const STYLE = `<style>
   body { margin: 0; }
   #box { position: absolute; left: 30px; top: 40px; width: 200px; height: 50px; }
   #inner { margin-left: 7px; margin-top: 5px; width: 50%; height: 10px; color: rgb(255, 0, 0); }
   #tall { height: 5000px; }
-</style>
-<script src="/community.min.js"></script>
-</head><body><div id="box"><div id="inner"></div></div><div id="tall"></div></body></html>`;
+</style>`;
+const BODY = `<div id="box"><div id="inner"></div></div><div id="tall"></div>`;
+/** A script addScript() loads: it counts its loads. */
+const OK_JS = "window.okLoaded = (window.okLoaded || 0) + 1;";
 
 Deno.test({
   name: "Library B in Chromium",
   ...browserTestOptions,
-  fn: async (t) => {
-    const dir = await Deno.makeTempDir({ prefix: "browser_bundle_" });
-    const bundle = await buildBrowserBundle(`${dir}/community.min.js`);
-    const code = await Deno.readTextFile(bundle.path);
-    const server = startServer((_, url) => {
-      if (url.pathname === "/page") return new Response(PAGE, { headers: { "content-type": "text/html" } });
-      if (url.pathname === "/community.min.js") {
-        return new Response(code, { headers: { "content-type": "text/javascript" } });
-      }
-      if (url.pathname === "/ok.js") {
-        return new Response("window.okLoaded = (window.okLoaded || 0) + 1;", {
-          headers: { "content-type": "text/javascript" },
-        });
-      }
-    });
-    try {
-      await withBrowser(async (browser) => {
-        const page: Page = await browser.newPage();
-        const errors: string[] = [];
-        page.on("pageerror", (err) => errors.push(String(err)));
-        await page.goto(`${server.base}/page`);
-
+  fn: (t) =>
+    openBundlePage(
+      { title: "Library B", head: STYLE, body: BODY, served: { "/ok.js": OK_JS } },
+      async (page, errors) => {
         await t.step("the bundle from a <script> tag installs every helper on window", async () => {
           const names = Object.keys(lib).sort();
           assert.equal(names.length, 56);
@@ -318,10 +300,6 @@ Deno.test({
 
         await page.close();
         assert.deepEqual(errors, []);
-      });
-    } finally {
-      await server.close();
-      await Deno.remove(dir, { recursive: true });
-    }
-  },
+      },
+    ),
 });
