@@ -61,6 +61,9 @@ Deno.test("the receiver's spans carry their request's times and reach the tracer
       ["webhooks.commit", undefined],
       ["webhooks.receive", undefined],
     ]);
+    // However slow the machine: every span went to endLater() before post() returned, so the timer that hands
+    // them over (100 ms) was set before this one and is due at least 100 ms earlier; due timers run in deadline
+    // order, so it has run by the time this one does.
     await delay(200);
     const [receive, commit, unauthorized] = spans;
     assert.deepEqual(receive.attributes, {
@@ -91,7 +94,7 @@ Deno.test("spans ended before telemetry is taken as off wait until flushEnded() 
     assert.equal(await post(false), 401);
     const answered = wallNow();
     resetTelemetry(true); // as the bench's "off" rows: the "on" rows' spans wait for their own
-    await delay(200);
+    await delay(200); // the hand-over timer, due at least 100 ms earlier, has run (and kept them) by then
     assert.equal(spans[0].end, undefined);
     flushEnded();
     assert.ok(spans[0].end! <= answered && spans[0].end! >= spans[0].start);
