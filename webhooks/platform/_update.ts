@@ -30,10 +30,18 @@ export interface UpdateDeps {
   contextFor: (community: Community, credentials: Credentials, given: CredentialOptions) => PlatformContext;
 }
 
+/**
+ * A stored hook's events as the list a request sends: the platform documents them as one comma-separated string
+ * (PLATFORM.md), the form a hook it listed or read may bring into the record.
+ */
+function eventsList(events: unknown): unknown {
+  return typeof events === "string" ? events.split(",").map((e) => e.trim()).filter(Boolean) : events;
+}
+
 /** The hook as the changes make it from `record`, checked as a registration is. */
 function bodyOf(record: Webhook, changes: WebhookChanges, community: Community, given: CredentialOptions) {
   const entity = record.entity ?? {};
-  const events = changes.events ?? (entity.events as string[] | undefined);
+  const events = changes.events ?? (eventsList(entity.events) as string[] | undefined);
   const object = changes.object !== undefined ? changes.object ?? undefined : entity.object as string | undefined;
   const callback = changes.callback ?? (entity.callback as string | undefined);
   validateRegistration(
@@ -135,7 +143,7 @@ export async function updateHook(
         });
       } catch (error) {
         // The platform took the change and the record cannot: the hook is put back as its record has it.
-        const previous = { events: entity.events, object: entity.object, callback: entity.callback };
+        const previous = { events: eventsList(entity.events), object: entity.object, callback: entity.callback };
         await platformRequest(ctx, "PUT", url, { ...previous, enabled: entity.enabled ?? true }).catch(() => {});
         throw error;
       }
