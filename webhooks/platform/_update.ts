@@ -106,9 +106,10 @@ export async function updateHook(
       body = bodyOf(record, changes, community, given);
     }
     const startedAt = Date.now();
-    await markers?.set();
     for (let attempt = 1;; attempt++) {
       const entity = record!.entity ?? {};
+      // Before each PUT: an update that sends its change again may outlive its first marker's age limit.
+      await markers?.set();
       let answered;
       try {
         const answer = await platformRequest(ctx, "PUT", url, body);

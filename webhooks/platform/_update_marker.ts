@@ -1,6 +1,6 @@
-// An update()'s marker: set before its PUT, deleted in the commit that saves
-// the platform's answer, or when the PUT certainly failed. A marker that a
-// later update() finds says the record may be older than the hook (an update
+// An update()'s markers: one set before each of its PUTs, all deleted in
+// the commit that saves the platform's answer, or when its first PUT
+// certainly failed. A marker that a later update() finds says the record may be older than the hook (an update
 // died after the platform took its PUT, or one runs right now): that update
 // reads the hook from the platform first and builds its PUT on it, so it
 // never sends older fields back.
@@ -16,11 +16,12 @@ export interface UpdateMarker {
   startedAt: number;
 }
 
-/** One update's marker of one record, and the markers of other updates it found. */
+/** One update's markers of one record (one per PUT it sends), and the markers of other updates it found. */
 export class UpdateMarkers {
   readonly #kv: Deno.Kv;
-  readonly #key: Deno.KvKey;
   readonly #recordId: string;
+  /** This update's markers, the last one set last. */
+  readonly #mine: Deno.KvKey[] = [];
   /** Markers of other updates, found before this one set its own. */
   found: Deno.KvEntry<UpdateMarker>[] = [];
 
@@ -28,7 +29,6 @@ export class UpdateMarkers {
   constructor(kv: Deno.Kv, recordId: string) {
     this.#kv = kv;
     this.#recordId = recordId;
-    this.#key = updateMarkerKey(recordId, crypto.randomUUID());
   }
 
   /** Reads the markers of other updates; resolves whether there are any (the record may be older than the hook). */
@@ -37,27 +37,34 @@ export class UpdateMarkers {
     return this.found.length > 0;
   }
 
-  /** Sets this update's marker (before its PUT). */
+  /**
+   * Sets a marker of this update, before each of its PUTs: each under a key
+   * of its own, started now. An update that sends its change again runs
+   * past the age at which others take its first marker for dead (and delete
+   * the key they found); the new one, younger, they leave.
+   */
   async set(): Promise<void> {
+    const key = updateMarkerKey(this.#recordId, crypto.randomUUID());
     const marker: UpdateMarker = { startedAt: Date.now() };
-    await withLockRetry(() => this.#kv.set(this.#key, marker, { expireIn: KEPT_MS }));
+    await withLockRetry(() => this.#kv.set(key, marker, { expireIn: KEPT_MS }));
+    this.#mine.push(key);
   }
 
   /**
    * Deletes, in `op` (the commit that saves the answer), this update's
-   * marker and those found that started before `deadBefore`: updates that
+   * markers and those found that started before `deadBefore`: updates that
    * would have ended by then died, and this one's PUT was built on the hook
    * as the platform had it. Younger ones may belong to updates still
    * running, which delete their own.
    */
   clear(op: Deno.AtomicOperation, deadBefore: number): void {
-    op.delete(this.#key);
+    for (const key of this.#mine) op.delete(key);
     for (const marker of this.found) if (marker.value.startedAt < deadBefore) op.delete(marker.key);
   }
 
-  /** Deletes this update's marker alone, as well as it can (its PUT certainly did not change the hook). */
+  /** Deletes this update's markers, as well as it can (none of its PUTs changed the hook). */
   async drop(): Promise<void> {
-    await withLockRetry(() => this.#kv.delete(this.#key)).catch(() => {});
+    for (const key of this.#mine) await withLockRetry(() => this.#kv.delete(key)).catch(() => {});
   }
 }
 
