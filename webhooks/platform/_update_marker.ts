@@ -1,9 +1,9 @@
 // An update()'s markers: one set before each of its PUTs, all deleted in
 // the commit that saves the platform's answer, or when its first PUT
-// certainly failed. A marker that a later update() finds says the record may be older than the hook (an update
-// died after the platform took its PUT, or one runs right now): that update
-// reads the hook from the platform first and builds its PUT on it, so it
-// never sends older fields back.
+// certainly failed. A marker that a later update() finds says the record may
+// be older than the hook (an update died after the platform took its PUT, or
+// one runs right now): that update reads the hook from the platform first
+// and builds its PUT on it, so it never sends older fields back.
 
 import { listAll, updateMarkerKey, updateMarkerPrefix, withLockRetry } from "../kv/mod.ts";
 
