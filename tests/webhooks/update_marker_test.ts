@@ -102,3 +102,24 @@ Deno.test("reconcile({ fix }) brings a record level with its hook, and leaves le
     assert.equal((await kv.get(["webhook", level.id])).versionstamp, levelStamp, "a level record was written");
   });
 });
+
+Deno.test("update() succeeds over a thousand markers of updates that died, deleting them over several updates", async () => {
+  await withPlatform(async (kv, platform) => {
+    const { hooks, record } = await setup(kv, platform);
+    // Updates that each lost their answer (a platform timing out for hours, an update retried every minute).
+    for (let i = 0; i < 1_000; i += 100) {
+      const op = kv.atomic();
+      for (let j = i; j < i + 100; j++) op.set(["webhook_update", record.id, `dead-${j}`], { startedAt: j });
+      await op.commit();
+    }
+    const updated = await hooks.update(record.id, { enabled: false });
+    assert.equal((await platform.hook(FIRST_HOOK_ID))?.enabled, false);
+    assert.deepEqual(await hooks.findByID(record.id), updated);
+    const left = (await keysUnder(kv, MARKERS)).length;
+    assert.ok(left < 1_000, `${left} markers left`);
+    for (let i = 0; i < 20 && (await keysUnder(kv, MARKERS)).length > 0; i++) {
+      await hooks.update(record.id, { enabled: i % 2 === 0 });
+    }
+    assert.deepEqual(await keysUnder(kv, MARKERS), [], "later updates deleted the rest");
+  });
+});
