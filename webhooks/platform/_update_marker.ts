@@ -10,6 +10,12 @@ import { listAll, updateMarkerKey, updateMarkerPrefix, withLockRetry } from "../
 /** How long a marker is kept at most (a record still older by then is brought level by reconcile's fix). */
 const KEPT_MS = 30 * 86_400_000;
 
+/**
+ * Most markers of other updates one save deletes: its commit must stay within KV's 1,000 mutations (and the record
+ * and its index entries take some), however many updates died; later updates delete the rest.
+ */
+const MAX_CLEARED = 100;
+
 /** What a marker holds. */
 export interface UpdateMarker {
   /** When its update started (ms). */
@@ -52,14 +58,16 @@ export class UpdateMarkers {
 
   /**
    * Deletes, in `op` (the commit that saves the answer), this update's
-   * markers and those found that started before `deadBefore`: updates that
+   * markers and those found that started before `deadBefore` (at most
+   * {@linkcode MAX_CLEARED} of them): updates that
    * would have ended by then died, and this one's PUT was built on the hook
    * as the platform had it. Younger ones may belong to updates still
    * running, which delete their own.
    */
   clear(op: Deno.AtomicOperation, deadBefore: number): void {
     for (const key of this.#mine) op.delete(key);
-    for (const marker of this.found) if (marker.value.startedAt < deadBefore) op.delete(marker.key);
+    const dead = this.found.filter((marker) => marker.value.startedAt < deadBefore);
+    for (const marker of dead.slice(0, MAX_CLEARED)) op.delete(marker.key);
   }
 
   /** Deletes this update's markers, as well as it can (none of its PUTs changed the hook). */
