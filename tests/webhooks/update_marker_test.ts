@@ -123,3 +123,17 @@ Deno.test("update() succeeds over a thousand markers of updates that died, delet
     assert.deepEqual(await keysUnder(kv, MARKERS), [], "later updates deleted the rest");
   });
 });
+
+Deno.test("update() keeps the marker of an update five time limits old: its PUT may still wait on a renewal", async () => {
+  await withPlatform(async (kv, platform) => {
+    await setup(kv, platform);
+    // One PUT of an update may take: the PUT refused (401), the wait for another process's renewal lease (up to two
+    // leases of a time limit and 5 s each), the renewal, and the PUT again: five time limits and 10 s.
+    const hooks = createWebhooks(kv, { timeout: 1_000 });
+    const [record] = await hooks.findByTenantID("tenant-acme");
+    const waiting = ["webhook_update", record.id, "waiting"];
+    await kv.set(waiting, { startedAt: Date.now() - 5_000 });
+    await hooks.update(record.id, { enabled: false });
+    assert.deepEqual(await keysUnder(kv, MARKERS), [waiting]);
+  });
+});
