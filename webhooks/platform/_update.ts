@@ -10,7 +10,7 @@ import { type Credentials, type PlatformContext, platformRequest } from "./_plat
 import { validateRegistration } from "./_validate.ts";
 import { hookUrl } from "./_hook_url.ts";
 import { entityOf } from "./_answer.ts";
-import { certainFailure, UpdateMarkers } from "./_update_marker.ts";
+import { certainFailure, markerLifetime, UpdateMarkers } from "./_update_marker.ts";
 import { platformOperation } from "../telemetry/mod.ts";
 import { describe } from "../_util.ts";
 import type { Community, Webhook } from "../types.ts";
@@ -135,8 +135,8 @@ export async function updateHook(
       try {
         written = await writeRecord(kv, saved, (op, current) => {
           if (key === null || read!.value === null || current.versionstamp === read!.versionstamp) {
-            // Updates still running after four of their requests' time limits died (a renewal adds requests).
-            markers?.clear(op, startedAt - 4 * ctx.timeout);
+            // Updates whose marker is older than any of their PUTs can be died.
+            markers?.clear(op, startedAt - markerLifetime(ctx.timeout));
             return true;
           }
           latest = current;

@@ -6,6 +6,7 @@
 // and builds its PUT on it, so it never sends older fields back.
 
 import { listAll, updateMarkerKey, updateMarkerPrefix, withLockRetry } from "../kv/mod.ts";
+import { LEASE_MARGIN_MS } from "./_renewal_lease.ts";
 
 /** How long a marker is kept at most (a record still older by then is brought level by reconcile's fix). */
 const KEPT_MS = 30 * 86_400_000;
@@ -15,6 +16,16 @@ const KEPT_MS = 30 * 86_400_000;
  * and its index entries take some), however many updates died; later updates delete the rest.
  */
 const MAX_CLEARED = 100;
+
+/**
+ * How long after setting its marker an update may still send that PUT, given the calls' time limit (ms): the PUT
+ * refused (401), a wait for another process's renewal lease (up to two leases of a time limit and 5 s each), the
+ * renewal, the PUT again (five time limits and 10 s), and KV retries and clocks apart by some seconds besides.
+ * A marker older than that belongs to an update that died.
+ */
+export function markerLifetime(timeout: number): number {
+  return 6 * timeout + 4 * LEASE_MARGIN_MS;
+}
 
 /** What a marker holds. */
 export interface UpdateMarker {
