@@ -2,7 +2,9 @@
 // (PLATFORM.md); SPEC.md's requests send a list. A hook that reaches a record
 // in the platform's form (reconcile({ fix }) bringing a record level, or the
 // hook update() reads after a lost update) must not make the next update()
-// that leaves the events alone refuse them as "not a non-empty array".
+// that leaves the events alone refuse them as "not a non-empty array". And
+// a read that answers no hook at all fails that update as certain: nothing
+// was sent.
 
 import assert from "node:assert/strict";
 import { createWebhooks } from "../../webhooks/mod.ts";
@@ -74,5 +76,33 @@ Deno.test("update() that reads the hook after a lost update keeps events the pla
     assert.deepEqual(hook?.events, ["user_account", "user_session"]);
     assert.equal(hook?.enabled, false);
     assert.equal(hook?.callback, `${CALLBACK}/moved`);
+  });
+});
+
+Deno.test("update() whose read of the hook answers no entity rejects as certain: no PUT was sent", async () => {
+  await withPlatform(async (kv, platform) => {
+    let lose = false;
+    const lossy: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (lose && init?.method === "PUT") {
+        await response.body?.cancel();
+        throw new TypeError("connection reset");
+      }
+      return response;
+    };
+    const hooks = createWebhooks(kv, { fetch: lossy });
+    await hooks.communities.save(communityOf(platform));
+    await hooks.register("Acme", ["user_account"], null, CALLBACK);
+    const [record] = await hooks.findByTenantID("tenant-acme");
+    lose = true;
+    await assert.rejects(hooks.update(record.id, { enabled: false }));
+    lose = false;
+    platform.override = (req, url) =>
+      req.method === "GET" && url.pathname === HOOK_PATH ? Response.json([]) : undefined;
+
+    const error = await hooks.update(record.id, { callback: `${CALLBACK}/moved` }).then(() => null, (e) => e);
+    assert.equal(error?.name, "PlatformError");
+    assert.equal(platform.requests("PUT", HOOK_PATH).length, 1, "only the lost update's PUT was sent");
+    assert.equal(error.uncertain, false, "the failed read is reported as a change that may have been made");
   });
 });
