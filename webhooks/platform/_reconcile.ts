@@ -3,6 +3,7 @@
 
 import { isDeepStrictEqual } from "node:util";
 import { listAll, pendingKey, pendingPrefix, withLockRetry } from "../kv/mod.ts";
+import { selfRef } from "../store/mod.ts";
 import { type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
 import { platformOperation } from "../telemetry/mod.ts";
 import type { Community, Orphan, PendingRegistration, ReconcileReport, Webhook, WebhookEntity } from "../types.ts";
@@ -119,7 +120,18 @@ async function applyFixes(deps: ReconcileDeps, report: ReconcileReport, inProgre
 async function bringLevel(deps: ReconcileDeps, pairs: [Webhook, WebhookEntity][]): Promise<void> {
   for (const [record, hook] of pairs) {
     if (!drifted(record.entity ?? {}, hook)) continue;
-    const level: Webhook = { ...record, entity: { ...record.entity, ...hook } };
+    const entity = record.entity ?? {};
+    // A listing entity without an id or self URL (matched through its id) leaves the record its own, as update() does:
+    // without them the record would no longer be found by its URL.
+    const level: Webhook = {
+      ...record,
+      entity: {
+        ...entity,
+        ...hook,
+        ...(hook.id === undefined && entity.id !== undefined ? { id: entity.id } : {}),
+        ...(selfRef(hook) === undefined && entity.resources !== undefined ? { resources: entity.resources } : {}),
+      },
+    };
     await deps.writeRecord(level, (_op, current) => isDeepStrictEqual(current.value, record));
   }
 }
