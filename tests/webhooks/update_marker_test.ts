@@ -102,3 +102,38 @@ Deno.test("reconcile({ fix }) brings a record level with its hook, and leaves le
     assert.equal((await kv.get(["webhook", level.id])).versionstamp, levelStamp, "a level record was written");
   });
 });
+
+Deno.test("update() succeeds over a thousand markers of updates that died, deleting them over several updates", async () => {
+  await withPlatform(async (kv, platform) => {
+    const { hooks, record } = await setup(kv, platform);
+    // Updates that each lost their answer (a platform timing out for hours, an update retried every minute).
+    for (let i = 0; i < 1_000; i += 100) {
+      const op = kv.atomic();
+      for (let j = i; j < i + 100; j++) op.set(["webhook_update", record.id, `dead-${j}`], { startedAt: j });
+      await op.commit();
+    }
+    const updated = await hooks.update(record.id, { enabled: false });
+    assert.equal((await platform.hook(FIRST_HOOK_ID))?.enabled, false);
+    assert.deepEqual(await hooks.findByID(record.id), updated);
+    const left = (await keysUnder(kv, MARKERS)).length;
+    assert.ok(left < 1_000, `${left} markers left`);
+    for (let i = 0; i < 20 && (await keysUnder(kv, MARKERS)).length > 0; i++) {
+      await hooks.update(record.id, { enabled: i % 2 === 0 });
+    }
+    assert.deepEqual(await keysUnder(kv, MARKERS), [], "later updates deleted the rest");
+  });
+});
+
+Deno.test("update() keeps the marker of an update five time limits old: its PUT may still wait on a renewal", async () => {
+  await withPlatform(async (kv, platform) => {
+    await setup(kv, platform);
+    // One PUT of an update may take: the PUT refused (401), the wait for another process's renewal lease (up to two
+    // leases of a time limit and 5 s each), the renewal, and the PUT again: five time limits and 10 s.
+    const hooks = createWebhooks(kv, { timeout: 1_000 });
+    const [record] = await hooks.findByTenantID("tenant-acme");
+    const waiting = ["webhook_update", record.id, "waiting"];
+    await kv.set(waiting, { startedAt: Date.now() - 5_000 });
+    await hooks.update(record.id, { enabled: false });
+    assert.deepEqual(await keysUnder(kv, MARKERS), [waiting]);
+  });
+});

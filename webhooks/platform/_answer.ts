@@ -75,9 +75,9 @@ export function entityOf(body: unknown, status: number, url: string, method = "P
   const wrapped = isEntity(body) && "entity" in body && !("resources" in body);
   const entity = wrapped ? (body as { entity: unknown }).entity : body;
   if (!isEntity(entity)) {
-    // The hook may exist all the same: the pending entry stays for reconcile.
+    // The hook may exist all the same: the pending entry stays for reconcile. A GET changed nothing.
     throw new PlatformError(method, url, status, `the answer holds no webhook entity, got ${describe(entity)}`, {
-      uncertain: true,
+      uncertain: method !== "GET",
     });
   }
   return entity as WebhookEntity;

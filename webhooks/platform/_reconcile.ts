@@ -1,8 +1,8 @@
 // Drift between the platform and the local records of one community: the
 // report, and the fixes.
 
-import { isDeepStrictEqual } from "node:util";
-import { listAll, pendingKey, pendingPrefix, withLockRetry } from "../kv/mod.ts";
+import { listAll, pendingKey, pendingPrefix, webhookByTenantPrefix, withLockRetry } from "../kv/mod.ts";
+import { selfRef } from "../store/mod.ts";
 import { type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
 import { platformOperation } from "../telemetry/mod.ts";
 import type { Community, Orphan, PendingRegistration, ReconcileReport, Webhook, WebhookEntity } from "../types.ts";
@@ -45,6 +45,9 @@ export async function reconcileCommunity(deps: ReconcileDeps): Promise<Reconcile
   // Local state first: a record saved after this read belongs to a hook the
   // platform already has, so it can never look dangling.
   const local = await deps.findByTenantID(community.tenantId);
+  // For a fix that brings records level: each record's copy in the tenant index, whose versionstamp is the record's
+  // (one commit writes both), read before the list. A record changed after it, even changed back, is left.
+  const before = options.fix ? await listAll<Webhook | string>(kv, webhookByTenantPrefix(community.tenantId)) : [];
   const remote = await listPlatformHooks(deps);
   // Pending entries after the platform's list: a registration writes its entry before its POST, so a hook in the
   // list has its entry here, or its record by the time a fix looks (the same atomic operation clears the one and
@@ -79,7 +82,14 @@ export async function reconcileCommunity(deps: ReconcileDeps): Promise<Reconcile
   if (options.fix) {
     await applyFixes(deps, report, inProgress);
     const byRef = new Map(remote.map((entity) => [refOf(community, entity), entity]));
-    await bringLevel(deps, matched.map((record) => [record, byRef.get(refOf(community, record.entity))!]));
+    const pairs: [Deno.KvEntry<Webhook>, WebhookEntity][] = [];
+    for (const entry of before) {
+      // An index entry of the earlier layout (the record's id) holds no copy: that record is left as it is.
+      if (typeof entry.value !== "object" || entry.value === null) continue;
+      const hook = byRef.get(refOf(community, entry.value.entity));
+      if (hook) pairs.push([entry as Deno.KvEntry<Webhook>, hook]);
+    }
+    await bringLevel(deps, pairs);
   }
   return report;
 }
@@ -113,14 +123,25 @@ async function applyFixes(deps: ReconcileDeps, report: ReconcileReport, inProgre
  * Saves the platform's hook into each matched record whose fields that
  * update() sets (events, object, callback, enabled) differ from it: an
  * update() that died after the platform took its PUT left the record older.
- * A record changed since it was read (an update saved meanwhile) is left to
- * that update.
+ * A record changed since it was read before the list (an update saved
+ * meanwhile) is left to that update.
  */
-async function bringLevel(deps: ReconcileDeps, pairs: [Webhook, WebhookEntity][]): Promise<void> {
-  for (const [record, hook] of pairs) {
-    if (!drifted(record.entity ?? {}, hook)) continue;
-    const level: Webhook = { ...record, entity: { ...record.entity, ...hook } };
-    await deps.writeRecord(level, (_op, current) => isDeepStrictEqual(current.value, record));
+async function bringLevel(deps: ReconcileDeps, pairs: [Deno.KvEntry<Webhook>, WebhookEntity][]): Promise<void> {
+  for (const [{ value: record, versionstamp }, hook] of pairs) {
+    const entity = record.entity ?? {};
+    if (!drifted(entity, hook)) continue;
+    // A listing entity without an id or self URL (matched through its id) leaves the record its own, as update() does:
+    // without them the record would no longer be found by its URL.
+    const level: Webhook = {
+      ...record,
+      entity: {
+        ...entity,
+        ...hook,
+        ...(hook.id === undefined && entity.id !== undefined ? { id: entity.id } : {}),
+        ...(selfRef(hook) === undefined && entity.resources !== undefined ? { resources: entity.resources } : {}),
+      },
+    };
+    await deps.writeRecord(level, (_op, current) => current.versionstamp === versionstamp);
   }
 }
 

@@ -10,7 +10,7 @@ import { type Credentials, type PlatformContext, platformRequest } from "./_plat
 import { validateRegistration } from "./_validate.ts";
 import { hookUrl } from "./_hook_url.ts";
 import { entityOf } from "./_answer.ts";
-import { certainFailure, UpdateMarkers } from "./_update_marker.ts";
+import { certainFailure, markerLifetime, UpdateMarkers } from "./_update_marker.ts";
 import { platformOperation } from "../telemetry/mod.ts";
 import { describe } from "../_util.ts";
 import type { Community, Webhook } from "../types.ts";
@@ -30,10 +30,18 @@ export interface UpdateDeps {
   contextFor: (community: Community, credentials: Credentials, given: CredentialOptions) => PlatformContext;
 }
 
+/**
+ * A stored hook's events as the list a request sends: the platform documents them as one comma-separated string
+ * (PLATFORM.md), the form a hook it listed or read may bring into the record.
+ */
+function eventsList(events: unknown): unknown {
+  return typeof events === "string" ? events.split(",").map((e) => e.trim()).filter(Boolean) : events;
+}
+
 /** The hook as the changes make it from `record`, checked as a registration is. */
 function bodyOf(record: Webhook, changes: WebhookChanges, community: Community, given: CredentialOptions) {
   const entity = record.entity ?? {};
-  const events = changes.events ?? (entity.events as string[] | undefined);
+  const events = changes.events ?? (eventsList(entity.events) as string[] | undefined);
   const object = changes.object !== undefined ? changes.object ?? undefined : entity.object as string | undefined;
   const callback = changes.callback ?? (entity.callback as string | undefined);
   validateRegistration(
@@ -98,9 +106,10 @@ export async function updateHook(
       body = bodyOf(record, changes, community, given);
     }
     const startedAt = Date.now();
-    await markers?.set();
     for (let attempt = 1;; attempt++) {
       const entity = record!.entity ?? {};
+      // Before each PUT: an update that sends its change again may outlive its first marker's age limit.
+      await markers?.set();
       let answered;
       try {
         const answer = await platformRequest(ctx, "PUT", url, body);
@@ -126,8 +135,8 @@ export async function updateHook(
       try {
         written = await writeRecord(kv, saved, (op, current) => {
           if (key === null || read!.value === null || current.versionstamp === read!.versionstamp) {
-            // Updates still running after four of their requests' time limits died (a renewal adds requests).
-            markers?.clear(op, startedAt - 4 * ctx.timeout);
+            // Updates whose marker is older than any of their PUTs can be died.
+            markers?.clear(op, startedAt - markerLifetime(ctx.timeout));
             return true;
           }
           latest = current;
@@ -135,7 +144,7 @@ export async function updateHook(
         });
       } catch (error) {
         // The platform took the change and the record cannot: the hook is put back as its record has it.
-        const previous = { events: entity.events, object: entity.object, callback: entity.callback };
+        const previous = { events: eventsList(entity.events), object: entity.object, callback: entity.callback };
         await platformRequest(ctx, "PUT", url, { ...previous, enabled: entity.enabled ?? true }).catch(() => {});
         throw error;
       }
