@@ -43,6 +43,19 @@ Deno.test({
         assert.match(secret, /^whsec_[A-Za-z0-9+/]+=*$/);
         assert.equal((await page.$$("#forward-destinations tr[data-destination]")).length, 1);
 
+        // A submission that another handler of the page cancelled was not sent: the next one goes.
+        await page.goto(`${t.origin}/webhooks/${hookId}/forward`);
+        await page.type("#forward-add input[name=url]", "https://app.example/other");
+        await page.$eval("#forward-add", (form) => {
+          form.addEventListener("submit", (e) => e.preventDefault(), { once: true });
+          (form as HTMLFormElement).requestSubmit();
+        });
+        await Promise.all([
+          page.waitForNavigation({ waitUntil: "load", timeout: 5_000 }),
+          page.$eval("#forward-add", (form) => (form as HTMLFormElement).requestSubmit()),
+        ]);
+        assert.equal((await page.$$("#forward-destinations tr[data-destination]")).length, 2);
+
         // Sent again once its answer came (Reload, a second attempt): refused as before, the secret not shown again.
         await page.goto(`${t.origin}/webhooks/${hookId}/forward`);
         await page.type("#forward-add input[name=url]", "https://app.example/hooks");
