@@ -73,7 +73,7 @@ if (document.querySelector("form[action='/signout']")) {
 // the first answer only). Sent again after 10 s without an answer, or once the page is shown from the history.
 addEventListener("submit", (e) => {
   const form = e.target as HTMLFormElement;
-  if (!form.matches("form[data-once]")) return;
+  if (e.defaultPrevented || !form.matches("form[data-once]")) return; // one that another handler cancelled was not sent
   if (form.dataset.sent !== undefined) return e.preventDefault();
   form.dataset.sent = "";
   setTimeout(() => delete form.dataset.sent, 10_000);
