@@ -137,3 +137,27 @@ Deno.test("update() keeps the marker of an update five time limits old: its PUT 
     assert.deepEqual(await keysUnder(kv, MARKERS), [waiting]);
   });
 });
+
+Deno.test("a record removed (unregister, remove, reconcile's fix of a dangling one) takes its update markers along", async () => {
+  await withPlatform(async (kv, platform) => {
+    const { hooks, record } = await setup(kv, platform);
+    const marker = (id: string, n: number) => kv.set(["webhook_update", id, `dead-${n}`], { startedAt: 0 });
+    await marker(record.id, 1);
+    await hooks.unregister(record.id);
+    assert.deepEqual(await keysUnder(kv, MARKERS), [], "unregister left its markers");
+
+    await hooks.register("Acme", ["user_account"], null, `${CALLBACK}/2`);
+    const [second] = await hooks.findByTenantID("tenant-acme");
+    await marker(second.id, 2);
+    await hooks.remove(second.id);
+    assert.deepEqual(await keysUnder(kv, MARKERS), [], "remove left its markers");
+
+    await hooks.register("Acme", ["user_account"], null, `${CALLBACK}/3`);
+    const [third] = await hooks.findByTenantID("tenant-acme");
+    await marker(third.id, 3);
+    await platform.removeHook(String(third.entity.id));
+    await hooks.reconcile({ tenantId: "tenant-acme" }, { fix: true });
+    assert.equal(await hooks.findByID(third.id), null);
+    assert.deepEqual(await keysUnder(kv, MARKERS), [], "reconcile's fix left the dangling record's markers");
+  });
+});
