@@ -10,6 +10,7 @@ import {
   getManyBatched,
   MAX_VALUE_BYTES,
   unlessKeyTooLarge,
+  updateMarkerPrefix,
   urlKeyPart,
   WEBHOOK_PREFIX,
   webhookByTenantKey,
@@ -91,10 +92,13 @@ export async function writeRecord(
   });
 }
 
+/** Most update markers (platform/_update_marker.ts) a removal deletes with the record; the rest expire. */
+const MAX_MARKERS_REMOVED = 100;
+
 /**
- * Removes a record and its index entries in one atomic operation guarded by
- * its versionstamp; with `expected`, only while its self URL is still that
- * one. Resolves with whether it removed anything.
+ * Removes a record, its index entries and its updates' markers in one
+ * atomic operation guarded by its versionstamp; with `expected`, only while
+ * its self URL is still that one. Resolves with whether it removed anything.
  */
 export async function removeRecord(kv: Deno.Kv, id: string, expected?: Webhook): Promise<boolean> {
   let removed = false;
@@ -105,6 +109,9 @@ export async function removeRecord(kv: Deno.Kv, id: string, expected?: Webhook):
     if (!removed) return null;
     const op = kv.atomic().check(current).delete(webhookKey(id));
     for (const key of await indexKeys(current.value!)) op.delete(key);
+    for await (const marker of kv.list({ prefix: updateMarkerPrefix(id) }, { limit: MAX_MARKERS_REMOVED })) {
+      op.delete(marker.key);
+    }
     return [op];
   }, "remove webhook");
   return removed;
