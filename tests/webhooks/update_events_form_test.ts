@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { createWebhooks } from "../../webhooks/mod.ts";
 import { communityOf, FIRST_HOOK_ID, type Platform, withPlatform } from "./platform.ts";
+import { lossyFetch } from "./_lossy_fetch.ts";
 
 const CALLBACK = "https://receiver.example/hooks/1";
 const LIST_PATH = "/api/core/v3/webhooks";
@@ -52,22 +53,14 @@ Deno.test("update() after reconcile({ fix }) saved a hook whose events are a str
 
 Deno.test("update() that reads the hook after a lost update keeps events the platform gives as a string", async () => {
   await withPlatform(async (kv, platform) => {
-    let lose = false;
-    const lossy: typeof fetch = async (input, init) => {
-      const response = await fetch(input, init);
-      if (lose && init?.method === "PUT") {
-        await response.body?.cancel();
-        throw new TypeError("connection reset");
-      }
-      return response;
-    };
-    const hooks = createWebhooks(kv, { fetch: lossy });
+    const lossy = lossyFetch();
+    const hooks = createWebhooks(kv, { fetch: lossy.fetch });
     await hooks.communities.save(communityOf(platform));
     await hooks.register("Acme", ["user_account", "user_session"], null, CALLBACK);
     const [record] = await hooks.findByTenantID("tenant-acme");
-    lose = true;
+    lossy.lose = true;
     await assert.rejects(hooks.update(record.id, { enabled: false }));
-    lose = false;
+    lossy.lose = false;
     stringEvents(platform);
 
     await hooks.update(record.id, { callback: `${CALLBACK}/moved` });
@@ -81,22 +74,14 @@ Deno.test("update() that reads the hook after a lost update keeps events the pla
 
 Deno.test("update() whose read of the hook answers no entity rejects as certain: no PUT was sent", async () => {
   await withPlatform(async (kv, platform) => {
-    let lose = false;
-    const lossy: typeof fetch = async (input, init) => {
-      const response = await fetch(input, init);
-      if (lose && init?.method === "PUT") {
-        await response.body?.cancel();
-        throw new TypeError("connection reset");
-      }
-      return response;
-    };
-    const hooks = createWebhooks(kv, { fetch: lossy });
+    const lossy = lossyFetch();
+    const hooks = createWebhooks(kv, { fetch: lossy.fetch });
     await hooks.communities.save(communityOf(platform));
     await hooks.register("Acme", ["user_account"], null, CALLBACK);
     const [record] = await hooks.findByTenantID("tenant-acme");
-    lose = true;
+    lossy.lose = true;
     await assert.rejects(hooks.update(record.id, { enabled: false }));
-    lose = false;
+    lossy.lose = false;
     platform.override = (req, url) =>
       req.method === "GET" && url.pathname === HOOK_PATH ? Response.json([]) : undefined;
 

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { createWebhooks } from "../../webhooks/mod.ts";
 import { communityOf, FIRST_HOOK_ID, keysUnder, type Platform, withPlatform } from "./platform.ts";
+import { lossyFetch } from "./_lossy_fetch.ts";
 
 const CALLBACK = "https://receiver.example/hooks/1";
 const HOOK_PATH = `/api/core/v3/webhooks/${FIRST_HOOK_ID}`;
@@ -24,24 +25,16 @@ async function setup(kv: Deno.Kv, platform: Platform, fetch: typeof globalThis.f
 
 Deno.test("update() whose answer was lost after the platform took it: the next update() reads the hook first", async () => {
   await withPlatform(async (kv, platform) => {
-    let lose = false;
     // The connection breaks after the platform answered: the platform changed the hook, the caller cannot know.
-    const lossy: typeof fetch = async (input, init) => {
-      const response = await fetch(input, init);
-      if (lose && init?.method === "PUT") {
-        await response.body?.cancel();
-        throw new TypeError("connection reset");
-      }
-      return response;
-    };
-    const { hooks, record } = await setup(kv, platform, lossy);
-    lose = true;
+    const lossy = lossyFetch();
+    const { hooks, record } = await setup(kv, platform, lossy.fetch);
+    lossy.lose = true;
     const lost = await hooks.update(record.id, { enabled: false }).then(() => null, (error) => error);
     assert.equal(lost?.uncertain, true);
     assert.equal((await platform.hook(FIRST_HOOK_ID))?.enabled, false);
     assert.equal((await hooks.findByID(record.id))?.entity.enabled, true, "the record is older than the hook");
     assert.equal((await keysUnder(kv, MARKERS)).length, 1, "the update left its marker");
-    lose = false;
+    lossy.lose = false;
 
     const updated = await hooks.update(record.id, { events: ["user_account", "user_session"] });
     assert.equal(platform.requests("GET", HOOK_PATH).length, 1, "the hook was read before the PUT");
