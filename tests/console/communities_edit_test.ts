@@ -1,45 +1,15 @@
+// The console's communities: added, edited and removed without showing
+// secrets; a bad form or tenant id refused with the reason and nothing stored;
+// two adds of one tenant id at once; the list a page at a time; and an edit and
+// a remove at the same moment.
+
 import assert from "node:assert/strict";
-import { createWebhooks } from "../../webhooks/mod.ts";
-import { collectPages, connectSandbox, csrfOf, parse, signIn, signInAtForm, startConsole } from "./_helpers.ts";
-import { communityProvider } from "../../console/lib/oauth.ts";
+import { collectPages, csrfOf, parse, signIn, signInAtForm, startConsole } from "./_helpers.ts";
+import { noSecrets } from "./_no_secrets.ts";
 
 const SECRET = "c2VjcmV0LWNsaWVudC1zZWNyZXQ=.s";
 const ACCESS = "access-token-value-123";
 const REFRESH = "refresh-token-value-456";
-
-function noSecrets(html: string, ...secrets: string[]): void {
-  for (const s of secrets) {
-    assert.ok(!html.includes(s), `the page must not show a secret (${s.length} chars)`);
-  }
-}
-
-Deno.test("the sandbox community is pre-added on start, once", async () => {
-  const t = await startConsole({ preconnectSandbox: false });
-  try {
-    const community = await t.app.webhooks.communities.findByTenantID(
-      "sandbox-tenant",
-    );
-    assert.equal(community?.name, "Sandbox");
-    assert.equal(community?.baseUrl, `${t.origin}/sandbox`);
-    const client = await signIn(t.origin);
-    const html = await client.text("/communities", 200);
-    const page = parse(html);
-    try {
-      const rows = page.document.querySelectorAll("#communities tbody tr");
-      assert.equal(rows.length, 1);
-      assert.equal(rows[0].getAttribute("data-tenant"), "sandbox-tenant");
-      assert.equal(
-        rows[0].querySelector("[data-tokens]")?.getAttribute("data-tokens"),
-        "absent",
-      );
-    } finally {
-      page.close();
-    }
-    noSecrets(html, community!.clientSecret as string);
-  } finally {
-    await t.close();
-  }
-});
 
 Deno.test("communities can be added, edited and removed without showing secrets", async () => {
   const t = await startConsole();
@@ -209,67 +179,6 @@ Deno.test("a tenant id whose page would be another page is refused, and two adds
   }
 });
 
-Deno.test("the sandbox community is pre-connected on start: its tokens are present", async () => {
-  const t = await startConsole();
-  try {
-    const community = await t.app.webhooks.communities.findByTenantID("sandbox-tenant");
-    assert.ok(community?.oauth?.access_token);
-    assert.ok(community?.oauth?.refresh_token);
-    assert.ok(community?.renewedAt);
-    const client = await signIn(t.origin);
-    const html = await client.text("/communities", 200);
-    noSecrets(html, community.oauth.access_token, community.oauth.refresh_token);
-    const page = parse(html);
-    try {
-      assert.equal(
-        page.document.querySelector("tr[data-tenant=sandbox-tenant] [data-tokens]")?.getAttribute("data-tokens"),
-        "present",
-      );
-    } finally {
-      page.close();
-    }
-  } finally {
-    await t.close();
-  }
-});
-
-Deno.test("connecting a community through its OAuth stores tokens and shows them as present", async () => {
-  const t = await startConsole({ preconnectSandbox: false });
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
-    const community = await t.app.webhooks.communities.findByTenantID(
-      "sandbox-tenant",
-    );
-    assert.ok(community?.oauth?.access_token);
-    assert.ok(community?.renewedAt);
-    const html = await client.text("/communities/sandbox-tenant?notice=connected", 200);
-    noSecrets(
-      html,
-      community.oauth.access_token,
-      community.oauth.refresh_token,
-      community.clientSecret as string,
-    );
-    const page = parse(html);
-    try {
-      assert.equal(
-        page.document.querySelector("#token-state [data-tokens]")
-          ?.getAttribute("data-tokens"),
-        "present",
-      );
-      assert.equal(
-        page.document.querySelector("#token-state time")?.getAttribute("datetime"),
-        community.renewedAt,
-      );
-      assert.match(page.document.querySelector(".notice")?.textContent ?? "", /connected/);
-    } finally {
-      page.close();
-    }
-  } finally {
-    await t.close();
-  }
-});
-
 Deno.test("communities are listed a page at a time", async () => {
   const t = await startConsole();
   try {
@@ -291,50 +200,6 @@ Deno.test("communities are listed a page at a time", async () => {
   } finally {
     await t.close();
   }
-});
-
-Deno.test("a console restarted at another address points the sandbox community there, keeping its tokens", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "console_restart_" });
-  try {
-    const kvPath = `${dir}/console.kv`;
-    const first = await startConsole({ kvPath });
-    let tokens: unknown;
-    try {
-      const client = await signIn(first.origin);
-      await connectSandbox(client, first.origin);
-      tokens = (await first.app.webhooks.communities.findByTenantID("sandbox-tenant"))?.oauth;
-      assert.ok(tokens);
-    } finally {
-      await first.close();
-    }
-    // As if the console had been at another address before.
-    const kv = await Deno.openKv(kvPath);
-    try {
-      const communities = createWebhooks(kv).communities;
-      const stored = (await communities.findByTenantID("sandbox-tenant"))!;
-      await communities.save({ ...stored, baseUrl: "http://127.0.0.1:1/sandbox" });
-    } finally {
-      kv.close();
-    }
-    const second = await startConsole({ kvPath });
-    try {
-      const community = await second.app.webhooks.communities.findByTenantID("sandbox-tenant");
-      assert.equal(community?.baseUrl, `${second.origin}/sandbox`);
-      assert.deepEqual(community?.oauth, tokens);
-      assert.equal((await second.app.webhooks.communities.list()).values.length, 1);
-    } finally {
-      await second.close();
-    }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
-
-Deno.test("a community's OAuth endpoints drop a trailing slash of its base URL, as Module A's calls do", () => {
-  const provider = communityProvider({ name: "A", tenantId: "t", baseUrl: "https://c.example/", clientId: "id" });
-  assert.equal(provider?.authorizationEndpoint, "https://c.example/oauth2/authorize");
-  assert.equal(provider?.tokenEndpoint, "https://c.example/oauth2/token");
-  assert.equal(communityProvider({ name: "A", tenantId: "t", baseUrl: "https://c.example" }), null);
 });
 
 Deno.test("an edit and a remove of one community at the same moment never bring it back, and an edit keeps tokens renewed meanwhile", async () => {
