@@ -154,3 +154,27 @@ Deno.test("a record removed (unregister, remove, reconcile's fix of a dangling o
     assert.deepEqual(await keysUnder(kv, MARKERS), [], "reconcile's fix left the dangling record's markers");
   });
 });
+
+Deno.test("update() after a lost one keeps the record's id and self URL when neither the read nor the PUT gives them", async () => {
+  await withPlatform(async (kv, platform) => {
+    const lossy = lossyFetch();
+    const { hooks, record } = await setup(kv, platform, lossy.fetch);
+    lossy.lose = true;
+    await assert.rejects(hooks.update(record.id, { enabled: false }));
+    lossy.lose = false;
+    // A platform that answers with the hook's fields only: no id, no self URL (resources without one).
+    platform.override = async (req, url) => {
+      if (url.pathname !== HOOK_PATH || (req.method !== "GET" && req.method !== "PUT")) return undefined;
+      const hook = req.method === "PUT" ? { ...await platform.hook(FIRST_HOOK_ID), ...await req.json() } : {
+        ...await platform.hook(FIRST_HOOK_ID),
+      };
+      const { id: _id, resources: _resources, ...fields } = hook;
+      return Response.json({ ...fields, resources: {} });
+    };
+    const updated = await hooks.update(record.id, { events: ["user_account", "user_session"] });
+    assert.equal(updated.entity.id, record.entity.id);
+    assert.deepEqual(updated.entity.resources, record.entity.resources);
+    const ref = String(record.entity.resources?.self?.ref);
+    assert.deepEqual((await hooks.findByWebhookURL(ref)).map((r) => r.id), [record.id], "no longer found by its URL");
+  });
+});
