@@ -3,6 +3,7 @@
 
 import { PlatformError } from "../errors.ts";
 import { describe, joinChunks } from "../_util.ts";
+import { selfRef } from "../store/mod.ts";
 import type { WebhookEntity } from "../types.ts";
 
 /** The largest answer read, in bytes: far above any hook or page of hooks, far below what would exhaust memory. */
@@ -81,4 +82,18 @@ export function entityOf(body: unknown, status: number, url: string, method = "P
     });
   }
   return entity as WebhookEntity;
+}
+
+/**
+ * The hook as the platform answered it, keeping the stored entity's id and
+ * self URL where the answer has none: a platform that answers with the
+ * hook's fields only would otherwise leave a record that can no longer be
+ * found by its URL nor addressed on the platform.
+ */
+export function keepingRefs(answered: WebhookEntity, stored: WebhookEntity): WebhookEntity {
+  return {
+    ...answered,
+    ...(answered.id === undefined && stored.id !== undefined ? { id: stored.id } : {}),
+    ...(selfRef(answered) === undefined && stored.resources !== undefined ? { resources: stored.resources } : {}),
+  };
 }

@@ -2,8 +2,8 @@
 // report, and the fixes.
 
 import { listAll, pendingKey, pendingPrefix, webhookByTenantPrefix, withLockRetry } from "../kv/mod.ts";
-import { selfRef } from "../store/mod.ts";
 import { type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
+import { keepingRefs } from "./_answer.ts";
 import { platformOperation } from "../telemetry/mod.ts";
 import type { Community, Orphan, PendingRegistration, ReconcileReport, Webhook, WebhookEntity } from "../types.ts";
 import type { ReconcileOptions } from "../options.ts";
@@ -130,17 +130,8 @@ async function bringLevel(deps: ReconcileDeps, pairs: [Deno.KvEntry<Webhook>, We
   for (const [{ value: record, versionstamp }, hook] of pairs) {
     const entity = record.entity ?? {};
     if (!drifted(entity, hook)) continue;
-    // A listing entity without an id or self URL (matched through its id) leaves the record its own, as update() does:
-    // without them the record would no longer be found by its URL.
-    const level: Webhook = {
-      ...record,
-      entity: {
-        ...entity,
-        ...hook,
-        ...(hook.id === undefined && entity.id !== undefined ? { id: entity.id } : {}),
-        ...(selfRef(hook) === undefined && entity.resources !== undefined ? { resources: entity.resources } : {}),
-      },
-    };
+    // A listing entity without an id or self URL (matched through its id) leaves the record its own, as update() does.
+    const level: Webhook = { ...record, entity: { ...entity, ...keepingRefs(hook, entity) } };
     await deps.writeRecord(level, (_op, current) => current.versionstamp === versionstamp);
   }
 }

@@ -4,12 +4,12 @@
 // changed meanwhile sends its change again over the newer record, so no
 // change is lost and the record holds the hook as the platform last took it.
 
-import { type Communities, selfRef, writeRecord } from "../store/mod.ts";
+import { type Communities, writeRecord } from "../store/mod.ts";
 import { webhookKey } from "../kv/mod.ts";
 import { type Credentials, type PlatformContext, platformRequest } from "./_platform.ts";
 import { validateRegistration } from "./_validate.ts";
 import { hookUrl } from "./_hook_url.ts";
-import { entityOf } from "./_answer.ts";
+import { entityOf, keepingRefs } from "./_answer.ts";
 import { certainFailure, markerLifetime, UpdateMarkers } from "./_update_marker.ts";
 import { platformOperation } from "../telemetry/mod.ts";
 import { describe } from "../_util.ts";
@@ -102,7 +102,11 @@ export async function updateHook(
       // An update died after the platform took its PUT (or one runs now): the record may be older than the hook, and
       // a PUT built on it would send older fields back. This one is built on the hook as the platform has it.
       const answer = await platformRequest(ctx, "GET", url);
-      record = { ...record!, entity: { ...record!.entity, ...entityOf(answer.body, answer.status, url, "GET") } };
+      const stored = record!.entity ?? {};
+      record = {
+        ...record!,
+        entity: { ...stored, ...keepingRefs(entityOf(answer.body, answer.status, url, "GET"), stored) },
+      };
       body = bodyOf(record, changes, community, given);
     }
     const startedAt = Date.now();
@@ -119,16 +123,8 @@ export async function updateHook(
         if (attempt === 1 && certainFailure(error)) await markers?.drop();
         throw error;
       }
-      // A platform that answers with the changed fields only leaves out the hook's id and self URL: without them the
-      // record could no longer be found by its URL nor addressed on the platform, so it keeps its own.
-      const saved: Webhook = {
-        ...record!,
-        entity: {
-          ...answered,
-          ...(answered.id === undefined && entity.id !== undefined ? { id: entity.id } : {}),
-          ...(selfRef(answered) === undefined && entity.resources !== undefined ? { resources: entity.resources } : {}),
-        },
-      };
+      // A platform that answers with the changed fields only leaves out the hook's id and self URL: the record keeps its own.
+      const saved: Webhook = { ...record!, entity: keepingRefs(answered, entity) };
       // The stored record as the write found it, when it was not the one read before the PUT.
       let latest: Deno.KvEntryMaybe<Webhook> | null = null;
       let written;
