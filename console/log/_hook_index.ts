@@ -25,8 +25,7 @@ import { commitInGroup } from "../../webhooks/mod.ts";
 import { DELIVERY_VIEW_PREFIX, deliveryViewKey, HOOK_INDEX_MARK_KEY, hookPackKey } from "./_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
 import { Buffer } from "node:buffer";
-import { type Line, lineOf, packExpiry, packsOf } from "./_hook_pack.ts";
-import { utf8 } from "./_delivery_layout.ts";
+import { type Line, lineOf, packsOf, setPack } from "./_hook_pack.ts";
 import { type Allocator, msOf, numberAt } from "./_numbers.ts";
 import { repairPack } from "./_hook_repair.ts";
 
@@ -219,8 +218,7 @@ export class HookIndexer {
         checks: [mark],
         build: (atomic) => {
           for (const pack of packs) {
-            const expireIn = packExpiry(this.#expireIn, pack.newest);
-            atomic.set(hookPackKey(pack.hookId, pack.last), utf8(pack.lines.join("\n")), { expireIn });
+            setPack(atomic, hookPackKey(pack.hookId, pack.last), pack.lines, this.#expireIn, pack.newest);
           }
           atomic.set(HOOK_INDEX_MARK_KEY, last);
         },

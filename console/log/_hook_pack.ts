@@ -10,6 +10,7 @@ import { Buffer } from "node:buffer";
 import type { DeliveryView } from "./_view.ts";
 import { hookPackPrefix } from "./_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
+import { utf8 } from "./_delivery_layout.ts";
 
 /** Bytes of one pack at most: KV takes 64 KiB per value. */
 const PACK_BYTES = 60_000;
@@ -67,6 +68,21 @@ export interface Pack {
 /** How long a pack lives: until its newest summary (arrived at `newest`, ms) is `maxAgeMs` old (a second at least). */
 export function packExpiry(maxAgeMs: number, newest: number): number {
   return Math.max(1_000, maxAgeMs - (Date.now() - newest));
+}
+
+/**
+ * Sets the pack at `key` to `lines` (summaries' JSON, in number order, one
+ * per line), living until its newest summary (arrived at `newest`, ms) is
+ * `maxAgeMs` old: what a pass writes, and a repair that rewrites one.
+ */
+export function setPack(
+  atomic: Deno.AtomicOperation,
+  key: Deno.KvKey,
+  lines: string[],
+  maxAgeMs: number,
+  newest: number,
+): Deno.AtomicOperation {
+  return atomic.set(key, utf8(lines.join("\n")), { expireIn: packExpiry(maxAgeMs, newest) });
 }
 
 /**

@@ -14,8 +14,7 @@
  */
 
 import { hookPackKey, hookPackPrefix } from "./_keys.ts";
-import { type Line, packExpiry, packViews } from "./_hook_pack.ts";
-import { utf8 } from "./_delivery_layout.ts";
+import { type Line, packViews, setPack } from "./_hook_pack.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
 
 /** Tries at a pack another process changed meanwhile (a second repair, a trim). */
@@ -43,12 +42,10 @@ export async function repairPack(kv: Deno.Kv, line: Line, maxAgeMs: number): Pro
       lines.push({ seq: line.seq, json: line.json });
       lines.sort((p, q) => p.seq - q.seq);
       const newest = Math.max(line.at, ...views.map((view) => Date.parse(view.receivedAt) || 0));
-      op.check(pack!).set(pack!.key, utf8(lines.map((l) => l.json).join("\n")), {
-        expireIn: packExpiry(maxAgeMs, newest),
-      });
+      setPack(op.check(pack!), pack!.key, lines.map((l) => l.json), maxAgeMs, newest);
     } else {
       const key = hookPackKey(line.hookId, line.seq);
-      op.check({ key, versionstamp: null }).set(key, utf8(line.json), { expireIn: packExpiry(maxAgeMs, line.at) });
+      setPack(op.check({ key, versionstamp: null }), key, [line.json], maxAgeMs, line.at);
     }
     if ((await retryLocked(() => op.commit())).ok) return;
   }
