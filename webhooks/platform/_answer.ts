@@ -97,3 +97,11 @@ export function keepingRefs(answered: WebhookEntity, stored: WebhookEntity): Web
     ...(selfRef(answered) === undefined && stored.resources !== undefined ? { resources: stored.resources } : {}),
   };
 }
+
+/**
+ * A hook's events as the list a request sends: the platform documents them as one comma-separated string
+ * (PLATFORM.md), the form a hook it listed or read may bring into a record; any other value is given back as it is.
+ */
+export function eventsList(events: unknown): unknown {
+  return typeof events === "string" ? events.split(",").map((e) => e.trim()).filter(Boolean) : events;
+}

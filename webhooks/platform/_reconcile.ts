@@ -3,7 +3,7 @@
 
 import { listAll, pendingKey, pendingPrefix, webhookByTenantPrefix, withLockRetry } from "../kv/mod.ts";
 import { type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
-import { keepingRefs } from "./_answer.ts";
+import { eventsList, keepingRefs } from "./_answer.ts";
 import { platformOperation } from "../telemetry/mod.ts";
 import type { Community, Orphan, PendingRegistration, ReconcileReport, Webhook, WebhookEntity } from "../types.ts";
 import type { ReconcileOptions } from "../options.ts";
@@ -146,12 +146,8 @@ function drifted(entity: WebhookEntity, hook: WebhookEntity): boolean {
 
 /** A hook's events as one sorted list (the platform gives a comma-separated string or a list). */
 function eventsOf(entity: { [field: string]: unknown }): string {
-  const events = typeof entity.events === "string"
-    ? entity.events.split(",").map((e) => e.trim()).filter(Boolean)
-    : Array.isArray(entity.events)
-    ? entity.events as string[]
-    : [];
-  return [...new Set(events)].sort().join(",");
+  const events = eventsList(entity.events);
+  return [...new Set(Array.isArray(events) ? events as string[] : [])].sort().join(",");
 }
 
 /** Every hook of the community on the platform, following `links.next`. */

@@ -9,7 +9,7 @@ import { webhookKey } from "../kv/mod.ts";
 import { type Credentials, type PlatformContext, platformRequest } from "./_platform.ts";
 import { validateRegistration } from "./_validate.ts";
 import { hookUrl } from "./_hook_url.ts";
-import { entityOf, keepingRefs } from "./_answer.ts";
+import { entityOf, eventsList, keepingRefs } from "./_answer.ts";
 import { certainFailure, markerLifetime, UpdateMarkers } from "./_update_marker.ts";
 import { platformOperation } from "../telemetry/mod.ts";
 import { describe } from "../_util.ts";
@@ -28,14 +28,6 @@ export interface UpdateDeps {
   findByID: (id: string) => Promise<Webhook | null>;
   credentialsFor: (community: Community, given: CredentialOptions, noToken: string) => Credentials;
   contextFor: (community: Community, credentials: Credentials, given: CredentialOptions) => PlatformContext;
-}
-
-/**
- * A stored hook's events as the list a request sends: the platform documents them as one comma-separated string
- * (PLATFORM.md), the form a hook it listed or read may bring into the record.
- */
-function eventsList(events: unknown): unknown {
-  return typeof events === "string" ? events.split(",").map((e) => e.trim()).filter(Boolean) : events;
 }
 
 /** The hook as the changes make it from `record`, checked as a registration is. */
@@ -131,7 +123,7 @@ export async function updateHook(
       try {
         written = await writeRecord(kv, saved, (op, current) => {
           if (key === null || read!.value === null || current.versionstamp === read!.versionstamp) {
-            // Updates whose marker is older than any of their PUTs can be died.
+            // Markers older than a running update's PUT could be (markerLifetime) are of updates that died.
             markers?.clear(op, startedAt - markerLifetime(ctx.timeout));
             return true;
           }
