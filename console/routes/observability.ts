@@ -4,7 +4,8 @@
  * /readyz` (200 `{ ready: true }` once a KV read succeeds within 2 s, else
  * 503 `{ ready: false, reason }`; 503 too while every writer slot of the
  * delivery log is leased by another process, when each postback would get
- * a 500). Neither needs a session; both are
+ * a 500; requests that come while a check runs share its answer). Neither
+ * needs a session; both are
  * mounted before the console's start is awaited, so that they answer while
  * it starts.
  *
@@ -79,6 +80,10 @@ async function kvNotReady(kv: Deno.Kv, canNumber?: () => Promise<boolean>): Prom
 export function observabilityRoutes(app: Hono<ConsoleEnv>, deps: ObservabilityDeps): void {
   let started: "starting" | "started" | "failed" = deps.ready ? "starting" : "started";
   deps.ready?.then(() => started = "started", () => started = "failed");
+  // Requests that come while a check runs share it: a flood of probes costs the KV one read at a time, not one each.
+  let checking: Promise<string | null> | null = null;
+  const check = (): Promise<string | null> =>
+    checking ??= kvNotReady(deps.kv, deps.canNumber).finally(() => checking = null);
 
   app.get("/metrics", async (c) => {
     if (deps.metrics === null || !deps.token) return c.text("Not found", 404, NO_STORE);
@@ -93,7 +98,7 @@ export function observabilityRoutes(app: Hono<ConsoleEnv>, deps: ObservabilityDe
       ? "the console is starting"
       : started === "failed"
       ? "the console could not start"
-      : await kvNotReady(deps.kv, deps.canNumber);
+      : await check();
     return reason === null ? c.json({ ready: true }, 200, NO_STORE) : c.json({ ready: false, reason }, 503, NO_STORE);
   });
 }
