@@ -70,7 +70,8 @@ if (document.querySelector("form[action='/signout']")) {
 
 // A form marked data-once is sent once until its answer comes: a double click's second submission would replace the
 // first one's navigation, and the page shown would be the second answer (Forward to's Add shows the new secret in
-// the first answer only). Sent again after 10 s without an answer, or once the page is shown from the history.
+// the first answer only). Sent again after 10 s without an answer, once the page is shown from the history, or once
+// the submission was stopped.
 addEventListener("submit", (e) => {
   const form = e.target as HTMLFormElement;
   if (e.defaultPrevented || !form.matches("form[data-once]")) return; // one that another handler cancelled was not sent
@@ -78,9 +79,13 @@ addEventListener("submit", (e) => {
   form.dataset.sent = "";
   setTimeout(() => delete form.dataset.sent, 10_000);
 });
-addEventListener("pageshow", () => {
+const sendAgain = () => {
   for (const form of bySelectorAll("form[data-sent]") as HTMLFormElement[]) delete form.dataset.sent;
-});
+};
+addEventListener("pageshow", sendAgain);
+// The user's Stop (or another navigation) ended the submission: no answer will come. The Navigation API says so
+// where there is one (Chromium); elsewhere the 10 s above.
+(globalThis as { navigation?: EventTarget }).navigation?.addEventListener("navigateerror", sendAgain);
 
 // Times outside islands: the server writes ISO 8601 (UTC); the browser shows
 // each in the reader's local time with how long ago, the exact time on
