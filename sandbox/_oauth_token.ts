@@ -136,7 +136,7 @@ export function tokenRoutes(
         if (!form.code) {
           return oauthError(400, "invalid_request", "code is missing");
         }
-        const code = await store.consumeCode(form.code);
+        const code = await store.consumeCode(form.code, ttlSeconds * 1000);
         if (!code || code.expiresAt < now()) {
           return oauthError(
             400,
