@@ -27,7 +27,7 @@ export function tokenRoutes(
   core: SandboxCore,
 ): { authenticateBearer: (c: Context) => Promise<{ tenantId: string; sub: string } | string> } {
   const { store, ttlSeconds, now } = core;
-  /** The client authenticated by Basic or client_secret_post, or an error. */
+  /** The client authenticated by Basic or client_secret_post (one of them, never both), or an error. */
   const authenticateClient = async (
     authorization: string | undefined,
     form: Record<string, string>,
@@ -52,6 +52,15 @@ export function tokenRoutes(
         if (await store.clientById(decodedId)) clientId = decodedId;
       }
       candidates = [basic[1], formDecode(basic[1]) ?? basic[1]];
+      // RFC 6749 2.3: one authentication method per request. A client_id in the form is allowed beside Basic
+      // (Module A sends it) when it is Basic's; an empty client_secret counts as not sent (RFC 6749 3.1).
+      if (form.client_secret) {
+        return oauthError(
+          400,
+          "invalid_request",
+          "The client authenticated twice (Basic and client_secret in the form): use one client authentication method",
+        );
+      }
       if (form.client_id !== undefined && form.client_id !== clientId) {
         return oauthError(
           400,
@@ -127,7 +136,7 @@ export function tokenRoutes(
         if (!form.code) {
           return oauthError(400, "invalid_request", "code is missing");
         }
-        const code = await store.consumeCode(form.code);
+        const code = await store.consumeCode(form.code, ttlSeconds * 1000);
         if (!code || code.expiresAt < now()) {
           return oauthError(
             400,

@@ -71,6 +71,17 @@ export interface AccessRecord extends GrantRecord {
 export const CODE_TTL_MS = 60_000;
 /** Lifetime of a refresh token in KV. */
 export const REFRESH_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/** How much longer than its lifetime an access token stays in KV (read as expired meanwhile, not as unknown). */
+const ACCESS_KEPT_MS = 60_000;
+
+/**
+ * How long a token of a grant may stay in KV, for an access token lifetime of `ttlMs`: the longer of its access
+ * token's and its refresh token's. The markers that revoke a grant (its used code, its revocation) are kept as long,
+ * so that no token of it outlives them, whatever the sandbox's `tokenTtlSeconds` (over 30 days included).
+ */
+export function grantTokensKeptMs(ttlMs: number): number {
+  return Math.max(ttlMs + ACCESS_KEPT_MS, REFRESH_TTL_MS);
+}
 
 function newClient(kind: ClientKind, fixed?: { clientId: string; clientSecret: string }): ClientRecord {
   if (kind === "community" && fixed) return { kind, ...fixed };
@@ -157,21 +168,23 @@ export class SandboxStore extends HookStore {
    * Uses a code up (once): its record and the grant id its tokens carry, or
    * `null` when it is unknown or was used already. A second use revokes the
    * tokens the first one got (RFC 6749 4.1.2: whoever used it first may have
-   * stolen it), whether it comes later or at the same moment.
+   * stolen it), whether it comes later or at the same moment. `ttlMs` is the lifetime of the access tokens the
+   * sandbox issues: the markers are kept as long as a token of the grant may live ({@linkcode grantTokensKeptMs}).
    */
-  async consumeCode(code: string): Promise<(CodeRecord & { grantId: string }) | null> {
+  async consumeCode(code: string, ttlMs: number): Promise<(CodeRecord & { grantId: string }) | null> {
+    const keptMs = grantTokensKeptMs(ttlMs);
     const grantId = await sha256Hex(code);
     const key = codeKey(grantId);
     for (;;) {
       const found = await this.#kv.get<CodeRecord | UsedCode>(key);
       if (!found.value) return null;
       if ("used" in found.value) {
-        await this.#kv.set(revokedGrantKey(found.value.grantId), true, { expireIn: REFRESH_TTL_MS });
+        await this.#kv.set(revokedGrantKey(found.value.grantId), true, { expireIn: keptMs });
         return null;
       }
       const used: UsedCode = { used: true, grantId };
-      // Kept as long as a token it gave may live, so that a late replay still revokes them.
-      const result = await this.#kv.atomic().check(found).set(key, used, { expireIn: REFRESH_TTL_MS }).commit();
+      // Kept as long as a token it gave may live, so that a late replay still revokes them (and longer by each refresh).
+      const result = await this.#kv.atomic().check(found).set(key, used, { expireIn: keptMs }).commit();
       if (result.ok) return { ...found.value, grantId };
     }
   }
@@ -198,13 +211,19 @@ export class SandboxStore extends HookStore {
     const op = this.#kv.atomic();
     if (replacing) op.check(replacing).delete(replacing.key);
     op.set(accessKey(await sha256Hex(accessToken)), access, {
-      expireIn: ttlMs + 60_000,
+      expireIn: ttlMs + ACCESS_KEPT_MS,
     });
     // Its expiry by the sandbox's clock (`now`, which tests move), beside KV's own by real time.
     const refresh: RefreshRecord = { ...base, refreshExpiresAt: expiresAt - ttlMs + REFRESH_TTL_MS };
     op.set(refreshKey(await sha256Hex(refreshToken)), refresh, {
       expireIn: REFRESH_TTL_MS,
     });
+    // New tokens of a grant from a code (a refresh's): its used code's marker is kept as long as them, so that the
+    // code's replay still revokes them (consumeCode).
+    if (base.grantId) {
+      const used: UsedCode = { used: true, grantId: base.grantId };
+      op.set(codeKey(base.grantId), used, { expireIn: grantTokensKeptMs(ttlMs) });
+    }
     const result = await op.commit();
     return result.ok ? { accessToken, refreshToken } : null;
   }

@@ -91,7 +91,11 @@ Deno.test("refresh_token grant rotates: the new pair works, the old refresh toke
     const reused = await refreshGrant(p, tokens.refresh_token!);
     assert.equal(reused.status, 400);
     assert.equal((await reused.json()).error, "invalid_grant");
-    // The renewed refresh token is good for one more rotation.
+    // No reuse detection (docs/sandbox.md): the spent token's second use revoked nothing. The renewed access token
+    // still works, and the renewed refresh token is good for one more rotation.
+    const still = await fetch(`${env.base}/api/core/v3/webhooks`, bearer(renewed.access_token));
+    assert.equal(still.status, 200);
+    await still.body?.cancel();
     const again = await refreshGrant(p, renewed.refresh_token!);
     assert.equal(again.status, 200);
     await again.body?.cancel();
