@@ -14,7 +14,7 @@ import type { Span } from "@opentelemetry/api";
 import { telemetryOff } from "./_record.ts";
 
 /** How long an ended span waits at most before it goes to the exporter (Deno's processor then waits up to 5 s). */
-const DELAY_MS = 100;
+export const DELAY_MS = 100;
 /**
  * Spans handed over at once: never more than this many wait. The more back
  * to back, the less often the exporter thread sleeps between them (measured:

@@ -12,4 +12,4 @@ export * from "./metrics.ts";
 export * from "./receive.ts";
 export * from "./platform.ts";
 export { resetTelemetry, SCOPE, telemetryOff } from "./_record.ts";
-export { flushEnded } from "./_ended.ts";
+export { DELAY_MS as HANDOVER_DELAY_MS, flushEnded } from "./_ended.ts";

@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { type Span, type SpanOptions, trace, type Tracer } from "@opentelemetry/api";
-import { flushEnded, resetTelemetry } from "../../../webhooks/telemetry/mod.ts";
+import { flushEnded, HANDOVER_DELAY_MS, resetTelemetry } from "../../../webhooks/telemetry/mod.ts";
 import { receiving } from "./_helpers.ts";
 
 interface Recorded {
@@ -62,9 +62,10 @@ Deno.test("the receiver's spans carry their request's times and reach the tracer
       ["webhooks.receive", undefined],
     ]);
     // However slow the machine: every span went to endLater() before post() returned, so the timer that hands
-    // them over (100 ms) was set before this one and is due at least 100 ms earlier; due timers run in deadline
-    // order, so it has run by the time this one does.
-    await delay(200);
+    // them over was set before this one and is due at least 100 ms earlier; due timers run in deadline order, so it
+    // has run by the time this one does (waiting on the delay itself: a longer hand-over still fails the test).
+    assert.equal(HANDOVER_DELAY_MS, 100, "the hand-over delay that API users are told (docs/observability.md)");
+    await delay(HANDOVER_DELAY_MS + 100);
     const [receive, commit, unauthorized] = spans;
     assert.deepEqual(receive.attributes, {
       "webhooks.outcome": "accepted",
@@ -94,7 +95,9 @@ Deno.test("spans ended before telemetry is taken as off wait until flushEnded() 
     assert.equal(await post(false), 401);
     const answered = wallNow();
     resetTelemetry(true); // as the bench's "off" rows: the "on" rows' spans wait for their own
-    await delay(200); // the hand-over timer, due at least 100 ms earlier, has run (and kept them) by then
+    // The hand-over timer, due at least 100 ms earlier, has run (and kept them) by then: waiting on the delay
+    // itself, so that a longer hand-over cannot make this check pass before its timer ran.
+    await delay(HANDOVER_DELAY_MS + 100);
     assert.equal(spans[0].end, undefined);
     flushEnded();
     assert.ok(spans[0].end! <= answered && spans[0].end! >= spans[0].start);
