@@ -140,13 +140,17 @@ export interface Destinations {
   add(input: DestinationInput): Promise<NewDestination>;
   /** Every destination, oldest first. */
   list(): Promise<Destination[]>;
-  /** One destination, or `null`. */
+  /** One destination, or `null`. An id that is not a non-empty string (a destination passed for its id) is a `TypeError`. */
   get(id: string): Promise<Destination | null>;
   /**
    * Changes `url`, `hookIds` or `enabled`; resolves with the result, or `null` when there is no such destination.
-   * A new URL or hooks that would give a URL one hook's postbacks twice are a `TypeError`, as in `add`.
+   * A new URL or hooks that would give a URL one hook's postbacks twice are a `TypeError`, as in `add`; so is an id
+   * that is not a non-empty string.
    */
   update(id: string, patch: DestinationPatch): Promise<Destination | null>;
-  /** Removes it and the entries waiting only for it; resolves `true` when it existed. */
+  /**
+   * Removes it and the entries waiting only for it; resolves `true` when it existed. An id that is not a non-empty
+   * string is a `TypeError` (not `false`, which would hide the mistake).
+   */
   remove(id: string): Promise<boolean>;
 }

@@ -15,7 +15,7 @@ import {
 } from "./_keys.ts";
 import { entryAt, type StoredEntry } from "./_entry.ts";
 import { deleteForward } from "./_forwards.ts";
-import { describe as describeValue, describeUrl } from "../_util.ts";
+import { describe as describeValue, describeUrl, requireString } from "../_util.ts";
 import { fitsKey, type ResolvedOptions } from "./_options.ts";
 import type { Destination, DestinationInput, DestinationPatch, Destinations, NewDestination } from "./_types.ts";
 import { indexRemove, indexWrite } from "./url_index/mod.ts";
@@ -244,13 +244,16 @@ export function createDestinations(
     },
 
     async get(id: string): Promise<Destination | null> {
-      if (typeof id !== "string" || id === "" || !fitsKey(id)) return null;
+      requireString(id, "id", "get destination");
+      if (!fitsKey(id)) return null;
       const entry = await kv.get<StoredDestination>(destinationKey(id));
       return entry.value ? publicView(entry.value) : null;
     },
 
     async update(id: string, patch: DestinationPatch): Promise<Destination | null> {
       const action = "update destination";
+      // A destination passed for its id was answered as one not there: the caller's mistake went unseen.
+      requireString(id, "id", action);
       if (patch === null || typeof patch !== "object") {
         throw new TypeError(`Cannot ${action}: 'patch' must be an object, got ${describeValue(patch)}`);
       }
@@ -271,7 +274,7 @@ export function createDestinations(
       const hookIds = patch.hookIds === undefined || patch.hookIds === null
         ? patch.hookIds
         : await checkHookIds(kv, patch.hookIds, action);
-      if (typeof id !== "string" || id === "" || !fitsKey(id)) return null;
+      if (!fitsKey(id)) return null;
       while (true) {
         const current = await kv.get<StoredDestination>(destinationKey(id));
         if (current.value === null) return null;
@@ -287,9 +290,10 @@ export function createDestinations(
       }
     },
 
-    remove(id: string): Promise<boolean> {
-      if (typeof id !== "string" || id === "" || !fitsKey(id)) return Promise.resolve(false);
-      return remove(id);
+    async remove(id: string): Promise<boolean> {
+      requireString(id, "id", "remove destination");
+      if (!fitsKey(id)) return false;
+      return await remove(id);
     },
   };
 }
