@@ -61,3 +61,43 @@ Deno.test("destinations.get(), update() and remove() refuse an id that is not a 
     kv.close();
   }
 });
+
+Deno.test("destinations.add() and update() refuse hookIds with a hole or undefined, naming 'hookIds', and change nothing", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv, { allowPrivateNetwork: true });
+  try {
+    await seedHooks(kv);
+    const added = await relay.destinations.add({ url: "http://127.0.0.1:9/hooks", hookIds: ["h1"] });
+    const before = await snapshot(kv);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.constantFrom("h1", "h2"), { maxLength: 5 }),
+        fc.nat(),
+        fc.boolean(),
+        async (ids, at, hole) => {
+          // `[, "h1"]` or `[undefined, "h1"]`: the check took the missing one for "none bad", and KV's own error
+          // ("expected string, number, bigint...") named no argument.
+          const hookIds: (string | undefined)[] = [...ids];
+          hookIds.splice(at % (ids.length + 1), 0, undefined);
+          if (hole) delete hookIds[at % (ids.length + 1)];
+          const calls: Array<[string, () => Promise<unknown>]> = [
+            ["add destination", () => relay.destinations.add({ url: "http://127.0.0.1:9/b", hookIds } as never)],
+            ["update destination", () => relay.destinations.update(added.id, { hookIds } as never)],
+          ];
+          for (const [action, call] of calls) {
+            await assert.rejects(call(), (e: Error) => {
+              assert.ok(e instanceof TypeError, `${action}: ${e}`);
+              assert.equal(e.message, `Cannot ${action}: 'hookIds' must hold non-empty strings, got undefined`);
+              return true;
+            });
+          }
+          assert.deepEqual(await snapshot(kv), before);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  } finally {
+    await relay.close();
+    kv.close();
+  }
+});
