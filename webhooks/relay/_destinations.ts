@@ -92,9 +92,9 @@ async function checkHookIds(kv: Deno.Kv, hookIds: unknown, action: string): Prom
       `Cannot ${action}: 'hookIds' must be a non-empty array of hook ids (at most 1000), got ${describeValue(hookIds)}`,
     );
   }
-  const bad = hookIds.find((id) => typeof id !== "string" || id === "");
-  if (bad !== undefined) {
-    throw new TypeError(`Cannot ${action}: 'hookIds' must hold non-empty strings, got ${describeValue(bad)}`);
+  const bad = hookIds.findIndex((id) => typeof id !== "string" || id === ""); // a hole or `undefined` counts
+  if (bad >= 0) {
+    throw new TypeError(`Cannot ${action}: 'hookIds' must hold non-empty strings, got ${describeValue(hookIds[bad])}`);
   }
   const ids = [...new Set(hookIds as string[])];
   const long = ids.find((id) => !fitsKey(id)); // names no stored hook
