@@ -101,3 +101,51 @@ Deno.test("destinations.add() and update() refuse hookIds with a hole or undefin
     kv.close();
   }
 });
+
+Deno.test("run(), deadLetters() and createRelay() refuse a field they do not take, and run() options that are not an object", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv);
+  try {
+    const before = await snapshot(kv);
+    // A misspelt field was dropped without a word: `{ destination: id }` listed every destination's dead letters,
+    // `{ concurency: 1 }` ran 16 at once, `{ attemptTimeout: 5000 }` kept 15 s.
+    await assert.rejects(
+      relay.deadLetters({ destination: "d1" } as never),
+      (e: Error) =>
+        e instanceof TypeError &&
+        e.message ===
+          `Cannot list dead letters: it takes only 'destinationId', 'hookId', 'cursor', 'limit' and 'newestFirst', got "destination"`,
+    );
+    assert.throws(
+      () => relay.run({ concurency: 1 } as never),
+      (e: Error) =>
+        e instanceof TypeError &&
+        e.message ===
+          `Cannot run relay: it takes only 'signal', 'concurrency', 'destinations' and 'onAttempt', got "concurency"`,
+    );
+    assert.throws(
+      () => createRelay(kv, { attemptTimeout: 5_000 } as never),
+      (e: Error) =>
+        e instanceof TypeError &&
+        e.message ===
+          `Cannot create relay: it takes only 'schedule', 'attemptTimeoutMs', 'leaseMs', 'allowPrivateNetwork', 'fetch', 'now' and 'pollMs', got "attemptTimeout"`,
+    );
+    for (const options of [5, "x", true, null]) {
+      assert.throws(
+        () => relay.run(options as never),
+        (e: Error) =>
+          e instanceof TypeError && e.message.startsWith("Cannot run relay: 'options' must be an object, got "),
+        String(options),
+      );
+    }
+    assert.throws(
+      () => relay.run({ onAttempt: "log" } as never),
+      (e: Error) =>
+        e instanceof TypeError && e.message === `Cannot run relay: 'onAttempt' must be a function, got "log"`,
+    );
+    assert.deepEqual(await snapshot(kv), before);
+  } finally {
+    await relay.close();
+    kv.close();
+  }
+});
