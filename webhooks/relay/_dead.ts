@@ -19,6 +19,7 @@ import {
   SHARED_PARTITION,
 } from "./_keys.ts";
 import { describe as describeValue } from "../_util.ts";
+import { onlyFields } from "./_options.ts";
 import type { StoredDestination } from "./_destinations.ts";
 import type { DeadLetter, DeadLetterPage, DeadLetterQuery, RelayAttempt } from "./_types.ts";
 
@@ -38,6 +39,7 @@ export async function listDeadLetters(kv: Deno.Kv, options: DeadLetterQuery = {}
   if (options === null || typeof options !== "object") {
     throw new TypeError(`Cannot list dead letters: 'options' must be an object, got ${describeValue(options)}`);
   }
+  onlyFields(options, ["destinationId", "hookId", "cursor", "limit", "newestFirst"], "list dead letters");
   const limit = options.limit ?? 100;
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
     throw new RangeError(`Cannot list dead letters: 'limit' must be an integer from 1 to 1000, got ${limit}`);

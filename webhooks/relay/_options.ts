@@ -48,12 +48,31 @@ export function fitsKey(id: string): boolean {
   return encoder.encode(id).length <= MAX_KEY_PART;
 }
 
+/**
+ * Throws a `TypeError` naming the first field of `o` not in `known`: a misspelt one (`concurency`) was dropped without
+ * a word, its default used.
+ */
+export function onlyFields(o: object, known: readonly string[], action: string): void {
+  const unknown = Object.keys(o).find((k) => !known.includes(k));
+  if (unknown === undefined) return;
+  const names = known.map((k) => `'${k}'`);
+  throw new TypeError(
+    `Cannot ${action}: it takes only ${names.slice(0, -1).join(", ")} and ${names.at(-1)}, got ${
+      describeValue(unknown)
+    }`,
+  );
+}
+
+const RELAY_OPTIONS = ["schedule", "attemptTimeoutMs", "leaseMs", "allowPrivateNetwork", "fetch", "now", "pollMs"];
+const RUN_OPTIONS = ["signal", "concurrency", "destinations", "onAttempt"];
+
 /** Checks `createRelay`'s options; a `TypeError` or `RangeError` names the wrong one. */
 export function resolveOptions(options: RelayOptions | undefined): ResolvedOptions {
   if (options !== undefined && (options === null || typeof options !== "object")) {
     throw new TypeError(`Cannot create relay: 'options' must be an object, got ${describeValue(options)}`);
   }
   const o = options ?? {};
+  onlyFields(o, RELAY_OPTIONS, "create relay");
   let schedule = DEFAULT_SCHEDULE;
   if (o.schedule !== undefined) {
     if (!Array.isArray(o.schedule)) {
@@ -112,7 +131,11 @@ export interface ResolvedRun {
 
 /** Checks `run`'s options. */
 export function resolveRun(options: RunOptions | undefined): ResolvedRun {
+  if (options !== undefined && (options === null || typeof options !== "object")) {
+    throw new TypeError(`Cannot run relay: 'options' must be an object, got ${describeValue(options)}`);
+  }
   const o = options ?? {};
+  onlyFields(o, RUN_OPTIONS, "run relay");
   const concurrency = o.concurrency ?? 16;
   if (typeof concurrency !== "number" || !Number.isInteger(concurrency)) {
     throw new TypeError(`Cannot run relay: 'concurrency' must be an integer, got ${describeValue(concurrency)}`);
@@ -139,6 +162,9 @@ export function resolveRun(options: RunOptions | undefined): ResolvedRun {
         `Cannot run relay: 'destinations' names an id of ${long.length} characters, too long for a destination id`,
       );
     }
+  }
+  if (o.onAttempt !== undefined && typeof o.onAttempt !== "function") {
+    throw new TypeError(`Cannot run relay: 'onAttempt' must be a function, got ${describeValue(o.onAttempt)}`);
   }
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) {
     throw new TypeError(`Cannot run relay: 'signal' must be an AbortSignal, got ${describeValue(o.signal)}`);

@@ -23,7 +23,7 @@ const MAX_POSTBACK_ID = 256;
  * @param kv The KV of the receiver (`write` adds to its commits).
  * @param options `schedule`, `attemptTimeoutMs`, `leaseMs`, `allowPrivateNetwork`, `fetch`, `now`, `pollMs`.
  * @returns The relay.
- * @throws {TypeError} When `kv` is not a KV or an option has the wrong type.
+ * @throws {TypeError} When `kv` is not a KV, an option has the wrong type, or is not one of these (a misspelling).
  * @throws {RangeError} When an option is out of range.
  *
  * @example Forwarding to an app

@@ -223,7 +223,7 @@ export interface Relay {
    * usable as a receiver's `write`, or inside one.
    */
   write: (postback: Postback, atomic: Deno.AtomicOperation) => void;
-  /** Starts a worker. */
+  /** Starts a worker. Options that are not an object, or a field it does not take, are a `TypeError`. */
   run(options?: RunOptions): RelayWorker;
   /** The attempts of one entry, oldest first. */
   attempts(entryId: string): Promise<RelayAttempt[]>;
@@ -238,7 +238,7 @@ export interface Relay {
   /**
    * A page of dead letters (`limit`, default 100, at most 1,000; `cursor` from the page before): of one
    * destination, or of one hook (`hookId`, in the order they died), or every one. `newestFirst` reverses the
-   * order. Giving both `destinationId` and `hookId` is a `TypeError`.
+   * order. Giving both `destinationId` and `hookId`, or a field it does not take, is a `TypeError`.
    */
   deadLetters(options?: DeadLetterQuery): Promise<DeadLetterPage>;
   /** One dead letter by its entry id, or `null` when there is none (sent again, or never one). */
