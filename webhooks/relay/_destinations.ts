@@ -7,14 +7,11 @@ import {
   DESTINATION_PREFIX,
   destinationKey,
   DESTINATIONS_VERSION_KEY,
-  duePrefix,
   OUTBOX_BUMP_KEY,
   pinHeldKey,
-  takeKey,
   ulid,
 } from "./_keys.ts";
-import { entryAt, type StoredEntry } from "./_entry.ts";
-import { deleteForward } from "./_forwards.ts";
+import { dropPartition } from "./_partitions.ts";
 import { describe as describeValue, describeUrl, requireString } from "../_util.ts";
 import { fitsKey, type ResolvedOptions } from "./_options.ts";
 import type { Destination, DestinationInput, DestinationPatch, Destinations, NewDestination } from "./_types.ts";
@@ -127,25 +124,6 @@ export async function listStored(kv: Deno.Kv): Promise<StoredDestination[]> {
   const out: StoredDestination[] = [];
   for await (const entry of kv.list<StoredDestination>({ prefix: DESTINATION_PREFIX })) out.push(entry.value);
   return out;
-}
-
-/** Deletes the waiting entries of a pinned destination's own partition, a few hundred per commit, then its take counter. */
-async function dropPartition(kv: Deno.Kv, partition: string): Promise<void> {
-  while (true) {
-    const atomic = kv.atomic();
-    let count = 0;
-    // Two deletes each (the entry and its state for `forwards`): within the 1,000 mutations of a commit.
-    for await (const entry of kv.list<StoredEntry>({ prefix: duePrefix(partition) }, { limit: 400 })) {
-      atomic.delete(entry.key);
-      deleteForward(atomic, entryAt(entry.key, entry.value));
-      count++;
-    }
-    if (count === 0) {
-      await kv.delete(takeKey(partition));
-      return;
-    }
-    await atomic.commit();
-  }
 }
 
 /**

@@ -1,0 +1,61 @@
+// The outbox partitions of pinned destinations (["relay_due", destinationId,
+// ...]): deleted by the destination's removal, after the commit that removes
+// it; a worker's housekeeping deletes what a removal killed before it was done
+// left, and an entry written meanwhile by a process whose list of
+// destinations still had it (it trusts that list for a second).
+
+import { deleteForward } from "./_forwards.ts";
+import { entryAt, type StoredEntry } from "./_entry.ts";
+import { destinationKey, duePrefix, SHARED_PARTITION, takeKey } from "./_keys.ts";
+
+/** Entries deleted per commit: two deletes each (the entry and its state for `forwards`), within 1,000 mutations. */
+const DROP_BATCH = 400;
+
+/** Deletes the waiting entries of a pinned destination's own partition, a few hundred per commit, then its take counter. */
+export async function dropPartition(kv: Deno.Kv, partition: string): Promise<void> {
+  while (true) {
+    const atomic = kv.atomic();
+    let count = 0;
+    for await (const entry of kv.list<StoredEntry>({ prefix: duePrefix(partition) }, { limit: DROP_BATCH })) {
+      atomic.delete(entry.key);
+      deleteForward(atomic, entryAt(entry.key, entry.value));
+      count++;
+    }
+    if (count === 0) {
+      await kv.delete(takeKey(partition));
+      return;
+    }
+    await atomic.commit();
+  }
+}
+
+/**
+ * The partitions that hold entries, other than the shared one: one read of one key per partition (each read starts
+ * past the keys of the one before), however many entries each holds.
+ */
+async function* pinnedPartitions(kv: Deno.Kv): AsyncGenerator<string> {
+  const prefix = ["relay_due"];
+  let start: Deno.KvKey | undefined;
+  while (true) {
+    let found: string | undefined;
+    for await (const entry of kv.list(start ? { prefix, start } : { prefix }, { limit: 1 })) {
+      found = entry.key[1] as string;
+    }
+    if (found === undefined) return;
+    if (found !== SHARED_PARTITION) yield found;
+    start = ["relay_due", `${found}\u0000`]; // past every key of `found` (a string's own keys end in its terminator)
+  }
+}
+
+/**
+ * A worker's housekeeping look at the pinned partitions: those of a destination that is gone (not in `cache`, nor
+ * in KV) are deleted. Ids are never used again, so a destination found gone never gets entries of its own again
+ * except from a write that still had it, which the next look deletes.
+ */
+export async function settlePartitions(kv: Deno.Kv, cache: { get(id: string): unknown }): Promise<void> {
+  for await (const id of pinnedPartitions(kv)) {
+    if (cache.get(id) === undefined && (await kv.get(destinationKey(id))).versionstamp === null) {
+      await dropPartition(kv, id);
+    }
+  }
+}
