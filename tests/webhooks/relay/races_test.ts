@@ -1,0 +1,103 @@
+// Public calls made twice at once, or beside a worker, by two "processes"
+// (two KV handles on one file): nothing is sent twice beyond what API.md
+// allows, nothing is lost, no row is left over, and each answer is true.
+
+import assert from "node:assert/strict";
+import { createRelay } from "../../../webhooks/mod.ts";
+import { postback, seedHooks, startApp, until, writeAll } from "./fixtures.ts";
+
+const N = 20;
+
+/** How many keys are under `prefix`. */
+async function count(kv: Deno.Kv, prefix: Deno.KvKey): Promise<number> {
+  let n = 0;
+  for await (const _ of kv.list({ prefix })) n++;
+  return n;
+}
+
+Deno.test("the same dead letters redelivered at once by two processes are each put back once, and sent once", async () => {
+  const dir = await Deno.makeTempDir();
+  const [kvA, kvB] = [await Deno.openKv(`${dir}/relay.kv`), await Deno.openKv(`${dir}/relay.kv`)];
+  let status = 500;
+  const app = startApp(() => new Response(null, { status }));
+  const a = createRelay(kvA, { allowPrivateNetwork: true, schedule: [], pollMs: 50 });
+  const b = createRelay(kvB, { allowPrivateNetwork: true, schedule: [], pollMs: 50 });
+  try {
+    await seedHooks(kvA);
+    await a.destinations.add({ url: app.url });
+    const P = "d".repeat(64);
+    await writeAll(kvA, a.write, Array.from({ length: N }, (_, i) => postback("h1", i, P)), N);
+    const dying = a.run();
+    await until(async () => (await a.deadLetters()).values.length === N, 10_000, "every entry dead");
+    await dying.stop();
+    const ids = (await a.deadLetters()).values.map((d) => d.id);
+
+    const answers = await Promise.all(ids.flatMap((id) => [a.redeliver(id), b.redeliver(id)]));
+    for (let i = 0; i < N; i++) {
+      assert.deepEqual([answers[2 * i], answers[2 * i + 1]].sort(), [false, true], `${ids[i]} put back twice or never`);
+    }
+    assert.equal(await count(kvA, ["relay_due"]), N);
+    for (const prefix of [["relay_dead"], ["relay_dead_by_destination"], ["relay_dead_by_hook"]]) {
+      assert.equal(await count(kvA, prefix), 0, `left under ${prefix}`);
+    }
+    assert.deepEqual((await b.forwards(P)).map((f) => f.state), Array(N).fill("pending"));
+
+    status = 200;
+    app.received.length = 0;
+    const worker = b.run();
+    try {
+      await until(async () => await count(kvA, ["relay_due"]) === 0, 10_000, "every redelivery made");
+    } finally {
+      await worker.stop();
+    }
+    assert.deepEqual(app.received.map((r) => r.id).sort(), [...ids].sort());
+    assert.deepEqual((await a.forwards(P)).map((f) => f.state), Array(N).fill("delivered"));
+  } finally {
+    await a.close();
+    await b.close();
+    await app.close();
+    kvA.close();
+    kvB.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a pinned destination removed by another process while its worker holds entries leaves no entry and no pending state", async () => {
+  const dir = await Deno.makeTempDir();
+  const [kvA, kvB] = [await Deno.openKv(`${dir}/relay.kv`), await Deno.openKv(`${dir}/relay.kv`)];
+  const answered = Promise.withResolvers<void>();
+  // Each attempt waits until the removal is done, then fails (or says 410): each would write the entry again.
+  const app = startApp(async (r) => {
+    await answered.promise;
+    return new Response(null, { status: r.body.includes('"index":0') ? 410 : 503 });
+  });
+  const a = createRelay(kvA, { allowPrivateNetwork: true, pollMs: 50 });
+  const b = createRelay(kvB, { allowPrivateNetwork: true });
+  try {
+    await seedHooks(kvA);
+    const pinned = await a.destinations.add({ url: app.url, pinned: true });
+    const P = "e".repeat(64);
+    await writeAll(kvA, a.write, Array.from({ length: N }, (_, i) => postback("h1", i, P)), N);
+    const worker = a.run({ destinations: [pinned.id], concurrency: 4 });
+    try {
+      await app.waitFor(4);
+      assert.equal(await b.destinations.remove(pinned.id), true);
+      answered.resolve();
+      // The four attempts end (their records are kept even when the entry is gone) before the worker stops.
+      await until(async () => await count(kvA, ["relay_attempt"]) === 4, 10_000, "the four attempts recorded");
+    } finally {
+      await worker.stop();
+    }
+    assert.equal(await count(kvA, ["relay_due"]), 0);
+    assert.equal(await count(kvA, ["relay_dead"]), 0);
+    assert.deepEqual((await a.forwards(P)).filter((f) => f.state !== "delivered"), []);
+    assert.equal(await a.destinations.get(pinned.id), null);
+  } finally {
+    await a.close();
+    await b.close();
+    await app.close();
+    kvA.close();
+    kvB.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
