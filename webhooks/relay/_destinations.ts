@@ -11,7 +11,7 @@ import {
   pinHeldKey,
   ulid,
 } from "./_keys.ts";
-import { dropPartition } from "./_partitions.ts";
+import { dropPartition, dropShared } from "./_partitions.ts";
 import { describe as describeValue, describeUrl, requireString } from "../_util.ts";
 import { fitsKey, type ResolvedOptions } from "./_options.ts";
 import type { Destination, DestinationInput, DestinationPatch, Destinations, NewDestination } from "./_types.ts";
@@ -171,7 +171,7 @@ export function createDestinations(
     const result = await retryWhileLocked(() => atomic.commit());
     await changed();
     if (!result.ok) return remove(id);
-    if (current.value.pinned) await dropPartition(kv, id);
+    await (current.value.pinned ? dropPartition(kv, id) : dropShared(kv, id));
     await dropPaused(kv, id);
     return true;
   }

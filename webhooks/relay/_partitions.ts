@@ -1,9 +1,11 @@
-// The outbox partitions of pinned destinations (["relay_due", destinationId,
-// ...]): deleted by the destination's removal, after the commit that removes
-// it; a worker's housekeeping deletes what a removal killed before it was done
-// left, and an entry written meanwhile by a process whose list of
-// destinations still had it (it trusts that list for a second).
+// A removed destination's waiting entries. A pinned one's partition
+// (["relay_due", destinationId, ...]) is deleted by its removal, after the
+// commit that removes it; a worker's housekeeping deletes what a removal
+// killed before it was done left, and an entry written meanwhile by a process
+// whose list of destinations still had it (it trusts that list for a second).
+// An unpinned one's entries are found in the shared partition by their value.
 
+import { retryWhileLocked } from "../kv/mod.ts";
 import { deleteForward } from "./_forwards.ts";
 import { entryAt, type StoredEntry } from "./_entry.ts";
 import { destinationKey, duePrefix, SHARED_PARTITION, takeKey } from "./_keys.ts";
@@ -27,6 +29,29 @@ export async function dropPartition(kv: Deno.Kv, partition: string): Promise<voi
     }
     await atomic.commit();
   }
+}
+
+/**
+ * Deletes the entries waiting for unpinned destination `destinationId` in the shared partition, with their state for
+ * `forwards`, a few hundred per commit. Each commit bumps the partition's take counter as a take does, so a worker
+ * that listed one of them takes nothing from its stale list; one it holds already ends its turn on a refused check
+ * (or, delivered meanwhile, as delivered). Those left by a removal killed midway are dropped by a worker when due.
+ */
+export async function dropShared(kv: Deno.Kv, destinationId: string): Promise<void> {
+  let atomic = kv.atomic();
+  let count = 0;
+  const commit = async () => {
+    await retryWhileLocked(() => atomic.sum(takeKey(SHARED_PARTITION), 1n).commit());
+    atomic = kv.atomic();
+    count = 0;
+  };
+  for await (const entry of kv.list<StoredEntry>({ prefix: duePrefix(SHARED_PARTITION) }, { batchSize: 500 })) {
+    if (entry.value.destinationId !== destinationId) continue;
+    atomic.delete(entry.key);
+    deleteForward(atomic, entryAt(entry.key, entry.value));
+    if (++count === DROP_BATCH) await commit();
+  }
+  if (count > 0) await commit();
 }
 
 /**

@@ -40,8 +40,8 @@ Deno.test("removing an unpinned destination deletes its waiting entries and thei
     assert.equal(before.length, 900);
 
     assert.equal(await relay.destinations.remove(gone.id), true);
-    // Today its 450 stayed "pending" with a next attempt (the console: "waiting for the next attempt"), up to 10 h
-    // away, until a worker reached each when due and dropped it.
+    // Its 450 stayed "pending" with a next attempt (the console: "waiting for the next attempt"), up to 10 h away,
+    // until a worker reached each when due and dropped it.
     assert.deepEqual(await shared(kv), before.filter(([, , destinationId]) => destinationId === kept.id));
     const forwards = await relay.forwards(P);
     assert.equal(forwards.length, 450);
