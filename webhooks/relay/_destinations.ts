@@ -11,7 +11,7 @@ import {
   pinHeldKey,
   ulid,
 } from "./_keys.ts";
-import { dropPartition, dropShared } from "./_partitions.ts";
+import { dropPartition, dropShared } from "./removal/mod.ts";
 import { describe as describeValue, describeUrl, requireString } from "../_util.ts";
 import { fitsKey, type ResolvedOptions } from "./_options.ts";
 import type { Destination, DestinationInput, DestinationPatch, Destinations, NewDestination } from "./_types.ts";

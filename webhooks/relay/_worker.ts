@@ -10,7 +10,7 @@ import { destinationKey, DESTINATIONS_VERSION_KEY, OUTBOX_BUMP_KEY, SHARED_PARTI
 import type { PinMarks } from "./pins/mod.ts";
 import type { StoredDestination } from "./_destinations.ts";
 import { settlePaused } from "./paused/mod.ts";
-import { settlePartitions } from "./_partitions.ts";
+import { settlePartitions } from "./removal/mod.ts";
 import { nextWait, type ResolvedOptions, type ResolvedRun } from "./_options.ts";
 import { DueWindow, expandFanouts, type Held } from "./_outbox.ts";
 import type { Destinations, RelayWorker } from "./_types.ts";

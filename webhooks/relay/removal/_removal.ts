@@ -5,10 +5,10 @@
 // whose list of destinations still had it (it trusts that list for a second).
 // An unpinned one's entries are found in the shared partition by their value.
 
-import { retryWhileLocked } from "../kv/mod.ts";
-import { deleteForward } from "./_forwards.ts";
-import { entryAt, type StoredEntry } from "./_entry.ts";
-import { destinationKey, duePrefix, SHARED_PARTITION, takeKey } from "./_keys.ts";
+import { retryWhileLocked } from "../../kv/mod.ts";
+import { deleteForward } from "../_forwards.ts";
+import { entryAt, type StoredEntry } from "../_entry.ts";
+import { destinationKey, duePrefix, SHARED_PARTITION, takeKey } from "../_keys.ts";
 
 /** Entries deleted per commit: two deletes each (the entry and its state for `forwards`), within 1,000 mutations. */
 const DROP_BATCH = 400;
