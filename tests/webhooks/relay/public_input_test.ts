@@ -149,3 +149,34 @@ Deno.test("run(), deadLetters() and createRelay() refuse a field they do not tak
     kv.close();
   }
 });
+
+Deno.test("deadLetters() names a limit that is not a number, whatever it is, and a wrong number as a RangeError", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv);
+  try {
+    await fc.assert(
+      fc.asyncProperty(fc.anything({ withNullPrototype: true }), async (limit) => {
+        fc.pre(limit !== undefined && typeof limit !== "number");
+        // `{ limit: "5" }` said "got 5"; an object without a prototype broke the message itself ("Cannot convert
+        // object to primitive value"), naming nothing.
+        await assert.rejects(relay.deadLetters({ limit } as never), (e: Error) => {
+          assert.ok(e instanceof TypeError, String(e));
+          assert.match(e.message, /^Cannot list dead letters: 'limit' must be an integer from 1 to 1000, got /);
+          return true;
+        });
+      }),
+      { numRuns: 200 },
+    );
+    await assert.rejects(
+      relay.deadLetters({ limit: "5" } as never),
+      /'limit' must be an integer from 1 to 1000, got "5"$/,
+    );
+    await assert.rejects(
+      relay.deadLetters({ limit: 0.5 }),
+      (e: Error) => e instanceof RangeError && /'limit' must be an integer from 1 to 1000, got 0\.5$/.test(e.message),
+    );
+  } finally {
+    await relay.close();
+    kv.close();
+  }
+});
