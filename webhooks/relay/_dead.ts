@@ -40,9 +40,12 @@ export async function listDeadLetters(kv: Deno.Kv, options: DeadLetterQuery = {}
     throw new TypeError(`Cannot list dead letters: 'options' must be an object, got ${describeValue(options)}`);
   }
   onlyFields(options, ["destinationId", "hookId", "cursor", "limit", "newestFirst"], "list dead letters");
-  const limit = options.limit ?? 100;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-    throw new RangeError(`Cannot list dead letters: 'limit' must be an integer from 1 to 1000, got ${limit}`);
+  const limit: unknown = options.limit === undefined ? 100 : options.limit; // `null` is no default: a mistake
+  if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    const Refusal = typeof limit === "number" ? RangeError : TypeError;
+    throw new Refusal(
+      `Cannot list dead letters: 'limit' must be an integer from 1 to 1000, got ${describeValue(limit)}`,
+    );
   }
   const { destinationId, hookId, cursor, newestFirst } = options;
   for (const [name, value] of [["destinationId", destinationId], ["hookId", hookId]] as const) {
