@@ -101,3 +101,45 @@ Deno.test("a pinned destination removed by another process while its worker hold
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("removes and updates of one destination at once by two processes: one remove says true, and nothing of it is left", async () => {
+  const dir = await Deno.makeTempDir();
+  const [kvA, kvB] = [await Deno.openKv(`${dir}/relay.kv`), await Deno.openKv(`${dir}/relay.kv`)];
+  const a = createRelay(kvA, { allowPrivateNetwork: true });
+  const b = createRelay(kvB, { allowPrivateNetwork: true });
+  try {
+    await seedHooks(kvA);
+    for (let round = 0; round < 10; round++) {
+      const d = await a.destinations.add({ url: `http://127.0.0.1:9/${round}`, hookIds: ["h1"], unique: true });
+      await writeAll(kvA, a.write, [postback("h1", round, "r".repeat(64))]);
+      const [removedA, removedB, updated, disabled] = await Promise.all([
+        a.destinations.remove(d.id),
+        b.destinations.remove(d.id),
+        b.destinations.update(d.id, { hookIds: ["h1", "h2"], unique: true }),
+        a.destinations.update(d.id, { enabled: false }),
+      ]);
+      assert.deepEqual([removedA, removedB].sort(), [false, true], `round ${round}`);
+      // An update that answered with the destination was made before the removal; one after it answers null.
+      if (updated !== null) assert.deepEqual(updated.hookIds, ["h1", "h2"]);
+      if (disabled !== null) assert.equal(disabled.enabled, false);
+      assert.equal(await b.destinations.get(d.id), null);
+    }
+    const left: Deno.KvKey[] = [];
+    for await (const e of kvA.list({ prefix: [] })) {
+      // The shared partition's take counter stays (a removal's deletes bump it, as takes do).
+      const shared = e.key[0] === "relay_take" && e.key[1] === "*";
+      if (/^relay_(destination$|due|paused|dead|take)/.test(String(e.key[0])) && !shared) left.push(e.key);
+      if (e.key[0] === "relay_destination_url") {
+        assert.deepEqual(e.value, [], `${String(e.key[1])} names a removed one`);
+      }
+    }
+    assert.deepEqual(left, []);
+    assert.deepEqual(await a.forwards("r".repeat(64)), []);
+  } finally {
+    await a.close();
+    await b.close();
+    kvA.close();
+    kvB.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
