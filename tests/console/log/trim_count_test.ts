@@ -42,26 +42,47 @@ async function trimmedUntil(kv: Deno.Kv, until: (entry: Deno.KvEntryMaybe<Deno.K
 
 const items = (n: number, tag: string) => Array.from({ length: n }, (_, k) => ({ activity: { title: `${tag}${k}` } }));
 
+/**
+ * A log of 300 rows counted and trimmed to 250 by a first console, which then
+ * stops (its count made `countAgeMs` ago); a second writes 40 rows, past the
+ * slack, and trims in the background: resolves with the rows its trimmer
+ * listed from the log.
+ */
+async function restartedTrim(kv: Deno.Kv, countAgeMs: number): Promise<number> {
+  const first = new DeliveryStore(kv, { retain: 250 });
+  for (let n = 0; n < 3; n++) await first.add("h1", items(100, `a${n}-`));
+  await first.flush(); // counts the log (300 rows) and trims it to 250
+  assert.equal(await logRows(kv), 250);
+  const count = await kv.get<{ at: number; oldest: number }>(["console_delivery_trim_count"]);
+  assert.ok(count.value, "the count is kept");
+  await kv.set(count.key, { ...count.value, at: count.value.at - countAgeMs });
+  await kv.delete(["console_delivery_trim_lease"]); // its holder stopped
+  const listed = countListedRows(kv);
+  // A console started over that log: 40 rows past the retention, past the slack, start a trim in the background.
+  const next = new DeliveryStore(kv, { retain: 250 });
+  await next.add("h1", items(40, "b"));
+  await trimmedUntil(kv, (entry) => entry.value?.value === 90n); // the 50 trimmed before and these 40
+  const trimmerListed = listed.rows;
+  assert.equal(await logRows(kv), 250);
+  await next.flush();
+  return trimmerListed;
+}
+
 Deno.test("a process that takes the trimming lease after another counted the log trims by that count, without listing the log", async () => {
   const kv = await Deno.openKv(":memory:");
   try {
-    const first = new DeliveryStore(kv, { retain: 250 });
-    for (let n = 0; n < 3; n++) await first.add("h1", items(100, `a${n}-`));
-    await first.flush(); // counts the log (300 rows) and trims it to 250
-    assert.equal(await logRows(kv), 250);
-    await kv.delete(["console_delivery_trim_lease"]); // its holder stopped
-    const listed = countListedRows(kv);
-    // A console started over that log: 40 rows past the retention, past the slack, start a trim in the background.
-    const next = new DeliveryStore(kv, { retain: 250 });
-    await next.add("h1", items(40, "b"));
-    await trimmedUntil(kv, (entry) => entry.value?.value === 90n); // the 50 trimmed before and these 40
-    const trimmerListed = listed.rows;
-    assert.equal(await logRows(kv), 250);
-    assert.ok(
-      trimmerListed < 290,
-      `the trimmer listed ${trimmerListed} rows of a log of 290 to trim 40: it counted it`,
-    );
-    await next.flush();
+    const listed = await restartedTrim(kv, 0);
+    assert.ok(listed < 290, `the trimmer listed ${listed} rows of a log of 290 to trim 40: it counted it`);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("a process started more than 10 minutes after the log's last count trims by it too, not counting the log at start", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const listed = await restartedTrim(kv, 11 * 60_000);
+    assert.ok(listed < 290, `the trimmer listed ${listed} rows of a log of 290 to trim 40: it counted it at start`);
   } finally {
     kv.close();
   }
