@@ -10,8 +10,9 @@
  * again before it deletes once a row it counted may have expired since (the
  * oldest it counted is past `maxAgeMs`), so expired rows never make it
  * delete rows the retention keeps. A count is kept in KV with its oldest
- * row (`TRIM_COUNT_KEY`): the next holder trims by it while it is younger
- * than the recount period, rather than list the log when it starts.
+ * row (`TRIM_COUNT_KEY`): the next holder trims by it, and counts again
+ * when it is 10 minutes old (not in its first minute), rather than list the
+ * log when it starts.
  *
  * @module
  */
@@ -47,6 +48,12 @@ const LOOK_MOST = 1_024;
 const LEASE_MS = 30_000;
 /** How often the holder of the lease counts the log's rows again (expired rows leave the count high). */
 const RECOUNT_MS = 10 * 60_000;
+/**
+ * How long a process that takes the lease trims by the count kept in KV
+ * before it counts again, when that count is already due (a console
+ * restarted after a stop): not while its first answers go.
+ */
+const START_GRACE_MS = 60_000;
 /** Rows a count of the log reads at most. */
 const MAX_COUNT = 100_000;
 /**
@@ -97,6 +104,8 @@ export class Trimmer {
   #wrote = false;
   /** When this process last counted the log's rows (0: not since it took the lease). */
   #counted = 0;
+  /** When this process counts the log again (0: before it trims). */
+  #recountAt = 0;
   #running: Promise<void> | null = null;
 
   /**
@@ -161,21 +170,24 @@ export class Trimmer {
     const fresh = !this.#lease || held?.owner !== this.#owner;
     this.#lease = { key: TRIM_LEASE_KEY, value: null, versionstamp: res.versionstamp };
     this.#until = until;
-    // Taken anew: trimmed by the last holder's count while it is recent (its oldest row tells when rows counted
-    // may have expired), else counted from the log itself (rows may have expired, or an earlier version wrote them).
+    // Taken anew: trimmed by the last holder's count (its oldest row tells when rows counted may have expired), or
+    // without one, counted from the log itself (rows may have expired, or an earlier version wrote them).
     if (fresh) this.#adopt(counted.value, now);
     return true;
   }
 
   /**
-   * Takes the count the last holder left: listing the log at every start
+   * Takes the count the last holder left, counting again when it is 10
+   * minutes old but not in the first minute: listing the log at every start
    * was 0.2 s of the main thread at 50,000 rows, up to three times while
    * postbacks land, which slowed a restarted console's first answers 2-4x.
+   * None there (an earlier version's log): counted now.
    */
   #adopt(counted: Counted | null, now: number): void {
     const valid = counted && Number.isFinite(counted.at) && Number.isSafeInteger(counted.oldest) && counted.oldest >= 0;
     this.#counted = valid ? Math.min(counted.at, now) : 0;
     this.#oldest = valid ? counted.oldest : 0;
+    this.#recountAt = valid ? Math.max(this.#counted + RECOUNT_MS, now + START_GRACE_MS) : 0;
   }
 
   /**
@@ -212,6 +224,7 @@ export class Trimmer {
         .set(TRIM_COUNT_KEY, { at, oldest } satisfies Counted).commit()
     );
     this.#counted = at;
+    this.#recountAt = at + RECOUNT_MS;
     this.#oldest = oldest;
   }
 
@@ -224,7 +237,7 @@ export class Trimmer {
   async #trim(force: boolean): Promise<void> {
     if (!(await this.#take())) return;
     // A forced trim (the store's flush) counts the log again, exact when nothing is written meanwhile.
-    if (force || Date.now() - this.#counted > RECOUNT_MS) await this.#recount();
+    if (force || Date.now() >= this.#recountAt) await this.#recount();
     const hooks = new Set<string>();
     let keepFrom = 0;
     let recounted = false;
