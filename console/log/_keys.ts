@@ -101,5 +101,12 @@ export const WRITTEN_KEYS: Deno.KvKey[] = Array.from({ length: WRITTEN_SHARDS },
 /** Rows trimmed from the log (or found gone), a `Deno.KvU64` bumped by the trimmer. */
 export const TRIMMED_KEY: Deno.KvKey = ["console_delivery_trimmed"];
 
+/**
+ * The trimmer's last count of the log: when it was made (`at`, ms) and the
+ * number of the oldest row it found or below (`oldest`), so that the next
+ * holder of the lease trims by it instead of counting the log again.
+ */
+export const TRIM_COUNT_KEY: Deno.KvKey = ["console_delivery_trim_count"];
+
 /** The trimming lease: one process trims at a time. */
 export const TRIM_LEASE_KEY: Deno.KvKey = ["console_delivery_trim_lease"];

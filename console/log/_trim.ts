@@ -9,7 +9,10 @@
  * an earlier version's log, counted by no shard, is counted then too), and
  * again before it deletes once a row it counted may have expired since (the
  * oldest it counted is past `maxAgeMs`), so expired rows never make it
- * delete rows the retention keeps.
+ * delete rows the retention keeps. A count is kept in KV with its oldest
+ * row (`TRIM_COUNT_KEY`): the next holder trims by it, and counts again
+ * when it is 10 minutes old (not in its first minute), rather than list the
+ * log when it starts.
  *
  * @module
  */
@@ -18,7 +21,14 @@ import type { DeliveryView } from "./_view.ts";
 import { dropDelivery } from "./_delivery_item.ts";
 import { rowOf } from "./_delivery_layout.ts";
 import { dropTrimmedBelow } from "./_delivery_write.ts";
-import { DELIVERY_VIEW_PREFIX, TRIM_LEASE_KEY, TRIMMED_KEY, WRITTEN_KEYS, WRITTEN_SHARDS } from "./_keys.ts";
+import {
+  DELIVERY_VIEW_PREFIX,
+  TRIM_COUNT_KEY,
+  TRIM_LEASE_KEY,
+  TRIMMED_KEY,
+  WRITTEN_KEYS,
+  WRITTEN_SHARDS,
+} from "./_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
 import { msOf, numberAt } from "./_numbers.ts";
 
@@ -38,6 +48,12 @@ const LOOK_MOST = 1_024;
 const LEASE_MS = 30_000;
 /** How often the holder of the lease counts the log's rows again (expired rows leave the count high). */
 const RECOUNT_MS = 10 * 60_000;
+/**
+ * How long a process that takes the lease trims by the count kept in KV
+ * before it counts again, when that count is already due (a console
+ * restarted after a stop): not while its first answers go.
+ */
+const START_GRACE_MS = 60_000;
 /** Rows a count of the log reads at most. */
 const MAX_COUNT = 100_000;
 /**
@@ -49,6 +65,12 @@ const EXPIRY_MARGIN_MS = 1_000;
 
 const U64 = 1n << 64n;
 const KEYS: Deno.KvKey[] = [...WRITTEN_KEYS, TRIMMED_KEY];
+
+/** What {@linkcode TRIM_COUNT_KEY} holds: when the log was last counted, and its oldest row then. */
+interface Counted {
+  at: number;
+  oldest: number;
+}
 
 function big(value: unknown): bigint {
   return value instanceof Deno.KvU64 ? value.value : 0n;
@@ -82,6 +104,8 @@ export class Trimmer {
   #wrote = false;
   /** When this process last counted the log's rows (0: not since it took the lease). */
   #counted = 0;
+  /** When this process counts the log again (0: before it trims). */
+  #recountAt = 0;
   #running: Promise<void> | null = null;
 
   /**
@@ -132,7 +156,9 @@ export class Trimmer {
   async #take(): Promise<boolean> {
     const now = Date.now();
     if (this.#lease && this.#until - now > LEASE_MS / 2) return true;
-    const entry = await retryLocked(() => this.#kv.get<{ owner: string; until: number }>(TRIM_LEASE_KEY));
+    const [entry, counted] = await retryLocked(() =>
+      this.#kv.getMany<[{ owner: string; until: number }, Counted]>([TRIM_LEASE_KEY, TRIM_COUNT_KEY])
+    );
     const held = entry.value;
     if (held && held.owner !== this.#owner && held.until > now) return false;
     const until = now + LEASE_MS;
@@ -144,9 +170,24 @@ export class Trimmer {
     const fresh = !this.#lease || held?.owner !== this.#owner;
     this.#lease = { key: TRIM_LEASE_KEY, value: null, versionstamp: res.versionstamp };
     this.#until = until;
-    // Taken anew: the count is set from the log itself (rows may have expired, or an earlier version wrote them).
-    if (fresh) this.#counted = 0;
+    // Taken anew: trimmed by the last holder's count (its oldest row tells when rows counted may have expired), or
+    // without one, counted from the log itself (rows may have expired, or an earlier version wrote them).
+    if (fresh) this.#adopt(counted.value, now);
     return true;
+  }
+
+  /**
+   * Takes the count the last holder left, counting again when it is 10
+   * minutes old but not in the first minute: listing the log at every start
+   * was 0.2 s of the main thread at 50,000 rows, up to three times while
+   * postbacks land, which slowed a restarted console's first answers 2-4x.
+   * None there (an earlier version's log): counted now.
+   */
+  #adopt(counted: Counted | null, now: number): void {
+    const valid = counted && Number.isFinite(counted.at) && Number.isSafeInteger(counted.oldest) && counted.oldest >= 0;
+    this.#counted = valid ? Math.min(counted.at, now) : 0;
+    this.#oldest = valid ? counted.oldest : 0;
+    this.#recountAt = valid ? Math.max(this.#counted + RECOUNT_MS, now + START_GRACE_MS) : 0;
   }
 
   /**
@@ -177,8 +218,13 @@ export class Trimmer {
       before = after;
     }
     const trimmed = (((after - rows) % U64) + U64) % U64;
-    await retryLocked(() => this.#kv.atomic().check(this.#lease!).set(TRIMMED_KEY, new Deno.KvU64(trimmed)).commit());
-    this.#counted = Date.now();
+    const at = Date.now();
+    await retryLocked(() =>
+      this.#kv.atomic().check(this.#lease!).set(TRIMMED_KEY, new Deno.KvU64(trimmed))
+        .set(TRIM_COUNT_KEY, { at, oldest } satisfies Counted).commit()
+    );
+    this.#counted = at;
+    this.#recountAt = at + RECOUNT_MS;
     this.#oldest = oldest;
   }
 
@@ -191,7 +237,7 @@ export class Trimmer {
   async #trim(force: boolean): Promise<void> {
     if (!(await this.#take())) return;
     // A forced trim (the store's flush) counts the log again, exact when nothing is written meanwhile.
-    if (force || Date.now() - this.#counted > RECOUNT_MS) await this.#recount();
+    if (force || Date.now() >= this.#recountAt) await this.#recount();
     const hooks = new Set<string>();
     let keepFrom = 0;
     let recounted = false;
@@ -227,11 +273,15 @@ export class Trimmer {
       const op = this.#kv.atomic().check(this.#lease!);
       for (const view of old) dropDelivery(op, view, inline.has(view)), hooks.add(view.hookId);
       op.sum(TRIMMED_KEY, BigInt(old.length));
+      // The rows left are numbered from there: with a short maxAgeMs, the next trims (and holders) need not count
+      // again.
+      const from = old[old.length - 1].seq + 1;
+      const oldest = Math.max(this.#oldest, from);
+      op.set(TRIM_COUNT_KEY, { at: this.#counted, oldest } satisfies Counted);
       const res = await retryLocked(() => op.commit());
       if (!res.ok) return; // the lease was lost: the new holder trims
-      keepFrom = old[old.length - 1].seq + 1;
-      // The rows left are numbered from there: with a short maxAgeMs, the next trims need not count again.
-      this.#oldest = Math.max(this.#oldest, keepFrom);
+      keepFrom = from;
+      this.#oldest = oldest;
     }
     if (keepFrom > 0) await dropTrimmedBelow(this.#kv, keepFrom, hooks);
   }
