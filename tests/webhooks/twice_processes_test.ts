@@ -107,12 +107,43 @@ for (const deleteUnknown of [false, true]) {
   });
 }
 
+// Each child holds after its first commit that went through until told to go on, so the two overlap however
+// fast one of them is: left alone, one could migrate every entry before the other listed any.
 const MIGRATOR = `
 import { createWebhooks } from ${JSON.stringify(WEBHOOKS_MOD)};
 const kv = await Deno.openKv(Deno.args[0]);
+const input = Deno.stdin.readable.pipeThrough(new TextDecoderStream()).getReader();
+let buffered = "";
+async function line() {
+  while (!buffered.includes("\\n")) {
+    const { value, done } = await input.read();
+    if (done) throw new Error("stdin ended");
+    buffered += value;
+  }
+  const end = buffered.indexOf("\\n");
+  const text = buffered.slice(0, end);
+  buffered = buffered.slice(end + 1);
+  return text;
+}
+const atomic = kv.atomic.bind(kv);
+let held = false;
+kv.atomic = () => {
+  const op = atomic();
+  const commit = op.commit.bind(op);
+  op.commit = async () => {
+    const result = await commit();
+    if (result.ok && !held) {
+      held = true;
+      console.log("committed");
+      await line();
+    }
+    return result;
+  };
+  return op;
+};
 const hooks = createWebhooks(kv);
 console.log("ready");
-for await (const _ of Deno.stdin.readable) break;
+await line();
 console.log(JSON.stringify(await hooks.migrate()));
 kv.close();
 `;
@@ -128,6 +159,8 @@ Deno.test("migrate() run at once from two processes on one KV file leaves each i
     children.push(spawnChild(script, [path], { stdin: true }), spawnChild(script, [path], { stdin: true }));
     await Promise.all(children.map((child) => child.waitFor("ready")));
     await Promise.all(children.map((child) => child.send("go")));
+    await Promise.all(children.map((child) => child.waitFor("committed")));
+    await Promise.all(children.map((child) => child.send("on")));
     const reports = [];
     for (const child of children) {
       const { status, stderr } = await child.done();
