@@ -10,9 +10,10 @@
  * again before it deletes once a row it counted may have expired since (the
  * oldest it counted is past `maxAgeMs`), so expired rows never make it
  * delete rows the retention keeps. A count is kept in KV with its oldest
- * row (`TRIM_COUNT_KEY`): the next holder trims by it, and counts again
- * when it is 10 minutes old (not in its first minute), rather than list the
- * log when it starts.
+ * row and its holder's `maxAgeMs` (`TRIM_COUNT_KEY`): the next holder trims
+ * by it (unless its own `maxAgeMs` is longer), and counts again when it is
+ * 10 minutes old (not in its first minute), rather than list the log when
+ * it starts.
  *
  * @module
  */
@@ -66,10 +67,15 @@ const EXPIRY_MARGIN_MS = 1_000;
 const U64 = 1n << 64n;
 const KEYS: Deno.KvKey[] = [...WRITTEN_KEYS, TRIMMED_KEY];
 
-/** What {@linkcode TRIM_COUNT_KEY} holds: when the log was last counted, and its oldest row then. */
+/**
+ * What {@linkcode TRIM_COUNT_KEY} holds: when the log was last counted, its
+ * oldest row then, and the `maxAgeMs` of the holder that kept it (its rows
+ * expire by that).
+ */
 interface Counted {
   at: number;
   oldest: number;
+  maxAgeMs: number;
 }
 
 function big(value: unknown): bigint {
@@ -181,10 +187,13 @@ export class Trimmer {
    * minutes old but not in the first minute: listing the log at every start
    * was 0.2 s of the main thread at 50,000 rows, up to three times while
    * postbacks land, which slowed a restarted console's first answers 2-4x.
-   * None there (an earlier version's log): counted now.
+   * None there (an earlier version's log), or kept under a shorter
+   * `maxAgeMs` (its rows may have expired long before this process's
+   * `maxAgeMs` says, leaving the count high): counted now.
    */
   #adopt(counted: Counted | null, now: number): void {
-    const valid = counted && Number.isFinite(counted.at) && Number.isSafeInteger(counted.oldest) && counted.oldest >= 0;
+    const valid = counted && Number.isFinite(counted.at) && Number.isSafeInteger(counted.oldest) &&
+      counted.oldest >= 0 && typeof counted.maxAgeMs === "number" && counted.maxAgeMs >= this.#maxAgeMs;
     this.#counted = valid ? Math.min(counted.at, now) : 0;
     this.#oldest = valid ? counted.oldest : 0;
     this.#recountAt = valid ? Math.max(this.#counted + RECOUNT_MS, now + START_GRACE_MS) : 0;
@@ -213,7 +222,7 @@ export class Trimmer {
     const at = Date.now();
     await retryLocked(() =>
       this.#kv.atomic().check(this.#lease!).set(TRIMMED_KEY, new Deno.KvU64(trimmed))
-        .set(TRIM_COUNT_KEY, { at, oldest } satisfies Counted).commit()
+        .set(TRIM_COUNT_KEY, { at, oldest, maxAgeMs: this.#maxAgeMs } satisfies Counted).commit()
     );
     this.#counted = at;
     this.#recountAt = at + RECOUNT_MS;
@@ -269,7 +278,7 @@ export class Trimmer {
       // again.
       const from = old[old.length - 1].seq + 1;
       const oldest = Math.max(this.#oldest, from);
-      op.set(TRIM_COUNT_KEY, { at: this.#counted, oldest } satisfies Counted);
+      op.set(TRIM_COUNT_KEY, { at: this.#counted, oldest, maxAgeMs: this.#maxAgeMs } satisfies Counted);
       const res = await retryLocked(() => op.commit());
       if (!res.ok) return; // the lease was lost: the new holder trims
       keepFrom = from;

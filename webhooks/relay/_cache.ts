@@ -26,6 +26,8 @@ export class DestinationCache {
   #confirmedAt = -Infinity;
   #loading: Promise<void> | null = null;
   #generation = 0;
+  /** Whether the last reload failed (the KV answered an error). */
+  #failed = false;
 
   /** @param kv the relay's KV */
   constructor(kv: Deno.Kv) {
@@ -59,18 +61,22 @@ export class DestinationCache {
   /** Starts a reload unless one is running. */
   refresh(): void {
     if (this.#loading) return;
-    this.#loading = this.#reload().catch(() => {
+    this.#loading = this.#reload().then(() => {
+      this.#failed = false;
+    }, () => {
       // The KV is gone or failing: the list stays unconfirmed and `write` falls back to fan-out.
+      this.#failed = true;
     }).finally(() => {
       this.#loading = null;
     });
   }
 
-  /** Reloads now (after any reload running) and resolves when done. */
-  async load(): Promise<void> {
+  /** Reloads now (after any reload running); resolves `false` when that reload failed (the list is as it was). */
+  async load(): Promise<boolean> {
     await this.#loading;
     this.refresh();
     await this.#loading;
+    return !this.#failed;
   }
 
   /** Waits for a running reload. */

@@ -47,9 +47,9 @@ export function createRelay(kv: Deno.Kv, options?: RelayOptions): Relay {
   const resolved = resolveOptions(options);
   const cache = new DestinationCache(kv);
   // A change made here is in this process's list once it resolves: write then forwards to it at once.
-  const destinations = createDestinations(kv, resolved, () => {
+  const destinations = createDestinations(kv, resolved, async () => {
     cache.invalidate();
-    return cache.load();
+    await cache.load();
   });
   const guard = new HostGuard();
   const pins = new PinMarks(kv, resolved.now);

@@ -131,7 +131,8 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
   async function handle(held: Held): Promise<void> {
     // A list older than a second is confirmed first (one `get` while nothing changed): a local file's watch misses
     // other processes' changes, and a destination disabled, moved or removed there was attempted until housekeeping.
-    if (!cache.fresh()) await cache.load();
+    // A reload that failed confirms nothing: the entry is left to be taken again when its lease ends.
+    if (!cache.fresh() && !await cache.load()) return;
     let destination = cache.get(held.entry.destinationId);
     if (!destination) {
       await cache.load();

@@ -24,10 +24,12 @@ export async function dropPartition(kv: Deno.Kv, partition: string): Promise<voi
       count++;
     }
     if (count === 0) {
-      await kv.delete(takeKey(partition));
+      await retryWhileLocked(() => kv.delete(takeKey(partition)));
       return;
     }
-    await atomic.commit();
+    // Another process's write lock on a shared KV file is waited out, as the removal's own commit does: thrown,
+    // it failed a removal already made.
+    await retryWhileLocked(() => atomic.commit());
   }
 }
 
