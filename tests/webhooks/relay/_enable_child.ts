@@ -7,22 +7,11 @@
 // entries back however late it acts on the line.
 
 import { createRelay } from "../../../webhooks/mod.ts";
+import { holdCommits } from "./_held_commits.ts";
 
 const [path, id, hold] = Deno.args;
 const kv = await Deno.openKv(path);
-let landed = 0;
-const atomic = kv.atomic.bind(kv);
-kv.atomic = () => {
-  const op = atomic();
-  const commit = op.commit.bind(op);
-  op.commit = async () => {
-    await new Promise((r) => setTimeout(r, landed === Number(hold) ? 600_000 : 20));
-    const result = await commit();
-    console.log(`commit ${++landed}`);
-    return result;
-  };
-  return op;
-};
+holdCommits(kv, Number(hold), 20);
 const relay = createRelay(kv, { allowPrivateNetwork: true });
 console.log("ready");
 await relay.destinations.update(id, { enabled: true });

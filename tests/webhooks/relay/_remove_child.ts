@@ -6,22 +6,11 @@
 // it (SIGKILL) between two of the commits of the removal.
 
 import { createRelay } from "../../../webhooks/mod.ts";
+import { holdCommits } from "./_held_commits.ts";
 
 const [path, id, hold] = Deno.args;
 const kv = await Deno.openKv(path);
-let landed = 0;
-const atomic = kv.atomic.bind(kv);
-kv.atomic = () => {
-  const op = atomic();
-  const commit = op.commit.bind(op);
-  op.commit = async () => {
-    if (landed === Number(hold)) await new Promise(() => setInterval(() => {}, 60_000)); // until killed
-    const result = await commit();
-    console.log(`commit ${++landed}`);
-    return result;
-  };
-  return op;
-};
+holdCommits(kv, Number(hold));
 const relay = createRelay(kv);
 console.log("ready");
 console.log(`removed ${await relay.destinations.remove(id)}`);

@@ -8,6 +8,21 @@ import { postback, seedHooks, startApp, until, writeAll } from "./fixtures.ts";
 
 const N = 20;
 
+/** Two KV handles on one new file, as two processes have; closed and the file removed when disposed. */
+async function twoHandles(): Promise<{ kvA: Deno.Kv; kvB: Deno.Kv } & AsyncDisposable> {
+  const dir = await Deno.makeTempDir();
+  const [kvA, kvB] = [await Deno.openKv(`${dir}/relay.kv`), await Deno.openKv(`${dir}/relay.kv`)];
+  return {
+    kvA,
+    kvB,
+    async [Symbol.asyncDispose]() {
+      kvA.close();
+      kvB.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
 /** How many keys are under `prefix`. */
 async function count(kv: Deno.Kv, prefix: Deno.KvKey): Promise<number> {
   let n = 0;
@@ -16,8 +31,8 @@ async function count(kv: Deno.Kv, prefix: Deno.KvKey): Promise<number> {
 }
 
 Deno.test("the same dead letters redelivered at once by two processes are each put back once, and sent once", async () => {
-  const dir = await Deno.makeTempDir();
-  const [kvA, kvB] = [await Deno.openKv(`${dir}/relay.kv`), await Deno.openKv(`${dir}/relay.kv`)];
+  await using handles = await twoHandles();
+  const { kvA, kvB } = handles;
   let status = 500;
   const app = startApp(() => new Response(null, { status }));
   const a = createRelay(kvA, { allowPrivateNetwork: true, schedule: [], pollMs: 50 });
@@ -56,15 +71,12 @@ Deno.test("the same dead letters redelivered at once by two processes are each p
     await a.close();
     await b.close();
     await app.close();
-    kvA.close();
-    kvB.close();
-    await Deno.remove(dir, { recursive: true });
   }
 });
 
 Deno.test("a pinned destination removed by another process while its worker holds entries leaves no entry and no pending state", async () => {
-  const dir = await Deno.makeTempDir();
-  const [kvA, kvB] = [await Deno.openKv(`${dir}/relay.kv`), await Deno.openKv(`${dir}/relay.kv`)];
+  await using handles = await twoHandles();
+  const { kvA, kvB } = handles;
   const answered = Promise.withResolvers<void>();
   // Each attempt waits until the removal is done, then fails (or says 410): each would write the entry again.
   const app = startApp(async (r) => {
@@ -96,15 +108,12 @@ Deno.test("a pinned destination removed by another process while its worker hold
     await a.close();
     await b.close();
     await app.close();
-    kvA.close();
-    kvB.close();
-    await Deno.remove(dir, { recursive: true });
   }
 });
 
 Deno.test("removes and updates of one destination at once by two processes: one remove says true, and nothing of it is left", async () => {
-  const dir = await Deno.makeTempDir();
-  const [kvA, kvB] = [await Deno.openKv(`${dir}/relay.kv`), await Deno.openKv(`${dir}/relay.kv`)];
+  await using handles = await twoHandles();
+  const { kvA, kvB } = handles;
   const a = createRelay(kvA, { allowPrivateNetwork: true });
   const b = createRelay(kvB, { allowPrivateNetwork: true });
   try {
@@ -138,8 +147,5 @@ Deno.test("removes and updates of one destination at once by two processes: one 
   } finally {
     await a.close();
     await b.close();
-    kvA.close();
-    kvB.close();
-    await Deno.remove(dir, { recursive: true });
   }
 });
