@@ -23,6 +23,7 @@ import {
   shownId,
   takeOff,
 } from "./_forward_lookups.ts";
+import { enabledField, formField } from "./_forward_fields.ts";
 import { shownUrl } from "../lib/shown_url.ts";
 import { DeadLetters } from "./_forward_dead.tsx";
 import { NOTICES } from "./_forward_notices.ts";
@@ -170,7 +171,11 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.post("/webhooks/:id/forward", async (c) => {
     const hook = await hookOr404(c);
     if (hook instanceof Response) return hook;
-    const url = String((await c.req.parseBody()).url ?? "").trim();
+    const field = await formField(c, "url");
+    if ("repeated" in field) {
+      return await page(c, hook, { error: `No destination was added: ${field.repeated}; give one URL`, status: 400 });
+    }
+    const url = (field.value ?? "").trim();
     /** The answer when a destination of the hook has this URL already: no second one under a secret never given. */
     const alreadyThere = async (): Promise<Response | null> => {
       const href = URL.parse(url)?.href;
@@ -250,16 +255,11 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (hook instanceof Response) return hook;
     const destination = await destinationOr404(c, hook);
     if (destination instanceof Response) return destination;
-    const value = (await c.req.parseBody()).enabled;
-    if (value !== "1" && value !== "0") {
-      // A hand-made request or a stale form changes nothing: a missing or odd value must not disable forwarding.
-      const shown = typeof value === "string" ? shownId(value) : "nothing";
-      return await page(c, hook, {
-        error: `Nothing was changed: 'enabled' must be 1 (enable) or 0 (disable), got ${shown}`,
-        status: 400,
-      });
+    const enabled = await enabledField(c);
+    if (typeof enabled === "string") {
+      // A hand-made request or a stale form changes nothing: a missing, odd or repeated value must not disable it.
+      return await page(c, hook, { error: `Nothing was changed: ${enabled}`, status: 400 });
     }
-    const enabled = value === "1";
     const updated = await deps.relay.destinations.update(destination.id, { enabled });
     const notice = updated ? (enabled ? "enabled" : "disabled") : "removed";
     return c.redirect(`${pathOf(hook.id)}?notice=${notice}`, 303);
