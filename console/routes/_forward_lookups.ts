@@ -6,6 +6,7 @@
 
 import type { DeadLetter, Destination, Relay } from "../../webhooks/mod.ts";
 import type { Deps } from "../lib/context.ts";
+import { oneAtATime } from "../lib/one_at_a_time.ts";
 
 /** The destinations a hook's page shows and acts on: its own and those of every hook. */
 export async function destinationsOf(relay: Relay, hookId: string): Promise<Destination[]> {
@@ -71,8 +72,21 @@ export async function takeOff(
   d: Destination,
   exists: (hookId: string) => Promise<boolean>,
 ): Promise<number> {
-  return await narrowTo(relay, d, d.hookIds?.filter((id) => id !== hookId) ?? [], exists);
+  // Read again, one change of its hooks at a time: another tab's Remove of this shared destination may have taken its
+  // hook off meanwhile, and writing the list read before, minus this hook, would put that hook back.
+  return await narrowing(d.id, async () => {
+    const now = await relay.destinations.get(d.id);
+    if (now === null) return 0; // removed meanwhile
+    return await narrowTo(relay, now, now.hookIds?.filter((id) => id !== hookId) ?? [], exists);
+  });
 }
+
+/**
+ * The changes of a destination's hooks made in this process, one at a time per destination, each on the list as the
+ * one before left it (the relay's update takes the list it is given, whatever is there now). Two consoles on one KV
+ * are not ordered by it.
+ */
+const narrowing = oneAtATime();
 
 /**
  * Leaves destination `d` to the hooks among `hookIds` whose records are there (the relay refuses an update that names
@@ -109,10 +123,15 @@ export async function forgetDestinations(
   exists: (hookId: string) => Promise<boolean>,
 ): Promise<void> {
   const gone = new Set(hookIds);
+  const names = (d: Destination | null) => d?.hookIds?.filter((id) => !gone.has(id));
   for (const d of await relay.destinations.list().catch(() => [])) {
-    const named = d.hookIds?.filter((id) => !gone.has(id));
-    if (named === undefined || named.length === d.hookIds!.length) continue;
-    // A hook that cannot be looked up now is taken as there: the update then keeps it, or is refused.
-    await narrowTo(relay, d, named, (id) => exists(id).catch(() => true)).catch(() => {});
+    if (names(d) === undefined || names(d)!.length === d.hookIds!.length) continue;
+    await narrowing(d.id, async () => {
+      const now = await relay.destinations.get(d.id); // as a Remove in another tab may have left it
+      const named = names(now);
+      if (named === undefined || named.length === now!.hookIds!.length) return;
+      // A hook that cannot be looked up now is taken as there: the update then keeps it, or is refused.
+      await narrowTo(relay, now!, named, (id) => exists(id).catch(() => true));
+    }).catch(() => {});
   }
 }
