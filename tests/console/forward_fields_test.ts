@@ -4,17 +4,9 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { type Client, csrfOf, withHook } from "./_helpers.ts";
+import { csrfOf, withHook } from "./_helpers.ts";
 import { createRelay } from "../../webhooks/mod.ts";
-
-/** Adds a destination to `hookId` through its page; returns its id. */
-async function addDestination(client: Client, hookId: string, url: string): Promise<string> {
-  const path = `/webhooks/${hookId}/forward`;
-  const res = await client.post(path, { _csrf: csrfOf(await client.text(path, 200)), url });
-  const html = await res.text();
-  assert.equal(res.status, 200, html.slice(0, 500));
-  return /data-destination="([^"]+)"/.exec(html)![1];
-}
+import { addDestination } from "./_forward_forms.ts";
 
 Deno.test("Forward to: Add with 'url' given twice adds nothing and names the field", async () => {
   await withHook(async (t, hook, client) => {
@@ -32,7 +24,7 @@ Deno.test("Forward to: Add with 'url' given twice adds nothing and names the fie
 Deno.test("Forward to: 'enabled' given more than once (any values) changes nothing and names the field", async () => {
   await withHook(async (t, hook, client) => {
     const path = `/webhooks/${hook.id}/forward`;
-    const id = await addDestination(client, hook.id, "https://app.example/in");
+    const id = (await addDestination(client, hook.id, "https://app.example/in")).id;
     const csrf = csrfOf(await client.text(path, 200));
     const relay = createRelay(t.kv);
     await fc.assert(

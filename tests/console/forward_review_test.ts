@@ -2,23 +2,15 @@
 // URL refused with a password in it, and forms sent after the session ended.
 
 import assert from "node:assert/strict";
-import { type Client, csrfOf, registerHook, signIn, withHook } from "./_helpers.ts";
+import { csrfOf, registerHook, signIn, withHook } from "./_helpers.ts";
 import { createRelay } from "../../webhooks/mod.ts";
 import { deadLetter, storeDead } from "./_dead_letters.ts";
-
-/** Adds a destination to `hookId` through its page; returns its id. */
-async function addDestination(client: Client, hookId: string, url: string): Promise<string> {
-  const path = `/webhooks/${hookId}/forward`;
-  const res = await client.post(path, { _csrf: csrfOf(await client.text(path, 200)), url });
-  const html = await res.text();
-  assert.equal(res.status, 200, html.slice(0, 500));
-  return /data-destination="([^"]+)"/.exec(html)![1];
-}
+import { addDestination } from "./_forward_forms.ts";
 
 Deno.test("Forward to: an 'enabled' other than 1 or 0 (a hand-made or stale form) changes nothing", async () => {
   await withHook(async (_t, hook, client) => {
     const path = `/webhooks/${hook.id}/forward`;
-    const id = await addDestination(client, hook.id, "https://app.example/in");
+    const id = (await addDestination(client, hook.id, "https://app.example/in")).id;
     const csrf = csrfOf(await client.text(path, 200));
     const forms: Record<string, string>[] = [{ _csrf: csrf, enabled: "maybe" }, { _csrf: csrf }, {
       _csrf: csrf,
@@ -62,7 +54,7 @@ Deno.test("Forward to: a URL refused as malformed never echoes the password or t
 Deno.test("Forward to: its forms sent after the session ended lead back to its page, the URL typed kept, nothing done", async () => {
   await withHook(async (t, hook, client) => {
     const path = `/webhooks/${hook.id}/forward`;
-    const id = await addDestination(client, hook.id, "https://app.example/in");
+    const id = (await addDestination(client, hook.id, "https://app.example/in")).id;
     const csrf = csrfOf(await client.text(path, 200));
     const signout = await client.post("/signout", { _csrf: csrf }); // as another tab of the same browser would
     await signout.body?.cancel();

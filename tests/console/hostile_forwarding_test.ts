@@ -17,18 +17,9 @@ import {
 } from "./_helpers.ts";
 import { startApp, until } from "../webhooks/relay/fixtures.ts";
 import { createRelay } from "../../webhooks/mod.ts";
+import { addDestination } from "./_forward_forms.ts";
 
 const LONG = "x".repeat(3000);
-
-/** Adds a destination to `hookId` through its page; returns the destination's id and the answer's HTML. */
-async function addDestination(client: Client, hookId: string, url: string): Promise<{ id: string; html: string }> {
-  const path = `/webhooks/${hookId}/forward`;
-  const csrf = csrfOf(await client.text(path, 200));
-  const res = await client.post(path, { _csrf: csrf, url });
-  const html = await res.text();
-  assert.equal(res.status, 200, html.slice(0, 500));
-  return { id: /data-destination="([^"]+)"/.exec(html)![1], html };
-}
 
 /** Posts `form` to `path`; returns the status, the redirect and the body. */
 async function post(client: Client, path: string, form: Record<string, string>) {
