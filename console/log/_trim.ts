@@ -108,7 +108,7 @@ export class Trimmer {
   #lookedAt = 0;
   /** Whether this process wrote rows (a process that writes none trims none). */
   #wrote = false;
-  /** When this process last counted the log's rows (0: not since it took the lease). */
+  /** When the count this process trims by was made, by it or by the holder before (0: none since it took the lease). */
   #counted = 0;
   /** When this process counts the log again (0: before it trims). */
   #recountAt = 0;
