@@ -123,13 +123,17 @@ export async function forgetDestinations(
   exists: (hookId: string) => Promise<boolean>,
 ): Promise<void> {
   const gone = new Set(hookIds);
-  const names = (d: Destination | null) => d?.hookIds?.filter((id) => !gone.has(id));
+  /** `d`'s hooks without the gone ones, or `null` when it names none of them (or is gone, or serves every hook). */
+  const narrowed = (d: Destination | null): string[] | null => {
+    const named = d?.hookIds?.filter((id) => !gone.has(id));
+    return named === undefined || named.length === d!.hookIds!.length ? null : named;
+  };
   for (const d of await relay.destinations.list().catch(() => [])) {
-    if (names(d) === undefined || names(d)!.length === d.hookIds!.length) continue;
+    if (narrowed(d) === null) continue;
     await narrowing(d.id, async () => {
       const now = await relay.destinations.get(d.id); // as a Remove in another tab may have left it
-      const named = names(now);
-      if (named === undefined || named.length === now!.hookIds!.length) return;
+      const named = narrowed(now);
+      if (named === null) return;
       // A hook that cannot be looked up now is taken as there: the update then keeps it, or is refused.
       await narrowTo(relay, now!, named, (id) => exists(id).catch(() => true));
     }).catch(() => {});
