@@ -14,6 +14,7 @@ const SUITES = [
   "tests/webhooks/platform/register_*_test.ts",
   "tests/webhooks/platform/unregister_test.ts",
   "tests/webhooks/acceptance_test.ts",
+  "tests/webhooks/acceptance_stub_test.ts",
   "tests/console/reconcile_test.ts",
   // The receiver, both modes, group commit included.
   "tests/webhooks/receiver/receiver*_test.ts",

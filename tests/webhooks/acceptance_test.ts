@@ -2,62 +2,14 @@
 // the hidden acceptance tests may be written: with a stub `fetch` passed as
 // `createWebhooks(kv, { fetch })` (bare JSON answers, no content type, exact
 // URLs, `init` read as given) where the point is what `fetch` receives, and a
-// real platform on 127.0.0.1 elsewhere. The tests of the last section check
-// only that a plain stub can read what it is given; no spec text fixes those.
+// real platform on 127.0.0.1 elsewhere. What a plain stub can read, which no
+// spec text fixes, is checked in acceptance_stub_test.ts.
 
 import assert from "node:assert/strict";
 import { decodeTime } from "ulid";
-import { type Community, createWebhooks } from "../../webhooks/mod.ts";
-import { communityOf, keysUnder, withKv, withPlatform } from "./platform.ts";
-
-const BASE = "https://jive.example.com";
-const CALLBACK = "https://receiver.example/hooks/1";
-const PLACE = `${BASE}/api/core/v3/places/1`;
-const SELF = `${BASE}/api/core/v3/webhooks/`;
-
-const COMMUNITY: Community = {
-  name: "Acme",
-  tenantId: "t1",
-  baseUrl: BASE,
-  clientId: "cid",
-  clientSecret: "csecret",
-  oauth: { access_token: "A1", refresh_token: "R1" },
-};
-
-function entityOf(id: string, fields: Record<string, unknown> = {}) {
-  return { id, resources: { self: { ref: SELF + id, allowed: ["GET", "PUT", "DELETE"] } }, enabled: true, ...fields };
-}
-
-/** One call a stub `fetch` received, with `init` exactly as it was passed. */
-interface Call {
-  url: string;
-  method: string;
-  init: RequestInit | undefined;
-  authorization: string | null;
-  body: string;
-}
-
-/** A stub `fetch` that records its calls and answers with `answer`. */
-function stubFetch(answer: (call: Call) => Response | Promise<Response>): { calls: Call[]; fetch: typeof fetch } {
-  const calls: Call[] = [];
-  async function fake(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-    const request = new Request(input, init);
-    const call = {
-      url: request.url,
-      method: request.method,
-      init,
-      authorization: request.headers.get("authorization"),
-      body: await request.text(),
-    };
-    calls.push(call);
-    return await answer(call);
-  }
-  return { calls, fetch: fake };
-}
-
-async function allKeys(kv: Deno.Kv): Promise<string[]> {
-  return (await keysUnder(kv, [])).map((key) => JSON.stringify(key));
-}
+import { createWebhooks } from "../../webhooks/mod.ts";
+import { allKeys, BASE, CALLBACK, COMMUNITY, entityOf, PLACE, SELF, stubFetch } from "./_acceptance.ts";
+import { communityOf, withKv, withPlatform } from "./platform.ts";
 
 // ---------------------------------------------------------------------------
 // SPEC.md and API.md, read literally
@@ -292,33 +244,4 @@ Deno.test("register() on a real platform gives the 7th argument only the renewed
     assert.deepEqual(given, [[platform.issued[0], community]]);
     assert.deepEqual(await hooks.communities.findByName("Acme"), community);
   }, { tokens: [] });
-});
-
-// ---------------------------------------------------------------------------
-// What a plain stub `fetch` can read (no spec text: robustness for stub tests)
-
-Deno.test("register() hands fetch plain-object headers, as its token renewal already does", async () => {
-  await withKv(async (kv) => {
-    const stub = stubFetch(() => Response.json(entityOf("1")));
-    const hooks = createWebhooks(kv, { fetch: stub.fetch });
-    await hooks.communities.save(COMMUNITY);
-    await hooks.register("Acme", ["user_account"], undefined, CALLBACK);
-    const headers = stub.calls[0].init?.headers as Record<string, string>;
-    assert.equal(headers.Authorization, "Bearer A1");
-    assert.equal(headers["Content-Type"], "application/json");
-  });
-});
-
-Deno.test("token renewal hands fetch its form body as a string", async () => {
-  await withKv(async (kv) => {
-    const stub = stubFetch((call) => {
-      if (call.url === `${BASE}/oauth2/token`) return Response.json({ access_token: "A2", refresh_token: "R2" });
-      return call.authorization === "Bearer A2" ? Response.json(entityOf("1")) : new Response("", { status: 401 });
-    });
-    const hooks = createWebhooks(kv, { fetch: stub.fetch });
-    await hooks.communities.save(COMMUNITY);
-    await hooks.register("Acme", ["user_account"], undefined, CALLBACK);
-    assert.equal(stub.calls[1].url, `${BASE}/oauth2/token`);
-    assert.equal(stub.calls[1].init?.body, "grant_type=refresh_token&refresh_token=R1&client_id=cid");
-  });
 });
