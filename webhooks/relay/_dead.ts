@@ -19,6 +19,7 @@ import {
   SHARED_PARTITION,
 } from "./_keys.ts";
 import { describe as describeValue } from "../_util.ts";
+import { isPageCursor } from "./cursor/mod.ts";
 import { onlyFields } from "./_options.ts";
 import type { StoredDestination } from "./_destinations.ts";
 import type { DeadLetter, DeadLetterPage, DeadLetterQuery, RelayAttempt } from "./_types.ts";
@@ -63,6 +64,8 @@ export async function listDeadLetters(kv: Deno.Kv, options: DeadLetterQuery = {}
   if (cursor !== undefined && typeof cursor !== "string") {
     throw new TypeError(`Cannot list dead letters: 'cursor' must be a string, got ${describeValue(cursor)}`);
   }
+  // KV refuses only a cursor it cannot decode: a made-up one read as an empty last page (or its start, or any place).
+  if (cursor && !isPageCursor(cursor, hookId === undefined ? "id" : "timeAndId")) throw badCursor(cursor);
   if (newestFirst !== undefined && typeof newestFirst !== "boolean") {
     throw new TypeError(`Cannot list dead letters: 'newestFirst' must be a boolean, got ${describeValue(newestFirst)}`);
   }
@@ -80,10 +83,14 @@ export async function listDeadLetters(kv: Deno.Kv, options: DeadLetterQuery = {}
   } catch (error) {
     // KV's own "invalid cursor" names neither the argument nor where a good one comes from.
     if (!cursor || !(error instanceof TypeError) || !/cursor/i.test(error.message)) throw error;
-    throw new TypeError(
-      `Cannot list dead letters: 'cursor' must be one that a page of this list gave, got ${describeValue(cursor)}`,
-    );
+    throw badCursor(cursor);
   }
+}
+
+function badCursor(cursor: string): TypeError {
+  return new TypeError(
+    `Cannot list dead letters: 'cursor' must be one that a page of this list gave, got ${describeValue(cursor)}`,
+  );
 }
 
 /** The longest id that names anything here (a longer one would not fit in a KV key). */
