@@ -34,7 +34,7 @@ function holdCommit(kv: Deno.Kv, free: number, gate: Promise<void>): Promise<voi
   return reached.promise;
 }
 
-Deno.test("an entry retried while another process removes its destination is left to no one: housekeeping deletes it", async () => {
+Deno.test("an entry retried while another process removes its destination is not left behind the removal, nor its state", async () => {
   const dir = await Deno.makeTempDir();
   const [kvA, kvB] = [await Deno.openKv(`${dir}/relay.kv`), await Deno.openKv(`${dir}/relay.kv`)];
   const answer = Promise.withResolvers<void>();
