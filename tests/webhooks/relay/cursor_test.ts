@@ -94,3 +94,41 @@ Deno.test("deadLetters() pages every list by the cursors it gives, and refuses a
     );
   });
 });
+
+Deno.test("deadLetters() refuses the cursor of another list: another destination's, another hook's, the other order", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const app = startApp(() => new Response("down", { status: 500 }));
+  const relay = createRelay(kv, { allowPrivateNetwork: true, schedule: [], pollMs: 20 });
+  const worker = relay.run();
+  try {
+    await seedHooks(kv);
+    const a = await relay.destinations.add({ url: `${app.url}/a`, hookIds: ["h1"] });
+    const b = await relay.destinations.add({ url: `${app.url}/b`, hookIds: ["h2"] });
+    await writeAll(kv, relay.write, [0, 1, 2].map((i) => postback("h1", i, "a".repeat(64))));
+    await writeAll(kv, relay.write, [0, 1, 2].map((i) => postback("h2", i, "b".repeat(64))));
+    await until(async () => (await relay.deadLetters()).values.length === 6, 10_000, "six dead letters");
+    await worker.stop();
+    // Each pair: where the cursor was given, where it is used. Taken, each read its list from a wrong place (B's
+    // letters older than A's cursor skipped, h1's time of death read in h2's list, a page read again backwards).
+    const pairs: Array<[DeadLetterQuery, DeadLetterQuery]> = [
+      [{ destinationId: a.id }, { destinationId: b.id }],
+      [{}, { destinationId: b.id }],
+      [{ hookId: "h1" }, { hookId: "h2" }],
+      [{ hookId: "h1", newestFirst: true }, { hookId: "h2", newestFirst: true }],
+      [{ destinationId: a.id }, { destinationId: a.id, newestFirst: true }],
+      [{ hookId: "h1" }, { hookId: "h1", newestFirst: true }],
+    ];
+    for (const [from, to] of pairs) {
+      const { cursor } = await relay.deadLetters({ ...from, limit: 1 });
+      assert.notEqual(cursor, "");
+      await assert.rejects(relay.deadLetters({ ...to, cursor }), refused(cursor), JSON.stringify([from, to]));
+      const total = from.destinationId || from.hookId ? 3 : 6; // its own list goes on after the first letter
+      assert.equal((await relay.deadLetters({ ...from, cursor })).values.length, total - 1);
+    }
+  } finally {
+    await worker.stop();
+    await relay.close();
+    await app.close();
+    kv.close();
+  }
+});
