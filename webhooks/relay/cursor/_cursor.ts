@@ -1,9 +1,12 @@
-// Which cursors a page of dead letters gives. KV's cursor is the key it
+// The cursors of the pages of dead letters. KV's cursor is the key it
 // stopped at, past the list's prefix, in base64url with padding; KV itself
 // refuses only one it cannot decode, so a made-up one ("zzzz") read as an
-// empty last page. A cursor is taken only when it is, byte for byte, what KV
-// gives for a key of that list: an entry id, after the time of death on a
-// hook's list.
+// empty last page, and another list's (destination A's given for B's) as a
+// place in this one. A page's cursor is KV's, a dot and a tag of the list it
+// belongs to (its filter and order); it is taken back only for that list, and
+// only when KV's part is, byte for byte, what KV gives for a key of that list:
+// an entry id, after the time of death on a hook's list. The tag catches
+// mistakes, not forgery: a cursor only says where a page starts.
 
 /** The keys past a list's prefix: `["msg_…"]` (every dead letter, a destination's) or `[deadAt, "msg_…"]` (a hook's). */
 export type CursorShape = "id" | "timeAndId";
@@ -18,8 +21,32 @@ const NUMBER = 0x21;
 /** The length of an entry id's key part. */
 const ID_PART = 1 + 30 + 1;
 
-/** Whether `cursor` is one that a page of a list of keys of `shape` gives. */
-export function isPageCursor(cursor: string, shape: CursorShape): boolean {
+/** The cursor a page of `list` (its filter and order, any string) gives where KV gave `kvCursor`. */
+export function pageCursor(kvCursor: string, list: string): string {
+  return `${kvCursor}.${tagOf(list, kvCursor)}`;
+}
+
+/** KV's cursor in `cursor`, when a page of `list`, whose keys are of `shape`, gave it; else `null`. */
+export function kvCursorOf(cursor: string, list: string, shape: CursorShape): string | null {
+  const dot = cursor.lastIndexOf(".");
+  if (dot < 0) return null;
+  const kvCursor = cursor.slice(0, dot);
+  if (cursor.slice(dot + 1) !== tagOf(list, kvCursor) || !isKvCursor(kvCursor, shape)) return null;
+  return kvCursor;
+}
+
+/** Eight hex digits of FNV-1a (32 bits) over the list and KV's cursor. */
+function tagOf(list: string, kvCursor: string): string {
+  let hash = 0x811c9dc5;
+  for (const c of `${list}\n${kvCursor}`) {
+    hash ^= c.codePointAt(0)!;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
+}
+
+/** Whether `cursor` is one that KV gives for a list of keys of `shape`. */
+function isKvCursor(cursor: string, shape: CursorShape): boolean {
   const bytes = decode(cursor);
   if (bytes === null) return false;
   let at = 0;
