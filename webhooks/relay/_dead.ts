@@ -19,6 +19,7 @@ import {
   SHARED_PARTITION,
 } from "./_keys.ts";
 import { describe as describeValue } from "../_util.ts";
+import { kvCursorOf, pageCursor } from "./cursor/mod.ts";
 import { onlyFields } from "./_options.ts";
 import type { StoredDestination } from "./_destinations.ts";
 import type { DeadLetter, DeadLetterPage, DeadLetterQuery, RelayAttempt } from "./_types.ts";
@@ -66,24 +67,29 @@ export async function listDeadLetters(kv: Deno.Kv, options: DeadLetterQuery = {}
   if (newestFirst !== undefined && typeof newestFirst !== "boolean") {
     throw new TypeError(`Cannot list dead letters: 'newestFirst' must be a boolean, got ${describeValue(newestFirst)}`);
   }
+  // A cursor is taken back only by the list that gave it (KV's own check let a made-up one or another list's through).
+  const list = JSON.stringify([destinationId ?? null, hookId ?? null, newestFirst === true]);
+  const kvCursor = cursor ? kvCursorOf(cursor, list, hookId === undefined ? "id" : "timeAndId") : undefined;
+  if (kvCursor === null) throw badCursor(cursor!);
   if (hookId !== undefined) await indexEarlierDeadLetters(kv);
-  const page = { limit, cursor: cursor || undefined, reverse: newestFirst === true };
-  try {
-    if (destinationId === undefined && hookId === undefined) {
-      const iter = kv.list<DeadLetter>({ prefix: DEAD_PREFIX }, page);
-      const values: DeadLetter[] = [];
-      for await (const entry of iter) values.push(entry.value);
-      return { values, cursor: values.length < limit ? "" : iter.cursor };
-    }
+  const page = { limit, cursor: kvCursor, reverse: newestFirst === true };
+  let read: { values: DeadLetter[]; cursor: string };
+  if (destinationId === undefined && hookId === undefined) {
+    const iter = kv.list<DeadLetter>({ prefix: DEAD_PREFIX }, page);
+    const values: DeadLetter[] = [];
+    for await (const entry of iter) values.push(entry.value);
+    read = { values, cursor: values.length < limit ? "" : iter.cursor };
+  } else {
     const prefix = hookId === undefined ? deadByDestinationPrefix(destinationId!) : deadByHookPrefix(hookId);
-    return await indexedPage(kv, kv.list({ prefix }, page), limit);
-  } catch (error) {
-    // KV's own "invalid cursor" names neither the argument nor where a good one comes from.
-    if (!cursor || !(error instanceof TypeError) || !/cursor/i.test(error.message)) throw error;
-    throw new TypeError(
-      `Cannot list dead letters: 'cursor' must be one that a page of this list gave, got ${describeValue(cursor)}`,
-    );
+    read = await indexedPage(kv, kv.list({ prefix }, page), limit);
   }
+  return { values: read.values, cursor: read.cursor && pageCursor(read.cursor, list) };
+}
+
+function badCursor(cursor: string): TypeError {
+  return new TypeError(
+    `Cannot list dead letters: 'cursor' must be one that a page of this list gave, got ${describeValue(cursor)}`,
+  );
 }
 
 /** The longest id that names anything here (a longer one would not fit in a KV key). */

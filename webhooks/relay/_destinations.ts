@@ -11,7 +11,7 @@ import {
   pinHeldKey,
   ulid,
 } from "./_keys.ts";
-import { dropPartition, dropShared } from "./removal/mod.ts";
+import { dropRemoved, markRemoved } from "./removal/mod.ts";
 import { describe as describeValue, describeUrl, requireString } from "../_util.ts";
 import { fitsKey, type ResolvedOptions } from "./_options.ts";
 import type { Destination, DestinationInput, DestinationPatch, Destinations, NewDestination } from "./_types.ts";
@@ -167,11 +167,12 @@ export function createDestinations(
       .delete(pinHeldKey(id))
       .sum(DESTINATIONS_VERSION_KEY, ONE)
       .sum(OUTBOX_BUMP_KEY, ONE);
+    markRemoved(atomic, id, current.value.pinned);
     await indexRemove(kv, atomic, current.value, listAll);
     const result = await retryWhileLocked(() => atomic.commit());
     await changed();
     if (!result.ok) return remove(id);
-    await (current.value.pinned ? dropPartition(kv, id) : dropShared(kv, id));
+    await dropRemoved(kv, id, current.value.pinned);
     await dropPaused(kv, id);
     return true;
   }

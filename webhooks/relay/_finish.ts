@@ -15,6 +15,7 @@ import {
   dueKey,
   OUTBOX_BUMP_KEY,
   pausedKey,
+  removedKey,
   ulid,
 } from "./_keys.ts";
 import { type Held, MAX_CHECKS } from "./_outbox.ts";
@@ -99,10 +100,13 @@ export function finishes(now: () => number): {
       const next: OutboxEntry = { ...unleased(held.entry), attempts: held.entry.attempts + 1 };
       next.lastError = reasonOf(outcome);
       return {
+        // Refused once its destination is removed: landing behind the removal's listing, it was left to no one.
         ...withAttempt(held, outcome, (atomic) => {
+          atomic.check({ key: removedKey(next.destinationId), versionstamp: null });
           atomic.set(dueKey(next.partition, dueAt, next.id), storedOf(next));
           setForward(atomic, next, "pending", dueAt);
         }),
+        checks: 1,
         bump: true,
         bytes: copyBytes(held),
       };

@@ -25,6 +25,8 @@
 // - ["relay_paused", destinationId, entryId]  an entry of a disabled destination, kept untried (the whole entry); moved
 //                                             back to the outbox, due at once, when the destination is enabled again
 // - ["relay_pin_held", destinationId]         when a worker last held a pinned destination (ms)
+// - ["relay_removed", destinationId]          a destination removed within a day: set by its removal's commit, checked
+//                                             absent by a retry's commit; `dropped` once its entries are deleted
 // - ["relay_entry_by_postback", postbackId, index, entryId]
 //                                             an entry's state (or a fan-out record's), written in the commits that
 //                                             add, finish or redeliver it, for `forwards`; expires with its attempts
@@ -144,6 +146,14 @@ export const PAUSED_PREFIX: Deno.KvKey = ["relay_paused"];
 export function pinHeldKey(destinationId: string): Deno.KvKey {
   return ["relay_pin_held", destinationId];
 }
+
+/** Marks a destination removed (for a day): a retry of one of its entries is refused, housekeeping ends its removal. */
+export function removedKey(destinationId: string): Deno.KvKey {
+  return ["relay_removed", destinationId];
+}
+
+/** Prefix of the marks of removed destinations. */
+export const REMOVED_PREFIX: Deno.KvKey = ["relay_removed"];
 
 /** The state of an entry (or of a fan-out record) of a postback item, found by the postback. */
 export function forwardKey(postbackId: string, index: number, entryId: string): Deno.KvKey {

@@ -136,7 +136,7 @@ export function resolveRun(options: RunOptions | undefined): ResolvedRun {
   }
   const o = options ?? {};
   onlyFields(o, RUN_OPTIONS, "run relay");
-  const concurrency = o.concurrency ?? 16;
+  const concurrency: unknown = o.concurrency === undefined ? 16 : o.concurrency; // `null` is no default: a mistake
   if (typeof concurrency !== "number" || !Number.isInteger(concurrency)) {
     throw new TypeError(`Cannot run relay: 'concurrency' must be an integer, got ${describeValue(concurrency)}`);
   }

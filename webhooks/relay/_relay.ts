@@ -81,7 +81,8 @@ export function createRelay(kv: Deno.Kv, options?: RelayOptions): Relay {
       }
       // No postback has such an id (a receiver's are 64 characters), and it would not fit in a KV key.
       if (postbackId.length > MAX_POSTBACK_ID) return Promise.resolve([]);
-      return listForwards(kv, postbackId, index);
+      // `+ 0` makes -0 the 0 it stands for: KV keeps the keys 0 and -0 apart (item 0's forwards were not found).
+      return listForwards(kv, postbackId, index === undefined ? undefined : index + 0);
     },
     deadLetters: (page) => listDeadLetters(kv, page),
     deadLetter: (entryId) => getDeadLetter(kv, entryId),

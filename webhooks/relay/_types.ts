@@ -112,7 +112,7 @@ export interface DeadLetterQuery {
   destinationId?: string;
   /** Only the dead letters of this hook, in the order they died (not with `destinationId`). */
   hookId?: string;
-  /** The `cursor` of the page before; absent or `""` for the first. */
+  /** The `cursor` of the page before (of this same list); absent or `""` for the first; any other is a `TypeError`. */
   cursor?: string;
   /** Dead letters a page (default 100, at most 1,000). */
   limit?: number;

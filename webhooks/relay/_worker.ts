@@ -10,7 +10,7 @@ import { destinationKey, DESTINATIONS_VERSION_KEY, OUTBOX_BUMP_KEY, SHARED_PARTI
 import type { PinMarks } from "./pins/mod.ts";
 import type { StoredDestination } from "./_destinations.ts";
 import { settlePaused } from "./paused/mod.ts";
-import { settlePartitions } from "./removal/mod.ts";
+import { settlePartitions, settleRemoved } from "./removal/mod.ts";
 import { nextWait, type ResolvedOptions, type ResolvedRun } from "./_options.ts";
 import { DueWindow, expandFanouts, type Held } from "./_outbox.ts";
 import type { Destinations, RelayWorker } from "./_types.ts";
@@ -101,6 +101,7 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     await ctx.pins.mark(pinned.filter((d) => only?.has(d.id)).map((d) => d.id));
     await settlePaused(kv, cache, only, options.now);
     await settlePartitions(kv, cache);
+    await settleRemoved(kv);
     const others = pinned.filter((d) => !only?.has(d.id));
     for (const id of await ctx.pins.abandoned(others)) await ctx.destinations.remove(id);
   }

@@ -180,3 +180,22 @@ Deno.test("deadLetters() names a limit that is not a number, whatever it is, and
     kv.close();
   }
 });
+
+Deno.test("run() refuses a null concurrency, as every other null option, instead of running 16 at once", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv);
+  try {
+    // `null` is no default (a form field left empty, a config value missing): createRelay and deadLetters refuse it.
+    assert.throws(
+      () => relay.run({ concurrency: null } as never),
+      (e: Error) =>
+        e instanceof TypeError && e.message === "Cannot run relay: 'concurrency' must be an integer, got null",
+    );
+    for (const name of ["signal", "destinations", "onAttempt"]) {
+      assert.throws(() => relay.run({ [name]: null } as never), TypeError, name);
+    }
+  } finally {
+    await relay.close();
+    kv.close();
+  }
+});

@@ -3,12 +3,47 @@
 // commit that removes it; a worker's housekeeping deletes what a removal
 // killed before it was done left, and an entry written meanwhile by a process
 // whose list of destinations still had it (it trusts that list for a second).
-// An unpinned one's entries are found in the shared partition by their value.
+// An unpinned one's entries are found in the shared partition by their value;
+// the removal's commit marks the destination removed (for a day), so that a
+// worker's housekeeping finishes a removal killed midway, and a retry that
+// would land behind the removal's listing of the outbox is refused.
 
 import { retryWhileLocked } from "../../kv/mod.ts";
 import { deleteForward } from "../_forwards.ts";
 import { entryAt, type StoredEntry } from "../_entry.ts";
-import { destinationKey, duePrefix, SHARED_PARTITION, takeKey } from "../_keys.ts";
+import { destinationKey, duePrefix, REMOVED_PREFIX, removedKey, SHARED_PARTITION, takeKey } from "../_keys.ts";
+
+/** How long a removed destination stays marked: far past any lease of one of its entries that a worker held. */
+const REMOVED_TTL_MS = 86_400_000;
+
+/** The mark of a removed destination. */
+interface RemovedMark {
+  pinned: boolean;
+  /** Its waiting entries are deleted. */
+  dropped: boolean;
+}
+
+/** Marks destination `id` removed, in its removal's commit `atomic`. */
+export function markRemoved(atomic: Deno.AtomicOperation, id: string, pinned: boolean): void {
+  atomic.set(removedKey(id), { pinned, dropped: false } satisfies RemovedMark, { expireIn: REMOVED_TTL_MS });
+}
+
+/** Deletes the waiting entries of removed destination `id`, then marks them deleted. */
+export async function dropRemoved(kv: Deno.Kv, id: string, pinned: boolean): Promise<void> {
+  await (pinned ? dropPartition(kv, id) : dropShared(kv, id));
+  const mark: RemovedMark = { pinned, dropped: true };
+  await retryWhileLocked(() => kv.set(removedKey(id), mark, { expireIn: REMOVED_TTL_MS }));
+}
+
+/**
+ * A worker's housekeeping look at the destinations removed within a day: one whose removal was killed before its
+ * entries were deleted has them deleted now (however far away their next attempt). One list of a few keys.
+ */
+export async function settleRemoved(kv: Deno.Kv): Promise<void> {
+  for await (const entry of kv.list<RemovedMark>({ prefix: REMOVED_PREFIX })) {
+    if (!entry.value.dropped) await dropRemoved(kv, entry.key[1] as string, entry.value.pinned);
+  }
+}
 
 /** Entries deleted per commit: two deletes each (the entry and its state for `forwards`), within 1,000 mutations. */
 const DROP_BATCH = 400;
@@ -37,7 +72,8 @@ export async function dropPartition(kv: Deno.Kv, partition: string): Promise<voi
  * Deletes the entries waiting for unpinned destination `destinationId` in the shared partition, with their state for
  * `forwards`, a few hundred per commit. Each commit bumps the partition's take counter as a take does, so a worker
  * that listed one of them takes nothing from its stale list; one it holds already ends its turn on a refused check
- * (or, delivered meanwhile, as delivered). Those left by a removal killed midway are dropped by a worker when due.
+ * (or, delivered meanwhile, as delivered); a retry of one is refused by the destination's removed mark. Those left
+ * by a removal killed midway are dropped by {@linkcode settleRemoved}.
  */
 export async function dropShared(kv: Deno.Kv, destinationId: string): Promise<void> {
   let atomic = kv.atomic();
