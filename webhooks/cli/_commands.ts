@@ -8,6 +8,7 @@ import { communityDetails, communityTable, hookTable, publicCommunity, table } f
 import { createReceiver } from "../receiver/mod.ts";
 import type { Community, Webhook } from "../types.ts";
 import type { Webhooks } from "../webhooks.ts";
+import type { LastTask } from "./_interrupt.ts";
 import { listen } from "./_listen.ts";
 import { shownEntity, shownHook, shownReport, shownUrl } from "./_shown.ts";
 
@@ -27,6 +28,8 @@ export interface CommandContext {
   secret(flag: string, variable: string): string | undefined;
   /** Aborts on Ctrl-C. */
   signal: AbortSignal;
+  /** Sets (or clears) what a second Ctrl-C still does before the process ends. */
+  lastly(task: LastTask | null): void;
   /** Set by reconcile: called on each page the platform answers. */
   onPlatformPage: (() => void) | null;
 }

@@ -11,6 +11,7 @@
 // `--print-secret` (API.md: the CLI prints no secret unless asked).
 
 import { createRelay, type RelayAttempt } from "../relay/mod.ts";
+import type { LastTask } from "./_interrupt.ts";
 
 /** What `listen` takes of a command's context (the command table's own context has all of it). */
 export interface ListenContext {
@@ -21,6 +22,8 @@ export interface ListenContext {
   err(text: string): void;
   secret(flag: string, variable: string): string | undefined;
   signal: AbortSignal;
+  /** Sets (or clears) what a second Ctrl-C still does before the process ends. */
+  lastly(task: LastTask | null): void;
 }
 
 /** The printed line of one attempt: time, hook, status, duration, entry id (and why, when it failed). */
@@ -86,6 +89,16 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
     const refused = error instanceof TypeError ? /^Cannot add destination: 'url' (.*)$/s.exec(error.message) : null;
     throw refused ? usage(`--forward-to ${refused[1]}`) : error;
   });
+  // A second Ctrl-C skips the wait for the worker (its deliveries in flight, given back through a KV that may be slow)
+  // but still removes the destination, which would otherwise stand for 10 minutes (the hooks' postbacks piling up).
+  ctx.lastly({
+    doing: `removing destination ${destination.id}`,
+    left: "the destination is left for a relay worker to remove once no worker held it for 10 minutes",
+    run: async () => {
+      await relay.destinations.remove(destination.id);
+      ctx.err(`Removed destination ${destination.id}`);
+    },
+  });
   try {
     ctx.err(
       `Forwarding postbacks of ${hookIds ? `hooks ${hookIds.join(", ")}` : "every hook"} to ${destination.url}` +
@@ -140,6 +153,7 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
     }
   } finally {
     await relay.destinations.remove(destination.id);
+    ctx.lastly(null);
     await relay.close();
     ctx.err(`Removed destination ${destination.id}`);
   }

@@ -11,6 +11,7 @@ import { createWebhooks } from "../webhooks.ts";
 import { blotSecrets } from "../_util.ts";
 import { printable } from "./_format.ts";
 import { shownUrl } from "./_shown.ts";
+import { handleInterrupts } from "./_interrupt.ts";
 
 /**
  * Where the command line reads and writes. {@linkcode main} uses the
@@ -138,26 +139,15 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     cli.stderr(`Error: Cannot open the KV at '${shown}': ${messageOf(error, hidden)}`);
     return 1;
   }
-  const onSigint = () => {
-    // `receive` and `listen` end on their own: `listen` removes its destination first. A second Ctrl-C ends
-    // them here, as any other command: with the KV out of reach (KV Connect retries for good), the removal never
-    // returns, and a Ctrl-C that did nothing left only `kill -9`.
-    const ownEnd = command.words[0] === "receive" || command.words[0] === "listen";
-    if (ownEnd && !interrupt.signal.aborted) return interrupt.abort();
-    kv.close(); // whatever was running stops here; nothing is left half-written (each write is atomic)
-    cli.stderr(
-      command.words[0] === "listen"
-        ? "Interrupted again: the destination is left for a relay worker to remove once no worker held it for 10 minutes"
-        : "Interrupted",
-    );
-    // Ended by the signal itself, as a program without a handler is (status 130), not through Deno.exit, which with
-    // OTEL_DENO=true can hang for good (docs/observability.md, "Ending the process"). With no listener left, Deno
-    // takes SIGINT's default action; should another listener keep it, Deno.exit ends the process after all.
-    Deno.removeSignalListener("SIGINT", onSigint);
-    Deno.kill(Deno.pid, "SIGINT");
-    setTimeout(() => Deno.exit(130), 1_000);
-  };
-  if (own) Deno.addSignalListener("SIGINT", onSigint);
+  const interrupts = own
+    ? handleInterrupts({
+      ownEnd: command.words[0] === "receive" || command.words[0] === "listen",
+      interrupt,
+      close: () => kv.close(),
+      err: cli.stderr,
+      messageOf: (error) => messageOf(error, secrets),
+    })
+    : null;
   const baseFetch = cli.fetch ?? globalThis.fetch;
   const ctx: CommandContext = {
     kv,
@@ -186,6 +176,7 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
       return value;
     },
     signal: cli.signal ?? interrupt.signal,
+    lastly: (task) => interrupts?.lastly(task),
     onPlatformPage: null,
   };
   try {
@@ -201,7 +192,7 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     cli.stderr(`Error: ${messageOf(error, secrets)}`);
     return 1;
   } finally {
-    if (own) Deno.removeSignalListener("SIGINT", onSigint);
+    interrupts?.dispose();
     try {
       kv.close();
     } catch {
