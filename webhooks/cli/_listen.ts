@@ -44,6 +44,12 @@ function wellFormedSecret(secret: string): boolean {
   return bytes >= 24 && bytes <= 64;
 }
 
+/** The id of `ids` that the relay's message shows as `shown` (an id over 80 characters cut to 77 and `...`). */
+function givenId(ids: string[], shown: string): string {
+  const cut = shown.endsWith("...") ? shown.slice(0, -3) : null;
+  return ids.find((id) => id === shown) ?? ids.find((id) => cut !== null && id.startsWith(cut)) ?? shown;
+}
+
 /** How often listen checks that its destination is still there and enabled. */
 const DESTINATION_CHECK_MS = 1_000;
 
@@ -87,7 +93,15 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
     // A URL the relay refuses (not one, another scheme, a password in it, too long) is the flag's value at fault:
     // a usage error (status 2, API.md), said in the flag's name. The relay's message never echoes credentials.
     const refused = error instanceof TypeError ? /^Cannot add destination: 'url' (.*)$/s.exec(error.message) : null;
-    throw refused ? usage(`--forward-to ${refused[1]}`) : error;
+    if (refused) throw usage(`--forward-to ${refused[1]}`);
+    // An id no webhook has: a failed look-up (status 1), worded as the other commands' unknown ids, naming the flag.
+    const unknown = error instanceof TypeError
+      ? /^Cannot add destination: unknown hook id (".*")$/s.exec(error.message)
+      : null;
+    if (unknown && hookIds) {
+      throw new Error(`No webhook has the id '${givenId(hookIds, JSON.parse(unknown[1]))}' (given with --hook)`);
+    }
+    throw error;
   });
   // A second Ctrl-C skips the wait for the worker (its deliveries in flight, given back through a KV that may be slow)
   // but still removes the destination, which would otherwise stand for 10 minutes (the hooks' postbacks piling up).
