@@ -125,6 +125,8 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     secretOf("access-token", "ACCESS_TOKEN"),
     secretOf("refresh-token", "REFRESH_TOKEN"),
     secretOf("secret", "WEBHOOK_SECRET"),
+    // Deno sends it to a KV Connect server, whose error (or a proxy's) may quote the request's Authorization header.
+    cli.env("DENO_KV_ACCESS_TOKEN") || undefined,
   ].filter((s): s is string => s !== undefined);
   const path = typeof flags.kv === "string" ? flags.kv : cli.env("KV_PATH") || "./webhooks.kv";
   let kv: Deno.Kv;
