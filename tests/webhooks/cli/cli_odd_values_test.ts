@@ -1,0 +1,41 @@
+// Odd values given to the command line: 10,000 characters where an id or a
+// tenant goes, an empty positional argument. Each ends as API.md's exit
+// codes say: a look-up that finds nothing as other look-ups do, a mistake in
+// the command line as a usage error (2) with the command's usage.
+
+import assert from "node:assert/strict";
+import { createWebhooks } from "../../../webhooks/mod.ts";
+import { main } from "../../../webhooks/cli/mod.ts";
+
+const LONG = "x".repeat(10_000);
+
+/** Runs `main` on a KV file holding one hook of tenant t1; resolves with status, stdout and stderr. */
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/webhooks.kv`;
+  try {
+    const kv = await Deno.openKv(path);
+    await createWebhooks(kv).save({ id: "h1", tenantId: "t1", entity: {} });
+    kv.close();
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t), env: () => undefined };
+    const code = await main([...args, "--kv", path], io);
+    return { code, out: out.join("\n"), err: err.join("\n") };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("cli hooks list --tenant with 10,000 characters lists no webhooks, as find --id and find --url with such values find none", async () => {
+  for (const json of [false, true]) {
+    const listed = await run(["hooks", "list", "--tenant", LONG, ...(json ? ["--json"] : [])]);
+    // Before: status 1 and Deno's own "Key too large for read (max 2049 bytes)".
+    assert.equal(listed.code, 0, listed.err);
+    assert.equal(listed.err, "");
+    assert.deepEqual(json ? JSON.parse(listed.out) : listed.out, json ? [] : "No webhooks.");
+  }
+  const found = await run(["hooks", "find", "--url", `https://c.example/${LONG}`]);
+  assert.equal(found.code, 0, found.err);
+  assert.equal(found.out, "No webhooks.");
+});
