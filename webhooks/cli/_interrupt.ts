@@ -7,14 +7,20 @@
 // command ends at the first.
 
 /** What a second Ctrl-C still does before the process ends: `listen`'s removal of its destination. */
-export interface LastTask {
-  /** What it does, as stderr says it: `removing destination 01J...`. */
-  doing: string;
-  /** What is left when the process ends without it done: `the destination is left for ...`. */
-  left: string;
-  /** Does it; stderr says what came of it. */
-  run(): Promise<void>;
-}
+export type LastTask =
+  & {
+    /** What is left when the process ends without it done: `the destination is left for ...`. */
+    left: string;
+  }
+  & ({
+    /** What it does, as stderr says it: `removing destination 01J...`. */
+    doing: string;
+    /** Does it; stderr says what came of it. */
+    run(): Promise<void>;
+  } | {
+    /** Nothing to do (yet): a second Ctrl-C ends the process at once, saying what is left. */
+    doing?: undefined;
+  });
 
 /** How long a second Ctrl-C waits for the last task before the process ends anyway. */
 export const LAST_TASK_MS = 5_000;
@@ -67,7 +73,7 @@ export function handleInterrupts(options: InterruptOptions): Interrupts {
     // allowed, ends the process anyway, rather than leave only `kill -9`.
     if (task === null) return end("Interrupted");
     const last = task;
-    if (count > 2) return end(`Interrupted again: ${last.left}`);
+    if (count > 2 || last.doing === undefined) return end(`Interrupted again: ${last.left}`);
     options.err(`Interrupted again: not waiting for the deliveries in flight; ${last.doing} (Ctrl-C again to skip it)`);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<string>((resolve) => {

@@ -83,12 +83,16 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
         " (the value given is not shown); or leave it unset and run with --print-secret to see a generated one",
     );
   }
+  const left = "the destination is left for a relay worker to remove once no worker held it for 10 minutes";
+  // A second Ctrl-C while the destination is being added (its commit may have landed) can only leave it.
+  ctx.lastly({ left });
   const destination = await relay.destinations.add({
     url: forwardTo,
     pinned: true,
     ...(hookIds ? { hookIds } : {}),
     ...(secret ? { secret } : {}),
   }).catch(async (error) => {
+    ctx.lastly(null);
     await relay.close();
     // A URL the relay refuses (not one, another scheme, a password in it, too long) is the flag's value at fault:
     // a usage error (status 2, API.md), said in the flag's name. The relay's message never echoes credentials.
@@ -107,7 +111,7 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
   // but still removes the destination, which would otherwise stand for 10 minutes (the hooks' postbacks piling up).
   ctx.lastly({
     doing: `removing destination ${destination.id}`,
-    left: "the destination is left for a relay worker to remove once no worker held it for 10 minutes",
+    left,
     run: async () => {
       await relay.destinations.remove(destination.id);
       ctx.err(`Removed destination ${destination.id}`);
