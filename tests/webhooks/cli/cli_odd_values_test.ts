@@ -39,3 +39,25 @@ Deno.test("cli hooks list --tenant with 10,000 characters lists no webhooks, as 
   assert.equal(found.code, 0, found.err);
   assert.equal(found.out, "No webhooks.");
 });
+
+Deno.test("cli: an empty positional argument, or --events with no event in it, is a usage error (2) as an empty flag value is", async () => {
+  const cases: [string[], RegExp][] = [
+    [["communities", "show", ""], /^Error: 'communities show' takes NAME, got an empty one$/m],
+    [["communities", "remove", ""], /^Error: 'communities remove' takes NAME, got an empty one$/m],
+    [["communities", "revoke-previous-secret", ""], /^Error: 'communities revoke-previous-secret' takes NAME/m],
+    [["hooks", "unregister", ""], /^Error: 'hooks unregister' takes ID, got an empty one$/m],
+    [["reconcile", ""], /^Error: 'reconcile' takes NAME, got an empty one$/m],
+    [
+      ["hooks", "register", "--community", "A", "--events", " , ", "--callback", "https://me.example/h"],
+      /^Error: --events needs one or more event names, separated by commas$/m,
+    ],
+  ];
+  for (const [args, message] of cases) {
+    const result = await run(args);
+    // Before: status 1, with the library's words ("'name' must be a non-empty string", "No webhook has the id ''").
+    assert.equal(result.code, 2, `${args.join(" ")}: ${result.err}`);
+    assert.match(result.err, message);
+    assert.match(result.err, /^Usage: deno task cli /m, "the command's usage follows");
+    assert.equal(result.out, "");
+  }
+});
