@@ -147,6 +147,7 @@ const COMMANDS: Record<string, Command> = {
   async "hooks register"(ctx) {
     const f = ctx.flags;
     const events = String(f.events).split(",").map((e) => e.trim()).filter(Boolean);
+    if (events.length === 0) throw new UsageHint("--events needs one or more event names, separated by commas");
     const response = await ctx.hooks.register({
       community: String(f.community),
       events,
