@@ -61,3 +61,23 @@ Deno.test("cli: an empty positional argument, or --events with no event in it, i
     assert.equal(result.out, "");
   }
 });
+
+Deno.test("cli receive: a malformed --hostname is a usage error naming the flag; an address it cannot listen on is named", async () => {
+  for (const hostname of ["no such host", "a..b", "-x y"]) {
+    const result = await run(["receive", "--port", "0", "--hostname", hostname]);
+    // Before: status 1 and Deno's "invalid host 'no such host': invalid char found in FQDN", naming no flag.
+    assert.equal(result.code, 2, `${hostname}: ${result.err}`);
+    assert.match(result.err, /^Error: --hostname must be a host name or an IP address, got '/);
+    assert.match(result.err, /^Usage: deno task cli receive /m);
+  }
+  const busy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  try {
+    const result = await run(["receive", "--port", String(busy.addr.port)]);
+    // Before: "Error: Address already in use (os error 98)", saying neither which address nor which flag.
+    assert.equal(result.code, 1, result.err);
+    const named = `Error: Cannot receive on 127.0.0.1:${busy.addr.port} (--hostname, --port): Address already in use`;
+    assert.ok(result.err.startsWith(named), result.err);
+  } finally {
+    busy.close();
+  }
+});
