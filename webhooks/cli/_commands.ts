@@ -232,12 +232,22 @@ const COMMANDS: Record<string, Command> = {
         }));
       },
     });
-    const server = Deno.serve({
-      port,
-      hostname,
-      signal: ctx.signal,
-      onListen: (addr) => ctx.err(`Receiving postbacks on http://${addr.hostname}:${addr.port}/ (Ctrl-C to stop)`),
-    }, receiver.handle);
+    let server: Deno.HttpServer;
+    try {
+      server = Deno.serve({
+        port,
+        hostname,
+        signal: ctx.signal,
+        onListen: (addr) => ctx.err(`Receiving postbacks on http://${addr.hostname}:${addr.port}/ (Ctrl-C to stop)`),
+      }, receiver.handle);
+    } catch (error) {
+      // Deno's words name neither the flag nor the address: a malformed host is the flag's value at fault (status 2).
+      if (error instanceof URIError) {
+        throw new UsageHint(`--hostname must be a host name or an IP address, got '${hostname}'`);
+      }
+      const address = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+      throw new Error(`Cannot receive on ${address} (--hostname, --port): ${(error as Error).message}`);
+    }
     await server.finished;
   },
 

@@ -63,7 +63,7 @@ Deno.test("cli: an empty positional argument, or --events with no event in it, i
 });
 
 Deno.test("cli receive: a malformed --hostname is a usage error naming the flag; an address it cannot listen on is named", async () => {
-  for (const hostname of ["no such host", "a..b", "-x y"]) {
+  for (const hostname of ["no such host", "a..b", "a/b"]) {
     const result = await run(["receive", "--port", "0", "--hostname", hostname]);
     // Before: status 1 and Deno's "invalid host 'no such host': invalid char found in FQDN", naming no flag.
     assert.equal(result.code, 2, `${hostname}: ${result.err}`);
