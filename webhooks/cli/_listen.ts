@@ -50,6 +50,9 @@ function givenId(ids: string[], shown: string): string {
   return ids.find((id) => id === shown) ?? ids.find((id) => cut !== null && id.startsWith(cut)) ?? shown;
 }
 
+/** The most hooks one destination names (the relay's limit). */
+const MAX_HOOKS = 1000;
+
 /** How often listen checks that its destination is still there and enabled. */
 const DESTINATION_CHECK_MS = 1_000;
 
@@ -70,9 +73,13 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 export async function listen(ctx: ListenContext, usage: (message: string) => Error): Promise<void> {
   const forwardTo = String(ctx.flags["forward-to"]);
   const hookIds = typeof ctx.flags.hook === "string"
-    ? ctx.flags.hook.split(",").map((h) => h.trim()).filter(Boolean)
+    ? [...new Set(ctx.flags.hook.split(",").map((h) => h.trim()).filter(Boolean))]
     : undefined;
   if (hookIds?.length === 0) throw usage("--hook needs one or more hook ids, separated by commas");
+  if (hookIds && hookIds.length > MAX_HOOKS) {
+    const count = hookIds.length.toLocaleString("en-US");
+    throw usage(`--hook names at most ${MAX_HOOKS.toLocaleString("en-US")} hook ids, got ${count}`);
+  }
   const kv = ctx.kv;
   // The URL is on this machine: allowed here (API.md), and reached from this process alone (pinned).
   const relay = createRelay(kv, { allowPrivateNetwork: true });
