@@ -63,7 +63,14 @@ function processIO(signal: AbortSignal): CliIO {
  */
 function printing(io: CliIO): CliIO {
   const lines = (text: string) => text.split("\n").map(printable).join("\n");
-  return { ...io, stdout: (text) => io.stdout(lines(text)), stderr: (text) => io.stderr(lines(text)) };
+  const stderr = (text: string) => {
+    try {
+      io.stderr(lines(text));
+    } catch {
+      // Its reader is gone (a closed pipe): there is nowhere left to say anything, and the status still tells.
+    }
+  };
+  return { ...io, stdout: (text) => io.stdout(lines(text)), stderr };
 }
 
 /** The message of anything thrown, with every known secret value blotted out. */
@@ -113,7 +120,12 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
   }
   const { command, args, flags } = parsed;
   if (command === null || flags.help) {
-    cli.stdout(command === null ? parsed.help ?? topUsage() : commandUsage(command));
+    try {
+      cli.stdout(command === null ? parsed.help ?? topUsage() : commandUsage(command));
+    } catch (error) {
+      cli.stderr(`Error: ${messageOf(error, [])}`); // stdout's reader is gone (a closed pipe), say
+      return 1;
+    }
     return 0;
   }
   const secretOf = (flag: string, variable: string): string | undefined => {
