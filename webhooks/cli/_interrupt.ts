@@ -1,4 +1,6 @@
-// Ctrl-C (SIGINT) of the command line's own process. `receive` and `listen`
+// Ctrl-C (SIGINT) of the command line's own process, and for `receive` and
+// `listen` also SIGTERM (a process manager's or docker's stop) and SIGHUP (the
+// terminal closed), which count as Ctrl-C. `receive` and `listen`
 // end on their own at the first (their signal aborts; `listen` removes its
 // destination once its worker has given back what it had in flight). A second
 // ends any command here, with status 130 (SIGINT's own): `listen` first runs
@@ -44,7 +46,10 @@ export interface Interrupts {
   dispose(): void;
 }
 
-/** Listens to SIGINT for the process until `dispose()`. */
+/** The signals that end `receive` and `listen` as Ctrl-C does (Windows has neither). */
+const ENDING: Deno.Signal[] = Deno.build.os === "windows" ? [] : ["SIGTERM", "SIGHUP"];
+
+/** Listens to SIGINT (and, for `receive` and `listen`, SIGTERM and SIGHUP) for the process until `dispose()`. */
 export function handleInterrupts(options: InterruptOptions): Interrupts {
   let task: LastTask | null = null;
   let count = 0;
@@ -61,7 +66,7 @@ export function handleInterrupts(options: InterruptOptions): Interrupts {
     // Ended by the signal itself, as a program without a handler is (status 130), not through Deno.exit, which with
     // OTEL_DENO=true can hang for good (docs/observability.md, "Ending the process"). With no listener left, Deno
     // takes SIGINT's default action; should another listener keep it, Deno.exit ends the process after all.
-    Deno.removeSignalListener("SIGINT", onSigint);
+    remove();
     Deno.kill(Deno.pid, "SIGINT");
     setTimeout(() => Deno.exit(130), 1_000);
   };
@@ -88,11 +93,13 @@ export function handleInterrupts(options: InterruptOptions): Interrupts {
       end(message);
     });
   };
-  Deno.addSignalListener("SIGINT", onSigint);
+  const signals: Deno.Signal[] = ["SIGINT", ...(options.ownEnd ? ENDING : [])];
+  const remove = () => signals.forEach((signal) => Deno.removeSignalListener(signal, onSigint));
+  signals.forEach((signal) => Deno.addSignalListener(signal, onSigint));
   return {
     lastly: (next) => void (task = next),
     dispose: () => {
-      if (!ended) Deno.removeSignalListener("SIGINT", onSigint);
+      if (!ended) remove();
     },
   };
 }
