@@ -81,3 +81,26 @@ Deno.test("cli receive: a malformed --hostname is a usage error naming the flag;
     busy.close();
   }
 });
+
+Deno.test("cli --kv (or KV_PATH) of spaces alone is a usage error, as an empty one is, and makes no file named so", async () => {
+  const dir = await Deno.makeTempDir(); // the working directory of the runs
+  const cli = new URL("../../../webhooks/cli.ts", import.meta.url).pathname;
+  try {
+    for (const [args, env] of [[["--kv", "   "], {}], [[], { KV_PATH: " \t " }]] as const) {
+      const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", cli, "hooks", "list", ...args],
+        cwd: dir,
+        env: { NO_COLOR: "1", ...env },
+        stdout: "null",
+        stderr: "piped",
+      }).output();
+      const text = new TextDecoder().decode(stderr);
+      // Before: status 0, a KV file named by the spaces made in the working directory.
+      assert.equal(code, 2, text);
+      assert.match(text, /^Error: --kv \(or KV_PATH\) needs a path or a URL, got only spaces\n/);
+    }
+    assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
