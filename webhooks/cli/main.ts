@@ -141,6 +141,13 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     cli.env("DENO_KV_ACCESS_TOKEN") || undefined,
   ].filter((s): s is string => s !== undefined);
   const path = typeof flags.kv === "string" ? flags.kv : cli.env("KV_PATH") || "./webhooks.kv";
+  if (path.trim() === "") {
+    // Spaces alone are a slip (`--kv " $UNSET"`), not a file name: Deno would make a KV file named so, here.
+    cli.stderr("Error: --kv (or KV_PATH) needs a path or a URL, got only spaces");
+    cli.stderr("");
+    cli.stderr(commandUsage(command));
+    return 2;
+  }
   let kv: Deno.Kv;
   try {
     kv = await Deno.openKv(path);
