@@ -1,6 +1,6 @@
 // Ctrl-C (SIGINT) of the command line's own process, and for `receive` and
-// `listen` also SIGTERM (a process manager's or docker's stop) and SIGHUP (the
-// terminal closed), which count as Ctrl-C. `receive` and `listen`
+// `listen` also SIGTERM (a process manager's or docker's stop), which counts
+// as Ctrl-C. SIGHUP is left alone: `nohup` must keep a `receive` running. `receive` and `listen`
 // end on their own at the first (their signal aborts; `listen` removes its
 // destination once its worker has given back what it had in flight). A second
 // ends any command here, with status 130 (SIGINT's own): `listen` first runs
@@ -46,10 +46,10 @@ export interface Interrupts {
   dispose(): void;
 }
 
-/** The signals that end `receive` and `listen` as Ctrl-C does (Windows has neither). */
-const ENDING: Deno.Signal[] = Deno.build.os === "windows" ? [] : ["SIGTERM", "SIGHUP"];
+/** The signals that end `receive` and `listen` as Ctrl-C does (Windows has none of them). */
+const ENDING: Deno.Signal[] = Deno.build.os === "windows" ? [] : ["SIGTERM"];
 
-/** Listens to SIGINT (and, for `receive` and `listen`, SIGTERM and SIGHUP) for the process until `dispose()`. */
+/** Listens to SIGINT (and, for `receive` and `listen`, SIGTERM) for the process until `dispose()`. */
 export function handleInterrupts(options: InterruptOptions): Interrupts {
   let task: LastTask | null = null;
   let count = 0;

@@ -2,7 +2,7 @@
 // postbacks of the hooks named (every hook when none) to a URL on this
 // machine, as `stripe listen` does. It adds a pinned destination (so only
 // this process delivers it), runs a relay worker for it that prints one line
-// per attempt, and removes the destination when it ends (Ctrl-C, SIGTERM or SIGHUP; or, with
+// per attempt, and removes the destination when it ends (Ctrl-C or SIGTERM; or, with
 // status 1, once the destination is disabled, by a `410 Gone` from the app
 // or elsewhere, or removed elsewhere). A
 // listener killed outright leaves its destination behind until a worker sees
