@@ -1,12 +1,12 @@
 // Ctrl-C (SIGINT) of the command line's own process, and for `receive` and
 // `listen` also SIGTERM (a process manager's or docker's stop), which counts
-// as Ctrl-C. SIGHUP is left alone: `nohup` must keep a `receive` running. `receive` and `listen`
-// end on their own at the first (their signal aborts; `listen` removes its
-// destination once its worker has given back what it had in flight). A second
-// ends any command here, with status 130 (SIGINT's own): `listen` first runs
-// its last task, the removal of its destination without waiting for the
-// worker, for at most LAST_TASK_MS; a third ends it at once. Any other
-// command ends at the first.
+// as Ctrl-C; SIGHUP is left alone, so that `nohup` keeps a `receive` running.
+// `receive` and `listen` end on their own at the first (their signal aborts;
+// `listen` removes its destination once its worker has given back what it
+// had in flight). A second ends any command here, with status 130 (SIGINT's
+// own): `listen` first runs its last task, the removal of its destination
+// without waiting for the worker, for at most LAST_TASK_MS; a third ends it
+// at once. Any other command ends at the first.
 
 /** What a second Ctrl-C still does before the process ends: `listen`'s removal of its destination. */
 export type LastTask =
@@ -70,7 +70,7 @@ export function handleInterrupts(options: InterruptOptions): Interrupts {
     Deno.kill(Deno.pid, "SIGINT");
     setTimeout(() => Deno.exit(130), 1_000);
   };
-  const onSigint = () => {
+  const onSignal = () => {
     count++;
     if (!options.ownEnd) return end("Interrupted");
     if (count === 1) return options.interrupt.abort();
@@ -94,8 +94,8 @@ export function handleInterrupts(options: InterruptOptions): Interrupts {
     });
   };
   const signals: Deno.Signal[] = ["SIGINT", ...(options.ownEnd ? ENDING : [])];
-  const remove = () => signals.forEach((signal) => Deno.removeSignalListener(signal, onSigint));
-  signals.forEach((signal) => Deno.addSignalListener(signal, onSigint));
+  const remove = () => signals.forEach((signal) => Deno.removeSignalListener(signal, onSignal));
+  signals.forEach((signal) => Deno.addSignalListener(signal, onSignal));
   return {
     lastly: (next) => void (task = next),
     dispose: () => {
