@@ -165,7 +165,11 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       checkCursor(listOptions.cursor, "list webhooks");
       const tenantId = listOptions.tenantId;
       if (tenantId !== undefined) requireString(tenantId, "tenantId", "list webhooks");
-      return await listPage(kv, tenantId, limit, listOptions.cursor);
+      // A tenant id too long for a KV key names no record: an empty page, as findByTenantID finds none.
+      return await unlessKeyTooLarge(() => listPage(kv, tenantId, limit, listOptions.cursor), {
+        values: [],
+        cursor: "",
+      });
     },
 
     async migrate(migrateOptions: MigrateOptions = {}) {

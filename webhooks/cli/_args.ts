@@ -141,6 +141,11 @@ export function parse(argv: string[]): Parsed {
       usage,
     );
   }
+  // An empty argument (`communities show ""`) is a mistake in the command line, as an empty flag value is below.
+  const empty = args.indexOf("");
+  if (empty >= 0) {
+    throw new UsageError(`'${command.words.join(" ")}' takes ${command.args[empty]}, got an empty one`, usage);
+  }
   for (const name of Object.keys(values)) {
     if (!(name in GLOBAL) && !command.flags.includes(name)) {
       throw new UsageError(`'${command.words.join(" ")}' has no option '--${name}'`, usage);

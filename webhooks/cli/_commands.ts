@@ -8,6 +8,7 @@ import { communityDetails, communityTable, hookTable, publicCommunity, table } f
 import { createReceiver } from "../receiver/mod.ts";
 import type { Community, Webhook } from "../types.ts";
 import type { Webhooks } from "../webhooks.ts";
+import type { LastTask } from "./_interrupt.ts";
 import { listen } from "./_listen.ts";
 import { shownEntity, shownHook, shownReport, shownUrl } from "./_shown.ts";
 
@@ -27,6 +28,8 @@ export interface CommandContext {
   secret(flag: string, variable: string): string | undefined;
   /** Aborts on Ctrl-C. */
   signal: AbortSignal;
+  /** Sets (or clears) what a second Ctrl-C still does before the process ends. */
+  lastly(task: LastTask | null): void;
   /** Set by reconcile: called on each page the platform answers. */
   onPlatformPage: (() => void) | null;
 }
@@ -144,6 +147,7 @@ const COMMANDS: Record<string, Command> = {
   async "hooks register"(ctx) {
     const f = ctx.flags;
     const events = String(f.events).split(",").map((e) => e.trim()).filter(Boolean);
+    if (events.length === 0) throw new UsageHint("--events needs one or more event names, separated by commas");
     const response = await ctx.hooks.register({
       community: String(f.community),
       events,
@@ -228,12 +232,22 @@ const COMMANDS: Record<string, Command> = {
         }));
       },
     });
-    const server = Deno.serve({
-      port,
-      hostname,
-      signal: ctx.signal,
-      onListen: (addr) => ctx.err(`Receiving postbacks on http://${addr.hostname}:${addr.port}/ (Ctrl-C to stop)`),
-    }, receiver.handle);
+    let server: Deno.HttpServer;
+    try {
+      server = Deno.serve({
+        port,
+        hostname,
+        signal: ctx.signal,
+        onListen: (addr) => ctx.err(`Receiving postbacks on http://${addr.hostname}:${addr.port}/ (Ctrl-C to stop)`),
+      }, receiver.handle);
+    } catch (error) {
+      // Deno's words name neither the flag nor the address: a malformed host is the flag's value at fault (status 2).
+      if (error instanceof URIError) {
+        throw new UsageHint(`--hostname must be a host name or an IP address, got '${hostname}'`);
+      }
+      const address = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+      throw new Error(`Cannot receive on ${address} (--hostname, --port): ${(error as Error).message}`);
+    }
     await server.finished;
   },
 

@@ -2,7 +2,7 @@
 // postbacks of the hooks named (every hook when none) to a URL on this
 // machine, as `stripe listen` does. It adds a pinned destination (so only
 // this process delivers it), runs a relay worker for it that prints one line
-// per attempt, and removes the destination when it ends (Ctrl-C; or, with
+// per attempt, and removes the destination when it ends (Ctrl-C or SIGTERM; or, with
 // status 1, once the destination is disabled, by a `410 Gone` from the app
 // or elsewhere, or removed elsewhere). A
 // listener killed outright leaves its destination behind until a worker sees
@@ -11,6 +11,7 @@
 // `--print-secret` (API.md: the CLI prints no secret unless asked).
 
 import { createRelay, type RelayAttempt } from "../relay/mod.ts";
+import type { LastTask } from "./_interrupt.ts";
 
 /** What `listen` takes of a command's context (the command table's own context has all of it). */
 export interface ListenContext {
@@ -21,6 +22,8 @@ export interface ListenContext {
   err(text: string): void;
   secret(flag: string, variable: string): string | undefined;
   signal: AbortSignal;
+  /** Sets (or clears) what a second Ctrl-C still does before the process ends. */
+  lastly(task: LastTask | null): void;
 }
 
 /** The printed line of one attempt: time, hook, status, duration, entry id (and why, when it failed). */
@@ -40,6 +43,15 @@ function wellFormedSecret(secret: string): boolean {
   const bytes = base64.length / 4 * 3 - (base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0);
   return bytes >= 24 && bytes <= 64;
 }
+
+/** The id of `ids` that the relay's message shows as `shown` (an id over 80 characters cut to 77 and `...`). */
+function givenId(ids: string[], shown: string): string {
+  const cut = shown.endsWith("...") ? shown.slice(0, -3) : null;
+  return ids.find((id) => id === shown) ?? ids.find((id) => cut !== null && id.startsWith(cut)) ?? shown;
+}
+
+/** The most hooks one destination names (the relay's limit). */
+const MAX_HOOKS = 1000;
 
 /** How often listen checks that its destination is still there and enabled. */
 const DESTINATION_CHECK_MS = 1_000;
@@ -61,9 +73,13 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 export async function listen(ctx: ListenContext, usage: (message: string) => Error): Promise<void> {
   const forwardTo = String(ctx.flags["forward-to"]);
   const hookIds = typeof ctx.flags.hook === "string"
-    ? ctx.flags.hook.split(",").map((h) => h.trim()).filter(Boolean)
+    ? [...new Set(ctx.flags.hook.split(",").map((h) => h.trim()).filter(Boolean))]
     : undefined;
   if (hookIds?.length === 0) throw usage("--hook needs one or more hook ids, separated by commas");
+  if (hookIds && hookIds.length > MAX_HOOKS) {
+    const count = hookIds.length.toLocaleString("en-US");
+    throw usage(`--hook names at most ${MAX_HOOKS.toLocaleString("en-US")} hook ids, got ${count}`);
+  }
   const kv = ctx.kv;
   // The URL is on this machine: allowed here (API.md), and reached from this process alone (pinned).
   const relay = createRelay(kv, { allowPrivateNetwork: true });
@@ -74,17 +90,39 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
         " (the value given is not shown); or leave it unset and run with --print-secret to see a generated one",
     );
   }
+  const left = "the destination is left for a relay worker to remove once no worker held it for 10 minutes";
+  // A second Ctrl-C while the destination is being added (its commit may have landed) can only leave it.
+  ctx.lastly({ left });
   const destination = await relay.destinations.add({
     url: forwardTo,
     pinned: true,
     ...(hookIds ? { hookIds } : {}),
     ...(secret ? { secret } : {}),
   }).catch(async (error) => {
+    ctx.lastly(null);
     await relay.close();
     // A URL the relay refuses (not one, another scheme, a password in it, too long) is the flag's value at fault:
     // a usage error (status 2, API.md), said in the flag's name. The relay's message never echoes credentials.
     const refused = error instanceof TypeError ? /^Cannot add destination: 'url' (.*)$/s.exec(error.message) : null;
-    throw refused ? usage(`--forward-to ${refused[1]}`) : error;
+    if (refused) throw usage(`--forward-to ${refused[1]}`);
+    // An id no webhook has: a failed look-up (status 1), worded as the other commands' unknown ids, naming the flag.
+    const unknown = error instanceof TypeError
+      ? /^Cannot add destination: unknown hook id (".*")$/s.exec(error.message)
+      : null;
+    if (unknown && hookIds) {
+      throw new Error(`No webhook has the id '${givenId(hookIds, JSON.parse(unknown[1]))}' (given with --hook)`);
+    }
+    throw error;
+  });
+  // A second Ctrl-C skips the wait for the worker (its deliveries in flight, given back through a KV that may be slow)
+  // but still removes the destination, which would otherwise stand for 10 minutes (the hooks' postbacks piling up).
+  ctx.lastly({
+    doing: `removing destination ${destination.id}`,
+    left,
+    run: async () => {
+      await relay.destinations.remove(destination.id);
+      ctx.err(`Removed destination ${destination.id}`);
+    },
   });
   try {
     ctx.err(
@@ -140,6 +178,7 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
     }
   } finally {
     await relay.destinations.remove(destination.id);
+    ctx.lastly(null);
     await relay.close();
     ctx.err(`Removed destination ${destination.id}`);
   }

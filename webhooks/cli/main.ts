@@ -11,6 +11,7 @@ import { createWebhooks } from "../webhooks.ts";
 import { blotSecrets } from "../_util.ts";
 import { printable } from "./_format.ts";
 import { shownUrl } from "./_shown.ts";
+import { handleInterrupts } from "./_interrupt.ts";
 
 /**
  * Where the command line reads and writes. {@linkcode main} uses the
@@ -62,7 +63,14 @@ function processIO(signal: AbortSignal): CliIO {
  */
 function printing(io: CliIO): CliIO {
   const lines = (text: string) => text.split("\n").map(printable).join("\n");
-  return { ...io, stdout: (text) => io.stdout(lines(text)), stderr: (text) => io.stderr(lines(text)) };
+  const stderr = (text: string) => {
+    try {
+      io.stderr(lines(text));
+    } catch {
+      // Its reader is gone (a closed pipe): there is nowhere left to say anything, and the status still tells.
+    }
+  };
+  return { ...io, stdout: (text) => io.stdout(lines(text)), stderr };
 }
 
 /** The message of anything thrown, with every known secret value blotted out. */
@@ -112,7 +120,12 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
   }
   const { command, args, flags } = parsed;
   if (command === null || flags.help) {
-    cli.stdout(command === null ? parsed.help ?? topUsage() : commandUsage(command));
+    try {
+      cli.stdout(command === null ? parsed.help ?? topUsage() : commandUsage(command));
+    } catch (error) {
+      cli.stderr(`Error: ${messageOf(error, [])}`); // stdout's reader is gone (a closed pipe), say
+      return 1;
+    }
     return 0;
   }
   const secretOf = (flag: string, variable: string): string | undefined => {
@@ -124,8 +137,17 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     secretOf("access-token", "ACCESS_TOKEN"),
     secretOf("refresh-token", "REFRESH_TOKEN"),
     secretOf("secret", "WEBHOOK_SECRET"),
+    // Deno sends it to a KV Connect server, whose error (or a proxy's) may quote the request's Authorization header.
+    cli.env("DENO_KV_ACCESS_TOKEN") || undefined,
   ].filter((s): s is string => s !== undefined);
   const path = typeof flags.kv === "string" ? flags.kv : cli.env("KV_PATH") || "./webhooks.kv";
+  if (path.trim() === "") {
+    // Spaces alone are a slip (`--kv " $UNSET"`), not a file name: Deno would make a KV file named so, here.
+    cli.stderr("Error: --kv (or KV_PATH) needs a path or a URL, got only spaces");
+    cli.stderr("");
+    cli.stderr(commandUsage(command));
+    return 2;
+  }
   let kv: Deno.Kv;
   try {
     kv = await Deno.openKv(path);
@@ -138,26 +160,15 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     cli.stderr(`Error: Cannot open the KV at '${shown}': ${messageOf(error, hidden)}`);
     return 1;
   }
-  const onSigint = () => {
-    // `receive` and `listen` end on their own: `listen` removes its destination first. A second Ctrl-C ends
-    // them here, as any other command: with the KV out of reach (KV Connect retries for good), the removal never
-    // returns, and a Ctrl-C that did nothing left only `kill -9`.
-    const ownEnd = command.words[0] === "receive" || command.words[0] === "listen";
-    if (ownEnd && !interrupt.signal.aborted) return interrupt.abort();
-    kv.close(); // whatever was running stops here; nothing is left half-written (each write is atomic)
-    cli.stderr(
-      command.words[0] === "listen"
-        ? "Interrupted again: the destination is left for a relay worker to remove once no worker held it for 10 minutes"
-        : "Interrupted",
-    );
-    // Ended by the signal itself, as a program without a handler is (status 130), not through Deno.exit, which with
-    // OTEL_DENO=true can hang for good (docs/observability.md, "Ending the process"). With no listener left, Deno
-    // takes SIGINT's default action; should another listener keep it, Deno.exit ends the process after all.
-    Deno.removeSignalListener("SIGINT", onSigint);
-    Deno.kill(Deno.pid, "SIGINT");
-    setTimeout(() => Deno.exit(130), 1_000);
-  };
-  if (own) Deno.addSignalListener("SIGINT", onSigint);
+  const interrupts = own
+    ? handleInterrupts({
+      ownEnd: command.words[0] === "receive" || command.words[0] === "listen",
+      interrupt,
+      close: () => kv.close(),
+      err: cli.stderr,
+      messageOf: (error) => messageOf(error, secrets),
+    })
+    : null;
   const baseFetch = cli.fetch ?? globalThis.fetch;
   const ctx: CommandContext = {
     kv,
@@ -186,6 +197,7 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
       return value;
     },
     signal: cli.signal ?? interrupt.signal,
+    lastly: (task) => interrupts?.lastly(task),
     onPlatformPage: null,
   };
   try {
@@ -201,7 +213,7 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     cli.stderr(`Error: ${messageOf(error, secrets)}`);
     return 1;
   } finally {
-    if (own) Deno.removeSignalListener("SIGINT", onSigint);
+    interrupts?.dispose();
     try {
       kv.close();
     } catch {

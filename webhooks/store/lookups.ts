@@ -118,7 +118,8 @@ export interface WebhookLookups {
    * Lists records a page at a time, of every tenant or of one.
    *
    * @param options `tenantId`, `cursor` from the previous page, `limit` (default 100).
-   * @returns A page `{ values, cursor }`; `cursor` is `""` on the last page.
+   * @returns A page `{ values, cursor }`; `cursor` is `""` on the last page (an empty one for a tenant id too long
+   *   for a KV key, which no record can have).
    *
    * @example Usage
    * ```ts

@@ -149,3 +149,55 @@ Deno.test("a list flag repeated with an empty value (--hook a --hook=) is a usag
     assert.match(err.join("\n"), message);
   }
 });
+
+Deno.test("listen --hook naming no stored webhook fails with status 1, naming --hook and the id, as other commands' unknown ids do", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/webhooks.kv`;
+  try {
+    const file = await Deno.openKv(path);
+    await createWebhooks(file).save({ id: "h1", tenantId: "t", entity: {} });
+    file.close();
+    for (const hook of ["nope", "h1,nope", "h1,nope,h1"]) {
+      const out: string[] = [];
+      const err: string[] = [];
+      const io = { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t), env: () => undefined };
+      const code = await main(["listen", "--kv", path, "--forward-to", "http://127.0.0.1:9/hooks", "--hook", hook], io);
+      assert.equal(code, 1, err.join("\n"));
+      // Before: "Error: Cannot add destination: unknown hook id 'nope'", the relay's words, not the flag's.
+      assert.equal(err.join("\n"), "Error: No webhook has the id 'nope' (given with --hook)");
+      assert.deepEqual(out, []);
+    }
+    const other: string[] = [];
+    const io = { stdout: () => {}, stderr: (t: string) => other.push(t), env: () => undefined };
+    assert.equal(await main(["hooks", "unregister", "nope", "--kv", path], io), 1);
+    assert.equal(other.join("\n"), "Error: No webhook has the id 'nope'");
+    const reopened = await Deno.openKv(path);
+    const relay = createRelay(reopened);
+    assert.deepEqual(await relay.destinations.list(), [], "no destination left");
+    await relay.close();
+    reopened.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("listen --hook naming more than 1,000 hooks is a usage error (2) naming --hook; the same id twice counts once", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/webhooks.kv`;
+  try {
+    const err: string[] = [];
+    const io = { stdout: () => {}, stderr: (t: string) => err.push(t), env: () => undefined };
+    const many = Array.from({ length: 1001 }, (_, i) => `h${i}`).join(",");
+    const code = await main(["listen", "--kv", path, "--forward-to", "http://127.0.0.1:9/hooks", "--hook", many], io);
+    // Before: status 1, "Cannot add destination: 'hookIds' must be a non-empty array of hook ids (at most 1000)".
+    assert.equal(code, 2, err.join("\n"));
+    assert.equal(err[0], "Error: --hook names at most 1,000 hook ids, got 1,001");
+    err.length = 0;
+    const twice = Array.from({ length: 1001 }, () => "h1").join(",");
+    const again = await main(["listen", "--kv", path, "--forward-to", "http://127.0.0.1:9/hooks", "--hook", twice], io);
+    assert.equal(again, 1, err.join("\n"));
+    assert.equal(err[0], "Error: No webhook has the id 'h1' (given with --hook)");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
