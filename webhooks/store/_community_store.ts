@@ -15,6 +15,7 @@ import { ConflictError } from "../errors.ts";
 import { PREVIOUS_SECRET_KEEP_MS, type PreviousSecret, rotationOf } from "../signature/mod.ts";
 import { checkCursor, describe, pageLimit, requireString } from "../_util.ts";
 import { validateCommunity } from "./_validate_community.ts";
+import { kvCursorFor, storePageCursor } from "./_page_cursor.ts";
 import type { Community } from "../types.ts";
 import type { Communities } from "./communities.ts";
 
@@ -154,11 +155,12 @@ export function createCommunities(kv: Deno.Kv): Communities {
     async list(options = {}) {
       const limit = pageLimit(options.limit);
       checkCursor(options.cursor, "list communities");
+      const cursor = kvCursorFor(options.cursor, "communities", "list communities");
       return await withLockRetry(async () => {
-        const iter = kv.list<Community>({ prefix: COMMUNITY_PREFIX }, { limit, cursor: options.cursor || undefined });
+        const iter = kv.list<Community>({ prefix: COMMUNITY_PREFIX }, { limit, cursor });
         const values: Community[] = [];
         for await (const entry of iter) values.push(entry.value);
-        return { values, cursor: values.length < limit ? "" : iter.cursor };
+        return { values, cursor: storePageCursor(values.length < limit ? "" : iter.cursor, "communities") };
       });
     },
 

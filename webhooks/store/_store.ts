@@ -21,6 +21,7 @@ import {
   withLockRetry,
 } from "../kv/mod.ts";
 import { describe } from "../_util.ts";
+import { kvCursorFor, storePageCursor } from "./_page_cursor.ts";
 import type { MigrateReport, Page, Webhook, WebhookEntity } from "../types.ts";
 import type { MigrateOptions } from "../options.ts";
 
@@ -161,21 +162,26 @@ export async function recordsByUrl(kv: Deno.Kv, url: string): Promise<Webhook[]>
   return await recordsUnder(kv, webhookByUrlPrefix(await urlKeyPart(url)), (r) => selfRef(r.entity) === url);
 }
 
-/** One page of records, of every tenant (primary entries) or of one (its index). */
+/**
+ * One page of records, of every tenant (primary entries) or of one (its index). `cursor` is one a page of the same
+ * list gave, else a `TypeError` naming it (nothing read).
+ */
 export async function listPage(
   kv: Deno.Kv,
   tenantId: string | undefined,
   limit: number,
-  cursor: string | undefined,
+  cursor: string | null | undefined,
 ): Promise<Page<Webhook>> {
+  const list = { records: tenantId };
+  const kvCursor = kvCursorFor(cursor, list, "list webhooks");
   return await withLockRetry(async () => {
     const prefix = tenantId === undefined ? WEBHOOK_PREFIX : webhookByTenantPrefix(tenantId);
-    const iter = kv.list<Webhook | string>({ prefix }, { limit, cursor: cursor || undefined });
+    const iter = kv.list<Webhook | string>({ prefix }, { limit, cursor: kvCursor });
     const raw: Deno.KvEntry<Webhook | string>[] = [];
     for await (const entry of iter) raw.push(entry);
     const next = raw.length < limit ? "" : iter.cursor;
     const values = await resolveEntries(kv, raw, (r) => tenantId === undefined || r.tenantId === tenantId);
-    return { values, cursor: next };
+    return { values, cursor: storePageCursor(next, list) };
   });
 }
 

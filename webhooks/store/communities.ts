@@ -131,6 +131,8 @@ export interface Communities {
    *
    * @param options `cursor` from the previous page and `limit` (default 100).
    * @returns A page `{ values, cursor }`; `cursor` is `""` on the last page.
+   * @throws {TypeError} When `cursor` is not one that a page of this list gave (nothing is read); a
+   *   cursor of an earlier version, without its tag, is refused too: start again from the first page.
    *
    * @example Usage
    * ```ts

@@ -119,6 +119,8 @@ export interface WebhookLookups {
    *
    * @param options `tenantId`, `cursor` from the previous page, `limit` (default 100).
    * @returns A page `{ values, cursor }`; `cursor` is `""` on the last page.
+   * @throws {TypeError} When `cursor` is not one that a page of this list (the same `tenantId` or none) gave
+   *   (nothing is read); a cursor of an earlier version, without its tag, is refused too: start again from page one.
    *
    * @example Usage
    * ```ts
