@@ -1,0 +1,45 @@
+// Calls given an id, tenant id or name too long for a KV key (2048 bytes): no
+// record or community can have one (save refuses it with a RangeError), so
+// each answers as for one that is absent, as findByID() and findByTenantID()
+// do, and changes nothing. KV's own error ("Key too large for read") names no
+// argument and tells a caller nothing of what it asked.
+
+import assert from "node:assert/strict";
+import { createWebhooks } from "../../../webhooks/mod.ts";
+import { keysUnder, withKv } from "../platform.ts";
+
+const LONG = "x".repeat(5000);
+
+Deno.test("remove(), list({ tenantId }) and pending() given an id or tenant id too long for a KV key answer as for none", async () => {
+  await withKv(async (kv) => {
+    const hooks = createWebhooks(kv);
+    await hooks.save({ id: "h1", tenantId: "t1", entity: {} });
+    const before = await keysUnder(kv, []);
+    assert.equal(await hooks.remove(LONG), false);
+    assert.deepEqual(await hooks.list({ tenantId: LONG }), { values: [], cursor: "" });
+    assert.deepEqual(await hooks.pending(LONG), []);
+    assert.deepEqual(await keysUnder(kv, []), before);
+  });
+});
+
+Deno.test("communities.remove(), update(), storeTokens() and revokePreviousSecret() given a tenant id too long for a KV key answer as for none", async () => {
+  await withKv(async (kv) => {
+    const { communities } = createWebhooks(kv);
+    await communities.save({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" });
+    const before = await keysUnder(kv, []);
+    assert.equal(await communities.remove(LONG), false);
+    let called = false;
+    assert.equal(
+      await communities.update(LONG, (current) => {
+        called = true;
+        return current;
+      }),
+      null,
+    );
+    assert.equal(called, false);
+    assert.equal(await communities.storeTokens(LONG, { access_token: "a2", refresh_token: "r2" }), false);
+    assert.equal(await communities.revokePreviousSecret(LONG), false);
+    assert.equal(await communities.secretRotation(LONG), null);
+    assert.deepEqual(await keysUnder(kv, []), before);
+  });
+});
