@@ -219,7 +219,9 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
 
     async pending(tenantId) {
       requireString(tenantId, "tenantId", "list pending registrations");
-      return (await listAll<PendingRegistration>(kv, pendingPrefix(tenantId))).map((entry) => entry.value);
+      // A tenant id too long for a KV key has none (nothing can be stored under one).
+      const entries = await unlessKeyTooLarge(() => listAll<PendingRegistration>(kv, pendingPrefix(tenantId)), []);
+      return entries.map((entry) => entry.value);
     },
 
     async reconcile(community, givenOptions) {

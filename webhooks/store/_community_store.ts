@@ -64,8 +64,12 @@ function secretGuard(what: "save" | "update", tenantId: string): (stored: Commun
  * ```
  */
 export function createCommunities(kv: Deno.Kv): Communities {
-  /** An entry, or `null` for a key too long for KV (nothing can be stored under one). */
-  const entryAt = <T>(key: Deno.KvKey) => unlessKeyTooLarge(() => withLockRetry(() => kv.get<T>(key)), null);
+  /**
+   * An entry, or `null` for a key too long for KV (nothing can be stored under one). Inside a `commitWithRetry`, which
+   * retries a locked database itself, `retry` is `false`.
+   */
+  const entryAt = <T>(key: Deno.KvKey, retry = true) =>
+    unlessKeyTooLarge(() => retry ? withLockRetry(() => kv.get<T>(key)) : kv.get<T>(key), null);
 
   async function findByTenantID(tenantId: string): Promise<Community | null> {
     requireString(tenantId, "tenantId", "find community");
@@ -119,8 +123,8 @@ export function createCommunities(kv: Deno.Kv): Communities {
       let saved: Community | null = null;
       const guard = secretGuard("update", tenantId);
       await commitWithRetry(async () => {
-        const current = await kv.get<Community>(communityKey(tenantId));
-        if (current.value === null) return (saved = null);
+        const current = await entryAt<Community>(communityKey(tenantId), false);
+        if (current?.value == null) return (saved = null);
         // Applied to the record as it is now (a fresh copy: KV deserialises each read); again, to the newer one,
         // when another write got in first.
         const record: Community = { ...change(current.value) };
@@ -168,11 +172,11 @@ export function createCommunities(kv: Deno.Kv): Communities {
       requireString(tenantId, "tenantId", "remove community");
       let removed = false;
       await commitWithRetry(async () => {
-        const current = await kv.get<Community>(communityKey(tenantId));
-        removed = current.value !== null;
+        const current = await entryAt<Community>(communityKey(tenantId), false);
+        removed = current?.value != null;
         if (!removed) return null;
         return [
-          kv.atomic().check(current).delete(communityKey(tenantId)).delete(communityByNameKey(current.value!.name))
+          kv.atomic().check(current!).delete(communityKey(tenantId)).delete(communityByNameKey(current!.value!.name))
             .delete(communitySecretPreviousKey(tenantId)),
         ];
       }, "remove community");
@@ -195,11 +199,11 @@ export function createCommunities(kv: Deno.Kv): Communities {
       }
       let stored = false;
       await commitWithRetry(async () => {
-        const current = await kv.get<Community>(communityKey(tenantId));
-        stored = current.value !== null;
+        const current = await entryAt<Community>(communityKey(tenantId), false);
+        stored = current?.value != null;
         if (!stored) return null;
-        const record = { ...current.value!, oauth: { ...tokens }, renewedAt: new Date().toISOString() };
-        return [kv.atomic().check(current).set(communityKey(tenantId), record)];
+        const record = { ...current!.value!, oauth: { ...tokens }, renewedAt: new Date().toISOString() };
+        return [kv.atomic().check(current!).set(communityKey(tenantId), record)];
       }, "store renewed tokens");
       return stored;
     },
@@ -208,9 +212,9 @@ export function createCommunities(kv: Deno.Kv): Communities {
       requireString(tenantId, "tenantId", "revoke previous secret");
       let revoked = false;
       await commitWithRetry(async () => {
-        const current = await kv.get(communitySecretPreviousKey(tenantId));
-        revoked = current.value !== null;
-        return revoked ? [kv.atomic().check(current).delete(communitySecretPreviousKey(tenantId))] : null;
+        const current = await entryAt(communitySecretPreviousKey(tenantId), false);
+        revoked = current?.value != null;
+        return revoked ? [kv.atomic().check(current!).delete(communitySecretPreviousKey(tenantId))] : null;
       }, "revoke previous secret");
       return revoked;
     },

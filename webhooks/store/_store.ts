@@ -104,12 +104,13 @@ const MAX_MARKERS_REMOVED = 100;
 export async function removeRecord(kv: Deno.Kv, id: string, expected?: Webhook): Promise<boolean> {
   let removed = false;
   await commitWithRetry(async () => {
-    const current = await kv.get<Webhook>(webhookKey(id));
-    removed = current.value !== null &&
+    // An id too long for a KV key names no record (save refuses one).
+    const current = await unlessKeyTooLarge(() => kv.get<Webhook>(webhookKey(id)), null);
+    removed = current !== null && current.value !== null &&
       (expected === undefined || selfRef(current.value.entity) === selfRef(expected.entity));
     if (!removed) return null;
-    const op = kv.atomic().check(current).delete(webhookKey(id));
-    for (const key of await indexKeys(current.value!)) op.delete(key);
+    const op = kv.atomic().check(current!).delete(webhookKey(id));
+    for (const key of await indexKeys(current!.value!)) op.delete(key);
     for await (const marker of kv.list({ prefix: updateMarkerPrefix(id) }, { limit: MAX_MARKERS_REMOVED })) {
       op.delete(marker.key);
     }
@@ -174,15 +175,17 @@ export async function listPage(
 ): Promise<Page<Webhook>> {
   const list = { records: tenantId };
   const kvCursor = kvCursorFor(cursor, list, "list webhooks");
-  return await withLockRetry(async () => {
-    const prefix = tenantId === undefined ? WEBHOOK_PREFIX : webhookByTenantPrefix(tenantId);
-    const iter = kv.list<Webhook | string>({ prefix }, { limit, cursor: kvCursor });
-    const raw: Deno.KvEntry<Webhook | string>[] = [];
-    for await (const entry of iter) raw.push(entry);
-    const next = raw.length < limit ? "" : iter.cursor;
-    const values = await resolveEntries(kv, raw, (r) => tenantId === undefined || r.tenantId === tenantId);
-    return { values, cursor: storePageCursor(next, list) };
-  });
+  // A tenant id too long for a KV key has no records (save refuses one).
+  return await unlessKeyTooLarge(() =>
+    withLockRetry(async () => {
+      const prefix = tenantId === undefined ? WEBHOOK_PREFIX : webhookByTenantPrefix(tenantId);
+      const iter = kv.list<Webhook | string>({ prefix }, { limit, cursor: kvCursor });
+      const raw: Deno.KvEntry<Webhook | string>[] = [];
+      for await (const entry of iter) raw.push(entry);
+      const next = raw.length < limit ? "" : iter.cursor;
+      const values = await resolveEntries(kv, raw, (r) => tenantId === undefined || r.tenantId === tenantId);
+      return { values, cursor: storePageCursor(next, list) };
+    }), { values: [], cursor: "" });
 }
 
 /**
