@@ -70,10 +70,18 @@ export function createCommunities(kv: Deno.Kv): Communities {
    */
   const entryAt = <T>(key: Deno.KvKey, retry = true) =>
     unlessKeyTooLarge(() => retry ? withLockRetry(() => kv.get<T>(key)) : kv.get<T>(key), null);
+  /**
+   * The community of this tenant id, as {@linkcode entryAt}; `null` also for another tenant's: KV keys "t\uD800" and
+   * "t\uFFFD" alike (a lone surrogate is written as U+FFFD).
+   */
+  const communityAt = async (tenantId: string, retry = true) => {
+    const entry = await entryAt<Community>(communityKey(tenantId), retry);
+    return entry?.value?.tenantId === tenantId ? entry : null;
+  };
 
   async function findByTenantID(tenantId: string): Promise<Community | null> {
     requireString(tenantId, "tenantId", "find community");
-    return (await entryAt<Community>(communityKey(tenantId)))?.value ?? null;
+    return (await communityAt(tenantId))?.value ?? null;
   }
 
   /**
@@ -123,7 +131,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
       let saved: Community | null = null;
       const guard = secretGuard("update", tenantId);
       await commitWithRetry(async () => {
-        const current = await entryAt<Community>(communityKey(tenantId), false);
+        const current = await communityAt(tenantId, false);
         if (current?.value == null) return (saved = null);
         // Applied to the record as it is now (a fresh copy: KV deserialises each read); again, to the newer one,
         // when another write got in first.
@@ -172,7 +180,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
       requireString(tenantId, "tenantId", "remove community");
       let removed = false;
       await commitWithRetry(async () => {
-        const current = await entryAt<Community>(communityKey(tenantId), false);
+        const current = await communityAt(tenantId, false);
         removed = current?.value != null;
         if (!removed) return null;
         return [
@@ -199,7 +207,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
       }
       let stored = false;
       await commitWithRetry(async () => {
-        const current = await entryAt<Community>(communityKey(tenantId), false);
+        const current = await communityAt(tenantId, false);
         stored = current?.value != null;
         if (!stored) return null;
         const record = { ...current!.value!, oauth: { ...tokens }, renewedAt: new Date().toISOString() };
@@ -212,6 +220,8 @@ export function createCommunities(kv: Deno.Kv): Communities {
       requireString(tenantId, "tenantId", "revoke previous secret");
       let revoked = false;
       await commitWithRetry(async () => {
+        // No community has a tenant id with a lone surrogate (save refuses one): its key is another's.
+        if (!tenantId.isWellFormed()) return null;
         const current = await entryAt(communitySecretPreviousKey(tenantId), false);
         revoked = current?.value != null;
         return revoked ? [kv.atomic().check(current!).delete(communitySecretPreviousKey(tenantId))] : null;
@@ -221,6 +231,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
 
     async secretRotation(tenantId) {
       requireString(tenantId, "tenantId", "read secret rotation");
+      if (!tenantId.isWellFormed()) return null; // no community has one (save refuses it): its key is another's
       const entry = await entryAt<PreviousSecret>(communitySecretPreviousKey(tenantId));
       if (!entry?.value) return null;
       const { rotatedAt, validUntil } = entry.value;

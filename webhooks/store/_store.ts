@@ -106,7 +106,8 @@ export async function removeRecord(kv: Deno.Kv, id: string, expected?: Webhook):
   await commitWithRetry(async () => {
     // An id too long for a KV key names no record (save refuses one).
     const current = await unlessKeyTooLarge(() => kv.get<Webhook>(webhookKey(id)), null);
-    removed = current !== null && current.value !== null &&
+    // KV keys "a\uD800" and "a\uFFFD" alike (a lone surrogate is written as U+FFFD): only this id's record.
+    removed = current !== null && current.value !== null && current.value.id === id &&
       (expected === undefined || selfRef(current.value.entity) === selfRef(expected.entity));
     if (!removed) return null;
     const op = kv.atomic().check(current!).delete(webhookKey(id));

@@ -1,6 +1,6 @@
 // Argument checks of `communities.save`, done before anything is read.
 
-import { describe, requireString } from "../_util.ts";
+import { describe, requireKeyString, requireString } from "../_util.ts";
 import type { Community } from "../types.ts";
 
 /** Throws a `TypeError` naming the first bad field of a community; a secret's value is never shown. */
@@ -9,8 +9,9 @@ export function validateCommunity(community: Community): void {
   if (typeof community !== "object" || community === null || Array.isArray(community)) {
     throw new TypeError(`Cannot ${action}: the community must be an object, got ${describe(community)}`);
   }
-  requireString(community.name, "name", action);
-  requireString(community.tenantId, "tenantId", action);
+  // KV keys the record by these: a lone surrogate would share a key with another tenant's (or name's).
+  requireKeyString(community.name, "name", action);
+  requireKeyString(community.tenantId, "tenantId", action);
   // baseUrl is needed for platform calls only, and checked again then.
   if (community.baseUrl !== undefined) {
     const url = URL.parse(String(community.baseUrl));

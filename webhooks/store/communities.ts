@@ -35,7 +35,8 @@ export interface Communities {
    *
    * @param community `{ name, tenantId, baseUrl, clientId?, clientSecret?, oauth? }`.
    * @returns The store result.
-   * @throws {TypeError} When a field is missing or of the wrong type.
+   * @throws {TypeError} When a field is missing or of the wrong type, or `name` or `tenantId` holds a lone
+   *   surrogate (KV writes one as U+FFFD, so it would key like another's).
    * @throws {ConflictError} When another tenant already uses the name, or the
    *   secret changed meanwhile (see above).
    * @throws {RangeError} When the record is too large for one KV value.
