@@ -212,7 +212,9 @@ export function createCommunities(kv: Deno.Kv): Communities {
         if (!stored) return null;
         const record = { ...current!.value!, oauth: { ...tokens }, renewedAt: new Date().toISOString() };
         return [kv.atomic().check(current!).set(communityKey(tenantId), record)];
-      }, "store renewed tokens");
+      }, "store renewed tokens").catch((error) => {
+        throw sizeError(error, `the renewed tokens of community ${describe(tenantId)}`); // never the tokens
+      });
       return stored;
     },
 

@@ -178,6 +178,8 @@ export interface Communities {
    * @returns `true` when stored, `false` when no community has that tenant id.
    * @throws {TypeError} When `tenantId` is not a non-empty string, or `tokens` has no non-empty `access_token`
    * or a `refresh_token` that is not a string; nothing is stored.
+   * @throws {RangeError} When the community with these tokens is too large for one KV value (64 KiB); nothing is
+   *   stored, and the message names the community, never the tokens.
    *
    * @example Usage
    * ```ts
