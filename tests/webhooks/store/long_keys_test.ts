@@ -43,3 +43,26 @@ Deno.test("communities.remove(), update(), storeTokens() and revokePreviousSecre
     assert.deepEqual(await keysUnder(kv, []), before);
   });
 });
+
+Deno.test("communities.save() refuses a tenant id too long for the keys of its hooks by name; one stored before can still be removed", async () => {
+  await withKv(async (kv) => {
+    const { communities } = createWebhooks(kv);
+    // Its own key fits (2,040 bytes), but not its previous secret's, its renewal lease's, nor a hook's tenant index:
+    // saved, it could never be removed ('Key too large for write'), registered for, or renewed.
+    const tenantId = "y".repeat(2030);
+    await assert.rejects(communities.save({ name: "Long", tenantId, baseUrl: "https://c.example" }), (e: Error) => {
+      assert.ok(e instanceof RangeError, String(e));
+      assert.match(e.message, /^Cannot save community: 'tenantId' is too long/);
+      return true;
+    });
+    assert.deepEqual(await keysUnder(kv, []), []);
+    // As an earlier version stored it.
+    await kv.atomic().set(["community", tenantId], { name: "Long", tenantId }).set(
+      ["community_by_name", "Long"],
+      tenantId,
+    )
+      .commit();
+    assert.equal(await communities.remove(tenantId), true);
+    assert.deepEqual(await keysUnder(kv, []), []);
+  });
+});
