@@ -7,6 +7,7 @@ import {
   communityByNameKey,
   communityKey,
   communitySecretPreviousKey,
+  keyFits,
   sizeError,
   unlessKeyTooLarge,
   withLockRetry,
@@ -183,10 +184,11 @@ export function createCommunities(kv: Deno.Kv): Communities {
         const current = await communityAt(tenantId, false);
         removed = current?.value != null;
         if (!removed) return null;
-        return [
-          kv.atomic().check(current!).delete(communityKey(tenantId)).delete(communityByNameKey(current!.value!.name))
-            .delete(communitySecretPreviousKey(tenantId)),
-        ];
+        const op = kv.atomic().check(current!).delete(communityKey(tenantId))
+          .delete(communityByNameKey(current!.value!.name));
+        // A tenant id stored by an earlier version, too long for this key, has nothing under it.
+        if (keyFits(communitySecretPreviousKey(tenantId))) op.delete(communitySecretPreviousKey(tenantId));
+        return [op];
       }, "remove community");
       return removed;
     },

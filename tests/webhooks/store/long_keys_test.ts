@@ -64,5 +64,10 @@ Deno.test("communities.save() refuses a tenant id too long for the keys of its h
       .commit();
     assert.equal(await communities.remove(tenantId), true);
     assert.deepEqual(await keysUnder(kv, []), []);
+    // The longest taken: a hook with a ULID for id is saved for it, and it is removed.
+    const longest = "y".repeat(1999);
+    await communities.save({ name: "Longest", tenantId: longest, baseUrl: "https://c.example" });
+    await createWebhooks(kv).save({ id: "01K0000000000000000000000A", tenantId: longest, entity: {} });
+    assert.equal(await communities.remove(longest), true);
   });
 });
