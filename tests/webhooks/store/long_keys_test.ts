@@ -71,3 +71,14 @@ Deno.test("communities.save() refuses a tenant id too long for the keys of its h
     assert.equal(await communities.remove(longest), true);
   });
 });
+
+Deno.test("remove() removes a record whose id fits its own key but not the prefix of its update markers", async () => {
+  await withKv(async (kv) => {
+    const hooks = createWebhooks(kv);
+    // ["webhook", id] takes 2,048 bytes, ["webhook_update", id] 2,055: past what KV reads (2,049).
+    const id = "x".repeat(2037);
+    await hooks.save({ id, entity: {} });
+    assert.equal(await hooks.remove(id), true);
+    assert.deepEqual(await keysUnder(kv, []), []);
+  });
+});
