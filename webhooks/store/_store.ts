@@ -112,9 +112,12 @@ export async function removeRecord(kv: Deno.Kv, id: string, expected?: Webhook):
     if (!removed) return null;
     const op = kv.atomic().check(current!).delete(webhookKey(id));
     for (const key of await indexKeys(current!.value!)) op.delete(key);
-    for await (const marker of kv.list({ prefix: updateMarkerPrefix(id) }, { limit: MAX_MARKERS_REMOVED })) {
-      op.delete(marker.key);
-    }
+    // An id too long for its markers' keys has none (KV would refuse to read that prefix).
+    const markers = await unlessKeyTooLarge(
+      () => Array.fromAsync(kv.list({ prefix: updateMarkerPrefix(id) }, { limit: MAX_MARKERS_REMOVED })),
+      [],
+    );
+    for (const marker of markers) op.delete(marker.key);
     return [op];
   }, "remove webhook");
   return removed;
