@@ -11,6 +11,7 @@ const SUITES = [
   // Module A: store, lookups, migrate(), register, reconcile.
   "tests/webhooks/webhooks_test.ts",
   "tests/webhooks/store/migrate_test.ts",
+  "tests/webhooks/store/page_cursor_test.ts",
   "tests/webhooks/platform/register_*_test.ts",
   "tests/webhooks/platform/unregister_test.ts",
   "tests/webhooks/acceptance_test.ts",

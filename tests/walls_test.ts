@@ -141,6 +141,15 @@ const MODULE_A_WALLS: [from: string, mayNotReach: string[]][] = [
   ["webhooks/platform", ["webhooks/receiver", ...ABOVE_ALL]],
   ["webhooks/receiver", ABOVE_ALL],
   ["webhooks/relay", ["webhooks/cli"]],
+  ["webhooks/cursor", [
+    "webhooks/kv",
+    "webhooks/store",
+    "webhooks/platform",
+    "webhooks/receiver",
+    "webhooks/telemetry",
+    "webhooks/group_commit",
+    ...ABOVE_ALL,
+  ]],
   ["webhooks/net", ["webhooks/kv", "webhooks/store", "webhooks/platform", "webhooks/receiver", ...ABOVE_ALL]],
 ];
 

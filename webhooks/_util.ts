@@ -10,6 +10,20 @@ export function requireString(value: unknown, what: string, action: string): str
   return value;
 }
 
+/**
+ * Throws a `TypeError` unless `value` is a non-empty string that KV can key by: one with a lone surrogate (no UTF-8
+ * spells it) is written as U+FFFD in a key, so it would share its key with other strings.
+ */
+export function requireKeyString(value: unknown, what: string, action: string): string {
+  requireString(value, what, action);
+  if (!(value as string).isWellFormed()) {
+    throw new TypeError(
+      `Cannot ${action}: '${what}' must be a well-formed string (no lone surrogate), got ${describe(value)}`,
+    );
+  }
+  return value as string;
+}
+
 /** Shows a value in an error message without dumping large objects. */
 export function describe(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value.length > 80 ? value.slice(0, 77) + "..." : value);

@@ -34,7 +34,7 @@ import {
   type WebhookStore,
   writeRecord,
 } from "./store/mod.ts";
-import { checkCursor, describe, pageLimit, requireString } from "./_util.ts";
+import { checkCursor, describe, pageLimit, requireKeyString, requireString } from "./_util.ts";
 import { platformOperation } from "./telemetry/mod.ts";
 import type { Community, PendingRegistration, TenantRef, Webhook, WebhookInput } from "./types.ts";
 import type { CredentialOptions, MigrateOptions } from "./options.ts";
@@ -95,8 +95,9 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
     if (typeof webhook !== "object" || webhook === null || Array.isArray(webhook)) {
       throw new TypeError(`Cannot ${action}: the webhook must be an object, got ${describe(webhook)}`);
     }
-    requireString(webhook.id, "id", action);
-    if (webhook.tenantId !== undefined) requireString(webhook.tenantId, "tenantId", action);
+    // KV keys the record (and its tenant index) by these: a lone surrogate would share a key with other ids.
+    requireKeyString(webhook.id, "id", action);
+    if (webhook.tenantId !== undefined) requireKeyString(webhook.tenantId, "tenantId", action);
     if (webhook.entity !== undefined && (typeof webhook.entity !== "object" || webhook.entity === null)) {
       throw new TypeError(`Cannot ${action}: 'entity' must be an object, got ${describe(webhook.entity)}`);
     }
@@ -107,10 +108,12 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
     // SPEC.md section 7: an absent id resolves with null.
     if (webhookId === undefined || webhookId === null || webhookId === "") return null;
     requireString(webhookId, "webhookId", "find webhook");
-    return await unlessKeyTooLarge(
+    const found = await unlessKeyTooLarge(
       async () => (await withLockRetry(() => kv.get<Webhook>(webhookKey(webhookId)))).value,
       null,
     );
+    // KV keys "a\uD800" and "a\uFFFD" alike (a lone surrogate is written as U+FFFD): only this id's record.
+    return found?.id === webhookId ? found : null;
   }
 
   async function findByWebhookURL(webhookURL: string): Promise<Webhook[]> {
@@ -165,11 +168,8 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       checkCursor(listOptions.cursor, "list webhooks");
       const tenantId = listOptions.tenantId;
       if (tenantId !== undefined) requireString(tenantId, "tenantId", "list webhooks");
-      // A tenant id too long for a KV key names no record: an empty page, as findByTenantID finds none.
-      return await unlessKeyTooLarge(() => listPage(kv, tenantId, limit, listOptions.cursor), {
-        values: [],
-        cursor: "",
-      });
+      // A tenant id too long for a KV key names no record: listPage answers an empty page.
+      return await listPage(kv, tenantId, limit, listOptions.cursor);
     },
 
     async migrate(migrateOptions: MigrateOptions = {}) {
@@ -223,7 +223,9 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
 
     async pending(tenantId) {
       requireString(tenantId, "tenantId", "list pending registrations");
-      return (await listAll<PendingRegistration>(kv, pendingPrefix(tenantId))).map((entry) => entry.value);
+      // A tenant id too long for a KV key has none (nothing can be stored under one).
+      const entries = await unlessKeyTooLarge(() => listAll<PendingRegistration>(kv, pendingPrefix(tenantId)), []);
+      return entries.map((entry) => entry.value);
     },
 
     async reconcile(community, givenOptions) {

@@ -107,3 +107,28 @@ export function communitySecretPreviousKey(tenantId: string): Deno.KvKey {
 export function postbackClaimKey(timestamp: number, digest: string): Deno.KvKey {
   return ["webhook_postback_claim", timestamp, digest];
 }
+
+/** The most bytes a KV key takes. */
+const MAX_KEY_BYTES = 2_048;
+
+/** Bytes of a key in KV's encoding: a string or bytes part is its bytes, one more for each 0x00, and two. */
+function keyBytes(key: Deno.KvKey): number {
+  let bytes = 0;
+  for (const part of key) {
+    const raw = typeof part === "string" ? encoder.encode(part) : part instanceof Uint8Array ? part : null;
+    bytes += raw === null ? 9 : raw.byteLength + raw.filter((b) => b === 0).length + 2;
+  }
+  return bytes;
+}
+
+/** Whether KV can store under `key` (at most 2048 bytes). */
+export function keyFits(key: Deno.KvKey): boolean {
+  return keyBytes(key) <= MAX_KEY_BYTES;
+}
+
+/**
+ * The most bytes in UTF-8 a tenant id may take: the longest key built from one, a hook's entry in the tenant index
+ * (`webhookByTenantKey` with a ULID), must fit. A longer one's own record fits, but not its hooks, its pending
+ * registrations, its renewal lease or its previous secret.
+ */
+export const MAX_TENANT_ID_BYTES = MAX_KEY_BYTES - keyBytes(webhookByTenantKey("", "0".repeat(26)));

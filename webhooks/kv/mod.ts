@@ -24,6 +24,8 @@ export {
   communityKey,
   communityRenewalKey,
   communitySecretPreviousKey,
+  keyFits,
+  MAX_TENANT_ID_BYTES,
   pendingKey,
   pendingPrefix,
   postbackClaimKey,

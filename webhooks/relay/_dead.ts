@@ -19,7 +19,7 @@ import {
   SHARED_PARTITION,
 } from "./_keys.ts";
 import { describe as describeValue } from "../_util.ts";
-import { kvCursorOf, pageCursor } from "./cursor/mod.ts";
+import { type CursorKeyPart, kvCursorOf, pageCursor } from "../cursor/mod.ts";
 import { onlyFields } from "./_options.ts";
 import type { StoredDestination } from "./_destinations.ts";
 import type { DeadLetter, DeadLetterPage, DeadLetterQuery, RelayAttempt } from "./_types.ts";
@@ -69,7 +69,7 @@ export async function listDeadLetters(kv: Deno.Kv, options: DeadLetterQuery = {}
   }
   // A cursor is taken back only by the list that gave it (KV's own check let a made-up one or another list's through).
   const list = JSON.stringify([destinationId ?? null, hookId ?? null, newestFirst === true]);
-  const kvCursor = cursor ? kvCursorOf(cursor, list, hookId === undefined ? "id" : "timeAndId") : undefined;
+  const kvCursor = cursor ? kvCursorOf(cursor, list, hookId === undefined ? isIdKey : isTimeAndIdKey) : undefined;
   if (kvCursor === null) throw badCursor(cursor!);
   if (hookId !== undefined) await indexEarlierDeadLetters(kv);
   const page = { limit, cursor: kvCursor, reverse: newestFirst === true };
@@ -84,6 +84,19 @@ export async function listDeadLetters(kv: Deno.Kv, options: DeadLetterQuery = {}
     read = await indexedPage(kv, kv.list({ prefix }, page), limit);
   }
   return { values: read.values, cursor: read.cursor && pageCursor(read.cursor, list) };
+}
+
+/** An entry id: `msg_` and a ULID (Crockford's base32). */
+const ENTRY_ID = /^msg_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** A key past the prefix of every dead letter's list or a destination's: `["msg_…"]`. */
+function isIdKey(parts: CursorKeyPart[]): boolean {
+  return parts.length === 1 && typeof parts[0] === "string" && ENTRY_ID.test(parts[0]);
+}
+
+/** A key past the prefix of a hook's list: `[deadAt, "msg_…"]`. */
+function isTimeAndIdKey([deadAt, ...id]: CursorKeyPart[]): boolean {
+  return typeof deadAt === "number" && Number.isSafeInteger(deadAt) && deadAt >= 0 && isIdKey(id);
 }
 
 function badCursor(cursor: string): TypeError {

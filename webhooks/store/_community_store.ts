@@ -7,6 +7,7 @@ import {
   communityByNameKey,
   communityKey,
   communitySecretPreviousKey,
+  keyFits,
   sizeError,
   unlessKeyTooLarge,
   withLockRetry,
@@ -15,6 +16,7 @@ import { ConflictError } from "../errors.ts";
 import { PREVIOUS_SECRET_KEEP_MS, type PreviousSecret, rotationOf } from "../signature/mod.ts";
 import { checkCursor, describe, pageLimit, requireString } from "../_util.ts";
 import { validateCommunity } from "./_validate_community.ts";
+import { kvCursorFor, storePageCursor } from "./_page_cursor.ts";
 import type { Community } from "../types.ts";
 import type { Communities } from "./communities.ts";
 
@@ -63,12 +65,24 @@ function secretGuard(what: "save" | "update", tenantId: string): (stored: Commun
  * ```
  */
 export function createCommunities(kv: Deno.Kv): Communities {
-  /** An entry, or `null` for a key too long for KV (nothing can be stored under one). */
-  const entryAt = <T>(key: Deno.KvKey) => unlessKeyTooLarge(() => withLockRetry(() => kv.get<T>(key)), null);
+  /**
+   * An entry, or `null` for a key too long for KV (nothing can be stored under one). Inside a `commitWithRetry`, which
+   * retries a locked database itself, `retry` is `false`.
+   */
+  const entryAt = <T>(key: Deno.KvKey, retry = true) =>
+    unlessKeyTooLarge(() => retry ? withLockRetry(() => kv.get<T>(key)) : kv.get<T>(key), null);
+  /**
+   * The community of this tenant id, as {@linkcode entryAt}; `null` also for another tenant's: KV keys "t\uD800" and
+   * "t\uFFFD" alike (a lone surrogate is written as U+FFFD).
+   */
+  const communityAt = async (tenantId: string, retry = true) => {
+    const entry = await entryAt<Community>(communityKey(tenantId), retry);
+    return entry?.value?.tenantId === tenantId ? entry : null;
+  };
 
   async function findByTenantID(tenantId: string): Promise<Community | null> {
     requireString(tenantId, "tenantId", "find community");
-    return (await entryAt<Community>(communityKey(tenantId)))?.value ?? null;
+    return (await communityAt(tenantId))?.value ?? null;
   }
 
   /**
@@ -118,8 +132,8 @@ export function createCommunities(kv: Deno.Kv): Communities {
       let saved: Community | null = null;
       const guard = secretGuard("update", tenantId);
       await commitWithRetry(async () => {
-        const current = await kv.get<Community>(communityKey(tenantId));
-        if (current.value === null) return (saved = null);
+        const current = await communityAt(tenantId, false);
+        if (current?.value == null) return (saved = null);
         // Applied to the record as it is now (a fresh copy: KV deserialises each read); again, to the newer one,
         // when another write got in first.
         const record: Community = { ...change(current.value) };
@@ -154,11 +168,12 @@ export function createCommunities(kv: Deno.Kv): Communities {
     async list(options = {}) {
       const limit = pageLimit(options.limit);
       checkCursor(options.cursor, "list communities");
+      const cursor = kvCursorFor(options.cursor, "communities", "list communities");
       return await withLockRetry(async () => {
-        const iter = kv.list<Community>({ prefix: COMMUNITY_PREFIX }, { limit, cursor: options.cursor || undefined });
+        const iter = kv.list<Community>({ prefix: COMMUNITY_PREFIX }, { limit, cursor });
         const values: Community[] = [];
         for await (const entry of iter) values.push(entry.value);
-        return { values, cursor: values.length < limit ? "" : iter.cursor };
+        return { values, cursor: storePageCursor(values.length < limit ? "" : iter.cursor, "communities") };
       });
     },
 
@@ -166,13 +181,14 @@ export function createCommunities(kv: Deno.Kv): Communities {
       requireString(tenantId, "tenantId", "remove community");
       let removed = false;
       await commitWithRetry(async () => {
-        const current = await kv.get<Community>(communityKey(tenantId));
-        removed = current.value !== null;
+        const current = await communityAt(tenantId, false);
+        removed = current?.value != null;
         if (!removed) return null;
-        return [
-          kv.atomic().check(current).delete(communityKey(tenantId)).delete(communityByNameKey(current.value!.name))
-            .delete(communitySecretPreviousKey(tenantId)),
-        ];
+        const op = kv.atomic().check(current!).delete(communityKey(tenantId))
+          .delete(communityByNameKey(current!.value!.name));
+        // A tenant id stored by an earlier version, too long for this key, has nothing under it.
+        if (keyFits(communitySecretPreviousKey(tenantId))) op.delete(communitySecretPreviousKey(tenantId));
+        return [op];
       }, "remove community");
       return removed;
     },
@@ -193,12 +209,14 @@ export function createCommunities(kv: Deno.Kv): Communities {
       }
       let stored = false;
       await commitWithRetry(async () => {
-        const current = await kv.get<Community>(communityKey(tenantId));
-        stored = current.value !== null;
+        const current = await communityAt(tenantId, false);
+        stored = current?.value != null;
         if (!stored) return null;
-        const record = { ...current.value!, oauth: { ...tokens }, renewedAt: new Date().toISOString() };
-        return [kv.atomic().check(current).set(communityKey(tenantId), record)];
-      }, "store renewed tokens");
+        const record = { ...current!.value!, oauth: { ...tokens }, renewedAt: new Date().toISOString() };
+        return [kv.atomic().check(current!).set(communityKey(tenantId), record)];
+      }, "store renewed tokens").catch((error) => {
+        throw sizeError(error, `the renewed tokens of community ${describe(tenantId)}`); // never the tokens
+      });
       return stored;
     },
 
@@ -206,15 +224,18 @@ export function createCommunities(kv: Deno.Kv): Communities {
       requireString(tenantId, "tenantId", "revoke previous secret");
       let revoked = false;
       await commitWithRetry(async () => {
-        const current = await kv.get(communitySecretPreviousKey(tenantId));
-        revoked = current.value !== null;
-        return revoked ? [kv.atomic().check(current).delete(communitySecretPreviousKey(tenantId))] : null;
+        // No community has a tenant id with a lone surrogate (save refuses one): its key is another's.
+        if (!tenantId.isWellFormed()) return null;
+        const current = await entryAt(communitySecretPreviousKey(tenantId), false);
+        revoked = current?.value != null;
+        return revoked ? [kv.atomic().check(current!).delete(communitySecretPreviousKey(tenantId))] : null;
       }, "revoke previous secret");
       return revoked;
     },
 
     async secretRotation(tenantId) {
       requireString(tenantId, "tenantId", "read secret rotation");
+      if (!tenantId.isWellFormed()) return null; // no community has one (save refuses it): its key is another's
       const entry = await entryAt<PreviousSecret>(communitySecretPreviousKey(tenantId));
       if (!entry?.value) return null;
       const { rotatedAt, validUntil } = entry.value;

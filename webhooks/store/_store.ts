@@ -21,6 +21,7 @@ import {
   withLockRetry,
 } from "../kv/mod.ts";
 import { describe } from "../_util.ts";
+import { kvCursorFor, storePageCursor } from "./_page_cursor.ts";
 import type { MigrateReport, Page, Webhook, WebhookEntity } from "../types.ts";
 import type { MigrateOptions } from "../options.ts";
 
@@ -103,15 +104,20 @@ const MAX_MARKERS_REMOVED = 100;
 export async function removeRecord(kv: Deno.Kv, id: string, expected?: Webhook): Promise<boolean> {
   let removed = false;
   await commitWithRetry(async () => {
-    const current = await kv.get<Webhook>(webhookKey(id));
-    removed = current.value !== null &&
+    // An id too long for a KV key names no record (save refuses one).
+    const current = await unlessKeyTooLarge(() => kv.get<Webhook>(webhookKey(id)), null);
+    // KV keys "a\uD800" and "a\uFFFD" alike (a lone surrogate is written as U+FFFD): only this id's record.
+    removed = current !== null && current.value !== null && current.value.id === id &&
       (expected === undefined || selfRef(current.value.entity) === selfRef(expected.entity));
     if (!removed) return null;
-    const op = kv.atomic().check(current).delete(webhookKey(id));
-    for (const key of await indexKeys(current.value!)) op.delete(key);
-    for await (const marker of kv.list({ prefix: updateMarkerPrefix(id) }, { limit: MAX_MARKERS_REMOVED })) {
-      op.delete(marker.key);
-    }
+    const op = kv.atomic().check(current!).delete(webhookKey(id));
+    for (const key of await indexKeys(current!.value!)) op.delete(key);
+    // An id too long for its markers' keys has none (KV would refuse to read that prefix).
+    const markers = await unlessKeyTooLarge(
+      () => Array.fromAsync(kv.list({ prefix: updateMarkerPrefix(id) }, { limit: MAX_MARKERS_REMOVED })),
+      [],
+    );
+    for (const marker of markers) op.delete(marker.key);
     return [op];
   }, "remove webhook");
   return removed;
@@ -161,22 +167,29 @@ export async function recordsByUrl(kv: Deno.Kv, url: string): Promise<Webhook[]>
   return await recordsUnder(kv, webhookByUrlPrefix(await urlKeyPart(url)), (r) => selfRef(r.entity) === url);
 }
 
-/** One page of records, of every tenant (primary entries) or of one (its index). */
+/**
+ * One page of records, of every tenant (primary entries) or of one (its index). `cursor` is one a page of the same
+ * list gave, else a `TypeError` naming it (nothing read).
+ */
 export async function listPage(
   kv: Deno.Kv,
   tenantId: string | undefined,
   limit: number,
-  cursor: string | undefined,
+  cursor: string | null | undefined,
 ): Promise<Page<Webhook>> {
-  return await withLockRetry(async () => {
-    const prefix = tenantId === undefined ? WEBHOOK_PREFIX : webhookByTenantPrefix(tenantId);
-    const iter = kv.list<Webhook | string>({ prefix }, { limit, cursor: cursor || undefined });
-    const raw: Deno.KvEntry<Webhook | string>[] = [];
-    for await (const entry of iter) raw.push(entry);
-    const next = raw.length < limit ? "" : iter.cursor;
-    const values = await resolveEntries(kv, raw, (r) => tenantId === undefined || r.tenantId === tenantId);
-    return { values, cursor: next };
-  });
+  const list = { records: tenantId };
+  const kvCursor = kvCursorFor(cursor, list, "list webhooks");
+  // A tenant id too long for a KV key has no records (save refuses one).
+  return await unlessKeyTooLarge(() =>
+    withLockRetry(async () => {
+      const prefix = tenantId === undefined ? WEBHOOK_PREFIX : webhookByTenantPrefix(tenantId);
+      const iter = kv.list<Webhook | string>({ prefix }, { limit, cursor: kvCursor });
+      const raw: Deno.KvEntry<Webhook | string>[] = [];
+      for await (const entry of iter) raw.push(entry);
+      const next = raw.length < limit ? "" : iter.cursor;
+      const values = await resolveEntries(kv, raw, (r) => tenantId === undefined || r.tenantId === tenantId);
+      return { values, cursor: storePageCursor(next, list) };
+    }), { values: [], cursor: "" });
 }
 
 /**

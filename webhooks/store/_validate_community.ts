@@ -1,6 +1,7 @@
 // Argument checks of `communities.save`, done before anything is read.
 
-import { describe, requireString } from "../_util.ts";
+import { describe, requireKeyString, requireString } from "../_util.ts";
+import { keyFits, MAX_TENANT_ID_BYTES, webhookByTenantKey } from "../kv/mod.ts";
 import type { Community } from "../types.ts";
 
 /** Throws a `TypeError` naming the first bad field of a community; a secret's value is never shown. */
@@ -9,8 +10,15 @@ export function validateCommunity(community: Community): void {
   if (typeof community !== "object" || community === null || Array.isArray(community)) {
     throw new TypeError(`Cannot ${action}: the community must be an object, got ${describe(community)}`);
   }
-  requireString(community.name, "name", action);
-  requireString(community.tenantId, "tenantId", action);
+  // KV keys the record by these: a lone surrogate would share a key with another tenant's (or name's).
+  requireKeyString(community.name, "name", action);
+  requireKeyString(community.tenantId, "tenantId", action);
+  if (!keyFits(webhookByTenantKey(community.tenantId, "0".repeat(26)))) { // a hook's tenant index entry, its id a ULID
+    throw new RangeError(
+      `Cannot ${action}: 'tenantId' is too long for the keys of its webhooks (at most ${MAX_TENANT_ID_BYTES} bytes ` +
+        `in UTF-8, a NUL counted twice), got ${describe(community.tenantId)}`,
+    );
+  }
   // baseUrl is needed for platform calls only, and checked again then.
   if (community.baseUrl !== undefined) {
     const url = URL.parse(String(community.baseUrl));

@@ -35,7 +35,8 @@ export interface Communities {
    *
    * @param community `{ name, tenantId, baseUrl, clientId?, clientSecret?, oauth? }`.
    * @returns The store result.
-   * @throws {TypeError} When a field is missing or of the wrong type.
+   * @throws {TypeError} When a field is missing or of the wrong type, or `name` or `tenantId` holds a lone
+   *   surrogate (KV writes one as U+FFFD, so it would key like another's).
    * @throws {ConflictError} When another tenant already uses the name, or the
    *   secret changed meanwhile (see above).
    * @throws {RangeError} When the record is too large for one KV value.
@@ -131,6 +132,8 @@ export interface Communities {
    *
    * @param options `cursor` from the previous page and `limit` (default 100).
    * @returns A page `{ values, cursor }`; `cursor` is `""` on the last page.
+   * @throws {TypeError} When `cursor` is not one that a page of this list gave (nothing is read); a
+   *   cursor of an earlier version, without its tag, is refused too: start again from the first page.
    *
    * @example Usage
    * ```ts
@@ -175,6 +178,8 @@ export interface Communities {
    * @returns `true` when stored, `false` when no community has that tenant id.
    * @throws {TypeError} When `tenantId` is not a non-empty string, or `tokens` has no non-empty `access_token`
    * or a `refresh_token` that is not a string; nothing is stored.
+   * @throws {RangeError} When the community with these tokens is too large for one KV value (64 KiB); nothing is
+   *   stored, and the message names the community, never the tokens.
    *
    * @example Usage
    * ```ts

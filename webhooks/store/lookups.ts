@@ -120,6 +120,8 @@ export interface WebhookLookups {
    * @param options `tenantId`, `cursor` from the previous page, `limit` (default 100).
    * @returns A page `{ values, cursor }`; `cursor` is `""` on the last page (an empty one for a tenant id too long
    *   for a KV key, which no record can have).
+   * @throws {TypeError} When `cursor` is not one that a page of this list (the same `tenantId` or none) gave
+   *   (nothing is read); a cursor of an earlier version, without its tag, is refused too: start again from page one.
    *
    * @example Usage
    * ```ts

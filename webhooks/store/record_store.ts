@@ -16,7 +16,8 @@ export interface WebhookStore {
    *
    * @param webhook The record; `id` must be a non-empty string.
    * @returns The store result.
-   * @throws {TypeError} When `id` is not a non-empty string (nothing stored).
+   * @throws {TypeError} When `id` is not a non-empty string, or it or `tenantId` holds a lone surrogate, which KV
+   *   writes as U+FFFD and so would key like another id (nothing stored).
    * @throws {RangeError} When the record is too large for one KV value (nothing stored).
    *
    * @example Usage

@@ -27,3 +27,22 @@ Deno.test("communities.storeTokens() refuses a tenant id or token pair of the wr
     assert.deepEqual(stored?.oauth, { access_token: "good-token", refresh_token: "good-refresh" });
   });
 });
+
+Deno.test("communities.storeTokens() refuses a pair too large for the community's KV value with a RangeError naming it, never the tokens", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    const before = await hooks.communities.findByTenantID("tenant-acme");
+    const huge = { access_token: "TOKEN".repeat(14_000), refresh_token: "r2" };
+    await assert.rejects(hooks.communities.storeTokens("tenant-acme", huge), (e: Error) => {
+      assert.ok(e instanceof RangeError, String(e));
+      assert.match(
+        e.message,
+        /^Cannot save the renewed tokens of community "tenant-acme": it is larger than the 65536 bytes/,
+      );
+      assert.ok(!e.message.includes("TOKENTOKEN"));
+      return true;
+    });
+    assert.deepEqual(await hooks.communities.findByTenantID("tenant-acme"), before);
+  });
+});
