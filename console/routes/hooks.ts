@@ -1,8 +1,9 @@
 /**
  * The postback receiver, `POST /hooks/{id}`: a mount of the package's
- * `createReceiver`, which checks the `Authorization: JiveEXTN ...` header
- * before it reads the body, limits the body, finds each item's record among
- * the signing tenant's hooks and hands a replayed header on to no one.
+ * `createReceiver`, which reads the body within its limits, then checks the
+ * `Authorization: JiveEXTN ...` header (API.md's order), finds each item's
+ * record among the signing tenant's hooks and hands a replayed header on to
+ * no one.
  *
  * `{id}` is the receiver id the console put in the callback URL when it
  * registered the hook, or a webhook record id; every item of a postback must
