@@ -40,7 +40,6 @@ async function listenUntilEnd(
     const code = await Promise.race([running, late]).finally(() => clearTimeout(timer));
     assert.equal(code, 1, err.join("\n"));
     assert.deepEqual(await relay.destinations.list(), []);
-    assert.match(err.at(-2)!, /^Removed destination /);
     assert.doesNotMatch(err.join("\n") + out.join("\n"), /whsec_[A-Za-z0-9+/]/); // the secret generated is not shown
     return { code, out, err };
   } finally {
@@ -58,6 +57,7 @@ Deno.test("listen ends with status 1 and says why when the app answers 410 Gone,
     await app.waitFor(1);
   });
   assert.match(out[0], / {2}h1 {2}410 /);
+  assert.match(err.at(-2)!, /^Removed destination /);
   assert.match(
     err.at(-1)!,
     /^Error: The app answered 410 Gone, which disables a destination: listen stopped; start it again once /,
@@ -68,10 +68,13 @@ Deno.test("listen ends with status 1 when its destination is removed or disabled
   const ok = () => new Response("ok");
   const removed = await listenUntilEnd(ok, async ({ relay, id }) => void await relay.destinations.remove(id));
   assert.match(removed.err.at(-1)!, /^Error: This listener's destination was removed elsewhere \(the console, say\)/);
+  // Not "Removed destination ...": listen did not remove it, and the line read as if it had.
+  assert.deepEqual(removed.err.filter((line) => /^Removed destination /.test(line)), []);
   const disabled = await listenUntilEnd(ok, async ({ relay, id }) => {
     await relay.destinations.update(id, { enabled: false });
   });
   assert.match(disabled.err.at(-1)!, /^Error: This listener's destination was disabled elsewhere/);
+  assert.match(disabled.err.at(-2)!, /^Removed destination /);
 });
 
 Deno.test("listen as a process: a second Ctrl-C ends it when its KV is out of reach and the removal would never return", async () => {
