@@ -120,8 +120,7 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
     doing: `removing destination ${destination.id}`,
     left,
     run: async () => {
-      await relay.destinations.remove(destination.id);
-      ctx.err(`Removed destination ${destination.id}`);
+      if (await relay.destinations.remove(destination.id)) ctx.err(`Removed destination ${destination.id}`);
     },
   });
   try {
@@ -177,9 +176,10 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
       throw new Error(why);
     }
   } finally {
-    await relay.destinations.remove(destination.id);
+    // Said only when this listener removed it: one removed elsewhere is told by the error above.
+    const removed = await relay.destinations.remove(destination.id);
     ctx.lastly(null);
     await relay.close();
-    ctx.err(`Removed destination ${destination.id}`);
+    if (removed) ctx.err(`Removed destination ${destination.id}`);
   }
 }
