@@ -57,3 +57,13 @@ export async function formsLimit(c: Context<ConsoleEnv>, deps: Deps): Promise<Re
   const verdict = await deps.limiter.hit("forms", key);
   return verdict.ok ? null : tooManyRequests(verdict);
 }
+
+/**
+ * Whether a form sent without a session may be kept for after sign-in (the
+ * guard asks, once the form is one of the console's and trusted): each
+ * counts against its client address's allowance of kept forms, past which
+ * the form is led to sign-in with nothing kept.
+ */
+export async function mayKeepForm(c: Context<ConsoleEnv>, deps: Deps): Promise<boolean> {
+  return (await deps.limiter.hit("drafts", addressOf(c))).ok;
+}
