@@ -3,7 +3,6 @@
 // them must be refused beyond a cap, with a reason, and a stream its client closes gives its place back.
 
 import assert from "node:assert/strict";
-import type { ConsoleOptions } from "../../console/app.ts";
 import { type Client, signIn, startConsole, type TestConsole } from "./_helpers.ts";
 
 /** Counts the live streams' open watches of the log (each stream holds one while it is open). */
@@ -108,7 +107,7 @@ Deno.test("one session opening 40 live streams gets 10, the rest 429 with a reas
 });
 
 Deno.test("live streams past the console's total are answered 503 with a reason, and a closed one frees its place", async () => {
-  const t = await startConsole({ liveStreams: { perSession: 2, total: 3 } } as Partial<ConsoleOptions>);
+  const t = await startConsole({ liveStreams: { perSession: 2, total: 3 } });
   const watches = countWatches(t);
   const opened: Opened[] = [];
   try {
