@@ -105,6 +105,7 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     webhooks,
     sessions: new SessionStore(kv, options.sessionTtlMs ?? 8 * 3600_000),
     limiter: new RateLimiter(kv, options.rateLimits),
+    liveStreams: options.liveStreams,
     labels: new HookLabels(kv),
     deliveries: new DeliveryStore(kv, options.deliveries),
     publicUrl,

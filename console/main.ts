@@ -17,6 +17,7 @@
  * | `RELAY_WORKER` | `1` | `0` runs no relay worker in this process (forwarded postbacks then wait for a worker elsewhere) |
  * | `METRICS_TOKEN` | — | the bearer token of `GET /metrics` (Prometheus; no whitespace inside); without it `/metrics` is 404 |
  * | `OTEL_DENO`, `OTEL_EXPORTER_OTLP_ENDPOINT`, ... | — | Deno's OpenTelemetry export (docs/observability.md) |
+ * | `LIVE_STREAMS` | `500` | live views (event streams) this process holds open at once (10 per session) |
  * | `RATE_LIMIT_SIGNIN`, `RATE_LIMIT_FORMS`, `RATE_LIMIT_RECEIVER`, `RATE_LIMIT_SANDBOX` | `20`, `120`, `6000`, `60` | requests per minute (per client address, session, tenant, client address); `0` turns one off |
  *
  * @module
@@ -140,6 +141,7 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
       relayWorker: env("RELAY_WORKER") === undefined ? true : boolEnv("RELAY_WORKER"),
       platformTimeoutMs: intEnv("PLATFORM_TIMEOUT_SECONDS", 10, 1, 300) * 1000,
       metricsToken,
+      liveStreams: { total: intEnv("LIVE_STREAMS", 500, 1, 1_000_000) },
       rateLimits: {
         signin: perMinute("RATE_LIMIT_SIGNIN", DEFAULT_RATE_LIMITS.signin!.limit),
         forms: perMinute("RATE_LIMIT_FORMS", DEFAULT_RATE_LIMITS.forms!.limit),

@@ -11,6 +11,7 @@ import type { ConsoleEnv } from "./context.ts";
 import type { DeliveryStore, DeliveryStoreOptions } from "../log/mod.ts";
 import type { OAuthProvider } from "./oauth.ts";
 import type { RateLimits } from "./rate_limit.ts";
+import type { LiveStreamCaps } from "./live_streams.ts";
 import type { Sandbox } from "../../sandbox/mod.ts";
 
 /** Options of `createApp`. */
@@ -67,6 +68,12 @@ export interface ConsoleOptions {
    * `console/main.ts` turns it on (`RELAY_WORKER=0` turns it off there).
    */
   relayWorker?: boolean;
+  /**
+   * Live streams (`GET /deliveries/events`) held open at once: `perSession`
+   * (default 10; more are answered 429) and `total` for this process
+   * (default 500; more are answered 503).
+   */
+  liveStreams?: Partial<LiveStreamCaps>;
   /** The bearer token of `GET /metrics` (`METRICS_TOKEN`); without one it is 404 and nothing is counted. */
   metricsToken?: string;
 }

@@ -11,6 +11,7 @@ import type { VNode } from "preact";
 import { renderToString } from "preact-render-to-string";
 import type { Relay, Webhooks } from "../../webhooks/mod.ts";
 import type { RateLimiter } from "./rate_limit.ts";
+import type { LiveStreamCaps } from "./live_streams.ts";
 import type { HookLabels } from "./labels.ts";
 import type { DeliveryStore } from "../log/mod.ts";
 import type { OAuthProvider } from "./oauth.ts";
@@ -58,6 +59,8 @@ export interface Deps {
   labels: HookLabels;
   /** The rate limits (sign-in, forms, receiver, sandbox). */
   limiter: RateLimiter;
+  /** The caps on open live streams (`GET /deliveries/events`); missing ones take the defaults. */
+  liveStreams?: Partial<LiveStreamCaps>;
   /**
    * Sends a test event to one hook of the sandbox community (by its
    * platform id), when the sandbox is on; resolves with what the platform

@@ -114,12 +114,13 @@ function keep(kind: DraftKind, body: URLSearchParams): Record<string, string | s
 /**
  * Keeps the form of a request whose session ended; resolves with where to go
  * after sign-in: the form's page, with the draft's id when one was kept. A
- * draft is kept only for a form sent from this console's pages (`trusted`),
- * so another site cannot prefill one.
+ * draft is kept only when `trusted`: a form sent from this console's pages
+ * (so another site cannot prefill one), within its address's allowance of
+ * kept forms (anyone can send one: rate_limits.ts).
  *
  * @param c the request (a POST without a session)
  * @param kv the console's KV
- * @param trusted whether the request comes from this console's origin
+ * @param trusted whether the form may be kept (from this console's origin, within its address's allowance)
  * @returns a local path
  */
 export async function keepForm(c: Context<ConsoleEnv>, kv: Deno.Kv, trusted: boolean): Promise<string> {

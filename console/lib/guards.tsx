@@ -24,9 +24,9 @@ import {
   safeReturnTo,
   SESSION_COOKIE,
 } from "./context.ts";
-import { keepForm } from "./drafts.ts";
+import { formPage, keepForm } from "./drafts.ts";
 import { timingSafeEqual } from "./session.ts";
-import { formsLimit, rateLimits } from "../routes/rate_limits.ts";
+import { formsLimit, mayKeepForm, rateLimits } from "../routes/rate_limits.ts";
 
 /** Paths reachable without a session. */
 function isPublic(path: string): boolean {
@@ -135,7 +135,9 @@ export function installGuards(app: Hono<ConsoleEnv>, deps: Deps, publicUrl: stri
     if (path === "/signout" && c.req.method === "POST") return c.redirect("/signin?notice=signedout", 303);
     // A form sent after its session ended: after sign-in, back to the page
     // the form was on (its POST URL has no page), with what it could keep.
-    const returnTo = safeReturnTo(await keepForm(c, deps.kv, fromThisOrigin(c)));
+    // Anyone can send one: an address gets a bounded number kept (past it, the form's page with nothing kept).
+    const keep = fromThisOrigin(c) && formPage(c.req.path) !== null && await mayKeepForm(c, deps);
+    const returnTo = safeReturnTo(await keepForm(c, deps.kv, keep));
     return c.redirect(`/signin?${new URLSearchParams({ returnTo, ended: "1" })}`, 303);
   });
   const formLimit = bodyLimit({

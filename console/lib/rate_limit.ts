@@ -25,7 +25,7 @@ export interface RateRule {
 }
 
 /** The console's limited buckets. */
-export type RateBucket = "signin" | "forms" | "receiver" | "sandbox" | "rejections";
+export type RateBucket = "signin" | "forms" | "receiver" | "sandbox" | "rejections" | "drafts";
 
 /** A rule per bucket; `null` turns a bucket's limit off. */
 export type RateLimits = Record<RateBucket, RateRule | null>;
@@ -38,6 +38,8 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   sandbox: { limit: 60, windowMs: 60_000 },
   // Refused postbacks logged per client address (the rest are answered, not logged).
   rejections: { limit: 120, windowMs: 60_000 },
+  // Forms kept for after sign-in per client address (anyone can send one; each waits in KV for 30 minutes).
+  drafts: { limit: 30, windowMs: 30 * 60_000 },
 };
 
 /** Where a key stands in its bucket's window, as {@linkcode RateLimiter.status} reports it. */

@@ -35,6 +35,7 @@ const VARIABLES: Record<RateBucket, string> = {
   receiver: "RATE_LIMIT_RECEIVER",
   sandbox: "RATE_LIMIT_SANDBOX",
   rejections: "",
+  drafts: "",
 };
 
 /**

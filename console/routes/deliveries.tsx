@@ -18,14 +18,15 @@ import { type ConsoleEnv, cookieName, type Deps, html, layoutFrame, noticeOf, SE
 import { ANSWERS, filterOf, KNOWN_VERBS, pageUrl, utcText } from "./_delivery_filter.ts";
 import { allCommunities, allHooks } from "./_webhook_parts.tsx";
 import { hookNames } from "./_hook_names.ts";
+import { LiveStreamSlots } from "../lib/live_streams.ts";
+import { liveStream } from "./_delivery_stream.ts";
 
-/** Time between keep-alive comments on an idle event stream. */
-const HEARTBEAT_MS = 10_000;
 /** The longest webhook id a filter takes (the page's filter field too). */
 const MAX_HOOK = 200;
 
 /** Adds the delivery routes to `app`. */
 export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
+  const slots = new LiveStreamSlots(deps.liveStreams);
   const hookOf = (c: Context<ConsoleEnv>) => {
     const hook = c.req.query("hook") ?? "";
     return hook && hook.length <= MAX_HOOK ? hook : undefined;
@@ -243,45 +244,14 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     }
     const hookId = hookOf(c);
     const sessionId = getCookie(c, cookieName(c, deps, SESSION_COOKIE));
+    // A place among the streams open now (a few per session, a total per console), given back when the stream ends.
+    const place = slots.take(sessionId ?? "");
+    if (place instanceof Response) return place;
     return streamSSE(c, async (stream) => {
-      const done = new AbortController();
-      // Aborting the stream also ends a write that waits for a client that stopped reading.
-      const stop = () => {
-        done.abort();
-        stream.abort();
-      };
-      stream.onAbort(stop);
-      deps.closing.addEventListener("abort", stop, { once: true });
-      // Each delivery once, late commits too: the reader reads the log's settle window again.
-      const reader = deps.deliveries.liveReader(hookId);
-      await reader.start();
-      const newest = await deps.deliveries.list({ hookId, limit: 1 });
-      const heartbeat = setInterval(() => {
-        // A named event, not a comment: the leading tab passes it on as its sign of life (islands/_live.ts), which a
-        // timer of a background tab, throttled by the browser to once a minute, could not be.
-        stream.writeSSE({ event: "ping", data: "" }).catch(stop);
-        // The session is checked here too, not only when deliveries arrive: a stuck write checks nothing.
-        deps.sessions.get(sessionId).then((session) => session || stop(), () => {});
-      }, HEARTBEAT_MS);
       try {
-        await stream.writeSSE({ event: "ready", data: String(newest[0]?.seq ?? 0) });
-        await deps.deliveries.watch(done.signal, async () => {
-          // The session may end while the stream is open (sign-out,
-          // expiry): the stream ends with it.
-          if (!(await deps.sessions.get(sessionId))) return stop();
-          for (const view of await reader.next()) {
-            await stream.writeSSE({
-              event: "delivery",
-              id: String(view.seq),
-              data: JSON.stringify({ id: view.id, hookId: view.hookId, seq: view.seq }),
-            });
-          }
-        });
-      } catch {
-        // the client went away mid-write
+        await liveStream(stream, deps, hookId, sessionId);
       } finally {
-        clearInterval(heartbeat);
-        deps.closing.removeEventListener("abort", stop);
+        place();
       }
     });
   });

@@ -1,5 +1,6 @@
 /**
- * Where the console's rate limits apply: sign-in (per client address), the
+ * Where the console's rate limits apply: sign-in and the start of a
+ * community's connect (per client address, both OAuth starts), the
  * sandbox's trigger (per client address; its OAuth and REST API are the
  * platform's, used server to server by the console and the CLI, and are not
  * limited), and the console's own form posts (per session, counted only once
@@ -17,6 +18,12 @@ import { type RateBucket, tooManyRequests } from "../lib/rate_limit.ts";
 import { sandboxTooManyRequests } from "../../sandbox/mod.ts";
 import { SIGNIN_CALLBACK_PATH } from "./auth.tsx";
 
+/**
+ * Starting a community's connect: like sign-in, it stores a pending OAuth authorization for ten minutes, so it counts
+ * against the sign-in limit of its address (a client looping on the link stored one per request).
+ */
+const CONNECT_START = /^\/communities\/[^/]+\/connect\/?$/;
+
 /** The sandbox's trigger and redelivery (both send postbacks), the parts of the sandbox that are rate limited. */
 const SANDBOX_TRIGGER = /^\/sandbox\/(?:trigger|redeliver)\/?$/;
 
@@ -33,8 +40,9 @@ export function rateLimits(deps: Deps): MiddlewareHandler<ConsoleEnv> {
     const path = c.req.path;
     const unsafe = !["GET", "HEAD", "OPTIONS"].includes(c.req.method);
     let bucket: RateBucket | null = null;
-    if (path === "/auth/login" || path === SIGNIN_CALLBACK_PATH) bucket = "signin";
-    else if (unsafe && SANDBOX_TRIGGER.test(path)) bucket = "sandbox";
+    if (path === "/auth/login" || path === SIGNIN_CALLBACK_PATH || !unsafe && CONNECT_START.test(path)) {
+      bucket = "signin";
+    } else if (unsafe && SANDBOX_TRIGGER.test(path)) bucket = "sandbox";
     if (bucket) {
       const verdict = await deps.limiter.hit(bucket, addressOf(c));
       if (!verdict.ok) {
@@ -56,4 +64,14 @@ export async function formsLimit(c: Context<ConsoleEnv>, deps: Deps): Promise<Re
   const key = getCookie(c, cookieName(c, deps, SESSION_COOKIE)) ?? addressOf(c);
   const verdict = await deps.limiter.hit("forms", key);
   return verdict.ok ? null : tooManyRequests(verdict);
+}
+
+/**
+ * Whether a form sent without a session may be kept for after sign-in (the
+ * guard asks, once the form is one of the console's and trusted): each
+ * counts against its client address's allowance of kept forms, past which
+ * the form is led to sign-in with nothing kept.
+ */
+export async function mayKeepForm(c: Context<ConsoleEnv>, deps: Deps): Promise<boolean> {
+  return (await deps.limiter.hit("drafts", addressOf(c))).ok;
 }

@@ -26,7 +26,14 @@ export interface TestConsole {
 }
 
 /** Every rate limit off. */
-export const NO_RATE_LIMITS = { signin: null, forms: null, receiver: null, sandbox: null, rejections: null };
+export const NO_RATE_LIMITS = {
+  signin: null,
+  forms: null,
+  receiver: null,
+  sandbox: null,
+  rejections: null,
+  drafts: null,
+};
 
 /** Serves a console on port 0 over a `:memory:` KV (or `kvPath`). */
 export async function startConsole(

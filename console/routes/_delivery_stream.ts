@@ -1,0 +1,62 @@
+/**
+ * The live deliveries' event stream (`GET /deliveries/events`, routed in
+ * `deliveries.tsx`): `ready` once the log is read, then each new delivery
+ * once, and a `ping` every 10 s, until the client goes, the session ends or
+ * the console closes.
+ *
+ * @module
+ */
+
+import type { SSEStreamingApi } from "hono/streaming";
+import type { Deps } from "../lib/context.ts";
+
+/** Time between keep-alive events on an idle event stream. */
+const HEARTBEAT_MS = 10_000;
+
+/** Sends the stream's deliveries until its client goes, its session ends or the console closes. */
+export async function liveStream(
+  stream: SSEStreamingApi,
+  deps: Deps,
+  hookId: string | undefined,
+  sessionId: string | undefined,
+): Promise<void> {
+  const done = new AbortController();
+  // Aborting the stream also ends a write that waits for a client that stopped reading.
+  const stop = () => {
+    done.abort();
+    stream.abort();
+  };
+  stream.onAbort(stop);
+  deps.closing.addEventListener("abort", stop, { once: true });
+  // Each delivery once, late commits too: the reader reads the log's settle window again.
+  const reader = deps.deliveries.liveReader(hookId);
+  await reader.start();
+  const newest = await deps.deliveries.list({ hookId, limit: 1 });
+  const heartbeat = setInterval(() => {
+    // A named event, not a comment: the leading tab passes it on as its sign of life (islands/_live.ts), which a
+    // timer of a background tab, throttled by the browser to once a minute, could not be.
+    stream.writeSSE({ event: "ping", data: "" }).catch(stop);
+    // The session is checked here too, not only when deliveries arrive: a stuck write checks nothing.
+    deps.sessions.get(sessionId).then((session) => session || stop(), () => {});
+  }, HEARTBEAT_MS);
+  try {
+    await stream.writeSSE({ event: "ready", data: String(newest[0]?.seq ?? 0) });
+    await deps.deliveries.watch(done.signal, async () => {
+      // The session may end while the stream is open (sign-out,
+      // expiry): the stream ends with it.
+      if (!(await deps.sessions.get(sessionId))) return stop();
+      for (const view of await reader.next()) {
+        await stream.writeSSE({
+          event: "delivery",
+          id: String(view.seq),
+          data: JSON.stringify({ id: view.id, hookId: view.hookId, seq: view.seq }),
+        });
+      }
+    });
+  } catch {
+    // the client went away mid-write
+  } finally {
+    clearInterval(heartbeat);
+    deps.closing.removeEventListener("abort", stop);
+  }
+}
