@@ -65,7 +65,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
           `POST /hooks HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${authorization}\r\n` +
             `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
         ));
-        await new Promise((resolve) => setTimeout(resolve, 300)); // the receiver reads the body
+        await new Promise((resolve) => setTimeout(resolve, 1_000)); // the receiver reads the body (a slow machine too)
         child.kill(signal);
         await new Promise((resolve) => setTimeout(resolve, 300));
         await conn.write(encoder.encode(body.slice(10))).catch(() => {});
