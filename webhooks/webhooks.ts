@@ -224,6 +224,9 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
     async pending(tenantId) {
       requireString(tenantId, "tenantId", "list pending registrations");
       // A tenant id too long for a KV key has none (nothing can be stored under one).
+      // No community has a tenant id with a lone surrogate (save refuses it): KV writes one as U+FFFD, so its
+      // prefix is another tenant's ("t\uD800" lists "t\uFFFD"'s).
+      if (!tenantId.isWellFormed()) return [];
       const entries = await unlessKeyTooLarge(() => listAll<PendingRegistration>(kv, pendingPrefix(tenantId)), []);
       return entries.map((entry) => entry.value);
     },

@@ -5,11 +5,11 @@
 // other commands on a terminal only), and throws to fail.
 
 import { communityDetails, communityTable, hookTable, publicCommunity, table } from "./_format.ts";
-import { createReceiver } from "../receiver/mod.ts";
 import type { Community, Webhook } from "../types.ts";
 import type { Webhooks } from "../webhooks.ts";
 import type { LastTask } from "./_interrupt.ts";
 import { listen } from "./_listen.ts";
+import { receive } from "./_receive.ts";
 import { shownEntity, shownHook, shownReport, shownUrl } from "./_shown.ts";
 
 /** What a command gets. */
@@ -213,43 +213,7 @@ const COMMANDS: Record<string, Command> = {
       ].join("\n"));
   },
 
-  async receive(ctx) {
-    const port = ctx.flags.port === undefined ? 8080 : Number(ctx.flags.port);
-    if (!/^\d{1,5}$/.test(String(ctx.flags.port ?? 8080)) || port > 65535) {
-      throw new UsageHint(`--port must be a whole number from 0 to 65535, got '${ctx.flags.port}'`);
-    }
-    const hostname = typeof ctx.flags.hostname === "string" ? ctx.flags.hostname : "127.0.0.1";
-    const receiver = createReceiver(ctx.hooks, {
-      onPostback: ({ activity, webhook, community, receivedAt, postbackId, index, count }) => {
-        ctx.out(JSON.stringify({
-          receivedAt: new Date(receivedAt).toISOString(),
-          tenantId: community.tenantId,
-          webhook: webhook.id,
-          postbackId,
-          index,
-          count,
-          activity,
-        }));
-      },
-    });
-    let server: Deno.HttpServer;
-    try {
-      server = Deno.serve({
-        port,
-        hostname,
-        signal: ctx.signal,
-        onListen: (addr) => ctx.err(`Receiving postbacks on http://${addr.hostname}:${addr.port}/ (Ctrl-C to stop)`),
-      }, receiver.handle);
-    } catch (error) {
-      // Deno's words name neither the flag nor the address: a malformed host is the flag's value at fault (status 2).
-      if (error instanceof URIError) {
-        throw new UsageHint(`--hostname must be a host name or an IP address, got '${hostname}'`);
-      }
-      const address = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
-      throw new Error(`Cannot receive on ${address} (--hostname, --port): ${(error as Error).message}`);
-    }
-    await server.finished;
-  },
+  receive: (ctx) => receive(ctx, (message) => new UsageHint(message)),
 
   listen: (ctx) => listen(ctx, (message) => new UsageHint(message)),
 

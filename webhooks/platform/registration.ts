@@ -163,7 +163,8 @@ export interface WebhookRegistration {
    * running now, or interrupted by a crash.
    *
    * @param tenantId The tenant id.
-   * @returns The pending entries, oldest first.
+   * @returns The pending entries, oldest first; none for a tenant id with a lone surrogate or too long for a KV key
+   * (no community has one).
    *
    * @example Usage
    * ```ts

@@ -71,6 +71,8 @@ export async function listDeadLetters(kv: Deno.Kv, options: DeadLetterQuery = {}
   const list = JSON.stringify([destinationId ?? null, hookId ?? null, newestFirst === true]);
   const kvCursor = cursor ? kvCursorOf(cursor, list, hookId === undefined ? isIdKey : isTimeAndIdKey) : undefined;
   if (kvCursor === null) throw badCursor(cursor!);
+  // KV writes a lone surrogate as U+FFFD, so "h\uD800" keys as "h\uFFFD": no hook or destination has such an id.
+  if (!(hookId ?? destinationId ?? "").isWellFormed()) return { values: [], cursor: "" };
   if (hookId !== undefined) await indexEarlierDeadLetters(kv);
   const page = { limit, cursor: kvCursor, reverse: newestFirst === true };
   let read: { values: DeadLetter[]; cursor: string };

@@ -110,7 +110,7 @@ export interface DeadLetterPage {
 export interface DeadLetterQuery {
   /** Only the dead letters of this destination, by entry id. */
   destinationId?: string;
-  /** Only the dead letters of this hook, in the order they died (not with `destinationId`). */
+  /** Only the dead letters of this hook, in the order they died (not with `destinationId`); none for an id with a lone surrogate. */
   hookId?: string;
   /** The `cursor` of the page before (of this same list); absent or `""` for the first; any other is a `TypeError`. */
   cursor?: string;

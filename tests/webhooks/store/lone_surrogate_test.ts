@@ -8,7 +8,9 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { createWebhooks } from "../../../webhooks/mod.ts";
-import { keysUnder, withKv } from "../platform.ts";
+import { communityOf, keysUnder, withKv, withPlatform } from "../platform.ts";
+
+const PLACE = "https://c.example/api/core/v3/places/42";
 
 const named = (field: string) => (e: Error) => {
   assert.ok(e instanceof TypeError, String(e));
@@ -47,6 +49,22 @@ Deno.test("a lookup or removal by an id or tenant id with a lone surrogate never
     assert.deepEqual(await keysUnder(kv, []), before);
     assert.equal((await hooks.findByID("a\uFFFD"))?.id, "a\uFFFD");
     assert.equal((await communities.findByTenantID("t\uFFFD"))?.name, "Acme");
+  });
+});
+
+Deno.test("pending() of a tenant id with a lone surrogate lists none, not the registrations of the tenant KV keys alike", async () => {
+  await withPlatform(async (kv, platform) => {
+    // A 2xx answer without an entity: the registration fails and keeps its pending entry for reconcile().
+    platform.override = (req) => req.method === "POST" ? new Response("[]", { status: 200 }) : undefined;
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform, { tenantId: "t\uFFFD" }));
+    await assert.rejects(
+      () => hooks.register("Acme", ["document"], PLACE, "https://receiver.example/hooks/1"),
+      /holds no webhook entity/,
+    );
+    assert.equal((await hooks.pending("t\uFFFD")).length, 1);
+    assert.deepEqual(await hooks.pending("t\uD800"), []);
+    assert.deepEqual(await hooks.pending("t\uDC00"), []);
   });
 });
 

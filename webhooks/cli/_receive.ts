@@ -1,0 +1,85 @@
+// The `receive` command: serves a receiver, one JSON line per item of each
+// verified postback on stdout, until Ctrl-C (or SIGTERM). A stop answers the
+// postbacks under way first: Deno.serve's `signal` closed every connection at
+// once, so a postback whose body was still arriving got no answer at all, and
+// `server.shutdown()` alone cut its body short (a 400). Postbacks that come
+// while the stop waits are refused with a 503, which a platform retries.
+
+import { createReceiver } from "../receiver/mod.ts";
+import type { Webhooks } from "../webhooks.ts";
+
+/** What `receive` takes of a command's context (the command table's own context has all of it). */
+export interface ReceiveContext {
+  hooks: Webhooks;
+  flags: Record<string, string | boolean | undefined>;
+  out(text: string): void;
+  err(text: string): void;
+  /** Aborts on Ctrl-C (or SIGTERM): the postbacks under way are answered, then the command ends. */
+  signal: AbortSignal;
+}
+
+/** The answer to a postback that comes once the command is stopping. */
+function stopping(): Response {
+  return new Response(JSON.stringify({ error: "Service unavailable: the receiver is stopping" }), {
+    status: 503,
+    headers: { "content-type": "application/json; charset=utf-8", "retry-after": "5", connection: "close" },
+  });
+}
+
+/** Serves postbacks on `--hostname` and `--port` until `ctx.signal` aborts and those under way are answered. */
+export async function receive(ctx: ReceiveContext, usage: (message: string) => Error): Promise<void> {
+  const port = ctx.flags.port === undefined ? 8080 : Number(ctx.flags.port);
+  if (!/^\d{1,5}$/.test(String(ctx.flags.port ?? 8080)) || port > 65535) {
+    throw usage(`--port must be a whole number from 0 to 65535, got '${ctx.flags.port}'`);
+  }
+  const hostname = typeof ctx.flags.hostname === "string" ? ctx.flags.hostname : "127.0.0.1";
+  const receiver = createReceiver(ctx.hooks, {
+    onPostback: ({ activity, webhook, community, receivedAt, postbackId, index, count }) => {
+      ctx.out(JSON.stringify({
+        receivedAt: new Date(receivedAt).toISOString(),
+        tenantId: community.tenantId,
+        webhook: webhook.id,
+        postbackId,
+        index,
+        count,
+        activity,
+      }));
+    },
+  });
+  let underWay = 0;
+  let answered = () => {};
+  const handle = async (request: Request, info: Deno.ServeHandlerInfo): Promise<Response> => {
+    if (ctx.signal.aborted) return stopping();
+    underWay++;
+    try {
+      return await receiver.handle(request, info);
+    } finally {
+      if (--underWay === 0) answered();
+    }
+  };
+  let server: Deno.HttpServer;
+  try {
+    server = Deno.serve({
+      port,
+      hostname,
+      onListen: (addr) => ctx.err(`Receiving postbacks on http://${addr.hostname}:${addr.port}/ (Ctrl-C to stop)`),
+    }, handle);
+  } catch (error) {
+    // Deno's words name neither the flag nor the address: a malformed host is the flag's value at fault (status 2).
+    if (error instanceof URIError) {
+      throw usage(`--hostname must be a host name or an IP address, got '${hostname}'`);
+    }
+    const address = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+    throw new Error(`Cannot receive on ${address} (--hostname, --port): ${(error as Error).message}`);
+  }
+  // A body still arriving takes at most the receiver's body timeout; a second Ctrl-C ends the process at once.
+  const stop = async () => {
+    if (underWay > 0) await new Promise<void>((resolve) => answered = resolve);
+    await server.shutdown();
+  };
+  const stopped = ctx.signal.aborted ? stop() : new Promise<void>((resolve, reject) => {
+    ctx.signal.addEventListener("abort", () => stop().then(resolve, reject), { once: true });
+  });
+  await Promise.race([server.finished, stopped]);
+  await server.finished;
+}
