@@ -120,6 +120,15 @@ const COMMANDS: Record<string, Command> = {
     await ctx.hooks.communities.save(community).catch((error) => {
       throw flagError(error, "save community", COMMUNITY_FLAGS, (message) => new UsageHint(message));
     });
+    // Tokens are kept as a pair: the platform is called with the access token, renewed by the refresh token after a
+    // 401, so one alone could never be used. Said, not refused: REFRESH_TOKEN may be set for the other commands.
+    if (refreshToken && !accessToken) {
+      const given = typeof f["refresh-token"] === "string" ? "--refresh-token" : "REFRESH_TOKEN";
+      ctx.err(
+        `Warning: the refresh token (${given}) was not stored: no access token was given (ACCESS_TOKEN or ` +
+          "--access-token), and the platform is called with one; give both to store the pair",
+      );
+    }
     // A changed secret of a stored community is a rotation: the replaced one still verifies for a while.
     const after = await ctx.hooks.communities.secretRotation(tenant);
     const rotation = after && after.rotatedAt !== before?.rotatedAt ? after : null;
