@@ -147,6 +147,8 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
         forms: perMinute("RATE_LIMIT_FORMS", DEFAULT_RATE_LIMITS.forms!.limit),
         receiver: perMinute("RATE_LIMIT_RECEIVER", DEFAULT_RATE_LIMITS.receiver!.limit),
         sandbox: perMinute("RATE_LIMIT_SANDBOX", DEFAULT_RATE_LIMITS.sandbox!.limit),
+        // The sandbox's consent form, once per sign-in or connect: never tighter than the sign-in limit it follows.
+        consents: perMinute("RATE_LIMIT_SIGNIN", DEFAULT_RATE_LIMITS.consents!.limit),
       },
     });
     handler = app.fetch;

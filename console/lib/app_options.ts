@@ -57,7 +57,8 @@ export interface ConsoleOptions {
    */
   allowPrivateNetwork?: boolean;
   /**
-   * Rate limits by bucket (sign-in, forms, receiver, sandbox), kept in KV;
+   * Rate limits by bucket (sign-in, forms, receiver, sandbox, the sandbox's
+   * consent form, refused postbacks logged, forms kept), kept in KV;
    * a bucket set to `null` is not limited. Default
    * {@linkcode DEFAULT_RATE_LIMITS}.
    */

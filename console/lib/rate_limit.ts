@@ -2,7 +2,8 @@
  * Rate limits kept in KV, so that they hold across console processes
  * sharing one KV: a fixed window per bucket and key (sign-in per client
  * address, form posts per session, the receiver per verified tenant, the
- * sandbox's trigger per client address), answered 429 with `Retry-After`.
+ * sandbox's trigger and its consent form per client address), answered 429
+ * with `Retry-After`.
  *
  * A window's count is one KV entry that expires with the window. Hits of one
  * process on one key are added in batches (one versionstamp-checked write for
@@ -25,7 +26,7 @@ export interface RateRule {
 }
 
 /** The console's limited buckets. */
-export type RateBucket = "signin" | "forms" | "receiver" | "sandbox" | "rejections" | "drafts";
+export type RateBucket = "signin" | "forms" | "receiver" | "sandbox" | "consents" | "rejections" | "drafts";
 
 /** A rule per bucket; `null` turns a bucket's limit off. */
 export type RateLimits = Record<RateBucket, RateRule | null>;
@@ -36,6 +37,8 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   forms: { limit: 120, windowMs: 60_000 },
   receiver: { limit: 6_000, windowMs: 60_000 },
   sandbox: { limit: 60, windowMs: 60_000 },
+  // The sandbox's consent form posted per client address (anyone can approve; each approval stores a code).
+  consents: { limit: 20, windowMs: 60_000 },
   // Refused postbacks logged per client address (the rest are answered, not logged).
   rejections: { limit: 120, windowMs: 60_000 },
   // Forms kept for after sign-in per client address (anyone can send one; each waits in KV for 30 minutes).

@@ -28,6 +28,23 @@ export async function liveStream(
   };
   stream.onAbort(stop);
   deps.closing.addEventListener("abort", stop, { once: true });
+  try {
+    await send(stream, deps, hookId, sessionId, done.signal, stop);
+  } finally {
+    // Every way out, a failed first read of the log (KV down) too: else each failed stream leaves its listener.
+    deps.closing.removeEventListener("abort", stop);
+  }
+}
+
+/** Reads the log and sends its deliveries until `signal` aborts. */
+async function send(
+  stream: SSEStreamingApi,
+  deps: Deps,
+  hookId: string | undefined,
+  sessionId: string | undefined,
+  signal: AbortSignal,
+  stop: () => void,
+): Promise<void> {
   // Each delivery once, late commits too: the reader reads the log's settle window again.
   const reader = deps.deliveries.liveReader(hookId);
   await reader.start();
@@ -41,7 +58,7 @@ export async function liveStream(
   }, HEARTBEAT_MS);
   try {
     await stream.writeSSE({ event: "ready", data: String(newest[0]?.seq ?? 0) });
-    await deps.deliveries.watch(done.signal, async () => {
+    await deps.deliveries.watch(signal, async () => {
       // The session may end while the stream is open (sign-out,
       // expiry): the stream ends with it.
       if (!(await deps.sessions.get(sessionId))) return stop();
@@ -57,6 +74,5 @@ export async function liveStream(
     // the client went away mid-write
   } finally {
     clearInterval(heartbeat);
-    deps.closing.removeEventListener("abort", stop);
   }
 }

@@ -34,6 +34,7 @@ const VARIABLES: Record<RateBucket, string> = {
   forms: "RATE_LIMIT_FORMS",
   receiver: "RATE_LIMIT_RECEIVER",
   sandbox: "RATE_LIMIT_SANDBOX",
+  consents: "",
   rejections: "",
   drafts: "",
 };

@@ -1,9 +1,9 @@
 /**
  * Where the console's rate limits apply: sign-in and the start of a
  * community's connect (per client address, both OAuth starts), the
- * sandbox's trigger (per client address; its OAuth and REST API are the
- * platform's, used server to server by the console and the CLI, and are not
- * limited), and the console's own form posts (per session, counted only once
+ * sandbox's trigger and its consent form (per client address; its token
+ * endpoint and REST API are the platform's, used server to server by the
+ * console and the CLI, and are not limited), and the console's own form posts (per session, counted only once
  * a post passed the CSRF checks, so that forgeries refused 403 spend none of
  * a user's allowance). The receiver's limit is per verified tenant and
  * applies in its route (`hooks.ts`).
@@ -27,6 +27,13 @@ const CONNECT_START = /^\/communities\/[^/]+\/connect\/?$/;
 /** The sandbox's trigger and redelivery (both send postbacks), the parts of the sandbox that are rate limited. */
 const SANDBOX_TRIGGER = /^\/sandbox\/(?:trigger|redeliver)\/?$/;
 
+/**
+ * The sandbox's consent form (its browser-facing OAuth step, which anyone may approve): each approval stores a code,
+ * which the console's callback turns into a token pair kept 30 days. Its token endpoint, called server to server
+ * from the console's own address, is not limited.
+ */
+const SANDBOX_CONSENT = /^\/sandbox\/oauth2\/authorize\/?$/;
+
 /** The client's address as the server saw it (a proxy's, behind one), or `"unknown"`. */
 export const clientAddresses: WeakMap<Request, string> = new WeakMap();
 
@@ -43,10 +50,11 @@ export function rateLimits(deps: Deps): MiddlewareHandler<ConsoleEnv> {
     if (path === "/auth/login" || path === SIGNIN_CALLBACK_PATH || !unsafe && CONNECT_START.test(path)) {
       bucket = "signin";
     } else if (unsafe && SANDBOX_TRIGGER.test(path)) bucket = "sandbox";
+    else if (unsafe && SANDBOX_CONSENT.test(path)) bucket = "consents";
     if (bucket) {
       const verdict = await deps.limiter.hit(bucket, addressOf(c));
       if (!verdict.ok) {
-        return bucket === "sandbox"
+        return bucket === "sandbox" || bucket === "consents"
           ? await sandboxTooManyRequests(c.req.raw, verdict.retryAfter)
           : tooManyRequests(verdict);
       }

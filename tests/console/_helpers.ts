@@ -31,6 +31,7 @@ export const NO_RATE_LIMITS = {
   forms: null,
   receiver: null,
   sandbox: null,
+  consents: null,
   rejections: null,
   drafts: null,
 };

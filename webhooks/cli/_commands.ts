@@ -8,6 +8,7 @@ import { communityDetails, communityTable, hookTable, publicCommunity, table } f
 import type { Community, Webhook } from "../types.ts";
 import type { Webhooks } from "../webhooks.ts";
 import type { LastTask } from "./_interrupt.ts";
+import { flagError } from "./_flag_errors.ts";
 import { listen } from "./_listen.ts";
 import { receive } from "./_receive.ts";
 import { shownEntity, shownHook, shownReport, shownUrl } from "./_shown.ts";
@@ -66,6 +67,27 @@ function hooksOut(ctx: CommandContext, hooks: Webhook[]): void {
   print(ctx, hooks.map(shownHook), () => hookTable(hooks));
 }
 
+/** The store's fields of a community that `communities add` takes from flags, to the flags. */
+const COMMUNITY_FLAGS = {
+  name: "name",
+  tenantId: "tenant",
+  baseUrl: "base-url",
+  clientId: "client-id",
+  clientSecret: "client-secret",
+  "oauth.access_token": "access-token",
+  "oauth.refresh_token": "refresh-token",
+};
+
+/** The options of `register` that `hooks register` takes from flags, to the flags. */
+const REGISTER_FLAGS = {
+  community: "community",
+  events: "events",
+  object: "object",
+  callback: "callback",
+  accessToken: "access-token",
+  refreshToken: "refresh-token",
+};
+
 const COMMANDS: Record<string, Command> = {
   async "communities list"(ctx) {
     const all = await allPages(ctx, "communities", (cursor) => ctx.hooks.communities.list({ limit: 500, cursor }));
@@ -95,7 +117,18 @@ const COMMANDS: Record<string, Command> = {
     const tenant = community.tenantId;
     const before = tenant ? await ctx.hooks.communities.secretRotation(tenant) : null;
     const replaced = tenant ? await ctx.hooks.communities.findByTenantID(tenant) : null;
-    await ctx.hooks.communities.save(community);
+    await ctx.hooks.communities.save(community).catch((error) => {
+      throw flagError(error, "save community", COMMUNITY_FLAGS, (message) => new UsageHint(message));
+    });
+    // Tokens are kept as a pair: the platform is called with the access token, renewed by the refresh token after a
+    // 401, so one alone could never be used. Said, not refused: REFRESH_TOKEN may be set for the other commands.
+    if (refreshToken && !accessToken) {
+      const given = typeof f["refresh-token"] === "string" ? "--refresh-token" : "REFRESH_TOKEN";
+      ctx.err(
+        `Warning: the refresh token (${given}) was not stored: no access token was given (ACCESS_TOKEN or ` +
+          "--access-token), and the platform is called with one; give both to store the pair",
+      );
+    }
     // A changed secret of a stored community is a rotation: the replaced one still verifies for a while.
     const after = await ctx.hooks.communities.secretRotation(tenant);
     const rotation = after && after.rotatedAt !== before?.rotatedAt ? after : null;
@@ -155,6 +188,8 @@ const COMMANDS: Record<string, Command> = {
       callback: String(f.callback),
       accessToken: ctx.secret("access-token", "ACCESS_TOKEN"),
       refreshToken: ctx.secret("refresh-token", "REFRESH_TOKEN"),
+    }).catch((error) => {
+      throw flagError(error, "register webhook", REGISTER_FLAGS, (message) => new UsageHint(message));
     });
     const ref = response.entity.resources?.self?.ref;
     const [record] = ref ? await ctx.hooks.findByWebhookURL(ref) : [];

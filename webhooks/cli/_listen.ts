@@ -12,6 +12,7 @@
 
 import { createRelay, type RelayAttempt } from "../relay/mod.ts";
 import type { LastTask } from "./_interrupt.ts";
+import { flagError } from "./_flag_errors.ts";
 
 /** What `listen` takes of a command's context (the command table's own context has all of it). */
 export interface ListenContext {
@@ -103,8 +104,8 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
     await relay.close();
     // A URL the relay refuses (not one, another scheme, a password in it, too long) is the flag's value at fault:
     // a usage error (status 2, API.md), said in the flag's name. The relay's message never echoes credentials.
-    const refused = error instanceof TypeError ? /^Cannot add destination: 'url' (.*)$/s.exec(error.message) : null;
-    if (refused) throw usage(`--forward-to ${refused[1]}`);
+    const refused = flagError(error, "add destination", { url: "forward-to" }, usage);
+    if (refused !== error) throw refused;
     // An id no webhook has: a failed look-up (status 1), worded as the other commands' unknown ids, naming the flag.
     const unknown = error instanceof TypeError
       ? /^Cannot add destination: unknown hook id (".*")$/s.exec(error.message)

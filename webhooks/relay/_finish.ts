@@ -109,6 +109,8 @@ export function finishes(now: () => number): {
         checks: 1,
         bump: true,
         bytes: copyBytes(held),
+        // No worker will deliver it: gone at once with its state, the attempt kept (not left leased till its end).
+        ifRemoved: withAttempt(held, outcome, (atomic) => deleteForward(atomic, held.entry)),
       };
     },
     dead: (held, outcome, reason) => {
@@ -167,6 +169,8 @@ export interface Finish {
    * records, so a lease lost meanwhile costs at most the copy already sent, and a group holds many of them.
    */
   unchecked?: boolean;
+  /** What commits instead when this one was refused because the entry's destination was removed (a retry). */
+  ifRemoved?: Finish;
   /** About how many bytes it writes (a copy of the entry weighs its body twice; records a few KiB). */
   bytes: number;
 }
@@ -247,7 +251,11 @@ export class FinishQueue {
             continue;
           }
           for (const q of batch) {
-            const ok = await this.#commit([q.finish]);
+            let ok = await this.#commit([q.finish]);
+            const instead = q.finish.ifRemoved;
+            if (!ok && instead && (await this.#kv.get(removedKey(q.finish.held.entry.destinationId))).versionstamp) {
+              ok = await this.#commit([instead]);
+            }
             if (!ok && q.finish.attempt) {
               const [key, value] = q.finish.attempt;
               await retryWhileLocked(() => this.#kv.set(key, value, { expireIn: ATTEMPT_TTL_MS }));
