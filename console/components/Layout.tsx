@@ -18,7 +18,7 @@ export interface LayoutProps {
   csrf?: string;
   /** A notice shown above the content. */
   notice?: string;
-  /** An error shown above the content. */
+  /** An error shown above the content; focus is moved to it when the page loads. */
   error?: string;
   /** Whether the sandbox is mounted (adds a navigation link). */
   sandbox?: boolean;
@@ -77,8 +77,12 @@ export function Layout(props: LayoutProps): VNode {
               {props.notice}
             </p>
           )}
+          {
+            /* Focus goes to the message (no script needed): a screen reader reads it, and the next Tab goes on into
+              the page below it rather than starting over at the skip link and the navigation. */
+          }
           {props.error && (
-            <p class="error" role="alert">
+            <p class="error" role="alert" id="page-error" tabIndex={-1} autoFocus>
               {props.error}
             </p>
           )}
