@@ -116,7 +116,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           now={Date.now()}
           revoke={{ action: `${path(tenant)}/revoke-previous-secret`, csrf: c.get("session")!.csrf }}
         />
-        <p>
+        <p class="actions">
           {community.clientId
             ? (
               <a class="button" id="connect" href={`${path(tenant)}/connect`}>
