@@ -7,6 +7,9 @@
 
 import type { ComponentChildren, VNode } from "preact";
 import { Csrf } from "./Csrf.tsx";
+import { PAGE_ERROR_ID } from "./field_error.ts";
+
+export { fieldError } from "./field_error.ts";
 
 /** Props of {@linkcode Layout}. */
 export interface LayoutProps {
@@ -18,7 +21,7 @@ export interface LayoutProps {
   csrf?: string;
   /** A notice shown above the content. */
   notice?: string;
-  /** An error shown above the content; focus is moved to it when the page loads. */
+  /** An error shown above the content; focus is moved to it when the page loads, and `fieldError` points a field at it. */
   error?: string;
   /** Whether the sandbox is mounted (adds a navigation link). */
   sandbox?: boolean;
@@ -82,7 +85,7 @@ export function Layout(props: LayoutProps): VNode {
               the page below it rather than starting over at the skip link and the navigation. */
           }
           {props.error && (
-            <p class="error" role="alert" id="page-error" tabIndex={-1} autoFocus>
+            <p class="error" role="alert" id={PAGE_ERROR_ID} tabIndex={-1} autoFocus>
               {props.error}
             </p>
           )}
