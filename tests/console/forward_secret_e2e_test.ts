@@ -18,9 +18,10 @@ Deno.test({
       const hookId = await registerHook(client, t.origin);
       await withBrowser(async (browser) => {
         const context = browser.defaultBrowserContext();
-        await context.overridePermissions(t.origin, ["clipboard-read", "clipboard-write"]);
+        await context.overridePermissions(t.origin, ["clipboard-read", "clipboard-write", "clipboard-sanitized-write"]);
         const page = await signedInPage(browser, client, t.origin);
         await page.setViewport({ width: 1280, height: 800 });
+        await page.bringToFront(); // the clipboard is written only by a focused page
         // Destinations until one's secret holds a character that ends a word (three in four do).
         let secret = "";
         for (let i = 0; i < 20 && !/[+/=]/.test(secret.slice(6, -1)); i++) {
