@@ -100,3 +100,25 @@ Deno.test("a refused Forward to marks its URL field, described by the message", 
     await t.close();
   }
 });
+
+Deno.test("a refused Edit events form on a hook's page marks the events or the object", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    await connectSandbox(client, t.origin);
+    const hookId = await registerHook(client, t.origin);
+    const path = `/webhooks/${hookId}`;
+    const edit = async (fields: Record<string, string | string[]>) =>
+      await marked(await client.post(`${path}/events`, { _csrf: csrfOf(await client.text(path, 200)), ...fields }));
+    const mixed = await edit({ events: ["document", "user_account"], object: placeOf(t.origin) });
+    assert.match(mixed.error, /mixes system events/);
+    assert.deepEqual(mixed.invalid, ["events"]);
+    const none = await edit({ object: placeOf(t.origin) });
+    assert.deepEqual(none.invalid, ["events"]);
+    const noObject = await edit({ events: ["document"], object: "" });
+    assert.match(noObject.error, /'object'/);
+    assert.deepEqual(noObject.invalid, ["object"]);
+  } finally {
+    await t.close();
+  }
+});
