@@ -7,6 +7,9 @@
 
 import type { ComponentChildren, VNode } from "preact";
 import { Csrf } from "./Csrf.tsx";
+import { PAGE_ERROR_ID } from "./field_error.ts";
+
+export { fieldError } from "./field_error.ts";
 
 /** Props of {@linkcode Layout}. */
 export interface LayoutProps {
@@ -18,7 +21,7 @@ export interface LayoutProps {
   csrf?: string;
   /** A notice shown above the content. */
   notice?: string;
-  /** An error shown above the content. */
+  /** An error shown above the content; focus is moved to it when the page loads, and `fieldError` points a field at it. */
   error?: string;
   /** Whether the sandbox is mounted (adds a navigation link). */
   sandbox?: boolean;
@@ -77,8 +80,12 @@ export function Layout(props: LayoutProps): VNode {
               {props.notice}
             </p>
           )}
+          {
+            /* Focus goes to the message (no script needed): a screen reader reads it, and the next Tab goes on into
+              the page below it rather than starting over at the skip link and the navigation. */
+          }
           {props.error && (
-            <p class="error" role="alert">
+            <p class="error" role="alert" id={PAGE_ERROR_ID} tabIndex={-1} autoFocus>
               {props.error}
             </p>
           )}

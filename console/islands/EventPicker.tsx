@@ -11,6 +11,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { VNode } from "preact";
 import { addClass, delClass } from "../../browser/mod.ts";
+import { fieldError } from "../components/field_error.ts";
 /** Props of {@linkcode EventPicker}. */
 export interface EventPickerProps {
   /** Events checked initially. */
@@ -21,6 +22,8 @@ export interface EventPickerProps {
   content: readonly string[];
   /** The system events (Module A's `SYSTEM_EVENTS`). */
   system: readonly string[];
+  /** What the form was refused for, marked invalid and described by the page's error: the events or the object. */
+  fault?: "events" | "object";
 }
 
 /** Events checklist plus the object field. */
@@ -62,6 +65,7 @@ export default function EventPicker(props: EventPickerProps): VNode {
         id={`event-${event}`}
         checked={selected.includes(event)}
         disabled={disabled}
+        {...fieldError(props.fault === "events")}
         onChange={(e) => toggle(event, e.currentTarget.checked)}
       />{" "}
       {event}
@@ -87,6 +91,7 @@ export default function EventPicker(props: EventPickerProps): VNode {
           value={object}
           onInput={(e) => setObject(e.currentTarget.value)}
           disabled={hasSystem}
+          {...fieldError(props.fault === "object")}
           placeholder="https://community.example.com/api/core/v3/places/1000"
         />
       </label>

@@ -9,7 +9,8 @@ import type { Context } from "hono";
 import type { VNode } from "preact";
 import { type Community, ConflictError, type SecretRotation } from "../../webhooks/mod.ts";
 import type { ConsoleEnv } from "../lib/context.ts";
-import { bidiControls, withoutBidiControls } from "../lib/labels.ts";
+import { bidiControls } from "../lib/labels.ts";
+import { fieldError } from "../components/field_error.ts";
 
 /** The fields of the community form (secrets are never echoed back). */
 export interface CommunityForm {
@@ -124,31 +125,6 @@ export function validate(form: CommunityForm, isNew: boolean): string | null {
   return null;
 }
 
-/**
- * The form to show again after a refusal: its secrets (and a password in its base URL) left out, never echoed back,
- * and the bidirectional controls of its name and tenant id removed, as the hook's form does, so that saving again is
- * not refused again for characters nobody can see.
- */
-export function formToShowAgain(form: CommunityForm): CommunityForm {
-  return {
-    ...form,
-    name: withoutBidiControls(form.name),
-    tenantId: withoutBidiControls(form.tenantId),
-    baseUrl: withoutCredentials(form.baseUrl),
-    clientSecret: "",
-    accessToken: "",
-    refreshToken: "",
-  };
-}
-
-/** A URL without its user name and password (a form shown again holds no password), or the text as it is. */
-function withoutCredentials(text: string): string {
-  const url = URL.parse(text);
-  if (!url || (!url.username && !url.password)) return text;
-  url.username = url.password = "";
-  return url.href;
-}
-
 /** The origin of a URL, or "" when it is not one. */
 export function originOf(url: string | undefined): string {
   try {
@@ -209,9 +185,11 @@ export function TokenState({ community }: { community: Community }): VNode {
 }
 
 export function CommunityFields(
-  { form, isNew, community, rotation = null }: {
+  { form, isNew, community, rotation = null, fault }: {
     form: Partial<CommunityForm>;
     isNew: boolean;
+    /** The field a refusal is about ({@linkcode faultOf}): marked invalid, described by the page's error. */
+    fault?: keyof CommunityForm;
     community?: Community;
     /** The community's secret rotation in force: with `community`, the form carries its secret's state. */
     rotation?: SecretRotation | null;
@@ -221,7 +199,7 @@ export function CommunityFields(
     <>
       <label>
         Name
-        <input type="text" name="name" required value={form.name ?? ""} />
+        <input type="text" name="name" required value={form.name ?? ""} {...fieldError(fault === "name")} />
       </label>
       <label>
         Tenant id
@@ -231,6 +209,7 @@ export function CommunityFields(
               type="text"
               name="tenantId"
               required
+              {...fieldError(fault === "tenantId")}
               value={form.tenantId ?? ""}
             />
           )
@@ -242,6 +221,7 @@ export function CommunityFields(
           type="url"
           name="baseUrl"
           required
+          {...fieldError(fault === "baseUrl")}
           placeholder="https://community.example.com"
           value={form.baseUrl ?? ""}
         />
@@ -275,6 +255,7 @@ export function CommunityFields(
           type="password"
           name="accessToken"
           autocomplete="off"
+          {...fieldError(fault === "accessToken")}
           value=""
         />
       </label>

@@ -1,7 +1,10 @@
 // The signing secret of a destination just added to a hook's "Forward to" page (forwarding.tsx): shown on the
-// answer to the add, this once.
+// answer to the add, this once, taken whole by a click or a double click (base64's "+", "/" and "=" would end a
+// word's selection there) or by its Copy button.
 
 import type { Destination } from "../../webhooks/mod.ts";
+import { Island } from "../components/Island.tsx";
+import CopyButton from "../islands/CopyButton.tsx";
 import { shownUrl } from "../lib/shown_url.ts";
 
 /** The secret, with the URL (its user info masked) that it is for. */
@@ -16,6 +19,9 @@ export function AddedSecret({ added }: { added: Destination & { secret: string }
       <p>
         <code id="forward-secret">{added.secret}</code>
       </p>
+      <Island name="CopyButton" props={{ target: "forward-secret", label: "Copy the secret" }}>
+        <CopyButton target="forward-secret" label="Copy the secret" />
+      </Island>
     </section>
   );
 }

@@ -44,8 +44,8 @@ export interface WebhookPageOptions {
   notice?: string;
   /** The name form's values (refused, or kept from a session that ended), instead of the stored label. */
   label?: HookLabel;
-  /** The events form's values, instead of the hook's. */
-  events?: { selected: string[]; object: string };
+  /** The events form's values, instead of the hook's, and what a refusal was about (marked invalid). */
+  events?: { selected: string[]; object: string; fault?: "events" | "object" };
   /** Offer Enable beside the error (a test event to a disabled hook). */
   offerEnable?: boolean;
   /** Offer to forget the record here only (its unregistering failed: community removed, platform unreachable). */
@@ -96,6 +96,7 @@ export async function webhookPage(
     object: options.events?.object ?? (typeof hook.entity?.object === "string" ? hook.entity.object : ""),
     content: CONTENT_EVENTS,
     system: SYSTEM_EVENTS,
+    fault: options.events?.fault,
   };
   const ours = callback.startsWith(`${deps.publicUrl}/hooks/`);
   const disabled = hook.entity?.enabled === false;

@@ -19,13 +19,13 @@ import {
   applyForm,
   CommunityFields,
   type CommunityForm,
-  formToShowAgain,
   originOf,
   readForm,
   SECRET_CHANGED,
   TokenState,
   validate,
 } from "./_community_form.tsx";
+import { faultOf, formToShowAgain } from "./_community_refusal.ts";
 import { connectRoutes } from "./community_connect.tsx";
 import { secretChanged } from "./_community_secret.ts";
 import { addCommunity } from "./_community_add.ts";
@@ -52,7 +52,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       <Layout title="Add a community" {...layoutFrame(c, deps)} error={error} notice={notice}>
         <form method="post" action="/communities" class="stack">
           <Csrf token={c.get("session")!.csrf} />
-          <CommunityFields form={form} isNew />
+          <CommunityFields form={form} isNew fault={faultOf(error)} />
           <p>
             Tokens are optional here: you can connect through the community's OAuth afterwards.
           </p>
@@ -116,7 +116,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           now={Date.now()}
           revoke={{ action: `${path(tenant)}/revoke-previous-secret`, csrf: c.get("session")!.csrf }}
         />
-        <p>
+        <p class="actions">
           {community.clientId
             ? (
               <a class="button" id="connect" href={`${path(tenant)}/connect`}>
@@ -134,7 +134,13 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         <h2>Edit</h2>
         <form method="post" action={path(tenant)} class="stack" id="edit">
           <Csrf token={c.get("session")!.csrf} />
-          <CommunityFields form={form} isNew={false} community={community} rotation={rotation} />
+          <CommunityFields
+            form={form}
+            isNew={false}
+            community={community}
+            rotation={rotation}
+            fault={faultOf(error)}
+          />
           <button type="submit">Save</button>
         </form>
         <h2>Remove</h2>

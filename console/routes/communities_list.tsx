@@ -78,7 +78,7 @@ export function communityListRoute(app: Hono<ConsoleEnv>, deps: Deps, path: (ten
                 <td data-label="Tokens">
                   <TokenState community={community} />
                 </td>
-                <td data-label="Actions">
+                <td data-label="Actions" class="actions">
                   <a
                     href={`/webhooks?${new URLSearchParams({
                       tenant: community.tenantId,

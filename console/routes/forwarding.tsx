@@ -10,7 +10,7 @@
 import type { Context, Hono } from "hono";
 import type { DeadLetter, Destination, Webhook } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
-import { Layout } from "../components/Layout.tsx";
+import { fieldError, Layout } from "../components/Layout.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
 import { DRAFT_NOTICE, draftText, takeDraft } from "../lib/drafts.ts";
 import { oneAtATime } from "../lib/one_at_a_time.ts";
@@ -130,6 +130,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
               type="url"
               name="url"
               required
+              {...fieldError(options.error !== undefined && options.url !== undefined)}
               placeholder="https://app.example/webhooks"
               value={options.url ?? ""}
             />

@@ -80,11 +80,16 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     try {
       await webhooks.update(hook, changes);
     } catch (err) {
-      return await detailPage(c, hook, {
-        error: `The change failed: ${describeError(err)}`,
-        status: err instanceof TypeError ? 400 : 502,
-        ...keep,
-      });
+      const error = `The change failed: ${describeError(err)}`;
+      // Module A names the field it refused ('events' or 'object'): the form marks it.
+      const named = /^The change failed: Cannot update webhook: '(events|object)'/.exec(error)?.[1];
+      const fault: "events" | "object" | undefined = named === "events"
+        ? "events"
+        : named === "object"
+        ? "object"
+        : undefined;
+      const events = keep.events && { ...keep.events, fault };
+      return await detailPage(c, hook, { error, status: err instanceof TypeError ? 400 : 502, ...keep, events });
     }
     return c.redirect(`${pathOf(hook.id)}?notice=${notice}`, 303);
   };

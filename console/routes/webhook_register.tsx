@@ -16,6 +16,7 @@ import type { Context, Hono } from "hono";
 import { monotonicFactory } from "ulid";
 import { type Community, CONTENT_EVENTS, SYSTEM_EVENTS } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
+import { fieldError } from "../components/field_error.ts";
 import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
 import EventPicker from "../islands/EventPicker.tsx";
@@ -49,15 +50,18 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const lastUsed = async (c: Context<ConsoleEnv>) =>
     (await deps.kv.get<string>(lastCommunityKey(c.get("session")!.user.sub))).value;
 
-  /** The form; `form.token` empty: with a fresh token for this session. */
+  /** The form; `form.token` empty: with a fresh token for this session. `fault`: the field the error is about. */
   const registerPage = async (
     c: Context<ConsoleEnv>,
     form: RegisterForm & { token: string },
     error?: string,
     status: 400 | 409 | 502 = 400,
     notice?: string,
+    fault?: "tenantId" | "events" | "object",
   ) => {
     const token = form.token || await tokens.issue(sessionIdOf(c, deps));
+    const pickerProps = { selected: form.events, object: form.object, content: CONTENT_EVENTS, system: SYSTEM_EVENTS };
+    const picked = fault === "events" || fault === "object" ? fault : undefined;
     const communities = await allCommunities(webhooks);
     const selected = preselect(communities, form.tenantId, await lastUsed(c));
     return html(
@@ -75,7 +79,7 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
               <input type="hidden" name="formToken" value={token} />
               <label>
                 Community
-                <select name="tenantId" id="community">
+                <select name="tenantId" id="community" {...fieldError(fault === "tenantId")}>
                   {communities.map((co) => (
                     <option value={co.tenantId} selected={co.tenantId === selected} key={co.tenantId}>
                       {co.name}
@@ -86,14 +90,9 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
               </label>
               <Island
                 name="EventPicker"
-                props={{ selected: form.events, object: form.object, content: CONTENT_EVENTS, system: SYSTEM_EVENTS }}
+                props={{ ...pickerProps, fault: picked }}
               >
-                <EventPicker
-                  selected={form.events}
-                  object={form.object}
-                  content={CONTENT_EVENTS}
-                  system={SYSTEM_EVENTS}
-                />
+                <EventPicker {...pickerProps} fault={picked} />
               </Island>
               <p class="hint">
                 What each event reports, with an example payload:{" "}
@@ -187,20 +186,20 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         409,
       );
     }
-    const refuse = async (error: string) => {
+    const refuse = async (error: string, fault?: "tenantId" | "events" | "object") => {
       await tokens.release(form.token);
-      return registerPage(c, form, error);
+      return registerPage(c, form, error, 400, undefined, fault);
     };
     const community = form.tenantId ? await webhooks.communities.findByTenantID(form.tenantId) : null;
-    if (!community) return await refuse("Choose a community");
-    if (form.events.length === 0) return await refuse("Choose at least one event");
+    if (!community) return await refuse("Choose a community", "tenantId");
+    if (form.events.length === 0) return await refuse("Choose at least one event", "events");
     const unknown = form.events.find((e) => !SYSTEM_EVENTS.includes(e) && !CONTENT_EVENTS.includes(e));
-    if (unknown) return await refuse(`Unknown event '${unknown}'`);
+    if (unknown) return await refuse(`Unknown event '${unknown}'`, "events");
     const system = form.events.some((e) => SYSTEM_EVENTS.includes(e));
     if (system && form.events.some((e) => CONTENT_EVENTS.includes(e))) {
-      return await refuse("System events and content events cannot be mixed in one webhook");
+      return await refuse("System events and content events cannot be mixed in one webhook", "events");
     }
-    if (!system && !form.object) return await refuse("Content events need an object (the URI of a place)");
+    if (!system && !form.object) return await refuse("Content events need an object (the URI of a place)", "object");
     const receiverId = form.callback ? null : ulid();
     const callback = form.callback || `${deps.publicUrl}/hooks/${receiverId}`;
     let response;
