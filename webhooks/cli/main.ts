@@ -205,7 +205,8 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof UsageHint) {
-      cli.stderr(`Error: ${error.message}`);
+      // Blotted too: a usage error may quote a flag's value, a secret pasted in the wrong flag among them.
+      cli.stderr(`Error: ${messageOf(error, secrets)}`);
       cli.stderr("");
       cli.stderr(commandUsage(command));
       return 2;

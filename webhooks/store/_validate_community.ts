@@ -1,7 +1,7 @@
 // Argument checks of `communities.save`, done before anything is read.
 
 import { describe, requireKeyString, requireString } from "../_util.ts";
-import { keyFits, MAX_TENANT_ID_BYTES, webhookByTenantKey } from "../kv/mod.ts";
+import { communityByNameKey, keyFits, MAX_TENANT_ID_BYTES, webhookByTenantKey } from "../kv/mod.ts";
 import type { Community } from "../types.ts";
 
 /** Throws a `TypeError` naming the first bad field of a community; a secret's value is never shown. */
@@ -17,6 +17,12 @@ export function validateCommunity(community: Community): void {
     throw new RangeError(
       `Cannot ${action}: 'tenantId' is too long for the keys of its webhooks (at most ${MAX_TENANT_ID_BYTES} bytes ` +
         `in UTF-8, a NUL counted twice), got ${describe(community.tenantId)}`,
+    );
+  }
+  // The name keys its pointer to the tenant: one too long is refused here, naming the field, not by KV's commit.
+  if (!keyFits(communityByNameKey(community.name))) {
+    throw new RangeError(
+      `Cannot ${action}: 'name' is too long for its KV key (2 KiB in all, in UTF-8), got ${describe(community.name)}`,
     );
   }
   // baseUrl is needed for platform calls only, and checked again then.
