@@ -9,6 +9,8 @@
 // parts past the prefix the list accepts. The tag catches mistakes, not
 // forgery: a cursor only says where a page starts.
 
+import { describe } from "../_util.ts";
+
 /** A part of a key past a list's prefix, as a cursor holds it: a string or a number. */
 export type CursorKeyPart = string | number;
 
@@ -21,16 +23,40 @@ const MAX_KV_CURSOR = 2_732;
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** The cursor a page of `list` (what it lists, its filter and order: any string) gives where KV gave `kvCursor`. */
+/**
+ * The cursor a page of `list` (what it lists, its filter and order: any string) gives where KV gave `kvCursor`;
+ * `""` (the last page) stays `""`.
+ */
 export function pageCursor(kvCursor: string, list: string): string {
-  return `${kvCursor}.${tagOf(list, kvCursor)}`;
+  return kvCursor && `${kvCursor}.${tagOf(list, kvCursor)}`;
+}
+
+/**
+ * KV's cursor in a page cursor of `list`, for a read; `undefined` for none (absent or `""`: the first page). Any
+ * other cursor that no page of `list` gave, or whose key (its parts past the list's prefix) `accept` refuses, is a
+ * `TypeError` naming `cursor`, before anything is read.
+ */
+export function takeCursor(
+  cursor: string | null | undefined,
+  list: string,
+  accept: (parts: CursorKeyPart[]) => boolean,
+  action: string,
+): string | undefined {
+  if (cursor === undefined || cursor === null || cursor === "") return undefined;
+  const kvCursor = kvCursorOf(cursor, list, accept);
+  if (kvCursor === null) {
+    throw new TypeError(
+      `Cannot ${action}: 'cursor' must be one that a page of this list gave, got ${describe(cursor)}`,
+    );
+  }
+  return kvCursor;
 }
 
 /**
  * KV's cursor in `cursor`, when a page of `list` gave it and the key it names (its parts past the list's prefix)
  * is one `accept` takes; else `null`.
  */
-export function kvCursorOf(
+function kvCursorOf(
   cursor: string,
   list: string,
   accept: (parts: CursorKeyPart[]) => boolean,

@@ -7,4 +7,4 @@
  * @module
  */
 
-export { type CursorKeyPart, kvCursorOf, pageCursor } from "./_cursor.ts";
+export { type CursorKeyPart, pageCursor, takeCursor } from "./_cursor.ts";

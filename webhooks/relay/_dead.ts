@@ -19,7 +19,7 @@ import {
   SHARED_PARTITION,
 } from "./_keys.ts";
 import { describe as describeValue } from "../_util.ts";
-import { type CursorKeyPart, kvCursorOf, pageCursor } from "../cursor/mod.ts";
+import { type CursorKeyPart, pageCursor, takeCursor } from "../cursor/mod.ts";
 import { onlyFields } from "./_options.ts";
 import type { StoredDestination } from "./_destinations.ts";
 import type { DeadLetter, DeadLetterPage, DeadLetterQuery, RelayAttempt } from "./_types.ts";
@@ -69,8 +69,7 @@ export async function listDeadLetters(kv: Deno.Kv, options: DeadLetterQuery = {}
   }
   // A cursor is taken back only by the list that gave it (KV's own check let a made-up one or another list's through).
   const list = JSON.stringify([destinationId ?? null, hookId ?? null, newestFirst === true]);
-  const kvCursor = cursor ? kvCursorOf(cursor, list, hookId === undefined ? isIdKey : isTimeAndIdKey) : undefined;
-  if (kvCursor === null) throw badCursor(cursor!);
+  const kvCursor = takeCursor(cursor, list, hookId === undefined ? isIdKey : isTimeAndIdKey, "list dead letters");
   // KV writes a lone surrogate as U+FFFD, so "h\uD800" keys as "h\uFFFD": no hook or destination has such an id.
   if (!(hookId ?? destinationId ?? "").isWellFormed()) return { values: [], cursor: "" };
   if (hookId !== undefined) await indexEarlierDeadLetters(kv);
@@ -85,7 +84,7 @@ export async function listDeadLetters(kv: Deno.Kv, options: DeadLetterQuery = {}
     const prefix = hookId === undefined ? deadByDestinationPrefix(destinationId!) : deadByHookPrefix(hookId);
     read = await indexedPage(kv, kv.list({ prefix }, page), limit);
   }
-  return { values: read.values, cursor: read.cursor && pageCursor(read.cursor, list) };
+  return { values: read.values, cursor: pageCursor(read.cursor, list) };
 }
 
 /** An entry id: `msg_` and a ULID (Crockford's base32). */
@@ -99,12 +98,6 @@ function isIdKey(parts: CursorKeyPart[]): boolean {
 /** A key past the prefix of a hook's list: `[deadAt, "msg_…"]`. */
 function isTimeAndIdKey([deadAt, ...id]: CursorKeyPart[]): boolean {
   return typeof deadAt === "number" && Number.isSafeInteger(deadAt) && deadAt >= 0 && isIdKey(id);
-}
-
-function badCursor(cursor: string): TypeError {
-  return new TypeError(
-    `Cannot list dead letters: 'cursor' must be one that a page of this list gave, got ${describeValue(cursor)}`,
-  );
 }
 
 /** The longest id that names anything here (a longer one would not fit in a KV key). */

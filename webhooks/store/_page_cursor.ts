@@ -2,8 +2,7 @@
 // communities): KV's cursor with a tag of its list, taken back only by that
 // list (see webhooks/cursor/).
 
-import { kvCursorOf, pageCursor } from "../cursor/mod.ts";
-import { describe } from "../_util.ts";
+import { pageCursor, takeCursor } from "../cursor/mod.ts";
 
 /** A list of the store: every record, one tenant's records, or the communities. */
 export type StoreList = { records: string | undefined } | "communities";
@@ -21,17 +20,10 @@ const oneString = (parts: unknown[]) => parts.length === 1 && typeof parts[0] ==
  * that no page of this list gave is a `TypeError` naming `cursor`, before anything is read.
  */
 export function kvCursorFor(cursor: string | null | undefined, list: StoreList, action: string): string | undefined {
-  if (cursor === undefined || cursor === null || cursor === "") return undefined;
-  const kvCursor = kvCursorOf(cursor, listName(list), oneString);
-  if (kvCursor === null) {
-    throw new TypeError(
-      `Cannot ${action}: 'cursor' must be one that a page of this list gave, got ${describe(cursor)}`,
-    );
-  }
-  return kvCursor;
+  return takeCursor(cursor, listName(list), oneString, action);
 }
 
 /** The cursor a page of `list` gives where KV gave `kvCursor` (`""`, the last page, stays `""`). */
 export function storePageCursor(kvCursor: string, list: StoreList): string {
-  return kvCursor && pageCursor(kvCursor, listName(list));
+  return pageCursor(kvCursor, listName(list));
 }
