@@ -73,6 +73,14 @@ function printing(io: CliIO): CliIO {
   return { ...io, stdout: (text) => io.stdout(lines(text)), stderr };
 }
 
+/** Says a usage error on stderr, the usage after it, and gives its exit status (2, API.md). */
+function usageFailure(cli: CliIO, message: string, usage: string): 2 {
+  cli.stderr(`Error: ${message}`);
+  cli.stderr("");
+  cli.stderr(usage);
+  return 2;
+}
+
 /** The message of anything thrown, with every known secret value blotted out. */
 function messageOf(error: unknown, secrets: string[]): string {
   const raw = error instanceof Error
@@ -113,10 +121,7 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     parsed = parse(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    cli.stderr(`Error: ${error.message}`);
-    cli.stderr("");
-    cli.stderr(error.usage);
-    return 2;
+    return usageFailure(cli, error.message, error.usage);
   }
   const { command, args, flags } = parsed;
   if (command === null || flags.help) {
@@ -143,10 +148,7 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
   const path = typeof flags.kv === "string" ? flags.kv : cli.env("KV_PATH") || "./webhooks.kv";
   if (path.trim() === "") {
     // Spaces alone are a slip (`--kv " $UNSET"`), not a file name: Deno would make a KV file named so, here.
-    cli.stderr("Error: --kv (or KV_PATH) needs a path or a URL, got only spaces");
-    cli.stderr("");
-    cli.stderr(commandUsage(command));
-    return 2;
+    return usageFailure(cli, "--kv (or KV_PATH) needs a path or a URL, got only spaces", commandUsage(command));
   }
   let kv: Deno.Kv;
   try {
@@ -206,10 +208,7 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
   } catch (error) {
     if (error instanceof UsageHint) {
       // Blotted too: a usage error may quote a flag's value, a secret pasted in the wrong flag among them.
-      cli.stderr(`Error: ${messageOf(error, secrets)}`);
-      cli.stderr("");
-      cli.stderr(commandUsage(command));
-      return 2;
+      return usageFailure(cli, messageOf(error, secrets), commandUsage(command));
     }
     cli.stderr(`Error: ${messageOf(error, secrets)}`);
     return 1;
