@@ -118,7 +118,7 @@ const COMMANDS: Record<string, Command> = {
     const before = tenant ? await ctx.hooks.communities.secretRotation(tenant) : null;
     const replaced = tenant ? await ctx.hooks.communities.findByTenantID(tenant) : null;
     await ctx.hooks.communities.save(community).catch((error) => {
-      throw flagError(error, "save community", COMMUNITY_FLAGS, (message) => new UsageHint(message));
+      throw flagError(error, "save community", COMMUNITY_FLAGS, usageHint);
     });
     // Tokens are kept as a pair: the platform is called with the access token, renewed by the refresh token after a
     // 401, so one alone could never be used. Said, not refused: REFRESH_TOKEN may be set for the other commands.
@@ -189,7 +189,7 @@ const COMMANDS: Record<string, Command> = {
       accessToken: ctx.secret("access-token", "ACCESS_TOKEN"),
       refreshToken: ctx.secret("refresh-token", "REFRESH_TOKEN"),
     }).catch((error) => {
-      throw flagError(error, "register webhook", REGISTER_FLAGS, (message) => new UsageHint(message));
+      throw flagError(error, "register webhook", REGISTER_FLAGS, usageHint);
     });
     const ref = response.entity.resources?.self?.ref;
     const [record] = ref ? await ctx.hooks.findByWebhookURL(ref) : [];
@@ -248,9 +248,9 @@ const COMMANDS: Record<string, Command> = {
       ].join("\n"));
   },
 
-  receive: (ctx) => receive(ctx, (message) => new UsageHint(message)),
+  receive: (ctx) => receive(ctx, usageHint),
 
-  listen: (ctx) => listen(ctx, (message) => new UsageHint(message)),
+  listen: (ctx) => listen(ctx, usageHint),
 
   async migrate(ctx) {
     const report = await ctx.hooks.migrate({
@@ -268,6 +268,11 @@ const COMMANDS: Record<string, Command> = {
 
 /** A usage mistake found while running a command (exit status 2). */
 export class UsageHint extends Error {}
+
+/** A usage mistake said by `message`: how the commands' helpers make one. */
+function usageHint(message: string): UsageHint {
+  return new UsageHint(message);
+}
 
 /** Runs the command named by its words. */
 export function runCommand(words: string[], ctx: CommandContext): Promise<void> {
