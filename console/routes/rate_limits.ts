@@ -3,9 +3,9 @@
  * community's connect (per client address, both OAuth starts), the
  * sandbox's trigger and its consent form (per client address; its token
  * endpoint and REST API are the platform's, used server to server by the
- * console and the CLI, and are not limited), and the console's own form posts (per session, counted only once
- * a post passed the CSRF checks, so that forgeries refused 403 spend none of
- * a user's allowance). The receiver's limit is per verified tenant and
+ * console and the CLI, and are not limited), and the console's own form
+ * posts (per session, counted only once a post passed the CSRF checks, so
+ * that forgeries refused 403 spend none of a user's allowance). The receiver's limit is per verified tenant and
  * applies in its route (`hooks.ts`).
  *
  * @module
