@@ -5,7 +5,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
-import type { HookRecord } from "./_store.ts";
+import { type HookRecord, REFRESH_TTL_MS } from "./_store.ts";
 import {
   ANTI_HIJACKING_PREFIX,
   DEFAULT_BASE_PATH,
@@ -88,6 +88,7 @@ export function checkOptions(options: SandboxOptions): {
   kv: Deno.Kv;
   basePath: string;
   ttlSeconds: number;
+  refreshTtlSeconds: number;
   fetchFn: typeof fetch;
   now: () => number;
   communityRedirectPath: string;
@@ -118,12 +119,8 @@ export function checkOptions(options: SandboxOptions): {
       }`,
     );
   }
-  const ttlSeconds = options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS;
-  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1) {
-    throw new RangeError(
-      `Cannot create sandbox: 'tokenTtlSeconds' must be a positive integer, got ${ttlSeconds}`,
-    );
-  }
+  const ttlSeconds = seconds(options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS, "tokenTtlSeconds");
+  const refreshTtlSeconds = seconds(options.refreshTokenTtlSeconds ?? REFRESH_TTL_MS / 1000, "refreshTokenTtlSeconds");
   const fetchFn = options.fetch ?? globalThis.fetch;
   if (typeof fetchFn !== "function") {
     throw new TypeError(
@@ -138,7 +135,13 @@ export function checkOptions(options: SandboxOptions): {
   }
   const communityRedirectPath = redirectPath(options.communityRedirectPath, "communityRedirectPath");
   const consoleRedirectPath = redirectPath(options.consoleRedirectPath, "consoleRedirectPath");
-  return { kv, basePath, ttlSeconds, fetchFn, now, communityRedirectPath, consoleRedirectPath };
+  return { kv, basePath, ttlSeconds, refreshTtlSeconds, fetchFn, now, communityRedirectPath, consoleRedirectPath };
+}
+
+/** A lifetime option, checked: a positive integer of seconds. */
+function seconds(value: number, name: string): number {
+  if (Number.isInteger(value) && value >= 1) return value;
+  throw new RangeError(`Cannot create sandbox: '${name}' must be a positive integer, got ${value}`);
 }
 
 /** A client's redirect path option, checked; its default when not given. */
@@ -269,7 +272,7 @@ export const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
  * @returns The sandbox, whose `app` the console mounts at `basePath`.
  * @throws {TypeError} When `kv` is not a Deno.Kv, `basePath` is not a path
  *   without a trailing slash, or `fetch` / `now` is not a function.
- * @throws {RangeError} When `tokenTtlSeconds` is not a positive integer.
+ * @throws {RangeError} When `tokenTtlSeconds` or `refreshTokenTtlSeconds` is not a positive integer.
  *
  * @example Mount it and read the community record
  * ```ts

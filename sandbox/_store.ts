@@ -69,18 +69,18 @@ export interface AccessRecord extends GrantRecord {
 
 /** Lifetime of an authorization code. */
 export const CODE_TTL_MS = 60_000;
-/** Lifetime of a refresh token in KV. */
+/** Lifetime of a refresh token (KV's and the sandbox's clock's) unless the sandbox's `refreshTokenTtlSeconds` says. */
 export const REFRESH_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** How much longer than its lifetime an access token stays in KV (read as expired meanwhile, not as unknown). */
 const ACCESS_KEPT_MS = 60_000;
 
 /**
- * How long a token of a grant may stay in KV, for an access token lifetime of `ttlMs`: the longer of its access
- * token's and its refresh token's. The markers that revoke a grant (its used code, its revocation) are kept as long,
- * so that no token of it outlives them, whatever the sandbox's `tokenTtlSeconds` (over 30 days included).
+ * How long a token of a grant may stay in KV, for an access token lifetime of `ttlMs` and a refresh token lifetime
+ * of `refreshMs`: the longer of the two. The markers that revoke a grant (its used code, its revocation) are kept as
+ * long, so that no token of it outlives them, whatever the sandbox's token lifetimes (over 30 days included).
  */
-export function grantTokensKeptMs(ttlMs: number): number {
-  return Math.max(ttlMs + ACCESS_KEPT_MS, REFRESH_TTL_MS);
+export function grantTokensKeptMs(ttlMs: number, refreshMs: number): number {
+  return Math.max(ttlMs + ACCESS_KEPT_MS, refreshMs);
 }
 
 function newClient(kind: ClientKind, fixed?: { clientId: string; clientSecret: string }): ClientRecord {
@@ -104,11 +104,18 @@ export class SandboxStore extends HookStore {
   #clients = new Map<ClientKind, Promise<ClientRecord>>();
 
   #communityClient?: { clientId: string; clientSecret: string };
+  /** How long a refresh token lives (ms). */
+  readonly #refreshMs: number;
 
-  constructor(kv: Deno.Kv, communityClient?: { clientId: string; clientSecret: string }) {
+  constructor(
+    kv: Deno.Kv,
+    communityClient?: { clientId: string; clientSecret: string },
+    refreshMs: number = REFRESH_TTL_MS,
+  ) {
     super(kv);
     this.#communityClient = communityClient;
     this.#kv = kv;
+    this.#refreshMs = refreshMs;
   }
 
   /** The client of this kind, created (once, atomically) on first use. */
@@ -172,7 +179,7 @@ export class SandboxStore extends HookStore {
    * sandbox issues: the markers are kept as long as a token of the grant may live ({@linkcode grantTokensKeptMs}).
    */
   async consumeCode(code: string, ttlMs: number): Promise<(CodeRecord & { grantId: string }) | null> {
-    const keptMs = grantTokensKeptMs(ttlMs);
+    const keptMs = grantTokensKeptMs(ttlMs, this.#refreshMs);
     const grantId = await sha256Hex(code);
     const key = codeKey(grantId);
     for (;;) {
@@ -214,15 +221,15 @@ export class SandboxStore extends HookStore {
       expireIn: ttlMs + ACCESS_KEPT_MS,
     });
     // Its expiry by the sandbox's clock (`now`, which tests move), beside KV's own by real time.
-    const refresh: RefreshRecord = { ...base, refreshExpiresAt: expiresAt - ttlMs + REFRESH_TTL_MS };
+    const refresh: RefreshRecord = { ...base, refreshExpiresAt: expiresAt - ttlMs + this.#refreshMs };
     op.set(refreshKey(await sha256Hex(refreshToken)), refresh, {
-      expireIn: REFRESH_TTL_MS,
+      expireIn: this.#refreshMs,
     });
     // New tokens of a grant from a code (a refresh's): its used code's marker is kept as long as them, so that the
     // code's replay still revokes them (consumeCode).
     if (base.grantId) {
       const used: UsedCode = { used: true, grantId: base.grantId };
-      op.set(codeKey(base.grantId), used, { expireIn: grantTokensKeptMs(ttlMs) });
+      op.set(codeKey(base.grantId), used, { expireIn: grantTokensKeptMs(ttlMs, this.#refreshMs) });
     }
     const result = await op.commit();
     return result.ok ? { accessToken, refreshToken } : null;

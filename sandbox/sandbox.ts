@@ -34,7 +34,8 @@ import {
 export * from "./types.ts";
 
 export function createSandbox(options: SandboxOptions): Sandbox {
-  const { kv, basePath, ttlSeconds, fetchFn, now, communityRedirectPath, consoleRedirectPath } = checkOptions(options);
+  const { kv, basePath, ttlSeconds, refreshTtlSeconds, fetchFn, now, communityRedirectPath, consoleRedirectPath } =
+    checkOptions(options);
   // Two postbacks of one tenant signed in the same millisecond would carry the
   // same header, and a replay-safe receiver delivers a header once: each
   // signature of this sandbox gets a timestamp of its own.
@@ -44,7 +45,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   if (faults !== undefined && (typeof faults !== "object" || faults === null)) {
     throw new TypeError("Cannot create sandbox: 'faults' must be an object");
   }
-  const store = new SandboxStore(kv, options.communityClient);
+  const store = new SandboxStore(kv, options.communityClient, refreshTtlSeconds * 1000);
   const tenantId = SANDBOX_COMMUNITY.tenantId;
   const app = new Hono();
 

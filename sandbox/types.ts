@@ -46,6 +46,11 @@ export interface SandboxOptions {
   basePath?: string;
   /** Access token lifetime in seconds; default 3600. */
   tokenTtlSeconds?: number;
+  /**
+   * Refresh token lifetime in seconds, by the sandbox's clock (`now`); default 2,592,000 (30 days). A refresh
+   * gives a new pair, its refresh token living this long again.
+   */
+  refreshTokenTtlSeconds?: number;
   /** The fetch used for postbacks; default the global `fetch`. */
   fetch?: typeof fetch;
   /** The clock (ms since the epoch); default `Date.now`. */

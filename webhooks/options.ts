@@ -4,7 +4,12 @@
 
 import type { Community, MigrateReport, TokenPair } from "./types.ts";
 
-/** Receives renewed tokens in place of the community record. *
+/**
+ * Receives renewed tokens in place of the community record. The call that renewed awaits what it returns before it
+ * sends its request again: a rejection (or a throw) rejects that call with it, and one that never settles holds that
+ * call, and no other, for good (the module sets no time limit on it: the refresh token was spent, and the new pair is
+ * safe only once stored). Bound a slow store yourself, e.g. with `AbortSignal.timeout`, and reject when it runs out.
+ *
  * @example Usage
  * ```ts
  * import type { TokenPair, TokenPersistenceFunction } from "@community-webhooks/sdk/webhooks";

@@ -10,7 +10,7 @@ import { type Credentials, type PlatformContext, platformRequest } from "./_plat
 import { validateRegistration } from "./_validate.ts";
 import { hookUrl } from "./_hook_url.ts";
 import { entityOf, eventsList, keepingRefs } from "./_answer.ts";
-import { certainFailure, markerLifetime, UpdateMarkers } from "./_update_marker.ts";
+import { certainFailure, markerFits, markerLifetime, UpdateMarkers } from "./_update_marker.ts";
 import { platformOperation } from "../telemetry/mod.ts";
 import { describe } from "../_util.ts";
 import type { Community, Webhook } from "../types.ts";
@@ -73,6 +73,14 @@ export async function updateHook(
   // A record given that another update saved since it was read: the change goes over the stored one, whose hook
   // the platform has, so that update's change is not undone.
   if (read?.value) record = read.value;
+  // Its marker (set before the PUT) would not fit in a KV key: refused by name before anything is sent. The
+  // platform's answer could seldom be stored under such an id either (its self URL indexes it with the id).
+  if (key !== null && !markerFits(record.id)) {
+    throw new RangeError(
+      `Cannot ${ACTION}: 'id' is too long for the KV key of its update marker (the id and a UUID, 2 KiB in all, ` +
+        `in UTF-8), got ${describe(record.id)}; save the record under a shorter id (a ULID, as register gives)`,
+    );
+  }
   const community = await communities.findByTenantID(record.tenantId);
   if (community === null) {
     throw new Error(`Cannot ${ACTION}: no community has the tenantId ${describe(record.tenantId)}`);

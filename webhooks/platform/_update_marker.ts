@@ -5,7 +5,7 @@
 // one runs right now): that update reads the hook from the platform first
 // and builds its PUT on it, so it never sends older fields back.
 
-import { listAll, updateMarkerKey, updateMarkerPrefix, withLockRetry } from "../kv/mod.ts";
+import { keyFits, listAll, updateMarkerKey, updateMarkerPrefix, withLockRetry } from "../kv/mod.ts";
 import { LEASE_MARGIN_MS } from "./_renewal_lease.ts";
 
 /** How long a marker is kept at most (a record still older by then is brought level by reconcile's fix). */
@@ -25,6 +25,14 @@ const MAX_CLEARED = 100;
  */
 export function markerLifetime(timeout: number): number {
   return 6 * timeout + 4 * LEASE_MARGIN_MS;
+}
+
+/**
+ * Whether the markers of record `recordId` fit in a KV key (2 KiB in all, with a UUID). A record saved by hand may
+ * have an id that fits its own keys and not these: update() refuses it before sending anything.
+ */
+export function markerFits(recordId: string): boolean {
+  return keyFits(updateMarkerKey(recordId, "00000000-0000-0000-0000-000000000000"));
 }
 
 /** What a marker holds. */

@@ -133,6 +133,8 @@ export interface WebhookRegistration {
    * @param options Credentials in place of the community's own (`null` counts as none).
    * @returns The record as saved.
    * @throws {TypeError} When an argument, or the hook as it would be, is not valid.
+   * @throws {RangeError} When the record's id (one saved by hand) is too long for the KV key of its update marker
+   *   (the id and a UUID, 2 KiB in all); nothing is sent or written.
    * @throws {Error} When no record has the id, its community is unknown, or the record was removed while the
    * platform answered (it is not brought back).
    *

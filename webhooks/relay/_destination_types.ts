@@ -149,7 +149,7 @@ export interface Destinations {
    */
   update(id: string, patch: DestinationPatch): Promise<Destination | null>;
   /**
-   * Removes it and the entries waiting only for it; resolves `true` when it existed. An id that is not a non-empty
+   * Removes it, the entries waiting only for it and its dead letters; resolves `true` when it existed. An id that is not a non-empty
    * string is a `TypeError` (not `false`, which would hide the mistake).
    */
   remove(id: string): Promise<boolean>;

@@ -15,7 +15,7 @@ import {
 import { ConflictError } from "../errors.ts";
 import { PREVIOUS_SECRET_KEEP_MS, type PreviousSecret, rotationOf } from "../signature/mod.ts";
 import { checkCursor, describe, pageLimit, requireString } from "../_util.ts";
-import { validateCommunity } from "./_validate_community.ts";
+import { communitySizeError, validateCommunity } from "./_validate_community.ts";
 import { kvCursorFor, storePageCursor } from "./_page_cursor.ts";
 import type { Community } from "../types.ts";
 import type { Communities } from "./communities.ts";
@@ -119,7 +119,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
         guard(current.value, record);
         return [storeOp(current, byName, record)];
       }, "save community").catch((error) => {
-        throw sizeError(error, `community ${describe(record.tenantId)}`);
+        throw communitySizeError(sizeError(error, `community ${describe(record.tenantId)}`), record);
       });
       return result!;
     },
@@ -130,6 +130,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
         throw new TypeError(`Cannot update community: 'change' must be a function, got ${describe(change)}`);
       }
       let saved: Community | null = null;
+      let tried: Community | null = null; // the record last built, to name the field of one too large
       const guard = secretGuard("update", tenantId);
       await commitWithRetry(async () => {
         const current = await communityAt(tenantId, false);
@@ -138,6 +139,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
         // when another write got in first.
         const record: Community = { ...change(current.value) };
         validateCommunity(record);
+        tried = record;
         if (record.tenantId !== tenantId) {
           throw new TypeError("Cannot update community: 'change' may not change its tenantId");
         }
@@ -146,7 +148,8 @@ export function createCommunities(kv: Deno.Kv): Communities {
         saved = record;
         return [storeOp(current, byName, record)];
       }, "update community").catch((error) => {
-        throw sizeError(error, `community ${describe(tenantId)}`);
+        const sized = sizeError(error, `community ${describe(tenantId)}`);
+        throw tried ? communitySizeError(sized, tried) : sized;
       });
       return saved;
     },

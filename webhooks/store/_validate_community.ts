@@ -1,7 +1,7 @@
 // Argument checks of `communities.save`, done before anything is read.
 
 import { describe, requireKeyString, requireString } from "../_util.ts";
-import { communityByNameKey, keyFits, MAX_TENANT_ID_BYTES, webhookByTenantKey } from "../kv/mod.ts";
+import { communityByNameKey, keyFits, MAX_TENANT_ID_BYTES, MAX_VALUE_BYTES, webhookByTenantKey } from "../kv/mod.ts";
 import type { Community } from "../types.ts";
 
 /** Throws a `TypeError` naming the first bad field of a community; a secret's value is never shown. */
@@ -57,4 +57,28 @@ export function validateCommunity(community: Community): void {
       }
     }
   }
+}
+
+/**
+ * `error` (as the KV plumbing's `sizeError` words it) said as the field of `community` that makes it too large for one KV value:
+ * the largest one, `Cannot save community: '<field>' is too long ...`, its value never shown. Any other error (a key
+ * too long, KV failing) is returned as it is.
+ */
+export function communitySizeError(error: unknown, community: Community): unknown {
+  if (!(error instanceof RangeError) || !/larger than the \d+ bytes one KV value holds/.test(error.message)) {
+    return error;
+  }
+  const sizes: [string, number][] = [];
+  const measure = (value: unknown) => new TextEncoder().encode(JSON.stringify(value) ?? "").length;
+  for (const [field, value] of Object.entries(community)) {
+    if (field === "oauth" && typeof value === "object" && value !== null) {
+      for (const [inner, token] of Object.entries(value)) sizes.push([`oauth.${inner}`, measure(token)]);
+    } else sizes.push([field, measure(value)]);
+  }
+  const [field] = sizes.reduce((a, b) => (b[1] > a[1] ? b : a), ["", 0]);
+  if (field === "") return error;
+  return new RangeError(
+    `Cannot save community: '${field}' is too long: the community would be larger than the ${MAX_VALUE_BYTES} ` +
+      "bytes one KV value holds",
+  );
 }

@@ -39,7 +39,8 @@ export interface Communities {
    *   surrogate (KV writes one as U+FFFD, so it would key like another's).
    * @throws {ConflictError} When another tenant already uses the name, or the
    *   secret changed meanwhile (see above).
-   * @throws {RangeError} When the record is too large for one KV value.
+   * @throws {RangeError} When the record is too large for one KV value (64 KiB): the message names the
+   *   largest field (`Cannot save community: 'clientSecret' is too long: ...`), never its value; nothing is stored.
    *
    * @example Usage
    * ```ts

@@ -7,11 +7,26 @@
 // the removal's commit marks the destination removed (for a day), so that a
 // worker's housekeeping finishes a removal killed midway, and a retry that
 // would land behind the removal's listing of the outbox is refused.
+// Its dead letters go with it (they could never be sent again): deleted by
+// the removal after its entries, and by housekeeping while the mark lasts, so
+// one left by a removal killed midway, or a letter that died as the removal
+// ran (its entry held under a lease), is deleted too.
 
 import { retryWhileLocked } from "../../kv/mod.ts";
 import { deleteForward } from "../_forwards.ts";
 import { entryAt, type StoredEntry } from "../_entry.ts";
-import { destinationKey, duePrefix, REMOVED_PREFIX, removedKey, SHARED_PARTITION, takeKey } from "../_keys.ts";
+import {
+  deadByDestinationPrefix,
+  deadByHookKey,
+  deadKey,
+  destinationKey,
+  duePrefix,
+  REMOVED_PREFIX,
+  removedKey,
+  SHARED_PARTITION,
+  takeKey,
+} from "../_keys.ts";
+import type { DeadLetter } from "../_types.ts";
 
 /** How long a removed destination stays marked: far past any lease of one of its entries that a worker held. */
 const REMOVED_TTL_MS = 86_400_000;
@@ -28,20 +43,57 @@ export function markRemoved(atomic: Deno.AtomicOperation, id: string, pinned: bo
   atomic.set(removedKey(id), { pinned, dropped: false } satisfies RemovedMark, { expireIn: REMOVED_TTL_MS });
 }
 
-/** Deletes the waiting entries of removed destination `id`, then marks them deleted. */
+/** Deletes the waiting entries and dead letters of removed destination `id`, then marks them deleted. */
 export async function dropRemoved(kv: Deno.Kv, id: string, pinned: boolean): Promise<void> {
   await (pinned ? dropPartition(kv, id) : dropShared(kv, id));
+  await dropDeadLetters(kv, id);
   const mark: RemovedMark = { pinned, dropped: true };
   await retryWhileLocked(() => kv.set(removedKey(id), mark, { expireIn: REMOVED_TTL_MS }));
 }
 
 /**
  * A worker's housekeeping look at the destinations removed within a day: one whose removal was killed before its
- * entries were deleted has them deleted now (however far away their next attempt). One list of a few keys.
+ * entries were deleted has them deleted now (however far away their next attempt); the others' dead letters are
+ * looked for again (one died as its removal ran). One list of a few keys, and one short list per removal.
  */
 export async function settleRemoved(kv: Deno.Kv): Promise<void> {
   for await (const entry of kv.list<RemovedMark>({ prefix: REMOVED_PREFIX })) {
-    if (!entry.value.dropped) await dropRemoved(kv, entry.key[1] as string, entry.value.pinned);
+    const id = entry.key[1] as string;
+    await (entry.value.dropped ? dropDeadLetters(kv, id) : dropRemoved(kv, id, entry.value.pinned));
+  }
+}
+
+/** Dead letters deleted per commit: four deletes each (the letter, its two index entries, its `forwards` state). */
+const DEAD_BATCH = 100;
+
+/**
+ * Deletes the dead letters of removed destination `id`, found by its index, with their hook index entries and their
+ * `forwards` state, a hundred per commit. None can be sent again meanwhile: `redeliver` checks the destination.
+ */
+export async function dropDeadLetters(kv: Deno.Kv, id: string): Promise<void> {
+  while (true) {
+    const keys = await retryWhileLocked(async () => {
+      const out: Deno.KvKey[] = [];
+      for await (const entry of kv.list({ prefix: deadByDestinationPrefix(id) }, { limit: DEAD_BATCH })) {
+        out.push(entry.key);
+      }
+      return out;
+    });
+    if (keys.length === 0) return;
+    const atomic = kv.atomic();
+    for (let i = 0; i < keys.length; i += 10) { // ten keys to a getMany, as KV Connect allows
+      const chunk = keys.slice(i, i + 10);
+      const found = await retryWhileLocked(() =>
+        kv.getMany<DeadLetter[]>(chunk.map((k) => deadKey(k.at(-1) as string)))
+      );
+      for (const [j, letter] of found.entries()) {
+        atomic.delete(chunk[j]);
+        if (letter.value === null) continue;
+        atomic.delete(letter.key).delete(deadByHookKey(letter.value.hookId, letter.value.deadAt, letter.value.id));
+        deleteForward(atomic, letter.value);
+      }
+    }
+    await retryWhileLocked(() => atomic.commit());
   }
 }
 
