@@ -17,7 +17,7 @@ body{font:15px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}
 code{background:#f3f3f3;padding:0 .25rem;border-radius:3px}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.3rem;text-align:left;vertical-align:top}
-button{font:inherit;padding:.3rem .9rem;cursor:pointer}
+button{font:inherit;padding:.3rem .9rem;cursor:pointer}select{font:inherit;min-height:1.75rem;padding:.2rem .3rem}
 .notice{background:#eef7ee;border:1px solid #9c9;padding:.5rem 1rem}
 .error{background:#fbeeee;border:1px solid #c99;padding:.5rem 1rem}
 form.inline{display:inline}
