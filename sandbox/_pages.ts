@@ -137,16 +137,16 @@ export function indexPage(view: IndexView): Markup {
         <td data-label="state">${hook.enabled
           ? html`enabled <form class="inline" method="post" action="${b}/trigger">
       <input type="hidden" name="webhookId" value="${hook.id}">
-      <button type="submit">Trigger</button></form>`
+      <button type="submit" aria-label="Trigger webhook ${hook.id}">Trigger</button></form>`
           : html`<span class="off">disabled: posts nothing</span>`}</td>
       </tr>
     `
   );
   const events = [...CONTENT_EVENTS, ...SYSTEM_EVENTS].map((event) => html`<option value="${event}">${event}</option>`);
+  const sent = `${view.triggered} ${view.triggered === "1" ? "postback" : "postbacks"} sent`;
+  const failed = view.failed ? html`, ${view.failed} failed` : "";
   const notice = view.triggered != null
-    ? html`<p class="notice" id="triggered">Event triggered: ${view.triggered} postback(s) sent${
-      view.failed ? html`, ${view.failed} failed` : ""
-    }.</p>`
+    ? html`<p class="notice" id="triggered" role="status" tabindex="-1" autofocus>Event triggered: ${sent}${failed}.</p>`
     : "";
   return page(
     "Sandbox",
