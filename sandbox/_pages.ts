@@ -17,7 +17,7 @@ body{font:15px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}
 code{background:#f3f3f3;padding:0 .25rem;border-radius:3px}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.3rem;text-align:left;vertical-align:top}
-button{font:inherit;padding:.3rem .9rem;cursor:pointer}
+button{font:inherit;padding:.3rem .9rem;cursor:pointer}select{font:inherit;min-height:1.75rem;padding:.2rem .3rem}
 .notice{background:#eef7ee;border:1px solid #9c9;padding:.5rem 1rem}
 .error{background:#fbeeee;border:1px solid #c99;padding:.5rem 1rem}
 form.inline{display:inline}
@@ -137,16 +137,16 @@ export function indexPage(view: IndexView): Markup {
         <td data-label="state">${hook.enabled
           ? html`enabled <form class="inline" method="post" action="${b}/trigger">
       <input type="hidden" name="webhookId" value="${hook.id}">
-      <button type="submit">Trigger</button></form>`
+      <button type="submit" aria-label="Trigger webhook ${hook.id}">Trigger</button></form>`
           : html`<span class="off">disabled: posts nothing</span>`}</td>
       </tr>
     `
   );
   const events = [...CONTENT_EVENTS, ...SYSTEM_EVENTS].map((event) => html`<option value="${event}">${event}</option>`);
+  const sent = `${view.triggered} ${view.triggered === "1" ? "postback" : "postbacks"} sent`;
+  const failed = view.failed ? html`, ${view.failed} failed` : "";
   const notice = view.triggered != null
-    ? html`<p class="notice" id="triggered">Event triggered: ${view.triggered} postback(s) sent${
-      view.failed ? html`, ${view.failed} failed` : ""
-    }.</p>`
+    ? html`<p class="notice" id="triggered" role="status" tabindex="-1" autofocus>Event triggered: ${sent}${failed}.</p>`
     : "";
   return page(
     "Sandbox",

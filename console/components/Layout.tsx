@@ -19,7 +19,7 @@ export interface LayoutProps {
   user?: string;
   /** The session's CSRF token (for the sign-out form). */
   csrf?: string;
-  /** A notice shown above the content. */
+  /** A notice shown above the content, after an action; focus is moved to it when the page loads (unless `error`). */
   notice?: string;
   /** An error shown above the content; focus is moved to it when the page loads, and `fieldError` points a field at it. */
   error?: string;
@@ -75,15 +75,17 @@ export function Layout(props: LayoutProps): VNode {
         </header>
         <main id="main" tabIndex={-1}>
           <h1>{props.title}</h1>
+          {
+            /* Focus goes to the message (no script needed): a screen reader reads it, and the next Tab goes on into
+              the page below it rather than starting over at the skip link and the navigation. A notice is in the page
+              from its load (a role=status region is announced when it changes, not when a page loads with it), and
+              only pages that follow an action show one; an error, when there is one too, takes focus instead. */
+          }
           {props.notice && (
-            <p class="notice" role="status">
+            <p class="notice" role="status" id="page-notice" tabIndex={-1} autoFocus={!props.error}>
               {props.notice}
             </p>
           )}
-          {
-            /* Focus goes to the message (no script needed): a screen reader reads it, and the next Tab goes on into
-              the page below it rather than starting over at the skip link and the navigation. */
-          }
           {props.error && (
             <p class="error" role="alert" id={PAGE_ERROR_ID} tabIndex={-1} autoFocus>
               {props.error}

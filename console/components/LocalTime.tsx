@@ -34,6 +34,24 @@ export function ago(ms: number, now: number): string {
   return relative.format(seconds, "second");
 }
 
+/**
+ * A time in the reader's local time, naming its zone: a local time alone reads as UTC beside the filters' "(UTC)",
+ * and cannot be matched against a server's log.
+ *
+ * @param when a valid date
+ * @returns the date and time in the reader's language and zone, with the zone's short name
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { localText } from "./LocalTime.tsx";
+ * const text = localText(new Date(0));
+ * assert.equal(text, new Date(0).toLocaleString(undefined, { timeZoneName: "short" }));
+ * ```
+ */
+export function localText(when: Date): string {
+  return when.toLocaleString(undefined, { timeZoneName: "short" });
+}
+
 /** How far ahead of the reader's clock a time may be and still read as "now" (the server's clock may run ahead). */
 const SKEW_MS = 60_000;
 
@@ -78,7 +96,7 @@ export function LocalTime({ iso }: LocalTimeProps): VNode {
   // that came since would read "in 13 seconds". And a few seconds the server's clock runs ahead read as now.
   const present = now === null ? 0 : Math.max(now, Date.now());
   const at = valid && when.getTime() > present && when.getTime() - present < SKEW_MS ? present : when.getTime();
-  const text = now === null || !valid ? iso : `${when.toLocaleString()} (${ago(at, present)})`;
+  const text = now === null || !valid ? iso : `${localText(when)} (${ago(at, present)})`;
   return (
     <time
       dateTime={iso}

@@ -28,8 +28,8 @@ export interface DeliveriesLiveProps {
   live?: boolean;
   /** What the table says when it has no row; default "No deliveries yet.". */
   empty?: string;
-  /** A link under that message (e.g. one that clears the filters). */
-  emptyLink?: { href: string; label: string };
+  /** A link after that message (e.g. one that clears the filters, its id by default `clear-filters`). */
+  emptyLink?: { href: string; label: string; id?: string };
   /** Most rows shown, the newest kept as more arrive; default 200. */
   max?: number;
   /** Names of webhooks by record id, shown with their ids as a second line. */
@@ -160,7 +160,9 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
                   {props.emptyLink && (
                     <>
                       {" "}
-                      <a href={props.emptyLink.href} id="clear-filters">{props.emptyLink.label}</a>
+                      <a href={props.emptyLink.href} id={props.emptyLink.id ?? "clear-filters"}>
+                        {props.emptyLink.label}
+                      </a>
                     </>
                   )}
                 </td>

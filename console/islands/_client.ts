@@ -13,7 +13,7 @@ import DeliveriesLive from "./DeliveriesLive.tsx";
 import EventPicker from "./EventPicker.tsx";
 import LiveChart from "./LiveChart.tsx";
 import LiveHealth from "./LiveHealth.tsx";
-import { ago } from "../components/LocalTime.tsx";
+import { ago, localText } from "../components/LocalTime.tsx";
 
 // deno-lint-ignore no-explicit-any
 const ISLANDS: Record<string, ComponentType<any>> = {
@@ -97,7 +97,7 @@ function localTimes(): void {
     const when = new Date(el.dateTime);
     el.dataset.local = ""; // shown from now on (style.css hides a time until then)
     if (Number.isNaN(when.getTime())) continue;
-    const text = `${when.toLocaleString()} (${ago(when.getTime(), Date.now())})`;
+    const text = `${localText(when)} (${ago(when.getTime(), Date.now())})`;
     if (el.textContent !== text) el.textContent = text;
     el.title = when.toISOString();
   }

@@ -183,13 +183,20 @@ export class AttemptDetails {
     await Promise.allSettled([next, ...this.#writing.keys()]);
   }
 
-  /** The details kept at `at`, when recorded: from this process's memory until their batch is in KV. */
-  async of(at: DetailsAt): Promise<AttemptInfo | null> {
+  /** The details kept at `at` while they wait in this process's memory for their batch to be in KV. */
+  pending(at: DetailsAt): AttemptInfo | undefined {
     const key = "first" in at ? at.first : JSON.stringify(at.key);
     for (const batch of [this.#batch, ...this.#writing.values()]) {
       const info = typeof key === "number" ? batch.numbered.find(key) : batch.keyed.get(key)?.[1];
       if (info) return info;
     }
+    return undefined;
+  }
+
+  /** The details kept at `at`, when recorded: from this process's memory until their batch is in KV. */
+  async of(at: DetailsAt): Promise<AttemptInfo | null> {
+    const waiting = this.pending(at);
+    if (waiting) return waiting;
     if ("first" in at) return (await detailsAt(this.#kv, [at.first])).get(at.first) ?? null;
     return attemptInfoOf((await this.#kv.get(at.key)).value);
   }

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { type Delivery, type DetailsAt, detailsAtOf, seqOfId } from "./_delivery_item.ts";
+import { type AttemptInfo, type Delivery, type DetailsAt, detailsAtOf, seqOfId } from "./_delivery_item.ts";
 import { bodyOf, deliveryOf, rowOf } from "./_delivery_layout.ts";
 import { LogScan } from "./_log_scan.ts";
 import type { DeliveryView } from "./_view.ts";
@@ -190,8 +190,18 @@ function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 }
 
-async function handlingOf(kv: Deno.Kv, at: DetailsAt[]): Promise<DeliveryStats["handling"]> {
+async function handlingOf(
+  kv: Deno.Kv,
+  all: DetailsAt[],
+  pending: (at: DetailsAt) => AttemptInfo | undefined,
+): Promise<DeliveryStats["handling"]> {
   const times: number[] = [];
+  // The newest wait in memory for their batch (a moment): read there, or "2 accepted" stood beside "of 1 postback".
+  const at = all.filter((a) => {
+    const info = pending(a);
+    if (typeof info?.durationMs === "number") times.push(info.durationMs);
+    return info === undefined;
+  });
   const keys = at.flatMap((a) => "key" in a ? [a.key] : []);
   for (let i = 0; i < keys.length; i += 10) {
     const found = await kv.getMany<unknown[]>(keys.slice(i, i + 10));
@@ -207,12 +217,16 @@ async function handlingOf(kv: Deno.Kv, at: DetailsAt[]): Promise<DeliveryStats["
   return { p50: quantile(times, 0.5), p99: quantile(times, 0.99), count: times.length };
 }
 
-/** Counts the log's entries (of one hook, or all) over the last `hours` hours. */
+/**
+ * Counts the log's entries (of one hook, or all) over the last `hours` hours; `pending` gives the request details that
+ * still wait in this process's memory for their batch.
+ */
 export async function statsOf(
   kv: Deno.Kv,
   hookId: string | undefined,
   hours = 24,
   now = Date.now(),
+  pending: (at: DetailsAt) => AttemptInfo | undefined = () => undefined,
 ): Promise<DeliveryStats> {
   const HOUR = 3_600_000;
   const end = Math.floor(now / HOUR) * HOUR + HOUR;
@@ -245,7 +259,7 @@ export async function statsOf(
     }
   }
   stats.capped = scan.capped;
-  const handling = await handlingOf(kv, [...timed.values()]);
+  const handling = await handlingOf(kv, [...timed.values()], pending);
   if (handling) stats.handling = handling;
   return stats;
 }

@@ -268,7 +268,7 @@ export class DeliveryStore {
 
   /** The last 24 hours of the log (of one hook, or all), per hour, accepted against rejected. */
   stats(hookId?: string, now?: number): Promise<DeliveryStats> {
-    return statsOf(this.#kv, hookId, 24, now);
+    return statsOf(this.#kv, hookId, 24, now, (at) => this.#details.pending(at));
   }
 
   /** One delivery with its payload, or `null`. */

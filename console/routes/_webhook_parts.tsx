@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { VNode } from "preact";
+import type { ComponentChildren, VNode } from "preact";
 import type { Community, Webhook, Webhooks } from "../../webhooks/mod.ts";
 import { refusal } from "../lib/outbound.ts";
 import { shownUrl } from "../lib/shown_url.ts";
@@ -70,11 +70,13 @@ export function selfRef(w: Webhook): string {
 }
 
 export function WebhookTable(
-  { hooks, names, labels = new Map(), health }: {
+  { hooks, names, labels = new Map(), health, empty = "No webhooks." }: {
     hooks: Webhook[];
     names: Map<string, string>;
     labels?: Map<string, { name: string }>;
     health?: Map<string, HookHealth>;
+    /** What the table says when it has no row: what fills it, with a link to that. */
+    empty?: ComponentChildren;
   },
 ): VNode {
   return (
@@ -94,7 +96,7 @@ export function WebhookTable(
       <tbody>
         {hooks.length === 0 && (
           <tr>
-            <td colSpan={health ? 8 : 7}>No webhooks.</td>
+            <td colSpan={health ? 8 : 7}>{empty}</td>
           </tr>
         )}
         {hooks.map((w) => (

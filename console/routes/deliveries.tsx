@@ -85,7 +85,7 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       }
       : paged
       ? { empty: "No deliveries on this page." }
-      : {};
+      : firstSteps(hooks.length > 0, deps.sandbox === true);
     const pages = [
       (paged && !atStart) && { href: pageUrl(criteria), id: "first-page", label: "Newest", rel: "first" },
       after !== undefined &&
@@ -255,4 +255,24 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       }
     });
   });
+}
+
+/** What the empty log says: the step that fills it, and a link to that. */
+function firstSteps(
+  hooks: boolean,
+  sandbox: boolean,
+): { empty: string; emptyLink: { href: string; label: string; id: string } } {
+  if (!hooks) {
+    return {
+      empty: "No deliveries yet: register a webhook, and the postbacks it receives show here as they arrive.",
+      emptyLink: { href: "/webhooks/new", label: "Register a webhook", id: "first-step" },
+    };
+  }
+  return {
+    empty: "No deliveries yet: postbacks show here as they arrive. A webhook's page sends one with Send test event" +
+      (sandbox ? "; the sandbox page triggers events too." : "."),
+    emptyLink: sandbox
+      ? { href: "/sandbox", label: "Trigger an event", id: "first-step" }
+      : { href: "/webhooks", label: "Your webhooks", id: "first-step" },
+  };
 }

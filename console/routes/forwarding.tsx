@@ -27,6 +27,7 @@ import { enabledField, formField } from "./_forward_fields.ts";
 import { shownUrl } from "../lib/shown_url.ts";
 import { DeadLetters } from "./_forward_dead.tsx";
 import { NOTICES } from "./_forward_notices.ts";
+import { addRefusal } from "./_forward_refusal.ts";
 import { AddedSecret } from "./_forward_secret.tsx";
 
 /** What the page shows besides the lists. */
@@ -222,13 +223,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         const added = await alreadyThere(); // by another console on this KV meanwhile
         if (added) return added;
         return await page(c, hook, {
-          // The relay names its option; here the console's setting is what a user can change.
-          error: `No destination was added: ${
-            describeError(err).replace(
-              "allowPrivateNetwork allows it",
-              "the console's ALLOW_PRIVATE_NETWORK=1 allows it",
-            )
-          }`,
+          error: addRefusal(describeError(err)),
           status: 400,
           url: shownUrl(url),
         });

@@ -7,6 +7,7 @@
  */
 
 import type { Hono } from "hono";
+import type { ComponentChildren } from "preact";
 import type { Community, Webhook } from "../../webhooks/mod.ts";
 import { Layout } from "../components/Layout.tsx";
 import { Pager } from "../components/Pager.tsx";
@@ -115,6 +116,7 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           names={namesOf(communities)}
           labels={labels}
           health={await hookHealth(deps.deliveries, hooks.map((h) => h.id))}
+          empty={emptyList({ tenant, name: namesOf(communities).get(tenant), url, cursor, looked: !!(id || error) })}
         />
         {!url && !id && (
           <Pager
@@ -152,4 +154,28 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
 
   registerRoutes(app, deps);
   webhookDetailRoutes(app, deps);
+}
+
+/** What the empty list says, by what it lists: the step that fills it, with a link to that. */
+function emptyList(
+  at: { tenant: string; name?: string; url: string; cursor: string; looked: boolean },
+): ComponentChildren {
+  const all = <a href="/webhooks">All webhooks</a>;
+  if (at.looked) return <>No webhook to show. {all}</>;
+  if (at.url) return <>No webhook has that webhook URL. {all}</>;
+  if (at.cursor) return <>No webhooks on this page. {all}</>;
+  if (at.tenant) {
+    return (
+      <>
+        No webhook of {at.name ?? at.tenant} yet.{" "}
+        <a href={`/webhooks/new?${new URLSearchParams({ tenant: at.tenant })}`}>Register one</a> to receive its events.
+      </>
+    );
+  }
+  return (
+    <>
+      No webhook is registered yet. <a href="/webhooks/new">Register a webhook</a>{" "}
+      to receive a community's events in this console.
+    </>
+  );
 }

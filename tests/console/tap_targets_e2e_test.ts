@@ -78,3 +78,33 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "on a 390 px phone, the sandbox page's controls (its trigger's event select included) are 24 px tall",
+  ...browserTestOptions,
+  fn: async () => {
+    const t = await startConsole({ buildAssets: true });
+    try {
+      const client = await signIn(t.origin);
+      await connectSandbox(client, t.origin);
+      await registerHook(client, t.origin);
+      await withBrowser(async (browser) => {
+        const page = await signedInPage(browser, client, t.origin);
+        await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
+        await page.goto(`${t.origin}/sandbox`, { waitUntil: "load" });
+        const short = await page.$$eval(
+          "button, select, input:not([type=hidden])",
+          (els) =>
+            els.map((el) =>
+              `${el.tagName.toLowerCase()}#${el.id || (el as HTMLInputElement).name} ${
+                Math.round(el.getBoundingClientRect().height)
+              } px`
+            ).filter((s) => Number(s.split(" ").at(-2)) < 24),
+        );
+        assert.deepEqual(short, []);
+      });
+    } finally {
+      await t.close();
+    }
+  },
+});
