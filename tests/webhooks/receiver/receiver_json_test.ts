@@ -1,0 +1,70 @@
+// Hostile JSON semantics in a signed postback, through a real Deno.serve on
+// 127.0.0.1 and a real KV: nesting too deep for KV and structuredClone, bodies
+// that are not UTF-8 (Latin-1, UTF-16) and compressed bodies. Each must be a
+// clear 400 that names what is wrong, with nothing stored; never a 500 (which
+// the platform retries for ever) nor a body stored with U+FFFD in place of
+// what was sent.
+
+import assert from "node:assert/strict";
+import { createReceiver, createWebhooks, type ReceiverOptions } from "../../../webhooks/mod.ts";
+import { NOW, REF_A, seed, signA } from "../_receiver.ts";
+
+/** Serves a seeded receiver on 127.0.0.1 whose `write` stores each activity as API.md's example does. */
+async function withServed(
+  fn: (send: (body: BodyInit, headers?: Record<string, string>) => Promise<Response>, kv: Deno.Kv) => Promise<void>,
+  mode: "write" | "onPostback" = "write",
+): Promise<void> {
+  const kv = await Deno.openKv(":memory:");
+  const hooks = createWebhooks(kv);
+  await seed(hooks);
+  let now = NOW;
+  const consume: Partial<ReceiverOptions> = mode === "write"
+    ? { write: (p, atomic) => void atomic.set(["inbox", p.postbackId, p.index], p.activity) }
+    : { onPostback: async (p) => void await kv.set(["inbox", p.postbackId, p.index], p.activity) };
+  const receiver = createReceiver(hooks, { ...consume, now: () => now } as ReceiverOptions);
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, receiver.handle);
+  try {
+    await fn(async (body, headers = {}) => {
+      now += 1; // a fresh header each time: none is a replay of another
+      return await fetch(`http://127.0.0.1:${server.addr.port}/hooks`, {
+        method: "POST",
+        headers: { authorization: await signA(now), "content-type": "application/json", ...headers },
+        body,
+      });
+    }, kv);
+  } finally {
+    await server.shutdown();
+    kv.close();
+  }
+}
+
+async function stored(kv: Deno.Kv): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for await (const entry of kv.list({ prefix: ["inbox"] })) out.push(entry.value);
+  return out;
+}
+
+function nested(depth: number): string {
+  return `[{"webhook":${JSON.stringify(REF_A)},"activity":{"verb":"jive:created","x":${"[".repeat(depth)}${
+    "]".repeat(depth)
+  }}}]`;
+}
+
+for (const mode of ["write", "onPostback"] as const) {
+  Deno.test(`${mode}: a body nested 10,000 or 100,000 deep is a 400 naming the nesting, nothing stored`, async () => {
+    await withServed(async (send, kv) => {
+      for (const depth of [10_000, 100_000]) {
+        const res = await send(nested(depth));
+        const body = await res.json();
+        assert.equal(res.status, 400, `${depth}: ${JSON.stringify(body)}`);
+        assert.match(body.error, /^Bad request: the body nests deeper than 1000 levels$/);
+      }
+      assert.deepEqual(await stored(kv), []);
+      // At the limit (the array, the item, the activity and 997 more) it is stored as sent.
+      const res = await send(nested(997));
+      assert.equal(res.status, 200, await res.text());
+      const [activity] = await stored(kv) as { x: unknown }[];
+      assert.equal(JSON.stringify(activity.x), "[".repeat(997) + "]".repeat(997));
+    }, mode);
+  });
+}
