@@ -35,6 +35,33 @@ export function urlsOf(items: BodyItem[]): string[] {
 const decoder = new TextDecoder();
 
 /**
+ * Deepest nesting of arrays and objects a body may have: the array, an item
+ * and its activity are three. JSON.parse takes any depth, but KV's value
+ * serialisation and structuredClone overflow the stack at a few thousand
+ * levels, which made such a postback a `500` on every retry.
+ */
+export const MAX_DEPTH = 1000;
+
+const OPEN_ARRAY = 0x5b, OPEN_OBJECT = 0x7b, CLOSE_ARRAY = 0x5d, CLOSE_OBJECT = 0x7d, QUOTE = 0x22, BACKSLASH = 0x5c;
+
+/** Whether the JSON text in `bytes` nests arrays and objects deeper than `max` (brackets in strings do not count). */
+export function nestsDeeper(bytes: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (inString) {
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) inString = true;
+    else if (byte === OPEN_ARRAY || byte === OPEN_OBJECT) {
+      if (++depth > max) return true;
+    } else if (byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) depth--;
+  }
+  return false;
+}
+
+/**
  * Parses a body as a JSON array of `{ webhook: string, activity: object }`;
  * the error names the first item that is wrong, never its value.
  */
@@ -47,6 +74,9 @@ export function parseItems(
     value = JSON.parse(decoder.decode(bytes));
   } catch {
     return { status: 400, error: "Bad request: the body is not JSON" };
+  }
+  if (nestsDeeper(bytes, MAX_DEPTH)) {
+    return { status: 400, error: `Bad request: the body nests deeper than ${MAX_DEPTH} levels` };
   }
   if (!Array.isArray(value)) {
     return { status: 400, error: "Bad request: the body must be a JSON array of { webhook, activity }" };
