@@ -9,6 +9,8 @@ import assert from "node:assert/strict";
 import { createReceiver, createWebhooks, type ReceiverOptions } from "../../../webhooks/mod.ts";
 import { NOW, REF_A, seed, signA } from "../_receiver.ts";
 
+const encoder = new TextEncoder();
+
 /** Serves a seeded receiver on 127.0.0.1 whose `write` stores each activity as API.md's example does. */
 async function withServed(
   fn: (send: (body: BodyInit, headers?: Record<string, string>) => Promise<Response>, kv: Deno.Kv) => Promise<void>,
@@ -68,3 +70,23 @@ for (const mode of ["write", "onPostback"] as const) {
     }, mode);
   });
 }
+
+Deno.test("a body that is not UTF-8 (Latin-1, UTF-16) is a 400 naming UTF-8, not stored with U+FFFD", async () => {
+  await withServed(async (send, kv) => {
+    const text = `[{"webhook":${JSON.stringify(REF_A)},"activity":{"verb":"jive:created","title":"caf\u00e9"}}]`;
+    const latin1 = Uint8Array.from(text, (ch) => ch.charCodeAt(0));
+    const utf16 = new Uint8Array([0xff, 0xfe, ...[...text].flatMap((ch) => [ch.charCodeAt(0), 0])]);
+    for (const [name, bytes] of [["latin1", latin1], ["utf-16", utf16]] as const) {
+      const res = await send(bytes, { "content-type": `application/json; charset=${name}` });
+      assert.equal(res.status, 400, name);
+      assert.deepEqual(await res.json(), { error: "Bad request: the body is not UTF-8" }, name);
+    }
+    assert.deepEqual(await stored(kv), []);
+    // UTF-8, with or without a byte order mark, is taken as sent.
+    for (const prefix of ["", "\ufeff"]) {
+      const res = await send(encoder.encode(prefix + text));
+      assert.equal(res.status, 200, await res.text());
+    }
+    assert.deepEqual((await stored(kv) as { title: string }[]).map((a) => a.title), ["caf\u00e9", "caf\u00e9"]);
+  });
+});
