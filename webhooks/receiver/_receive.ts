@@ -32,7 +32,8 @@ export function urlsOf(items: BodyItem[]): string[] {
   return items.length === 1 ? [items[0].webhook] : [...new Set(items.map((item) => item.webhook))];
 }
 
-const decoder = new TextDecoder();
+/** UTF-8 only (JSON's encoding, RFC 8259), a leading byte order mark skipped: other bytes would become U+FFFD. */
+const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Deepest nesting of arrays and objects a body may have: the array, an item
@@ -69,9 +70,15 @@ export function parseItems(
   bytes: Uint8Array,
   maxItems: number,
 ): { items: BodyItem[] } | { status: 400 | 413; error: string } {
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    return { status: 400, error: "Bad request: the body is not UTF-8" };
+  }
   let value: unknown;
   try {
-    value = JSON.parse(decoder.decode(bytes));
+    value = JSON.parse(text);
   } catch {
     return { status: 400, error: "Bad request: the body is not JSON" };
   }
