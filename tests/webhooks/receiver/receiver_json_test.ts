@@ -90,3 +90,19 @@ Deno.test("a body that is not UTF-8 (Latin-1, UTF-16) is a 400 naming UTF-8, not
     assert.deepEqual((await stored(kv) as { title: string }[]).map((a) => a.title), ["caf\u00e9", "caf\u00e9"]);
   });
 });
+
+Deno.test("a compressed body (Content-Encoding: gzip) is a 400 naming Content-Encoding, nothing stored", async () => {
+  await withServed(async (send, kv) => {
+    const text = `[{"webhook":${JSON.stringify(REF_A)},"activity":{"verb":"jive:created"}}]`;
+    const gzip = await new Response(new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"))).bytes();
+    const res = await send(gzip, { "content-encoding": "gzip" });
+    assert.equal(res.status, 400);
+    assert.deepEqual(await res.json(), {
+      error: "Bad request: a compressed body (Content-Encoding) is not accepted; send it uncompressed",
+    });
+    assert.deepEqual(await stored(kv), []);
+    // `identity` is no compression.
+    const plain = await send(text, { "content-encoding": "identity" });
+    assert.equal(plain.status, 200, await plain.text());
+  });
+});
