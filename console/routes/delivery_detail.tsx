@@ -26,6 +26,9 @@ import { type ConsoleEnv, type Deps, html, layoutFrame } from "../lib/context.ts
 import { ended, onceToken, takeTurn } from "./_once.ts";
 import type { AttemptInfo, Delivery } from "../log/mod.ts";
 
+/** Characters of indentation the indented view may add beyond four times its payload (a small deep item's). */
+const INDENT_SLACK = 20_000;
+
 function verdictOf(delivery: Delivery, attempt: AttemptInfo | null): string {
   if (delivery.status === 401) return `not valid: ${delivery.reason ?? "refused"}`;
   if (attempt?.tenantId) return "valid";
@@ -145,7 +148,9 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const payload = wellFormed(delivery.payload); // a payload cut to fit may end inside a surrogate pair
     let pretty = payload;
     try {
-      pretty = JSON.stringify(JSON.parse(payload), null, 2);
+      const indented = JSON.stringify(JSON.parse(payload), null, 2);
+      // Deep nesting indents every line by twice its depth: past a few times the payload, it stays compact.
+      if (indented.length <= 4 * payload.length + INDENT_SLACK) pretty = indented;
     } catch {
       // a cut payload or a body that is not JSON stays as it is
     }

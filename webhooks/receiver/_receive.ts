@@ -32,7 +32,35 @@ export function urlsOf(items: BodyItem[]): string[] {
   return items.length === 1 ? [items[0].webhook] : [...new Set(items.map((item) => item.webhook))];
 }
 
-const decoder = new TextDecoder();
+/** UTF-8 only (JSON's encoding, RFC 8259), a leading byte order mark skipped: other bytes would become U+FFFD. */
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Deepest nesting of arrays and objects a body may have: the array, an item
+ * and its activity are three. JSON.parse takes any depth, but KV's value
+ * serialisation and structuredClone overflow the stack at a few thousand
+ * levels, which made such a postback a `500` on every retry.
+ */
+export const MAX_DEPTH = 1000;
+
+const OPEN_ARRAY = 0x5b, OPEN_OBJECT = 0x7b, CLOSE_ARRAY = 0x5d, CLOSE_OBJECT = 0x7d, QUOTE = 0x22, BACKSLASH = 0x5c;
+
+/** Whether the JSON text in `bytes` nests arrays and objects deeper than `max` (brackets in strings do not count). */
+export function nestsDeeper(bytes: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (inString) {
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) inString = true;
+    else if (byte === OPEN_ARRAY || byte === OPEN_OBJECT) {
+      if (++depth > max) return true;
+    } else if (byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) depth--;
+  }
+  return false;
+}
 
 /**
  * Parses a body as a JSON array of `{ webhook: string, activity: object }`;
@@ -42,11 +70,20 @@ export function parseItems(
   bytes: Uint8Array,
   maxItems: number,
 ): { items: BodyItem[] } | { status: 400 | 413; error: string } {
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    return { status: 400, error: "Bad request: the body is not UTF-8" };
+  }
   let value: unknown;
   try {
-    value = JSON.parse(decoder.decode(bytes));
+    value = JSON.parse(text);
   } catch {
     return { status: 400, error: "Bad request: the body is not JSON" };
+  }
+  if (nestsDeeper(bytes, MAX_DEPTH)) {
+    return { status: 400, error: `Bad request: the body nests deeper than ${MAX_DEPTH} levels` };
   }
   if (!Array.isArray(value)) {
     return { status: 400, error: "Bad request: the body must be a JSON array of { webhook, activity }" };

@@ -99,12 +99,19 @@ export function checkHeader(
 }
 
 /**
- * 4. The items: `400` when the body is not a JSON array of `{ webhook:
- * string, activity: object }`; `413` when it holds more than `maxItems`, or
+ * 4. The items: `400` when the body is compressed (a `Content-Encoding`
+ * other than `identity`), or not a JSON array of `{ webhook: string,
+ * activity: object }`; `413` when it holds more than `maxItems`, or
  * names more hooks than one claim's commit can check (ten, nine with
  * `sequence`: its counter is checked too).
  */
 export function checkItems(request: Request, bytes: Uint8Array, s: Settings, trace: Trace): BodyItem[] | Response {
+  // Compressed bytes are not JSON; say why rather than "not UTF-8". Not decoded: `maxBytes` bounds what is read.
+  const encoding = request.headers.get("content-encoding")?.trim().toLowerCase();
+  if (encoding && encoding !== "identity") {
+    const error = "Bad request: a compressed body (Content-Encoding) is not accepted; send it uncompressed";
+    return refuse(request, trace, 400, error);
+  }
   const checked = parseItems(bytes, s.maxItems);
   if ("error" in checked) return refuse(request, trace, checked.status, checked.error);
   trace.itemCount = checked.items.length;
