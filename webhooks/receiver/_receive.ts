@@ -47,6 +47,7 @@ const OPEN_ARRAY = 0x5b, OPEN_OBJECT = 0x7b, CLOSE_ARRAY = 0x5d, CLOSE_OBJECT = 
 
 /** Whether the JSON text in `bytes` nests arrays and objects deeper than `max` (brackets in strings do not count). */
 export function nestsDeeper(bytes: Uint8Array, max: number): boolean {
+  if (bytes.length <= max) return false; // nesting deeper than `max` takes more than `max` bytes of brackets
   let depth = 0;
   let inString = false;
   for (let i = 0; i < bytes.length; i++) {
