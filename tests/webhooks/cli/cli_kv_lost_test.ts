@@ -69,9 +69,9 @@ async function startServerChild(path: string): Promise<{ url: string; child: Den
 /**
  * A front for `target` that passes requests through until the first whose
  * path is `lostAt`: from then on it calls `onLost` once and answers nothing
- * until closed.
+ * until closed, or, with `answer`, answers that to every request.
  */
-function startFront(target: string, lostAt: string, onLost: () => Promise<void>) {
+function startFront(target: string, lostAt: string, onLost: () => Promise<void>, answer?: () => Response) {
   const closing = new AbortController();
   let lost = false;
   const never = () =>
@@ -86,7 +86,7 @@ function startFront(target: string, lostAt: string, onLost: () => Promise<void>)
         await onLost();
       }
       await request.body?.cancel();
-      return never();
+      return answer ? answer() : never();
     }
     const body = request.body ? await request.arrayBuffer() : undefined;
     const headers = new Headers(request.headers);
@@ -109,6 +109,7 @@ function startFront(target: string, lostAt: string, onLost: () => Promise<void>)
 async function withLostServer(
   lostAt: string,
   fn: (front: { url: string; lost: boolean }) => Promise<void>,
+  answer?: () => Response,
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "cli_kv_lost_" });
   const server = await startServerChild(`${dir}/server.kv`);
@@ -120,7 +121,7 @@ async function withLostServer(
     }
     await server.child.status;
   };
-  const front = startFront(server.url, lostAt, kill);
+  const front = startFront(server.url, lostAt, kill, answer);
   try {
     await fn(front);
   } finally {
@@ -180,4 +181,23 @@ Deno.test("cli: a KV Connect URL whose server takes the connection but never ans
     await accepting.catch(() => {});
     conns.forEach((conn) => conn.close());
   }
+});
+
+Deno.test("cli communities add: a KV Connect server that refuses the token mid-way (revoked) fails naming the KV", async () => {
+  const revoked = () =>
+    new Response("Invalid access token.", { status: 401, headers: { "content-type": "text/plain" } });
+  await withLostServer("/v2/atomic_write", async (front) => {
+    const run = await runCli(
+      ["communities", "add", "--kv", front.url, "--name", "Acme", "--tenant", "t-1", "--base-url", "https://a.example"],
+      {},
+    );
+    assert.ok(front.lost, "the token was never refused");
+    assert.equal(run.killed, false, `the CLI still ran after ${BOUND_MS / 1000} s (killed): ${run.stderr}`);
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.stdout, "");
+    assert.ok(!run.stderr.includes(TEST_TOKEN), "the access token printed");
+    const error = run.stderr.split("\n").find((line) => line.startsWith("Error: "));
+    assert.ok(error?.startsWith(`Error: The KV at '${front.url}' `), `the KV's origin not named first: ${run.stderr}`);
+    assert.match(error ?? "", /Invalid access token/);
+  }, revoked);
 });
