@@ -7,7 +7,8 @@
 // one operation, not the command: `receive` and `listen` run as long as the
 // KV answers, and a watch (idle while nothing changes) has none. A write that
 // never answered may still have landed (each is atomic: all or nothing), and
-// the message says so.
+// the message says so. A failure of the client itself (a token refused) is
+// said as the KV's, naming its origin.
 
 /** The default limit on one KV Connect operation, in seconds. */
 export const KV_TIMEOUT_DEFAULT_SECONDS = 30;
@@ -62,6 +63,9 @@ export interface KvLimit {
   origin: string;
 }
 
+/** An operation held to the limit, its failure named as the KV's; `message` says it did not answer. */
+type Held = <T>(promise: Promise<T>, message: string) => Promise<T>;
+
 /** What the command is told when an operation did not answer. */
 function lateMessage(limit: KvLimit, write: boolean): string {
   const late = `The KV at '${limit.origin}' did not answer within ${limit.seconds} s (KV_TIMEOUT_SECONDS)`;
@@ -70,13 +74,28 @@ function lateMessage(limit: KvLimit, write: boolean): string {
     : `${late} to a read`;
 }
 
+/**
+ * `promise`, its failure from the KV Connect client itself (a token refused,
+ * another database behind the URL) said as the KV's: Deno's words name
+ * neither the KV nor, for the metadata exchange, any URL. Other failures (a
+ * value too large, say) are left as they are, for the commands to word.
+ */
+function namingKv<T>(promise: Promise<T>, origin: string): Promise<T> {
+  return promise.catch((error) => {
+    if (error instanceof Error && /^(Failed to fetch metadata|KV Connect failed)\b/.test(error.message)) {
+      throw new Error(`The KV at '${origin}' answered with an error: ${error.message}`, { cause: error });
+    }
+    throw error;
+  });
+}
+
 /** A list iterator whose every page (each `next()`) is held to the limit; its `cursor` is the iterator's own. */
-function limitedList<T>(iter: Deno.KvListIterator<T>, ms: number, message: string): Deno.KvListIterator<T> {
+function limitedList<T>(iter: Deno.KvListIterator<T>, held: Held, message: string): Deno.KvListIterator<T> {
   const limited = {
     get cursor(): string {
       return iter.cursor;
     },
-    next: () => withinLimit(iter.next(), ms, message),
+    next: () => held(iter.next(), message),
     [Symbol.asyncIterator]() {
       return limited;
     },
@@ -85,10 +104,10 @@ function limitedList<T>(iter: Deno.KvListIterator<T>, ms: number, message: strin
 }
 
 /** An atomic operation whose `commit()` is held to the limit; every other method chains on it as on the original. */
-function limitedAtomic(atomic: Deno.AtomicOperation, ms: number, message: string): Deno.AtomicOperation {
+function limitedAtomic(atomic: Deno.AtomicOperation, held: Held, message: string): Deno.AtomicOperation {
   const proxy: Deno.AtomicOperation = new Proxy(atomic, {
     get(target, prop) {
-      if (prop === "commit") return () => withinLimit(target.commit(), ms, message);
+      if (prop === "commit") return () => held(target.commit(), message);
       const value = Reflect.get(target, prop, target);
       if (typeof value !== "function") return value;
       return (...args: unknown[]) => {
@@ -106,17 +125,17 @@ function limitedAtomic(atomic: Deno.AtomicOperation, ms: number, message: string
  * writes. `watch`, `listenQueue` and `close` are the KV's own.
  */
 export function limitedKv(kv: Deno.Kv, limit: KvLimit): Deno.Kv {
-  const ms = limit.seconds * 1000;
+  const held: Held = (promise, message) => withinLimit(namingKv(promise, limit.origin), limit.seconds * 1000, message);
   const read = lateMessage(limit, false);
   const write = lateMessage(limit, true);
   const own: Record<PropertyKey, unknown> = {
-    get: (...args: Parameters<Deno.Kv["get"]>) => withinLimit(kv.get(...args), ms, read),
-    getMany: (...args: Parameters<Deno.Kv["getMany"]>) => withinLimit(kv.getMany(...args), ms, read),
-    list: (...args: Parameters<Deno.Kv["list"]>) => limitedList(kv.list(...args), ms, read),
-    set: (...args: Parameters<Deno.Kv["set"]>) => withinLimit(kv.set(...args), ms, write),
-    delete: (...args: Parameters<Deno.Kv["delete"]>) => withinLimit(kv.delete(...args), ms, write),
-    enqueue: (...args: Parameters<Deno.Kv["enqueue"]>) => withinLimit(kv.enqueue(...args), ms, write),
-    atomic: () => limitedAtomic(kv.atomic(), ms, write),
+    get: (...args: Parameters<Deno.Kv["get"]>) => held(kv.get(...args), read),
+    getMany: (...args: Parameters<Deno.Kv["getMany"]>) => held(kv.getMany(...args), read),
+    list: (...args: Parameters<Deno.Kv["list"]>) => limitedList(kv.list(...args), held, read),
+    set: (...args: Parameters<Deno.Kv["set"]>) => held(kv.set(...args), write),
+    delete: (...args: Parameters<Deno.Kv["delete"]>) => held(kv.delete(...args), write),
+    enqueue: (...args: Parameters<Deno.Kv["enqueue"]>) => held(kv.enqueue(...args), write),
+    atomic: () => limitedAtomic(kv.atomic(), held, write),
   };
   return new Proxy(kv, {
     get(target, prop) {
