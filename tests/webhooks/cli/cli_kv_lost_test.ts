@@ -95,6 +95,12 @@ function startFront(target: string, lostAt: string, onLost: () => Promise<void>,
   });
   return {
     url: `http://127.0.0.1:${server.addr.port}`,
+    /** Loses the server now, whatever the request. */
+    lose: async () => {
+      if (lost) return;
+      lost = true;
+      await onLost();
+    },
     get lost() {
       return lost;
     },
@@ -108,7 +114,7 @@ function startFront(target: string, lostAt: string, onLost: () => Promise<void>,
 /** Runs `fn` with a server child on a fresh file and a front for it that loses the server at `lostAt`. */
 async function withLostServer(
   lostAt: string,
-  fn: (front: { url: string; lost: boolean }) => Promise<void>,
+  fn: (front: { url: string; lost: boolean; lose(): Promise<void> }) => Promise<void>,
   answer?: () => Response,
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "cli_kv_lost_" });
@@ -200,4 +206,33 @@ Deno.test("cli communities add: a KV Connect server that refuses the token mid-w
     assert.ok(error?.startsWith(`Error: The KV at '${front.url}' `), `the KV's origin not named first: ${run.stderr}`);
     assert.match(error ?? "", /Invalid access token/);
   }, revoked);
+});
+
+Deno.test("cli listen: a KV Connect server lost while it runs ends it with status 1, naming the KV", async () => {
+  await withLostServer("never", async (front) => {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "webhooks/cli.ts", "listen", "--forward-to", "http://127.0.0.1:9/app", "--kv", front.url],
+      cwd: ROOT,
+      env: { NO_COLOR: "1", DENO_KV_ACCESS_TOKEN: TEST_TOKEN, KV_TIMEOUT_SECONDS: LIMIT_SECONDS },
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    let stderr = "";
+    const reading = (async () => {
+      for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
+        stderr += chunk;
+        if (/Forwarding postbacks of /.test(stderr)) await front.lose();
+      }
+    })();
+    let killed = false;
+    const timer = setTimeout(() => {
+      killed = true;
+      child.kill("SIGKILL"); // not Ctrl-C: listen must end on its own
+    }, BOUND_MS);
+    const [status] = await Promise.all([child.status, reading, child.stdout.cancel()]);
+    clearTimeout(timer);
+    assert.ok(front.lost, `listen never started: ${stderr}`);
+    const run = { code: status.code, stdout: "", stderr, killed };
+    assert.match(failedNamingKv(run, front.url), /listen stopped/);
+  });
 });
