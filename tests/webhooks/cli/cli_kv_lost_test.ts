@@ -236,3 +236,14 @@ Deno.test("cli listen: a KV Connect server lost while it runs ends it with statu
     assert.match(failedNamingKv(run, front.url), /listen stopped/);
   });
 });
+
+Deno.test("cli: a KV Connect URL's password is not printed by the client's retries while its server is down", async () => {
+  const down = () => new Response("Service unavailable", { status: 503 });
+  await withLostServer("/v2/snapshot_read", async (front) => {
+    const url = front.url.replace("http://", "http://kvuser:KV-PASSWORD-X@");
+    const run = await runCli(["hooks", "list", "--kv", url], {});
+    assert.ok(front.lost, "the server was never lost");
+    assert.ok(!run.stderr.includes("KV-PASSWORD-X"), `the --kv URL's password printed: ${run.stderr}`);
+    failedNamingKv(run, front.url);
+  }, down);
+});
