@@ -22,6 +22,20 @@ export function isKvConnect(path: string): boolean {
 }
 
 /**
+ * A KV Connect URL without its user info, as it is given to Deno: KV Connect
+ * authenticates with DENO_KV_ACCESS_TOKEN alone (a Bearer token, user info
+ * unused), and Deno's client prints the URL it calls on stderr at each retry,
+ * out of the reach of the CLI's own blotting.
+ */
+export function withoutUserInfo(url: string): string {
+  const parsed = URL.parse(url.trim());
+  if (parsed === null || (parsed.username === "" && parsed.password === "")) return url;
+  parsed.username = "";
+  parsed.password = "";
+  return parsed.href;
+}
+
+/**
  * The limit in seconds from KV_TIMEOUT_SECONDS (`raw`), the default when unset
  * or empty; a string naming what is wrong when it is no number of seconds
  * above 0 and up to a day.

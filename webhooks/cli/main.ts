@@ -12,7 +12,7 @@ import { blotSecrets } from "../_util.ts";
 import { printable } from "./_format.ts";
 import { shownUrl } from "./_shown.ts";
 import { handleInterrupts } from "./_interrupt.ts";
-import { isKvConnect, kvTimeoutSeconds, limitedKv, withinLimit } from "./_kv_limit.ts";
+import { isKvConnect, kvTimeoutSeconds, limitedKv, withinLimit, withoutUserInfo } from "./_kv_limit.ts";
 
 /**
  * Where the command line reads and writes. {@linkcode main} uses the
@@ -156,7 +156,7 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
   if (typeof limit === "string") return usageFailure(cli, limit, commandUsage(command));
   let kv: Deno.Kv;
   try {
-    const opening = Deno.openKv(path);
+    const opening = Deno.openKv(limit === null ? path : withoutUserInfo(path));
     if (limit === null) kv = await opening;
     else {
       const late = `it did not answer within ${limit} s (KV_TIMEOUT_SECONDS)`;
