@@ -1,6 +1,7 @@
 // The KV Connect limit (KV_TIMEOUT_SECONDS) is on each operation that has not
 // answered, not on the command: `receive` and `listen` on a healthy but idle
-// KV run on past it, and end on Ctrl-C with status 0 as before.
+// KV run on past it, and end on Ctrl-C with status 0 as before. A value that
+// is no number of seconds above 0 (up to a day) is a usage error.
 
 import assert from "node:assert/strict";
 import { main } from "../../../webhooks/cli/mod.ts";
@@ -60,5 +61,21 @@ Deno.test("cli listen on an idle KV Connect KV runs past KV_TIMEOUT_SECONDS and 
     );
   } finally {
     await app.close();
+  }
+});
+
+Deno.test("cli refuses a KV_TIMEOUT_SECONDS that is no number of seconds above 0 with --kv a URL (status 2)", async () => {
+  for (const bad of ["0", "-1", "abc", "1e3", "86401"]) {
+    const err: string[] = [];
+    const code = await main(["communities", "list", "--kv", "http://127.0.0.1:9"], {
+      stdout: () => {},
+      stderr: (t) => err.push(t),
+      env: (name) => name === "KV_TIMEOUT_SECONDS" ? bad : undefined,
+    });
+    assert.equal(code, 2, err.join("\n"));
+    assert.equal(
+      err[0],
+      `Error: KV_TIMEOUT_SECONDS must be a number of seconds above 0 and up to 86,400, got '${bad}'`,
+    );
   }
 });
