@@ -13,7 +13,10 @@
  * interrupts any other command (or a second one, them) with 130. Secrets
  * come from flags or the environment (`CLIENT_SECRET`, `ACCESS_TOKEN`,
  * `REFRESH_TOKEN`, `WEBHOOK_SECRET`) and are never printed (`listen` shows
- * the secret it generates only with `--print-secret`).
+ * the secret it generates only with `--print-secret`). With `--kv` a KV
+ * Connect URL, a KV operation that has not answered within
+ * `KV_TIMEOUT_SECONDS` (default 30) fails the command (status 1), naming the
+ * KV's origin.
  *
  * @example Usage
  * ```ts

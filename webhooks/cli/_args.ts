@@ -34,6 +34,8 @@ export function topUsage(): string {
     "",
     "Secrets come from flags or, better (deno task echoes its arguments), from the environment:",
     "CLIENT_SECRET, ACCESS_TOKEN, REFRESH_TOKEN. They are never printed.",
+    "With --kv a KV Connect URL (its token in DENO_KV_ACCESS_TOKEN), each KV operation that has not answered within",
+    "KV_TIMEOUT_SECONDS (default 30) fails the command (status 1); a write so cut short may have been stored.",
     "Exit status: 0 success, 1 the operation failed, 2 usage error.",
   ].join("\n");
 }

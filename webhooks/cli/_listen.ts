@@ -4,7 +4,8 @@
 // this process delivers it), runs a relay worker for it that prints one line
 // per attempt, and removes the destination when it ends (Ctrl-C or SIGTERM; or, with
 // status 1, once the destination is disabled, by a `410 Gone` from the app
-// or elsewhere, or removed elsewhere). A
+// or elsewhere, or removed elsewhere, or, over KV Connect, once a check of it
+// is not answered within KV_TIMEOUT_SECONDS: the KV lost). A
 // listener killed outright leaves its destination behind until a worker sees
 // it unheld for 10 minutes. The signing secret is `WEBHOOK_SECRET` (or
 // `--secret`), else one generated for the run; it is printed only with
@@ -13,6 +14,7 @@
 import { createRelay, type RelayAttempt } from "../relay/mod.ts";
 import type { LastTask } from "./_interrupt.ts";
 import { flagError } from "./_flag_errors.ts";
+import { KvTimeoutError } from "./_kv_limit.ts";
 
 /** What `listen` takes of a command's context (the command table's own context has all of it). */
 export interface ListenContext {
@@ -124,6 +126,8 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
       if (await relay.destinations.remove(destination.id)) ctx.err(`Removed destination ${destination.id}`);
     },
   });
+  // A check the KV Connect KV did not answer within its limit (KV_TIMEOUT_SECONDS): the KV is lost, listen ends.
+  let lost = null as KvTimeoutError | null;
   try {
     ctx.err(
       `Forwarding postbacks of ${hookIds ? `hooks ${hookIds.join(", ")}` : "every hook"} to ${destination.url}` +
@@ -158,7 +162,13 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
       while (!ended.aborted) {
         await pause(DESTINATION_CHECK_MS, ended);
         if (ended.aborted) return;
-        const now = await relay.destinations.get(destination.id).catch(() => undefined); // a KV hiccup: next time
+        const now = await relay.destinations.get(destination.id).catch((error) => {
+          if (error instanceof KvTimeoutError) {
+            lost = error;
+            gone.abort("lost");
+          }
+          return undefined; // a KV hiccup: next time
+        });
         if (now === null) gone.abort("removed");
         else if (now?.enabled === false) gone.abort("disabled");
       }
@@ -168,6 +178,9 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
       ended.addEventListener("abort", () => resolve(), { once: true });
     });
     await worker.stop(); // its last attempts are printed by now (a 410's included)
+    if (lost !== null && !ctx.signal.aborted) {
+      throw new Error(`${lost.message}: listen stopped; start it again once the KV answers`);
+    }
     if (gone.signal.aborted && !ctx.signal.aborted) {
       const why = answered410
         ? "The app answered 410 Gone, which disables a destination: listen stopped; start it again once the app" +
@@ -178,7 +191,12 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
     }
   } finally {
     // Said only when this listener removed it: one removed elsewhere is told by the error above.
-    const removed = await relay.destinations.remove(destination.id);
+    const removed = await relay.destinations.remove(destination.id).catch((error) => {
+      // The KV lost: the removal cannot reach it either, and the error thrown says the KV did not answer.
+      if (!lost) throw error;
+      ctx.err(`Destination ${destination.id} not removed: ${left}`);
+      return false;
+    });
     ctx.lastly(null);
     await relay.close();
     if (removed) ctx.err(`Removed destination ${destination.id}`);

@@ -12,6 +12,7 @@ import { blotSecrets } from "../_util.ts";
 import { printable } from "./_format.ts";
 import { shownUrl } from "./_shown.ts";
 import { handleInterrupts } from "./_interrupt.ts";
+import { isKvConnect, kvTimeoutSeconds, limitedKv, withinLimit, withoutUserInfo } from "./_kv_limit.ts";
 
 /**
  * Where the command line reads and writes. {@linkcode main} uses the
@@ -150,9 +151,21 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     // Spaces alone are a slip (`--kv " $UNSET"`), not a file name: Deno would make a KV file named so, here.
     return usageFailure(cli, "--kv (or KV_PATH) needs a path or a URL, got only spaces", commandUsage(command));
   }
+  // KV Connect's client waits for good on a server lost: each operation there is held to a limit (_kv_limit.ts).
+  const limit = isKvConnect(path) ? kvTimeoutSeconds(cli.env("KV_TIMEOUT_SECONDS")) : null;
+  if (typeof limit === "string") return usageFailure(cli, limit, commandUsage(command));
   let kv: Deno.Kv;
   try {
-    kv = await Deno.openKv(path);
+    const opening = Deno.openKv(limit === null ? path : withoutUserInfo(path));
+    if (limit === null) kv = await opening;
+    else {
+      const late = `it did not answer within ${limit} s (KV_TIMEOUT_SECONDS)`;
+      kv = await withinLimit(opening, limit * 1000, late).catch((error) => {
+        opening.then((opened) => opened.close(), () => {}); // should it open after all
+        throw error;
+      });
+      kv = limitedKv(kv, { seconds: limit, origin: URL.parse(path.trim())?.origin ?? shownUrl(path) });
+    }
   } catch (error) {
     // A KV path's user info is a secret as any URL's: neither the path nor Deno's message (which may quote it) shows it.
     const shown = shownUrl(path);
