@@ -3,16 +3,7 @@
 // others stay unmarked. Before, the message stood alone at the top of the page and no field said it was the one.
 
 import assert from "node:assert/strict";
-import {
-  connectSandbox,
-  csrfOf,
-  parse,
-  placeOf,
-  registerFormFields,
-  registerHook,
-  signIn,
-  startConsole,
-} from "./_helpers.ts";
+import { csrfOf, parse, placeOf, registerFormFields, signIn, startConsole, withSignedInHook } from "./_helpers.ts";
 import type { Client } from "./_helpers.ts";
 
 /** The fields (by name, or id when nameless) the page marks invalid, and whether each points at the message. */
@@ -84,11 +75,7 @@ Deno.test("a refused community form marks the field at fault, described by the m
 });
 
 Deno.test("a refused Forward to marks its URL field, described by the message", async () => {
-  const t = await startConsole({ allowPrivateNetwork: false });
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
-    const hookId = await registerHook(client, t.origin);
+  await withSignedInHook({ allowPrivateNetwork: false }, async ({ client, hookId }) => {
     const path = `/webhooks/${hookId}/forward`;
     const refused = await marked(
       await client.post(path, { _csrf: csrfOf(await client.text(path, 200)), url: "http://10.0.0.1/in" }),
@@ -96,17 +83,11 @@ Deno.test("a refused Forward to marks its URL field, described by the message", 
     assert.equal(refused.status, 400);
     assert.match(refused.error, /^No destination was added: /);
     assert.deepEqual(refused.invalid, ["url"]);
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("a refused Edit events form on a hook's page marks the events or the object", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
-    const hookId = await registerHook(client, t.origin);
+  await withSignedInHook({}, async ({ t, client, hookId }) => {
     const path = `/webhooks/${hookId}`;
     const edit = async (fields: Record<string, string | string[]>) =>
       await marked(await client.post(`${path}/events`, { _csrf: csrfOf(await client.text(path, 200)), ...fields }));
@@ -118,7 +99,5 @@ Deno.test("a refused Edit events form on a hook's page marks the events or the o
     const noObject = await edit({ events: ["document"], object: "" });
     assert.match(noObject.error, /'object'/);
     assert.deepEqual(noObject.invalid, ["object"]);
-  } finally {
-    await t.close();
-  }
+  });
 });
