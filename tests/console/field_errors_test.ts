@@ -3,7 +3,7 @@
 // others stay unmarked. Before, the message stood alone at the top of the page and no field said it was the one.
 
 import assert from "node:assert/strict";
-import { csrfOf, parse, placeOf, registerFormFields, signIn, startConsole, withSignedInHook } from "./_helpers.ts";
+import { csrfOf, parse, placeOf, registerFormFields, withSignedIn, withSignedInHook } from "./_helpers.ts";
 import type { Client } from "./_helpers.ts";
 
 /** The fields (by name, or id when nameless) the page marks invalid, and whether each points at the message. */
@@ -35,9 +35,7 @@ async function register(client: Client, origin: string, fields: Record<string, s
 }
 
 Deno.test("a refused register form marks the field at fault, described by the message", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ connect: false }, async ({ t, client }) => {
     const noEvent = await register(client, t.origin, { events: [] });
     assert.deepEqual(noEvent, { status: 400, error: "Choose at least one event", invalid: ["events"] });
     const mixed = await register(client, t.origin, { events: ["document", "user_account"] });
@@ -47,15 +45,11 @@ Deno.test("a refused register form marks the field at fault, described by the me
     assert.deepEqual(noObject.invalid, ["object"]);
     const noCommunity = await register(client, t.origin, { tenantId: "nobody" });
     assert.deepEqual(noCommunity, { status: 400, error: "Choose a community", invalid: ["tenantId"] });
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("a refused community form marks the field at fault, described by the message", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ connect: false }, async ({ client }) => {
     const add = async (fields: Record<string, string>) =>
       await marked(
         await client.post("/communities", {
@@ -69,9 +63,7 @@ Deno.test("a refused community form marks the field at fault, described by the m
     assert.deepEqual((await add({ name: "x".repeat(201) })).invalid, ["name"]);
     assert.deepEqual((await add({ tenantId: "" })).invalid, ["tenantId"]);
     assert.deepEqual((await add({ baseUrl: "ftp://acme.example" })).invalid, ["baseUrl"]);
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("a refused Forward to marks its URL field, described by the message", async () => {
