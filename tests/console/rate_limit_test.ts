@@ -5,7 +5,16 @@
 import assert from "node:assert/strict";
 import { RateLimiter } from "../../console/lib/rate_limit.ts";
 import { signJiveExtn } from "../../webhooks/mod.ts";
-import { csrfOf, NO_RATE_LIMITS, parse, signIn, signInAtForm, startConsole, type TestConsole } from "./_helpers.ts";
+import {
+  type Client,
+  csrfOf,
+  NO_RATE_LIMITS,
+  parse,
+  signIn,
+  signInAtForm,
+  startConsole,
+  type TestConsole,
+} from "./_helpers.ts";
 import { withTwoHandles } from "./_kv_faults.ts";
 
 const twoPerMinute = { limit: 2, windowMs: 60_000 };
@@ -66,10 +75,19 @@ Deno.test("sign-in is limited per client address: 429 with Retry-After", async (
   }
 });
 
-Deno.test("form posts are limited per session", async () => {
+/** Runs `fn` on a console allowing two form posts a minute per session, signed in at the add community form. */
+async function withFormLimit(fn: (t: TestConsole, client: Client, csrf: string) => Promise<void>): Promise<void> {
   const t = await startConsole({ rateLimits: { ...NO_RATE_LIMITS, forms: twoPerMinute } });
   try {
     const { client, csrf } = await signInAtForm(t.origin, "/communities/new");
+    await fn(t, client, csrf);
+  } finally {
+    await t.close();
+  }
+}
+
+Deno.test("form posts are limited per session", async () => {
+  await withFormLimit(async (t, client, csrf) => {
     const post = () => client.post("/communities", { _csrf: csrf, name: "", tenantId: "", baseUrl: "" });
     assert.notEqual((await status(await post()))[0], 429);
     assert.notEqual((await status(await post()))[0], 429);
@@ -83,15 +101,11 @@ Deno.test("form posts are limited per session", async () => {
       baseUrl: "",
     });
     assert.notEqual((await status(res))[0], 429);
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("form posts refused for CSRF spend none of the session's allowance", async () => {
-  const t = await startConsole({ rateLimits: { ...NO_RATE_LIMITS, forms: twoPerMinute } });
-  try {
-    const { client, csrf } = await signInAtForm(t.origin, "/communities/new");
+  await withFormLimit(async (_t, client, csrf) => {
     const fields = { name: "", tenantId: "", baseUrl: "" };
     // Forgeries in the session's name: a wrong token, no token, another site's origin. Each refused 403, never 429.
     for (let i = 0; i < 3; i++) {
@@ -105,9 +119,7 @@ Deno.test("form posts refused for CSRF spend none of the session's allowance", a
     assert.notEqual((await status(await post()))[0], 429);
     assert.notEqual((await status(await post()))[0], 429);
     assert.equal((await status(await post()))[0], 429);
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 async function sandboxHeader(t: TestConsole, secret?: string): Promise<string> {

@@ -75,6 +75,21 @@ Deno.test("a register form sent twice (Back, then Register) makes one hook and s
   });
 });
 
+/** Registers a hook of system events in the sandbox community through a fresh register form; expects its 303. */
+async function registerSystemHook(client: Client, fields: Record<string, string> = {}): Promise<Response> {
+  const { csrf, formToken } = await registerForm(client);
+  const res = await client.post("/webhooks", {
+    _csrf: csrf,
+    formToken,
+    tenantId: "sandbox-tenant",
+    events: ["user_account"],
+    ...fields,
+  });
+  await res.body?.cancel();
+  assert.equal(res.status, 303, fields.callback);
+  return res;
+}
+
 Deno.test("the register form preselects a connected community, then the one last used", async () => {
   await withSignedIn({}, async ({ client }) => {
     // Before "sandbox-tenant" by tenant id, and without tokens: it cannot register.
@@ -83,15 +98,7 @@ Deno.test("the register form preselects a connected community, then the one last
     // With none used yet, the first connected one; once the sandbox is used, the sandbox.
     await addCommunity(client, "abc-connected", true);
     assert.equal((await registerForm(client)).selected, "abc-connected");
-    const { csrf, formToken } = await registerForm(client);
-    const res = await client.post("/webhooks", {
-      _csrf: csrf,
-      formToken,
-      tenantId: "sandbox-tenant",
-      events: ["user_account"],
-    });
-    await res.body?.cancel();
-    assert.equal(res.status, 303);
+    await registerSystemHook(client);
     assert.equal((await registerForm(client)).selected, "sandbox-tenant");
   });
 });
@@ -107,16 +114,7 @@ Deno.test("a callback on a loopback, private or link-local address is registered
         [`${t.origin}/hooks/elsewhere`, false],
       ] as const
     ) {
-      const { csrf, formToken } = await registerForm(client);
-      const res = await client.post("/webhooks", {
-        _csrf: csrf,
-        formToken,
-        tenantId: "sandbox-tenant",
-        events: ["user_account"],
-        callback,
-      });
-      await res.body?.cancel();
-      assert.equal(res.status, 303, callback);
+      const res = await registerSystemHook(client, { callback });
       const page = parse(await client.text(res.headers.get("location")!, 200));
       try {
         const warning = page.document.querySelector("#callback-warning")?.textContent ?? "";
