@@ -167,6 +167,25 @@ export function placeOf(origin: string): string {
 }
 
 /**
+ * Posts the register form with a fresh one-time token: the sandbox community, content events of its sample place,
+ * the default callback, as `fields` override them; resolves with the console's answer, whatever it is.
+ */
+export async function postRegisterForm(
+  client: Client,
+  origin: string,
+  fields: Record<string, string | string[]> = {},
+): Promise<Response> {
+  return await client.post("/webhooks", {
+    ...await registerFormFields(client),
+    tenantId: "sandbox-tenant",
+    events: ["document"],
+    object: placeOf(origin),
+    callback: "",
+    ...fields,
+  });
+}
+
+/**
  * Registers a hook through the console's form (sandbox community, default
  * callback); resolves with the new record's id.
  */
@@ -175,14 +194,7 @@ export async function registerHook(
   origin: string,
   fields: Record<string, string | string[]> = {},
 ): Promise<string> {
-  const res = await client.post("/webhooks", {
-    ...await registerFormFields(client),
-    tenantId: "sandbox-tenant",
-    events: ["document"],
-    object: placeOf(origin),
-    callback: "",
-    ...fields,
-  });
+  const res = await postRegisterForm(client, origin, fields);
   const body = await res.text();
   assert.equal(res.status, 303, body.slice(0, 2000));
   const location = res.headers.get("location")!;

@@ -3,7 +3,7 @@
 // others stay unmarked. Before, the message stood alone at the top of the page and no field said it was the one.
 
 import assert from "node:assert/strict";
-import { csrfOf, parse, placeOf, registerFormFields, withSignedIn, withSignedInHook } from "./_helpers.ts";
+import { csrfOf, parse, placeOf, postRegisterForm, withSignedIn, withSignedInHook } from "./_helpers.ts";
 import type { Client } from "./_helpers.ts";
 
 /** The fields (by name, or id when nameless) the page marks invalid, and whether each points at the message. */
@@ -22,16 +22,7 @@ async function marked(res: Response): Promise<{ status: number; error: string; i
 }
 
 async function register(client: Client, origin: string, fields: Record<string, string | string[]>) {
-  return await marked(
-    await client.post("/webhooks", {
-      ...await registerFormFields(client),
-      tenantId: "sandbox-tenant",
-      events: ["document"],
-      object: placeOf(origin),
-      callback: "",
-      ...fields,
-    }),
-  );
+  return await marked(await postRegisterForm(client, origin, fields));
 }
 
 Deno.test("a refused register form marks the field at fault, described by the message", async () => {

@@ -152,15 +152,19 @@ Deno.test("the receiver is limited per verified tenant; forged headers spend non
   }
 });
 
+/** Asks the sandbox's trigger (JSON) to send postbacks. */
+function fireTrigger(origin: string): Promise<Response> {
+  return fetch(`${origin}/sandbox/trigger`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
+  });
+}
+
 Deno.test("the sandbox's trigger is limited per client address: JSON for a JSON call, the sandbox's page for a form", async () => {
   const t = await startConsole({ rateLimits: { ...NO_RATE_LIMITS, sandbox: twoPerMinute } });
   try {
-    const fire = () =>
-      fetch(`${t.origin}/sandbox/trigger`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: "{}",
-      });
+    const fire = () => fireTrigger(t.origin);
     assert.equal((await status(await fire()))[0], 200);
     assert.equal((await status(await fire()))[0], 200);
     const refused = await fire();
@@ -201,12 +205,7 @@ Deno.test("the sandbox's limit counts its trigger only: sign-ins' token requests
     // Each sign-in posts the consent form and the console asks the token endpoint, both from 127.0.0.1.
     for (let i = 0; i < 3; i++) await signIn(t.origin);
     // A burst of triggers spends the budget...
-    const fire = () =>
-      fetch(`${t.origin}/sandbox/trigger`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: "{}",
-      });
+    const fire = () => fireTrigger(t.origin);
     assert.equal((await status(await fire()))[0], 200);
     assert.equal((await status(await fire()))[0], 200);
     assert.equal((await status(await fire()))[0], 429);
