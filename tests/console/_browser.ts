@@ -2,8 +2,9 @@
 // a URL and wait for its islands, click and wait for the navigation, and ask
 // axe-core what it finds.
 
-import type { Browser, Page } from "../_chromium.ts";
-import type { Client } from "./_helpers.ts";
+import { type Browser, type Page, withBrowser } from "../_chromium.ts";
+import type { Client, SignedInHook, SignedInOptions } from "./_helpers.ts";
+import { withSignedInHook } from "./_helpers.ts";
 
 const AXE = await Deno.readTextFile(new URL("../../node_modules/axe-core/axe.min.js", import.meta.url));
 
@@ -22,6 +23,21 @@ export async function signedInPage(
   if (options.axe) await page.setBypassCSP(true);
   await page.setCookie({ name: "cw_session", value: client.cookies.get("cw_session")!, url: origin });
   return page;
+}
+
+/**
+ * {@linkcode withSignedInHook} on a console with its assets built, and in Chromium a new page with the signed-in
+ * session's cookie ({@linkcode signedInPage}; `axe` as there), on which nothing is loaded yet.
+ */
+export function withHookPage(
+  options: SignedInOptions & { hook?: Record<string, string | string[]>; axe?: boolean },
+  fn: (page: Page, at: SignedInHook & { browser: Browser }) => Promise<void>,
+): Promise<void> {
+  const { axe, ...rest } = options;
+  return withSignedInHook({ buildAssets: true, ...rest }, (at) =>
+    withBrowser(async (browser) => {
+      await fn(await signedInPage(browser, at.client, at.t.origin, { axe }), { ...at, browser });
+    }));
 }
 
 /** Goes to `url` and waits (up to 60 s, then 30 s) for it to load and for each of its islands to hydrate. */

@@ -10,8 +10,10 @@
 import assert from "node:assert/strict";
 import { type ConsoleApp, type ConsoleOptions, createApp } from "../../console/app.ts";
 import { Client, csrfOf, parse } from "./_client.ts";
+import { registerFormFields } from "./_form_fields.ts";
 
 export { Client, collectPages, csrfOf, parse } from "./_client.ts";
+export { redeliverFields, registerFormFields, replayFields, testEventFields } from "./_form_fields.ts";
 
 /** A console served for a test. */
 export interface TestConsole {
@@ -164,36 +166,23 @@ export function placeOf(origin: string): string {
   return `${origin}/sandbox/api/core/v3/places/1000`;
 }
 
-/** The hidden fields of the form `#formId` on the page at `path` (its CSRF token and one-time token), as shown now. */
-async function onceFields(client: Client, path: string, formId: string): Promise<{ _csrf: string; formToken: string }> {
-  const page = parse(await client.text(path, 200));
-  try {
-    const field = (name: string) =>
-      (page.document.querySelector(`#${formId} input[name=${name}]`) as HTMLInputElement | null)?.value ?? "";
-    return { _csrf: field("_csrf"), formToken: field("formToken") };
-  } finally {
-    page.close();
-  }
-}
-
-/** The register form's hidden fields: its CSRF token and the one-time token issued to this session. */
-export function registerFormFields(client: Client): Promise<{ _csrf: string; formToken: string }> {
-  return onceFields(client, "/webhooks/new", "register");
-}
-
-/** The hidden fields of a hook's "Send test event" button (its CSRF token and one-time token), as its page shows them now. */
-export function testEventFields(client: Client, hookId: string): Promise<{ _csrf: string; formToken: string }> {
-  return onceFields(client, `/webhooks/${encodeURIComponent(hookId)}`, "send-test");
-}
-
-/** The hidden fields of a delivery's "Replay to receiver" button, as its page shows them now. */
-export function replayFields(client: Client, deliveryId: string): Promise<{ _csrf: string; formToken: string }> {
-  return onceFields(client, `/deliveries/${encodeURIComponent(deliveryId)}`, "replay");
-}
-
-/** The hidden fields of a delivery's Redeliver button, as its page shows them now. */
-export function redeliverFields(client: Client, deliveryId: string): Promise<{ _csrf: string; formToken: string }> {
-  return onceFields(client, `/deliveries/${encodeURIComponent(deliveryId)}`, "redeliver");
+/**
+ * Posts the register form with a fresh one-time token: the sandbox community, content events of its sample place,
+ * the default callback, as `fields` override them; resolves with the console's answer, whatever it is.
+ */
+export async function postRegisterForm(
+  client: Client,
+  origin: string,
+  fields: Record<string, string | string[]> = {},
+): Promise<Response> {
+  return await client.post("/webhooks", {
+    ...await registerFormFields(client),
+    tenantId: "sandbox-tenant",
+    events: ["document"],
+    object: placeOf(origin),
+    callback: "",
+    ...fields,
+  });
 }
 
 /**
@@ -205,20 +194,63 @@ export async function registerHook(
   origin: string,
   fields: Record<string, string | string[]> = {},
 ): Promise<string> {
-  const res = await client.post("/webhooks", {
-    ...await registerFormFields(client),
-    tenantId: "sandbox-tenant",
-    events: ["document"],
-    object: placeOf(origin),
-    callback: "",
-    ...fields,
-  });
+  const res = await postRegisterForm(client, origin, fields);
   const body = await res.text();
   assert.equal(res.status, 303, body.slice(0, 2000));
   const location = res.headers.get("location")!;
   const match = /^\/webhooks\/([^/?]+)\?notice=registered$/.exec(location);
   assert.ok(match, location);
   return decodeURIComponent(match[1]);
+}
+
+/** How {@linkcode withSignedIn} sets up: `connect: false` leaves the (pre-connected) sandbox unconnected by OAuth. */
+export type SignedInOptions = Partial<ConsoleOptions> & { connect?: boolean };
+
+/** A console and its signed-in client, as {@linkcode withSignedIn} hands them to a test. */
+export interface SignedIn {
+  /** The console. */
+  t: TestConsole;
+  /** The client signed in through the sandbox. */
+  client: Client;
+}
+
+/**
+ * Runs `fn` with a console (`options` go to {@linkcode startConsole}), a client signed in through the sandbox, and
+ * the sandbox community connected through its OAuth unless `connect` is false; closes the console afterwards.
+ */
+export async function withSignedIn(options: SignedInOptions, fn: (at: SignedIn) => Promise<void>): Promise<void> {
+  const { connect = true, ...consoleOptions } = options;
+  const t = await startConsole(consoleOptions);
+  try {
+    const client = await signIn(t.origin);
+    if (connect) await connectSandbox(client, t.origin);
+    await fn({ t, client });
+  } finally {
+    await t.close();
+  }
+}
+
+/** What {@linkcode withSignedInHook} hands a test: {@linkcode SignedIn} and the hook it registered. */
+export interface SignedInHook extends SignedIn {
+  /** The console's record id of the hook. */
+  hookId: string;
+  /** Reads the platform's id of the hook from its record. */
+  platformId(): Promise<string>;
+}
+
+/**
+ * {@linkcode withSignedIn}, with one hook registered through the console's form ({@linkcode registerHook}; `hook`
+ * overrides its fields) before `fn` runs.
+ */
+export function withSignedInHook(
+  options: SignedInOptions & { hook?: Record<string, string | string[]> },
+  fn: (at: SignedInHook) => Promise<void>,
+): Promise<void> {
+  const { hook, ...rest } = options;
+  return withSignedIn(rest, async ({ t, client }) => {
+    const hookId = await registerHook(client, t.origin, hook);
+    await fn({ t, client, hookId, platformId: async () => String((await t.app.webhooks.findByID(hookId))!.entity.id) });
+  });
 }
 
 /** The sandbox hook {@linkcode withHook} registers. */
@@ -233,31 +265,16 @@ export interface TestHook {
   platformId: string;
 }
 
-/**
- * Runs `fn` with a console whose sandbox community is connected and has one
- * hook registered through the console's form (default callback), and the
- * signed-in client; closes the console afterwards. `options` go to
- * {@linkcode startConsole}.
- */
-export async function withHook(
+/** {@linkcode withSignedInHook}, handing `fn` the console, the hook's record read back, and the client. */
+export function withHook(
   fn: (t: TestConsole, hook: TestHook, client: Client) => Promise<void>,
   options: Partial<ConsoleOptions> = {},
 ): Promise<void> {
-  const t = await startConsole(options);
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
-    const id = await registerHook(client, t.origin);
+  return withSignedInHook(options, async ({ t, client, hookId: id }) => {
     const record = (await t.app.webhooks.findByID(id))!;
-    await fn(t, {
-      id,
-      callback: String(record.entity.callback),
-      ref: record.entity.resources!.self!.ref!,
-      platformId: String(record.entity.id),
-    }, client);
-  } finally {
-    await t.close();
-  }
+    const { callback, resources, id: platformId } = record.entity;
+    await fn(t, { id, callback: String(callback), ref: resources!.self!.ref!, platformId: String(platformId) }, client);
+  });
 }
 
 /** Asks the sandbox to send postbacks; resolves with their HTTP statuses. */

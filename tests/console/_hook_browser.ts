@@ -3,9 +3,9 @@
 // session to give a page, and Chromium.
 
 import { type Browser, type Page, withBrowser } from "../_chromium.ts";
-import { connectSandbox, registerHook, signIn, startConsole } from "./_helpers.ts";
+import { type TestConsole, withSignedInHook } from "./_helpers.ts";
 
-export type TestConsole = Awaited<ReturnType<typeof startConsole>>;
+export type { TestConsole };
 
 /** What a browser test on a registered hook gets: its console, the hook, a browser, and a way to sign a page in. */
 export interface HookBench {
@@ -17,17 +17,11 @@ export interface HookBench {
 }
 
 /** A console with the sandbox connected and a hook registered, a signed-in client, and Chromium. */
-export async function withHookBrowser(fn: (bench: HookBench) => Promise<void>): Promise<void> {
-  const t = await startConsole({ buildAssets: true });
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
-    const hookId = await registerHook(client, t.origin);
+export function withHookBrowser(fn: (bench: HookBench) => Promise<void>): Promise<void> {
+  return withSignedInHook({ buildAssets: true }, ({ t, client, hookId }) => {
     const cookie = { name: "cw_session", value: client.cookies.get("cw_session")!, url: t.origin };
-    await withBrowser((browser) => fn({ t, hookId, browser, signedIn: (page) => page.setCookie(cookie) }));
-  } finally {
-    await t.close();
-  }
+    return withBrowser((browser) => fn({ t, hookId, browser, signedIn: (page) => page.setCookie(cookie) }));
+  });
 }
 
 /** A signed-in page on a registered hook's page (`prepare` runs before it loads), with its console. */

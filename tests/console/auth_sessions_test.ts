@@ -3,7 +3,7 @@
 // cookie, sign-out, expiry, and localhost sent to the 127.0.0.1 origin.
 
 import assert from "node:assert/strict";
-import { Client, csrfOf, parse, signIn, startConsole } from "./_helpers.ts";
+import { Client, csrfOf, parse, startConsole, withSignedIn } from "./_helpers.ts";
 
 Deno.test("pages without a session redirect to sign-in, keeping the path", async () => {
   const t = await startConsole();
@@ -45,9 +45,7 @@ Deno.test("sign-in, /healthz, the sandbox and the receiver need no session", asy
 });
 
 Deno.test("signing in through the sandbox sets an HttpOnly SameSite=Lax session cookie", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ connect: false }, async ({ client }) => {
     const raw = client.setCookies.find((c) => c.startsWith("cw_session="))!;
     assert.match(raw, /HttpOnly/i);
     assert.match(raw, /SameSite=Lax/i);
@@ -65,9 +63,7 @@ Deno.test("signing in through the sandbox sets an HttpOnly SameSite=Lax session 
     }
     // The session id never shows in the page.
     assert.ok(!html.includes(client.cookies.get("cw_session")!));
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("a callback without the matching pending cookie does not sign in", async () => {
@@ -85,9 +81,7 @@ Deno.test("a callback without the matching pending cookie does not sign in", asy
 });
 
 Deno.test("sign-out ends the session", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ connect: false }, async ({ client }) => {
     const oldCookie = client.cookies.get("cw_session")!;
     const csrf = csrfOf(await client.text("/", 200));
     const res = await client.post("/signout", { _csrf: csrf });
@@ -100,23 +94,17 @@ Deno.test("sign-out ends the session", async () => {
     const again = await client.fetch("/communities");
     await again.body?.cancel();
     assert.equal(again.status, 302);
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("sessions expire", async () => {
-  const t = await startConsole({ sessionTtlMs: 1000 });
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ sessionTtlMs: 1000, connect: false }, async ({ client }) => {
     assert.equal((await client.fetch("/")).status, 200);
     await new Promise((r) => setTimeout(r, 1100));
     const res = await client.fetch("/");
     await res.body?.cancel();
     assert.equal(res.status, 302);
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("a browser on localhost is sent to the console's 127.0.0.1 origin, so sign-in cookies stay on one host", async () => {

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { createWebhooks } from "../../webhooks/mod.ts";
-import { connectSandbox, parse, signIn, startConsole } from "./_helpers.ts";
+import { connectSandbox, parse, signIn, startConsole, withSignedIn } from "./_helpers.ts";
 import { communityProvider } from "../../console/lib/oauth.ts";
 import { noSecrets } from "./_no_secrets.ts";
 
@@ -62,10 +62,7 @@ Deno.test("the sandbox community is pre-connected on start: its tokens are prese
 });
 
 Deno.test("connecting a community through its OAuth stores tokens and shows them as present", async () => {
-  const t = await startConsole({ preconnectSandbox: false });
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
+  await withSignedIn({ preconnectSandbox: false }, async ({ t, client }) => {
     const community = await t.app.webhooks.communities.findByTenantID(
       "sandbox-tenant",
     );
@@ -93,9 +90,7 @@ Deno.test("connecting a community through its OAuth stores tokens and shows them
     } finally {
       page.close();
     }
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("a console restarted at another address points the sandbox community there, keeping its tokens", async () => {

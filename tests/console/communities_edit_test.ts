@@ -4,7 +4,7 @@
 // a remove at the same moment.
 
 import assert from "node:assert/strict";
-import { collectPages, csrfOf, parse, signIn, signInAtForm, startConsole } from "./_helpers.ts";
+import { collectPages, csrfOf, parse, signIn, signInAtForm, startConsole, withSignedIn } from "./_helpers.ts";
 import { noSecrets } from "./_no_secrets.ts";
 
 const SECRET = "c2VjcmV0LWNsaWVudC1zZWNyZXQ=.s";
@@ -203,9 +203,7 @@ Deno.test("communities are listed a page at a time", async () => {
 });
 
 Deno.test("an edit and a remove of one community at the same moment never bring it back, and an edit keeps tokens renewed meanwhile", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ connect: false }, async ({ t, client }) => {
     const { communities } = t.app.webhooks;
     for (let i = 0; i < 8; i++) {
       const tenantId = `race-${i}`;
@@ -237,7 +235,5 @@ Deno.test("an edit and a remove of one community at the same moment never bring 
     const stored = (await communities.findByTenantID("tokens"))!;
     assert.equal(stored.name, "Tokens edited");
     assert.deepEqual(stored.oauth, renewed);
-  } finally {
-    await t.close();
-  }
+  });
 });

@@ -3,7 +3,16 @@
 // defects 8 and 9).
 
 import assert from "node:assert/strict";
-import { type Client, connectSandbox, parse, registerHook, signIn, startConsole, testEventFields } from "./_helpers.ts";
+import {
+  type Client,
+  connectSandbox,
+  parse,
+  registerHook,
+  signIn,
+  startConsole,
+  testEventFields,
+  withSignedIn,
+} from "./_helpers.ts";
 
 /** Reads a page's parts with happy-dom. */
 async function read<T>(client: Client, path: string, fn: (document: Document) => T): Promise<T> {
@@ -18,9 +27,7 @@ async function read<T>(client: Client, path: string, fn: (document: Document) =>
 const text = (document: Document, selector: string) => document.querySelector(selector)?.textContent?.trim() ?? "";
 
 Deno.test("/deliveries?hook= an unknown id says no webhook has it, and links to all deliveries", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ connect: false }, async ({ client }) => {
     const seen = await read(client, "/deliveries?hook=NONEXISTENT", (d) => ({
       error: text(d, "[role=alert]"),
       empty: text(d, "#deliveries-empty"),
@@ -31,15 +38,11 @@ Deno.test("/deliveries?hook= an unknown id says no webhook has it, and links to 
     assert.match(seen.empty, /^No delivery of this webhook\./);
     assert.equal(seen.clear, "/deliveries");
     assert.equal(seen.selected, "NONEXISTENT");
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("/deliveries?community= an unknown tenant id shows it in its dropdown, says so, and links to clear it", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ connect: false }, async ({ t, client }) => {
     await t.app.deliveries.addRejected({
       status: 401,
       reason: "JiveEXTN signature is not valid",
@@ -61,9 +64,7 @@ Deno.test("/deliveries?community= an unknown tenant id shows it in its dropdown,
     assert.match(seen.error, /No community has the tenant id 'nope'/);
     assert.equal(seen.rows, 0);
     assert.equal(seen.clear, "/deliveries");
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("a platform-side failure's page says the platform could not deliver it, not what the console received", async () => {

@@ -3,11 +3,11 @@
 // yet.", neither naming the step that fills it.
 
 import assert from "node:assert/strict";
-import { parse, registerHook, signIn, startConsole } from "./_helpers.ts";
+import { type Client, parse, registerHook, withSignedIn } from "./_helpers.ts";
 
 /** The text of `selector` on `path`, and the links in it. */
 async function cell(
-  client: Awaited<ReturnType<typeof signIn>>,
+  client: Client,
   path: string,
   selector: string,
 ): Promise<{ text: string; links: string[] }> {
@@ -23,9 +23,7 @@ async function cell(
 }
 
 Deno.test("the empty webhooks list and delivery log say what fills them, and link to it", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ connect: false }, async ({ t, client }) => {
     const none = await cell(client, "/webhooks", "#webhooks tbody td");
     assert.match(none.text, /^No webhook is registered yet\. Register a webhook to receive a community's events/);
     assert.deepEqual(none.links, ["/webhooks/new"]);
@@ -46,7 +44,5 @@ Deno.test("the empty webhooks list and delivery log say what fills them, and lin
     const waiting = await cell(client, "/deliveries", "#deliveries-empty");
     assert.match(waiting.text, /^No deliveries yet: .*Send test event.*sandbox page/);
     assert.deepEqual(waiting.links, ["/sandbox"]);
-  } finally {
-    await t.close();
-  }
+  });
 });

@@ -6,44 +6,34 @@
  */
 
 import assert from "node:assert/strict";
-import { browserTestOptions, withBrowser } from "../_chromium.ts";
-import { gotoHydrated, signedInPage } from "./_browser.ts";
-import { registerHook, signIn, startConsole } from "./_helpers.ts";
+import { browserTestOptions } from "../_chromium.ts";
+import { gotoHydrated, withHookPage } from "./_browser.ts";
 
 const disabled = (id: string) => `document.querySelector("#${id}").disabled`;
 
 Deno.test({
   name: "once the events island runs it greys out the kind not chosen, and frees it when the chosen kind is unticked",
   ...browserTestOptions,
-  fn: async () => {
-    const t = await startConsole({ buildAssets: true });
-    try {
-      const client = await signIn(t.origin);
-      const hookId = await registerHook(client, t.origin);
-      await withBrowser(async (browser) => {
-        const page = await signedInPage(browser, client, t.origin);
-        await gotoHydrated(page, `${t.origin}/webhooks/${hookId}`);
-        await page.waitForFunction(
-          () =>
-            (document.querySelector("#event-user_account") as HTMLInputElement).disabled &&
-            document.querySelector("#system-events")?.classList.contains("muted"),
-          { timeout: 10_000 },
-        );
-        assert.equal(await page.evaluate(disabled("event-document")), false);
-        await page.click("#event-document");
-        await page.waitForFunction(
-          () => !(document.querySelector("#event-user_account") as HTMLInputElement).disabled,
-          {
-            timeout: 10_000,
-          },
-        );
-        await page.click("#event-user_account");
-        await page.waitForFunction(() => (document.querySelector("#object") as HTMLInputElement).disabled, {
+  fn: () =>
+    withHookPage({ connect: false }, async (page, { t, hookId }) => {
+      await gotoHydrated(page, `${t.origin}/webhooks/${hookId}`);
+      await page.waitForFunction(
+        () =>
+          (document.querySelector("#event-user_account") as HTMLInputElement).disabled &&
+          document.querySelector("#system-events")?.classList.contains("muted"),
+        { timeout: 10_000 },
+      );
+      assert.equal(await page.evaluate(disabled("event-document")), false);
+      await page.click("#event-document");
+      await page.waitForFunction(
+        () => !(document.querySelector("#event-user_account") as HTMLInputElement).disabled,
+        {
           timeout: 10_000,
-        });
+        },
+      );
+      await page.click("#event-user_account");
+      await page.waitForFunction(() => (document.querySelector("#object") as HTMLInputElement).disabled, {
+        timeout: 10_000,
       });
-    } finally {
-      await t.close();
-    }
-  },
+    }),
 });

@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { connectSandbox, parse, placeOf, registerFormFields, registerHook, signIn, startConsole } from "./_helpers.ts";
+import { parse, placeOf, registerFormFields, registerHook, withSignedIn, withSignedInHook } from "./_helpers.ts";
 
 /** Whether each of `ids` is disabled in `html`. */
 function disabledOf(html: string, ids: string[]): Record<string, boolean> {
@@ -26,10 +26,7 @@ const TICKED = ["event-document", "event-user_account", "object"];
 const NONE_DISABLED = Object.fromEntries(TICKED.map((id) => [id, false]));
 
 Deno.test("a register form refused for mixing system and content events comes back with every ticked box free to untick", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
+  await withSignedIn({}, async ({ t, client }) => {
     const res = await client.post("/webhooks", {
       ...await registerFormFields(client),
       tenantId: "sandbox-tenant",
@@ -41,16 +38,11 @@ Deno.test("a register form refused for mixing system and content events comes ba
     assert.match(html, /cannot be mixed/);
     // A disabled box is neither sent nor changed: the user could only send the form again with no event at all.
     assert.deepEqual(disabledOf(html, TICKED), NONE_DISABLED);
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("a webhook's events form refused for mixing both kinds comes back with every ticked box free to untick", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
-    const id = await registerHook(client, t.origin);
+  await withSignedInHook({ connect: false }, async ({ t, client, hookId: id }) => {
     const page = await client.text(`/webhooks/${id}`, 200);
     const csrf = parse(page);
     const token = (csrf.document.querySelector("input[name=_csrf]") as HTMLInputElement).value;
@@ -63,16 +55,11 @@ Deno.test("a webhook's events form refused for mixing both kinds comes back with
     const html = await res.text();
     assert.equal(res.status, 400, html.slice(0, 300));
     assert.deepEqual(disabledOf(html, TICKED), NONE_DISABLED);
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("without JavaScript a hook's events can be changed to the other kind: the server greys out no box", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
-    const content = await registerHook(client, t.origin);
+  await withSignedInHook({ connect: false }, async ({ t, client, hookId: content }) => {
     const system = await registerHook(client, t.origin, { events: ["user_account"], object: "" });
     assert.deepEqual(
       disabledOf(await client.text(`/webhooks/${content}`, 200), ["event-user_account", "event-document"]),
@@ -82,7 +69,5 @@ Deno.test("without JavaScript a hook's events can be changed to the other kind: 
       disabledOf(await client.text(`/webhooks/${system}`, 200), ["event-document", "object", "event-user_account"]),
       { "event-document": false, object: false, "event-user_account": false },
     );
-  } finally {
-    await t.close();
-  }
+  });
 });

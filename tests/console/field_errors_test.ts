@@ -3,16 +3,7 @@
 // others stay unmarked. Before, the message stood alone at the top of the page and no field said it was the one.
 
 import assert from "node:assert/strict";
-import {
-  connectSandbox,
-  csrfOf,
-  parse,
-  placeOf,
-  registerFormFields,
-  registerHook,
-  signIn,
-  startConsole,
-} from "./_helpers.ts";
+import { csrfOf, parse, placeOf, postRegisterForm, withSignedIn, withSignedInHook } from "./_helpers.ts";
 import type { Client } from "./_helpers.ts";
 
 /** The fields (by name, or id when nameless) the page marks invalid, and whether each points at the message. */
@@ -31,22 +22,11 @@ async function marked(res: Response): Promise<{ status: number; error: string; i
 }
 
 async function register(client: Client, origin: string, fields: Record<string, string | string[]>) {
-  return await marked(
-    await client.post("/webhooks", {
-      ...await registerFormFields(client),
-      tenantId: "sandbox-tenant",
-      events: ["document"],
-      object: placeOf(origin),
-      callback: "",
-      ...fields,
-    }),
-  );
+  return await marked(await postRegisterForm(client, origin, fields));
 }
 
 Deno.test("a refused register form marks the field at fault, described by the message", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ connect: false }, async ({ t, client }) => {
     const noEvent = await register(client, t.origin, { events: [] });
     assert.deepEqual(noEvent, { status: 400, error: "Choose at least one event", invalid: ["events"] });
     const mixed = await register(client, t.origin, { events: ["document", "user_account"] });
@@ -56,15 +36,11 @@ Deno.test("a refused register form marks the field at fault, described by the me
     assert.deepEqual(noObject.invalid, ["object"]);
     const noCommunity = await register(client, t.origin, { tenantId: "nobody" });
     assert.deepEqual(noCommunity, { status: 400, error: "Choose a community", invalid: ["tenantId"] });
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("a refused community form marks the field at fault, described by the message", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ connect: false }, async ({ client }) => {
     const add = async (fields: Record<string, string>) =>
       await marked(
         await client.post("/communities", {
@@ -78,17 +54,11 @@ Deno.test("a refused community form marks the field at fault, described by the m
     assert.deepEqual((await add({ name: "x".repeat(201) })).invalid, ["name"]);
     assert.deepEqual((await add({ tenantId: "" })).invalid, ["tenantId"]);
     assert.deepEqual((await add({ baseUrl: "ftp://acme.example" })).invalid, ["baseUrl"]);
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("a refused Forward to marks its URL field, described by the message", async () => {
-  const t = await startConsole({ allowPrivateNetwork: false });
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
-    const hookId = await registerHook(client, t.origin);
+  await withSignedInHook({ allowPrivateNetwork: false }, async ({ client, hookId }) => {
     const path = `/webhooks/${hookId}/forward`;
     const refused = await marked(
       await client.post(path, { _csrf: csrfOf(await client.text(path, 200)), url: "http://10.0.0.1/in" }),
@@ -96,17 +66,11 @@ Deno.test("a refused Forward to marks its URL field, described by the message", 
     assert.equal(refused.status, 400);
     assert.match(refused.error, /^No destination was added: /);
     assert.deepEqual(refused.invalid, ["url"]);
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("a refused Edit events form on a hook's page marks the events or the object", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
-    const hookId = await registerHook(client, t.origin);
+  await withSignedInHook({}, async ({ t, client, hookId }) => {
     const path = `/webhooks/${hookId}`;
     const edit = async (fields: Record<string, string | string[]>) =>
       await marked(await client.post(`${path}/events`, { _csrf: csrfOf(await client.text(path, 200)), ...fields }));
@@ -118,7 +82,5 @@ Deno.test("a refused Edit events form on a hook's page marks the events or the o
     const noObject = await edit({ events: ["document"], object: "" });
     assert.match(noObject.error, /'object'/);
     assert.deepEqual(noObject.invalid, ["object"]);
-  } finally {
-    await t.close();
-  }
+  });
 });

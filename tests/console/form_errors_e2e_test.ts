@@ -3,9 +3,8 @@
 // the page before the skip link and the navigation.
 
 import assert from "node:assert/strict";
-import { browserTestOptions, type Page, withBrowser } from "../_chromium.ts";
-import { connectSandbox, registerHook, signIn, startConsole } from "./_helpers.ts";
-import { gotoHydrated, signedInPage } from "./_browser.ts";
+import { browserTestOptions, type Page } from "../_chromium.ts";
+import { gotoHydrated, withHookPage } from "./_browser.ts";
 
 /** Submits `form` as it is (no browser checks of its fields) and waits for the answer to load. */
 async function submitAsIs(page: Page, form: string): Promise<void> {
@@ -23,37 +22,27 @@ const focused = (page: Page) =>
 Deno.test({
   name: "a refused form moves focus to its error message: register, add a community, forward to",
   ...browserTestOptions,
-  fn: async () => {
-    const t = await startConsole({ buildAssets: true });
-    try {
-      const client = await signIn(t.origin);
-      await connectSandbox(client, t.origin);
-      const hookId = await registerHook(client, t.origin);
-      await withBrowser(async (browser) => {
-        const page = await signedInPage(browser, client, t.origin);
-        await page.setViewport({ width: 1280, height: 800 });
+  fn: () =>
+    withHookPage({}, async (page, { t, hookId }) => {
+      await page.setViewport({ width: 1280, height: 800 });
 
-        await gotoHydrated(page, `${t.origin}/webhooks/new`);
-        await submitAsIs(page, "form#register");
-        assert.equal(await focused(page), "alert: Choose at least one event");
+      await gotoHydrated(page, `${t.origin}/webhooks/new`);
+      await submitAsIs(page, "form#register");
+      assert.equal(await focused(page), "alert: Choose at least one event");
 
-        await gotoHydrated(page, `${t.origin}/communities/new`);
-        await page.type("input[name=name]", "x".repeat(201));
-        await page.type("input[name=tenantId]", "t");
-        await page.type("input[name=baseUrl]", "https://community.example");
-        await submitAsIs(page, "main form.stack");
-        assert.equal(await focused(page), "alert: Name is too long (at most 200 characters)");
+      await gotoHydrated(page, `${t.origin}/communities/new`);
+      await page.type("input[name=name]", "x".repeat(201));
+      await page.type("input[name=tenantId]", "t");
+      await page.type("input[name=baseUrl]", "https://community.example");
+      await submitAsIs(page, "main form.stack");
+      assert.equal(await focused(page), "alert: Name is too long (at most 200 characters)");
 
-        await gotoHydrated(page, `${t.origin}/webhooks/${hookId}/forward`);
-        await page.type("#forward-add input[name=url]", "ftp://app.example/x");
-        await submitAsIs(page, "#forward-add");
-        assert.match(await focused(page), /^alert: No destination was added: /);
-        // The next Tab goes on from the message, into the page below it, not back to the skip link.
-        await page.keyboard.press("Tab");
-        assert.equal(await page.evaluate(() => document.activeElement?.closest("main") !== null), true);
-      });
-    } finally {
-      await t.close();
-    }
-  },
+      await gotoHydrated(page, `${t.origin}/webhooks/${hookId}/forward`);
+      await page.type("#forward-add input[name=url]", "ftp://app.example/x");
+      await submitAsIs(page, "#forward-add");
+      assert.match(await focused(page), /^alert: No destination was added: /);
+      // The next Tab goes on from the message, into the page below it, not back to the skip link.
+      await page.keyboard.press("Tab");
+      assert.equal(await page.evaluate(() => document.activeElement?.closest("main") !== null), true);
+    }),
 });

@@ -10,9 +10,8 @@
 
 import assert from "node:assert/strict";
 import { Webhook } from "standardwebhooks";
-import { browserTestOptions, type Page, withBrowser } from "../_chromium.ts";
-import { connectSandbox, registerHook, signIn, startConsole } from "./_helpers.ts";
-import { axeViolations, clickAndWait, signedInPage } from "./_browser.ts";
+import { browserTestOptions, type Page } from "../_chromium.ts";
+import { axeViolations, clickAndWait, withHookPage } from "./_browser.ts";
 import { startApp } from "../webhooks/relay/fixtures.ts";
 
 const SHOTS = "/tmp/shots-relay";
@@ -50,14 +49,9 @@ Deno.test({
   ...browserTestOptions,
   fn: async () => {
     await Deno.mkdir(SHOTS, { recursive: true });
-    const t = await startConsole({ buildAssets: true, relayWorker: true });
     const app = startApp();
     try {
-      const client = await signIn(t.origin);
-      await connectSandbox(client, t.origin);
-      const hookId = await registerHook(client, t.origin);
-      await withBrowser(async (browser) => {
-        const page = await signedInPage(browser, client, t.origin, { axe: true });
+      await withHookPage({ relayWorker: true, axe: true }, async (page, { t, hookId }) => {
         await page.setViewport({ width: 1280, height: 900 });
 
         // The hook's page leads to Forward to.
@@ -122,7 +116,6 @@ Deno.test({
         await look(page, "06_forward_removed");
       });
     } finally {
-      await t.close();
       await app.close();
     }
   },

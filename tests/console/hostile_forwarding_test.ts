@@ -5,16 +5,7 @@
 // is stored stays as it was.
 
 import assert from "node:assert/strict";
-import {
-  type Client,
-  connectSandbox,
-  csrfOf,
-  registerHook,
-  signIn,
-  startConsole,
-  trigger,
-  withHook,
-} from "./_helpers.ts";
+import { type Client, csrfOf, registerHook, trigger, withHook, withSignedInHook } from "./_helpers.ts";
 import { startApp, until } from "../webhooks/relay/fixtures.ts";
 import { createRelay } from "../../webhooks/mod.ts";
 import { addDestination } from "./_forward_forms.ts";
@@ -91,56 +82,53 @@ Deno.test("Forward to: an unknown hook, an unknown destination and ids too long 
 });
 
 Deno.test("Redeliver leaves another hook's dead letter alone, and says so when the destination is disabled", async () => {
-  const t = await startConsole({ relayWorker: true });
   let status = 410;
   const app = startApp(() => new Response("answer", { status }));
   try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
-    const mine = await registerHook(client, t.origin);
-    const other = await registerHook(client, t.origin, { events: ["discussion"] });
-    await addDestination(client, other, app.url);
-    const platformId = String((await t.app.webhooks.findByID(other))!.entity.id);
-    assert.deepEqual(await trigger(t.origin, { webhookId: platformId }), [200]);
-    const theirs = `/webhooks/${other}/forward`;
-    let deadId = "";
-    await until(
-      async () => {
-        deadId = /data-entry="([^"]+)"/.exec(await client.text(theirs, 200))?.[1] ?? "";
-        return deadId !== "";
-      },
-      5_000,
-      "the dead letter",
-    );
+    await withSignedInHook({ relayWorker: true }, async ({ t, client, hookId: mine }) => {
+      const other = await registerHook(client, t.origin, { events: ["discussion"] });
+      await addDestination(client, other, app.url);
+      const platformId = String((await t.app.webhooks.findByID(other))!.entity.id);
+      assert.deepEqual(await trigger(t.origin, { webhookId: platformId }), [200]);
+      const theirs = `/webhooks/${other}/forward`;
+      let deadId = "";
+      await until(
+        async () => {
+          deadId = /data-entry="([^"]+)"/.exec(await client.text(theirs, 200))?.[1] ?? "";
+          return deadId !== "";
+        },
+        5_000,
+        "the dead letter",
+      );
 
-    const csrf = csrfOf(await client.text(`/webhooks/${mine}/forward`, 200));
-    const res = await post(client, `/webhooks/${mine}/forward/redeliver/${deadId}`, { _csrf: csrf });
-    assert.equal(res.status, 303);
-    assert.equal(res.location, `/webhooks/${mine}/forward?notice=gone`);
-    assert.match(await client.text(theirs, 200), new RegExp(`data-entry="${deadId}"`)); // still a dead letter
+      const csrf = csrfOf(await client.text(`/webhooks/${mine}/forward`, 200));
+      const res = await post(client, `/webhooks/${mine}/forward/redeliver/${deadId}`, { _csrf: csrf });
+      assert.equal(res.status, 303);
+      assert.equal(res.location, `/webhooks/${mine}/forward?notice=gone`);
+      assert.match(await client.text(theirs, 200), new RegExp(`data-entry="${deadId}"`)); // still a dead letter
 
-    // Its destination answered 410, so it is disabled: Redeliver says so and leaves the dead letter (a worker would
-    // make it a dead letter again at once, unsent).
-    const disabled = await post(client, `${theirs}/redeliver/${deadId}`, { _csrf: csrf });
-    assert.equal(disabled.status, 409);
-    assert.match(
-      disabled.html,
-      new RegExp(`dead letter &quot;${deadId}&quot; was not sent again: its destination .* is disabled`),
-    );
-    assert.match(await client.text(theirs, 200), new RegExp(`data-entry="${deadId}"`));
-    assert.equal(app.received.length, 1);
+      // Its destination answered 410, so it is disabled: Redeliver says so and leaves the dead letter (a worker would
+      // make it a dead letter again at once, unsent).
+      const disabled = await post(client, `${theirs}/redeliver/${deadId}`, { _csrf: csrf });
+      assert.equal(disabled.status, 409);
+      assert.match(
+        disabled.html,
+        new RegExp(`dead letter &quot;${deadId}&quot; was not sent again: its destination .* is disabled`),
+      );
+      assert.match(await client.text(theirs, 200), new RegExp(`data-entry="${deadId}"`));
+      assert.equal(app.received.length, 1);
 
-    // From its own hook's page it is sent again, once: a second click finds it gone (the app now takes it).
-    status = 200;
-    const destId = /data-destination="([^"]+)"/.exec(await client.text(theirs, 200))![1];
-    const enable = await post(client, `${theirs}/${destId}/enabled`, { _csrf: csrf, enabled: "1" }); // the 410 disabled it
-    assert.equal(enable.location, `${theirs}?notice=enabled`);
-    const first = await post(client, `${theirs}/redeliver/${deadId}`, { _csrf: csrf });
-    assert.equal(first.location, `${theirs}?notice=redelivered`);
-    const second = await post(client, `${theirs}/redeliver/${deadId}`, { _csrf: csrf });
-    assert.equal(second.location, `${theirs}?notice=gone`);
+      // From its own hook's page it is sent again, once: a second click finds it gone (the app now takes it).
+      status = 200;
+      const destId = /data-destination="([^"]+)"/.exec(await client.text(theirs, 200))![1];
+      const enable = await post(client, `${theirs}/${destId}/enabled`, { _csrf: csrf, enabled: "1" }); // the 410 disabled it
+      assert.equal(enable.location, `${theirs}?notice=enabled`);
+      const first = await post(client, `${theirs}/redeliver/${deadId}`, { _csrf: csrf });
+      assert.equal(first.location, `${theirs}?notice=redelivered`);
+      const second = await post(client, `${theirs}/redeliver/${deadId}`, { _csrf: csrf });
+      assert.equal(second.location, `${theirs}?notice=gone`);
+    });
   } finally {
-    await t.close();
     await app.close();
   }
 });

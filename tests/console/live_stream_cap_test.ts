@@ -74,11 +74,28 @@ async function openStream(origin: string, client: Client): Promise<Opened> {
   };
 }
 
-Deno.test("one session opening 40 live streams gets 10, the rest 429 with a reason; a closed one frees its place", async () => {
-  const t = await startConsole();
+/**
+ * Runs `fn` on a console started with `options`, counting its KV watches; afterwards the streams `fn` put in
+ * `opened` are closed, their watches must all end, and the console is closed.
+ */
+async function withStreams(
+  options: Parameters<typeof startConsole>[0],
+  fn: (t: TestConsole, watches: { open: () => number }, opened: Opened[]) => Promise<void>,
+): Promise<void> {
+  const t = await startConsole(options);
   const watches = countWatches(t);
   const opened: Opened[] = [];
   try {
+    await fn(t, watches, opened);
+  } finally {
+    for (const o of opened) o.close();
+    await waitUntil(() => watches.open() === 0, "streams closed by their clients kept their watches");
+    await t.close();
+  }
+}
+
+Deno.test("one session opening 40 live streams gets 10, the rest 429 with a reason; a closed one frees its place", async () => {
+  await withStreams({}, async (t, watches, opened) => {
     const client = await signIn(t.origin);
     for (let i = 0; i < 40; i++) opened.push(await openStream(t.origin, client));
     const ok = opened.filter((o) => o.status === 200);
@@ -99,18 +116,11 @@ Deno.test("one session opening 40 live streams gets 10, the rest 429 with a reas
     const again = await openStream(t.origin, client);
     opened.push(again);
     assert.equal(again.status, 200);
-  } finally {
-    for (const o of opened) o.close();
-    await waitUntil(() => watches.open() === 0, "streams closed by their clients kept their watches");
-    await t.close();
-  }
+  });
 });
 
 Deno.test("live streams past the console's total are answered 503 with a reason, and a closed one frees its place", async () => {
-  const t = await startConsole({ liveStreams: { perSession: 2, total: 3 } });
-  const watches = countWatches(t);
-  const opened: Opened[] = [];
-  try {
+  await withStreams({ liveStreams: { perSession: 2, total: 3 } }, async (t, watches, opened) => {
     const clients = [await signIn(t.origin), await signIn(t.origin), await signIn(t.origin)];
     for (const client of clients) for (let i = 0; i < 2; i++) opened.push(await openStream(t.origin, client));
     assert.deepEqual(opened.map((o) => o.status), [200, 200, 200, 503, 503, 503]);
@@ -122,9 +132,5 @@ Deno.test("live streams past the console's total are answered 503 with a reason,
     const again = await openStream(t.origin, clients[2]);
     opened.push(again);
     assert.equal(again.status, 200);
-  } finally {
-    for (const o of opened) o.close();
-    await waitUntil(() => watches.open() === 0, "streams closed by their clients kept their watches");
-    await t.close();
-  }
+  });
 });

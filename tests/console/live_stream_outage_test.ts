@@ -3,7 +3,7 @@
 // closes (a browser retrying its EventSource every few seconds through an outage adds one each time).
 
 import assert from "node:assert/strict";
-import { signIn, startConsole } from "./_helpers.ts";
+import { withSignedIn } from "./_helpers.ts";
 
 /** Counts, per abort signal, the "abort" listeners added and not taken off while it runs. */
 async function countingAbortListeners(fn: () => Promise<void>): Promise<number[]> {
@@ -30,9 +30,7 @@ async function countingAbortListeners(fn: () => Promise<void>): Promise<number[]
 }
 
 Deno.test("a live stream whose first read of the log fails (KV down) takes its listener off the closing signal", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ connect: false }, async ({ t, client }) => {
     // The outage: the stream's first read of the log fails.
     t.app.deliveries.liveReader = () => {
       throw new Error("KV unavailable");
@@ -50,7 +48,5 @@ Deno.test("a live stream whose first read of the log fails (KV down) takes its l
       held.every((n) => n < streams),
       `a signal holds a listener per failed stream: ${JSON.stringify(held)}`,
     );
-  } finally {
-    await t.close();
-  }
+  });
 });

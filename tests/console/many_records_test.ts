@@ -4,12 +4,10 @@
 // the communities list that holds none says so, not that there are none.
 
 import assert from "node:assert/strict";
-import { csrfOf, parse, signIn, startConsole } from "./_helpers.ts";
+import { csrfOf, parse, withSignedIn } from "./_helpers.ts";
 
 Deno.test("with 120 communities and 110 hooks, the home count, the delivery filters and the rows' hook names are whole", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ connect: false }, async ({ t, client }) => {
     const ids = (n: number, prefix: string) =>
       Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(3, "0")}`);
     for (const tenantId of ids(120, "t")) {
@@ -50,15 +48,11 @@ Deno.test("with 120 communities and 110 hooks, the home count, the delivery filt
     } finally {
       page.close();
     }
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("the communities list pages on, and a cursor of no page of it never claims there are no communities", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ connect: false }, async ({ t, client }) => {
     for (let i = 0; i < 30; i++) {
       await t.app.webhooks.communities.save({ name: `C${i}`, tenantId: `t${i}`, baseUrl: "https://c.example" });
     }
@@ -72,7 +66,5 @@ Deno.test("the communities list pages on, and a cursor of no page of it never cl
     assert.doesNotMatch(madeUp, /No communities yet/);
     assert.match(madeUp, /No communities on this page\. <a href="\/communities">First page<\/a>/);
     assert.match(await client.text("/communities?cursor=abc", 200), /That page cursor is not valid/);
-  } finally {
-    await t.close();
-  }
+  });
 });

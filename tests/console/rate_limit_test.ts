@@ -5,7 +5,16 @@
 import assert from "node:assert/strict";
 import { RateLimiter } from "../../console/lib/rate_limit.ts";
 import { signJiveExtn } from "../../webhooks/mod.ts";
-import { csrfOf, NO_RATE_LIMITS, parse, signIn, signInAtForm, startConsole, type TestConsole } from "./_helpers.ts";
+import {
+  type Client,
+  csrfOf,
+  NO_RATE_LIMITS,
+  parse,
+  signIn,
+  signInAtForm,
+  startConsole,
+  type TestConsole,
+} from "./_helpers.ts";
 import { withTwoHandles } from "./_kv_faults.ts";
 
 const twoPerMinute = { limit: 2, windowMs: 60_000 };
@@ -66,10 +75,19 @@ Deno.test("sign-in is limited per client address: 429 with Retry-After", async (
   }
 });
 
-Deno.test("form posts are limited per session", async () => {
+/** Runs `fn` on a console allowing two form posts a minute per session, signed in at the add community form. */
+async function withFormLimit(fn: (t: TestConsole, client: Client, csrf: string) => Promise<void>): Promise<void> {
   const t = await startConsole({ rateLimits: { ...NO_RATE_LIMITS, forms: twoPerMinute } });
   try {
     const { client, csrf } = await signInAtForm(t.origin, "/communities/new");
+    await fn(t, client, csrf);
+  } finally {
+    await t.close();
+  }
+}
+
+Deno.test("form posts are limited per session", async () => {
+  await withFormLimit(async (t, client, csrf) => {
     const post = () => client.post("/communities", { _csrf: csrf, name: "", tenantId: "", baseUrl: "" });
     assert.notEqual((await status(await post()))[0], 429);
     assert.notEqual((await status(await post()))[0], 429);
@@ -83,15 +101,11 @@ Deno.test("form posts are limited per session", async () => {
       baseUrl: "",
     });
     assert.notEqual((await status(res))[0], 429);
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("form posts refused for CSRF spend none of the session's allowance", async () => {
-  const t = await startConsole({ rateLimits: { ...NO_RATE_LIMITS, forms: twoPerMinute } });
-  try {
-    const { client, csrf } = await signInAtForm(t.origin, "/communities/new");
+  await withFormLimit(async (_t, client, csrf) => {
     const fields = { name: "", tenantId: "", baseUrl: "" };
     // Forgeries in the session's name: a wrong token, no token, another site's origin. Each refused 403, never 429.
     for (let i = 0; i < 3; i++) {
@@ -105,9 +119,7 @@ Deno.test("form posts refused for CSRF spend none of the session's allowance", a
     assert.notEqual((await status(await post()))[0], 429);
     assert.notEqual((await status(await post()))[0], 429);
     assert.equal((await status(await post()))[0], 429);
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 async function sandboxHeader(t: TestConsole, secret?: string): Promise<string> {
@@ -140,15 +152,19 @@ Deno.test("the receiver is limited per verified tenant; forged headers spend non
   }
 });
 
+/** Asks the sandbox's trigger (JSON) to send postbacks. */
+function fireTrigger(origin: string): Promise<Response> {
+  return fetch(`${origin}/sandbox/trigger`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
+  });
+}
+
 Deno.test("the sandbox's trigger is limited per client address: JSON for a JSON call, the sandbox's page for a form", async () => {
   const t = await startConsole({ rateLimits: { ...NO_RATE_LIMITS, sandbox: twoPerMinute } });
   try {
-    const fire = () =>
-      fetch(`${t.origin}/sandbox/trigger`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: "{}",
-      });
+    const fire = () => fireTrigger(t.origin);
     assert.equal((await status(await fire()))[0], 200);
     assert.equal((await status(await fire()))[0], 200);
     const refused = await fire();
@@ -189,12 +205,7 @@ Deno.test("the sandbox's limit counts its trigger only: sign-ins' token requests
     // Each sign-in posts the consent form and the console asks the token endpoint, both from 127.0.0.1.
     for (let i = 0; i < 3; i++) await signIn(t.origin);
     // A burst of triggers spends the budget...
-    const fire = () =>
-      fetch(`${t.origin}/sandbox/trigger`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: "{}",
-      });
+    const fire = () => fireTrigger(t.origin);
     assert.equal((await status(await fire()))[0], 200);
     assert.equal((await status(await fire()))[0], 200);
     assert.equal((await status(await fire()))[0], 429);

@@ -1,22 +1,18 @@
 import assert from "node:assert/strict";
 import { HookLabels } from "../../console/lib/labels.ts";
 import {
-  connectSandbox,
   csrfOf,
   parse,
   registerFormFields,
-  registerHook,
   signIn,
   startConsole,
   trigger,
+  withSignedIn,
+  withSignedInHook,
 } from "./_helpers.ts";
 
 Deno.test("the reconcile page reports matched, orphan and dangling hooks and applies the fixes", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
-    const matched = await registerHook(client, t.origin);
+  await withSignedInHook({}, async ({ t, client, hookId: matched }) => {
     // A dangling record: the platform has no such hook.
     await t.app.webhooks.save({
       id: "dangling-1",
@@ -108,17 +104,11 @@ Deno.test("the reconcile page reports matched, orphan and dangling hooks and app
     assert.equal(await notice(victim, forged), "The fixes are applied.");
     assert.equal(await notice(victim, location), "The fixes are applied.");
     assert.doesNotMatch(await notice(client, forged) ?? "", /999/, "the session's own counts, or none");
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("the reconcile page lists matched and dangling hooks by name, and counts one orphan as one", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
-    const matched = await registerHook(client, t.origin);
+  await withSignedInHook({}, async ({ t, client, hookId: matched }) => {
     const csrf = csrfOf(await client.text(`/webhooks/${matched}`, 200));
     await (await client.post(`/webhooks/${matched}/label`, { _csrf: csrf, name: "Orders feed", description: "" })).body
       ?.cancel();
@@ -146,21 +136,15 @@ Deno.test("the reconcile page lists matched and dangling hooks by name, and coun
     } finally {
       page.close();
     }
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("the reconcile page of an unknown community is 404", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ connect: false }, async ({ client }) => {
     const res = await client.fetch("/communities/nope/reconcile");
     assert.equal(res.status, 404);
     await res.body?.cancel();
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("an interrupted registration shows as an orphan with its pending entry, and the fix adopts it", async () => {

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { verifyJiveExtn } from "../../webhooks/mod.ts";
-import { csrfOf, parse, redeliverFields, registerHook, replayFields, trigger, withHook } from "./_helpers.ts";
+import { csrfOf, parse, redeliverFields, replayFields, trigger, withHook, withSignedInHook } from "./_helpers.ts";
 
 Deno.test("a platform-side failure is redelivered through the platform, signed anew, once the callback is back", async () => {
   const seen: { authorization: string; body: string }[] = [];
@@ -15,10 +15,9 @@ Deno.test("a platform-side failure is redelivered through the platform, signed a
     return new Response(answer === 200 ? "ok" : "busy", { status: answer });
   });
   try {
-    await withHook(async (t, _hook, client) => {
-      const id = await registerHook(client, t.origin, { callback: `http://127.0.0.1:${callback.addr.port}/in` });
-      const platformId = String((await t.app.webhooks.findByID(id))!.entity.id);
-      assert.deepEqual(await trigger(t.origin, { webhookId: platformId }), [503]);
+    const hook = { callback: `http://127.0.0.1:${callback.addr.port}/in` };
+    await withSignedInHook({ hook }, async ({ t, client, hookId: id, platformId }) => {
+      assert.deepEqual(await trigger(t.origin, { webhookId: await platformId() }), [503]);
       const [failure] = (await t.app.deliveries.page({ hookId: id })).values;
       assert.match(failure.reason ?? "", /^Platform-side failure: the callback answered 503$/);
 

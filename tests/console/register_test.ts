@@ -5,7 +5,7 @@
 // unless it is this console's own (portal gap).
 
 import assert from "node:assert/strict";
-import { type Client, connectSandbox, csrfOf, parse, placeOf, signIn, startConsole } from "./_helpers.ts";
+import { type Client, csrfOf, parse, placeOf, signIn, startConsole, withSignedIn } from "./_helpers.ts";
 
 /** The register form's hidden fields and its preselected community. */
 async function registerForm(client: Client): Promise<{ csrf: string; formToken: string; selected: string }> {
@@ -36,10 +36,7 @@ async function addCommunity(client: Client, tenantId: string, connected: boolean
 }
 
 Deno.test("a register form sent twice (Back, then Register) makes one hook and shows it the second time", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
+  await withSignedIn({}, async ({ t, client }) => {
     const { csrf, formToken } = await registerForm(client);
     assert.match(formToken, /^[A-Za-z0-9_-]{20,}$/);
     const fields = {
@@ -75,42 +72,39 @@ Deno.test("a register form sent twice (Back, then Register) makes one hook and s
     await fixed.body?.cancel();
     assert.match(fixed.headers.get("location")!, /\?notice=registered$/);
     assert.equal((await t.app.webhooks.list()).values.length, 2);
-  } finally {
-    await t.close();
-  }
+  });
 });
 
+/** Registers a hook of system events in the sandbox community through a fresh register form; expects its 303. */
+async function registerSystemHook(client: Client, fields: Record<string, string> = {}): Promise<Response> {
+  const { csrf, formToken } = await registerForm(client);
+  const res = await client.post("/webhooks", {
+    _csrf: csrf,
+    formToken,
+    tenantId: "sandbox-tenant",
+    events: ["user_account"],
+    ...fields,
+  });
+  await res.body?.cancel();
+  assert.equal(res.status, 303, fields.callback);
+  return res;
+}
+
 Deno.test("the register form preselects a connected community, then the one last used", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
+  await withSignedIn({}, async ({ client }) => {
     // Before "sandbox-tenant" by tenant id, and without tokens: it cannot register.
     await addCommunity(client, "aaa-unconnected", false);
     assert.equal((await registerForm(client)).selected, "sandbox-tenant");
     // With none used yet, the first connected one; once the sandbox is used, the sandbox.
     await addCommunity(client, "abc-connected", true);
     assert.equal((await registerForm(client)).selected, "abc-connected");
-    const { csrf, formToken } = await registerForm(client);
-    const res = await client.post("/webhooks", {
-      _csrf: csrf,
-      formToken,
-      tenantId: "sandbox-tenant",
-      events: ["user_account"],
-    });
-    await res.body?.cancel();
-    assert.equal(res.status, 303);
+    await registerSystemHook(client);
     assert.equal((await registerForm(client)).selected, "sandbox-tenant");
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("a callback on a loopback, private or link-local address is registered with a warning, this console's not", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
+  await withSignedIn({}, async ({ t, client }) => {
     for (
       const [callback, warned] of [
         ["http://127.0.0.1:9999/hook", true],
@@ -120,16 +114,7 @@ Deno.test("a callback on a loopback, private or link-local address is registered
         [`${t.origin}/hooks/elsewhere`, false],
       ] as const
     ) {
-      const { csrf, formToken } = await registerForm(client);
-      const res = await client.post("/webhooks", {
-        _csrf: csrf,
-        formToken,
-        tenantId: "sandbox-tenant",
-        events: ["user_account"],
-        callback,
-      });
-      await res.body?.cancel();
-      assert.equal(res.status, 303, callback);
+      const res = await registerSystemHook(client, { callback });
       const page = parse(await client.text(res.headers.get("location")!, 200));
       try {
         const warning = page.document.querySelector("#callback-warning")?.textContent ?? "";
@@ -143,9 +128,7 @@ Deno.test("a callback on a loopback, private or link-local address is registered
         page.close();
       }
     }
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("a registration the platform may have made (no answer in time) says to reconcile, and a resend of it registers nothing", async () => {

@@ -5,16 +5,7 @@
 // fresh token that works.
 
 import assert from "node:assert/strict";
-import {
-  type Client,
-  connectSandbox,
-  parse,
-  placeOf,
-  registerFormFields as hiddenFields,
-  signIn,
-  startConsole,
-  type TestConsole,
-} from "./_helpers.ts";
+import { parse, placeOf, registerFormFields as hiddenFields, signIn, withSignedIn } from "./_helpers.ts";
 
 const REFUSED = /^This form has expired or was opened in another session: check the values below and register again$/;
 
@@ -36,17 +27,6 @@ function refusedPage(html: string) {
   }
 }
 
-async function withSignedIn(fn: (t: TestConsole, client: Client) => Promise<void>): Promise<void> {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
-    await fn(t, client);
-  } finally {
-    await t.close();
-  }
-}
-
 const typed = (origin: string) => ({
   tenantId: "sandbox-tenant",
   events: ["document", "discussion"],
@@ -55,7 +35,7 @@ const typed = (origin: string) => ({
 });
 
 Deno.test("a register form without its one-time token is refused with the form's message, values kept", async () => {
-  await withSignedIn(async (t, client) => {
+  await withSignedIn({}, async ({ t, client }) => {
     const { _csrf } = await hiddenFields(client);
     for (let i = 0; i < 2; i++) {
       const res = await client.post("/webhooks", { _csrf, ...typed(t.origin) });
@@ -71,7 +51,7 @@ Deno.test("a register form without its one-time token is refused with the form's
 });
 
 Deno.test("a made-up one-time token is refused, and the fresh token of the refused form registers once", async () => {
-  await withSignedIn(async (t, client) => {
+  await withSignedIn({}, async ({ t, client }) => {
     const { _csrf } = await hiddenFields(client);
     const res = await client.post("/webhooks", { _csrf, formToken: "A".repeat(65), ...typed(t.origin) });
     assert.equal(res.status, 400);
@@ -92,7 +72,7 @@ Deno.test("a made-up one-time token is refused, and the fresh token of the refus
 });
 
 Deno.test("a one-time token shown to another session is refused", async () => {
-  await withSignedIn(async (t, client) => {
+  await withSignedIn({}, async ({ t, client }) => {
     const other = await signIn(t.origin);
     const { formToken } = await hiddenFields(other);
     const { _csrf } = await hiddenFields(client);

@@ -3,7 +3,7 @@
 // form bodies over 256 KiB (413) or that cannot be read (400).
 
 import assert from "node:assert/strict";
-import { parse, signIn, signInAtForm, startConsole } from "./_helpers.ts";
+import { parse, signInAtForm, startConsole, withSignedIn } from "./_helpers.ts";
 
 Deno.test("forms without the session's CSRF token or from another origin are refused", async () => {
   const t = await startConsole();
@@ -99,9 +99,7 @@ Deno.test("a console form over 256 KiB is answered 413 with Connection: close (i
 });
 
 Deno.test("a form body that cannot be read is answered 400", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ connect: false }, async ({ t, client }) => {
     const res = await client.fetch("/communities", {
       method: "POST",
       headers: { origin: t.origin, "content-type": "multipart/form-data; boundary=xyz" },
@@ -114,7 +112,5 @@ Deno.test("a form body that cannot be read is answered 400", async () => {
     } finally {
       page.close();
     }
-  } finally {
-    await t.close();
-  }
+  });
 });

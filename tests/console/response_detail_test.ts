@@ -4,7 +4,7 @@
 // platform-side failure; never a secret of the answer.
 
 import assert from "node:assert/strict";
-import { parse, registerHook, trigger, withHook } from "./_helpers.ts";
+import { parse, trigger, withHook, withSignedInHook } from "./_helpers.ts";
 
 async function responseOf(client: { text(path: string, status?: number): Promise<string> }, id: string) {
   const page = parse(await client.text(`/deliveries/${id}`, 200));
@@ -63,9 +63,9 @@ Deno.test("a platform-side failure shows the callback's answer, its secrets remo
       }),
   );
   try {
-    await withHook(async (t, _hook, client) => {
-      const id = await registerHook(client, t.origin, { callback: `http://127.0.0.1:${callback.addr.port}/in` });
-      const platformId = String((await t.app.webhooks.findByID(id))!.entity.id);
+    const hook = { callback: `http://127.0.0.1:${callback.addr.port}/in` };
+    await withSignedInHook({ hook }, async ({ t, client, hookId: id, platformId: readPlatformId }) => {
+      const platformId = await readPlatformId();
       assert.deepEqual(await trigger(t.origin, { webhookId: platformId }), [503]);
       const [failure] = (await t.app.deliveries.page({ hookId: id })).values;
       assert.equal(failure.status, 503);

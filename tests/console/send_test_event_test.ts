@@ -5,18 +5,7 @@
 // and 3).
 
 import assert from "node:assert/strict";
-import {
-  type Client,
-  connectSandbox,
-  csrfOf,
-  parse,
-  registerHook,
-  signIn,
-  startConsole,
-  type TestConsole,
-  testEventFields,
-  withHook,
-} from "./_helpers.ts";
+import { csrfOf, parse, registerHook, testEventFields, withHook, withSignedIn } from "./_helpers.ts";
 
 /** The text of `selector` on a page. */
 function textOf(html: string, selector: string): string {
@@ -28,23 +17,8 @@ function textOf(html: string, selector: string): string {
   }
 }
 
-/** Runs `fn` with a signed-in client on a console whose sandbox community is connected. */
-async function withConsole(
-  options: { allowPrivateNetwork: boolean },
-  fn: (t: TestConsole, client: Client) => Promise<void>,
-): Promise<void> {
-  const t = await startConsole(options);
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
-    await fn(t, client);
-  } finally {
-    await t.close();
-  }
-}
-
 Deno.test("Send test event to an unreachable callback says the platform could not reach it, why, and logs the attempt", async () => {
-  await withConsole({ allowPrivateNetwork: false }, async (t, client) => {
+  await withSignedIn({ allowPrivateNetwork: false }, async ({ t, client }) => {
     for (
       const [callback, host] of [
         ["http://169.254.169.254/latest/meta-data/", "169.254.169.254"],
@@ -91,7 +65,7 @@ Deno.test("Send test event to a callback that refuses the connection names the r
   const listener = Deno.listen({ port: 0, hostname: "127.0.0.1" });
   const deadPort = (listener.addr as Deno.NetAddr).port;
   listener.close();
-  await withConsole({ allowPrivateNetwork: true }, async (t, client) => {
+  await withSignedIn({ allowPrivateNetwork: true }, async ({ t, client }) => {
     const id = await registerHook(client, t.origin, { callback: `http://127.0.0.1:${deadPort}/x?token=s3cr3t` });
     const res = await client.post(`/webhooks/${id}/test`, await testEventFields(client, id));
     await res.body?.cancel();

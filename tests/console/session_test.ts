@@ -6,12 +6,10 @@ import assert from "node:assert/strict";
 import { createApp } from "../../console/app.ts";
 import { oauthStateKey } from "../../console/lib/kv_keys.ts";
 import { SessionStore } from "../../console/lib/session.ts";
-import { Client, signIn, startConsole } from "./_helpers.ts";
+import { Client, signIn, withSignedIn } from "./_helpers.ts";
 
 Deno.test("signing in again gives a fresh session id and ends the session held before", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ connect: false }, async ({ t, client }) => {
     const before = client.cookies.get("cw_session")!;
     await signIn(t.origin, client);
     const after = client.cookies.get("cw_session")!;
@@ -22,9 +20,7 @@ Deno.test("signing in again gives a fresh session id and ends the session held b
     const res = await stale.fetch("/communities");
     await res.body?.cancel();
     assert.equal(res.status, 302, "the old session id no longer works");
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("over https the console's cookies carry the __Host- prefix, and the unprefixed name is ignored", async () => {
@@ -59,9 +55,7 @@ Deno.test("over https the console's cookies carry the __Host- prefix, and the un
 });
 
 Deno.test("no page allows inline scripts: the CSP has no 'unsafe-inline' for scripts, and pages hold none", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ connect: false }, async ({ client }) => {
     for (const path of ["/signin", "/", "/communities", "/webhooks", "/webhooks/new", "/deliveries", "/sandbox"]) {
       const res = await client.fetch(path);
       const html = await res.text();
@@ -77,9 +71,7 @@ Deno.test("no page allows inline scripts: the CSP has no 'unsafe-inline' for scr
         assert.ok(/\ssrc=/.test(tag) || /type="application\/json"/.test(tag), `${path}: inline script ${tag}`);
       }
     }
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("a pending authorization is taken once, and not after its ten minutes even if KV has not dropped it yet", async () => {

@@ -5,9 +5,8 @@
 // Connect button, the event catalog's index links and a delivery's Raw toggle against their neighbours.
 
 import assert from "node:assert/strict";
-import { browserTestOptions, type Page, withBrowser } from "../_chromium.ts";
-import { connectSandbox, registerHook, signIn, startConsole } from "./_helpers.ts";
-import { gotoHydrated, signedInPage } from "./_browser.ts";
+import { browserTestOptions, type Page } from "../_chromium.ts";
+import { gotoHydrated, withHookPage } from "./_browser.ts";
 
 /** The controls too small for their spacing, each with the one it crowds. */
 function crowded(page: Page): Promise<string[]> {
@@ -44,12 +43,8 @@ function crowded(page: Page): Promise<string[]> {
 Deno.test({
   name: "at 1,280 px and on a 390 px phone, every control under 24 px has room around it",
   ...browserTestOptions,
-  fn: async () => {
-    const t = await startConsole({ buildAssets: true });
-    try {
-      const client = await signIn(t.origin);
-      await connectSandbox(client, t.origin);
-      const hookId = await registerHook(client, t.origin);
+  fn: () =>
+    withHookPage({}, async (page, { t, hookId }) => {
       const [delivery] = await t.app.deliveries.add(hookId, [
         { webhook: "w", activity: { verb: "jive:created", title: "Release notes" } },
       ]);
@@ -61,50 +56,34 @@ Deno.test({
         "/events",
         `/deliveries/${delivery.id}`,
       ];
-      await withBrowser(async (browser) => {
-        const page = await signedInPage(browser, client, t.origin);
-        const problems: string[] = [];
-        for (const [width, height, touch] of [[1280, 800, false], [390, 844, true]] as const) {
-          await page.setViewport({ width, height, isMobile: touch, hasTouch: touch });
-          for (const path of pages) {
-            await gotoHydrated(page, `${t.origin}${path}`);
-            for (const problem of await crowded(page)) problems.push(`${path} at ${width} px: ${problem}`);
-          }
+      const problems: string[] = [];
+      for (const [width, height, touch] of [[1280, 800, false], [390, 844, true]] as const) {
+        await page.setViewport({ width, height, isMobile: touch, hasTouch: touch });
+        for (const path of pages) {
+          await gotoHydrated(page, `${t.origin}${path}`);
+          for (const problem of await crowded(page)) problems.push(`${path} at ${width} px: ${problem}`);
         }
-        assert.deepEqual(problems, []);
-      });
-    } finally {
-      await t.close();
-    }
-  },
+      }
+      assert.deepEqual(problems, []);
+    }),
 });
 
 Deno.test({
   name: "on a 390 px phone, the sandbox page's controls (its trigger's event select included) are 24 px tall",
   ...browserTestOptions,
-  fn: async () => {
-    const t = await startConsole({ buildAssets: true });
-    try {
-      const client = await signIn(t.origin);
-      await connectSandbox(client, t.origin);
-      await registerHook(client, t.origin);
-      await withBrowser(async (browser) => {
-        const page = await signedInPage(browser, client, t.origin);
-        await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
-        await page.goto(`${t.origin}/sandbox`, { waitUntil: "load" });
-        const short = await page.$$eval(
-          "button, select, input:not([type=hidden])",
-          (els) =>
-            els.map((el) =>
-              `${el.tagName.toLowerCase()}#${el.id || (el as HTMLInputElement).name} ${
-                Math.round(el.getBoundingClientRect().height)
-              } px`
-            ).filter((s) => Number(s.split(" ").at(-2)) < 24),
-        );
-        assert.deepEqual(short, []);
-      });
-    } finally {
-      await t.close();
-    }
-  },
+  fn: () =>
+    withHookPage({}, async (page, { t }) => {
+      await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
+      await page.goto(`${t.origin}/sandbox`, { waitUntil: "load" });
+      const short = await page.$$eval(
+        "button, select, input:not([type=hidden])",
+        (els) =>
+          els.map((el) =>
+            `${el.tagName.toLowerCase()}#${el.id || (el as HTMLInputElement).name} ${
+              Math.round(el.getBoundingClientRect().height)
+            } px`
+          ).filter((s) => Number(s.split(" ").at(-2)) < 24),
+      );
+      assert.deepEqual(short, []);
+    }),
 });

@@ -4,35 +4,24 @@
 // rewrites its <time>) and the deliveries list (an island renders LocalTime).
 
 import assert from "node:assert/strict";
-import { browserTestOptions, withBrowser } from "../_chromium.ts";
-import { connectSandbox, registerHook, signIn, startConsole, trigger } from "./_helpers.ts";
-import { gotoHydrated, signedInPage } from "./_browser.ts";
+import { browserTestOptions } from "../_chromium.ts";
+import { trigger } from "./_helpers.ts";
+import { gotoHydrated, withHookPage } from "./_browser.ts";
 
 Deno.test({
   name: "a time on a page, shown in the reader's time zone, names that zone",
   ...browserTestOptions,
-  fn: async () => {
-    const t = await startConsole({ buildAssets: true });
-    try {
-      const client = await signIn(t.origin);
-      await connectSandbox(client, t.origin);
-      const hookId = await registerHook(client, t.origin);
-      const platformId = String((await t.app.webhooks.findByID(hookId))!.entity.id);
-      assert.deepEqual(await trigger(t.origin, { webhookId: platformId }), [200]);
+  fn: () =>
+    withHookPage({}, async (page, { t, hookId, platformId }) => {
+      assert.deepEqual(await trigger(t.origin, { webhookId: await platformId() }), [200]);
       const [delivery] = (await t.app.deliveries.page({ hookId })).values;
-      await withBrowser(async (browser) => {
-        const page = await signedInPage(browser, client, t.origin);
-        await page.emulateTimezone("Europe/Paris");
-        await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
-        for (const path of [`/deliveries/${delivery.id}`, "/deliveries"]) {
-          await gotoHydrated(page, `${t.origin}${path}`);
-          const times = await page.$$eval("main time[data-local]", (els) => els.map((el) => el.textContent ?? ""));
-          assert.ok(times.length > 0, path);
-          for (const text of times) assert.match(text, /\b(GMT\+1|CET)\b.* \(/, `${path}: ${text}`);
-        }
-      });
-    } finally {
-      await t.close();
-    }
-  },
+      await page.emulateTimezone("Europe/Paris");
+      await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
+      for (const path of [`/deliveries/${delivery.id}`, "/deliveries"]) {
+        await gotoHydrated(page, `${t.origin}${path}`);
+        const times = await page.$$eval("main time[data-local]", (els) => els.map((el) => el.textContent ?? ""));
+        assert.ok(times.length > 0, path);
+        for (const text of times) assert.match(text, /\b(GMT\+1|CET)\b.* \(/, `${path}: ${text}`);
+      }
+    }),
 });

@@ -13,6 +13,7 @@ import {
   startConsole,
   trigger,
   withHook,
+  withSignedIn,
 } from "./_helpers.ts";
 
 /** Each response's status and redirect, and the text of its page's error or notice (bodies read). */
@@ -146,9 +147,7 @@ Deno.test("Replay to receiver clicked twice at once replays once; both answers, 
 });
 
 Deno.test("Sign out clicked twice at once, or sent again afterwards, says signed out each time, not that a form was lost", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ connect: false }, async ({ client }) => {
     const form = formFields(await client.text("/", 200), "form[action='/signout']");
     assert.ok(form._csrf);
     const signedOut = { status: 303, location: "/signin?notice=signedout", message: "" };
@@ -163,9 +162,7 @@ Deno.test("Sign out clicked twice at once, or sent again afterwards, says signed
     const home = await client.fetch("/");
     await home.body?.cancel();
     assert.equal(home.status, 302, "the session stays ended");
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("Register clicked twice at once registers one hook, and the second answer lands on it, not on a form to send again", async () => {
@@ -247,9 +244,7 @@ Deno.test("Remove community clicked twice at once removes it, and the other answ
 });
 
 Deno.test("Add community clicked twice at once adds it once, and both answers, and the form sent again, say saved", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ connect: false }, async ({ t, client }) => {
     const { _csrf } = formFields(await client.text("/communities/new", 200), "form[action='/communities']");
     const form = {
       _csrf,
@@ -285,7 +280,5 @@ Deno.test("Add community clicked twice at once adds it once, and both answers, a
       assert.equal(refused.message, "A community with tenant id 't-acme' already exists");
     }
     assert.deepEqual(await t.app.webhooks.communities.findByTenantID("t-acme"), stored);
-  } finally {
-    await t.close();
-  }
+  });
 });

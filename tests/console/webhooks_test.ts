@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import {
   collectPages,
-  connectSandbox,
   csrfOf,
   parse,
   placeOf,
@@ -11,6 +10,7 @@ import {
   startConsole,
   trigger,
   withHook,
+  withSignedIn,
 } from "./_helpers.ts";
 import { signJiveExtn } from "../../webhooks/mod.ts";
 
@@ -48,10 +48,7 @@ Deno.test("registering a webhook with the default callback points it at this con
 });
 
 Deno.test("a register form that mixes system and content events is refused before any call", async () => {
-  const t = await startConsole();
-  try {
-    const client = await signIn(t.origin);
-    await connectSandbox(client, t.origin);
+  await withSignedIn({}, async ({ t, client }) => {
     const fields = await registerFormFields(client);
     const res = await client.post("/webhooks", {
       ...fields,
@@ -80,15 +77,11 @@ Deno.test("a register form that mixes system and content events is refused befor
     assert.equal(noObject.status, 400);
     assert.match(await noObject.text(), /need an object/);
     assert.equal((await t.app.webhooks.list()).values.length, 0);
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("registering for a community without tokens says to connect it first", async () => {
-  const t = await startConsole({ preconnectSandbox: false });
-  try {
-    const client = await signIn(t.origin);
+  await withSignedIn({ preconnectSandbox: false, connect: false }, async ({ client }) => {
     const res = await client.post("/webhooks", {
       ...await registerFormFields(client),
       tenantId: "sandbox-tenant",
@@ -103,9 +96,7 @@ Deno.test("registering for a community without tokens says to connect it first",
     } finally {
       page.close();
     }
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 Deno.test("webhooks are listed, filtered by tenant and paged", async () => {
