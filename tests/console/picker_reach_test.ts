@@ -64,3 +64,20 @@ Deno.test("with 1,100 communities, the register form and the webhooks filter kee
     await t.close();
   }
 });
+
+Deno.test("with 1,100 hooks, the deliveries page of the last one (its page's Deliveries link) knows it", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    await fill(t, 1100, 1100);
+    const html = await client.text("/deliveries?hook=h1099", 200);
+    assert.doesNotMatch(html, /No webhook has the id/);
+    assert.doesNotMatch(html, /not registered/);
+    assert.equal(picked(html, "#filter-hook").value, "h1099");
+    const byCommunity = await client.text("/deliveries?community=t1099", 200);
+    assert.doesNotMatch(byCommunity, /No community has the tenant id/);
+    assert.equal(picked(byCommunity, "#filter-community").value, "t1099");
+  } finally {
+    await t.close();
+  }
+});
