@@ -34,14 +34,35 @@ async function firstThousand<T>(
   return out;
 }
 
-/** Every community (the first 1,000), for the pickers. */
-export function allCommunities(webhooks: Webhooks): Promise<Community[]> {
-  return firstThousand((options) => webhooks.communities.list(options));
+/**
+ * `list` with each of `named` it lacks read by its key and added: a picker holds the first 1,000, and one the address
+ * names past them (a community's or hook's own link) is still shown, picked and named.
+ */
+async function withNamed<T>(
+  list: T[],
+  keyOf: (item: T) => string,
+  named: (string | null | undefined)[],
+  read: (key: string) => Promise<T | null>,
+): Promise<T[]> {
+  const have = new Set(list.map(keyOf));
+  const missing = [...new Set(named.filter((k): k is string => !!k && !have.has(k)))];
+  const found = await Promise.all(missing.map(read));
+  return [...list, ...found.filter((item): item is Awaited<T> & T => item !== null)];
 }
 
-/** Every webhook record (the first 1,000), for the pickers. */
-export function allHooks(webhooks: Webhooks): Promise<Webhook[]> {
-  return firstThousand((options) => webhooks.list(options));
+/** Every community (the first 1,000), for the pickers, with the ones `named` by tenant id. */
+export async function allCommunities(
+  webhooks: Webhooks,
+  ...named: (string | null | undefined)[]
+): Promise<Community[]> {
+  const list = await firstThousand((options) => webhooks.communities.list(options));
+  return await withNamed(list, (c) => c.tenantId, named, (id) => webhooks.communities.findByTenantID(id));
+}
+
+/** Every webhook record (the first 1,000), for the pickers, with the ones `named` by id. */
+export async function allHooks(webhooks: Webhooks, ...named: (string | null | undefined)[]): Promise<Webhook[]> {
+  const list = await firstThousand((options) => webhooks.list(options));
+  return await withNamed(list, (h) => h.id, named, (id) => webhooks.findByID(id));
 }
 
 /** Why a callback is on an address a platform on the internet cannot reach, or `null`. */

@@ -47,8 +47,8 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const [found, stats, communities, hooks, recent] = await Promise.all([
       deps.deliveries.page({ ...filter, limit: 50 }),
       deps.deliveries.stats(filter.hookId),
-      allCommunities(deps.webhooks),
-      allHooks(deps.webhooks),
+      allCommunities(deps.webhooks, filter.tenantId),
+      allHooks(deps.webhooks, filter.hookId),
       deps.deliveries.list({ limit: 200 }),
     ]);
     // A newer page with nothing newer beyond it is the first page: show that one, whole and live.

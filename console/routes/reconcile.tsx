@@ -32,13 +32,25 @@ export interface CommunityShared {
   formOf: (community: Community) => Partial<CommunityForm>;
 }
 
-/** One list of the reconcile report: a heading with its count (`#{id}-count`), what the list holds, and the list (`#{id}`). */
+/** Items a list of the report shows at most: a community of thousands of hooks still gets a page of a few KB each. */
+const SHOWN = 100;
+
+/** The first {@linkcode SHOWN} of `items`. */
+function shown<T>(items: T[]): T[] {
+  return items.slice(0, SHOWN);
+}
+
+/**
+ * One list of the reconcile report: a heading with its count (`#{id}-count`), what the list holds, and the list
+ * (`#{id}`) of its first {@linkcode SHOWN} items; past them, a line (`#{id}-more`) says where the whole list is.
+ */
 function ReportList(
-  { id, title, count, note, children }: {
+  { id, title, count, note, community, children }: {
     id: string;
     title: string;
     count: number;
     note?: string;
+    community: string;
     children: ComponentChildren;
   },
 ): VNode {
@@ -49,8 +61,20 @@ function ReportList(
       </h2>
       {note && <p>{note}</p>}
       <ul id={id}>{children}</ul>
+      {count > SHOWN && (
+        <p class="hint" id={`${id}-more`}>
+          The first {SHOWN} of {count} are shown; <code>deno task cli reconcile {shellWord(community)} --json</code>
+          {" "}
+          (on the console's KV: its <code>--kv</code> or <code>KV_PATH</code>) lists them all.
+        </p>
+      )}
     </>
   );
+}
+
+/** `word` quoted for a POSIX shell. */
+function shellWord(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 function entityList(value: unknown): string {
@@ -92,7 +116,9 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
     notice?: string,
   ) => {
     const tenant = community.tenantId;
-    const labels = await deps.labels.many([...report?.matched ?? [], ...report?.dangling ?? []].map((w) => w.id));
+    const labels = await deps.labels.many(
+      [...shown(report?.matched ?? []), ...shown(report?.dangling ?? [])].map((w) => w.id),
+    );
     /** A record as people know it: its name, else its id. */
     const known = (id: string) => labels.get(id)?.name || id;
     const ref = (e: { resources?: { self?: { ref?: string } } }) => e.resources?.self?.ref ?? "(no self URL)";
@@ -109,8 +135,8 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
         </p>
         {report && (
           <>
-            <ReportList id="matched" title="Matched" count={report.matched.length}>
-              {report.matched.map((w) => (
+            <ReportList id="matched" title="Matched" count={report.matched.length} community={community.name}>
+              {shown(report.matched).map((w) => (
                 <li key={w.id}>
                   <a href={`/webhooks/${encodeURIComponent(w.id)}`}>{known(w.id)}</a> <code>{ref(w.entity)}</code>
                 </li>
@@ -118,11 +144,12 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
             </ReportList>
             <ReportList
               id="orphans"
+              community={community.name}
               title="Orphans"
               count={report.orphans.length}
               note="Hooks on the platform that no record knows."
             >
-              {report.orphans.map((o, i) => (
+              {shown(report.orphans).map((o, i) => (
                 <li key={i}>
                   <code>{ref(o.entity)}</code> (events {entityList(o.entity.events)}, callback{" "}
                   <code>{typeof o.entity.callback === "string" ? o.entity.callback : "none"}</code>) {o.pending
@@ -139,11 +166,12 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
             </ReportList>
             <ReportList
               id="dangling"
+              community={community.name}
               title="Dangling"
               count={report.dangling.length}
               note="Records whose hook the platform no longer has."
             >
-              {report.dangling.map((w) => (
+              {shown(report.dangling).map((w) => (
                 <li key={w.id}>
                   {known(w.id)} {labels.get(w.id)?.name && <>(record {w.id})</>} <code>{ref(w.entity)}</code>
                 </li>
@@ -152,11 +180,12 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
             {(report.abandoned ?? []).length > 0 && (
               <ReportList
                 id="abandoned"
+                community={community.name}
                 title="Abandoned"
                 count={report.abandoned.length}
                 note="Interrupted registrations that left no hook on the platform."
               >
-                {report.abandoned.map((p) => (
+                {shown(report.abandoned).map((p) => (
                   <li key={p.id}>
                     started {new Date(p.startedAt).toISOString()}, events {p.events.join(", ")}, callback{" "}
                     <code>{p.callback}</code>

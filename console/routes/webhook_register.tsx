@@ -62,8 +62,9 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const token = form.token || await tokens.issue(sessionIdOf(c, deps));
     const pickerProps = { selected: form.events, object: form.object, content: CONTENT_EVENTS, system: SYSTEM_EVENTS };
     const picked = fault === "events" || fault === "object" ? fault : undefined;
-    const communities = await allCommunities(webhooks);
-    const selected = preselect(communities, form.tenantId, await lastUsed(c));
+    const last = await lastUsed(c);
+    const communities = await allCommunities(webhooks, form.tenantId, last);
+    const selected = preselect(communities, form.tenantId, last);
     return html(
       c,
       <Layout title="Register a webhook" {...layoutFrame(c, deps)} error={error} notice={notice}>

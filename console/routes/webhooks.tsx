@@ -28,7 +28,7 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const cursor = c.req.query("cursor") ?? "";
     const url = (c.req.query("url") ?? "").trim();
     const id = (c.req.query("id") ?? "").trim();
-    const communities = await allCommunities(webhooks);
+    const communities = await allCommunities(webhooks, tenant);
     let error: string | undefined;
     let hooks: Webhook[] = [];
     let next = "";
