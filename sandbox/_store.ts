@@ -45,6 +45,8 @@ export interface CodeRecord {
 interface UsedCode {
   used: true;
   grantId: string;
+  /** Until when (ms since the epoch, real time as KV's expiry) a token of its grant may live; absent in older ones. */
+  keptUntil?: number;
 }
 
 /** What an access or refresh token grants. */
@@ -55,6 +57,11 @@ export interface GrantRecord {
   tenantId: string;
   /** The authorization code the tokens came from (its hash), absent for tokens issued by hand. */
   grantId?: string;
+  /**
+   * Until when (ms since the epoch, real time) a token of the grant issued so far may live, by the lifetimes of the
+   * sandbox that issued each: one restarted with shorter ones still revokes the earlier tokens as long.
+   */
+  keptUntil?: number;
 }
 
 /** A refresh token's grant and its expiry (ms since the epoch, by the sandbox's clock; absent in older records). */
@@ -186,7 +193,8 @@ export class SandboxStore extends HookStore {
       const found = await this.#kv.get<CodeRecord | UsedCode>(key);
       if (!found.value) return null;
       if ("used" in found.value) {
-        await this.#kv.set(revokedGrantKey(found.value.grantId), true, { expireIn: keptMs });
+        const expireIn = Math.max(keptMs, (found.value.keptUntil ?? 0) - Date.now());
+        await this.#kv.set(revokedGrantKey(found.value.grantId), true, { expireIn });
         return null;
       }
       const used: UsedCode = { used: true, grantId };
@@ -214,6 +222,10 @@ export class SandboxStore extends HookStore {
     const refreshToken = given.refreshToken ?? randomToken(32);
     // A refresh token's grant as stored also holds when it expires: the access token's does not.
     const { refreshExpiresAt: _, ...base } = grant as RefreshRecord;
+    // Its markers outlive every token of the grant: these, and those an earlier issue (another sandbox's) gave.
+    const keptMs = grantTokensKeptMs(ttlMs, this.#refreshMs);
+    // (A minute more: KV counts a token's lifetime from its commit, a little after now.)
+    if (base.grantId) base.keptUntil = Math.max(base.keptUntil ?? 0, Date.now() + keptMs + ACCESS_KEPT_MS);
     const access: AccessRecord = { ...base, expiresAt };
     const op = this.#kv.atomic();
     if (replacing) op.check(replacing).delete(replacing.key);
@@ -228,8 +240,8 @@ export class SandboxStore extends HookStore {
     // New tokens of a grant from a code (a refresh's): its used code's marker is kept as long as them, so that the
     // code's replay still revokes them (consumeCode).
     if (base.grantId) {
-      const used: UsedCode = { used: true, grantId: base.grantId };
-      op.set(codeKey(base.grantId), used, { expireIn: grantTokensKeptMs(ttlMs, this.#refreshMs) });
+      const used: UsedCode = { used: true, grantId: base.grantId, keptUntil: base.keptUntil };
+      op.set(codeKey(base.grantId), used, { expireIn: Math.max(keptMs, base.keptUntil! - Date.now()) });
     }
     const result = await op.commit();
     return result.ok ? { accessToken, refreshToken } : null;

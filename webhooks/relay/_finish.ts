@@ -116,12 +116,21 @@ export function finishes(now: () => number): {
     dead: (held, outcome, reason) => {
       const attempts = held.entry.attempts + (outcome ? 1 : 0);
       const letter = deadLetterOf({ ...held.entry, attempts }, now(), reason);
+      // Refused once its destination is removed, as a retry is: no dead letter of it is written after its removal's
+      // commit, so a finished removal leaves none for housekeeping to look for.
       const add = (atomic: Deno.AtomicOperation): void => {
+        atomic.check({ key: removedKey(letter.destinationId), versionstamp: null });
         atomic.set(deadKey(letter.id), letter).set(deadByDestinationKey(letter.destinationId, letter.id), null)
           .set(deadByHookKey(letter.hookId, letter.deadAt, letter.id), letter.destinationId);
         setForward(atomic, letter, "dead", null);
       };
-      return { ...(outcome ? withAttempt(held, outcome, add) : { held, apply: add }), bytes: copyBytes(held) };
+      const gone = (atomic: Deno.AtomicOperation): void => deleteForward(atomic, held.entry);
+      return {
+        ...(outcome ? withAttempt(held, outcome, add) : { held, apply: add }),
+        checks: 1,
+        bytes: copyBytes(held),
+        ifRemoved: outcome ? withAttempt(held, outcome, gone) : { held, bytes: RECORDS_BYTES, apply: gone },
+      };
     },
     giveBack: (held) => ({
       held,
@@ -169,7 +178,7 @@ export interface Finish {
    * records, so a lease lost meanwhile costs at most the copy already sent, and a group holds many of them.
    */
   unchecked?: boolean;
-  /** What commits instead when this one was refused because the entry's destination was removed (a retry). */
+  /** What commits instead when this one was refused because the entry's destination was removed (a retry, a death). */
   ifRemoved?: Finish;
   /** About how many bytes it writes (a copy of the entry weighs its body twice; records a few KiB). */
   bytes: number;

@@ -60,20 +60,19 @@ export function validateCommunity(community: Community): void {
 }
 
 /**
- * `error` (as the KV plumbing's `sizeError` words it) said as the field of `community` that makes it too large for one KV value:
- * the largest one, `Cannot save community: '<field>' is too long ...`, its value never shown. Any other error (a key
- * too long, KV failing) is returned as it is.
+ * `error` (as the KV plumbing's `sizeError` words it) said as the field of `community` that makes it too large for
+ * one KV value: the largest one as stored, `Cannot save community: '<field>' is too long ...`, its value never
+ * shown. Any other error (a key too long, KV failing) is returned as it is.
  */
 export function communitySizeError(error: unknown, community: Community): unknown {
   if (!(error instanceof RangeError) || !/larger than the \d+ bytes one KV value holds/.test(error.message)) {
     return error;
   }
   const sizes: [string, number][] = [];
-  const measure = (value: unknown) => new TextEncoder().encode(JSON.stringify(value) ?? "").length;
   for (const [field, value] of Object.entries(community)) {
     if (field === "oauth" && typeof value === "object" && value !== null) {
-      for (const [inner, token] of Object.entries(value)) sizes.push([`oauth.${inner}`, measure(token)]);
-    } else sizes.push([field, measure(value)]);
+      for (const [inner, token] of Object.entries(value)) sizes.push([`oauth.${inner}`, storedBytes(token)]);
+    } else sizes.push([field, storedBytes(value)]);
   }
   const [field] = sizes.reduce((a, b) => (b[1] > a[1] ? b : a), ["", 0]);
   if (field === "") return error;
@@ -81,4 +80,16 @@ export function communitySizeError(error: unknown, community: Community): unknow
     `Cannot save community: '${field}' is too long: the community would be larger than the ${MAX_VALUE_BYTES} ` +
       "bytes one KV value holds",
   );
+}
+
+/**
+ * About how many bytes `value` takes in a KV value, as V8 serialises it (what KV measures): a string one byte a
+ * character when all are Latin-1, else two (not UTF-8 JSON, where 'é' takes two and '"' two); other leaves a few.
+ */
+function storedBytes(value: unknown): number {
+  if (typeof value === "string") return (/[^\0-\xff]/.test(value) ? 2 : 1) * value.length;
+  if (typeof value !== "object" || value === null) return 8;
+  let bytes = 0;
+  for (const [key, inner] of Object.entries(value)) bytes += storedBytes(key) + storedBytes(inner);
+  return bytes;
 }

@@ -8,9 +8,10 @@
 // worker's housekeeping finishes a removal killed midway, and a retry that
 // would land behind the removal's listing of the outbox is refused.
 // Its dead letters go with it (they could never be sent again): deleted by
-// the removal after its entries, and by housekeeping while the mark lasts, so
-// one left by a removal killed midway, or a letter that died as the removal
-// ran (its entry held under a lease), is deleted too.
+// the removal after its entries, or by housekeeping when the removal was
+// killed midway. None is written after the removal's commit (a death is
+// refused by the mark, as a retry is), so a finished removal is not looked at
+// again.
 
 import { retryWhileLocked } from "../../kv/mod.ts";
 import { deleteForward } from "../_forwards.ts";
@@ -53,13 +54,12 @@ export async function dropRemoved(kv: Deno.Kv, id: string, pinned: boolean): Pro
 
 /**
  * A worker's housekeeping look at the destinations removed within a day: one whose removal was killed before its
- * entries were deleted has them deleted now (however far away their next attempt); the others' dead letters are
- * looked for again (one died as its removal ran). One list of a few keys, and one short list per removal.
+ * entries and dead letters were deleted has them deleted now (however far away their next attempt). One list of a
+ * few keys: a finished removal costs nothing more (no dead letter of it is written after its commit).
  */
 export async function settleRemoved(kv: Deno.Kv): Promise<void> {
   for await (const entry of kv.list<RemovedMark>({ prefix: REMOVED_PREFIX })) {
-    const id = entry.key[1] as string;
-    await (entry.value.dropped ? dropDeadLetters(kv, id) : dropRemoved(kv, id, entry.value.pinned));
+    if (!entry.value.dropped) await dropRemoved(kv, entry.key[1] as string, entry.value.pinned);
   }
 }
 
