@@ -104,5 +104,14 @@ Deno.test("a compressed body (Content-Encoding: gzip) is a 400 naming Content-En
     // `identity` is no compression.
     const plain = await send(text, { "content-encoding": "identity" });
     assert.equal(plain.status, 200, await plain.text());
+    // A list of codings, or the header repeated (which fetch joins with ", "), that are all `identity` is none either.
+    for (const coding of ["IDENTITY", "identity, identity", " identity ,identity "]) {
+      const res = await send(text, { "content-encoding": coding });
+      assert.equal(res.status, 200, `${coding}: ${await res.text()}`);
+    }
+    // One real coding among them still is.
+    const mixed = await send(gzip, { "content-encoding": "identity, gzip" });
+    assert.equal(mixed.status, 400);
+    await mixed.body?.cancel();
   });
 });
