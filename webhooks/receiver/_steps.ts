@@ -107,8 +107,8 @@ export function checkHeader(
  */
 export function checkItems(request: Request, bytes: Uint8Array, s: Settings, trace: Trace): BodyItem[] | Response {
   // Compressed bytes are not JSON; say why rather than "not UTF-8". Not decoded: `maxBytes` bounds what is read.
-  const encoding = request.headers.get("content-encoding")?.trim().toLowerCase();
-  if (encoding && encoding !== "identity") {
+  const encoding = request.headers.get("content-encoding");
+  if (encoding !== null && encoding.split(",").some((coding) => !/^\s*(identity)?\s*$/i.test(coding))) {
     const error = "Bad request: a compressed body (Content-Encoding) is not accepted; send it uncompressed";
     return refuse(request, trace, 400, error);
   }
