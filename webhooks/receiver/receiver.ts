@@ -42,8 +42,11 @@ const CLAIM_MARGIN_MS = 60_000;
  *    back, 30 seconds ahead), or when its `client_id` is not the community's
  *    `clientId`; for 6 min 30 s after `communities.save` replaced the secret
  *    (by this receiver's `now`), the previous secret and client id verify too;
- * 4. `400` when the body is not a JSON array of `{ webhook: string, activity:
- *    object }`, `413` when it holds more than `maxItems` items, or names
+ * 4. `400` when the body is compressed (a `Content-Encoding` other than
+ *    `identity`), not UTF-8, not a JSON array of `{ webhook: string,
+ *    activity: object }`, or nested deeper than 1,000 levels (arrays and
+ *    objects; the array, an item and its activity are three); `413` when it
+ *    holds more than `maxItems` items, or names
  *    more hooks than one commit can check beside its other checks (ten,
  *    nine with `sequence`: KV Connect takes ten checks per commit);
  * 5. `404` when an item's `webhook` names no record of that tenant, or

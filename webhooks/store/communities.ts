@@ -72,6 +72,8 @@ export interface Communities {
    * @throws {TypeError} When `tenantId` is not a non-empty string, `change` is not a function, or the record it
    * returns is not a valid community or has another tenant id.
    * @throws {ConflictError} When the new name is another tenant's, or the secret changed meanwhile.
+   * @throws {RangeError} When the record it returns is too large for one KV value (64 KiB): the message names the
+   *   largest field (`Cannot save community: 'clientSecret' is too long: ...`), never its value; nothing is stored.
    *
    * @example Usage
    * ```ts
