@@ -29,6 +29,7 @@ import { DeadLetters } from "./_forward_dead.tsx";
 import { NOTICES } from "./_forward_notices.ts";
 import { addRefusal } from "./_forward_refusal.ts";
 import { AddedSecret } from "./_forward_secret.tsx";
+import { headingName } from "./_hook_names.ts";
 
 /** What the page shows besides the lists. */
 interface PageOptions {
@@ -69,7 +70,8 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     return html(
       c,
       <Layout
-        title={`Forward postbacks of ${hook.id}`}
+        title={`Forward postbacks of ${await headingName(deps, hook)}`}
+        subtitle={hook.id}
         {...layoutFrame(c, deps)}
         notice={options.notice}
         error={options.error}
