@@ -15,6 +15,8 @@ export { fieldError } from "./field_error.ts";
 export interface LayoutProps {
   /** Page title. */
   title: string;
+  /** A second line of the heading, not in the title: the record id under a hook's name. */
+  subtitle?: string;
   /** Signed-in user's name, when signed in. */
   user?: string;
   /** The session's CSRF token (for the sign-out form). */
@@ -74,7 +76,10 @@ export function Layout(props: LayoutProps): VNode {
           )}
         </header>
         <main id="main" tabIndex={-1}>
-          <h1>{props.title}</h1>
+          <h1 class={props.subtitle === undefined ? undefined : "hook-name"}>
+            {props.title}
+            {props.subtitle !== undefined && <small class="id">{props.subtitle}</small>}
+          </h1>
           {
             /* Focus goes to the message (no script needed): a screen reader reads it, and the next Tab goes on into
               the page below it rather than starting over at the skip link and the navigation. A notice is in the page

@@ -9,6 +9,7 @@ import type { VNode } from "preact";
 import type { DeadLetter } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
 import { LocalTime } from "../components/LocalTime.tsx";
+import { keepPage } from "./_forward_pages.tsx";
 
 /** Props of {@linkcode DeadLetters}. */
 export interface DeadLettersProps {
@@ -18,12 +19,14 @@ export interface DeadLettersProps {
   first: boolean;
   /** The "Forward to" page's path. */
   path: string;
+  /** The id the page of destinations shown starts after (`undefined`: the first), which its links and forms keep. */
+  after?: string;
   /** The session's CSRF token. */
   csrf: string;
 }
 
 /** The dead letters section, below its heading. */
-export function DeadLetters({ dead, first, path, csrf }: DeadLettersProps): VNode {
+export function DeadLetters({ dead, first, path, after, csrf }: DeadLettersProps): VNode {
   return (
     <>
       {dead.values.length === 0
@@ -57,7 +60,10 @@ export function DeadLetters({ dead, first, path, csrf }: DeadLettersProps): VNod
                   <td>{letter.attempts}</td>
                   <td>{letter.reason}</td>
                   <td>
-                    <form method="post" action={`${path}/redeliver/${encodeURIComponent(letter.id)}`}>
+                    <form
+                      method="post"
+                      action={`${path}/redeliver/${encodeURIComponent(letter.id)}${keepPage(after, "?")}`}
+                    >
                       <Csrf token={csrf} />
                       <button type="submit">Redeliver</button>
                     </form>
@@ -69,7 +75,9 @@ export function DeadLetters({ dead, first, path, csrf }: DeadLettersProps): VNod
         )}
       {dead.cursor !== "" && (
         <p>
-          <a id="forward-dead-older" href={`${path}?dead=${encodeURIComponent(dead.cursor)}`}>Older dead letters</a>
+          <a id="forward-dead-older" href={`${path}?dead=${encodeURIComponent(dead.cursor)}${keepPage(after, "&")}`}>
+            Older dead letters
+          </a>
         </p>
       )}
     </>

@@ -7,6 +7,7 @@
  */
 
 import type { Community, Webhook } from "../../webhooks/mod.ts";
+import type { Deps } from "../lib/context.ts";
 
 /** A hook's name in lists: its given name, else its events and its community's name. */
 export function hookName(hook: Webhook, given: string | undefined, communityName: string | undefined): string {
@@ -26,4 +27,15 @@ export function hookNames(
   return Object.fromEntries(
     hooks.map((h) => [h.id, hookName(h, labels.get(h.id)?.name, byTenant.get(h.tenantId))]),
   );
+}
+
+/**
+ * A hook as a heading names it: its given name in quotes, as its own page
+ * heads it ("Webhook “Orders feed”"), else {@linkcode hookName}'s words;
+ * the record id goes on a second line.
+ */
+export async function headingName(deps: Pick<Deps, "labels" | "webhooks">, hook: Webhook): Promise<string> {
+  const given = (await deps.labels.get(hook.id))?.name;
+  if (given) return `“${given}”`;
+  return hookName(hook, undefined, (await deps.webhooks.findWebhookCommunity(hook))?.name);
 }

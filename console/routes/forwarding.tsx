@@ -14,21 +14,16 @@ import { fieldError, Layout } from "../components/Layout.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
 import { DRAFT_NOTICE, draftText, takeDraft } from "../lib/drafts.ts";
 import { oneAtATime } from "../lib/one_at_a_time.ts";
-import {
-  deadLetterOf,
-  deadLettersOf,
-  destinationsOf,
-  hookExists,
-  hooksOf,
-  shownId,
-  takeOff,
-} from "./_forward_lookups.ts";
+import { deadLetterOf, deadLettersOf, destinationsOf, hookExists, shownId, takeOff } from "./_forward_lookups.ts";
 import { enabledField, formField } from "./_forward_fields.ts";
 import { shownUrl } from "../lib/shown_url.ts";
 import { DeadLetters } from "./_forward_dead.tsx";
 import { NOTICES } from "./_forward_notices.ts";
 import { addRefusal } from "./_forward_refusal.ts";
 import { AddedSecret } from "./_forward_secret.tsx";
+import { headingName } from "./_hook_names.ts";
+import { destinationPage, DestinationPager, keepPage, type PageAt, pageAt } from "./_forward_pages.tsx";
+import { DestinationsTable } from "./_forward_table.tsx";
 
 /** What the page shows besides the lists. */
 interface PageOptions {
@@ -41,18 +36,29 @@ interface PageOptions {
   url?: string;
   /** Where the dead letters start (a cursor of the page before); absent: the newest. */
   deadFrom?: string;
+  /** The page of destinations; absent: the one the address names. */
+  at?: PageAt;
 }
 
 /** Adds the hook's "Forward to" page and its actions to `app`. */
 export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const pathOf = (id: string) => `/webhooks/${encodeURIComponent(id)}/forward`;
+  /** The page of destinations an action's form came from, for its redirect (`""`: the first). */
+  const kept = (c: Context<ConsoleEnv>) => {
+    const at = pageAt((n) => c.req.query(n));
+    return at === "last" ? "" : keepPage(at.after, "&");
+  };
 
   /** The adds, one at a time per hook. */
   const oneAddAtATime = oneAtATime();
 
   async function page(c: Context<ConsoleEnv>, hook: Webhook, options: PageOptions = {}): Promise<Response> {
     const csrf = c.get("session")!.csrf;
-    const destinations = await destinationsOf(deps.relay, hook.id);
+    const shown = destinationPage(
+      await destinationsOf(deps.relay, hook.id),
+      options.at ?? pageAt((n) => c.req.query(n)),
+    );
+    const destinations = shown.values;
     const path = pathOf(hook.id);
     const callback = String(hook.entity?.callback ?? "");
     let dead: { values: DeadLetter[]; cursor: string; read: number };
@@ -69,7 +75,8 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     return html(
       c,
       <Layout
-        title={`Forward postbacks of ${hook.id}`}
+        title={`Forward postbacks of ${await headingName(deps, hook)}`}
+        subtitle={hook.id}
         {...layoutFrame(c, deps)}
         notice={options.notice}
         error={options.error}
@@ -87,41 +94,8 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         )}
         {options.added && <AddedSecret added={options.added} />}
         <h2>Destinations</h2>
-        {destinations.length === 0 ? <p id="forward-none">No destination yet.</p> : (
-          <table id="forward-destinations">
-            <thead>
-              <tr>
-                <th>URL</th>
-                <th>Hooks</th>
-                <th>State</th>
-                <th>Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {destinations.map((d) => (
-                <tr data-destination={d.id}>
-                  <td>
-                    <code>{shownUrl(d.url)}</code>
-                    {d.pinned && " (a developer's listen)"}
-                  </td>
-                  <td>{hooksOf(d)}</td>
-                  <td>{d.enabled ? "enabled" : "disabled"}</td>
-                  <td>
-                    <form method="post" action={`${path}/${encodeURIComponent(d.id)}/enabled`}>
-                      <Csrf token={csrf} />
-                      <input type="hidden" name="enabled" value={d.enabled ? "0" : "1"} />
-                      <button type="submit">{d.enabled ? "Disable" : "Enable"}</button>
-                    </form>
-                    <form method="post" action={`${path}/${encodeURIComponent(d.id)}/remove`}>
-                      <Csrf token={csrf} />
-                      <button type="submit">Remove</button>
-                    </form>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <DestinationsTable destinations={destinations} path={path} keep={keepPage(shown.after, "?")} csrf={csrf} />
+        <DestinationPager page={shown} path={path} />
         <h2>Add a destination</h2>
         <form method="post" action={path} id="forward-add" class="stack" data-once>
           <Csrf token={csrf} />
@@ -139,7 +113,13 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           <button type="submit">Add destination</button>
         </form>
         <h2>Dead letters</h2>
-        <DeadLetters dead={dead} first={options.deadFrom === undefined} path={path} csrf={csrf} />
+        <DeadLetters
+          dead={dead}
+          first={options.deadFrom === undefined}
+          path={path}
+          after={shown.after}
+          csrf={csrf}
+        />
       </Layout>,
       options.status ?? 200,
     );
@@ -205,7 +185,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         // Answered with the page itself, not a redirect: the secret is shown in this answer only, which no cache
         // keeps (Back or a history restore must not bring it again).
         c.header("cache-control", "no-store");
-        return await page(c, hook, { notice: "The destination is added.", added }).catch((err) =>
+        return await page(c, hook, { notice: "The destination is added.", added, at: "last" }).catch((err) =>
           // The page's lists could not be read (the KV failing): the secret, which no later page shows, all the same.
           html(
             c,
@@ -258,7 +238,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     }
     const updated = await deps.relay.destinations.update(destination.id, { enabled });
     const notice = updated ? (enabled ? "enabled" : "disabled") : "removed";
-    return c.redirect(`${pathOf(hook.id)}?notice=${notice}`, 303);
+    return c.redirect(`${pathOf(hook.id)}?notice=${notice}${kept(c)}`, 303);
   });
 
   app.post("/webhooks/:id/forward/:dest/remove", async (c) => {
@@ -267,7 +247,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const destination = await destinationOr404(c, hook);
     if (destination instanceof Response) return destination;
     const others = await takeOff(deps.relay, hook.id, destination, hookExists(deps));
-    return c.redirect(`${pathOf(hook.id)}?notice=${others > 0 ? "unlinked" : "removed"}`, 303);
+    return c.redirect(`${pathOf(hook.id)}?notice=${others > 0 ? "unlinked" : "removed"}${kept(c)}`, 303);
   });
 
   app.post("/webhooks/:id/forward/redeliver/:entry", async (c) => {
@@ -290,6 +270,6 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     } catch (err) {
       if (!(err instanceof RangeError)) throw err; // its destination is gone
     }
-    return c.redirect(`${pathOf(hook.id)}?notice=${sent ? "redelivered" : "gone"}`, 303);
+    return c.redirect(`${pathOf(hook.id)}?notice=${sent ? "redelivered" : "gone"}${kept(c)}`, 303);
   });
 }

@@ -6,6 +6,8 @@
 // while the stop waits are refused with a 503, which a platform retries.
 
 import { createReceiver } from "../receiver/mod.ts";
+import type { ReceiverAttempt } from "../receiver/mod.ts";
+import { printable } from "./_format.ts";
 import type { Webhooks } from "../webhooks.ts";
 
 /** What `receive` takes of a command's context (the command table's own context has all of it). */
@@ -26,6 +28,18 @@ function stopping(): Response {
   });
 }
 
+/**
+ * The stderr line of an answer of 500 or more (a postback the platform will
+ * retry): the time, the status, the tenant id when known (the sender's text,
+ * made printable), the receiver's reason. Never the signature or the body. A
+ * 4xx is not printed: anyone can send those, and stderr must not flood.
+ */
+function failureLine(attempt: ReceiverAttempt): string | undefined {
+  if (attempt.status < 500) return undefined;
+  const tenant = attempt.tenantId === undefined ? "" : ` tenant ${printable(JSON.stringify(attempt.tenantId))}`;
+  return `${new Date(attempt.receivedAt).toISOString()} ${attempt.status}${tenant}: ${printable(attempt.reason)}`;
+}
+
 /** Serves postbacks on `--hostname` and `--port` until `ctx.signal` aborts and those under way are answered. */
 export async function receive(ctx: ReceiveContext, usage: (message: string) => Error): Promise<void> {
   const port = ctx.flags.port === undefined ? 8080 : Number(ctx.flags.port);
@@ -44,6 +58,10 @@ export async function receive(ctx: ReceiveContext, usage: (message: string) => E
         count,
         activity,
       }));
+    },
+    onAttempt: (attempt) => {
+      const line = failureLine(attempt);
+      if (line !== undefined) ctx.err(line);
     },
   });
   let underWay = 0;

@@ -4,7 +4,7 @@
 // default): past it the command exits 1, naming the KV's origin (never the
 // access token), and a write says it may have been stored.
 //
-// The test server runs as a child process behind a front on 127.0.0.1 that
+// The test server runs as a child process behind a front (_kv_front.ts) that
 // passes every request through; at the request named, the front kills the
 // child and never answers (a server gone silent). Each CLI run is bounded by
 // the test itself: past BOUND_MS it is killed, and the test fails.
@@ -12,6 +12,7 @@
 import assert from "node:assert/strict";
 import { ROOT } from "./_cli_setup.ts";
 import { TEST_TOKEN } from "../../kvconnect/token.ts";
+import { withLostServer } from "./_kv_front.ts";
 
 /** The limit the CLI is run with (KV_TIMEOUT_SECONDS). */
 const LIMIT_SECONDS = "2";
@@ -44,97 +45,6 @@ async function runCli(args: string[], env: Record<string, string>): Promise<Exit
   clearTimeout(timer);
   const decode = (b: Uint8Array) => new TextDecoder().decode(b);
   return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr), killed };
-}
-
-/** The test KV Connect server as a child process (`kvconnect/main.ts`) on a temp file; resolves with its URL. */
-async function startServerChild(path: string): Promise<{ url: string; child: Deno.ChildProcess }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "kvconnect/main.ts", "--token", TEST_TOKEN, "--path", path],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  while (!/url: \S+\n/.test(seen)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the KV Connect server did not start: ${seen}`);
-    seen += value;
-  }
-  reader.releaseLock();
-  child.stdout.cancel().catch(() => {});
-  return { url: /url: (\S+)/.exec(seen)![1], child };
-}
-
-/**
- * A front for `target` that passes requests through until the first whose
- * path is `lostAt`: from then on it calls `onLost` once and answers nothing
- * until closed, or, with `answer`, answers that to every request.
- */
-function startFront(target: string, lostAt: string, onLost: () => Promise<void>, answer?: () => Response) {
-  const closing = new AbortController();
-  let lost = false;
-  const never = () =>
-    new Promise<Response>((resolve) => {
-      closing.signal.addEventListener("abort", () => resolve(new Response(null, { status: 503 })), { once: true });
-    });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (request) => {
-    const url = new URL(request.url);
-    if (lost || url.pathname === lostAt) {
-      if (!lost) {
-        lost = true;
-        await onLost();
-      }
-      await request.body?.cancel();
-      return answer ? answer() : never();
-    }
-    const body = request.body ? await request.arrayBuffer() : undefined;
-    const headers = new Headers(request.headers);
-    headers.delete("host");
-    return await fetch(new URL(url.pathname + url.search, target), { method: request.method, headers, body });
-  });
-  return {
-    url: `http://127.0.0.1:${server.addr.port}`,
-    /** Loses the server now, whatever the request. */
-    lose: async () => {
-      if (lost) return;
-      lost = true;
-      await onLost();
-    },
-    get lost() {
-      return lost;
-    },
-    close: async () => {
-      closing.abort();
-      await server.shutdown();
-    },
-  };
-}
-
-/** Runs `fn` with a server child on a fresh file and a front for it that loses the server at `lostAt`. */
-async function withLostServer(
-  lostAt: string,
-  fn: (front: { url: string; lost: boolean; lose(): Promise<void> }) => Promise<void>,
-  answer?: () => Response,
-): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "cli_kv_lost_" });
-  const server = await startServerChild(`${dir}/server.kv`);
-  const kill = async () => {
-    try {
-      server.child.kill("SIGKILL");
-    } catch {
-      // already gone
-    }
-    await server.child.status;
-  };
-  const front = startFront(server.url, lostAt, kill, answer);
-  try {
-    await fn(front);
-  } finally {
-    await front.close();
-    await kill();
-    await Deno.remove(dir, { recursive: true });
-  }
 }
 
 /** Asserts that `run` exited 1 on its own with one error naming the KV at `origin` and not naming the token. */
