@@ -142,7 +142,7 @@ export function installGuards(app: Hono<ConsoleEnv>, deps: Deps, publicUrl: stri
     // the form was on (its POST URL has no page), with what it could keep.
     // Anyone can send one: an address gets a bounded number kept (past it, the form's page with nothing kept).
     const keep = fromThisOrigin(c) && formPage(c.req.path) !== null && await mayKeepForm(c, deps);
-    const returnTo = safeReturnTo(await keepForm(c, deps.kv, keep));
+    const returnTo = safeReturnTo(await keepForm(c, deps, keep));
     return c.redirect(`/signin?${new URLSearchParams({ returnTo, ended: "1" })}`, 303);
   });
   const formLimit = bodyLimit({

@@ -5,7 +5,7 @@
 // the attacker's, one click from receiving every postback).
 
 import assert from "node:assert/strict";
-import { Client, parse, withSignedInHook } from "./_helpers.ts";
+import { parse, withSignedInHook } from "./_helpers.ts";
 
 const ATTACKER_URL = "https://attacker.example/steal";
 
@@ -23,7 +23,7 @@ Deno.test("a form kept without a session fills in no page of another browser tha
     const returnTo = new URL(forged.headers.get("location")!, t.origin).searchParams.get("returnTo")!;
     assert.match(returnTo, /\?draft=/, "a draft was kept for the sender");
     // The victim, signed in, follows the link it was sent.
-    const html = await (client as Client).text(returnTo, 200);
+    const html = await client.text(returnTo, 200);
     const page = parse(html);
     try {
       assert.ok(!html.includes(ATTACKER_URL), "the page holds the attacker's URL");
