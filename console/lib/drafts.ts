@@ -10,13 +10,19 @@
  */
 
 import type { Context } from "hono";
-import type { ConsoleEnv } from "./context.ts";
+import { getCookie, setCookie } from "hono/cookie";
+import { type ConsoleEnv, cookieName, type Deps, secureCookies } from "./context.ts";
 import { draftKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
-import { randomToken } from "./session.ts";
+import { randomToken, timingSafeEqual } from "./session.ts";
 
 /** How long a draft waits for its sign-in. */
 const DRAFT_TTL_MS = 30 * 60_000;
+/**
+ * The cookie binding drafts to the browser that sent their forms: anyone can send a form naming this origin (a
+ * script sets `Origin`), and the page its link leads to must not show another browser what it never typed.
+ */
+const DRAFT_COOKIE = "cw_draft";
 /** Largest form body read into a draft. */
 const MAX_DRAFT_BODY = 256 * 1024;
 /** Longest value kept of one field, and most values of a list field. */
@@ -118,12 +124,13 @@ function keep(kind: DraftKind, body: URLSearchParams): Record<string, string | s
  * (so another site cannot prefill one), within its address's allowance of
  * kept forms (anyone can send one: rate_limits.ts).
  *
- * @param c the request (a POST without a session)
- * @param kv the console's KV
+ * @param c the request (a POST without a session); its answer binds the draft to the browser (an HttpOnly cookie)
+ * @param deps the console's dependencies (its KV)
  * @param trusted whether the form may be kept (from this console's origin, within its address's allowance)
  * @returns a local path
  */
-export async function keepForm(c: Context<ConsoleEnv>, kv: Deno.Kv, trusted: boolean): Promise<string> {
+export async function keepForm(c: Context<ConsoleEnv>, deps: Deps, trusted: boolean): Promise<string> {
+  const kv = deps.kv;
   const form = formPage(c.req.path);
   if (!form) return "/";
   if (!trusted) return form.page;
@@ -142,9 +149,20 @@ export async function keepForm(c: Context<ConsoleEnv>, kv: Deno.Kv, trusted: boo
     }
   }
   const id = randomToken();
+  const name = cookieName(c, deps, DRAFT_COOKIE);
+  const held = getCookie(c, name) ?? "";
+  const owner = /^[\w-]{43}$/.test(held) ? held : randomToken();
+  setCookie(c, name, owner, {
+    httpOnly: true,
+    sameSite: "Lax",
+    secure: secureCookies(deps, c.req.url),
+    path: "/",
+    maxAge: DRAFT_TTL_MS / 1000,
+  });
   const put = (fields: Draft["fields"]) => {
     const draft: Draft = { page: form.page, kind: form.kind, fields };
-    return retryLocked(() => kv.set(draftKey(id), { ...draft, savedAt: Date.now() }, { expireIn: DRAFT_TTL_MS }));
+    const stored = { ...draft, owner, savedAt: Date.now() };
+    return retryLocked(() => kv.set(draftKey(id), stored, { expireIn: DRAFT_TTL_MS }));
   };
   // Fields past what one KV value holds (64 KiB, wide characters at two bytes) are not kept: the page still comes
   // back, and still says the change was not saved.
@@ -157,19 +175,23 @@ export async function keepForm(c: Context<ConsoleEnv>, kv: Deno.Kv, trusted: boo
 
 /**
  * Takes (reads once and deletes) the draft named by the request's `?draft=`,
- * when it was kept for this very page.
+ * when it was kept for this very page and this browser sent its form (its
+ * draft cookie); another browser's link takes nothing and leaves it.
  *
  * @param c the request of the page
- * @param kv the console's KV
+ * @param deps the console's dependencies (its KV)
  * @returns the draft, or `null`
  */
-export async function takeDraft(c: Context<ConsoleEnv>, kv: Deno.Kv): Promise<Draft | null> {
+export async function takeDraft(c: Context<ConsoleEnv>, deps: Deps): Promise<Draft | null> {
+  const kv = deps.kv;
   const id = c.req.query("draft");
   if (!id || id.length > 100) return null;
-  const entry = await kv.get<Draft & { savedAt: number }>(draftKey(id));
+  const entry = await kv.get<Draft & { savedAt: number; owner?: string }>(draftKey(id));
   if (!entry.value) return null;
+  const held = getCookie(c, cookieName(c, deps, DRAFT_COOKIE)) ?? "";
+  if (typeof entry.value.owner !== "string" || !timingSafeEqual(entry.value.owner, held)) return null;
   const res = await retryLocked(() => kv.atomic().check(entry).delete(entry.key).commit());
-  const { savedAt, ...draft } = entry.value;
+  const { savedAt, owner: _owner, ...draft } = entry.value;
   if (!res.ok || savedAt + DRAFT_TTL_MS < Date.now() || draft.page !== c.req.path) return null;
   return draft;
 }

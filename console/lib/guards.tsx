@@ -25,13 +25,14 @@ import {
   SESSION_COOKIE,
 } from "./context.ts";
 import { formPage, keepForm } from "./drafts.ts";
+import { COMMUNITY_CALLBACK_PATH } from "./sandbox_connect.ts";
 import { timingSafeEqual } from "./session.ts";
 import { formsLimit, mayKeepForm, rateLimits } from "../routes/rate_limits.ts";
 
 /** Paths reachable without a session. */
 function isPublic(path: string): boolean {
   return path === "/signin" || path === "/healthz" || path === "/session" ||
-    path.startsWith("/auth/") && path !== "/auth/community/callback" ||
+    path.startsWith("/auth/") && path !== COMMUNITY_CALLBACK_PATH ||
     path === "/sandbox" || path.startsWith("/sandbox/") ||
     path.startsWith("/hooks/") || path.startsWith("/static/");
 }
@@ -127,7 +128,11 @@ export function installGuards(app: Hono<ConsoleEnv>, deps: Deps, publicUrl: stri
     const path = c.req.path;
     if (isPublic(path) || c.get("session")) return await next();
     if (c.req.method === "GET" || c.req.method === "HEAD") {
-      const returnTo = safeReturnTo(path + new URL(c.req.url).search);
+      // A Connect's callback carries an authorization code (and its state): never into sign-in's link, its pending
+      // record or a redirect. Back to the communities instead, where Connect starts again.
+      const returnTo = path === COMMUNITY_CALLBACK_PATH
+        ? "/communities"
+        : safeReturnTo(path + new URL(c.req.url).search);
       return c.redirect(`/signin?${new URLSearchParams({ returnTo })}`, 302);
     }
     // Sign out sent again once its session is gone (a double click, a second tab, Back then resubmit): it is signed
@@ -137,7 +142,7 @@ export function installGuards(app: Hono<ConsoleEnv>, deps: Deps, publicUrl: stri
     // the form was on (its POST URL has no page), with what it could keep.
     // Anyone can send one: an address gets a bounded number kept (past it, the form's page with nothing kept).
     const keep = fromThisOrigin(c) && formPage(c.req.path) !== null && await mayKeepForm(c, deps);
-    const returnTo = safeReturnTo(await keepForm(c, deps.kv, keep));
+    const returnTo = safeReturnTo(await keepForm(c, deps, keep));
     return c.redirect(`/signin?${new URLSearchParams({ returnTo, ended: "1" })}`, 303);
   });
   const formLimit = bodyLimit({

@@ -64,7 +64,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
 
   app.get("/communities/new", async (c) => {
     // Back from a sign-in after the session ended: the form as it was sent (without its secrets), not saved.
-    const draft = await takeDraft(c, deps.kv);
+    const draft = await takeDraft(c, deps);
     if (!draft) return newPage(c, {});
     const form = { name: "", tenantId: "", baseUrl: "", clientId: "" };
     for (const name of Object.keys(form) as (keyof typeof form)[]) form[name] = draftText(draft, name);
@@ -181,7 +181,7 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.get("/communities/:tenantId", async (c) => {
     const community = await communities.findByTenantID(c.req.param("tenantId"));
     if (!community) return notFound(c);
-    const draft = await takeDraft(c, deps.kv);
+    const draft = await takeDraft(c, deps);
     if (!draft) return editPage(c, community, formOf(community));
     const kept = draft.kind === "community-edit"
       ? { name: draftText(draft, "name"), baseUrl: draftText(draft, "baseUrl"), clientId: draftText(draft, "clientId") }

@@ -143,7 +143,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const hook = await hookOr404(c);
     if (hook instanceof Response) return hook;
     // Back from a sign-in after the session ended: the add's URL as it was sent, not added.
-    const draft = await takeDraft(c, deps.kv);
+    const draft = await takeDraft(c, deps);
     const code = c.req.query("notice") ?? "";
     const notice = draft ? DRAFT_NOTICE : Object.hasOwn(NOTICES, code) ? NOTICES[code] : undefined;
     const url = draft?.kind === "forward" ? draftText(draft, "url") : undefined;

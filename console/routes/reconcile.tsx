@@ -234,7 +234,7 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
     const community = await communities.findByTenantID(c.req.param("tenantId"));
     if (!community) return notFound(c);
     // Back from a sign-in after the session ended: the fixes sent were not applied.
-    const notice = await takeDraft(c, deps.kv) ? DRAFT_NOTICE : undefined;
+    const notice = await takeDraft(c, deps) ? DRAFT_NOTICE : undefined;
     try {
       const report = await deps.webhooks.reconcile(community, staleAfter());
       return await reconcilePage(c, community, report, undefined, notice);

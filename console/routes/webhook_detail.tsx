@@ -51,7 +51,7 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const hook = await webhooks.findByID(c.req.param("id"));
     if (!hook) return gone(c);
     // Back from a sign-in after the session ended: the form as it was sent, not saved.
-    const draft = await takeDraft(c, deps.kv);
+    const draft = await takeDraft(c, deps);
     if (!draft) return await detailPage(c, hook);
     return await detailPage(c, hook, {
       notice: DRAFT_NOTICE,

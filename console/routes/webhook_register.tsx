@@ -127,7 +127,7 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
 
   app.get("/webhooks/new", async (c) => {
     // Back from a sign-in after the session ended: the form as it was sent, not registered.
-    const draft = await takeDraft(c, deps.kv);
+    const draft = await takeDraft(c, deps);
     const form = {
       tenantId: draft ? draftText(draft, "tenantId") : c.req.query("tenant") ?? "",
       events: draft ? draftList(draft, "events") : [],

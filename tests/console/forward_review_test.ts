@@ -73,6 +73,8 @@ Deno.test("Forward to: its forms sent after the session ended lead back to its p
       const returnTo = new URL(res.headers.get("location")!, t.origin).searchParams.get("returnTo") ?? "";
       const page = action.includes("/forward") ? path : `/webhooks/${hook.id}`;
       assert.match(returnTo, new RegExp(`^${page}\\?draft=`), action);
+      // The same browser: the draft's cookie, which binds it to the browser that sent the form, is there too.
+      again.cookies.set("cw_draft", client.cookies.get("cw_draft") ?? "");
       const html = await again.text(returnTo, 200);
       assert.match(html, /the form you sent was not saved/, action);
       assert.ok(!html.includes("hunter2"), "a password typed is not kept");
