@@ -3,6 +3,7 @@
 import type { Hono } from "hono";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { isKnownEvent } from "./_events.ts";
 import { indexPage } from "./_pages.ts";
 import type { HookRecord } from "./_store.ts";
@@ -12,6 +13,9 @@ import { refuseOtherMethods } from "./_methods.ts";
 import { BODY_TOO_LARGE, CROSS_SITE_FORM, csrfOr, FORM_TOO_LARGE, MAX_BODY_BYTES, selfRefOf } from "./_http.ts";
 import { keepSent, type SentPostback } from "./_sent.ts";
 import type { TriggerOptions, TriggerSummary } from "./types.ts";
+
+/** The cookie that lets the page a trigger leads to show its notice, once. */
+const TRIGGERED_COOKIE = "sandbox_triggered";
 
 export function triggerRoutes(
   app: Hono,
@@ -133,6 +137,14 @@ export function triggerRoutes(
       back.searchParams.set("triggered", String(result.delivered.length));
       if (failed > 0) back.searchParams.set("failed", String(failed));
       else back.searchParams.delete("failed");
+      // The notice is for this browser, once: the page shows it only with this cookie, which it clears.
+      setCookie(c, TRIGGERED_COOKIE, `${result.delivered.length}.${failed}`, {
+        path: "/",
+        maxAge: 60,
+        httpOnly: true,
+        sameSite: "Lax",
+        secure: new URL(c.req.url).protocol === "https:",
+      });
       return c.redirect(back.href, 303);
     },
   );
@@ -143,6 +155,13 @@ export function triggerRoutes(
     const origin = new URL(c.req.url).origin;
     const community = await store.client("community");
     const hooks = await store.allHooks(tenantId);
+    // A trigger's notice (?triggered=N&failed=M) shows once, to the browser that triggered (its cookie, cleared
+    // here): a reload, Back (the page is not kept: no-store) or the address opened again shows none.
+    const flash = getCookie(c, TRIGGERED_COOKIE);
+    const triggered = c.req.query("triggered");
+    const fresh = triggered !== undefined && flash === `${triggered}.${c.req.query("failed") ?? "0"}`;
+    if (flash !== undefined) deleteCookie(c, TRIGGERED_COOKIE, { path: "/" });
+    if (fresh) c.header("cache-control", "no-store");
     return c.html(indexPage({
       basePath,
       baseUrl: origin + basePath,
@@ -150,8 +169,8 @@ export function triggerRoutes(
       tenantId,
       communityClientId: community.clientId,
       hooks,
-      triggered: c.req.query("triggered"),
-      failed: c.req.query("failed"),
+      triggered: fresh ? triggered : undefined,
+      failed: fresh ? c.req.query("failed") : undefined,
     }));
   };
   refuseOtherMethods(app, { path: "/trigger", methods: ["POST"] }, (c, error, status) => c.json({ error }, status));

@@ -14,6 +14,7 @@ import EventPicker from "./EventPicker.tsx";
 import LiveChart from "./LiveChart.tsx";
 import LiveHealth from "./LiveHealth.tsx";
 import { ago, localText } from "../components/LocalTime.tsx";
+import { PAGE_ERROR_ID } from "../components/field_error.ts";
 
 // deno-lint-ignore no-explicit-any
 const ISLANDS: Record<string, ComponentType<any>> = {
@@ -32,13 +33,29 @@ for (const el of bySelectorAll("[data-island]") as HTMLElement[]) {
   el.dataset.hydrated = "true";
 }
 
-// A notice (?notice=registered) is shown once: drop it from the address so
-// that a reload or a shared link does not show it again.
+// An action's outcome (?notice=registered) is shown once: drop it from the address (with a test event's answer), so
+// that a reload, a bookmark or a shared link does not show it again; and a page the history brings back (Back,
+// Forward: from the back/forward cache or the HTTP cache) shows no notice, nor the outcome its address carried, and
+// so moves no focus to one, as if the action had just happened again. Without JavaScript the address keeps it.
+const OUTCOME = "cwOutcome";
 const address = new URL(location.href);
 if (address.searchParams.has("notice")) {
+  if (address.searchParams.get("notice") === "triggered") {
+    ["answer", "at"].forEach((n) => address.searchParams.delete(n));
+  }
   address.searchParams.delete("notice");
-  history.replaceState(history.state, "", address.pathname + address.search + address.hash);
+  const state = { ...history.state, [OUTCOME]: true };
+  history.replaceState(state, "", address.pathname + address.search + address.hash);
 }
+function forgetOutcome(): void {
+  document.getElementById("page-notice")?.remove();
+  if (history.state?.[OUTCOME]) document.getElementById(PAGE_ERROR_ID)?.remove();
+}
+const arrival = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;
+if (arrival?.type === "back_forward") forgetOutcome();
+addEventListener("pageshow", (e) => {
+  if (e.persisted) forgetOutcome();
+});
 
 // A signed-in page that comes back from the browser's caches shows nothing
 // until its session is known to be alive: after sign-out (or once the
