@@ -42,7 +42,8 @@ function shown<T>(items: T[]): T[] {
 
 /**
  * One list of the reconcile report: a heading with its count (`#{id}-count`), what the list holds, and the list
- * (`#{id}`) of its first {@linkcode SHOWN} items; past them, a line (`#{id}-more`) says where the whole list is.
+ * (`#{id}`) of its first {@linkcode SHOWN} items; past them, a line (`#{id}-more`) says where the whole list is:
+ * the CLI's report of `community`, or (no `community`: a list that report, API.md's, does not hold) the fixes.
  */
 function ReportList(
   { id, title, count, note, community, children }: {
@@ -50,7 +51,7 @@ function ReportList(
     title: string;
     count: number;
     note?: string;
-    community: string;
+    community?: string;
     children: ComponentChildren;
   },
 ): VNode {
@@ -61,7 +62,10 @@ function ReportList(
       </h2>
       {note && <p>{note}</p>}
       <ul id={id}>{children}</ul>
-      {count > SHOWN && (
+      {count > SHOWN && community === undefined && (
+        <p class="hint" id={`${id}-more`}>The first {SHOWN} of {count} are shown; Apply the fixes clears them all.</p>
+      )}
+      {count > SHOWN && community !== undefined && (
         <p class="hint" id={`${id}-more`}>
           The first {SHOWN} of {count} are shown; <code>deno task cli reconcile {shellWord(community)} --json</code>
           {" "}
@@ -180,7 +184,6 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
             {(report.abandoned ?? []).length > 0 && (
               <ReportList
                 id="abandoned"
-                community={community.name}
                 title="Abandoned"
                 count={report.abandoned.length}
                 note="Interrupted registrations that left no hook on the platform."
