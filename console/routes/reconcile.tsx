@@ -67,8 +67,7 @@ function ReportList(
       )}
       {count > SHOWN && community !== undefined && (
         <p class="hint" id={`${id}-more`}>
-          The first {SHOWN} of {count} are shown; <code>deno task cli reconcile {shellWord(community)} --json</code>
-          {" "}
+          The first {SHOWN} of {count} are shown; <code>deno task cli reconcile {nameAndJson(community)}</code>{" "}
           (on the console's KV: its <code>--kv</code> or <code>KV_PATH</code>) lists them all.
         </p>
       )}
@@ -76,9 +75,10 @@ function ReportList(
   );
 }
 
-/** `word` quoted for a POSIX shell. */
-function shellWord(word: string): string {
-  return `'${word.replaceAll("'", `'\\''`)}'`;
+/** A community's name quoted for a POSIX shell, and `--json`; after `--` when it starts as an option would. */
+function nameAndJson(name: string): string {
+  const word = `'${name.replaceAll("'", `'\\''`)}'`;
+  return name.startsWith("-") ? `--json -- ${word}` : `${word} --json`;
 }
 
 function entityList(value: unknown): string {
