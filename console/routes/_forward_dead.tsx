@@ -30,12 +30,13 @@ export function DeadLetters({ dead, first, path, after, csrf }: DeadLettersProps
   return (
     <>
       {dead.values.length === 0
-        ? (first && dead.cursor === ""
+        // None read at all: letters read but at destinations of another page (or none now) are not "none".
+        ? (first && dead.cursor === "" && dead.read === 0
           ? <p id="forward-no-dead">None: every forwarded postback was delivered or is still being tried.</p>
           // The page before held the last ones, a whole page of them: the relay could not tell that there were no more.
           : !first && dead.read === 0
           ? <p id="forward-no-older">No older dead letters.</p>
-          // The page's letters were all at destinations it no longer shows (removed, or now other hooks').
+          // The page's letters were all at destinations it does not show (another page's, removed, or other hooks').
           : <p id="forward-no-dead-here">None on this page of the destinations shown here.</p>)
         : (
           <table id="forward-dead">

@@ -9,11 +9,15 @@
 import type { Community, Webhook } from "../../webhooks/mod.ts";
 import type { Deps } from "../lib/context.ts";
 
-/** A hook's name in lists: its given name, else its events and its community's name. */
+/**
+ * A hook's name in lists: its given name, else its events and its community's name (else its tenant id; a record
+ * another tool saved without one: "no community").
+ */
 export function hookName(hook: Webhook, given: string | undefined, communityName: string | undefined): string {
   if (given) return given;
   const events = Array.isArray(hook.entity?.events) ? (hook.entity.events as unknown[]).map(String).join(", ") : "";
-  const community = communityName ?? hook.tenantId;
+  const community = communityName ??
+    (typeof hook.tenantId === "string" && hook.tenantId ? hook.tenantId : "no community");
   return events ? `${events} · ${community}` : `webhook of ${community}`;
 }
 

@@ -42,7 +42,8 @@ function shown<T>(items: T[]): T[] {
 
 /**
  * One list of the reconcile report: a heading with its count (`#{id}-count`), what the list holds, and the list
- * (`#{id}`) of its first {@linkcode SHOWN} items; past them, a line (`#{id}-more`) says where the whole list is.
+ * (`#{id}`) of its first {@linkcode SHOWN} items; past them, a line (`#{id}-more`) says where the whole list is:
+ * the CLI's report of `community`, or (no `community`: a list that report, API.md's, does not hold) the fixes.
  */
 function ReportList(
   { id, title, count, note, community, children }: {
@@ -50,7 +51,7 @@ function ReportList(
     title: string;
     count: number;
     note?: string;
-    community: string;
+    community?: string;
     children: ComponentChildren;
   },
 ): VNode {
@@ -61,10 +62,12 @@ function ReportList(
       </h2>
       {note && <p>{note}</p>}
       <ul id={id}>{children}</ul>
-      {count > SHOWN && (
+      {count > SHOWN && community === undefined && (
+        <p class="hint" id={`${id}-more`}>The first {SHOWN} of {count} are shown; Apply the fixes clears them all.</p>
+      )}
+      {count > SHOWN && community !== undefined && (
         <p class="hint" id={`${id}-more`}>
-          The first {SHOWN} of {count} are shown; <code>deno task cli reconcile {shellWord(community)} --json</code>
-          {" "}
+          The first {SHOWN} of {count} are shown; <code>deno task cli reconcile {nameAndJson(community)}</code>{" "}
           (on the console's KV: its <code>--kv</code> or <code>KV_PATH</code>) lists them all.
         </p>
       )}
@@ -72,9 +75,10 @@ function ReportList(
   );
 }
 
-/** `word` quoted for a POSIX shell. */
-function shellWord(word: string): string {
-  return `'${word.replaceAll("'", `'\\''`)}'`;
+/** A community's name quoted for a POSIX shell, and `--json`; after `--` when it starts as an option would. */
+function nameAndJson(name: string): string {
+  const word = `'${name.replaceAll("'", `'\\''`)}'`;
+  return name.startsWith("-") ? `--json -- ${word}` : `${word} --json`;
 }
 
 function entityList(value: unknown): string {
@@ -180,7 +184,6 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
             {(report.abandoned ?? []).length > 0 && (
               <ReportList
                 id="abandoned"
-                community={community.name}
                 title="Abandoned"
                 count={report.abandoned.length}
                 note="Interrupted registrations that left no hook on the platform."

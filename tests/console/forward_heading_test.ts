@@ -40,3 +40,13 @@ Deno.test("Forward to: the heading names the hook as its page does, its record i
     assert.equal(named.title, "Forward postbacks of “Orders feed” · Webhooks console");
   });
 });
+
+Deno.test("Forward to: a hook record without a tenant id (saved by another tool) is not headed 'undefined'", async () => {
+  await withSignedInHook({}, async ({ t, client }) => {
+    await t.app.webhooks.save({ id: "no-tenant", entity: { events: ["user_account"] } } as never);
+    const heading = await headingOf(client.text("/webhooks/no-tenant/forward", 200));
+    assert.doesNotMatch(heading.name, /undefined/, `the heading: ${heading.name}`);
+    assert.match(heading.name, /^Forward postbacks of user_account · /);
+    assert.equal(heading.id, "no-tenant");
+  });
+});

@@ -105,3 +105,31 @@ Deno.test("Forward to: 120 destinations show 50 to a page; actions and Add keep 
     }
   });
 });
+
+Deno.test("Forward to: a dead letter at a destination of the second page is not 'None' on the first", async () => {
+  await withSignedInHook({ allowPrivateNetwork: true }, async ({ t, client, hookId }) => {
+    const relay = createRelay(t.kv, { allowPrivateNetwork: true });
+    const path = `/webhooks/${hookId}/forward`;
+    try {
+      const made: string[] = [];
+      for (let i = 0; i < 60; i++) {
+        made.push((await relay.destinations.add({ url: `http://127.0.0.1:9/d${i}`, hookIds: [hookId] })).id);
+      }
+      await storeDead(t.kv, deadLetter(1, made[55], hookId));
+      const first = parse(await client.text(path, 200));
+      try {
+        const doc = first.document;
+        assert.equal(doc.querySelector("#forward-dead"), null, "the first page lists a dead letter it does not show");
+        const said = doc.querySelector("#forward-no-dead")?.textContent;
+        assert.equal(said, undefined, `the first page says there are none: ${said}`);
+        assert.ok(doc.querySelector("#forward-no-dead-here"), "the first page does not say they are elsewhere");
+      } finally {
+        first.close();
+      }
+      const second = shown(await client.text(shown(await client.text(path, 200)).newer!, 200));
+      assert.ok(second.redeliver[deadLetter(1, "", "").id], "the second page does not show its dead letter");
+    } finally {
+      await relay.close();
+    }
+  });
+});

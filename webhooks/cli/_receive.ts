@@ -28,15 +28,22 @@ function stopping(): Response {
   });
 }
 
+/** Longest tenant id a line shows whole, in code points; a longer one is cut there and ends with `…`. */
+const TENANT_SHOWN = 64;
+
 /**
  * The stderr line of an answer of 500 or more (a postback the platform will
  * retry): the time, the status, the tenant id when known (the sender's text,
- * made printable), the receiver's reason. Never the signature or the body. A
- * 4xx is not printed: anyone can send those, and stderr must not flood.
+ * made printable, cut at {@linkcode TENANT_SHOWN} code points: with the KV
+ * lost, a 500 comes before any signature is checked, so anyone can name one),
+ * the receiver's reason. Never the signature or the body. A 4xx is not
+ * printed: anyone can send those, and stderr must not flood.
  */
 function failureLine(attempt: ReceiverAttempt): string | undefined {
   if (attempt.status < 500) return undefined;
-  const tenant = attempt.tenantId === undefined ? "" : ` tenant ${printable(JSON.stringify(attempt.tenantId))}`;
+  const points = attempt.tenantId === undefined ? [] : [...attempt.tenantId];
+  const shown = points.length > TENANT_SHOWN ? `${points.slice(0, TENANT_SHOWN).join("")}…` : points.join("");
+  const tenant = attempt.tenantId === undefined ? "" : ` tenant ${printable(JSON.stringify(shown))}`;
   return `${new Date(attempt.receivedAt).toISOString()} ${attempt.status}${tenant}: ${printable(attempt.reason)}`;
 }
 
