@@ -7,13 +7,11 @@
 
 import assert from "node:assert/strict";
 import { signJiveExtn } from "../../../webhooks/mod.ts";
-import { ROOT, SECRET, withSetup } from "./_cli_setup.ts";
-import { withLostServer } from "./_kv_front.ts";
+import { SECRET, withSetup } from "./_cli_setup.ts";
+import { withReceiveOnLostKv } from "./_receive_lost.ts";
 import { TEST_TOKEN } from "../../kvconnect/token.ts";
 
 const REF = "https://acme.example/api/core/v3/webhooks/7";
-/** The test's own bound on the run: the KV's limit (2 s) plus ample slack for a loaded machine. */
-const BOUND_MS = 25_000;
 
 /** A hook of the community, for the postback to name. */
 async function seedHook(path: string): Promise<void> {
@@ -27,66 +25,32 @@ async function seedHook(path: string): Promise<void> {
 Deno.test("cli receive: a postback answered 500 (the KV lost) prints one line on stderr; a 401 prints none", async () => {
   await withSetup(async (kv) => {
     await seedHook(kv);
-    await withLostServer(
-      "never",
-      async (front) => {
-        const child = new Deno.Command(Deno.execPath(), {
-          args: ["run", "-A", "webhooks/cli.ts", "receive", "--port", "0", "--kv", front.url],
-          cwd: ROOT,
-          env: { NO_COLOR: "1", DENO_KV_ACCESS_TOKEN: TEST_TOKEN, KV_TIMEOUT_SECONDS: "2" },
-          stdout: "piped",
-          stderr: "piped",
-        }).spawn();
-        const timer = setTimeout(() => child.kill("SIGKILL"), BOUND_MS);
-        const stdout = new Response(child.stdout).text();
-        const errLines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-        let seen = "";
-        try {
-          while (!/http:\/\/[\d.]+:\d+\//.test(seen)) {
-            const read = await errLines.read();
-            if (read.done) throw new Error(`receive did not start: ${seen}`);
-            seen += read.value;
-          }
-          const url = new URL(seen.match(/http:\/\/[\d.]+:\d+\//)![0]);
-          const body = JSON.stringify([{ webhook: REF, activity: { verb: "jive:created", title: "BODY-TEXT-X" } }]);
-          const post = (authorization: string) =>
-            fetch(new URL("/hooks", url), { method: "POST", headers: { authorization }, body });
-          const forged = await post("JiveEXTN tenant_id=tenant-acme&signature=FORGED-SIG-X");
-          await forged.body?.cancel();
-          assert.equal(forged.status, 401);
-          await front.lose();
-          const authorization = await signJiveExtn(
-            { clientId: "client-1", jiveUrl: "https://acme.example", tenantId: "tenant-acme", timestamp: Date.now() },
-            SECRET,
-          );
-          const lost = await post(authorization);
-          await lost.body?.cancel();
-          assert.ok(lost.status >= 500, `the postback's answer: ${lost.status}`);
-          child.kill("SIGTERM");
-          for (let r = await errLines.read(); !r.done; r = await errLines.read()) seen += r.value;
-          await child.status;
-          const signature = /signature=([^&\s]+)/.exec(authorization)![1];
-          for (const secret of [signature, "FORGED-SIG-X", "BODY-TEXT-X", TEST_TOKEN, SECRET]) {
-            assert.ok(!seen.includes(secret), `stderr holds a secret or the body: ${seen}`);
-          }
-          const lines = seen.split("\n").filter((line) => /\b[45]\d\d\b/.test(line));
-          assert.equal(lines.length, 1, `not one line for the one 5xx (and none for the 401): ${seen}`);
-          assert.match(lines[0], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /, `no time first: ${lines[0]}`);
-          assert.match(lines[0], new RegExp(`\\b${lost.status}\\b`));
-          assert.match(lines[0], /tenant-acme/);
-          assert.equal(await stdout, "");
-        } finally {
-          clearTimeout(timer);
-          try {
-            child.kill("SIGKILL");
-          } catch {
-            // already ended
-          }
-          await child.status;
-        }
-      },
-      undefined,
-      kv,
-    );
+    await withReceiveOnLostKv(kv, async (run) => {
+      const body = JSON.stringify([{ webhook: REF, activity: { verb: "jive:created", title: "BODY-TEXT-X" } }]);
+      const post = (authorization: string) =>
+        fetch(new URL("/hooks", run.url), { method: "POST", headers: { authorization }, body });
+      const forged = await post("JiveEXTN tenant_id=tenant-acme&signature=FORGED-SIG-X");
+      await forged.body?.cancel();
+      assert.equal(forged.status, 401);
+      await run.lose();
+      const authorization = await signJiveExtn(
+        { clientId: "client-1", jiveUrl: "https://acme.example", tenantId: "tenant-acme", timestamp: Date.now() },
+        SECRET,
+      );
+      const lost = await post(authorization);
+      await lost.body?.cancel();
+      assert.ok(lost.status >= 500, `the postback's answer: ${lost.status}`);
+      const { stdout, stderr } = await run.stop();
+      const signature = /signature=([^&\s]+)/.exec(authorization)![1];
+      for (const secret of [signature, "FORGED-SIG-X", "BODY-TEXT-X", TEST_TOKEN, SECRET]) {
+        assert.ok(!stderr.includes(secret), `stderr holds a secret or the body: ${stderr}`);
+      }
+      const lines = stderr.split("\n").filter((line) => /\b[45]\d\d\b/.test(line));
+      assert.equal(lines.length, 1, `not one line for the one 5xx (and none for the 401): ${stderr}`);
+      assert.match(lines[0], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /, `no time first: ${lines[0]}`);
+      assert.match(lines[0], new RegExp(`\\b${lost.status}\\b`));
+      assert.match(lines[0], /tenant-acme/);
+      assert.equal(stdout, "");
+    });
   });
 });
