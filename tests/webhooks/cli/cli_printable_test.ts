@@ -122,3 +122,48 @@ Deno.test("cli property: whatever a stored community's name holds, its table row
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("cli tables show stored bidirectional controls as escapes: a name cannot reorder what the terminal shows", async () => {
+  // U+202E (right-to-left override) and its kin make a terminal show text in another order than stored
+  // ("Trojan source"), so a name could pass for another or hide part of a row.
+  const BIDI = [
+    "\u202a",
+    "\u202b",
+    "\u202c",
+    "\u202d",
+    "\u202e",
+    "\u2066",
+    "\u2067",
+    "\u2068",
+    "\u2069",
+    "\u200e",
+    "\u200f",
+    "\u061c",
+  ];
+  const dir = await Deno.makeTempDir({ prefix: "cli_bidi_" });
+  const path = `${dir}/webhooks.kv`;
+  try {
+    const kv = await Deno.openKv(path);
+    try {
+      await createWebhooks(kv).communities.save({
+        name: `Acme${BIDI.join("")}evil`,
+        tenantId: "t-bidi",
+        baseUrl: "https://acme.example",
+      });
+    } finally {
+      kv.close();
+    }
+    const out: string[] = [];
+    const code = await main(["communities", "list", "--kv", path], {
+      stdout: (t) => out.push(t),
+      stderr: () => {},
+      env: () => undefined,
+    });
+    assert.equal(code, 0);
+    const shown = out.join("\n");
+    for (const c of BIDI) assert.ok(!shown.includes(c), `U+${c.charCodeAt(0).toString(16)} reached the terminal`);
+    assert.ok(shown.includes("\\u202e"), shown);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
