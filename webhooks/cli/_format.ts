@@ -37,12 +37,14 @@ const ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" 
  * `text` with its control characters written as escapes (`\n`, `\u001b`):
  * what the command line prints of stored data (a name, a platform's
  * callback URL) can neither move the terminal's cursor, retitle it or
- * colour it (ESC sequences), nor forge a row of a table (a line break).
+ * colour it (ESC sequences), forge a row of a table (a line break), nor
+ * show its text in another order than stored (bidirectional controls,
+ * U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C).
  */
 export function printable(text: string): string {
   return text.replace(
     // deno-lint-ignore no-control-regex
-    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g,
     (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
 }
