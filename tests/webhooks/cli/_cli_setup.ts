@@ -75,3 +75,15 @@ export function noSecrets(run: Run): void {
     assert.ok(!run.stdout.includes(secret) && !run.stderr.includes(secret), `${secret} printed`);
   }
 }
+
+/** The self URL of the hook `seedAcmeHook` stores. */
+export const ACME_HOOK_REF = "https://acme.example/api/core/v3/webhooks/7";
+
+/** Stores hook `h7` of tenant `tenant-acme` (with its URL and tenant index entries) in the KV file at `path`. */
+export async function seedAcmeHook(path: string): Promise<void> {
+  const db = await Deno.openKv(path);
+  const record = { id: "h7", tenantId: "tenant-acme", entity: { resources: { self: { ref: ACME_HOOK_REF } } } };
+  await db.atomic().set(["webhook", "h7"], record)
+    .set(["webhook_by_url", ACME_HOOK_REF, "h7"], "h7").set(["webhook_by_tenant", "tenant-acme", "h7"], "h7").commit();
+  db.close();
+}

@@ -7,7 +7,7 @@ import { createWebhooks, signJiveExtn } from "../../../webhooks/mod.ts";
 import { main } from "../../../webhooks/cli/mod.ts";
 import { startPlatform } from "../platform.ts";
 import { fixtureRecords, writeOldLayout } from "../_old_layout.ts";
-import { registerAcmeHook, ROOT, SECRET, withSetup } from "./_cli_setup.ts";
+import { ACME_HOOK_REF, registerAcmeHook, ROOT, SECRET, seedAcmeHook, withSetup } from "./_cli_setup.ts";
 
 Deno.test("cli progress goes to stderr: a listing's only on a terminal, migrate's always", async () => {
   const dir = await Deno.makeTempDir({ prefix: "cli_progress_" });
@@ -38,17 +38,8 @@ Deno.test("cli progress goes to stderr: a listing's only on a terminal, migrate'
 Deno.test("cli receive prints each verified postback as one JSON line and stops cleanly on Ctrl-C", async () => {
   await withSetup(async (kv) => {
     // A hook of the community, for the postback to name.
-    const ref = "https://acme.example/api/core/v3/webhooks/7";
-    {
-      const db = await Deno.openKv(kv);
-      await db.atomic().set(["webhook", "h7"], {
-        id: "h7",
-        tenantId: "tenant-acme",
-        entity: { resources: { self: { ref } } },
-      })
-        .set(["webhook_by_url", ref, "h7"], "h7").set(["webhook_by_tenant", "tenant-acme", "h7"], "h7").commit();
-      db.close();
-    }
+    const ref = ACME_HOOK_REF;
+    await seedAcmeHook(kv);
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", "webhooks/cli.ts", "receive", "--port", "0", "--kv", kv],
       cwd: ROOT,

@@ -7,24 +7,15 @@
 
 import assert from "node:assert/strict";
 import { signJiveExtn } from "../../../webhooks/mod.ts";
-import { SECRET, withSetup } from "./_cli_setup.ts";
+import { ACME_HOOK_REF, SECRET, seedAcmeHook, withSetup } from "./_cli_setup.ts";
 import { withReceiveOnLostKv } from "./_receive_lost.ts";
 import { TEST_TOKEN } from "../../kvconnect/token.ts";
 
-const REF = "https://acme.example/api/core/v3/webhooks/7";
-
-/** A hook of the community, for the postback to name. */
-async function seedHook(path: string): Promise<void> {
-  const db = await Deno.openKv(path);
-  await db.atomic()
-    .set(["webhook", "h7"], { id: "h7", tenantId: "tenant-acme", entity: { resources: { self: { ref: REF } } } })
-    .set(["webhook_by_url", REF, "h7"], "h7").set(["webhook_by_tenant", "tenant-acme", "h7"], "h7").commit();
-  db.close();
-}
+const REF = ACME_HOOK_REF;
 
 Deno.test("cli receive: a postback answered 500 (the KV lost) prints one line on stderr; a 401 prints none", async () => {
   await withSetup(async (kv) => {
-    await seedHook(kv);
+    await seedAcmeHook(kv);
     await withReceiveOnLostKv(kv, async (run) => {
       const body = JSON.stringify([{ webhook: REF, activity: { verb: "jive:created", title: "BODY-TEXT-X" } }]);
       const post = (authorization: string) =>

@@ -6,18 +6,9 @@
 
 import assert from "node:assert/strict";
 import { signJiveExtn } from "../../../webhooks/mod.ts";
-import { ROOT, SECRET, withSetup } from "./_cli_setup.ts";
+import { ACME_HOOK_REF, ROOT, SECRET, seedAcmeHook, withSetup } from "./_cli_setup.ts";
 
-const REF = "https://acme.example/api/core/v3/webhooks/7";
-
-/** A hook of the community, for the postback to name. */
-async function seedHook(path: string): Promise<void> {
-  const db = await Deno.openKv(path);
-  await db.atomic()
-    .set(["webhook", "h7"], { id: "h7", tenantId: "tenant-acme", entity: { resources: { self: { ref: REF } } } })
-    .set(["webhook_by_url", REF, "h7"], "h7").set(["webhook_by_tenant", "tenant-acme", "h7"], "h7").commit();
-  db.close();
-}
+const REF = ACME_HOOK_REF;
 
 /** Reads from `conn` until a whole answer with a body of its `content-length` came, or the connection closed. */
 async function answerOf(conn: Deno.Conn): Promise<string> {
@@ -36,7 +27,7 @@ async function answerOf(conn: Deno.Conn): Promise<string> {
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   Deno.test(`cli receive given ${signal} while a postback's body is on its way still answers and prints it`, async () => {
     await withSetup(async (kv) => {
-      await seedHook(kv);
+      await seedAcmeHook(kv);
       const child = new Deno.Command(Deno.execPath(), {
         args: ["run", "-A", "webhooks/cli.ts", "receive", "--port", "0", "--kv", kv],
         cwd: ROOT,
