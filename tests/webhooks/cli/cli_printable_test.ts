@@ -83,6 +83,25 @@ Deno.test("cli messages and errors escape control characters too, and --json sta
   });
 });
 
+/** Makes a community named `name` the only one in the KV file at `path`, then runs `communities list` on it. */
+async function tableOfName(path: string, name: string, tenantId: string): Promise<{ code: number; out: string }> {
+  const kv = await Deno.openKv(path);
+  try {
+    const hooks = createWebhooks(kv);
+    for (const c of (await hooks.communities.list()).values) await hooks.communities.remove(c.tenantId);
+    await hooks.communities.save({ name, tenantId, baseUrl: "https://acme.example" });
+  } finally {
+    kv.close();
+  }
+  const out: string[] = [];
+  const code = await main(["communities", "list", "--kv", path], {
+    stdout: (t) => out.push(t),
+    stderr: () => {},
+    env: () => undefined,
+  });
+  return { code, out: out.join("\n") };
+}
+
 Deno.test("cli property: whatever a stored community's name holds, its table row is one line with no control character", async () => {
   const dir = await Deno.makeTempDir({ prefix: "cli_printable_fc_" });
   const path = `${dir}/webhooks.kv`;
@@ -96,22 +115,9 @@ Deno.test("cli property: whatever a stored community's name holds, its table row
       .filter((n) => n.trim() !== "");
     await fc.assert(
       fc.asyncProperty(name, async (hostile) => {
-        const kv = await Deno.openKv(path);
-        try {
-          const hooks = createWebhooks(kv);
-          for (const c of (await hooks.communities.list()).values) await hooks.communities.remove(c.tenantId);
-          await hooks.communities.save({ name: hostile, tenantId: "t-fc", baseUrl: "https://fc.example" });
-        } finally {
-          kv.close();
-        }
-        const out: string[] = [];
-        const code = await main(["communities", "list", "--kv", path], {
-          stdout: (t) => out.push(t),
-          stderr: () => {},
-          env: () => undefined,
-        });
+        const { code, out } = await tableOfName(path, hostile, "t-fc");
         assert.equal(code, 0);
-        const lines = out.join("\n").split("\n");
+        const lines = out.split("\n");
         assert.equal(lines.length, 3, "a row per community under the head and its rule");
         // deno-lint-ignore no-control-regex
         assert.doesNotMatch(lines.join(""), /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
@@ -143,24 +149,8 @@ Deno.test("cli tables show stored bidirectional controls as escapes: a name cann
   const dir = await Deno.makeTempDir({ prefix: "cli_bidi_" });
   const path = `${dir}/webhooks.kv`;
   try {
-    const kv = await Deno.openKv(path);
-    try {
-      await createWebhooks(kv).communities.save({
-        name: `Acme${BIDI.join("")}evil`,
-        tenantId: "t-bidi",
-        baseUrl: "https://acme.example",
-      });
-    } finally {
-      kv.close();
-    }
-    const out: string[] = [];
-    const code = await main(["communities", "list", "--kv", path], {
-      stdout: (t) => out.push(t),
-      stderr: () => {},
-      env: () => undefined,
-    });
+    const { code, out: shown } = await tableOfName(path, `Acme${BIDI.join("")}evil`, "t-bidi");
     assert.equal(code, 0);
-    const shown = out.join("\n");
     for (const c of BIDI) assert.ok(!shown.includes(c), `U+${c.charCodeAt(0).toString(16)} reached the terminal`);
     assert.ok(shown.includes("\\u202e"), shown);
   } finally {
