@@ -1,5 +1,5 @@
 // request() over happy-dom's XMLHttpRequest against a real server; the same
-// cases run in Chromium in chromium_test.ts.
+// cases run in Chromium in chromium_request_test.ts.
 import assert from "node:assert/strict";
 import { Window } from "happy-dom";
 import { request, type RequestError, type RequestOptions, setDoc } from "../../browser/mod.ts";

@@ -7,6 +7,7 @@
 
 import assert from "node:assert/strict";
 import { type Client, csrfOf, parse, trigger, withHook } from "./_helpers.ts";
+import { FORGED_AUTHORIZATION } from "./_forged.ts";
 
 /** The ids of the rows of the deliveries table on `path`, and the page's links by id. */
 async function rowsOf(
@@ -38,8 +39,7 @@ async function refused(callback: string): Promise<void> {
   const res = await fetch(callback, {
     method: "POST",
     headers: {
-      authorization:
-        "JiveEXTN algorithm=HmacSHA256&client_id=x&jive_url=https%3A%2F%2Fa.example&tenant_id=sandbox-tenant&timestamp=1&signature=c2lnbmF0dXJl",
+      authorization: FORGED_AUTHORIZATION,
       "content-type": "application/json",
     },
     body: "[]",

@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import { browserTestOptions, type Page, withBrowser } from "../_chromium.ts";
 import { connectSandbox, csrfOf, registerHook, signIn, startConsole } from "./_helpers.ts";
 import { axeViolations, signedInPage } from "./_browser.ts";
+import { FORGED_AUTHORIZATION } from "./_forged.ts";
 
 /** What axe-core checks here: WCAG 2 A and AA, and the best practices. */
 const AXE_RULES = ["wcag2a", "wcag2aa", "best-practice"];
@@ -85,8 +86,7 @@ Deno.test({
       const forged = await fetch(String(record.entity.callback), {
         method: "POST",
         headers: {
-          authorization:
-            "JiveEXTN algorithm=HmacSHA256&client_id=x&jive_url=https%3A%2F%2Fa.example&tenant_id=sandbox-tenant&timestamp=1&signature=c2lnbmF0dXJl",
+          authorization: FORGED_AUTHORIZATION,
         },
         body: "[]",
       });

@@ -152,10 +152,22 @@ Deno.test({
       await leader.evaluate(() => {
         BroadcastChannel.prototype.postMessage = () => {};
       });
+      // Waited for as a condition, not a time: a follower says it polls at its first check (every 5 s) after 25 s
+      // of silence, which is 30 s after the tabs last heard the leader as they opened; bounded at 90 s for a loaded
+      // machine, a follower that never polled still fails. Polled on a timer: hidden tabs run no animation frames.
+      for (const tab of followers) {
+        await tab.waitForFunction(() => document.getElementById("live-status")?.dataset.state === "polling", {
+          timeout: 90_000,
+          polling: 100,
+        });
+      }
+      // The delivery comes once they poll, so only their polls can show it: no look a tab asked for before the
+      // leader fell silent reaches the server after it (a follower could show it then while it still said "live").
       assert.deepEqual(await trigger(bench.t.origin), [200]);
       const [newest] = await bench.t.app.deliveries.list({ hookId: bench.hookId, limit: 1 });
       for (const tab of followers) {
-        await tab.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 40_000 });
+        // 30 s: the next poll (5 s), one look and a render in a hidden tab on a loaded machine.
+        await tab.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 30_000 });
         assert.equal(await tab.$eval("#live-status", (el) => el.className.includes("live")), false);
       }
     }),

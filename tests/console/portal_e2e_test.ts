@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { browserTestOptions } from "../_chromium.ts";
 import { signJiveExtn } from "../../webhooks/mod.ts";
 import { axeViolations, clickAndWait, withHookPage } from "./_browser.ts";
+import { FORGED_AUTHORIZATION } from "./_forged.ts";
 
 Deno.test({
   name: "the portal: test events, rejected postbacks with their reason, filters, axe-core and 390 px screens",
@@ -40,8 +41,7 @@ Deno.test({
       const forged = await fetch(String(record.entity.callback), {
         method: "POST",
         headers: {
-          authorization:
-            "JiveEXTN algorithm=HmacSHA256&client_id=x&jive_url=https%3A%2F%2Fa.example&tenant_id=sandbox-tenant&timestamp=1&signature=c2lnbmF0dXJl",
+          authorization: FORGED_AUTHORIZATION,
           "content-type": "application/json",
         },
         body: "[]",

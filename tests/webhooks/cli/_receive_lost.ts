@@ -2,7 +2,7 @@
 // loses at will (_kv_front.ts): the set-up the tests of receive's stderr lines
 // for 5xx answers share.
 
-import { ROOT } from "./_cli_setup.ts";
+import { startReceive } from "./_receive_child.ts";
 import { withLostServer } from "./_kv_front.ts";
 import { TEST_TOKEN } from "../../kvconnect/token.ts";
 
@@ -24,35 +24,19 @@ export async function withReceiveOnLostKv(kvPath: string, fn: (run: LostReceive)
   await withLostServer(
     "never",
     async (front) => {
-      const child = new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", "webhooks/cli.ts", "receive", "--port", "0", "--kv", front.url],
-        cwd: ROOT,
-        env: { NO_COLOR: "1", DENO_KV_ACCESS_TOKEN: TEST_TOKEN, KV_TIMEOUT_SECONDS: "2" },
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-      const timer = setTimeout(() => child.kill("SIGKILL"), BOUND_MS);
-      const stdout = new Response(child.stdout).text();
-      const errLines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-      let seen = "";
+      const env = { NO_COLOR: "1", DENO_KV_ACCESS_TOKEN: TEST_TOKEN, KV_TIMEOUT_SECONDS: "2" };
+      const { child, url, stdout, stderr } = await startReceive(front.url, { env, boundMs: BOUND_MS });
       try {
-        while (!/http:\/\/[\d.]+:\d+\//.test(seen)) {
-          const read = await errLines.read();
-          if (read.done) throw new Error(`receive did not start: ${seen}`);
-          seen += read.value;
-        }
         await fn({
-          url: new URL(seen.match(/http:\/\/[\d.]+:\d+\//)![0]),
+          url,
           lose: () => front.lose(),
           stop: async () => {
             child.kill("SIGTERM");
-            for (let r = await errLines.read(); !r.done; r = await errLines.read()) seen += r.value;
             await child.status;
-            return { stdout: await stdout, stderr: seen };
+            return { stdout: await stdout, stderr: await stderr };
           },
         });
       } finally {
-        clearTimeout(timer);
         try {
           child.kill("SIGKILL");
         } catch {

@@ -7,7 +7,8 @@ import { createWebhooks, signJiveExtn } from "../../../webhooks/mod.ts";
 import { main } from "../../../webhooks/cli/mod.ts";
 import { startPlatform } from "../platform.ts";
 import { fixtureRecords, writeOldLayout } from "../_old_layout.ts";
-import { ACME_HOOK_REF, registerAcmeHook, ROOT, SECRET, seedAcmeHook, withSetup } from "./_cli_setup.ts";
+import { ACME_HOOK_REF, registerAcmeHook, SECRET, seedAcmeHook, withSetup } from "./_cli_setup.ts";
+import { startReceive } from "./_receive_child.ts";
 
 Deno.test("cli progress goes to stderr: a listing's only on a terminal, migrate's always", async () => {
   const dir = await Deno.makeTempDir({ prefix: "cli_progress_" });
@@ -40,16 +41,7 @@ Deno.test("cli receive prints each verified postback as one JSON line and stops 
     // A hook of the community, for the postback to name.
     const ref = ACME_HOOK_REF;
     await seedAcmeHook(kv);
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "webhooks/cli.ts", "receive", "--port", "0", "--kv", kv],
-      cwd: ROOT,
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const errLines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-    let seen = "";
-    while (!/http:\/\/[\d.]+:\d+\//.test(seen)) seen += (await errLines.read()).value ?? "";
-    const url = seen.match(/http:\/\/[\d.]+:\d+\//)![0];
+    const { child, url, stdout: output } = await startReceive(kv);
     const authorization = await signJiveExtn(
       { clientId: "client-1", jiveUrl: "https://acme.example", tenantId: "tenant-acme", timestamp: Date.now() },
       SECRET,
@@ -62,8 +54,7 @@ Deno.test("cli receive prints each verified postback as one JSON line and stops 
     await forged.body?.cancel();
     child.kill("SIGINT");
     const status = await child.status;
-    await errLines.cancel();
-    const stdout = new TextDecoder().decode(await new Response(child.stdout).arrayBuffer());
+    const stdout = await output;
     assert.equal(status.code, 0);
     const lines = stdout.trim().split("\n");
     assert.equal(lines.length, 1, stdout);

@@ -6,7 +6,8 @@
 
 import assert from "node:assert/strict";
 import { signJiveExtn } from "../../../webhooks/mod.ts";
-import { ACME_HOOK_REF, ROOT, SECRET, seedAcmeHook, withSetup } from "./_cli_setup.ts";
+import { ACME_HOOK_REF, SECRET, seedAcmeHook, withSetup } from "./_cli_setup.ts";
+import { startReceive } from "./_receive_child.ts";
 
 const REF = ACME_HOOK_REF;
 
@@ -28,21 +29,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
   Deno.test(`cli receive given ${signal} while a postback's body is on its way still answers and prints it`, async () => {
     await withSetup(async (kv) => {
       await seedAcmeHook(kv);
-      const child = new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", "webhooks/cli.ts", "receive", "--port", "0", "--kv", kv],
-        cwd: ROOT,
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-      const stdout = new Response(child.stdout).text();
-      const errLines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-      let seen = "";
-      while (!/http:\/\/[\d.]+:\d+\//.test(seen)) seen += (await errLines.read()).value ?? "";
-      const stderr = (async () => {
-        for (let r = await errLines.read(); !r.done; r = await errLines.read()) seen += r.value;
-        return seen;
-      })();
-      const url = new URL(seen.match(/http:\/\/[\d.]+:\d+\//)![0]);
+      const { child, url, stdout, stderr } = await startReceive(kv);
       const authorization = await signJiveExtn(
         { clientId: "client-1", jiveUrl: "https://acme.example", tenantId: "tenant-acme", timestamp: Date.now() },
         SECRET,

@@ -8,11 +8,11 @@
 // attempt has ended in KV. Nothing of the entry may be left.
 
 import assert from "node:assert/strict";
-import { createRelay } from "../../../webhooks/mod.ts";
-import { postback, seedHooks, startApp, until, writeAll } from "./fixtures.ts";
+import { createRelay, type Relay } from "../../../webhooks/mod.ts";
+import { until } from "./fixtures.ts";
+import { dueKeys, withRetryDuringRemoval } from "./_retry_removal.ts";
 
 const P = "r".repeat(64);
-const HOUR = 3_600_000;
 
 /** Makes the commit after the first `free` of `kv` wait for `gate`; `reached` resolves when it starts waiting. */
 function holdCommit(kv: Deno.Kv, free: number, gate: Promise<void>): Promise<void> {
@@ -35,61 +35,36 @@ function holdCommit(kv: Deno.Kv, free: number, gate: Promise<void>): Promise<voi
 }
 
 Deno.test("an entry retried while another process removes its destination is not left behind the removal, nor its state", async () => {
-  const dir = await Deno.makeTempDir();
-  const [kvA, kvB] = [await Deno.openKv(`${dir}/relay.kv`), await Deno.openKv(`${dir}/relay.kv`)];
-  const answer = Promise.withResolvers<void>();
-  const app = startApp(async () => {
-    await answer.promise;
-    return new Response("down", { status: 500 });
-  });
-  const a = createRelay(kvA, { allowPrivateNetwork: true, schedule: [HOUR], pollMs: 50 });
   const gate = Promise.withResolvers<void>();
-  const listed = holdCommit(kvB, 1, gate.promise); // the removal's own commit goes; its first delete waits
-  const b = createRelay(kvB, { allowPrivateNetwork: true });
-  let later: ReturnType<typeof createRelay> | null = null;
-  try {
-    await seedHooks(kvA);
-    const gone = await a.destinations.add({ url: app.url });
-    await writeAll(kvA, a.write, [postback("h1", 0, P)]);
-    const [{ entryId }] = await a.forwards(P);
-    const worker = a.run();
+  let listed: Promise<void> = Promise.resolve();
+  // The removal's own commit goes; its first delete waits.
+  const hold = (kvB: Deno.Kv) => void (listed = holdCommit(kvB, 1, gate.promise));
+  await withRetryDuringRemoval(P, hold, async ({ kvA, a, b, destinationId, entryId, fail, stopWorker }) => {
+    let later: Relay | null = null;
     try {
-      await app.waitFor(1); // taken, and its attempt under way
-      const removing = b.destinations.remove(gone.id);
+      const removing = b.destinations.remove(destinationId);
       await listed; // the removal listed the outbox: the held entry, not its retry
-      answer.resolve(); // the attempt fails: a retry, due in an hour
+      fail(); // the attempt fails: a retry, due in an hour
       await until(async () => (await a.attempts(entryId)).length === 1, 10_000, "the attempt's end in KV");
       gate.resolve();
       assert.equal(await removing, true);
-    } finally {
-      answer.resolve();
-      gate.resolve();
-      await worker.stop();
-    }
-    assert.equal(await a.destinations.get(gone.id), null);
+      await stopWorker();
+      assert.equal(await a.destinations.get(destinationId), null);
 
-    later = createRelay(kvA, { pollMs: 50 }); // the next worker
-    const next = later.run();
-    try {
-      await until(
-        async () => {
-          let due = 0;
-          for await (const _ of kvA.list({ prefix: ["relay_due"] })) due++;
-          return due === 0 && (await later!.forwards(P)).length === 0;
-        },
-        10_000,
-        "the retried entry of the removed destination deleted",
-      );
+      later = createRelay(kvA, { pollMs: 50 }); // the next worker
+      const next = later.run();
+      try {
+        await until(
+          async () => (await dueKeys(kvA)) === 0 && (await later!.forwards(P)).length === 0,
+          10_000,
+          "the retried entry of the removed destination deleted",
+        );
+      } finally {
+        await next.stop();
+      }
     } finally {
-      await next.stop();
+      gate.resolve();
+      await later?.close();
     }
-  } finally {
-    await later?.close();
-    await a.close();
-    await b.close();
-    await app.close();
-    kvA.close();
-    kvB.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
