@@ -50,6 +50,12 @@ if (address.searchParams.has("notice")) {
 function forgetOutcome(): void {
   document.getElementById("page-notice")?.remove();
   if (history.state?.[OUTCOME]) document.getElementById(PAGE_ERROR_ID)?.remove();
+  // A secret shown once (Forward to's Add) is not shown again by the history: the sentence beside it says so.
+  const secret = document.getElementById("forward-added");
+  if (secret) {
+    secret.remove();
+    document.getElementById("forward-secret-gone")?.removeAttribute("hidden");
+  }
 }
 const arrival = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;
 if (arrival?.type === "back_forward") forgetOutcome();

@@ -4,6 +4,7 @@
 // saying it was shown once and what to do. The secret is in no URL and no cookie, and another session cannot see it.
 
 import assert from "node:assert/strict";
+import { createRelay } from "../../webhooks/mod.ts";
 import { type Client, csrfOf, parse, signIn, withSignedInHook } from "./_helpers.ts";
 
 /** What a page of Forward to shows: its notice, the secret, the "shown once" sentence, and its destinations. */
@@ -91,5 +92,27 @@ Deno.test("Forward to's reveal names one secret: a reveal token made up or chang
     const elsewhere = await client.fetch(location.replace(`/webhooks/${hookId}/`, "/webhooks/no-such-hook/"));
     assert.doesNotMatch(await elsewhere.text(), /whsec_/);
     assert.match(read(await client.text(location, 200)).secret ?? "", /^whsec_/);
+  });
+});
+
+Deno.test("Forward to's Add shows the secret in its own answer when the KV cannot keep it for the next page", async () => {
+  await withSignedInHook({}, async ({ t, client, hookId }) => {
+    const path = `/webhooks/${hookId}/forward`;
+    const csrf = csrfOf(await client.text(path, 200));
+    const set = t.kv.set.bind(t.kv);
+    t.kv.set = ((key: Deno.KvKey, value: unknown, options?: { expireIn?: number }) => {
+      if (key[0] === "console_forward_reveal") throw new Error("the KV failed");
+      return set(key, value, options);
+    }) as Deno.Kv["set"];
+    const res = await client.post(path, { _csrf: csrf, url: "https://app.example/in" });
+    t.kv.set = set;
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("cache-control"), "no-store");
+    const secret = read(await res.text()).secret ?? "";
+    assert.match(secret, /^whsec_/);
+    const relay = createRelay(t.kv);
+    assert.equal((await relay.destinations.list()).length, 1);
+    await relay.close();
+    assert.ok(!(await client.text(path, 200)).includes(secret));
   });
 });
