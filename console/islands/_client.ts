@@ -110,7 +110,7 @@ addEventListener("pageshow", sendAgain);
 // where there is one (Chromium); elsewhere the 10 s above.
 (globalThis as { navigation?: EventTarget }).navigation?.addEventListener("navigateerror", sendAgain);
 
-// Times outside islands: the server writes ISO 8601 (UTC); the browser shows
+// Times outside islands: the server writes UTC (ISO 8601 in `datetime`, readable in the text); the browser shows
 // each in the reader's local time with how long ago, the exact time on
 // hover. Islands render theirs with LocalTime, which Preact keeps current:
 // text changed behind Preact's back would stay stale.
