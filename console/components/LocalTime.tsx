@@ -1,5 +1,6 @@
 /**
- * A time as the reader reads it: the server writes ISO 8601 (UTC); in the
+ * A time as the reader reads it: the server writes it in UTC, readable and
+ * naming its zone ({@linkcode utcText}), with ISO 8601 in `datetime`; in the
  * browser the component shows the reader's local time and how long ago,
  * kept current every 30 s, with the exact time on hover. Being rendered by
  * Preact, it stays right when an island re-renders it with a new time.
@@ -52,6 +53,30 @@ export function localText(when: Date): string {
   return when.toLocaleString(undefined, { timeZoneName: "short" });
 }
 
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/**
+ * A time as the server writes it in a `<time>`, for a reader without script (the browser's script puts the local
+ * time in its place): in UTC, to the second, naming the zone, the same in every language and on every server.
+ *
+ * @param iso a time in ISO 8601
+ * @returns it as "29 Nov 2026, 18:16:47 UTC"; `iso` itself when it is no valid time
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { utcText } from "./LocalTime.tsx";
+ * assert.equal(utcText("2026-11-29T18:16:47.123Z"), "29 Nov 2026, 18:16:47 UTC");
+ * assert.equal(utcText("not a time"), "not a time");
+ * ```
+ */
+export function utcText(iso: string): string {
+  const when = new Date(iso);
+  if (Number.isNaN(when.getTime())) return iso;
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${when.getUTCDate()} ${MONTHS[when.getUTCMonth()]} ${when.getUTCFullYear()}, ` +
+    `${two(when.getUTCHours())}:${two(when.getUTCMinutes())}:${two(when.getUTCSeconds())} UTC`;
+}
+
 /** How far ahead of the reader's clock a time may be and still read as "now" (the server's clock may run ahead). */
 const SKEW_MS = 60_000;
 
@@ -96,7 +121,9 @@ export function LocalTime({ iso }: LocalTimeProps): VNode {
   // that came since would read "in 13 seconds". And a few seconds the server's clock runs ahead read as now.
   const present = now === null ? 0 : Math.max(now, Date.now());
   const at = valid && when.getTime() > present && when.getTime() - present < SKEW_MS ? present : when.getTime();
-  const text = now === null || !valid ? iso : `${localText(when)} (${ago(at, present)})`;
+  // On the server and before the first effect, the same text on both sides (hydration keeps it) and readable without
+  // script.
+  const text = now === null || !valid ? utcText(iso) : `${localText(when)} (${ago(at, present)})`;
   return (
     <time
       dateTime={iso}

@@ -8,7 +8,7 @@
 
 import type { VNode } from "preact";
 import type { SecretRotation } from "../../webhooks/mod.ts";
-import { ago } from "./LocalTime.tsx";
+import { ago, utcText } from "./LocalTime.tsx";
 
 /** Props of {@linkcode SecretRotationNotice}. */
 export interface SecretRotationNoticeProps {
@@ -44,8 +44,8 @@ export function SecretRotationNotice({ rotation, now, revoke }: SecretRotationNo
       <p class="hint" id="secret-rotation">
         Secret rotated{" "}
         {now - rotatedAt < 1_000 ? "just now" : ago(rotatedAt, now)}; the previous secret is accepted until{" "}
-        <time dateTime={rotation.validUntil}>{rotation.validUntil}</time>, so postbacks signed just before the change
-        are not refused.
+        <time dateTime={rotation.validUntil}>{utcText(rotation.validUntil)}</time>, so postbacks signed just before the
+        change are not refused.
       </p>
       {revoke && (
         <form method="post" action={revoke.action} id="revoke-previous-secret">

@@ -50,6 +50,12 @@ if (address.searchParams.has("notice")) {
 function forgetOutcome(): void {
   document.getElementById("page-notice")?.remove();
   if (history.state?.[OUTCOME]) document.getElementById(PAGE_ERROR_ID)?.remove();
+  // A secret shown once (Forward to's Add) is not shown again by the history: the sentence beside it says so.
+  const secret = document.getElementById("forward-added");
+  if (secret) {
+    secret.remove();
+    document.getElementById("forward-secret-gone")?.removeAttribute("hidden");
+  }
 }
 const arrival = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;
 if (arrival?.type === "back_forward") forgetOutcome();
@@ -104,7 +110,7 @@ addEventListener("pageshow", sendAgain);
 // where there is one (Chromium); elsewhere the 10 s above.
 (globalThis as { navigation?: EventTarget }).navigation?.addEventListener("navigateerror", sendAgain);
 
-// Times outside islands: the server writes ISO 8601 (UTC); the browser shows
+// Times outside islands: the server writes UTC (ISO 8601 in `datetime`, readable in the text); the browser shows
 // each in the reader's local time with how long ago, the exact time on
 // hover. Islands render theirs with LocalTime, which Preact keeps current:
 // text changed behind Preact's back would stay stale.

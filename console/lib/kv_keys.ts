@@ -62,3 +62,11 @@ export function draftKey(id: string): Deno.KvKey {
 export function addingCommunityKey(tenantId: string): Deno.KvKey {
   return ["console_adding_community", tenantId];
 }
+
+/**
+ * A destination just added on Forward to, with its secret, for the one page its Add redirects to: under the session
+ * that added it and a random token in that page's address, read once.
+ */
+export function forwardRevealKey(sessionId: string, token: string): Deno.KvKey {
+  return ["console_forward_reveal", sessionId, token];
+}

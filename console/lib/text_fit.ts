@@ -24,3 +24,8 @@ export function cutAt(text: string, max: number): string {
   if (end === from && from > 0) end = /[\uDC00-\uDFFF]/.test(text[max]) ? max - 1 : max;
   return text.slice(0, end);
 }
+
+/** `text` as a page echoes what an address held: its first `max` UTF-16 units (cut by {@linkcode cutAt}), then "…". */
+export function echoed(text: string, max = 80): string {
+  return text.length > max ? `${cutAt(text, max)}…` : text;
+}

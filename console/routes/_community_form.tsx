@@ -11,6 +11,7 @@ import { type Community, ConflictError, type SecretRotation } from "../../webhoo
 import type { ConsoleEnv } from "../lib/context.ts";
 import { bidiControls } from "../lib/labels.ts";
 import { fieldError } from "../components/field_error.ts";
+import { utcText } from "../components/LocalTime.tsx";
 
 /** The fields of the community form (secrets are never echoed back). */
 export interface CommunityForm {
@@ -177,7 +178,7 @@ export function TokenState({ community }: { community: Community }): VNode {
       {present && (
         <span class="renewed">
           {" · last renewed "}
-          {community.renewedAt ? <time dateTime={community.renewedAt}>{community.renewedAt}</time> : "never"}
+          {community.renewedAt ? <time dateTime={community.renewedAt}>{utcText(community.renewedAt)}</time> : "never"}
         </span>
       )}
     </span>

@@ -2,6 +2,7 @@
 
 /** A notice by its code. */
 export const NOTICES: Record<string, string> = {
+  added: "The destination is added.",
   enabled: "The destination is enabled.",
   disabled:
     "The destination is disabled: nothing is sent to it; what waits for it is kept and sent once it is enabled.",

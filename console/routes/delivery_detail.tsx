@@ -12,6 +12,7 @@
 import type { Hono } from "hono";
 import { Island } from "../components/Island.tsx";
 import { Layout } from "../components/Layout.tsx";
+import { utcText } from "../components/LocalTime.tsx";
 import CopyButton from "../islands/CopyButton.tsx";
 import { statusText } from "../islands/DeliveriesLive.tsx";
 import { HeadersTable } from "../components/HeadersTable.tsx";
@@ -172,7 +173,7 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         <dl class="facts" id="delivery-facts">
           <dt>{platformSide ? "Attempted" : "Received"}</dt>
           <dd>
-            <time dateTime={delivery.receivedAt}>{delivery.receivedAt}</time>
+            <time dateTime={delivery.receivedAt}>{utcText(delivery.receivedAt)}</time>
           </dd>
           <dt>{platformSide ? "Outcome" : "Our answer"}</dt>
           <dd id="delivery-status" class={accepted ? "status-good" : "status-bad"}>

@@ -1,8 +1,8 @@
 /**
  * "Forward to": a hook's relay destinations (docs/relay.md) at
  * `/webhooks/{id}/forward`: add a destination URL (its signing secret shown
- * once, on the answer to the add), enable, disable or remove one, and the
- * dead letters of the hook with Redeliver.
+ * once, on the page the add redirects to: _forward_reveal.ts), enable,
+ * disable or remove one, and the dead letters of the hook with Redeliver.
  *
  * @module
  */
@@ -20,7 +20,8 @@ import { shownUrl } from "../lib/shown_url.ts";
 import { DeadLetters } from "./_forward_dead.tsx";
 import { NOTICES } from "./_forward_notices.ts";
 import { addRefusal } from "./_forward_refusal.ts";
-import { AddedSecret } from "./_forward_secret.tsx";
+import { type Added, keepReveal, takeReveal } from "./_forward_reveal.ts";
+import { AddedSecret, secretAlone, SecretShownOnce } from "./_forward_secret.tsx";
 import { headingName } from "./_hook_names.ts";
 import { destinationPage, DestinationPager, keepPage, type PageAt, pageAt } from "./_forward_pages.tsx";
 import { DestinationsTable } from "./_forward_table.tsx";
@@ -31,7 +32,9 @@ interface PageOptions {
   error?: string;
   status?: 200 | 400 | 404 | 409;
   /** The destination just added, with its secret (shown this once). */
-  added?: Destination & { secret: string };
+  added?: Added;
+  /** The address asked for a secret that is not there to show (shown already, expired, another session's). */
+  secretGone?: boolean;
   /** The URL typed, kept when the add was refused. */
   url?: string;
   /** Where the dead letters start (a cursor of the page before); absent: the newest. */
@@ -93,6 +96,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           </p>
         )}
         {options.added && <AddedSecret added={options.added} />}
+        {options.secretGone && <SecretShownOnce />}
         <h2>Destinations</h2>
         <DestinationsTable destinations={destinations} path={path} keep={keepPage(shown.after, "?")} csrf={csrf} />
         <DestinationPager page={shown} path={path} />
@@ -147,7 +151,23 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const code = c.req.query("notice") ?? "";
     const notice = draft ? DRAFT_NOTICE : Object.hasOwn(NOTICES, code) ? NOTICES[code] : undefined;
     const url = draft?.kind === "forward" ? draftText(draft, "url") : undefined;
-    return await page(c, hook, { notice, url, deadFrom: c.req.query("dead") || undefined });
+    const deadFrom = c.req.query("dead") || undefined;
+    const reveal = c.req.query("reveal");
+    if (reveal === undefined) return await page(c, hook, { notice, url, deadFrom });
+    // The page an Add redirected to (and its reloads): the newest destinations, the one added among them, with its
+    // secret the first time this session asks; a page no cache keeps, so that Back asks again and shows it no more.
+    c.header("cache-control", "no-store");
+    const added = await takeReveal(c, deps, hook.id, reveal);
+    if (!added) {
+      return await page(c, hook, {
+        notice,
+        url,
+        deadFrom,
+        secretGone: true,
+        at: c.req.query("after") || c.req.query("before") ? undefined : "last",
+      });
+    }
+    return await page(c, hook, { notice, added, at: "last" }).catch((err) => secretAlone(c, deps, hook, added, err));
   });
 
   app.post("/webhooks/:id/forward", async (c) => {
@@ -173,31 +193,16 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         url: shownUrl(url),
       });
     };
-    // A double click, or Reload of the answer (which posts the form again), finds the first one's destination. The
+    // A double click, or the form sent again (Back, then Add), finds the first one's destination. The
     // relay itself refuses a URL that already gets the hook's postbacks, in the commit that adds it (its URL index),
     // so a second console on this KV adding it at once is refused too, answered as here; the runner below only
     // spares this process the second add's work.
     return await oneAddAtATime(hook.id, async () => {
       const same = await alreadyThere();
       if (same) return same;
+      let added: Added;
       try {
-        const added = await deps.relay.destinations.add({ url, hookIds: [hook.id], unique: true });
-        // Answered with the page itself, not a redirect: the secret is shown in this answer only, which no cache
-        // keeps (Back or a history restore must not bring it again).
-        c.header("cache-control", "no-store");
-        return await page(c, hook, { notice: "The destination is added.", added, at: "last" }).catch((err) =>
-          // The page's lists could not be read (the KV failing): the secret, which no later page shows, all the same.
-          html(
-            c,
-            <Layout title={`Forward postbacks of ${hook.id}`} {...layoutFrame(c, deps)} error={describeError(err)}>
-              <p>
-                The destination is added; the rest of the page could not be shown.{" "}
-                <a href={pathOf(hook.id)}>Forward to</a>
-              </p>
-              <AddedSecret added={added} />
-            </Layout>,
-          )
-        );
+        added = await deps.relay.destinations.add({ url, hookIds: [hook.id], unique: true });
       } catch (err) {
         if (!(err instanceof TypeError)) throw err;
         const added = await alreadyThere(); // by another console on this KV meanwhile
@@ -208,6 +213,16 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           url: shownUrl(url),
         });
       }
+      // Post/Redirect/Get: a reload of the page shown next asks for that page, not for this POST again.
+      let token: string;
+      try {
+        token = await keepReveal(c, deps, hook.id, added);
+      } catch (err) {
+        // The KV failing: the secret in this answer, which no later page shows, rather than never.
+        c.header("cache-control", "no-store");
+        return secretAlone(c, deps, hook, added, err);
+      }
+      return c.redirect(`${pathOf(hook.id)}?notice=added&reveal=${token}`, 303);
     });
   });
 

@@ -13,7 +13,7 @@ import { Layout } from "../components/Layout.tsx";
 import { Pager } from "../components/Pager.tsx";
 import { hookHealth } from "../components/HookHealth.tsx";
 import { type ConsoleEnv, type Deps, html, layoutFrame, noticeOf } from "../lib/context.ts";
-import { cutAt } from "../lib/text_fit.ts";
+import { echoed } from "../lib/text_fit.ts";
 
 import { allCommunities, WebhookTable } from "./_webhook_parts.tsx";
 import { webhookDetailRoutes } from "./webhook_detail.tsx";
@@ -29,6 +29,8 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const url = (c.req.query("url") ?? "").trim();
     const id = (c.req.query("id") ?? "").trim();
     const communities = await allCommunities(webhooks, tenant);
+    // The community's name, else the tenant id the address holds, cut: it may be anything up to a query's length.
+    const tenantName = namesOf(communities).get(tenant) ?? echoed(tenant);
     let error: string | undefined;
     let hooks: Webhook[] = [];
     let next = "";
@@ -37,12 +39,12 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       const found = await webhooks.findByID(id);
       if (found) return c.redirect(`/webhooks/${encodeURIComponent(id)}`, 302);
       // Shown cut, its control characters escaped: the id is whatever the address bar held.
-      error = `No webhook has the id '${JSON.stringify(id.length > 80 ? `${cutAt(id, 80)}…` : id).slice(1, -1)}'`;
+      error = `No webhook has the id '${JSON.stringify(echoed(id)).slice(1, -1)}'`;
     } else if (url) {
       heading = "Webhooks with that URL";
       hooks = await webhooks.findByWebhookURL(url);
     } else {
-      if (tenant) heading = `Webhooks of ${namesOf(communities).get(tenant) ?? tenant}`;
+      if (tenant) heading = `Webhooks of ${tenantName}`;
       try {
         const page = await webhooks.list({
           tenantId: tenant || undefined,
@@ -116,7 +118,7 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           names={namesOf(communities)}
           labels={labels}
           health={await hookHealth(deps.deliveries, hooks.map((h) => h.id))}
-          empty={emptyList({ tenant, name: namesOf(communities).get(tenant), url, cursor, looked: !!(id || error) })}
+          empty={emptyList({ tenant, name: tenantName, url, cursor, looked: !!(id || error) })}
         />
         {!url && !id && (
           <Pager

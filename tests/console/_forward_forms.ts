@@ -4,7 +4,10 @@
 import assert from "node:assert/strict";
 import { type Client, csrfOf } from "./_helpers.ts";
 
-/** Adds a destination to `hookId` through its page; resolves with its id and the page answered. */
+/**
+ * Adds a destination to `hookId` through its page; resolves with its id and the page the add's redirect leads to
+ * (the one showing its secret, this once).
+ */
 export async function addDestination(
   client: Client,
   hookId: string,
@@ -12,7 +15,7 @@ export async function addDestination(
 ): Promise<{ id: string; html: string }> {
   const path = `/webhooks/${hookId}/forward`;
   const res = await client.post(path, { _csrf: csrfOf(await client.text(path, 200)), url });
-  const html = await res.text();
-  assert.equal(res.status, 200, html.slice(0, 500));
+  if (res.status !== 303) assert.fail(`Add answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
+  const html = await (await client.follow(res)).text();
   return { id: /data-destination="([^"]+)"/.exec(html)![1], html };
 }

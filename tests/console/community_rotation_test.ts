@@ -42,7 +42,7 @@ Deno.test("a secret rotated through the community form: the page shows the rotat
       const notice = page.document.querySelector("#secret-rotation");
       assert.match(
         notice?.textContent?.replace(/\s+/g, " ") ?? "",
-        /^Secret rotated (just now|\d+ seconds? ago); the previous secret is accepted until \S+, so postbacks/,
+        /^Secret rotated (just now|\d+ seconds? ago); the previous secret is accepted until \d{1,2} \w{3} \d{4}, [\d:]{8} UTC, so postbacks/,
       );
       assert.equal(notice?.querySelector("time")?.getAttribute("datetime"), rotation.validUntil);
     } finally {

@@ -68,6 +68,10 @@ Deno.test({
         assert.match(secret, /^whsec_[A-Za-z0-9+/]+=*$/);
         assert.equal(await text(page, "#forward-destinations td code"), app.url);
         await look(page, "02_forward_added");
+        await page.reload({ waitUntil: "load" }); // asks for the page again, not for the add
+        assert.equal((await page.content()).includes(secret), false, "the secret is shown again on reload");
+        assert.match(await text(page, "#forward-secret-gone"), /shown once/);
+        assert.equal(await page.$(".error"), null);
         await page.goto(`${t.origin}/webhooks/${hookId}/forward`);
         assert.equal((await page.content()).includes(secret), false, "the secret is shown once");
 

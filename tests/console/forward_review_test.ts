@@ -228,7 +228,9 @@ Deno.test("Forward to: an add whose page then cannot be read (the KV failing) st
       if (failing && String(first).startsWith("relay_dead")) throw new Error("the KV failed");
       return list(selector, options);
     }) as Deno.Kv["list"];
-    const res = await client.post(path, { _csrf: csrf, url: "https://app.example/in" });
+    const posted = await client.post(path, { _csrf: csrf, url: "https://app.example/in" });
+    assert.equal(posted.status, 303);
+    const res = await client.follow(posted);
     const html = await res.text();
     failing = false;
     assert.equal(res.status, 200);
@@ -241,5 +243,6 @@ Deno.test("Forward to: an add whose page then cannot be read (the KV failing) st
     assert.equal((await relay.destinations.list()).length, 1);
     await relay.close();
     assert.ok(!(await client.text(path, 200)).includes(secret));
+    assert.ok(!(await client.text(posted.headers.get("location")!, 200)).includes(secret));
   });
 });

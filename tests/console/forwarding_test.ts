@@ -27,8 +27,8 @@ Deno.test("Forward to: add shows the secret once, the console's worker forwards,
     assert.match(await refused.text(), /No destination was added: .*'url' must be an absolute http\(s\) URL/);
 
     const added = await client.post(path, { _csrf: csrf, url: app.url });
-    assert.equal(added.status, 200);
-    const page = parse(await added.text());
+    assert.equal(added.status, 303);
+    const page = parse(await (await client.follow(added)).text());
     let secret: string, destinationId: string;
     try {
       secret = page.document.querySelector("#forward-secret")!.textContent!;

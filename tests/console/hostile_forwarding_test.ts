@@ -142,14 +142,15 @@ Deno.test("Forward to: Reload or a double click of Add adds one destination, its
       post(client, path, { _csrf: csrf, url }),
       post(client, path, { _csrf: csrf, url }),
     ]);
-    assert.deepEqual([a.status, b.status].sort(), [200, 409]);
-    const [added, refused] = a.status === 200 ? [a, b] : [b, a];
-    const secret = /id="forward-secret">([^<]+)</.exec(added.html)![1];
-    assert.equal(added.headers.get("cache-control"), "no-store"); // no cache shows it again
+    assert.deepEqual([a.status, b.status].sort(), [303, 409]);
+    const [added, refused] = a.status === 303 ? [a, b] : [b, a];
+    const shown = await client.fetch(added.location!);
+    assert.equal(shown.headers.get("cache-control"), "no-store"); // no cache shows it again
+    const secret = /id="forward-secret">([^<]+)</.exec(await shown.text())![1];
     assert.match(refused.html, /No destination was added: https:\/\/app.example\/hooks already receives this hook/);
     assert.doesNotMatch(refused.html, /whsec_/);
 
-    // Reload of the answer posts the form again: refused the same way, the same URL spelled differently too.
+    // The form posted again (Back, then Add): refused the same way, the same URL spelled differently too.
     const again = await post(client, path, { _csrf: csrf, url: "HTTPS://APP.example:443/hooks" });
     assert.equal(again.status, 409);
     assert.doesNotMatch(again.html, /whsec_/);
@@ -158,7 +159,7 @@ Deno.test("Forward to: Reload or a double click of Add adds one destination, its
     assert.ok(!page.includes(secret));
 
     // Another URL is added as before.
-    assert.equal((await post(client, path, { _csrf: csrf, url: "https://app.example/other" })).status, 200);
+    assert.equal((await post(client, path, { _csrf: csrf, url: "https://app.example/other" })).status, 303);
   });
 });
 

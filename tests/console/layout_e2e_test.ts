@@ -125,7 +125,7 @@ Deno.test({
             await p.waitForFunction(
               () =>
                 [...document.querySelectorAll<HTMLElement>("[data-island]")].every((el) => el.dataset.hydrated) &&
-                [...document.querySelectorAll("time")].every((el) => el.textContent !== el.dateTime),
+                [...document.querySelectorAll("time")].every((el) => el.hasAttribute("data-local")),
               { timeout: 30_000 },
             );
             await p.screenshot({ path: `${shots}/${String(i).padStart(2, "0")}_${width}.png`, fullPage: true });

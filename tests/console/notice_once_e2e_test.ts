@@ -31,8 +31,7 @@ Deno.test({
       await page.type("#forward-add input[name=url]", "https://app.example/in");
       await clickAndWait(page, "#forward-add button[type=submit]");
       assert.equal((await shown(page)).notice, "The destination is added.");
-      // Add answers with the page itself, its secret shown once: a reload posts the form again, which adds nothing
-      // and shows no secret.
+      // Add leads to its page, its secret shown once: a reload asks for that page again, which shows no secret.
       await page.reload({ waitUntil: "load" });
       assert.equal(await page.$("#forward-secret"), null, "the secret shown again on reload");
       assert.equal((await shown(page)).notice, "none");
