@@ -8,17 +8,14 @@
 
 import assert from "node:assert/strict";
 import { browserTestOptions } from "../_chromium.ts";
-import { withForwardPage } from "./_forward_page.ts";
+import { formPosts, withForwardPage } from "./_forward_page.ts";
 
 Deno.test({
   name: "Forward to in Chromium: Add sent twice at once shows the first answer, with the secret, and adds one",
   ...browserTestOptions,
   fn: async () => {
     await withForwardPage(async (page, { origin, hookId }) => {
-      let posts = 0;
-      page.on("request", (request) => {
-        if (request.method() === "POST" && request.isNavigationRequest()) posts++;
-      });
+      const posts = formPosts(page);
       await page.type("#forward-add input[name=url]", "https://app.example/hooks");
       // Two submissions a moment apart, as a double click makes them: the first one's request is on its way when
       // the second would replace its navigation (and its answer, the only one with the secret, is never shown).
@@ -30,7 +27,7 @@ Deno.test({
           (form as HTMLFormElement).requestSubmit();
         }).catch(() => {}), // the first answer came first: the page is gone
       ]);
-      assert.equal(posts, 1, "the form was sent twice");
+      assert.equal(posts.count(), 1, "the form was sent twice");
       const secret = await page.$eval("#forward-secret", (el) => el.textContent ?? "");
       assert.match(secret, /^whsec_[A-Za-z0-9+/]+=*$/);
       assert.equal((await page.$$("#forward-destinations tr[data-destination]")).length, 1);

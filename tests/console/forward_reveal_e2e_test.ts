@@ -8,8 +8,8 @@
 
 import assert from "node:assert/strict";
 import { browserTestOptions, type Page } from "../_chromium.ts";
-import { clickAndWait, gotoHydrated } from "./_browser.ts";
-import { withForwardPage } from "./_forward_page.ts";
+import { gotoHydrated } from "./_browser.ts";
+import { addThroughForm, formPosts, withForwardPage } from "./_forward_page.ts";
 
 /** What the page shows: the secret, the sentence that replaces it, an error, and what has focus. */
 const state = (page: Page) =>
@@ -32,23 +32,18 @@ Deno.test({
   ...browserTestOptions,
   fn: async () => {
     await withForwardPage(async (page, { origin, hookId }) => {
-      let posts = 0;
-      page.on("request", (request) => {
-        if (request.method() === "POST" && request.isNavigationRequest()) posts++;
-      });
-      await gotoHydrated(page, `${origin}/webhooks/${hookId}/forward`);
-      await page.type("#forward-add input[name=url]", "https://app.example/in");
-      await clickAndWait(page, "#forward-add button[type=submit]");
+      const posts = formPosts(page);
+      await addThroughForm(page, { origin, hookId }, "https://app.example/in");
       const added = await state(page);
       assert.match(added.secret ?? "", /^whsec_/);
       assert.equal(added.gone, null);
       assert.equal(added.focus, "page-notice");
-      assert.equal(posts, 1);
+      assert.equal(posts.count(), 1);
       assert.ok(!page.url().includes(added.secret!), page.url());
 
       await page.reload({ waitUntil: "load" });
       const reloaded = await state(page);
-      assert.equal(posts, 1, "the reload sent the form again");
+      assert.equal(posts.count(), 1, "the reload sent the form again");
       assert.deepEqual({ ...reloaded, gone: reloaded.gone === null ? "none" : "said" }, {
         secret: null,
         gone: "said",
@@ -63,7 +58,7 @@ Deno.test({
       await page.goBack({ waitUntil: "load" });
       assert.equal(new URL(page.url()).pathname, `/webhooks/${hookId}/forward`);
       assert.equal((await state(page)).secret, null, "Back showed the secret");
-      assert.equal(posts, 1);
+      assert.equal(posts.count(), 1);
     });
   },
 });
@@ -73,9 +68,7 @@ Deno.test({
   ...browserTestOptions,
   fn: async () => {
     await withForwardPage(async (page, { origin, hookId }) => {
-      await gotoHydrated(page, `${origin}/webhooks/${hookId}/forward`);
-      await page.type("#forward-add input[name=url]", "https://app.example/in");
-      await clickAndWait(page, "#forward-add button[type=submit]");
+      await addThroughForm(page, { origin, hookId }, "https://app.example/in");
       const secret = (await state(page)).secret ?? "";
       assert.match(secret, /^whsec_/);
       await gotoHydrated(page, `${origin}/webhooks`);

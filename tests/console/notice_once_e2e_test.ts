@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { browserTestOptions, type Page } from "../_chromium.ts";
 import { clickAndWait, gotoHydrated } from "./_browser.ts";
-import { withForwardPage } from "./_forward_page.ts";
+import { addThroughForm, withForwardPage } from "./_forward_page.ts";
 
 /** The notice shown (its text), or "none"; and what has focus. */
 const shown = (page: Page) =>
@@ -27,9 +27,7 @@ Deno.test({
   ...browserTestOptions,
   fn: async () => {
     await withForwardPage(async (page, { origin, hookId }) => {
-      await gotoHydrated(page, `${origin}/webhooks/${hookId}/forward`);
-      await page.type("#forward-add input[name=url]", "https://app.example/in");
-      await clickAndWait(page, "#forward-add button[type=submit]");
+      await addThroughForm(page, { origin, hookId }, "https://app.example/in");
       assert.equal((await shown(page)).notice, "The destination is added.");
       // Add leads to its page, its secret shown once: a reload asks for that page again, which shows no secret.
       await page.reload({ waitUntil: "load" });
