@@ -49,11 +49,15 @@ export function describeUrl(value: unknown): string {
   return describe(typeof value === "string" ? hideUserInfo(value) : value);
 }
 
-/** Checks a page size: 1 to 1000, default 100. */
-export function pageLimit(limit: number | undefined): number {
+/**
+ * Checks a page size: 1 to 1000, default 100. Not a number (`"10"`, `null`) is a TypeError, a number out of range a
+ * RangeError; both name `limit` and the call (`action`), as the relay's lists do.
+ */
+export function pageLimit(limit: unknown, action: string): number {
   if (limit === undefined) return 100;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-    throw new RangeError(`Cannot list: 'limit' must be an integer from 1 to 1000, got ${limit}`);
+  if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    const Refusal = typeof limit === "number" ? RangeError : TypeError;
+    throw new Refusal(`Cannot ${action}: 'limit' must be an integer from 1 to 1000, got ${describe(limit)}`);
   }
   return limit;
 }

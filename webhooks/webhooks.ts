@@ -164,7 +164,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
     },
 
     async list(listOptions = {}) {
-      const limit = pageLimit(listOptions.limit);
+      const limit = pageLimit(listOptions.limit, "list webhooks");
       checkCursor(listOptions.cursor, "list webhooks");
       const tenantId = listOptions.tenantId;
       if (tenantId !== undefined) requireString(tenantId, "tenantId", "list webhooks");

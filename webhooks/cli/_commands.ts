@@ -4,12 +4,22 @@
 // reconcile and migrate, whose progress API.md promises; for the paging of
 // other commands on a terminal only), and throws to fail.
 
-import { communityDetails, communityTable, hookTable, publicCommunity, table } from "./_format.ts";
+import {
+  COMMUNITY_HEAD,
+  communityDetails,
+  communityRow,
+  HOOK_HEAD,
+  hookRow,
+  hookTable,
+  publicCommunity,
+  table,
+} from "./_format.ts";
 import type { Community, Webhook } from "../types.ts";
 import type { Webhooks } from "../webhooks.ts";
 import type { LastTask } from "./_interrupt.ts";
 import { flagError } from "./_flag_errors.ts";
 import { listen } from "./_listen.ts";
+import { printPages } from "./_paged.ts";
 import { receive } from "./_receive.ts";
 import { shownEntity, shownHook, shownReport, shownUrl } from "./_shown.ts";
 
@@ -47,22 +57,6 @@ async function communityNamed(ctx: CommandContext, name: string): Promise<Commun
   return community;
 }
 
-async function allPages<T>(
-  ctx: CommandContext,
-  what: string,
-  page: (cursor: string | undefined) => Promise<{ values: T[]; cursor: string }>,
-): Promise<T[]> {
-  const all: T[] = [];
-  let cursor: string | undefined;
-  do {
-    const next = await page(cursor);
-    all.push(...next.values);
-    cursor = next.cursor || undefined;
-    if (cursor) ctx.progress(`${all.length.toLocaleString("en-US")} ${what} so far`);
-  } while (cursor && !ctx.signal.aborted);
-  return all;
-}
-
 function hooksOut(ctx: CommandContext, hooks: Webhook[]): void {
   print(ctx, hooks.map(shownHook), () => hookTable(hooks));
 }
@@ -90,8 +84,14 @@ const REGISTER_FLAGS = {
 
 const COMMANDS: Record<string, Command> = {
   async "communities list"(ctx) {
-    const all = await allPages(ctx, "communities", (cursor) => ctx.hooks.communities.list({ limit: 500, cursor }));
-    print(ctx, all.map(publicCommunity), () => communityTable(all));
+    await printPages(ctx, {
+      what: "communities",
+      page: (cursor) => ctx.hooks.communities.list({ limit: 500, cursor }),
+      shown: publicCommunity,
+      head: COMMUNITY_HEAD,
+      row: communityRow,
+      none: "No communities.",
+    });
   },
 
   async "communities show"(ctx) {
@@ -165,7 +165,14 @@ const COMMANDS: Record<string, Command> = {
 
   async "hooks list"(ctx) {
     const tenantId = typeof ctx.flags.tenant === "string" ? ctx.flags.tenant : undefined;
-    hooksOut(ctx, await allPages(ctx, "webhooks", (cursor) => ctx.hooks.list({ tenantId, limit: 500, cursor })));
+    await printPages(ctx, {
+      what: "webhooks",
+      page: (cursor) => ctx.hooks.list({ tenantId, limit: 500, cursor }),
+      shown: shownHook,
+      head: HOOK_HEAD,
+      row: hookRow,
+      none: "No webhooks.",
+    });
   },
 
   async "hooks find"(ctx) {

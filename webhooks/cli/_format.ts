@@ -49,31 +49,47 @@ export function printable(text: string): string {
   );
 }
 
-/** Columns padded to their widest cell, a rule under the head. */
-export function table(head: string[], rows: unknown[][]): string {
-  // Cells as text whatever a record holds: one written by another tool must not stop the listing.
-  const cells = rows.map((row) =>
-    row.map((cell) => cell === undefined || cell === null ? "" : printable(String(cell)))
-  );
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? "").length)));
-  const line = (row: string[]) => row.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd();
-  return [line(head), line(widths.map((w) => "-".repeat(w))), ...cells.map(line)].join("\n");
+/** Cells as text whatever a record holds: one written by another tool must not stop the listing. */
+export function tableCells(rows: unknown[][]): string[][] {
+  return rows.map((row) => row.map((cell) => cell === undefined || cell === null ? "" : printable(String(cell))));
 }
 
-/** The rows of communities. */
-export function communityTable(communities: Community[]): string {
-  if (communities.length === 0) return "No communities.";
-  return table(
-    ["NAME", "TENANT", "BASE URL", "CLIENT ID", "SECRET", "TOKENS"],
-    communities.map(publicCommunity).map((c) => [
-      c.name,
-      c.tenantId,
-      c.baseUrl ?? "",
-      c.clientId ?? "",
-      c.hasClientSecret ? "set" : "none",
-      c.hasAccessToken ? (c.hasRefreshToken ? "access + refresh" : "access") : "none",
-    ]),
-  );
+/** Each column's width: its widest cell of `cells`, or its head. */
+export function tableWidths(head: string[], cells: string[][]): number[] {
+  return head.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? "").length)));
+}
+
+/** One line of a table: each cell padded to its column's width (a longer one is not cut), two spaces between. */
+export function tableLine(row: string[], widths: number[]): string {
+  return row.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd();
+}
+
+/** The head of a table and the rule under it. */
+export function tableHead(head: string[], widths: number[]): string {
+  return [tableLine(head, widths), tableLine(widths.map((w) => "-".repeat(w)), widths)].join("\n");
+}
+
+/** Columns padded to their widest cell, a rule under the head. */
+export function table(head: string[], rows: unknown[][]): string {
+  const cells = tableCells(rows);
+  const widths = tableWidths(head, cells);
+  return [tableHead(head, widths), ...cells.map((row) => tableLine(row, widths))].join("\n");
+}
+
+/** The head of a table of communities. */
+export const COMMUNITY_HEAD = ["NAME", "TENANT", "BASE URL", "CLIENT ID", "SECRET", "TOKENS"];
+
+/** The row of a community in a table. */
+export function communityRow(community: Community): unknown[] {
+  const c = publicCommunity(community);
+  return [
+    c.name,
+    c.tenantId,
+    c.baseUrl ?? "",
+    c.clientId ?? "",
+    c.hasClientSecret ? "set" : "none",
+    c.hasAccessToken ? (c.hasRefreshToken ? "access + refresh" : "access") : "none",
+  ];
 }
 
 /** One community, field by field; with the rotation of its secret while the previous one is accepted. */
@@ -94,17 +110,22 @@ export function communityDetails(c: Community, rotation: SecretRotation | null =
   ]);
 }
 
+/** The head of a table of webhook records. */
+export const HOOK_HEAD = ["ID", "TENANT", "EVENTS", "CALLBACK", "URL"];
+
+/** The row of a webhook record in a table, its URLs as `shownUrl` has them. */
+export function hookRow(hook: Webhook): unknown[] {
+  const h = shownHook(hook);
+  return [
+    h.id,
+    h.tenantId,
+    Array.isArray(h.entity?.events) ? h.entity.events.join(",") : "",
+    typeof h.entity?.callback === "string" ? h.entity.callback : "",
+    h.entity?.resources?.self?.ref ?? "",
+  ];
+}
+
 /** The rows of webhook records, their URLs as `shownUrl` has them. */
 export function hookTable(hooks: Webhook[]): string {
-  if (hooks.length === 0) return "No webhooks.";
-  return table(
-    ["ID", "TENANT", "EVENTS", "CALLBACK", "URL"],
-    hooks.map(shownHook).map((h) => [
-      h.id,
-      h.tenantId,
-      Array.isArray(h.entity?.events) ? h.entity.events.join(",") : "",
-      typeof h.entity?.callback === "string" ? h.entity.callback : "",
-      h.entity?.resources?.self?.ref ?? "",
-    ]),
-  );
+  return hooks.length === 0 ? "No webhooks." : table(HOOK_HEAD, hooks.map(hookRow));
 }

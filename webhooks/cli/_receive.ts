@@ -6,8 +6,7 @@
 // while the stop waits are refused with a 503, which a platform retries.
 
 import { createReceiver } from "../receiver/mod.ts";
-import type { ReceiverAttempt } from "../receiver/mod.ts";
-import { printable } from "./_format.ts";
+import { failureLines } from "./_failure_lines.ts";
 import type { Webhooks } from "../webhooks.ts";
 
 /** What `receive` takes of a command's context (the command table's own context has all of it). */
@@ -28,25 +27,6 @@ function stopping(): Response {
   });
 }
 
-/** Longest tenant id a line shows whole, in code points; a longer one is cut there and ends with `…`. */
-const TENANT_SHOWN = 64;
-
-/**
- * The stderr line of an answer of 500 or more (a postback the platform will
- * retry): the time, the status, the tenant id when known (the sender's text,
- * made printable, cut at {@linkcode TENANT_SHOWN} code points: with the KV
- * lost, a 500 comes before any signature is checked, so anyone can name one),
- * the receiver's reason. Never the signature or the body. A 4xx is not
- * printed: anyone can send those, and stderr must not flood.
- */
-function failureLine(attempt: ReceiverAttempt): string | undefined {
-  if (attempt.status < 500) return undefined;
-  const points = attempt.tenantId === undefined ? [] : [...attempt.tenantId];
-  const shown = points.length > TENANT_SHOWN ? `${points.slice(0, TENANT_SHOWN).join("")}…` : points.join("");
-  const tenant = attempt.tenantId === undefined ? "" : ` tenant ${printable(JSON.stringify(shown))}`;
-  return `${new Date(attempt.receivedAt).toISOString()} ${attempt.status}${tenant}: ${printable(attempt.reason)}`;
-}
-
 /** Serves postbacks on `--hostname` and `--port` until `ctx.signal` aborts and those under way are answered. */
 export async function receive(ctx: ReceiveContext, usage: (message: string) => Error): Promise<void> {
   const port = ctx.flags.port === undefined ? 8080 : Number(ctx.flags.port);
@@ -54,6 +34,8 @@ export async function receive(ctx: ReceiveContext, usage: (message: string) => E
     throw usage(`--port must be a whole number from 0 to 65535, got '${ctx.flags.port}'`);
   }
   const hostname = typeof ctx.flags.hostname === "string" ? ctx.flags.hostname : "127.0.0.1";
+  // Each answer of 500 or more (the platform retries it) is said on stderr, a run of them coalesced (_failure_lines.ts).
+  const failures = failureLines(ctx.err);
   const receiver = createReceiver(ctx.hooks, {
     onPostback: ({ activity, webhook, community, receivedAt, postbackId, index, count }) => {
       ctx.out(JSON.stringify({
@@ -66,10 +48,7 @@ export async function receive(ctx: ReceiveContext, usage: (message: string) => E
         activity,
       }));
     },
-    onAttempt: (attempt) => {
-      const line = failureLine(attempt);
-      if (line !== undefined) ctx.err(line);
-    },
+    onAttempt: (attempt) => failures.attempt(attempt),
   });
   let underWay = 0;
   let answered = () => {};
@@ -107,4 +86,5 @@ export async function receive(ctx: ReceiveContext, usage: (message: string) => E
   });
   await Promise.race([server.finished, stopped]);
   await server.finished;
+  failures.end();
 }

@@ -169,7 +169,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
     findByTenantID,
 
     async list(options = {}) {
-      const limit = pageLimit(options.limit);
+      const limit = pageLimit(options.limit, "list communities");
       checkCursor(options.cursor, "list communities");
       const cursor = kvCursorFor(options.cursor, "communities", "list communities");
       return await withLockRetry(async () => {

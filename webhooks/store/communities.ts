@@ -133,8 +133,11 @@ export interface Communities {
   /**
    * Lists communities a page at a time, ordered by tenant id.
    *
-   * @param options `cursor` from the previous page and `limit` (default 100).
+   * @param options `cursor` from the previous page (absent, `""` or `null` reads the first page) and `limit`, an
+   *   integer from 1 to 1000 (default 100).
    * @returns A page `{ values, cursor }`; `cursor` is `""` on the last page.
+   * @throws {TypeError} When `limit` is not a number (`"10"`, `null`), naming `limit`; nothing is read.
+   * @throws {RangeError} When `limit` is a number but not an integer from 1 to 1000; nothing is read.
    * @throws {TypeError} When `cursor` is not one that a page of this list gave (nothing is read); a
    *   cursor of an earlier version, without its tag, is refused too: start again from the first page.
    *

@@ -117,9 +117,12 @@ export interface WebhookLookups {
   /**
    * Lists records a page at a time, of every tenant or of one.
    *
-   * @param options `tenantId`, `cursor` from the previous page, `limit` (default 100).
+   * @param options `tenantId`, `cursor` from the previous page (absent, `""` or `null` reads the first page), `limit`,
+   *   an integer from 1 to 1000 (default 100).
    * @returns A page `{ values, cursor }`; `cursor` is `""` on the last page (an empty one for a tenant id too long
    *   for a KV key, which no record can have).
+   * @throws {TypeError} When `limit` is not a number (`"10"`, `null`), naming `limit`; nothing is read.
+   * @throws {RangeError} When `limit` is a number but not an integer from 1 to 1000; nothing is read.
    * @throws {TypeError} When `cursor` is not one that a page of this list (the same `tenantId` or none) gave
    *   (nothing is read); a cursor of an earlier version, without its tag, is refused too: start again from page one.
    *

@@ -28,19 +28,27 @@ export async function startServerChild(path: string): Promise<{ url: string; chi
 
 /**
  * A front for `target` that passes requests through until the first whose
- * path is `lostAt`: from then on it calls `onLost` once and answers nothing
- * until closed, or, with `answer`, answers that to every request.
+ * path is `lostAt` (the `nth` such, when given): from then on it calls
+ * `onLost` once and answers nothing until closed, or, with `answer`, answers
+ * that to every request.
  */
-export function startFront(target: string, lostAt: string, onLost: () => Promise<void>, answer?: () => Response) {
+export function startFront(
+  target: string,
+  lostAt: string,
+  onLost: () => Promise<void>,
+  answer?: () => Response,
+  nth = 1,
+) {
   const closing = new AbortController();
   let lost = false;
+  let seen = 0;
   const never = () =>
     new Promise<Response>((resolve) => {
       closing.signal.addEventListener("abort", () => resolve(new Response(null, { status: 503 })), { once: true });
     });
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (request) => {
     const url = new URL(request.url);
-    if (lost || url.pathname === lostAt) {
+    if (lost || (url.pathname === lostAt && ++seen >= nth)) {
       if (!lost) {
         lost = true;
         await onLost();
@@ -73,13 +81,15 @@ export function startFront(target: string, lostAt: string, onLost: () => Promise
 
 /**
  * Runs `fn` with a server child on a fresh file (or on `path`, a KV file
- * already seeded) and a front for it that loses the server at `lostAt`.
+ * already seeded) and a front for it that loses the server at `lostAt` (its
+ * `nth` request there).
  */
 export async function withLostServer(
   lostAt: string,
   fn: (front: { url: string; lost: boolean; lose(): Promise<void> }) => Promise<void>,
   answer?: () => Response,
   path?: string,
+  nth = 1,
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "cli_kv_lost_" });
   const server = await startServerChild(path ?? `${dir}/server.kv`);
@@ -91,7 +101,7 @@ export async function withLostServer(
     }
     await server.child.status;
   };
-  const front = startFront(server.url, lostAt, kill, answer);
+  const front = startFront(server.url, lostAt, kill, answer, nth);
   try {
     await fn(front);
   } finally {

@@ -1,0 +1,73 @@
+// The stderr lines of `receive` for answers of 500 or more (postbacks the
+// platform will retry), coalesced by count so that an outage under traffic
+// (the KV lost: forged postbacks too are answered 500, before any signature
+// is checked) cannot flood stderr: a run of such answers shows its first
+// SHOWN_IN_FULL lines in full, then one line per LINE_EVERY more naming the
+// last of them; an answer under 500 (or the end of the command) ends the run
+// with one line saying how many were not shown. No timer: the lines depend on
+// the answers alone.
+
+import type { ReceiverAttempt } from "../receiver/mod.ts";
+import { printable } from "./_format.ts";
+
+/** Lines of a run of 5xx answers shown in full before they are counted instead. */
+export const SHOWN_IN_FULL = 3;
+/** Answers of 5xx, past the first ones, said in one line. */
+export const LINE_EVERY = 100;
+
+/** Longest tenant id a line shows whole, in code points; a longer one is cut there and ends with `…`. */
+const TENANT_SHOWN = 64;
+
+/**
+ * The line of an answer of 500 or more: the time, the status, the tenant id
+ * when known (the sender's text, made printable, cut at
+ * {@linkcode TENANT_SHOWN} code points: with the KV lost, a 500 comes before
+ * any signature is checked, so anyone can name one), the receiver's reason.
+ * Never the signature or the body.
+ */
+function failureLine(attempt: ReceiverAttempt): string {
+  const points = attempt.tenantId === undefined ? [] : [...attempt.tenantId];
+  const shown = points.length > TENANT_SHOWN ? `${points.slice(0, TENANT_SHOWN).join("")}…` : points.join("");
+  const tenant = attempt.tenantId === undefined ? "" : ` tenant ${printable(JSON.stringify(shown))}`;
+  return `${new Date(attempt.receivedAt).toISOString()} ${attempt.status}${tenant}: ${printable(attempt.reason)}`;
+}
+
+/** Says answers of 500 or more on stderr, coalesced; a 4xx is never said (anyone can send those). */
+export interface FailureLines {
+  /** Takes the outcome of one postback. */
+  attempt(attempt: ReceiverAttempt): void;
+  /** The command ends: says what of the run under way was not shown. */
+  end(): void;
+}
+
+/** Coalesced failure lines written with `err`. */
+export function failureLines(err: (text: string) => void): FailureLines {
+  let run = 0; // answers of 500 or more since the last under 500
+  let since = 0; // of those, not said since the last line
+  let last = "";
+  const close = (endedBy: string) => {
+    const hidden = run - SHOWN_IN_FULL;
+    if (hidden > 0) {
+      err(
+        since > 0
+          ? `… ${since} more answers of 500 or more, ${hidden} of the run of ${run} not shown in full; the last: ${last}; ended by ${endedBy}`
+          : `… ${hidden} of the run of ${run} answers of 500 or more not shown in full; ended by ${endedBy}`,
+      );
+    }
+    run = 0;
+    since = 0;
+  };
+  return {
+    attempt(attempt) {
+      if (attempt.status < 500) return close(`a ${attempt.status}`);
+      const line = failureLine(attempt);
+      if (++run <= SHOWN_IN_FULL) return err(line);
+      last = line;
+      if (++since === LINE_EVERY) {
+        err(`… ${LINE_EVERY} more answers of 500 or more; the last: ${line}`);
+        since = 0;
+      }
+    },
+    end: () => close("the stop"),
+  };
+}
