@@ -40,6 +40,12 @@ export function settingsOf(hooks: Webhooks, options: ReceiverOptions): Settings 
       throw new TypeError(`Cannot create receiver: '${name}' must be a function`);
     }
   }
+  // What an async write adds after its first await would miss the commit that the 200 stands for.
+  if (options.write !== undefined && /^\[object Async/.test(Object.prototype.toString.call(options.write))) {
+    throw new TypeError(
+      "Cannot create receiver: 'write' must be a synchronous function (it adds to the claim's commit and awaits nothing), got an async function",
+    );
+  }
   if (typeof hooks !== "object" || hooks === null || typeof hooks.communities?.findByTenantID !== "function") {
     throw new TypeError("Cannot create receiver: 'hooks' must be the store made by createWebhooks");
   }

@@ -187,7 +187,15 @@ export function createReceiver(hooks: Webhooks, options: ReceiverOptions): Recei
             if (tape?.first === first && tape.ids === ids) return tape.tee.replay(atomic);
             const tee = new AtomicTee(atomic);
             for (let index = 0; index < items.length; index++) {
-              write(postbackOf(index, sequence ? first + index : undefined), tee as unknown as Deno.AtomicOperation);
+              const returned: unknown = write(
+                postbackOf(index, sequence ? first + index : undefined),
+                tee as unknown as Deno.AtomicOperation,
+              );
+              // A write that awaits: what it adds later misses this commit. Taken as thrown (500, nothing stored).
+              if (typeof (returned as PromiseLike<unknown> | undefined)?.then === "function") {
+                (returned as PromiseLike<unknown>).then(undefined, () => {});
+                throw new TypeError("Cannot store postback: 'write' returned a promise; it must await nothing");
+              }
             }
             tape = { first, ids, tee };
           },

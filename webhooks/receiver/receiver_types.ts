@@ -157,7 +157,9 @@ export interface ReceiverOptions {
    * meanwhile) and the same records take it; only with `sequence`, whose
    * numbers may then move, is it called again (only the operation that
    * commits counts). If it throws, nothing of the postback is committed and
-   * the answer is 500. Postbacks ready at the same time share one operation
+   * the answer is 500; so it is when it returns a promise (what it would add
+   * after an await would miss the commit), and `createReceiver` refuses an
+   * async function with a `TypeError`. Postbacks ready at the same time share one operation
    * (at most ten checks in all, 1,000 mutations, 800 KiB). Give this or
    * `onPostback`.
    */

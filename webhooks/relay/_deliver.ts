@@ -27,7 +27,15 @@ export interface Outcome {
 const RESPONSE_BYTES = 1_024;
 const SMALL_BODY = 64 * 1_024;
 const HOST_CHECK_MS = 60_000;
-const decoder = new TextDecoder();
+/**
+ * The text of the first bytes of an answer, cut at `RESPONSE_BYTES`: a
+ * character the cut split is left out (a streaming decode holds it back),
+ * not shown as U+FFFD, so the text is at most 1 KiB and holds only what was
+ * sent. A body that ended within the limit is decoded as it is.
+ */
+function excerptText(bytes: Uint8Array, cut: boolean): string {
+  return new TextDecoder().decode(bytes, { stream: cut });
+}
 
 /** What the guard decided for a host: why it may not be called, or the checked address to call it at. */
 export interface HostVerdict {
@@ -88,7 +96,8 @@ async function excerpt(response: Response): Promise<{ text: string; broken?: unk
   const declared = Number(response.headers.get("content-length") ?? NaN);
   if (declared <= SMALL_BODY && !response.headers.has("transfer-encoding")) {
     try {
-      return { text: decoder.decode((await response.bytes()).subarray(0, RESPONSE_BYTES)) };
+      const bytes = await response.bytes();
+      return { text: excerptText(bytes.subarray(0, RESPONSE_BYTES), bytes.byteLength > RESPONSE_BYTES) };
     } catch (error) {
       return { text: "", broken: error };
     }
@@ -109,7 +118,7 @@ async function excerpt(response: Response): Promise<{ text: string; broken?: unk
   } finally {
     reader.cancel().catch(() => {});
   }
-  const text = decoder.decode(joinChunks(chunks, size));
+  const text = excerptText(joinChunks(chunks, size), size === RESPONSE_BYTES);
   return broken === undefined ? { text } : { text, broken };
 }
 

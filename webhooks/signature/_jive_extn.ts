@@ -3,6 +3,7 @@
 // client secret's key bytes, and the signature check on a parsed header.
 
 import { timingSafeEqual } from "node:crypto";
+import { describe } from "../_util.ts";
 import { hmacSha256 } from "./_hmac.ts";
 
 /** The header's authentication scheme. */
@@ -166,13 +167,39 @@ export function hmacKey(keyBytes: Uint8Array, usage: "sign" | "verify"): Promise
   );
 }
 
-/** Checks the options of a verification: both windows non-negative numbers. */
+/** A value in an option's error message: a function by its kind, not its source. */
+function shown(value: unknown): string {
+  return typeof value === "function" ? "a function" : describe(value);
+}
+
+/**
+ * Checks the options of a verification: both windows non-negative numbers
+ * (a `TypeError` for another type, a `RangeError` for a negative or NaN).
+ */
 export function checkWindow(maxAgeMs: unknown, maxFutureMs: unknown, what: string): void {
   for (const [name, value] of [["maxAgeMs", maxAgeMs], ["maxFutureMs", maxFutureMs]] as const) {
-    if (typeof value !== "number" || !(value >= 0)) {
+    if (typeof value !== "number") {
+      throw new TypeError(`Cannot ${what}: '${name}' must be a number of milliseconds, got ${shown(value)}`);
+    }
+    if (!(value >= 0)) {
       throw new RangeError(`Cannot ${what}: '${name}' must be a non-negative number, got ${String(value)}`);
     }
   }
+}
+
+/**
+ * Checks verifyJiveExtn's `now`: a finite number of ms. Not a number (say
+ * `Date.now` itself, as createReceiver's `now` is a function), or NaN, every
+ * age comparison is false and a header of any age would verify.
+ */
+export function checkNow(now: unknown, what: string): number {
+  if (typeof now !== "number") {
+    throw new TypeError(`Cannot ${what}: 'now' must be a number of milliseconds, got ${shown(now)}`);
+  }
+  if (!Number.isFinite(now)) {
+    throw new RangeError(`Cannot ${what}: 'now' must be a finite number of milliseconds, got ${now}`);
+  }
+  return now;
 }
 
 /** Checks a parsed header's timestamp against the window around `now`. */

@@ -13,6 +13,7 @@
 
 import {
   ALGORITHM,
+  checkNow,
   checkSignature,
   checkTime,
   checkWindow,
@@ -218,8 +219,11 @@ export async function signJiveExtn(params: JiveExtnParams, clientSecret: string)
  * @param options `now`, `maxAgeMs` and `maxFutureMs`, in milliseconds.
  * @returns `{ ok: true, clientId, tenantId, jiveUrl, timestamp }`, or `{ ok: false, reason }`.
  * @throws {TypeError} When `clientSecret` is not a non-empty base64 string
- *   (a configuration error, not a bad request).
- * @throws {RangeError} When `maxAgeMs` or `maxFutureMs` is negative or not a number.
+ *   (a configuration error, not a bad request), when `options` is not an
+ *   object, or when `now`, `maxAgeMs` or `maxFutureMs` is not a number
+ *   (`now` is a number of ms here, not a function as in `createReceiver`).
+ * @throws {RangeError} When `maxAgeMs` or `maxFutureMs` is negative or NaN,
+ *   or `now` is not finite: a header of any age would verify.
  *
  * @example A fresh header verifies; a missing, an old and a respelled one do not
  * ```ts
@@ -254,7 +258,10 @@ function verifyNow(
   options: VerifyJiveExtnOptions,
 ): JiveExtnVerification {
   const keyBytes = secretKeyBytes(clientSecret, "verify");
-  const now = options.now ?? Date.now();
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(`Cannot verify: 'options' must be an object, got ${String(options)}`);
+  }
+  const now = checkNow(options.now ?? Date.now(), "verify");
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
   const maxFutureMs = options.maxFutureMs ?? DEFAULT_MAX_FUTURE_MS;
   checkWindow(maxAgeMs, maxFutureMs, "verify");

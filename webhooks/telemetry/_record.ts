@@ -30,6 +30,11 @@ export interface Global {
   instruments: (Counter | Histogram)[] | null;
   /** The tracer; `null` when no tracer provider is registered. */
   tracer: Tracer | null;
+  /**
+   * Whether the tracer is Deno's built-in one (`OTEL_DENO=true`), whose
+   * exporter sends every JS number as a double and only a bigint as an int.
+   */
+  denoTracer?: boolean;
 }
 
 let found: Global | undefined;
@@ -63,7 +68,21 @@ function find(): Global {
   }
   // Without a registered provider the API hands out a proxy that makes non-recording spans.
   const tracer = trace.getTracer(SCOPE);
-  return { instruments: made.instruments, tracer: tracer instanceof ProxyTracer ? null : tracer };
+  return {
+    instruments: made.instruments,
+    tracer: tracer instanceof ProxyTracer ? null : tracer,
+    denoTracer: trace.getTracerProvider() === Deno.telemetry?.tracerProvider,
+  };
+}
+
+/**
+ * A count as a span attribute that is exported as an int (API.md's
+ * `webhooks.items` (int)): a bigint for Deno's built-in exporter, which
+ * sends a number as a double; the number for any other tracer (an SDK's
+ * OTLP exporter sends an integral number as an int, and drops a bigint).
+ */
+export function intAttribute(count: number): number {
+  return otel().denoTracer ? BigInt(count) as unknown as number : count;
 }
 
 /** Whether nothing would take a measurement or a span: no global meter, no tracer, no observer. */

@@ -7,7 +7,7 @@
 
 import { type Context, context, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { MetricAttributes } from "./types.ts";
-import { measure, METRIC, otel, telemetryOff } from "./_record.ts";
+import { intAttribute, measure, METRIC, otel, telemetryOff } from "./_record.ts";
 import { endLater, spanTime } from "./_ended.ts";
 
 /** The receiver's `webhooks.outcome` values (API.md). */
@@ -123,8 +123,8 @@ export function receiveEnded(
   // One call for the three: each setAttribute is a call into Deno's Rust side.
   span.setAttributes(
     details.tenantId === undefined
-      ? { "webhooks.outcome": outcome, "webhooks.items": items }
-      : { "webhooks.outcome": outcome, "webhooks.items": items, "webhooks.tenant_id": details.tenantId },
+      ? { "webhooks.outcome": outcome, "webhooks.items": intAttribute(items) }
+      : { "webhooks.outcome": outcome, "webhooks.items": intAttribute(items), "webhooks.tenant_id": details.tenantId },
   );
   if (outcome === "error") span.setStatus({ code: SpanStatusCode.ERROR });
   endLater(span, ended);

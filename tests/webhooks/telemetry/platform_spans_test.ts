@@ -41,6 +41,16 @@ Deno.test("with OTEL_DENO=true each platform operation is a span over its fetch 
     await otlp.waitFor(() => JSON.stringify(count()) === JSON.stringify(expected), "the calls' counts")
       .catch(() => assert.deepEqual(count(), expected));
     await otlp.waitFor(() => otlp.spans().filter((s) => s.name === "webhooks.update").length === 2, "the spans");
+    // The duration histogram: in seconds, one measurement per call, by the same operation and outcome.
+    const duration = otlp.metrics().get("webhooks.platform.duration")!;
+    assert.deepEqual([duration.scope, duration.kind, duration.unit], ["@community-webhooks/sdk", "histogram", "s"]);
+    assert.deepEqual(
+      duration.points.map((p) => `${p.attributes["webhooks.operation"]} ${p.attributes["webhooks.outcome"]} ${p.count}`)
+        .sort(),
+      expected,
+    );
+    const requests = otlp.metrics().get("webhooks.platform.requests")!;
+    assert.deepEqual([requests.kind, requests.unit, requests.monotonic], ["sum", "{request}", true]);
 
     const spans = otlp.spans();
     const childrenOf = (span: { spanId: string }) =>
