@@ -68,5 +68,10 @@ export function addingCommunityKey(tenantId: string): Deno.KvKey {
  * that added it and a random token in that page's address, read once.
  */
 export function forwardRevealKey(sessionId: string, token: string): Deno.KvKey {
-  return ["console_forward_reveal", sessionId, token];
+  return [...forwardRevealPrefix(sessionId), token];
+}
+
+/** Where the destinations a session added wait for their page ({@linkcode forwardRevealKey}). */
+export function forwardRevealPrefix(sessionId: string): Deno.KvKey {
+  return ["console_forward_reveal", sessionId];
 }

@@ -14,7 +14,7 @@
 import type { Context } from "hono";
 import type { Destination } from "../../webhooks/mod.ts";
 import { type ConsoleEnv, type Deps, sessionIdOf } from "../lib/context.ts";
-import { forwardRevealKey } from "../lib/kv_keys.ts";
+import { forwardRevealKey, forwardRevealPrefix } from "../lib/kv_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
 import { randomToken } from "../lib/session.ts";
 
@@ -67,4 +67,23 @@ export async function takeReveal(
   // Two reads at once (a reload during the first load): one shows it.
   const taken = await retryLocked(() => deps.kv.atomic().check(entry).delete(key).commit());
   return taken.ok ? entry.value.added : null;
+}
+
+/**
+ * The token under which this session's page still waits to show the destination `destinationId` of the hook
+ * `hookId` (an Add sent twice: the browser shows the second answer, and the first one's redirect is never followed),
+ * or `null`: none waits (shown already, expired, added by another session).
+ */
+export async function pendingReveal(
+  c: Context<ConsoleEnv>,
+  deps: Deps,
+  hookId: string,
+  destinationId: string,
+): Promise<string | null> {
+  const sessionId = sessionIdOf(c, deps);
+  if (!sessionId) return null;
+  for await (const entry of deps.kv.list<Reveal>({ prefix: forwardRevealPrefix(sessionId) }, { limit: 100 })) {
+    if (entry.value?.hookId === hookId && entry.value.added?.id === destinationId) return String(entry.key.at(-1));
+  }
+  return null;
 }

@@ -20,7 +20,7 @@ import { shownUrl } from "../lib/shown_url.ts";
 import { DeadLetters } from "./_forward_dead.tsx";
 import { NOTICES } from "./_forward_notices.ts";
 import { addRefusal } from "./_forward_refusal.ts";
-import { type Added, keepReveal, takeReveal } from "./_forward_reveal.ts";
+import { type Added, keepReveal, pendingReveal, takeReveal } from "./_forward_reveal.ts";
 import { AddedSecret, secretAlone, SecretShownOnce } from "./_forward_secret.tsx";
 import { headingName } from "./_hook_names.ts";
 import { destinationPage, DestinationPager, keepPage, type PageAt, pageAt } from "./_forward_pages.tsx";
@@ -185,6 +185,9 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         ? undefined
         : (await destinationsOf(deps.relay, hook.id)).find((d) => d.url === href);
       if (!same) return null;
+      // Added by this session, its secret not yet seen (an Add sent twice, scripts off): to that secret.
+      const waiting = await pendingReveal(c, deps, hook.id, same.id);
+      if (waiting) return c.redirect(`${pathOf(hook.id)}?notice=added&reveal=${waiting}`, 303);
       return await page(c, hook, {
         error:
           `No destination was added: ${shownUrl(same.url)} already receives this hook's postbacks (its secret was ` +

@@ -3,9 +3,12 @@
 // (the KV lost: forged postbacks too are answered 500, before any signature
 // is checked) cannot flood stderr: a run of such answers shows its first
 // SHOWN_IN_FULL lines in full, then one line per LINE_EVERY more naming the
-// last of them; an answer under 500 (or the end of the command) ends the run
-// with one line saying how many were not shown. No timer: the lines depend on
-// the answers alone.
+// last of them; an accepted postback (a 2xx: it took a community's secret) or
+// the end of the command ends the run with one line saying how many were not
+// shown. A 4xx neither ends a run nor is said: anyone can send one (no
+// Authorization header is a 401 without the KV), and one between forged
+// postbacks must not start a new run whose first lines come in full. No timer:
+// the lines depend on the answers alone.
 
 import type { ReceiverAttempt } from "../receiver/mod.ts";
 import { printable } from "./_format.ts";
@@ -32,7 +35,7 @@ function failureLine(attempt: ReceiverAttempt): string {
   return `${new Date(attempt.receivedAt).toISOString()} ${attempt.status}${tenant}: ${printable(attempt.reason)}`;
 }
 
-/** Says answers of 500 or more on stderr, coalesced; a 4xx is never said (anyone can send those). */
+/** Says answers of 500 or more on stderr, coalesced; a 4xx is never said and ends no run (anyone can send those). */
 export interface FailureLines {
   /** Takes the outcome of one postback. */
   attempt(attempt: ReceiverAttempt): void;
@@ -42,7 +45,7 @@ export interface FailureLines {
 
 /** Coalesced failure lines written with `err`. */
 export function failureLines(err: (text: string) => void): FailureLines {
-  let run = 0; // answers of 500 or more since the last under 500
+  let run = 0; // answers of 500 or more since the last 2xx
   let since = 0; // of those, not said since the last line
   let last = "";
   const close = (endedBy: string) => {
@@ -59,7 +62,8 @@ export function failureLines(err: (text: string) => void): FailureLines {
   };
   return {
     attempt(attempt) {
-      if (attempt.status < 500) return close(`a ${attempt.status}`);
+      if (attempt.status < 300) return close(`a ${attempt.status}`);
+      if (attempt.status < 500) return;
       const line = failureLine(attempt);
       if (++run <= SHOWN_IN_FULL) return err(line);
       last = line;
