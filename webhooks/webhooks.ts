@@ -34,7 +34,14 @@ import {
   type WebhookStore,
   writeRecord,
 } from "./store/mod.ts";
-import { checkCursor, describe, pageLimit, requireKeyString, requireString } from "./_util.ts";
+import {
+  checkCursor,
+  describe,
+  listOptions as checkListOptions,
+  pageLimit,
+  requireKeyString,
+  requireString,
+} from "./_util.ts";
 import { platformOperation } from "./telemetry/mod.ts";
 import type { Community, PendingRegistration, TenantRef, Webhook, WebhookInput } from "./types.ts";
 import type { CredentialOptions, MigrateOptions } from "./options.ts";
@@ -163,7 +170,8 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       return findByTenantID(community.tenantId);
     },
 
-    async list(listOptions = {}) {
+    async list(given) {
+      const listOptions = checkListOptions(given, "list webhooks");
       const limit = pageLimit(listOptions.limit, "list webhooks");
       checkCursor(listOptions.cursor, "list webhooks");
       const tenantId = listOptions.tenantId;
