@@ -63,7 +63,7 @@ export function pageLimit(limit: unknown, action: string): number {
 }
 
 /** A list's options: absent or `null` as none; anything else that is not a plain object is a TypeError naming them. */
-export function listOptions<T extends object>(options: T | null | undefined, action: string): Partial<T> {
+export function checkListOptions<T extends object>(options: T | null | undefined, action: string): Partial<T> {
   if (options === undefined || options === null) return {};
   if (typeof options !== "object" || Array.isArray(options)) {
     throw new TypeError(`Cannot ${action}: 'options' must be an object, got ${describe(options)}`);
