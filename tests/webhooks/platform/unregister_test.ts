@@ -87,3 +87,20 @@ Deno.test("unregister() of null or undefined is a TypeError naming what it takes
     assert.equal(platform.seen.length, 0);
   });
 });
+
+Deno.test("update() of null, undefined or a number is a TypeError naming what it takes, before any request", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    for (const [bad, shown] of [[null, "null"], [undefined, "undefined"], [5, "5"]] as const) {
+      await assert.rejects(() => hooks.update(bad as never, { enabled: false }), {
+        name: "TypeError",
+        message: `Cannot update webhook: it must be a record with an entity or its id, got ${shown}`,
+      });
+    }
+    await assert.rejects(() => hooks.update("nope", { enabled: false }), {
+      message: 'Cannot update webhook: no webhook has the id "nope"',
+    });
+    assert.equal(platform.seen.length, 0);
+  });
+});
