@@ -62,6 +62,15 @@ export function pageLimit(limit: unknown, action: string): number {
   return limit;
 }
 
+/** A list's options: absent or `null` as none; anything else that is not a plain object is a TypeError naming them. */
+export function checkListOptions<T extends object>(options: T | null | undefined, action: string): Partial<T> {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== "object" || Array.isArray(options)) {
+    throw new TypeError(`Cannot ${action}: 'options' must be an object, got ${describe(options)}`);
+  }
+  return options;
+}
+
 /** Checks a page cursor: absent, or the string a previous page returned (KV's own error names no argument). */
 export function checkCursor(cursor: unknown, action: string): void {
   if (cursor !== undefined && cursor !== null && typeof cursor !== "string") {

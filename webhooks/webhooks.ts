@@ -34,7 +34,7 @@ import {
   type WebhookStore,
   writeRecord,
 } from "./store/mod.ts";
-import { checkCursor, describe, pageLimit, requireKeyString, requireString } from "./_util.ts";
+import { checkCursor, checkListOptions, describe, pageLimit, requireKeyString, requireString } from "./_util.ts";
 import { platformOperation } from "./telemetry/mod.ts";
 import type { Community, PendingRegistration, TenantRef, Webhook, WebhookInput } from "./types.ts";
 import type { CredentialOptions, MigrateOptions } from "./options.ts";
@@ -163,7 +163,8 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       return findByTenantID(community.tenantId);
     },
 
-    async list(listOptions = {}) {
+    async list(given) {
+      const listOptions = checkListOptions(given, "list webhooks");
       const limit = pageLimit(listOptions.limit, "list webhooks");
       checkCursor(listOptions.cursor, "list webhooks");
       const tenantId = listOptions.tenantId;
@@ -196,11 +197,14 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       const given = { accessToken, refreshToken, tokenPersistenceFunction } as CredentialOptions;
       validateCredentials(given, "unregister webhook");
       const record = typeof webhook === "string" ? await findByID(webhook) : webhook;
-      if (record === null) {
+      if (typeof webhook === "string" && record === null) {
         throw new Error(`Cannot unregister webhook: no webhook has the id ${describe(webhook)}`);
       }
-      if (typeof record !== "object" || typeof record.entity !== "object" || record.entity === null) {
-        throw new TypeError(`Cannot unregister webhook: it must be a record with an entity, got ${describe(record)}`);
+      if (
+        typeof record !== "object" || record === null || typeof record.entity !== "object" || record.entity === null
+      ) {
+        const what = "it must be a record with an entity or its id";
+        throw new TypeError(`Cannot unregister webhook: ${what}, got ${describe(record)}`);
       }
       const community = await communities.findByTenantID(record.tenantId);
       if (community === null) {

@@ -64,7 +64,12 @@ export async function updateHook(
     throw new TypeError(`Cannot ${ACTION}: 'enabled' must be a boolean, got ${describe(changes.enabled)}`);
   }
   let record = typeof webhook === "string" ? await findByID(webhook) : webhook;
-  if (record === null) throw new Error(`Cannot ${ACTION}: no webhook has the id ${describe(webhook)}`);
+  if (typeof webhook === "string" && record === null) {
+    throw new Error(`Cannot ${ACTION}: no webhook has the id ${describe(webhook)}`);
+  }
+  const refusal = (given: unknown) =>
+    new TypeError(`Cannot ${ACTION}: it must be a record with an entity or its id, got ${describe(given)}`);
+  if (typeof record !== "object" || record === null) throw refusal(record);
   // The stored record as read before the PUT. One removed while the PUT runs (by unregister(), say) is not written
   // back: that would bring back the record of a hook that is gone. One changed meanwhile (another update) is not
   // overwritten with an answer the platform may since have replaced.
@@ -73,6 +78,7 @@ export async function updateHook(
   // A record given that another update saved since it was read: the change goes over the stored one, whose hook
   // the platform has, so that update's change is not undone.
   if (read?.value) record = read.value;
+  if (typeof record.entity !== "object" || record.entity === null) throw refusal(record);
   // Its marker (set before the PUT) would not fit in a KV key: refused by name before anything is sent. The
   // platform's answer could seldom be stored under such an id either (its self URL indexes it with the id).
   if (key !== null && !markerFits(record.id)) {

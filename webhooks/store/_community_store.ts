@@ -14,7 +14,7 @@ import {
 } from "../kv/mod.ts";
 import { ConflictError } from "../errors.ts";
 import { PREVIOUS_SECRET_KEEP_MS, type PreviousSecret, rotationOf } from "../signature/mod.ts";
-import { checkCursor, describe, pageLimit, requireString } from "../_util.ts";
+import { checkCursor, checkListOptions, describe, pageLimit, requireString } from "../_util.ts";
 import { communitySizeError, validateCommunity } from "./_validate_community.ts";
 import { kvCursorFor, storePageCursor } from "./_page_cursor.ts";
 import type { Community } from "../types.ts";
@@ -168,7 +168,8 @@ export function createCommunities(kv: Deno.Kv): Communities {
 
     findByTenantID,
 
-    async list(options = {}) {
+    async list(given) {
+      const options = checkListOptions(given, "list communities");
       const limit = pageLimit(options.limit, "list communities");
       checkCursor(options.cursor, "list communities");
       const cursor = kvCursorFor(options.cursor, "communities", "list communities");

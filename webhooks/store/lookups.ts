@@ -121,6 +121,7 @@ export interface WebhookLookups {
    *   an integer from 1 to 1000 (default 100).
    * @returns A page `{ values, cursor }`; `cursor` is `""` on the last page (an empty one for a tenant id too long
    *   for a KV key, which no record can have).
+   * @throws {TypeError} When `options` is not an object (`null` reads the first page), naming `options`.
    * @throws {TypeError} When `limit` is not a number (`"10"`, `null`), naming `limit`; nothing is read.
    * @throws {RangeError} When `limit` is a number but not an integer from 1 to 1000; nothing is read.
    * @throws {TypeError} When `cursor` is not one that a page of this list (the same `tenantId` or none) gave

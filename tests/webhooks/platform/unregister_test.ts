@@ -65,3 +65,42 @@ Deno.test("unregister() renews the token on a 401 and uses the explicit one when
     assert.equal(await hooks.findByID(record.id), null);
   });
 });
+
+Deno.test("unregister() of null or undefined is a TypeError naming what it takes, not an unknown id", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    for (const [bad, shown] of [[null, "null"], [undefined, "undefined"]] as const) {
+      await assert.rejects(() => hooks.unregister(bad as never), {
+        name: "TypeError",
+        message: `Cannot unregister webhook: it must be a record with an entity or its id, got ${shown}`,
+      });
+    }
+    await assert.rejects(() => hooks.unregister(5 as never), {
+      name: "TypeError",
+      message: "Cannot unregister webhook: it must be a record with an entity or its id, got 5",
+    });
+    // An id no record has stays an Error that names the id.
+    await assert.rejects(() => hooks.unregister("nope"), {
+      message: 'Cannot unregister webhook: no webhook has the id "nope"',
+    });
+    assert.equal(platform.seen.length, 0);
+  });
+});
+
+Deno.test("update() of null, undefined or a number is a TypeError naming what it takes, before any request", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    for (const [bad, shown] of [[null, "null"], [undefined, "undefined"], [5, "5"]] as const) {
+      await assert.rejects(() => hooks.update(bad as never, { enabled: false }), {
+        name: "TypeError",
+        message: `Cannot update webhook: it must be a record with an entity or its id, got ${shown}`,
+      });
+    }
+    await assert.rejects(() => hooks.update("nope", { enabled: false }), {
+      message: 'Cannot update webhook: no webhook has the id "nope"',
+    });
+    assert.equal(platform.seen.length, 0);
+  });
+});
