@@ -161,3 +161,22 @@ Deno.test("register() refuses an object with system events before any request (t
     assert.equal((await hooks.findByTenantID("tenant-acme")).length, 1);
   });
 });
+
+Deno.test("update() to system events keeps no object: the old one is refused by name, object: null clears it", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    await hooks.register("Acme", ["document"], PLACE, CALLBACK);
+    const [record] = await hooks.findByTenantID("tenant-acme");
+    await assert.rejects(
+      () => hooks.update(record, { events: ["user_account"] }),
+      (e: Error) => e instanceof TypeError && /'object' must be empty for system events/.test(e.message),
+    );
+    assert.equal(platform.requests("PUT").length, 0);
+    assert.deepEqual(await hooks.findByID(record.id), record);
+    const updated = await hooks.update(record, { events: ["user_account"], object: null });
+    assert.equal(JSON.parse(platform.requests("PUT")[0].body).object, undefined);
+    assert.deepEqual(updated.entity.events, ["user_account"]);
+    assert.equal("object" in updated.entity, false);
+  });
+});
