@@ -9,7 +9,7 @@
 
 import { settleForwards } from "./_delivery_forwards.tsx";
 import type { Context, Hono } from "hono";
-import type { Webhook, WebhookChanges } from "../../webhooks/mod.ts";
+import { SYSTEM_EVENTS, type Webhook, type WebhookChanges } from "../../webhooks/mod.ts";
 import { Confirm, confirmed } from "../components/Confirm.tsx";
 import { Layout } from "../components/Layout.tsx";
 import { DRAFT_NOTICE, draftList, draftText, takeDraft } from "../lib/drafts.ts";
@@ -119,7 +119,9 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     const body = await c.req.parseBody({ all: true });
     const events = [body.events ?? []].flat().filter((e): e is string => typeof e === "string");
     const typed = typeof body.object === "string" ? body.object : "";
-    const object = typed.trim() || null;
+    // As the register form: the platform wants no object for system events, and without scripts the field showing
+    // the hook's place is sent as it stands.
+    const object = events.some((e) => SYSTEM_EVENTS.includes(e)) ? null : typed.trim() || null;
     // Refused (a content event without an object, events of both kinds), the form comes back as it was sent.
     return await change(c, { events, object }, "events-saved", "its events were not saved", {
       events: { selected: events, object: typed },

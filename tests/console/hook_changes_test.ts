@@ -92,3 +92,21 @@ Deno.test("reconciling a community not connected yet says to connect it first", 
     assert.match(text, /no access token.*Connect the community first \(Communities → Fresh → Connect\)/s);
   });
 });
+
+Deno.test("a hook's events changed to system ones with its place still in the form (scripts off) are saved, the place left out", async () => {
+  // As the register form does: the platform wants no object for system events, and without scripts the field
+  // showing the hook's place is sent as it stands.
+  await withHook(async (t, { id }, client) => {
+    const csrf = csrfOf(await client.text(`/webhooks/${id}`, 200));
+    const saved = await client.post(`/webhooks/${id}/events`, {
+      _csrf: csrf,
+      events: ["user_account"],
+      object: placeOf(t.origin),
+    });
+    await saved.body?.cancel();
+    assert.equal(saved.headers.get("location"), `/webhooks/${id}?notice=events-saved`);
+    const { entity } = (await t.app.webhooks.findByID(id))!;
+    assert.deepEqual(entity.events, ["user_account"]);
+    assert.equal(entity.object, undefined);
+  });
+});

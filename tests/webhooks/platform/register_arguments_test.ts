@@ -136,3 +136,47 @@ Deno.test("reconcile() rejects the bad community arguments with findByCommunity'
     assert.equal(platform.seen.length, 0);
   });
 });
+
+Deno.test("register() refuses an object with system events before any request (the platform wants it empty)", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    const calls: [string, () => Promise<unknown>][] = [
+      ["positional", () => hooks.register("Acme", ["user_account"], PLACE, CALLBACK)],
+      ["options", () => hooks.register({ community: "Acme", events: ["webhook"], object: PLACE, callback: CALLBACK })],
+    ];
+    for (const [form, call] of calls) {
+      await assert.rejects(
+        call,
+        (e: Error) =>
+          e instanceof TypeError && /'object' must be empty for system events/.test(e.message) &&
+          e.message.startsWith("Cannot register webhook"),
+        `${form} form`,
+      );
+    }
+    assert.equal(platform.seen.length, 0);
+    assert.deepEqual(await keysUnder(kv, ["webhook"]), []);
+    // Empty is empty, however it is said.
+    await hooks.register("Acme", ["user_session"], "", CALLBACK);
+    assert.equal((await hooks.findByTenantID("tenant-acme")).length, 1);
+  });
+});
+
+Deno.test("update() to system events keeps no object: the old one is refused by name, object: null clears it", async () => {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    await hooks.register("Acme", ["document"], PLACE, CALLBACK);
+    const [record] = await hooks.findByTenantID("tenant-acme");
+    await assert.rejects(
+      () => hooks.update(record, { events: ["user_account"] }),
+      (e: Error) => e instanceof TypeError && /'object' must be empty for system events/.test(e.message),
+    );
+    assert.equal(platform.requests("PUT").length, 0);
+    assert.deepEqual(await hooks.findByID(record.id), record);
+    const updated = await hooks.update(record, { events: ["user_account"], object: null });
+    assert.equal(JSON.parse(platform.requests("PUT")[0].body).object, undefined);
+    assert.deepEqual(updated.entity.events, ["user_account"]);
+    assert.equal("object" in updated.entity, false);
+  });
+});

@@ -117,3 +117,22 @@ Deno.test("update() puts the hook back on the platform when its record cannot be
     assert.equal((await hooks.findByID(record.id))?.entity.enabled, true);
   });
 });
+
+Deno.test("every platform operation and community lookup settles as a rejection when the store fails", async () => {
+  // PLATFORM.md's lesson: the original SDK's register never settled when the community lookup failed.
+  const kv = await Deno.openKv(":memory:");
+  const hooks = createWebhooks(kv);
+  const ref = "https://c.example/api/core/v3/webhooks/1";
+  const record = { id: "r1", tenantId: "t1", entity: { id: "1", resources: { self: { ref } } } };
+  kv.close();
+  const calls: [string, () => Promise<unknown>][] = [
+    ["unregister(record)", () => hooks.unregister(record)],
+    ["unregister(id)", () => hooks.unregister("r1")],
+    ["update", () => hooks.update(record, { enabled: false })],
+    ["reconcile", () => hooks.reconcile({ tenantId: "t1" })],
+    ["findWebhookCommunity", () => hooks.findWebhookCommunity(record)],
+    ["findByCommunity", () => hooks.findByCommunity({ tenantId: "t1" })],
+    ["communities.findByName", () => hooks.communities.findByName("Acme")],
+  ];
+  for (const [name, call] of calls) await assert.rejects(call, Error, name);
+});

@@ -156,3 +156,20 @@ Deno.test("register() renews at most once: a second 401 rejects", async () => {
     assert.equal(platform.requests("POST", "/api/core/v3/webhooks").length, 2);
   });
 });
+
+Deno.test("after a renewal, the next register() finds the stored pair and sends the renewed token, renewing no more", async () => {
+  // PLATFORM.md's lesson: tokens stored under other field names made every later registration fail "no access token".
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform, { oauth: undefined }));
+    await hooks.register("Acme", ["document"], PLACE, CALLBACK, "explicit-expired", "good-refresh");
+    await hooks.register("Acme", ["user_account"], null, CALLBACK);
+    assert.deepEqual(platform.requests("POST", "/api/core/v3/webhooks").map((p) => p.authorization), [
+      "Bearer explicit-expired",
+      `Bearer ${platform.issued[0].access_token}`,
+      `Bearer ${platform.issued[0].access_token}`,
+    ]);
+    assert.equal(platform.requests("POST", "/oauth2/token").length, 1);
+    assert.equal((await hooks.findByTenantID("tenant-acme")).length, 2);
+  }, { tokens: [] });
+});
