@@ -5,7 +5,7 @@
  */
 
 /**
- * System events: `object` must be empty for them (the platform answers 400),
+ * System events: `object` is optional for them (the platform wants it empty),
  * and they are not mixed with content events in one registration.
  *
  * @example Usage

@@ -34,14 +34,6 @@ export function validateRegistration(options: RegisterOptions, optionsForm = fal
   if (options.object !== undefined && options.object !== null && typeof options.object !== "string") {
     throw new TypeError(`Cannot ${action}: 'object' must be a string, got ${describe(options.object)}`);
   }
-  // PLATFORM.md: the platform answers 400 to a system hook with an object; refused here, before any request.
-  if (system.length > 0 && options.object) {
-    throw new TypeError(
-      `Cannot ${action}: 'object' must be empty for system events (${system.join(", ")}), got ${
-        describeUrl(options.object)
-      }`,
-    );
-  }
   if (content.length > 0 && !options.object) {
     throw new TypeError(
       `Cannot ${action}: 'object' must be a non-empty string for content events (${content.join(", ")})`,
