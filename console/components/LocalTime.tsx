@@ -167,3 +167,30 @@ export function LocalTime({ iso }: LocalTimeProps): VNode {
     </time>
   );
 }
+
+/**
+ * A stored time (ms since the epoch) in ISO 8601, or `null` when it is no valid date (a record from elsewhere, a
+ * hand-edited KV): `new Date(x).toISOString()` throws a RangeError for it, and the page answered 500.
+ *
+ * @param ms the stored time
+ * @returns ISO 8601 in UTC, or `null`
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { storedIso } from "./LocalTime.tsx";
+ * assert.equal(storedIso(0), "1970-01-01T00:00:00.000Z");
+ * assert.equal(storedIso(8.64e15 + 1), null);
+ * assert.equal(storedIso("yesterday"), null);
+ * ```
+ */
+export function storedIso(ms: unknown): string | null {
+  if (typeof ms !== "number") return null;
+  const when = new Date(ms);
+  return Number.isNaN(when.getTime()) ? null : when.toISOString();
+}
+
+/** A stored time (ms since the epoch) as a {@linkcode LocalTime}, or "unknown" when it is no valid date. */
+export function StoredTime({ ms }: { ms: unknown }): VNode {
+  const iso = storedIso(ms);
+  return iso === null ? <span class="time-unknown">unknown</span> : <LocalTime iso={iso} />;
+}
