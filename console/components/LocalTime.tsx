@@ -55,25 +55,57 @@ export function localText(when: Date): string {
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
+/** ISO 8601 with its zone: the date (a year of four digits, or six with a sign), the time, and `Z` or an offset. */
+const ZONED = /^([+-]\d{6}|\d{4})-(\d{2})-(\d{2})T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * The time `iso` names, when it is an ISO 8601 time with its zone (`Z` or an offset) on a day its month has; a time
+ * without a zone would be read in whichever zone the server or the reader is in, and `Date` reads many strings that
+ * are no such time ("1" as 2001, 30 February as 2 March).
+ *
+ * @param iso a string meant as a time
+ * @returns the time, or `null`
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { zonedTime } from "./LocalTime.tsx";
+ * assert.equal(zonedTime("2026-11-29T20:16:47+02:00")?.toISOString(), "2026-11-29T18:16:47.000Z");
+ * assert.equal(zonedTime("2026-11-29T18:16:47"), null);
+ * ```
+ */
+export function zonedTime(iso: string): Date | null {
+  const match = ZONED.exec(iso);
+  const when = match ? new Date(iso) : null;
+  if (!match || !when || Number.isNaN(when.getTime())) return null;
+  const [month, date] = [Number(match[2]) - 1, Number(match[3])];
+  const day = new Date(0);
+  day.setUTCFullYear(Number(match[1]), month, date);
+  return day.getUTCMonth() === month && day.getUTCDate() === date ? when : null;
+}
+
 /**
  * A time as the server writes it in a `<time>`, for a reader without script (the browser's script puts the local
  * time in its place): in UTC, to the second, naming the zone, the same in every language and on every server.
  *
- * @param iso a time in ISO 8601
- * @returns it as "29 Nov 2026, 18:16:47 UTC"; `iso` itself when it is no valid time
+ * @param iso a time in ISO 8601, with its zone
+ * @returns it as "29 Nov 2026, 18:16:47 UTC"; `iso` itself when it is no such time ({@linkcode zonedTime})
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { utcText } from "./LocalTime.tsx";
  * assert.equal(utcText("2026-11-29T18:16:47.123Z"), "29 Nov 2026, 18:16:47 UTC");
+ * assert.equal(utcText("0005-01-01T00:00:00Z"), "1 Jan 0005, 00:00:00 UTC");
+ * assert.equal(utcText("2026-11-29T18:16:47"), "2026-11-29T18:16:47");
  * assert.equal(utcText("not a time"), "not a time");
  * ```
  */
 export function utcText(iso: string): string {
-  const when = new Date(iso);
-  if (Number.isNaN(when.getTime())) return iso;
+  const when = zonedTime(iso);
+  if (!when) return iso;
   const two = (n: number) => String(n).padStart(2, "0");
-  return `${when.getUTCDate()} ${MONTHS[when.getUTCMonth()]} ${when.getUTCFullYear()}, ` +
+  const year = when.getUTCFullYear();
+  const shownYear = `${year < 0 ? "-" : ""}${String(Math.abs(year)).padStart(4, "0")}`;
+  return `${when.getUTCDate()} ${MONTHS[when.getUTCMonth()]} ${shownYear}, ` +
     `${two(when.getUTCHours())}:${two(when.getUTCMinutes())}:${two(when.getUTCSeconds())} UTC`;
 }
 
@@ -108,29 +140,57 @@ function useNow(): number | null {
 
 /** Props of {@linkcode LocalTime}. */
 export interface LocalTimeProps {
-  /** ISO 8601. */
+  /** ISO 8601 with its zone (anything else is shown as given). */
   iso: string;
 }
 
 /** A `<time>` in local time with how long ago, once in the browser. */
 export function LocalTime({ iso }: LocalTimeProps): VNode {
   const now = useNow();
-  const when = new Date(iso);
-  const valid = !Number.isNaN(when.getTime());
+  // A string that is no ISO time with its zone is shown as given: in no zone it does not name.
+  const when = zonedTime(iso);
   // The present as this render happens, not as the clock last ticked (up to 30 s ago, or the page's load): a time
   // that came since would read "in 13 seconds". And a few seconds the server's clock runs ahead read as now.
   const present = now === null ? 0 : Math.max(now, Date.now());
-  const at = valid && when.getTime() > present && when.getTime() - present < SKEW_MS ? present : when.getTime();
+  const ms = when?.getTime() ?? 0;
+  const at = ms > present && ms - present < SKEW_MS ? present : ms;
   // On the server and before the first effect, the same text on both sides (hydration keeps it) and readable without
   // script.
-  const text = now === null || !valid ? utcText(iso) : `${localText(when)} (${ago(at, present)})`;
+  const text = now === null || !when ? utcText(iso) : `${localText(when)} (${ago(at, present)})`;
   return (
     <time
       dateTime={iso}
-      title={valid && now !== null ? when.toISOString() : undefined}
+      title={when && now !== null ? when.toISOString() : undefined}
       data-local={now === null ? undefined : ""}
     >
       {text}
     </time>
   );
+}
+
+/**
+ * A stored time (ms since the epoch) in ISO 8601, or `null` when it is no valid date (a record from elsewhere, a
+ * hand-edited KV): `new Date(x).toISOString()` throws a RangeError for it, and the page answered 500.
+ *
+ * @param ms the stored time
+ * @returns ISO 8601 in UTC, or `null`
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { storedIso } from "./LocalTime.tsx";
+ * assert.equal(storedIso(0), "1970-01-01T00:00:00.000Z");
+ * assert.equal(storedIso(8.64e15 + 1), null);
+ * assert.equal(storedIso("yesterday"), null);
+ * ```
+ */
+export function storedIso(ms: unknown): string | null {
+  if (typeof ms !== "number") return null;
+  const when = new Date(ms);
+  return Number.isNaN(when.getTime()) ? null : when.toISOString();
+}
+
+/** A stored time (ms since the epoch) as a {@linkcode LocalTime}, or "unknown" when it is no valid date. */
+export function StoredTime({ ms }: { ms: unknown }): VNode {
+  const iso = storedIso(ms);
+  return iso === null ? <span class="time-unknown">unknown</span> : <LocalTime iso={iso} />;
 }

@@ -13,7 +13,7 @@ import DeliveriesLive from "./DeliveriesLive.tsx";
 import EventPicker from "./EventPicker.tsx";
 import LiveChart from "./LiveChart.tsx";
 import LiveHealth from "./LiveHealth.tsx";
-import { ago, localText } from "../components/LocalTime.tsx";
+import { ago, localText, zonedTime } from "../components/LocalTime.tsx";
 import { PAGE_ERROR_ID } from "../components/field_error.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -117,9 +117,9 @@ addEventListener("pageshow", sendAgain);
 function localTimes(): void {
   for (const el of bySelectorAll("time[datetime]") as HTMLTimeElement[]) {
     if (el.closest("[data-island]")) continue; // kept by its island
-    const when = new Date(el.dateTime);
+    const when = zonedTime(el.dateTime);
     el.dataset.local = ""; // shown from now on (style.css hides a time until then)
-    if (Number.isNaN(when.getTime())) continue;
+    if (!when) continue; // no time with its zone: as the server wrote it
     const text = `${localText(when)} (${ago(when.getTime(), Date.now())})`;
     if (el.textContent !== text) el.textContent = text;
     el.title = when.toISOString();

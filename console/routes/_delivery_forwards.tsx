@@ -10,7 +10,7 @@
 
 import type { VNode } from "preact";
 import type { RelayAttempt, RelayForward } from "../../webhooks/mod.ts";
-import { LocalTime } from "../components/LocalTime.tsx";
+import { StoredTime } from "../components/LocalTime.tsx";
 import type { Deps } from "../lib/context.ts";
 import { shownUrl } from "../lib/shown_url.ts";
 
@@ -105,7 +105,7 @@ export function DeliveryForwards({ hookId, views }: { hookId: string; views: For
             {view.forward.attempts === 1 ? "attempt" : "attempts"}
             {view.forward.state === "pending" && view.forward.nextAttemptAt !== null && (
               <>
-                ; next attempt <LocalTime iso={new Date(view.forward.nextAttemptAt).toISOString()} />
+                ; next attempt <StoredTime ms={view.forward.nextAttemptAt} />
               </>
             )}. <code class="id">webhook-id: {view.forward.entryId}</code>
           </p>
@@ -122,7 +122,7 @@ export function DeliveryForwards({ hookId, views }: { hookId: string; views: For
                 {view.attempts.map((attempt, i) => (
                   <tr key={i}>
                     <td data-label="Time">
-                      <LocalTime iso={new Date(attempt.time).toISOString()} />
+                      <StoredTime ms={attempt.time} />
                     </td>
                     <td
                       data-label="Answer"

@@ -8,7 +8,7 @@
 import type { VNode } from "preact";
 import type { DeadLetter } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
-import { LocalTime } from "../components/LocalTime.tsx";
+import { StoredTime } from "../components/LocalTime.tsx";
 import { keepPage } from "./_forward_pages.tsx";
 
 /** Props of {@linkcode DeadLetters}. */
@@ -53,7 +53,7 @@ export function DeadLetters({ dead, first, path, after, csrf }: DeadLettersProps
               {dead.values.map((letter) => (
                 <tr data-entry={letter.id}>
                   <td>
-                    <LocalTime iso={new Date(letter.deadAt).toISOString()} />
+                    <StoredTime ms={letter.deadAt} />
                   </td>
                   <td>
                     <code>{letter.id}</code>

@@ -64,3 +64,22 @@ export function secretAlone(
     </Layout>,
   );
 }
+
+/** The answer to an Add whose secret could not be kept for the page that shows it (the KV failing): nothing added. */
+export function notAdded(c: Context<ConsoleEnv>, deps: Deps, hook: Webhook, err: unknown): Response {
+  return html(
+    c,
+    <Layout
+      title={`Forward postbacks of ${hook.id}`}
+      {...layoutFrame(c, deps)}
+      error={`No destination was added: its signing secret could not be kept for the page that shows it (${
+        describeError(err)
+      }). Try again.`}
+    >
+      <p>
+        <a href={`/webhooks/${encodeURIComponent(hook.id)}/forward`}>Forward to</a>
+      </p>
+    </Layout>,
+    500,
+  );
+}

@@ -11,7 +11,7 @@ import type { Context, Hono } from "hono";
 import type { DeadLetter, Destination, Webhook } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
 import { fieldError, Layout } from "../components/Layout.tsx";
-import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
+import { type ConsoleEnv, type Deps, html, layoutFrame } from "../lib/context.ts";
 import { DRAFT_NOTICE, draftText, takeDraft } from "../lib/drafts.ts";
 import { oneAtATime } from "../lib/one_at_a_time.ts";
 import { deadLetterOf, deadLettersOf, destinationsOf, hookExists, shownId, takeOff } from "./_forward_lookups.ts";
@@ -19,9 +19,9 @@ import { enabledField, formField } from "./_forward_fields.ts";
 import { shownUrl } from "../lib/shown_url.ts";
 import { DeadLetters } from "./_forward_dead.tsx";
 import { NOTICES } from "./_forward_notices.ts";
-import { addRefusal } from "./_forward_refusal.ts";
-import { type Added, keepReveal, pendingReveal, takeReveal } from "./_forward_reveal.ts";
-import { AddedSecret, secretAlone, SecretShownOnce } from "./_forward_secret.tsx";
+import { type Added, takeReveal } from "./_forward_reveal.ts";
+import { addDestination } from "./_forward_add.ts";
+import { AddedSecret, notAdded, secretAlone, SecretShownOnce } from "./_forward_secret.tsx";
 import { headingName } from "./_hook_names.ts";
 import { destinationPage, DestinationPager, keepPage, type PageAt, pageAt } from "./_forward_pages.tsx";
 import { DestinationsTable } from "./_forward_table.tsx";
@@ -158,6 +158,14 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     // secret the first time this session asks; a page no cache keeps, so that Back asks again and shows it no more.
     c.header("cache-control", "no-store");
     const added = await takeReveal(c, deps, hook.id, reveal);
+    if (added === "missing") {
+      return await page(c, hook, {
+        url,
+        deadFrom,
+        error: "The destination was not added (or it was removed since): no secret is shown. Add it again.",
+        at: "last",
+      });
+    }
     if (!added) {
       return await page(c, hook, {
         notice,
@@ -178,55 +186,17 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       return await page(c, hook, { error: `No destination was added: ${field.repeated}; give one URL`, status: 400 });
     }
     const url = (field.value ?? "").trim();
-    /** The answer when a destination of the hook has this URL already: no second one under a secret never given. */
-    const alreadyThere = async (): Promise<Response | null> => {
-      const href = URL.parse(url)?.href;
-      const same = href === undefined
-        ? undefined
-        : (await destinationsOf(deps.relay, hook.id)).find((d) => d.url === href);
-      if (!same) return null;
-      // Added by this session, its secret not yet seen (an Add sent twice, scripts off): to that secret.
-      const waiting = await pendingReveal(c, deps, hook.id, same.id);
-      if (waiting) return c.redirect(`${pathOf(hook.id)}?notice=added&reveal=${waiting}`, 303);
-      return await page(c, hook, {
-        error:
-          `No destination was added: ${shownUrl(same.url)} already receives this hook's postbacks (its secret was ` +
-          "shown when it was added; remove it and add it again for a new one).",
-        status: 409,
-        url: shownUrl(url),
-      });
-    };
     // A double click, or the form sent again (Back, then Add), finds the first one's destination. The
     // relay itself refuses a URL that already gets the hook's postbacks, in the commit that adds it (its URL index),
     // so a second console on this KV adding it at once is refused too, answered as here; the runner below only
     // spares this process the second add's work.
-    return await oneAddAtATime(hook.id, async () => {
-      const same = await alreadyThere();
-      if (same) return same;
-      let added: Added;
-      try {
-        added = await deps.relay.destinations.add({ url, hookIds: [hook.id], unique: true });
-      } catch (err) {
-        if (!(err instanceof TypeError)) throw err;
-        const added = await alreadyThere(); // by another console on this KV meanwhile
-        if (added) return added;
-        return await page(c, hook, {
-          error: addRefusal(describeError(err)),
-          status: 400,
-          url: shownUrl(url),
-        });
-      }
-      // Post/Redirect/Get: a reload of the page shown next asks for that page, not for this POST again.
-      let token: string;
-      try {
-        token = await keepReveal(c, deps, hook.id, added);
-      } catch (err) {
-        // The KV failing: the secret in this answer, which no later page shows, rather than never.
-        c.header("cache-control", "no-store");
-        return secretAlone(c, deps, hook, added, err);
-      }
-      return c.redirect(`${pathOf(hook.id)}?notice=added&reveal=${token}`, 303);
-    });
+    return await oneAddAtATime(hook.id, () =>
+      addDestination(c, deps, hook.id, url, {
+        // Post/Redirect/Get: a reload of the page shown next asks for that page, not for this POST again.
+        reveal: (token) => c.redirect(`${pathOf(hook.id)}?notice=added&reveal=${token}`, 303),
+        refuse: (error, status) => page(c, hook, { error, status, url: shownUrl(url) }),
+        notKept: (err) => notAdded(c, deps, hook, err),
+      }));
   });
 
   // The actions name the hook in their path: each acts only on what that hook's page shows (a destination of another

@@ -11,6 +11,7 @@ import type { Community, ReconcileReport } from "../../webhooks/mod.ts";
 import { Confirm, confirmed } from "../components/Confirm.tsx";
 import { Csrf } from "../components/Csrf.tsx";
 import { Layout } from "../components/Layout.tsx";
+import { storedIso } from "../components/LocalTime.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
 import { DRAFT_NOTICE, takeDraft } from "../lib/drafts.ts";
 import type { CommunityForm } from "./_community_form.tsx";
@@ -159,9 +160,9 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
                   <code>{typeof o.entity.callback === "string" ? o.entity.callback : "none"}</code>) {o.pending
                     ? (
                       <span class="pending">
-                        explained by an interrupted registration started {new Date(o.pending.startedAt).toISOString()}
-                        {" "}
-                        (events {o.pending.events.join(", ")}, callback <code>{o.pending.callback}</code>)
+                        explained by an interrupted registration started{" "}
+                        {storedIso(o.pending.startedAt) ?? "at a time not known"} (events{" "}
+                        {o.pending.events.join(", ")}, callback <code>{o.pending.callback}</code>)
                       </span>
                     )
                     : <span class="unknown">no pending registration explains it</span>}
@@ -190,7 +191,8 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
               >
                 {shown(report.abandoned).map((p) => (
                   <li key={p.id}>
-                    started {new Date(p.startedAt).toISOString()}, events {p.events.join(", ")}, callback{" "}
+                    started {storedIso(p.startedAt) ?? "at a time not known"}, events {p.events.join(", ")}, callback
+                    {" "}
                     <code>{p.callback}</code>
                   </li>
                 ))}
