@@ -18,7 +18,7 @@ import {
   OUTBOX_BUMP_KEY,
   SHARED_PARTITION,
 } from "./_keys.ts";
-import { describe as describeValue } from "../_util.ts";
+import { describe as describeValue, pageLimit } from "../_util.ts";
 import { type CursorKeyPart, pageCursor, takeCursor } from "../cursor/mod.ts";
 import { onlyFields } from "./_options.ts";
 import type { StoredDestination } from "./_destinations.ts";
@@ -41,13 +41,7 @@ export async function listDeadLetters(kv: Deno.Kv, options: DeadLetterQuery = {}
     throw new TypeError(`Cannot list dead letters: 'options' must be an object, got ${describeValue(options)}`);
   }
   onlyFields(options, ["destinationId", "hookId", "cursor", "limit", "newestFirst"], "list dead letters");
-  const limit: unknown = options.limit === undefined ? 100 : options.limit; // `null` is no default: a mistake
-  if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 1000) {
-    const Refusal = typeof limit === "number" ? RangeError : TypeError;
-    throw new Refusal(
-      `Cannot list dead letters: 'limit' must be an integer from 1 to 1000, got ${describeValue(limit)}`,
-    );
-  }
+  const limit = pageLimit(options.limit, "list dead letters"); // `null` is no default: a mistake
   const { destinationId, hookId, cursor, newestFirst } = options;
   for (const [name, value] of [["destinationId", destinationId], ["hookId", hookId]] as const) {
     if (value !== undefined && (typeof value !== "string" || value === "" || value.length > MAX_ID)) {
