@@ -8,12 +8,12 @@
  */
 
 import type { Context } from "hono";
-import type { Destination } from "../../webhooks/mod.ts";
+import { type Destination, newDestinationSecret } from "../../webhooks/mod.ts";
 import { type ConsoleEnv, type Deps, describeError } from "../lib/context.ts";
 import { shownUrl } from "../lib/shown_url.ts";
 import { destinationsOf } from "./_forward_lookups.ts";
 import { addRefusal } from "./_forward_refusal.ts";
-import { dropReveal, keepReveal, markAdded, newSecret, pendingReveal } from "./_forward_reveal.ts";
+import { dropReveal, keepReveal, markAdded, pendingReveal } from "./_forward_reveal.ts";
 
 /** How the route answers an add. */
 export interface AddAnswers {
@@ -51,7 +51,7 @@ export async function addDestination(
   };
   const same = await alreadyThere();
   if (same) return same;
-  const secret = newSecret();
+  const secret = newDestinationSecret();
   let token: string;
   try {
     token = await keepReveal(c, deps, hookId, url, secret);

@@ -37,12 +37,6 @@ interface Reveal {
   id?: string;
 }
 
-/** A new signing secret as the relay makes one (API.md): `whsec_` and 32 random bytes in base64. */
-export function newSecret(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return `whsec_${btoa(String.fromCharCode(...bytes))}`;
-}
-
 /** The key of `token` for the session `c` answers, or `null` when there is no session or the token is malformed. */
 function keyOf(c: Context<ConsoleEnv>, deps: Deps, token: string): Deno.KvKey | null {
   const sessionId = sessionIdOf(c, deps);

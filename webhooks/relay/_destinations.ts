@@ -26,8 +26,23 @@ export interface StoredDestination extends Destination {
 const ONE = 1n;
 const SECRET = /^whsec_([A-Za-z0-9+/]+={0,2})$/;
 
-/** A new secret: `whsec_` and 32 random bytes in base64. */
-export function newSecret(): string {
+/**
+ * A new destination secret, as `relay.destinations.add` makes one when it is
+ * given none: `whsec_` and 32 random bytes in base64. For a caller that must
+ * keep the secret before the destination is stored (to show it once, say),
+ * and then passes it as `add({ secret })`.
+ *
+ * @returns the secret
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { newDestinationSecret } from "@community-webhooks/sdk/webhooks";
+ * const secret = newDestinationSecret();
+ * assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+ * assert.notEqual(newDestinationSecret(), secret);
+ * ```
+ */
+export function newDestinationSecret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   return `whsec_${btoa(String.fromCharCode(...bytes))}`;
 }
@@ -197,7 +212,7 @@ export function createDestinations(
           throw new TypeError(`Cannot ${action}: '${flag}' must be a boolean, got ${describeValue(input[flag])}`);
         }
       }
-      const secret = input.secret === undefined ? newSecret() : checkSecret(input.secret, action);
+      const secret = input.secret === undefined ? newDestinationSecret() : checkSecret(input.secret, action);
       const url = await checkUrl(input.url, action, options);
       const record: StoredDestination = {
         id: ulid(),

@@ -19,5 +19,6 @@
  */
 
 export { createRelay } from "./_relay.ts";
+export { newDestinationSecret } from "./_destinations.ts";
 export type * from "./_types.ts";
 export type { RelayForward } from "./_forwards.ts";
