@@ -4,9 +4,8 @@
 // string no ISO at all ("1"), was read as some other date.
 
 import assert from "node:assert/strict";
-import { h, render } from "preact";
-import { LocalTime, utcText } from "../../console/components/LocalTime.tsx";
-import { parse } from "./_client.ts";
+import { utcText } from "../../console/components/LocalTime.tsx";
+import { withMountedLocalTime } from "./_local_time_page.ts";
 
 Deno.test("utcText shows a time with its zone in UTC, four digits to its year", () => {
   assert.equal(utcText("2026-11-29T18:16:47.123Z"), "29 Nov 2026, 18:16:47 UTC");
@@ -21,19 +20,8 @@ Deno.test("utcText shows a string that is no ISO time with a zone as given", () 
 });
 
 Deno.test("LocalTime in the browser shows a time without a zone as given, in no zone of the reader's", async () => {
-  const page = parse("<!doctype html><html><body><div id=cell></div></body></html>");
-  const hadDocument = "document" in globalThis;
-  Object.assign(globalThis, { document: page.document });
-  const cell = page.document.getElementById("cell")! as unknown as Element;
-  try {
-    render(h(LocalTime, { iso: "2026-11-29T18:16:47" }), cell);
-    for (let i = 0; i < 5; i++) await Promise.resolve();
-    const time = cell.querySelector("time")!;
+  await withMountedLocalTime("2026-11-29T18:16:47", (time) => {
     assert.equal(time.textContent, "2026-11-29T18:16:47");
     assert.equal(time.getAttribute("title"), null);
-  } finally {
-    render(null, cell);
-    if (!hadDocument) delete (globalThis as { document?: unknown }).document;
-    page.close();
-  }
+  });
 });
