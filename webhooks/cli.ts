@@ -38,7 +38,8 @@
 
 import { main } from "./cli/mod.ts";
 
-export * from "./cli/mod.ts";
+export { main } from "./cli/mod.ts";
+export type { CliIO } from "./cli/mod.ts";
 
 /**
  * How long the process may take to end on its own after the command returns

@@ -106,41 +106,57 @@ const COMMANDS: Record<string, Command> = {
     const accessToken = ctx.secret("access-token", "ACCESS_TOKEN");
     const refreshToken = ctx.secret("refresh-token", "REFRESH_TOKEN");
     const clientSecret = ctx.secret("client-secret", "CLIENT_SECRET");
-    const community: Community = {
+    const tenant = String(f.tenant);
+    // The fields given on this call; on a stored tenant they replace its own, the others (client id, secret, tokens)
+    // are kept: a script that re-runs add to fix a base URL must not lose the secret and tokens.
+    const given = {
       name: String(f.name),
-      tenantId: String(f.tenant),
+      tenantId: tenant,
       baseUrl: String(f["base-url"]),
       ...(typeof f["client-id"] === "string" ? { clientId: f["client-id"] } : {}),
       ...(clientSecret ? { clientSecret } : {}),
       ...(accessToken ? { oauth: { access_token: accessToken, refresh_token: refreshToken ?? "" } } : {}),
+    } satisfies Community;
+    const refused = (error: unknown) => {
+      const flagged = flagError(error, "save community", COMMUNITY_FLAGS, usageHint);
+      throw flagged === error ? flagError(error, "update community", COMMUNITY_FLAGS, usageHint) : flagged;
     };
-    const tenant = community.tenantId;
-    const before = tenant ? await ctx.hooks.communities.secretRotation(tenant) : null;
-    const replaced = tenant ? await ctx.hooks.communities.findByTenantID(tenant) : null;
-    await ctx.hooks.communities.save(community).catch((error) => {
-      throw flagError(error, "save community", COMMUNITY_FLAGS, usageHint);
-    });
+    const before = await ctx.hooks.communities.secretRotation(tenant);
+    // A read-modify-write checked by versionstamp, the merge run again on a newer record: two adds at once lose
+    // nothing of each other; a community added by another between this read and the save below is replaced.
+    let renamedFrom: string | null = null;
+    let community = await ctx.hooks.communities.update(tenant, (current) => {
+      renamedFrom = current.name === given.name ? null : current.name;
+      // New tokens make the stored renewal time stale: it told of the replaced ones.
+      const { renewedAt: _renewedAt, ...kept } = current;
+      return { ...(given.oauth ? kept : current), ...given };
+    }).catch(refused);
+    const updated = community !== null;
+    if (community === null) {
+      community = given;
+      await ctx.hooks.communities.save(community).catch(refused);
+    }
     // Tokens are kept as a pair: the platform is called with the access token, renewed by the refresh token after a
     // 401, so one alone could never be used. Said, not refused: REFRESH_TOKEN may be set for the other commands.
     if (refreshToken && !accessToken) {
-      const given = typeof f["refresh-token"] === "string" ? "--refresh-token" : "REFRESH_TOKEN";
+      const kept = updated ? " (the stored tokens are kept)" : "";
+      const flag = typeof f["refresh-token"] === "string" ? "--refresh-token" : "REFRESH_TOKEN";
       ctx.err(
-        `Warning: the refresh token (${given}) was not stored: no access token was given (ACCESS_TOKEN or ` +
+        `Warning: the refresh token (${flag}) was not stored${kept}: no access token was given (ACCESS_TOKEN or ` +
           "--access-token), and the platform is called with one; give both to store the pair",
       );
     }
     // A changed secret of a stored community is a rotation: the replaced one still verifies for a while.
     const after = await ctx.hooks.communities.secretRotation(tenant);
     const rotation = after && after.rotatedAt !== before?.rotatedAt ? after : null;
-    // A save replaces the tenant's community: say so when that renames it, or leaves it without a secret.
-    const renamed = replaced && replaced.name !== community.name ? `, replacing '${replaced.name}'` : "";
-    const change = community.clientSecret === undefined ? "removed (none given)" : "rotated";
+    const renamed = renamedFrom === null ? "" : `, renamed from '${renamedFrom}'`;
+    const shown = community;
     print(
       ctx,
-      { ...publicCommunity(community), ...(rotation ? { secretRotation: rotation } : {}) },
+      { ...publicCommunity(shown), ...(rotation ? { secretRotation: rotation } : {}) },
       () =>
-        `Saved community '${community.name}' (tenant ${tenant})${renamed}` +
-        (rotation ? `\nClient secret ${change}: the previous one is still accepted until ${rotation.validUntil}` : ""),
+        `${updated ? "Updated" : "Added"} community '${shown.name}' (tenant ${tenant})${renamed}` +
+        (rotation ? `\nClient secret rotated: the previous one is still accepted until ${rotation.validUntil}` : ""),
     );
   },
 

@@ -18,6 +18,9 @@ export const SHOWN_IN_FULL = 3;
 /** Answers of 5xx, past the first ones, said in one line. */
 export const LINE_EVERY = 100;
 
+/** A run of 5xx answers ends once this long passed with none (its summary line said then). */
+export const QUIET_GAP_MS = 60_000;
+
 /** Longest tenant id a line shows whole, in code points; a longer one is cut there and ends with `…`. */
 const TENANT_SHOWN = 64;
 
@@ -43,12 +46,32 @@ export interface FailureLines {
   end(): void;
 }
 
-/** Coalesced failure lines written with `err`. */
-export function failureLines(err: (text: string) => void): FailureLines {
-  let run = 0; // answers of 500 or more since the last 2xx
+/** How the lines know that a quiet gap has passed: the real timers by default, a test's by hand. */
+export interface FailureClock {
+  /** Calls `fn` once `ms` have passed; returns what cancels that. */
+  later(fn: () => void, ms: number): () => void;
+}
+
+/** `setTimeout`, unref'd: a pending gap never keeps the process alive. */
+const TIMERS: FailureClock = {
+  later(fn, ms) {
+    const timer = setTimeout(fn, ms);
+    Deno.unrefTimer(timer);
+    return () => clearTimeout(timer);
+  },
+};
+
+/** Coalesced failure lines written with `err`; a run ends after {@linkcode QUIET_GAP_MS} without a 5xx, by `clock`. */
+export function failureLines(err: (text: string) => void, clock: FailureClock = TIMERS): FailureLines {
+  let run = 0; // answers of 500 or more since the run began
   let since = 0; // of those, not said since the last line
   let last = "";
+  let lastAt = 0; // the receivedAt of the run's last 5xx
+  let cancel = () => {};
+  const gap = `${QUIET_GAP_MS / 1000} s without another`;
   const close = (endedBy: string) => {
+    cancel();
+    cancel = () => {};
     const hidden = run - SHOWN_IN_FULL;
     if (hidden > 0) {
       err(
@@ -64,6 +87,11 @@ export function failureLines(err: (text: string) => void): FailureLines {
     attempt(attempt) {
       if (attempt.status < 300) return close(`a ${attempt.status}`);
       if (attempt.status < 500) return;
+      // The timer may be late (a busy event loop): a 5xx past the gap ends the run before it all the same.
+      if (run > 0 && attempt.receivedAt - lastAt >= QUIET_GAP_MS) close(gap);
+      lastAt = attempt.receivedAt;
+      cancel();
+      cancel = clock.later(() => close(gap), QUIET_GAP_MS);
       const line = failureLine(attempt);
       if (++run <= SHOWN_IN_FULL) return err(line);
       last = line;

@@ -145,18 +145,28 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
     // removed elsewhere (the console, say): listen then ends, rather than run on forwarding nothing.
     const gone = new AbortController();
     let answered410 = false;
+    // A line that cannot be printed (stdout's reader gone: `| head -1`) ends listen as Ctrl-C does, then throws what
+    // the print threw (main ends quietly, with 0, on a reader gone). The attempt itself was made and recorded.
+    const unprintable = new AbortController();
+    let unprinted: { error: unknown } | null = null;
+    const stopped = AbortSignal.any([ctx.signal, unprintable.signal]);
     const worker = relay.run({
       destinations: [destination.id],
-      signal: ctx.signal,
+      signal: stopped,
       onAttempt: (attempt) => {
-        ctx.out(ctx.json ? JSON.stringify(attempt) : attemptLine(attempt));
+        try {
+          ctx.out(ctx.json ? JSON.stringify(attempt) : attemptLine(attempt));
+        } catch (error) {
+          unprinted ??= { error };
+          unprintable.abort();
+        }
         if (attempt.status === 410) {
           answered410 = true;
           gone.abort("disabled");
         }
       },
     });
-    const ended = AbortSignal.any([ctx.signal, gone.signal]);
+    const ended = AbortSignal.any([stopped, gone.signal]);
     // Not awaited: a check that hangs (KV Connect out of reach retries for good) must not hold up the end.
     void (async () => {
       while (!ended.aborted) {
@@ -178,6 +188,7 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
       ended.addEventListener("abort", () => resolve(), { once: true });
     });
     await worker.stop(); // its last attempts are printed by now (a 410's included)
+    if (unprinted) throw (unprinted as { error: unknown }).error;
     if (lost !== null && !ctx.signal.aborted) {
       throw new Error(`${lost.message}: listen stopped; start it again once the KV answers`);
     }

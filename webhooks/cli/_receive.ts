@@ -36,9 +36,14 @@ export async function receive(ctx: ReceiveContext, usage: (message: string) => E
   const hostname = typeof ctx.flags.hostname === "string" ? ctx.flags.hostname : "127.0.0.1";
   // Each answer of 500 or more (the platform retries it) is said on stderr, a run of them coalesced (_failure_lines.ts).
   const failures = failureLines(ctx.err);
+  // A line that cannot be printed (stdout's reader gone) is a throw in onPostback: the postback is answered 500, not
+  // taken, and the platform sends it again; receive then stops serving and throws what the print threw.
+  const unprintable = new AbortController();
+  let unprinted: { error: unknown } | null = null;
+  const ended = AbortSignal.any([ctx.signal, unprintable.signal]);
   const receiver = createReceiver(ctx.hooks, {
     onPostback: ({ activity, webhook, community, receivedAt, postbackId, index, count }) => {
-      ctx.out(JSON.stringify({
+      const line = JSON.stringify({
         receivedAt: new Date(receivedAt).toISOString(),
         tenantId: community.tenantId,
         webhook: webhook.id,
@@ -46,14 +51,21 @@ export async function receive(ctx: ReceiveContext, usage: (message: string) => E
         index,
         count,
         activity,
-      }));
+      });
+      try {
+        ctx.out(line);
+      } catch (error) {
+        unprinted ??= { error };
+        unprintable.abort();
+        throw error;
+      }
     },
     onAttempt: (attempt) => failures.attempt(attempt),
   });
   let underWay = 0;
   let answered = () => {};
   const handle = async (request: Request, info: Deno.ServeHandlerInfo): Promise<Response> => {
-    if (ctx.signal.aborted) return stopping();
+    if (ended.aborted) return stopping();
     underWay++;
     try {
       return await receiver.handle(request, info);
@@ -81,10 +93,11 @@ export async function receive(ctx: ReceiveContext, usage: (message: string) => E
     if (underWay > 0) await new Promise<void>((resolve) => answered = resolve);
     await server.shutdown();
   };
-  const stopped = ctx.signal.aborted ? stop() : new Promise<void>((resolve, reject) => {
-    ctx.signal.addEventListener("abort", () => stop().then(resolve, reject), { once: true });
+  const stopped = ended.aborted ? stop() : new Promise<void>((resolve, reject) => {
+    ended.addEventListener("abort", () => stop().then(resolve, reject), { once: true });
   });
   await Promise.race([server.finished, stopped]);
   await server.finished;
   failures.end();
+  if (unprinted) throw (unprinted as { error: unknown }).error;
 }

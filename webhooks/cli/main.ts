@@ -60,10 +60,23 @@ function processIO(signal: AbortSignal): CliIO {
  * `io` writing every line through `printable`: stored data and the
  * platform's answers reach a terminal with their control characters as
  * escapes (JSON output stays JSON: an escape is valid in its strings, and
- * outside them it has none).
+ * outside them it has none). Once a write to stdout found its reader gone (a
+ * closed pipe: `| head -1`, a pager quit), every later one throws without
+ * writing, so that a command stops there (a list reads no further page);
+ * `readerGone` then tells `main` to end quietly.
  */
-function printing(io: CliIO): CliIO {
+function printing(io: CliIO): { cli: CliIO; readerGone: () => boolean } {
   const lines = (text: string) => text.split("\n").map(printable).join("\n");
+  let gone = false;
+  const stdout = (text: string) => {
+    if (gone) throw new Deno.errors.BrokenPipe("stdout's reader is gone");
+    try {
+      io.stdout(lines(text));
+    } catch (error) {
+      if (error instanceof Deno.errors.BrokenPipe) gone = true;
+      throw error;
+    }
+  };
   const stderr = (text: string) => {
     try {
       io.stderr(lines(text));
@@ -71,7 +84,7 @@ function printing(io: CliIO): CliIO {
       // Its reader is gone (a closed pipe): there is nowhere left to say anything, and the status still tells.
     }
   };
-  return { ...io, stdout: (text) => io.stdout(lines(text)), stderr };
+  return { cli: { ...io, stdout, stderr }, readerGone: () => gone };
 }
 
 /** Says a usage error on stderr, the usage after it, and gives its exit status (2, API.md). */
@@ -116,7 +129,7 @@ function messageOf(error: unknown, secrets: string[]): string {
 export async function main(argv: string[], io?: CliIO): Promise<number> {
   const interrupt = new AbortController();
   const own = io === undefined;
-  const cli = printing(io ?? processIO(interrupt.signal));
+  const { cli, readerGone } = printing(io ?? processIO(interrupt.signal));
   let parsed;
   try {
     parsed = parse(argv);
@@ -129,7 +142,8 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     try {
       cli.stdout(command === null ? parsed.help ?? topUsage() : commandUsage(command));
     } catch (error) {
-      cli.stderr(`Error: ${messageOf(error, [])}`); // stdout's reader is gone (a closed pipe), say
+      if (readerGone()) return 0; // the reader chose to stop (`| head -1`): nothing to say
+      cli.stderr(`Error: ${messageOf(error, [])}`);
       return 1;
     }
     return 0;
@@ -219,6 +233,8 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     await runCommand(command.words, ctx);
     return 0;
   } catch (error) {
+    // Stdout's reader is gone (`| head -1`, a pager quit): the reader chose to stop, as with ripgrep; said nowhere.
+    if (readerGone()) return 0;
     if (error instanceof UsageHint) {
       // Blotted too: a usage error may quote a flag's value, a secret pasted in the wrong flag among them.
       return usageFailure(cli, messageOf(error, secrets), commandUsage(command));

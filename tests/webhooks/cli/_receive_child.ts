@@ -25,6 +25,8 @@ export interface ReceiveOptions {
   env?: Record<string, string>;
   /** Killed (SIGKILL) this long after its start at the latest, whatever it is doing. */
   boundMs?: number;
+  /** Its stdout's reader gone from the start (a pipe closed: `| head -0`); `stdout` then resolves `""`. */
+  closeStdout?: boolean;
 }
 
 /**
@@ -43,7 +45,7 @@ export async function startReceive(kv: string, options: ReceiveOptions = {}): Pr
     const timer = setTimeout(() => child.kill("SIGKILL"), options.boundMs);
     child.status.finally(() => clearTimeout(timer));
   }
-  const stdout = new Response(child.stdout).text();
+  const stdout = options.closeStdout ? child.stdout.cancel().then(() => "") : new Response(child.stdout).text();
   const errLines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
   let seen = "";
   while (!SERVING.test(seen)) {

@@ -34,7 +34,7 @@ async function run(argv: string[], env: Record<string, string>) {
 Deno.test("communities add with REFRESH_TOKEN and no access token saves the community and says the token was not stored", async () => {
   const { code, stdout, stderr, stored } = await run(ADD, { REFRESH_TOKEN: REFRESH });
   assert.equal(code, 0, stderr);
-  assert.match(stdout, /Saved community 'Acme'/);
+  assert.match(stdout, /Added community 'Acme'/);
   assert.equal(stored?.oauth, undefined);
   assert.match(stderr, /REFRESH_TOKEN.*not stored.*access token/i);
   assert.ok(!stderr.includes(REFRESH) && !stdout.includes(REFRESH), "the token's value is never shown");

@@ -32,15 +32,15 @@ Deno.test("cli communities add with another --client-secret rotates it and says 
       return out.join("\n");
     };
 
-    assert.equal(await run(add, SECRET_A), "Saved community 'A' (tenant tenant-a)");
+    assert.equal(await run(add, SECRET_A), "Added community 'A' (tenant tenant-a)");
     // The same secret again is no rotation.
-    assert.equal(await run(add, SECRET_A), "Saved community 'A' (tenant tenant-a)");
+    assert.equal(await run(add, SECRET_A), "Updated community 'A' (tenant tenant-a)");
     const json = JSON.parse(await run([...add, "--json"], SECOND));
     assert.equal(json.hasClientSecret, true);
     assert.equal(Date.parse(json.secretRotation.validUntil) - Date.parse(json.secretRotation.rotatedAt), 390_000);
     assert.match(
       await run(add, THIRD),
-      /^Saved community 'A' \(tenant tenant-a\)\nClient secret rotated: the previous one is still accepted until \d{4}-\d\d-\d\dT[\d:.]+Z$/,
+      /^Updated community 'A' \(tenant tenant-a\)\nClient secret rotated: the previous one is still accepted until \d{4}-\d\d-\d\dT[\d:.]+Z$/,
     );
     assert.match(
       await run(["communities", "show", "A", "--kv", path], THIRD),
@@ -127,7 +127,7 @@ Deno.test("cli communities add: of two rotations at once over one KV file, one f
       conflicts++;
       const [won, lost] = one.code === 0 ? [0, two] : [1, one];
       assert.equal(lost.code, 1);
-      assert.match(lost.err, /^Error: Cannot save community "tenant-a": the secret changed meanwhile/);
+      assert.match(lost.err, /^Error: Cannot (save|update) community "tenant-a": the secret changed meanwhile/);
       assert.equal(stored, secrets[won], "the winner's secret is current");
       assert.equal(previous, original, "the previous secret is the one both replaced");
     }
@@ -139,7 +139,7 @@ Deno.test("cli communities add: of two rotations at once over one KV file, one f
   }
 });
 
-Deno.test("cli communities add over a tenant's community says when it renames it or leaves it without a secret", async () => {
+Deno.test("cli communities add over a tenant's community updates it, says when it renames it, and keeps its secret", async () => {
   const dir = await Deno.makeTempDir({ prefix: "cli_replace_" });
   try {
     const path = `${dir}/webhooks.kv`;
@@ -155,14 +155,11 @@ Deno.test("cli communities add over a tenant's community says when it renames it
       assert.equal(await main([...argv, "--base-url", "https://a.example"], io(secret)), 0);
       return out.join("\n");
     };
-    assert.equal(await run(add("A"), SECRET_A), "Saved community 'A' (tenant tenant-a)");
-    // Another name for the same tenant replaces the community: the output names the one replaced.
-    assert.match(
-      await run(add("B")),
-      /^Saved community 'B' \(tenant tenant-a\), replacing 'A'\nClient secret removed \(none given\): the previous one is still accepted until \d{4}-/,
-    );
+    assert.equal(await run(add("A"), SECRET_A), "Added community 'A' (tenant tenant-a)");
+    // Another name for the same tenant renames the community (before: replaced it, its secret removed).
+    assert.equal(await run(add("B")), "Updated community 'B' (tenant tenant-a), renamed from 'A'");
     assert.ok(!out.join("").includes(SECRET_A), "a secret was printed");
-    assert.equal(await run(add("B"), SECOND), "Saved community 'B' (tenant tenant-a)");
+    assert.match(await run(add("B"), SECOND), /^Updated community 'B' \(tenant tenant-a\)\nClient secret rotated: /);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

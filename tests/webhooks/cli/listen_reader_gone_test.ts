@@ -1,0 +1,55 @@
+// `listen` whose stdout's reader is gone (`listen ... | head -1`): the line of
+// an attempt cannot be printed, so listen stops as on Ctrl-C, removing its
+// destination, and ends quietly with 0. Before, the relay worker swallowed the
+// failed print and listen forwarded on, printing nowhere, until stopped.
+
+import assert from "node:assert/strict";
+import { createReceiver, createRelay, createWebhooks } from "../../../webhooks/mod.ts";
+import { main } from "../../../webhooks/cli/mod.ts";
+import { NOW, REF_A, seed, signA } from "../_receiver.ts";
+import { startApp, until } from "../relay/fixtures.ts";
+
+Deno.test("listen whose stdout's reader is gone stops after the attempt, removes its destination and ends with 0", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/webhooks.kv`;
+  const kv = await Deno.openKv(path);
+  const app = startApp();
+  const relay = createRelay(kv);
+  const receiver = createReceiver(createWebhooks(kv), { write: relay.write, now: () => NOW });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, receiver.handle);
+  const stop = new AbortController();
+  const err: string[] = [];
+  try {
+    await seed(createWebhooks(kv));
+    let ended: number | null = null;
+    const running = main(["listen", "--forward-to", app.url, "--hook", "hook-a", "--kv", path], {
+      stdout: () => {
+        throw new Deno.errors.BrokenPipe("Broken pipe (os error 32)");
+      },
+      stderr: (t) => err.push(t),
+      env: () => undefined,
+      signal: stop.signal,
+    }).then((code) => ended = code);
+    await until(async () => (await relay.destinations.list()).length === 1, 10_000, "the listener's destination");
+    const answer = await fetch(`http://127.0.0.1:${server.addr.port}/hooks`, {
+      method: "POST",
+      headers: { authorization: await signA(), "content-type": "application/json" },
+      body: JSON.stringify([{ webhook: REF_A, activity: { verb: "jive:created" } }]),
+    });
+    assert.equal(answer.status, 200, await answer.text());
+    await app.waitFor(1);
+    // Bounded: before, listen forwarded on (no Ctrl-C comes here) and never ended.
+    await until(() => ended !== null, 10_000, "listen to end once its line could not be printed");
+    await running;
+    assert.equal(ended, 0, err.join("\n"));
+    assert.doesNotMatch(err.join("\n"), /Broken pipe|Error/);
+    assert.deepEqual(await relay.destinations.list(), []);
+  } finally {
+    stop.abort();
+    await server.shutdown();
+    await relay.close();
+    await app.close();
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
