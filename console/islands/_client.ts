@@ -118,7 +118,7 @@ function localTimes(): void {
   for (const el of bySelectorAll("time[datetime]") as HTMLTimeElement[]) {
     if (el.closest("[data-island]")) continue; // kept by its island
     const when = zonedTime(el.dateTime);
-    el.dataset.local = ""; // shown from now on (style.css hides a time until then)
+    el.dataset.local = ""; // shown from now on (the stylesheet, console/static/css/, hides a time until then)
     if (!when) continue; // no time with its zone: as the server wrote it
     const text = `${localText(when)} (${ago(when.getTime(), Date.now())})`;
     if (el.textContent !== text) el.textContent = text;

@@ -37,6 +37,7 @@ const VARIABLES: Record<RateBucket, string> = {
   consents: "",
   rejections: "",
   drafts: "",
+  metrics: "",
 };
 
 /**

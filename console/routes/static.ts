@@ -1,7 +1,8 @@
 /**
- * Static files: `console/static/*` from disk and the bundles built at
- * start (`/static/_build/islands.js`, `/static/_build/browser.js`) from
- * memory.
+ * Static files: `console/static/*` from disk, the stylesheet
+ * (`/static/style.css`, joined from `console/static/css/` at start) and the
+ * bundles built at start (`/static/_build/islands.js`,
+ * `/static/_build/browser.js`) from memory.
  *
  * @module
  */
@@ -9,8 +10,12 @@
 import type { Hono } from "hono";
 import type { Assets } from "../lib/bundle.ts";
 import type { ConsoleEnv } from "../lib/context.ts";
+import { stylesheet } from "../lib/stylesheet.ts";
 
 const STATIC_DIR = new URL("../static/", import.meta.url);
+
+/** How long a browser may keep a static file without asking again. */
+const STATIC_CACHE = "public, max-age=300";
 
 const TYPES: Record<string, string> = {
   css: "text/css; charset=utf-8",
@@ -27,6 +32,13 @@ function typeOf(name: string): string {
 
 /** Adds the static routes to `app`. */
 export function staticRoutes(app: Hono<ConsoleEnv>, assets: Assets): void {
+  const css = stylesheet();
+  // Kept as several files, served as one: the page makes one stylesheet request, as before.
+  app.get(
+    "/static/style.css",
+    (c) => c.body(css, 200, { "content-type": typeOf("style.css"), "cache-control": STATIC_CACHE }),
+  );
+
   app.get("/static/_build/:file", (c) => {
     const file = c.req.param("file");
     const data = assets.get(file);
@@ -43,7 +55,7 @@ export function staticRoutes(app: Hono<ConsoleEnv>, assets: Assets): void {
       const data = await Deno.readFile(new URL(file, STATIC_DIR));
       return c.body(data, 200, {
         "content-type": typeOf(file),
-        "cache-control": "public, max-age=300",
+        "cache-control": STATIC_CACHE,
       });
     } catch {
       return c.text("Not found", 404);

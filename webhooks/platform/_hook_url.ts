@@ -38,7 +38,11 @@ export function hookUrl(community: Community, entity: WebhookEntity, action: str
   );
 }
 
-/** Deletes a hook on the platform; a 404 (already gone) counts as deleted. */
+/**
+ * Deletes a hook on the platform. A 404 from the webhooks API (an empty body, or JSON after the anti-hijacking line)
+ * means the hook is already gone and counts as deleted. A 404 in HTML or other text comes from a web server or an
+ * error page (a community whose baseUrl is wrong, say): the hook may still be live, so that 404 is a failure.
+ */
 export async function deleteOnPlatform(
   ctx: PlatformContext,
   community: Community,
@@ -49,5 +53,14 @@ export async function deleteOnPlatform(
     await platformRequest(ctx, "DELETE", url);
   } catch (error) {
     if (!(error instanceof PlatformError && error.status === 404)) throw error;
+    // The client keeps the parsed body (null when empty) of a JSON answer, and none (undefined) of any other.
+    if (error.body !== undefined) return;
+    throw new PlatformError(
+      "DELETE",
+      url,
+      404,
+      "the answer did not come from the webhooks API (its body is not JSON): check the community's baseUrl",
+      { cause: error, uncertain: false },
+    );
   }
 }

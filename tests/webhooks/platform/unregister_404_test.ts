@@ -1,0 +1,74 @@
+// unregister() and a 404: "already gone" only when the webhooks API said so (an empty body or JSON, after the
+// anti-hijacking line). A 404 in HTML or plain text comes from a web server or an error page (a community whose
+// baseUrl is wrong): the hook may still be live on the platform, so the call rejects and the local record stays.
+
+import assert from "node:assert/strict";
+import { createWebhooks, PlatformError } from "../../../webhooks/mod.ts";
+import { communityOf, withPlatform } from "../platform.ts";
+import { CALLBACK, PLACE } from "./_register.ts";
+
+const HIJACK = "throw 'allowIllegalResourceCall is false.';\n";
+
+/** Registers a hook, then has the platform answer its DELETE with `answer`; gives what unregister() did. */
+async function unregisterAgainst(answer: () => Response): Promise<{ error: unknown; kept: boolean }> {
+  let outcome: { error: unknown; kept: boolean } | undefined;
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    await hooks.register("Acme", ["document"], PLACE, CALLBACK);
+    platform.override = (req) => req.method === "DELETE" ? answer() : undefined;
+    const [record] = await hooks.findByTenantID("tenant-acme");
+    const error = await hooks.unregister(record).then(() => undefined, (e: unknown) => e);
+    outcome = { error, kept: (await hooks.findByID(record.id)) !== null };
+  });
+  return outcome!;
+}
+
+const GONE: [string, () => Response][] = [
+  ["an empty 404", () => new Response(null, { status: 404 })],
+  ["a JSON error 404", () => Response.json({ error: { status: 404, message: "No webhook" } }, { status: 404 })],
+  [
+    "a JSON 404 after the anti-hijacking line",
+    () =>
+      new Response(HIJACK + JSON.stringify({ error: { status: 404, message: "No webhook" } }), {
+        status: 404,
+        headers: { "content-type": "application/json" },
+      }),
+  ],
+];
+
+for (const [what, answer] of GONE) {
+  Deno.test(`unregister() takes ${what} as already gone and removes the local record`, async () => {
+    const { error, kept } = await unregisterAgainst(answer);
+    assert.equal(error, undefined);
+    assert.equal(kept, false);
+  });
+}
+
+const NOT_THE_API: [string, () => Response][] = [
+  [
+    "an HTML 404",
+    () =>
+      new Response("<!DOCTYPE html><html><body><h1>404 Not Found</h1></body></html>", {
+        status: 404,
+        headers: { "content-type": "text/html" },
+      }),
+  ],
+  [
+    "a text/plain 404",
+    () => new Response("404 page not found", { status: 404, headers: { "content-type": "text/plain" } }),
+  ],
+];
+
+for (const [what, answer] of NOT_THE_API) {
+  Deno.test(`unregister() rejects on ${what} (not the webhooks API) and keeps the local record`, async () => {
+    const { error, kept } = await unregisterAgainst(answer);
+    assert.ok(error instanceof PlatformError, `expected a PlatformError, got ${error}`);
+    assert.equal(error.status, 404);
+    assert.equal(error.method, "DELETE");
+    assert.match(error.message, /did not come from the webhooks API/);
+    assert.match(error.message, /\/api\/core\/v3\/webhooks\//);
+    assert.doesNotMatch(error.message, /good-token|good-refresh/);
+    assert.equal(kept, true);
+  });
+}
