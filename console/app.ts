@@ -171,7 +171,6 @@ export function createApp(options: ConsoleOptions): ConsoleApp {
     token: options.metricsToken,
     ready,
     canNumber: () => deps.deliveries.canNumber(),
-    limiter: deps.limiter,
   });
 
   app.use("*", async (_c, next) => {

@@ -2,8 +2,7 @@
  * Rate limits kept in KV, so that they hold across console processes
  * sharing one KV: a fixed window per bucket and key (sign-in per client
  * address, form posts per session, the receiver per verified tenant, the
- * sandbox's trigger and its consent form per client address, wrong tokens
- * of `/metrics` per client address), answered 429
+ * sandbox's trigger and its consent form per client address), answered 429
  * with `Retry-After`.
  *
  * A window's count is one KV entry that expires with the window. Hits of one
@@ -27,15 +26,7 @@ export interface RateRule {
 }
 
 /** The console's limited buckets. */
-export type RateBucket =
-  | "signin"
-  | "forms"
-  | "receiver"
-  | "sandbox"
-  | "consents"
-  | "rejections"
-  | "drafts"
-  | "metrics";
+export type RateBucket = "signin" | "forms" | "receiver" | "sandbox" | "consents" | "rejections" | "drafts";
 
 /** A rule per bucket; `null` turns a bucket's limit off. */
 export type RateLimits = Record<RateBucket, RateRule | null>;
@@ -52,8 +43,6 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   rejections: { limit: 120, windowMs: 60_000 },
   // Forms kept for after sign-in per client address (anyone can send one; each waits in KV for 30 minutes).
   drafts: { limit: 30, windowMs: 30 * 60_000 },
-  // Wrong bearer tokens of `/metrics` per client address (the right token is never counted: a scraper never waits).
-  metrics: { limit: 20, windowMs: 60_000 },
 };
 
 /** Where a key stands in its bucket's window, as {@linkcode RateLimiter.status} reports it. */

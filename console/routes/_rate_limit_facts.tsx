@@ -37,7 +37,6 @@ const VARIABLES: Record<RateBucket, string> = {
   consents: "",
   rejections: "",
   drafts: "",
-  metrics: "",
 };
 
 /**

@@ -1,7 +1,6 @@
 /**
  * Operators' routes: `GET /metrics` (Prometheus text, behind the bearer
- * token `METRICS_TOKEN`; 404 when none is set, 401 without it, 429 past the
- * limit of wrong tokens per client address, the right token never limited) and `GET
+ * token `METRICS_TOKEN`; 404 when none is set, 401 without it) and `GET
  * /readyz` (200 `{ ready: true }` once a KV read succeeds within 2 s, else
  * 503 `{ ready: false, reason }`; 503 too while every writer slot of the
  * delivery log is leased by another process, when each postback would get
@@ -16,8 +15,6 @@
 import type { Hono } from "hono";
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { ConsoleEnv } from "../lib/context.ts";
-import { type RateLimiter, tooManyRequests } from "../lib/rate_limit.ts";
-import { clientAddresses } from "./rate_limits.ts";
 import { type ConsoleMetrics, createConsoleMetrics } from "../lib/metrics.ts";
 import { observeMetrics, WEBHOOKS_METRICS } from "../../webhooks/mod.ts";
 
@@ -38,8 +35,6 @@ export interface ObservabilityDeps {
    * slot or could lease one), read without leasing; part of the timed read.
    */
   canNumber?: () => Promise<boolean>;
-  /** Counts wrong tokens per client address (bucket `metrics`); without it, wrong tokens are not limited. */
-  limiter?: RateLimiter;
 }
 
 /** `/readyz`'s reason when the process could store no postback. */
@@ -93,13 +88,6 @@ export function observabilityRoutes(app: Hono<ConsoleEnv>, deps: ObservabilityDe
   app.get("/metrics", async (c) => {
     if (deps.metrics === null || !deps.token) return c.text("Not found", 404, NO_STORE);
     if (!bearerMatches(c.req.header("authorization"), deps.token)) {
-      // Only failed tries count: the right token is compared first and never refused, so a scraper keeps working.
-      const verdict = await deps.limiter?.hit("metrics", clientAddresses.get(c.req.raw) ?? "unknown");
-      if (verdict && !verdict.ok) {
-        const limited = tooManyRequests(verdict);
-        limited.headers.set("cache-control", "no-store");
-        return limited;
-      }
       return c.text("Unauthorized", 401, { ...NO_STORE, "www-authenticate": 'Bearer realm="metrics"' });
     }
     return c.body(await deps.metrics.text(), 200, { ...NO_STORE, "content-type": deps.metrics.contentType });
@@ -121,13 +109,7 @@ export function observabilityRoutes(app: Hono<ConsoleEnv>, deps: ObservabilityDe
  */
 export function mountObservability(
   app: Hono<ConsoleEnv>,
-  options: {
-    kv: Deno.Kv;
-    token: string | undefined;
-    ready: Promise<unknown>;
-    canNumber?: () => Promise<boolean>;
-    limiter?: RateLimiter;
-  },
+  options: { kv: Deno.Kv; token: string | undefined; ready: Promise<unknown>; canNumber?: () => Promise<boolean> },
 ): { close(): void } {
   const metrics = options.token ? createConsoleMetrics({ metrics: WEBHOOKS_METRICS, observe: observeMetrics }) : null;
   observabilityRoutes(app, { ...options, metrics });
