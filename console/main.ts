@@ -15,7 +15,7 @@
  * | `ALLOW_PRIVATE_NETWORK` | off | `1` lets outbound calls reach loopback, private and link-local hosts |
  * | `PLATFORM_TIMEOUT_SECONDS` | `10` | time limit of every outbound call |
  * | `RELAY_WORKER` | `1` | `0` runs no relay worker in this process (forwarded postbacks then wait for a worker elsewhere) |
- * | `METRICS_TOKEN` | — | the bearer token of `GET /metrics` (Prometheus; no whitespace inside); without it `/metrics` is 404 |
+ * | `METRICS_TOKEN` | — | the bearer token of `GET /metrics` (Prometheus; no whitespace inside; 32 or more random characters, else a warning); without it `/metrics` is 404 |
  * | `OTEL_DENO`, `OTEL_EXPORTER_OTLP_ENDPOINT`, ... | — | Deno's OpenTelemetry export (docs/observability.md) |
  * | `LIVE_STREAMS` | `500` | live views (event streams) this process holds open at once (10 per session) |
  * | `RATE_LIMIT_SIGNIN`, `RATE_LIMIT_FORMS`, `RATE_LIMIT_RECEIVER`, `RATE_LIMIT_SANDBOX` | `20`, `120`, `6000`, `60` | requests per minute (per client address, session, tenant, client address); `0` turns one off |
@@ -109,6 +109,13 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
   // A bearer token is one run of visible characters: one with a space inside could never be sent.
   if (metricsToken !== undefined && /\s/.test(metricsToken)) {
     fail("METRICS_TOKEN must not contain spaces or other whitespace: no Authorization header could carry it");
+  }
+  // Wrong tokens are not limited (a guess costs one constant-time compare): the token's length is its guard.
+  if (metricsToken !== undefined && metricsToken.length < 32) {
+    console.warn(
+      `Warning: METRICS_TOKEN has ${metricsToken.length} characters: wrong tokens are not limited, so use one of ` +
+        "32 or more random characters (openssl rand -hex 32)",
+    );
   }
   const kv = await open(kvPath);
 
