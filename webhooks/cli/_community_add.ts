@@ -54,8 +54,11 @@ export async function addCommunity(ctx: AddContext, usage: (message: string) => 
   // A read-modify-write checked by versionstamp, the merge run again on a newer record: two adds at once lose
   // nothing of each other; a community added by another between this read and the save below is replaced.
   let renamedFrom: string | null = null;
+  let clientFrom: string | null = null; // the stored client id, when another is given and its secret kept
   let community = await ctx.hooks.communities.update(tenant, (current) => {
     renamedFrom = current.name === given.name ? null : current.name;
+    const changed = given.clientId !== undefined && current.clientId !== given.clientId;
+    clientFrom = changed && !given.clientSecret && current.clientSecret ? current.clientId ?? "" : null;
     // New tokens make the stored renewal time stale: it told of the replaced ones.
     const { renewedAt: _renewedAt, ...kept } = current;
     return { ...(given.oauth ? kept : current), ...given };
@@ -73,6 +76,14 @@ export async function addCommunity(ctx: AddContext, usage: (message: string) => 
     ctx.err(
       `Warning: the refresh token (${flag}) was not stored${kept}: no access token was given (ACCESS_TOKEN or ` +
         "--access-token), and the platform is called with one; give both to store the pair",
+    );
+  }
+  // A client secret is its client id's: kept beside another client id, that client's postbacks would not verify.
+  if (clientFrom !== null) {
+    const from = clientFrom === "" ? "none" : clientFrom;
+    ctx.err(
+      `Warning: the client id changed (${from} to ${given.clientId}) but the stored client secret was kept: give the` +
+        " new client's secret too (CLIENT_SECRET or --client-secret), or its postbacks will not verify",
     );
   }
   // A changed secret of a stored community is a rotation: the replaced one still verifies for a while.
