@@ -51,23 +51,27 @@ export async function addCommunity(ctx: AddContext, usage: (message: string) => 
     throw flagged === error ? flagError(error, "update community", COMMUNITY_FLAGS, usage) : flagged;
   };
   const before = await ctx.hooks.communities.secretRotation(tenant);
-  // A read-modify-write checked by versionstamp, the merge run again on a newer record: two adds at once lose
-  // nothing of each other; a community added by another between this read and the save below is replaced.
+  // Updated when stored, else added; an add that finds one stored meanwhile (another add at once) updates it: of
+  // two adds at once, whichever lands second merges into the first, and neither replaces the other whole.
   let renamedFrom: string | null = null;
   let clientFrom: string | null = null; // the stored client id, when another is given and its secret kept
-  let community = await ctx.hooks.communities.update(tenant, (current) => {
+  const merge = (current: Community): Community => {
     renamedFrom = current.name === given.name ? null : current.name;
     const changed = given.clientId !== undefined && current.clientId !== given.clientId;
     clientFrom = changed && !given.clientSecret && current.clientSecret ? current.clientId ?? "" : null;
     // New tokens make the stored renewal time stale: it told of the replaced ones.
     const { renewedAt: _renewedAt, ...kept } = current;
     return { ...(given.oauth ? kept : current), ...given };
-  }).catch(refused);
-  const updated = community !== null;
-  if (community === null) {
-    community = given;
-    await ctx.hooks.communities.save(community).catch(refused);
+  };
+  let community: Community | null = null;
+  let updated = false;
+  // Bounded: each turn that finds neither is a community removed meanwhile, again and again.
+  for (let turn = 0; turn < 5 && community === null; turn++) {
+    community = await ctx.hooks.communities.update(tenant, merge).catch(refused);
+    updated = community !== null;
+    if (community === null && await ctx.hooks.communities.add(given).catch(refused)) community = given;
   }
+  if (community === null) throw new Error(`Cannot save community '${given.name}': it was removed meanwhile, retry`);
   // Tokens are kept as a pair: the platform is called with the access token, renewed by the refresh token after a
   // 401, so one alone could never be used. Said, not refused: REFRESH_TOKEN may be set for the other commands.
   if (refreshToken && !accessToken) {
