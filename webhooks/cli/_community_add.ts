@@ -46,9 +46,9 @@ export async function addCommunity(ctx: AddContext, usage: (message: string) => 
     ...(clientSecret ? { clientSecret } : {}),
     ...(accessToken ? { oauth: { access_token: accessToken, refresh_token: refreshToken ?? "" } } : {}),
   } satisfies Community;
-  const refused = (error: unknown) => {
-    const flagged = flagError(error, "save community", COMMUNITY_FLAGS, usage);
-    throw flagged === error ? flagError(error, "update community", COMMUNITY_FLAGS, usage) : flagged;
+  // The store words a refused field "Cannot save community: '<field>' ..." on update and add alike (its one check).
+  const refused = (error: unknown): never => {
+    throw flagError(error, "save community", COMMUNITY_FLAGS, usage);
   };
   const before = await ctx.hooks.communities.secretRotation(tenant);
   // Updated when stored, else added; an add that finds one stored meanwhile (another add at once) updates it: of
