@@ -18,6 +18,7 @@ import type { Community, Webhook } from "../types.ts";
 import type { Webhooks } from "../webhooks.ts";
 import type { LastTask } from "./_interrupt.ts";
 import { flagError } from "./_flag_errors.ts";
+import { addCommunity } from "./_community_add.ts";
 import { listen } from "./_listen.ts";
 import { printPages } from "./_paged.ts";
 import { receive } from "./_receive.ts";
@@ -61,17 +62,6 @@ function hooksOut(ctx: CommandContext, hooks: Webhook[]): void {
   print(ctx, hooks.map(shownHook), () => hookTable(hooks));
 }
 
-/** The store's fields of a community that `communities add` takes from flags, to the flags. */
-const COMMUNITY_FLAGS = {
-  name: "name",
-  tenantId: "tenant",
-  baseUrl: "base-url",
-  clientId: "client-id",
-  clientSecret: "client-secret",
-  "oauth.access_token": "access-token",
-  "oauth.refresh_token": "refresh-token",
-};
-
 /** The options of `register` that `hooks register` takes from flags, to the flags. */
 const REGISTER_FLAGS = {
   community: "community",
@@ -101,64 +91,7 @@ const COMMANDS: Record<string, Command> = {
     print(ctx, publicCommunity(community), () => communityDetails(community, valid));
   },
 
-  async "communities add"(ctx) {
-    const f = ctx.flags;
-    const accessToken = ctx.secret("access-token", "ACCESS_TOKEN");
-    const refreshToken = ctx.secret("refresh-token", "REFRESH_TOKEN");
-    const clientSecret = ctx.secret("client-secret", "CLIENT_SECRET");
-    const tenant = String(f.tenant);
-    // The fields given on this call; on a stored tenant they replace its own, the others (client id, secret, tokens)
-    // are kept: a script that re-runs add to fix a base URL must not lose the secret and tokens.
-    const given = {
-      name: String(f.name),
-      tenantId: tenant,
-      baseUrl: String(f["base-url"]),
-      ...(typeof f["client-id"] === "string" ? { clientId: f["client-id"] } : {}),
-      ...(clientSecret ? { clientSecret } : {}),
-      ...(accessToken ? { oauth: { access_token: accessToken, refresh_token: refreshToken ?? "" } } : {}),
-    } satisfies Community;
-    const refused = (error: unknown) => {
-      const flagged = flagError(error, "save community", COMMUNITY_FLAGS, usageHint);
-      throw flagged === error ? flagError(error, "update community", COMMUNITY_FLAGS, usageHint) : flagged;
-    };
-    const before = await ctx.hooks.communities.secretRotation(tenant);
-    // A read-modify-write checked by versionstamp, the merge run again on a newer record: two adds at once lose
-    // nothing of each other; a community added by another between this read and the save below is replaced.
-    let renamedFrom: string | null = null;
-    let community = await ctx.hooks.communities.update(tenant, (current) => {
-      renamedFrom = current.name === given.name ? null : current.name;
-      // New tokens make the stored renewal time stale: it told of the replaced ones.
-      const { renewedAt: _renewedAt, ...kept } = current;
-      return { ...(given.oauth ? kept : current), ...given };
-    }).catch(refused);
-    const updated = community !== null;
-    if (community === null) {
-      community = given;
-      await ctx.hooks.communities.save(community).catch(refused);
-    }
-    // Tokens are kept as a pair: the platform is called with the access token, renewed by the refresh token after a
-    // 401, so one alone could never be used. Said, not refused: REFRESH_TOKEN may be set for the other commands.
-    if (refreshToken && !accessToken) {
-      const kept = updated ? " (the stored tokens are kept)" : "";
-      const flag = typeof f["refresh-token"] === "string" ? "--refresh-token" : "REFRESH_TOKEN";
-      ctx.err(
-        `Warning: the refresh token (${flag}) was not stored${kept}: no access token was given (ACCESS_TOKEN or ` +
-          "--access-token), and the platform is called with one; give both to store the pair",
-      );
-    }
-    // A changed secret of a stored community is a rotation: the replaced one still verifies for a while.
-    const after = await ctx.hooks.communities.secretRotation(tenant);
-    const rotation = after && after.rotatedAt !== before?.rotatedAt ? after : null;
-    const renamed = renamedFrom === null ? "" : `, renamed from '${renamedFrom}'`;
-    const shown = community;
-    print(
-      ctx,
-      { ...publicCommunity(shown), ...(rotation ? { secretRotation: rotation } : {}) },
-      () =>
-        `${updated ? "Updated" : "Added"} community '${shown.name}' (tenant ${tenant})${renamed}` +
-        (rotation ? `\nClient secret rotated: the previous one is still accepted until ${rotation.validUntil}` : ""),
-    );
-  },
+  "communities add": (ctx) => addCommunity(ctx, usageHint),
 
   async "communities remove"(ctx) {
     const community = await communityNamed(ctx, ctx.args[0]);

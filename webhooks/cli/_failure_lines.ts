@@ -4,11 +4,12 @@
 // is checked) cannot flood stderr: a run of such answers shows its first
 // SHOWN_IN_FULL lines in full, then one line per LINE_EVERY more naming the
 // last of them; an accepted postback (a 2xx: it took a community's secret) or
-// the end of the command ends the run with one line saying how many were not
-// shown. A 4xx neither ends a run nor is said: anyone can send one (no
-// Authorization header is a 401 without the KV), and one between forged
-// postbacks must not start a new run whose first lines come in full. No timer:
-// the lines depend on the answers alone.
+// the end of the command, or QUIET_GAP_MS without another 5xx (an unref'd
+// timer, or the next 5xx's receivedAt should the timer be late), ends the run
+// with one line saying how many were not shown. A 4xx neither ends a run nor
+// is said: anyone can send one (no Authorization header is a 401 without the
+// KV), and one between forged postbacks must not start a new run whose first
+// lines come in full.
 
 import type { ReceiverAttempt } from "../receiver/mod.ts";
 import { printable } from "./_format.ts";
@@ -66,7 +67,7 @@ export function failureLines(err: (text: string) => void, clock: FailureClock = 
   let run = 0; // answers of 500 or more since the run began
   let since = 0; // of those, not said since the last line
   let last = "";
-  let lastAt = 0; // the receivedAt of the run's last 5xx
+  let lastAt = 0; // the latest receivedAt of the run's 5xx (answers come out of order: a slow one was received earlier)
   let cancel = () => {};
   const gap = `${QUIET_GAP_MS / 1000} s without another`;
   const close = (endedBy: string) => {
@@ -89,7 +90,7 @@ export function failureLines(err: (text: string) => void, clock: FailureClock = 
       if (attempt.status < 500) return;
       // The timer may be late (a busy event loop): a 5xx past the gap ends the run before it all the same.
       if (run > 0 && attempt.receivedAt - lastAt >= QUIET_GAP_MS) close(gap);
-      lastAt = attempt.receivedAt;
+      lastAt = run > 0 ? Math.max(lastAt, attempt.receivedAt) : attempt.receivedAt;
       cancel();
       cancel = clock.later(() => close(gap), QUIET_GAP_MS);
       const line = failureLine(attempt);

@@ -146,7 +146,7 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
     const gone = new AbortController();
     let answered410 = false;
     // A line that cannot be printed (stdout's reader gone: `| head -1`) ends listen as Ctrl-C does, then throws what
-    // the print threw (main ends quietly, with 0, on a reader gone). The attempt itself was made and recorded.
+    // the print threw (main ends quietly, with 0, on that throw alone). The attempt itself was made and recorded.
     const unprintable = new AbortController();
     let unprinted: { error: unknown } | null = null;
     const stopped = AbortSignal.any([ctx.signal, unprintable.signal]);
@@ -188,7 +188,6 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
       ended.addEventListener("abort", () => resolve(), { once: true });
     });
     await worker.stop(); // its last attempts are printed by now (a 410's included)
-    if (unprinted) throw (unprinted as { error: unknown }).error;
     if (lost !== null && !ctx.signal.aborted) {
       throw new Error(`${lost.message}: listen stopped; start it again once the KV answers`);
     }
@@ -200,6 +199,8 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
           " start it again to go on forwarding";
       throw new Error(why);
     }
+    // Thrown last: a stop the reader chose must not hide a failure meanwhile (the KV lost, a 410 never printed).
+    if (unprinted) throw (unprinted as { error: unknown }).error;
   } finally {
     // Said only when this listener removed it: one removed elsewhere is told by the error above.
     const removed = await relay.destinations.remove(destination.id).catch((error) => {

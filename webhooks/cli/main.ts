@@ -62,18 +62,24 @@ function processIO(signal: AbortSignal): CliIO {
  * escapes (JSON output stays JSON: an escape is valid in its strings, and
  * outside them it has none). Once a write to stdout found its reader gone (a
  * closed pipe: `| head -1`, a pager quit), every later one throws without
- * writing, so that a command stops there (a list reads no further page);
- * `readerGone` then tells `main` to end quietly.
+ * writing, so that a command stops there (a list reads no further page).
+ * `readerGone(error)` tells `main` that `error` is such a throw, to end
+ * quietly: only then, never for another failure thrown after (a destination
+ * not removed, a 410 that disabled it), which exit 0 would hide.
  */
-function printing(io: CliIO): { cli: CliIO; readerGone: () => boolean } {
+function printing(io: CliIO): { cli: CliIO; readerGone: (error: unknown) => boolean } {
   const lines = (text: string) => text.split("\n").map(printable).join("\n");
   let gone = false;
+  const thrown = new WeakSet<object>(); // what stdout threw for its reader gone
   const stdout = (text: string) => {
-    if (gone) throw new Deno.errors.BrokenPipe("stdout's reader is gone");
     try {
+      if (gone) throw new Deno.errors.BrokenPipe("stdout's reader is gone");
       io.stdout(lines(text));
     } catch (error) {
-      if (error instanceof Deno.errors.BrokenPipe) gone = true;
+      if (error instanceof Deno.errors.BrokenPipe) {
+        gone = true;
+        thrown.add(error);
+      }
       throw error;
     }
   };
@@ -84,7 +90,7 @@ function printing(io: CliIO): { cli: CliIO; readerGone: () => boolean } {
       // Its reader is gone (a closed pipe): there is nowhere left to say anything, and the status still tells.
     }
   };
-  return { cli: { ...io, stdout, stderr }, readerGone: () => gone };
+  return { cli: { ...io, stdout, stderr }, readerGone: (error) => error instanceof Object && thrown.has(error) };
 }
 
 /** Says a usage error on stderr, the usage after it, and gives its exit status (2, API.md). */
@@ -142,7 +148,7 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     try {
       cli.stdout(command === null ? parsed.help ?? topUsage() : commandUsage(command));
     } catch (error) {
-      if (readerGone()) return 0; // the reader chose to stop (`| head -1`): nothing to say
+      if (readerGone(error)) return 0; // the reader chose to stop (`| head -1`): nothing to say
       cli.stderr(`Error: ${messageOf(error, [])}`);
       return 1;
     }
@@ -234,7 +240,7 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
     return 0;
   } catch (error) {
     // Stdout's reader is gone (`| head -1`, a pager quit): the reader chose to stop, as with ripgrep; said nowhere.
-    if (readerGone()) return 0;
+    if (readerGone(error)) return 0;
     if (error instanceof UsageHint) {
       // Blotted too: a usage error may quote a flag's value, a secret pasted in the wrong flag among them.
       return usageFailure(cli, messageOf(error, secrets), commandUsage(command));

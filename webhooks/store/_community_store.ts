@@ -124,6 +124,23 @@ export function createCommunities(kv: Deno.Kv): Communities {
       return result!;
     },
 
+    async add(community) {
+      validateCommunity(community);
+      const record: Community = { ...community };
+      let added = false;
+      await commitWithRetry(async () => {
+        const [current, byName] = await kv.getMany<[Community, string]>([
+          communityKey(record.tenantId),
+          communityByNameKey(record.name),
+        ]);
+        added = current.value === null; // checked by the commit: one stored meanwhile fails it, and is seen here
+        return added ? [storeOp(current, byName, record)] : null;
+      }, "save community").catch((error) => {
+        throw communitySizeError(sizeError(error, `community ${describe(record.tenantId)}`), record);
+      });
+      return added;
+    },
+
     async update(tenantId, change) {
       requireString(tenantId, "tenantId", "update community");
       if (typeof change !== "function") {

@@ -92,6 +92,30 @@ export interface Communities {
    */
   update(tenantId: string, change: (current: Community) => Community): Promise<Community | null>;
   /**
+   * Stores a community only when its tenant id has none yet, in one atomic
+   * step checked against that: with {@linkcode Communities.update} for the
+   * stored case, an add-or-update that never replaces a community another
+   * process stored meanwhile (`save` would, whole).
+   *
+   * @param community As for {@linkcode Communities.save}.
+   * @returns `true` when stored; `false` when the tenant id has a community (nothing is stored).
+   * @throws {TypeError} {ConflictError} {RangeError} As {@linkcode Communities.save} does.
+   *
+   * @example Usage
+   * ```ts
+   * import { createWebhooks } from "@community-webhooks/sdk/webhooks";
+   * import assert from "node:assert/strict";
+   *
+   * const kv = await Deno.openKv(":memory:");
+   * const { communities } = createWebhooks(kv);
+   * assert.equal(await communities.add({ name: "Acme", tenantId: "t1", baseUrl: "https://c.example" }), true);
+   * assert.equal(await communities.add({ name: "Other", tenantId: "t1", baseUrl: "https://d.example" }), false);
+   * assert.equal((await communities.findByTenantID("t1"))?.name, "Acme");
+   * kv.close();
+   * ```
+   */
+  add(community: Community): Promise<boolean>;
+  /**
    * Finds a community by its name (SPEC.md's community lookup by name).
    *
    * @param name The community's name.

@@ -113,3 +113,23 @@ Deno.test("cli communities add twice at once on one tenant loses no field of eit
     assert.deepEqual(community?.oauth, { access_token: "access-2", refresh_token: "refresh-2" });
   });
 });
+
+Deno.test("cli communities add with another client id but no secret warns that the stored secret was kept", async () => {
+  await withKv(async (path) => {
+    assert.equal((await run(path, [...add("A", "t-a", "https://a.example"), "--client-id", "c1"], TOKENS)).code, 0);
+    // The secret (and the tokens) were issued to client c1: kept beside c2, postbacks of c2 would fail to verify.
+    const moved = await run(path, [...add("A", "t-a", "https://a.example"), "--client-id", "c2"]);
+    assert.equal(moved.code, 0, moved.err);
+    assert.match(moved.err, /Warning: the client id changed \(c1 to c2\) but the stored client secret was kept/);
+    assert.match(moved.err, /--client-secret|CLIENT_SECRET/);
+    for (const secret of [SECRET, "access-1", "refresh-1"]) assert.ok(!(moved.err + moved.out).includes(secret));
+    assert.equal((await stored(path, "t-a"))?.clientSecret, SECRET);
+    // Given with it, or the same client id again: nothing to warn of.
+    const both = await run(path, [...add("A", "t-a", "https://a.example"), "--client-id", "c3"], {
+      CLIENT_SECRET: SECOND,
+    });
+    assert.doesNotMatch(both.err, /Warning/);
+    const same = await run(path, [...add("A", "t-a", "https://b.example"), "--client-id", "c3"]);
+    assert.doesNotMatch(same.err, /Warning/);
+  });
+});

@@ -53,3 +53,45 @@ Deno.test("listen whose stdout's reader is gone stops after the attempt, removes
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("listen whose unprintable attempt was a 410 Gone still ends with 1 and says the destination was disabled", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/webhooks.kv`;
+  const kv = await Deno.openKv(path);
+  const app = startApp(() => new Response("gone", { status: 410 }));
+  const relay = createRelay(kv);
+  const receiver = createReceiver(createWebhooks(kv), { write: relay.write, now: () => NOW });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, receiver.handle);
+  const stop = new AbortController();
+  const err: string[] = [];
+  try {
+    await seed(createWebhooks(kv));
+    const running = main(["listen", "--forward-to", app.url, "--hook", "hook-a", "--kv", path], {
+      stdout: () => {
+        throw new Deno.errors.BrokenPipe("Broken pipe (os error 32)");
+      },
+      stderr: (t) => err.push(t),
+      env: () => undefined,
+      signal: stop.signal,
+    });
+    await until(async () => (await relay.destinations.list()).length === 1, 10_000, "the listener's destination");
+    const answer = await fetch(`http://127.0.0.1:${server.addr.port}/hooks`, {
+      method: "POST",
+      headers: { authorization: await signA(), "content-type": "application/json" },
+      body: JSON.stringify([{ webhook: REF_A, activity: { verb: "jive:created" } }]),
+    });
+    assert.equal(answer.status, 200, await answer.text());
+    // The reader is gone, but the app's 410 disabled the destination: a failure the reader did not choose, and the
+    // only word of it (its attempt line was never printed), so not hidden behind a quiet 0.
+    assert.equal(await running, 1, err.join("\n"));
+    assert.match(err.join("\n"), /answered 410 Gone/);
+    assert.doesNotMatch(err.join("\n"), /Broken pipe/);
+  } finally {
+    stop.abort();
+    await server.shutdown();
+    await relay.close();
+    await app.close();
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -86,3 +86,15 @@ Deno.test("receive's 5xx lines: a 5xx after the quiet gap ends the run before it
   assert.equal(lines.length, 8, lines.join("\n"));
   assert.match(lines[7], /1 of the run of 4 not shown in full; .*ended by \d+ s without another$/);
 });
+
+Deno.test("receive's 5xx lines: a slow 5xx reported late, received long before, does not end a run still going", () => {
+  const lines: string[] = [];
+  const failures = failureLines((t) => lines.push(t), testClock());
+  // 5xx every 10 s for 70 s; one received at T0 but answered only now (the KV slow to fail: KV_TIMEOUT_SECONDS).
+  for (let s = 0; s <= 70; s += 10) failures.attempt(attempt(500, T0 + s * 1000));
+  failures.attempt(attempt(500, T0));
+  failures.attempt(attempt(500, T0 + 75_000)); // 5 s after the run's latest 5xx: no gap at all
+  assert.equal(lines.length, 3, `the run went on without a gap, yet was ended:\n${lines.join("\n")}`);
+  failures.end();
+  assert.match(lines[3], /7 of the run of 10 not shown in full; .*ended by the stop$/);
+});
