@@ -72,3 +72,16 @@ for (const [what, answer] of NOT_THE_API) {
     assert.equal(kept, true);
   });
 }
+
+// A JSON 404 whose body is the platform's error for another status contradicts itself: it does not say the hook is
+// gone (a gateway's or a proxy's 404 wrapping a refusal, say), so the record stays for a later try.
+Deno.test("unregister() rejects on a 404 whose platform error says another status, and keeps the record", async () => {
+  const { error, kept } = await unregisterAgainst(() =>
+    Response.json({ error: { status: 403, message: "Forbidden" } }, { status: 404 })
+  );
+  assert.ok(error instanceof PlatformError, `expected a PlatformError, got ${error}`);
+  assert.equal(error.status, 404);
+  assert.match(error.message, /403/);
+  assert.doesNotMatch(error.message, /good-token|good-refresh/);
+  assert.equal(kept, true);
+});
