@@ -85,3 +85,18 @@ Deno.test("unregister() rejects on a 404 whose platform error says another statu
   assert.doesNotMatch(error.message, /good-token|good-refresh/);
   assert.equal(kept, true);
 });
+
+// A 404 too large to read (over the client's 16 MiB cap) was not judged at all: the error says so, not "not JSON".
+Deno.test("unregister() rejects on a 404 over the size cap saying it is too large, and keeps the record", async () => {
+  const { error, kept } = await unregisterAgainst(() =>
+    new Response(JSON.stringify({ error: { status: 404, message: "x".repeat(17 * 1024 * 1024) } }), {
+      status: 404,
+      headers: { "content-type": "application/json" },
+    })
+  );
+  assert.ok(error instanceof PlatformError, `expected a PlatformError, got ${error}`);
+  assert.equal(error.status, 404);
+  assert.match(error.message, /larger than/);
+  assert.doesNotMatch(error.message, /not JSON/);
+  assert.equal(kept, true);
+});
