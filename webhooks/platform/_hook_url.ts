@@ -54,7 +54,8 @@ export async function deleteOnPlatform(
   try {
     await platformRequest(ctx, "DELETE", url);
   } catch (error) {
-    if (!(error instanceof PlatformError && error.status === 404)) throw error;
+    // Only a 404 read in full is judged: one not read (over the size cap) keeps its own error.
+    if (!(error instanceof PlatformError && error.status === 404) || error.uncertain) throw error;
     // The client keeps the parsed body (null when empty) of a JSON answer, and none (undefined) of any other.
     if (error.body !== undefined) {
       const said = isErrorBody(error.body) ? (error.body as { error: { status?: unknown } }).error.status : undefined;
