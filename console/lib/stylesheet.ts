@@ -7,22 +7,15 @@
 
 const CSS_DIR = new URL("../static/css/", import.meta.url);
 
-let joined: Uint8Array<ArrayBuffer> | undefined;
+let joined: string | undefined;
 
 /** The stylesheet's files joined in their names' order; read once per process, at the first call (the start). */
-export function stylesheet(): Uint8Array<ArrayBuffer> {
-  if (joined) return joined;
-  const names = [...Deno.readDirSync(CSS_DIR)]
+export function stylesheet(): string {
+  joined ??= [...Deno.readDirSync(CSS_DIR)]
     .filter((entry) => entry.isFile && entry.name.endsWith(".css"))
     .map((entry) => entry.name)
-    .sort();
-  const files = names.map((name) => Deno.readFileSync(new URL(name, CSS_DIR)));
-  const out = new Uint8Array(files.reduce((size, file) => size + file.byteLength, 0));
-  let at = 0;
-  for (const file of files) {
-    out.set(file, at);
-    at += file.byteLength;
-  }
-  joined = out;
-  return out;
+    .sort()
+    .map((name) => Deno.readTextFileSync(new URL(name, CSS_DIR)))
+    .join("");
+  return joined;
 }

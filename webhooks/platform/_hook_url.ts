@@ -4,6 +4,7 @@
 import { selfRef } from "../store/mod.ts";
 import { type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
 import { PlatformError } from "../errors.ts";
+import { isErrorBody } from "./_answer.ts";
 import type { Community, WebhookEntity } from "../types.ts";
 
 /**
@@ -41,7 +42,8 @@ export function hookUrl(community: Community, entity: WebhookEntity, action: str
 /**
  * Deletes a hook on the platform. A 404 from the webhooks API (an empty body, or JSON after the anti-hijacking line)
  * means the hook is already gone and counts as deleted. A 404 in HTML or other text comes from a web server or an
- * error page (a community whose baseUrl is wrong, say): the hook may still be live, so that 404 is a failure.
+ * error page (a community whose baseUrl is wrong, say): the hook may still be live, so that 404 is a failure. So is a
+ * 404 whose JSON is the platform's error for another status (`{"error":{"status":403}}`): it does not say "gone".
  */
 export async function deleteOnPlatform(
   ctx: PlatformContext,
@@ -52,9 +54,20 @@ export async function deleteOnPlatform(
   try {
     await platformRequest(ctx, "DELETE", url);
   } catch (error) {
-    if (!(error instanceof PlatformError && error.status === 404)) throw error;
+    // Only a 404 read in full is judged: one not read (over the size cap) keeps its own error.
+    if (!(error instanceof PlatformError && error.status === 404) || error.uncertain) throw error;
     // The client keeps the parsed body (null when empty) of a JSON answer, and none (undefined) of any other.
-    if (error.body !== undefined) return;
+    if (error.body !== undefined) {
+      const said = isErrorBody(error.body) ? (error.body as { error: { status?: unknown } }).error.status : undefined;
+      if (said === undefined || said === 404 || said === "404") return;
+      throw new PlatformError(
+        "DELETE",
+        url,
+        404,
+        `the platform's error says status ${JSON.stringify(said).slice(0, 20)}, not 404: the hook may still be there`,
+        { cause: error, body: error.body, uncertain: false },
+      );
+    }
     throw new PlatformError(
       "DELETE",
       url,

@@ -72,3 +72,31 @@ for (const [what, answer] of NOT_THE_API) {
     assert.equal(kept, true);
   });
 }
+
+// A JSON 404 whose body is the platform's error for another status contradicts itself: it does not say the hook is
+// gone (a gateway's or a proxy's 404 wrapping a refusal, say), so the record stays for a later try.
+Deno.test("unregister() rejects on a 404 whose platform error says another status, and keeps the record", async () => {
+  const { error, kept } = await unregisterAgainst(() =>
+    Response.json({ error: { status: 403, message: "Forbidden" } }, { status: 404 })
+  );
+  assert.ok(error instanceof PlatformError, `expected a PlatformError, got ${error}`);
+  assert.equal(error.status, 404);
+  assert.match(error.message, /403/);
+  assert.doesNotMatch(error.message, /good-token|good-refresh/);
+  assert.equal(kept, true);
+});
+
+// A 404 too large to read (over the client's 16 MiB cap) was not judged at all: the error says so, not "not JSON".
+Deno.test("unregister() rejects on a 404 over the size cap saying it is too large, and keeps the record", async () => {
+  const { error, kept } = await unregisterAgainst(() =>
+    new Response(JSON.stringify({ error: { status: 404, message: "x".repeat(17 * 1024 * 1024) } }), {
+      status: 404,
+      headers: { "content-type": "application/json" },
+    })
+  );
+  assert.ok(error instanceof PlatformError, `expected a PlatformError, got ${error}`);
+  assert.equal(error.status, 404);
+  assert.match(error.message, /larger than/);
+  assert.doesNotMatch(error.message, /not JSON/);
+  assert.equal(kept, true);
+});
