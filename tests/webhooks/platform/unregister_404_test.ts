@@ -1,6 +1,7 @@
-// unregister() and a 404: "already gone" only when the webhooks API said so (an empty body or JSON, after the
-// anti-hijacking line). A 404 in HTML or plain text comes from a web server or an error page (a community whose
-// baseUrl is wrong): the hook may still be live on the platform, so the call rejects and the local record stays.
+// unregister() and a 404: "already gone" unless the answer is an HTML page. A 404 page in HTML comes from a web
+// server or the site's error page (a community whose baseUrl is wrong): the hook may still be live on the platform, so
+// the call rejects and the local record stays. An empty body, JSON (after the anti-hijacking line) or a line of plain
+// text (what a stub or a proxy answers by default) is taken as the API's "no such hook".
 
 import assert from "node:assert/strict";
 import { createWebhooks, PlatformError } from "../../../webhooks/mod.ts";
@@ -35,6 +36,10 @@ const GONE: [string, () => Response][] = [
         headers: { "content-type": "application/json" },
       }),
   ],
+  [
+    "a plain-text 404",
+    () => new Response("404 page not found", { status: 404, headers: { "content-type": "text/plain" } }),
+  ],
 ];
 
 for (const [what, answer] of GONE) {
@@ -55,8 +60,16 @@ const NOT_THE_API: [string, () => Response][] = [
       }),
   ],
   [
-    "a text/plain 404",
-    () => new Response("404 page not found", { status: 404, headers: { "content-type": "text/plain" } }),
+    "an HTML 404 without a content type",
+    () => new Response("\n  <html><head><title>Not Found</title></head><body>Not Found</body></html>", { status: 404 }),
+  ],
+  [
+    "an XHTML 404 sent as XML",
+    () =>
+      new Response('<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><body>404</body></html>', {
+        status: 404,
+        headers: { "content-type": "application/xhtml+xml" },
+      }),
   ],
 ];
 
