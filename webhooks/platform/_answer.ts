@@ -105,3 +105,21 @@ export function keepingRefs(answered: WebhookEntity, stored: WebhookEntity): Web
 export function eventsList(events: unknown): unknown {
   return typeof events === "string" ? events.split(",").map((e) => e.trim()).filter(Boolean) : events;
 }
+
+/**
+ * The cause of a failure whose answer was an HTML page (its content type says so, or its text starts with a tag): a
+ * web server's or a site's error page, not the webhooks API, which answers JSON.
+ */
+export class HtmlAnswer extends Error {
+  /** Makes the cause; `contentType` as the answer gave it, cut. */
+  constructor(contentType: string) {
+    super(`the answer is an HTML page${contentType ? ` (${contentType.slice(0, 60)})` : ""}`);
+    this.name = "HtmlAnswer";
+  }
+}
+
+/** Whether an answer that is not JSON is an HTML page: by its content type, or by a first character `<`. */
+export function htmlAnswer(response: Response, text: string): HtmlAnswer | undefined {
+  const type = response.headers.get("content-type") ?? "";
+  return /html/i.test(type) || text.trimStart().startsWith("<") ? new HtmlAnswer(type) : undefined;
+}

@@ -4,7 +4,7 @@
 import { selfRef } from "../store/mod.ts";
 import { type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
 import { PlatformError } from "../errors.ts";
-import { isErrorBody } from "./_answer.ts";
+import { HtmlAnswer, isErrorBody } from "./_answer.ts";
 import type { Community, WebhookEntity } from "../types.ts";
 
 /**
@@ -40,10 +40,11 @@ export function hookUrl(community: Community, entity: WebhookEntity, action: str
 }
 
 /**
- * Deletes a hook on the platform. A 404 from the webhooks API (an empty body, or JSON after the anti-hijacking line)
- * means the hook is already gone and counts as deleted. A 404 in HTML or other text comes from a web server or an
- * error page (a community whose baseUrl is wrong, say): the hook may still be live, so that 404 is a failure. So is a
- * 404 whose JSON is the platform's error for another status (`{"error":{"status":403}}`): it does not say "gone".
+ * Deletes a hook on the platform. A 404 means the hook is already gone and counts as deleted (an empty body, JSON
+ * after the anti-hijacking line, or a line of plain text, what a proxy or a stub answers), unless it is an HTML page:
+ * that comes from a web server or the site's error page (a community whose baseUrl is wrong, say), the hook may still
+ * be live, so that 404 is a failure. So is a 404 whose JSON is the platform's error for another status
+ * (`{"error":{"status":403}}`): it does not say "gone".
  */
 export async function deleteOnPlatform(
   ctx: PlatformContext,
@@ -68,11 +69,12 @@ export async function deleteOnPlatform(
         { cause: error, body: error.body, uncertain: false },
       );
     }
+    if (!(error.cause instanceof HtmlAnswer)) return;
     throw new PlatformError(
       "DELETE",
       url,
       404,
-      "the answer did not come from the webhooks API (its body is not JSON): check the community's baseUrl",
+      "the answer did not come from the webhooks API (it is an HTML page): check the community's baseUrl",
       { cause: error, uncertain: false },
     );
   }

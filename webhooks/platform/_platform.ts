@@ -8,7 +8,7 @@ import { blotSecrets } from "../_util.ts";
 import { basicCredentials, redact, redactDeep } from "./_secrets.ts";
 import { requestTick, shareRenewal } from "./_renewal_share.ts";
 import { renewAcrossProcesses, type RenewalLease, storedUnder } from "./_renewal_lease.ts";
-import { errorDetail, isErrorBody, readCapped } from "./_answer.ts";
+import { errorDetail, htmlAnswer, isErrorBody, readCapped } from "./_answer.ts";
 import { platformOperation } from "../telemetry/mod.ts";
 
 /** Fetch failures of a connection lost after the request went out. */
@@ -218,6 +218,7 @@ async function answerOrThrow(
     const uncertain = method !== "GET" && ([301, 302, 303].includes(response.status) || response.ok);
     throw new PlatformError(method, url, response.status, detail, {
       body: parsed ? redactDeep(ctx, body) : undefined,
+      cause: parsed ? undefined : htmlAnswer(response, text),
       uncertain,
     });
   }
