@@ -9,7 +9,7 @@
  */
 
 import type { VNode } from "preact";
-import type { RelayAttempt, RelayForward } from "../../webhooks/mod.ts";
+import type { Destination, RelayAttempt, RelayForward } from "../../webhooks/mod.ts";
 import { StoredTime } from "../components/LocalTime.tsx";
 import type { Deps } from "../lib/context.ts";
 import { shownUrl } from "../lib/shown_url.ts";
@@ -27,10 +27,18 @@ export function indexOf(deliveryId: string): number | null {
   return match ? Number(match[1]) : null;
 }
 
-/** The forwards of one item of a postback, with their attempts. */
-export async function forwardsOf(deps: Deps, postbackId: string, index: number): Promise<ForwardView[]> {
+/**
+ * The forwards of one item of a postback, with their attempts; `destinations` is the relay's list when the page
+ * read it already (a page lists the destinations once).
+ */
+export async function forwardsOf(
+  deps: Deps,
+  postbackId: string,
+  index: number,
+  destinations?: Destination[],
+): Promise<ForwardView[]> {
   const forwards = await deps.relay.forwards(postbackId, index);
-  const urls = new Map((await deps.relay.destinations.list()).map((d) => [d.id, shownUrl(d.url)]));
+  const urls = new Map((destinations ?? await deps.relay.destinations.list()).map((d) => [d.id, shownUrl(d.url)]));
   return await Promise.all(forwards.map(async (forward) => ({
     forward,
     url: forward.destinationId === null ? null : urls.get(forward.destinationId) ?? null,
@@ -161,12 +169,11 @@ export async function hookForwarding(
   hookId: string,
   newest: { id: string; postbackId?: string } | undefined,
 ): Promise<HookForwarding> {
-  const mine = (await deps.relay.destinations.list()).filter((d) =>
-    d.hookIds === undefined || d.hookIds.includes(hookId)
-  );
+  const all = await deps.relay.destinations.list();
+  const mine = all.filter((d) => d.hookIds === undefined || d.hookIds.includes(hookId));
   const index = newest ? indexOf(newest.id) : null;
   const test = newest?.postbackId && index !== null && mine.length > 0
-    ? await forwardsOf(deps, newest.postbackId, index)
+    ? await forwardsOf(deps, newest.postbackId, index, all)
     : null;
   return { destinations: mine.length, enabled: mine.filter((d) => d.enabled).length, test };
 }

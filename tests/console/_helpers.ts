@@ -38,11 +38,11 @@ export const NO_RATE_LIMITS = {
   drafts: null,
 };
 
-/** Serves a console on port 0 over a `:memory:` KV (or `kvPath`). */
+/** Serves a console on port 0 over a `:memory:` KV (or `kvPath`, or `kv`: closed with the console). */
 export async function startConsole(
   options: Partial<ConsoleOptions> & { kvPath?: string } = {},
 ): Promise<TestConsole> {
-  const kv = await Deno.openKv(options.kvPath ?? ":memory:");
+  const kv = options.kv ?? await Deno.openKv(options.kvPath ?? ":memory:");
   let handler: (r: Request, info?: Deno.ServeHandlerInfo) => Response | Promise<Response> = () =>
     new Response("starting", { status: 503 });
   const server = Deno.serve(

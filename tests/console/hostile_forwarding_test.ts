@@ -235,7 +235,9 @@ Deno.test("a destination URL with a password is refused, and one stored by an ea
     let patched = false;
     for await (const entry of t.kv.list<{ id?: string; url?: string }>({ prefix: [] })) {
       if (entry.value?.id === added.id && entry.value.url === "https://app.example/in") {
-        await t.kv.set(entry.key, { ...entry.value, url: "https://user:hunter2@app.example/in" });
+        // As every change of a destination, in a commit that moves the version key the relay's list is kept by.
+        await t.kv.atomic().set(entry.key, { ...entry.value, url: "https://user:hunter2@app.example/in" })
+          .sum(["relay_destinations_version"], 1n).commit();
         patched = true;
       }
     }

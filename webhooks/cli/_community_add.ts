@@ -55,10 +55,12 @@ export async function addCommunity(ctx: AddContext, usage: (message: string) => 
   // two adds at once, whichever lands second merges into the first, and neither replaces the other whole.
   let renamedFrom: string | null = null;
   let clientFrom: string | null = null; // the stored client id, when another is given and its secret kept
+  let moved: Moved | null = null; // the base URL's origins, when it moved to another and secrets were kept
   const merge = (current: Community): Community => {
     renamedFrom = current.name === given.name ? null : current.name;
     const changed = given.clientId !== undefined && current.clientId !== given.clientId;
     clientFrom = changed && !given.clientSecret && current.clientSecret ? current.clientId ?? "" : null;
+    moved = movedWithSecrets(current, given);
     // New tokens make the stored renewal time stale: it told of the replaced ones.
     const { renewedAt: _renewedAt, ...kept } = current;
     return { ...(given.oauth ? kept : current), ...given };
@@ -90,6 +92,8 @@ export async function addCommunity(ctx: AddContext, usage: (message: string) => 
         " new client's secret too (CLIENT_SECRET or --client-secret), or its postbacks will not verify",
     );
   }
+  // Kept on purpose (fixing a base URL keeps them), but no longer sent where they were issued for.
+  if (moved !== null) ctx.err(movedLine(moved));
   // A changed secret of a stored community is a rotation: the replaced one still verifies for a while.
   const after = await ctx.hooks.communities.secretRotation(tenant);
   const rotation = after && after.rotatedAt !== before?.rotatedAt ? after : null;
@@ -101,4 +105,41 @@ export async function addCommunity(ctx: AddContext, usage: (message: string) => 
       : `${updated ? "Updated" : "Added"} community '${community.name}' (tenant ${tenant})${renamed}` +
         (rotation ? `\nClient secret rotated: the previous one is still accepted until ${rotation.validUntil}` : ""),
   );
+}
+
+/** A base URL moved to another origin with secrets kept: the two origins, and which were kept. */
+interface Moved {
+  from: string;
+  to: string;
+  secret: boolean;
+  tokens: boolean;
+}
+
+/**
+ * Whether updating `current` with `given` sends a stored client secret or stored tokens to another origin (scheme,
+ * host, port) than they went to: they are kept when not given. Origins alone are shown, never a path or query.
+ */
+function movedWithSecrets(current: Community, given: Community): Moved | null {
+  // None stored before: the secrets went nowhere by it (a first base URL is a setup, not a move).
+  if (current.baseUrl === undefined || given.baseUrl === undefined) return null;
+  const from = URL.parse(current.baseUrl)?.origin ?? "an unreadable base URL";
+  const to = URL.parse(given.baseUrl)?.origin ?? given.baseUrl;
+  const secret = !given.clientSecret && Boolean(current.clientSecret);
+  const tokens = !given.oauth && Boolean(current.oauth?.access_token || current.oauth?.refresh_token);
+  return from === to || !(secret || tokens) ? null : { from, to, secret, tokens };
+}
+
+/** The warning of a move: what goes to the new origin, and how to give its own instead. Never a secret's value. */
+function movedLine({ from, to, secret, tokens }: Moved): string {
+  const kept = secret && tokens ? "client secret and tokens were" : secret ? "client secret was" : "tokens were";
+  const sent = [
+    ...(secret ? ["the client secret at its token endpoint"] : []),
+    ...(tokens ? ["the access token with each API call, the refresh token when it renews"] : []),
+  ];
+  const give = [
+    ...(secret ? ["CLIENT_SECRET (or --client-secret)"] : []),
+    ...(tokens ? ["ACCESS_TOKEN and REFRESH_TOKEN (or --access-token and --refresh-token)"] : []),
+  ];
+  return `Warning: the base URL moved from ${from} to ${to} and the stored ${kept} kept: ${to} gets them ` +
+    `(${sent.join("; ")}); if it is not the same platform, give its own: ${give.join(" and ")}`;
 }

@@ -1,9 +1,11 @@
-// This process's copy of the destination list, for `write` (synchronous)
-// and the workers. It counts as fresh for a second after its version was
-// last confirmed; `write` uses it only while fresh (else it leaves the
-// postback for a worker to fan out), and reloads it in the background when
-// half that age is past, so under steady traffic it stays fresh. A version
-// read costs one `get`; the list is read again only when the version moved.
+// This process's copy of the destination list, for `write` (synchronous),
+// the workers and `destinations.list()`. It counts as fresh for a second
+// after its version was last confirmed; `write` uses it only while fresh
+// (else it leaves the postback for a worker to fan out), and reloads it in
+// the background when half that age is past, so under steady traffic it
+// stays fresh. A version read costs one `get`; the list is read again only
+// when the version moved. `listed` is exact: it reads the version first and
+// answers the copy only when the copy was read at that very version.
 
 import { Webhook } from "standardwebhooks";
 import { DESTINATION_PREFIX, DESTINATIONS_VERSION_KEY } from "./_keys.ts";
@@ -11,6 +13,9 @@ import type { StoredDestination } from "./_destinations.ts";
 
 /** How long a confirmed list counts as fresh (ms of real time). */
 export const FRESH_MS = 1_000;
+
+/** How a reload failed: the KV's error. */
+type Failure = { error: unknown } | null;
 
 /** A cached destination, its signer, and the versionstamp of its record's last change. */
 export interface CachedDestination extends StoredDestination {
@@ -24,7 +29,7 @@ export class DestinationCache {
   #byId = new Map<string, CachedDestination>();
   #versionstamp: string | null | undefined = undefined;
   #confirmedAt = -Infinity;
-  #loading: Promise<void> | null = null;
+  #loading: Promise<Failure> | null = null;
   #generation = 0;
   /** Whether the last reload failed (the KV answered an error). */
   #failed = false;
@@ -60,23 +65,40 @@ export class DestinationCache {
 
   /** Starts a reload unless one is running. */
   refresh(): void {
-    if (this.#loading) return;
-    this.#loading = this.#reload().then(() => {
-      this.#failed = false;
-    }, () => {
-      // The KV is gone or failing: the list stays unconfirmed and `write` falls back to fan-out.
-      this.#failed = true;
-    }).finally(() => {
+    void this.#start();
+  }
+
+  /** The reload running, or a new one; it resolves with how it failed (`null`: it did not). */
+  #start(): Promise<Failure> {
+    // The KV gone or failing leaves the list unconfirmed, and `write` falls back to fan-out.
+    this.#loading ??= this.#reload().then(() => null, (error: unknown) => ({ error })).then((failure) => {
+      this.#failed = failure !== null;
       this.#loading = null;
+      return failure;
     });
+    return this.#loading;
   }
 
   /** Reloads now (after any reload running); resolves `false` when that reload failed (the list is as it was). */
   async load(): Promise<boolean> {
     await this.#loading;
-    this.refresh();
-    await this.#loading;
-    return !this.#failed;
+    return await this.#start() === null;
+  }
+
+  /**
+   * Every destination as stored now, oldest first: the copy when the version key is where the copy was read
+   * (one `get`), else read again. Rejects with the KV's error when it fails. The values are the cache's own: a
+   * caller hands out copies.
+   */
+  async listed(): Promise<CachedDestination[]> {
+    const version = await this.#kv.get(DESTINATIONS_VERSION_KEY);
+    if (this.#versionstamp === undefined || version.versionstamp !== this.#versionstamp) {
+      // A reload started before this call may have read the version before it moved: one started after it.
+      await this.#loading;
+      const failure = await this.#start();
+      if (failure !== null) throw failure.error;
+    }
+    return [...this.#byId.values()];
   }
 
   /** Waits for a running reload. */
@@ -97,8 +119,13 @@ export class DestinationCache {
         const signer = old && old.secret === stored.secret ? old.signer : new Webhook(stored.secret);
         next.set(stored.id, { ...stored, signer, versionstamp });
       }
+      // The list is read in pages: a change committed meanwhile may show in some and not in others. Every change
+      // moves the version, so the list is the one of `version` only when the version is still there after it. When
+      // it moved, the list (every change before this reload began in it) serves `write`, but no version is claimed
+      // for it: the next reload, or `listed`, reads it again.
+      const after = await this.#kv.get(DESTINATIONS_VERSION_KEY);
       this.#byId = next;
-      this.#versionstamp = version.versionstamp;
+      this.#versionstamp = after.versionstamp === version.versionstamp ? version.versionstamp : undefined;
     }
     // A change made here while reading is confirmed by the next reload, not this one.
     if (generation === this.#generation) this.#confirmedAt = started;

@@ -138,7 +138,10 @@ export interface Destinations {
    * Pinned destinations (`listen`'s, whose URL is on the machine of their worker) are never compared.
    */
   add(input: DestinationInput): Promise<NewDestination>;
-  /** Every destination, oldest first. */
+  /**
+   * Every destination, oldest first, with every change committed before the call (here or in another process).
+   * While no destination changed since this process last read them, it is one read of a version key.
+   */
   list(): Promise<Destination[]>;
   /** One destination, or `null`. An id that is not a non-empty string (a destination passed for its id) is a `TypeError`. */
   get(id: string): Promise<Destination | null>;

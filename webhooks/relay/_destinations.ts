@@ -144,12 +144,15 @@ export async function listStored(kv: Deno.Kv): Promise<StoredDestination[]> {
 /**
  * The destination store; `changed` is called after each change made here
  * and awaited (the cache of this process reloads), so that once a change
- * resolves, this process's `write` works from the list with it.
+ * resolves, this process's `write` works from the list with it. `listed`
+ * answers every stored destination as the KV holds them now (the cache's
+ * copy while the version key has not moved): `list` hands out copies.
  */
 export function createDestinations(
   kv: Deno.Kv,
   options: ResolvedOptions,
   changed: () => Promise<void>,
+  listed: () => Promise<StoredDestination[]>,
 ): Destinations {
   const listAll = () => listStored(kv);
 
@@ -234,7 +237,7 @@ export function createDestinations(
     },
 
     async list(): Promise<Destination[]> {
-      return (await listStored(kv)).map(publicView);
+      return (await listed()).map(publicView);
     },
 
     async get(id: string): Promise<Destination | null> {

@@ -50,7 +50,7 @@ export function createRelay(kv: Deno.Kv, options?: RelayOptions): Relay {
   const destinations = createDestinations(kv, resolved, async () => {
     cache.invalidate();
     await cache.load();
-  });
+  }, () => cache.listed());
   const guard = new HostGuard();
   const pins = new PinMarks(kv, resolved.now);
   const workers = new Set<RelayWorker>();

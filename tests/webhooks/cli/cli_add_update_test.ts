@@ -129,7 +129,7 @@ Deno.test("cli communities add with another client id but no secret warns that t
       CLIENT_SECRET: SECOND,
     });
     assert.doesNotMatch(both.err, /Warning/);
-    const same = await run(path, [...add("A", "t-a", "https://b.example"), "--client-id", "c3"]);
+    const same = await run(path, [...add("A", "t-a", "https://a.example/jive"), "--client-id", "c3"]);
     assert.doesNotMatch(same.err, /Warning/);
   });
 });
