@@ -87,3 +87,22 @@ export async function seedAcmeHook(path: string): Promise<void> {
     .set(["webhook_by_url", ACME_HOOK_REF, "h7"], "h7").set(["webhook_by_tenant", "tenant-acme", "h7"], "h7").commit();
   db.close();
 }
+
+/** Runs the CLI with its stdout or stderr closed before it writes; resolves with its status and the other stream. */
+export async function withClosed(
+  stream: "stdout" | "stderr",
+  args: string[],
+): Promise<{ code: number; other: string }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "webhooks/cli.ts", ...args],
+    cwd: ROOT,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  await child[stream].cancel(); // the reader is gone
+  const other = await new Response(child[stream === "stdout" ? "stderr" : "stdout"]).text();
+  const { code } = await child.status;
+  return { code, other };
+}

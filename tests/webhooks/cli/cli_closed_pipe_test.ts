@@ -4,23 +4,7 @@
 // than throwing out of main.
 
 import assert from "node:assert/strict";
-import { ROOT } from "./_cli_setup.ts";
-
-/** Runs the CLI with its stdout or stderr closed before it writes; resolves with its status and the other stream. */
-async function withClosed(stream: "stdout" | "stderr", args: string[]): Promise<{ code: number; other: string }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "webhooks/cli.ts", ...args],
-    cwd: ROOT,
-    env: { NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  await child[stream].cancel(); // the reader is gone
-  const other = await new Response(child[stream === "stdout" ? "stderr" : "stdout"]).text();
-  const { code } = await child.status;
-  return { code, other };
-}
+import { withClosed } from "./_cli_setup.ts";
 
 Deno.test("cli --help and a usage error end quietly, with 0 and 2, and no stack trace when their output's reader is gone", async () => {
   const help = await withClosed("stdout", ["--help"]);

@@ -6,24 +6,8 @@
 
 import assert from "node:assert/strict";
 import { signJiveExtn } from "../../../webhooks/mod.ts";
-import { ACME_HOOK_REF, ROOT, SECRET, seedAcmeHook, withSetup } from "./_cli_setup.ts";
+import { ACME_HOOK_REF, SECRET, seedAcmeHook, withClosed, withSetup } from "./_cli_setup.ts";
 import { startReceive } from "./_receive_child.ts";
-
-/** Runs the CLI with its stdout's reader gone before it writes; resolves with its status and stderr. */
-async function withStdoutGone(args: string[]): Promise<{ code: number; stderr: string }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "webhooks/cli.ts", ...args],
-    cwd: ROOT,
-    env: { NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  await child.stdout.cancel(); // the reader is gone
-  const stderr = await new Response(child.stderr).text();
-  const { code } = await child.status;
-  return { code, stderr };
-}
 
 Deno.test("cli lists, show, find and --help end quietly with 0 when stdout's reader is gone", async () => {
   await withSetup(async (kv) => {
@@ -39,10 +23,10 @@ Deno.test("cli lists, show, find and --help end quietly with 0 when stdout's rea
         ["--help"],
       ]
     ) {
-      const run = await withStdoutGone(args[0] === "--help" ? args : [...args, "--kv", kv]);
+      const { code, other: stderr } = await withClosed("stdout", args[0] === "--help" ? args : [...args, "--kv", kv]);
       // Before: "Error: Broken pipe (os error 32)" on stderr and status 1.
-      assert.equal(run.stderr, "", `${args.join(" ")}: ${run.stderr}`);
-      assert.equal(run.code, 0, args.join(" "));
+      assert.equal(stderr, "", `${args.join(" ")}: ${stderr}`);
+      assert.equal(code, 0, args.join(" "));
     }
   });
 });
