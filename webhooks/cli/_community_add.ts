@@ -71,6 +71,8 @@ export async function addCommunity(ctx: AddContext, usage: (message: string) => 
   for (let turn = 0; turn < 5 && community === null; turn++) {
     community = await ctx.hooks.communities.update(tenant, merge).catch(refused);
     updated = community !== null;
+    // None found: what a try of the update saw (before the community was removed) is not of the one added now.
+    if (!updated) [renamedFrom, clientFrom, moved] = [null, null, null];
     if (community === null && await ctx.hooks.communities.add(given).catch(refused)) community = given;
   }
   if (community === null) throw new Error(`Cannot save community '${given.name}': it was removed meanwhile, retry`);
