@@ -19,7 +19,10 @@ type Failure = { error: unknown } | null;
 
 /** A cached destination, its signer, and the versionstamp of its record's last change. */
 export interface CachedDestination extends StoredDestination {
-  signer: Webhook;
+  /** Made at first use; throws when the stored secret is malformed. */
+  readonly signer: Webhook;
+  /** The signer if it was made, else undefined. */
+  madeSigner(): Webhook | undefined;
   versionstamp: string;
 }
 
@@ -115,9 +118,7 @@ export class DestinationCache {
       for await (
         const { value: stored, versionstamp } of this.#kv.list<StoredDestination>({ prefix: DESTINATION_PREFIX })
       ) {
-        const old = this.#byId.get(stored.id);
-        const signer = old && old.secret === stored.secret ? old.signer : new Webhook(stored.secret);
-        next.set(stored.id, { ...stored, signer, versionstamp });
+        next.set(stored.id, cachedDestination(stored, versionstamp, this.#byId.get(stored.id)));
       }
       // The list is read in pages: a change committed meanwhile may show in some and not in others. Every change
       // moves the version, so the list is the one of `version` only when the version is still there after it. When
@@ -130,6 +131,26 @@ export class DestinationCache {
     // A change made here while reading is confirmed by the next reload, not this one.
     if (generation === this.#generation) this.#confirmedAt = started;
   }
+}
+
+/**
+ * A cached destination whose signer is made at its first use (and kept from `old` while the secret is the same): a
+ * malformed stored secret (a KV edited by hand) then fails the deliveries that sign with it, not every list.
+ */
+function cachedDestination(
+  stored: StoredDestination,
+  versionstamp: string,
+  old: CachedDestination | undefined,
+): CachedDestination {
+  let signer = old && old.secret === stored.secret ? old.madeSigner() : undefined;
+  return {
+    ...stored,
+    versionstamp,
+    get signer(): Webhook {
+      return signer ??= new Webhook(stored.secret);
+    },
+    madeSigner: () => signer,
+  };
 }
 
 /** Whether a destination takes postbacks of `hookId`. */
