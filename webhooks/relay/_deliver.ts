@@ -204,12 +204,21 @@ export async function deliver(
     }
     address = verdict.address;
   }
+  let signature: string;
+  try {
+    signature = destination.signer.sign(entry.id, new Date(time), body);
+  } catch {
+    // Only a KV edited by hand holds one (`add` checks the format): a failed attempt, retried on the
+    // schedule and then a dead letter like any other, rather than a throw that leaves the entry under its lease.
+    const error = "Cannot sign: the destination's stored secret is malformed (remove the destination and add it again)";
+    return { time, status: 0, durationMs: took(), error, response: "" };
+  }
   const { target, host, client } = pinned(url, address);
   const headers: Record<string, string> = {
     "content-type": "application/json",
     "webhook-id": entry.id,
     "webhook-timestamp": String(Math.floor(time / 1000)),
-    "webhook-signature": destination.signer.sign(entry.id, new Date(time), body),
+    "webhook-signature": signature,
     "user-agent": "community-webhooks-relay",
   };
   if (host !== undefined) headers.host = host;
