@@ -7,45 +7,12 @@
 // secret given anew, or on a community holding none, is said nothing of.
 
 import assert from "node:assert/strict";
-import { main } from "../../../webhooks/cli/mod.ts";
-import { type Community, createWebhooks } from "../../../webhooks/mod.ts";
+import { runAdd, SECOND, SECRET, storedCommunity as stored, withKvFile } from "./_add_setup.ts";
 
-const SECRET = btoa("community A's first secret, 32 b");
-const SECOND = btoa("community A's second secret, 32b");
 const TOKENS = { CLIENT_SECRET: SECRET, ACCESS_TOKEN: "access-1", REFRESH_TOKEN: "refresh-1" };
 const SECRETS = [SECRET, SECOND, "access-1", "refresh-1", "access-2", "refresh-2"];
-
-/** Runs `main` on the KV at `path` with `env`; resolves with its status, stdout and stderr. */
-async function run(path: string, argv: string[], env: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main([...argv, "--kv", path], {
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-    env: (name) => env[name],
-  });
-  const result = { code, out: out.join("\n"), err: err.join("\n") };
-  for (const secret of SECRETS) assert.ok(!(result.out + result.err).includes(secret), "a secret was printed");
-  return result;
-}
-
-async function stored(path: string, tenantId: string): Promise<Community | null> {
-  const kv = await Deno.openKv(path);
-  try {
-    return await createWebhooks(kv).communities.findByTenantID(tenantId);
-  } finally {
-    kv.close();
-  }
-}
-
-async function withKv(fn: (path: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "cli_add_origin_" });
-  try {
-    await fn(`${dir}/webhooks.kv`);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
+const run = (path: string, argv: string[], env: Record<string, string> = {}) => runAdd(path, argv, env, SECRETS);
+const withKv = (fn: (path: string) => Promise<void>) => withKvFile("cli_add_origin_", fn);
 
 /** `communities add` of tenant `t-a` (named A) or another (named B) at `baseUrl`. */
 const add = (baseUrl: string, tenant = "t-a") => [

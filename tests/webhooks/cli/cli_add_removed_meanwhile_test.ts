@@ -10,28 +10,13 @@
 // through a second handle on the file.
 
 import assert from "node:assert/strict";
-import { main } from "../../../webhooks/cli/mod.ts";
+import { runAdd, SECRET } from "./_add_setup.ts";
 import { createWebhooks } from "../../../webhooks/mod.ts";
 import { startKvConnectServer } from "../../../kvconnect/mod.ts";
 import { TEST_TOKEN } from "../../kvconnect/token.ts";
 
-const SECRET = btoa("community A's first secret, 32 b");
-
-/** Runs `main` on `kv` with `env`; resolves with its status, stdout and stderr. */
-async function run(kv: string, argv: string[], env: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main([...argv, "--kv", kv], {
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-    env: (name) => env[name],
-  });
-  const result = { code, out: out.join("\n"), err: err.join("\n") };
-  for (const secret of [SECRET, "access-1", "refresh-1"]) {
-    assert.ok(!(result.out + result.err).includes(secret), "a secret was printed");
-  }
-  return result;
-}
+const run = (kv: string, argv: string[], env: Record<string, string> = {}) =>
+  runAdd(kv, argv, env, [SECRET, "access-1", "refresh-1"]);
 
 Deno.test("cli communities add that finds its community removed before its commit says only what it added", async () => {
   const dir = await Deno.makeTempDir({ prefix: "cli_add_removed_" });

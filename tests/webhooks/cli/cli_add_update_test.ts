@@ -6,42 +6,9 @@
 // nothing stored changing; two adds at once of one tenant lose no field.
 
 import assert from "node:assert/strict";
-import { main } from "../../../webhooks/cli/mod.ts";
-import { type Community, createWebhooks } from "../../../webhooks/mod.ts";
+import { runAdd as run, SECOND, SECRET, storedCommunity as stored, withKvFile } from "./_add_setup.ts";
 
-const SECRET = btoa("community A's first secret, 32 b");
-const SECOND = btoa("community A's second secret, 32b");
-
-/** Runs `main` on the KV at `path` with `env`; resolves with its status, stdout and stderr. */
-async function run(path: string, argv: string[], env: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main([...argv, "--kv", path], {
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-    env: (name) => env[name],
-  });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
-
-/** The stored community of `tenantId` in the KV at `path`. */
-async function stored(path: string, tenantId: string): Promise<Community | null> {
-  const kv = await Deno.openKv(path);
-  try {
-    return await createWebhooks(kv).communities.findByTenantID(tenantId);
-  } finally {
-    kv.close();
-  }
-}
-
-async function withKv(fn: (path: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "cli_add_update_" });
-  try {
-    await fn(`${dir}/webhooks.kv`);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
+const withKv = (fn: (path: string) => Promise<void>) => withKvFile("cli_add_update_", fn);
 
 const add = (name: string, tenant: string, baseUrl: string) => [
   "communities",
