@@ -55,6 +55,8 @@ Deno.test("prometheusName() converts OpenTelemetry's names as API.md lists them"
     "webhooks_commit_postbacks",
     "webhooks_platform_requests_total",
     "webhooks_platform_duration_seconds",
+    "webhooks_relay_attempts_total",
+    "webhooks_relay_duration_seconds",
   ]);
 });
 

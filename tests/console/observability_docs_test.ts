@@ -60,15 +60,16 @@ Deno.test("every series the Grafana dashboard queries is one /metrics serves", a
   for (const name of used) assert.ok(served.has(name), `/metrics serves ${name}`);
 });
 
-Deno.test("the alert rules in docs/observability.md query series /metrics serves: 401 rate, 5xx rate, p99", async () => {
+Deno.test("the alert rules in docs/observability.md query series /metrics serves: 401 rate, 5xx rate, p99, dead letters", async () => {
   const served = await servedSeries();
   const doc = await Deno.readTextFile(new URL("docs/observability.md", root));
   const rules = doc.slice(doc.indexOf("## Alert rules"), doc.indexOf("## Grafana"));
   const exprs = [...rules.matchAll(/expr: \|\n([\s\S]*?)\n\s+for:/g)].map((m) => m[1]);
-  assert.equal(exprs.length, 3);
+  assert.equal(exprs.length, 4);
   assert.match(exprs[0], /webhooks_outcome="unauthorized"/);
   assert.match(exprs[1], /webhooks_outcome="error"/);
   assert.match(exprs[2], /histogram_quantile\(0\.99,/);
+  assert.match(exprs[3], /webhooks_relay_attempts_total\{webhooks_outcome="dead"\}/);
   for (const name of exprs.flatMap(seriesIn)) assert.ok(served.has(name), `/metrics serves ${name}`);
 });
 

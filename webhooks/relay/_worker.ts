@@ -14,6 +14,7 @@ import { settlePartitions, settleRemoved } from "./removal/mod.ts";
 import { nextWait, type ResolvedOptions, type ResolvedRun } from "./_options.ts";
 import { DueWindow, expandFanouts, type Held } from "./_outbox.ts";
 import type { Destinations, RelayWorker } from "./_types.ts";
+import { inRelay, relayEnded, relayStarted } from "../telemetry/mod.ts";
 
 const HOUSEKEEPING_MS = 60_000;
 /** A buffered entry starts only while its lease outlasts its attempt by this much (or half the spare lease). */
@@ -145,7 +146,9 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
       return void await queue.push(finish.drop(held));
     }
     if (!destination.enabled) return await pause(held);
-    const outcome = await deliver(held.entry, held.body, destination, options, ctx.guard, abort.signal);
+    const t = relayStarted(held.entry.id, destination.id);
+    const outcome = await inRelay(t, deliver, held.entry, held.body, destination, options, ctx.guard, abort.signal);
+    if (t) relayEnded(t, outcome, nextWait(options.schedule, held.entry.attempts + 1) === null);
     if (outcome.status === 410) await ctx.destinations.update(destination.id, { enabled: false });
     await queue.push(after(held, outcome));
     if (!outcome.aborted) report(held, destination, outcome);
@@ -259,11 +262,10 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
   return { stop };
 }
 
-// A worker's alarm: `wait(ms)` resolves after `ms`, or at once when
-// `notify()` was called since the last wait; each wait makes its own
-// promise and timer (no long-lived promise that every wait races).
-
-/** Wakes a sleeping loop. */
+/**
+ * Wakes a sleeping loop: `wait(ms)` resolves after `ms`, or at once when `notify()` was called since the last
+ * wait; each wait makes its own promise and timer (no long-lived promise that every wait races).
+ */
 export class Wake {
   #pending = false;
   #resolve: (() => void) | null = null;

@@ -73,6 +73,21 @@ export const WEBHOOKS_METRICS: readonly MetricDescriptor[] = Object.freeze(
       attributes: ["webhooks.operation", "webhooks.outcome"],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     },
+    {
+      name: "webhooks.relay.attempts",
+      kind: "counter",
+      unit: "{attempt}",
+      description: "Attempts the relay made to forward an entry to its destination, by outcome",
+      attributes: ["webhooks.outcome"],
+    },
+    {
+      name: "webhooks.relay.duration",
+      kind: "histogram",
+      unit: "s",
+      description: "Time from a relay attempt's request to its answer (or its failure), by outcome",
+      attributes: ["webhooks.outcome"],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
+    },
   ] as const satisfies MetricDescriptor[],
 );
 

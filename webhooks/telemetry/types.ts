@@ -12,7 +12,9 @@ export type MetricName =
   | "webhooks.receiver.items"
   | "webhooks.commit.postbacks"
   | "webhooks.platform.requests"
-  | "webhooks.platform.duration";
+  | "webhooks.platform.duration"
+  | "webhooks.relay.attempts"
+  | "webhooks.relay.duration";
 
 /** What a metric is: its instrument, unit, attributes and, for a histogram, its bucket bounds. */
 export interface MetricDescriptor {

@@ -41,6 +41,8 @@ Deno.test("instruments are made once from the global meter and every request is 
       "webhooks.commit.postbacks",
       "webhooks.platform.requests",
       "webhooks.platform.duration",
+      "webhooks.relay.attempts",
+      "webhooks.relay.duration",
     ]);
     assert.deepEqual(recorded.filter((r) => r.startsWith("webhooks.receiver.requests")), [
       'webhooks.receiver.requests 1 {"webhooks.outcome":"unauthorized"}',

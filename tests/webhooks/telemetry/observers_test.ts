@@ -132,5 +132,8 @@ Deno.test("the metric table has API.md's names, units and attributes", () => {
     ["webhooks.commit.postbacks", "histogram", "{postback}", ""],
     ["webhooks.platform.requests", "counter", "{request}", "webhooks.operation,webhooks.outcome"],
     ["webhooks.platform.duration", "histogram", "s", "webhooks.operation,webhooks.outcome"],
+    // The relay's (docs/observability.md): added after API.md's six, which keep their order.
+    ["webhooks.relay.attempts", "counter", "{attempt}", "webhooks.outcome"],
+    ["webhooks.relay.duration", "histogram", "s", "webhooks.outcome"],
   ]);
 });

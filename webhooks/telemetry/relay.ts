@@ -1,0 +1,99 @@
+// The relay's telemetry: a `webhooks.relay.deliver` span around each attempt
+// (Deno's fetch span is its child), and `webhooks.relay.attempts` and
+// `.duration` by outcome. Attributes: the outcome, the destination's id, the
+// entry's id (its `webhook-id`) and the answer's status: never the URL (its
+// query may hold a token), the secret or a signature. Metrics carry the
+// outcome alone (a destination's id would make a series per destination).
+
+import { type Context, context, ROOT_CONTEXT, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { MetricAttributes } from "./types.ts";
+import { intAttribute, measure, METRIC, otel, telemetryOff } from "./_record.ts";
+import { endLater, spanTime } from "./_ended.ts";
+
+/**
+ * The relay's `webhooks.outcome` values (docs/observability.md): `delivered`
+ * (a 2xx), `failed` (any other answer, no answer, a refused address: tried
+ * again), `dead` (the failed attempt that made the entry a dead letter),
+ * `gone` (a 410, which disables the destination).
+ */
+export type RelayOutcome = "delivered" | "failed" | "dead" | "gone";
+
+const OUTCOMES: RelayOutcome[] = ["delivered", "failed", "dead", "gone"];
+
+/** One attributes object per outcome, made once: a measurement allocates nothing. */
+const ATTRIBUTES = {} as Record<RelayOutcome, MetricAttributes>;
+for (const outcome of OUTCOMES) ATTRIBUTES[outcome] = Object.freeze({ "webhooks.outcome": outcome });
+
+/** The outcome of an attempt: its answer's status (0: none), and whether the entry has no attempt left. */
+export function relayOutcome(status: number, last: boolean): RelayOutcome {
+  if (status >= 200 && status < 300) return "delivered";
+  if (status === 410) return "gone";
+  return last ? "dead" : "failed";
+}
+
+/** An attempt's telemetry while it runs. */
+export interface RelayTelemetry {
+  /** Its `webhooks.relay.deliver` span; absent when no tracer is registered. */
+  span?: Span;
+  /** The active context with that span. */
+  context?: Context;
+}
+
+const UNTRACED: RelayTelemetry = Object.freeze({});
+
+/**
+ * Starts an attempt's telemetry: `undefined` when telemetry is off (then the
+ * relay does nothing more for it), else its span (a root span), with the
+ * entry's and the destination's ids.
+ */
+export function relayStarted(entryId: string, destinationId: string): RelayTelemetry | undefined {
+  if (telemetryOff()) return undefined;
+  const tracer = otel().tracer;
+  if (tracer === null) return UNTRACED;
+  // A root span: a worker started inside some request's span would otherwise put every attempt under it.
+  const span = tracer.startSpan("webhooks.relay.deliver", {
+    root: true,
+    startTime: spanTime(performance.now()),
+    attributes: { "webhooks.relay.entry": entryId, "webhooks.relay.destination": destinationId },
+  });
+  return { span, context: trace.setSpan(ROOT_CONTEXT, span) };
+}
+
+/** Runs `fn` with the attempt's span active, so that its fetch span is the span's child. */
+export function inRelay<A extends unknown[], R>(
+  t: RelayTelemetry | undefined,
+  fn: (...args: A) => R,
+  ...args: A
+): R {
+  return t?.context === undefined ? fn(...args) : context.with(t.context, fn, undefined, ...args);
+}
+
+/**
+ * Records an attempt: its outcome and duration (`durationMs`, the request
+ * to the answer); ends its span. An attempt cut short by the worker's stop
+ * (`aborted`) is no attempt: not counted, its span ended without an outcome.
+ */
+export function relayEnded(
+  t: RelayTelemetry | undefined,
+  attempt: { status: number; durationMs: number; aborted?: boolean },
+  last: boolean,
+): void {
+  if (t === undefined) return;
+  const span = t.span;
+  if (attempt.aborted) {
+    if (span !== undefined) endLater(span, performance.now());
+    return;
+  }
+  const outcome = relayOutcome(attempt.status, last);
+  const attributes = ATTRIBUTES[outcome];
+  measure(METRIC["webhooks.relay.attempts"], 1, attributes);
+  measure(METRIC["webhooks.relay.duration"], attempt.durationMs / 1000, attributes);
+  if (span === undefined) return;
+  span.setAttributes(
+    attempt.status === 0
+      ? { "webhooks.outcome": outcome }
+      : { "webhooks.outcome": outcome, "http.response.status_code": intAttribute(attempt.status) },
+  );
+  if (outcome !== "delivered") span.setStatus({ code: SpanStatusCode.ERROR });
+  endLater(span, performance.now());
+}
