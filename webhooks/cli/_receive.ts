@@ -60,7 +60,10 @@ export async function receive(ctx: ReceiveContext, usage: (message: string) => E
         throw error;
       }
     },
-    onAttempt: (attempt) => failures.attempt(attempt),
+    // Once a line could not be printed, the 500s of the lines that follow it are the reader's choice, not failures.
+    onAttempt: (attempt) => {
+      if (unprinted === null) failures.attempt(attempt);
+    },
   });
   let underWay = 0;
   let answered = () => {};
