@@ -88,7 +88,9 @@ const COMMANDS: Record<string, Command> = {
     const community = await communityNamed(ctx, ctx.args[0]);
     const rotation = await ctx.hooks.communities.secretRotation(community.tenantId);
     const valid = rotation && Date.parse(rotation.validUntil) > Date.now() ? rotation : null;
-    print(ctx, publicCommunity(community), () => communityDetails(community, valid));
+    // The JSON carries what the table shows, as `communities add --json` does.
+    const value = { ...publicCommunity(community), ...(valid ? { secretRotation: valid } : {}) };
+    print(ctx, value, () => communityDetails(community, valid));
   },
 
   "communities add": (ctx) => addCommunity(ctx, usageHint),
