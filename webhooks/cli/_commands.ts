@@ -12,6 +12,7 @@ import {
   hookRow,
   hookTable,
   publicCommunity,
+  quoted,
   table,
 } from "./_format.ts";
 import type { Community, Webhook } from "../types.ts";
@@ -54,7 +55,7 @@ function print(ctx: CommandContext, value: unknown, text: () => string): void {
 
 async function communityNamed(ctx: CommandContext, name: string): Promise<Community> {
   const community = await ctx.hooks.communities.findByName(name);
-  if (!community) throw new Error(`No community is named '${name}'`);
+  if (!community) throw new Error(`No community is named ${quoted(name)}`);
   return community;
 }
 
@@ -88,7 +89,9 @@ const COMMANDS: Record<string, Command> = {
     const community = await communityNamed(ctx, ctx.args[0]);
     const rotation = await ctx.hooks.communities.secretRotation(community.tenantId);
     const valid = rotation && Date.parse(rotation.validUntil) > Date.now() ? rotation : null;
-    print(ctx, publicCommunity(community), () => communityDetails(community, valid));
+    // The JSON carries what the table shows, as `communities add --json` does.
+    const value = { ...publicCommunity(community), ...(valid ? { secretRotation: valid } : {}) };
+    print(ctx, value, () => communityDetails(community, valid));
   },
 
   "communities add": (ctx) => addCommunity(ctx, usageHint),
@@ -96,7 +99,7 @@ const COMMANDS: Record<string, Command> = {
   async "communities remove"(ctx) {
     const community = await communityNamed(ctx, ctx.args[0]);
     await ctx.hooks.communities.remove(community.tenantId);
-    print(ctx, { removed: publicCommunity(community) }, () => `Removed community '${community.name}'`);
+    print(ctx, { removed: publicCommunity(community) }, () => `Removed community ${quoted(community.name)}`);
   },
 
   async "communities revoke-previous-secret"(ctx) {
@@ -107,8 +110,8 @@ const COMMANDS: Record<string, Command> = {
       { revoked, community: community.name },
       () =>
         revoked
-          ? `Revoked the previous client secret of '${community.name}': only the current one verifies now`
-          : `Community '${community.name}' has no previous client secret to revoke`,
+          ? `Revoked the previous client secret of ${quoted(community.name)}: only the current one verifies now`
+          : `Community ${quoted(community.name)} has no previous client secret to revoke`,
     );
   },
 
@@ -129,7 +132,7 @@ const COMMANDS: Record<string, Command> = {
     if (typeof url === "string" === (typeof id === "string")) throw new UsageHint("give one of --url and --id");
     if (typeof url === "string") return hooksOut(ctx, await ctx.hooks.findByWebhookURL(url));
     const hook = await ctx.hooks.findByID(String(id));
-    if (!hook) throw new Error(`No webhook has the id '${id}'`);
+    if (!hook) throw new Error(`No webhook has the id ${quoted(String(id))}`);
     print(ctx, shownHook(hook), () => hookTable([hook]));
   },
 
@@ -162,7 +165,7 @@ const COMMANDS: Record<string, Command> = {
   async "hooks unregister"(ctx) {
     const id = ctx.args[0];
     const hook = await ctx.hooks.findByID(id);
-    if (!hook) throw new Error(`No webhook has the id '${id}'`);
+    if (!hook) throw new Error(`No webhook has the id ${quoted(id)}`);
     await ctx.hooks.unregister(
       hook,
       ctx.secret("access-token", "ACCESS_TOKEN"),

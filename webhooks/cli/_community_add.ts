@@ -3,7 +3,7 @@
 // stored under that tenant id (the fields given replace, the client id,
 // secret and tokens not given are kept).
 
-import { publicCommunity } from "./_format.ts";
+import { printable, publicCommunity, quoted } from "./_format.ts";
 import { flagError } from "./_flag_errors.ts";
 import type { Community } from "../types.ts";
 import type { Webhooks } from "../webhooks.ts";
@@ -75,7 +75,9 @@ export async function addCommunity(ctx: AddContext, usage: (message: string) => 
     if (!updated) [renamedFrom, clientFrom, moved] = [null, null, null];
     if (community === null && await ctx.hooks.communities.add(given).catch(refused)) community = given;
   }
-  if (community === null) throw new Error(`Cannot save community '${given.name}': it was removed meanwhile, retry`);
+  if (community === null) {
+    throw new Error(`Cannot save community ${quoted(given.name)}: it was removed meanwhile, retry`);
+  }
   // Tokens are kept as a pair: the platform is called with the access token, renewed by the refresh token after a
   // 401, so one alone could never be used. Said, not refused: REFRESH_TOKEN may be set for the other commands.
   if (refreshToken && !accessToken) {
@@ -99,12 +101,12 @@ export async function addCommunity(ctx: AddContext, usage: (message: string) => 
   // A changed secret of a stored community is a rotation: the replaced one still verifies for a while.
   const after = await ctx.hooks.communities.secretRotation(tenant);
   const rotation = after && after.rotatedAt !== before?.rotatedAt ? after : null;
-  const renamed = renamedFrom === null ? "" : `, renamed from '${renamedFrom}'`;
+  const renamed = renamedFrom === null ? "" : `, renamed from ${quoted(renamedFrom)}`;
   const value = { ...publicCommunity(community), ...(rotation ? { secretRotation: rotation } : {}) };
   ctx.out(
     ctx.json
       ? JSON.stringify(value, null, 2)
-      : `${updated ? "Updated" : "Added"} community '${community.name}' (tenant ${tenant})${renamed}` +
+      : `${updated ? "Updated" : "Added"} community ${quoted(community.name)} (tenant ${printable(tenant)})${renamed}` +
         (rotation ? `\nClient secret rotated: the previous one is still accepted until ${rotation.validUntil}` : ""),
   );
 }

@@ -49,6 +49,11 @@ export function printable(text: string): string {
   );
 }
 
+/** A name or id in a message, in quotes: `'Acme'`, its control characters as {@linkcode printable} writes them. */
+export function quoted(text: string): string {
+  return `'${printable(text)}'`;
+}
+
 /** Cells as text whatever a record holds: one written by another tool must not stop the listing. */
 export function tableCells(rows: unknown[][]): string[][] {
   return rows.map((row) => row.map((cell) => cell === undefined || cell === null ? "" : printable(String(cell))));

@@ -15,6 +15,7 @@ import { createRelay, type RelayAttempt } from "../relay/mod.ts";
 import type { LastTask } from "./_interrupt.ts";
 import { flagError } from "./_flag_errors.ts";
 import { KvTimeoutError } from "./_kv_limit.ts";
+import { quoted } from "./_format.ts";
 
 /** What `listen` takes of a command's context (the command table's own context has all of it). */
 export interface ListenContext {
@@ -113,7 +114,7 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
       ? /^Cannot add destination: unknown hook id (".*")$/s.exec(error.message)
       : null;
     if (unknown && hookIds) {
-      throw new Error(`No webhook has the id '${givenId(hookIds, JSON.parse(unknown[1]))}' (given with --hook)`);
+      throw new Error(`No webhook has the id ${quoted(givenId(hookIds, JSON.parse(unknown[1])))} (given with --hook)`);
     }
     throw error;
   });
