@@ -186,15 +186,12 @@ export async function deliver(
   const time = options.now();
   const started = performance.now();
   const took = (): number => Math.round((performance.now() - started) * 10) / 10;
-  let url: URL;
-  let signature: string;
-  try {
-    url = new URL(destination.url);
-    signature = destination.signer.sign(entry.id, new Date(time), body);
-  } catch {
+  const url = URL.parse(destination.url);
+  const signature = destination.signer?.sign(entry.id, new Date(time), body);
+  if (url === null || signature === undefined) {
     // Only a KV edited by hand holds one (`add` and `update` check both): a failed attempt, retried on the schedule
     // and then a dead letter like any other, rather than a throw that leaves the entry under its lease for good.
-    const field = URL.canParse(destination.url) ? "secret" : "url";
+    const field = url === null ? "url" : "secret";
     const error =
       `Cannot send: the destination's stored ${field} is malformed (remove the destination and add it again)`;
     return { time, status: 0, durationMs: took(), error, response: "" };
