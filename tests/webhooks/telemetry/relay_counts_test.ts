@@ -89,3 +89,38 @@ Deno.test("the relay's attempt counts and durations match relay.attempts() and i
     kv.close();
   }
 });
+
+Deno.test("an attempt cut short by the worker's stop is neither counted nor recorded; taken again, it counts once", async () => {
+  const counts: string[] = [];
+  const stop = observeMetrics((name, _value, attributes) => {
+    if (name === "webhooks.relay.attempts") counts.push(String(attributes["webhooks.outcome"]));
+  });
+  const kv = await Deno.openKv(":memory:");
+  let hang = true;
+  const app = startApp(async () => {
+    while (hang) await new Promise((r) => setTimeout(r, 10));
+    return new Response("ok");
+  });
+  const relay = createRelay(kv, { allowPrivateNetwork: true, pollMs: 10 });
+  try {
+    await seedHooks(kv);
+    await relay.destinations.add({ url: app.url });
+    const worker = relay.run();
+    await writeAll(kv, relay.write, [postback("h1", 0)]);
+    await app.waitFor(1);
+    await worker.stop();
+    const id = app.received[0].id;
+    assert.deepEqual(await relay.attempts(id), []);
+    assert.deepEqual(counts, [], "a stopped attempt is not counted");
+    hang = false;
+    const again = relay.run();
+    await until(async () => (await relay.attempts(id)).length === 1, 10_000, "the attempt after the restart");
+    await again.stop();
+    assert.deepEqual(counts, ["delivered"]);
+  } finally {
+    stop();
+    await relay.close();
+    await app.close();
+    kv.close();
+  }
+});
