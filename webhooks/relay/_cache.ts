@@ -19,10 +19,8 @@ type Failure = { error: unknown } | null;
 
 /** A cached destination, its signer, and the versionstamp of its record's last change. */
 export interface CachedDestination extends StoredDestination {
-  /** Made at first use; throws when the stored secret is malformed. */
-  readonly signer: Webhook;
-  /** The signer if it was made, else undefined. */
-  madeSigner(): Webhook | undefined;
+  /** `null` when the stored secret is malformed (a KV edited by hand: `add` checks it); its attempts then fail. */
+  signer: Webhook | null;
   versionstamp: string;
 }
 
@@ -134,23 +132,27 @@ export class DestinationCache {
 }
 
 /**
- * A cached destination whose signer is made at its first use (and kept from `old` while the secret is the same): a
- * malformed stored secret (a KV edited by hand) then fails the deliveries that sign with it, not every list.
+ * A cached destination, its signer kept from `old` while the secret is the same: a malformed stored secret gives no
+ * signer (its deliveries fail, saying so) rather than a throw that fails every list.
  */
 function cachedDestination(
   stored: StoredDestination,
   versionstamp: string,
   old: CachedDestination | undefined,
 ): CachedDestination {
-  let signer = old && old.secret === stored.secret ? old.madeSigner() : undefined;
   return {
     ...stored,
     versionstamp,
-    get signer(): Webhook {
-      return signer ??= new Webhook(stored.secret);
-    },
-    madeSigner: () => signer,
+    signer: old && old.secret === stored.secret ? old.signer : signerOf(stored.secret),
   };
+}
+
+function signerOf(secret: string): Webhook | null {
+  try {
+    return new Webhook(secret);
+  } catch {
+    return null;
+  }
 }
 
 /** Whether a destination takes postbacks of `hookId`. */

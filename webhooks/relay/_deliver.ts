@@ -185,8 +185,17 @@ export async function deliver(
 ): Promise<Outcome> {
   const time = options.now();
   const started = performance.now();
-  const url = new URL(destination.url);
   const took = (): number => Math.round((performance.now() - started) * 10) / 10;
+  const url = URL.parse(destination.url);
+  const signature = destination.signer?.sign(entry.id, new Date(time), body);
+  if (url === null || signature === undefined) {
+    // Only a KV edited by hand holds one (`add` and `update` check both): a failed attempt, retried on the schedule
+    // and then a dead letter like any other, rather than a throw that leaves the entry under its lease for good.
+    const field = url === null ? "url" : "secret";
+    const error =
+      `Cannot send: the destination's stored ${field} is malformed (remove the destination and add it again)`;
+    return { time, status: 0, durationMs: took(), error, response: "" };
+  }
   // The attempt's time runs from here: a host name slow to resolve counts in it, so an attempt never outlasts
   // what its lease allows for it.
   const timeout = AbortSignal.timeout(options.attemptTimeoutMs);
@@ -203,15 +212,6 @@ export async function deliver(
       return { time, status: 0, durationMs: took(), error: `Refused: ${verdict.refused}`, response: "" };
     }
     address = verdict.address;
-  }
-  let signature: string;
-  try {
-    signature = destination.signer.sign(entry.id, new Date(time), body);
-  } catch {
-    // Only a KV edited by hand holds one (`add` checks the format): a failed attempt, retried on the
-    // schedule and then a dead letter like any other, rather than a throw that leaves the entry under its lease.
-    const error = "Cannot sign: the destination's stored secret is malformed (remove the destination and add it again)";
-    return { time, status: 0, durationMs: took(), error, response: "" };
   }
   const { target, host, client } = pinned(url, address);
   const headers: Record<string, string> = {

@@ -120,14 +120,13 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     }
   }
 
-  function after(held: Held, outcome: Outcome): Finish {
+  /** What an attempt's end writes; `wait`: the schedule's next (`null`: that was the last, as telemetry counts it). */
+  function after(held: Held, outcome: Outcome, wait: number | null): Finish {
     if (outcome.aborted) return finish.giveBack(held);
     if (outcome.status >= 200 && outcome.status < 300) return finish.delivered(held, outcome);
     if (outcome.status === 410) return finish.dead(held, outcome, "HTTP 410: the destination was disabled");
-    let wait = nextWait(options.schedule, held.entry.attempts + 1);
     if (wait === null) return finish.dead(held, outcome, reasonOf(outcome));
-    if (outcome.retryAfterMs !== undefined && outcome.retryAfterMs > wait) wait = outcome.retryAfterMs;
-    return finish.retry(held, outcome, options.now() + wait);
+    return finish.retry(held, outcome, options.now() + Math.max(wait, outcome.retryAfterMs ?? 0));
   }
 
   async function handle(held: Held): Promise<void> {
@@ -148,9 +147,10 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     if (!destination.enabled) return await pause(held);
     const t = relayStarted(held.entry.id, destination.id);
     const outcome = await inRelay(t, deliver, held.entry, held.body, destination, options, ctx.guard, abort.signal);
-    if (t) relayEnded(t, outcome, nextWait(options.schedule, held.entry.attempts + 1) === null);
+    const wait = nextWait(options.schedule, held.entry.attempts + 1);
+    if (t) relayEnded(t, outcome, wait === null);
     if (outcome.status === 410) await ctx.destinations.update(destination.id, { enabled: false });
-    await queue.push(after(held, outcome));
+    await queue.push(after(held, outcome, wait));
     if (!outcome.aborted) report(held, destination, outcome);
   }
 

@@ -5,10 +5,10 @@
 // header named: never the header, a secret or a body. Both spans take their
 // times from performance.now() readings and end in batches (_ended.ts).
 
-import { type Context, context, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
-import type { MetricAttributes } from "./types.ts";
+import { context, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 import { intAttribute, measure, METRIC, otel, telemetryOff } from "./_record.ts";
 import { endLater, spanTime } from "./_ended.ts";
+import { inSpan, outcomeAttributes, type SpanTelemetry, UNTRACED } from "./_span.ts";
 
 /** The receiver's `webhooks.outcome` values (API.md). */
 export type ReceiverOutcome =
@@ -53,19 +53,10 @@ const OUTCOMES: ReceiverOutcome[] = [
   "error",
 ];
 
-/** One attributes object per outcome, made once: a measurement allocates nothing. */
-const ATTRIBUTES = {} as Record<ReceiverOutcome, MetricAttributes>;
-for (const outcome of OUTCOMES) ATTRIBUTES[outcome] = Object.freeze({ "webhooks.outcome": outcome });
+const ATTRIBUTES = outcomeAttributes(OUTCOMES);
 
-/** A request's telemetry while it is handled. */
-export interface ReceiveTelemetry {
-  /** Its `webhooks.receive` span; absent when no tracer is registered. */
-  span?: Span;
-  /** The active context with that span. */
-  context?: Context;
-}
-
-const UNTRACED: ReceiveTelemetry = Object.freeze({});
+/** A request's telemetry while it is handled: its `webhooks.receive` span (none without a tracer). */
+export type ReceiveTelemetry = SpanTelemetry;
 
 /** What a request's report knows when it is answered. */
 export interface ReceiveDetails {
@@ -92,13 +83,7 @@ export function receiveStarted(started: number = performance.now()): ReceiveTele
 }
 
 /** Runs `fn` with the request's span active, so that the commit's span and the consumer's own are its children. */
-export function inReceive<A extends unknown[], R>(
-  t: ReceiveTelemetry | undefined,
-  fn: (...args: A) => R,
-  ...args: A
-): R {
-  return t?.context === undefined ? fn(...args) : context.with(t.context, fn, undefined, ...args);
-}
+export const inReceive: typeof inSpan = inSpan;
 
 /**
  * Records a request's answer: its outcome, duration (from `started`,

@@ -5,10 +5,10 @@
 // query may hold a token), the secret or a signature. Metrics carry the
 // outcome alone (a destination's id would make a series per destination).
 
-import { type Context, context, ROOT_CONTEXT, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
-import type { MetricAttributes } from "./types.ts";
+import { ROOT_CONTEXT, SpanStatusCode, trace } from "@opentelemetry/api";
 import { intAttribute, measure, METRIC, otel, telemetryOff } from "./_record.ts";
 import { endLater, spanTime } from "./_ended.ts";
+import { inSpan, outcomeAttributes, type SpanTelemetry, UNTRACED } from "./_span.ts";
 
 /**
  * The relay's `webhooks.outcome` values (docs/observability.md): `delivered`
@@ -18,11 +18,7 @@ import { endLater, spanTime } from "./_ended.ts";
  */
 export type RelayOutcome = "delivered" | "failed" | "dead" | "gone";
 
-const OUTCOMES: RelayOutcome[] = ["delivered", "failed", "dead", "gone"];
-
-/** One attributes object per outcome, made once: a measurement allocates nothing. */
-const ATTRIBUTES = {} as Record<RelayOutcome, MetricAttributes>;
-for (const outcome of OUTCOMES) ATTRIBUTES[outcome] = Object.freeze({ "webhooks.outcome": outcome });
+const ATTRIBUTES = outcomeAttributes<RelayOutcome>(["delivered", "failed", "dead", "gone"]);
 
 /** The outcome of an attempt: its answer's status (0: none), and whether the entry has no attempt left. */
 export function relayOutcome(status: number, last: boolean): RelayOutcome {
@@ -31,15 +27,8 @@ export function relayOutcome(status: number, last: boolean): RelayOutcome {
   return last ? "dead" : "failed";
 }
 
-/** An attempt's telemetry while it runs. */
-export interface RelayTelemetry {
-  /** Its `webhooks.relay.deliver` span; absent when no tracer is registered. */
-  span?: Span;
-  /** The active context with that span. */
-  context?: Context;
-}
-
-const UNTRACED: RelayTelemetry = Object.freeze({});
+/** An attempt's telemetry while it runs: its `webhooks.relay.deliver` span (none without a tracer). */
+export type RelayTelemetry = SpanTelemetry;
 
 /**
  * Starts an attempt's telemetry: `undefined` when telemetry is off (then the
@@ -60,13 +49,7 @@ export function relayStarted(entryId: string, destinationId: string): RelayTelem
 }
 
 /** Runs `fn` with the attempt's span active, so that its fetch span is the span's child. */
-export function inRelay<A extends unknown[], R>(
-  t: RelayTelemetry | undefined,
-  fn: (...args: A) => R,
-  ...args: A
-): R {
-  return t?.context === undefined ? fn(...args) : context.with(t.context, fn, undefined, ...args);
-}
+export const inRelay: typeof inSpan = inSpan;
 
 /**
  * Records an attempt: its outcome and duration (`durationMs`, the request
