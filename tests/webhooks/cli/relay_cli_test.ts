@@ -116,3 +116,19 @@ Deno.test("cli relay redeliver: sends dead letters again (delivered once the app
     assert.match(missing.err, /^Error: 'relay redeliver' takes ENTRY_ID \[ENTRY_ID\.\.\.\], got none/);
   });
 });
+
+Deno.test("cli relay destinations: a URL stored with user info (an earlier version took it) shows it as ***", async () => {
+  await withDeadLetters(1, async ({ run, kv, destination }) => {
+    for await (const entry of kv.list<{ url: string }>({ prefix: ["relay_destination"] })) {
+      const url = entry.value.url.replace("http://", "http://user:hunter2@");
+      await kv.atomic().set(entry.key, { ...entry.value, url }).sum(["relay_destinations_version"], 1n).commit();
+    }
+    for (const argv of [["relay", "destinations"], ["relay", "destinations", "--json"]]) {
+      const ran = await run(argv);
+      assert.equal(ran.code, 0, ran.err);
+      assert.match(ran.out, /http:\/\/user:\*\*\*@127\.0\.0\.1:\d+\/hooks\?team=blue/);
+      assert.ok(!ran.out.includes("hunter2"), ran.out);
+      noSecret(ran, destination.secret);
+    }
+  });
+});
