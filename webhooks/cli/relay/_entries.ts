@@ -46,16 +46,19 @@ export function redeliver(ctx: RelayContext, usageHint: (message: string) => Err
   return withRelay(ctx, async (relay) => {
     const done: Redelivered = { sent: [], notDeadLetters: [], failed: [] };
     for (const id of ids) {
+      let said: string;
       try {
         const sent = await relay.redeliver(id);
         (sent ? done.sent : done.notDeadLetters).push(id);
-        if (!ctx.json) ctx.out(`${sent ? "Sent again" : "Not a dead letter"}: ${id}`);
+        said = `${sent ? "Sent again" : "Not a dead letter"}: ${id}`;
       } catch (error) {
         // Its destination was removed since, say: said, and the others are still tried.
         const message = error instanceof Error ? error.message : String(error);
         done.failed.push({ id, error: message });
-        if (!ctx.json) ctx.out(`Not sent again: ${id}: ${message}`);
+        said = `Not sent again: ${id}: ${message}`;
       }
+      // Outside the try: stdout's reader gone ends the command there, never counted as an entry not sent.
+      if (!ctx.json) ctx.out(said);
     }
     if (ctx.json) ctx.out(JSON.stringify(done, null, 2));
     const missed = [...done.notDeadLetters, ...done.failed.map((f) => f.id)];
