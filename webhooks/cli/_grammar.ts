@@ -161,7 +161,7 @@ export const COMMANDS: CommandSpec[] = [
     usage: "relay redeliver ENTRY_ID [ENTRY_ID...]",
     examples: [
       "deno task cli relay redeliver msg_01J9Z3W6X4ABCDEFGHJKMNPQRS",
-      "deno task -q cli relay dead-letters --json | jq -r '.[].id' | xargs deno task -q cli relay redeliver",
+      "deno task -q cli relay dead-letters --json | jq -r '.[].id' | xargs -r deno task -q cli relay redeliver",
     ],
   },
   {
