@@ -135,18 +135,20 @@ export function parse(argv: string[]): Parsed {
   const usage = commandUsage(command);
   if (values.help) return { command, args: [], flags: values };
   const args = positionals.slice(command.words.length);
-  if (args.length !== command.args.length) {
+  if (command.more ? args.length < command.args.length : args.length !== command.args.length) {
+    const more = command.more ? ` [${command.args.at(-1)}...]` : "";
     throw new UsageError(
-      `'${command.words.join(" ")}' takes ${command.args.length ? command.args.join(" ") : "no arguments"}, got ${
-        args.length ? args.map((a) => `'${a}'`).join(" ") : "none"
-      }`,
+      `'${command.words.join(" ")}' takes ${
+        command.args.length ? command.args.join(" ") + more : "no arguments"
+      }, got ${args.length ? args.map((a) => `'${a}'`).join(" ") : "none"}`,
       usage,
     );
   }
   // An empty argument (`communities show ""`) is a mistake in the command line, as an empty flag value is below.
   const empty = args.indexOf("");
   if (empty >= 0) {
-    throw new UsageError(`'${command.words.join(" ")}' takes ${command.args[empty]}, got an empty one`, usage);
+    const name = command.args[Math.min(empty, command.args.length - 1)];
+    throw new UsageError(`'${command.words.join(" ")}' takes ${name}, got an empty one`, usage);
   }
   for (const name of Object.keys(values)) {
     if (!(name in GLOBAL) && !command.flags.includes(name)) {

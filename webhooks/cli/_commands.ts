@@ -23,6 +23,7 @@ import { addCommunity } from "./_community_add.ts";
 import { listen } from "./_listen.ts";
 import { printPages } from "./_paged.ts";
 import { receive } from "./_receive.ts";
+import { listAttempts, listDeadLetters, listDestinations, redeliver } from "./relay/mod.ts";
 import { shownEntity, shownHook, shownReport, shownUrl } from "./_shown.ts";
 
 /** What a command gets. */
@@ -210,6 +211,14 @@ const COMMANDS: Record<string, Command> = {
   receive: (ctx) => receive(ctx, usageHint),
 
   listen: (ctx) => listen(ctx, usageHint),
+
+  "relay destinations": listDestinations,
+
+  "relay dead-letters": listDeadLetters,
+
+  "relay attempts": (ctx) => listAttempts(ctx, usageHint),
+
+  "relay redeliver": (ctx) => redeliver(ctx, usageHint),
 
   async migrate(ctx) {
     const report = await ctx.hooks.migrate({

@@ -17,6 +17,8 @@ const SECRETS = ["access-token", "refresh-token"];
 export interface CommandSpec {
   words: string[];
   args: string[];
+  /** The last argument may be given more than once (`relay redeliver ID [ID...]`). */
+  more?: boolean;
   flags: string[];
   required?: string[];
   usage: string;
@@ -125,6 +127,44 @@ export const COMMANDS: CommandSpec[] = [
     ],
   },
   {
+    words: ["relay", "destinations"],
+    args: [],
+    flags: [],
+    usage: "relay destinations",
+    examples: ["deno task cli relay destinations", "deno task cli relay destinations --json"],
+  },
+  {
+    words: ["relay", "dead-letters"],
+    args: [],
+    flags: ["destination"],
+    usage: "relay dead-letters [--destination ID]",
+    examples: [
+      "deno task cli relay dead-letters   # newest first",
+      "deno task cli relay dead-letters --destination 01J9Z3W6X4ABCDEFGHJKMNPQRS --json > dead.json",
+    ],
+  },
+  {
+    words: ["relay", "attempts"],
+    args: ["ENTRY_ID"],
+    flags: [],
+    usage: "relay attempts ENTRY_ID",
+    examples: [
+      "deno task cli relay attempts msg_01J9Z3W6X4ABCDEFGHJKMNPQRS",
+      "deno task cli relay attempts msg_01J9Z3W6X4ABCDEFGHJKMNPQRS --json   # with the first 1 KiB of each answer",
+    ],
+  },
+  {
+    words: ["relay", "redeliver"],
+    args: ["ENTRY_ID"],
+    more: true,
+    flags: [],
+    usage: "relay redeliver ENTRY_ID [ENTRY_ID...]",
+    examples: [
+      "deno task cli relay redeliver msg_01J9Z3W6X4ABCDEFGHJKMNPQRS",
+      "deno task -q cli relay dead-letters --json | jq -r '.[].id' | xargs -r deno task -q cli relay redeliver",
+    ],
+  },
+  {
     words: ["migrate"],
     args: [],
     flags: [],
@@ -157,4 +197,5 @@ export const FLAGS: Record<string, FlagSpec> = {
   hook: { type: "string" },
   secret: { type: "string" },
   "print-secret": { type: "boolean" },
+  destination: { type: "string" },
 };

@@ -1,0 +1,71 @@
+// `relay attempts` and `relay redeliver`: what happened to one entry, and
+// sending dead letters again. An id that is no entry id is a usage error
+// before anything is read or sent; one that names no entry fails (status 1).
+
+import { quoted, table } from "../_format.ts";
+import { badEntryId, type RelayContext, shownTime, withRelay } from "./_with_relay.ts";
+
+/** Prints one entry's attempts, oldest first: a table, or with --json each with its answer's first 1 KiB. */
+export function listAttempts(ctx: RelayContext, usageHint: (message: string) => Error): Promise<void> {
+  const [id] = ctx.args;
+  const bad = badEntryId([id]);
+  if (bad !== null) return Promise.reject(usageHint(bad));
+  return withRelay(ctx, async (relay) => {
+    const attempts = await relay.attempts(id);
+    if (attempts.length === 0) {
+      throw new Error(
+        `No attempts are recorded for entry ${quoted(id)}: no entry has that id, it is not tried yet, ` +
+          "or its attempts are older than 30 days",
+      );
+    }
+    if (ctx.json) return ctx.out(JSON.stringify(attempts, null, 2));
+    ctx.out(table(
+      ["TIME", "STATUS", "DURATION", "ERROR"],
+      attempts.map((a) => [
+        shownTime(a.time),
+        a.status === 0 ? "none" : a.status,
+        typeof a.durationMs === "number" ? `${Math.round(a.durationMs)} ms` : "",
+        a.error ?? "",
+      ]),
+    ));
+  });
+}
+
+/** What `relay redeliver` did with each id. */
+interface Redelivered {
+  sent: string[];
+  notDeadLetters: string[];
+  failed: { id: string; error: string }[];
+}
+
+/** Sends each dead letter named again; fails (status 1) naming those that were not, after trying every one. */
+export function redeliver(ctx: RelayContext, usageHint: (message: string) => Error): Promise<void> {
+  const bad = badEntryId(ctx.args);
+  if (bad !== null) return Promise.reject(usageHint(bad));
+  const ids = [...new Set(ctx.args)];
+  return withRelay(ctx, async (relay) => {
+    const done: Redelivered = { sent: [], notDeadLetters: [], failed: [] };
+    for (const id of ids) {
+      let said: string;
+      try {
+        const sent = await relay.redeliver(id);
+        (sent ? done.sent : done.notDeadLetters).push(id);
+        said = `${sent ? "Sent again" : "Not a dead letter"}: ${id}`;
+      } catch (error) {
+        // Its destination was removed since, say: said, and the others are still tried.
+        const message = error instanceof Error ? error.message : String(error);
+        done.failed.push({ id, error: message });
+        said = `Not sent again: ${id}: ${message}`;
+      }
+      // Outside the try: stdout's reader gone ends the command there, never counted as an entry not sent.
+      if (!ctx.json) ctx.out(said);
+    }
+    if (ctx.json) ctx.out(JSON.stringify(done, null, 2));
+    const missed = [...done.notDeadLetters, ...done.failed.map((f) => f.id)];
+    if (missed.length > 0) {
+      throw new Error(
+        `${missed.length} of ${ids.length} entries were not sent again: ${missed.map(quoted).join(", ")}`,
+      );
+    }
+  });
+}
