@@ -12,7 +12,7 @@
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { type ConsoleEnv, cookieName, type Deps, secureCookies } from "./context.ts";
-import { draftKey } from "./kv_keys.ts";
+import { atRest, draftKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
 import { randomToken, timingSafeEqual } from "./session.ts";
 
@@ -161,7 +161,8 @@ export async function keepForm(c: Context<ConsoleEnv>, deps: Deps, trusted: bool
   });
   const put = (fields: Draft["fields"]) => {
     const draft: Draft = { page: form.page, kind: form.kind, fields };
-    const stored = { ...draft, owner, savedAt: Date.now() };
+    // The cookie's hash, like the id: the KV alone names no browser's drafts.
+    const stored = { ...draft, owner: atRest(owner), savedAt: Date.now() };
     return retryLocked(() => kv.set(draftKey(id), stored, { expireIn: DRAFT_TTL_MS }));
   };
   // Fields past what one KV value holds (64 KiB, wide characters at two bytes) are not kept: the page still comes
@@ -189,7 +190,7 @@ export async function takeDraft(c: Context<ConsoleEnv>, deps: Deps): Promise<Dra
   const entry = await kv.get<Draft & { savedAt: number; owner?: string }>(draftKey(id));
   if (!entry.value) return null;
   const held = getCookie(c, cookieName(c, deps, DRAFT_COOKIE)) ?? "";
-  if (typeof entry.value.owner !== "string" || !timingSafeEqual(entry.value.owner, held)) return null;
+  if (typeof entry.value.owner !== "string" || !timingSafeEqual(entry.value.owner, atRest(held))) return null;
   const res = await retryLocked(() => kv.atomic().check(entry).delete(entry.key).commit());
   const { savedAt, owner: _owner, ...draft } = entry.value;
   if (!res.ok || savedAt + DRAFT_TTL_MS < Date.now() || draft.page !== c.req.path) return null;

@@ -2,17 +2,40 @@
  * KV key builders of the console, kept in one place. Every console key
  * starts with `"console_"` so it never meets Module A's collections.
  *
+ * A bearer id (a session id, an OAuth state id, a draft id: what a cookie or an
+ * address carries and whoever holds it may use) is kept only as its SHA-256
+ * ({@linkcode atRest}): the cookie alone opens what it names, and whoever reads
+ * the KV (a backup, a KV Connect token, a copied file) finds no id to send.
+ *
  * @module
  */
 
-/** Key of a signed-in session. */
-export function sessionKey(id: string): Deno.KvKey {
-  return ["console_session", id];
+import { hash } from "node:crypto";
+
+/**
+ * What the KV keeps of a bearer id: its SHA-256 in hex (64 characters, never the shape of an id, which is 43
+ * characters of base64url). The ids are 256 random bits, so a plain hash cannot be reversed or guessed.
+ */
+export function atRest(id: string): string {
+  return hash("sha256", id, "hex");
 }
 
-/** Key of a pending OAuth authorization (sign-in or community connect). */
+/** Key of a signed-in session (by the hash of its id). */
+export function sessionKey(id: string): Deno.KvKey {
+  return ["console_session", atRest(id)];
+}
+
+/**
+ * Where versions before ids were hashed kept a session: under its raw id. Read once, to move the session to
+ * {@linkcode sessionKey}; `null` for what cannot be such an id (so a hash read out of the KV never names one).
+ */
+export function rawSessionKey(id: string): Deno.KvKey | null {
+  return /^[A-Za-z0-9_-]{43}$/.test(id) ? ["console_session", id] : null;
+}
+
+/** Key of a pending OAuth authorization (sign-in or community connect), by the hash of its id. */
 export function oauthStateKey(id: string): Deno.KvKey {
-  return ["console_oauth_state", id];
+  return ["console_oauth_state", atRest(id)];
 }
 
 /** Key of a receiver id: the `{id}` of `/hooks/{id}` mapped to a webhook record id. */
@@ -45,7 +68,7 @@ export function formTokenKey(token: string): Deno.KvKey {
 
 /** What the reconcile fixes of a community changed, for the next page of the session that applied them. */
 export function reconcileChangesKey(sessionId: string, tenantId: string): Deno.KvKey {
-  return ["console_reconcile_changes", sessionId, tenantId];
+  return ["console_reconcile_changes", atRest(sessionId), tenantId];
 }
 
 /** The community a user last registered a webhook in (by the user's `sub`). */
@@ -53,9 +76,9 @@ export function lastCommunityKey(sub: string): Deno.KvKey {
   return ["console_last_community", sub];
 }
 
-/** A form kept when its session had ended (its non-secret fields), for the page it came from. */
+/** A form kept when its session had ended (its non-secret fields), for the page it came from (by its id's hash). */
 export function draftKey(id: string): Deno.KvKey {
-  return ["console_draft", id];
+  return ["console_draft", atRest(id)];
 }
 
 /** Held while the console adds a community with this tenant id, so two adds at once cannot both save (one minute at most). */
@@ -71,7 +94,7 @@ export function forwardRevealKey(sessionId: string, token: string): Deno.KvKey {
   return [...forwardRevealPrefix(sessionId), token];
 }
 
-/** Where the destinations a session added wait for their page ({@linkcode forwardRevealKey}). */
+/** Where the destinations a session added wait for their page ({@linkcode forwardRevealKey}), by the session's hash. */
 export function forwardRevealPrefix(sessionId: string): Deno.KvKey {
-  return ["console_forward_reveal", sessionId];
+  return ["console_forward_reveal", atRest(sessionId)];
 }

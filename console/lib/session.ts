@@ -1,13 +1,14 @@
 /**
  * Sessions of signed-in users, kept in Deno KV with an expiry. A session id
  * is 32 random bytes (base64url); it travels only in the HttpOnly cookie and
- * is never logged or rendered. Each session carries its own CSRF token for
- * the forms of the console.
+ * is never logged or rendered, and the KV keeps only its SHA-256 (see
+ * `kv_keys.ts`). Each session carries its own CSRF token for the forms of
+ * the console.
  *
  * @module
  */
 
-import { oauthStateKey, sessionKey } from "./kv_keys.ts";
+import { oauthStateKey, rawSessionKey, sessionKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
 
 /** A signed-in user's session as stored in KV. */
@@ -95,19 +96,39 @@ export class SessionStore {
   /** The live session with that id, or `null` (unknown or expired). */
   async get(id: string | undefined): Promise<Session | null> {
     if (!id || id.length > 100) return null;
-    const entry = await this.#kv.get<Session & { expiresAt?: number }>(
-      sessionKey(id),
-    );
-    const value = entry.value;
+    const value = (await this.#kv.get<Session>(sessionKey(id))).value ?? await this.#moveRaw(id);
     if (!value) return null;
     // KV expiry is lazy: check the age as well.
     if (Date.parse(value.createdAt) + this.#ttlMs < Date.now()) return null;
     return value;
   }
 
-  /** Deletes a session (sign-out). */
+  /**
+   * A session an earlier version kept under its raw id, moved to its hashed key (set there, deleted under the raw
+   * id, in one commit) so that an upgrade signs nobody out; `null` when there is none.
+   */
+  async #moveRaw(id: string): Promise<Session | null> {
+    const raw = rawSessionKey(id);
+    const entry = raw ? await this.#kv.get<Session>(raw) : null;
+    if (!entry?.value) return null;
+    const left = Date.parse(entry.value.createdAt) + this.#ttlMs - Date.now();
+    if (!(left > 0)) return null;
+    const key = sessionKey(id);
+    const res = await retryLocked(() =>
+      this.#kv.atomic().check(entry, { key, versionstamp: null }).set(key, entry.value, { expireIn: left })
+        .delete(entry.key).commit()
+    );
+    // Lost to a request that moved it (or a sign-out that deleted it) at once: what the hashed key holds now.
+    return res.ok ? entry.value : (await this.#kv.get<Session>(key)).value;
+  }
+
+  /** Deletes a session (sign-out), under its hashed key and under its raw id (as an earlier version kept it). */
   async destroy(id: string | undefined): Promise<void> {
-    if (id && id.length <= 100) await retryLocked(() => this.#kv.delete(sessionKey(id)));
+    if (!id || id.length > 100) return;
+    const raw = rawSessionKey(id);
+    const atomic = this.#kv.atomic().delete(sessionKey(id));
+    if (raw) atomic.delete(raw);
+    await retryLocked(() => atomic.commit());
   }
 
   /** Stores a pending authorization for ten minutes; resolves with its id. */
