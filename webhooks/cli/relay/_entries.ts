@@ -2,6 +2,7 @@
 // sending dead letters again. An id that is no entry id is a usage error
 // before anything is read or sent; one that names no entry fails (status 1).
 
+import type { Relay } from "../../relay/mod.ts";
 import { quoted, table } from "../_format.ts";
 import { badEntryId, type RelayContext, shownTime, withRelay } from "./_with_relay.ts";
 
@@ -38,6 +39,18 @@ interface Redelivered {
   failed: { id: string; error: string }[];
 }
 
+/**
+ * Throws when `id` is a dead letter of a disabled destination: sent again, it would only wait there untried (a 410
+ * from the app disables its destination), so it is left a dead letter, as the console's Redeliver leaves it.
+ */
+async function refuseDisabled(relay: Relay, id: string): Promise<void> {
+  const letter = await relay.deadLetter(id);
+  const destination = letter && await relay.destinations.get(letter.destinationId);
+  if (destination && !destination.enabled) {
+    throw new Error(`its destination ${destination.id} is disabled: enable it, then redeliver`);
+  }
+}
+
 /** Sends each dead letter named again; fails (status 1) naming those that were not, after trying every one. */
 export function redeliver(ctx: RelayContext, usageHint: (message: string) => Error): Promise<void> {
   const bad = badEntryId(ctx.args);
@@ -48,6 +61,7 @@ export function redeliver(ctx: RelayContext, usageHint: (message: string) => Err
     for (const id of ids) {
       let said: string;
       try {
+        await refuseDisabled(relay, id);
         const sent = await relay.redeliver(id);
         (sent ? done.sent : done.notDeadLetters).push(id);
         said = `${sent ? "Sent again" : "Not a dead letter"}: ${id}`;
