@@ -7,6 +7,7 @@
 
 import assert from "node:assert/strict";
 import { noSecret, withDeadLetters } from "./_relay_setup.ts";
+import { until } from "../relay/fixtures.ts";
 
 Deno.test("cli relay redeliver: a dead letter of a disabled destination is not sent again, and says why", async () => {
   await withDeadLetters(1, async ({ run, relay, dead, destination }) => {
@@ -31,5 +32,23 @@ Deno.test("cli relay redeliver: a dead letter of a disabled destination is not s
     assert.equal(sent.code, 0, sent.err);
     assert.equal(sent.out, `Sent again: ${letter.id}`);
     assert.equal(await relay.deadLetter(letter.id), null);
+  });
+});
+
+Deno.test("cli relay redeliver: a dead letter whose destination was removed meanwhile is named, the others still sent", async () => {
+  await withDeadLetters(2, async ({ run, kv, relay, dead, destination }) => {
+    const [gone, kept] = dead;
+    // The removal deletes its dead letters after it; one read in between is as this one, written back.
+    await relay.destinations.remove(destination.id);
+    await until(async () => (await relay.deadLetter(gone.id)) === null, 10_000, "the removal's deletes");
+    await kv.set(["relay_dead", gone.id], gone);
+    const other = await relay.destinations.add({ url: destination.url });
+    await kv.set(["relay_dead", kept.id], { ...kept, destinationId: other.id });
+    const ran = await run(["relay", "redeliver", gone.id, kept.id]);
+    assert.equal(ran.code, 1, ran.err);
+    const [first, second] = ran.out.split("\n");
+    assert.match(first, new RegExp(`^Not sent again: ${gone.id}: .*its destination no longer exists`));
+    assert.equal(second, `Sent again: ${kept.id}`);
+    assert.match(ran.err, new RegExp(`^Error: 1 of 2 entries were not sent again: '${gone.id}'`));
   });
 });
