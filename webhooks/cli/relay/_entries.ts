@@ -40,14 +40,16 @@ interface Redelivered {
 }
 
 /**
- * Throws a `RangeError` (as `relay.redeliver` does for a destination removed) when `id` is a dead letter of a disabled
- * destination: sent again, it would only wait there untried (a 410 from the app disables its destination), so it is
- * left a dead letter, as the console's Redeliver leaves it.
+ * Throws a `RangeError` (as `relay.redeliver` does) when `id` is a dead letter whose destination was removed (its
+ * dead letters go with it) or is disabled: sent again, it would only wait there untried (a 410 from the app disables
+ * its destination), so it is left a dead letter, as the console's Redeliver leaves it.
  */
-async function refuseDisabled(relay: Relay, id: string): Promise<void> {
+async function refuseUnsendable(relay: Relay, id: string): Promise<void> {
   const letter = await relay.deadLetter(id);
-  const destination = letter && await relay.destinations.get(letter.destinationId);
-  if (destination && !destination.enabled) {
+  if (letter === null) return;
+  const destination = await relay.destinations.get(letter.destinationId);
+  if (destination === null) throw new RangeError(`its destination ${letter.destinationId} was removed`);
+  if (!destination.enabled) {
     throw new RangeError(`its destination ${destination.id} is disabled: enable it, then redeliver`);
   }
 }
@@ -65,7 +67,7 @@ export function redeliver(ctx: RelayContext, usageHint: (message: string) => Err
     for (const id of ids) {
       let said: string;
       try {
-        await refuseDisabled(relay, id);
+        await refuseUnsendable(relay, id);
         const sent = await relay.redeliver(id);
         (sent ? done.sent : done.notDeadLetters).push(id);
         said = `${sent ? "Sent again" : "Not a dead letter"}: ${id}`;
