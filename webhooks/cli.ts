@@ -6,10 +6,11 @@
  * Commands: `communities list|show|add|remove|revoke-previous-secret`,
  * `hooks list|find|register|unregister`, `reconcile NAME [--fix]
  * [--delete-unknown]`, `receive [--port] [--hostname]`, `listen --forward-to
- * URL [--hook ID,...] [--print-secret]` and `migrate`. Global flags: `--kv`
- * (default `$KV_PATH`, else `./webhooks.kv`), `--json`, `--help`. Exit status
- * 0 on success, 1 when the operation fails (one line on stderr), 2 on a usage
- * error; Ctrl-C (or SIGTERM) stops `receive` and `listen` with 0, and
+ * URL [--hook ID,...] [--print-secret]`, `relay destinations|dead-letters
+ * [--destination ID]|attempts ENTRY_ID|redeliver ENTRY_ID...` and `migrate`.
+ * Global flags: `--kv` (default `$KV_PATH`, else `./webhooks.kv`), `--json`,
+ * `--help`. Exit status 0 on success, 1 when the operation fails (one line on
+ * stderr), 2 on a usage error; Ctrl-C (or SIGTERM) stops `receive` and `listen` with 0, and
  * interrupts any other command (or a second one, them) with 130. Secrets
  * come from flags or the environment (`CLIENT_SECRET`, `ACCESS_TOKEN`,
  * `REFRESH_TOKEN`, `WEBHOOK_SECRET`) and are never printed (`listen` shows

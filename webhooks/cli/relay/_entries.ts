@@ -2,6 +2,7 @@
 // sending dead letters again. An id that is no entry id is a usage error
 // before anything is read or sent; one that names no entry fails (status 1).
 
+import type { Relay } from "../../relay/mod.ts";
 import { quoted, table } from "../_format.ts";
 import { badEntryId, type RelayContext, shownTime, withRelay } from "./_with_relay.ts";
 
@@ -38,7 +39,25 @@ interface Redelivered {
   failed: { id: string; error: string }[];
 }
 
-/** Sends each dead letter named again; fails (status 1) naming those that were not, after trying every one. */
+/**
+ * Throws a `RangeError` (as `relay.redeliver` does) when `id` is a dead letter whose destination was removed (its
+ * dead letters go with it) or is disabled: sent again, it would only wait there untried (a 410 from the app disables
+ * its destination), so it is left a dead letter, as the console's Redeliver leaves it.
+ */
+async function refuseUnsendable(relay: Relay, id: string): Promise<void> {
+  const letter = await relay.deadLetter(id);
+  if (letter === null) return;
+  const destination = await relay.destinations.get(letter.destinationId);
+  if (destination === null) throw new RangeError(`its destination ${letter.destinationId} was removed`);
+  if (!destination.enabled) {
+    throw new RangeError(`its destination ${destination.id} is disabled: enable it, then redeliver`);
+  }
+}
+
+/**
+ * Sends each dead letter named again; fails (status 1) naming those that were not, after trying every one. A KV that
+ * fails ends it there, with the KV's error: every id left would fail alike (each after KV_TIMEOUT_SECONDS, say).
+ */
 export function redeliver(ctx: RelayContext, usageHint: (message: string) => Error): Promise<void> {
   const bad = badEntryId(ctx.args);
   if (bad !== null) return Promise.reject(usageHint(bad));
@@ -48,14 +67,16 @@ export function redeliver(ctx: RelayContext, usageHint: (message: string) => Err
     for (const id of ids) {
       let said: string;
       try {
+        await refuseUnsendable(relay, id);
         const sent = await relay.redeliver(id);
         (sent ? done.sent : done.notDeadLetters).push(id);
         said = `${sent ? "Sent again" : "Not a dead letter"}: ${id}`;
       } catch (error) {
-        // Its destination was removed since, say: said, and the others are still tried.
-        const message = error instanceof Error ? error.message : String(error);
-        done.failed.push({ id, error: message });
-        said = `Not sent again: ${id}: ${message}`;
+        // This entry's own (its destination removed or disabled, a RangeError): said, and the others still tried.
+        // Anything else is the KV failing, as it would for every id left: the command ends there, naming it.
+        if (!(error instanceof RangeError)) throw error;
+        done.failed.push({ id, error: error.message });
+        said = `Not sent again: ${id}: ${error.message}`;
       }
       // Outside the try: stdout's reader gone ends the command there, never counted as an entry not sent.
       if (!ctx.json) ctx.out(said);
