@@ -50,7 +50,10 @@ async function refuseUnsendable(relay: Relay, id: string): Promise<void> {
   const destination = await relay.destinations.get(letter.destinationId);
   if (destination === null) throw new RangeError(`its destination ${letter.destinationId} was removed`);
   if (!destination.enabled) {
-    throw new RangeError(`its destination ${destination.id} is disabled: enable it, then redeliver`);
+    throw new RangeError(
+      `its destination ${destination.id} is disabled: enable it, then redeliver (the console's Forward to page, or ` +
+        "relay.destinations.update(id, { enabled: true }) in code)",
+    );
   }
 }
 
