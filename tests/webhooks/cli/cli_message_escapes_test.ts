@@ -5,22 +5,13 @@
 // line break.
 
 import assert from "node:assert/strict";
-import { main } from "../../../webhooks/cli/mod.ts";
+import { runAdd } from "./_add_setup.ts";
 
 Deno.test("cli messages that quote a community's name show its control characters as escapes, on one line", async () => {
   const dir = await Deno.makeTempDir({ prefix: "cli_message_escapes_" });
   try {
     const path = `${dir}/webhooks.kv`;
-    const run = async (argv: string[]) => {
-      const out: string[] = [];
-      const err: string[] = [];
-      const code = await main([...argv, "--kv", path], {
-        stdout: (t) => out.push(t),
-        stderr: (t) => err.push(t),
-        env: () => undefined,
-      });
-      return { code, out: out.join("\n"), err: err.join("\n") };
-    };
+    const run = (argv: string[]) => runAdd(path, argv);
     const add = (
       name: string,
     ) => ["communities", "add", "--name", name, "--tenant", "t1", "--base-url", "https://a.example"];
