@@ -6,21 +6,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { createRelay, createWebhooks } from "../../../webhooks/mod.ts";
 import { main } from "../../../webhooks/cli/mod.ts";
-
-const ROOT = new URL("../../../", import.meta.url).pathname;
-
-/** Runs the CLI as a process with `args`; resolves with its exit status and stderr. */
-async function cli(args: string[]): Promise<{ code: number; stderr: string; stdout: string }> {
-  const { code, stderr, stdout } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "webhooks/cli.ts", ...args],
-    cwd: ROOT,
-    env: { NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code, stderr: new TextDecoder().decode(stderr), stdout: new TextDecoder().decode(stdout) };
-}
+import { cli } from "./_cli_setup.ts";
 
 Deno.test("listen as a process: a --forward-to that is no URL, of another scheme or with credentials exits with status 2", async () => {
   const dir = await Deno.makeTempDir();
