@@ -7,7 +7,8 @@
  * `hooks list|find|register|unregister`, `reconcile NAME [--fix]
  * [--delete-unknown]`, `receive [--port] [--hostname]`, `listen --forward-to
  * URL [--hook ID,...] [--print-secret]`, `relay destinations|dead-letters
- * [--destination ID]|attempts ENTRY_ID|redeliver ENTRY_ID...` and `migrate`.
+ * [--destination ID]|attempts ENTRY_ID|redeliver ENTRY_ID...|enable ID|disable ID|
+ * remove ID` and `migrate`.
  * Global flags: `--kv` (default `$KV_PATH`, else `./webhooks.kv`), `--json`,
  * `--help`. Exit status 0 on success, 1 when the operation fails (one line on
  * stderr), 2 on a usage error; Ctrl-C (or SIGTERM) stops `receive` and `listen` with 0, and

@@ -23,7 +23,14 @@ import { addCommunity } from "./_community_add.ts";
 import { listen } from "./_listen.ts";
 import { printPages } from "./_paged.ts";
 import { receive } from "./_receive.ts";
-import { listAttempts, listDeadLetters, listDestinations, redeliver } from "./relay/mod.ts";
+import {
+  listAttempts,
+  listDeadLetters,
+  listDestinations,
+  redeliver,
+  removeDestination,
+  setEnabled,
+} from "./relay/mod.ts";
 import { shownEntity, shownHook, shownReport, shownUrl } from "./_shown.ts";
 
 /** What a command gets. */
@@ -219,6 +226,12 @@ const COMMANDS: Record<string, Command> = {
   "relay attempts": (ctx) => listAttempts(ctx, usageHint),
 
   "relay redeliver": (ctx) => redeliver(ctx, usageHint),
+
+  "relay enable": (ctx) => setEnabled(ctx, true, usageHint),
+
+  "relay disable": (ctx) => setEnabled(ctx, false, usageHint),
+
+  "relay remove": (ctx) => removeDestination(ctx, usageHint),
 
   async migrate(ctx) {
     const report = await ctx.hooks.migrate({

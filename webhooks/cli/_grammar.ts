@@ -165,6 +165,27 @@ export const COMMANDS: CommandSpec[] = [
     ],
   },
   {
+    words: ["relay", "enable"],
+    args: ["DESTINATION_ID"],
+    flags: [],
+    usage: "relay enable DESTINATION_ID",
+    examples: ["deno task cli relay enable 01J9Z3W6X4ABCDEFGHJKMNPQRS   # its paused entries are due again"],
+  },
+  {
+    words: ["relay", "disable"],
+    args: ["DESTINATION_ID"],
+    flags: [],
+    usage: "relay disable DESTINATION_ID",
+    examples: ["deno task cli relay disable 01J9Z3W6X4ABCDEFGHJKMNPQRS   # pauses it: what waits is kept"],
+  },
+  {
+    words: ["relay", "remove"],
+    args: ["DESTINATION_ID"],
+    flags: [],
+    usage: "relay remove DESTINATION_ID",
+    examples: ["deno task cli relay remove 01J9Z3W6X4ABCDEFGHJKMNPQRS   # with its waiting entries and dead letters"],
+  },
+  {
     words: ["migrate"],
     args: [],
     flags: [],

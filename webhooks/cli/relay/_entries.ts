@@ -51,8 +51,8 @@ async function refuseUnsendable(relay: Relay, id: string): Promise<void> {
   if (destination === null) throw new RangeError(`its destination ${letter.destinationId} was removed`);
   if (!destination.enabled) {
     throw new RangeError(
-      `its destination ${destination.id} is disabled: enable it, then redeliver (the console's Forward to page, or ` +
-        "relay.destinations.update(id, { enabled: true }) in code)",
+      `its destination ${destination.id} is disabled: enable it, then redeliver (relay enable ${destination.id}, ` +
+        "the console's Forward to page, or relay.destinations.update(id, { enabled: true }) in code)",
     );
   }
 }

@@ -10,7 +10,7 @@ import { shownUrl } from "../_shown.ts";
 import { type RelayContext, shownTime, withRelay } from "./_with_relay.ts";
 
 /** A destination as the command line shows it: its URL as {@linkcode shownUrl}, its fields those of `list`. */
-function shownDestination(d: Destination): Destination {
+export function shownDestination(d: Destination): Destination {
   const { id, url, hookIds, enabled, pinned, createdAt } = d;
   return {
     id,

@@ -1,0 +1,64 @@
+// `relay enable`, `relay disable` and `relay remove`: a destination changed
+// from the command line, as `relay.destinations.update` and `remove` change
+// it (docs/relay.md). An id that is no destination id is a usage error before
+// anything is read; one that names no destination fails (status 1). Nothing
+// printed holds a secret: a destination is shown as `relay destinations`
+// shows it.
+
+import { quoted } from "../_format.ts";
+import { shownDestination } from "./_lists.ts";
+import { type RelayContext, withRelay } from "./_with_relay.ts";
+
+/** A destination id: a ULID (Crockford's base32), as the relay makes them. */
+const DESTINATION_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** The message of a usage error when `id` is no destination id; `null` when it is one. */
+function badDestinationId(id: string): string | null {
+  return DESTINATION_ID.test(id)
+    ? null
+    : `${quoted(id)} is no destination id (26 characters of a ULID, as in relay destinations)`;
+}
+
+const unknown = (id: string) => new Error(`No destination has the id ${quoted(id)}`);
+
+/**
+ * Enables (`enabled` true) or disables a destination. Enabled again, the entries kept while it was paused are due at
+ * once (the relay moves them back to the outbox); disabled, it gets no new entries and keeps those waiting, untried.
+ * With --json: the destination as `relay destinations --json` shows it, and `changed` (false when it already was).
+ */
+export function setEnabled(
+  ctx: RelayContext,
+  enabled: boolean,
+  usageHint: (message: string) => Error,
+): Promise<void> {
+  const [id] = ctx.args;
+  const bad = badDestinationId(id);
+  if (bad !== null) return Promise.reject(usageHint(bad));
+  return withRelay(ctx, async (relay) => {
+    const before = await relay.destinations.get(id);
+    if (before === null) throw unknown(id);
+    const after = await relay.destinations.update(id, { enabled });
+    if (after === null) throw unknown(id); // removed meanwhile
+    const changed = before.enabled !== enabled;
+    if (ctx.json) return ctx.out(JSON.stringify({ ...shownDestination(after), changed }, null, 2));
+    if (!changed) return ctx.out(`Destination ${id} was already ${enabled ? "enabled" : "disabled"}`);
+    ctx.out(
+      enabled
+        ? `Enabled destination ${id}: its paused entries are due again`
+        : `Disabled destination ${id}: nothing is sent to it; what waits for it is kept, untried, and sent once it is ` +
+          `enabled again (relay enable ${id})`,
+    );
+  });
+}
+
+/** Removes a destination, the entries waiting for it and its dead letters. With --json: `{ "id", "removed": true }`. */
+export function removeDestination(ctx: RelayContext, usageHint: (message: string) => Error): Promise<void> {
+  const [id] = ctx.args;
+  const bad = badDestinationId(id);
+  if (bad !== null) return Promise.reject(usageHint(bad));
+  return withRelay(ctx, async (relay) => {
+    if (!await relay.destinations.remove(id)) throw unknown(id);
+    if (ctx.json) return ctx.out(JSON.stringify({ id, removed: true }, null, 2));
+    ctx.out(`Removed destination ${id}, with the entries waiting for it and its dead letters`);
+  });
+}
