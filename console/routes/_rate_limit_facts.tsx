@@ -10,10 +10,9 @@
 
 import type { Context } from "hono";
 import type { VNode } from "preact";
-import { getCookie } from "hono/cookie";
-import { type ConsoleEnv, cookieName, type Deps, SESSION_COOKIE } from "../lib/context.ts";
+import type { ConsoleEnv, Deps } from "../lib/context.ts";
 import type { RateBucket, RateStatus } from "../lib/rate_limit.ts";
-import { clientAddresses } from "./rate_limits.ts";
+import { clientAddresses, formsKeyOf } from "./rate_limits.ts";
 
 /** One limit as shown. */
 export interface LimitShown {
@@ -50,7 +49,6 @@ export async function limitsFor(
   options: { tenantId: string; receiver: boolean; sandbox: boolean },
 ): Promise<LimitShown[]> {
   const address = clientAddresses.get(c.req.raw) ?? "unknown";
-  const session = getCookie(c, cookieName(c, deps, SESSION_COOKIE)) ?? address;
   const wanted: [RateBucket, string, string, string, string][] = [];
   if (options.receiver) {
     wanted.push([
@@ -64,7 +62,13 @@ export async function limitsFor(
   if (options.sandbox) {
     wanted.push(["sandbox", address, "limit-sandbox", "Triggers on the sandbox page", "your address"]);
   }
-  wanted.push(["forms", session, "limit-forms", "Form posts (Send test event, Enable, Save…)", "your session"]);
+  wanted.push([
+    "forms",
+    formsKeyOf(c, deps),
+    "limit-forms",
+    "Form posts (Send test event, Enable, Save…)",
+    "your session",
+  ]);
   return await Promise.all(wanted.map(async ([bucket, key, id, what, per]) => ({
     id,
     what,

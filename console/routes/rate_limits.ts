@@ -14,6 +14,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { type ConsoleEnv, cookieName, type Deps, SESSION_COOKIE } from "../lib/context.ts";
+import { atRest } from "../lib/kv_keys.ts";
 import { type RateBucket, tooManyRequests } from "../lib/rate_limit.ts";
 import { sandboxTooManyRequests } from "../../sandbox/mod.ts";
 import { SIGNIN_CALLBACK_PATH } from "./auth.tsx";
@@ -39,6 +40,15 @@ export const clientAddresses: WeakMap<Request, string> = new WeakMap();
 
 function addressOf(c: Context<ConsoleEnv>): string {
   return clientAddresses.get(c.req.raw) ?? "unknown";
+}
+
+/**
+ * Whose form posts count together: the session, by its id's hash (the KV keeps no bearer id, see `kv_keys.ts`), or
+ * the client's address without one. The limiter counts under it and the limits shown on a page read it.
+ */
+export function formsKeyOf(c: Context<ConsoleEnv>, deps: Deps): string {
+  const session = getCookie(c, cookieName(c, deps, SESSION_COOKIE));
+  return session === undefined ? addressOf(c) : atRest(session);
 }
 
 /** The middleware counting sign-in and the sandbox's trigger per client address, and answering 429 beyond the limit. */
@@ -69,8 +79,7 @@ export function rateLimits(deps: Deps): MiddlewareHandler<ConsoleEnv> {
  */
 export async function formsLimit(c: Context<ConsoleEnv>, deps: Deps): Promise<Response | null> {
   if (!c.get("session")) return null;
-  const key = getCookie(c, cookieName(c, deps, SESSION_COOKIE)) ?? addressOf(c);
-  const verdict = await deps.limiter.hit("forms", key);
+  const verdict = await deps.limiter.hit("forms", formsKeyOf(c, deps));
   return verdict.ok ? null : tooManyRequests(verdict);
 }
 

@@ -4,7 +4,7 @@
 // key), and a key read out of the KV, sent as a cookie, opens nothing.
 
 import assert from "node:assert/strict";
-import { Client, csrfOf, signIn, startConsole, withSignedInHook } from "./_helpers.ts";
+import { Client, csrfOf, NO_RATE_LIMITS, signIn, startConsole, withSignedInHook } from "./_helpers.ts";
 
 /** Every key part and value of the KV, as text. */
 async function dump(kv: Deno.Kv): Promise<string[]> {
@@ -105,4 +105,24 @@ Deno.test("a session's key read out of the KV, sent as a cookie, opens nothing",
   } finally {
     await t.close();
   }
+});
+
+Deno.test("the form rate limit counts a session under its id's hash, and its page still shows the count", async () => {
+  const rateLimits = { ...NO_RATE_LIMITS, forms: { limit: 50, windowMs: 3600_000 } };
+  await withSignedInHook({ rateLimits }, async ({ t, client, hookId }) => {
+    const path = `/webhooks/${hookId}/forward`;
+    const added = await client.post(path, {
+      _csrf: csrfOf(await client.text(path, 200)),
+      url: "https://app.example/in",
+    });
+    await added.body?.cancel();
+    assert.equal(added.status, 303);
+    await assertNowhere(t.kv, client.cookies.get("cw_session") ?? "", "the session id");
+    const counted = await Array.fromAsync(t.kv.list<number>({ prefix: ["console_rate", "forms"] }));
+    assert.equal(counted.length, 1, "one count of form posts, for the one session");
+    const left = Number(
+      /id="limit-forms".*?class="left">(\d+)</s.exec(await client.text(`/webhooks/${hookId}`, 200))?.[1],
+    );
+    assert.equal(left, 50 - counted[0].value!, "the page shows what the limiter counted for this session");
+  });
 });
