@@ -5,21 +5,8 @@
 // printed holds a secret: a destination is shown as `relay destinations`
 // shows it.
 
-import { quoted } from "../_format.ts";
 import { shownDestination } from "./_lists.ts";
-import { type RelayContext, withRelay } from "./_with_relay.ts";
-
-/** A destination id: a ULID (Crockford's base32), as the relay makes them. */
-const DESTINATION_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
-
-/** The message of a usage error when `id` is no destination id; `null` when it is one. */
-function badDestinationId(id: string): string | null {
-  return DESTINATION_ID.test(id)
-    ? null
-    : `${quoted(id)} is no destination id (26 characters of a ULID, as in relay destinations)`;
-}
-
-const unknown = (id: string) => new Error(`No destination has the id ${quoted(id)}`);
+import { badDestinationId, type RelayContext, unknownDestination as unknown, withRelay } from "./_with_relay.ts";
 
 /**
  * Enables (`enabled` true) or disables a destination. Enabled again, the entries kept while it was paused are due at
