@@ -10,7 +10,8 @@ import { badDestinationId, type RelayContext, unknownDestination as unknown, wit
 
 /**
  * Enables (`enabled` true) or disables a destination. Enabled again, the entries kept while it was paused are due at
- * once (the relay moves them back to the outbox); disabled, it gets no new entries and keeps those waiting, untried.
+ * once (the relay moves them back to the outbox); disabled, it gets no new entries and keeps those waiting, untried,
+ * unless it is pinned and a listen forwards to it: that listen stops and removes it.
  * With --json: the destination as `relay destinations --json` shows it, and `changed` (false when it already was).
  */
 export function setEnabled(
@@ -29,23 +30,32 @@ export function setEnabled(
     const changed = before.enabled !== enabled;
     if (ctx.json) return ctx.out(JSON.stringify({ ...shownDestination(after), changed }, null, 2));
     if (!changed) return ctx.out(`Destination ${id} was already ${enabled ? "enabled" : "disabled"}`);
+    const kept = `what waits for it is kept, untried, and sent once it is enabled again (relay enable ${id})`;
     ctx.out(
       enabled
         ? `Enabled destination ${id}: its paused entries are due again`
-        : `Disabled destination ${id}: nothing is sent to it; what waits for it is kept, untried, and sent once it is ` +
-          `enabled again (relay enable ${id})`,
+        : after.pinned
+        ? `Disabled destination ${id}: it is pinned: a listen forwarding to it stops and removes it, with what waits ` +
+          `for it; for a worker of a service's own started for it, ${kept}`
+        : `Disabled destination ${id}: nothing is sent to it; ${kept}`,
     );
   });
 }
 
-/** Removes a destination, the entries waiting for it and its dead letters. With --json: `{ "id", "removed": true }`. */
+/**
+ * Removes a destination, the entries waiting for it and its dead letters; a pinned one's listen (if one runs) stops.
+ * With --json: `{ "id", "removed": true }`.
+ */
 export function removeDestination(ctx: RelayContext, usageHint: (message: string) => Error): Promise<void> {
   const [id] = ctx.args;
   const bad = badDestinationId(id);
   if (bad !== null) return Promise.reject(usageHint(bad));
   return withRelay(ctx, async (relay) => {
-    if (!await relay.destinations.remove(id)) throw unknown(id);
+    const before = await relay.destinations.get(id);
+    // Not there, or removed meanwhile (by another `relay remove`, say): either way this run removed nothing.
+    if (before === null || !await relay.destinations.remove(id)) throw unknown(id);
     if (ctx.json) return ctx.out(JSON.stringify({ id, removed: true }, null, 2));
-    ctx.out(`Removed destination ${id}, with the entries waiting for it and its dead letters`);
+    const pinned = before.pinned ? "; it was pinned: a listen forwarding to it stops" : "";
+    ctx.out(`Removed destination ${id}, with the entries waiting for it and its dead letters${pinned}`);
   });
 }
