@@ -5,6 +5,7 @@
 // printed holds a secret: a destination is shown as `relay destinations`
 // shows it.
 
+import type { Destination } from "../../relay/mod.ts";
 import { shownDestination } from "./_lists.ts";
 import { badDestinationId, type RelayContext, unknownDestination as unknown, withRelay } from "./_with_relay.ts";
 
@@ -23,11 +24,16 @@ export function setEnabled(
   const bad = badDestinationId(id);
   if (bad !== null) return Promise.reject(usageHint(bad));
   return withRelay(ctx, async (relay) => {
-    const before = await relay.destinations.get(id);
-    if (before === null) throw unknown(id);
-    const after = await relay.destinations.update(id, { enabled });
-    if (after === null) throw unknown(id); // removed meanwhile
-    const changed = before.enabled !== enabled;
+    // Changed only if it is not so yet in the commit: of runs at once, one changes it, the others find it already so.
+    let changed = false;
+    let after: Destination | null = null;
+    while (after === null) {
+      after = await relay.destinations.update(id, { enabled, ifEnabled: !enabled });
+      changed = after !== null;
+      after ??= await relay.destinations.get(id);
+      if (after === null) throw unknown(id); // not there, or removed meanwhile
+      if (after.enabled !== enabled) after = null; // changed back meanwhile: again
+    }
     if (ctx.json) return ctx.out(JSON.stringify({ ...shownDestination(after), changed }, null, 2));
     if (!changed) return ctx.out(`Destination ${id} was already ${enabled ? "enabled" : "disabled"}`);
     const kept = `what waits for it is kept, untried, and sent once it is enabled again (relay enable ${id})`;
