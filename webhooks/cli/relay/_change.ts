@@ -5,9 +5,21 @@
 // printed holds a secret: a destination is shown as `relay destinations`
 // shows it.
 
-import type { Destination } from "../../relay/mod.ts";
+import type { Destination, Relay } from "../../relay/mod.ts";
 import { shownDestination } from "./_lists.ts";
 import { badDestinationId, type RelayContext, unknownDestination as unknown, withRelay } from "./_with_relay.ts";
+
+/** Runs `fn` with the relay and the command's ID; an ID that is no destination id is a usage error, nothing read. */
+function withDestinationId(
+  ctx: RelayContext,
+  usageHint: (message: string) => Error,
+  fn: (relay: Relay, id: string) => Promise<void>,
+): Promise<void> {
+  const [id] = ctx.args;
+  const bad = badDestinationId(id);
+  if (bad !== null) return Promise.reject(usageHint(bad));
+  return withRelay(ctx, (relay) => fn(relay, id));
+}
 
 /**
  * Enables (`enabled` true) or disables a destination. Enabled again, the entries kept while it was paused are due at
@@ -20,10 +32,7 @@ export function setEnabled(
   enabled: boolean,
   usageHint: (message: string) => Error,
 ): Promise<void> {
-  const [id] = ctx.args;
-  const bad = badDestinationId(id);
-  if (bad !== null) return Promise.reject(usageHint(bad));
-  return withRelay(ctx, async (relay) => {
+  return withDestinationId(ctx, usageHint, async (relay, id) => {
     // Changed only if it is not so yet in the commit: of runs at once, one changes it, the others find it already so.
     let changed = false;
     let after: Destination | null = null;
@@ -53,10 +62,7 @@ export function setEnabled(
  * With --json: `{ "id", "removed": true }`.
  */
 export function removeDestination(ctx: RelayContext, usageHint: (message: string) => Error): Promise<void> {
-  const [id] = ctx.args;
-  const bad = badDestinationId(id);
-  if (bad !== null) return Promise.reject(usageHint(bad));
-  return withRelay(ctx, async (relay) => {
+  return withDestinationId(ctx, usageHint, async (relay, id) => {
     const before = await relay.destinations.get(id);
     // Not there, or removed meanwhile (by another `relay remove`, say): either way this run removed nothing.
     if (before === null || !await relay.destinations.remove(id)) throw unknown(id);
