@@ -221,7 +221,7 @@ const COMMANDS: Record<string, Command> = {
 
   "relay destinations": listDestinations,
 
-  "relay dead-letters": listDeadLetters,
+  "relay dead-letters": (ctx) => listDeadLetters(ctx, usageHint),
 
   "relay attempts": (ctx) => listAttempts(ctx, usageHint),
 

@@ -99,7 +99,7 @@ export interface DestinationInput {
  * import type { DestinationPatch } from "@community-webhooks/sdk/webhooks";
  * import assert from "node:assert/strict";
  *
- * const patch: DestinationPatch = { enabled: false };
+ * const patch: DestinationPatch = { enabled: false, ifEnabled: true }; // only if it is enabled now
  * assert.equal(patch.url, undefined); // kept
  * ```
  */
@@ -112,6 +112,11 @@ export interface DestinationPatch {
   enabled?: boolean;
   /** Refuse a new URL or hooks that another destination at the URL already takes, as `add`'s `unique`. */
   unique?: boolean;
+  /**
+   * Change it only if its `enabled` is this when the change is committed; otherwise nothing is written and `update`
+   * resolves `null`, as for one not there. Of two `{ enabled: false, ifEnabled: true }` at once, one gets `null`.
+   */
+  ifEnabled?: boolean;
 }
 
 /**

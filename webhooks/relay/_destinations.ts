@@ -254,15 +254,15 @@ export function createDestinations(
       if (patch === null || typeof patch !== "object") {
         throw new TypeError(`Cannot ${action}: 'patch' must be an object, got ${describeValue(patch)}`);
       }
-      const unknown = Object.keys(patch).find((k) => !["url", "hookIds", "enabled", "unique"].includes(k));
+      const unknown = Object.keys(patch).find((k) => !["url", "hookIds", "enabled", "unique", "ifEnabled"].includes(k));
       if (unknown !== undefined) {
         throw new TypeError(
-          `Cannot ${action}: only 'url', 'hookIds' and 'enabled' change ('unique' checks), got ${
+          `Cannot ${action}: only 'url', 'hookIds' and 'enabled' change ('unique' and 'ifEnabled' check), got ${
             describeValue(unknown)
           }`,
         );
       }
-      for (const flag of ["enabled", "unique"] as const) {
+      for (const flag of ["enabled", "unique", "ifEnabled"] as const) {
         if (patch[flag] !== undefined && typeof patch[flag] !== "boolean") {
           throw new TypeError(`Cannot ${action}: '${flag}' must be a boolean, got ${describeValue(patch[flag])}`);
         }
@@ -275,6 +275,7 @@ export function createDestinations(
       while (true) {
         const current = await kv.get<StoredDestination>(destinationKey(id));
         if (current.value === null) return null;
+        if (patch.ifEnabled !== undefined && current.value.enabled !== patch.ifEnabled) return null; // in this commit
         const next: StoredDestination = { ...current.value };
         if (url !== undefined) next.url = url;
         if (hookIds === null) delete next.hookIds;

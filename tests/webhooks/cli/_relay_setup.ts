@@ -4,6 +4,7 @@
 // one-step schedule (dead letters); the CLI run in process through `main`.
 
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { createRelay, type DeadLetter, type NewDestination, type Relay } from "../../../webhooks/mod.ts";
 import { main } from "../../../webhooks/cli/mod.ts";
 import { type App, postback, seedHooks, startApp, until, writeAll } from "../relay/fixtures.ts";
@@ -81,3 +82,27 @@ export async function withDeadLetters(
     await Deno.remove(dir, { recursive: true });
   }
 }
+
+/** Every key of the KV and its versionstamp: what a run that writes nothing leaves as it was. */
+export async function snapshot(kv: Deno.Kv): Promise<string[]> {
+  const all: string[] = [];
+  for await (const e of kv.list({ prefix: [] })) {
+    all.push(`${JSON.stringify(e.key, (_, v) => String(v))}@${e.versionstamp}`);
+  }
+  return all;
+}
+
+const ULID = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/** An id one step off `id` (its first 4 characters mostly kept, an entry id's `msg_`): a character changed (maybe to one outside the ULID alphabet), dropped or added. */
+export const nearId = (id: string) =>
+  fc.tuple(
+    fc.nat(id.length - 1),
+    fc.constantFrom(...ULID, "I", "L", "O", "U", "a", "\n", "\u001b", "\ud800"),
+    fc.nat(2),
+  )
+    .map(([at, c, how]) => {
+      const i = Math.max(at, 4); // keep `msg_` mostly: the rest is what is near
+      return how === 0 ? id.slice(0, i) + c + id.slice(i + 1) : how === 1 ? id.slice(0, i) + id.slice(i + 1) : id + c;
+    })
+    .filter((near) => near !== id);

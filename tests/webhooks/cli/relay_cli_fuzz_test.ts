@@ -7,31 +7,7 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { noSecret, withDeadLetters } from "./_relay_setup.ts";
-
-/** Every key of the KV and its versionstamp: what a run that writes nothing leaves as it was. */
-async function snapshot(kv: Deno.Kv): Promise<string[]> {
-  const all: string[] = [];
-  for await (const e of kv.list({ prefix: [] })) {
-    all.push(`${JSON.stringify(e.key, (_, v) => String(v))}@${e.versionstamp}`);
-  }
-  return all;
-}
-
-const ULID = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-
-/** An id one step off `id`: a character changed (maybe to one outside the ULID alphabet), dropped or added. */
-const nearId = (id: string) =>
-  fc.tuple(
-    fc.nat(id.length - 1),
-    fc.constantFrom(...ULID, "I", "L", "O", "U", "a", "\n", "\u001b", "\ud800"),
-    fc.nat(2),
-  )
-    .map(([at, c, how]) => {
-      const i = Math.max(at, 4); // keep `msg_` mostly: the rest is what is near
-      return how === 0 ? id.slice(0, i) + c + id.slice(i + 1) : how === 1 ? id.slice(0, i) + id.slice(i + 1) : id + c;
-    })
-    .filter((near) => near !== id);
+import { nearId, noSecret, snapshot, withDeadLetters } from "./_relay_setup.ts";
 
 Deno.test("cli relay: any argument ends 0, 1 or 2, says what was wrong, shows no secret and changes nothing", async () => {
   await withDeadLetters(2, async ({ run, kv, dead, destination }) => {

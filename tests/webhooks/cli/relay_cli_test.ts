@@ -46,9 +46,15 @@ Deno.test("cli relay dead-letters: every dead letter, newest first, as a table a
     const mine = await run(["relay", "dead-letters", "--destination", destination.id, "--json"]);
     assert.equal(mine.code, 0, mine.err);
     assert.deepEqual(JSON.parse(mine.out), newest);
-    const none = await run(["relay", "dead-letters", "--destination", "nope"]);
-    assert.equal(none.code, 1);
-    assert.match(none.err, /^Error: No destination has the id 'nope'/);
+    // A malformed id is a usage error (2), as it is for relay enable, disable and remove (it once failed with 1 here,
+    // naming no destination); a well-formed id that names none fails (1).
+    const malformed = await run(["relay", "dead-letters", "--destination", "nope"]);
+    assert.equal(malformed.code, 2, malformed.err);
+    assert.match(malformed.err, /^Error: 'nope' is no destination id/);
+    assert.equal(malformed.out, "");
+    const none = await run(["relay", "dead-letters", "--destination", "0".repeat(26)]);
+    assert.equal(none.code, 1, none.err);
+    assert.match(none.err, new RegExp(`^Error: No destination has the id '${"0".repeat(26)}'`));
   });
 });
 

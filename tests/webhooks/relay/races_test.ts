@@ -149,3 +149,22 @@ Deno.test("removes and updates of one destination at once by two processes: one 
     await b.close();
   }
 });
+
+Deno.test("update with ifEnabled: of three disables at once, one changes it and the others get null", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv, { allowPrivateNetwork: true });
+  try {
+    const { id } = await relay.destinations.add({ url: "http://127.0.0.1:9/hooks" });
+    const patch = { enabled: false, ifEnabled: true };
+    const got = await Promise.all([1, 2, 3].map(() => relay.destinations.update(id, patch)));
+    assert.equal(got.filter((d) => d !== null).length, 1, JSON.stringify(got));
+    assert.equal((await relay.destinations.get(id))?.enabled, false);
+    assert.equal(await relay.destinations.update(id, patch), null, "not enabled now: nothing written");
+    const wrong = await relay.destinations.update(id, { enabled: true, ifEnabled: "no" as unknown as boolean })
+      .catch((e) => e);
+    assert.ok(wrong instanceof TypeError && /'ifEnabled' must be a boolean/.test(wrong.message), String(wrong));
+  } finally {
+    await relay.close();
+    kv.close();
+  }
+});

@@ -4,10 +4,10 @@
 // store newest first as the other lists are.
 
 import type { DeadLetter, Destination } from "../../relay/mod.ts";
-import { quoted, table } from "../_format.ts";
+import { table } from "../_format.ts";
 import { printPages } from "../_paged.ts";
 import { shownUrl } from "../_shown.ts";
-import { type RelayContext, shownTime, withRelay } from "./_with_relay.ts";
+import { badDestinationId, type RelayContext, shownTime, unknownDestination, withRelay } from "./_with_relay.ts";
 
 /** A destination as the command line shows it: its URL as {@linkcode shownUrl}, its fields those of `list`. */
 export function shownDestination(d: Destination): Destination {
@@ -45,12 +45,17 @@ export function listDestinations(ctx: RelayContext): Promise<void> {
   });
 }
 
-/** Prints the dead letters (of `--destination` when given), newest first, page by page. */
-export function listDeadLetters(ctx: RelayContext): Promise<void> {
+/**
+ * Prints the dead letters (of `--destination` when given), newest first, page by page. A `--destination` that is no
+ * destination id is a usage error before anything is read, as an ID of `relay enable` is; one naming none fails.
+ */
+export function listDeadLetters(ctx: RelayContext, usageHint: (message: string) => Error): Promise<void> {
   const destinationId = typeof ctx.flags.destination === "string" ? ctx.flags.destination : undefined;
+  const bad = destinationId === undefined ? null : badDestinationId(destinationId);
+  if (bad !== null) return Promise.reject(usageHint(bad));
   return withRelay(ctx, async (relay) => {
     if (destinationId !== undefined && await relay.destinations.get(destinationId) === null) {
-      throw new Error(`No destination has the id ${quoted(destinationId)}`);
+      throw unknownDestination(destinationId);
     }
     await printPages(ctx, {
       what: "dead letters",

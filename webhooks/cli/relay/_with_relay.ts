@@ -1,6 +1,6 @@
 // The relay a `relay` command reads and writes through: one on the command's
 // KV, closed when the command ends, and what its tables share (a time, an
-// entry id checked before any is used).
+// entry or destination id checked before any is used).
 
 import { createRelay, type Relay } from "../../relay/mod.ts";
 import { quoted } from "../_format.ts";
@@ -42,3 +42,16 @@ export function badEntryId(ids: string[]): string | null {
     ? null
     : `${quoted(bad)} is no entry id (msg_ and 26 characters of a ULID, as in relay dead-letters)`;
 }
+
+/** A destination id: a ULID (Crockford's base32), as the relay makes them. */
+const DESTINATION_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** The message of a usage error when `id` is no destination id; `null` when it is one. */
+export function badDestinationId(id: string): string | null {
+  return DESTINATION_ID.test(id)
+    ? null
+    : `${quoted(id)} is no destination id (26 characters of a ULID, as in relay destinations)`;
+}
+
+/** The failure of a well-formed destination id that names no destination. */
+export const unknownDestination = (id: string): Error => new Error(`No destination has the id ${quoted(id)}`);
