@@ -23,6 +23,18 @@ async function assertNowhere(kv: Deno.Kv, secret: string, what: string): Promise
   assert.equal(found.length, 0, `${what} is kept at rest in ${found.length} KV key part(s) or value(s)`);
 }
 
+/**
+ * Adds a destination on `hookId`'s Forward to page as `client`, not following the redirect: its secret's reveal stays
+ * waiting in KV under the session. Resolves with the page's path and where the redirect leads (the reveal).
+ */
+async function addLeavingReveal(client: Client, hookId: string): Promise<{ path: string; location: string }> {
+  const path = `/webhooks/${hookId}/forward`;
+  const added = await client.post(path, { _csrf: csrfOf(await client.text(path, 200)), url: "https://app.example/in" });
+  await added.body?.cancel();
+  assert.equal(added.status, 303);
+  return { path, location: added.headers.get("location")! };
+}
+
 Deno.test("the KV holds no session id, OAuth state id, draft id or reveal's session id; the cookie still works", async () => {
   await withSignedInHook({}, async ({ t, client, hookId }) => {
     // A pending sign-in: its state id is the cw_oauth cookie.
@@ -34,13 +46,7 @@ Deno.test("the KV holds no session id, OAuth state id, draft id or reveal's sess
 
     // A reveal waiting for its page, under the session that added the destination.
     const sessionId = client.cookies.get("cw_session") ?? "";
-    const path = `/webhooks/${hookId}/forward`;
-    const added = await client.post(path, {
-      _csrf: csrfOf(await client.text(path, 200)),
-      url: "https://app.example/in",
-    });
-    await added.body?.cancel();
-    assert.equal(added.status, 303);
+    const { path, location } = await addLeavingReveal(client, hookId);
     await assertNowhere(t.kv, sessionId, "the session id");
 
     // A draft kept for a form sent without a session: its id in the address, its owner in the cw_draft cookie.
@@ -53,7 +59,7 @@ Deno.test("the KV holds no session id, OAuth state id, draft id or reveal's sess
     await assertNowhere(t.kv, stranger.cookies.get("cw_draft") ?? "", "the draft cookie");
 
     // The cookie alone still opens the session and the reveal, and sign-out ends it.
-    const page = await client.text(added.headers.get("location")!, 200);
+    const page = await client.text(location, 200);
     assert.match(page, /whsec_/, "the reveal shows its secret to its session");
     const res = await client.post("/signout", { _csrf: csrfOf(await client.text("/", 200)) });
     await res.body?.cancel();
@@ -110,13 +116,7 @@ Deno.test("a session's key read out of the KV, sent as a cookie, opens nothing",
 Deno.test("the form rate limit counts a session under its id's hash, and its page still shows the count", async () => {
   const rateLimits = { ...NO_RATE_LIMITS, forms: { limit: 50, windowMs: 3600_000 } };
   await withSignedInHook({ rateLimits }, async ({ t, client, hookId }) => {
-    const path = `/webhooks/${hookId}/forward`;
-    const added = await client.post(path, {
-      _csrf: csrfOf(await client.text(path, 200)),
-      url: "https://app.example/in",
-    });
-    await added.body?.cancel();
-    assert.equal(added.status, 303);
+    await addLeavingReveal(client, hookId);
     await assertNowhere(t.kv, client.cookies.get("cw_session") ?? "", "the session id");
     const counted = await Array.fromAsync(t.kv.list<number>({ prefix: ["console_rate", "forms"] }));
     assert.equal(counted.length, 1, "one count of form posts, for the one session");
