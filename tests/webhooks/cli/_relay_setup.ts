@@ -106,3 +106,15 @@ export const nearId = (id: string) =>
       return how === 0 ? id.slice(0, i) + c + id.slice(i + 1) : how === 1 ? id.slice(0, i) + id.slice(i + 1) : id + c;
     })
     .filter((near) => near !== id);
+
+/**
+ * Asserts a run of `argv` ended as API.md allows: status 0, 1 or 2, a failure said as `Error: ...`, and no stack.
+ * Resolves with how the run is named in messages (`argv`, cut).
+ */
+export function endedCleanly(argv: string[], ran: Ran): string {
+  const what = JSON.stringify(argv).slice(0, 300);
+  assert.ok([0, 1, 2].includes(ran.code), `${what} ended ${ran.code}`);
+  if (ran.code !== 0) assert.match(ran.err, /^Error: \S/, what);
+  assert.ok(!/Uncaught|\n\s+at /.test(ran.err + ran.out), `${what} printed a stack: ${ran.err}`);
+  return what;
+}
