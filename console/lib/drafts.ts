@@ -12,7 +12,7 @@
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { type ConsoleEnv, cookieName, type Deps, secureCookies } from "./context.ts";
-import { atRest, draftKey } from "./kv_keys.ts";
+import { atRest, draftKey, isBearerId } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
 import { randomToken, timingSafeEqual } from "./session.ts";
 
@@ -151,7 +151,7 @@ export async function keepForm(c: Context<ConsoleEnv>, deps: Deps, trusted: bool
   const id = randomToken();
   const name = cookieName(c, deps, DRAFT_COOKIE);
   const held = getCookie(c, name) ?? "";
-  const owner = /^[\w-]{43}$/.test(held) ? held : randomToken();
+  const owner = isBearerId(held) ? held : randomToken();
   setCookie(c, name, owner, {
     httpOnly: true,
     sameSite: "Lax",

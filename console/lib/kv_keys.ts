@@ -20,6 +20,11 @@ export function atRest(id: string): string {
   return hash("sha256", id, "hex");
 }
 
+/** Whether `value` has the shape of a bearer id or token the console makes: 43 characters of base64url (32 bytes). */
+export function isBearerId(value: string): boolean {
+  return /^[A-Za-z0-9_-]{43}$/.test(value);
+}
+
 /** Key of a signed-in session (by the hash of its id). */
 export function sessionKey(id: string): Deno.KvKey {
   return ["console_session", atRest(id)];
@@ -30,7 +35,7 @@ export function sessionKey(id: string): Deno.KvKey {
  * {@linkcode sessionKey}; `null` for what cannot be such an id (so a hash read out of the KV never names one).
  */
 export function rawSessionKey(id: string): Deno.KvKey | null {
-  return /^[A-Za-z0-9_-]{43}$/.test(id) ? ["console_session", id] : null;
+  return isBearerId(id) ? ["console_session", id] : null;
 }
 
 /** Key of a pending OAuth authorization (sign-in or community connect), by the hash of its id. */

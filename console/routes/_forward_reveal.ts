@@ -17,7 +17,7 @@
 import type { Context } from "hono";
 import type { Destination } from "../../webhooks/mod.ts";
 import { type ConsoleEnv, type Deps, sessionIdOf } from "../lib/context.ts";
-import { forwardRevealKey, forwardRevealPrefix } from "../lib/kv_keys.ts";
+import { forwardRevealKey, forwardRevealPrefix, isBearerId } from "../lib/kv_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
 import { randomToken } from "../lib/session.ts";
 import { destinationsOf } from "./_forward_lookups.ts";
@@ -40,7 +40,7 @@ interface Reveal {
 /** The key of `token` for the session `c` answers, or `null` when there is no session or the token is malformed. */
 function keyOf(c: Context<ConsoleEnv>, deps: Deps, token: string): Deno.KvKey | null {
   const sessionId = sessionIdOf(c, deps);
-  return sessionId && /^[A-Za-z0-9_-]{43}$/.test(token) ? forwardRevealKey(sessionId, token) : null;
+  return sessionId && isBearerId(token) ? forwardRevealKey(sessionId, token) : null;
 }
 
 /** This session's reveals, at most 100. */
