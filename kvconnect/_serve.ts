@@ -1,6 +1,7 @@
 // Starts Deno.serve with the KV Connect handler, and opens local KVs with
 // Deno's own `Deno.openKv` even where a test preload has replaced it.
 import { type HttpOptions, kvConnectHandler } from "./_http.ts";
+import { startFront } from "./_front.ts";
 
 const ORIGINAL = Symbol.for("community-webhooks.kvconnect.openKv");
 const globals = globalThis as unknown as Record<symbol, typeof Deno.openKv | undefined>;
@@ -20,22 +21,39 @@ export interface RunningServer {
   unref(): void;
 }
 
-/** Serves KV Connect on 127.0.0.1 at `port` (0 picks a free one). */
-export function serveKvConnect(options: HttpOptions, port = 0): Promise<RunningServer> {
+/**
+ * Serves KV Connect on 127.0.0.1 at `port` (0 picks a free one): Deno.serve
+ * on a port of its own behind a front on `port` that acknowledges a request
+ * that arrived in part at once, unless `promptAck` is false (_ack.ts).
+ */
+export function serveKvConnect(options: HttpOptions, port = 0, promptAck = true): Promise<RunningServer> {
   const handler = kvConnectHandler(options);
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const server = Deno.serve({
       hostname: "127.0.0.1",
-      port,
-      onListen: ({ port }) =>
+      port: 0,
+      onListen: ({ port: backend }) => {
+        let front;
+        try {
+          front = startFront(port, backend, promptAck);
+        } catch (error) {
+          server.shutdown();
+          return reject(error);
+        }
         resolve({
-          port,
+          port: front.port,
           async shutdown() {
             handler.endWatches();
+            front.stop();
             await server.shutdown();
+            front.close();
           },
-          unref: () => server.unref(),
-        }),
+          unref: () => {
+            server.unref();
+            front.unref();
+          },
+        });
+      },
     }, handler.handle);
   });
 }

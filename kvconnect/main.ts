@@ -1,19 +1,20 @@
-// `deno task kvconnect [--path FILE] [--port N] [--token TOKEN] [--latency MS]`:
+// `deno task kvconnect [--path FILE] [--port N] [--token TOKEN] [--latency MS] [--delayed-ack]`:
 // starts the test KV Connect server and prints the URL and the access token
 // to use. `--latency MS` holds every answer back by MS milliseconds (a KV in
-// another region). Test equipment: production uses Deno Deploy's KV or the
+// another region); `--delayed-ack` keeps Linux's delayed acknowledgement of a
+// request that arrives in part (up to 40 ms a large commit). Test equipment: production uses Deno Deploy's KV or the
 // official denokv server.
 import { parseArgs } from "node:util";
 import { startKvConnectServer } from "./mod.ts";
 
 function usage(message: string): never {
   console.error(
-    `${message}\nUsage: deno task kvconnect [--path FILE] [--port N] [--token TOKEN] [--latency MS]`,
+    `${message}\nUsage: deno task kvconnect [--path FILE] [--port N] [--token TOKEN] [--latency MS] [--delayed-ack]`,
   );
   Deno.exit(2);
 }
 
-let values: { path?: string; port?: string; token?: string; latency?: string };
+let values: { path?: string; port?: string; token?: string; latency?: string; "delayed-ack"?: boolean };
 try {
   ({ values } = parseArgs({
     args: Deno.args,
@@ -22,6 +23,7 @@ try {
       port: { type: "string" },
       token: { type: "string" },
       latency: { type: "string" },
+      "delayed-ack": { type: "boolean" },
     },
     strict: true,
   }));
@@ -48,11 +50,12 @@ const server = await startKvConnectServer({
   port,
   token: values.token ?? Deno.env.get("KV_CONNECT_TOKEN"),
   latencyMs,
+  delayedAck: values["delayed-ack"] ?? false,
 });
 console.log(
   `KV Connect server for ${values.path ?? ":memory:"} (test equipment, denokv's limits${
     latencyMs > 0 ? `, every answer ${latencyMs} ms late` : ""
-  })`,
+  }${values["delayed-ack"] ? ", delayed acknowledgements" : ""})`,
 );
 console.log(`url: ${server.url}`);
 console.log(`token: ${server.token}`);

@@ -5,8 +5,10 @@
  * Deploy's KV or the official denokv server.
  *
  * Start it from a script with {@linkcode startKvConnectServer}, or from a
- * shell with `deno task kvconnect [--path FILE] [--port N] [--latency MS]`;
- * `--latency` (`latencyMs`) holds every answer back, a KV in another region.
+ * shell with `deno task kvconnect [--path FILE] [--port N] [--latency MS]
+ * [--delayed-ack]`; `--latency` (`latencyMs`) holds every answer back, a KV in
+ * another region, and `--delayed-ack` (`delayedAck`) keeps the kernel's
+ * delayed acknowledgement of a request that arrives in part.
  *
  * @module
  */

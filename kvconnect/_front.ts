@@ -1,0 +1,130 @@
+// The listening front of the test server: accepts each connection on the
+// server's port and relays it byte for byte to Deno.serve on a port of its
+// own, acknowledging an HTTP/2 request that arrived in part at once (_ack.ts).
+import { FrameCursor, isHttp2, PREFACE_LENGTH, priorityFrame } from "./_ack.ts";
+
+/** A listening front. */
+export interface Front {
+  port: number;
+  /** Stops accepting new connections. */
+  stop(): void;
+  /** Ends every relayed connection. */
+  close(): void;
+  /** Lets the process end while the front listens or relays. */
+  unref(): void;
+}
+
+async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  for (let at = 0; at < bytes.length;) at += await conn.write(bytes.subarray(at));
+}
+
+/** Listens on 127.0.0.1 at `port` (0 picks one) and relays to 127.0.0.1 at `backend`; `promptAck` false relays only. */
+export function startFront(port: number, backend: number, promptAck: boolean): Front {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port });
+  const open = new Set<Deno.Conn>();
+  let unrefd = false;
+  const track = (conn: Deno.Conn) => {
+    open.add(conn);
+    if (unrefd) conn.unref();
+  };
+  (async () => {
+    for await (const client of listener) {
+      track(client);
+      relay(client, backend, promptAck, track, open).catch(() => {});
+    }
+  })().catch(() => {});
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    stop() {
+      try {
+        listener.close();
+      } catch { /* already closed */ }
+    },
+    close() {
+      this.stop();
+      for (const conn of open) close(conn);
+      open.clear();
+    },
+    unref() {
+      unrefd = true;
+      listener.unref();
+      for (const conn of open) conn.unref();
+    },
+  };
+}
+
+function close(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch { /* already closed */ }
+}
+
+async function relay(
+  client: Deno.TcpConn,
+  port: number,
+  promptAck: boolean,
+  track: (conn: Deno.Conn) => void,
+  open: Set<Deno.Conn>,
+): Promise<void> {
+  let server: Deno.TcpConn;
+  try {
+    server = await Deno.connect({ hostname: "127.0.0.1", port });
+  } catch {
+    open.delete(client);
+    return close(client);
+  }
+  track(server);
+  client.setNoDelay(true);
+  server.setNoDelay(true);
+  const end = () => {
+    for (const conn of [client, server]) open.delete(conn), close(conn);
+  };
+  // Writes to the client in order: the server's bytes, and the acknowledging frames between its frames.
+  let toClient: Promise<void> = Promise.resolve();
+  const send = (bytes: Uint8Array) => (toClient = toClient.then(() => writeAll(client, bytes)).catch(end));
+  let h2: boolean | undefined;
+  const fromServer = new FrameCursor();
+  let owed = -1; // the stream of an acknowledgement owed until the server's bytes reach a frame's end
+  const acknowledge = (stream: number) => {
+    if (fromServer.atBoundary) send(priorityFrame(stream));
+    else owed = stream;
+  };
+  (async () => {
+    const buffer = new Uint8Array(65536);
+    for (let n; (n = await server.read(buffer)) !== null;) {
+      const bytes = buffer.subarray(0, n);
+      if (h2) fromServer.feed(bytes);
+      await send(bytes);
+      if (owed > 0 && fromServer.atBoundary) send(priorityFrame(owed)), owed = -1;
+    }
+  })().catch(() => {}).finally(end);
+  const fromClient = new FrameCursor(PREFACE_LENGTH);
+  const buffer = new Uint8Array(65536);
+  let first: Uint8Array = new Uint8Array(0);
+  try {
+    for (let n; (n = await client.read(buffer)) !== null;) {
+      let bytes: Uint8Array = buffer.subarray(0, n);
+      if (h2 === undefined) {
+        first = concat(first, bytes);
+        h2 = isHttp2(first) && promptAck;
+        if (isHttp2(first) === undefined) continue;
+        bytes = first;
+      }
+      if (h2) {
+        fromClient.feed(bytes);
+        if (fromClient.midRequest && fromClient.stream > 0) acknowledge(fromClient.stream);
+      }
+      await writeAll(server, bytes);
+    }
+    await server.closeWrite();
+  } catch {
+    end();
+  }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}

@@ -1,0 +1,126 @@
+// The test server's front: an HTTP/2 request that arrives in part is
+// acknowledged at once with a PRIORITY frame (kvconnect/_ack.ts), unless the
+// server keeps the kernel's delayed acknowledgement; HTTP/1.1 and Deno's own
+// client go through it unchanged.
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { startKvConnectServer } from "../../kvconnect/mod.ts";
+import { FrameCursor } from "../../kvconnect/_ack.ts";
+
+const PREFACE = new TextEncoder().encode("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+
+function frame(type: number, flags: number, stream: number, payload: Uint8Array): Uint8Array {
+  const out = new Uint8Array(9 + payload.length);
+  out.set([payload.length >> 16, (payload.length >> 8) & 255, payload.length & 255, type, flags]);
+  new DataView(out.buffer).setUint32(5, stream);
+  out.set(payload, 9);
+  return out;
+}
+
+/** Frames the server side sends until its answer's HEADERS on stream 1: [type, stream][]. */
+async function framesUntilAnswer(url: string): Promise<[number, number][]> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(new URL(url).port) });
+  try {
+    // POST / with :authority, and no END_STREAM: a body is to follow.
+    const block = new Uint8Array([0x83, 0x86, 0x84, 0x41, 9, ...new TextEncoder().encode("127.0.0.1")]);
+    const hello = [PREFACE, frame(4, 0, 0, new Uint8Array()), frame(1, 4, 1, block)];
+    for (const part of hello) await conn.write(part);
+    const seen: [number, number][] = [];
+    const cursor = new FrameCursor();
+    let pending = new Uint8Array();
+    const buffer = new Uint8Array(4096);
+    for (let n; (n = await conn.read(buffer)) !== null;) {
+      const bytes = new Uint8Array([...pending, ...buffer.subarray(0, n)]);
+      let at = 0;
+      while (bytes.length - at >= 9) {
+        const length = (bytes[at] << 16) | (bytes[at + 1] << 8) | bytes[at + 2];
+        if (bytes.length - at < 9 + length) break;
+        cursor.feed(bytes.subarray(at, at + 9 + length));
+        seen.push([cursor.type, cursor.stream]);
+        at += 9 + length;
+        if (cursor.type === 1 && cursor.stream === 1) return seen;
+      }
+      pending = bytes.slice(at);
+    }
+    return seen;
+  } finally {
+    conn.close();
+  }
+}
+
+Deno.test("front: a request whose body is still to come is acknowledged at once, before its answer", async () => {
+  const server = await startKvConnectServer();
+  try {
+    const seen = await framesUntilAnswer(server.url);
+    const priority = seen.findIndex(([type, stream]) => type === 2 && stream === 1);
+    assert.ok(priority >= 0, `no PRIORITY frame for stream 1 in ${JSON.stringify(seen)}`);
+    assert.ok(priority < seen.length - 1, "the PRIORITY frame came before the answer");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("front: delayedAck sends nothing of its own", async () => {
+  const server = await startKvConnectServer({ delayedAck: true });
+  try {
+    const seen = await framesUntilAnswer(server.url);
+    assert.deepEqual(seen.filter(([type]) => type === 2), []);
+    assert.deepEqual(seen.at(-1), [1, 1]);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("front: Deno's client commits bodies past 1,024 bytes and HTTP/1.1 is relayed, both modes", async () => {
+  for (const delayedAck of [false, true]) {
+    const server = await startKvConnectServer({ token: "kvconnect-front-token", delayedAck });
+    Deno.env.set("DENO_KV_ACCESS_TOKEN", server.token);
+    const kv = await Deno.openKv(server.url);
+    try {
+      for (const size of [100, 1_000, 1_100, 40_000]) {
+        const value = "x".repeat(size);
+        assert.ok(
+          (await kv.atomic().check({ key: ["v", size], versionstamp: null }).set(["v", size], value).commit()).ok,
+        );
+        assert.equal((await kv.get(["v", size])).value, value);
+      }
+      const exchange = await fetch(server.url, { method: "POST", body: "{}" });
+      assert.equal(exchange.status, 401);
+      await exchange.body?.cancel();
+    } finally {
+      kv.close();
+      await server.close();
+    }
+  }
+});
+
+Deno.test("FrameCursor: any split of any frames ends at a boundary, with the last header read", () => {
+  const frames = fc.array(
+    fc.record({
+      type: fc.integer({ min: 0, max: 9 }),
+      flags: fc.integer({ min: 0, max: 255 }),
+      stream: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+      length: fc.integer({ min: 0, max: 300 }),
+    }),
+    { minLength: 1, maxLength: 8 },
+  );
+  fc.assert(fc.property(frames, fc.array(fc.nat(), { maxLength: 10 }), (list, cuts) => {
+    const bytes = new Uint8Array(
+      [PREFACE, ...list.map((f) => frame(f.type, f.flags, f.stream, new Uint8Array(f.length)))].flatMap((b) => [...b]),
+    );
+    const cursor = new FrameCursor(PREFACE.length);
+    const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+    let from = 0;
+    for (const to of [...points, bytes.length]) {
+      cursor.feed(bytes.subarray(from, to));
+      from = to;
+    }
+    const last = list.at(-1)!;
+    assert.ok(cursor.atBoundary);
+    assert.deepEqual([cursor.type, cursor.flags, cursor.stream], [last.type, last.flags, last.stream]);
+    // One byte short of the end is inside the last frame (or its header).
+    const short = new FrameCursor(PREFACE.length);
+    short.feed(bytes.subarray(0, bytes.length - 1));
+    assert.ok(!short.atBoundary && short.midRequest);
+  }));
+});
