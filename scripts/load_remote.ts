@@ -84,6 +84,8 @@ export interface RemoteOptions {
   rounds: number;
   /** Connections per serving process (16 by default). */
   connectionsPerProcess?: number;
+  /** True to start the server with `--delayed-ack` (the kernel's delayed acknowledgement kept). */
+  delayedAck?: boolean;
   /** Pause before each run, ms. */
   settleMs: number;
   /**
@@ -138,6 +140,7 @@ export async function runRemoteSet(set: RemoteSet, options: RemoteOptions): Prom
     token,
     "--latency",
     String(set.latencyMs),
+    ...(options.delayedAck ? ["--delayed-ack"] : []),
   ], {});
   // This process seeds the KV and counts its books through Deno's client, which reads the token from the env.
   Deno.env.set("DENO_KV_ACCESS_TOKEN", token);

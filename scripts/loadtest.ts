@@ -24,8 +24,10 @@
  * `--quick` (2 s runs, one round), `--print` (do not write BENCHMARKS.md),
  * `--only SETS` (a comma-separated list of `local`, `remote` and
  * `remote-latency`; all by default), `--latency MS` (the `remote-latency`
- * rows' delay, default 20). A run limited by `--only` prints its section
- * rather than writing BENCHMARKS.md.
+ * rows' delay, default 20), `--delayed-ack` (the KV Connect server keeps
+ * the kernel's delayed acknowledgement: a commit over 1 KiB may wait 40 ms).
+ * A run limited by `--only` or with `--delayed-ack` prints its section rather
+ * than writing BENCHMARKS.md.
  *
  * @module
  */
@@ -60,6 +62,7 @@ async function main(): Promise<void> {
       print: { type: "boolean", default: false },
       only: { type: "string" },
       latency: { type: "string", default: "20" },
+      "delayed-ack": { type: "boolean", default: false },
     },
     strict: true,
   });
@@ -174,7 +177,15 @@ async function main(): Promise<void> {
   }
   const remote: RemoteResult[] = [];
   for (const set of remoteSets(only, latencyMs)) {
-    const result = await runRemoteSet(set, { dir, fixture, seconds, rounds, settleMs: SETTLE_MS, next });
+    const result = await runRemoteSet(set, {
+      dir,
+      fixture,
+      seconds,
+      rounds,
+      settleMs: SETTLE_MS,
+      next,
+      delayedAck: values["delayed-ack"],
+    });
     remote.push(result);
     const [f, r] = result.rows;
     console.error(
@@ -257,8 +268,8 @@ async function main(): Promise<void> {
     `${new Date().toISOString().slice(0, 10)}.`,
     END,
   ].join("\n");
-  // A run limited by --only prints its section: the one in BENCHMARKS.md is of a complete run.
-  if (values.print || values.only !== undefined) console.log(section);
+  // A run limited by --only, or with --delayed-ack, prints its section: the one in BENCHMARKS.md is of a complete run.
+  if (values.print || values.only !== undefined || values["delayed-ack"]) console.log(section);
   else await writeSection(section);
   if (lost !== 0 || duplicated !== 0) {
     console.error(`The books do not balance: ${lost} lost, ${duplicated} duplicated`);
