@@ -237,7 +237,9 @@ async function main(): Promise<void> {
     ...(remote.length > 0
       ? [
         "The KV Connect rows run the floor and the console against one KV served over KV Connect (kvconnect/, the test",
-        "server with denokv's limits, in a process of its own over a new KV file for each set of rows), through Deno's own",
+        `server with denokv's limits, ${
+          values["delayed-ack"] ? "keeping the kernel's delayed acknowledgements" : "acknowledging at once"
+        }, in a process of its own over a new KV file for each set of rows), through Deno's own`,
         "remote client (`KV_PATH=<url>`, `DENO_KV_ACCESS_TOKEN`): one process of each, then two floors and two consoles on",
         "the one KV, 16 connections per serving process (autocannon spreads them over the processes), in rounds in turns",
         `as above; rows marked +${latencyMs} ms run against the server started with \`--latency ${latencyMs}\`, every answer`,
