@@ -118,7 +118,7 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     }
   }
 
-  /** What an attempt's end writes; `wait`: the schedule's next (`null`: that was the last, as telemetry counts it). */
+  /** What an attempt's end writes; `wait`: the schedule's next (`null`: that was the last). */
   function after(held: Held, outcome: Outcome, wait: number | null): Finish {
     if (outcome.aborted) return finish.giveBack(held);
     if (outcome.status >= 200 && outcome.status < 300) return finish.delivered(held, outcome);
