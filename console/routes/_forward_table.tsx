@@ -39,11 +39,15 @@ export function DestinationsTable({ destinations, path, keep, csrf }: Destinatio
         {destinations.map((d) => (
           <tr data-destination={d.id}>
             <td>
-              <code>{shownUrl(d.url)}</code>
+              {
+                d.damaged === undefined
+                  ? <code>{shownUrl(d.url)}</code>
+                  : `damaged record: ${d.damaged} (remove it, then add it again)` /* not a blank: docs/relay.md */
+              }
               {d.pinned && " (a developer's listen)"}
             </td>
             <td>{hooksOf(d)}</td>
-            <td>{d.enabled ? "enabled" : "disabled"}</td>
+            <td>{d.damaged !== undefined ? "damaged" : d.enabled ? "enabled" : "disabled"}</td>
             <td>
               <form method="post" action={`${path}/${encodeURIComponent(d.id)}/enabled${keep}`}>
                 <Csrf token={csrf} />

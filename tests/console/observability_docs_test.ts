@@ -40,7 +40,7 @@ async function servedSeries(): Promise<Set<string>> {
 
 /** Series names in PromQL: identifiers followed by a label matcher `{` or standing alone before `[`/`)`. */
 function seriesIn(expr: string): string[] {
-  const functions = new Set(["sum", "rate", "by", "histogram_quantile", "le", "and", "or", "without"]);
+  const functions = new Set(["sum", "rate", "by", "histogram_quantile", "le", "and", "or", "without", "unless"]);
   return [...expr.matchAll(/\b([a-z_][a-z0-9_]*)\s*(?=\{|\[)/g)].map((m) => m[1]).filter((name) =>
     !functions.has(name)
   );
@@ -69,7 +69,13 @@ Deno.test("the alert rules in docs/observability.md query series /metrics serves
   assert.match(exprs[0], /webhooks_outcome="unauthorized"/);
   assert.match(exprs[1], /webhooks_outcome="error"/);
   assert.match(exprs[2], /histogram_quantile\(0\.99,/);
-  assert.match(exprs[3], /webhooks_relay_attempts_total\{webhooks_outcome="dead"\}/);
+  // Dead letters, `dead` and `gone`: by increase(), which needs two samples of a series, and on a series' first
+  // appearance (the first dead letter after a start, or ever) by the series less its value 15 minutes before.
+  const dead = 'webhooks_relay_attempts_total{webhooks_outcome=~"dead|gone"}';
+  const flat = exprs[3].replace(/\s+/g, " ");
+  assert.ok(flat.includes(`increase(${dead}[15m])`), flat);
+  assert.ok(flat.includes(`${dead} unless ${dead} offset 15m`), `fires on a series' first appearance: ${flat}`);
+  assert.equal(flat.split("(").length, flat.split(")").length, `parentheses balanced: ${flat}`);
   for (const name of exprs.flatMap(seriesIn)) assert.ok(served.has(name), `/metrics serves ${name}`);
 });
 

@@ -10,6 +10,7 @@
 import { Webhook } from "standardwebhooks";
 import { DESTINATION_PREFIX, DESTINATIONS_VERSION_KEY } from "./_keys.ts";
 import type { StoredDestination } from "./_destinations.ts";
+import { readable } from "./damaged/mod.ts";
 
 /** How long a confirmed list counts as fresh (ms of real time). */
 export const FRESH_MS = 1_000;
@@ -114,8 +115,9 @@ export class DestinationCache {
     if (version.versionstamp !== this.#versionstamp || this.#versionstamp === undefined) {
       const next = new Map<string, CachedDestination>();
       for await (
-        const { value: stored, versionstamp } of this.#kv.list<StoredDestination>({ prefix: DESTINATION_PREFIX })
+        const { key, value, versionstamp } of this.#kv.list({ prefix: DESTINATION_PREFIX })
       ) {
+        const stored = readable(String(key[1]), value); // a damaged record under its key's id, saying so
         next.set(stored.id, cachedDestination(stored, versionstamp, this.#byId.get(stored.id)));
       }
       // The list is read in pages: a change committed meanwhile may show in some and not in others. Every change

@@ -36,6 +36,13 @@ export interface Destination {
   pinned: boolean;
   /** When it was added (the relay's `now()`, ms). */
   createdAt: number;
+  /**
+   * Present only when its stored record is damaged (edited by hand, or by a buggy older tool, into something `add`
+   * and `update` never write): what is wrong, field by field (`'url' is missing; 'secret' is missing`), no value
+   * quoted. Such a destination is listed under the id of its key, disabled; `update` refuses it and `remove` clears
+   * it.
+   */
+  damaged?: string;
 }
 
 /**

@@ -17,6 +17,7 @@ import { fitsKey, type ResolvedOptions } from "./_options.ts";
 import type { Destination, DestinationInput, DestinationPatch, Destinations, NewDestination } from "./_types.ts";
 import { indexRemove, indexWrite } from "./url_index/mod.ts";
 import { dropPaused, unpark } from "./paused/mod.ts";
+import { readable, requireWhole } from "./damaged/mod.ts";
 
 /** A destination as stored: with its secret. */
 export interface StoredDestination extends Destination {
@@ -131,13 +132,14 @@ export function publicView(stored: StoredDestination): Destination {
     createdAt: stored.createdAt,
   };
   if (stored.hookIds) view.hookIds = [...stored.hookIds];
+  if (stored.damaged !== undefined) view.damaged = stored.damaged;
   return view;
 }
 
 /** Reads every stored destination, oldest first. */
 export async function listStored(kv: Deno.Kv): Promise<StoredDestination[]> {
   const out: StoredDestination[] = [];
-  for await (const entry of kv.list<StoredDestination>({ prefix: DESTINATION_PREFIX })) out.push(entry.value);
+  for await (const { key, value } of kv.list({ prefix: DESTINATION_PREFIX })) out.push(readable(String(key[1]), value));
   return out;
 }
 
@@ -244,7 +246,7 @@ export function createDestinations(
       requireString(id, "id", "get destination");
       if (!fitsKey(id)) return null;
       const entry = await kv.get<StoredDestination>(destinationKey(id));
-      return entry.value ? publicView(entry.value) : null;
+      return entry.value === null ? null : publicView(readable(id, entry.value));
     },
 
     async update(id: string, patch: DestinationPatch): Promise<Destination | null> {
@@ -275,6 +277,7 @@ export function createDestinations(
       while (true) {
         const current = await kv.get<StoredDestination>(destinationKey(id));
         if (current.value === null) return null;
+        requireWhole(id, current.value, action); // stored data untouched: a damaged record is refused, not patched
         if (patch.ifEnabled !== undefined && current.value.enabled !== patch.ifEnabled) return null; // in this commit
         const next: StoredDestination = { ...current.value };
         if (url !== undefined) next.url = url;

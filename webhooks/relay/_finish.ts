@@ -180,6 +180,8 @@ export interface Finish {
   unchecked?: boolean;
   /** What commits instead when this one was refused because the entry's destination was removed (a retry, a death). */
   ifRemoved?: Finish;
+  /** Set by the queue once this finish itself (not its `ifRemoved`) committed: a death's dead letter is written. */
+  committed?: boolean;
   /** About how many bytes it writes (a copy of the entry weighs its body twice; records a few KiB). */
   bytes: number;
 }
@@ -256,11 +258,11 @@ export class FinishQueue {
         const batch = this.#queue.splice(0, size);
         try {
           if (batch.length > 1 && await this.#commit(batch.map((q) => q.finish))) {
-            for (const q of batch) q.resolve(true);
+            for (const q of batch) q.resolve(q.finish.committed = true);
             continue;
           }
           for (const q of batch) {
-            let ok = await this.#commit([q.finish]);
+            let ok = q.finish.committed = await this.#commit([q.finish]);
             const instead = q.finish.ifRemoved;
             if (!ok && instead && (await this.#kv.get(removedKey(q.finish.held.entry.destinationId))).versionstamp) {
               ok = await this.#commit([instead]);

@@ -44,12 +44,10 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
   const only = run.destinations ? new Set(run.destinations) : null;
   let stopped = false;
   let housekeptAt = -Infinity;
-  // Fan-out records are looked for when the outbox counter moved, or once per poll.
-  let bumped = true;
+  let bumped = true; // fan-out records are looked for when the outbox counter moved, or once per poll
   let fanoutsAt = -Infinity;
-  // Entries are taken several to a commit into a buffer of up to `concurrency` beside those in flight, so that
-  // a freed slot starts the next entry at once; a buffered entry whose lease would run out during its attempt
-  // is given back instead.
+  // Entries are taken several to a commit into a buffer of up to `concurrency` beside those in flight, so that a freed
+  // slot starts the next entry at once; a buffered entry whose lease would run out during its attempt is given back.
   const buffer: Held[] = [];
   // Due entries are listed once per partition and taken from that list in batches (see DueWindow).
   const windows = new Map<string, DueWindow>();
@@ -120,7 +118,7 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     }
   }
 
-  /** What an attempt's end writes; `wait`: the schedule's next (`null`: that was the last, as telemetry counts it). */
+  /** What an attempt's end writes; `wait`: the schedule's next (`null`: that was the last). */
   function after(held: Held, outcome: Outcome, wait: number | null): Finish {
     if (outcome.aborted) return finish.giveBack(held);
     if (outcome.status >= 200 && outcome.status < 300) return finish.delivered(held, outcome);
@@ -147,10 +145,12 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     if (!destination.enabled) return await pause(held);
     const t = relayStarted(held.entry.id, destination.id);
     const outcome = await inRelay(t, deliver, held.entry, held.body, destination, options, ctx.guard, abort.signal);
-    const wait = nextWait(options.schedule, held.entry.attempts + 1);
-    if (t) relayEnded(t, outcome, wait === null);
+    const [wait, ended] = [nextWait(options.schedule, held.entry.attempts + 1), performance.now()];
     if (outcome.status === 410) await ctx.destinations.update(destination.id, { enabled: false });
-    await queue.push(after(held, outcome, wait));
+    const finished = after(held, outcome, wait);
+    // Counted once committed: `dead` or `gone` only when its dead letter was written (docs/observability.md).
+    const dead = () => finished.committed === true && (wait === null || outcome.status === 410);
+    await queue.push(finished).finally(() => t && relayEnded(t, outcome, dead(), ended));
     if (!outcome.aborted) report(held, destination, outcome);
   }
 

@@ -20,11 +20,15 @@ export type RelayOutcome = "delivered" | "failed" | "dead" | "gone";
 
 const ATTRIBUTES = outcomeAttributes<RelayOutcome>(["delivered", "failed", "dead", "gone"]);
 
-/** The outcome of an attempt: its answer's status (0: none), and whether the entry has no attempt left. */
-export function relayOutcome(status: number, last: boolean): RelayOutcome {
+/**
+ * The outcome of an attempt: its answer's status (0: none), and whether it made the entry a dead letter (one was
+ * written: a last attempt whose lease was lost, or whose destination was removed meanwhile, wrote none and is
+ * `failed`).
+ */
+export function relayOutcome(status: number, dead: boolean): RelayOutcome {
   if (status >= 200 && status < 300) return "delivered";
-  if (status === 410) return "gone";
-  return last ? "dead" : "failed";
+  if (!dead) return "failed";
+  return status === 410 ? "gone" : "dead";
 }
 
 /** An attempt's telemetry while it runs: its `webhooks.relay.deliver` span (none without a tracer). */
@@ -52,22 +56,24 @@ export function relayStarted(entryId: string, destinationId: string): RelayTelem
 export const inRelay: typeof inSpan = inSpan;
 
 /**
- * Records an attempt: its outcome and duration (`durationMs`, the request
- * to the answer); ends its span. An attempt cut short by the worker's stop
- * (`aborted`) is no attempt: not counted, its span ended without an outcome.
+ * Records an attempt once its end is committed: its outcome (`dead`: its dead letter was written) and duration
+ * (`durationMs`, the request to the answer); ends its span at `endedAt` (`performance.now()` when the answer was
+ * in). An attempt cut short by the worker's stop (`aborted`) is no attempt: not counted, its span ended without an
+ * outcome.
  */
 export function relayEnded(
   t: RelayTelemetry | undefined,
   attempt: { status: number; durationMs: number; aborted?: boolean },
-  last: boolean,
+  dead: boolean,
+  endedAt: number = performance.now(),
 ): void {
   if (t === undefined) return;
   const span = t.span;
   if (attempt.aborted) {
-    if (span !== undefined) endLater(span, performance.now());
+    if (span !== undefined) endLater(span, endedAt);
     return;
   }
-  const outcome = relayOutcome(attempt.status, last);
+  const outcome = relayOutcome(attempt.status, dead);
   const attributes = ATTRIBUTES[outcome];
   measure(METRIC["webhooks.relay.attempts"], 1, attributes);
   measure(METRIC["webhooks.relay.duration"], attempt.durationMs / 1000, attributes);
@@ -78,5 +84,5 @@ export function relayEnded(
       : { "webhooks.outcome": outcome, "http.response.status_code": intAttribute(attempt.status) },
   );
   if (outcome !== "delivered") span.setStatus({ code: SpanStatusCode.ERROR });
-  endLater(span, performance.now());
+  endLater(span, endedAt);
 }

@@ -11,7 +11,7 @@ import { badDestinationId, type RelayContext, shownTime, unknownDestination, wit
 
 /** A destination as the command line shows it: its URL as {@linkcode shownUrl}, its fields those of `list`. */
 export function shownDestination(d: Destination): Destination {
-  const { id, url, hookIds, enabled, pinned, createdAt } = d;
+  const { id, url, hookIds, enabled, pinned, createdAt, damaged } = d;
   return {
     id,
     url: typeof url === "string" ? shownUrl(url) : url,
@@ -19,6 +19,7 @@ export function shownDestination(d: Destination): Destination {
     enabled,
     pinned,
     createdAt,
+    ...(damaged !== undefined ? { damaged } : {}),
   };
 }
 
@@ -34,7 +35,7 @@ export function listDestinations(ctx: RelayContext): Promise<void> {
         ["ID", "URL", "HOOKS", "ENABLED", "PINNED", "CREATED"],
         all.map((d) => [
           d.id,
-          d.url,
+          d.damaged === undefined ? d.url : `damaged record: ${d.damaged}`, // not a blank: what is wrong with it
           Array.isArray(d.hookIds) ? d.hookIds.join(",") : "all",
           yesNo(d.enabled),
           yesNo(d.pinned),
