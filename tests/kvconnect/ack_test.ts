@@ -4,8 +4,7 @@
 // client go through it unchanged.
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { startKvConnectServer } from "../../kvconnect/mod.ts";
-import { FrameCursor } from "../../kvconnect/_ack.ts";
+import { FrameCursor, startKvConnectServer } from "../../kvconnect/mod.ts";
 
 const PREFACE = new TextEncoder().encode("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
