@@ -88,11 +88,16 @@ export function priorityFrame(stream: number): Uint8Array {
   ]);
 }
 
-/** The HTTP/2 client preface starts "PRI"; no HTTP/1.1 method does. Undefined until 3 bytes are seen. */
+const PREFACE = new TextEncoder().encode("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+
+/**
+ * True when `first` starts with the whole HTTP/2 client preface, false as soon
+ * as a byte differs (an HTTP/1.1 method may start "PRI": PRIVATE, PRIZE),
+ * undefined while `first` is a shorter part of it.
+ */
 export function isHttp2(first: Uint8Array): boolean | undefined {
-  const sign = [0x50, 0x52, 0x49];
-  for (let i = 0; i < Math.min(3, first.length); i++) if (first[i] !== sign[i]) return false;
-  return first.length >= 3 ? true : undefined;
+  for (let i = 0; i < Math.min(PREFACE_LENGTH, first.length); i++) if (first[i] !== PREFACE[i]) return false;
+  return first.length >= PREFACE_LENGTH ? true : undefined;
 }
 
 export { PREFACE_LENGTH };
