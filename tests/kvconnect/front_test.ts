@@ -1,7 +1,18 @@
 // What a client meets through the test server's front (kvconnect/_front.ts),
-// spoken over raw sockets: HTTP/1.1 goes through as it is.
+// spoken over raw sockets: HTTP/1.1 goes through as it is, and the front's own
+// PRIORITY frames name only streams the client opened.
 import assert from "node:assert/strict";
 import { startKvConnectServer } from "../../kvconnect/mod.ts";
+
+const PREFACE = new TextEncoder().encode("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+
+function frame(type: number, flags: number, stream: number, payload: Uint8Array): Uint8Array {
+  const out = new Uint8Array(9 + payload.length);
+  out.set([payload.length >> 16, (payload.length >> 8) & 255, payload.length & 255, type, flags]);
+  new DataView(out.buffer).setUint32(5, stream);
+  out.set(payload, 9);
+  return out;
+}
 
 function port(url: string): number {
   return Number(new URL(url).port);
@@ -34,5 +45,47 @@ Deno.test("front: an HTTP/1.1 method that starts with PRI is relayed as it is, b
     } finally {
       await server.close();
     }
+  }
+});
+
+/** Frames read until the server's PING acknowledgement: [type, flags, stream][]. */
+async function framesUntilPingAck(conn: Deno.Conn, onSettings: () => Promise<void>): Promise<number[][]> {
+  const seen: number[][] = [];
+  let pending = new Uint8Array();
+  let settled = false;
+  const buffer = new Uint8Array(4096);
+  for (let n; (n = await conn.read(buffer)) !== null;) {
+    const bytes = new Uint8Array([...pending, ...buffer.subarray(0, n)]);
+    let at = 0;
+    while (bytes.length - at >= 9) {
+      const length = (bytes[at] << 16) | (bytes[at + 1] << 8) | bytes[at + 2];
+      if (bytes.length - at < 9 + length) break;
+      const stream = new DataView(bytes.buffer, at + 5).getUint32(0) & 0x7fffffff;
+      seen.push([bytes[at + 3], bytes[at + 4], stream]);
+      at += 9 + length;
+    }
+    pending = bytes.slice(at);
+    if (!settled && seen.some(([type]) => type === 4)) settled = true, await onSettings();
+    if (seen.some(([type, flags]) => type === 6 && (flags & 1) === 1)) return seen;
+  }
+  return seen;
+}
+
+Deno.test("front: a PRIORITY frame of the client's, in part, on a stream it never opened is not echoed", async () => {
+  const server = await startKvConnectServer();
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: port(server.url) });
+  try {
+    // A PRIORITY frame on idle stream 7 is allowed (RFC 9113 5.1) and opens nothing; its first 11 bytes go first.
+    const priority = frame(2, 0, 7, new Uint8Array([0, 0, 0, 0, 15]));
+    await conn.write(new Uint8Array([...PREFACE, ...frame(4, 0, 0, new Uint8Array()), ...priority.subarray(0, 11)]));
+    const seen = await framesUntilPingAck(conn, async () => {
+      await conn.write(new Uint8Array([...priority.subarray(11), ...frame(6, 0, 0, new Uint8Array(8))]));
+    });
+    assert.ok(seen.some(([type, flags]) => type === 6 && flags === 1), `no PING answer in ${JSON.stringify(seen)}`);
+    const named = seen.filter(([type]) => type === 2).map(([, , stream]) => stream);
+    assert.deepEqual(named, [], "the front sent PRIORITY for streams the client did not open");
+  } finally {
+    conn.close();
+    await server.close();
   }
 });
