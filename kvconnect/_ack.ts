@@ -24,6 +24,8 @@ export class FrameCursor {
   type = -1;
   flags = 0;
   stream = 0;
+  /** The highest stream a HEADERS frame opened (odd: a client's), 0 before one. */
+  opened = 0;
 
   /** `skip`: bytes before the first frame (the client's connection preface). */
   constructor(skip = 0) {
@@ -51,6 +53,7 @@ export class FrameCursor {
       this.type = h[3];
       this.flags = h[4];
       this.stream = ((h[5] & 0x7f) << 24 | h[6] << 16 | h[7] << 8 | h[8]) >>> 0;
+      if (this.type === HEADERS && this.stream % 2 === 1) this.opened = Math.max(this.opened, this.stream);
       this.#have = 0;
     }
   }

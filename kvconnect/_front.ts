@@ -112,7 +112,8 @@ async function relay(
       }
       if (h2) {
         fromClient.feed(bytes);
-        if (fromClient.midRequest && fromClient.stream > 0) acknowledge(fromClient.stream);
+        // The request in part may be any stream's; name the last one the client opened, never one it did not.
+        if (fromClient.midRequest && fromClient.opened > 0) acknowledge(fromClient.opened);
       }
       await writeAll(server, bytes);
     }
