@@ -48,6 +48,24 @@ Deno.test("front: an HTTP/1.1 method that starts with PRI is relayed as it is, b
   }
 });
 
+Deno.test("front: a client preface cut short, then the end of the client's writes, is answered as Deno.serve does", async () => {
+  const server = await startKvConnectServer();
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: port(server.url) });
+  try {
+    await conn.write(PREFACE.subarray(0, 18));
+    await conn.closeWrite();
+    const chunks: Uint8Array[] = [];
+    const buffer = new Uint8Array(4096);
+    for (let n; (n = await conn.read(buffer)) !== null;) chunks.push(buffer.slice(0, n));
+    const answer = new TextDecoder().decode(new Uint8Array(chunks.flatMap((c) => [...c])));
+    // Deno.serve takes the 18 bytes for an HTTP/1.1 request line it cannot parse.
+    assert.match(answer, /^HTTP\/1\.1 400 /, JSON.stringify(answer.slice(0, 40)));
+  } finally {
+    conn.close();
+    await server.close();
+  }
+});
+
 /** Frames read until the server's PING acknowledgement: [type, flags, stream][]. */
 async function framesUntilPingAck(conn: Deno.Conn, onSettings: () => Promise<void>): Promise<number[][]> {
   const seen: number[][] = [];
