@@ -117,6 +117,8 @@ async function relay(
       }
       await writeAll(server, bytes);
     }
+    // Bytes held while HTTP/2 could not yet be told from HTTP/1.1 still reach the server, as they would directly.
+    if (h2 === undefined && first.length > 0) await writeAll(server, first);
     await server.closeWrite();
   } catch {
     end();
