@@ -107,3 +107,21 @@ Deno.test("front: a PRIORITY frame of the client's, in part, on a stream it neve
     await server.close();
   }
 });
+
+Deno.test("front: the server's SETTINGS frame comes first, even when a request arrives in part at once", async () => {
+  const server = await startKvConnectServer();
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: port(server.url) });
+  try {
+    // POST / without END_STREAM (its body is to follow), in one write with the preface (RFC 9113 3.4).
+    const block = new Uint8Array([0x83, 0x86, 0x84, 0x41, 9, ...new TextEncoder().encode("127.0.0.1")]);
+    await conn.write(new Uint8Array([...PREFACE, ...frame(4, 0, 0, new Uint8Array()), ...frame(1, 4, 1, block)]));
+    const seen = await framesUntilPingAck(conn, async () => {
+      await conn.write(frame(6, 0, 0, new Uint8Array(8)));
+    });
+    assert.deepEqual(seen[0]?.slice(0, 2), [4, 0], `the first frames: ${JSON.stringify(seen)}`);
+    assert.ok(seen.some(([type, , stream]) => type === 2 && stream === 1), "stream 1 is still acknowledged");
+  } finally {
+    conn.close();
+    await server.close();
+  }
+});
