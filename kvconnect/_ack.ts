@@ -58,6 +58,19 @@ export class FrameCursor {
     }
   }
 
+  /** Takes `bytes` up to the end of the frame in progress (or of the next one, between frames); returns how many. */
+  toFrameEnd(bytes: Uint8Array): number {
+    let used = 0;
+    while (used < bytes.length) {
+      const need = this.#skip > 0 ? this.#skip : this.#rest > 0 ? this.#rest : 9 - this.#have;
+      const take = Math.min(need, bytes.length - used);
+      this.feed(bytes.subarray(used, used + take));
+      used += take;
+      if (this.atBoundary) break;
+    }
+    return used;
+  }
+
   /** True between frames (and before the preface ends, false). */
   get atBoundary(): boolean {
     return this.#skip === 0 && this.#have === 0 && this.#rest === 0;

@@ -85,17 +85,26 @@ async function relay(
   let h2: boolean | undefined;
   const fromServer = new FrameCursor();
   let owed = -1; // the stream of an acknowledgement owed until the server's bytes reach a frame's end
+  // Between two of the server's frames, after its first: its SETTINGS frame must come first (RFC 9113 3.4).
+  const betweenFrames = () => fromServer.atBoundary && fromServer.type >= 0;
   const acknowledge = (stream: number) => {
-    if (fromServer.atBoundary) send(priorityFrame(stream));
+    if (betweenFrames()) send(priorityFrame(stream));
     else owed = stream;
   };
   (async () => {
     const buffer = new Uint8Array(65536);
     for (let n; (n = await server.read(buffer)) !== null;) {
-      const bytes = buffer.subarray(0, n);
+      let bytes = buffer.subarray(0, n);
+      if (h2 && owed > 0) {
+        // An acknowledgement owed goes at the first frame's end, ahead of the rest (an answer may follow at once).
+        const head = fromServer.toFrameEnd(bytes);
+        await send(bytes.subarray(0, head));
+        if (owed > 0 && betweenFrames()) send(priorityFrame(owed)), owed = -1;
+        bytes = bytes.subarray(head);
+      }
       if (h2) fromServer.feed(bytes);
       await send(bytes);
-      if (owed > 0 && fromServer.atBoundary) send(priorityFrame(owed)), owed = -1;
+      if (owed > 0 && betweenFrames()) send(priorityFrame(owed)), owed = -1;
     }
   })().catch(() => {}).finally(end);
   const fromClient = new FrameCursor(PREFACE_LENGTH);
