@@ -24,6 +24,8 @@ export class FrameCursor {
   type = -1;
   flags = 0;
   stream = 0;
+  /** The highest stream a HEADERS frame opened (odd: a client's), 0 before one. */
+  opened = 0;
 
   /** `skip`: bytes before the first frame (the client's connection preface). */
   constructor(skip = 0) {
@@ -51,8 +53,22 @@ export class FrameCursor {
       this.type = h[3];
       this.flags = h[4];
       this.stream = ((h[5] & 0x7f) << 24 | h[6] << 16 | h[7] << 8 | h[8]) >>> 0;
+      if (this.type === HEADERS && this.stream % 2 === 1) this.opened = Math.max(this.opened, this.stream);
       this.#have = 0;
     }
+  }
+
+  /** Takes `bytes` up to the end of the frame in progress (or of the next one, between frames); returns how many. */
+  toFrameEnd(bytes: Uint8Array): number {
+    let used = 0;
+    while (used < bytes.length) {
+      const need = this.#skip > 0 ? this.#skip : this.#rest > 0 ? this.#rest : 9 - this.#have;
+      const take = Math.min(need, bytes.length - used);
+      this.feed(bytes.subarray(used, used + take));
+      used += take;
+      if (this.atBoundary) break;
+    }
+    return used;
   }
 
   /** True between frames (and before the preface ends, false). */
@@ -88,11 +104,16 @@ export function priorityFrame(stream: number): Uint8Array {
   ]);
 }
 
-/** The HTTP/2 client preface starts "PRI"; no HTTP/1.1 method does. Undefined until 3 bytes are seen. */
+const PREFACE = new TextEncoder().encode("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+
+/**
+ * True when `first` starts with the whole HTTP/2 client preface, false as soon
+ * as a byte differs (an HTTP/1.1 method may start "PRI": PRIVATE, PRIZE),
+ * undefined while `first` is a shorter part of it.
+ */
 export function isHttp2(first: Uint8Array): boolean | undefined {
-  const sign = [0x50, 0x52, 0x49];
-  for (let i = 0; i < Math.min(3, first.length); i++) if (first[i] !== sign[i]) return false;
-  return first.length >= 3 ? true : undefined;
+  for (let i = 0; i < Math.min(PREFACE_LENGTH, first.length); i++) if (first[i] !== PREFACE[i]) return false;
+  return first.length >= PREFACE_LENGTH ? true : undefined;
 }
 
 export { PREFACE_LENGTH };

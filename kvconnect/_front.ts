@@ -85,17 +85,26 @@ async function relay(
   let h2: boolean | undefined;
   const fromServer = new FrameCursor();
   let owed = -1; // the stream of an acknowledgement owed until the server's bytes reach a frame's end
+  // Between two of the server's frames, after its first: its SETTINGS frame must come first (RFC 9113 3.4).
+  const betweenFrames = () => fromServer.atBoundary && fromServer.type >= 0;
   const acknowledge = (stream: number) => {
-    if (fromServer.atBoundary) send(priorityFrame(stream));
+    if (betweenFrames()) send(priorityFrame(stream));
     else owed = stream;
   };
   (async () => {
     const buffer = new Uint8Array(65536);
     for (let n; (n = await server.read(buffer)) !== null;) {
-      const bytes = buffer.subarray(0, n);
+      let bytes = buffer.subarray(0, n);
+      if (h2 && owed > 0) {
+        // An acknowledgement owed goes at the first frame's end, ahead of the rest (an answer may follow at once).
+        const head = fromServer.toFrameEnd(bytes);
+        await send(bytes.subarray(0, head));
+        if (owed > 0 && betweenFrames()) send(priorityFrame(owed)), owed = -1;
+        bytes = bytes.subarray(head);
+      }
       if (h2) fromServer.feed(bytes);
       await send(bytes);
-      if (owed > 0 && fromServer.atBoundary) send(priorityFrame(owed)), owed = -1;
+      if (owed > 0 && betweenFrames()) send(priorityFrame(owed)), owed = -1;
     }
   })().catch(() => {}).finally(end);
   const fromClient = new FrameCursor(PREFACE_LENGTH);
@@ -112,10 +121,13 @@ async function relay(
       }
       if (h2) {
         fromClient.feed(bytes);
-        if (fromClient.midRequest && fromClient.stream > 0) acknowledge(fromClient.stream);
+        // The request in part may be any stream's; name the last one the client opened, never one it did not.
+        if (fromClient.midRequest && fromClient.opened > 0) acknowledge(fromClient.opened);
       }
       await writeAll(server, bytes);
     }
+    // Bytes held while HTTP/2 could not yet be told from HTTP/1.1 still reach the server, as they would directly.
+    if (h2 === undefined && first.length > 0) await writeAll(server, first);
     await server.closeWrite();
   } catch {
     end();

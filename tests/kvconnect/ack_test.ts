@@ -123,3 +123,24 @@ Deno.test("FrameCursor: any split of any frames ends at a boundary, with the las
     assert.ok(!short.atBoundary && short.midRequest);
   }));
 });
+
+Deno.test("FrameCursor.toFrameEnd: taken from any split, the server's frames end exactly where toFrameEnd stops", () => {
+  const lengths = fc.array(fc.integer({ min: 0, max: 300 }), { minLength: 1, maxLength: 8 });
+  fc.assert(fc.property(lengths, fc.array(fc.nat(), { maxLength: 10 }), (list, cuts) => {
+    const frames = list.map((length, i) => frame(0, 0, 2 * i + 1, new Uint8Array(length)));
+    const bytes = new Uint8Array(frames.flatMap((f) => [...f]));
+    const ends = frames.map((_, i) => frames.slice(0, i + 1).reduce((sum, f) => sum + f.length, 0));
+    const cursor = new FrameCursor();
+    const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+    const stops: number[] = [];
+    let from = 0;
+    for (const to of [...points, bytes.length]) {
+      for (let at = from; at < to;) {
+        at += cursor.toFrameEnd(bytes.subarray(at, to));
+        if (cursor.atBoundary) stops.push(at);
+      }
+      from = to;
+    }
+    assert.deepEqual(stops, ends);
+  }));
+});
