@@ -20,12 +20,14 @@ export class FrameCursor {
   #have = 0;
   #rest = 0;
   #skip: number;
-  /** The last whole frame header's type, flags and stream id (type -1 before the first). */
-  type = -1;
-  flags = 0;
-  stream = 0;
+  /** The last whole frame header's type, -1 before the first. */
+  type: number = -1;
+  /** The last whole frame header's flags. */
+  flags: number = 0;
+  /** The last whole frame header's stream id. */
+  stream: number = 0;
   /** The highest stream a HEADERS frame opened (odd: a client's), 0 before one. */
-  opened = 0;
+  opened: number = 0;
 
   /** `skip`: bytes before the first frame (the client's connection preface). */
   constructor(skip = 0) {

@@ -27,15 +27,25 @@ export function startFront(port: number, backend: number, promptAck: boolean): F
     open.add(conn);
     if (unrefd) conn.unref();
   };
+  let stopped = false;
   (async () => {
-    for await (const client of listener) {
+    while (!stopped) {
+      let client: Deno.TcpConn;
+      try {
+        client = await listener.accept();
+      } catch {
+        // Closed by stop(), or a passing failure (out of file handles): accept again after a pause unless stopped.
+        if (!stopped) await new Promise((r) => setTimeout(r, 50));
+        continue;
+      }
       track(client);
       relay(client, backend, promptAck, track, open).catch(() => {});
     }
-  })().catch(() => {});
+  })();
   return {
     port: (listener.addr as Deno.NetAddr).port,
     stop() {
+      stopped = true;
       try {
         listener.close();
       } catch { /* already closed */ }
@@ -73,6 +83,7 @@ async function relay(
     open.delete(client);
     return close(client);
   }
+  if (!open.has(client)) return close(server); // close() ran while it connected
   track(server);
   client.setNoDelay(true);
   server.setNoDelay(true);
