@@ -224,7 +224,15 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       // A hand-made request or a stale form changes nothing: a missing, odd or repeated value must not disable it.
       return await page(c, hook, { error: `Nothing was changed: ${enabled}`, status: 400 });
     }
-    const updated = await deps.relay.destinations.update(destination.id, { enabled });
+    let updated;
+    try {
+      updated = await deps.relay.destinations.update(destination.id, { enabled });
+    } catch (err) {
+      // A damaged record (docs/relay.md) is refused, untouched: the page says what is wrong and what to do.
+      if (!(err instanceof TypeError)) throw err;
+      const reason = err.message.replace(/^Cannot update destination: /, "");
+      return await page(c, hook, { error: `Nothing was changed: ${reason}, then add it again.`, status: 409 });
+    }
     const notice = updated ? (enabled ? "enabled" : "disabled") : "removed";
     return c.redirect(`${pathOf(hook.id)}?notice=${notice}${kept(c)}`, 303);
   });

@@ -10,7 +10,7 @@
 import { Webhook } from "standardwebhooks";
 import { DESTINATION_PREFIX, DESTINATIONS_VERSION_KEY } from "./_keys.ts";
 import type { StoredDestination } from "./_destinations.ts";
-import { readable } from "./damaged/mod.ts";
+import { idOfKey, readable } from "./damaged/mod.ts";
 
 /** How long a confirmed list counts as fresh (ms of real time). */
 export const FRESH_MS = 1_000;
@@ -117,7 +117,9 @@ export class DestinationCache {
       for await (
         const { key, value, versionstamp } of this.#kv.list({ prefix: DESTINATION_PREFIX })
       ) {
-        const stored = readable(String(key[1]), value); // a damaged record under its key's id, saying so
+        const id = idOfKey(key);
+        if (id === null) continue; // no destination's key: no call names it
+        const stored = readable(id, value); // a damaged record under its key's id, saying so
         next.set(stored.id, cachedDestination(stored, versionstamp, this.#byId.get(stored.id)));
       }
       // The list is read in pages: a change committed meanwhile may show in some and not in others. Every change

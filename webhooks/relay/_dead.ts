@@ -21,7 +21,7 @@ import {
 import { describe as describeValue, pageLimit } from "../_util.ts";
 import { type CursorKeyPart, pageCursor, takeCursor } from "../cursor/mod.ts";
 import { onlyFields } from "./_options.ts";
-import type { StoredDestination } from "./_destinations.ts";
+import { readable } from "./damaged/mod.ts";
 import type { DeadLetter, DeadLetterPage, DeadLetterQuery, RelayAttempt } from "./_types.ts";
 
 /** The attempts of one entry, oldest first. */
@@ -155,14 +155,15 @@ export async function redeliver(kv: Deno.Kv, entryId: string, now: () => number)
     const dead = await kv.get<DeadLetter>(deadKey(entryId));
     if (dead.value === null) return false;
     const letter = dead.value;
-    const destination = await kv.get<StoredDestination>(destinationKey(letter.destinationId));
-    if (destination.value === null) {
+    const destination = await kv.get(destinationKey(letter.destinationId));
+    if (destination.versionstamp === null) {
       throw new RangeError(`Cannot redeliver ${describeValue(entryId)}: its destination no longer exists`);
     }
     const entry: OutboxEntry = {
       id: letter.id,
       destinationId: letter.destinationId,
-      partition: destination.value.pinned ? destination.value.id : SHARED_PARTITION,
+      // A damaged record (even a null) as the list shows it: its entry waits, kept, in the partition of its key's id.
+      partition: readable(letter.destinationId, destination.value).pinned ? letter.destinationId : SHARED_PARTITION,
       hookId: letter.hookId,
       tenantId: letter.tenantId,
       postbackId: letter.postbackId,

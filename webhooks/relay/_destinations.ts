@@ -17,7 +17,7 @@ import { fitsKey, type ResolvedOptions } from "./_options.ts";
 import type { Destination, DestinationInput, DestinationPatch, Destinations, NewDestination } from "./_types.ts";
 import { indexRemove, indexWrite } from "./url_index/mod.ts";
 import { dropPaused, unpark } from "./paused/mod.ts";
-import { readable, requireWhole } from "./damaged/mod.ts";
+import { idOfKey, readable, requireWhole } from "./damaged/mod.ts";
 
 /** A destination as stored: with its secret. */
 export interface StoredDestination extends Destination {
@@ -124,13 +124,8 @@ async function checkHookIds(kv: Deno.Kv, hookIds: unknown, action: string): Prom
 
 /** The public view of a stored destination: without its secret. */
 export function publicView(stored: StoredDestination): Destination {
-  const view: Destination = {
-    id: stored.id,
-    url: stored.url,
-    enabled: stored.enabled,
-    pinned: stored.pinned,
-    createdAt: stored.createdAt,
-  };
+  const { id, url, enabled, pinned, createdAt } = stored;
+  const view: Destination = { id, url, enabled, pinned, createdAt };
   if (stored.hookIds) view.hookIds = [...stored.hookIds];
   if (stored.damaged !== undefined) view.damaged = stored.damaged;
   return view;
@@ -139,7 +134,10 @@ export function publicView(stored: StoredDestination): Destination {
 /** Reads every stored destination, oldest first. */
 export async function listStored(kv: Deno.Kv): Promise<StoredDestination[]> {
   const out: StoredDestination[] = [];
-  for await (const { key, value } of kv.list({ prefix: DESTINATION_PREFIX })) out.push(readable(String(key[1]), value));
+  for await (const { key, value } of kv.list({ prefix: DESTINATION_PREFIX })) {
+    const id = idOfKey(key);
+    if (id !== null) out.push(readable(id, value));
+  }
   return out;
 }
 
@@ -180,19 +178,20 @@ export function createDestinations(
 
   async function remove(id: string): Promise<boolean> {
     const current = await kv.get<StoredDestination>(destinationKey(id));
-    if (current.value === null) return false;
+    if (current.versionstamp === null) return false;
+    const seen = readable(id, current.value); // a damaged record (even a null) is removed as the list shows it
     const atomic = kv.atomic()
       .check(current)
       .delete(destinationKey(id))
       .delete(pinHeldKey(id))
       .sum(DESTINATIONS_VERSION_KEY, ONE)
       .sum(OUTBOX_BUMP_KEY, ONE);
-    markRemoved(atomic, id, current.value.pinned);
-    await indexRemove(kv, atomic, current.value, listAll);
+    markRemoved(atomic, id, seen.pinned);
+    if (seen.url !== "") await indexRemove(kv, atomic, seen, listAll); // a damaged one without a URL is in no index
     const result = await retryWhileLocked(() => atomic.commit());
     await changed();
     if (!result.ok) return remove(id);
-    await dropRemoved(kv, id, current.value.pinned);
+    await dropRemoved(kv, id, seen.pinned);
     await dropPaused(kv, id);
     return true;
   }
@@ -246,7 +245,7 @@ export function createDestinations(
       requireString(id, "id", "get destination");
       if (!fitsKey(id)) return null;
       const entry = await kv.get<StoredDestination>(destinationKey(id));
-      return entry.value === null ? null : publicView(readable(id, entry.value));
+      return entry.versionstamp === null ? null : publicView(readable(id, entry.value));
     },
 
     async update(id: string, patch: DestinationPatch): Promise<Destination | null> {
@@ -276,7 +275,7 @@ export function createDestinations(
       if (!fitsKey(id)) return null;
       while (true) {
         const current = await kv.get<StoredDestination>(destinationKey(id));
-        if (current.value === null) return null;
+        if (current.versionstamp === null) return null;
         requireWhole(id, current.value, action); // stored data untouched: a damaged record is refused, not patched
         if (patch.ifEnabled !== undefined && current.value.enabled !== patch.ifEnabled) return null; // in this commit
         const next: StoredDestination = { ...current.value };

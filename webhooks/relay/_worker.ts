@@ -8,7 +8,7 @@ import type { StoredEntry } from "./_entry.ts";
 import { attemptRecord, type Finish, finishes, FinishQueue, reasonOf } from "./_finish.ts";
 import { destinationKey, DESTINATIONS_VERSION_KEY, OUTBOX_BUMP_KEY, SHARED_PARTITION } from "./_keys.ts";
 import type { PinMarks } from "./pins/mod.ts";
-import type { StoredDestination } from "./_destinations.ts";
+import { readable } from "./damaged/mod.ts";
 import { settlePaused } from "./paused/mod.ts";
 import { settlePartitions, settleRemoved } from "./removal/mod.ts";
 import { nextWait, type ResolvedOptions, type ResolvedRun } from "./_options.ts";
@@ -155,13 +155,13 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
   }
 
   /**
-   * Keeps an entry of a disabled destination, untried, until the destination is enabled again (docs/relay.md).
-   * Read fresh: when it was enabled or removed meanwhile, the entry is given back or dropped instead.
+   * Keeps an entry of a disabled destination, untried, until it is enabled again (docs/relay.md). Read fresh (a damaged
+   * record, even a `null`, as the list shows it: disabled): enabled or removed meanwhile, it is given back or dropped.
    */
   async function pause(held: Held): Promise<void> {
-    const fresh = await kv.get<StoredDestination>(destinationKey(held.entry.destinationId));
-    if (fresh.value === null) return void await queue.push(finish.drop(held));
-    if (fresh.value.enabled) {
+    const fresh = await kv.get(destinationKey(held.entry.destinationId));
+    if (fresh.versionstamp === null) return void await queue.push(finish.drop(held));
+    if (readable(held.entry.destinationId, fresh.value).enabled) {
       cache.invalidate();
       return void await queue.push(finish.giveBack(held));
     }

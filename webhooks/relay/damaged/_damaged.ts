@@ -76,6 +76,15 @@ export function readable(id: string, stored: unknown): StoredDestination {
   return damaged === null ? stored as StoredDestination : damagedRecord(id, stored, damaged);
 }
 
+/**
+ * The destination id a key under the destinations' prefix names: its second part when it is a string and the last
+ * part; `null` for any other key (`["relay_destination", 42]`, `["relay_destination", id, "x"]`), one no call can
+ * name: not listed, so it neither shows under an id nothing reaches nor takes the place of the destination `id`.
+ */
+export function idOfKey(key: Deno.KvKey): string | null {
+  return key.length === 2 && typeof key[1] === "string" ? key[1] : null;
+}
+
 /** Throws a `TypeError` naming destination `id` and what is wrong when its stored record is damaged. */
 export function requireWhole(id: string, stored: unknown, action: string): void {
   const damaged = damage(id, stored);
