@@ -11,8 +11,8 @@ import { postback, seedHooks, startApp, until, writeAll } from "../relay/fixture
 
 const START = Date.UTC(2026, 5, 1);
 
-/** Runs one last attempt, answered 500 after `during` ran; resolves with the outcomes counted and what was stored. */
-async function lastAttempt(during: (kv: Deno.Kv, destinationId: string) => Promise<void>) {
+/** Runs one last attempt, answered `status` after `during` ran; resolves with the outcomes counted and what was stored. */
+async function lastAttempt(during: (kv: Deno.Kv, destinationId: string) => Promise<void>, status = 500) {
   const outcomes: string[] = [];
   const stop = observeMetrics((name, value, attributes) => {
     if (name === "webhooks.relay.attempts") outcomes.push(`${attributes["webhooks.outcome"]}x${value}`);
@@ -22,7 +22,7 @@ async function lastAttempt(during: (kv: Deno.Kv, destinationId: string) => Promi
   let destinationId = "";
   const app = startApp(async () => {
     await during(kv, destinationId);
-    return new Response(null, { status: 500 });
+    return new Response(null, { status });
   });
   const relay = createRelay(kv, { allowPrivateNetwork: true, now: () => clock.t, pollMs: 10, schedule: [] });
   try {
@@ -63,4 +63,12 @@ Deno.test("the last attempt whose lease was lost meanwhile is counted failed, no
   });
   assert.equal(letters, 0);
   assert.deepEqual(outcomes, ["failedx1"]);
+});
+
+Deno.test("a 410 whose disable is refused (the record damaged meanwhile) still ends its entry: recorded, dead-lettered, counted gone", async () => {
+  const { outcomes, letters } = await lastAttempt(async (kv, id) => {
+    await kv.set(["relay_destination", id], { nonsense: 1 }); // hand-edited into junk while the request ran
+  }, 410);
+  assert.equal(letters, 1);
+  assert.deepEqual(outcomes, ["gonex1"]);
 });
