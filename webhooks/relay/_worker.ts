@@ -146,7 +146,8 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     const t = relayStarted(held.entry.id, destination.id);
     const outcome = await inRelay(t, deliver, held.entry, held.body, destination, options, ctx.guard, abort.signal);
     const [wait, ended] = [nextWait(options.schedule, held.entry.attempts + 1), performance.now()];
-    if (outcome.status === 410) await ctx.destinations.update(destination.id, { enabled: false });
+    // A refused disable (the record damaged meanwhile, KV failing) still ends the entry as the 410 says.
+    if (outcome.status === 410) await ctx.destinations.update(destination.id, { enabled: false }).catch(() => {});
     const finished = after(held, outcome, wait);
     // Counted once committed: `dead` or `gone` only when its dead letter was written (docs/observability.md).
     const dead = () => finished.committed === true && (wait === null || outcome.status === 410);
