@@ -5,16 +5,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { FrameCursor, startKvConnectServer } from "../../kvconnect/mod.ts";
-
-const PREFACE = new TextEncoder().encode("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
-
-function frame(type: number, flags: number, stream: number, payload: Uint8Array): Uint8Array {
-  const out = new Uint8Array(9 + payload.length);
-  out.set([payload.length >> 16, (payload.length >> 8) & 255, payload.length & 255, type, flags]);
-  new DataView(out.buffer).setUint32(5, stream);
-  out.set(payload, 9);
-  return out;
-}
+import { frame, PREFACE } from "./_h2.ts";
 
 /** Frames the server side sends until its answer's HEADERS on stream 1: [type, stream][]. */
 async function framesUntilAnswer(url: string): Promise<[number, number][]> {

@@ -3,16 +3,7 @@
 // PRIORITY frames name only streams the client opened.
 import assert from "node:assert/strict";
 import { startKvConnectServer } from "../../kvconnect/mod.ts";
-
-const PREFACE = new TextEncoder().encode("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
-
-function frame(type: number, flags: number, stream: number, payload: Uint8Array): Uint8Array {
-  const out = new Uint8Array(9 + payload.length);
-  out.set([payload.length >> 16, (payload.length >> 8) & 255, payload.length & 255, type, flags]);
-  new DataView(out.buffer).setUint32(5, stream);
-  out.set(payload, 9);
-  return out;
-}
+import { frame, PREFACE } from "./_h2.ts";
 
 function port(url: string): number {
   return Number(new URL(url).port);
