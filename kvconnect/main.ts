@@ -30,7 +30,8 @@ try {
 } catch (error) {
   usage(error instanceof Error ? error.message : String(error));
 }
-const port = values.port === undefined ? 0 : Number(values.port);
+// Number("") is 0, as are Number(" ") and Number("0x0"): only a plain decimal is taken, not read as a free port.
+const port = values.port === undefined ? 0 : /^\d+$/.test(values.port) ? Number(values.port) : NaN;
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   usage(`Cannot start the KV Connect server: '--port' must be an integer from 0 to 65535, got ${values.port}`);
 }

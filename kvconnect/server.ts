@@ -48,7 +48,8 @@ export interface KvConnectServer {
  *
  * @param options Where the data lives, the port, the token, the latency and the acknowledgement.
  * @returns The server's URL and token, and its `close()`.
- * @throws {TypeError} When the token is shorter than 12 characters, or `latencyMs` is not a number.
+ * @throws {TypeError} When the token is shorter than 12 characters, `latencyMs` is not a number, or `delayedAck`
+ * is not a boolean.
  * @throws {RangeError} When `latencyMs` is negative, NaN or infinite.
  *
  * @example Deno's own client against the server
@@ -94,6 +95,15 @@ export async function startKvConnectServer(options: KvConnectServerOptions = {})
     throw new TypeError(`Cannot start the KV Connect server: 'token' must have at least 12 characters`);
   }
   const latencyMs = checkLatency(options.latencyMs ?? 0, "latencyMs");
+  const delayedAck: unknown = options.delayedAck ?? false;
+  if (typeof delayedAck !== "boolean") {
+    const got = typeof delayedAck === "string"
+      ? JSON.stringify(delayedAck)
+      : typeof delayedAck === "object" || typeof delayedAck === "function"
+      ? `a${typeof delayedAck === "object" ? "n" : ""} ${typeof delayedAck}`
+      : String(delayedAck);
+    throw new TypeError(`Cannot start the KV Connect server: 'delayedAck' must be true or false, got ${got}`);
+  }
   const kv = await openLocalKv(options.path ?? ":memory:");
   const database = { id: databaseId(), kv };
   try {
@@ -105,7 +115,7 @@ export async function startKvConnectServer(options: KvConnectServerOptions = {})
         latencyMs,
       },
       options.port ?? 0,
-      !options.delayedAck,
+      !delayedAck,
     );
     return {
       url: `http://127.0.0.1:${server.port}`,

@@ -179,3 +179,12 @@ Deno.test("each folder of webhooks/ holds one concern of at most 15 files, with 
   }
   assert.deepEqual(crowded, []);
 });
+
+Deno.test("every source file is at most 300 lines", async () => {
+  const long: string[] = [];
+  for (const file of [...files, ...await sourceFiles("kvconnect")]) {
+    const lines = (await Deno.readTextFile(join(ROOT, file))).split("\n").length - 1;
+    if (lines > 300) long.push(`${file} has ${lines} lines`);
+  }
+  assert.deepEqual(long, []);
+});

@@ -116,3 +116,18 @@ Deno.test("front: the server's SETTINGS frame comes first, even when a request a
     await server.close();
   }
 });
+
+Deno.test("startKvConnectServer: a delayedAck that is not a boolean is refused, naming it and the value", async () => {
+  // "false" read from a flag or an env is truthy: taken as given, it kept the delayed acknowledgement it meant to drop.
+  for (const delayedAck of ["false", 1, "yes"]) {
+    const outcome = await startKvConnectServer({ delayedAck: delayedAck as unknown as boolean }).then(
+      async (server) => (await server.close(), "started"),
+      (error) => error,
+    );
+    assert.ok(outcome instanceof TypeError, `${JSON.stringify(delayedAck)}: ${outcome}`);
+    const expected = `Cannot start the KV Connect server: 'delayedAck' must be true or false, got ${
+      JSON.stringify(delayedAck)
+    }`;
+    assert.equal(outcome.message, expected);
+  }
+});

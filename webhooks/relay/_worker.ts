@@ -174,9 +174,7 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
       const held = buffer.shift()!;
       if (held.entry.lease!.until - options.now() < options.attemptTimeoutMs + margin) {
         queue.push(finish.giveBack(held)).catch(() => {});
-      } else {
-        start(held);
-      }
+      } else start(held);
     }
   }
 
