@@ -28,6 +28,7 @@ export function startFront(port: number, backend: number, promptAck: boolean): F
     if (unrefd) conn.unref();
   };
   let stopped = false;
+  let pause: { timer: ReturnType<typeof setTimeout>; resolve: () => void } | undefined; // after a failed accept
   (async () => {
     while (!stopped) {
       let client: Deno.TcpConn;
@@ -35,7 +36,9 @@ export function startFront(port: number, backend: number, promptAck: boolean): F
         client = await listener.accept();
       } catch {
         // Closed by stop(), or a passing failure (out of file handles): accept again after a pause unless stopped.
-        if (!stopped) await new Promise((r) => setTimeout(r, 50));
+        if (!stopped) {
+          await new Promise<void>((resolve) => pause = { timer: setTimeout(resolve, 50), resolve });
+        }
         continue;
       }
       track(client);
@@ -46,6 +49,7 @@ export function startFront(port: number, backend: number, promptAck: boolean): F
     port: (listener.addr as Deno.NetAddr).port,
     stop() {
       stopped = true;
+      if (pause) clearTimeout(pause.timer), pause.resolve(); // ends a pause after a failed accept at once
       try {
         listener.close();
       } catch { /* already closed */ }
