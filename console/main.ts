@@ -122,10 +122,18 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
   // Listen first, so that PORT=0 gives a known public URL to the app.
   let handler: (req: Request, info?: Deno.ServeHandlerInfo) => Response | Promise<Response> = () =>
     new Response("Starting", { status: 503 });
-  const server = Deno.serve(
-    { port, hostname, onListen: () => {} },
-    (req, info) => handler(req, info),
-  );
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve({ port, hostname, onListen: () => {} }, (req, info) => handler(req, info));
+  } catch (err) {
+    kv.close();
+    const at = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+    fail(
+      err instanceof Deno.errors.AddrInUse
+        ? `Cannot start the console: ${at} is in use (another process listens there): set PORT to another port`
+        : `Cannot start the console: cannot listen on ${at}: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
   const addr = server.addr;
   const shownHost = hostname === "0.0.0.0" || hostname === "::"
     ? "localhost"

@@ -26,36 +26,31 @@ export interface RunningServer {
  * on a port of its own behind a front on `port` that acknowledges a request
  * that arrived in part at once, unless `promptAck` is false (_ack.ts).
  */
-export function serveKvConnect(options: HttpOptions, port = 0, promptAck = true): Promise<RunningServer> {
+export async function serveKvConnect(options: HttpOptions, port = 0, promptAck = true): Promise<RunningServer> {
   const handler = kvConnectHandler(options);
-  return new Promise((resolve, reject) => {
-    const server = Deno.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      onListen: ({ port: backend }) => {
-        let front;
-        try {
-          front = startFront(port, backend, promptAck);
-        } catch (error) {
-          server.shutdown();
-          return reject(error);
-        }
-        resolve({
-          port: front.port,
-          async shutdown() {
-            handler.endWatches();
-            front.stop();
-            await server.shutdown();
-            front.close();
-          },
-          unref: () => {
-            server.unref();
-            front.unref();
-          },
-        });
-      },
-    }, handler.handle);
-  });
+  // `onListen` runs inside Deno.serve, before it returns the server: the front starts once it has (a front that
+  // cannot listen, its port taken, then shuts the backend down and rethrows its own error).
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, handler.handle);
+  let front: ReturnType<typeof startFront>;
+  try {
+    front = startFront(port, server.addr.port, promptAck);
+  } catch (error) {
+    await server.shutdown();
+    throw error;
+  }
+  return {
+    port: front.port,
+    async shutdown() {
+      handler.endWatches();
+      front.stop();
+      await server.shutdown();
+      front.close();
+    },
+    unref: () => {
+      server.unref();
+      front.unref();
+    },
+  };
 }
 
 /** A fresh random database id. */

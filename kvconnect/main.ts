@@ -1,9 +1,9 @@
 // `deno task kvconnect [--path FILE] [--port N] [--token TOKEN] [--latency MS] [--delayed-ack]`:
-// starts the test KV Connect server and prints the URL and the access token
-// to use. `--latency MS` holds every answer back by MS milliseconds (a KV in
-// another region); `--delayed-ack` keeps Linux's delayed acknowledgement of a
-// request that arrives in part (up to 40 ms a large commit). Test equipment: production uses Deno Deploy's KV or the
-// official denokv server.
+// starts the test KV Connect server and prints the URL and the access token to use (`--token`, else
+// `KV_CONNECT_TOKEN`, at least 12 characters; else a random one). `--latency MS` holds every answer back by MS
+// milliseconds (a KV in another region); `--delayed-ack` keeps Linux's delayed acknowledgement of a request that
+// arrives in part (up to 40 ms a large commit). A bad flag or token is a usage error (exit 2); a port in use exits 1.
+// Test equipment: production uses Deno Deploy's KV or the official denokv server.
 import { parseArgs } from "node:util";
 import { startKvConnectServer } from "./mod.ts";
 
@@ -46,13 +46,36 @@ if (!Number.isFinite(latencyMs)) {
     `Cannot start the KV Connect server: '--latency' must be a non-negative finite number of milliseconds, got ${values.latency}`,
   );
 }
-const server = await startKvConnectServer({
-  path: values.path ?? ":memory:",
-  port,
-  token: values.token ?? Deno.env.get("KV_CONNECT_TOKEN"),
-  latencyMs,
-  delayedAck: values["delayed-ack"] ?? false,
-});
+const token = values.token ?? Deno.env.get("KV_CONNECT_TOKEN");
+if (token !== undefined && token.length < 12) {
+  // denokv's minimum; the token itself is not shown.
+  usage(
+    `Cannot start the KV Connect server: '${
+      values.token === undefined ? "KV_CONNECT_TOKEN" : "--token"
+    }' must have at least 12 characters`,
+  );
+}
+let server;
+try {
+  server = await startKvConnectServer({
+    path: values.path ?? ":memory:",
+    port,
+    token,
+    latencyMs,
+    delayedAck: values["delayed-ack"] ?? false,
+  });
+} catch (error) {
+  console.error(
+    `Cannot start the KV Connect server: ${
+      error instanceof Deno.errors.AddrInUse
+        ? `127.0.0.1:${port} is in use (another process listens there)`
+        : error instanceof Error
+        ? error.message.replace(/^Cannot start the KV Connect server: /, "")
+        : String(error)
+    }`,
+  );
+  Deno.exit(1);
+}
 console.log(
   `KV Connect server for ${values.path ?? ":memory:"} (test equipment, denokv's limits${
     latencyMs > 0 ? `, every answer ${latencyMs} ms late` : ""

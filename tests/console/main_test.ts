@@ -82,3 +82,19 @@ Deno.test("two console processes on one KV file share sessions, and one sees the
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("the console command on a port in use says so in one line, exit status 1, no stack trace", async () => {
+  const holder = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (holder.addr as Deno.NetAddr).port;
+  try {
+    const out = await consoleCommand({ KV_PATH: ":memory:", PORT: String(port), NO_COLOR: "1" }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 1, stderr);
+    assert.equal(
+      stderr,
+      `Cannot start the console: 127.0.0.1:${port} is in use (another process listens there): set PORT to another port\n`,
+    );
+  } finally {
+    holder.close();
+  }
+});
