@@ -169,3 +169,9 @@ export interface Destinations {
    */
   remove(id: string): Promise<boolean>;
 }
+
+/** A destination as stored: with its secret. */
+export interface StoredDestination extends Destination {
+  /** Its signing secret (`whsec_...`), never in a public view. */
+  secret: string;
+}

@@ -19,10 +19,8 @@ import { indexRemove, indexWrite } from "./url_index/mod.ts";
 import { dropPaused, unpark } from "./paused/mod.ts";
 import { idOfKey, readable, requireWhole } from "./damaged/mod.ts";
 
-/** A destination as stored: with its secret. */
-export interface StoredDestination extends Destination {
-  secret: string;
-}
+import type { StoredDestination } from "./_destination_types.ts";
+export type { StoredDestination };
 
 const ONE = 1n;
 const SECRET = /^whsec_([A-Za-z0-9+/]+={0,2})$/;

@@ -2,7 +2,7 @@
 // what is wrong with it, named field by field and never quoting a value (the secret may be among them), and the
 // view `list` and `get` give of it, under the id of its key, so a damaged record shows as damaged, not as a blank.
 
-import type { StoredDestination } from "../_destinations.ts";
+import type { StoredDestination } from "../_destination_types.ts";
 
 /** A value's kind, as a message says it: the value itself is never shown. */
 function kind(value: unknown): string {
