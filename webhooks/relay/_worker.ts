@@ -143,7 +143,7 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
       return void await queue.push(finish.drop(held));
     }
     if (!destination.enabled) return await pause(held);
-    const t = relayStarted(held.entry.id, destination.id);
+    const t = relayStarted(held.entry.id, destination.id, destination.url);
     const outcome = await inRelay(t, deliver, held.entry, held.body, destination, options, ctx.guard, abort.signal);
     const [wait, ended] = [nextWait(options.schedule, held.entry.attempts + 1), performance.now()];
     // A refused disable (the record damaged meanwhile, KV failing) still ends the entry as the 410 says.

@@ -5,7 +5,7 @@
 // query may hold a token), the secret or a signature. Metrics carry the
 // outcome alone (a destination's id would make a series per destination).
 
-import { ROOT_CONTEXT, SpanStatusCode, trace } from "@opentelemetry/api";
+import { ROOT_CONTEXT, SpanStatusCode, trace, TraceFlags } from "@opentelemetry/api";
 import { intAttribute, measure, METRIC, otel, telemetryOff } from "./_record.ts";
 import { endLater, spanTime } from "./_ended.ts";
 import { inSpan, outcomeAttributes, type SpanTelemetry, UNTRACED } from "./_span.ts";
@@ -34,12 +34,21 @@ export function relayOutcome(status: number, dead: boolean): RelayOutcome {
 /** An attempt's telemetry while it runs: its `webhooks.relay.deliver` span (none without a tracer). */
 export type RelayTelemetry = SpanTelemetry;
 
+/** Whether `url` has a query or userinfo (a token's usual places): what Deno's fetch span would export whole. */
+function holdsSecrets(url: string): boolean {
+  const parsed = URL.parse(url);
+  return parsed === null || parsed.search !== "" || parsed.username !== "" || parsed.password !== "";
+}
+
 /**
  * Starts an attempt's telemetry: `undefined` when telemetry is off (then the
  * relay does nothing more for it), else its span (a root span), with the
- * entry's and the destination's ids.
+ * entry's and the destination's ids. For a destination `url` with a query
+ * (or userinfo) the fetch runs under the span's context marked not sampled:
+ * Deno's fetch span records `url.full` and `url.query`, and a parent-based
+ * sampler (`OTEL_TRACES_SAMPLER=parentbased_always_on`) then records none.
  */
-export function relayStarted(entryId: string, destinationId: string): RelayTelemetry | undefined {
+export function relayStarted(entryId: string, destinationId: string, url = ""): RelayTelemetry | undefined {
   if (telemetryOff()) return undefined;
   const tracer = otel().tracer;
   if (tracer === null) return UNTRACED;
@@ -49,7 +58,10 @@ export function relayStarted(entryId: string, destinationId: string): RelayTelem
     startTime: spanTime(performance.now()),
     attributes: { "webhooks.relay.entry": entryId, "webhooks.relay.destination": destinationId },
   });
-  return { span, context: trace.setSpan(ROOT_CONTEXT, span) };
+  const parent = holdsSecrets(url)
+    ? trace.wrapSpanContext({ ...span.spanContext(), traceFlags: TraceFlags.NONE })
+    : span;
+  return { span, context: trace.setSpan(ROOT_CONTEXT, parent) };
 }
 
 /** Runs `fn` with the attempt's span active, so that its fetch span is the span's child. */
