@@ -98,3 +98,15 @@ Deno.test("the console command on a port in use says so in one line, exit status
     holder.close();
   }
 });
+
+Deno.test("the console command takes HOST=[::1], the address as a URL writes it, and shows it bracketed once", async () => {
+  const main = await startConsoleProcess({ KV_PATH: ":memory:", HOST: "[::1]" });
+  try {
+    assert.match(main.origin, /^http:\/\/\[::1\]:\d+$/);
+    const health = await fetch(`${main.origin}/healthz`);
+    assert.equal(health.status, 200);
+    await health.body?.cancel();
+  } finally {
+    await main.stop();
+  }
+});
