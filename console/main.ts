@@ -78,6 +78,11 @@ function oauthFromEnv(): OAuthProvider | undefined {
   };
 }
 
+/** `hostname` as a URL's host writes it: an IPv6 address in brackets, once (HOST may already have them). */
+function urlHost(hostname: string): string {
+  return hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
+}
+
 /** Whether an address to listen on reaches this machine only. */
 function isLoopback(hostname: string): boolean {
   return hostname === "localhost" || hostname === "::1" || hostname === "[::1]" ||
@@ -127,7 +132,7 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
     server = Deno.serve({ port, hostname, onListen: () => {} }, (req, info) => handler(req, info));
   } catch (err) {
     kv.close();
-    const at = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+    const at = `${urlHost(hostname)}:${port}`;
     fail(
       err instanceof Deno.errors.AddrInUse
         ? `Cannot start the console: ${at} is in use (another process listens there): set PORT to another port`
@@ -135,11 +140,9 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
     );
   }
   const addr = server.addr;
-  const shownHost = hostname === "0.0.0.0" || hostname === "::"
+  const shownHost = hostname === "0.0.0.0" || hostname === "::" || hostname === "[::]"
     ? "localhost"
-    : hostname.includes(":")
-    ? `[${hostname}]`
-    : hostname;
+    : urlHost(hostname);
   const publicUrl = env("PUBLIC_URL") ?? `http://${shownHost}:${addr.port}`;
 
   const oauth = oauthFromEnv();
