@@ -8,6 +8,7 @@
 import { parseArgs } from "node:util";
 import { startKvConnectServer } from "./mod.ts";
 import { tokenProblem } from "./_serve.ts";
+import { checkLatency } from "./_latency.ts";
 
 function usage(message: string): never {
   console.error(
@@ -47,6 +48,11 @@ if (!Number.isFinite(latencyMs)) {
   usage(
     `Cannot start the KV Connect server: '--latency' must be a non-negative finite number of milliseconds, got ${values.latency}`,
   );
+}
+try {
+  checkLatency(latencyMs, "--latency"); // past setTimeout's limit, a latency would hold nothing back
+} catch (error) {
+  usage((error as Error).message);
 }
 const token = values.token ?? Deno.env.get("KV_CONNECT_TOKEN");
 // denokv's minimum length, and characters a client can send; the token itself is not shown.

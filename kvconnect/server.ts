@@ -51,7 +51,7 @@ export interface KvConnectServer {
  * @throws {TypeError} When the token is shorter than 12 characters or has a character other than printable
  * ASCII and tabs (no client could send it), `latencyMs` is not a number, or `delayedAck`
  * is not a boolean.
- * @throws {RangeError} When `latencyMs` is negative, NaN or infinite.
+ * @throws {RangeError} When `latencyMs` is negative, NaN, infinite or past 2,147,483,647 (setTimeout's limit).
  *
  * @example Deno's own client against the server
  * ```ts
