@@ -38,7 +38,8 @@ function fail(message: string): never {
 function intEnv(name: string, def: number, min: number, max: number): number {
   const raw = env(name);
   if (raw === undefined) return def;
-  const n = Number(raw);
+  // Only a plain decimal: Number() reads "0x0" as 0 and "8e3" as 8000, which no one types as a port or a count.
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isInteger(n) || n < min || n > max) {
     fail(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
   }
