@@ -38,7 +38,8 @@ function fail(message: string): never {
 function intEnv(name: string, def: number, min: number, max: number): number {
   const raw = env(name);
   if (raw === undefined) return def;
-  const n = Number(raw);
+  // Only a plain decimal: Number() reads "0x0" as 0 and "8e3" as 8000, which no one types as a port or a count.
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isInteger(n) || n < min || n > max) {
     fail(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
   }
@@ -76,6 +77,11 @@ function oauthFromEnv(): OAuthProvider | undefined {
     userinfoEndpoint: env("OAUTH_USERINFO_ENDPOINT"),
     scope: env("OAUTH_SCOPE"),
   };
+}
+
+/** `hostname` as a URL's host writes it: an IPv6 address in brackets, once (HOST may already have them). */
+function urlHost(hostname: string): string {
+  return hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
 }
 
 /** Whether an address to listen on reaches this machine only. */
@@ -127,7 +133,7 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
     server = Deno.serve({ port, hostname, onListen: () => {} }, (req, info) => handler(req, info));
   } catch (err) {
     kv.close();
-    const at = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+    const at = `${urlHost(hostname)}:${port}`;
     fail(
       err instanceof Deno.errors.AddrInUse
         ? `Cannot start the console: ${at} is in use (another process listens there): set PORT to another port`
@@ -135,11 +141,9 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
     );
   }
   const addr = server.addr;
-  const shownHost = hostname === "0.0.0.0" || hostname === "::"
+  const shownHost = hostname === "0.0.0.0" || hostname === "::" || hostname === "[::]"
     ? "localhost"
-    : hostname.includes(":")
-    ? `[${hostname}]`
-    : hostname;
+    : urlHost(hostname);
   const publicUrl = env("PUBLIC_URL") ?? `http://${shownHost}:${addr.port}`;
 
   const oauth = oauthFromEnv();

@@ -3,8 +3,11 @@
 // late by that time, and each of its chunks reaches the client that long
 // after the server sent it (in order, never sooner than the chunk before).
 
+/** The longest latency: a timer past 2^31 - 1 ms fires after 1 ms, holding nothing back. */
+export const MAX_LATENCY_MS = 2 ** 31 - 1;
+
 /**
- * Checks a latency option: a non-negative finite number of milliseconds.
+ * Checks a latency option: a non-negative finite number of milliseconds, at most {@linkcode MAX_LATENCY_MS}.
  * `name` is how the caller names it (`'latencyMs'`, `'--latency'`).
  */
 export function checkLatency(value: unknown, name: string): number {
@@ -14,6 +17,11 @@ export function checkLatency(value: unknown, name: string): number {
   if (!Number.isFinite(value) || value < 0) {
     throw new RangeError(
       `Cannot start the KV Connect server: '${name}' must be a non-negative finite number of milliseconds, got ${value}`,
+    );
+  }
+  if (value > MAX_LATENCY_MS) {
+    throw new RangeError(
+      `Cannot start the KV Connect server: '${name}' must be at most ${MAX_LATENCY_MS} milliseconds (about 24.8 days), got ${value}`,
     );
   }
   return value;

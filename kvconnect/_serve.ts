@@ -62,3 +62,17 @@ export function databaseId(): string {
 export function newToken(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(24)), (b) => b.toString(16).padStart(2, "0")).join("");
 }
+
+/**
+ * What keeps `token` from serving (`source` names it: 'token', '--token'), or undefined: denokv's minimum of 12
+ * characters, and characters an Authorization header carries (Deno's client panics on a control character and
+ * sends one past ASCII as other bytes). The token itself is never in the answer.
+ */
+export function tokenProblem(token: string, source: string): string | undefined {
+  if (token.length < 12) return `'${source}' must have at least 12 characters`;
+  if (!/^[\t\x20-\x7e]*$/.test(token)) {
+    return `'${source}' must be printable ASCII (letters, digits, punctuation, spaces): a client cannot send ` +
+      "a control character or one past ASCII in its Authorization header";
+  }
+  return undefined;
+}

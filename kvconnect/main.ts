@@ -1,11 +1,14 @@
 // `deno task kvconnect [--path FILE] [--port N] [--token TOKEN] [--latency MS] [--delayed-ack]`:
 // starts the test KV Connect server and prints the URL and the access token to use (`--token`, else
-// `KV_CONNECT_TOKEN`, at least 12 characters; else a random one). `--latency MS` holds every answer back by MS
-// milliseconds (a KV in another region); `--delayed-ack` keeps Linux's delayed acknowledgement of a request that
-// arrives in part (up to 40 ms a large commit). A bad flag or token is a usage error (exit 2); a port in use exits 1.
+// `KV_CONNECT_TOKEN`, at least 12 printable ASCII characters; else a random one). `--latency MS` holds every
+// answer back by MS milliseconds (a KV in another region); `--delayed-ack` keeps Linux's delayed acknowledgement
+// of a request that arrives in part (up to 40 ms a large commit). A bad flag or token is a usage error (exit 2); a
+// port in use exits 1.
 // Test equipment: production uses Deno Deploy's KV or the official denokv server.
 import { parseArgs } from "node:util";
 import { startKvConnectServer } from "./mod.ts";
+import { tokenProblem } from "./_serve.ts";
+import { checkLatency } from "./_latency.ts";
 
 function usage(message: string): never {
   console.error(
@@ -46,15 +49,17 @@ if (!Number.isFinite(latencyMs)) {
     `Cannot start the KV Connect server: '--latency' must be a non-negative finite number of milliseconds, got ${values.latency}`,
   );
 }
-const token = values.token ?? Deno.env.get("KV_CONNECT_TOKEN");
-if (token !== undefined && token.length < 12) {
-  // denokv's minimum; the token itself is not shown.
-  usage(
-    `Cannot start the KV Connect server: '${
-      values.token === undefined ? "KV_CONNECT_TOKEN" : "--token"
-    }' must have at least 12 characters`,
-  );
+try {
+  checkLatency(latencyMs, "--latency"); // past setTimeout's limit, a latency would hold nothing back
+} catch (error) {
+  usage((error as Error).message);
 }
+const token = values.token ?? Deno.env.get("KV_CONNECT_TOKEN");
+// denokv's minimum length, and characters a client can send; the token itself is not shown.
+const problem = token === undefined
+  ? undefined
+  : tokenProblem(token, values.token === undefined ? "KV_CONNECT_TOKEN" : "--token");
+if (problem) usage(`Cannot start the KV Connect server: ${problem}`);
 let server;
 try {
   server = await startKvConnectServer({

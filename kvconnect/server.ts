@@ -1,5 +1,5 @@
 import { checkLatency } from "./_latency.ts";
-import { databaseId, newToken, openLocalKv, serveKvConnect } from "./_serve.ts";
+import { databaseId, newToken, openLocalKv, serveKvConnect, tokenProblem } from "./_serve.ts";
 
 /** Options of {@linkcode startKvConnectServer}. */
 export interface KvConnectServerOptions {
@@ -7,7 +7,7 @@ export interface KvConnectServerOptions {
   path?: string;
   /** The port on 127.0.0.1; 0 (the default) picks a free one. */
   port?: number;
-  /** The access token clients must present (at least 12 characters); a random one by default. */
+  /** The access token clients must present (at least 12 printable ASCII characters); a random one by default. */
   token?: string;
   /**
    * Milliseconds by which every answer is held back, so the server stands in
@@ -48,9 +48,10 @@ export interface KvConnectServer {
  *
  * @param options Where the data lives, the port, the token, the latency and the acknowledgement.
  * @returns The server's URL and token, and its `close()`.
- * @throws {TypeError} When the token is shorter than 12 characters, `latencyMs` is not a number, or `delayedAck`
+ * @throws {TypeError} When the token is shorter than 12 characters or has a character other than printable
+ * ASCII and tabs (no client could send it), `latencyMs` is not a number, or `delayedAck`
  * is not a boolean.
- * @throws {RangeError} When `latencyMs` is negative, NaN or infinite.
+ * @throws {RangeError} When `latencyMs` is negative, NaN, infinite or past 2,147,483,647 (setTimeout's limit).
  *
  * @example Deno's own client against the server
  * ```ts
@@ -91,9 +92,8 @@ export interface KvConnectServer {
  */
 export async function startKvConnectServer(options: KvConnectServerOptions = {}): Promise<KvConnectServer> {
   const token = options.token ?? newToken();
-  if (token.length < 12) {
-    throw new TypeError(`Cannot start the KV Connect server: 'token' must have at least 12 characters`);
-  }
+  const problem = tokenProblem(token, "token");
+  if (problem) throw new TypeError(`Cannot start the KV Connect server: ${problem}`);
   const latencyMs = checkLatency(options.latencyMs ?? 0, "latencyMs");
   const delayedAck: unknown = options.delayedAck ?? false;
   if (typeof delayedAck !== "boolean") {

@@ -98,3 +98,30 @@ Deno.test("the console command on a port in use says so in one line, exit status
     holder.close();
   }
 });
+
+Deno.test("the console command takes HOST=[::1], the address as a URL writes it, and shows it bracketed once", async () => {
+  const main = await startConsoleProcess({ KV_PATH: ":memory:", HOST: "[::1]" });
+  try {
+    assert.match(main.origin, /^http:\/\/\[::1\]:\d+$/);
+    const health = await fetch(`${main.origin}/healthz`);
+    assert.equal(health.status, 200);
+    await health.body?.cancel();
+  } finally {
+    await main.stop();
+  }
+});
+
+Deno.test("the console command refuses a PORT that is not a plain decimal rather than reading it as another port", async () => {
+  // Number() reads "0x0" and "0b0" as 0 (a free port) and "8e3" as 8000: none is what the user meant to type.
+  for (const value of ["0x0", "0b0", "0e3", "0.0"]) {
+    let started: ConsoleProcess;
+    try {
+      started = await startConsoleProcess({ KV_PATH: ":memory:", PORT: value, NO_COLOR: "1" });
+    } catch (error) {
+      assert.match(String(error), new RegExp(`PORT must be an integer from 0 to 65535, got '${RegExp.escape(value)}'`));
+      continue;
+    }
+    await started.stop();
+    assert.fail(`PORT=${value} started the console`);
+  }
+});

@@ -113,3 +113,14 @@ Deno.test("deno task kvconnect --latency: a value that is not a non-negative num
     );
   }
 });
+
+Deno.test("startKvConnectServer() refuses a latency past setTimeout's limit, which would hold nothing back", async () => {
+  // A timer past 2^31 - 1 ms fires after 1 ms: such a latency would be shown, and not applied.
+  for (const latencyMs of [2 ** 31, 1e20]) {
+    await assert.rejects(startKvConnectServer({ latencyMs }), {
+      name: "RangeError",
+      message:
+        `Cannot start the KV Connect server: 'latencyMs' must be at most 2147483647 milliseconds (about 24.8 days), got ${latencyMs}`,
+    });
+  }
+});
