@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { FrameCursor, startKvConnectServer } from "../../kvconnect/mod.ts";
-import { frame, PREFACE } from "./_h2.ts";
+import { frame, PREFACE, readFrames } from "./_h2.ts";
 
 /** Frames the server side sends until its answer's HEADERS on stream 1: [type, stream][]. */
 async function framesUntilAnswer(url: string): Promise<[number, number][]> {
@@ -15,24 +15,11 @@ async function framesUntilAnswer(url: string): Promise<[number, number][]> {
     const block = new Uint8Array([0x83, 0x86, 0x84, 0x41, 9, ...new TextEncoder().encode("127.0.0.1")]);
     const hello = [PREFACE, frame(4, 0, 0, new Uint8Array()), frame(1, 4, 1, block)];
     for (const part of hello) await conn.write(part);
-    const seen: [number, number][] = [];
-    const cursor = new FrameCursor();
-    let pending = new Uint8Array();
-    const buffer = new Uint8Array(4096);
-    for (let n; (n = await conn.read(buffer)) !== null;) {
-      const bytes = new Uint8Array([...pending, ...buffer.subarray(0, n)]);
-      let at = 0;
-      while (bytes.length - at >= 9) {
-        const length = (bytes[at] << 16) | (bytes[at + 1] << 8) | bytes[at + 2];
-        if (bytes.length - at < 9 + length) break;
-        cursor.feed(bytes.subarray(at, at + 9 + length));
-        seen.push([cursor.type, cursor.stream]);
-        at += 9 + length;
-        if (cursor.type === 1 && cursor.stream === 1) return seen;
-      }
-      pending = bytes.slice(at);
-    }
-    return seen;
+    const seen = await readFrames(conn, (frames) => {
+      const [type, , stream] = frames.at(-1)!;
+      return type === 1 && stream === 1;
+    });
+    return seen.map(([type, , stream]) => [type, stream]);
   } finally {
     conn.close();
   }

@@ -3,7 +3,7 @@
 // PRIORITY frames name only streams the client opened.
 import assert from "node:assert/strict";
 import { startKvConnectServer } from "../../kvconnect/mod.ts";
-import { frame, PREFACE } from "./_h2.ts";
+import { frame, PREFACE, readFrames } from "./_h2.ts";
 
 function port(url: string): number {
   return Number(new URL(url).port);
@@ -57,27 +57,14 @@ Deno.test("front: a client preface cut short, then the end of the client's write
   }
 });
 
-/** Frames read until the server's PING acknowledgement: [type, flags, stream][]. */
+/** Frames read until the server's PING acknowledgement, `onSettings` run once its SETTINGS came: [type, flags, stream][]. */
 async function framesUntilPingAck(conn: Deno.Conn, onSettings: () => Promise<void>): Promise<number[][]> {
-  const seen: number[][] = [];
-  let pending = new Uint8Array();
   let settled = false;
-  const buffer = new Uint8Array(4096);
-  for (let n; (n = await conn.read(buffer)) !== null;) {
-    const bytes = new Uint8Array([...pending, ...buffer.subarray(0, n)]);
-    let at = 0;
-    while (bytes.length - at >= 9) {
-      const length = (bytes[at] << 16) | (bytes[at + 1] << 8) | bytes[at + 2];
-      if (bytes.length - at < 9 + length) break;
-      const stream = new DataView(bytes.buffer, at + 5).getUint32(0) & 0x7fffffff;
-      seen.push([bytes[at + 3], bytes[at + 4], stream]);
-      at += 9 + length;
-    }
-    pending = bytes.slice(at);
-    if (!settled && seen.some(([type]) => type === 4)) settled = true, await onSettings();
-    if (seen.some(([type, flags]) => type === 6 && (flags & 1) === 1)) return seen;
-  }
-  return seen;
+  return await readFrames(conn, async (seen) => {
+    const [type, flags] = seen.at(-1)!;
+    if (!settled && type === 4) settled = true, await onSettings();
+    return type === 6 && (flags & 1) === 1;
+  });
 }
 
 Deno.test("front: a PRIORITY frame of the client's, in part, on a stream it never opened is not echoed", async () => {
