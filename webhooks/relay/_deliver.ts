@@ -75,11 +75,14 @@ let pinnedClient: Deno.HttpClient | null = null;
  * guard checked, with the name in `Host`, so that a second lookup by `fetch`
  * (a name rebound to a private address after the check) cannot send it
  * elsewhere. HTTPS keeps the name: its certificate is checked against the
- * name, which a host behind a rebound address cannot answer for.
+ * name, which a host behind a rebound address cannot answer for. The target
+ * never has a fragment (one is never sent, yet Deno's fetch span would
+ * export it in `url.full`; only a record edited by hand holds one).
  */
 function pinned(url: URL, address: string | null): { target: string; host?: string; client?: Deno.HttpClient } {
-  if (address === null || url.protocol !== "http:") return { target: url.href };
   const target = new URL(url.href);
+  target.hash = "";
+  if (address === null || url.protocol !== "http:") return { target: target.href };
   target.hostname = address.includes(":") ? `[${address}]` : address;
   pinnedClient ??= Deno.createHttpClient({ allowHost: true });
   return { target: target.href, host: url.host, client: pinnedClient };

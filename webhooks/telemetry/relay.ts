@@ -34,17 +34,22 @@ export function relayOutcome(status: number, dead: boolean): RelayOutcome {
 /** An attempt's telemetry while it runs: its `webhooks.relay.deliver` span (none without a tracer). */
 export type RelayTelemetry = SpanTelemetry;
 
-/** Whether `url` has a query or userinfo (a token's usual places): what Deno's fetch span would export whole. */
+/**
+ * Whether `url` has a query, userinfo or a fragment (a token's usual places; a URL that does not parse is taken as
+ * holding one): Deno's fetch span exports the URL whole in `url.full`, the fragment too, though it is never sent.
+ */
 function holdsSecrets(url: string): boolean {
   const parsed = URL.parse(url);
-  return parsed === null || parsed.search !== "" || parsed.username !== "" || parsed.password !== "";
+  if (parsed === null) return true;
+  return parsed.search !== "" || parsed.hash !== "" || parsed.username !== "" || parsed.password !== "";
 }
 
 /**
  * Starts an attempt's telemetry: `undefined` when telemetry is off (then the
  * relay does nothing more for it), else its span (a root span), with the
  * entry's and the destination's ids. For a destination `url` with a query
- * (or userinfo) the fetch runs under the span's context marked not sampled:
+ * (or userinfo, a fragment, or one that does not parse) the fetch runs under
+ * the span's context marked not sampled:
  * Deno's fetch span records `url.full` and `url.query`, and a parent-based
  * sampler (`OTEL_TRACES_SAMPLER=parentbased_always_on`) then records none.
  */
