@@ -79,6 +79,20 @@ function oauthFromEnv(): OAuthProvider | undefined {
   };
 }
 
+/** HOST: a name or an address, an IPv6 one bare or in one pair of brackets; a port belongs in PORT. */
+function hostEnv(): string {
+  const raw = env("HOST") ?? "127.0.0.1";
+  const inner = raw.startsWith("[") && raw.endsWith("]") ? raw.slice(1, -1) : raw;
+  const ipv6 = inner.includes(":");
+  if (/[\[\]/\s]/.test(inner) || (ipv6 && !/^[0-9a-f:.]+(%[\w.-]+)?$/i.test(inner)) || (!ipv6 && inner !== raw)) {
+    fail(`HOST must be a host name or an IP address (an IPv6 one bare or in brackets), without a port, got '${raw}'`);
+  }
+  if (ipv6 && inner.split(":").length < 3) {
+    fail(`HOST must be a host name or an IP address without a port (set the port in PORT), got '${raw}'`);
+  }
+  return raw;
+}
+
 /** `hostname` as a URL's host writes it: an IPv6 address in brackets, once (HOST may already have them). */
 function urlHost(hostname: string): string {
   return hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
@@ -105,7 +119,7 @@ async function openKv(location: string): Promise<Deno.Kv> {
  */
 export async function main(open: (location: string) => Promise<Deno.Kv> = openKv): Promise<void> {
   const port = intEnv("PORT", 8000, 0, 65535);
-  const hostname = env("HOST") ?? "127.0.0.1";
+  const hostname = hostEnv();
   const kvPath = env("KV_PATH") ?? ".data/console.kv";
   const sandbox = (env("SANDBOX") ?? "auto").toLowerCase();
   if (!["on", "off", "auto"].includes(sandbox)) {
@@ -115,6 +129,12 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
   // A bearer token is one run of visible characters: one with a space inside could never be sent.
   if (metricsToken !== undefined && /\s/.test(metricsToken)) {
     fail("METRICS_TOKEN must not contain spaces or other whitespace: no Authorization header could carry it");
+  }
+  // Not echoed: a control character cannot be sent in a header, a non-ASCII one is sent differently by each client.
+  if (metricsToken !== undefined && !/^[\x21-\x7e]+$/.test(metricsToken)) {
+    fail(
+      "METRICS_TOKEN must be printable ASCII only (no control or non-ASCII character): not every client can send it",
+    );
   }
   // Wrong tokens are not limited (a guess costs one constant-time compare): the token's length is its guard.
   if (metricsToken !== undefined && metricsToken.length < 32) {

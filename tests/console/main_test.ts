@@ -125,3 +125,32 @@ Deno.test("the console command refuses a PORT that is not a plain decimal rather
     assert.fail(`PORT=${value} started the console`);
   }
 });
+
+/** Starts the console with `env`; resolves with what it printed when it exits, fails the test when it starts. */
+async function refusal(env: Record<string, string>): Promise<string> {
+  let started: ConsoleProcess;
+  try {
+    started = await startConsoleProcess({ KV_PATH: ":memory:", NO_COLOR: "1", ...env });
+  } catch (error) {
+    return String(error);
+  }
+  await started.stop();
+  assert.fail(`${Object.keys(env).join(", ")} started the console`);
+}
+
+Deno.test("the console command refuses a HOST with a port or a stray bracket in one line naming HOST", async () => {
+  // Deno's own error showed "cannot listen on [127.0.0.1:8080]:0: invalid host ...", naming no variable.
+  for (const value of ["127.0.0.1:8080", "localhost:8000", "[::1", "::1]", "[::1]:8000"]) {
+    const said = await refusal({ HOST: value });
+    assert.match(said, new RegExp(`the console exited: HOST must be [^\\n]*, got '${RegExp.escape(value)}'\\n$`));
+  }
+});
+
+Deno.test("the console command refuses a METRICS_TOKEN with a control or non-ASCII character, not echoing it", async () => {
+  // A control character cannot be put in a header at all; a non-ASCII one is sent as UTF-8 by curl, as Latin-1 by fetch.
+  for (const token of ["abc\u0001def-secret-0123456789012345678901", "tökén-secret-0123456789012345678901234"]) {
+    const said = await refusal({ METRICS_TOKEN: token });
+    assert.match(said, /the console exited: METRICS_TOKEN must [^\n]*\n$/);
+    assert.ok(!said.includes("secret-0123"), "the token is not echoed");
+  }
+});
