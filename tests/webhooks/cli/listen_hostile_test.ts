@@ -5,49 +5,30 @@
 
 import assert from "node:assert/strict";
 import { createRelay, type Relay } from "../../../webhooks/mod.ts";
-import { main } from "../../../webhooks/cli/mod.ts";
 import { startKvConnectServer } from "../../../kvconnect/mod.ts";
 import { TEST_TOKEN } from "../../kvconnect/token.ts";
 import { type App, postback, seedHooks, startApp, until, writeAll } from "../relay/fixtures.ts";
+import { startListen } from "./_listen_setup.ts";
 
 /** Runs listen on a KV file until `act` is done and listen ends; resolves with its status, stdout and stderr. */
 async function listenUntilEnd(
   answer: () => Response,
   act: (ctx: { kv: Deno.Kv; relay: Relay; id: string; app: App }) => Promise<void>,
 ): Promise<{ code: number; out: string[]; err: string[] }> {
-  const dir = await Deno.makeTempDir();
-  const path = `${dir}/webhooks.kv`;
-  const kv = await Deno.openKv(path);
-  const app = startApp(answer);
-  const stop = new AbortController();
-  const out: string[] = [];
-  const err: string[] = [];
-  const relay = createRelay(kv, { allowPrivateNetwork: true });
+  const listen = await startListen(answer);
   try {
-    await seedHooks(kv);
-    const running = main(["listen", "--forward-to", app.url, "--kv", path], {
-      stdout: (t) => out.push(t),
-      stderr: (t) => err.push(t),
-      env: () => undefined,
-      signal: stop.signal,
-    });
-    await until(async () => (await relay.destinations.list()).length === 1, 10_000, "the listener's destination");
-    const [{ id }] = await relay.destinations.list();
+    const { kv, relay, id, app, out, err } = listen;
     await act({ kv, relay, id, app });
     // Before, listen ran on (until Ctrl-C) with its destination disabled or gone, forwarding nothing.
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<number>((resolve) => timer = setTimeout(() => resolve(-1), 10_000));
-    const code = await Promise.race([running, late]).finally(() => clearTimeout(timer));
+    const code = await Promise.race([listen.running, late]).finally(() => clearTimeout(timer));
     assert.equal(code, 1, err.join("\n"));
     assert.deepEqual(await relay.destinations.list(), []);
     assert.doesNotMatch(err.join("\n") + out.join("\n"), /whsec_[A-Za-z0-9+/]/); // the secret generated is not shown
     return { code, out, err };
   } finally {
-    stop.abort();
-    await relay.close();
-    await app.close();
-    kv.close();
-    await Deno.remove(dir, { recursive: true });
+    await listen.close();
   }
 }
 

@@ -8,42 +8,23 @@
 // 127.0.0.1.
 
 import assert from "node:assert/strict";
-import { createRelay, type Relay } from "../../../webhooks/mod.ts";
-import { main } from "../../../webhooks/cli/mod.ts";
+import type { Relay } from "../../../webhooks/mod.ts";
 import { noSecret, type Ran, runMain } from "./_relay_setup.ts";
-import { seedHooks, startApp, until } from "../relay/fixtures.ts";
+import { startListen } from "./_listen_setup.ts";
 
 /** Runs `listen` on a fresh KV file, calls `act` with its destination's id, and waits for listen to end (status 1). */
 async function withListen(
   act: (ctx: { run: (argv: string[]) => Promise<Ran>; relay: Relay; id: string }) => Promise<void>,
 ): Promise<string[]> {
-  const dir = await Deno.makeTempDir();
-  const path = `${dir}/webhooks.kv`;
-  const kv = await Deno.openKv(path);
-  const app = startApp();
-  const stop = new AbortController();
-  const err: string[] = [];
-  const relay = createRelay(kv, { allowPrivateNetwork: true });
+  const listen = await startListen();
   try {
-    await seedHooks(kv);
-    const running = main(["listen", "--forward-to", app.url, "--kv", path], {
-      stdout: () => {},
-      stderr: (t) => err.push(t),
-      env: () => undefined,
-      signal: stop.signal,
-    });
-    await until(async () => (await relay.destinations.list()).length === 1, 10_000, "the listener's destination");
-    const [{ id }] = await relay.destinations.list();
+    const { relay, id, path, err } = listen;
     await act({ run: (argv) => runMain([...argv, "--kv", path]), relay, id });
-    assert.equal(await running, 1, err.join("\n"));
+    assert.equal(await listen.running, 1, err.join("\n"));
     assert.deepEqual(await relay.destinations.list(), [], "gone, disabled or removed: nothing left to enable");
     return err;
   } finally {
-    stop.abort();
-    await relay.close();
-    await app.close();
-    kv.close();
-    await Deno.remove(dir, { recursive: true });
+    await listen.close();
   }
 }
 
