@@ -2,7 +2,7 @@
 // Nagle's algorithm on, and writes a request's headers and a body over 1,024
 // bytes in parts: the second part waits until the server acknowledges the
 // first. Linux delays that acknowledgement up to 40 ms when the server has
-// nothing to send, so every such commit took 40 ms more (docs/architecture.md,
+// nothing to send, so every such commit took 40 ms more (docs/scale-out.md,
 // "Past one machine"). A server whose kernel acknowledges at once (the route
 // attribute `quickack 1`) does not show it, and neither does this front: it
 // relays each connection to Deno.serve byte for byte and, when a request has

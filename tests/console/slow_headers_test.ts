@@ -1,6 +1,6 @@
 // Slow headers: connections that send their request headers a byte at a time
 // (a slowloris) are not closed by the console's server (Deno.serve has no
-// header timeout; docs/console.md puts a proxy with one in front), but they
+// header timeout; docs/console-config.md puts a proxy with one in front), but they
 // must not stop it from serving everyone else meanwhile.
 
 import assert from "node:assert/strict";

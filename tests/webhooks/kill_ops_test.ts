@@ -216,7 +216,7 @@ async function killAfterPut(s: Setup, record: Webhook): Promise<void> {
 
 // An update() that dies after the platform's PUT leaves a record older than the hook. The next update() of another
 // field must not send the older fields back (it would enable the hook again behind its owner's back), and
-// reconcile({ fix }) brings the record level (docs/webhooks.md, "Consistency").
+// reconcile({ fix }) brings the record level (docs/webhooks-consistency.md, "Consistency").
 Deno.test("update() killed after the platform's PUT: the next update() of another field keeps the platform's state", async () => {
   await withSetup(async (s) => {
     const record = await oneHook(s);

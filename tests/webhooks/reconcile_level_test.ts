@@ -1,4 +1,4 @@
-// reconcile({ fix }) brings a record level with its hook (docs/webhooks.md,
+// reconcile({ fix }) brings a record level with its hook (docs/webhooks-consistency.md,
 // "Consistency"): the platform's listing entity is saved into the record. A
 // listing entity without a self URL (matched through its id) must not take
 // the record's self URL and id away, as update() keeps them: the record would

@@ -10,7 +10,7 @@
 //   commits, and the server does one commit's work for several.
 //
 // So the cap climbs the hill: it starts at 16 (best with the stall, measured
-// in docs/architecture.md), and every few windows of jobs it tries a
+// in docs/scale-out.md), and every few windows of jobs it tries a
 // neighbour for one window: half, or double when jobs waited for the cap
 // (with fewer jobs at once than the cap, a higher one changes nothing). A
 // window is at least 128 jobs, or eight per group in flight: over 64, on a
@@ -22,7 +22,7 @@
 // meets at once, every cap measures alike and the cap stays. A window counts
 // only the jobs submitted under the cap it measures.
 
-/** The cap a remote KV starts at: best where shared commits stall (docs/architecture.md). */
+/** The cap a remote KV starts at: best where shared commits stall (docs/scale-out.md). */
 export const REMOTE_IN_FLIGHT = 16;
 /** The bounds of the cap. */
 export const MIN_IN_FLIGHT = 1;

@@ -7,7 +7,7 @@
 // thread switch on the other), which on a small machine costs more CPU than
 // the span does. One at a time, each of a postback's two spans paid for a
 // wake; handed over back to back, spans find the thread awake far more
-// often (docs/observability.md, "What it costs"). What is exported is the same:
+// often (docs/observability-cost.md, "What it costs"). What is exported is the same:
 // the same spans, with the same start and end times, parents and attributes.
 
 import type { Span } from "@opentelemetry/api";

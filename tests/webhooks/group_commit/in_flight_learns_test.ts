@@ -1,6 +1,6 @@
 // The group commit over KV Connect learns how many groups to keep in flight
 // from the time its jobs take. The client's commits are slowed the way the
-// two links of docs/architecture.md slow them: a commit of several jobs
+// two links of docs/scale-out.md slow them: a commit of several jobs
 // waiting 40 ms for a delayed acknowledgement, or a server that works
 // through commits one at a time at a fixed cost each (where jobs that share
 // a commit share that cost). Sixteen writers, as the load test's sixteen
