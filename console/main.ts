@@ -7,7 +7,7 @@
  * | `PORT` | `8000` | port to listen on (`0` picks a free one) |
  * | `HOST` | `127.0.0.1` | address to listen on |
  * | `KV_PATH` | `.data/console.kv` | `Deno.openKv` location: a file, `:memory:` or a KV Connect URL (with `DENO_KV_ACCESS_TOKEN`) |
- * | `PUBLIC_URL` | `http://HOST:PORT` | the origin browsers and the platform reach the console at |
+ * | `PUBLIC_URL` | `http://HOST:PORT` | the origin browsers and the platform reach the console at (required with an IPv6 `HOST` with a zone, `fe80::1%eth0`: no URL can carry one) |
  * | `SANDBOX` | `auto` | `on`, `off`, or `auto` |
  * | `OAUTH_AUTHORIZATION_ENDPOINT`, `OAUTH_TOKEN_ENDPOINT`, `OAUTH_CLIENT_ID`, `OAUTH_CLIENT_SECRET`, `OAUTH_USERINFO_ENDPOINT`, `OAUTH_SCOPE` | — | the sign-in provider; without them the sandbox signs you in |
  * | `SESSION_TTL_HOURS` | `8` | session lifetime |
@@ -120,6 +120,14 @@ async function openKv(location: string): Promise<Deno.Kv> {
 export async function main(open: (location: string) => Promise<Deno.Kv> = openKv): Promise<void> {
   const port = intEnv("PORT", 8000, 0, 65535);
   const hostname = hostEnv();
+  const zone = /%([^\]]+)/.exec(hostname)?.[1];
+  if (zone !== undefined && env("PUBLIC_URL") === undefined) {
+    // RFC 6874's %25 is no way out: the URL standard (Deno's URL, every browser) refuses a zone in any form.
+    fail(
+      `HOST '${hostname}' has a zone (%${zone}), which no URL can carry (browsers refuse it, even written ` +
+        `%25${zone}): set PUBLIC_URL to the URL browsers reach the console at, or HOST to an address without a zone`,
+    );
+  }
   const kvPath = env("KV_PATH") ?? ".data/console.kv";
   const sandbox = (env("SANDBOX") ?? "auto").toLowerCase();
   if (!["on", "off", "auto"].includes(sandbox)) {

@@ -12,10 +12,16 @@ export function openLocalKv(path?: string): Promise<Deno.Kv> {
   return globals[ORIGINAL]!.call(Deno, path);
 }
 
+/** How long a closing server lets the answers in flight finish before it cuts the connections left. */
+export const CLOSE_GRACE_MS = 2_000;
+
 /** A KV Connect HTTP server on 127.0.0.1. */
 export interface RunningServer {
   port: number;
-  /** Ends open watches and stops the HTTP server. */
+  /**
+   * Ends open watches and stops the HTTP server: answers in flight get {@linkcode CLOSE_GRACE_MS} to finish, then
+   * every connection left (a client stuck mid-request) is cut.
+   */
   shutdown(): Promise<void>;
   /** Lets the process end (or a test runner go on) while the server listens. */
   unref(): void;
@@ -43,8 +49,13 @@ export async function serveKvConnect(options: HttpOptions, port = 0, promptAck =
     async shutdown() {
       handler.endWatches();
       front.stop();
-      await server.shutdown();
-      front.close();
+      const drained = server.shutdown();
+      // A client that sent part of a request and then nothing would hold the graceful shutdown for good.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([drained, new Promise((resolve) => timer = setTimeout(resolve, CLOSE_GRACE_MS))]);
+      clearTimeout(timer);
+      front.close(); // cuts what is left, both ends: the backend's requests then end and its shutdown completes
+      await drained;
     },
     unref: () => {
       server.unref();

@@ -33,7 +33,10 @@ export interface KvConnectServer {
   url: string;
   /** The access token: set it as `DENO_KV_ACCESS_TOKEN` in the process that calls `Deno.openKv(url)`. */
   token: string;
-  /** Ends open watches, stops the server and closes its local KV. */
+  /**
+   * Ends open watches, stops the server and closes its local KV. Answers in flight get 2 s to finish; then every
+   * connection left (a client stuck mid-request, part of its headers or body sent and then nothing) is cut.
+   */
   close(): Promise<void>;
 }
 

@@ -10,29 +10,44 @@ const CSS_DIR = new URL("../static/css/", import.meta.url);
 let joined: string | undefined;
 
 /**
- * The stylesheet's files joined in their names' order; read once per process, at the first call (the start). A
- * folder missing, or holding no `.css` file (deleted, or mis-copied), throws an `Error` naming it: the console does
- * not start, rather than serve an unstyled page and say nothing.
+ * The stylesheet's files joined in their names' order; read once per process, at the first call (the start). A `.css`
+ * entry that is a link to a file counts as that file (some deployments build the folder as links). A folder missing,
+ * a file in its place, holding no `.css` file (deleted, or mis-copied), or a `.css` link to nothing throws an `Error`
+ * naming it: the console does not start, rather than serve an unstyled page and say nothing.
  */
 export function stylesheet(): string {
   if (joined !== undefined) return joined;
-  let names: string[];
+  const restore = "restore console/static/css/ from the source";
+  let entries: Deno.DirEntry[];
   try {
-    names = [...Deno.readDirSync(CSS_DIR)]
-      .filter((entry) => entry.isFile && entry.name.endsWith(".css"))
-      .map((entry) => entry.name)
-      .sort();
+    entries = [...Deno.readDirSync(CSS_DIR)];
   } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-    throw new Error(
-      `the stylesheet folder ${CSS_DIR.pathname} is missing: restore console/static/css/ from the source`,
-    );
+    if (error instanceof Deno.errors.NotFound) {
+      throw new Error(`the stylesheet folder ${CSS_DIR.pathname} is missing: ${restore}`);
+    }
+    if (error instanceof Deno.errors.NotADirectory) {
+      throw new Error(`the stylesheet folder ${CSS_DIR.pathname.slice(0, -1)} is not a folder: ${restore}`);
+    }
+    throw error;
   }
+  const names = entries.filter((entry) => entry.name.endsWith(".css") && isFile(entry)).map((e) => e.name).sort();
   if (names.length === 0) {
-    throw new Error(
-      `the stylesheet folder ${CSS_DIR.pathname} holds no .css file: restore console/static/css/ from the source`,
-    );
+    throw new Error(`the stylesheet folder ${CSS_DIR.pathname} holds no .css file: ${restore}`);
   }
   joined = names.map((name) => Deno.readTextFileSync(new URL(name, CSS_DIR))).join("");
   return joined;
+}
+
+/** Whether `entry` of the folder is a file, or a link to one; a link to nothing throws, naming it. */
+function isFile(entry: Deno.DirEntry): boolean {
+  if (!entry.isSymlink) return entry.isFile;
+  try {
+    return Deno.statSync(new URL(entry.name, CSS_DIR)).isFile;
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    throw new Error(
+      `the stylesheet file ${CSS_DIR.pathname}${entry.name} is a link to nothing: restore console/static/css/ ` +
+        "from the source",
+    );
+  }
 }

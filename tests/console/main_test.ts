@@ -154,3 +154,34 @@ Deno.test("the console command refuses a METRICS_TOKEN with a control or non-ASC
     assert.ok(!said.includes("secret-0123"), "the token is not echoed");
   }
 });
+
+/** A link-local IPv6 address of this machine with its zone (`fe80::...%eth0`), when it has one. */
+const linkLocal = Deno.networkInterfaces().find((i) => i.family === "IPv6" && /^fe80:/i.test(i.address));
+
+Deno.test("the console command refuses a HOST with an IPv6 zone and no PUBLIC_URL in one line naming both", async () => {
+  // No URL can carry a zone (the URL standard and browsers refuse "[fe80::1%lo]" and "[fe80::1%25lo]" alike): with an
+  // address this machine has, the URL built from HOST was refused as "'publicUrl' must be an absolute URL", naming a
+  // setting no one had set; with one it has not, the bind failed first, saying nothing of the zone.
+  const own = linkLocal ? [`${linkLocal.address}%${linkLocal.name}`, `[${linkLocal.address}%${linkLocal.name}]`] : [];
+  for (const value of [...own, "fe80::1%lo", "[fe80::1%lo]"]) {
+    const said = await refusal({ HOST: value });
+    assert.match(said, new RegExp(`the console exited: HOST '${RegExp.escape(value)}' has a zone [^\\n]*PUBLIC_URL`));
+  }
+});
+
+Deno.test({
+  name: "the console command listens on a HOST with an IPv6 zone when PUBLIC_URL says where it is reached",
+  ignore: linkLocal === undefined,
+  async fn() {
+    const main = await startConsoleProcess({
+      KV_PATH: ":memory:",
+      HOST: `${linkLocal!.address}%${linkLocal!.name}`,
+      PUBLIC_URL: "http://console.example.test:8000",
+    });
+    try {
+      assert.equal(main.origin, "http://console.example.test:8000");
+    } finally {
+      await main.stop();
+    }
+  },
+});

@@ -10,8 +10,13 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 /** What `console/main.ts` imports, from the project's root. */
 const SOURCE = ["console", "webhooks", "sandbox", "build", "browser", "mod.ts", "deno.json", "deno.lock"];
 
-/** Runs the console from a copy of the project whose console/static/css/ `change` emptied or removed. */
-async function startWith(change: (css: string) => Promise<void>): Promise<{ code: number; err: string; out: string }> {
+/**
+ * Runs the console from a copy of the project whose console/static/css/ `change` emptied, removed or replaced;
+ * `style` is then the stylesheet it served, when it started.
+ */
+async function startWith(
+  change: (css: string) => Promise<void>,
+): Promise<{ code: number; err: string; out: string; style?: string }> {
   const dir = await Deno.makeTempDir({ prefix: "console_css_" });
   try {
     const copied = await new Deno.Command("cp", { args: ["-r", ...SOURCE.map((s) => ROOT + s), dir] }).output();
@@ -36,9 +41,11 @@ async function startWith(change: (css: string) => Promise<void>): Promise<{ code
     }
     // A console that started (the defect) serves on: it is ended, and what it said is the answer.
     if (out.includes("listening on")) {
+      const answer = await fetch(`${/listening on (\S+)/.exec(out)![1]}/static/style.css`);
+      const style = await answer.text();
       await reader.cancel();
       await endChild(child, "SIGTERM");
-      return { code: 0, err: await err, out };
+      return { code: 0, err: await err, out, style };
     }
     return { code: (await child.status).code, err: await err, out };
   } finally {
@@ -65,4 +72,36 @@ Deno.test("the console with an empty console/static/css/ exits 1, naming the fol
 Deno.test("the console with console/static/css/ missing exits 1, naming the folder as missing", async () => {
   const ran = await startWith((css) => Deno.remove(css, { recursive: true }));
   assertRefused(ran, /is missing/);
+});
+
+Deno.test("the console with console/static/css/ a folder of links to the .css files serves them, joined", async () => {
+  // Some deployments build the folder as links into a shared store: a link to a file is that file.
+  const store = await Deno.makeTempDir({ prefix: "console_css_store_" });
+  try {
+    const ran = await startWith(async (css) => {
+      for await (const entry of Deno.readDir(css)) {
+        await Deno.rename(`${css}/${entry.name}`, `${store}/${entry.name}`);
+        await Deno.symlink(`${store}/${entry.name}`, `${css}/${entry.name}`);
+      }
+    });
+    assert.equal(ran.code, 0, `exit ${ran.code}; stderr: ${ran.err}`);
+    const expected = [...Deno.readDirSync(`${ROOT}console/static/css`)].map((e) => e.name).sort()
+      .map((name) => Deno.readTextFileSync(`${ROOT}console/static/css/${name}`)).join("");
+    assert.equal(ran.style, expected);
+  } finally {
+    await Deno.remove(store, { recursive: true });
+  }
+});
+
+Deno.test("the console whose console/static/css/ is a file exits 1, naming the path as not a folder", async () => {
+  const ran = await startWith(async (css) => {
+    await Deno.remove(css, { recursive: true });
+    await Deno.writeTextFile(css, "body {}\n");
+  });
+  assertRefused(ran, /is not a folder: [^\n]*restore console\/static\/css\//);
+});
+
+Deno.test("the console with a broken link in console/static/css/ exits 1, naming the link", async () => {
+  const ran = await startWith((css) => Deno.symlink(`${css}/gone.css`, `${css}/0_gone.css`));
+  assertRefused(ran, /0_gone\.css is a link to nothing/);
 });
