@@ -118,11 +118,11 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     }
   }
 
-  /** What an attempt's end writes; `wait`: the schedule's next (`null`: that was the last). */
-  function after(held: Held, outcome: Outcome, wait: number | null): Finish {
+  /** What an attempt's end writes; `wait`: the schedule's next (`null`: that was the last); `gone`: a 410's reason. */
+  function after(held: Held, outcome: Outcome, wait: number | null, gone: string): Finish {
     if (outcome.aborted) return finish.giveBack(held);
     if (outcome.status >= 200 && outcome.status < 300) return finish.delivered(held, outcome);
-    if (outcome.status === 410) return finish.dead(held, outcome, "HTTP 410: the destination was disabled");
+    if (outcome.status === 410) return finish.dead(held, outcome, gone);
     if (wait === null) return finish.dead(held, outcome, reasonOf(outcome));
     return finish.retry(held, outcome, options.now() + Math.max(wait, outcome.retryAfterMs ?? 0));
   }
@@ -146,9 +146,10 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     const t = relayStarted(held.entry.id, destination.id, destination.url);
     const outcome = await inRelay(t, deliver, held.entry, held.body, destination, options, ctx.guard, abort.signal);
     const [wait, ended] = [nextWait(options.schedule, held.entry.attempts + 1), performance.now()];
-    // A refused disable (the record damaged meanwhile, KV failing) still ends the entry as the 410 says.
-    if (outcome.status === 410) await ctx.destinations.update(destination.id, { enabled: false }).catch(() => {});
-    const finished = after(held, outcome, wait);
+    // A refused disable (the record damaged meanwhile, KV failing) still ends the entry, its reason saying so.
+    const gone = outcome.status === 410 && await ctx.destinations.update(destination.id, { enabled: false })
+      .then(() => "was disabled", () => "could not be disabled and was left as it was");
+    const finished = after(held, outcome, wait, `HTTP 410: the destination ${gone}`);
     // Counted once committed: `dead` or `gone` only when its dead letter was written (docs/observability.md).
     const dead = () => finished.committed === true && (wait === null || outcome.status === 410);
     await queue.push(finished).finally(() => t && relayEnded(t, outcome, dead(), ended));
