@@ -66,6 +66,9 @@ export function duePrefix(partition: string): Deno.KvKey {
   return ["relay_due", partition];
 }
 
+/** Every partition's outbox entries. */
+export const DUE_PREFIX: Deno.KvKey = ["relay_due"];
+
 /** The take counter of `partition`. */
 export function takeKey(partition: string): Deno.KvKey {
   return ["relay_take", partition];
