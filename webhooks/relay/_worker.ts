@@ -106,13 +106,9 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
   }
 
   function report(held: Held, destination: CachedDestination, outcome: Outcome): void {
+    const { id: entryId, hookId } = held.entry;
     try {
-      run.onAttempt?.({
-        ...attemptRecord(outcome),
-        entryId: held.entry.id,
-        destinationId: destination.id,
-        hookId: held.entry.hookId,
-      });
+      run.onAttempt?.({ ...attemptRecord(outcome), entryId, destinationId: destination.id, hookId });
     } catch {
       // A printout that throws does not stop deliveries.
     }
@@ -152,14 +148,15 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     const finished = after(held, outcome, wait, `HTTP 410: the destination ${gone}`);
     // Counted once committed: `dead` or `gone` only when its dead letter was written (docs/observability.md).
     const dead = () => finished.committed === true && (wait === null || outcome.status === 410);
-    await queue.push(finished).finally(() => t && relayEnded(t, outcome, dead(), ended));
+    // Its destination gone (removed past its mark's day, a worker stopped that long): no retry or dead letter.
+    const end = finished.ifRemoved && (await kv.get(destinationKey(destination.id))).versionstamp === null
+      ? finished.ifRemoved
+      : finished;
+    await queue.push(end).finally(() => t && relayEnded(t, outcome, dead(), ended));
     if (!outcome.aborted) report(held, destination, outcome);
   }
 
-  /**
-   * Keeps an entry of a disabled destination, untried, until it is enabled again (docs/relay.md). Read fresh (a damaged
-   * record, even a `null`, as the list shows it: disabled): enabled or removed meanwhile, it is given back or dropped.
-   */
+  /** Keeps a disabled destination's entry, untried (docs/relay.md); read fresh, a damaged record counts disabled. */
   async function pause(held: Held): Promise<void> {
     const fresh = await kv.get(destinationKey(held.entry.destinationId));
     if (fresh.versionstamp === null) return void await queue.push(finish.drop(held));
