@@ -3,7 +3,8 @@
 // and written in the same commits that add, finish or redeliver the entry
 // (no extra commit, no check), so `forwards` is one prefix list.
 
-import { forwardKey, forwardPrefix } from "./_keys.ts";
+import { deadKey, DUE_PREFIX, fanoutKey, forwardKey, forwardPrefix, PAUSED_PREFIX } from "./_keys.ts";
+import { describe as describeValue } from "../_util.ts";
 
 /** How long an entry's state is kept: as long as its attempts (30 days), renewed by each write. */
 export const FORWARD_TTL_MS = 30 * 86_400_000;
@@ -90,4 +91,28 @@ export async function listForwards(kv: Deno.Kv, postbackId: string, index?: numb
     });
   }
   return out;
+}
+
+/** The longest entry id looked for: a longer one would not fit in a KV key, and no entry has one. */
+const MAX_ENTRY_ID = 1_024;
+
+/**
+ * Where entry `entryId` stands (`relay.entryState`): a dead letter (one `get`), an item waiting to be fanned out (the
+ * id `forwards` gives it then; one `get`), kept for a disabled destination, or waiting in the outbox, else `null`. No key is by entry id there, so the paused entries and the outbox are read
+ * through, keys only: an operator's question (`relay attempts`), not a hot path.
+ */
+export async function entryState(kv: Deno.Kv, entryId: string): Promise<"waiting" | "paused" | "dead" | null> {
+  if (typeof entryId !== "string" || entryId === "") {
+    throw new TypeError(`Cannot find entry: 'entryId' must be a non-empty string, got ${describeValue(entryId)}`);
+  }
+  if (entryId.length > MAX_ENTRY_ID) return null;
+  if ((await kv.get(deadKey(entryId))).versionstamp !== null) return "dead";
+  if ((await kv.get(fanoutKey(entryId))).versionstamp !== null) return "waiting";
+  for await (const kept of kv.list({ prefix: PAUSED_PREFIX }, { batchSize: 500 })) {
+    if (kept.key[2] === entryId) return "paused";
+  }
+  for await (const due of kv.list({ prefix: DUE_PREFIX }, { batchSize: 500 })) {
+    if (due.key.at(-1) === entryId) return "waiting";
+  }
+  return null;
 }

@@ -25,8 +25,9 @@
 // - ["relay_paused", destinationId, entryId]  an entry of a disabled destination, kept untried (the whole entry); moved
 //                                             back to the outbox, due at once, when the destination is enabled again
 // - ["relay_pin_held", destinationId]         when a worker last held a pinned destination (ms)
-// - ["relay_removed", destinationId]          a destination removed within a day: set by its removal's commit, checked
-//                                             absent by a retry's commit; `dropped` once its entries are deleted
+// - ["relay_removed", destinationId]          a removed destination: set by its removal's commit, checked
+//                                             absent by a retry's commit; `dropped` once its entries are deleted,
+//                                             and then expiring in a day
 // - ["relay_entry_by_postback", postbackId, index, entryId]
 //                                             an entry's state (or a fan-out record's), written in the commits that
 //                                             add, finish or redeliver it, for `forwards`; expires with its attempts
@@ -64,6 +65,9 @@ export function dueKey(partition: string, dueAt: number, entryId: string): Deno.
 export function duePrefix(partition: string): Deno.KvKey {
   return ["relay_due", partition];
 }
+
+/** Every partition's outbox entries. */
+export const DUE_PREFIX: Deno.KvKey = ["relay_due"];
 
 /** The take counter of `partition`. */
 export function takeKey(partition: string): Deno.KvKey {

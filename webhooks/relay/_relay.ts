@@ -4,7 +4,7 @@ import { DestinationCache } from "./_cache.ts";
 import { getDeadLetter, listAttempts, listDeadLetters, redeliver } from "./_dead.ts";
 import { HostGuard } from "./_deliver.ts";
 import { createDestinations } from "./_destinations.ts";
-import { listForwards } from "./_forwards.ts";
+import { entryState, listForwards } from "./_forwards.ts";
 import { describe as describeValue } from "../_util.ts";
 import { resolveOptions, resolveRun } from "./_options.ts";
 import { createWrite } from "./_outbox.ts";
@@ -86,6 +86,7 @@ export function createRelay(kv: Deno.Kv, options?: RelayOptions): Relay {
     },
     deadLetters: (page) => listDeadLetters(kv, page),
     deadLetter: (entryId) => getDeadLetter(kv, entryId),
+    entryState: (entryId) => entryState(kv, entryId),
     redeliver: (entryId) => redeliver(kv, entryId, resolved.now),
     async close(): Promise<void> {
       await Promise.all([...workers].map((w) => w.stop()));

@@ -243,6 +243,12 @@ export interface Relay {
   deadLetters(options?: DeadLetterQuery): Promise<DeadLetterPage>;
   /** One dead letter by its entry id, or `null` when there is none (sent again, or never one). */
   deadLetter(entryId: string): Promise<DeadLetter | null>;
+  /**
+   * Where entry `entryId` stands now: `"waiting"` in the outbox (untried, due again, or held by a worker), `"paused"`
+   * (kept untried while its destination is disabled), `"dead"` (a dead letter), or `null` (delivered, gone with its
+   * destination, or never an entry). It reads the outbox through: for an operator's question, not a hot path.
+   */
+  entryState(entryId: string): Promise<"waiting" | "paused" | "dead" | null>;
   /** Puts a dead letter back in the outbox with fresh attempts; `false` when there is no such dead letter. */
   redeliver(entryId: string): Promise<boolean>;
   /** Stops every worker of this relay and waits for its background reads. */

@@ -106,23 +106,19 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
   }
 
   function report(held: Held, destination: CachedDestination, outcome: Outcome): void {
+    const { id: entryId, hookId } = held.entry;
     try {
-      run.onAttempt?.({
-        ...attemptRecord(outcome),
-        entryId: held.entry.id,
-        destinationId: destination.id,
-        hookId: held.entry.hookId,
-      });
+      run.onAttempt?.({ ...attemptRecord(outcome), entryId, destinationId: destination.id, hookId });
     } catch {
       // A printout that throws does not stop deliveries.
     }
   }
 
-  /** What an attempt's end writes; `wait`: the schedule's next (`null`: that was the last). */
-  function after(held: Held, outcome: Outcome, wait: number | null): Finish {
+  /** What an attempt's end writes; `wait`: the schedule's next (`null`: that was the last); `gone`: a 410's reason. */
+  function after(held: Held, outcome: Outcome, wait: number | null, gone: string): Finish {
     if (outcome.aborted) return finish.giveBack(held);
     if (outcome.status >= 200 && outcome.status < 300) return finish.delivered(held, outcome);
-    if (outcome.status === 410) return finish.dead(held, outcome, "HTTP 410: the destination was disabled");
+    if (outcome.status === 410) return finish.dead(held, outcome, gone);
     if (wait === null) return finish.dead(held, outcome, reasonOf(outcome));
     return finish.retry(held, outcome, options.now() + Math.max(wait, outcome.retryAfterMs ?? 0));
   }
@@ -146,19 +142,21 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     const t = relayStarted(held.entry.id, destination.id, destination.url);
     const outcome = await inRelay(t, deliver, held.entry, held.body, destination, options, ctx.guard, abort.signal);
     const [wait, ended] = [nextWait(options.schedule, held.entry.attempts + 1), performance.now()];
-    // A refused disable (the record damaged meanwhile, KV failing) still ends the entry as the 410 says.
-    if (outcome.status === 410) await ctx.destinations.update(destination.id, { enabled: false }).catch(() => {});
-    const finished = after(held, outcome, wait);
+    // A refused disable (the record damaged meanwhile, KV failing) still ends the entry, its reason saying so.
+    const gone = outcome.status === 410 && await ctx.destinations.update(destination.id, { enabled: false })
+      .then(() => "was disabled", () => "could not be disabled and was left as it was");
+    const finished = after(held, outcome, wait, `HTTP 410: the destination ${gone}`);
     // Counted once committed: `dead` or `gone` only when its dead letter was written (docs/observability.md).
     const dead = () => finished.committed === true && (wait === null || outcome.status === 410);
-    await queue.push(finished).finally(() => t && relayEnded(t, outcome, dead(), ended));
+    // Its destination gone (removed past its mark's day, a worker stopped that long): no retry or dead letter.
+    const end = finished.ifRemoved && (await kv.get(destinationKey(destination.id))).versionstamp === null
+      ? finished.ifRemoved
+      : finished;
+    await queue.push(end).finally(() => t && relayEnded(t, outcome, dead(), ended));
     if (!outcome.aborted) report(held, destination, outcome);
   }
 
-  /**
-   * Keeps an entry of a disabled destination, untried, until it is enabled again (docs/relay.md). Read fresh (a damaged
-   * record, even a `null`, as the list shows it: disabled): enabled or removed meanwhile, it is given back or dropped.
-   */
+  /** Keeps a disabled destination's entry, untried (docs/relay.md); read fresh, a damaged record counts disabled. */
   async function pause(held: Held): Promise<void> {
     const fresh = await kv.get(destinationKey(held.entry.destinationId));
     if (fresh.versionstamp === null) return void await queue.push(finish.drop(held));

@@ -6,6 +6,14 @@ import type { Relay } from "../../relay/mod.ts";
 import { quoted, table } from "../_format.ts";
 import { badEntryId, type RelayContext, shownTime, withRelay } from "./_with_relay.ts";
 
+/** Why an entry has no attempt recorded, by `relay.entryState`. */
+const NONE: Record<string, string> = {
+  waiting: "it waits in the outbox, not tried yet",
+  paused: "it is kept untried while its destination is disabled (relay enable sends it)",
+  dead: "it is a dead letter, its attempts older than 30 days",
+  null: "no entry waits or is a dead letter under that id (a delivered entry's attempts are kept 30 days)",
+};
+
 /** Prints one entry's attempts, oldest first: a table, or with --json each with its answer's first 1 KiB. */
 export function listAttempts(ctx: RelayContext, usageHint: (message: string) => Error): Promise<void> {
   const [id] = ctx.args;
@@ -14,10 +22,7 @@ export function listAttempts(ctx: RelayContext, usageHint: (message: string) => 
   return withRelay(ctx, async (relay) => {
     const attempts = await relay.attempts(id);
     if (attempts.length === 0) {
-      throw new Error(
-        `No attempts are recorded for entry ${quoted(id)}: no entry has that id, it is not tried yet, ` +
-          "or its attempts are older than 30 days",
-      );
+      throw new Error(`No attempts are recorded for entry ${quoted(id)}: ${NONE[String(await relay.entryState(id))]}`);
     }
     if (ctx.json) return ctx.out(JSON.stringify(attempts, null, 2));
     ctx.out(table(

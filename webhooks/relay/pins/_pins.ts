@@ -8,7 +8,7 @@
 // of a live holder, written each minute, never do.
 
 import { retryWhileLocked } from "../../kv/mod.ts";
-import { pinHeldKey } from "../_keys.ts";
+import { destinationKey, pinHeldKey } from "../_keys.ts";
 
 /** A pinned destination that no worker held for this long is removed. */
 export const PIN_ABANDONED_MS = 10 * 60_000;
@@ -27,10 +27,18 @@ export class PinMarks {
     this.#now = now;
   }
 
-  /** Marks the destinations `ids` held now (by a worker started for them). */
+  /** Marks the destinations `ids` held now (by a worker started for them), each only while it is stored. */
   async mark(ids: string[]): Promise<void> {
     const now = this.#now();
-    for (const id of ids) await retryWhileLocked(() => this.#kv.set(pinHeldKey(id), now));
+    for (const id of ids) {
+      // Only while the destination is there, checked in the commit: a list a second old may still have one removed
+      // elsewhere, whose removal deleted its mark; written back, nothing would ever delete it again.
+      await retryWhileLocked(async () => {
+        const destination = await this.#kv.get(destinationKey(id));
+        if (destination.versionstamp === null) return;
+        await this.#kv.atomic().check(destination).set(pinHeldKey(id), now).commit();
+      });
+    }
   }
 
   /**

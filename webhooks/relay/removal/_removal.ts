@@ -4,7 +4,8 @@
 // killed before it was done left, and an entry written meanwhile by a process
 // whose list of destinations still had it (it trusts that list for a second).
 // An unpinned one's entries are found in the shared partition by their value;
-// the removal's commit marks the destination removed (for a day), so that a
+// the removal's commit marks the destination removed (until a day after the
+// removal is done, however long that takes), so that a
 // worker's housekeeping finishes a removal killed midway, and a retry that
 // would land behind the removal's listing of the outbox is refused.
 // Its dead letters go with it (they could never be sent again): deleted by
@@ -29,7 +30,11 @@ import {
 } from "../_keys.ts";
 import type { DeadLetter } from "../_types.ts";
 
-/** How long a removed destination stays marked: far past any lease of one of its entries that a worker held. */
+/**
+ * How long a removed destination stays marked once its entries and dead letters are deleted: far past any lease of one
+ * of its entries that a worker held. Until then the mark does not expire: a removal killed midway is finished by the
+ * first housekeeping after it, however long no worker ran.
+ */
 const REMOVED_TTL_MS = 86_400_000;
 
 /** The mark of a removed destination. */
@@ -39,9 +44,9 @@ interface RemovedMark {
   dropped: boolean;
 }
 
-/** Marks destination `id` removed, in its removal's commit `atomic`. */
+/** Marks destination `id` removed, in its removal's commit `atomic`; the mark expires only once the removal is done. */
 export function markRemoved(atomic: Deno.AtomicOperation, id: string, pinned: boolean): void {
-  atomic.set(removedKey(id), { pinned, dropped: false } satisfies RemovedMark, { expireIn: REMOVED_TTL_MS });
+  atomic.set(removedKey(id), { pinned, dropped: false } satisfies RemovedMark);
 }
 
 /** Deletes the waiting entries and dead letters of removed destination `id`, then marks them deleted. */
@@ -53,9 +58,10 @@ export async function dropRemoved(kv: Deno.Kv, id: string, pinned: boolean): Pro
 }
 
 /**
- * A worker's housekeeping look at the destinations removed within a day: one whose removal was killed before its
- * entries and dead letters were deleted has them deleted now (however far away their next attempt). One list of a
- * few keys: a finished removal costs nothing more (no dead letter of it is written after its commit).
+ * A worker's housekeeping look at the destinations removed (marked until a day after each removal is done): one whose
+ * removal was killed before its entries and dead letters were deleted has them deleted now (however far away their
+ * next attempt). One list of a few keys: a finished removal costs nothing more (no dead letter of it is written
+ * after its commit).
  */
 export async function settleRemoved(kv: Deno.Kv): Promise<void> {
   for await (const entry of kv.list<RemovedMark>({ prefix: REMOVED_PREFIX })) {
