@@ -148,10 +148,12 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     const finished = after(held, outcome, wait, `HTTP 410: the destination ${gone}`);
     // Counted once committed: `dead` or `gone` only when its dead letter was written (docs/observability.md).
     const dead = () => finished.committed === true && (wait === null || outcome.status === 410);
-    // Its destination gone (removed past its mark's day, a worker stopped that long): no retry or dead letter.
-    const end = finished.ifRemoved && (await kv.get(destinationKey(destination.id))).versionstamp === null
-      ? finished.ifRemoved
-      : finished;
+    // Its destination gone (removed past its mark's day, a worker stopped that long): no retry or dead letter. A read
+    // that fails takes it as there: the finish's own check of the removed mark still stands, and the attempt is
+    // counted as it ends (a KV failing there fails that commit too, and the entry is taken when its lease ends).
+    const removed = finished.ifRemoved !== undefined &&
+      await kv.get(destinationKey(destination.id)).then((e) => e.versionstamp === null, () => false);
+    const end = removed ? finished.ifRemoved! : finished;
     await queue.push(end).finally(() => t && relayEnded(t, outcome, dead(), ended));
     if (!outcome.aborted) report(held, destination, outcome);
   }
