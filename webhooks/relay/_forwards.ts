@@ -93,8 +93,11 @@ export async function listForwards(kv: Deno.Kv, postbackId: string, index?: numb
   return out;
 }
 
-/** The longest entry id looked for: a longer one would not fit in a KV key, and no entry has one. */
-const MAX_ENTRY_ID = 1_024;
+/**
+ * The longest entry id looked for, as `deadLetter` and `attempts` cap it: no entry has a longer one, and a KV key holds
+ * 2,048 bytes (1,024 characters of UTF-8 can take 3,072), so a longer one is `null` rather than a KV error.
+ */
+const MAX_ENTRY_ID = 256;
 
 /**
  * Where entry `entryId` stands (`relay.entryState`): a dead letter (one `get`), an item waiting to be fanned out (the

@@ -148,11 +148,13 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     const finished = after(held, outcome, wait, `HTTP 410: the destination ${gone}`);
     // Counted once committed: `dead` or `gone` only when its dead letter was written (docs/observability.md).
     const dead = () => finished.committed === true && (wait === null || outcome.status === 410);
-    // Its destination gone (removed past its mark's day, a worker stopped that long): no retry or dead letter.
-    const end = finished.ifRemoved && (await kv.get(destinationKey(destination.id))).versionstamp === null
-      ? finished.ifRemoved
-      : finished;
-    await queue.push(end).finally(() => t && relayEnded(t, outcome, dead(), ended));
+    // Its destination gone (removed past its mark's day, a worker stopped that long): no retry or dead letter. The
+    // attempt is counted as it ends even when that read fails (the entry is then taken again when its lease ends).
+    const settle = async () => {
+      const removed = finished.ifRemoved && (await kv.get(destinationKey(destination.id))).versionstamp === null;
+      await queue.push(removed ? finished.ifRemoved! : finished);
+    };
+    await settle().finally(() => t && relayEnded(t, outcome, dead(), ended));
     if (!outcome.aborted) report(held, destination, outcome);
   }
 
