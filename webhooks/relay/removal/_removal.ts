@@ -64,9 +64,14 @@ export async function dropRemoved(kv: Deno.Kv, id: string, pinned: boolean): Pro
  * after its commit).
  */
 export async function settleRemoved(kv: Deno.Kv): Promise<void> {
+  let failed: unknown = null;
   for await (const entry of kv.list<RemovedMark>({ prefix: REMOVED_PREFIX })) {
-    if (!entry.value.dropped) await dropRemoved(kv, entry.key[1] as string, entry.value.pinned);
+    if (entry.value?.dropped !== false) continue;
+    // One removal that fails (the KV, or a record it cannot read) keeps its mark for the next look, and does not
+    // hold back the others: its mark no longer expires while it is unfinished.
+    await dropRemoved(kv, entry.key[1] as string, entry.value.pinned === true).catch((error) => failed ??= error);
   }
+  if (failed !== null) throw failed;
 }
 
 /** Dead letters deleted per commit: four deletes each (the letter, its two index entries, its `forwards` state). */
@@ -78,29 +83,40 @@ const DEAD_BATCH = 100;
  */
 export async function dropDeadLetters(kv: Deno.Kv, id: string): Promise<void> {
   while (true) {
-    const keys = await retryWhileLocked(async () => {
-      const out: Deno.KvKey[] = [];
+    const copies = await retryWhileLocked(async () => {
+      const out: Deno.KvEntry<unknown>[] = [];
       for await (const entry of kv.list({ prefix: deadByDestinationPrefix(id) }, { limit: DEAD_BATCH })) {
-        out.push(entry.key);
+        out.push(entry);
       }
       return out;
     });
-    if (keys.length === 0) return;
+    if (copies.length === 0) return;
     const atomic = kv.atomic();
-    for (let i = 0; i < keys.length; i += 10) { // ten keys to a getMany, as KV Connect allows
-      const chunk = keys.slice(i, i + 10);
-      const found = await retryWhileLocked(() =>
-        kv.getMany<DeadLetter[]>(chunk.map((k) => deadKey(k.at(-1) as string)))
-      );
+    for (let i = 0; i < copies.length; i += 10) { // ten keys to a getMany, as KV Connect allows
+      const chunk = copies.slice(i, i + 10);
+      const found = await retryWhileLocked(() => kv.getMany(chunk.map((c) => deadKey(c.key.at(-1) as string))));
       for (const [j, letter] of found.entries()) {
-        atomic.delete(chunk[j]);
-        if (letter.value === null) continue;
-        atomic.delete(letter.key).delete(deadByHookKey(letter.value.hookId, letter.value.deadAt, letter.value.id));
-        deleteForward(atomic, letter.value);
+        atomic.delete(chunk[j].key);
+        if (letter.versionstamp === null) continue;
+        atomic.delete(letter.key);
+        // A letter edited into junk is found by its copy: its hook index entry and its state go with it.
+        const known = letterRef(letter.value) ?? letterRef(chunk[j].value);
+        if (known === null) continue;
+        atomic.delete(deadByHookKey(known.hookId, known.deadAt, known.id));
+        deleteForward(atomic, known);
       }
     }
     await retryWhileLocked(() => atomic.commit());
   }
+}
+
+/** What deleting a dead letter's index entry and state needs of it, when `value` holds it. */
+function letterRef(value: unknown): Pick<DeadLetter, "id" | "hookId" | "deadAt" | "postbackId" | "index"> | null {
+  const v = value as Partial<DeadLetter> | null;
+  return typeof v === "object" && v !== null && typeof v.id === "string" && typeof v.hookId === "string" &&
+      typeof v.deadAt === "number" && typeof v.postbackId === "string" && typeof v.index === "number"
+    ? v as DeadLetter
+    : null;
 }
 
 /** Entries deleted per commit: two deletes each (the entry and its state for `forwards`), within 1,000 mutations. */
