@@ -101,8 +101,10 @@ const MAX_ENTRY_ID = 256;
 
 /**
  * Where entry `entryId` stands (`relay.entryState`): a dead letter (one `get`), an item waiting to be fanned out (the
- * id `forwards` gives it then; one `get`), kept for a disabled destination, or waiting in the outbox, else `null`. No key is by entry id there, so the paused entries and the outbox are read
- * through, keys only: an operator's question (`relay attempts`), not a hot path.
+ * id `forwards` gives it then; one `get`), kept for a disabled destination, or waiting in the outbox, else `null`.
+ * No key is by entry id there, so the paused entries and the outbox are read through (values too: KV lists no keys
+ * alone), and not as one snapshot (an entry moved while it reads may be missed): an operator's question
+ * (`relay attempts`), not a hot path.
  */
 export async function entryState(kv: Deno.Kv, entryId: string): Promise<"waiting" | "paused" | "dead" | null> {
   if (typeof entryId !== "string" || entryId === "") {
