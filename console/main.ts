@@ -84,6 +84,16 @@ function hostEnv(): string {
   const raw = env("HOST") ?? "127.0.0.1";
   const inner = raw.startsWith("[") && raw.endsWith("]") ? raw.slice(1, -1) : raw;
   const ipv6 = inner.includes(":");
+  const zoneAt = inner.indexOf("%");
+  if (ipv6 && zoneAt >= 0 && /^[0-9a-f:.]+$/i.test(inner.slice(0, zoneAt))) {
+    const zone = inner.slice(zoneAt + 1);
+    if (!/^[\w.-]+$/.test(zone)) {
+      fail(
+        `HOST '${raw}' has ${zone === "" ? "an empty zone" : "a zone that is no interface name or number"}: ` +
+          "write the interface after '%' (fe80::1%eth0), or HOST without a zone",
+      );
+    }
+  }
   if (/[\[\]/\s]/.test(inner) || (ipv6 && !/^[0-9a-f:.]+(%[\w.-]+)?$/i.test(inner)) || (!ipv6 && inner !== raw)) {
     fail(`HOST must be a host name or an IP address (an IPv6 one bare or in brackets), without a port, got '${raw}'`);
   }

@@ -10,6 +10,8 @@ export interface Front {
   stop(): void;
   /** Ends every relayed connection. */
   close(): void;
+  /** Resolves when no connection is relayed any more (each ended, or close() ran). */
+  settled(): Promise<void>;
   /** Lets the process end while the front listens or relays. */
   unref(): void;
 }
@@ -23,6 +25,12 @@ export function startFront(port: number, backend: number, promptAck: boolean): F
   const listener = Deno.listen({ hostname: "127.0.0.1", port });
   const open = new Set<Deno.Conn>();
   let unrefd = false;
+  let waiting: (() => void)[] = [];
+  const settle = () => {
+    if (open.size > 0) return;
+    for (const resolve of waiting) resolve();
+    waiting = [];
+  };
   const track = (conn: Deno.Conn) => {
     open.add(conn);
     if (unrefd) conn.unref();
@@ -42,7 +50,7 @@ export function startFront(port: number, backend: number, promptAck: boolean): F
         continue;
       }
       track(client);
-      relay(client, backend, promptAck, track, open).catch(() => {});
+      relay(client, backend, promptAck, track, open, settle).catch(() => {}).finally(settle);
     }
   })();
   return {
@@ -58,7 +66,9 @@ export function startFront(port: number, backend: number, promptAck: boolean): F
       this.stop();
       for (const conn of open) close(conn);
       open.clear();
+      settle();
     },
+    settled: () => open.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve)),
     unref() {
       unrefd = true;
       listener.unref();
@@ -79,6 +89,7 @@ async function relay(
   promptAck: boolean,
   track: (conn: Deno.Conn) => void,
   open: Set<Deno.Conn>,
+  settle: () => void,
 ): Promise<void> {
   let server: Deno.TcpConn;
   try {
@@ -93,6 +104,7 @@ async function relay(
   server.setNoDelay(true);
   const end = () => {
     for (const conn of [client, server]) open.delete(conn), close(conn);
+    settle();
   };
   // Writes to the client in order: the server's bytes, and the acknowledging frames between its frames.
   let toClient: Promise<void> = Promise.resolve();

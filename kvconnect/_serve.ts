@@ -50,9 +50,13 @@ export async function serveKvConnect(options: HttpOptions, port = 0, promptAck =
       handler.endWatches();
       front.stop();
       const drained = server.shutdown();
-      // A client that sent part of a request and then nothing would hold the graceful shutdown for good.
+      // A client that sent part of a request and then nothing would hold the graceful shutdown for good. An answer
+      // the backend gave is passed on before the front cuts: its relay ends when the backend closes its connection.
       let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([drained, new Promise((resolve) => timer = setTimeout(resolve, CLOSE_GRACE_MS))]);
+      await Promise.race([
+        drained.then(() => front.settled()),
+        new Promise((resolve) => timer = setTimeout(resolve, CLOSE_GRACE_MS)),
+      ]);
       clearTimeout(timer);
       front.close(); // cuts what is left, both ends: the backend's requests then end and its shutdown completes
       await drained;

@@ -35,7 +35,8 @@ export interface KvConnectServer {
   token: string;
   /**
    * Ends open watches, stops the server and closes its local KV. Answers in flight get 2 s to finish; then every
-   * connection left (a client stuck mid-request, part of its headers or body sent and then nothing) is cut.
+   * connection left (a client stuck mid-request, part of its headers or body sent and then nothing) is cut. A second
+   * call, at once or after, resolves when the first has closed.
    */
   close(): Promise<void>;
 }
@@ -120,13 +121,15 @@ export async function startKvConnectServer(options: KvConnectServerOptions = {})
       options.port ?? 0,
       !delayedAck,
     );
+    // One closing for every call: a second call (at once, or after) waits for it and closes nothing twice.
+    let closing: Promise<void> | undefined;
     return {
       url: `http://127.0.0.1:${server.port}`,
       token,
-      async close() {
-        await server.shutdown();
-        kv.close();
-      },
+      close: () =>
+        closing ??= server.shutdown().then(() => {
+          kv.close();
+        }),
     };
   } catch (error) {
     kv.close();

@@ -9,6 +9,11 @@ const CSS_DIR = new URL("../static/css/", import.meta.url);
 
 let joined: string | undefined;
 
+/** The folder's file `name`, as named: escaped, so that a '#', '?' or '%' in it is no URL's fragment, query or escape. */
+function inFolder(name: string): URL {
+  return new URL(encodeURIComponent(name), CSS_DIR);
+}
+
 /**
  * The stylesheet's files joined in their names' order; read once per process, at the first call (the start). A `.css`
  * entry that is a link to a file counts as that file (some deployments build the folder as links). A folder missing,
@@ -34,7 +39,7 @@ export function stylesheet(): string {
   if (names.length === 0) {
     throw new Error(`the stylesheet folder ${CSS_DIR.pathname} holds no .css file: ${restore}`);
   }
-  joined = names.map((name) => Deno.readTextFileSync(new URL(name, CSS_DIR))).join("");
+  joined = names.map((name) => Deno.readTextFileSync(inFolder(name))).join("");
   return joined;
 }
 
@@ -42,7 +47,7 @@ export function stylesheet(): string {
 function isFile(entry: Deno.DirEntry): boolean {
   if (!entry.isSymlink) return entry.isFile;
   try {
-    return Deno.statSync(new URL(entry.name, CSS_DIR)).isFile;
+    return Deno.statSync(inFolder(entry.name)).isFile;
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
     throw new Error(

@@ -185,3 +185,12 @@ Deno.test({
     }
   },
 });
+
+Deno.test("the console command refuses a HOST whose zone is empty or odd, saying it is the zone", async () => {
+  // "fe80::1%" was refused as "... without a port", naming a port no one had written.
+  for (const value of ["fe80::1%", "[fe80::1%]", "fe80::1%eth:0", "fe80::1%et$h0", "fe80::1%a%b"]) {
+    const said = await refusal({ HOST: value, PUBLIC_URL: "http://console.example.test:8000" });
+    assert.match(said, new RegExp(`the console exited: HOST '${RegExp.escape(value)}' has [^\\n]*zone`));
+    assert.doesNotMatch(said, /port/);
+  }
+});

@@ -105,3 +105,23 @@ Deno.test("the console with a broken link in console/static/css/ exits 1, naming
   const ran = await startWith((css) => Deno.symlink(`${css}/gone.css`, `${css}/0_gone.css`));
   assertRefused(ran, /0_gone\.css is a link to nothing/);
 });
+
+Deno.test("the console serves .css files named with a space, '#', '?' or '%' as they are, in their names' order", async () => {
+  // A name is a name, not a URL: "3_parts #1.css" was read as ".../3_parts " (no such file, no start),
+  // "4_narrow%41.css" as its neighbour ".../4_narrowA.css" (another file's bytes, served twice) and "5_access?.css"
+  // as ".../5_access".
+  const ran = await startWith(async (css) => {
+    await Deno.rename(`${css}/3_parts.css`, `${css}/3_parts #1.css`);
+    await Deno.rename(`${css}/4_narrow.css`, `${css}/4_narrow%41.css`);
+    await Deno.writeTextFile(`${css}/4_narrowA.css`, "/* its neighbour, served after it */\n");
+    await Deno.rename(`${css}/5_access.css`, `${css}/5_access?.css`);
+  });
+  assert.equal(ran.code, 0, `exit ${ran.code}; stderr: ${ran.err}`);
+  const own = (name: string) => Deno.readTextFileSync(`${ROOT}console/static/css/${name}`);
+  const names = [...Deno.readDirSync(`${ROOT}console/static/css`)].map((e) => e.name).sort();
+  const expected = names.map(own).join("").replace(
+    own("4_narrow.css"),
+    own("4_narrow.css") + "/* its neighbour, served after it */\n",
+  );
+  assert.equal(ran.style, expected);
+});
