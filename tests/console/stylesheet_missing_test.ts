@@ -16,8 +16,9 @@ const SOURCE = ["console", "webhooks", "sandbox", "build", "browser", "mod.ts", 
  */
 async function startWith(
   change: (css: string) => Promise<void>,
-): Promise<{ code: number; err: string; out: string; style?: string }> {
-  const dir = await Deno.makeTempDir({ prefix: "console_css_" });
+  prefix = "console_css_",
+): Promise<{ code: number; err: string; out: string; style?: string; dir: string }> {
+  const dir = await Deno.makeTempDir({ prefix });
   try {
     const copied = await new Deno.Command("cp", { args: ["-r", ...SOURCE.map((s) => ROOT + s), dir] }).output();
     assert.equal(copied.code, 0, new TextDecoder().decode(copied.stderr));
@@ -45,9 +46,9 @@ async function startWith(
       const style = await answer.text();
       await reader.cancel();
       await endChild(child, "SIGTERM");
-      return { code: 0, err: await err, out, style };
+      return { code: 0, err: await err, out, style, dir };
     }
-    return { code: (await child.status).code, err: await err, out };
+    return { code: (await child.status).code, err: await err, out, dir };
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -124,4 +125,26 @@ Deno.test("the console serves .css files named with a space, '#', '?' or '%' as 
     own("4_narrow.css") + "/* its neighbour, served after it */\n",
   );
   assert.equal(ran.style, expected);
+});
+
+Deno.test("the console skips hidden entries of console/static/css/: an editor's lock link, a copy's metadata file", async () => {
+  // Emacs keeps a dangling link ".#name.css" beside a file being edited, and macOS copies leave "._name.css" files
+  // of metadata: neither is a stylesheet, and neither may stop the start or be served as styles.
+  const ran = await startWith(async (css) => {
+    await Deno.symlink("root@host.1234:1700000000", `${css}/.#1_page.css`);
+    await Deno.writeFile(`${css}/._2_x.css`, new Uint8Array([0, 5, 22, 7, 0, 2, 0, 0]));
+  });
+  assert.equal(ran.code, 0, `exit ${ran.code}; stderr: ${ran.err}`);
+  const names = [...Deno.readDirSync(`${ROOT}console/static/css`)].map((e) => e.name).sort();
+  assert.equal(ran.style, names.map((name) => Deno.readTextFileSync(`${ROOT}console/static/css/${name}`)).join(""));
+});
+
+Deno.test("the console names its stylesheet folder as a path, a space as a space (not %20), and a link loop with the hint", async () => {
+  const empty = await startWith(async (css) => {
+    for await (const entry of Deno.readDir(css)) await Deno.remove(`${css}/${entry.name}`);
+  }, "console css ");
+  assertRefused(empty, /holds no \.css file/);
+  assert.ok(empty.err.includes(`${empty.dir}/console/static/css/`), `the path as it is: ${empty.err}`);
+  const loop = await startWith((css) => Deno.symlink(`${css}/0_loop.css`, `${css}/0_loop.css`));
+  assertRefused(loop, /0_loop\.css[^\n]*restore console\/static\/css\//);
 });
