@@ -1,0 +1,38 @@
+/**
+ * The console signing in through the sandbox (no OAUTH_* variables) warns on stderr when it listens where others can
+ * reach it, since the sandbox approves anyone; on an address that reaches this machine only, it says nothing. Every
+ * spelling of a loopback address is loopback: `::ffff:127.0.0.1` (IPv4-mapped) and `0:0:0:0:0:0:0:1` (`::1` written
+ * out) were warned about as if open to the network.
+ */
+
+import assert from "node:assert/strict";
+import { endChild } from "../_child.ts";
+import { consoleCommand } from "./_main_process.ts";
+
+/** What the console started on `host` said on stderr by the time it printed its start line. */
+async function startedOn(host: string): Promise<string> {
+  const child = consoleCommand({ PORT: "0", KV_PATH: ":memory:", HOST: host }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  while (!out.includes("listening on")) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    out += value;
+  }
+  await reader.cancel();
+  await endChild(child, "SIGTERM");
+  assert.match(out, /listening on/, `HOST=${host} started: ${await stderr}`);
+  return await stderr;
+}
+
+const WARNING = /Warning: the console listens on [^\n]* which approves anyone/;
+
+Deno.test("the sandbox warning: none on a loopback address however written, one where others can reach", async () => {
+  for (const host of ["127.0.0.1", "127.3.2.1", "localhost", "::1", "[::1]", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1"]) {
+    assert.doesNotMatch(await startedOn(host), WARNING, `HOST=${host} reaches this machine only`);
+  }
+  for (const host of ["0.0.0.0", "::"]) {
+    assert.match(await startedOn(host), WARNING, `HOST=${host} is reached from the network`);
+  }
+});
