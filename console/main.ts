@@ -108,10 +108,15 @@ function urlHost(hostname: string): string {
   return hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
 }
 
-/** Whether an address to listen on reaches this machine only. */
+/**
+ * Whether an address to listen on reaches this machine only: `localhost`, 127.0.0.0/8, and `::1` or an IPv4-mapped
+ * 127 address however written (the URL parser writes an IPv6 address one way: `0:0:0:0:0:0:0:1` is `[::1]`).
+ */
 function isLoopback(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "::1" || hostname === "[::1]" ||
-    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+  const bare = hostname.replace(/^\[(.*)\]$/, "$1");
+  if (bare === "localhost" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare)) return true;
+  const written = bare.includes(":") ? URL.parse(`http://[${bare}]/`)?.hostname : undefined;
+  return written === "[::1]" || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(written ?? "");
 }
 
 async function openKv(location: string): Promise<Deno.Kv> {
