@@ -34,13 +34,9 @@ export function consoleCommand(env: Record<string, string>): Deno.Command {
 export async function startConsoleProcess(env: Record<string, string>): Promise<ConsoleProcess> {
   const child = consoleCommand({ PORT: "0", ...env }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  const deadline = Date.now() + 30_000;
-  while (!/listening on (\S+)/.test(text)) {
-    assert.ok(Date.now() < deadline, `no start line in: ${text}`);
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`the console exited: ${text}${await new Response(child.stderr).text()}`);
-    text += value;
+  const text = await untilStartLine(reader);
+  if (!/listening on (\S+)/.test(text)) {
+    throw new Error(`the console exited: ${text}${await new Response(child.stderr).text()}`);
   }
   return {
     origin: /listening on (\S+)/.exec(text)![1],
@@ -51,4 +47,20 @@ export async function startConsoleProcess(env: Record<string, string>): Promise<
       await ended;
     },
   };
+}
+
+/**
+ * What a console process printed on stdout up to its start line ("listening on ..."), or up to its exit when it
+ * printed none (within 30 s).
+ */
+export async function untilStartLine(reader: ReadableStreamDefaultReader<string>): Promise<string> {
+  let text = "";
+  const deadline = Date.now() + 30_000;
+  while (!/listening on (\S+)/.test(text)) {
+    assert.ok(Date.now() < deadline, `no start line in: ${text}`);
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  return text;
 }

@@ -7,19 +7,14 @@
 
 import assert from "node:assert/strict";
 import { endChild } from "../_child.ts";
-import { consoleCommand } from "./_main_process.ts";
+import { consoleCommand, untilStartLine } from "./_main_process.ts";
 
 /** What the console started on `host` said on stderr by the time it printed its start line. */
 async function startedOn(host: string): Promise<string> {
   const child = consoleCommand({ PORT: "0", KV_PATH: ":memory:", HOST: host }).spawn();
   const stderr = new Response(child.stderr).text();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let out = "";
-  while (!out.includes("listening on")) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    out += value;
-  }
+  const out = await untilStartLine(reader);
   await reader.cancel();
   await endChild(child, "SIGTERM");
   assert.match(out, /listening on/, `HOST=${host} started: ${await stderr}`);

@@ -5,6 +5,7 @@
 
 import assert from "node:assert/strict";
 import { endChild } from "../_child.ts";
+import { untilStartLine } from "./_main_process.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 /** What `console/main.ts` imports, from the project's root. */
@@ -34,12 +35,7 @@ async function startWith(
     }).spawn();
     const err = new Response(child.stderr).text();
     const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let out = "";
-    while (!out.includes("listening on")) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      out += value;
-    }
+    const out = await untilStartLine(reader);
     // A console that started (the defect) serves on: it is ended, and what it said is the answer.
     if (out.includes("listening on")) {
       const answer = await fetch(`${/listening on (\S+)/.exec(out)![1]}/static/style.css`);
