@@ -114,11 +114,11 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     }
   }
 
-  /** What an attempt's end writes; `wait`: the schedule's next (`null`: that was the last); `gone`: a 410's reason. */
-  function after(held: Held, outcome: Outcome, wait: number | null, gone: string): Finish {
+  /** What an attempt's end writes; `wait`: the schedule's next (`null`: that was the last); `gone`: what a 410 did. */
+  function after(held: Held, outcome: Outcome, wait: number | null, gone: string | false): Finish {
     if (outcome.aborted) return finish.giveBack(held);
     if (outcome.status >= 200 && outcome.status < 300) return finish.delivered(held, outcome);
-    if (outcome.status === 410) return finish.dead(held, outcome, gone);
+    if (gone) return finish.dead(held, outcome, `HTTP 410: the destination ${gone}`);
     if (wait === null) return finish.dead(held, outcome, reasonOf(outcome));
     return finish.retry(held, outcome, options.now() + Math.max(wait, outcome.retryAfterMs ?? 0));
   }
@@ -145,7 +145,7 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     // A refused disable (the record damaged meanwhile, KV failing) still ends the entry, its reason saying so.
     const gone = outcome.status === 410 && await ctx.destinations.update(destination.id, { enabled: false })
       .then(() => "was disabled", () => "could not be disabled and was left as it was");
-    const finished = after(held, outcome, wait, `HTTP 410: the destination ${gone}`);
+    const finished = after(held, outcome, wait, gone);
     // Counted once committed: `dead` or `gone` only when its dead letter was written (docs/observability.md).
     const dead = () => finished.committed === true && (wait === null || outcome.status === 410);
     // Its destination gone (removed past its mark's day, a worker stopped that long): no retry or dead letter. The
