@@ -109,8 +109,9 @@ function urlHost(hostname: string): string {
 }
 
 /**
- * Whether an address to listen on reaches this machine only: `localhost`, 127.0.0.0/8, and `::1` or an IPv4-mapped
- * 127 address however written (the URL parser writes an IPv6 address one way: `0:0:0:0:0:0:0:1` is `[::1]`).
+ * Whether an address listened on (the server's own, as bound: `LOCALHOST`, `127.1` or `0x7f.1` in HOST is bound as
+ * 127.0.0.1) reaches this machine only: 127.0.0.0/8, and `::1` or an IPv4-mapped 127 address however written (the URL
+ * parser writes an IPv6 address one way: `0:0:0:0:0:0:0:1` is `[::1]`).
  */
 function isLoopback(hostname: string): boolean {
   const bare = hostname.replace(/^\[(.*)\]$/, "$1");
@@ -223,7 +224,7 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
     );
   }
 
-  if (!oauth && app.sandbox && !isLoopback(hostname)) {
+  if (!oauth && app.sandbox && !isLoopback(addr.hostname)) {
     // The sandbox's consent page approves everyone: it is no sign-in.
     console.warn(
       `Warning: the console listens on ${hostname} and signs in through the sandbox, which approves anyone: ` +

@@ -51,6 +51,11 @@ export class Signer {
   #jiveUrl: string;
   #last = 0;
 
+  /** The timestamp of the last header `next()` returned (ms; 0 before the first). */
+  get last(): number {
+    return this.#last;
+  }
+
   /** @param community the community whose client secret signs */
   constructor(community: Community) {
     const secret = String(community.clientSecret).replace(/\.s$/, "");
@@ -104,13 +109,16 @@ export type SetupRequest =
   & ((req: Record<string, unknown>, context: Record<string, unknown>) => Record<string, unknown>)
   & { prepare?: (count: number) => void };
 
-/** How long a postback signed ahead is kept for a later run. */
-const KEPT_MS = 30_000;
+/**
+ * The oldest a header signed ahead is sent (its timestamp's age): 30 s inside the receiver's five minutes, for the
+ * time a request waits on its connection. A fresh header is at most four minutes old (`Signer.next`).
+ */
+const SENT_AGE_MS = 270_000;
 
 /** One postback signed ahead of its run. */
 interface Signed {
-  /** When it was signed (`Date.now()`). */
-  at: number;
+  /** Its header's timestamp. */
+  timestamp: number;
   seq: number;
   headers: Record<string, string>;
   body: string;
@@ -126,34 +134,41 @@ interface Signed {
  * them in turn (signing the rest as it sends, should it run out): signing
  * costs the sender about 15 µs of CPU a request (the HMAC, the body's JSON),
  * which it would otherwise take from the cores the measured process runs on
- * while it is measured. `prepare` keeps what the last run left unsent if it
- * was signed within the last 30 s, and drops the rest (never sent): a header's
- * timestamp is at most four minutes behind its signing (`Signer.next`), and
- * the receiver refuses one five minutes old. It signs only what is missing,
- * so the timestamps, a millisecond apart, run ahead of the clock no faster
- * than when each is signed as it is sent (the receiver refuses one 30 s ahead).
+ * while it is measured. A header signed ahead is sent only while its timestamp
+ * is at most 270 s old (the receiver refuses one five minutes old; a fresh one
+ * is at most four minutes old, `Signer.next`): `prepare` keeps what the last
+ * run left unsent while it is, and a run slower than one request a millisecond
+ * (its timestamps, a millisecond apart, fall behind the clock) passes over
+ * those that grew older, never sending them. Only those behind the clock's
+ * four minutes are ever dropped, so the next signed starts there, not past
+ * them: the timestamps run ahead of the clock no faster than when each is
+ * signed as it is sent (the receiver refuses one 30 s ahead).
  */
 export function signedRequests(fixture: LoadFixture, next: () => number): SetupRequest {
   const signer = new Signer(fixture.community);
   const sign = (): Signed => {
     const seq = next();
+    const authorization = signer.next();
     return {
-      at: Date.now(),
+      timestamp: signer.last,
       seq,
-      headers: { "content-type": "application/json", authorization: signer.next(), "x-tenant-id": "load-tenant" },
+      headers: { "content-type": "application/json", authorization, "x-tenant-id": "load-tenant" },
       body: postbackBody(fixture.ref, `load-${seq}`),
     };
   };
   let pool: Signed[] = [];
   let taken = 0;
   const setup: SetupRequest = (req, context) => {
+    // Those grown too old while the run was slower than one request a millisecond are passed over, never sent.
+    const oldest = Date.now() - SENT_AGE_MS;
+    while (taken < pool.length && pool[taken].timestamp < oldest) taken++;
     const signed = taken < pool.length ? pool[taken++] : sign();
     context.seq = signed.seq;
     return { ...req, headers: signed.headers, body: signed.body };
   };
   setup.prepare = (count) => {
-    const fresh = Date.now() - KEPT_MS;
-    pool = pool.slice(taken).filter((signed) => signed.at >= fresh);
+    const oldest = Date.now() - SENT_AGE_MS;
+    pool = pool.slice(taken).filter((signed) => signed.timestamp >= oldest);
     taken = 0;
     while (pool.length < count) pool.push(sign());
   };

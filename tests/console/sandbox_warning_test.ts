@@ -2,7 +2,7 @@
  * The console signing in through the sandbox (no OAUTH_* variables) warns on stderr when it listens where others can
  * reach it, since the sandbox approves anyone; on an address that reaches this machine only, it says nothing. Every
  * spelling of a loopback address is loopback: `::ffff:127.0.0.1` (IPv4-mapped) and `0:0:0:0:0:0:0:1` (`::1` written
- * out) were warned about as if open to the network.
+ * out) were warned about as if open to the network, and so were `LOCALHOST` and `127.1`, which listen on 127.0.0.1.
  */
 
 import assert from "node:assert/strict";
@@ -25,6 +25,10 @@ const WARNING = /Warning: the console listens on [^\n]* which approves anyone/;
 
 Deno.test("the sandbox warning: none on a loopback address however written, one where others can reach", async () => {
   for (const host of ["127.0.0.1", "127.3.2.1", "localhost", "::1", "[::1]", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1"]) {
+    assert.doesNotMatch(await startedOn(host), WARNING, `HOST=${host} reaches this machine only`);
+  }
+  // Names and IPv4 shorthands that Deno.serve binds to 127.0.0.1: the address listened on is what counts.
+  for (const host of ["LOCALHOST", "127.1", "0x7f.1", "::ffff:7f00:1"]) {
     assert.doesNotMatch(await startedOn(host), WARNING, `HOST=${host} reaches this machine only`);
   }
   for (const host of ["0.0.0.0", "::"]) {

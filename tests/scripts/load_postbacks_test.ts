@@ -54,3 +54,28 @@ Deno.test("signed ahead: what was signed over 30 s before a run is dropped, not 
     Date.now = realNow;
   }
 });
+
+Deno.test("signed ahead: a long run slower than one request a millisecond sends no header the receiver finds stale", () => {
+  const realNow = Date.now;
+  let now = realNow();
+  Date.now = () => now;
+  try {
+    let n = 0;
+    const setup = signedRequests(loadFixture(), () => n++);
+    setup.prepare!(200);
+    now += 29_000; // the next run, within 30 s of the signing: what is left is kept
+    setup.prepare!(200);
+    let last = -1;
+    for (let i = 0; i < 200; i++) { // a 100 s run (--seconds allows 120) at two requests a second
+      const [r] = take(setup, 1);
+      const timestamp = Number(/timestamp=(\d+)/.exec(r.authorization)![1]);
+      assert.ok(now - timestamp < 300_000, `load-${r.seq} sent ${now - timestamp} ms old: the receiver refuses 5 min`);
+      assert.ok(timestamp - now <= 30_000, `load-${r.seq} sent ${timestamp - now} ms ahead`);
+      assert.ok(r.seq > last, `load-${r.seq} sent after load-${last}`);
+      last = r.seq;
+      now += 500;
+    }
+  } finally {
+    Date.now = realNow;
+  }
+});

@@ -98,11 +98,12 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     if (!cache.fresh()) await cache.load();
     const pinned = [...cache.all()].filter((d) => d.pinned);
     await ctx.pins.mark(pinned.filter((d) => only?.has(d.id)).map((d) => d.id));
-    await settlePaused(kv, cache, only, options.now);
-    await settlePartitions(kv, cache);
-    await settleRemoved(kv);
-    const others = pinned.filter((d) => !only?.has(d.id));
-    for (const id of await ctx.pins.abandoned(others)) await ctx.destinations.remove(id);
+    const step = (done: Promise<unknown>) => done.catch(() => {}); // a failed look holds back none after it
+    await step(settlePaused(kv, cache, only, options.now));
+    await step(settlePartitions(kv, cache));
+    await step(settleRemoved(kv));
+    const abandoned = await ctx.pins.abandoned(pinned.filter((d) => !only?.has(d.id)));
+    for (const id of abandoned) await step(ctx.destinations.remove(id)); // each tried, whichever fails
   }
 
   function report(held: Held, destination: CachedDestination, outcome: Outcome): void {

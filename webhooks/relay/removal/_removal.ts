@@ -119,6 +119,16 @@ function letterRef(value: unknown): Pick<DeadLetter, "id" | "hookId" | "deadAt" 
     : null;
 }
 
+/**
+ * Deletes the state for `forwards` of outbox entry `entry` in `atomic`, when its value names it: one edited by hand
+ * into junk (`null`, a string, a record without its fields) names none, and is deleted without it, not thrown at.
+ */
+function deleteEntryForward(atomic: Deno.AtomicOperation, entry: Deno.KvEntry<unknown>): void {
+  const v = entry.value as Partial<StoredEntry> | null;
+  if (typeof v !== "object" || v === null || typeof v.postbackId !== "string" || typeof v.index !== "number") return;
+  deleteForward(atomic, entryAt(entry.key, v as StoredEntry));
+}
+
 /** Entries deleted per commit: two deletes each (the entry and its state for `forwards`), within 1,000 mutations. */
 const DROP_BATCH = 400;
 
@@ -127,9 +137,9 @@ export async function dropPartition(kv: Deno.Kv, partition: string): Promise<voi
   while (true) {
     const atomic = kv.atomic();
     let count = 0;
-    for await (const entry of kv.list<StoredEntry>({ prefix: duePrefix(partition) }, { limit: DROP_BATCH })) {
+    for await (const entry of kv.list({ prefix: duePrefix(partition) }, { limit: DROP_BATCH })) {
       atomic.delete(entry.key);
-      deleteForward(atomic, entryAt(entry.key, entry.value));
+      deleteEntryForward(atomic, entry);
       count++;
     }
     if (count === 0) {
@@ -157,10 +167,11 @@ export async function dropShared(kv: Deno.Kv, destinationId: string): Promise<vo
     atomic = kv.atomic();
     count = 0;
   };
-  for await (const entry of kv.list<StoredEntry>({ prefix: duePrefix(SHARED_PARTITION) }, { batchSize: 500 })) {
-    if (entry.value.destinationId !== destinationId) continue;
+  for await (const entry of kv.list({ prefix: duePrefix(SHARED_PARTITION) }, { batchSize: 500 })) {
+    // A damaged one (edited by hand into junk) names no destination: it is no one's to delete.
+    if ((entry.value as Partial<StoredEntry> | null)?.destinationId !== destinationId) continue;
     atomic.delete(entry.key);
-    deleteForward(atomic, entryAt(entry.key, entry.value));
+    deleteEntryForward(atomic, entry);
     if (++count === DROP_BATCH) await commit();
   }
   if (count > 0) await commit();
