@@ -83,24 +83,25 @@ const DEAD_BATCH = 100;
  */
 export async function dropDeadLetters(kv: Deno.Kv, id: string): Promise<void> {
   while (true) {
-    const copies = await retryWhileLocked(async () => {
-      const out: Deno.KvEntry<unknown>[] = [];
+    const keys = await retryWhileLocked(async () => {
+      const out: Deno.KvKey[] = [];
       for await (const entry of kv.list({ prefix: deadByDestinationPrefix(id) }, { limit: DEAD_BATCH })) {
-        out.push(entry);
+        out.push(entry.key);
       }
       return out;
     });
-    if (copies.length === 0) return;
+    if (keys.length === 0) return;
     const atomic = kv.atomic();
-    for (let i = 0; i < copies.length; i += 10) { // ten keys to a getMany, as KV Connect allows
-      const chunk = copies.slice(i, i + 10);
-      const found = await retryWhileLocked(() => kv.getMany(chunk.map((c) => deadKey(c.key.at(-1) as string))));
+    for (let i = 0; i < keys.length; i += 10) { // ten keys to a getMany, as KV Connect allows
+      const chunk = keys.slice(i, i + 10);
+      const found = await retryWhileLocked(() => kv.getMany(chunk.map((k) => deadKey(k.at(-1) as string))));
       for (const [j, letter] of found.entries()) {
-        atomic.delete(chunk[j].key);
+        atomic.delete(chunk[j]);
         if (letter.versionstamp === null) continue;
         atomic.delete(letter.key);
-        // A letter edited into junk is found by its copy: its hook index entry and its state go with it.
-        const known = letterRef(letter.value) ?? letterRef(chunk[j].value);
+        // A letter edited into junk names neither its hook index entry (pages skip it, its letter gone) nor its
+        // state for `forwards` (which expires with its 30 days): deleted without them, not thrown at.
+        const known = letterRef(letter.value);
         if (known === null) continue;
         atomic.delete(deadByHookKey(known.hookId, known.deadAt, known.id));
         deleteForward(atomic, known);
