@@ -224,12 +224,15 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
     );
   }
 
-  if (!oauth && app.sandbox && !isLoopback(addr.hostname)) {
+  // PUBLIC_URL is where browsers reach the console: a proxy there lets anyone in even to a loopback address.
+  const reachedAt = new URL(publicUrl).hostname;
+  if (!oauth && app.sandbox && !(isLoopback(addr.hostname) && isLoopback(reachedAt))) {
     // The sandbox's consent page approves everyone: it is no sign-in.
+    const reach = isLoopback(addr.hostname) ? `is reached at ${publicUrl} (PUBLIC_URL)` : `listens on ${hostname}`;
     console.warn(
-      `Warning: the console listens on ${hostname} and signs in through the sandbox, which approves anyone: ` +
-        "anyone who can reach this port can sign in and manage every community. " +
-        "Set HOST=127.0.0.1, or the OAUTH_* variables of a real sign-in provider.",
+      `Warning: the console ${reach} and signs in through the sandbox, which approves anyone: ` +
+        "anyone who can reach it can sign in and manage every community. " +
+        "Set HOST=127.0.0.1 with no public PUBLIC_URL, or the OAUTH_* variables of a real sign-in provider.",
     );
   }
 

@@ -10,8 +10,8 @@ import { endChild } from "../_child.ts";
 import { consoleCommand, untilStartLine } from "./_main_process.ts";
 
 /** What the console started on `host` said on stderr by the time it printed its start line. */
-async function startedOn(host: string): Promise<string> {
-  const child = consoleCommand({ PORT: "0", KV_PATH: ":memory:", HOST: host }).spawn();
+async function startedOn(host: string, more: Record<string, string> = {}): Promise<string> {
+  const child = consoleCommand({ PORT: "0", KV_PATH: ":memory:", HOST: host, ...more }).spawn();
   const stderr = new Response(child.stderr).text();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   const out = await untilStartLine(reader);
@@ -34,4 +34,16 @@ Deno.test("the sandbox warning: none on a loopback address however written, one 
   for (const host of ["0.0.0.0", "::"]) {
     assert.match(await startedOn(host), WARNING, `HOST=${host} is reached from the network`);
   }
+});
+
+/** What the console bound to 127.0.0.1 behind `publicUrl` (a proxy's address) said on stderr by its start line. */
+function behind(publicUrl: string): Promise<string> {
+  return startedOn("127.0.0.1", { PUBLIC_URL: publicUrl });
+}
+
+// PUBLIC_URL is where browsers reach the console: a proxy there lets anyone reach the sandbox's sign-in, loopback or not.
+Deno.test("the sandbox warning: one behind a proxy at a public URL, none when the URL is loopback too", async () => {
+  const warned = await behind("https://console.example.com");
+  assert.match(warned, /Warning: [^\n]*https:\/\/console\.example\.com[^\n]* which approves anyone/);
+  assert.doesNotMatch(await behind("http://localhost:9999"), /approves anyone/, "PUBLIC_URL on loopback");
 });

@@ -109,3 +109,15 @@ export function bodyOf(entry: Item): string {
     },
   });
 }
+
+/**
+ * Whether a due key's value is an entry a worker can take and send: one edited by hand into junk (`null`, a string, a
+ * record without its destination, activity or a readable acceptance time) is not, and is passed over, never thrown at.
+ */
+export function isStoredEntry(value: unknown): value is StoredEntry {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const v = value as Partial<Record<keyof StoredEntry, unknown>>;
+  return typeof v.destinationId === "string" && typeof v.activity === "object" && v.activity !== null &&
+    (typeof v.acceptedAt === "number" || typeof v.acceptedAt === "string") &&
+    !Number.isNaN(new Date(v.acceptedAt).getTime());
+}

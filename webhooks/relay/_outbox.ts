@@ -11,6 +11,7 @@ import {
   bodyOf,
   entryAt,
   type FanoutRecord,
+  isStoredEntry,
   type Item,
   itemOf,
   newEntryId,
@@ -210,6 +211,8 @@ export class DueWindow {
       }
       read++;
       last = entry.key;
+      // A damaged one (edited by hand into junk) names no destination to send to: passed over, not thrown at.
+      if (!isStoredEntry(entry.value)) continue;
       if (this.#keep === null || this.#keep(entry.value)) this.#due.push(entry);
     }
     // A filtered list that read its limit of due entries goes on from the last of them next time, and starts over
