@@ -6,6 +6,18 @@ import assert from "node:assert/strict";
 import { loadFixture, signedRequests } from "../../scripts/load_postbacks.ts";
 import { verifyJiveExtn } from "../../webhooks/mod.ts";
 
+/** Runs `fn` with `Date.now` reading a clock it moves itself (`clock.now`), the real one restored after. */
+function withClock(fn: (clock: { now: number }) => void): void {
+  const realNow = Date.now;
+  const clock = { now: realNow() };
+  Date.now = () => clock.now;
+  try {
+    fn(clock);
+  } finally {
+    Date.now = realNow;
+  }
+}
+
 /** Takes `count` requests from `setup`, as autocannon does. */
 function take(setup: ReturnType<typeof signedRequests>, count: number) {
   return Array.from({ length: count }, () => {
@@ -39,43 +51,36 @@ Deno.test("signed ahead: prepare(n) signs n that verify, and later runs keep wha
 });
 
 Deno.test("signed ahead: what was signed over 30 s before a run is dropped, not sent", () => {
-  const realNow = Date.now;
-  let now = realNow();
-  Date.now = () => now;
-  try {
+  withClock((clock) => {
     let n = 0;
     const setup = signedRequests(loadFixture(), () => n++);
     setup.prepare!(10);
-    now += 31_000;
+    clock.now += 31_000;
     setup.prepare!(10);
     assert.equal(n, 20, "the ten stale ones were replaced");
     assert.deepEqual(take(setup, 10).map((r) => r.seq), [10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
-  } finally {
-    Date.now = realNow;
-  }
+  });
 });
 
 Deno.test("signed ahead: a long run slower than one request a millisecond sends no header the receiver finds stale", () => {
-  const realNow = Date.now;
-  let now = realNow();
-  Date.now = () => now;
-  try {
+  withClock((clock) => {
     let n = 0;
     const setup = signedRequests(loadFixture(), () => n++);
     setup.prepare!(200);
-    now += 29_000; // the next run, within 30 s of the signing: what is left is kept
+    clock.now += 29_000; // the next run, within 30 s of the signing: what is left is kept
     setup.prepare!(200);
     let last = -1;
     for (let i = 0; i < 200; i++) { // a 100 s run (--seconds allows 120) at two requests a second
       const [r] = take(setup, 1);
       const timestamp = Number(/timestamp=(\d+)/.exec(r.authorization)![1]);
-      assert.ok(now - timestamp < 300_000, `load-${r.seq} sent ${now - timestamp} ms old: the receiver refuses 5 min`);
-      assert.ok(timestamp - now <= 30_000, `load-${r.seq} sent ${timestamp - now} ms ahead`);
+      assert.ok(
+        clock.now - timestamp < 300_000,
+        `load-${r.seq} sent ${clock.now - timestamp} ms old: the receiver refuses 5 min`,
+      );
+      assert.ok(timestamp - clock.now <= 30_000, `load-${r.seq} sent ${timestamp - clock.now} ms ahead`);
       assert.ok(r.seq > last, `load-${r.seq} sent after load-${last}`);
       last = r.seq;
-      now += 500;
+      clock.now += 500;
     }
-  } finally {
-    Date.now = realNow;
-  }
+  });
 });
