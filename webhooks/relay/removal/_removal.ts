@@ -64,14 +64,12 @@ export async function dropRemoved(kv: Deno.Kv, id: string, pinned: boolean): Pro
  * after its commit).
  */
 export async function settleRemoved(kv: Deno.Kv): Promise<void> {
-  let failed: unknown = null;
   for await (const entry of kv.list<RemovedMark>({ prefix: REMOVED_PREFIX })) {
     if (entry.value?.dropped !== false) continue;
     // One removal that fails (the KV, or a record it cannot read) keeps its mark for the next look, and does not
     // hold back the others: its mark no longer expires while it is unfinished.
-    await dropRemoved(kv, entry.key[1] as string, entry.value.pinned === true).catch((error) => failed ??= error);
+    await dropRemoved(kv, entry.key[1] as string, entry.value.pinned === true).catch(() => {});
   }
-  if (failed !== null) throw failed;
 }
 
 /** Dead letters deleted per commit: four deletes each (the letter, its two index entries, its `forwards` state). */
