@@ -17,28 +17,32 @@ Deno.test("parseOnly(): every set by default, a comma-separated list, and a Rang
   }
 });
 
-Deno.test("remoteSets(): one process and two, on time for 'remote' and held back for 'remote-latency'", () => {
+Deno.test("remoteSets(): one process at 16 and 64 connections and two at 16 each, on time and held back", () => {
   assert.deepEqual(remoteSets(parseOnly(undefined), 20), [
-    { processes: 1, latencyMs: 0 },
-    { processes: 2, latencyMs: 0 },
-    { processes: 1, latencyMs: 20 },
-    { processes: 2, latencyMs: 20 },
+    { processes: 1, latencyMs: 0, connections: 16 },
+    { processes: 1, latencyMs: 0, connections: 64 },
+    { processes: 2, latencyMs: 0, connections: 16 },
+    { processes: 1, latencyMs: 20, connections: 16 },
+    { processes: 1, latencyMs: 20, connections: 64 },
+    { processes: 2, latencyMs: 20, connections: 16 },
   ]);
   assert.deepEqual(remoteSets(parseOnly("remote-latency"), 35), [
-    { processes: 1, latencyMs: 35 },
-    { processes: 2, latencyMs: 35 },
+    { processes: 1, latencyMs: 35, connections: 16 },
+    { processes: 1, latencyMs: 35, connections: 64 },
+    { processes: 2, latencyMs: 35, connections: 16 },
   ]);
   assert.deepEqual(remoteSets(parseOnly("local"), 20), []);
 });
 
 Deno.test("remoteTarget() and remoteLabel(): a receiver row names its floor row, and the set reads plainly", () => {
-  const set = { processes: 2, latencyMs: 20 };
+  const set = { processes: 2, latencyMs: 20, connections: 16 };
   assert.equal(remoteTarget("receiver", set), "receiver · KV Connect +20 ms · 2 processes");
-  // The report finds a receiver's floor by replacing the word.
+  // The report finds a receiver's floor by replacing the word (and by the connections, a column of its own).
   assert.equal(remoteTarget("receiver", set).replace("receiver", "floor"), remoteTarget("floor", set));
-  assert.equal(remoteTarget("floor", { processes: 1, latencyMs: 0 }), "floor · KV Connect");
-  assert.equal(remoteLabel(set), "KV Connect +20 ms, 2 processes");
-  assert.equal(remoteLabel({ processes: 1, latencyMs: 0 }), "KV Connect, 1 process");
+  assert.equal(remoteTarget("floor", { processes: 1, latencyMs: 0, connections: 64 }), "floor · KV Connect");
+  assert.equal(remoteLabel(set), "KV Connect +20 ms, 2 processes, 16 connections each");
+  assert.equal(remoteLabel({ processes: 1, latencyMs: 0, connections: 16 }), "KV Connect, 1 process, 16 connections");
+  assert.equal(remoteLabel({ processes: 1, latencyMs: 0, connections: 64 }), "KV Connect, 1 process, 64 connections");
 });
 
 Deno.test({
@@ -48,13 +52,12 @@ Deno.test({
     const dir = await Deno.makeTempDir({ prefix: "cw-load-remote-" });
     let seq = 0;
     try {
-      const set = { processes: 2, latencyMs: 5 };
+      const set = { processes: 2, latencyMs: 5, connections: 4 };
       const result = await runRemoteSet(set, {
         dir,
         fixture: loadFixture(),
         seconds: 2,
         rounds: 1,
-        connectionsPerProcess: 4,
         settleMs: 0,
         warmupSeconds: 1,
         next: () => ++seq,

@@ -2,7 +2,7 @@
 // rounds' ratios, not on a ratio of means.
 
 import assert from "node:assert/strict";
-import { table, targets } from "../../scripts/load_report.ts";
+import { rowKey, table, targets } from "../../scripts/load_report.ts";
 import { type Run, verdictOf } from "../../scripts/load_rounds.ts";
 
 function run(target: string, connections: number, rps: number, p99: number): Run {
@@ -81,7 +81,7 @@ Deno.test("table(): a KV Connect receiver's share of its floor is the median of 
   ];
   const remote = [floors[0], { ...receivers[0], rps: 200 }];
   const byTarget = new Map([[
-    "receiver · KV Connect · 2 processes",
+    rowKey("receiver · KV Connect · 2 processes", 32),
     verdictOf([floors[0], run("floor · KV Connect · 2 processes", 32, 3000, 30)], receivers),
   ]]);
   const lines = table([...rows, ...remote], ceiling, verdicts, byTarget).split("\n");
@@ -93,4 +93,20 @@ Deno.test("table(): a KV Connect receiver's share of its floor is the median of 
   const plain = table([...rows, ...remote], ceiling, verdicts).split("\n")
     .find((l) => l.startsWith("| receiver · KV Connect · 2 processes | 32 |"))!;
   assert.equal(plain.split("|")[8].trim(), "20%", plain);
+});
+
+Deno.test("table(): two KV Connect receivers of one name, at 16 and 64 connections, each take their own rounds", () => {
+  const { rows, ceiling, verdicts } = fixture();
+  const name = "receiver · KV Connect";
+  const at = (connections: number, floorRps: number, receiverRps: number) => ({
+    rows: [run("floor · KV Connect", connections, floorRps, 10), run(name, connections, receiverRps, 10)],
+    verdict: verdictOf([run("floor · KV Connect", connections, floorRps, 10)], [
+      run(name, connections, receiverRps, 10),
+    ]),
+  });
+  const a = at(16, 1000, 1200), b = at(64, 1000, 700);
+  const byTarget = new Map([[rowKey(name, 16), a.verdict], [rowKey(name, 64), b.verdict]]);
+  const lines = table([...rows, ...a.rows, ...b.rows], ceiling, verdicts, byTarget).split("\n");
+  assert.equal(lines.find((l) => l.startsWith(`| ${name} | 16 |`))!.split("|")[8].trim(), "120%");
+  assert.equal(lines.find((l) => l.startsWith(`| ${name} | 64 |`))!.split("|")[8].trim(), "70%");
 });
