@@ -40,6 +40,11 @@ export async function processCpuMs(pid: number): Promise<number | null> {
   }
 }
 
+/** µs of CPU per request between two readings of a process's CPU time (ms), or undefined when one is missing. */
+export function cpuPerRequest(before: number | null, after: number | null, requests: number): number | undefined {
+  return before === null || after === null || requests === 0 ? undefined : ((after - before) * 1000) / requests;
+}
+
 /**
  * Runs `deno run -A <args>` with `env` added and waits (up to 60 s) for an
  * `http://127.0.0.1:<port>` address on its stdout.

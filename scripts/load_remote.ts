@@ -18,7 +18,14 @@
 import { cannon, type Run, WARMUP_SECONDS } from "./_load_cannon.ts";
 import { Answered, balance, type Books } from "./load_books.ts";
 import { type LoadFixture, signedRequests } from "./load_postbacks.ts";
-import { countDeliveries, processCpuMs, seedConsoleKv, type Started, startProcess } from "./load_processes.ts";
+import {
+  countDeliveries,
+  cpuPerRequest,
+  processCpuMs,
+  seedConsoleKv,
+  type Started,
+  startProcess,
+} from "./load_processes.ts";
 import { merged, type RoundVerdict, turns, verdictOf } from "./load_rounds.ts";
 
 /** The sets of rows a run can be limited to (`--only`). */
@@ -49,13 +56,23 @@ export interface RemoteSet {
   processes: number;
   /** How long the KV Connect server holds each answer back, ms. */
   latencyMs: number;
+  /** Connections per serving process. */
+  connections: number;
 }
 
-/** The KV Connect sets of a run: one process and two, for `remote` on time and for `remote-latency` held back. */
+/**
+ * The KV Connect sets of a run, for `remote` on time and for `remote-latency`
+ * held back: one process at 16 and at 64 connections, then two at 16 each.
+ */
 export function remoteSets(only: Set<RowSet>, latencyMs: number): RemoteSet[] {
   const sets: RemoteSet[] = [];
-  if (only.has("remote")) sets.push({ processes: 1, latencyMs: 0 }, { processes: 2, latencyMs: 0 });
-  if (only.has("remote-latency")) sets.push({ processes: 1, latencyMs }, { processes: 2, latencyMs });
+  for (const latency of [...(only.has("remote") ? [0] : []), ...(only.has("remote-latency") ? [latencyMs] : [])]) {
+    sets.push(
+      { processes: 1, latencyMs: latency, connections: 16 },
+      { processes: 1, latencyMs: latency, connections: 64 },
+      { processes: 2, latencyMs: latency, connections: 16 },
+    );
+  }
   return sets;
 }
 
@@ -66,11 +83,14 @@ export function remoteTarget(kind: "floor" | "receiver", set: RemoteSet): string
   }`;
 }
 
-/** A set's name in the books: `KV Connect, 1 process`, `KV Connect +20 ms, 2 processes`, ... */
+/**
+ * A set's name in the books and the targets: `KV Connect, 1 process, 64
+ * connections`, `KV Connect +20 ms, 2 processes, 16 connections each`, ...
+ */
 export function remoteLabel(set: RemoteSet): string {
   return `KV Connect${set.latencyMs > 0 ? ` +${set.latencyMs} ms` : ""}, ${set.processes} process${
     set.processes > 1 ? "es" : ""
-  }`;
+  }, ${set.connections} connections${set.processes > 1 ? " each" : ""}`;
 }
 
 /** What a set of KV Connect rows needs from the run. */
@@ -82,8 +102,6 @@ export interface RemoteOptions {
   seconds: number;
   /** Rounds in turns (the order swapped each round). */
   rounds: number;
-  /** Connections per serving process (16 by default). */
-  connectionsPerProcess?: number;
   /** True to start the server with `--delayed-ack` (the kernel's delayed acknowledgement kept). */
   delayedAck?: boolean;
   /** Pause before each run, ms. */
@@ -117,11 +135,6 @@ async function cpuOf(processes: Started[]): Promise<number | null> {
   return times.some((t) => t === null) ? null : times.reduce((a, b) => a! + b!, 0);
 }
 
-/** µs of CPU per request between two readings (ms), or undefined when one is missing. */
-function cpuPerRequest(before: number | null, after: number | null, requests: number): number | undefined {
-  return before === null || after === null || requests === 0 ? undefined : ((after - before) * 1000) / requests;
-}
-
 /**
  * Runs one set of KV Connect rows: a KV Connect server (with the set's
  * latency) on a new KV file, `processes` floors and `processes` consoles on
@@ -129,8 +142,8 @@ function cpuPerRequest(before: number | null, after: number | null, requests: nu
  */
 export async function runRemoteSet(set: RemoteSet, options: RemoteOptions): Promise<RemoteResult> {
   const { dir, fixture, seconds, rounds, settleMs } = options;
-  const connections = (options.connectionsPerProcess ?? 16) * set.processes;
-  const name = `remote-${set.processes}p-${set.latencyMs}ms`;
+  const connections = set.connections * set.processes;
+  const name = `remote-${set.processes}p-${set.latencyMs}ms-${set.connections}c`;
   const token = crypto.randomUUID();
   const server = await startProcess([
     "kvconnect/main.ts",

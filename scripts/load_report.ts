@@ -8,12 +8,17 @@
 
 import type { RoundVerdict, Run } from "./load_rounds.ts";
 
+/** The key of a row among rows of several names and numbers of connections: `byTarget`'s keys. */
+export function rowKey(target: string, connections: number): string {
+  return `${target} @${connections}`;
+}
+
 /**
  * The table of runs, each row with its share of the ceiling and (a
  * receiver's) of the floor: for rounds, the median of the rounds' ratios,
  * the figure the targets are judged on. `verdicts` are the local receiver's
  * by number of connections; `byTarget` the other receivers' (KV Connect) by
- * their target name.
+ * {@linkcode rowKey}, their target name and connections.
  */
 export function table(
   rows: Run[],
@@ -28,7 +33,9 @@ export function table(
   const percent = (r: Run, of: Run | undefined) => of && of !== r ? `${Math.round((r.rps / of.rps) * 100)}%` : "—";
   for (const r of rows) {
     const c = ceiling.get(r.connections);
-    const verdict = r.target === "receiver" ? verdicts.get(r.connections) : byTarget.get(r.target);
+    const verdict = r.target === "receiver"
+      ? verdicts.get(r.connections)
+      : byTarget.get(rowKey(r.target, r.connections));
     // A receiver row compares with the floor row of the same KV (a file, or KV Connect).
     const floorName = r.target.replace("receiver", "floor");
     const f = rows.find((row) => row.target === floorName && row.connections === r.connections);

@@ -34,23 +34,19 @@
 
 import { parseArgs } from "node:util";
 import { loadFixture, signedRequests } from "./load_postbacks.ts";
-import { countDeliveries, processCpuMs, seedConsoleKv, startProcess } from "./load_processes.ts";
+import { countDeliveries, cpuPerRequest, processCpuMs, seedConsoleKv, startProcess } from "./load_processes.ts";
 import { cannon, type Run, WARMUP_SECONDS } from "./_load_cannon.ts";
 import { Answered } from "./load_books.ts";
 import { merged, type RoundVerdict, turns, verdictOf } from "./load_rounds.ts";
-import { table, targets } from "./load_report.ts";
+import { rowKey, table, targets } from "./load_report.ts";
 import { parseOnly, remoteLabel, type RemoteResult, remoteSets, runRemoteSet } from "./load_remote.ts";
+import { scaleOutTargets } from "./load_targets.ts";
 
 const CONCURRENCY = [1, 16, 64];
 /** Pause before each run of the floor or the console, ms. */
 const SETTLE_MS = 2_000;
 const START = "<!-- loadtest:start -->";
 const END = "<!-- loadtest:end -->";
-
-/** µs of CPU per request between two readings of a process's CPU time (ms), or undefined when one is missing. */
-function cpuPerRequest(before: number | null, after: number | null, requests: number): number | undefined {
-  return before === null || after === null || requests === 0 ? undefined : ((after - before) * 1000) / requests;
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -195,7 +191,9 @@ async function main(): Promise<void> {
     );
   }
   for (const result of remote) rows.push(...result.rows);
-  const byTarget = new Map(remote.map((result) => [result.rows[1].target, result.verdict]));
+  const byTarget = new Map(
+    remote.map((result) => [rowKey(result.rows[1].target, result.rows[1].connections), result.verdict]),
+  );
   const sum = (pick: (r: RemoteResult) => number) => remote.reduce((total, r) => total + pick(r), 0);
   const remoteBooks = {
     answered: sum((r) => r.books.answered),
@@ -241,8 +239,8 @@ async function main(): Promise<void> {
         `server with denokv's limits, ${
           values["delayed-ack"] ? "keeping the kernel's delayed acknowledgements" : "acknowledging at once"
         }, in a process of its own over a new KV file for each set of rows), through Deno's own`,
-        "remote client (`KV_PATH=<url>`, `DENO_KV_ACCESS_TOKEN`): one process of each, then two floors and two consoles on",
-        "the one KV, 16 connections per serving process (autocannon spreads them over the processes), in rounds in turns",
+        "remote client (`KV_PATH=<url>`, `DENO_KV_ACCESS_TOKEN`): one process of each at 16 and at 64 connections, then",
+        "two floors and two consoles on the one KV, 16 connections each (autocannon spreads them over the processes), in rounds in turns",
         `as above; rows marked +${latencyMs} ms run against the server started with \`--latency ${latencyMs}\`, every answer`,
         "held back that long (a KV in another region). Their books are counted from the shared KV after the run.",
       ]
@@ -266,6 +264,10 @@ async function main(): Promise<void> {
       : []),
     "",
     targets(rows, ceiling, verdicts, lost + duplicated === 0),
+    "",
+    "Issue 41's targets (past one machine), judged the same way; two consoles against one compares the two rows' req/s:",
+    "",
+    scaleOutTargets(verdicts, remote),
     "",
     `Machine: ${Deno.build.os} ${Deno.build.arch}, ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno},`,
     `${new Date().toISOString().slice(0, 10)}.`,

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { scaleOutTargets } from "../../scripts/load_targets.ts";
-import { type Run, verdictOf } from "../../scripts/load_rounds.ts";
+import { merged, type Run, verdictOf } from "../../scripts/load_rounds.ts";
 import type { RemoteSet } from "../../scripts/load_remote.ts";
 
 function run(target: string, connections: number, rps: number, p99: number, other = 0): Run {
@@ -15,10 +15,9 @@ function remote(set: RemoteSet, pairs: [number, number][], p99: number, other = 
   const c = set.connections * set.processes;
   const floors = pairs.map(([f]) => run("floor", c, f, 10));
   const receivers = pairs.map(([, r]) => run("receiver", c, r, p99, other));
-  const mean = (runs: Run[]) => ({ ...runs[0], rps: runs.reduce((t, r) => t + r.rps, 0) / runs.length });
   return {
     set,
-    rows: [mean(floors), mean(receivers)] as [Run, Run],
+    rows: [merged(floors), merged(receivers)] as [Run, Run],
     verdict: verdictOf(floors, receivers),
     books: { answered: 100, stored: 110, lost, duplicated: 0 },
   };

@@ -1,0 +1,100 @@
+/**
+ * The verdicts of issue 41's targets (past one machine), as a table: the
+ * local rows against 1.3x and 1.8x the floor and their p99 against the
+ * floor's; each KV Connect row against its floor, its p99 against the
+ * floor's, its answers and its books; and, far away, two consoles against
+ * one. Ratios against a floor are judged on the median of the rounds' ratios
+ * (the floor and the console ran in turns); two consoles against one is the
+ * ratio of the two rows' mean req/s, since those sets ran one after the
+ * other, not in turns. Used by `scripts/loadtest.ts`; tested in
+ * `tests/scripts/`.
+ *
+ * @module
+ */
+
+import type { Books } from "./load_books.ts";
+import type { RemoteSet } from "./load_remote.ts";
+import type { RoundVerdict, Run } from "./load_rounds.ts";
+import { remoteLabel } from "./load_remote.ts";
+
+/** What the targets need of one set of KV Connect rows. */
+export interface RemoteOutcome {
+  set: RemoteSet;
+  /** The floor's row and the console's, each merged from its rounds. */
+  rows: [Run, Run];
+  verdict: RoundVerdict;
+  books: Books;
+}
+
+/** The local rows' targets: at least this share of the floor's requests/s, by number of connections. */
+const LOCAL_SHARE = new Map([[16, 1.3], [64, 1.8]]);
+/** Far away, two consoles serve at least this share of one console's requests/s. */
+const TWO_AGAINST_ONE = 1.8;
+
+const verdictText = (ok: boolean | undefined) => ok === undefined ? "not measured" : ok ? "met" : "**missed**";
+const ratioText = (v: RoundVerdict) =>
+  `${v.ratio.toFixed(2)}x${v.ratios.length > 1 ? ` (rounds: ${v.ratios.map((x) => x.toFixed(2)).join(", ")})` : ""}`;
+const line = (target: string, measured: string, ok: boolean | undefined) =>
+  `| ${target} | ${measured} | ${verdictText(ok)} |`;
+
+/** The ratio and p99 lines of one receiver against its floor. */
+function againstFloor(name: string, share: number, v: RoundVerdict | undefined, floors = "the floor's"): string[] {
+  return [
+    line(
+      `${name}: at least ${share.toFixed(1)}x ${floors} requests/s`,
+      v ? ratioText(v) : "—",
+      v ? v.ratio >= share : undefined,
+    ),
+    line(
+      `${name}: p99 no higher than the floor's`,
+      v ? `${v.p99.receiver} ms (floor ${v.p99.floor} ms)` : "—",
+      v ? v.p99.receiver <= v.p99.floor : undefined,
+    ),
+  ];
+}
+
+/**
+ * The table of issue 41's verdicts: `local` are the local receiver's
+ * verdicts by number of connections, `remote` the KV Connect sets of the
+ * run. A target whose rows the run did not measure (a run limited by
+ * `--only`) is said to be not measured.
+ */
+export function scaleOutTargets(local: Map<number, RoundVerdict>, remote: RemoteOutcome[]): string {
+  const lines = ["| target | measured | verdict |", "|---|---:|---:|"];
+  for (const [connections, share] of LOCAL_SHARE) {
+    lines.push(...againstFloor(`local, ${connections} connections`, share, local.get(connections)));
+  }
+  if (remote.length === 0) lines.push(line("KV Connect rows", "—", undefined));
+  for (const { set, rows, verdict, books } of remote) {
+    const name = remoteLabel(set);
+    const [ratio, p99] = againstFloor(name, 1, verdict, set.processes > 1 ? "the floors'" : "the floor's");
+    // The p99 target is one process's; two processes must answer nothing but 200.
+    lines.push(ratio, ...(set.processes === 1 ? [p99] : []));
+    const receiver = rows[1];
+    if (set.processes > 1) {
+      const other = receiver.other + receiver.errors;
+      lines.push(line(`${name}: no answer other than 200`, String(other), other === 0));
+    }
+    lines.push(
+      line(
+        `${name}: every answer 200 stored once`,
+        `${books.lost} lost, ${books.duplicated} duplicated`,
+        books.lost === 0 && books.duplicated === 0,
+      ),
+    );
+  }
+  for (const latency of new Set(remote.filter((r) => r.set.latencyMs > 0).map((r) => r.set.latencyMs))) {
+    const find = (processes: number) =>
+      remote.find((r) => r.set.latencyMs === latency && r.set.processes === processes && r.set.connections === 16);
+    const one = find(1), two = find(2);
+    const ratio = one && two ? two.rows[1].rps / one.rows[1].rps : undefined;
+    lines.push(
+      line(
+        `KV Connect +${latency} ms: two consoles at least ${TWO_AGAINST_ONE}x one console's requests/s`,
+        ratio === undefined ? "—" : `${ratio.toFixed(2)}x`,
+        ratio === undefined ? undefined : ratio >= TWO_AGAINST_ONE,
+      ),
+    );
+  }
+  return lines.join("\n");
+}
