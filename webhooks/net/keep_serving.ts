@@ -29,6 +29,15 @@ export interface KeepServingOptions extends Deno.ServeTcpOptions {
   onUp?: (message: string) => void;
 }
 
+/** Says something: a line that cannot be written (stderr gone) stops neither the serving nor a request. */
+function tell(say: () => void): void {
+  try {
+    say();
+  } catch {
+    // Nowhere to say it.
+  }
+}
+
 /** Plain words for an accept that failed: for running out of descriptors, which limit and what happens meanwhile. */
 function reasonOf(error: Error): string {
   if (/os error 23\b|too many open files in system/i.test(error.message)) {
@@ -112,8 +121,7 @@ export function keepServing(
     if (downSince === null) {
       downSince = Date.now();
       const message = `cannot take new connections on ${where()}: ${reasonOf(error)}`;
-      if (onDown) onDown(message, error);
-      else console.warn(`Warning: the server ${message}`);
+      tell(() => onDown ? onDown(message, error) : console.warn(`Warning: the server ${message}`));
     } else {
       delay = Math.min(delay * 2, MOST_RETRY_MS);
     }
@@ -150,8 +158,7 @@ export function keepServing(
     downSince = null;
     delay = FIRST_RETRY_MS;
     const message = `takes new connections again on ${where()} (${seconds} s after it could not)`;
-    if (onUp) onUp(message);
-    else console.warn(`The server ${message}`);
+    tell(() => onUp ? onUp(message) : console.warn(`The server ${message}`));
   };
 
   current = serve(true);
