@@ -24,6 +24,7 @@
  */
 
 import { type ConsoleApp, createApp, DEFAULT_RATE_LIMITS, type OAuthProvider } from "./app.ts";
+import { keepServing } from "../webhooks/mod.ts";
 
 function env(name: string): string | undefined {
   const v = Deno.env.get(name);
@@ -174,7 +175,15 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
     new Response("Starting", { status: 503 });
   let server: Deno.HttpServer<Deno.NetAddr>;
   try {
-    server = Deno.serve({ port, hostname, onListen: () => {} }, (req, info) => handler(req, info));
+    // Out of file descriptors (held connections), Deno.serve's accept fails and its server ends: keepServing says so
+    // once, refuses new connections meanwhile and listens on the same address again (docs/console-config.md).
+    server = keepServing({
+      port,
+      hostname,
+      onListen: () => {},
+      onDown: (message) => console.warn(`Warning: the console ${message}`),
+      onUp: (message) => console.warn(`The console ${message}`),
+    }, (req, info) => handler(req, info));
   } catch (err) {
     kv.close();
     const at = `${urlHost(hostname)}:${port}`;

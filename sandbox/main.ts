@@ -15,6 +15,7 @@
 
 import { Hono } from "hono";
 import { createSandbox } from "./mod.ts";
+import { keepServing } from "../webhooks/mod.ts";
 
 const port = Number(Deno.env.get("PORT") ?? "8090");
 const hostname = Deno.env.get("HOST") ?? "127.0.0.1";
@@ -27,9 +28,12 @@ const sandbox = createSandbox({ kv, basePath: "/sandbox" });
 const app = new Hono();
 app.route("/sandbox", sandbox.app);
 app.get("/", (c) => c.redirect("/sandbox", 302));
-const server = Deno.serve({
+// Held connections that use up the process's file descriptors end Deno.serve's server: keepServing listens again.
+const server = keepServing({
   port,
   hostname,
+  onDown: (message) => console.warn(`Warning: the sandbox ${message}`),
+  onUp: (message) => console.warn(`The sandbox ${message}`),
   onListen: async ({ hostname, port }) => {
     const origin = `http://${hostname}:${port}`;
     const community = await sandbox.communityFor(origin);

@@ -43,7 +43,7 @@ export {
 } from "./receiver/mod.ts";
 export { commitInGroup, type GroupJob, type GroupResult } from "./group_commit/mod.ts";
 export { retryWhileLocked } from "./kv/mod.ts";
-export { isPrivateAddress } from "./net/mod.ts";
+export { isPrivateAddress, keepServing, type KeepServingOptions } from "./net/mod.ts";
 export * from "./relay/mod.ts";
 export {
   type MetricAttributes,

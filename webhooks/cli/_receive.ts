@@ -4,9 +4,12 @@
 // once, so a postback whose body was still arriving got no answer at all, and
 // `server.shutdown()` alone cut its body short (a 400). Postbacks that come
 // while the stop waits are refused with a 503, which a platform retries.
+// Held connections that use up the process's file descriptors end Deno.serve's
+// server (its accept fails): keepServing says so once and listens again.
 
 import { createReceiver } from "../receiver/mod.ts";
 import { failureLines } from "./_failure_lines.ts";
+import { keepServing } from "../net/mod.ts";
 import type { Webhooks } from "../webhooks.ts";
 
 /** What `receive` takes of a command's context (the command table's own context has all of it). */
@@ -78,10 +81,12 @@ export async function receive(ctx: ReceiveContext, usage: (message: string) => E
   };
   let server: Deno.HttpServer;
   try {
-    server = Deno.serve({
+    server = keepServing({
       port,
       hostname,
       onListen: (addr) => ctx.err(`Receiving postbacks on http://${addr.hostname}:${addr.port}/ (Ctrl-C to stop)`),
+      onDown: (message) => ctx.err(`Warning: the receiver ${message}`),
+      onUp: (message) => ctx.err(`The receiver ${message}`),
     }, handle);
   } catch (error) {
     // Deno's words name neither the flag nor the address: a malformed host is the flag's value at fault (status 2).

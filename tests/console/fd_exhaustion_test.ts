@@ -1,0 +1,47 @@
+// The console run out of file descriptors by held connections (a slow client, an attacker, a burst of postbacks):
+// Deno.serve's accept fails ("Too many open files") and its `finished` rejects. Unhandled, that rejection ended the
+// process for good, and every later postback was lost until someone restarted it. The console now says so in plain
+// words, refuses new connections while descriptors are short, and serves again once they are back.
+
+import assert from "node:assert/strict";
+import { endChild } from "../_child.ts";
+import { closeAll, gather, holdConnections, limitedCommand, untilAnswers } from "../_descriptors.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+/** Room to start the console (it starts with 40), and far fewer than the connections the test opens. */
+const LIMIT = 64;
+
+Deno.test("the console run out of file descriptors by held connections keeps running and serves again once they close", async () => {
+  const child = limitedCommand(LIMIT, ["run", "-A", "--config", `${ROOT}deno.json`, "console/main.ts"], {
+    cwd: ROOT,
+    env: { PORT: "0", HOST: "127.0.0.1", KV_PATH: ":memory:", SANDBOX: "on" },
+  }).spawn();
+  const out = gather(child.stdout);
+  const err = gather(child.stderr);
+  let held: Deno.Conn[] = [];
+  try {
+    await out.until(/listening on http:\/\/\S+:\d+/);
+    const origin = /listening on (http:\/\/\S+:\d+)/.exec(out.text())![1];
+    const port = Number(new URL(origin).port);
+    held = await holdConnections("127.0.0.1", port, LIMIT * 3);
+    assert.ok(held.length > 0, "no connection could be opened");
+    // The first accept that finds no descriptor: the console says so (or, before, died).
+    await err.until(/too many open files/i);
+    closeAll(held);
+    held = [];
+    await untilAnswers(`${origin}/healthz`, 200, err);
+    await untilAnswers(`${origin}/`, 302, err);
+    await err.until(/again/i);
+    const said = err.text();
+    assert.match(said, /descriptor/i, said);
+    assert.doesNotMatch(said, /Uncaught|^\s+at /m, `no stack, no uncaught error: ${said}`);
+    assert.equal(said.match(/too many open files/gi)?.length, 1, `said once for the one episode: ${said}`);
+    // A stop after the episode is the stop it always was: the process ends on its own, with status 0.
+    const { status, killed } = await endChild(child, "SIGTERM");
+    assert.equal(killed, false, `it did not end on SIGTERM: ${err.text()}`);
+    assert.equal(status.code, 0, err.text());
+  } finally {
+    closeAll(held);
+    await endChild(child, "SIGKILL", 5_000);
+  }
+});

@@ -1,0 +1,76 @@
+// `cli receive` run out of file descriptors by held connections: Deno.serve's accept fails ("Too many open files") and
+// its `finished` rejects. receive awaited that promise, so the command ended with the error, and every later postback
+// was lost until someone started it again. It now says so on stderr in plain words, refuses new connections while
+// descriptors are short, and receives again once they are back.
+
+import assert from "node:assert/strict";
+import { signJiveExtn } from "../../../webhooks/mod.ts";
+import { endChild } from "../../_child.ts";
+import { closeAll, gather, holdConnections, limitedCommand } from "../../_descriptors.ts";
+import { ACME_HOOK_REF, ROOT, SECRET, seedAcmeHook, withSetup } from "./_cli_setup.ts";
+
+/** Room to start `receive`, and far fewer than the connections the test opens. */
+const LIMIT = 64;
+
+/** Posts one signed postback of hook h7 to `url`; resolves its status, or the error that kept it from an answer. */
+async function postback(url: URL): Promise<number | string> {
+  const authorization = await signJiveExtn(
+    { clientId: "client-1", jiveUrl: "https://acme.example", tenantId: "tenant-acme", timestamp: Date.now() },
+    SECRET,
+  );
+  const body = JSON.stringify([{ webhook: ACME_HOOK_REF, activity: { verb: "jive:created", title: "Back" } }]);
+  try {
+    const res = await fetch(new URL("/hooks", url), {
+      method: "POST",
+      headers: { authorization, "content-type": "application/json" },
+      body,
+    });
+    await res.body?.cancel();
+    return res.status;
+  } catch (error) {
+    return String(error);
+  }
+}
+
+Deno.test("cli receive run out of file descriptors by held connections runs on and receives again once they close", async () => {
+  await withSetup(async (kv) => {
+    await seedAcmeHook(kv);
+    const child = limitedCommand(LIMIT, ["run", "-A", "webhooks/cli.ts", "receive", "--port", "0", "--kv", kv], {
+      cwd: ROOT,
+    }).spawn();
+    const out = gather(child.stdout);
+    const err = gather(child.stderr);
+    let held: Deno.Conn[] = [];
+    try {
+      await err.until(/Receiving postbacks on http:\/\/[\d.]+:\d+\//);
+      const url = new URL(/http:\/\/[\d.]+:\d+\//.exec(err.text())![0]);
+      held = await holdConnections(url.hostname, Number(url.port), LIMIT * 3);
+      assert.ok(held.length > 0, "no connection could be opened");
+      // The first accept that finds no descriptor: receive says so (or, before, ended).
+      await err.until(/too many open files/i);
+      closeAll(held);
+      held = [];
+      const deadline = Date.now() + 30_000;
+      let answer: number | string = "none yet";
+      while (answer !== 200) {
+        assert.ok(!err.ended(), `receive ended (the last postback: ${answer}); its stderr: ${err.text()}`);
+        assert.ok(Date.now() < deadline, `no postback taken within 30 s: ${answer}; stderr: ${err.text()}`);
+        answer = await postback(url);
+        if (answer !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      await out.until(/"title":"Back"/);
+      await err.until(/again/i);
+      const said = err.text();
+      assert.match(said, /descriptor/i, said);
+      assert.doesNotMatch(said, /Uncaught|^\s+at /m, `no stack, no uncaught error: ${said}`);
+      assert.equal(said.match(/too many open files/gi)?.length, 1, `said once for the one episode: ${said}`);
+      // Ctrl-C after the episode ends it as it always did: status 0.
+      const { status, killed } = await endChild(child, "SIGINT");
+      assert.equal(killed, false, `it did not end on SIGINT: ${err.text()}`);
+      assert.equal(status.code, 0, err.text());
+    } finally {
+      closeAll(held);
+      await endChild(child, "SIGKILL", 5_000);
+    }
+  });
+});
