@@ -135,3 +135,13 @@ Deno.test("scaleOutTargets(): a KV Connect set the run did not measure (--only r
     /\| KV Connect \+20 ms: two consoles at least 1\.8x one console's requests\/s \| — \| not measured \|/,
   );
 });
+
+Deno.test("scaleOutTargets(): books of a set that answered nothing 200 are not judged met", () => {
+  const silent = remote({ processes: 1, latencyMs: 0, connections: 16 }, [[1000, 1100]], 9);
+  silent.books = { answered: 0, stored: 0, lost: 0, duplicated: 0 };
+  const text = scaleOutTargets(local, [silent]);
+  assert.match(
+    text,
+    /\| KV Connect, 1 process, 16 connections: every answer 200 stored once \| nothing answered 200 \| not measured \|/,
+  );
+});
