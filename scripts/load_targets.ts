@@ -90,12 +90,14 @@ export function scaleOutTargets(local: Map<number, RoundVerdict>, remote: Remote
         ),
       );
     }
+    // Books of a set that answered nothing 200 balance with nothing in them: not a measure of the target.
     const books = outcome?.books;
+    const counted = books !== undefined && books.answered > 0;
     lines.push(
       line(
         `${name}: every answer 200 stored once`,
-        books ? `${books.lost} lost, ${books.duplicated} duplicated` : "—",
-        books ? books.lost === 0 && books.duplicated === 0 : undefined,
+        counted ? `${books.lost} lost, ${books.duplicated} duplicated` : books ? "nothing answered 200" : "—",
+        counted ? books.lost === 0 && books.duplicated === 0 : undefined,
       ),
     );
   }
