@@ -1,7 +1,7 @@
 // A process for keep_serving_episode_test.ts: keepServing on port 0, kept alive by a timer until its first episode
 // (held connections use up its descriptors), which the mode (the first argument) answers: `abort` aborts its signal,
 // `shutdown` calls shutdown() twice at once, `unref` unrefs the server (the timer holds the process until it serves
-// again). In each it must then end on its own.
+// again), `taken` takes its address with a listener of its own. In each but `taken` it must then end on its own.
 
 import { keepServing } from "../../../webhooks/mod.ts";
 
@@ -21,6 +21,10 @@ const server = keepServing({
     if (mode === "abort") aborts.abort();
     if (mode === "shutdown") Promise.all([server.shutdown(), server.shutdown()]).then(() => console.log("shut down"));
     if (mode === "unref") server.unref();
+    // taken: another listener takes the address the failed server let go (held for good: the process is killed).
+    if (mode === "taken") {
+      Object.assign(globalThis, { taken: Deno.listen({ hostname: "127.0.0.1", port: server.addr.port }) });
+    }
   },
   // unref: the server it listens on again must be unref'd too, once nothing else holds the process.
   onUp: (message) => {

@@ -58,3 +58,27 @@ Deno.test("keepServing: unref() during an episode holds for the server it listen
   assert.match(stderr, /up: takes new connections again/, stderr);
   assert.doesNotMatch(stderr, /Uncaught|^\s+at /m, stderr);
 });
+
+Deno.test("keepServing: an address taken by another listener during an episode is said, not retried in silence", async () => {
+  const child = limitedCommand(
+    LIMIT,
+    ["run", "-A", "--config", `${ROOT}deno.json`, "tests/webhooks/net/_episode_child.ts", "taken"],
+    { cwd: ROOT },
+  ).spawn();
+  const out = gather(child.stdout), err = gather(child.stderr);
+  let held: Deno.Conn[] = [];
+  try {
+    await out.until(/listening on \d+/);
+    const port = Number(/listening on (\d+)/.exec(out.text())![1]);
+    held = await holdConnections("127.0.0.1", port, LIMIT * 3);
+    await err.until(/down: .*too many open files/i);
+    closeAll(held);
+    held = [];
+    // Descriptors are back, but the address is another's: "refused until some close" is no longer true.
+    await err.until(/down: cannot listen again on http:\/\/127\.0\.0\.1:\d+: the address is in use/);
+    assert.doesNotMatch(err.text(), /Uncaught|^\s+at /m, err.text());
+  } finally {
+    closeAll(held);
+    await endChild(child, "SIGKILL", 5_000);
+  }
+});
