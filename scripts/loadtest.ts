@@ -267,7 +267,7 @@ async function main(): Promise<void> {
     "",
     "Issue 41's targets (past one machine), judged the same way; two consoles against one compares the two rows' req/s:",
     "",
-    scaleOutTargets(verdicts, remote),
+    scaleOutTargets(verdicts, remote, latencyMs),
     "",
     `Machine: ${Deno.build.os} ${Deno.build.arch}, ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno},`,
     `${new Date().toISOString().slice(0, 10)}.`,

@@ -66,6 +66,7 @@ Deno.test("scaleOutTargets(): each KV Connect set against its floor, its p99, it
     remote({ processes: 1, latencyMs: 0, connections: 64 }, [[1000, 1500], [1000, 900]], 9),
     remote({ processes: 2, latencyMs: 0, connections: 16 }, [[2000, 1900], [2000, 1800]], 9, 3, 1),
     remote({ processes: 1, latencyMs: 20, connections: 16 }, [[500, 520]], 10),
+    remote({ processes: 1, latencyMs: 20, connections: 64 }, [[600, 610]], 10),
     remote({ processes: 2, latencyMs: 20, connections: 16 }, [[1000, 950]], 10),
   ]);
   assert.match(
@@ -109,4 +110,38 @@ Deno.test("scaleOutTargets(): each KV Connect set against its floor, its p99, it
   // On time, two consoles against one is shown but not a target (CPU, not latency, bounds it on one machine).
   assert.doesNotMatch(text, /\| KV Connect: two consoles/);
   assert.doesNotMatch(text, /not measured/);
+});
+
+Deno.test("scaleOutTargets(): a KV Connect set the run did not measure (--only remote) is said not measured, not left out", () => {
+  const text = scaleOutTargets(local, [
+    remote({ processes: 1, latencyMs: 0, connections: 16 }, [[1000, 1100]], 9),
+    remote({ processes: 1, latencyMs: 0, connections: 64 }, [[1000, 1100]], 9),
+    remote({ processes: 2, latencyMs: 0, connections: 16 }, [[2000, 2100]], 9),
+  ]);
+  // Issue 41 names each of these with 20 ms of latency; a run without them must not read as if it met them all.
+  for (const name of ["1 process, 16 connections", "1 process, 64 connections", "2 processes, 16 connections each"]) {
+    const floors = name.startsWith("2") ? "the floors'" : "the floor's";
+    assert.match(
+      text,
+      new RegExp(`\\| KV Connect \\+20 ms, ${name}: at least 1\\.0x ${floors} requests/s \\| — \\| not measured \\|`),
+    );
+    assert.match(
+      text,
+      new RegExp(`\\| KV Connect \\+20 ms, ${name}: every answer 200 stored once \\| — \\| not measured \\|`),
+    );
+  }
+  assert.match(
+    text,
+    /\| KV Connect \+20 ms: two consoles at least 1\.8x one console's requests\/s \| — \| not measured \|/,
+  );
+});
+
+Deno.test("scaleOutTargets(): books of a set that answered nothing 200 are not judged met", () => {
+  const silent = remote({ processes: 1, latencyMs: 0, connections: 16 }, [[1000, 1100]], 9);
+  silent.books = { answered: 0, stored: 0, lost: 0, duplicated: 0 };
+  const text = scaleOutTargets(local, [silent]);
+  assert.match(
+    text,
+    /\| KV Connect, 1 process, 16 connections: every answer 200 stored once \| nothing answered 200 \| not measured \|/,
+  );
 });

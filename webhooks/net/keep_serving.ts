@@ -22,7 +22,8 @@ const MOST_RETRY_MS = 3_200;
 export interface KeepServingOptions extends Deno.ServeTcpOptions {
   /**
    * Told once per episode that no new connection can be taken: `message` says why in plain words, written to follow
-   * a subject (`the console ${message}`). By default a warning on stderr.
+   * a subject (`the console ${message}`). Told once more should listening again fail for another reason than
+   * descriptors (the address taken meanwhile by another program). By default a warning on stderr.
    */
   onDown?: (message: string, error: Error) => void;
   /** Told once new connections are taken again (the first request after an episode). By default a line on stderr. */
@@ -36,6 +37,19 @@ function tell(say: () => void): void {
   } catch {
     // Nowhere to say it.
   }
+}
+
+/** Whether `error` is running out of file descriptors, the process's (os error 24) or the system's (23). */
+function outOfDescriptors(error: unknown): boolean {
+  return error instanceof Error && /os error 2[34]\b|too many open files/i.test(error.message);
+}
+
+/** Plain words for a listen again that failed otherwise than for descriptors. */
+function relistenReasonOf(error: Error): string {
+  const why = error instanceof Deno.errors.AddrInUse
+    ? "the address is in use (another program took it meanwhile)"
+    : error.message.replace(/\s+/g, " ").slice(0, 200);
+  return `${why}; it tries again every ${MOST_RETRY_MS / 1000} s`;
 }
 
 /** Plain words for an accept that failed: for running out of descriptors, which limit and what happens meanwhile. */
@@ -83,6 +97,8 @@ export function keepServing(
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopping = false;
   let held = true;
+  /** Whether this episode said already that listening again fails otherwise than for descriptors. */
+  let relistenSaid = false;
   const draining = new Set<Promise<void>>();
   const failed = new WeakSet<Deno.HttpServer<Deno.NetAddr>>();
   let finish = () => {};
@@ -143,8 +159,15 @@ export function keepServing(
       if (stopping || serveOptions.signal?.aborted) return;
       try {
         current = serve(false);
-      } catch {
-        // No descriptor for the listener yet, or the address taken meanwhile: try again, later.
+      } catch (error) {
+        // No descriptor for the listener yet, or the address taken meanwhile: try again, later. The latter is said
+        // once, since "refused until some close" is then no longer the reason.
+        if (!relistenSaid && !outOfDescriptors(error)) {
+          relistenSaid = true;
+          const cause = error instanceof Error ? error : new Error(String(error));
+          const message = `cannot listen again on ${where()}: ${relistenReasonOf(cause)}`;
+          tell(() => onDown ? onDown(message, cause) : console.warn(`Warning: the server ${message}`));
+        }
         delay = Math.min(delay * 2, MOST_RETRY_MS);
         retry();
       }
@@ -156,6 +179,7 @@ export function keepServing(
   const up = () => {
     const seconds = Math.round((Date.now() - downSince!) / 1000);
     downSince = null;
+    relistenSaid = false;
     delay = FIRST_RETRY_MS;
     const message = `takes new connections again on ${where()} (${seconds} s after it could not)`;
     tell(() => onUp ? onUp(message) : console.warn(`The server ${message}`));
