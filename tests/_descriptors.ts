@@ -9,6 +9,7 @@
  */
 
 import assert from "node:assert/strict";
+import { endChild } from "./_child.ts";
 
 /** A Deno command line (`deno <args>`) run through `sh` with its descriptor limit (`ulimit -n`) set to `limit`. */
 export function limitedCommand(
@@ -110,4 +111,25 @@ export async function untilAnswers(url: string, status: number, stderr: Gathered
     assert.ok(Date.now() < deadline, `${url} did not answer ${status} within 30 s: ${last}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/**
+ * After an episode, once the process serves again: it said so plainly (descriptors named, no stack, no uncaught
+ * error; with `once`, "too many open files" said once for the one episode), and `signal` ends it on its own with
+ * status 0, as a stop always did.
+ */
+export async function assertSaidThenStops(
+  child: Deno.ChildProcess,
+  stderr: Gathered,
+  signal: Deno.Signal,
+  once: boolean,
+): Promise<void> {
+  await stderr.until(/again/i);
+  const said = stderr.text();
+  assert.match(said, /descriptor/i, said);
+  assert.doesNotMatch(said, /Uncaught|^\s+at /m, `no stack, no uncaught error: ${said}`);
+  if (once) assert.equal(said.match(/too many open files/gi)?.length, 1, `said once for the one episode: ${said}`);
+  const { status, killed } = await endChild(child, signal);
+  assert.equal(killed, false, `it did not end on ${signal}: ${stderr.text()}`);
+  assert.equal(status.code, 0, stderr.text());
 }

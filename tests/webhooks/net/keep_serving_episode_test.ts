@@ -11,8 +11,8 @@ const ROOT = new URL("../../../", import.meta.url).pathname;
 /** Room to start, and far fewer than the connections held. */
 const LIMIT = 64;
 
-/** Runs the child in `mode` into one episode; resolves its exit status and what it wrote. */
-async function episode(mode: string): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Starts the child in `mode` and holds connections until it says it is out of descriptors; then lets them go. */
+async function startEpisode(mode: string) {
   const child = limitedCommand(
     LIMIT,
     ["run", "-A", "--config", `${ROOT}deno.json`, "tests/webhooks/net/_episode_child.ts", mode],
@@ -26,15 +26,25 @@ async function episode(mode: string): Promise<{ code: number; stdout: string; st
     held = await holdConnections("127.0.0.1", port, LIMIT * 3);
     assert.ok(held.length > 0, "no connection could be opened");
     await err.until(/down: .*too many open files/i);
+    return { child, out, err, port };
+  } catch (error) {
+    await endChild(child, "SIGKILL", 5_000);
+    throw error;
+  } finally {
     closeAll(held);
-    held = [];
+  }
+}
+
+/** Runs the child in `mode` into one episode; resolves its exit status and what it wrote. */
+async function episode(mode: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { child, out, err, port } = await startEpisode(mode);
+  try {
     if (mode === "unref") await untilAnswers(`http://127.0.0.1:${port}/`, 200, err);
     // It must end on its own: SIGKILL comes only after 30 s, and says so in `killed`.
     const { status, killed } = await endChild(child, "SIGCONT", 30_000);
     assert.equal(killed, false, `${mode}: it did not end on its own; stdout: ${out.text()} stderr: ${err.text()}`);
     return { code: status.code, stdout: out.text(), stderr: err.text() };
   } finally {
-    closeAll(held);
     await endChild(child, "SIGKILL", 5_000);
   }
 }
@@ -60,25 +70,12 @@ Deno.test("keepServing: unref() during an episode holds for the server it listen
 });
 
 Deno.test("keepServing: an address taken by another listener during an episode is said, not retried in silence", async () => {
-  const child = limitedCommand(
-    LIMIT,
-    ["run", "-A", "--config", `${ROOT}deno.json`, "tests/webhooks/net/_episode_child.ts", "taken"],
-    { cwd: ROOT },
-  ).spawn();
-  const out = gather(child.stdout), err = gather(child.stderr);
-  let held: Deno.Conn[] = [];
+  const { child, err } = await startEpisode("taken");
   try {
-    await out.until(/listening on \d+/);
-    const port = Number(/listening on (\d+)/.exec(out.text())![1]);
-    held = await holdConnections("127.0.0.1", port, LIMIT * 3);
-    await err.until(/down: .*too many open files/i);
-    closeAll(held);
-    held = [];
     // Descriptors are back, but the address is another's: "refused until some close" is no longer true.
     await err.until(/down: cannot listen again on http:\/\/127\.0\.0\.1:\d+: the address is in use/);
     assert.doesNotMatch(err.text(), /Uncaught|^\s+at /m, err.text());
   } finally {
-    closeAll(held);
     await endChild(child, "SIGKILL", 5_000);
   }
 });
