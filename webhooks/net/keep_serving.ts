@@ -49,7 +49,7 @@ function relistenReasonOf(error: Error): string {
   const why = error instanceof Deno.errors.AddrInUse
     ? "the address is in use (another program took it meanwhile)"
     : error.message.replace(/\s+/g, " ").slice(0, 200);
-  return `${why}; it tries again every ${MOST_RETRY_MS / 1000} s`;
+  return `${why}; it tries again, at most ${MOST_RETRY_MS / 1000} s apart`;
 }
 
 /** Plain words for an accept that failed: for running out of descriptors, which limit and what happens meanwhile. */
