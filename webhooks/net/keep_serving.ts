@@ -44,11 +44,16 @@ function outOfDescriptors(error: unknown): boolean {
   return error instanceof Error && /os error 2[34]\b|too many open files/i.test(error.message);
 }
 
+/** An error's message on one line, at most 200 characters. */
+function oneLine(error: Error): string {
+  return error.message.replace(/\s+/g, " ").slice(0, 200);
+}
+
 /** Plain words for a listen again that failed otherwise than for descriptors. */
 function relistenReasonOf(error: Error): string {
   const why = error instanceof Deno.errors.AddrInUse
     ? "the address is in use (another program took it meanwhile)"
-    : error.message.replace(/\s+/g, " ").slice(0, 200);
+    : oneLine(error);
   return `${why}; it tries again, at most ${MOST_RETRY_MS / 1000} s apart`;
 }
 
@@ -58,11 +63,11 @@ function reasonOf(error: Error): string {
     return "too many open files in the system (the machine's file descriptors are used up); " +
       "new connections are refused until some close";
   }
-  if (/os error 24\b|too many open files/i.test(error.message)) {
+  if (outOfDescriptors(error)) {
     return "too many open files (this process holds as many file descriptors as its limit, ulimit -n, allows); " +
       "new connections are refused until some close";
   }
-  return `${error.message.replace(/\s+/g, " ").slice(0, 200)}; new connections are refused meanwhile`;
+  return `${oneLine(error)}; new connections are refused meanwhile`;
 }
 
 /**
