@@ -56,3 +56,22 @@ Deno.test("verdictOf: per-round ratios of the same round, judged on their median
   });
   assert.throws(() => verdictOf([], []), RangeError);
 });
+
+Deno.test("verdictOf: a round is judged on the answers 200 a second, not on every answer", () => {
+  // Twice the floor's req/s, but half of its answers 500: as many postbacks taken as the floor, so 1.0x, not 2.0x.
+  const floor: Run = {
+    target: "floor",
+    connections: 16,
+    requests: 10_000,
+    rps: 1000,
+    p50: 1,
+    p99: 5,
+    ok: 10_000,
+    other: 0,
+    errors: 0,
+  };
+  const receiver: Run = { ...floor, target: "receiver", requests: 20_000, rps: 2000, ok: 10_000, other: 10_000 };
+  assert.equal(verdictOf([floor], [receiver]).ratio, 1);
+  // Errors (no answer at all) count as not taken too.
+  assert.equal(verdictOf([floor], [{ ...receiver, other: 0, errors: 10_000 }]).ratio, 1);
+});
