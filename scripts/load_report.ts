@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { RoundVerdict, Run } from "./load_rounds.ts";
+import { okRate, type RoundVerdict, type Run } from "./load_rounds.ts";
 
 /** The key of a row among rows of several names and numbers of connections: `byTarget`'s keys. */
 export function rowKey(target: string, connections: number): string {
@@ -30,7 +30,9 @@ export function table(
     "| target | connections | requests | req/s | p50 ms | p99 ms | share of ceiling | share of floor | commits per postback | server CPU µs per request | non-200 |",
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
-  const percent = (r: Run, of: Run | undefined) => of && of !== r ? `${Math.round((r.rps / of.rps) * 100)}%` : "—";
+  // Shares of answers 200 a second: a run that fails fast takes nothing in.
+  const percent = (r: Run, of: Run | undefined) =>
+    of && of !== r ? `${Math.round((okRate(r) / okRate(of)) * 100)}%` : "—";
   for (const r of rows) {
     const c = ceiling.get(r.connections);
     const verdict = r.target === "receiver"
@@ -85,7 +87,7 @@ export function targets(
     } |`,
   );
   const c16 = find("receiver", 16);
-  const share = c16 && ceiling.get(16) ? c16.rps / ceiling.get(16)!.rps : undefined;
+  const share = c16 && ceiling.get(16) ? okRate(c16) / okRate(ceiling.get(16)!) : undefined;
   lines.push(
     `| (issue 13) at 16 connections, at least 50% of the ceiling's requests/s | ${
       share === undefined ? "—" : `${(share * 100).toFixed(0)}%`

@@ -54,7 +54,7 @@ export function merged(runs: Run[]): Run {
 /** What the rounds at one number of connections say of the receiver against the floor. */
 export interface RoundVerdict {
   connections: number;
-  /** Receiver req/s over the floor's, per round, in the order run. */
+  /** Receiver answers 200 a second over the floor's, per round, in the order run. */
   ratios: number[];
   /** Their median: the figure the target is judged on. */
   ratio: number;
@@ -62,14 +62,23 @@ export interface RoundVerdict {
   p99: { receiver: number; floor: number };
 }
 
-/** The verdict of paired rounds: `floors[i]` and `receivers[i]` ran in the same round. */
+/** Answers 200 a second of a run: its req/s times its share of answers 200 (a failed answer takes nothing in). */
+export function okRate(run: Run): number {
+  return run.requests > 0 ? (run.rps * run.ok) / run.requests : 0;
+}
+
+/**
+ * The verdict of paired rounds: `floors[i]` and `receivers[i]` ran in the
+ * same round. Each round's ratio is of answers 200 a second, so a receiver
+ * that fails fast does not pass.
+ */
 export function verdictOf(floors: Run[], receivers: Run[]): RoundVerdict {
   if (floors.length === 0 || floors.length !== receivers.length) {
     throw new RangeError(
       `Cannot judge rounds: ${floors.length} floor runs and ${receivers.length} receiver runs (the same number, at least one)`,
     );
   }
-  const ratios = receivers.map((r, i) => r.rps / floors[i].rps);
+  const ratios = receivers.map((r, i) => okRate(r) / okRate(floors[i]));
   return {
     connections: receivers[0].connections,
     ratios,

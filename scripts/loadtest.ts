@@ -224,7 +224,9 @@ async function main(): Promise<void> {
     rounds > 1
       ? "drift falls on both alike; their row sums the rounds' requests, gives the mean req/s and the median p50 and p99,"
       : "a single pair of runs",
-    rounds > 1 ? 'and "share of floor" and the targets are the median of the rounds\' ratios.' : "decides the targets.",
+    rounds > 1
+      ? 'and "share of floor" and the targets are the median of the rounds\' ratios of answers 200 a second.'
+      : "decides the targets.",
     `Every request to the console and the floor is a valid signed postback with its own`,
     "header and activity id, signed before its run (so autocannon's process, on the same cores, spends no HMAC",
     "while the run is measured). The floor makes one commit per postback; the console stores each postback (its delivery",
