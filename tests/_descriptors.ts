@@ -3,7 +3,8 @@
  * `ulimit -n`, raw TCP connections held to use up its descriptors, and its
  * stderr read as it comes, for the tests that check a server sheds load
  * while descriptors are short and serves again once they are back
- * (tests/console/fd_exhaustion_test.ts, tests/webhooks/cli/receive_fd_test.ts).
+ * (tests/console/fd_exhaustion_test.ts, tests/webhooks/cli/receive_fd_test.ts, tests/sandbox/main_fd_test.ts,
+ * tests/webhooks/net/keep_serving_episode_test.ts).
  *
  * @module
  */
@@ -81,6 +82,27 @@ export async function holdConnections(hostname: string, port: number, most: numb
     }
   }
   return held;
+}
+
+/**
+ * Runs a server out of descriptors: holds up to `most` connections to `hostname:port` (at least one) until its stderr
+ * matches `said` (what it says when an accept fails), then closes them all, whatever happened.
+ */
+export async function exhaust(
+  hostname: string,
+  port: number,
+  most: number,
+  stderr: Gathered,
+  said: RegExp = /too many open files/i,
+): Promise<void> {
+  let held: Deno.Conn[] = [];
+  try {
+    held = await holdConnections(hostname, port, most);
+    assert.ok(held.length > 0, "no connection could be opened");
+    await stderr.until(said);
+  } finally {
+    closeAll(held);
+  }
 }
 
 /** Closes every connection `held` holds. */

@@ -3,16 +3,8 @@
 // process for good, and every later postback was lost until someone restarted it. The console now says so in plain
 // words, refuses new connections while descriptors are short, and serves again once they are back.
 
-import assert from "node:assert/strict";
 import { endChild } from "../_child.ts";
-import {
-  assertSaidThenStops,
-  closeAll,
-  gather,
-  holdConnections,
-  limitedCommand,
-  untilAnswers,
-} from "../_descriptors.ts";
+import { assertSaidThenStops, exhaust, gather, limitedCommand, untilAnswers } from "../_descriptors.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 /** Room to start the console (it starts with 40), and far fewer than the connections the test opens. */
@@ -25,23 +17,16 @@ Deno.test("the console run out of file descriptors by held connections keeps run
   }).spawn();
   const out = gather(child.stdout);
   const err = gather(child.stderr);
-  let held: Deno.Conn[] = [];
   try {
     await out.until(/listening on http:\/\/\S+:\d+/);
     const origin = /listening on (http:\/\/\S+:\d+)/.exec(out.text())![1];
-    const port = Number(new URL(origin).port);
-    held = await holdConnections("127.0.0.1", port, LIMIT * 3);
-    assert.ok(held.length > 0, "no connection could be opened");
-    // The first accept that finds no descriptor: the console says so (or, before, died).
-    await err.until(/too many open files/i);
-    closeAll(held);
-    held = [];
+    // Until the first accept that finds no descriptor: the console says so (or, before, died).
+    await exhaust("127.0.0.1", Number(new URL(origin).port), LIMIT * 3, err);
     await untilAnswers(`${origin}/healthz`, 200, err);
     await untilAnswers(`${origin}/`, 302, err);
     // A stop after the episode is the stop it always was: the process ends on its own, with status 0.
     await assertSaidThenStops(child, err, "SIGTERM", true);
   } finally {
-    closeAll(held);
     await endChild(child, "SIGKILL", 5_000);
   }
 });

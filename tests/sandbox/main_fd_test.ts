@@ -2,16 +2,8 @@
 // ("Too many open files") and its `finished` rejects, which ended the process. It now says so in plain words and serves
 // again once the connections close.
 
-import assert from "node:assert/strict";
 import { endChild } from "../_child.ts";
-import {
-  assertSaidThenStops,
-  closeAll,
-  gather,
-  holdConnections,
-  limitedCommand,
-  untilAnswers,
-} from "../_descriptors.ts";
+import { assertSaidThenStops, exhaust, gather, limitedCommand, untilAnswers } from "../_descriptors.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 /** Room to start the sandbox, and far fewer than the connections the test opens. */
@@ -24,19 +16,13 @@ Deno.test("the sandbox run out of file descriptors by held connections keeps run
   }).spawn();
   const out = gather(child.stdout);
   const err = gather(child.stderr);
-  let held: Deno.Conn[] = [];
   try {
     await out.until(/Sandbox community on http:\/\/\S+:\d+\/sandbox/);
     const origin = /Sandbox community on (http:\/\/\S+:\d+)\/sandbox/.exec(out.text())![1];
-    held = await holdConnections("127.0.0.1", Number(new URL(origin).port), LIMIT * 3);
-    assert.ok(held.length > 0, "no connection could be opened");
-    await err.until(/too many open files/i);
-    closeAll(held);
-    held = [];
+    await exhaust("127.0.0.1", Number(new URL(origin).port), LIMIT * 3, err);
     await untilAnswers(`${origin}/`, 302, err);
     await assertSaidThenStops(child, err, "SIGINT", false);
   } finally {
-    closeAll(held);
     await endChild(child, "SIGKILL", 5_000);
   }
 });

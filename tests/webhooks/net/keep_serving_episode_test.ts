@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { endChild } from "../../_child.ts";
-import { closeAll, gather, holdConnections, limitedCommand, untilAnswers } from "../../_descriptors.ts";
+import { exhaust, gather, limitedCommand, untilAnswers } from "../../_descriptors.ts";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
 /** Room to start, and far fewer than the connections held. */
@@ -19,19 +19,14 @@ async function startEpisode(mode: string) {
     { cwd: ROOT },
   ).spawn();
   const out = gather(child.stdout), err = gather(child.stderr);
-  let held: Deno.Conn[] = [];
   try {
     await out.until(/listening on \d+/);
     const port = Number(/listening on (\d+)/.exec(out.text())![1]);
-    held = await holdConnections("127.0.0.1", port, LIMIT * 3);
-    assert.ok(held.length > 0, "no connection could be opened");
-    await err.until(/down: .*too many open files/i);
+    await exhaust("127.0.0.1", port, LIMIT * 3, err, /down: .*too many open files/i);
     return { child, out, err, port };
   } catch (error) {
     await endChild(child, "SIGKILL", 5_000);
     throw error;
-  } finally {
-    closeAll(held);
   }
 }
 
