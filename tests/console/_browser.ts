@@ -49,6 +49,19 @@ export async function gotoHydrated(page: Page, url: string): Promise<void> {
   );
 }
 
+/**
+ * Waits until the page shown has settled: each of its islands hydrated, and two frames rendered, so that an
+ * `autofocus` has been applied. Chromium applies it in a rendering update, which may come after `load`; read focus
+ * only after this.
+ */
+export async function settled(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () => [...document.querySelectorAll<HTMLElement>("[data-island]")].every((el) => el.dataset.hydrated),
+    { timeout: 30_000 },
+  );
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+}
+
 /** Clicks `selector` and waits for the navigation it starts to load. */
 export async function clickAndWait(page: Page, selector: string): Promise<void> {
   await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click(selector)]);

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { browserTestOptions, type Page } from "../_chromium.ts";
-import { gotoHydrated, withHookPage } from "./_browser.ts";
+import { gotoHydrated, settled, withHookPage } from "./_browser.ts";
 
 /** Submits `form` as it is (no browser checks of its fields) and waits for the answer to load. */
 async function submitAsIs(page: Page, form: string): Promise<void> {
@@ -12,12 +12,14 @@ async function submitAsIs(page: Page, form: string): Promise<void> {
   await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click(`${form} button[type=submit]`)]);
 }
 
-/** What has focus: the error message's text, or the focused element's tag. */
-const focused = (page: Page) =>
-  page.evaluate(() => {
+/** What has focus once the page has settled: the error message's text, or the focused element's tag. */
+async function focused(page: Page): Promise<string> {
+  await settled(page);
+  return await page.evaluate(() => {
     const el = document.activeElement;
     return el?.matches("[role=alert]") ? `alert: ${el.textContent}` : el?.tagName.toLowerCase() ?? "none";
   });
+}
 
 Deno.test({
   name: "a refused form moves focus to its error message: register, add a community, forward to",

@@ -8,12 +8,13 @@
 
 import assert from "node:assert/strict";
 import { browserTestOptions, type Page } from "../_chromium.ts";
-import { gotoHydrated } from "./_browser.ts";
+import { gotoHydrated, settled } from "./_browser.ts";
 import { addThroughForm, formPosts, withForwardPage } from "./_forward_page.ts";
 
-/** What the page shows: the secret, the sentence that replaces it, an error, and what has focus. */
-const state = (page: Page) =>
-  page.evaluate(() => {
+/** What the page shows once settled: the secret, the sentence that replaces it, an error, and what has focus. */
+const state = async (page: Page) => {
+  await settled(page);
+  return await page.evaluate(() => {
     const visible = (selector: string) => {
       const el = document.querySelector<HTMLElement>(selector);
       return el && el.offsetParent !== null ? el.textContent?.trim() ?? "" : null; // JSON has no undefined
@@ -26,6 +27,7 @@ const state = (page: Page) =>
       rows: document.querySelectorAll("#forward-destinations tr[data-destination]").length,
     };
   });
+};
 
 Deno.test({
   name: "Forward to in Chromium: reloading Add's answer sends nothing again and shows the secret no more",

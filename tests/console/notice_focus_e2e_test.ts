@@ -4,15 +4,17 @@
 
 import assert from "node:assert/strict";
 import { browserTestOptions, type Page } from "../_chromium.ts";
-import { clickAndWait, gotoHydrated } from "./_browser.ts";
+import { clickAndWait, gotoHydrated, settled } from "./_browser.ts";
 import { withForwardPage } from "./_forward_page.ts";
 
-/** What has focus: the notice's text, or the focused element's tag. */
-const focused = (page: Page) =>
-  page.evaluate(() => {
+/** What has focus once the page has settled: the notice's text, or the focused element's tag. */
+async function focused(page: Page): Promise<string> {
+  await settled(page);
+  return await page.evaluate(() => {
     const el = document.activeElement;
     return el?.matches("[role=status]") ? `status: ${el.textContent?.trim()}` : el?.tagName.toLowerCase() ?? "none";
   });
+}
 
 Deno.test({
   name: "a success notice after an action takes focus; a plain page load focuses nothing",

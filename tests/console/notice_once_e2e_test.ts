@@ -4,17 +4,19 @@
 
 import assert from "node:assert/strict";
 import { browserTestOptions, type Page } from "../_chromium.ts";
-import { clickAndWait, gotoHydrated } from "./_browser.ts";
+import { clickAndWait, gotoHydrated, settled } from "./_browser.ts";
 import { addThroughForm, withForwardPage } from "./_forward_page.ts";
 
-/** The notice shown (its text), or "none"; and what has focus. */
-const shown = (page: Page) =>
-  page.evaluate(() => {
+/** Once the page has settled: the notice shown (its text), or "none"; and what has focus. */
+async function shown(page: Page): Promise<{ notice: string; focus: string | undefined }> {
+  await settled(page);
+  return await page.evaluate(() => {
     const notice = document.querySelector<HTMLElement>("main .notice[role=status]");
     const text = notice && notice.offsetParent !== null ? notice.textContent?.trim() : undefined;
     const el = document.activeElement;
     return { notice: text ?? "none", focus: el?.matches("[role=status]") ? "notice" : el?.tagName.toLowerCase() };
   });
+}
 
 /** Waits for the islands of the page now shown (a page from the history runs no load of its own). */
 const hydrated = (page: Page) =>
