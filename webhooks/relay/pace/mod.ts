@@ -1,0 +1,14 @@
+/**
+ * A worker's pace: when its loop wakes (the outbox counter moved, or a time
+ * passed), and how many entries it holds at once, sized to its KV's round
+ * trip. On a local KV a take is far quicker than an attempt and the worker
+ * holds twice its concurrency; over a KV far away (KV Connect, 20 ms a round
+ * trip) to an app that answers at once, it holds up to {@linkcode MAX_ROOM},
+ * taken 64 to a commit, rather than a few at a time with its slots idle
+ * between round trips.
+ *
+ * @module
+ */
+
+export { MAX_ROOM, Pace } from "./_room.ts";
+export { Wake } from "./_wake.ts";
