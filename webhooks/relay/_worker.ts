@@ -51,12 +51,12 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
   // entry at once: `concurrency` of them, or what the slots use up during a take of a KV far away (pace/mod.ts); a
   // buffered entry whose lease would run out during its attempt is given back.
   const buffer: Held[] = [];
-  const pace = new Pace(run.concurrency);
   // Due entries are listed once per partition and taken from that list in batches (see DueWindow).
   const windows = new Map<string, DueWindow>();
   const listSize = (room: number) => room > 2 * run.concurrency ? room : Math.min(MAX_WINDOW, room);
   const minBatch = Math.max(1, Math.min(10, Math.floor(run.concurrency / 2)));
   const margin = Math.min(LEASE_MARGIN_MS, (options.leaseMs - options.attemptTimeoutMs) / 2);
+  const pace = new Pace(run.concurrency, options.leaseMs - options.attemptTimeoutMs - margin);
 
   const watch = kv.watch([OUTBOX_BUMP_KEY, DESTINATIONS_VERSION_KEY]);
   const reader = watch.getReader();
@@ -184,9 +184,11 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
   }
 
   function start(held: Held): void {
+    const began = performance.now();
     const task: Promise<void> = handle(held).catch(() => {
       // The KV failed while finishing: the lease runs out and the entry is taken again.
     }).finally(() => {
+      if (!stopped) pace.turned(performance.now() - began); // a slot's whole turn, its recording commit included
       inFlight.delete(task);
       pump();
       wake.notify();

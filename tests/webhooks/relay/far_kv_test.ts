@@ -45,10 +45,15 @@ function watchKv(kv: Deno.Kv, delayMs: number): Watched {
 }
 
 /** Writes `n` postbacks for an app that answers at once, runs one worker over `kv` as `watch` sees it, till all went. */
-async function deliverAll(n: number, delayMs: number, concurrency: number): Promise<Watched> {
+async function deliverAll(
+  n: number,
+  delayMs: number,
+  concurrency: number,
+  lease: { leaseMs?: number; attemptTimeoutMs?: number } = {},
+): Promise<Watched> {
   const kv = await Deno.openKv(":memory:");
   const app = startApp();
-  const relay = createRelay(kv, { allowPrivateNetwork: true });
+  const relay = createRelay(kv, { allowPrivateNetwork: true, ...lease });
   try {
     await seedHooks(kv);
     await relay.destinations.add({ url: app.url });
@@ -88,4 +93,16 @@ Deno.test("a worker that alone takes from its partition reads the take counter o
   const { takes, counterReads } = await deliverAll(60, 0, 2);
   assert.ok(takes.length >= 5, `takes of ${takes.join(", ")}`); // several lists, each after the worker's own take
   assert.equal(counterReads, 1, `${counterReads} reads for ${takes.length} takes`);
+});
+
+Deno.test("over a KV whose commits take 100 ms, a worker holds no more than it starts before the leases run out", async () => {
+  // A buffered entry starts only while its lease outlasts its attempt by a margin: here a second after its take. Each
+  // slot holds an entry for its attempt and the commit that records it (100 ms), so a worker with two slots starts
+  // about 20 a second; holding more, the rest sit past their second, are given back and taken again.
+  const { takes } = await deliverAll(80, 100, 2, { leaseMs: 4_000, attemptTimeoutMs: 2_000 });
+  assert.equal(
+    takes.reduce((a, b) => a + b, 0),
+    80,
+    `entries given back and taken again: takes of ${takes.join(", ")}`,
+  );
 });

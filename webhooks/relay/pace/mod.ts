@@ -5,7 +5,9 @@
  * holds twice its concurrency; over a KV far away (KV Connect, 20 ms a round
  * trip) to an app that answers at once, it holds up to {@linkcode MAX_ROOM},
  * taken 64 to a commit, rather than a few at a time with its slots idle
- * between round trips.
+ * between round trips; never more than its slots start (each held by an
+ * attempt and the commit recording it) in half the time a taken entry's lease
+ * leaves to start it, so that none sits in the buffer to be given back.
  *
  * @module
  */
