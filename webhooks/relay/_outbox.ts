@@ -193,7 +193,10 @@ export class DueWindow {
     return this.#due.length;
   }
 
-  /** Reads the take counter, then lists up to `limit` entries due at `now`; resolves with the next due time after them. */
+  /**
+   * Reads the take counter unless known (this window's own last take committed it), then lists up to `limit` entries
+   * due at `now`; resolves with the next due time after them.
+   */
   async refill(now: number, limit: number): Promise<number> {
     this.#due = [];
     // Read only when not known: the versionstamp of this window's own last take stays good till someone else takes,
