@@ -13,14 +13,17 @@
 //   relay.write adding its outbox entry to the same commit (one destination;
 //   target at least 0.9x), 16 signed postbacks at once through Deno.serve.
 //
-// Both on `:memory:` (BENCH_KV=file for a KV file). BENCH_ROUNDS splits each
-// comparison in rounds.
+// Both on `:memory:` (BENCH_KV=file for a KV file, BENCH_KV=kvconnect for
+// the project's KV Connect server, BENCH_LATENCY=MS its added latency: a KV
+// far away). BENCH_ROUNDS splits each comparison in rounds.
 //
 //   deno bench -A bench/relay_bench.ts
+//   BENCH_KV=kvconnect BENCH_LATENCY=20 deno bench -A bench/relay_bench.ts
 
 import assert from "node:assert/strict";
 import { Webhook } from "standardwebhooks";
 import { createReceiver, createRelay, createWebhooks, type Postback, signJiveExtn } from "../webhooks/mod.ts";
+import { startKvConnectServer } from "../kvconnect/mod.ts";
 
 const backend = Deno.env.get("BENCH_KV") ?? "memory";
 const rounds = Number(Deno.env.get("BENCH_ROUNDS") ?? "1");
@@ -33,7 +36,12 @@ const BATCH = 200;
 const CONCURRENCY = 16;
 
 const dir = backend === "file" ? await Deno.makeTempDir({ prefix: "relay_bench_" }) : null;
-const kv = await Deno.openKv(dir ? `${dir}/kv.sqlite3` : ":memory:");
+const latencyMs = Number(Deno.env.get("BENCH_LATENCY") ?? "0");
+const remote = backend === "kvconnect"
+  ? await startKvConnectServer({ path: ":memory:", token: "relay-bench-token-0123456789", latencyMs })
+  : null;
+if (remote) Deno.env.set("DENO_KV_ACCESS_TOKEN", "relay-bench-token-0123456789");
+const kv = await Deno.openKv(remote ? remote.url : dir ? `${dir}/kv.sqlite3` : ":memory:");
 const hooks = createWebhooks(kv);
 await hooks.communities.save({
   name: "Bench",
@@ -181,7 +189,7 @@ await relayTurn({ start() {}, end() {} } as unknown as Deno.BenchContext);
 assert.equal(received, BATCH);
 
 for (let round = 1; round <= rounds; round++) {
-  const suffix = `${backend}${rounds > 1 ? ` · round ${round}` : ""}`;
+  const suffix = `${backend}${latencyMs ? ` +${latencyMs} ms` : ""}${rounds > 1 ? ` · round ${round}` : ""}`;
   // Turns first alternate between rounds, so that a slow spell of the machine weighs on one round's ratio.
   const delivery = [
     {
@@ -221,5 +229,6 @@ globalThis.addEventListener("unload", () => {
   void relay.close();
   for (const s of [app, ...servers]) void s.shutdown();
   kv.close();
+  void remote?.close();
   if (dir) Deno.removeSync(dir, { recursive: true });
 });

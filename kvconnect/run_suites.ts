@@ -32,6 +32,7 @@ const SUITES = [
   "tests/webhooks/relay/input_test.ts",
   "tests/webhooks/relay/receiver_relay_test.ts",
   "tests/webhooks/relay/take_test.ts",
+  "tests/webhooks/relay/far_kv_test.ts",
   "tests/webhooks/relay/forwards_test.ts",
   // A removal's deletes in the shared outbox (a few hundred to a commit, within denokv's limits); calls at once from two
   // handles. (remove_kill_test.ts kills a child process, outside the preload.)

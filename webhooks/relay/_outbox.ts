@@ -162,7 +162,7 @@ const MAX_TAKE_BYTES = 400_000;
  * listed, so it takes only entries that nobody took meanwhile, with one
  * check for the whole batch rather than one per entry. After its own take
  * the window knows the counter's new versionstamp (its commit's) and takes
- * the rest of its list without reading again. An entry whose lease ran out
+ * the rest of its list, and lists again, without reading it again. An entry whose lease ran out
  * (a worker that stalled or died) is checked on its own as well, since its
  * holder may still finish it. Only takes move an entry that no one holds,
  * so nothing else can make the list stale unseen.
@@ -172,7 +172,8 @@ export class DueWindow {
   #partition: string;
   #keep: ((entry: StoredEntry) => boolean) | null;
   #due: Deno.KvEntry<StoredEntry>[] = [];
-  #counter: string | null = null;
+  /** The take counter's versionstamp as last known (`null`: never taken); `undefined`: not known, read first. */
+  #counter: string | null | undefined;
   /** Where a filtered list goes on at its next refill: past the due entries of others that it read last time. */
   #resume: Deno.KvKey | undefined;
 
@@ -192,10 +193,16 @@ export class DueWindow {
     return this.#due.length;
   }
 
-  /** Reads the take counter, then lists up to `limit` entries due at `now`; resolves with the next due time after them. */
+  /**
+   * Reads the take counter unless known (this window's own last take committed it), then lists up to `limit` entries
+   * due at `now`; resolves with the next due time after them.
+   */
   async refill(now: number, limit: number): Promise<number> {
     this.#due = [];
-    this.#counter = (await this.#kv.get(takeKey(this.#partition))).versionstamp;
+    // Read only when not known: the versionstamp of this window's own last take stays good till someone else takes,
+    // and their take makes this window's next one fail its check, drop its list and read again here. Over a KV far
+    // away that is a round trip less a batch, and one less when an idle worker wakes to a new entry.
+    if (this.#counter === undefined) this.#counter = (await this.#kv.get(takeKey(this.#partition))).versionstamp;
     let next = Infinity;
     // A filtered list reads past the entries of other workers' destinations.
     if (this.#keep !== null) limit = Math.max(limit, FILTERED_LIMIT);
@@ -225,7 +232,7 @@ export class DueWindow {
   /** Takes up to `n` listed entries under a lease until `until`; none when another take came first (the list is dropped). */
   async take(n: number, owner: string, until: number): Promise<Held[]> {
     const counter = takeKey(this.#partition);
-    const atomic = this.#kv.atomic().check({ key: counter, versionstamp: this.#counter }).sum(counter, 1n);
+    const atomic = this.#kv.atomic().check({ key: counter, versionstamp: this.#counter ?? null }).sum(counter, 1n);
     const moved: Omit<Held, "versionstamp">[] = [];
     let checks = 1;
     let bytes = 0;
@@ -250,7 +257,7 @@ export class DueWindow {
     if (moved.length === 0) return [];
     const result = await retryWhileLocked(() => atomic.commit());
     if (!result.ok) {
-      this.#due = [];
+      [this.#due, this.#counter] = [[], undefined];
       return [];
     }
     this.#counter = result.versionstamp;

@@ -15,6 +15,7 @@ import { nextWait, type ResolvedOptions, type ResolvedRun } from "./_options.ts"
 import { DueWindow, expandFanouts, type Held } from "./_outbox.ts";
 import type { Destinations, RelayWorker } from "./_types.ts";
 import { inRelay, relayEnded, relayStarted } from "../telemetry/mod.ts";
+import { Pace, Wake } from "./pace/mod.ts";
 
 const HOUSEKEEPING_MS = 60_000;
 /** A buffered entry starts only while its lease outlasts its attempt by this much (or half the spare lease). */
@@ -46,14 +47,16 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
   let housekeptAt = -Infinity;
   let bumped = true; // fan-out records are looked for when the outbox counter moved, or once per poll
   let fanoutsAt = -Infinity;
-  // Entries are taken several to a commit into a buffer of up to `concurrency` beside those in flight, so that a freed
-  // slot starts the next entry at once; a buffered entry whose lease would run out during its attempt is given back.
+  // Entries are taken several to a commit into a buffer beside those in flight, so that a freed slot starts the next
+  // entry at once: `concurrency` of them, or what the slots use up during a take of a KV far away (pace/mod.ts); a
+  // buffered entry whose lease would run out during its attempt is given back.
   const buffer: Held[] = [];
   // Due entries are listed once per partition and taken from that list in batches (see DueWindow).
   const windows = new Map<string, DueWindow>();
-  const windowSize = Math.min(MAX_WINDOW, 2 * run.concurrency);
+  const listSize = (room: number) => room > 2 * run.concurrency ? room : Math.min(MAX_WINDOW, room);
   const minBatch = Math.max(1, Math.min(10, Math.floor(run.concurrency / 2)));
   const margin = Math.min(LEASE_MARGIN_MS, (options.leaseMs - options.attemptTimeoutMs) / 2);
+  const pace = new Pace(run.concurrency, options.leaseMs - options.attemptTimeoutMs - margin);
 
   const watch = kv.watch([OUTBOX_BUMP_KEY, DESTINATIONS_VERSION_KEY]);
   const reader = watch.getReader();
@@ -140,9 +143,10 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
       return void await queue.push(finish.drop(held));
     }
     if (!destination.enabled) return await pause(held);
-    const t = relayStarted(held.entry.id, destination.id, destination.url);
+    const [t, began] = [relayStarted(held.entry.id, destination.id, destination.url), performance.now()];
     const outcome = await inRelay(t, deliver, held.entry, held.body, destination, options, ctx.guard, abort.signal);
     const [wait, ended] = [nextWait(options.schedule, held.entry.attempts + 1), performance.now()];
+    if (!outcome.aborted) pace.attempted(ended - began);
     // A refused disable (the record damaged meanwhile, KV failing) still ends the entry, its reason saying so.
     const gone = outcome.status === 410 && await ctx.destinations.update(destination.id, { enabled: false })
       .then(() => "was disabled", () => "could not be disabled and was left as it was");
@@ -180,9 +184,11 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
   }
 
   function start(held: Held): void {
+    const began = performance.now();
     const task: Promise<void> = handle(held).catch(() => {
       // The KV failed while finishing: the lease runs out and the entry is taken again.
     }).finally(() => {
+      if (!stopped) pace.turned(performance.now() - began); // a slot's whole turn, its recording commit included
       inFlight.delete(task);
       pump();
       wake.notify();
@@ -192,19 +198,22 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
 
   /** Takes due entries into the buffer when there is room; resolves whether it took any, and the next due time. */
   async function takeSome(): Promise<{ took: boolean; next: number }> {
-    const free = 2 * run.concurrency - inFlight.size - buffer.length;
+    const room = pace.room();
+    const free = room - inFlight.size - buffer.length;
     if (free < minBatch && !(free > 0 && inFlight.size === 0)) return { took: false, next: Infinity };
     const current = windowsNow();
     let window = current.find((w) => w.size > 0);
     let next = Infinity;
+    const began = performance.now();
     if (!window) {
       const now = options.now();
-      const nexts = await Promise.all(current.map((w) => w.refill(now, windowSize + 1)));
+      const nexts = await Promise.all(current.map((w) => w.refill(now, listSize(room) + 1)));
       next = Math.min(...nexts);
       window = current.find((w) => w.size > 0);
     }
     if (!window || stopped) return { took: false, next };
     buffer.push(...await window.take(free, owner, options.now() + options.leaseMs));
+    pace.took(performance.now() - began);
     pump();
     return { took: true, next };
   }
@@ -260,41 +269,4 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
   run.signal?.addEventListener("abort", () => void stop(), { once: true });
   if (run.signal?.aborted) void stop();
   return { stop };
-}
-
-/**
- * Wakes a sleeping loop: `wait(ms)` resolves after `ms`, or at once when `notify()` was called since the last
- * wait; each wait makes its own promise and timer (no long-lived promise that every wait races).
- */
-export class Wake {
-  #pending = false;
-  #resolve: (() => void) | null = null;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-
-  /** Wakes the current wait, or makes the next one return at once. */
-  notify(): void {
-    if (this.#resolve) {
-      const resolve = this.#resolve;
-      this.#resolve = null;
-      clearTimeout(this.#timer);
-      resolve();
-    } else {
-      this.#pending = true;
-    }
-  }
-
-  /** Sleeps up to `ms` (0 or less: no sleep) unless woken. */
-  wait(ms: number): Promise<void> {
-    if (this.#pending || ms <= 0) {
-      this.#pending = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      this.#resolve = resolve;
-      this.#timer = setTimeout(() => {
-        this.#resolve = null;
-        resolve();
-      }, ms);
-    });
-  }
 }
