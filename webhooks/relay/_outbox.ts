@@ -161,11 +161,11 @@ const MAX_TAKE_BYTES = 400_000;
  * the partition committed since this window read the counter and then
  * listed, so it takes only entries that nobody took meanwhile, with one
  * check for the whole batch rather than one per entry. After its own take
- * the window knows the counter's new versionstamp (its commit's) and takes
- * the rest of its list, and lists again, without reading it again. An entry whose lease ran out
- * (a worker that stalled or died) is checked on its own as well, since its
- * holder may still finish it. Only takes move an entry that no one holds,
- * so nothing else can make the list stale unseen.
+ * the window knows the counter's new versionstamp (its commit's): it takes
+ * the rest of its list, and lists again, without reading the counter. An
+ * entry whose lease ran out (a worker that stalled or died) is checked on
+ * its own as well, since its holder may still finish it. Only takes move an
+ * entry that no one holds, so nothing else can make the list stale unseen.
  */
 export class DueWindow {
   #kv: Deno.Kv;
