@@ -21,6 +21,22 @@ Deno.test("measureRelayLatency(): every postback answered 200 at the rate is for
   assert.ok(result.p50 <= result.p99 && result.p99 <= result.max, JSON.stringify(result));
 });
 
+Deno.test("measureRelayLatency(): over KV Connect 40 ms away, every postback is forwarded and timed", async () => {
+  const result = await measureRelayLatency({ kv: "kvconnect", latencyMs: 40, rate: 20, seconds: 1 });
+  assert.deepEqual([result.kv, result.latencyMs, result.sent, result.delivered], ["kvconnect", 40, 20, 20]);
+  for (const figure of [result.p50, result.p99, result.max, result.directP50, result.directP99]) {
+    assert.ok(Number.isFinite(figure) && figure < 10_000, JSON.stringify(result));
+  }
+});
+
+Deno.test("latencySection(): a KV far away is named with its latency and judged against no target", () => {
+  const far = { kv: "kvconnect" as const, latencyMs: 20, rate: 50, sent: 100, delivered: 100, p50: 60, p99: 150 };
+  const section = latencySection([{ ...far, max: 200, directP50: 1, directP99: 2 }], 20);
+  const row = section.split("\n").find((line) => line.startsWith("| KV Connect +20 ms"));
+  assert.ok(row, section);
+  assert.equal(row.split("|").at(-2)!.trim(), "no target (a local KV's)");
+});
+
 Deno.test("latencySection(): the verdict against the targets, and a forward missing is a miss", () => {
   const base = {
     kv: "file" as const,
