@@ -72,38 +72,53 @@ export async function measureRelayLatency(
   options: { kv: LatencyKv; rate: number; seconds: number; latencyMs?: number },
 ): Promise<LatencyResult> {
   const { rate, seconds } = options;
-  const dir = options.kv === "file" ? await Deno.makeTempDir({ prefix: "cw-relay-latency-" }) : null;
-  const token = "relay-latency-token-0123456789";
-  const remote = options.kv === "kvconnect"
-    ? await startKvConnectServer({ path: ":memory:", token, latencyMs: options.latencyMs ?? 0 })
-    : null;
-  if (remote) Deno.env.set("DENO_KV_ACCESS_TOKEN", token);
-  const kv = await Deno.openKv(remote ? remote.url : dir ? `${dir}/kv.sqlite3` : ":memory:");
+  // What the run opened, undone in reverse however it ends (a throw midway included).
+  const undo: (() => unknown)[] = [];
   const forwarded = new Map<string, number>(); // marker -> when the app got it
   const direct = new Map<string, number>();
-  const app = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
-    const at = performance.now();
-    const body = await request.json();
-    if (body.direct) direct.set(body.direct, at);
-    else forwarded.set(body.data.activity.title, at);
-    return new Response("ok");
-  });
-  const hooks = createWebhooks(kv);
-  await hooks.communities.save({ name: "Latency", ...SIGN, baseUrl: SIGN.jiveUrl, clientSecret: SECRET });
-  await hooks.save({ id: "hook-latency", tenantId: SIGN.tenantId, entity: { resources: { self: { ref: REF } } } });
-  const relay = createRelay(kv, { allowPrivateNetwork: true });
-  await relay.destinations.add({ url: `http://127.0.0.1:${app.addr.port}/hooks` });
-  const receiver = createReceiver(hooks, { write: relay.write });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, receiver.handle);
-  const receiverUrl = `http://127.0.0.1:${server.addr.port}/hooks`;
-  const appUrl = `http://127.0.0.1:${app.addr.port}/direct`;
-  const worker = relay.run();
   const answered = new Map<string, number>(); // marker -> when its 200 arrived
   const sentAt = new Map<string, number>(); // direct marker -> when it was sent
-  let timestamp = Date.now() - 4 * 60_000;
-  const total = WARMUP + Math.round(rate * seconds);
-  const sends: Promise<void>[] = [];
   try {
+    const dir = options.kv === "file" ? await Deno.makeTempDir({ prefix: "cw-relay-latency-" }) : null;
+    if (dir) undo.push(() => Deno.remove(dir, { recursive: true }));
+    const token = "relay-latency-token-0123456789";
+    const remote = options.kv === "kvconnect"
+      ? await startKvConnectServer({ path: ":memory:", token, latencyMs: options.latencyMs ?? 0 })
+      : null;
+    if (remote) {
+      undo.push(() => remote.close());
+      const before = Deno.env.get("DENO_KV_ACCESS_TOKEN");
+      Deno.env.set("DENO_KV_ACCESS_TOKEN", token);
+      undo.push(() =>
+        before === undefined ? Deno.env.delete("DENO_KV_ACCESS_TOKEN") : Deno.env.set("DENO_KV_ACCESS_TOKEN", before)
+      );
+    }
+    const kv = await Deno.openKv(remote ? remote.url : dir ? `${dir}/kv.sqlite3` : ":memory:");
+    undo.push(() => kv.close());
+    const app = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+      const at = performance.now();
+      const body = await request.json();
+      if (body.direct) direct.set(body.direct, at);
+      else forwarded.set(body.data.activity.title, at);
+      return new Response("ok");
+    });
+    undo.push(() => app.shutdown());
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save({ name: "Latency", ...SIGN, baseUrl: SIGN.jiveUrl, clientSecret: SECRET });
+    await hooks.save({ id: "hook-latency", tenantId: SIGN.tenantId, entity: { resources: { self: { ref: REF } } } });
+    const relay = createRelay(kv, { allowPrivateNetwork: true });
+    undo.push(() => relay.close());
+    await relay.destinations.add({ url: `http://127.0.0.1:${app.addr.port}/hooks` });
+    const receiver = createReceiver(hooks, { write: relay.write });
+    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, receiver.handle);
+    undo.push(() => server.shutdown());
+    const receiverUrl = `http://127.0.0.1:${server.addr.port}/hooks`;
+    const appUrl = `http://127.0.0.1:${app.addr.port}/direct`;
+    const worker = relay.run();
+    undo.push(() => worker.stop());
+    let timestamp = Date.now() - 4 * 60_000;
+    const total = WARMUP + Math.round(rate * seconds);
+    const sends: Promise<void>[] = [];
     const start = performance.now();
     for (let i = 0; i < total; i++) {
       const due = start + (i * 1000) / rate;
@@ -130,19 +145,13 @@ export async function measureRelayLatency(
       await new Promise((r) => setTimeout(r, 20));
     }
   } finally {
-    await worker.stop();
-    await relay.close();
-    await server.shutdown();
-    await app.shutdown();
-    kv.close();
-    await remote?.close();
-    if (dir) await Deno.remove(dir, { recursive: true });
+    for (const step of undo.reverse()) await step();
   }
   const latencies = [...answered].filter(([m]) => forwarded.has(m)).map(([m, at]) => forwarded.get(m)! - at);
   const floor = [...sentAt].filter(([m]) => direct.has(m)).slice(WARMUP).map(([m, at]) => direct.get(m)! - at);
   return {
     kv: options.kv,
-    ...(remote ? { latencyMs: options.latencyMs ?? 0 } : {}),
+    ...(options.kv === "kvconnect" ? { latencyMs: options.latencyMs ?? 0 } : {}),
     rate,
     sent: answered.size,
     delivered: latencies.length,
