@@ -217,9 +217,19 @@ async function writeSection(section: string): Promise<void> {
   await Deno.writeTextFile(path, next);
 }
 
-if (import.meta.main) {
+/** What the command line asks for: the run's length and rate, the KVs in order, the KV Connect latency, print or write. */
+export interface LatencyArgs {
+  seconds: number;
+  rate: number;
+  kinds: LatencyKv[];
+  latencyMs: number;
+  print: boolean;
+}
+
+/** Reads the command line; a bad value is a RangeError naming its flag. */
+export function parseLatencyArgs(args: string[]): LatencyArgs {
   const { values } = parseArgs({
-    args: Deno.args,
+    args,
     options: {
       seconds: { type: "string", default: "20" },
       rate: { type: "string", default: "50" },
@@ -243,12 +253,17 @@ if (import.meta.main) {
   if (!(Number.isInteger(latencyMs) && latencyMs >= 0 && latencyMs <= 1000)) {
     throw new RangeError(`--latency must be a whole number of ms from 0 to 1000, got '${values.latency}'`);
   }
+  return { seconds, rate, kinds: kinds as LatencyKv[], latencyMs, print: values.print };
+}
+
+if (import.meta.main) {
+  const { seconds, rate, kinds, latencyMs, print } = parseLatencyArgs(Deno.args);
   const results: LatencyResult[] = [];
-  for (const kind of kinds as LatencyKv[]) {
+  for (const kind of kinds) {
     results.push(await measureRelayLatency({ kv: kind, rate, seconds, latencyMs }));
     console.error(JSON.stringify(results.at(-1)));
   }
   const section = latencySection(results, seconds);
-  if (values.print) console.log(section);
+  if (print) console.log(section);
   else await writeSection(section);
 }
