@@ -239,18 +239,24 @@ export function parseLatencyArgs(args: string[]): LatencyArgs {
     },
     strict: true,
   });
-  const seconds = Number(values.seconds), rate = Number(values.rate);
-  if (!(seconds > 0 && seconds <= 300)) {
+  // Plain decimals only, as the project's other scripts read them: Number() would take '0x10', '1e3', ' 5' or ''.
+  const decimal = (value: string) => /^\d+(\.\d+)?$/.test(value) ? Number(value) : NaN;
+  const seconds = decimal(values.seconds), rate = decimal(values.rate);
+  if (!(seconds >= 1 && seconds <= 300)) {
     throw new RangeError(`--seconds must be from 1 to 300, got '${values.seconds}'`);
   }
-  if (!(rate > 0 && rate <= 1000)) throw new RangeError(`--rate must be from 1 to 1000 a second, got '${values.rate}'`);
-  const kinds = values.kv.split(",").map((k) => k.trim());
-  const bad = kinds.filter((k) => !KINDS.includes(k as LatencyKv));
-  if (bad.length > 0 || kinds.length === 0) {
-    throw new RangeError(`--kv must list some of file, memory and kvconnect, got '${values.kv}'`);
+  if (!(rate >= 1 && rate <= 1000)) {
+    throw new RangeError(`--rate must be from 1 to 1000 a second, got '${values.rate}'`);
   }
-  const latencyMs = Number(values.latency);
-  if (!(Number.isInteger(latencyMs) && latencyMs >= 0 && latencyMs <= 1000)) {
+  const kinds = values.kv.split(",").map((k) => k.trim());
+  const bad = kinds.find((k) => !KINDS.includes(k as LatencyKv));
+  if (bad !== undefined) {
+    throw new RangeError(`--kv must list some of file, memory and kvconnect, got '${values.kv}' ('${bad}' is none)`);
+  }
+  const twice = kinds.find((k, i) => kinds.indexOf(k) !== i);
+  if (twice !== undefined) throw new RangeError(`--kv names '${twice}' more than once, got '${values.kv}'`);
+  const latencyMs = /^\d+$/.test(values.latency) ? Number(values.latency) : NaN;
+  if (!(latencyMs <= 1000)) {
     throw new RangeError(`--latency must be a whole number of ms from 0 to 1000, got '${values.latency}'`);
   }
   return { seconds, rate, kinds: kinds as LatencyKv[], latencyMs, print: values.print };
