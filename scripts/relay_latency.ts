@@ -72,38 +72,53 @@ export async function measureRelayLatency(
   options: { kv: LatencyKv; rate: number; seconds: number; latencyMs?: number },
 ): Promise<LatencyResult> {
   const { rate, seconds } = options;
-  const dir = options.kv === "file" ? await Deno.makeTempDir({ prefix: "cw-relay-latency-" }) : null;
-  const token = "relay-latency-token-0123456789";
-  const remote = options.kv === "kvconnect"
-    ? await startKvConnectServer({ path: ":memory:", token, latencyMs: options.latencyMs ?? 0 })
-    : null;
-  if (remote) Deno.env.set("DENO_KV_ACCESS_TOKEN", token);
-  const kv = await Deno.openKv(remote ? remote.url : dir ? `${dir}/kv.sqlite3` : ":memory:");
+  // What the run opened, undone in reverse however it ends (a throw midway included).
+  const undo: (() => unknown)[] = [];
   const forwarded = new Map<string, number>(); // marker -> when the app got it
   const direct = new Map<string, number>();
-  const app = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
-    const at = performance.now();
-    const body = await request.json();
-    if (body.direct) direct.set(body.direct, at);
-    else forwarded.set(body.data.activity.title, at);
-    return new Response("ok");
-  });
-  const hooks = createWebhooks(kv);
-  await hooks.communities.save({ name: "Latency", ...SIGN, baseUrl: SIGN.jiveUrl, clientSecret: SECRET });
-  await hooks.save({ id: "hook-latency", tenantId: SIGN.tenantId, entity: { resources: { self: { ref: REF } } } });
-  const relay = createRelay(kv, { allowPrivateNetwork: true });
-  await relay.destinations.add({ url: `http://127.0.0.1:${app.addr.port}/hooks` });
-  const receiver = createReceiver(hooks, { write: relay.write });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, receiver.handle);
-  const receiverUrl = `http://127.0.0.1:${server.addr.port}/hooks`;
-  const appUrl = `http://127.0.0.1:${app.addr.port}/direct`;
-  const worker = relay.run();
   const answered = new Map<string, number>(); // marker -> when its 200 arrived
   const sentAt = new Map<string, number>(); // direct marker -> when it was sent
-  let timestamp = Date.now() - 4 * 60_000;
-  const total = WARMUP + Math.round(rate * seconds);
-  const sends: Promise<void>[] = [];
   try {
+    const dir = options.kv === "file" ? await Deno.makeTempDir({ prefix: "cw-relay-latency-" }) : null;
+    if (dir) undo.push(() => Deno.remove(dir, { recursive: true }));
+    const token = "relay-latency-token-0123456789";
+    const remote = options.kv === "kvconnect"
+      ? await startKvConnectServer({ path: ":memory:", token, latencyMs: options.latencyMs ?? 0 })
+      : null;
+    if (remote) {
+      undo.push(() => remote.close());
+      const before = Deno.env.get("DENO_KV_ACCESS_TOKEN");
+      Deno.env.set("DENO_KV_ACCESS_TOKEN", token);
+      undo.push(() =>
+        before === undefined ? Deno.env.delete("DENO_KV_ACCESS_TOKEN") : Deno.env.set("DENO_KV_ACCESS_TOKEN", before)
+      );
+    }
+    const kv = await Deno.openKv(remote ? remote.url : dir ? `${dir}/kv.sqlite3` : ":memory:");
+    undo.push(() => kv.close());
+    const app = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+      const at = performance.now();
+      const body = await request.json();
+      if (body.direct) direct.set(body.direct, at);
+      else forwarded.set(body.data.activity.title, at);
+      return new Response("ok");
+    });
+    undo.push(() => app.shutdown());
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save({ name: "Latency", ...SIGN, baseUrl: SIGN.jiveUrl, clientSecret: SECRET });
+    await hooks.save({ id: "hook-latency", tenantId: SIGN.tenantId, entity: { resources: { self: { ref: REF } } } });
+    const relay = createRelay(kv, { allowPrivateNetwork: true });
+    undo.push(() => relay.close());
+    await relay.destinations.add({ url: `http://127.0.0.1:${app.addr.port}/hooks` });
+    const receiver = createReceiver(hooks, { write: relay.write });
+    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, receiver.handle);
+    undo.push(() => server.shutdown());
+    const receiverUrl = `http://127.0.0.1:${server.addr.port}/hooks`;
+    const appUrl = `http://127.0.0.1:${app.addr.port}/direct`;
+    const worker = relay.run();
+    undo.push(() => worker.stop());
+    let timestamp = Date.now() - 4 * 60_000;
+    const total = WARMUP + Math.round(rate * seconds);
+    const sends: Promise<void>[] = [];
     const start = performance.now();
     for (let i = 0; i < total; i++) {
       const due = start + (i * 1000) / rate;
@@ -130,19 +145,13 @@ export async function measureRelayLatency(
       await new Promise((r) => setTimeout(r, 20));
     }
   } finally {
-    await worker.stop();
-    await relay.close();
-    await server.shutdown();
-    await app.shutdown();
-    kv.close();
-    await remote?.close();
-    if (dir) await Deno.remove(dir, { recursive: true });
+    for (const step of undo.reverse()) await step();
   }
   const latencies = [...answered].filter(([m]) => forwarded.has(m)).map(([m, at]) => forwarded.get(m)! - at);
   const floor = [...sentAt].filter(([m]) => direct.has(m)).slice(WARMUP).map(([m, at]) => direct.get(m)! - at);
   return {
     kv: options.kv,
-    ...(remote ? { latencyMs: options.latencyMs ?? 0 } : {}),
+    ...(options.kv === "kvconnect" ? { latencyMs: options.latencyMs ?? 0 } : {}),
     rate,
     sent: answered.size,
     delivered: latencies.length,
@@ -208,9 +217,19 @@ async function writeSection(section: string): Promise<void> {
   await Deno.writeTextFile(path, next);
 }
 
-if (import.meta.main) {
+/** What the command line asks for: the run's length and rate, the KVs in order, the KV Connect latency, print or write. */
+export interface LatencyArgs {
+  seconds: number;
+  rate: number;
+  kinds: LatencyKv[];
+  latencyMs: number;
+  print: boolean;
+}
+
+/** Reads the command line; a bad value is a RangeError naming its flag. */
+export function parseLatencyArgs(args: string[]): LatencyArgs {
   const { values } = parseArgs({
-    args: Deno.args,
+    args,
     options: {
       seconds: { type: "string", default: "20" },
       rate: { type: "string", default: "50" },
@@ -220,26 +239,37 @@ if (import.meta.main) {
     },
     strict: true,
   });
-  const seconds = Number(values.seconds), rate = Number(values.rate);
-  if (!(seconds > 0 && seconds <= 300)) {
+  // Plain decimals only, as the project's other scripts read them: Number() would take '0x10', '1e3', ' 5' or ''.
+  const decimal = (value: string) => /^\d+(\.\d+)?$/.test(value) ? Number(value) : NaN;
+  const seconds = decimal(values.seconds), rate = decimal(values.rate);
+  if (!(seconds >= 1 && seconds <= 300)) {
     throw new RangeError(`--seconds must be from 1 to 300, got '${values.seconds}'`);
   }
-  if (!(rate > 0 && rate <= 1000)) throw new RangeError(`--rate must be from 1 to 1000 a second, got '${values.rate}'`);
-  const kinds = values.kv.split(",").map((k) => k.trim());
-  const bad = kinds.filter((k) => !KINDS.includes(k as LatencyKv));
-  if (bad.length > 0 || kinds.length === 0) {
-    throw new RangeError(`--kv must list some of file, memory and kvconnect, got '${values.kv}'`);
+  if (!(rate >= 1 && rate <= 1000)) {
+    throw new RangeError(`--rate must be from 1 to 1000 a second, got '${values.rate}'`);
   }
-  const latencyMs = Number(values.latency);
-  if (!(Number.isInteger(latencyMs) && latencyMs >= 0 && latencyMs <= 1000)) {
+  const kinds = values.kv.split(",").map((k) => k.trim());
+  const bad = kinds.find((k) => !KINDS.includes(k as LatencyKv));
+  if (bad !== undefined) {
+    throw new RangeError(`--kv must list some of file, memory and kvconnect, got '${values.kv}' ('${bad}' is none)`);
+  }
+  const twice = kinds.find((k, i) => kinds.indexOf(k) !== i);
+  if (twice !== undefined) throw new RangeError(`--kv names '${twice}' more than once, got '${values.kv}'`);
+  const latencyMs = /^\d+$/.test(values.latency) ? Number(values.latency) : NaN;
+  if (!(latencyMs <= 1000)) {
     throw new RangeError(`--latency must be a whole number of ms from 0 to 1000, got '${values.latency}'`);
   }
+  return { seconds, rate, kinds: kinds as LatencyKv[], latencyMs, print: values.print };
+}
+
+if (import.meta.main) {
+  const { seconds, rate, kinds, latencyMs, print } = parseLatencyArgs(Deno.args);
   const results: LatencyResult[] = [];
-  for (const kind of kinds as LatencyKv[]) {
+  for (const kind of kinds) {
     results.push(await measureRelayLatency({ kv: kind, rate, seconds, latencyMs }));
     console.error(JSON.stringify(results.at(-1)));
   }
   const section = latencySection(results, seconds);
-  if (values.print) console.log(section);
+  if (print) console.log(section);
   else await writeSection(section);
 }

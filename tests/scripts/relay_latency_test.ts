@@ -56,3 +56,45 @@ Deno.test("latencySection(): the verdict against the targets, and a forward miss
   ], 20).split("\n").filter((line) => line.startsWith("| file"));
   assert.deepEqual(rows.map((row) => row.split("|").at(-2)!.trim()), ["met", "**missed**", "**missed**"]);
 });
+
+Deno.test("measureRelayLatency(): over KV Connect, leaves DENO_KV_ACCESS_TOKEN as it found it, set or not", async () => {
+  const before = Deno.env.get("DENO_KV_ACCESS_TOKEN");
+  try {
+    Deno.env.delete("DENO_KV_ACCESS_TOKEN");
+    await measureRelayLatency({ kv: "kvconnect", latencyMs: 0, rate: 20, seconds: 1 });
+    assert.equal(Deno.env.get("DENO_KV_ACCESS_TOKEN"), undefined);
+    Deno.env.set("DENO_KV_ACCESS_TOKEN", "the-callers-own-token-0123456789");
+    await measureRelayLatency({ kv: "kvconnect", latencyMs: 0, rate: 20, seconds: 1 });
+    assert.equal(Deno.env.get("DENO_KV_ACCESS_TOKEN"), "the-callers-own-token-0123456789");
+  } finally {
+    if (before === undefined) Deno.env.delete("DENO_KV_ACCESS_TOKEN");
+    else Deno.env.set("DENO_KV_ACCESS_TOKEN", before);
+  }
+});
+
+Deno.test({
+  name: "measureRelayLatency(): a run that throws midway (no env access) shuts the KV Connect server it started",
+  permissions: { net: true, read: true, write: true, env: false },
+  async fn() {
+    const serve = Deno.serve;
+    const servers: { server: Deno.HttpServer; done: boolean }[] = [];
+    // deno-lint-ignore no-explicit-any
+    (Deno as any).serve = (...args: unknown[]) => {
+      // deno-lint-ignore no-explicit-any
+      const server = (serve as any)(...args) as Deno.HttpServer;
+      const seen = { server, done: false };
+      server.finished.then(() => seen.done = true);
+      servers.push(seen);
+      return server;
+    };
+    try {
+      await assert.rejects(measureRelayLatency({ kv: "kvconnect", latencyMs: 0, rate: 20, seconds: 1 }));
+      await new Promise((r) => setTimeout(r, 0)); // lets the finished promises of servers shut settle
+      assert.ok(servers.length > 0);
+      assert.deepEqual(servers.map((s) => s.done), servers.map(() => true), "a server was left running");
+    } finally {
+      (Deno as { serve: unknown }).serve = serve;
+      for (const { server, done } of servers) if (!done) await server.shutdown();
+    }
+  },
+});
