@@ -28,11 +28,13 @@ Deno.test("--latency, --rate, --seconds: a number written other than in plain de
   }
 });
 
-Deno.test("--rate and --seconds below 1 are refused, as their messages say", () => {
-  for (const args of [["--rate", "0.5"], ["--seconds", "0.5"], ["--rate", "0"], ["--seconds", "0"]]) {
+Deno.test("--seconds below 1 and --rate of 0 are refused, as their messages say; --rate 0.5 is sparse traffic", () => {
+  for (const args of [["--seconds", "0.5"], ["--rate", "0"], ["--seconds", "0"], ["--rate", "1000.5"]]) {
     const got = outcome(args);
     assert.ok("refused" in got && got.refused.startsWith(args[0]), `${args.join(" ")}: ${JSON.stringify(got)}`);
   }
+  const sparse = outcome(["--rate", "0.5"]);
+  assert.equal("ran" in sparse && sparse.ran.rate, 0.5, JSON.stringify(sparse));
 });
 
 Deno.test("--kv: a kind named twice, an empty item or an unknown kind is refused, naming --kv and the item", () => {
