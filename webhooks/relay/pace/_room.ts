@@ -46,7 +46,8 @@ export class Pace {
    * {@linkcode MAX_ROOM} (or twice the concurrency, when that is more), and
    * no more than the slots start in half the time a buffered entry has to
    * start (the rest would be given back, their leases too short, and taken
-   * again).
+   * again); the least wins over that cap, as a worker held twice its
+   * concurrency before it measured anything.
    */
   room(): number {
     const c = this.#concurrency;
