@@ -119,9 +119,11 @@ async function expandOne(
   const { id, writtenAt, ...item } = record.value;
   const size = 2 * JSON.stringify(item.activity).length + 1_024;
   const perCommit = Math.max(1, Math.min(MAX_FANOUT_ENTRIES, Math.floor(MAX_TAKE_BYTES / size)));
-  const progress = await kv.get<string>(fanoutAfterKey(id));
-  let after = progress.value ?? "";
-  let checked: Deno.AtomicCheck = progress;
+  // A record no worker began is the common case: its progress key is checked absent rather than read first (over a KV
+  // far away, a round trip less); a commit refused then reads it and goes on from there, or finds the record gone.
+  let after = "";
+  let checked: Deno.AtomicCheck = { key: fanoutAfterKey(id), versionstamp: null };
+  let guessed = true;
   const targets = [...cache.all()]
     .filter((d) => matches(d, item.hookId) && existedAt(d, record.versionstamp, writtenAt))
     .sort((a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -140,7 +142,15 @@ async function expandOne(
       atomic.set(fanoutAfterKey(id), after);
     }
     const result = await retryWhileLocked(() => atomic.commit());
-    if (!result.ok) return false;
+    if (!result.ok) {
+      if (!guessed) return false;
+      guessed = false;
+      const progress = await kv.get<string>(fanoutAfterKey(id));
+      if (progress.versionstamp === null) return false; // the guess held: the record is another worker's or gone
+      [after, checked] = [progress.value ?? "", progress];
+      continue;
+    }
+    guessed = false;
     if (last) return true;
     checked = { key: fanoutAfterKey(id), versionstamp: result.versionstamp };
   }
