@@ -145,9 +145,10 @@ async function expandOne(
     if (!result.ok) {
       if (!guessed) return false;
       guessed = false;
-      const progress = await kv.get<string>(fanoutAfterKey(id));
+      const progress = await kv.get<unknown>(fanoutAfterKey(id));
       if (progress.versionstamp === null) return false; // the guess held: the record is another worker's or gone
-      [after, checked] = [progress.value ?? "", progress];
+      // Junk there (a KV edited by hand) names no destination to go on after: turned from the first, not dropped.
+      [after, checked] = [typeof progress.value === "string" ? progress.value : "", progress];
       continue;
     }
     guessed = false;
