@@ -121,3 +121,16 @@ export function isStoredEntry(value: unknown): value is StoredEntry {
     (typeof v.acceptedAt === "number" || typeof v.acceptedAt === "string") &&
     !Number.isNaN(new Date(v.acceptedAt).getTime());
 }
+
+/**
+ * Whether a fan-out record's value is one a worker can turn into entries: one edited by hand into junk (`null`, a
+ * string, a record without its id, item or write time) is not, and is passed over, never thrown at.
+ */
+export function isFanoutRecord(value: unknown): value is FanoutRecord {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const v = value as Partial<Record<keyof FanoutRecord, unknown>>;
+  return typeof v.id === "string" && typeof v.writtenAt === "number" && typeof v.hookId === "string" &&
+    typeof v.postbackId === "string" && typeof v.index === "number" && typeof v.activity === "object" &&
+    v.activity !== null && (typeof v.acceptedAt === "number" || typeof v.acceptedAt === "string") &&
+    !Number.isNaN(new Date(v.acceptedAt).getTime());
+}

@@ -11,6 +11,7 @@ import {
   bodyOf,
   entryAt,
   type FanoutRecord,
+  isFanoutRecord,
   isStoredEntry,
   type Item,
   itemOf,
@@ -90,7 +91,11 @@ const MAX_FANOUT_ENTRIES = 400;
  */
 export async function expandFanouts(kv: Deno.Kv, cache: DestinationCache, now: () => number): Promise<number> {
   const records: Deno.KvEntry<FanoutRecord>[] = [];
-  for await (const entry of kv.list<FanoutRecord>({ prefix: FANOUT_PREFIX }, { limit: 50 })) records.push(entry);
+  // A damaged record (edited by hand into junk) is passed over, left as it is, and holds back none after it.
+  for await (const entry of kv.list<unknown>({ prefix: FANOUT_PREFIX }, { batchSize: 50 })) {
+    if (isFanoutRecord(entry.value)) records.push(entry as Deno.KvEntry<FanoutRecord>);
+    if (records.length === 50) break;
+  }
   if (records.length === 0) return 0;
   if (!cache.fresh()) await cache.load();
   let turned = 0;
@@ -145,9 +150,10 @@ async function expandOne(
     if (!result.ok) {
       if (!guessed) return false;
       guessed = false;
-      const progress = await kv.get<string>(fanoutAfterKey(id));
+      const progress = await kv.get<unknown>(fanoutAfterKey(id));
       if (progress.versionstamp === null) return false; // the guess held: the record is another worker's or gone
-      [after, checked] = [progress.value ?? "", progress];
+      // Junk there (a KV edited by hand) names no destination to go on after: turned from the first, not dropped.
+      [after, checked] = [typeof progress.value === "string" ? progress.value : "", progress];
       continue;
     }
     guessed = false;
