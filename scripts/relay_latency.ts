@@ -74,6 +74,7 @@ export async function measureRelayLatency(
   const { rate, seconds } = options;
   // What the run opened, undone in reverse however it ends (a throw midway included).
   const undo: (() => unknown)[] = [];
+  const undoFailures: unknown[] = [];
   const forwarded = new Map<string, number>(); // marker -> when the app got it
   const direct = new Map<string, number>();
   const answered = new Map<string, number>(); // marker -> when its 200 arrived
@@ -145,8 +146,10 @@ export async function measureRelayLatency(
       await new Promise((r) => setTimeout(r, 20));
     }
   } finally {
-    for (const step of undo.reverse()) await step();
+    // In reverse, one at a time; each step runs even when one before it failed (the run's own error, if any, wins).
+    for (const step of undo.reverse()) await Promise.resolve().then(step).catch((e) => undoFailures.push(e));
   }
+  if (undoFailures.length > 0) throw undoFailures[0];
   const latencies = [...answered].filter(([m]) => forwarded.has(m)).map(([m, at]) => forwarded.get(m)! - at);
   const floor = [...sentAt].filter(([m]) => direct.has(m)).slice(WARMUP).map(([m, at]) => direct.get(m)! - at);
   return {
