@@ -6,9 +6,9 @@
  * one. Every ratio is of answers 200 a second. Ratios against a floor are
  * judged on the median of the rounds' ratios (the floor and the console ran
  * in turns); two consoles against one is the ratio of the two rows' means,
- * since those sets ran one after the other, not in turns. Every set the issue names gets its lines: one the
- * run did not measure (`--only`) is said not measured. Used by
- * `scripts/loadtest.ts`; tested in `tests/scripts/`.
+ * since those sets ran one after the other, not in turns. Every set the
+ * issue names gets its lines: one the run did not measure (`--only`) is said
+ * not measured. Used by `scripts/loadtest.ts`; tested in `tests/scripts/`.
  *
  * @module
  */

@@ -267,7 +267,7 @@ async function main(): Promise<void> {
     "",
     targets(rows, ceiling, verdicts, lost + duplicated === 0),
     "",
-    "Issue 41's targets (past one machine), judged the same way; two consoles against one compares the two rows' req/s:",
+    "Issue 41's targets (past one machine), judged the same way; two consoles against one compares the two rows' answers 200 a second:",
     "",
     scaleOutTargets(verdicts, remote, latencyMs),
     "",

@@ -123,16 +123,25 @@ export function keepServing(
       return handler(request, info);
     });
     if (!held) server.unref();
-    const ended = server.finished.then(() => {}, (error: unknown) => {
+    track(server.finished.then(() => {}, (error: unknown) => {
       if (stopping || serveOptions.signal?.aborted) return;
       down(error instanceof Error ? error : new Error(String(error)));
-    }).finally(() => {
-      draining.delete(ended);
-      settle();
-    });
-    draining.add(ended);
+    }));
     return server;
   };
+
+  /** Keeps `drained` among what `finished` waits for, until it settles. */
+  const track = (drained: Promise<void>) => {
+    draining.add(drained);
+    drained.finally(() => {
+      draining.delete(drained);
+      settle();
+    });
+  };
+
+  /** Says `message` through `onDown`, or as a warning on stderr. */
+  const sayDown = (message: string, error: Error) =>
+    tell(() => onDown ? onDown(message, error) : console.warn(`Warning: the server ${message}`));
 
   const settle = () => {
     if ((stopping || serveOptions.signal?.aborted) && draining.size === 0) finish();
@@ -141,19 +150,13 @@ export function keepServing(
   const down = (error: Error) => {
     if (downSince === null) {
       downSince = Date.now();
-      const message = `cannot take new connections on ${where()}: ${reasonOf(error)}`;
-      tell(() => onDown ? onDown(message, error) : console.warn(`Warning: the server ${message}`));
+      sayDown(`cannot take new connections on ${where()}: ${reasonOf(error)}`, error);
     } else {
       delay = Math.min(delay * 2, MOST_RETRY_MS);
     }
     // What it still serves is answered; its idle connections close, which gives descriptors back.
     failed.add(current);
-    const drained = current.shutdown().catch(() => {});
-    draining.add(drained);
-    drained.finally(() => {
-      draining.delete(drained);
-      settle();
-    });
+    track(current.shutdown().catch(() => {}));
     retry();
   };
 
@@ -170,8 +173,7 @@ export function keepServing(
         if (!relistenSaid && !outOfDescriptors(error)) {
           relistenSaid = true;
           const cause = error instanceof Error ? error : new Error(String(error));
-          const message = `cannot listen again on ${where()}: ${relistenReasonOf(cause)}`;
-          tell(() => onDown ? onDown(message, cause) : console.warn(`Warning: the server ${message}`));
+          sayDown(`cannot listen again on ${where()}: ${relistenReasonOf(cause)}`, cause);
         }
         delay = Math.min(delay * 2, MOST_RETRY_MS);
         retry();
