@@ -56,16 +56,38 @@ export function payloadInRow(body: PayloadEntry): boolean {
   return !body.truncated && body.payload.length <= INLINE_PAYLOAD_CHARS;
 }
 
-/** A summary as read: JSON bytes (the receiver's path), or the object (other writers, earlier versions). */
-export function viewOf(value: unknown): DeliveryView {
-  if (!(value instanceof Uint8Array)) return value as DeliveryView;
-  const end = value.indexOf(NEWLINE);
-  return JSON.parse(decoder.decode(end === -1 ? value : value.subarray(0, end))) as DeliveryView;
+/**
+ * Whether `value` has a summary's shape: a row hand-edited into junk (or
+ * left so by a bad write) is passed over by every reader, never shown.
+ */
+export function isView(value: unknown): value is DeliveryView {
+  if (!value || typeof value !== "object") return false;
+  const v = value as Record<string, unknown>;
+  return Number.isSafeInteger(v.seq) && typeof v.id === "string" && typeof v.hookId === "string" &&
+    typeof v.receivedAt === "string" && typeof v.status === "number" && typeof v.verb === "string" &&
+    typeof v.title === "string" && typeof v.webhook === "string";
 }
 
-/** A summary entry as read ({@linkcode viewOf}), and the payload kept with it (`null`: none there). */
-export function rowOf(value: unknown): { view: DeliveryView; payload: string | null } {
-  const view = viewOf(value);
+/**
+ * A summary as read: JSON bytes (the receiver's path), or the object (other
+ * writers, earlier versions); `null`: junk, or (given `seq`, the number of
+ * its key) a summary of another number.
+ */
+export function viewOf(value: unknown, seq?: number): DeliveryView | null {
+  const ok = (view: unknown) => isView(view) && (seq === undefined || view.seq === seq) ? view : null;
+  if (!(value instanceof Uint8Array)) return ok(value);
+  const end = value.indexOf(NEWLINE);
+  try {
+    return ok(JSON.parse(decoder.decode(end === -1 ? value : value.subarray(0, end))));
+  } catch {
+    return null;
+  }
+}
+
+/** A summary entry as read ({@linkcode viewOf}), and the payload kept with it (`null`: none there); `null`: junk. */
+export function rowOf(value: unknown, seq?: number): { view: DeliveryView; payload: string | null } | null {
+  const view = viewOf(value, seq);
+  if (view === null) return null;
   const end = value instanceof Uint8Array ? value.indexOf(NEWLINE) : -1;
   return { view, payload: end === -1 ? null : decoder.decode((value as Uint8Array).subarray(end + 1)) };
 }

@@ -279,12 +279,15 @@ export class HookIndexer {
     let bytes = 0;
     if (from >= settled) return { lines, full: false };
     const selector = { start: deliveryViewKey(from), end: deliveryViewKey(settled) };
+    let rows = 0;
     for await (const entry of this.#kv.list(selector, { limit: PASS_ROWS })) {
-      const line = lineOf(entry.value);
+      rows++;
+      const line = lineOf(entry.value, entry.key[1] as number);
+      if (line === null) continue; // junk: no hook lists it
       lines.push(line);
       bytes += Buffer.byteLength(line.json);
       if (bytes >= PASS_BYTES) break;
     }
-    return { lines, full: lines.length >= PASS_ROWS || bytes >= PASS_BYTES };
+    return { lines, full: rows >= PASS_ROWS || bytes >= PASS_BYTES };
   }
 }

@@ -122,10 +122,12 @@ export class LogScan implements AsyncIterable<ScannedRow> {
     const limit = this.#options.limit - this.read;
     if (limit <= 0) return;
     for await (const entry of this.#kv.list(selector, { reverse, limit })) {
-      const row = rowOf(entry.value);
+      const seq = entry.key[1] as number;
+      // A junk row (hand-edited, a bad write) counts as read, and is passed over.
+      const row = rowOf(entry.value, seq);
       this.read++;
-      this.position = row.view.seq;
-      if (hookId === null || row.view.hookId === hookId) yield row;
+      this.position = seq;
+      if (row && (hookId === null || row.view.hookId === hookId)) yield row;
     }
   }
 

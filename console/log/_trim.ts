@@ -258,13 +258,18 @@ export class Trimmer {
       force = true; // once started, down to the retention
       const old: DeliveryView[] = [];
       const inline = new Set<DeliveryView>();
+      /** Junk rows (hand-edited, a bad write): only their key is known, and deleted. */
+      const junk: Deno.KvKey[] = [];
+      let last = 0;
       const limit = Math.min(excess, TRIM_BATCH);
       for await (const e of this.#kv.list({ prefix: DELIVERY_VIEW_PREFIX }, { limit })) {
-        const row = rowOf(e.value);
-        old.push(row.view);
-        if (row.payload !== null) inline.add(row.view);
+        last = e.key[1] as number;
+        const row = rowOf(e.value, last);
+        if (row === null) junk.push(e.key);
+        else old.push(row.view);
+        if (row && row.payload !== null) inline.add(row.view);
       }
-      if (old.length < limit) {
+      if (old.length + junk.length < limit) {
         // Fewer rows than counted (some expired): counted again, and trimmed by that count.
         if (recounted) break;
         await this.#recount();
@@ -273,10 +278,11 @@ export class Trimmer {
       }
       const op = this.#kv.atomic().check(this.#lease!);
       for (const view of old) dropDelivery(op, view, inline.has(view)), hooks.add(view.hookId);
-      op.sum(TRIMMED_KEY, BigInt(old.length));
+      for (const key of junk) op.delete(key);
+      op.sum(TRIMMED_KEY, BigInt(old.length + junk.length));
       // The rows left are numbered from there: with a short maxAgeMs, the next trims (and holders) need not count
       // again.
-      const from = old[old.length - 1].seq + 1;
+      const from = last + 1;
       const oldest = Math.max(this.#oldest, from);
       op.set(TRIM_COUNT_KEY, { at: this.#counted, oldest, maxAgeMs: this.#maxAgeMs } satisfies Counted);
       const res = await retryLocked(() => op.commit());
