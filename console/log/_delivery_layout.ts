@@ -61,11 +61,24 @@ export function payloadInRow(body: PayloadEntry): boolean {
  * left so by a bad write) is passed over by every reader, never shown.
  */
 export function isView(value: unknown): value is DeliveryView {
+  return summarised(value) && Number.isSafeInteger((value as { seq?: unknown }).seq);
+}
+
+/** Whether `value` holds a summary's fields (but its number). */
+function summarised(value: unknown): boolean {
   if (!value || typeof value !== "object") return false;
   const v = value as Record<string, unknown>;
-  return Number.isSafeInteger(v.seq) && typeof v.id === "string" && typeof v.hookId === "string" &&
-    typeof v.receivedAt === "string" && typeof v.status === "number" && typeof v.verb === "string" &&
-    typeof v.title === "string" && typeof v.webhook === "string";
+  return typeof v.id === "string" && typeof v.hookId === "string" && typeof v.receivedAt === "string" &&
+    // No status: a row of the layout of 2026-11-24 (accepted deliveries only), which may not have expired yet.
+    (v.status === undefined || typeof v.status === "number") && typeof v.verb === "string" &&
+    typeof v.title === "string" &&
+    typeof v.webhook === "string";
+}
+
+/** Whether `value` has a payload entry's shape (a stored delivery's too). */
+function payloadShaped(value: unknown): value is PayloadEntry {
+  const v = value as Record<string, unknown>;
+  return typeof v.payload === "string" && typeof v.truncated === "boolean";
 }
 
 /**
@@ -106,10 +119,14 @@ export function payloadValue(entry: PayloadEntry): PayloadEntry | Uint8Array {
   return bytes;
 }
 
-/** A delivery's body entry as read, whichever layout wrote it (bytes: {@linkcode payloadValue}'s). */
+/**
+ * A delivery's body entry as read, whichever layout wrote it (bytes: {@linkcode payloadValue}'s); `null`: none, or
+ * junk (hand-edited, a bad write), which no reader shows.
+ */
 export function bodyOf(value: unknown): Delivery | PayloadEntry | null {
   if (value instanceof Uint8Array) return { payload: decoder.decode(value.subarray(1)), truncated: value[0] === 1 };
-  return value && typeof value === "object" ? value as Delivery | PayloadEntry : null;
+  if (!value || typeof value !== "object" || !payloadShaped(value)) return null;
+  return "id" in value && !summarised(value) ? null : value as Delivery | PayloadEntry;
 }
 
 /** A stored delivery from its body entry and its summary, whichever layout the body entry has. */

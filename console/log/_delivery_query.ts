@@ -268,7 +268,10 @@ export async function statsOf(
 export async function getDelivery(kv: Deno.Kv, id: string): Promise<Delivery | null> {
   if (id.length > 200) return null; // ids are short; a longer one (from a URL) names none
   const seq = seqOfId(id);
-  if (seq === null) return (await kv.get<Delivery>(deliveryKey(id))).value;
+  if (seq === null) {
+    const body = bodyOf((await kv.get(deliveryKey(id))).value);
+    return body && "id" in body ? body : null;
+  }
   // Stored by the receiver's write: the payload, and the summary at its number.
   const [body, entry] = await kv.getMany<[unknown, unknown]>([deliveryKey(id), deliveryViewKey(seq)]);
   const row = rowOf(entry.value, seq);
