@@ -19,7 +19,7 @@
  * @module
  */
 
-import { SLOT_PREFIX, slotKey } from "./_keys.ts";
+import { SLOT_PREFIX, slotKey, WRITTEN_SHARDS, writtenKey } from "./_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
 import type { Postback } from "../../webhooks/mod.ts";
 
@@ -112,16 +112,22 @@ export class Allocator {
     const order = [...(this.#slot >= 0 ? [this.#slot] : [])];
     for (let i = 0; i < SLOTS; i++) if ((start + i) % SLOTS !== this.#slot) order.push((start + i) % SLOTS);
     for (const slot of order) {
-      const entry = await retryLocked(() => this.#kv.get<Lease>(slotKey(slot)));
+      // The slot's written shard too: junk there (hand-edited) fails every commit's `sum`, the rows kept all the same.
+      const [entry, shard] = await retryLocked(() =>
+        this.#kv.getMany<[Lease, unknown]>([slotKey(slot), writtenKey(slot % WRITTEN_SHARDS)])
+      );
       const held = entry.value;
       const mine = held?.owner === this.#owner && entry.versionstamp === this.#versionstamp;
       if (held && !mine && held.until > now) continue;
       const until = now + LEASE_MS;
       // Kept, never expired: its end is all the next owner has to number past, whatever the two clocks say
       // (gone, the next owner would start at its own clock, behind the numbers of a process whose clock ran ahead).
-      const res = await retryLocked(() =>
-        this.#kv.atomic().check(entry).set(slotKey(slot), { owner: this.#owner, until } satisfies Lease).commit()
-      );
+      // Set to 0, the trimmer counts the log again (its count went backward).
+      const junk = shard.value !== null && !(shard.value instanceof Deno.KvU64);
+      const res = await retryLocked(() => {
+        const op = this.#kv.atomic().check(entry).set(slotKey(slot), { owner: this.#owner, until } satisfies Lease);
+        return (junk ? op.check(shard).set(shard.key, new Deno.KvU64(0n)) : op).commit();
+      });
       if (!res.ok) continue;
       if (slot !== this.#slot || !mine) {
         // A slot taken over: numbered from the end of the lease before (its owner numbered below it).
