@@ -29,9 +29,13 @@ import { type Line, lineOf, packsOf, setPack } from "./_hook_pack.ts";
 import { type Allocator, msOf, numberAt } from "./_numbers.ts";
 import { repairPack } from "./_hook_repair.ts";
 
-/** The number the hook index has packed up to (0: none yet). */
-function markOf(mark: Deno.KvEntryMaybe<number>): number {
-  return typeof mark.value === "number" ? mark.value : 0;
+/**
+ * The number the hook index has packed up to, from its mark's entry (0: none yet, or a mark no process can have
+ * reached, a day past the clock: edited by hand, it hid the rows below it, and the index packs again from the oldest).
+ */
+export function markOf(mark: Deno.KvEntryMaybe<unknown>): number {
+  const { value } = mark;
+  return Number.isSafeInteger(value) && (value as number) <= numberAt(Date.now() + 86_400_000) ? value as number : 0;
 }
 
 /** Rows past the mark that start a pass (the readers' tail is about this long). */
