@@ -51,6 +51,15 @@ interface Lease {
   until: number;
 }
 
+/**
+ * A lease's end as stored when it can be one (a number at most a day past the clock: a lease lasts
+ * {@linkcode LEASE_MS}); else 0: junk (edited by hand), which holds its slot for nobody and bounds no number.
+ */
+function endOf(held: unknown, now: number): number {
+  const until = (held as Partial<Lease> | null)?.until;
+  return typeof until === "number" && until <= now + 86_400_000 ? until : 0;
+}
+
 /** Numbers of one process: a leased slot, and its count within the millisecond. */
 export class Allocator {
   #kv: Deno.Kv;
@@ -118,7 +127,8 @@ export class Allocator {
       );
       const held = entry.value;
       const mine = held?.owner === this.#owner && entry.versionstamp === this.#versionstamp;
-      if (held && !mine && held.until > now) continue;
+      const end = endOf(held, now);
+      if (held && !mine && end > now) continue;
       const until = now + LEASE_MS;
       // Kept, never expired: its end is all the next owner has to number past, whatever the two clocks say
       // (gone, the next owner would start at its own clock, behind the numbers of a process whose clock ran ahead).
@@ -131,7 +141,7 @@ export class Allocator {
       if (!res.ok) continue;
       if (slot !== this.#slot || !mine) {
         // A slot taken over: numbered from the end of the lease before (its owner numbered below it).
-        this.#ms = Math.max(this.#ms, held?.until ?? 0, now);
+        this.#ms = Math.max(this.#ms, end, now);
         this.#n = 0;
         this.#since = numberAt(this.#ms);
       }
@@ -153,7 +163,7 @@ export class Allocator {
     const leased = new Set<unknown>();
     for await (const entry of this.#kv.list<Lease>({ prefix: SLOT_PREFIX })) {
       const held = entry.value;
-      if (held?.owner === this.#owner || !(typeof held?.until === "number" && held.until > now)) return true;
+      if (held?.owner === this.#owner || endOf(held, now) <= now) return true;
       leased.add(entry.key[1]);
     }
     return Array.from({ length: SLOTS }, (_, slot) => slot).some((slot) => !leased.has(slot));
