@@ -165,7 +165,8 @@ export class Trimmer {
       this.#kv.getMany<[{ owner: string; until: number }, Counted]>([TRIM_LEASE_KEY, TRIM_COUNT_KEY])
     );
     const held = entry.value;
-    if (held && held.owner !== this.#owner && held.until > now) return false;
+    // An end more than a day ahead (a lease lasts 30 s) was edited by hand: the lease is free.
+    if (held && held.owner !== this.#owner && held.until > now && held.until <= now + 86_400_000) return false;
     const until = now + LEASE_MS;
     const res = await retryLocked(() =>
       this.#kv.atomic().check(entry).set(TRIM_LEASE_KEY, { owner: this.#owner, until }, { expireIn: LEASE_MS })
