@@ -56,16 +56,51 @@ export function payloadInRow(body: PayloadEntry): boolean {
   return !body.truncated && body.payload.length <= INLINE_PAYLOAD_CHARS;
 }
 
-/** A summary as read: JSON bytes (the receiver's path), or the object (other writers, earlier versions). */
-export function viewOf(value: unknown): DeliveryView {
-  if (!(value instanceof Uint8Array)) return value as DeliveryView;
-  const end = value.indexOf(NEWLINE);
-  return JSON.parse(decoder.decode(end === -1 ? value : value.subarray(0, end))) as DeliveryView;
+/**
+ * Whether `value` has a summary's shape: a row hand-edited into junk (or
+ * left so by a bad write) is passed over by every reader, never shown.
+ */
+export function isView(value: unknown): value is DeliveryView {
+  return summarised(value) && Number.isSafeInteger((value as { seq?: unknown }).seq);
 }
 
-/** A summary entry as read ({@linkcode viewOf}), and the payload kept with it (`null`: none there). */
-export function rowOf(value: unknown): { view: DeliveryView; payload: string | null } {
-  const view = viewOf(value);
+/** Whether `value` holds a summary's fields (but its number). */
+function summarised(value: unknown): boolean {
+  if (!value || typeof value !== "object") return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.id === "string" && typeof v.hookId === "string" && typeof v.receivedAt === "string" &&
+    // No status: a row of the layout of 2026-11-24 (accepted deliveries only), which may not have expired yet.
+    (v.status === undefined || typeof v.status === "number") && typeof v.verb === "string" &&
+    typeof v.title === "string" &&
+    typeof v.webhook === "string";
+}
+
+/** Whether `value` has a payload entry's shape (a stored delivery's too). */
+function payloadShaped(value: unknown): value is PayloadEntry {
+  const v = value as Record<string, unknown>;
+  return typeof v.payload === "string" && typeof v.truncated === "boolean";
+}
+
+/**
+ * A summary as read: JSON bytes (the receiver's path), or the object (other
+ * writers, earlier versions); `null`: junk, or (given `seq`, the number of
+ * its key) a summary of another number.
+ */
+export function viewOf(value: unknown, seq?: number): DeliveryView | null {
+  const ok = (view: unknown) => isView(view) && (seq === undefined || view.seq === seq) ? view : null;
+  if (!(value instanceof Uint8Array)) return ok(value);
+  const end = value.indexOf(NEWLINE);
+  try {
+    return ok(JSON.parse(decoder.decode(end === -1 ? value : value.subarray(0, end))));
+  } catch {
+    return null;
+  }
+}
+
+/** A summary entry as read ({@linkcode viewOf}), and the payload kept with it (`null`: none there); `null`: junk. */
+export function rowOf(value: unknown, seq?: number): { view: DeliveryView; payload: string | null } | null {
+  const view = viewOf(value, seq);
+  if (view === null) return null;
   const end = value instanceof Uint8Array ? value.indexOf(NEWLINE) : -1;
   return { view, payload: end === -1 ? null : decoder.decode((value as Uint8Array).subarray(end + 1)) };
 }
@@ -84,10 +119,14 @@ export function payloadValue(entry: PayloadEntry): PayloadEntry | Uint8Array {
   return bytes;
 }
 
-/** A delivery's body entry as read, whichever layout wrote it (bytes: {@linkcode payloadValue}'s). */
+/**
+ * A delivery's body entry as read, whichever layout wrote it (bytes: {@linkcode payloadValue}'s); `null`: none, or
+ * junk (hand-edited, a bad write), which no reader shows.
+ */
 export function bodyOf(value: unknown): Delivery | PayloadEntry | null {
   if (value instanceof Uint8Array) return { payload: decoder.decode(value.subarray(1)), truncated: value[0] === 1 };
-  return value && typeof value === "object" ? value as Delivery | PayloadEntry : null;
+  if (!value || typeof value !== "object" || !payloadShaped(value)) return null;
+  return "id" in value && !summarised(value) ? null : value as Delivery | PayloadEntry;
 }
 
 /** A stored delivery from its body entry and its summary, whichever layout the body entry has. */

@@ -117,7 +117,7 @@ export async function queryLog(kv: Deno.Kv, filter: DeliveryFilter): Promise<Del
       const entries = await kv.getMany<unknown[]>(views.flatMap(keysOf));
       bodiesRead += views.length;
       for (const [k, view] of views.entries()) {
-        const row = per === 2 && entries[2 * k + 1].value !== null ? rowOf(entries[2 * k + 1].value) : null;
+        const row = per === 2 ? rowOf(entries[2 * k + 1].value, view.seq) : null;
         const payload = row?.view.id === view.id && row.payload !== null
           ? row.payload
           : bodyOf(entries[per * k].value)?.payload;
@@ -268,10 +268,13 @@ export async function statsOf(
 export async function getDelivery(kv: Deno.Kv, id: string): Promise<Delivery | null> {
   if (id.length > 200) return null; // ids are short; a longer one (from a URL) names none
   const seq = seqOfId(id);
-  if (seq === null) return (await kv.get<Delivery>(deliveryKey(id))).value;
+  if (seq === null) {
+    const body = bodyOf((await kv.get(deliveryKey(id))).value);
+    return body && "id" in body ? body : null;
+  }
   // Stored by the receiver's write: the payload, and the summary at its number.
   const [body, entry] = await kv.getMany<[unknown, unknown]>([deliveryKey(id), deliveryViewKey(seq)]);
-  const row = entry.value === null ? null : rowOf(entry.value);
+  const row = rowOf(entry.value, seq);
   // A short payload is kept in its summary's entry; a longer one (or an earlier version's) in its own.
   const stored = row?.payload != null ? { payload: row.payload, truncated: false } : bodyOf(body.value);
   // The entry at that number must be this delivery's (an id naming another postback's number finds nothing).

@@ -83,7 +83,10 @@ async function storedOf(kv: Deno.Kv, marker: Deno.KvKey): Promise<DeliveryView[]
   const { first, count } = entry.value;
   const out: DeliveryView[] = [];
   const selector = { start: deliveryViewKey(first), end: deliveryViewKey(first + count) };
-  for await (const e of kv.list(selector)) out.push(viewOf(e.value));
+  for await (const e of kv.list(selector)) {
+    const view = viewOf(e.value, e.key[1] as number);
+    if (view) out.push(view);
+  }
   return out;
 }
 

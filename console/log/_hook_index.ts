@@ -29,9 +29,13 @@ import { type Line, lineOf, packsOf, setPack } from "./_hook_pack.ts";
 import { type Allocator, msOf, numberAt } from "./_numbers.ts";
 import { repairPack } from "./_hook_repair.ts";
 
-/** The number the hook index has packed up to (0: none yet). */
-function markOf(mark: Deno.KvEntryMaybe<number>): number {
-  return typeof mark.value === "number" ? mark.value : 0;
+/**
+ * The number the hook index has packed up to, from its mark's entry (0: none yet, or a mark no process can have
+ * reached, a day past the clock: edited by hand, it hid the rows below it, and the index packs again from the oldest).
+ */
+export function markOf(mark: Deno.KvEntryMaybe<unknown>): number {
+  const { value } = mark;
+  return Number.isSafeInteger(value) && (value as number) <= numberAt(Date.now() + 86_400_000) ? value as number : 0;
 }
 
 /** Rows past the mark that start a pass (the readers' tail is about this long). */
@@ -279,12 +283,15 @@ export class HookIndexer {
     let bytes = 0;
     if (from >= settled) return { lines, full: false };
     const selector = { start: deliveryViewKey(from), end: deliveryViewKey(settled) };
+    let rows = 0;
     for await (const entry of this.#kv.list(selector, { limit: PASS_ROWS })) {
-      const line = lineOf(entry.value);
+      rows++;
+      const line = lineOf(entry.value, entry.key[1] as number);
+      if (line === null) continue; // junk: no hook lists it
       lines.push(line);
       bytes += Buffer.byteLength(line.json);
       if (bytes >= PASS_BYTES) break;
     }
-    return { lines, full: lines.length >= PASS_ROWS || bytes >= PASS_BYTES };
+    return { lines, full: rows >= PASS_ROWS || bytes >= PASS_BYTES };
   }
 }

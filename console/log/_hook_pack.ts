@@ -10,7 +10,7 @@ import { Buffer } from "node:buffer";
 import type { DeliveryView } from "./_view.ts";
 import { hookPackPrefix } from "./_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
-import { utf8 } from "./_delivery_layout.ts";
+import { isView, utf8 } from "./_delivery_layout.ts";
 
 /** Bytes of one pack at most: KV takes 64 KiB per value. */
 const PACK_BYTES = 60_000;
@@ -26,7 +26,8 @@ export function packViews(value: unknown): DeliveryView[] {
   const out: DeliveryView[] = [];
   for (const line of decoder.decode(value).split("\n")) {
     try {
-      if (line) out.push(JSON.parse(line) as DeliveryView);
+      const view: unknown = line ? JSON.parse(line) : null;
+      if (isView(view)) out.push(view);
     } catch {
       // a line that does not parse is skipped
     }
@@ -42,12 +43,20 @@ export interface Line {
   json: string;
 }
 
-/** The line of a summary as read from the log (its row's first line, or the object an earlier writer stored). */
-export function lineOf(value: unknown): Line {
-  if (!(value instanceof Uint8Array)) return lineOfView(value as DeliveryView);
+/**
+ * The line of the summary at number `seq` as read from the log (its row's first line, or the object an earlier
+ * writer stored); `null`: junk (hand-edited, a bad write), which no pack takes.
+ */
+export function lineOf(value: unknown, seq: number): Line | null {
+  if (!(value instanceof Uint8Array)) return isView(value) && value.seq === seq ? lineOfView(value) : null;
   const end = value.indexOf(NEWLINE);
   const json = decoder.decode(end === -1 ? value : value.subarray(0, end));
-  return lineOfView(JSON.parse(json) as DeliveryView, json);
+  try {
+    const view: unknown = JSON.parse(json);
+    return isView(view) && view.seq === seq ? lineOfView(view, json) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A summary's line as a writer has it. */

@@ -129,8 +129,9 @@ export class LiveReader {
       const tally = this.#tallies[shard];
       if (entry.versionstamp <= this.#counts[shard].stamp) tally.seen++;
       else tally.pending.push(entry.versionstamp);
-      const { view } = rowOf(entry.value);
-      if (this.#hookId === undefined || view.hookId === this.#hookId) out.push(view);
+      // A junk row (hand-edited, a bad write) is counted as seen and given to nobody.
+      const view = rowOf(entry.value, seq)?.view;
+      if (view && (this.#hookId === undefined || view.hookId === this.#hookId)) out.push(view);
     }
     return out;
   }

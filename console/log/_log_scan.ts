@@ -12,7 +12,7 @@
 import type { DeliveryView } from "./_view.ts";
 import { rowOf } from "./_delivery_layout.ts";
 import { packViews } from "./_hook_pack.ts";
-import { INDEX_BATCH } from "./_hook_index.ts";
+import { INDEX_BATCH, markOf } from "./_hook_index.ts";
 import { DELIVERY_VIEW_PREFIX, deliveryViewKey, HOOK_INDEX_MARK_KEY, hookPackPrefix } from "./_keys.ts";
 
 /** Rows of other hooks one hook's list ({@linkcode listLog}) reads at most above the hook index's mark. */
@@ -88,11 +88,10 @@ export class LogScan implements AsyncIterable<ScannedRow> {
     const { hookId, after, before, reverse } = this.#options;
     if (!hookId) return yield* this.#rows(after, before, reverse, null);
     // The mark, and the log's oldest row: a pack may still hold summaries trimmed from the log since.
-    const [mark, oldest] = await Promise.all([
-      this.#kv.get<number>(HOOK_INDEX_MARK_KEY).then((entry) => entry.value),
+    const [indexed, oldest] = await Promise.all([
+      this.#kv.get(HOOK_INDEX_MARK_KEY).then(markOf),
       oldestRow(this.#kv),
     ]);
-    const indexed = typeof mark === "number" ? mark : 0;
     const from = Math.max(after ?? 0, oldest - 1);
     // Packed: (after, min(mark + 1, before)); in the log: (max(mark, after), before).
     const packedBefore = Math.min(indexed + 1, before ?? Infinity);
@@ -122,10 +121,12 @@ export class LogScan implements AsyncIterable<ScannedRow> {
     const limit = this.#options.limit - this.read;
     if (limit <= 0) return;
     for await (const entry of this.#kv.list(selector, { reverse, limit })) {
-      const row = rowOf(entry.value);
+      const seq = entry.key[1] as number;
+      // A junk row (hand-edited, a bad write) counts as read, and is passed over.
+      const row = rowOf(entry.value, seq);
       this.read++;
-      this.position = row.view.seq;
-      if (hookId === null || row.view.hookId === hookId) yield row;
+      this.position = seq;
+      if (row && (hookId === null || row.view.hookId === hookId)) yield row;
     }
   }
 

@@ -19,7 +19,7 @@
  * @module
  */
 
-import { SLOT_PREFIX, slotKey } from "./_keys.ts";
+import { SLOT_PREFIX, slotKey, WRITTEN_SHARDS, writtenKey } from "./_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
 import type { Postback } from "../../webhooks/mod.ts";
 
@@ -49,6 +49,15 @@ interface Lease {
   owner: string;
   /** When it ends (ms): its owner numbers below this millisecond only. */
   until: number;
+}
+
+/**
+ * A lease's end as stored when it can be one (a number at most a day past the clock: a lease lasts
+ * {@linkcode LEASE_MS}); else 0: junk (edited by hand), which holds its slot for nobody and bounds no number.
+ */
+function endOf(held: unknown, now: number): number {
+  const until = (held as Partial<Lease> | null)?.until;
+  return typeof until === "number" && until <= now + 86_400_000 ? until : 0;
 }
 
 /** Numbers of one process: a leased slot, and its count within the millisecond. */
@@ -112,20 +121,27 @@ export class Allocator {
     const order = [...(this.#slot >= 0 ? [this.#slot] : [])];
     for (let i = 0; i < SLOTS; i++) if ((start + i) % SLOTS !== this.#slot) order.push((start + i) % SLOTS);
     for (const slot of order) {
-      const entry = await retryLocked(() => this.#kv.get<Lease>(slotKey(slot)));
+      // The slot's written shard too: junk there (hand-edited) fails every commit's `sum`, the rows kept all the same.
+      const [entry, shard] = await retryLocked(() =>
+        this.#kv.getMany<[Lease, unknown]>([slotKey(slot), writtenKey(slot % WRITTEN_SHARDS)])
+      );
       const held = entry.value;
       const mine = held?.owner === this.#owner && entry.versionstamp === this.#versionstamp;
-      if (held && !mine && held.until > now) continue;
+      const end = endOf(held, now);
+      if (held && !mine && end > now) continue;
       const until = now + LEASE_MS;
       // Kept, never expired: its end is all the next owner has to number past, whatever the two clocks say
       // (gone, the next owner would start at its own clock, behind the numbers of a process whose clock ran ahead).
-      const res = await retryLocked(() =>
-        this.#kv.atomic().check(entry).set(slotKey(slot), { owner: this.#owner, until } satisfies Lease).commit()
-      );
+      // Set to 0, the trimmer counts the log again (its count went backward).
+      const junk = shard.value !== null && !(shard.value instanceof Deno.KvU64);
+      const res = await retryLocked(() => {
+        const op = this.#kv.atomic().check(entry).set(slotKey(slot), { owner: this.#owner, until } satisfies Lease);
+        return (junk ? op.check(shard).set(shard.key, new Deno.KvU64(0n)) : op).commit();
+      });
       if (!res.ok) continue;
       if (slot !== this.#slot || !mine) {
         // A slot taken over: numbered from the end of the lease before (its owner numbered below it).
-        this.#ms = Math.max(this.#ms, held?.until ?? 0, now);
+        this.#ms = Math.max(this.#ms, end, now);
         this.#n = 0;
         this.#since = numberAt(this.#ms);
       }
@@ -147,7 +163,7 @@ export class Allocator {
     const leased = new Set<unknown>();
     for await (const entry of this.#kv.list<Lease>({ prefix: SLOT_PREFIX })) {
       const held = entry.value;
-      if (held?.owner === this.#owner || !(typeof held?.until === "number" && held.until > now)) return true;
+      if (held?.owner === this.#owner || endOf(held, now) <= now) return true;
       leased.add(entry.key[1]);
     }
     return Array.from({ length: SLOTS }, (_, slot) => slot).some((slot) => !leased.has(slot));

@@ -32,6 +32,7 @@ import {
 } from "./_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
 import { msOf, numberAt } from "./_numbers.ts";
+import { countOf as big, junkCount } from "./_written.ts";
 
 /** Rows past the retention that wait for a trim (a forced trim takes any). */
 const TRIM_SLACK = 32;
@@ -78,10 +79,6 @@ interface Counted {
   maxAgeMs: number;
 }
 
-function big(value: unknown): bigint {
-  return value instanceof Deno.KvU64 ? value.value : 0n;
-}
-
 /** Trims one store's log to its retention, in the background. */
 export class Trimmer {
   #kv: Deno.Kv;
@@ -113,6 +110,8 @@ export class Trimmer {
   /** When this process counts the log again (0: before it trims). */
   #recountAt = 0;
   #running: Promise<void> | null = null;
+  /** The counts as last read: they only grow (the trimmed count but by a count of the log). */
+  #seen: bigint[] = [];
 
   /**
    * @param kv the log's KV
@@ -166,7 +165,8 @@ export class Trimmer {
       this.#kv.getMany<[{ owner: string; until: number }, Counted]>([TRIM_LEASE_KEY, TRIM_COUNT_KEY])
     );
     const held = entry.value;
-    if (held && held.owner !== this.#owner && held.until > now) return false;
+    // An end more than a day ahead (a lease lasts 30 s) was edited by hand: the lease is free.
+    if (held && held.owner !== this.#owner && held.until > now && held.until <= now + 86_400_000) return false;
     const until = now + LEASE_MS;
     const res = await retryLocked(() =>
       this.#kv.atomic().check(entry).set(TRIM_LEASE_KEY, { owner: this.#owner, until }, { expireIn: LEASE_MS })
@@ -217,22 +217,20 @@ export class Trimmer {
       if (rows === 0n) oldest = Math.min(since, e.key[1] as number);
       rows++;
     }
-    const after = await this.#written();
+    const shards = await retryLocked(() => this.#kv.getMany<unknown[]>(WRITTEN_KEYS));
+    const after = shards.reduce((sum, entry) => sum + big(entry.value), 0n);
     const trimmed = (((after - rows) % U64) + U64) % U64;
     const at = Date.now();
-    await retryLocked(() =>
-      this.#kv.atomic().check(this.#lease!).set(TRIMMED_KEY, new Deno.KvU64(trimmed))
-        .set(TRIM_COUNT_KEY, { at, oldest, maxAgeMs: this.#maxAgeMs } satisfies Counted).commit()
-    );
+    await retryLocked(() => {
+      const op = this.#kv.atomic().check(this.#lease!).set(TRIMMED_KEY, new Deno.KvU64(trimmed))
+        .set(TRIM_COUNT_KEY, { at, oldest, maxAgeMs: this.#maxAgeMs } satisfies Counted);
+      // A shard hand-edited into junk (it fails every commit's sum) counts 0, as read here.
+      for (const shard of shards) if (junkCount(shard.value)) op.check(shard).set(shard.key, new Deno.KvU64(0n));
+      return op.commit();
+    });
     this.#counted = at;
     this.#recountAt = at + RECOUNT_MS;
     this.#oldest = oldest;
-  }
-
-  /** The written shards' sum. */
-  async #written(): Promise<bigint> {
-    const counters = await retryLocked(() => this.#kv.getMany<unknown[]>(KEYS.slice(0, WRITTEN_SHARDS)));
-    return counters.reduce((sum, entry) => sum + big(entry.value), 0n);
   }
 
   async #trim(force: boolean): Promise<void> {
@@ -244,12 +242,18 @@ export class Trimmer {
     let recounted = false;
     for (;;) {
       const counters = await retryLocked(() => this.#kv.getMany<unknown[]>(KEYS));
-      const written = counters.slice(0, WRITTEN_SHARDS).reduce((sum, entry) => sum + big(entry.value), 0n);
-      const rows = Number((((written - big(counters[WRITTEN_SHARDS].value)) % U64) + U64) % U64);
+      const values = counters.map((entry) => big(entry.value));
+      const written = values.slice(0, WRITTEN_SHARDS).reduce((sum, value) => sum + value, 0n);
+      const left = (((written - values[WRITTEN_SHARDS]) % U64) + U64) % U64;
+      // A count hand-edited (lower, deleted, junk) is not trimmed by: below, the log is counted first.
+      const broken = left >= U64 / 2n || counters.some((entry) => junkCount(entry.value)) ||
+        (counters[WRITTEN_SHARDS].value === null && written > 0n) || values.some((v, i) => v < (this.#seen[i] ?? 0n));
+      this.#seen = values;
+      const rows = Number(left);
       const excess = rows - this.#retain;
       this.#lookAfter = Math.min(LOOK_MOST, Math.max(LOOK_EVERY, Math.floor((TRIM_SLACK - excess) / 4)));
       if (excess < (force ? 1 : TRIM_SLACK)) break;
-      if (!recounted && this.#mayHaveExpired()) {
+      if (!recounted && (broken || this.#mayHaveExpired())) {
         // Rows counted may have expired since: the count may be high by them, so the log is counted first.
         await this.#recount();
         recounted = true;
@@ -258,13 +262,18 @@ export class Trimmer {
       force = true; // once started, down to the retention
       const old: DeliveryView[] = [];
       const inline = new Set<DeliveryView>();
+      /** Junk rows (hand-edited, a bad write): only their key is known, and deleted. */
+      const junk: Deno.KvKey[] = [];
+      let last = 0;
       const limit = Math.min(excess, TRIM_BATCH);
       for await (const e of this.#kv.list({ prefix: DELIVERY_VIEW_PREFIX }, { limit })) {
-        const row = rowOf(e.value);
-        old.push(row.view);
-        if (row.payload !== null) inline.add(row.view);
+        last = e.key[1] as number;
+        const row = rowOf(e.value, last);
+        if (row === null) junk.push(e.key);
+        else old.push(row.view);
+        if (row && row.payload !== null) inline.add(row.view);
       }
-      if (old.length < limit) {
+      if (old.length + junk.length < limit) {
         // Fewer rows than counted (some expired): counted again, and trimmed by that count.
         if (recounted) break;
         await this.#recount();
@@ -273,10 +282,11 @@ export class Trimmer {
       }
       const op = this.#kv.atomic().check(this.#lease!);
       for (const view of old) dropDelivery(op, view, inline.has(view)), hooks.add(view.hookId);
-      op.sum(TRIMMED_KEY, BigInt(old.length));
+      for (const key of junk) op.delete(key);
+      op.sum(TRIMMED_KEY, BigInt(old.length + junk.length));
       // The rows left are numbered from there: with a short maxAgeMs, the next trims (and holders) need not count
       // again.
-      const from = old[old.length - 1].seq + 1;
+      const from = last + 1;
       const oldest = Math.max(this.#oldest, from);
       op.set(TRIM_COUNT_KEY, { at: this.#counted, oldest, maxAgeMs: this.#maxAgeMs } satisfies Counted);
       const res = await retryLocked(() => op.commit());

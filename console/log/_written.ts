@@ -24,3 +24,13 @@ export function shardOf(seq: number): number {
 export function countRows(atomic: Deno.AtomicOperation, seq: number, rows: number): void {
   atomic.sum(writtenKey(shardOf(seq)), BigInt(rows));
 }
+
+/** A count's value as read (a `Deno.KvU64`; absent or junk: 0). */
+export function countOf(value: unknown): bigint {
+  return value instanceof Deno.KvU64 ? value.value : 0n;
+}
+
+/** Whether a count's entry holds junk (hand-edited): neither a `Deno.KvU64` nor absent. */
+export function junkCount(value: unknown): boolean {
+  return value !== null && !(value instanceof Deno.KvU64);
+}
