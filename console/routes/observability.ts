@@ -4,8 +4,9 @@
  * /readyz` (200 `{ ready: true }` once a KV read succeeds within 2 s, else
  * 503 `{ ready: false, reason }`; 503 too while every writer slot of the
  * delivery log is leased by another process, when each postback would get
- * a 500; requests that come while a check runs share its answer). Neither
- * needs a session; both are
+ * a 500; requests that come while a check runs share its answer, and a
+ * KV read still running after its check timed out is waited on by the next
+ * checks rather than read again). Neither needs a session; both are
  * mounted before the console's start is awaited, so that they answer while
  * it starts.
  *
@@ -52,11 +53,18 @@ export function bearerMatches(header: string | undefined, token: string): boolea
   return match !== null && timingSafeEqual(digest(match[1]), digest(token));
 }
 
+/** The KV's read (and `canNumber`'s answer): why it is not ready, or `null`; it may run past any probe's wait. */
+function kvRead(kv: Deno.Kv, canNumber?: () => Promise<boolean>): Promise<string | null> {
+  return kv.get(["console_health"])
+    .then(async () => !canNumber || await canNumber() ? null : SLOTS_HELD_REASON)
+    .catch(() => "the KV read failed");
+}
+
 /**
- * Why the KV is not ready, or `null` when a read succeeded within
- * {@linkcode READY_TIMEOUT_MS} (and `canNumber`, when given, said yes).
+ * Why the KV is not ready, or `null` when `read` settled with `null` within
+ * {@linkcode READY_TIMEOUT_MS}.
  */
-async function kvNotReady(kv: Deno.Kv, canNumber?: () => Promise<boolean>): Promise<string | null> {
+async function kvNotReady(read: Promise<string | null>): Promise<string | null> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<string>((resolve) => {
     timer = setTimeout(
@@ -65,12 +73,7 @@ async function kvNotReady(kv: Deno.Kv, canNumber?: () => Promise<boolean>): Prom
     );
   });
   try {
-    return await Promise.race([
-      kv.get(["console_health"])
-        .then(async () => !canNumber || await canNumber() ? null : SLOTS_HELD_REASON)
-        .catch(() => "the KV read failed"),
-      late,
-    ]);
+    return await Promise.race([read, late]);
   } finally {
     clearTimeout(timer);
   }
@@ -82,8 +85,11 @@ export function observabilityRoutes(app: Hono<ConsoleEnv>, deps: ObservabilityDe
   deps.ready?.then(() => started = "started", () => started = "failed");
   // Requests that come while a check runs share it: a flood of probes costs the KV one read at a time, not one each.
   let checking: Promise<string | null> | null = null;
-  const check = (): Promise<string | null> =>
-    checking ??= kvNotReady(deps.kv, deps.canNumber).finally(() => checking = null);
+  // A read outlives the check that timed out on it: later checks wait on it (each for its own 2 s) until it settles,
+  // so that a KV that never answers holds one read, not one more per probe.
+  let reading: Promise<string | null> | null = null;
+  const read = (): Promise<string | null> => reading ??= kvRead(deps.kv, deps.canNumber).finally(() => reading = null);
+  const check = (): Promise<string | null> => checking ??= kvNotReady(read()).finally(() => checking = null);
 
   app.get("/metrics", async (c) => {
     if (deps.metrics === null || !deps.token) return c.text("Not found", 404, NO_STORE);
