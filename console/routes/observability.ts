@@ -19,7 +19,7 @@ import type { ConsoleEnv } from "../lib/context.ts";
 import { type ConsoleMetrics, createConsoleMetrics } from "../lib/metrics.ts";
 import { observeMetrics, WEBHOOKS_METRICS } from "../../webhooks/mod.ts";
 
-/** How long `/readyz` waits for its KV read. */
+/** How long `/readyz` and `/healthz` wait for their KV read. */
 export const READY_TIMEOUT_MS = 2_000;
 
 /** What the routes need. */
@@ -60,23 +60,34 @@ function kvRead(kv: Deno.Kv, canNumber?: () => Promise<boolean>): Promise<string
     .catch(() => "the KV read failed");
 }
 
-/**
- * Why the KV is not ready, or `null` when `read` settled with `null` within
- * {@linkcode READY_TIMEOUT_MS}.
- */
-async function kvNotReady(read: Promise<string | null>): Promise<string | null> {
+/** `read`'s answer, or `late` when it has not settled within {@linkcode READY_TIMEOUT_MS} (it may run on). */
+async function within<T>(read: Promise<T>, late: T): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<string>((resolve) => {
-    timer = setTimeout(
-      () => resolve(`the KV did not answer a read within ${READY_TIMEOUT_MS / 1000} s`),
-      READY_TIMEOUT_MS,
-    );
-  });
+  const timeout = new Promise<T>((resolve) => timer = setTimeout(() => resolve(late), READY_TIMEOUT_MS));
   try {
-    return await Promise.race([read, late]);
+    return await Promise.race([read, timeout]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * `GET /healthz`'s check: whether a KV read answers within
+ * {@linkcode READY_TIMEOUT_MS}. Probes share the read in flight, one that
+ * outlived an earlier probe's wait too, so that a KV that never answers
+ * holds one read however many probes come.
+ */
+export function kvAnswers(kv: Deno.Kv): () => Promise<boolean> {
+  let reading: Promise<boolean> | null = null;
+  const read = async (): Promise<boolean> => {
+    try {
+      await kv.get(["console_health"]);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return () => within(reading ??= read().finally(() => reading = null), false);
 }
 
 /** Mounts `/metrics` and `/readyz`. */
@@ -89,7 +100,8 @@ export function observabilityRoutes(app: Hono<ConsoleEnv>, deps: ObservabilityDe
   // so that a KV that never answers holds one read, not one more per probe.
   let reading: Promise<string | null> | null = null;
   const read = (): Promise<string | null> => reading ??= kvRead(deps.kv, deps.canNumber).finally(() => reading = null);
-  const check = (): Promise<string | null> => checking ??= kvNotReady(read()).finally(() => checking = null);
+  const late = `the KV did not answer a read within ${READY_TIMEOUT_MS / 1000} s`;
+  const check = (): Promise<string | null> => checking ??= within(read(), late).finally(() => checking = null);
 
   app.get("/metrics", async (c) => {
     if (deps.metrics === null || !deps.token) return c.text("Not found", 404, NO_STORE);
