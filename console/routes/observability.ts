@@ -4,8 +4,9 @@
  * /readyz` (200 `{ ready: true }` once a KV read succeeds within 2 s, else
  * 503 `{ ready: false, reason }`; 503 too while every writer slot of the
  * delivery log is leased by another process, when each postback would get
- * a 500; requests that come while a check runs share its answer). Neither
- * needs a session; both are
+ * a 500; requests that come while a check runs share its answer, and a
+ * KV read still running after its check timed out is waited on by the next
+ * checks rather than read again). Neither needs a session; both are
  * mounted before the console's start is awaited, so that they answer while
  * it starts.
  *
@@ -18,7 +19,7 @@ import type { ConsoleEnv } from "../lib/context.ts";
 import { type ConsoleMetrics, createConsoleMetrics } from "../lib/metrics.ts";
 import { observeMetrics, WEBHOOKS_METRICS } from "../../webhooks/mod.ts";
 
-/** How long `/readyz` waits for its KV read. */
+/** How long `/readyz` and `/healthz` wait for their KV read. */
 export const READY_TIMEOUT_MS = 2_000;
 
 /** What the routes need. */
@@ -52,28 +53,41 @@ export function bearerMatches(header: string | undefined, token: string): boolea
   return match !== null && timingSafeEqual(digest(match[1]), digest(token));
 }
 
-/**
- * Why the KV is not ready, or `null` when a read succeeded within
- * {@linkcode READY_TIMEOUT_MS} (and `canNumber`, when given, said yes).
- */
-async function kvNotReady(kv: Deno.Kv, canNumber?: () => Promise<boolean>): Promise<string | null> {
+/** The KV's read (and `canNumber`'s answer): why it is not ready, or `null`; it may run past any probe's wait. */
+function kvRead(kv: Deno.Kv, canNumber?: () => Promise<boolean>): Promise<string | null> {
+  return kv.get(["console_health"])
+    .then(async () => !canNumber || await canNumber() ? null : SLOTS_HELD_REASON)
+    .catch(() => "the KV read failed");
+}
+
+/** `read`'s answer, or `late` when it has not settled within {@linkcode READY_TIMEOUT_MS} (it may run on). */
+async function within<T>(read: Promise<T>, late: T): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<string>((resolve) => {
-    timer = setTimeout(
-      () => resolve(`the KV did not answer a read within ${READY_TIMEOUT_MS / 1000} s`),
-      READY_TIMEOUT_MS,
-    );
-  });
+  const timeout = new Promise<T>((resolve) => timer = setTimeout(() => resolve(late), READY_TIMEOUT_MS));
   try {
-    return await Promise.race([
-      kv.get(["console_health"])
-        .then(async () => !canNumber || await canNumber() ? null : SLOTS_HELD_REASON)
-        .catch(() => "the KV read failed"),
-      late,
-    ]);
+    return await Promise.race([read, timeout]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * `GET /healthz`'s check: whether a KV read answers within
+ * {@linkcode READY_TIMEOUT_MS}. Probes share the read in flight, one that
+ * outlived an earlier probe's wait too, so that a KV that never answers
+ * holds one read however many probes come.
+ */
+export function kvAnswers(kv: Deno.Kv): () => Promise<boolean> {
+  let reading: Promise<boolean> | null = null;
+  const read = async (): Promise<boolean> => {
+    try {
+      await kv.get(["console_health"]);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return () => within(reading ??= read().finally(() => reading = null), false);
 }
 
 /** Mounts `/metrics` and `/readyz`. */
@@ -82,8 +96,12 @@ export function observabilityRoutes(app: Hono<ConsoleEnv>, deps: ObservabilityDe
   deps.ready?.then(() => started = "started", () => started = "failed");
   // Requests that come while a check runs share it: a flood of probes costs the KV one read at a time, not one each.
   let checking: Promise<string | null> | null = null;
-  const check = (): Promise<string | null> =>
-    checking ??= kvNotReady(deps.kv, deps.canNumber).finally(() => checking = null);
+  // A read outlives the check that timed out on it: later checks wait on it (each for its own 2 s) until it settles,
+  // so that a KV that never answers holds one read, not one more per probe.
+  let reading: Promise<string | null> | null = null;
+  const read = (): Promise<string | null> => reading ??= kvRead(deps.kv, deps.canNumber).finally(() => reading = null);
+  const late = `the KV did not answer a read within ${READY_TIMEOUT_MS / 1000} s`;
+  const check = (): Promise<string | null> => checking ??= within(read(), late).finally(() => checking = null);
 
   app.get("/metrics", async (c) => {
     if (deps.metrics === null || !deps.token) return c.text("Not found", 404, NO_STORE);

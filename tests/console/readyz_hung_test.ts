@@ -1,0 +1,65 @@
+/**
+ * `GET /readyz` over a KV whose read hangs: the probe is answered 503 once
+ * its 2 s are up, but the read itself is still running. Probes after that
+ * one wait on the same read (each with its own 2 s) rather than starting
+ * another: a KV that never answers (a KV Connect server gone quiet) would
+ * otherwise gather one more read left running for every probe, for as long
+ * as it stays quiet. Once the read ends, a later probe reads again.
+ */
+
+import assert from "node:assert/strict";
+import { Hono } from "hono";
+import type { ConsoleEnv } from "../../console/lib/context.ts";
+import { observabilityRoutes } from "../../console/routes/observability.ts";
+
+/** A real KV whose reads are counted and held until `release()`, which resolves once those held have ended. */
+async function heldKv(): Promise<{ kv: Deno.Kv; reads: () => number; release: () => Promise<unknown> }> {
+  const kv = await Deno.openKv(":memory:");
+  let reads = 0;
+  const held: Promise<unknown>[] = [];
+  let release!: () => void;
+  let gate = new Promise<void>((resolve) => release = resolve);
+  const get = kv.get.bind(kv);
+  kv.get = ((key: Deno.KvKey) => {
+    reads++;
+    const read = gate.then(() => get(key));
+    held.push(read);
+    return read;
+  }) as Deno.Kv["get"];
+  return {
+    kv,
+    reads: () => reads,
+    release: () => {
+      release();
+      gate = Promise.resolve();
+      return Promise.all(held);
+    },
+  };
+}
+
+const LATE = { ready: false, reason: "the KV did not answer a read within 2 s" };
+
+Deno.test("GET /readyz: probes after one that timed out wait on its read still running, not a new read each", async () => {
+  const { kv, reads, release } = await heldKv();
+  const app = new Hono<ConsoleEnv>();
+  observabilityRoutes(app, { kv, metrics: null, token: undefined });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+  const probe = async () => {
+    const res = await fetch(`${origin}/readyz`);
+    return [res.status, await res.json()];
+  };
+  try {
+    assert.deepEqual(await probe(), [503, LATE]);
+    assert.deepEqual(await Promise.all([probe(), probe(), probe()]), [[503, LATE], [503, LATE], [503, LATE]]);
+    assert.deepEqual(await probe(), [503, LATE]);
+    assert.equal(reads(), 1, `${reads()} KV reads started for 5 probes while the first read hung`);
+    await release(); // the hung read ends (and the route heard it) before the next probe arrives
+    assert.deepEqual(await probe(), [200, { ready: true }]);
+    assert.equal(reads(), 2, "a probe after the hung read ended reads the KV again");
+  } finally {
+    await release();
+    await server.shutdown();
+    kv.close();
+  }
+});
