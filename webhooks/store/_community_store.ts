@@ -193,7 +193,10 @@ export function createCommunities(kv: Deno.Kv): Communities {
       return await withLockRetry(async () => {
         const iter = kv.list<Community>({ prefix: COMMUNITY_PREFIX }, { limit, cursor });
         const values: Community[] = [];
-        for await (const entry of iter) values.push(entry.value);
+        for await (const { key, value } of iter) {
+          // An entry edited by hand into junk (not an object, another tenant's record) is passed over.
+          if (typeof value === "object" && value !== null && value.tenantId === key[1]) values.push(value);
+        }
         return { values, cursor: storePageCursor(values.length < limit ? "" : iter.cursor, "communities") };
       });
     },
