@@ -18,7 +18,7 @@ import {
   webhookKey,
   withLockRetry,
 } from "../kv/mod.ts";
-import { type PreviousSecret, verifyingKey } from "../signature/mod.ts";
+import { type PreviousSecret, readRotation, verifyingKey } from "../signature/mod.ts";
 import { selfRef } from "../store/mod.ts";
 import type { Community, Webhook } from "../types.ts";
 
@@ -104,7 +104,8 @@ export async function readCommunity(kv: Deno.Kv, tenantId: string): Promise<Cach
     kv.getMany<[Community, PreviousSecret]>([communityKey(tenantId), communitySecretPreviousKey(tenantId)])
   );
   if (entry.value === null) return null;
-  const previous = rotation.value;
+  // Read once per KV read, not per postback: a rotation entry edited into junk is none.
+  const previous = readRotation(rotation.value);
   return {
     value: entry.value,
     check: checkOf(entry),
