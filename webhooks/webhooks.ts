@@ -5,19 +5,12 @@
  */
 
 import { monotonicFactory } from "ulid";
-import {
-  listAll,
-  pendingPrefix,
-  rememberKv,
-  unlessKeyTooLarge,
-  webhookByTenantPrefix,
-  webhookKey,
-  withLockRetry,
-} from "./kv/mod.ts";
+import { rememberKv, unlessKeyTooLarge, webhookByTenantPrefix, webhookKey, withLockRetry } from "./kv/mod.ts";
 import {
   deleteOnPlatform,
   platformHookUrl,
   platformOps,
+  readPendings,
   reconcileCommunity,
   validateCredentials,
   type WebhookRegistration,
@@ -36,7 +29,7 @@ import {
 } from "./store/mod.ts";
 import { checkCursor, checkListOptions, describe, pageLimit, requireKeyString, requireString } from "./_util.ts";
 import { platformOperation } from "./telemetry/mod.ts";
-import type { Community, PendingRegistration, TenantRef, Webhook, WebhookInput } from "./types.ts";
+import type { Community, TenantRef, Webhook, WebhookInput } from "./types.ts";
 import type { CredentialOptions, MigrateOptions } from "./options.ts";
 
 /** Options of {@linkcode createWebhooks}. */
@@ -231,8 +224,8 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       // No community has a tenant id with a lone surrogate (save refuses it): KV writes one as U+FFFD, so its
       // prefix is another tenant's ("t\uD800" lists "t\uFFFD"'s).
       if (!tenantId.isWellFormed()) return [];
-      const entries = await unlessKeyTooLarge(() => listAll<PendingRegistration>(kv, pendingPrefix(tenantId)), []);
-      return entries.map((entry) => entry.value);
+      // An entry edited by hand into junk is passed over.
+      return await unlessKeyTooLarge(() => readPendings(kv, tenantId), []);
     },
 
     async reconcile(community, givenOptions) {

@@ -1,7 +1,8 @@
 // Drift between the platform and the local records of one community: the
 // report, and the fixes.
 
-import { listAll, pendingKey, pendingPrefix, webhookByTenantPrefix, withLockRetry } from "../kv/mod.ts";
+import { listAll, pendingKey, webhookByTenantPrefix, withLockRetry } from "../kv/mod.ts";
+import { readPendings } from "./_pending.ts";
 import { type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
 import { eventsList, keepingRefs } from "./_answer.ts";
 import { platformOperation } from "../telemetry/mod.ts";
@@ -53,8 +54,7 @@ export async function reconcileCommunity(deps: ReconcileDeps): Promise<Reconcile
   // list has its entry here, or its record by the time a fix looks (the same atomic operation clears the one and
   // saves the other). Read before the list, a registration started in between left an unexplained orphan that
   // deleteUnknown deleted while the registration went on to save its record.
-  const pendings = (await listAll<PendingRegistration>(kv, pendingPrefix(community.tenantId)))
-    .map((entry) => entry.value);
+  const pendings = await readPendings(kv, community.tenantId); // junk entries passed over, left as they are
   const now = Date.now();
 
   const remoteRefs = new Set(remote.map((entity) => refOf(community, entity)));
