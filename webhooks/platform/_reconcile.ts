@@ -84,8 +84,9 @@ export async function reconcileCommunity(deps: ReconcileDeps): Promise<Reconcile
     const byRef = new Map(remote.map((entity) => [refOf(community, entity), entity]));
     const pairs: [Deno.KvEntry<Webhook>, WebhookEntity][] = [];
     for (const entry of before) {
-      // An index entry of the earlier layout (the record's id) holds no copy: that record is left as it is.
-      if (typeof entry.value !== "object" || entry.value === null) continue;
+      // An index entry of the earlier layout (the record's id) holds no copy: that record is left as it is. So is
+      // one edited by hand into another shape (no copy of its key's record): it is passed over and left.
+      if (typeof entry.value !== "object" || entry.value === null || entry.value.id !== entry.key.at(-1)) continue;
       const hook = byRef.get(refOf(community, entry.value.entity));
       if (hook) pairs.push([entry as Deno.KvEntry<Webhook>, hook]);
     }
