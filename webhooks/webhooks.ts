@@ -7,6 +7,7 @@
 import { monotonicFactory } from "ulid";
 import { rememberKv, unlessKeyTooLarge, webhookByTenantPrefix, webhookKey, withLockRetry } from "./kv/mod.ts";
 import {
+  checkStoredRecord,
   deleteOnPlatform,
   platformHookUrl,
   platformOps,
@@ -193,6 +194,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       if (typeof webhook === "string" && record === null) {
         throw new Error(`Cannot unregister webhook: no webhook has the id ${describe(webhook)}`);
       }
+      if (typeof webhook === "string") checkStoredRecord(record!, webhook, "unregister webhook");
       if (
         typeof record !== "object" || record === null || typeof record.entity !== "object" || record.entity === null
       ) {

@@ -11,4 +11,4 @@ export { platformOps } from "./_register.ts";
 export { deleteOnPlatform, platformHookUrl } from "./_hook_url.ts";
 export { reconcileCommunity } from "./_reconcile.ts";
 export { readPendings } from "./_pending.ts";
-export { validateCredentials } from "./_validate.ts";
+export { checkStoredRecord, validateCredentials } from "./_validate.ts";
