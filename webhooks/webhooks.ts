@@ -5,19 +5,13 @@
  */
 
 import { monotonicFactory } from "ulid";
+import { rememberKv, unlessKeyTooLarge, webhookByTenantPrefix, webhookKey, withLockRetry } from "./kv/mod.ts";
 import {
-  listAll,
-  pendingPrefix,
-  rememberKv,
-  unlessKeyTooLarge,
-  webhookByTenantPrefix,
-  webhookKey,
-  withLockRetry,
-} from "./kv/mod.ts";
-import {
+  checkStoredRecord,
   deleteOnPlatform,
   platformHookUrl,
   platformOps,
+  readPendings,
   reconcileCommunity,
   validateCredentials,
   type WebhookRegistration,
@@ -36,7 +30,7 @@ import {
 } from "./store/mod.ts";
 import { checkCursor, checkListOptions, describe, pageLimit, requireKeyString, requireString } from "./_util.ts";
 import { platformOperation } from "./telemetry/mod.ts";
-import type { Community, PendingRegistration, TenantRef, Webhook, WebhookInput } from "./types.ts";
+import type { Community, TenantRef, Webhook, WebhookInput } from "./types.ts";
 import type { CredentialOptions, MigrateOptions } from "./options.ts";
 
 /** Options of {@linkcode createWebhooks}. */
@@ -200,6 +194,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       if (typeof webhook === "string" && record === null) {
         throw new Error(`Cannot unregister webhook: no webhook has the id ${describe(webhook)}`);
       }
+      if (typeof webhook === "string") checkStoredRecord(record!, webhook, "unregister webhook");
       if (
         typeof record !== "object" || record === null || typeof record.entity !== "object" || record.entity === null
       ) {
@@ -231,8 +226,8 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
       // No community has a tenant id with a lone surrogate (save refuses it): KV writes one as U+FFFD, so its
       // prefix is another tenant's ("t\uD800" lists "t\uFFFD"'s).
       if (!tenantId.isWellFormed()) return [];
-      const entries = await unlessKeyTooLarge(() => listAll<PendingRegistration>(kv, pendingPrefix(tenantId)), []);
-      return entries.map((entry) => entry.value);
+      // An entry edited by hand into junk is passed over.
+      return await unlessKeyTooLarge(() => readPendings(kv, tenantId), []);
     },
 
     async reconcile(community, givenOptions) {

@@ -1,7 +1,8 @@
 // Drift between the platform and the local records of one community: the
 // report, and the fixes.
 
-import { listAll, pendingKey, pendingPrefix, webhookByTenantPrefix, withLockRetry } from "../kv/mod.ts";
+import { listAll, pendingKey, webhookByTenantPrefix, withLockRetry } from "../kv/mod.ts";
+import { readPendings } from "./_pending.ts";
 import { type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
 import { eventsList, keepingRefs } from "./_answer.ts";
 import { platformOperation } from "../telemetry/mod.ts";
@@ -53,8 +54,7 @@ export async function reconcileCommunity(deps: ReconcileDeps): Promise<Reconcile
   // list has its entry here, or its record by the time a fix looks (the same atomic operation clears the one and
   // saves the other). Read before the list, a registration started in between left an unexplained orphan that
   // deleteUnknown deleted while the registration went on to save its record.
-  const pendings = (await listAll<PendingRegistration>(kv, pendingPrefix(community.tenantId)))
-    .map((entry) => entry.value);
+  const pendings = await readPendings(kv, community.tenantId); // junk entries passed over, left as they are
   const now = Date.now();
 
   const remoteRefs = new Set(remote.map((entity) => refOf(community, entity)));
@@ -84,8 +84,9 @@ export async function reconcileCommunity(deps: ReconcileDeps): Promise<Reconcile
     const byRef = new Map(remote.map((entity) => [refOf(community, entity), entity]));
     const pairs: [Deno.KvEntry<Webhook>, WebhookEntity][] = [];
     for (const entry of before) {
-      // An index entry of the earlier layout (the record's id) holds no copy: that record is left as it is.
-      if (typeof entry.value !== "object" || entry.value === null) continue;
+      // An index entry of the earlier layout (the record's id) holds no copy: that record is left as it is. So is
+      // one edited by hand into another shape (no copy of its key's record): it is passed over and left.
+      if (typeof entry.value !== "object" || entry.value === null || entry.value.id !== entry.key.at(-1)) continue;
       const hook = byRef.get(refOf(community, entry.value.entity));
       if (hook) pairs.push([entry as Deno.KvEntry<Webhook>, hook]);
     }

@@ -7,7 +7,7 @@
 import { type Communities, writeRecord } from "../store/mod.ts";
 import { webhookKey } from "../kv/mod.ts";
 import { type Credentials, type PlatformContext, platformRequest } from "./_platform.ts";
-import { validateRegistration } from "./_validate.ts";
+import { checkStoredRecord, validateRegistration } from "./_validate.ts";
 import { hookUrl } from "./_hook_url.ts";
 import { entityOf, eventsList, keepingRefs } from "./_answer.ts";
 import { certainFailure, markerFits, markerLifetime, UpdateMarkers } from "./_update_marker.ts";
@@ -67,6 +67,7 @@ export async function updateHook(
   if (typeof webhook === "string" && record === null) {
     throw new Error(`Cannot ${ACTION}: no webhook has the id ${describe(webhook)}`);
   }
+  if (typeof webhook === "string") checkStoredRecord(record!, webhook, ACTION);
   const refusal = (given: unknown) =>
     new TypeError(`Cannot ${ACTION}: it must be a record with an entity or its id, got ${describe(given)}`);
   if (typeof record !== "object" || record === null) throw refusal(record);

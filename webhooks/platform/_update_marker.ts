@@ -85,7 +85,11 @@ export class UpdateMarkers {
    */
   clear(op: Deno.AtomicOperation, deadBefore: number): void {
     for (const key of this.#mine) op.delete(key);
-    const dead = this.found.filter((marker) => marker.value.startedAt < deadBefore);
+    // A marker edited by hand into junk (no numeric startedAt) is passed over and left as it is.
+    const dead = this.found.filter((marker) => {
+      const startedAt = (marker.value as Partial<UpdateMarker> | null)?.startedAt;
+      return typeof startedAt === "number" && startedAt < deadBefore;
+    });
     for (const marker of dead.slice(0, MAX_CLEARED)) op.delete(marker.key);
   }
 

@@ -93,3 +93,18 @@ export function validateCredentials(
     );
   }
 }
+
+/**
+ * Throws a `TypeError` when the record stored under `id` (read for an unregister or update by id) was edited by
+ * hand into one the platform call cannot use: the message says the stored record is damaged and names its field,
+ * since the caller's argument (the id) was right.
+ */
+export function checkStoredRecord(record: { entity?: unknown; tenantId?: unknown }, id: string, action: string): void {
+  const damaged = `Cannot ${action}: the stored record ${describe(id)} is damaged: its`;
+  if (typeof record.entity !== "object" || record.entity === null) {
+    throw new TypeError(`${damaged} 'entity' must be an object, got ${describe(record.entity)}`);
+  }
+  if (typeof record.tenantId !== "string" || record.tenantId === "") {
+    throw new TypeError(`${damaged} 'tenantId' must be a non-empty string, got ${describe(record.tenantId)}`);
+  }
+}

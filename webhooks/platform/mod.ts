@@ -10,4 +10,5 @@ export * from "./registration.ts";
 export { platformOps } from "./_register.ts";
 export { deleteOnPlatform, platformHookUrl } from "./_hook_url.ts";
 export { reconcileCommunity } from "./_reconcile.ts";
-export { validateCredentials } from "./_validate.ts";
+export { readPendings } from "./_pending.ts";
+export { checkStoredRecord, validateCredentials } from "./_validate.ts";

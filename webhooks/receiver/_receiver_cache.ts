@@ -18,7 +18,7 @@ import {
   webhookKey,
   withLockRetry,
 } from "../kv/mod.ts";
-import { type PreviousSecret, verifyingKey } from "../signature/mod.ts";
+import { type PreviousSecret, readRotation, verifyingKey } from "../signature/mod.ts";
 import { selfRef } from "../store/mod.ts";
 import type { Community, Webhook } from "../types.ts";
 
@@ -103,12 +103,16 @@ export async function readCommunity(kv: Deno.Kv, tenantId: string): Promise<Cach
   const [entry, rotation] = await withLockRetry(() =>
     kv.getMany<[Community, PreviousSecret]>([communityKey(tenantId), communitySecretPreviousKey(tenantId)])
   );
-  if (entry.value === null) return null;
-  const previous = rotation.value;
+  // As communities.findByTenantID reads it: an entry holding another tenant's record (edited by hand), or junk, is
+  // no community of this tenant. Checked once per read of the community, not per postback.
+  const value = entry.value;
+  if (typeof value !== "object" || value === null || value.tenantId !== tenantId) return null;
+  // Read once per KV read, not per postback: a rotation entry edited into junk is none.
+  const previous = readRotation(rotation.value);
   return {
-    value: entry.value,
+    value,
     check: checkOf(entry),
-    keyBytes: verifyingKey(entry.value.clientSecret),
+    keyBytes: verifyingKey(value.clientSecret),
     previous: previous && {
       keyBytes: verifyingKey(previous.secret),
       clientId: previous.clientId,

@@ -52,3 +52,21 @@ export function verifyingKey(secret: unknown): Uint8Array | null {
     return null;
   }
 }
+
+/** Whether a value is a time (ms since the epoch) a `Date` can hold. */
+function isTime(value: unknown): value is number {
+  return typeof value === "number" && Math.abs(value) <= 8.64e15;
+}
+
+/**
+ * A rotation entry as read from KV, or `null` when it is none: one edited by hand into junk (not an object, a
+ * secret that is no string, a `rotatedAt` or `validUntil` that is no time a `Date` holds) is read as no rotation,
+ * so its secret never verifies on an end that cannot be compared, and nothing that shows it throws.
+ */
+export function readRotation(value: unknown): PreviousSecret | null {
+  if (typeof value !== "object" || value === null) return null;
+  const { secret, clientId, rotatedAt, validUntil } = value as Partial<Record<keyof PreviousSecret, unknown>>;
+  if (typeof secret !== "string" || !isTime(rotatedAt) || !isTime(validUntil)) return null;
+  if (clientId !== undefined && typeof clientId !== "string") return null;
+  return { secret, ...(clientId === undefined ? {} : { clientId }), rotatedAt, validUntil };
+}

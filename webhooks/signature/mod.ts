@@ -16,4 +16,10 @@ export {
   type ParsedJiveExtn,
   parseJiveExtn,
 } from "./_jive_extn.ts";
-export { PREVIOUS_SECRET_KEEP_MS, type PreviousSecret, rotationOf, verifyingKey } from "./_secret_rotation.ts";
+export {
+  PREVIOUS_SECRET_KEEP_MS,
+  type PreviousSecret,
+  readRotation,
+  rotationOf,
+  verifyingKey,
+} from "./_secret_rotation.ts";

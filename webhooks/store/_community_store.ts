@@ -13,7 +13,7 @@ import {
   withLockRetry,
 } from "../kv/mod.ts";
 import { ConflictError } from "../errors.ts";
-import { PREVIOUS_SECRET_KEEP_MS, type PreviousSecret, rotationOf } from "../signature/mod.ts";
+import { PREVIOUS_SECRET_KEEP_MS, readRotation, rotationOf } from "../signature/mod.ts";
 import { checkCursor, checkListOptions, describe, pageLimit, requireString } from "../_util.ts";
 import { communitySizeError, validateCommunity } from "./_validate_community.ts";
 import { kvCursorFor, storePageCursor } from "./_page_cursor.ts";
@@ -193,7 +193,10 @@ export function createCommunities(kv: Deno.Kv): Communities {
       return await withLockRetry(async () => {
         const iter = kv.list<Community>({ prefix: COMMUNITY_PREFIX }, { limit, cursor });
         const values: Community[] = [];
-        for await (const entry of iter) values.push(entry.value);
+        for await (const { key, value } of iter) {
+          // An entry edited by hand into junk (not an object, another tenant's record) is passed over.
+          if (typeof value === "object" && value !== null && value.tenantId === key[1]) values.push(value);
+        }
         return { values, cursor: storePageCursor(values.length < limit ? "" : iter.cursor, "communities") };
       });
     },
@@ -257,9 +260,10 @@ export function createCommunities(kv: Deno.Kv): Communities {
     async secretRotation(tenantId) {
       requireString(tenantId, "tenantId", "read secret rotation");
       if (!tenantId.isWellFormed()) return null; // no community has one (save refuses it): its key is another's
-      const entry = await entryAt<PreviousSecret>(communitySecretPreviousKey(tenantId));
-      if (!entry?.value) return null;
-      const { rotatedAt, validUntil } = entry.value;
+      // An entry edited by hand into junk is no rotation (receivers verify nothing with it).
+      const rotation = readRotation((await entryAt(communitySecretPreviousKey(tenantId)))?.value);
+      if (rotation === null) return null;
+      const { rotatedAt, validUntil } = rotation;
       return { rotatedAt: new Date(rotatedAt).toISOString(), validUntil: new Date(validUntil).toISOString() };
     },
   };

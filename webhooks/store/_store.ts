@@ -126,7 +126,7 @@ export async function removeRecord(kv: Deno.Kv, id: string, expected?: Webhook):
 /**
  * The records of index entries, in their order: a copy is taken as it is; a
  * pointer of the earlier layout is followed to its primary entry (batched).
- * A record that no longer matches (`keep`) is skipped.
+ * A record that no longer matches (`keep`), or junk, is skipped.
  */
 async function resolveEntries(
   kv: Deno.Kv,
@@ -141,11 +141,19 @@ async function resolveEntries(
     ids.forEach((id, i) => followed.set(id, found[i].value));
   }
   const out: Webhook[] = [];
-  for (const { value } of entries) {
+  for (const { key, value } of entries) {
     const record = typeof value === "string" ? followed.get(value) : value;
-    if (record && keep(record)) out.push(record);
+    if (isRecordOf(record, key.at(-1)) && keep(record)) out.push(record);
   }
   return out;
+}
+
+/**
+ * Whether a value read is a record of the id its key ends with: an entry edited by hand into junk (a number, a list,
+ * an object of another shape, another id's record) is passed over by lists, never handed back as a record.
+ */
+function isRecordOf(value: unknown, id: Deno.KvKeyPart | undefined): value is Webhook {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && (value as Webhook).id === id;
 }
 
 /** Every record under an index prefix: one prefix list. */
