@@ -11,31 +11,7 @@ import assert from "node:assert/strict";
 import { Hono } from "hono";
 import type { ConsoleEnv } from "../../console/lib/context.ts";
 import { observabilityRoutes } from "../../console/routes/observability.ts";
-
-/** A real KV whose reads are counted and held until `release()`, which resolves once those held have ended. */
-async function heldKv(): Promise<{ kv: Deno.Kv; reads: () => number; release: () => Promise<unknown> }> {
-  const kv = await Deno.openKv(":memory:");
-  let reads = 0;
-  const held: Promise<unknown>[] = [];
-  let release!: () => void;
-  let gate = new Promise<void>((resolve) => release = resolve);
-  const get = kv.get.bind(kv);
-  kv.get = ((key: Deno.KvKey) => {
-    reads++;
-    const read = gate.then(() => get(key));
-    held.push(read);
-    return read;
-  }) as Deno.Kv["get"];
-  return {
-    kv,
-    reads: () => reads,
-    release: () => {
-      release();
-      gate = Promise.resolve();
-      return Promise.all(held);
-    },
-  };
-}
+import { heldKv } from "./_held_kv.ts";
 
 const LATE = { ready: false, reason: "the KV did not answer a read within 2 s" };
 

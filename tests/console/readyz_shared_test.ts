@@ -8,32 +8,7 @@ import assert from "node:assert/strict";
 import { Hono } from "hono";
 import type { ConsoleEnv } from "../../console/lib/context.ts";
 import { observabilityRoutes } from "../../console/routes/observability.ts";
-
-/** A real KV whose reads are counted and held until `release()`. */
-async function heldKv(): Promise<{ kv: Deno.Kv; reads: () => number; release: () => void; waiting: Promise<void> }> {
-  const kv = await Deno.openKv(":memory:");
-  let reads = 0;
-  let release!: () => void;
-  let gate = new Promise<void>((resolve) => release = resolve);
-  let arrived!: () => void;
-  const waiting = new Promise<void>((resolve) => arrived = resolve);
-  const get = kv.get.bind(kv);
-  kv.get = (async (key: Deno.KvKey) => {
-    reads++;
-    arrived();
-    await gate;
-    return await get(key);
-  }) as Deno.Kv["get"];
-  return {
-    kv,
-    reads: () => reads,
-    release: () => {
-      release();
-      gate = Promise.resolve();
-    },
-    waiting,
-  };
-}
+import { heldKv } from "./_held_kv.ts";
 
 Deno.test("GET /readyz: probes that come while a check runs share its one KV read; a later probe reads again", async () => {
   const { kv, reads, release, waiting } = await heldKv();
@@ -55,7 +30,7 @@ Deno.test("GET /readyz: probes that come while a check runs share its one KV rea
     await waiting; // the first probe's read has started and is held
     const rest = Array.from({ length: 19 }, () => fetch(`${origin}/readyz`));
     await twenty; // each of the others reached the route, its answer held with the read, before the read is let go
-    release();
+    void release();
     const answers = await Promise.all([first, ...rest].map(async (p) => {
       const res = await p;
       return [res.status, await res.json()];
