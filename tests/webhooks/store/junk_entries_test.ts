@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { type Community, createWebhooks, type Webhook } from "../../../webhooks/mod.ts";
+import { withKv } from "../platform.ts";
 
 const HOOK: Webhook = { id: "h1", tenantId: "t1", entity: { resources: { self: { ref: "https://c.example/w/1" } } } };
 const ACME: Community = { name: "Acme", tenantId: "t1", baseUrl: "https://c.example" };
@@ -23,15 +24,6 @@ const junk: fc.Arbitrary<unknown> = fc.oneof(
   fc.constant({ ...ACME }),
   fc.constant({ ...ACME, tenantId: "t2" }),
 );
-
-async function withKv(fn: (kv: Deno.Kv) => Promise<void>): Promise<void> {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    await fn(kv);
-  } finally {
-    kv.close();
-  }
-}
 
 Deno.test("list() and list({ tenantId }) pass over a junk record or index entry and leave it as it is", async () => {
   await fc.assert(
