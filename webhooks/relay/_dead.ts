@@ -1,6 +1,7 @@
 // Reading what happened: the attempts of an entry, the dead letters, and
 // sending a dead letter again.
 
+import { commitMending } from "./counters/mod.ts";
 import { retryWhileLocked } from "../kv/mod.ts";
 import { type OutboxEntry, storedOf } from "./_entry.ts";
 import { setForward } from "./_forwards.ts";
@@ -176,13 +177,13 @@ export async function redeliver(kv: Deno.Kv, entryId: string, now: () => number)
     const atomic = kv.atomic()
       .check(dead)
       .check(destination)
+      .sum(OUTBOX_BUMP_KEY, 1n) // first: see commitMending
       .delete(dead.key)
       .delete(deadByDestinationKey(letter.destinationId, letter.id))
       .delete(deadByHookKey(letter.hookId, letter.deadAt, letter.id))
-      .set(dueKey(entry.partition, at, entry.id), storedOf(entry))
-      .sum(OUTBOX_BUMP_KEY, 1n);
+      .set(dueKey(entry.partition, at, entry.id), storedOf(entry));
     setForward(atomic, entry, "pending", at);
-    const result = await retryWhileLocked(() => atomic.commit());
+    const result = await commitMending(kv, atomic, [OUTBOX_BUMP_KEY]);
     if (result.ok) return true;
   }
 }

@@ -4,6 +4,7 @@
 // them back to the outbox, due at once, in their order; removing it deletes
 // them.
 
+import { commitMending } from "../counters/mod.ts";
 import { retryWhileLocked } from "../../kv/mod.ts";
 import { type OutboxEntry, storedOf } from "../_entry.ts";
 import { deleteForward, setForward } from "../_forwards.ts";
@@ -52,15 +53,14 @@ export async function unpark(kv: Deno.Kv, destinationId: string, now: () => numb
     }
     if (batch.length === 0) return moved;
     const at = now();
-    const atomic = kv.atomic().check(destination);
+    const atomic = kv.atomic().check(destination).sum(OUTBOX_BUMP_KEY, 1n); // the sum first: see commitMending
     for (const kept of batch) {
       const entry = kept.value;
       atomic.check(kept).delete(kept.key).set(dueKey(entry.partition, at, entry.id), storedOf(entry));
       setForward(atomic, entry, "pending", at);
     }
-    atomic.sum(OUTBOX_BUMP_KEY, 1n);
     // Refused when another call moved one of them first, or the destination changed: the next look tells.
-    if ((await retryWhileLocked(() => atomic.commit())).ok) moved += batch.length;
+    if ((await commitMending(kv, atomic, [OUTBOX_BUMP_KEY])).ok) moved += batch.length;
   }
 }
 
