@@ -1,6 +1,7 @@
 // Reading what happened: the attempts of an entry, the dead letters, and
 // sending a dead letter again.
 
+import { commitMending } from "./counters/mod.ts";
 import { retryWhileLocked } from "../kv/mod.ts";
 import { type OutboxEntry, storedOf } from "./_entry.ts";
 import { setForward } from "./_forwards.ts";
@@ -31,8 +32,19 @@ export async function listAttempts(kv: Deno.Kv, entryId: string): Promise<RelayA
   }
   if (entryId.length > MAX_ID) return []; // no entry has such an id, and it would not fit in a KV key
   const out: RelayAttempt[] = [];
-  for await (const entry of kv.list<RelayAttempt>({ prefix: attemptPrefix(entryId) })) out.push(entry.value);
+  for await (const entry of kv.list<RelayAttempt>({ prefix: attemptPrefix(entryId) })) {
+    const a = entry.value as RelayAttempt | null; // one edited by hand into junk is passed over
+    if (typeof a === "object" && a !== null && typeof a.time === "number" && typeof a.status === "number") out.push(a);
+  }
   return out;
+}
+
+/** Whether `value` is a dead letter as a worker writes it (type checks only): one edited into junk is none. */
+function isDeadLetter(value: unknown): value is DeadLetter {
+  const v = value as DeadLetter | null;
+  return typeof v === "object" && v !== null && typeof v.id === "string" && typeof v.destinationId === "string" &&
+    typeof v.hookId === "string" && typeof v.postbackId === "string" && typeof v.index === "number" &&
+    typeof v.deadAt === "number" && typeof v.attempts === "number";
 }
 
 /** A page of dead letters, of one destination or one hook when given. */
@@ -72,7 +84,7 @@ export async function listDeadLetters(kv: Deno.Kv, options: DeadLetterQuery = {}
   if (destinationId === undefined && hookId === undefined) {
     const iter = kv.list<DeadLetter>({ prefix: DEAD_PREFIX }, page);
     const values: DeadLetter[] = [];
-    for await (const entry of iter) values.push(entry.value);
+    for await (const entry of iter) if (isDeadLetter(entry.value)) values.push(entry.value);
     read = { values, cursor: values.length < limit ? "" : iter.cursor };
   } else {
     const prefix = hookId === undefined ? deadByDestinationPrefix(destinationId!) : deadByHookPrefix(hookId);
@@ -110,7 +122,7 @@ async function indexedPage(kv: Deno.Kv, iter: Deno.KvListIterator<unknown>, limi
     const found = await kv.getMany<DeadLetter[]>(chunk.map((key) => deadKey(key.at(-1) as string)));
     for (const [j, entry] of found.entries()) {
       const key = chunk[j];
-      if (entry.value && (key.length < 4 || entry.value.deadAt === key[2])) values.push(entry.value);
+      if (isDeadLetter(entry.value) && (key.length < 4 || entry.value.deadAt === key[2])) values.push(entry.value);
     }
   }
   return { values, cursor: keys.length < limit ? "" : iter.cursor };
@@ -127,6 +139,7 @@ async function indexEarlierDeadLetters(kv: Deno.Kv): Promise<void> {
   let count = 0;
   for await (const entry of kv.list<DeadLetter>({ prefix: DEAD_PREFIX }, { batchSize: 200 })) {
     const letter = entry.value;
+    if (!isDeadLetter(letter)) continue; // edited into junk: it names no hook
     atomic.set(deadByHookKey(letter.hookId, letter.deadAt, letter.id), letter.destinationId);
     if (++count % 200 === 0) {
       await retryWhileLocked(() => atomic.commit());
@@ -142,7 +155,8 @@ export async function getDeadLetter(kv: Deno.Kv, entryId: string): Promise<DeadL
     throw new TypeError(`Cannot get dead letter: 'entryId' must be a non-empty string, got ${describeValue(entryId)}`);
   }
   if (entryId.length > MAX_ID) return null; // no entry has such an id
-  return (await kv.get<DeadLetter>(deadKey(entryId))).value;
+  const { value } = await kv.get(deadKey(entryId));
+  return isDeadLetter(value) ? value : null;
 }
 
 /** Puts a dead letter back in the outbox, due now with fresh attempts and the same id; `false` when none. */
@@ -153,7 +167,12 @@ export async function redeliver(kv: Deno.Kv, entryId: string, now: () => number)
   if (entryId.length > MAX_ID) return false; // no entry has such an id
   while (true) {
     const dead = await kv.get<DeadLetter>(deadKey(entryId));
-    if (dead.value === null) return false;
+    if (dead.versionstamp === null) return false;
+    if (!isDeadLetter(dead.value)) {
+      throw new TypeError(
+        `Cannot redeliver ${describeValue(entryId)}: its stored dead letter is damaged (not a letter)`,
+      );
+    }
     const letter = dead.value;
     const destination = await kv.get(destinationKey(letter.destinationId));
     if (destination.versionstamp === null) {
@@ -176,13 +195,13 @@ export async function redeliver(kv: Deno.Kv, entryId: string, now: () => number)
     const atomic = kv.atomic()
       .check(dead)
       .check(destination)
+      .sum(OUTBOX_BUMP_KEY, 1n) // first: see commitMending
       .delete(dead.key)
       .delete(deadByDestinationKey(letter.destinationId, letter.id))
       .delete(deadByHookKey(letter.hookId, letter.deadAt, letter.id))
-      .set(dueKey(entry.partition, at, entry.id), storedOf(entry))
-      .sum(OUTBOX_BUMP_KEY, 1n);
+      .set(dueKey(entry.partition, at, entry.id), storedOf(entry));
     setForward(atomic, entry, "pending", at);
-    const result = await retryWhileLocked(() => atomic.commit());
+    const result = await commitMending(kv, atomic, [OUTBOX_BUMP_KEY]);
     if (result.ok) return true;
   }
 }

@@ -1,7 +1,7 @@
 // The destination store: records in KV (their secret included), each change
 // in one atomic operation that bumps the version counter caches watch.
 
-import { retryWhileLocked, webhookKey } from "../kv/mod.ts";
+import { webhookKey } from "../kv/mod.ts";
 import { checkHost } from "../net/mod.ts";
 import {
   DESTINATION_PREFIX,
@@ -17,6 +17,7 @@ import { fitsKey, type ResolvedOptions } from "./_options.ts";
 import type { Destination, DestinationInput, DestinationPatch, Destinations, NewDestination } from "./_types.ts";
 import { indexRemove, indexWrite } from "./url_index/mod.ts";
 import { dropPaused, unpark } from "./paused/mod.ts";
+import { commitMending } from "./counters/mod.ts";
 import { idOfKey, readable, requireWhole } from "./damaged/mod.ts";
 
 import type { StoredDestination } from "./_destination_types.ts";
@@ -164,12 +165,14 @@ export function createDestinations(
     previous: Deno.KvEntryMaybe<StoredDestination>,
     unique = false,
   ): Promise<boolean> {
+    // Sums first (in every commit that bumps a counter): KV refuses one on a junk counter after applying what came
+    // before it, so a commit refused there wrote nothing, and commitMending's second try is the only one.
     const atomic = kv.atomic()
       .check(previous)
-      .set(destinationKey(record.id), record)
-      .sum(DESTINATIONS_VERSION_KEY, ONE);
+      .sum(DESTINATIONS_VERSION_KEY, ONE)
+      .set(destinationKey(record.id), record);
     await indexWrite(kv, atomic, record, previous.value, unique, listAll);
-    const result = await retryWhileLocked(() => atomic.commit());
+    const result = await commitMending(kv, atomic, [DESTINATIONS_VERSION_KEY, OUTBOX_BUMP_KEY]);
     await changed();
     return result.ok;
   }
@@ -180,13 +183,13 @@ export function createDestinations(
     const seen = readable(id, current.value); // a damaged record (even a null) is removed as the list shows it
     const atomic = kv.atomic()
       .check(current)
-      .delete(destinationKey(id))
-      .delete(pinHeldKey(id))
       .sum(DESTINATIONS_VERSION_KEY, ONE)
-      .sum(OUTBOX_BUMP_KEY, ONE);
+      .sum(OUTBOX_BUMP_KEY, ONE)
+      .delete(destinationKey(id))
+      .delete(pinHeldKey(id));
     markRemoved(atomic, id, seen.pinned);
     if (seen.url !== "") await indexRemove(kv, atomic, seen, listAll); // a damaged one without a URL is in no index
-    const result = await retryWhileLocked(() => atomic.commit());
+    const result = await commitMending(kv, atomic, [DESTINATIONS_VERSION_KEY, OUTBOX_BUMP_KEY]);
     await changed();
     if (!result.ok) return remove(id);
     await dropRemoved(kv, id, seen.pinned);

@@ -3,6 +3,7 @@
 // back (due now, no attempt) or dropped (its destination is gone); and the
 // queue that commits finishes in groups.
 
+import { commitMending } from "./counters/mod.ts";
 import type { Outcome } from "./_deliver.ts";
 import { type OutboxEntry, storedOf } from "./_entry.ts";
 import { deleteForward, setForward } from "./_forwards.ts";
@@ -38,10 +39,7 @@ export function reasonOf(outcome: Outcome): string {
   return outcome.status === 0 ? outcome.error ?? "No answer" : `HTTP ${outcome.status}`;
 }
 
-function unleased(entry: OutboxEntry): OutboxEntry {
-  const { lease: _lease, ...rest } = entry;
-  return rest;
-}
+const unleased = ({ lease: _lease, ...rest }: OutboxEntry): OutboxEntry => rest;
 
 /** The dead letter of an entry. */
 export function deadLetterOf(entry: OutboxEntry, deadAt: number, reason: string): DeadLetter {
@@ -284,15 +282,13 @@ export class FinishQueue {
 
   async #commit(finishes: Finish[]): Promise<boolean> {
     const atomic = this.#kv.atomic();
-    let bump = false;
+    if (finishes.some((f) => f.bump === true)) atomic.sum(OUTBOX_BUMP_KEY, 1n); // first: see commitMending
     for (const f of finishes) {
       if (!f.unchecked) atomic.check({ key: f.held.key, versionstamp: f.held.versionstamp });
       atomic.delete(f.held.key);
       f.apply(atomic);
-      bump ||= f.bump === true;
     }
-    if (bump) atomic.sum(OUTBOX_BUMP_KEY, 1n);
-    return (await retryWhileLocked(() => atomic.commit())).ok;
+    return (await commitMending(this.#kv, atomic, [OUTBOX_BUMP_KEY])).ok;
   }
 }
 

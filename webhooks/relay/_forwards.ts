@@ -71,6 +71,16 @@ export function deleteForward(
   atomic.delete(forwardKey(entry.postbackId, entry.index, entry.id));
 }
 
+const STATES = new Set<unknown>(["pending", "delivered", "dead"]);
+
+/** Whether `value` is a state `setForward` writes (type checks only): one edited by hand into junk is none. */
+function isForwardState(value: unknown): value is ForwardState {
+  const v = value as ForwardState | null;
+  return typeof v === "object" && v !== null && STATES.has(v.state) && typeof v.attempts === "number" &&
+    (v.destinationId === null || typeof v.destinationId === "string") &&
+    (v.nextAttemptAt === null || typeof v.nextAttemptAt === "number");
+}
+
 /**
  * Every forward of a postback (of one item when `index` is given), by item
  * then entry id, however many: KV's list reads them in batches, none left
@@ -80,6 +90,7 @@ export function deleteForward(
 export async function listForwards(kv: Deno.Kv, postbackId: string, index?: number): Promise<RelayForward[]> {
   const out: RelayForward[] = [];
   for await (const entry of kv.list<ForwardState>({ prefix: forwardPrefix(postbackId, index) }, { batchSize: 500 })) {
+    if (!isForwardState(entry.value) || typeof entry.key[3] !== "string") continue; // edited into junk: no forward
     const { destinationId, state, attempts, nextAttemptAt } = entry.value;
     out.push({
       entryId: entry.key[3] as string,

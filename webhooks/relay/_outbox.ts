@@ -3,6 +3,7 @@
 // under one check of their partition's take counter (finishing them is in
 // _finish.ts).
 
+import { commitMending, mendCounter } from "./counters/mod.ts";
 import { retryWhileLocked } from "../kv/mod.ts";
 import type { Postback } from "../receiver/mod.ts";
 import { type CachedDestination, type DestinationCache, matches } from "./_cache.ts";
@@ -146,7 +147,7 @@ async function expandOne(
       after = chunk[chunk.length - 1].id;
       atomic.set(fanoutAfterKey(id), after);
     }
-    const result = await retryWhileLocked(() => atomic.commit());
+    const result = await commitMending(kv, atomic, [OUTBOX_BUMP_KEY]);
     if (!result.ok) {
       if (!guessed) return false;
       guessed = false;
@@ -218,7 +219,10 @@ export class DueWindow {
     // Read only when not known: the versionstamp of this window's own last take stays good till someone else takes,
     // and their take makes this window's next one fail its check, drop its list and read again here. Over a KV far
     // away that is a round trip less a batch, and one less when an idle worker wakes to a new entry.
-    if (this.#counter === undefined) this.#counter = (await this.#kv.get(takeKey(this.#partition))).versionstamp;
+    // A counter edited into junk is set right here: every take's `sum` would be refused.
+    if (this.#counter === undefined) {
+      this.#counter = await mendCounter(this.#kv, await this.#kv.get(takeKey(this.#partition)));
+    }
     let next = Infinity;
     // A filtered list reads past the entries of other workers' destinations.
     if (this.#keep !== null) limit = Math.max(limit, FILTERED_LIMIT);

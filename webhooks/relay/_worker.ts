@@ -2,6 +2,7 @@
 // `concurrency` in flight, and records each turn's end. It sleeps until the
 // next due entry (at most `pollMs`) and wakes on the watched outbox counter.
 
+import { mendCounters } from "./counters/mod.ts";
 import type { CachedDestination, DestinationCache } from "./_cache.ts";
 import { deliver, type HostGuard, type Outcome } from "./_deliver.ts";
 import type { StoredEntry } from "./_entry.ts";
@@ -105,6 +106,7 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     await step(settlePaused(kv, cache, only, options.now));
     await step(settlePartitions(kv, cache));
     await step(settleRemoved(kv));
+    await step(mendCounters(kv, [OUTBOX_BUMP_KEY, DESTINATIONS_VERSION_KEY])); // junk in one refuses every write
     const abandoned = await ctx.pins.abandoned(pinned.filter((d) => !only?.has(d.id)));
     for (const id of abandoned) await step(ctx.destinations.remove(id)); // each tried, whichever fails
   }

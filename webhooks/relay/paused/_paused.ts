@@ -4,8 +4,9 @@
 // them back to the outbox, due at once, in their order; removing it deletes
 // them.
 
+import { commitMending } from "../counters/mod.ts";
 import { retryWhileLocked } from "../../kv/mod.ts";
-import { type OutboxEntry, storedOf } from "../_entry.ts";
+import { isStoredEntry, type OutboxEntry, storedOf } from "../_entry.ts";
 import { deleteForward, setForward } from "../_forwards.ts";
 import { destinationKey, dueKey, OUTBOX_BUMP_KEY, PAUSED_PREFIX, pausedAfter, pausedPrefix } from "../_keys.ts";
 
@@ -16,6 +17,14 @@ import { destinationKey, dueKey, OUTBOX_BUMP_KEY, PAUSED_PREFIX, pausedAfter, pa
 const MOVE_BATCH = 9;
 /** Entries deleted per commit: two deletes each, within a commit's 1,000 mutations. */
 const DROP_BATCH = 400;
+
+/** Whether a kept value is an entry as a `park` finish keeps it (type checks only): junk names nothing to send. */
+function isKept(value: unknown): value is OutboxEntry {
+  if (!isStoredEntry(value)) return false;
+  const v = value as Partial<OutboxEntry>;
+  return typeof v.id === "string" && typeof v.partition === "string" && typeof v.postbackId === "string" &&
+    typeof v.index === "number";
+}
 
 /**
  * The ids of the destinations that have kept entries: one read of one key per such destination (each read starts
@@ -52,15 +61,16 @@ export async function unpark(kv: Deno.Kv, destinationId: string, now: () => numb
     }
     if (batch.length === 0) return moved;
     const at = now();
-    const atomic = kv.atomic().check(destination);
+    const atomic = kv.atomic().check(destination).sum(OUTBOX_BUMP_KEY, 1n); // the sum first: see commitMending
     for (const kept of batch) {
       const entry = kept.value;
-      atomic.check(kept).delete(kept.key).set(dueKey(entry.partition, at, entry.id), storedOf(entry));
+      atomic.check(kept).delete(kept.key); // one edited into junk names nothing to send: deleted, not moved
+      if (!isKept(entry)) continue;
+      atomic.set(dueKey(entry.partition, at, entry.id), storedOf(entry));
       setForward(atomic, entry, "pending", at);
     }
-    atomic.sum(OUTBOX_BUMP_KEY, 1n);
     // Refused when another call moved one of them first, or the destination changed: the next look tells.
-    if ((await retryWhileLocked(() => atomic.commit())).ok) moved += batch.length;
+    if ((await commitMending(kv, atomic, [OUTBOX_BUMP_KEY])).ok) moved += batch.length;
   }
 }
 
@@ -71,7 +81,7 @@ export async function dropPaused(kv: Deno.Kv, destinationId: string): Promise<vo
     let count = 0;
     for await (const kept of kv.list<OutboxEntry>({ prefix: pausedPrefix(destinationId) }, { limit: DROP_BATCH })) {
       atomic.delete(kept.key);
-      deleteForward(atomic, kept.value);
+      if (isKept(kept.value)) deleteForward(atomic, kept.value); // junk names no state
       count++;
     }
     if (count === 0) return;

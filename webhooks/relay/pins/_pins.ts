@@ -15,6 +15,16 @@ export const PIN_ABANDONED_MS = 10 * 60_000;
 /** How long a mark must stand still, by the remover's clock, before its holder counts as gone. */
 export const PIN_QUIET_MS = 3 * 60_000;
 
+/**
+ * When a mark says its destination was last held: its time; never marked, the destination's creation. A mark that is
+ * no finite number (edited by hand into junk), or further ahead of this clock than any holder's clock could be, says
+ * nothing: it counts from when this relay first saw it, so a killed `listen`'s destination still goes.
+ */
+function heldAt(mark: unknown, createdAt: number, since: number, now: number): number {
+  if (mark === null) return createdAt;
+  return typeof mark === "number" && Number.isFinite(mark) && mark <= now + PIN_ABANDONED_MS ? mark : since;
+}
+
 /** What a relay knows of the marks of the pinned destinations: shared by its workers. */
 export class PinMarks {
   #kv: Deno.Kv;
@@ -52,7 +62,7 @@ export class PinMarks {
     const present = new Set<string>();
     for (let i = 0; i < pinned.length; i += 10) {
       const chunk = pinned.slice(i, i + 10);
-      const marks = await this.#kv.getMany<number[]>(chunk.map((d) => pinHeldKey(d.id)));
+      const marks = await this.#kv.getMany<unknown[]>(chunk.map((d) => pinHeldKey(d.id)));
       for (const [j, d] of chunk.entries()) {
         present.add(d.id);
         const { value, versionstamp } = marks[j];
@@ -61,7 +71,9 @@ export class PinMarks {
           this.#seen.set(d.id, { versionstamp, since: now });
           continue;
         }
-        if (now - (value ?? d.createdAt) > PIN_ABANDONED_MS && now - seen.since >= PIN_QUIET_MS) out.push(d.id);
+        if (now - heldAt(value, d.createdAt, seen.since, now) > PIN_ABANDONED_MS && now - seen.since >= PIN_QUIET_MS) {
+          out.push(d.id);
+        }
       }
     }
     for (const id of this.#seen.keys()) if (!present.has(id)) this.#seen.delete(id);

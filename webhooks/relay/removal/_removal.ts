@@ -14,6 +14,7 @@
 // refused by the mark, as a retry is), so a finished removal is not looked at
 // again.
 
+import { commitMending } from "../counters/mod.ts";
 import { retryWhileLocked } from "../../kv/mod.ts";
 import { deleteForward } from "../_forwards.ts";
 import { entryAt, type StoredEntry } from "../_entry.ts";
@@ -159,11 +160,12 @@ export async function dropPartition(kv: Deno.Kv, partition: string): Promise<voi
  * by a removal killed midway are dropped by {@linkcode settleRemoved}.
  */
 export async function dropShared(kv: Deno.Kv, destinationId: string): Promise<void> {
-  let atomic = kv.atomic();
+  const take = takeKey(SHARED_PARTITION);
+  let atomic = kv.atomic().sum(take, 1n); // the sum first: see commitMending
   let count = 0;
   const commit = async () => {
-    await retryWhileLocked(() => atomic.sum(takeKey(SHARED_PARTITION), 1n).commit());
-    atomic = kv.atomic();
+    await commitMending(kv, atomic, [take]);
+    atomic = kv.atomic().sum(take, 1n);
     count = 0;
   };
   for await (const entry of kv.list({ prefix: duePrefix(SHARED_PARTITION) }, { batchSize: 500 })) {

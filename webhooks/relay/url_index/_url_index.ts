@@ -41,10 +41,14 @@ async function readSlot(
   url: string,
   listAll: () => Promise<Destination[]>,
 ): Promise<UrlSlot> {
-  const entry = await kv.get<string[]>(destinationUrlKey(await hashOf(url)));
-  if (entry.versionstamp !== null) return { key: entry.key, versionstamp: entry.versionstamp, ids: entry.value };
+  const entry = await kv.get<unknown>(destinationUrlKey(await hashOf(url)));
+  const { value, versionstamp } = entry;
+  if (Array.isArray(value) && value.every((id) => typeof id === "string")) {
+    return { key: entry.key, versionstamp, ids: value };
+  }
+  // Absent, or edited by hand into junk (checked as read all the same): the destinations stored at the URL.
   const earlier = (await listAll()).filter((d) => d.url === url && !d.pinned).map((d) => d.id);
-  return { key: entry.key, versionstamp: null, ids: earlier };
+  return { key: entry.key, versionstamp, ids: earlier };
 }
 
 /** The hook that both take (`null`: every hook), or `undefined` when they share none. */
