@@ -61,6 +61,20 @@ function isLiveSession(value: unknown, ttlMs: number): value is Session {
   return Number.isFinite(at) && at <= Date.now() + CLOCK_SKEW_MS && at + ttlMs >= Date.now();
 }
 
+/**
+ * Whether a stored value is a pending authorization the console made: its kind, a string verifier and state, a
+ * return page of the console (a path, never `//`), a string tenant id if any, and a save time that is a number. A
+ * value edited by hand into junk is none: its callback signs nobody in and leads nowhere else.
+ */
+function isPending(value: unknown): value is StoredPending {
+  if (typeof value !== "object" || value === null) return false;
+  const { kind, codeVerifier, state, returnTo, tenantId, savedAt } = value as Record<string, unknown>;
+  return (kind === "signin" || kind === "community") && typeof codeVerifier === "string" &&
+    typeof state === "string" && typeof returnTo === "string" && /^\/(?![/\\])/.test(returnTo) &&
+    (tenantId === undefined || typeof tenantId === "string") && typeof savedAt === "number" &&
+    Number.isFinite(savedAt);
+}
+
 /** Returns `bytes` random bytes as base64url text without padding. */
 export function randomToken(bytes = 32): string {
   const buf = crypto.getRandomValues(new Uint8Array(bytes));
@@ -166,12 +180,13 @@ export class SessionStore {
   ): Promise<PendingAuthorization | null> {
     if (!id || id.length > 100) return null;
     const entry = await this.#kv.get<StoredPending>(oauthStateKey(id));
-    if (!entry.value) return null;
+    if (!isPending(entry.value)) return null;
     if (state !== undefined && !timingSafeEqual(entry.value.state, state)) return null;
     // Used once: only the request that deletes it gets it.
     const res = await retryLocked(() => this.#kv.atomic().check(entry).delete(entry.key).commit());
     // KV's expiry is lazy: one older than ten minutes is refused here too (and is gone now).
     const { savedAt, ...pending } = entry.value;
-    return res.ok && typeof savedAt === "number" && savedAt + PENDING_TTL_MS >= Date.now() ? pending : null;
+    const now = Date.now();
+    return res.ok && savedAt! <= now + CLOCK_SKEW_MS && savedAt! + PENDING_TTL_MS >= now ? pending : null;
   }
 }
