@@ -59,16 +59,33 @@ export class HookStore {
 
   async #allocate(fields: Omit<HookRecord, "id">): Promise<HookRecord> {
     const seqKey = webhookSeqKey();
+    // No id below this one is free: raised past the ids given when the sequence is found behind them.
+    let floor = FIRST_WEBHOOK_ID;
     for (let attempt = 0; attempt < 50; attempt++) {
-      const seq = await this.#kv.get<number>(seqKey);
-      const next = (seq.value ?? FIRST_WEBHOOK_ID) + 1;
+      const seq = await this.#kv.get<unknown>(seqKey);
+      // A sequence edited by hand into junk (or left by a bad write) is no sequence: ids go on from the floor.
+      const last = typeof seq.value === "number" && Number.isSafeInteger(seq.value) ? seq.value : floor;
+      const next = Math.max(last, floor) + 1;
+      const key = webhookKey(fields.tenantId, next);
       const hook: HookRecord = { id: String(next), ...fields };
-      const result = await this.#kv.atomic().check(seq).set(seqKey, next)
-        .set(webhookKey(fields.tenantId, next), hook).commit();
+      // Never over a webhook made before (a sequence set back below the ids given).
+      const result = await this.#kv.atomic().check(seq).check({ key, versionstamp: null }).set(seqKey, next)
+        .set(key, hook).commit();
       if (result.ok) return hook;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10));
+      if ((await this.#kv.get(key)).versionstamp !== null) floor = await this.#highestId();
+      else await new Promise((resolve) => setTimeout(resolve, Math.random() * 10));
     }
     throw new Error("Cannot allocate a sandbox webhook id");
+  }
+
+  /** The highest webhook id given, of any tenant (read only when the sequence is found behind the ids given). */
+  async #highestId(): Promise<number> {
+    let highest = FIRST_WEBHOOK_ID;
+    for await (const entry of this.#kv.list({ prefix: webhookPrefix("").slice(0, -1) })) {
+      const id = entry.key.at(-1);
+      if (typeof id === "number" && Number.isSafeInteger(id)) highest = Math.max(highest, id);
+    }
+    return highest;
   }
 
   /** A tenant's webhook by id, or `null`. */

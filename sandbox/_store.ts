@@ -15,6 +15,7 @@ import {
   refreshKey,
   revokedGrantKey,
 } from "./_keys.ts";
+import { CODE_FIELDS, isAccessGrant, isUsedMark, shaped } from "./_record_shapes.ts";
 import { randomToken, sha256Hex } from "./_crypto.ts";
 import { HookStore } from "./_hook_store.ts";
 
@@ -191,16 +192,18 @@ export class SandboxStore extends HookStore {
     const key = codeKey(grantId);
     for (;;) {
       const found = await this.#kv.get<CodeRecord | UsedCode>(key);
-      if (!found.value) return null;
-      if ("used" in found.value) {
-        const expireIn = Math.max(keptMs, (found.value.keptUntil ?? 0) - Date.now());
-        await this.#kv.set(revokedGrantKey(found.value.grantId), true, { expireIn });
+      // A record edited by hand into junk (or left by a bad write) is no code: unknown, as one never issued.
+      if (!isUsedMark(found.value) && !shaped(found.value, CODE_FIELDS, "expiresAt")) return null;
+      const value = found.value as CodeRecord | UsedCode;
+      if ("used" in value) {
+        const expireIn = Math.max(keptMs, (value.keptUntil ?? 0) - Date.now());
+        await this.#kv.set(revokedGrantKey(value.grantId), true, { expireIn });
         return null;
       }
       const used: UsedCode = { used: true, grantId };
       // Kept as long as a token it gave may live, so that a late replay still revokes them (and longer by each refresh).
       const result = await this.#kv.atomic().check(found).set(key, used, { expireIn: keptMs }).commit();
-      if (result.ok) return { ...found.value, grantId };
+      if (result.ok) return { ...value, grantId };
     }
   }
 
@@ -249,8 +252,10 @@ export class SandboxStore extends HookStore {
 
   /** The grant of an access token (expired or not), or `null`, also when its grant was revoked. */
   async accessGrant(token: string): Promise<AccessRecord | null> {
-    const record = (await this.#kv.get<AccessRecord>(accessKey(await sha256Hex(token)))).value;
-    return await this.#revoked(record) ? null : record;
+    const record = (await this.#kv.get<unknown>(accessKey(await sha256Hex(token)))).value;
+    // A record edited by hand into junk (or left by a bad write) is no grant: the token is unknown.
+    if (!isAccessGrant(record)) return null;
+    return await this.#revoked(record as AccessRecord) ? null : record as AccessRecord;
   }
 
   /** Deletes an access token; `false` when it was not known. */

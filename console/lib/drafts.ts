@@ -188,13 +188,29 @@ export async function takeDraft(c: Context<ConsoleEnv>, deps: Deps): Promise<Dra
   const id = c.req.query("draft");
   if (!id || id.length > 100) return null;
   const entry = await kv.get<Draft & { savedAt: number; owner?: string }>(draftKey(id));
-  if (!entry.value) return null;
+  if (typeof entry.value !== "object" || entry.value === null) return null;
   const held = getCookie(c, cookieName(c, deps, DRAFT_COOKIE)) ?? "";
   if (typeof entry.value.owner !== "string" || !timingSafeEqual(entry.value.owner, atRest(held))) return null;
   const res = await retryLocked(() => kv.atomic().check(entry).delete(entry.key).commit());
-  const { savedAt, owner: _owner, ...draft } = entry.value;
-  if (!res.ok || savedAt + DRAFT_TTL_MS < Date.now() || draft.page !== c.req.path) return null;
-  return draft;
+  const { savedAt, page, kind, fields } = entry.value;
+  if (!res.ok || !(typeof savedAt === "number" && savedAt + DRAFT_TTL_MS >= Date.now()) || page !== c.req.path) {
+    return null;
+  }
+  return { page, kind, fields: fieldsOf(fields) };
+}
+
+/**
+ * A kept draft's fields, read by their types: texts and lists of texts. Fields edited by hand into junk (or left by a
+ * bad write) are dropped: the page comes back without them, as with fields too large to keep.
+ */
+function fieldsOf(value: unknown): Draft["fields"] {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return {};
+  const fields: Draft["fields"] = {};
+  for (const [name, field] of Object.entries(value)) {
+    if (typeof field === "string") fields[name] = field;
+    else if (Array.isArray(field)) fields[name] = field.filter((x): x is string => typeof x === "string");
+  }
+  return fields;
 }
 
 /** A text field of a draft. */

@@ -18,7 +18,7 @@
  */
 
 import { formTokenKey } from "./kv_keys.ts";
-import { retryLocked, SETTLE_MS, waitWhile } from "./kv_retry.ts";
+import { retryLocked, SETTLE_MS } from "./kv_retry.ts";
 import { timingSafeEqual } from "./session.ts";
 
 /** How long a taken token is remembered. */
@@ -56,6 +56,22 @@ function nonceAt(at: number): string {
 function issuedAt(nonce: string): number {
   const bytes = Uint8Array.fromBase64(nonce, { alphabet: "base64url" });
   return bytes.subarray(0, 6).reduce((t, b) => t * 256 + b, 0);
+}
+
+/**
+ * What a stored use says, read as a {@linkcode TokenUse}: `{}` (in progress) as it is; the fields of their types
+ * (a redirect only within the console); and anything else, a value edited by hand into junk or left by a bad write,
+ * as a submission whose outcome is unknown (`uncertain`): the form acts no second time and nothing waits on it.
+ */
+function useOf(value: unknown): TokenUse {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { uncertain: true };
+  const { hookId, uncertain, location } = value as Record<string, unknown>;
+  if (Object.keys(value).length === 0) return {};
+  const use: TokenUse = {};
+  if (typeof hookId === "string" && hookId !== "") use.hookId = hookId;
+  if (uncertain === true) use.uncertain = true;
+  if (typeof location === "string" && /^\/(?![/\\])/.test(location)) use.location = location;
+  return Object.keys(use).length > 0 ? use : { uncertain: true };
 }
 
 /** Whether `value` looks like a form token (a nonce and its MAC, base64url). */
@@ -127,8 +143,8 @@ export class FormTokens {
         this.#kv.atomic().check({ key, versionstamp: null }).set(key, {}, { expireIn: TOKEN_TTL_MS }).commit()
       );
       if (res.ok) return null;
-      const entry = await this.#kv.get<TokenUse>(key);
-      if (entry.value) return entry.value;
+      const entry = await this.#kv.get<unknown>(key);
+      if (entry.versionstamp !== null) return useOf(entry.value);
       // Expired between the check and the read: take it again.
     }
   }
@@ -155,14 +171,16 @@ export class FormTokens {
    * double click sends the second before the first is answered): `null` when it gave the token back, so that this
    * submission may take it; the in-progress mark (`{}`) when it did not end in time (15 s by default).
    */
-  settled(token: string, timeoutMs: number = SETTLE_MS): Promise<TokenUse | null> {
-    // `{}` marks a submission in progress; what it left once it ended has its fields.
-    return waitWhile<TokenUse>(
-      this.#kv,
-      formTokenKey(token),
-      (use) => use !== null && Object.keys(use).length === 0,
-      timeoutMs,
-    );
+  async settled(token: string, timeoutMs: number = SETTLE_MS): Promise<TokenUse | null> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const entry = await this.#kv.get<unknown>(formTokenKey(token));
+      if (entry.versionstamp === null) return null;
+      // `{}` marks a submission in progress; what it left once it ended has its fields (junk: an unknown outcome).
+      const use = useOf(entry.value);
+      if (Object.keys(use).length > 0 || Date.now() >= until) return use;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 
   /** Records what a token's submission made. */

@@ -111,7 +111,7 @@ export class RateLimiter {
     const window = Math.floor(now / rule.windowMs);
     const end = (window + 1) * rule.windowMs;
     const { value } = await this.#kv.get<number>(["console_rate", bucket, key.slice(0, 200), window]);
-    const used = Math.min(typeof value === "number" ? value : 0, rule.limit);
+    const used = Math.min(countOf(value), rule.limit);
     return { limit: rule.limit, windowMs: rule.windowMs, used, remaining: rule.limit - used, resetsInMs: end - now };
   }
 
@@ -152,7 +152,7 @@ export class RateLimiter {
         // first; when another process counted meanwhile the check fails, and the count is read and tried again.
         let current: Deno.KvEntryMaybe<number> = this.#known.get(id) ?? { key, value: null, versionstamp: null };
         for (;;) {
-          const base = current.value ?? 0;
+          const base = countOf(current.value);
           const seen = current;
           // In the receiver's group commit: a count shares the commit of the postbacks that arrive with it.
           const res = await commitInGroup(this.#kv, {
@@ -179,6 +179,15 @@ export class RateLimiter {
     if (this.#known.size >= 10_000 && !this.#known.has(id)) this.#known.clear();
     this.#known.set(id, entry);
   }
+}
+
+/**
+ * A stored count as a number: a whole count of zero or more; anything else (NaN, a negative or fractional number, a
+ * string, an object: a counter edited by hand or left by a bad write) counts as none, so the limit neither refuses
+ * from the first request nor never refuses.
+ */
+function countOf(value: unknown): number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : 0;
 }
 
 /** The 429 answer of a refused hit. */

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { oauthStateKey, rawSessionKey, sessionKey } from "./kv_keys.ts";
+import { isBearerId, oauthStateKey, rawSessionKey, sessionKey } from "./kv_keys.ts";
 import { retryLocked } from "./kv_retry.ts";
 
 /** A signed-in user's session as stored in KV. */
@@ -39,6 +39,40 @@ export interface PendingAuthorization {
   returnTo: string;
   /** For `kind: "community"`: the community's tenant id. */
   tenantId?: string;
+}
+
+/** How far ahead of this clock a session's creation time may lie (another process's clock): no further. */
+const CLOCK_SKEW_MS = 5 * 60_000;
+
+/**
+ * Whether a stored value is a session this console made and still live: a user of string `sub` and `name`, a CSRF
+ * token of a bearer id's shape, a creation time that is a time, not far ahead of now, and within `ttlMs` of it. A
+ * value edited by hand into junk (or left by a bad write) is none, so it signs nobody in and matches no form.
+ */
+function isLiveSession(value: unknown, ttlMs: number): value is Session {
+  if (typeof value !== "object" || value === null) return false;
+  const { user, csrf, createdAt } = value as Partial<Record<keyof Session, unknown>>;
+  if (typeof user !== "object" || user === null) return false;
+  const { sub, name } = user as Record<string, unknown>;
+  if (typeof sub !== "string" || sub === "" || typeof name !== "string") return false;
+  if (typeof csrf !== "string" || !isBearerId(csrf) || typeof createdAt !== "string") return false;
+  const at = Date.parse(createdAt);
+  // KV expiry is lazy: check the age as well.
+  return Number.isFinite(at) && at <= Date.now() + CLOCK_SKEW_MS && at + ttlMs >= Date.now();
+}
+
+/**
+ * Whether a stored value is a pending authorization the console made: its kind, a string verifier and state, a
+ * return page of the console (a path, never `//`), a string tenant id if any, and a save time that is a number. A
+ * value edited by hand into junk is none: its callback signs nobody in and leads nowhere else.
+ */
+function isPending(value: unknown): value is StoredPending {
+  if (typeof value !== "object" || value === null) return false;
+  const { kind, codeVerifier, state, returnTo, tenantId, savedAt } = value as Record<string, unknown>;
+  return (kind === "signin" || kind === "community") && typeof codeVerifier === "string" &&
+    typeof state === "string" && typeof returnTo === "string" && /^\/(?![/\\])/.test(returnTo) &&
+    (tenantId === undefined || typeof tenantId === "string") && typeof savedAt === "number" &&
+    Number.isFinite(savedAt);
 }
 
 /** Returns `bytes` random bytes as base64url text without padding. */
@@ -96,11 +130,8 @@ export class SessionStore {
   /** The live session with that id, or `null` (unknown or expired). */
   async get(id: string | undefined): Promise<Session | null> {
     if (!id || id.length > 100) return null;
-    const value = (await this.#kv.get<Session>(sessionKey(id))).value ?? await this.#moveRaw(id);
-    if (!value) return null;
-    // KV expiry is lazy: check the age as well.
-    if (Date.parse(value.createdAt) + this.#ttlMs < Date.now()) return null;
-    return value;
+    const value = (await this.#kv.get<unknown>(sessionKey(id))).value ?? await this.#moveRaw(id);
+    return isLiveSession(value, this.#ttlMs) ? value : null;
   }
 
   /**
@@ -110,7 +141,7 @@ export class SessionStore {
   async #moveRaw(id: string): Promise<Session | null> {
     const raw = rawSessionKey(id);
     const entry = raw ? await this.#kv.get<Session>(raw) : null;
-    if (!entry?.value) return null;
+    if (!entry || !isLiveSession(entry.value, this.#ttlMs)) return null;
     const left = Date.parse(entry.value.createdAt) + this.#ttlMs - Date.now();
     if (!(left > 0)) return null;
     const key = sessionKey(id);
@@ -149,12 +180,13 @@ export class SessionStore {
   ): Promise<PendingAuthorization | null> {
     if (!id || id.length > 100) return null;
     const entry = await this.#kv.get<StoredPending>(oauthStateKey(id));
-    if (!entry.value) return null;
+    if (!isPending(entry.value)) return null;
     if (state !== undefined && !timingSafeEqual(entry.value.state, state)) return null;
     // Used once: only the request that deletes it gets it.
     const res = await retryLocked(() => this.#kv.atomic().check(entry).delete(entry.key).commit());
     // KV's expiry is lazy: one older than ten minutes is refused here too (and is gone now).
     const { savedAt, ...pending } = entry.value;
-    return res.ok && typeof savedAt === "number" && savedAt + PENDING_TTL_MS >= Date.now() ? pending : null;
+    const now = Date.now();
+    return res.ok && savedAt! <= now + CLOCK_SKEW_MS && savedAt! + PENDING_TTL_MS >= now ? pending : null;
   }
 }

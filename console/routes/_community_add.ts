@@ -19,9 +19,22 @@ function madeBy(stored: Community, form: CommunityForm): boolean {
 }
 
 /** The answer to an add whose tenant id is taken by what this form makes, once an add in progress ended; else `null`. */
+/** How long an add holds its tenant id at most. */
+const HOLD_MS = 60_000;
+
+/**
+ * Whether a hold's value is an add in progress: the time it holds until, not past and not further ahead than a hold
+ * lasts (or `true`, as earlier versions held). Anything else, edited by hand or left by a bad write, is none.
+ */
+function isHeld(value: unknown): boolean {
+  if (value === true) return true;
+  const now = Date.now();
+  return typeof value === "number" && value > now && value <= now + 2 * HOLD_MS;
+}
+
 async function addedAlready(c: Context<ConsoleEnv>, deps: Deps, form: CommunityForm): Promise<Response | null> {
   // The other add holds the tenant id while it runs.
-  await waitWhile(deps.kv, addingCommunityKey(form.tenantId), (held) => held !== null);
+  await waitWhile(deps.kv, addingCommunityKey(form.tenantId), isHeld);
   const stored = await deps.webhooks.communities.findByTenantID(form.tenantId);
   if (!stored || !madeBy(stored, form)) return null;
   return c.redirect(`/communities/${encodeURIComponent(form.tenantId)}?notice=saved`, 303);
@@ -45,9 +58,13 @@ export async function addCommunity(
   // `save` replaces a stored community: two adds at once would both pass the check below, and the second would
   // silently replace the first. The add holds its tenant id meanwhile.
   const adding = addingCommunityKey(form.tenantId);
-  const hold = async () =>
-    (await deps.kv.atomic().check({ key: adding, versionstamp: null }).set(adding, true, { expireIn: 60_000 }).commit())
-      .ok;
+  // Held until a time (ms): a hold past it, or edited into junk, holds nothing and is taken over.
+  const hold = async () => {
+    const entry = await deps.kv.get(adding);
+    if (entry.versionstamp !== null && isHeld(entry.value)) return false;
+    const until = Date.now() + HOLD_MS;
+    return (await deps.kv.atomic().check(entry).set(adding, until, { expireIn: HOLD_MS }).commit()).ok;
+  };
   const exists = `A community with tenant id '${form.tenantId}' already exists`;
   if (!await hold()) {
     const answer = await addedAlready(c, deps, form);

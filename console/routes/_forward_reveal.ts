@@ -50,6 +50,11 @@ async function revealsOf(c: Context<ConsoleEnv>, deps: Deps): Promise<Deno.KvEnt
   return await Array.fromAsync(deps.kv.list<Reveal>({ prefix: forwardRevealPrefix(sessionId) }, { limit: 100 }));
 }
 
+/** Whether a kept secret is a signing secret the relay makes (`whsec_` and base64), so one to show and copy. */
+function isSecret(value: unknown): value is string {
+  return typeof value === "string" && /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(value);
+}
+
 /** Whether `reveal` is of `d`: by id once added, by URL (one destination a URL per hook) until then. */
 function isOf(reveal: Reveal | null, d: Destination): boolean {
   return reveal?.id === undefined ? reveal?.url === d.url : reveal.id === d.id;
@@ -117,7 +122,8 @@ export async function takeReveal(
   if (entry.value?.hookId !== hookId) return null;
   // Two reads at once (a reload during the first load): one shows it.
   const taken = await retryLocked(() => deps.kv.atomic().check(entry).delete(key).commit());
-  if (!taken.ok) return null;
+  // A secret edited by hand into junk (or left by a bad write) is none to copy: the page says it is not shown.
+  if (!taken.ok || !isSecret(entry.value.secret)) return null;
   const destination = (await destinationsOf(deps.relay, hookId)).find((d) => isOf(entry.value, d));
   return destination ? { ...destination, secret: entry.value.secret } : "missing";
 }

@@ -37,6 +37,16 @@ function keyOf(c: Context<ConsoleEnv>, deps: Deps, tenantId: string): Deno.KvKey
   return sessionId ? reconcileChangesKey(sessionId, tenantId) : null;
 }
 
+/** Whether a kept value is a {@linkcode ReconcileChanges}: four whole counts of zero or more. */
+function isChanges(value: unknown): value is ReconcileChanges {
+  if (typeof value !== "object" || value === null) return false;
+  const counts = value as Record<string, unknown>;
+  return ["adopted", "removed", "cleared", "deleted"].every((name) => {
+    const n = counts[name];
+    return typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
+  });
+}
+
 /** Keeps what the fixes of `tenantId`'s community changed, for this session's next page of it to say. */
 export async function keepChanges(
   c: Context<ConsoleEnv>,
@@ -55,8 +65,10 @@ export async function keepChanges(
 export async function changedNotice(c: Context<ConsoleEnv>, deps: Deps, tenantId: string): Promise<string | undefined> {
   if (c.req.query("notice") !== "fixed") return undefined;
   const key = keyOf(c, deps, tenantId);
-  const changes = key ? (await deps.kv.get<ReconcileChanges>(key)).value : null;
+  const changes = key ? (await deps.kv.get<unknown>(key)).value : null;
   if (!changes) return undefined;
+  // Counts edited by hand into junk (or left by a bad write) say only that the fixes are applied.
+  if (!isChanges(changes)) return "The fixes are applied.";
   const parts = [
     `${count(changes.adopted, "hook")} adopted`,
     `${count(changes.removed, "dangling record")} removed`,

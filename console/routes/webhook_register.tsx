@@ -47,8 +47,11 @@ function preselect(communities: Community[], asked: string, last: string | null)
 export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const { webhooks } = deps;
   const tokens = new FormTokens(deps.kv);
-  const lastUsed = async (c: Context<ConsoleEnv>) =>
-    (await deps.kv.get<string>(lastCommunityKey(c.get("session")!.user.sub))).value;
+  // A value edited by hand into junk (not a tenant id) is no community used.
+  const lastUsed = async (c: Context<ConsoleEnv>) => {
+    const { value } = await deps.kv.get<unknown>(lastCommunityKey(c.get("session")!.user.sub));
+    return typeof value === "string" && value !== "" ? value : null;
+  };
 
   /** The form; `form.token` empty: with a fresh token for this session. `fault`: the field the error is about. */
   const registerPage = async (
