@@ -27,3 +27,15 @@ export function isAccessGrant(value: unknown): boolean {
   if (!shaped(value, ["clientId", "sub", "scope", "tenantId"], "expiresAt") || value.tenantId === "") return false;
   return value.grantId === undefined || typeof value.grantId === "string";
 }
+
+/**
+ * Whether a stored value is a refresh token's grant: its texts (a tenant among them), and an expiry that is a time,
+ * or none (a record of an older sandbox, which kept no expiry for its refresh tokens).
+ */
+export function isRefreshGrant(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const { refreshExpiresAt, ...rest } = value as Record<string, unknown>;
+  if (refreshExpiresAt !== undefined && !Number.isFinite(refreshExpiresAt)) return false;
+  if (!shaped({ ...rest, at: 0 }, ["clientId", "sub", "scope", "tenantId"], "at") || rest.tenantId === "") return false;
+  return rest.grantId === undefined || typeof rest.grantId === "string";
+}

@@ -15,7 +15,7 @@ import {
   refreshKey,
   revokedGrantKey,
 } from "./_keys.ts";
-import { CODE_FIELDS, isAccessGrant, isUsedMark, shaped } from "./_record_shapes.ts";
+import { CODE_FIELDS, isAccessGrant, isRefreshGrant, isUsedMark, shaped } from "./_record_shapes.ts";
 import { randomToken, sha256Hex } from "./_crypto.ts";
 import { HookStore } from "./_hook_store.ts";
 
@@ -272,6 +272,10 @@ export class SandboxStore extends HookStore {
     token: string,
   ): Promise<Deno.KvEntryMaybe<RefreshRecord>> {
     const entry = await this.#kv.get<RefreshRecord>(refreshKey(await sha256Hex(token)));
+    // A record edited into junk (no grant's texts, an expiry that is no time) is no refresh token: unknown.
+    if (entry.value !== null && !isRefreshGrant(entry.value)) {
+      return { key: entry.key, value: null, versionstamp: null };
+    }
     return await this.#revoked(entry.value) ? { key: entry.key, value: null, versionstamp: null } : entry;
   }
 
