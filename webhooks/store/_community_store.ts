@@ -47,6 +47,13 @@ function secretGuard(what: "save" | "update", tenantId: string): (stored: Commun
 }
 
 /**
+ * Whether a stored name pointer holds what a pointer may: a non-empty tenant id a record could be stored under (one
+ * too long for its key is junk).
+ */
+const isTenantId = (value: unknown): value is string =>
+  typeof value === "string" && value !== "" && keyFits(communityKey(value));
+
+/**
  * Makes the community store over a KV database.
  *
  * @param kv The KV database.
@@ -91,7 +98,8 @@ export function createCommunities(kv: Deno.Kv): Communities {
    * pointer dropped, and a replaced secret kept for its overlap.
    */
   function storeOp(current: Deno.KvEntryMaybe<Community>, byName: Deno.KvEntryMaybe<string>, record: Community) {
-    if (byName.value !== null && byName.value !== record.tenantId) {
+    // A pointer edited by hand into junk (not a tenant id) names no tenant: the record's pointer replaces it.
+    if (isTenantId(byName.value) && byName.value !== record.tenantId) {
       throw new ConflictError(
         `Cannot save community: the name ${describe(record.name)} is already used by another tenant`,
       );
@@ -175,7 +183,8 @@ export function createCommunities(kv: Deno.Kv): Communities {
       requireString(name, "name", "find community");
       for (let attempt = 0; attempt < 5; attempt++) {
         const pointer = await entryAt<string>(communityByNameKey(name));
-        if (pointer?.value == null) return null;
+        // A pointer edited by hand into junk (not a tenant id) points at no community.
+        if (!isTenantId(pointer?.value)) return null;
         const community = await findByTenantID(pointer.value);
         // A rename between the two reads: read the pointer again.
         if (community?.name === name) return community;
