@@ -146,7 +146,7 @@ export function parse(argv: string[]): Parsed {
     throw new UsageError(
       `'${command.words.join(" ")}' takes ${
         command.args.length ? command.args.join(" ") + more : "no arguments"
-      }, got ${args.length ? args.map((a) => `'${a}'`).join(" ") : "none"}`,
+      }, got ${args.length ? args.map(quoted).join(" ") : "none"}`,
       usage,
     );
   }
