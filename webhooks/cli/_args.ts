@@ -4,6 +4,7 @@
 
 import { parseArgs } from "node:util";
 import { COMMANDS, type CommandSpec, FLAGS, GLOBAL } from "./_grammar.ts";
+import { printable, quoted } from "./_format.ts";
 
 /** A usage error: exit status 2, with the usage of the command it concerns. */
 export class UsageError extends Error {
@@ -109,7 +110,9 @@ export function parse(argv: string[]): Parsed {
     positionals = parsed.positionals;
   } catch (error) {
     // The first sentence only ("Unknown option '--x'"), with the usage of the command it was given to.
-    const message = (error as Error).message.split(/\. (?=[A-Z])/)[0].replace(/\.$/, "");
+    // The option's name is the user's text: a line break in it must not start a line of its own (nor any control
+    // character reach the terminal), so the message is made printable whole.
+    const message = printable((error as Error).message.split(/\. (?=[A-Z])/)[0].replace(/\.$/, ""));
     const words = parseArgs({ args: argv, options: FLAGS, strict: false, allowPositionals: true }).positionals;
     const command = COMMANDS.find((c) => c.words.every((w, i) => words[i] === w));
     throw new UsageError(message, command ? commandUsage(command) : topUsage());
@@ -125,10 +128,13 @@ export function parse(argv: string[]): Parsed {
     if (group.length > 0 && positionals.length === 1) {
       const usage = groupUsage(positionals[0], group);
       if (values.help) return { command: null, help: usage, args: [], flags: values };
-      throw new UsageError(`'${positionals[0]}' needs a command: ${group.map((c) => c.words[1]).join(", ")}`, usage);
+      throw new UsageError(
+        `${quoted(positionals[0])} needs a command: ${group.map((c) => c.words[1]).join(", ")}`,
+        usage,
+      );
     }
     throw new UsageError(
-      `Unknown command '${positionals.slice(0, 2).join(" ")}'`,
+      `Unknown command ${quoted(positionals.slice(0, 2).join(" "))}`,
       group.length > 0 ? groupUsage(positionals[0], group) : topUsage(),
     );
   }
@@ -140,7 +146,7 @@ export function parse(argv: string[]): Parsed {
     throw new UsageError(
       `'${command.words.join(" ")}' takes ${
         command.args.length ? command.args.join(" ") + more : "no arguments"
-      }, got ${args.length ? args.map((a) => `'${a}'`).join(" ") : "none"}`,
+      }, got ${args.length ? args.map(quoted).join(" ") : "none"}`,
       usage,
     );
   }

@@ -11,6 +11,7 @@ import {
   HOOK_HEAD,
   hookRow,
   hookTable,
+  jsonText,
   publicCommunity,
   quoted,
   table,
@@ -58,7 +59,7 @@ export interface CommandContext {
 type Command = (ctx: CommandContext) => Promise<void>;
 
 function print(ctx: CommandContext, value: unknown, text: () => string): void {
-  ctx.out(ctx.json ? JSON.stringify(value, null, 2) : text());
+  ctx.out(ctx.json ? jsonText(value, 2) : text());
 }
 
 async function communityNamed(ctx: CommandContext, name: string): Promise<Community> {

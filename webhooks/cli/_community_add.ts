@@ -3,7 +3,7 @@
 // stored under that tenant id (the fields given replace, the client id,
 // secret and tokens not given are kept).
 
-import { printable, publicCommunity, quoted } from "./_format.ts";
+import { jsonText, printable, publicCommunity, quoted } from "./_format.ts";
 import { flagError } from "./_flag_errors.ts";
 import type { Community } from "../types.ts";
 import type { Webhooks } from "../webhooks.ts";
@@ -105,7 +105,7 @@ export async function addCommunity(ctx: AddContext, usage: (message: string) => 
   const value = { ...publicCommunity(community), ...(rotation ? { secretRotation: rotation } : {}) };
   ctx.out(
     ctx.json
-      ? JSON.stringify(value, null, 2)
+      ? jsonText(value, 2)
       : `${updated ? "Updated" : "Added"} community ${quoted(community.name)} (tenant ${printable(tenant)})${renamed}` +
         (rotation ? `\nClient secret rotated: the previous one is still accepted until ${rotation.validUntil}` : ""),
   );

@@ -134,3 +134,26 @@ export function hookRow(hook: Webhook): unknown[] {
 export function hookTable(hooks: Webhook[]): string {
   return hooks.length === 0 ? "No webhooks." : table(HOOK_HEAD, hooks.map(hookRow));
 }
+
+/**
+ * `JSON.stringify(value, null, indent)` that never throws on what a record edited by hand may hold: a BigInt or a
+ * `Deno.KvU64` is written as its decimal digits (a string), and an object inside itself as `"[circular]"`.
+ */
+export function jsonText(value: unknown, indent?: number): string {
+  return JSON.stringify(plain(value, new Set()), null, indent);
+}
+
+function plain(value: unknown, above: Set<object>): unknown {
+  if (typeof value === "bigint") return String(value);
+  if (value instanceof Deno.KvU64) return String(value.value);
+  if (typeof value !== "object" || value === null) return value;
+  if (above.has(value)) return "[circular]";
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return value; // a Date, say
+  above.add(value);
+  try {
+    if (Array.isArray(value)) return value.map((v) => plain(v, above));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v, above)]));
+  } finally {
+    above.delete(value);
+  }
+}

@@ -15,7 +15,7 @@ import { createRelay, type RelayAttempt } from "../relay/mod.ts";
 import type { LastTask } from "./_interrupt.ts";
 import { flagError } from "./_flag_errors.ts";
 import { KvTimeoutError } from "./_kv_limit.ts";
-import { quoted } from "./_format.ts";
+import { jsonText, quoted } from "./_format.ts";
 
 /** What `listen` takes of a command's context (the command table's own context has all of it). */
 export interface ListenContext {
@@ -156,7 +156,7 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
       signal: stopped,
       onAttempt: (attempt) => {
         try {
-          ctx.out(ctx.json ? JSON.stringify(attempt) : attemptLine(attempt));
+          ctx.out(ctx.json ? jsonText(attempt) : attemptLine(attempt));
         } catch (error) {
           unprinted ??= { error };
           unprintable.abort();

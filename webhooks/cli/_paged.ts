@@ -7,7 +7,7 @@
 // are printed leaves the array without its `]` and the last item printed
 // with its `,` after it: it cannot parse as a shorter, complete list.
 
-import { tableCells, tableHead, tableLine, tableWidths } from "./_format.ts";
+import { jsonText, tableCells, tableHead, tableLine, tableWidths } from "./_format.ts";
 
 /** What a paged list prints, and where it reads its pages. */
 export interface PagedList<T> {
@@ -60,7 +60,7 @@ function jsonPrinter(): Printer {
       const lines: string[] = held === null && items.length > 0 ? ["["] : [];
       for (const item of items) {
         if (held !== null) lines.push(`${held},`);
-        held = JSON.stringify(item, null, 2).replace(/^/gm, "  ");
+        held = jsonText(item, 2).replace(/^/gm, "  ");
       }
       if (lines.length > 0) ctx.out(lines.join("\n"));
     },

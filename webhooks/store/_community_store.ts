@@ -47,6 +47,25 @@ function secretGuard(what: "save" | "update", tenantId: string): (stored: Commun
 }
 
 /**
+ * Whether a stored name pointer holds what a pointer may: a non-empty tenant id a record could be stored under (one
+ * too long for its key is junk).
+ */
+const isTenantId = (value: unknown): value is string =>
+  typeof value === "string" && value !== "" && keyFits(communityKey(value));
+
+/** The stored value under tenant `tenantId`'s key when it is that tenant's record (a name to key), else `null`. */
+function recordOf(value: unknown, tenantId: string): Community | null {
+  const v = value as Community | null;
+  return typeof v === "object" && v !== null && v.tenantId === tenantId && typeof v.name === "string" ? v : null;
+}
+
+/** Whether `value` is a record an earlier version stored with a lone surrogate in its tenant id: another's, kept. */
+const earlierLayout = (value: unknown): boolean => {
+  const tenantId = (value as Community | null)?.tenantId;
+  return typeof tenantId === "string" && !tenantId.isWellFormed();
+};
+
+/**
  * Makes the community store over a KV database.
  *
  * @param kv The KV database.
@@ -91,15 +110,18 @@ export function createCommunities(kv: Deno.Kv): Communities {
    * pointer dropped, and a replaced secret kept for its overlap.
    */
   function storeOp(current: Deno.KvEntryMaybe<Community>, byName: Deno.KvEntryMaybe<string>, record: Community) {
-    if (byName.value !== null && byName.value !== record.tenantId) {
+    // A pointer edited by hand into junk (not a tenant id) names no tenant: the record's pointer replaces it.
+    if (isTenantId(byName.value) && byName.value !== record.tenantId) {
       throw new ConflictError(
         `Cannot save community: the name ${describe(record.name)} is already used by another tenant`,
       );
     }
     const op = kv.atomic().check(current, byName);
-    if (current.value && current.value.name !== record.name) op.delete(communityByNameKey(current.value.name));
+    // Junk under the key (edited by hand) is stored over as none: its name and secret are no old ones of this tenant.
+    const stored = recordOf(current.value, record.tenantId);
+    if (stored && stored.name !== record.name) op.delete(communityByNameKey(stored.name));
     // A replaced secret keeps verifying for a while: its entry goes in with the record that replaces it.
-    const previous = rotationOf(current.value, record, Date.now());
+    const previous = rotationOf(stored, record, Date.now());
     if (previous) {
       op.set(communitySecretPreviousKey(record.tenantId), previous, { expireIn: PREVIOUS_SECRET_KEEP_MS });
     }
@@ -116,7 +138,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
           communityKey(record.tenantId),
           communityByNameKey(record.name),
         ]);
-        guard(current.value, record);
+        guard(recordOf(current.value, record.tenantId), record);
         return [storeOp(current, byName, record)];
       }, "save community").catch((error) => {
         throw communitySizeError(sizeError(error, `community ${describe(record.tenantId)}`), record);
@@ -133,7 +155,8 @@ export function createCommunities(kv: Deno.Kv): Communities {
           communityKey(record.tenantId),
           communityByNameKey(record.name),
         ]);
-        added = current.value === null; // checked by the commit: one stored meanwhile fails it, and is seen here
+        // Checked by the commit: one stored meanwhile fails it, and is seen here. Junk under the key counts as none.
+        added = recordOf(current.value, record.tenantId) === null && !earlierLayout(current.value);
         return added ? [storeOp(current, byName, record)] : null;
       }, "save community").catch((error) => {
         throw communitySizeError(sizeError(error, `community ${describe(record.tenantId)}`), record);
@@ -175,7 +198,8 @@ export function createCommunities(kv: Deno.Kv): Communities {
       requireString(name, "name", "find community");
       for (let attempt = 0; attempt < 5; attempt++) {
         const pointer = await entryAt<string>(communityByNameKey(name));
-        if (pointer?.value == null) return null;
+        // A pointer edited by hand into junk (not a tenant id) points at no community.
+        if (!isTenantId(pointer?.value)) return null;
         const community = await findByTenantID(pointer.value);
         // A rename between the two reads: read the pointer again.
         if (community?.name === name) return community;

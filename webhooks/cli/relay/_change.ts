@@ -6,6 +6,7 @@
 // shows it.
 
 import type { Destination, Relay } from "../../relay/mod.ts";
+import { jsonText } from "../_format.ts";
 import { shownDestination } from "./_lists.ts";
 import { badDestinationId, type RelayContext, unknownDestination as unknown, withRelay } from "./_with_relay.ts";
 
@@ -43,7 +44,7 @@ export function setEnabled(
       if (after === null) throw unknown(id); // not there, or removed meanwhile
       if (after.enabled !== enabled) after = null; // changed back meanwhile: again
     }
-    if (ctx.json) return ctx.out(JSON.stringify({ ...shownDestination(after), changed }, null, 2));
+    if (ctx.json) return ctx.out(jsonText({ ...shownDestination(after), changed }, 2));
     if (!changed) return ctx.out(`Destination ${id} was already ${enabled ? "enabled" : "disabled"}`);
     const kept = `what waits for it is kept, untried, and sent once it is enabled again (relay enable ${id})`;
     ctx.out(
@@ -66,7 +67,7 @@ export function removeDestination(ctx: RelayContext, usageHint: (message: string
     const before = await relay.destinations.get(id);
     // Not there, or removed meanwhile (by another `relay remove`, say): either way this run removed nothing.
     if (before === null || !await relay.destinations.remove(id)) throw unknown(id);
-    if (ctx.json) return ctx.out(JSON.stringify({ id, removed: true }, null, 2));
+    if (ctx.json) return ctx.out(jsonText({ id, removed: true }, 2));
     const pinned = before.pinned ? "; it was pinned: a listen forwarding to it stops" : "";
     ctx.out(`Removed destination ${id}, with the entries waiting for it and its dead letters${pinned}`);
   });

@@ -3,7 +3,7 @@
 // before anything is read or sent; one that names no entry fails (status 1).
 
 import type { Relay } from "../../relay/mod.ts";
-import { quoted, table } from "../_format.ts";
+import { jsonText, quoted, table } from "../_format.ts";
 import { badEntryId, type RelayContext, shownTime, withRelay } from "./_with_relay.ts";
 
 /** Why an entry has no attempt recorded, by `relay.entryState`. */
@@ -24,7 +24,7 @@ export function listAttempts(ctx: RelayContext, usageHint: (message: string) => 
     if (attempts.length === 0) {
       throw new Error(`No attempts are recorded for entry ${quoted(id)}: ${NONE[String(await relay.entryState(id))]}`);
     }
-    if (ctx.json) return ctx.out(JSON.stringify(attempts, null, 2));
+    if (ctx.json) return ctx.out(jsonText(attempts, 2));
     ctx.out(table(
       ["TIME", "STATUS", "DURATION", "ERROR"],
       attempts.map((a) => [
@@ -89,7 +89,7 @@ export function redeliver(ctx: RelayContext, usageHint: (message: string) => Err
       // Outside the try: stdout's reader gone ends the command there, never counted as an entry not sent.
       if (!ctx.json) ctx.out(said);
     }
-    if (ctx.json) ctx.out(JSON.stringify(done, null, 2));
+    if (ctx.json) ctx.out(jsonText(done, 2));
     const missed = [...done.notDeadLetters, ...done.failed.map((f) => f.id)];
     if (missed.length > 0) {
       throw new Error(

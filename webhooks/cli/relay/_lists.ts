@@ -4,7 +4,7 @@
 // store newest first as the other lists are.
 
 import type { DeadLetter, Destination } from "../../relay/mod.ts";
-import { table } from "../_format.ts";
+import { jsonText, table } from "../_format.ts";
 import { printPages } from "../_paged.ts";
 import { shownUrl } from "../_shown.ts";
 import { badDestinationId, type RelayContext, shownTime, unknownDestination, withRelay } from "./_with_relay.ts";
@@ -29,7 +29,7 @@ const yesNo = (value: unknown) => value === true ? "yes" : value === false ? "no
 export function listDestinations(ctx: RelayContext): Promise<void> {
   return withRelay(ctx, async (relay) => {
     const all = (await relay.destinations.list()).map(shownDestination);
-    if (ctx.json) return ctx.out(JSON.stringify(all, null, 2));
+    if (ctx.json) return ctx.out(jsonText(all, 2));
     ctx.out(
       all.length === 0 ? "No destinations." : table(
         ["ID", "URL", "HOOKS", "ENABLED", "PINNED", "CREATED"],
