@@ -10,6 +10,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { ROOT } from "./_keys.ts";
 import { SandboxStore } from "./_store.ts";
+import { retryingLocks } from "./_kv_locked.ts";
 import { apiRoutes, newHook } from "./_api.ts";
 import { checkOptions, entityOf, originOf, PLACE_ID } from "./_http.ts";
 import { authorizeRoutes } from "./_oauth.ts";
@@ -34,8 +35,18 @@ import {
 export * from "./types.ts";
 
 export function createSandbox(options: SandboxOptions): Sandbox {
-  const { kv, basePath, ttlSeconds, refreshTtlSeconds, fetchFn, now, communityRedirectPath, consoleRedirectPath } =
-    checkOptions(options);
+  const {
+    kv: given,
+    basePath,
+    ttlSeconds,
+    refreshTtlSeconds,
+    fetchFn,
+    now,
+    communityRedirectPath,
+    consoleRedirectPath,
+  } = checkOptions(options);
+  // A KV file shared by several consoles is locked at times by another's commit: the sandbox waits it out.
+  const kv = retryingLocks(given);
   // Two postbacks of one tenant signed in the same millisecond would carry the
   // same header, and a replay-safe receiver delivers a header once: each
   // signature of this sandbox gets a timestamp of its own.

@@ -77,32 +77,46 @@ export async function takeOff(
   return await narrowing(d.id, async () => {
     const now = await relay.destinations.get(d.id);
     if (now === null) return 0; // removed meanwhile
-    return await narrowTo(relay, now, now.hookIds?.filter((id) => id !== hookId) ?? [], exists);
+    const without = (d: Destination) => d.hookIds?.filter((id) => id !== hookId) ?? [];
+    return await narrowTo(relay, now, without(now), exists, without);
   });
 }
 
 /**
  * The changes of a destination's hooks made in this process, one at a time per destination, each on the list as the
- * one before left it (the relay's update takes the list it is given, whatever is there now). Two consoles on one KV
- * are not ordered by it.
+ * one before left it. Two consoles on one KV are not ordered by it: there, each update holds only while the list is
+ * still the one read (`ifHookIds`), and is worked out again from a fresh read otherwise.
  */
 const narrowing = oneAtATime();
 
 /**
  * Leaves destination `d` to the hooks among `hookIds` whose records are there (the relay refuses an update that names
- * one that is gone), or removes it when none is; resolves with how many it keeps.
+ * one that is gone), or removes it when none is; resolves with how many it keeps. The update holds only while the
+ * destination's hooks are still those of `d` (`ifHookIds`): another console on this KV that changed them meanwhile
+ * (its own hook taken off) is not undone; the destination is read again and `next` says what to leave then (`null`:
+ * nothing to change any more).
  */
 async function narrowTo(
   relay: Relay,
   d: Destination,
   hookIds: string[],
   exists: (hookId: string) => Promise<boolean>,
+  next: (now: Destination) => string[] | null = () => hookIds,
 ): Promise<number> {
-  const found = await Promise.all(hookIds.map(exists));
-  const kept = hookIds.filter((_, i) => found[i]);
-  if (kept.length === 0) await relay.destinations.remove(d.id);
-  else await relay.destinations.update(d.id, { hookIds: kept });
-  return kept.length;
+  for (let now: Destination | null = d, wanted = hookIds; now !== null;) {
+    const found = await Promise.all(wanted.map(exists));
+    const kept = wanted.filter((_, i) => found[i]);
+    if (kept.length === 0) {
+      await relay.destinations.remove(now.id);
+      return 0;
+    }
+    if (await relay.destinations.update(now.id, { hookIds: kept, ifHookIds: now.hookIds ?? null })) return kept.length;
+    now = await relay.destinations.get(now.id); // changed (or removed) meanwhile
+    const again = now && next(now);
+    if (again === null) return now?.hookIds?.length ?? 0;
+    wanted = again;
+  }
+  return 0;
 }
 
 /** Whether a hook's record is there: what {@linkcode takeOff} and {@linkcode forgetDestinations} ask. */
@@ -135,7 +149,7 @@ export async function forgetDestinations(
       const named = narrowed(now);
       if (named === null) return;
       // A hook that cannot be looked up now is taken as there: the update then keeps it, or is refused.
-      await narrowTo(relay, now!, named, (id) => exists(id).catch(() => true));
+      await narrowTo(relay, now!, named, (id) => exists(id).catch(() => true), narrowed);
     }).catch(() => {});
   }
 }

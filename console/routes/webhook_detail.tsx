@@ -80,6 +80,10 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     try {
       await webhooks.update(hook, changes);
     } catch (err) {
+      // Unregistered meanwhile (another tab, or another console on this KV): the page says so, not "failed".
+      if (await webhooks.findByID(hook.id).catch(() => hook) === null) {
+        return gone(c, `The webhook is unregistered: ${what}.`);
+      }
       const error = `The change failed: ${describeError(err)}`;
       // Module A names the field it refused ('events' or 'object'): the form marks it.
       const named = /^The change failed: Cannot update webhook: '(events|object)'/.exec(error)?.[1];

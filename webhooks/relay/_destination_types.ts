@@ -5,6 +5,8 @@
  * @module
  */
 
+import { describe as describeValue } from "../_util.ts";
+
 /**
  * A destination that postbacks are forwarded to. Its secret is only in what
  * `add` returns ({@linkcode NewDestination}).
@@ -108,6 +110,8 @@ export interface DestinationInput {
  *
  * const patch: DestinationPatch = { enabled: false, ifEnabled: true }; // only if it is enabled now
  * assert.equal(patch.url, undefined); // kept
+ * const narrowed: DestinationPatch = { hookIds: ["h2"], ifHookIds: ["h1", "h2"] }; // only if those are its hooks now
+ * assert.deepEqual(narrowed.hookIds, ["h2"]);
  * ```
  */
 export interface DestinationPatch {
@@ -124,7 +128,47 @@ export interface DestinationPatch {
    * resolves `null`, as for one not there. Of two `{ enabled: false, ifEnabled: true }` at once, one gets `null`.
    */
   ifEnabled?: boolean;
+  /**
+   * Change it only if its hooks are these (`null`: every hook) when the change is committed, in any order; otherwise
+   * nothing is written and `update` resolves `null`. A list read, changed and written back (a hook taken off) then
+   * never puts back a hook that another process took off meanwhile: read again and try again.
+   */
+  ifHookIds?: string[] | null;
 }
+
+/** Refuses a patch of unknown fields, or of flags or an `ifHookIds` of another type. */
+export function checkPatch(patch: DestinationPatch, action: string): void {
+  const unknown = Object.keys(patch).find((k) => !PATCH_FIELDS.includes(k));
+  if (unknown !== undefined) {
+    throw new TypeError(
+      `Cannot ${action}: only 'url', 'hookIds' and 'enabled' change ('unique', 'ifEnabled' and 'ifHookIds' check), ` +
+        `got ${describeValue(unknown)}`,
+    );
+  }
+  for (const flag of ["enabled", "unique", "ifEnabled"] as const) {
+    if (patch[flag] !== undefined && typeof patch[flag] !== "boolean") {
+      throw new TypeError(`Cannot ${action}: '${flag}' must be a boolean, got ${describeValue(patch[flag])}`);
+    }
+  }
+  const expected = patch.ifHookIds;
+  if (expected !== undefined && expected !== null && !(Array.isArray(expected) && expected.every(isString))) {
+    throw new TypeError(
+      `Cannot ${action}: 'ifHookIds' must be a list of hook ids or null, got ${describeValue(expected)}`,
+    );
+  }
+}
+
+/** Whether the stored destination is as the patch's `ifEnabled` and `ifHookIds` ask. */
+export function patchHolds(patch: DestinationPatch, stored: { enabled: boolean; hookIds?: string[] }): boolean {
+  if (patch.ifEnabled !== undefined && stored.enabled !== patch.ifEnabled) return false;
+  if (patch.ifHookIds === undefined) return true;
+  if (patch.ifHookIds === null || stored.hookIds === undefined) return patch.ifHookIds === null && !stored.hookIds;
+  const want = new Set(patch.ifHookIds);
+  return want.size === new Set(stored.hookIds).size && stored.hookIds.every((id) => want.has(id));
+}
+
+const PATCH_FIELDS = ["url", "hookIds", "enabled", "unique", "ifEnabled", "ifHookIds"];
+const isString = (v: unknown): v is string => typeof v === "string";
 
 /**
  * The destinations of a relay, kept in KV.

@@ -20,7 +20,7 @@ import { dropPaused, unpark } from "./paused/mod.ts";
 import { commitMending } from "./counters/mod.ts";
 import { idOfKey, readable, requireWhole } from "./damaged/mod.ts";
 
-import type { StoredDestination } from "./_destination_types.ts";
+import { checkPatch, patchHolds, type StoredDestination } from "./_destination_types.ts";
 export type { StoredDestination };
 
 const ONE = 1n;
@@ -256,19 +256,7 @@ export function createDestinations(
       if (patch === null || typeof patch !== "object") {
         throw new TypeError(`Cannot ${action}: 'patch' must be an object, got ${describeValue(patch)}`);
       }
-      const unknown = Object.keys(patch).find((k) => !["url", "hookIds", "enabled", "unique", "ifEnabled"].includes(k));
-      if (unknown !== undefined) {
-        throw new TypeError(
-          `Cannot ${action}: only 'url', 'hookIds' and 'enabled' change ('unique' and 'ifEnabled' check), got ${
-            describeValue(unknown)
-          }`,
-        );
-      }
-      for (const flag of ["enabled", "unique", "ifEnabled"] as const) {
-        if (patch[flag] !== undefined && typeof patch[flag] !== "boolean") {
-          throw new TypeError(`Cannot ${action}: '${flag}' must be a boolean, got ${describeValue(patch[flag])}`);
-        }
-      }
+      checkPatch(patch, action);
       const url = patch.url === undefined ? undefined : await checkUrl(patch.url, action, options);
       const hookIds = patch.hookIds === undefined || patch.hookIds === null
         ? patch.hookIds
@@ -278,7 +266,7 @@ export function createDestinations(
         const current = await kv.get<StoredDestination>(destinationKey(id));
         if (current.versionstamp === null) return null;
         requireWhole(id, current.value, action); // stored data untouched: a damaged record is refused, not patched
-        if (patch.ifEnabled !== undefined && current.value.enabled !== patch.ifEnabled) return null; // in this commit
+        if (!patchHolds(patch, current.value)) return null; // in this commit (ifEnabled, ifHookIds)
         const next: StoredDestination = { ...current.value };
         if (url !== undefined) next.url = url;
         if (hookIds === null) delete next.hookIds;
