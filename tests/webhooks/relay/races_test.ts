@@ -168,3 +168,39 @@ Deno.test("update with ifEnabled: of three disables at once, one changes it and 
     kv.close();
   }
 });
+
+Deno.test("update with ifHookIds: each of two handles takes its hook off at once; neither puts the other's back", async () => {
+  await using handles = await twoHandles();
+  await seedHooks(handles.kvA, ["h1", "h2", "h3"]);
+  const [a, b] = [handles.kvA, handles.kvB].map((kv) => createRelay(kv, { allowPrivateNetwork: true }));
+  try {
+    const { id } = await a.destinations.add({ url: "http://127.0.0.1:9/hooks", hookIds: ["h1", "h2", "h3"] });
+    // Both read ["h1", "h2", "h3"]; A takes h1 off, B takes h2 off, each writing back what it read less its hook.
+    const read = ["h3", "h2", "h1"]; // any order
+    const [byA, byB] = await Promise.all([
+      a.destinations.update(id, { hookIds: ["h2", "h3"], ifHookIds: read }),
+      b.destinations.update(id, { hookIds: ["h1", "h3"], ifHookIds: read }),
+    ]);
+    assert.equal([byA, byB].filter((d) => d !== null).length, 1, "one change lands, the other finds its list moved");
+    const now = await a.destinations.get(id);
+    const late = byA === null ? { relay: a, off: "h1" } : { relay: b, off: "h2" };
+    // The one refused reads again and works its change out from what is there now.
+    const again = await late.relay.destinations.update(id, {
+      hookIds: now!.hookIds!.filter((h) => h !== late.off),
+      ifHookIds: now!.hookIds,
+    });
+    assert.deepEqual(again?.hookIds, ["h3"], "both hooks taken off, none put back");
+    assert.equal(
+      await a.destinations.update(id, { enabled: false, ifHookIds: null }),
+      null,
+      "not every hook: unchanged",
+    );
+    assert.equal((await a.destinations.get(id))?.enabled, true);
+    const wrong = await a.destinations.update(id, { enabled: false, ifHookIds: "h3" as unknown as string[] })
+      .catch((e) => e);
+    assert.ok(wrong instanceof TypeError && /'ifHookIds' must be a list of hook ids or null/.test(wrong.message));
+    assert.equal((await a.destinations.get(id))?.enabled, true, "a refused patch writes nothing");
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+  }
+});
