@@ -87,11 +87,21 @@ function payloadShaped(value: unknown): value is PayloadEntry {
  * its key) a summary of another number.
  */
 export function viewOf(value: unknown, seq?: number): DeliveryView | null {
-  const ok = (view: unknown) => isView(view) && (seq === undefined || view.seq === seq) ? view : null;
-  if (!(value instanceof Uint8Array)) return ok(value);
+  return summaryOf(value, seq)?.view ?? null;
+}
+
+/**
+ * A summary as read ({@linkcode viewOf}), with its JSON text when it was stored as bytes (the hook index packs that
+ * text as it is); `null`: junk, or a summary of another number than `seq`.
+ */
+export function summaryOf(value: unknown, seq?: number): { view: DeliveryView; json?: string } | null {
+  const ok = (view: unknown) => isView(view) && (seq === undefined || view.seq === seq);
+  if (!(value instanceof Uint8Array)) return ok(value) ? { view: value as DeliveryView } : null;
   const end = value.indexOf(NEWLINE);
+  const json = decoder.decode(end === -1 ? value : value.subarray(0, end));
   try {
-    return ok(JSON.parse(decoder.decode(end === -1 ? value : value.subarray(0, end))));
+    const view: unknown = JSON.parse(json);
+    return ok(view) ? { view: view as DeliveryView, json } : null;
   } catch {
     return null;
   }

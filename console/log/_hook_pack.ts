@@ -10,14 +10,13 @@ import { Buffer } from "node:buffer";
 import type { DeliveryView } from "./_view.ts";
 import { hookPackPrefix } from "./_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
-import { isView, utf8 } from "./_delivery_layout.ts";
+import { isView, summaryOf, utf8 } from "./_delivery_layout.ts";
 
 /** Bytes of one pack at most: KV takes 64 KiB per value. */
 const PACK_BYTES = 60_000;
 /** Milliseconds of arrivals one pack spans at most (it expires with its newest). */
 const PACK_SPAN_MS = 60_000;
 
-const NEWLINE = 0x0a;
 const decoder = new TextDecoder();
 
 /** The summaries of a pack, in order. */
@@ -48,15 +47,8 @@ export interface Line {
  * writer stored); `null`: junk (hand-edited, a bad write), which no pack takes.
  */
 export function lineOf(value: unknown, seq: number): Line | null {
-  if (!(value instanceof Uint8Array)) return isView(value) && value.seq === seq ? lineOfView(value) : null;
-  const end = value.indexOf(NEWLINE);
-  const json = decoder.decode(end === -1 ? value : value.subarray(0, end));
-  try {
-    const view: unknown = JSON.parse(json);
-    return isView(view) && view.seq === seq ? lineOfView(view, json) : null;
-  } catch {
-    return null;
-  }
+  const summary = summaryOf(value, seq);
+  return summary === null ? null : lineOfView(summary.view, summary.json);
 }
 
 /** A summary's line as a writer has it. */
