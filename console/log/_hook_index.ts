@@ -26,7 +26,7 @@ import { DELIVERY_VIEW_PREFIX, deliveryViewKey, HOOK_INDEX_MARK_KEY, hookPackKey
 import { retryLocked } from "../lib/kv_retry.ts";
 import { Buffer } from "node:buffer";
 import { type Line, lineOf, packsOf, setPack } from "./_hook_pack.ts";
-import { type Allocator, msOf, numberAt } from "./_numbers.ts";
+import { type Allocator, FAR_AHEAD_MS, msOf, numberAt } from "./_numbers.ts";
 import { repairPack } from "./_hook_repair.ts";
 
 /**
@@ -35,7 +35,7 @@ import { repairPack } from "./_hook_repair.ts";
  */
 export function markOf(mark: Deno.KvEntryMaybe<unknown>): number {
   const { value } = mark;
-  return Number.isSafeInteger(value) && (value as number) <= numberAt(Date.now() + 86_400_000) ? value as number : 0;
+  return Number.isSafeInteger(value) && (value as number) <= numberAt(Date.now() + FAR_AHEAD_MS) ? value as number : 0;
 }
 
 /** Rows past the mark that start a pass (the readers' tail is about this long). */

@@ -55,10 +55,13 @@ interface Lease {
  * A lease's end as stored when it can be one (a number at most a day past the clock: a lease lasts
  * {@linkcode LEASE_MS}); else 0: junk (edited by hand), which holds its slot for nobody and bounds no number.
  */
-function endOf(held: unknown, now: number): number {
+export function leaseEnd(held: unknown, now: number): number {
   const until = (held as Partial<Lease> | null)?.until;
-  return typeof until === "number" && until <= now + 86_400_000 ? until : 0;
+  return typeof until === "number" && until <= now + FAR_AHEAD_MS ? until : 0;
 }
+
+/** How far past the clock a stored time (a lease's end, the hook index's mark) can be before it is taken as junk. */
+export const FAR_AHEAD_MS = 86_400_000;
 
 /** Numbers of one process: a leased slot, and its count within the millisecond. */
 export class Allocator {
@@ -127,7 +130,7 @@ export class Allocator {
       );
       const held = entry.value;
       const mine = held?.owner === this.#owner && entry.versionstamp === this.#versionstamp;
-      const end = endOf(held, now);
+      const end = leaseEnd(held, now);
       if (held && !mine && end > now) continue;
       const until = now + LEASE_MS;
       // Kept, never expired: its end is all the next owner has to number past, whatever the two clocks say
@@ -163,7 +166,7 @@ export class Allocator {
     const leased = new Set<unknown>();
     for await (const entry of this.#kv.list<Lease>({ prefix: SLOT_PREFIX })) {
       const held = entry.value;
-      if (held?.owner === this.#owner || endOf(held, now) <= now) return true;
+      if (held?.owner === this.#owner || leaseEnd(held, now) <= now) return true;
       leased.add(entry.key[1]);
     }
     return Array.from({ length: SLOTS }, (_, slot) => slot).some((slot) => !leased.has(slot));

@@ -31,7 +31,7 @@ import {
   WRITTEN_SHARDS,
 } from "./_keys.ts";
 import { retryLocked } from "../lib/kv_retry.ts";
-import { msOf, numberAt } from "./_numbers.ts";
+import { leaseEnd, msOf, numberAt } from "./_numbers.ts";
 import { countOf as big, junkCount } from "./_written.ts";
 
 /** Rows past the retention that wait for a trim (a forced trim takes any). */
@@ -166,7 +166,7 @@ export class Trimmer {
     );
     const held = entry.value;
     // An end more than a day ahead (a lease lasts 30 s) was edited by hand: the lease is free.
-    if (held && held.owner !== this.#owner && held.until > now && held.until <= now + 86_400_000) return false;
+    if (held && held.owner !== this.#owner && leaseEnd(held, now) > now) return false;
     const until = now + LEASE_MS;
     const res = await retryLocked(() =>
       this.#kv.atomic().check(entry).set(TRIM_LEASE_KEY, { owner: this.#owner, until }, { expireIn: LEASE_MS })
