@@ -1,0 +1,70 @@
+// A counter a job sums that holds something other than a 64-bit counter (an
+// operator's hand edit, a bad write): Deno KV refuses the sum at the commit,
+// yet keeps the mutations added before it. The group commit must still keep
+// its promise for an "error" result, "nothing of it was written": a job whose
+// counter is junk stores none of its other writes, alone or in a group, and
+// once the counter is mended the same job commits whole.
+
+import assert from "node:assert/strict";
+import { commitInGroup, type GroupJob } from "../../../webhooks/mod.ts";
+import { post, seed, signA } from "../_receiver.ts";
+import { body, withWriter } from "../receiver/_write_bench.ts";
+
+const job = (name: string): GroupJob => ({
+  checks: [{ key: ["claim", name], versionstamp: null }],
+  build: (atomic) => void atomic.set(["claim", name], true).set(["item", name], name).sum(["wake"], 1n),
+});
+
+async function stored(kv: Deno.Kv, prefix: string): Promise<unknown[]> {
+  return await Array.fromAsync(kv.list({ prefix: [prefix] }), (e) => e.key[1]);
+}
+
+Deno.test("a job summing a counter edited into junk fails and writes nothing, alone and in a group", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    await kv.set(["wake"], "junk");
+    const alone = await commitInGroup(kv, job("a"));
+    assert.equal(alone.kind, "error");
+    const together = await Promise.all(["b", "c", "d"].map((name) => commitInGroup(kv, job(name))));
+    assert.deepEqual(together.map((r) => r.kind), ["error", "error", "error"]);
+    assert.deepEqual(await stored(kv, "claim"), [], "no claim of a failed job");
+    assert.deepEqual(await stored(kv, "item"), [], "no item of a failed job");
+    assert.equal((await kv.get(["wake"])).value, "junk");
+    // Mended, the same jobs commit whole: the counter counts each once.
+    await kv.delete(["wake"]);
+    const again = await Promise.all(["a", "b", "c", "d"].map((name) => commitInGroup(kv, job(name))));
+    assert.deepEqual(again.map((r) => r.kind), Array(4).fill("committed"));
+    assert.deepEqual(await stored(kv, "item"), ["a", "b", "c", "d"]);
+    assert.equal((await kv.get<Deno.KvU64>(["wake"])).value?.value, 4n);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("a receiver whose write sums a junk counter answers 500 and stores nothing; the retry stores it once", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    await seed((await import("../../../webhooks/mod.ts")).createWebhooks(kv));
+    await kv.set(["wake"], "junk");
+    await withWriter(async ({ handle, inbox }) => {
+      const auth = await signA();
+      const first = await handle(post({ authorization: auth }, body()));
+      assert.equal(first.status, 500);
+      assert.deepEqual(await inbox(), [], "no item of a postback answered 500");
+      const claims = await Array.fromAsync(kv.list({ prefix: ["webhook_postback_claim"] }));
+      assert.deepEqual(claims, [], "no claim of a postback answered 500: its retry must not be a duplicate");
+      await kv.delete(["wake"]);
+      const retry = await handle(post({ authorization: auth }, body()));
+      assert.equal(retry.status, 200);
+      assert.deepEqual(await retry.json(), { received: 1 });
+      assert.equal((await inbox()).length, 1);
+    }, {
+      write: (postback, atomic) => {
+        atomic.set(["inbox", postback.postbackId, postback.index], { verb: postback.activity.verb });
+        atomic.sum(["wake"], 1n);
+      },
+    }, kv);
+  } finally {
+    kv.close();
+  }
+});
