@@ -12,6 +12,14 @@ type Step = (op: Deno.AtomicOperation, sums: SumTotals | null) => void;
 /** What a group adds with `sum`, by key id: each counter once, however many jobs add to it. */
 export type SumTotals = Map<string, { key: Deno.KvKey; n: bigint }>;
 
+/** One `sum` a job added, and whether it is an amount the group may gather. */
+interface Added {
+  id: string;
+  key: Deno.KvKey;
+  n: bigint;
+  valid: boolean;
+}
+
 /** The largest value of a KV `sum` (a 64-bit unsigned integer); sums wrap past it. */
 const U64_MAX = 2n ** 64n - 1n;
 
@@ -80,6 +88,7 @@ export class AtomicRecorder {
   /** Bytes of the mutations' keys and values. */
   bytes = 0;
   #steps: Step[] = [];
+  #sums: Added[] = [];
 
   #mutation(key: Deno.KvKey, value: unknown, step: Step, summed = false, id?: string): this {
     if (!Array.isArray(key)) throw new TypeError("Cannot add a mutation: the key must be an array");
@@ -111,19 +120,37 @@ export class AtomicRecorder {
     const id = anyKeyId(key);
     // Gathered only when it is a valid amount and this job writes the key no other way (a set then a sum of
     // one key must stay in order); anything else is replayed as it came, and KV judges it.
-    const gather = typeof n === "bigint" && n >= 0n && n <= U64_MAX;
+    const added: Added = { id, key, n, valid: typeof n === "bigint" && n >= 0n && n <= U64_MAX };
+    this.#sums.push(added);
     return this.#mutation(
       key,
       null,
       (op, sums) => {
-        if (sums === null || !gather || this.mutatedIds.includes(id)) return void op.sum(key, n);
-        const total = sums.get(id);
-        if (total === undefined) sums.set(id, { key, n });
-        else total.n = (total.n + n) & U64_MAX;
+        if (sums === null || !this.#gathered(added)) op.sum(key, n);
       },
       true,
       id,
     );
+  }
+
+  #gathered(added: Added): boolean {
+    return added.valid && !this.mutatedIds.includes(added.id);
+  }
+
+  /**
+   * Adds to `totals` the sums that {@linkcode replay} given totals leaves
+   * out. The group adds them ahead of every other mutation: Deno KV refuses
+   * a sum on a value that is no 64-bit counter at the commit but keeps the
+   * mutations added before it, so a counter edited into junk must fail the
+   * commit before any claim or item is written.
+   */
+  gatherSums(totals: SumTotals): void {
+    for (const added of this.#sums) {
+      if (!this.#gathered(added)) continue;
+      const total = totals.get(added.id);
+      if (total === undefined) totals.set(added.id, { key: added.key, n: added.n });
+      else total.n = (total.n + added.n) & U64_MAX;
+    }
   }
 
   min(key: Deno.KvKey, n: bigint): this {
@@ -159,10 +186,10 @@ export class AtomicRecorder {
 
   /**
    * Adds every recorded mutation (not the checks: the group adds each key's
-   * once) to `op`, in order. With `sums`, a sum of a key this job writes no
-   * other way is added to `sums` instead (the group then adds each total
-   * once, with {@linkcode applySums}): sums commute, and a group holds no
-   * other write or check of a key that one of its jobs sums.
+   * once) to `op`, in order. With `sums`, the sums {@linkcode gatherSums}
+   * gathered are left out (the group adds each total once, first, with
+   * {@linkcode applySums}): sums commute, and a group holds no other write or
+   * check of a key that one of its jobs sums.
    */
   replay(op: Deno.AtomicOperation, sums: SumTotals | null = null): void {
     for (const step of this.#steps) step(op, sums);

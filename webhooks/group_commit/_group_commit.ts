@@ -216,8 +216,12 @@ class GroupCommitter {
     const checks = new Map<string, Deno.AtomicCheck>();
     try {
       const op = this.#kv.atomic();
-      // Jobs that add to one counter (the relay's wake counter, say) add to it once here, their amounts summed.
+      // Jobs that add to one counter (the relay's wake counter, say) add to it once here, their amounts summed,
+      // and first: a sum KV refuses (a counter edited into junk) then fails the commit before anything else of it
+      // is written (Deno KV keeps the mutations ahead of a refused sum).
       const sums: SumTotals = new Map();
+      for (const entry of group) entry.recorder!.gatherSums(sums);
+      applySums(op, sums);
       for (const entry of group) {
         const { checks: own, checkIds } = entry.recorder!;
         for (let i = 0; i < own.length; i++) checks.set(checkIds[i], own[i]);
@@ -232,7 +236,6 @@ class GroupCommitter {
         // the group is then tried job by job, and that job alone fails.
         entry.recorder!.replay(op, sums);
       }
-      applySums(op, sums);
       op.check(...checks.values()); // each key once: KV Connect counts every check
       for (const { key, value } of last.values()) op.set(key, value);
       const result = await withLockRetry(() => op.commit());
