@@ -61,3 +61,20 @@ for (const [name, junk] of JUNK) {
     }
   });
 }
+
+Deno.test("junk rows at the top of the log: list({ limit }) still gives the newest good summaries", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = new DeliveryStore(kv);
+    const stored: DeliveryView[] = [];
+    for (let n = 1; n <= 3; n++) stored.push(...await store.add("h1", [{ activity: { title: `p${n}` } }]));
+    const top = stored[2].seq;
+    // Above the newest good row: a few junk rows (the live stream's `ready` takes list({ limit: 1 })).
+    for (let i = 1; i <= 3; i++) await kv.set(["console_delivery_log", top + i], JUNK[i % JUNK.length][1]);
+    assert.deepEqual((await store.list({ limit: 1 })).map((v) => v.seq), [top]);
+    assert.deepEqual((await store.list({ limit: 2 })).map((v) => v.seq), [top, stored[1].seq]);
+    assert.deepEqual((await store.list({ hookId: "h1", limit: 1 })).map((v) => v.seq), [top]);
+  } finally {
+    kv.close();
+  }
+});
