@@ -19,6 +19,13 @@ import { DELIVERY_VIEW_PREFIX, deliveryViewKey, HOOK_INDEX_MARK_KEY, hookPackPre
 export const MAX_HOOK_TAIL = 8 * INDEX_BATCH;
 
 /**
+ * Junk rows (hand-edited, a bad write) the whole log's list passes over at
+ * most besides `limit`: without them a junk row at the top made
+ * `list({ limit: 1 })`, the live stream's `ready`, come back empty.
+ */
+const MAX_JUNK_PASSED = 64;
+
+/**
  * Summaries, newest first (oldest first with `forward`), of one hook or all,
  * after a number, at most `limit` (default 50); one hook's reads at most
  * {@linkcode MAX_HOOK_TAIL} rows of other hooks besides.
@@ -31,7 +38,15 @@ export async function listLog(
   const out: DeliveryView[] = [];
   if (limit < 1) return out;
   const { hookId, after, forward } = options;
-  const scan = new LogScan(kv, { hookId, after, reverse: !forward, limit: hookId ? limit + MAX_HOOK_TAIL : limit });
+  // The whole log's list reads `limit` rows at a time: a batch more only where it passed junk.
+  const scan = hookId
+    ? new LogScan(kv, { hookId, after, reverse: !forward, limit: limit + MAX_HOOK_TAIL })
+    : new LogScan(kv, {
+      after,
+      reverse: !forward,
+      limit: limit + MAX_JUNK_PASSED,
+      batchSize: Math.min(Math.ceil(limit), 500),
+    });
   for await (const { view } of scan) {
     out.push(view);
     if (out.length >= limit) break;
@@ -57,6 +72,8 @@ export interface ScanOptions {
   reverse: boolean;
   /** Entries to read at most. */
   limit: number;
+  /** Entries to read a round trip (KV's own choice when not given). */
+  batchSize?: number;
 }
 
 /** One summary as read, with the payload its row keeps (`null`: none there). */
@@ -120,7 +137,8 @@ export class LogScan implements AsyncIterable<ScannedRow> {
       : { start: deliveryViewKey(after + 1), end: deliveryViewKey(before) };
     const limit = this.#options.limit - this.read;
     if (limit <= 0) return;
-    for await (const entry of this.#kv.list(selector, { reverse, limit })) {
+    const { batchSize } = this.#options;
+    for await (const entry of this.#kv.list(selector, { reverse, limit, ...(batchSize ? { batchSize } : {}) })) {
       const seq = entry.key[1] as number;
       // A junk row (hand-edited, a bad write) counts as read, and is passed over.
       const row = rowOf(entry.value, seq);
