@@ -13,38 +13,13 @@ import {
   withLockRetry,
 } from "../kv/mod.ts";
 import { ConflictError } from "../errors.ts";
+import { secretGuard } from "./_secret_guard.ts";
 import { PREVIOUS_SECRET_KEEP_MS, readRotation, rotationOf } from "../signature/mod.ts";
 import { checkCursor, checkListOptions, describe, pageLimit, requireString } from "../_util.ts";
 import { communitySizeError, validateCommunity } from "./_validate_community.ts";
 import { kvCursorFor, storePageCursor } from "./_page_cursor.ts";
 import type { Community } from "../types.ts";
 import type { Communities } from "./communities.ts";
-
-/**
- * The check-and-set of a rotation: remembers the client secret a save (or
- * update) first read, and throws a {@linkcode ConflictError} when a later
- * read (its commit's check failed: another write got in first) finds that
- * secret replaced meanwhile and the record being written would replace it
- * again (with another secret, the one first read, or none). Nothing of the
- * save is stored then, so a rotation never silently turns another one's new
- * secret into the previous secret.
- */
-function secretGuard(what: "save" | "update", tenantId: string): (stored: Community | null, record: Community) => void {
-  let first: { secret: string | undefined } | null = null;
-  return (stored, record) => {
-    const secret = stored?.clientSecret;
-    if (first === null) {
-      first = { secret };
-      return;
-    }
-    if (secret !== first.secret && record.clientSecret !== secret) {
-      throw new ConflictError(
-        `Cannot ${what} community ${describe(tenantId)}: the secret changed meanwhile (another save replaced it), ` +
-          "so nothing was stored; read the community again and retry",
-      );
-    }
-  };
-}
 
 /**
  * Whether a stored name pointer holds what a pointer may: a non-empty tenant id a record could be stored under (one
@@ -105,18 +80,35 @@ export function createCommunities(kv: Deno.Kv): Communities {
   }
 
   /**
-   * The operation that stores `record` over `current` (its name pointer
-   * `byName`, read together): checked by both versionstamps, the old name's
-   * pointer dropped, and a replaced secret kept for its overlap.
+   * The entry of the other tenant the name's pointer names, read to tell a
+   * live holder from a pointer left stale (its record deleted or renamed by
+   * hand); `null` when the pointer is junk or this tenant's own.
    */
-  function storeOp(current: Deno.KvEntryMaybe<Community>, byName: Deno.KvEntryMaybe<string>, record: Community) {
-    // A pointer edited by hand into junk (not a tenant id) names no tenant: the record's pointer replaces it.
-    if (isTenantId(byName.value) && byName.value !== record.tenantId) {
+  async function otherHolder(byName: Deno.KvEntryMaybe<string>, tenantId: string) {
+    if (!isTenantId(byName.value) || byName.value === tenantId) return null;
+    return await entryAt<Community>(communityKey(byName.value), false);
+  }
+
+  /**
+   * The operation that stores `record` over `current` (its name pointer
+   * `byName` and the pointer's other holder, read together): checked by their
+   * versionstamps, the old name's pointer dropped, and a replaced secret kept
+   * for its overlap.
+   */
+  function storeOp(
+    current: Deno.KvEntryMaybe<Community>,
+    byName: Deno.KvEntryMaybe<string>,
+    holder: Deno.KvEntryMaybe<Community> | null,
+    record: Community,
+  ) {
+    // A pointer edited by hand into junk (not a tenant id) names no tenant: the record's pointer replaces it. One
+    // naming a tenant whose record no longer holds the name is taken over, that record checked unchanged meanwhile.
+    if ((holder?.value as { name?: unknown } | null | undefined)?.name === record.name) {
       throw new ConflictError(
         `Cannot save community: the name ${describe(record.name)} is already used by another tenant`,
       );
     }
-    const op = kv.atomic().check(current, byName);
+    const op = kv.atomic().check(current, byName, ...(holder ? [holder] : []));
     // Junk under the key (edited by hand) is stored over as none: its name and secret are no old ones of this tenant.
     const stored = recordOf(current.value, record.tenantId);
     if (stored && stored.name !== record.name) op.delete(communityByNameKey(stored.name));
@@ -139,7 +131,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
           communityByNameKey(record.name),
         ]);
         guard(recordOf(current.value, record.tenantId), record);
-        return [storeOp(current, byName, record)];
+        return [storeOp(current, byName, await otherHolder(byName, record.tenantId), record)];
       }, "save community").catch((error) => {
         throw communitySizeError(sizeError(error, `community ${describe(record.tenantId)}`), record);
       });
@@ -157,7 +149,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
         ]);
         // Checked by the commit: one stored meanwhile fails it, and is seen here. Junk under the key counts as none.
         added = recordOf(current.value, record.tenantId) === null && !earlierLayout(current.value);
-        return added ? [storeOp(current, byName, record)] : null;
+        return added ? [storeOp(current, byName, await otherHolder(byName, record.tenantId), record)] : null;
       }, "save community").catch((error) => {
         throw communitySizeError(sizeError(error, `community ${describe(record.tenantId)}`), record);
       });
@@ -186,7 +178,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
         guard(current.value, record);
         const byName = await kv.get<string>(communityByNameKey(record.name));
         saved = record;
-        return [storeOp(current, byName, record)];
+        return [storeOp(current, byName, await otherHolder(byName, tenantId), record)];
       }, "update community").catch((error) => {
         const sized = sizeError(error, `community ${describe(tenantId)}`);
         throw tried ? communitySizeError(sized, tried) : sized;
