@@ -7,8 +7,6 @@
 
 import assert from "node:assert/strict";
 import { commitInGroup, type GroupJob } from "../../../webhooks/mod.ts";
-import { post, seed, signA } from "../_receiver.ts";
-import { body, withWriter } from "../receiver/_write_bench.ts";
 
 const job = (name: string): GroupJob => ({
   checks: [{ key: ["claim", name], versionstamp: null }],
@@ -36,34 +34,6 @@ Deno.test("a job summing a counter edited into junk fails and writes nothing, al
     assert.deepEqual(again.map((r) => r.kind), Array(4).fill("committed"));
     assert.deepEqual(await stored(kv, "item"), ["a", "b", "c", "d"]);
     assert.equal((await kv.get<Deno.KvU64>(["wake"])).value?.value, 4n);
-  } finally {
-    kv.close();
-  }
-});
-
-Deno.test("a receiver whose write sums a junk counter answers 500 and stores nothing; the retry stores it once", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    await seed((await import("../../../webhooks/mod.ts")).createWebhooks(kv));
-    await kv.set(["wake"], "junk");
-    await withWriter(async ({ handle, inbox }) => {
-      const auth = await signA();
-      const first = await handle(post({ authorization: auth }, body()));
-      assert.equal(first.status, 500);
-      assert.deepEqual(await inbox(), [], "no item of a postback answered 500");
-      const claims = await Array.fromAsync(kv.list({ prefix: ["webhook_postback_claim"] }));
-      assert.deepEqual(claims, [], "no claim of a postback answered 500: its retry must not be a duplicate");
-      await kv.delete(["wake"]);
-      const retry = await handle(post({ authorization: auth }, body()));
-      assert.equal(retry.status, 200);
-      assert.deepEqual(await retry.json(), { received: 1 });
-      assert.equal((await inbox()).length, 1);
-    }, {
-      write: (postback, atomic) => {
-        atomic.set(["inbox", postback.postbackId, postback.index], { verb: postback.activity.verb });
-        atomic.sum(["wake"], 1n);
-      },
-    }, kv);
   } finally {
     kv.close();
   }
