@@ -46,3 +46,16 @@ Deno.test("communities add of the same community over a junk name pointer writes
     });
   }
 });
+
+Deno.test("communities add under a name whose pointer names a tenant with no record takes the name", async () => {
+  for (const stale of ["t9", "gone-tenant"]) {
+    await withJunkPointer(stale, async (path, kv) => {
+      await kv.delete(["community", "t1"]); // and the tenant it once named is gone too: nobody holds "Acme"
+      const argv = ["communities", "add", "--name", "Acme", "--tenant", "t2", "--base-url", "https://two.example"];
+      const ran = await runMain([...argv, "--kv", path]);
+      const what = `${endedCleanly(argv, ran)} over a pointer to ${stale}`;
+      assert.equal(ran.code, 0, `${what}: ${ran.err}`);
+      assert.equal((await kv.get(["community_by_name", "Acme"])).value, "t2", what);
+    });
+  }
+});
