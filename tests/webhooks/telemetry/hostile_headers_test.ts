@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import { createWebhooks, signJiveExtn } from "../../../webhooks/mod.ts";
 import { startOtlpReceiver } from "../../otlp_receiver.ts";
 import { endChild } from "../../_child.ts";
+import { boundedTenant } from "../../../webhooks/telemetry/mod.ts";
 
 const ROOT = new URL("../../../", import.meta.url);
 const SECRET = btoa(`cli secret ${crypto.randomUUID()}`);
@@ -158,4 +159,12 @@ Deno.test("cli receive with OTEL_DENO=true: hostile headers answered as without,
     await otlp.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("boundedTenant cuts a tenant id over 512 UTF-16 units to 512, ending in '...', never halving a pair", () => {
+  assert.equal(boundedTenant("t".repeat(512)), "t".repeat(512));
+  assert.equal(boundedTenant("x".repeat(7000)), `${"x".repeat(509)}...`);
+  const cut = boundedTenant(`${"a".repeat(508)}😀${"b".repeat(10)}`);
+  assert.equal(cut, `${"a".repeat(508)}...`);
+  assert.ok(cut.isWellFormed());
 });
