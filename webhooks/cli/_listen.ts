@@ -15,7 +15,7 @@ import { createRelay, type RelayAttempt } from "../relay/mod.ts";
 import type { LastTask } from "./_interrupt.ts";
 import { flagError } from "./_flag_errors.ts";
 import { KvTimeoutError } from "./_kv_limit.ts";
-import { jsonText, quoted } from "./_format.ts";
+import { jsonText, printable, quoted } from "./_format.ts";
 
 /** What `listen` takes of a command's context (the command table's own context has all of it). */
 export interface ListenContext {
@@ -30,14 +30,16 @@ export interface ListenContext {
   lastly(task: LastTask | null): void;
 }
 
-/** The printed line of one attempt: time, hook, status, duration, entry id (and why, when it failed). */
+/** The printed line of one attempt: time, hook, status, duration, entry id (and why, when it failed); one line. */
 export function attemptLine(
   attempt: RelayAttempt & { entryId: string; hookId: string },
 ): string {
   const time = new Date(attempt.time).toISOString().replace("T", " ").slice(0, 19);
   const status = attempt.status === 0 ? "ERR" : String(attempt.status);
   const ms = `${Math.round(attempt.durationMs)} ms`;
-  return [time, attempt.hookId, status, ms.padStart(7), attempt.entryId, attempt.error ?? ""].join("  ").trimEnd();
+  // The hook id is a stored record's (edited by hand, it may hold a line break: main escapes the rest, not `\n`).
+  const fields = [time, attempt.hookId, status, ms.padStart(7), attempt.entryId, attempt.error ?? ""];
+  return fields.map(printable).join("  ").trimEnd();
 }
 
 /** Whether `secret` is `whsec_` and 24 to 64 bytes in base64 (what a relay destination takes). */

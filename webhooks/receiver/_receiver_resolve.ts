@@ -10,6 +10,7 @@
 
 import { type HeldClaim, MAX_COMMIT_CHECKS, type NotClaimed, release } from "./claim/mod.ts";
 import { copyData } from "./_copy.ts";
+import { MAX_TENANT_ID_BYTES } from "../kv/mod.ts";
 import { checkSignature, type ParsedJiveExtn, verifyingKey } from "../signature/mod.ts";
 import { type BodyItem, urlsOf } from "./_receive.ts";
 import { type CachedCommunity, readCommunity, readRecord, ReceiverCache, stillCurrent } from "./_receiver_cache.ts";
@@ -17,8 +18,11 @@ import type { Community, Webhook } from "../types.ts";
 import type { Webhooks } from "../webhooks.ts";
 import type { ReceiverOptions } from "./receiver_types.ts";
 
-/** Longest tenant id looked up (a KV key holds 2048 bytes). */
-const MAX_TENANT_BYTES = 1024;
+/**
+ * Longest tenant id looked up: the longest a community may have (what the keys of its webhooks hold, 1,999 bytes),
+ * so that every community saved receives; one longer names none and is refused without a read.
+ */
+const MAX_TENANT_BYTES = MAX_TENANT_ID_BYTES;
 /** The 401 answer of every check that depends on the community, so tenants cannot be probed. */
 const NOT_VERIFIED = "JiveEXTN signature does not match";
 /**

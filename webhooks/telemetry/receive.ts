@@ -107,12 +107,31 @@ export function receiveEnded(
   if (span === undefined) return;
   // One call for the three: each setAttribute is a call into Deno's Rust side.
   span.setAttributes(
-    details.tenantId === undefined
-      ? { "webhooks.outcome": outcome, "webhooks.items": intAttribute(items) }
-      : { "webhooks.outcome": outcome, "webhooks.items": intAttribute(items), "webhooks.tenant_id": details.tenantId },
+    details.tenantId === undefined ? { "webhooks.outcome": outcome, "webhooks.items": intAttribute(items) } : {
+      "webhooks.outcome": outcome,
+      "webhooks.items": intAttribute(items),
+      "webhooks.tenant_id": boundedTenant(details.tenantId),
+    },
   );
   if (outcome === "error") span.setStatus({ code: SpanStatusCode.ERROR });
   endLater(span, ended);
+}
+
+/** The longest `webhooks.tenant_id` exported, in UTF-16 code units (as the receiver's onAttempt cuts a header's value). */
+export const MAX_TENANT_ATTRIBUTE = 512;
+
+/**
+ * The tenant id as an attribute: the header's value is the caller's, read
+ * before anything is verified (a 401's span has it too), so one longer than
+ * {@linkcode MAX_TENANT_ATTRIBUTE} is cut to it, ending in `...` (a
+ * surrogate pair never split): a header of 8 KiB writes no 8 KiB into each span.
+ */
+export function boundedTenant(tenantId: string): string {
+  if (tenantId.length <= MAX_TENANT_ATTRIBUTE) return tenantId;
+  let end = MAX_TENANT_ATTRIBUTE - 3;
+  const last = tenantId.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--; // a high surrogate whose pair would be cut off
+  return `${tenantId.slice(0, end)}...`;
 }
 
 /** Starts the span of the commit that stores a postback, under the active (the request's) span. */
