@@ -183,6 +183,29 @@ export class FormTokens {
     }
   }
 
+  /**
+   * Ends the wait for a token's submission still in progress after {@linkcode settled}: its console may have been
+   * killed mid-way (another process on the same KV takes the form sent again), so its outcome is recorded as unknown
+   * (`uncertain`: the platform may have made the hook) unless it ended meanwhile. A submission that is only slow
+   * still records what it made when it ends, over this mark.
+   *
+   * @returns what the token's submission left now: `null` when it gave the token back
+   */
+  async unfinished(token: string): Promise<TokenUse | null> {
+    if (!valid(token)) return { uncertain: true };
+    const key = formTokenKey(token);
+    for (;;) {
+      const entry = await retryLocked(() => this.#kv.get<unknown>(key));
+      if (entry.versionstamp === null) return null;
+      const use = useOf(entry.value);
+      if (Object.keys(use).length > 0) return use;
+      const marked = await retryLocked(() =>
+        this.#kv.atomic().check(entry).set(key, { uncertain: true }, { expireIn: TOKEN_TTL_MS }).commit()
+      );
+      if (marked.ok) return { uncertain: true };
+    }
+  }
+
   /** Records what a token's submission made. */
   async done(token: string, hookId: string): Promise<void> {
     if (!valid(token)) return;

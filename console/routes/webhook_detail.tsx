@@ -225,14 +225,18 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
 
   app.post("/webhooks/:id/unregister", async (c) => {
     const hook = await webhooks.findByID(c.req.param("id"));
-    if (!hook) return gone(c, "The webhook is unregistered already.");
-    if (!confirmed(await c.req.parseBody())) return confirmPage(c, hook);
+    const body = await c.req.parseBody();
+    if (!hook) {
+      await forgetLeft(c.req.param("id"), body);
+      return gone(c, "The webhook is unregistered already.");
+    }
+    if (!confirmed(body)) return confirmPage(c, hook);
     try {
       await webhooks.unregister(hook);
     } catch (err) {
       return await detailPage(c, hook, { error: `Unregistering failed: ${describeError(err)}`, offerForget: true });
     }
-    await forgetHere(hook);
+    await forgetHere(hook.id);
     return c.redirect("/webhooks?notice=unregistered", 303);
   });
 
@@ -240,22 +244,35 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   // receiver go here only. The platform is not asked.
   app.post("/webhooks/:id/forget", async (c) => {
     const hook = await webhooks.findByID(c.req.param("id"));
-    if (!hook) return gone(c, "The webhook is gone already.");
-    if (!confirmed(await c.req.parseBody())) return c.redirect(pathOf(hook.id), 303);
+    const body = await c.req.parseBody();
+    if (!hook) {
+      await forgetLeft(c.req.param("id"), body);
+      return gone(c, "The webhook is gone already.");
+    }
+    if (!confirmed(body)) return c.redirect(pathOf(hook.id), 303);
     await webhooks.remove(hook.id);
-    await forgetHere(hook);
+    await forgetHere(hook.id);
     return c.redirect("/webhooks?notice=forgotten", 303);
   });
+
+  /**
+   * A confirmed Unregister or Forget of a hook whose record is gone: a console killed between removing the record and
+   * {@linkcode forgetHere} left its destinations (secret and all, on no page) and its receiver's keys; they go now.
+   * An id no record ever had finds nothing to forget; one too long for a key fails here, and is answered as gone.
+   */
+  const forgetLeft = async (hookId: string, body: Record<string, unknown>) => {
+    if (confirmed(body)) await forgetHere(hookId).catch(() => {});
+  };
 
   /**
    * Removes what the console keeps of a hook beside its record: its name, its receiver's keys, and its "Forward to"
    * destinations.
    */
-  const forgetHere = async (hook: Webhook) => {
-    await deps.labels.delete(hook.id).catch(() => {});
-    await forgetDestinations(deps.relay, [hook.id], hookExists(deps));
+  const forgetHere = async (hookId: string) => {
+    await deps.labels.delete(hookId).catch(() => {});
+    await forgetDestinations(deps.relay, [hookId], hookExists(deps));
     const keys: Deno.KvKey[] = [];
-    for await (const entry of deps.kv.list({ prefix: receiverByHookPrefix(hook.id) })) {
+    for await (const entry of deps.kv.list({ prefix: receiverByHookPrefix(hookId) })) {
       keys.push(entry.key, receiverKey(String(entry.key[entry.key.length - 1])));
     }
     await retryLocked(() => {

@@ -166,6 +166,9 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       // rather than on a form that, sent again, would register a second hook.
       if (first === null || Object.keys(first).length > 0) break;
       first = await tokens.settled(form.token);
+      // Still in progress after the wait: the console that took it may have been killed mid-way, after the platform
+      // made the hook. Waiting again would not end, and the hook shows in no list until a reconcile adopts it.
+      if (first !== null && Object.keys(first).length === 0) first = await tokens.unfinished(form.token);
       if (first !== null) break;
       // The first one was refused and gave the token back: this one tries.
     }
@@ -173,20 +176,12 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       return c.redirect(`/webhooks/${encodeURIComponent(first.hookId)}?notice=already-registered`, 303);
     }
     if (first?.location) return c.redirect(first.location, 303);
-    if (first?.uncertain) {
+    if (first) { // uncertain: the only use left
       return registerPage(
         c,
         { ...form, token: "" },
         "This form was sent already, and the platform may have registered its webhook then. Reconcile the " +
           "community before trying again: it adopts the hook if it was made",
-        409,
-      );
-    }
-    if (first) {
-      return registerPage(
-        c,
-        { ...form, token: "" },
-        "This form is being submitted already: wait a moment, then look for the webhook in the list",
         409,
       );
     }
