@@ -8,6 +8,7 @@ import type { Outcome } from "./_deliver.ts";
 import { type OutboxEntry, storedOf } from "./_entry.ts";
 import { deleteForward, setForward } from "./_forwards.ts";
 import { retryWhileLocked } from "../kv/mod.ts";
+import { removedState } from "./removal/mod.ts";
 import {
   attemptKey,
   deadByDestinationKey,
@@ -262,8 +263,9 @@ export class FinishQueue {
           for (const q of batch) {
             let ok = q.finish.committed = await this.#commit([q.finish]);
             const instead = q.finish.ifRemoved;
-            if (!ok && instead && (await this.#kv.get(removedKey(q.finish.held.entry.destinationId))).versionstamp) {
-              ok = await this.#commit([instead]);
+            if (!ok && instead) {
+              const state = await removedState(this.#kv, q.finish.held.entry.destinationId);
+              if (state !== "live") ok = await this.#commit([state === "removed" ? instead : q.finish]);
             }
             if (!ok && q.finish.attempt) {
               const [key, value] = q.finish.attempt;

@@ -59,6 +59,22 @@ export async function dropRemoved(kv: Deno.Kv, id: string, pinned: boolean): Pro
 }
 
 /**
+ * Whether destination `id` is removed: its mark there and its record gone (a removal deletes the record in the commit
+ * that sets the mark). A mark beside a live record is junk (edited by hand, a bad write), and would drop the entries
+ * of a destination still in use: it is deleted, checked against both (`"cleared"`), and the destination is `"live"`
+ * as it is without a mark. Read where a mark refused a commit, and by housekeeping: never on a delivery's path.
+ */
+export async function removedState(kv: Deno.Kv, id: string): Promise<"removed" | "live" | "cleared"> {
+  for (;;) {
+    const [mark, record] = await retryWhileLocked(() => kv.getMany([removedKey(id), destinationKey(id)]));
+    if (mark.versionstamp === null) return "live";
+    if (record.versionstamp === null) return "removed";
+    const cleared = await retryWhileLocked(() => kv.atomic().check(mark, record).delete(mark.key).commit());
+    if (cleared.ok) return "cleared"; // else one of the two changed meanwhile (a removal, say): read them again
+  }
+}
+
+/**
  * A worker's housekeeping look at the destinations removed (marked until a day after each removal is done): one whose
  * removal was killed before its entries and dead letters were deleted has them deleted now (however far away their
  * next attempt). One list of a few keys: a finished removal costs nothing more (no dead letter of it is written
@@ -68,8 +84,12 @@ export async function settleRemoved(kv: Deno.Kv): Promise<void> {
   for await (const entry of kv.list<RemovedMark>({ prefix: REMOVED_PREFIX })) {
     if (entry.value?.dropped !== false) continue;
     // One removal that fails (the KV, or a record it cannot read) keeps its mark for the next look, and does not
-    // hold back the others: its mark no longer expires while it is unfinished.
-    await dropRemoved(kv, entry.key[1] as string, entry.value.pinned === true).catch(() => {});
+    // hold back the others: its mark no longer expires while it is unfinished. A mark beside a live record is junk,
+    // cleared here: its destination's entries are kept.
+    const id = entry.key[1] as string;
+    const pinned = entry.value.pinned === true;
+    await removedState(kv, id).then((state) => state === "removed" ? dropRemoved(kv, id, pinned) : undefined)
+      .catch(() => {});
   }
 }
 
