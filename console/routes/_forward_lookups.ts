@@ -125,6 +125,19 @@ export function hookExists(deps: Pick<Deps, "webhooks">): (hookId: string) => Pr
 }
 
 /**
+ * The hooks that destinations name whose records are gone: left by an Unregister or a reconcile killed before it
+ * forgot their destinations (a retry no longer sees the record), or by a record deleted by hand. A hook that cannot
+ * be looked up now is taken as there.
+ */
+export async function goneHooks(deps: Pick<Deps, "relay" | "webhooks">): Promise<string[]> {
+  const named = new Set<string>();
+  for (const d of await deps.relay.destinations.list().catch(() => [])) for (const id of d.hookIds ?? []) named.add(id);
+  const exists = hookExists(deps);
+  const found = await Promise.all([...named].map((id) => exists(id).catch(() => true)));
+  return [...named].filter((_, i) => !found[i]);
+}
+
+/**
  * Forgets the destinations of hooks whose records are gone (unregistered, forgotten, or dangling records reconcile
  * removed, all at once): one bound to those hooks alone is removed, secret and all (no page would list it again); one
  * shared with other hooks keeps those whose records are there (`exists`; the relay refuses an update that names a

@@ -15,7 +15,7 @@ import { storedIso } from "../components/LocalTime.tsx";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame, noticeOf } from "../lib/context.ts";
 import { DRAFT_NOTICE, takeDraft } from "../lib/drafts.ts";
 import type { CommunityForm } from "./_community_form.tsx";
-import { forgetDestinations, hookExists } from "./_forward_lookups.ts";
+import { forgetDestinations, goneHooks, hookExists } from "./_forward_lookups.ts";
 import { changedNotice, keepChanges } from "./_reconcile_changes.ts";
 
 /** What the community pages share with this one. */
@@ -278,10 +278,12 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
     } catch (err) {
       return await reconcilePage(c, community, null, failure(err, community));
     }
-    // The dangling records are removed: their "Forward to" destinations go with them, as on Unregister.
-    // All at once: a destination shared by two of them would otherwise keep the second (the relay refuses an
-    // update that names a hook already gone).
-    await forgetDestinations(deps.relay, report.dangling.map((hook) => hook.id), hookExists(deps));
+    // The dangling records are removed: their "Forward to" destinations go with them, as on Unregister, and so do
+    // those of any hook already gone (a reconcile or Unregister killed before it forgot them: its retry no longer
+    // sees the record). All at once: a destination shared by two of them would otherwise keep the second (the relay
+    // refuses an update that names a hook already gone).
+    const gone = [...report.dangling.map((hook) => hook.id), ...await goneHooks(deps)];
+    await forgetDestinations(deps.relay, gone, hookExists(deps));
     // What changed, for the page to say (kept for this session, not claimed by the query): the report describes the
     // state found before the fixes.
     await keepChanges(c, deps, community.tenantId, {

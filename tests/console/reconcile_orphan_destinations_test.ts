@@ -3,8 +3,8 @@
 // record deleted by hand) leaves a destination naming a hook whose record is
 // gone: listed on no page, secret and all. A retried reconcile no longer sees
 // the record, so its fix also forgets the destinations of every hook that is
-// gone, not only of the records it removed itself. A pinned destination
-// (`cli listen`'s) is its listener's to remove, and stays.
+// gone, not only of the records it removed itself, as Unregister does (a
+// listener's pinned destination of that hook alone too).
 
 import assert from "node:assert/strict";
 import { csrfOf, withHook } from "./_helpers.ts";
@@ -38,7 +38,7 @@ Deno.test("Reconcile's fix forgets the destinations of a hook whose record was r
       assert.ok(!ids.includes(alone.id), "the destination of the gone hook alone is removed");
       assert.deepEqual(left.find((d) => d.id === shared.id)?.hookIds, [hook.id], "the shared one keeps the live hook");
       assert.ok(ids.includes(kept.id), "the live hook's own destination stays");
-      assert.ok(ids.includes(pinned.id), "a listener's pinned destination is its own to remove");
+      assert.ok(!ids.includes(pinned.id), "a listener's destination of the gone hook alone too, as on Unregister");
     } finally {
       await relay.close();
     }
