@@ -96,8 +96,11 @@ function pinned(url: URL, address: string | null): { target: string; host?: stri
 async function excerpt(response: Response): Promise<{ text: string; broken?: unknown }> {
   if (!response.body) return { text: "" };
   // A body whose declared length is small is read in one native call (a stream reader costs far more per answer).
+  // Not a compressed one: fetch inflates it, and its length is the compressed size (a few hundred bytes of brotli
+  // may inflate to gigabytes).
   const declared = Number(response.headers.get("content-length") ?? NaN);
-  if (declared <= SMALL_BODY && !response.headers.has("transfer-encoding")) {
+  const plain = !response.headers.has("transfer-encoding") && !response.headers.has("content-encoding");
+  if (declared <= SMALL_BODY && plain) {
     try {
       const bytes = await response.bytes();
       return { text: excerptText(bytes.subarray(0, RESPONSE_BYTES), bytes.byteLength > RESPONSE_BYTES) };
