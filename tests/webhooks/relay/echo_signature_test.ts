@@ -3,7 +3,8 @@
 // attempt keeps the first 1 KiB of its answer, and the signature of the
 // request must not be kept with it, as no signature reaches `attempts()`
 // (shown on the console's delivery page and by `relay attempts`), whether
-// the answer is declared or streamed, and whether it is a failure or not.
+// the answer is declared or streamed, a failure or not, and whether the
+// echo escapes the signature's slashes (PHP's json_encode) or percent-encodes it.
 
 import assert from "node:assert/strict";
 import { createRelay } from "../../../webhooks/mod.ts";
@@ -15,7 +16,9 @@ Deno.test("an answer that echoes the request's webhook-signature is kept without
   let status = 500;
   const app = startApp((request) => {
     const echo = JSON.stringify({ "webhook-id": request.id, "webhook-signature": request.signature }) +
-      `\nsig=${request.signature.slice(3)}`;
+      `\nsig=${request.signature.slice(3)}` +
+      // As PHP's json_encode writes it (a slash escaped), and as a query string or form would carry it.
+      `\n${request.signature.slice(3).replaceAll("/", "\\/")}\n${encodeURIComponent(request.signature.slice(3))}`;
     return new Response(streamed ? ReadableStream.from([new TextEncoder().encode(echo)]) : echo, { status });
   });
   const relay = createRelay(kv, { allowPrivateNetwork: true });
@@ -34,7 +37,10 @@ Deno.test("an answer that echoes the request's webhook-signature is kept without
       const kept = attempts[0].response ?? "";
       const way = `${stream ? "streamed" : "declared"} ${answer}`;
       assert.ok(kept.includes(id), `${way}: the echo is kept (${kept})`);
-      assert.ok(!kept.includes(signature.slice(3)), `${way}: the signature is kept: ${kept}`);
+      const digest = signature.slice(3);
+      for (const form of [digest, digest.replaceAll("/", "\\/"), encodeURIComponent(digest)]) {
+        assert.ok(!kept.includes(form), `${way}: the signature is kept as ${form}: ${kept}`);
+      }
     }
   } finally {
     await worker.stop();
