@@ -39,6 +39,21 @@ function excerptText(bytes: Uint8Array, cut: boolean): string {
   return new TextDecoder().decode(bytes, { stream: cut });
 }
 
+/**
+ * `text` without the request's signature: an answer that echoes the request
+ * (a request inspector, an error page) is kept to be shown on pages and by
+ * the CLI, where no signature may reach. Also as PHP's json_encode writes it
+ * (slashes escaped) and percent-encoded (a query string, a form). A digest
+ * the 1 KiB cut split is left: a part verifies nothing.
+ */
+function withoutSignature(text: string, signature: string): string {
+  const digest = signature.startsWith(SIGNATURE_PREFIX) ? signature.slice(SIGNATURE_PREFIX.length) : signature;
+  for (const form of [digest, digest.replaceAll("/", "\\/"), encodeURIComponent(digest)]) {
+    text = text.replaceAll(form, "(the signature)");
+  }
+  return text;
+}
+
 /** What the guard decided for a host: why it may not be called, or the checked address to call it at. */
 export interface HostVerdict {
   refused: string | null;
@@ -237,10 +252,7 @@ export async function deliver(
       { method: "POST", headers, body, redirect: "manual", signal, client } as RequestInit,
     );
     const { text: read, broken } = await excerpt(response);
-    // An answer that echoes the request (a request inspector, an error page) does not keep its signature: what is
-    // kept is shown on pages and by the CLI. A digest the 1 KiB cut split is left: a part verifies nothing.
-    const digest = signature.startsWith(SIGNATURE_PREFIX) ? signature.slice(SIGNATURE_PREFIX.length) : signature;
-    const text = read.replaceAll(digest, "(the signature)");
+    const text = withoutSignature(read, signature);
     const retryAfterMs = response.status === 429 || response.status === 503
       ? parseRetryAfter(response.headers.get("retry-after"), options.now())
       : undefined;
