@@ -25,6 +25,8 @@ export interface Outcome {
 }
 
 const RESPONSE_BYTES = 1_024;
+/** What `webhook-signature` holds before the digest. */
+const SIGNATURE_PREFIX = "v1,";
 const SMALL_BODY = 64 * 1_024;
 const HOST_CHECK_MS = 60_000;
 /**
@@ -35,6 +37,21 @@ const HOST_CHECK_MS = 60_000;
  */
 function excerptText(bytes: Uint8Array, cut: boolean): string {
   return new TextDecoder().decode(bytes, { stream: cut });
+}
+
+/**
+ * `text` without the request's signature: an answer that echoes the request
+ * (a request inspector, an error page) is kept to be shown on pages and by
+ * the CLI, where no signature may reach. Also as PHP's json_encode writes it
+ * (slashes escaped) and percent-encoded (a query string, a form). A digest
+ * the 1 KiB cut split is left: a part verifies nothing.
+ */
+function withoutSignature(text: string, signature: string): string {
+  const digest = signature.startsWith(SIGNATURE_PREFIX) ? signature.slice(SIGNATURE_PREFIX.length) : signature;
+  for (const form of [digest, digest.replaceAll("/", "\\/"), encodeURIComponent(digest)]) {
+    text = text.replaceAll(form, "(the signature)");
+  }
+  return text;
 }
 
 /** What the guard decided for a host: why it may not be called, or the checked address to call it at. */
@@ -96,8 +113,11 @@ function pinned(url: URL, address: string | null): { target: string; host?: stri
 async function excerpt(response: Response): Promise<{ text: string; broken?: unknown }> {
   if (!response.body) return { text: "" };
   // A body whose declared length is small is read in one native call (a stream reader costs far more per answer).
+  // Not a compressed one: fetch inflates it, and its length is the compressed size (a few hundred bytes of brotli
+  // may inflate to gigabytes).
   const declared = Number(response.headers.get("content-length") ?? NaN);
-  if (declared <= SMALL_BODY && !response.headers.has("transfer-encoding")) {
+  const plain = !response.headers.has("transfer-encoding") && !response.headers.has("content-encoding");
+  if (declared <= SMALL_BODY && plain) {
     try {
       const bytes = await response.bytes();
       return { text: excerptText(bytes.subarray(0, RESPONSE_BYTES), bytes.byteLength > RESPONSE_BYTES) };
@@ -231,7 +251,8 @@ export async function deliver(
       target,
       { method: "POST", headers, body, redirect: "manual", signal, client } as RequestInit,
     );
-    const { text, broken } = await excerpt(response);
+    const { text: read, broken } = await excerpt(response);
+    const text = withoutSignature(read, signature);
     const retryAfterMs = response.status === 429 || response.status === 503
       ? parseRetryAfter(response.headers.get("retry-after"), options.now())
       : undefined;
