@@ -7,7 +7,7 @@
  */
 
 import * as oauth from "oauth4webapi";
-import { OutboundError } from "./outbound.ts";
+import { capped, OutboundError } from "./outbound.ts";
 import type { Community } from "../../webhooks/mod.ts";
 
 /** An OAuth provider the console talks to. */
@@ -61,9 +61,18 @@ function requestOptions(
   return {
     // Local providers (the sandbox, a dev instance) speak plain http.
     [oauth.allowInsecureRequests]: true,
-    [oauth.customFetch]: fetchFn,
+    [oauth.customFetch]: async (input, init) => {
+      const response = await fetchFn(input, init);
+      return capped(response, MAX_ANSWER_BYTES, `The answer of ${new URL(response.url || String(input)).host}`);
+    },
   };
 }
+
+/**
+ * Bytes of an OAuth answer read at most: a token or userinfo answer is a few hundred bytes, and its host may be one a
+ * signed-in user named (a community's base URL), whose compressed answer could inflate to gigabytes.
+ */
+const MAX_ANSWER_BYTES = 1024 * 1024;
 
 /**
  * The OAuth client of a community on the platform: its authorization and token
@@ -251,6 +260,8 @@ function errorCode(code: unknown): string {
 /** Describes an OAuth failure without echoing tokens or secrets. */
 export function describeOAuthError(err: unknown): string {
   if (err instanceof OutboundError) return err.message;
+  // An answer cut off past its limit: oauth4webapi reports it as one it could not parse, the cause inside.
+  if (err instanceof Error && err.cause instanceof OutboundError) return err.cause.message;
   const busy = providerBusy(err);
   if (busy !== undefined) return tooManyRequestsMessage(busy);
   if (err instanceof oauth.ResponseBodyError) {

@@ -166,3 +166,28 @@ export function outboundFetch(fetchFn: typeof fetch, options: OutboundOptions): 
     }
   };
 }
+
+/**
+ * `response` with its body cut off past `maxBytes`: reading on fails with an
+ * {@linkcode OutboundError} naming the host and the limit. For answers read
+ * whole by a library (OAuth's token and userinfo), whose host a user may name:
+ * fetch inflates a compressed body, so its declared length says nothing of
+ * what reading it holds.
+ */
+export function capped(response: Response, maxBytes: number, what: string): Response {
+  if (!response.body) return response;
+  let read = 0;
+  const limit = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      read += chunk.byteLength;
+      if (read > maxBytes) {
+        controller.error(new OutboundError(`${what} is larger than ${maxBytes / 1024 / 1024} MiB: it was not read`));
+      } else controller.enqueue(chunk);
+    },
+  });
+  const { status, statusText, headers } = response;
+  const out = new Response(response.body.pipeThrough(limit), { status, statusText, headers });
+  // oauth4webapi reads the URL of an answer (the userinfo's, say): kept as it was.
+  Object.defineProperty(out, "url", { value: response.url });
+  return out;
+}
