@@ -63,9 +63,18 @@ function requestOptions(
     [oauth.allowInsecureRequests]: true,
     [oauth.customFetch]: async (input, init) => {
       const response = await fetchFn(input, init);
-      return capped(response, MAX_ANSWER_BYTES, `The answer of ${new URL(response.url || String(input)).host}`);
+      return capped(response, MAX_ANSWER_BYTES, `The answer of ${hostOf(response.url || input)}`);
     },
   };
+}
+
+/** The host a call went to, for a message; "the provider" when its URL cannot be read. */
+function hostOf(target: string | URL | Request): string {
+  try {
+    return new URL(target instanceof Request ? target.url : target).host;
+  } catch {
+    return "the provider";
+  }
 }
 
 /**
