@@ -7,6 +7,7 @@
 // verified postback is printed once.
 
 import assert from "node:assert/strict";
+import { gzipSync } from "node:zlib";
 import { signJiveExtn } from "../../../webhooks/mod.ts";
 import { ACME_HOOK_REF, SECRET, seedAcmeHook, withSetup } from "./_cli_setup.ts";
 import { startReceive } from "./_receive_child.ts";
@@ -175,4 +176,27 @@ Deno.test("cli receive answers raw HTTP/1.1 edge cases with the receiver's statu
   });
   assert.equal(seen.length, 14);
   assert.equal(lines.length, 8 + 1, lines.join("\n"));
+});
+
+Deno.test("cli receive refuses a body with a transfer coding other than chunked with a 400 naming it, printing nothing", async () => {
+  const lines = await withReceive(async (port, sign) => {
+    const gzipped = gzipSync(new TextEncoder().encode(BODY));
+    const cases: [string, string, Uint8Array][] = [
+      ["gzip, chunked of gzipped bytes", "gzip, chunked", gzipped],
+      [
+        "gzip, chunked of plain bytes (labelled gzip, so not what the sender meant)",
+        "gzip, chunked",
+        new TextEncoder().encode(BODY),
+      ],
+      ["deflate, chunked", "deflate, chunked", new TextEncoder().encode(BODY)],
+    ];
+    for (const [name, coding, bytes] of cases) {
+      const request = head([`Authorization: ${await sign()}`, `Transfer-Encoding: ${coding}`]) +
+        `${bytes.length.toString(16)}\r\n${String.fromCharCode(...bytes)}\r\n0\r\n\r\n`;
+      const exchange = await rawExchange(port, [request], { quietMs: 1000, latin1: true });
+      assert.deepEqual(exchange.answers.map((answer) => answer.status), [400], name);
+      assert.match(JSON.parse(exchange.answers[0].body).error, /Transfer-Encoding/, name);
+    }
+  });
+  assert.deepEqual(lines, []);
 });
