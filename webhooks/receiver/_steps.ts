@@ -100,7 +100,7 @@ export function checkHeader(
 
 /**
  * 4. The items: `400` when the body is compressed (a `Content-Encoding`
- * other than `identity`), not UTF-8, not a JSON array of `{ webhook: string,
+ * other than `identity`, or a `Transfer-Encoding` other than `chunked`), not UTF-8, not a JSON array of `{ webhook: string,
  * activity: object }`, or nested deeper than 1,000 levels; `413` when it holds more than `maxItems`, or
  * names more hooks than one claim's commit can check (ten, nine with
  * `sequence`: its counter is checked too).
@@ -110,6 +110,14 @@ export function checkItems(request: Request, bytes: Uint8Array, s: Settings, tra
   const encoding = request.headers.get("content-encoding");
   if (encoding !== null && encoding.split(",").some((coding) => !/^\s*(identity)?\s*$/i.test(coding))) {
     const error = "Bad request: a compressed body (Content-Encoding) is not accepted; send it uncompressed";
+    return refuse(request, trace, 400, error);
+  }
+  // Deno.serve undoes `chunked` only: bytes of any other transfer coding (`gzip, chunked`) reach us still coded, and
+  // taken as they are, a body labelled gzip would be stored as something its sender did not send.
+  const transfer = request.headers.get("transfer-encoding");
+  if (transfer !== null && transfer.split(",").some((coding) => !/^\s*(chunked|identity)?\s*$/i.test(coding))) {
+    const error = "Bad request: a body in a transfer coding other than chunked (Transfer-Encoding) is not accepted; " +
+      "send it uncompressed";
     return refuse(request, trace, 400, error);
   }
   const checked = parseItems(bytes, s.maxItems);
