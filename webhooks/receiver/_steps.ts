@@ -100,8 +100,9 @@ export function checkHeader(
 
 /**
  * 4. The items: `400` when the body is compressed (a `Content-Encoding`
- * other than `identity`, or a `Transfer-Encoding` other than `chunked`), not UTF-8, not a JSON array of `{ webhook: string,
- * activity: object }`, or nested deeper than 1,000 levels; `413` when it holds more than `maxItems`, or
+ * other than `identity`, or a `Transfer-Encoding` other than `chunked`),
+ * not UTF-8, not a JSON array of `{ webhook: string, activity: object }`,
+ * or nested deeper than 1,000 levels; `413` when it holds more than `maxItems`, or
  * names more hooks than one claim's commit can check (ten, nine with
  * `sequence`: its counter is checked too).
  */

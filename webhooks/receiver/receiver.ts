@@ -43,8 +43,9 @@ const CLAIM_MARGIN_MS = 60_000;
  *    `clientId`; for 6 min 30 s after `communities.save` replaced the secret
  *    (by this receiver's `now`), the previous secret and client id verify too;
  * 4. `400` when the body is compressed (a `Content-Encoding` other than
- *    `identity`, or a `Transfer-Encoding` other than `chunked`), not UTF-8, not a JSON array of `{ webhook: string,
- *    activity: object }`, or nested deeper than 1,000 levels (arrays and
+ *    `identity`, or a `Transfer-Encoding` other than `chunked`), not UTF-8,
+ *    not a JSON array of `{ webhook: string, activity: object }`, or nested
+ *    deeper than 1,000 levels (arrays and
  *    objects; the array, an item and its activity are three); `413` when it
  *    holds more than `maxItems` items, or names
  *    more hooks than one commit can check beside its other checks (ten,
