@@ -104,12 +104,21 @@ function usageFailure(cli: CliIO, message: string, usage: string): 2 {
 /** The message of anything thrown, with every known secret value blotted out. */
 function messageOf(error: unknown, secrets: string[]): string {
   const raw = error instanceof Error
-    ? error.message
+    ? error.message + causeOf(error)
     : typeof (error as { error?: unknown } | null)?.error === "string"
     ? (error as { error: string }).error
     : String(error);
   // Blotted before the first line is kept: a secret with a line break in it would otherwise be cut in two.
   return blotSecrets(raw, secrets, "[secret]").split("\n")[0];
+}
+
+/**
+ * What a failed `fetch` hides in its cause: Deno's TypeError says only "fetch failed", its cause the URL and why (a
+ * refused connection, a name that does not resolve). A URL's user info in it is shown as `***`.
+ */
+function causeOf(error: Error): string {
+  if (!(error instanceof TypeError) || !(error.cause instanceof Error)) return "";
+  return `: ${error.cause.message.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi, "$1***@")}`;
 }
 
 /**
