@@ -6,7 +6,8 @@
 // had in flight). A second ends any command here, with status 130 (SIGINT's
 // own): `listen` first runs its last task, the removal of its destination
 // without waiting for the worker, for at most LAST_TASK_MS; a third ends it
-// at once. Any other command ends at the first.
+// at once. Any other command ends at the first. A SIGINT within SAME_PRESS_MS
+// of the one before is that same Ctrl-C delivered twice (by deno task).
 
 /** What a second Ctrl-C still does before the process ends: `listen`'s removal of its destination. */
 export type LastTask =
@@ -26,6 +27,12 @@ export type LastTask =
 
 /** How long a second Ctrl-C waits for the last task before the process ends anyway. */
 export const LAST_TASK_MS = 5_000;
+
+/**
+ * A SIGINT this soon after the one before is the same Ctrl-C: a terminal signals its whole foreground process group,
+ * and `deno task` forwards the SIGINT it got to its child, so `deno task cli receive` gets one key press twice.
+ */
+export const SAME_PRESS_MS = 200;
 
 /** What the handler needs of the command line. */
 export interface InterruptOptions {
@@ -53,6 +60,8 @@ const ENDING: Deno.Signal[] = Deno.build.os === "windows" ? [] : ["SIGTERM"];
 export function handleInterrupts(options: InterruptOptions): Interrupts {
   let task: LastTask | null = null;
   let count = 0;
+  let lastSignal = -Infinity;
+  let disposed = false;
   let ended = false;
   const end = (message: string) => {
     if (ended) return;
@@ -71,6 +80,10 @@ export function handleInterrupts(options: InterruptOptions): Interrupts {
     setTimeout(() => Deno.exit(130), 1_000);
   };
   const onSignal = () => {
+    // Measured from the last SIGINT counted, so that Ctrl-C pressed again and again still counts.
+    const now = performance.now();
+    if (disposed || (options.ownEnd && now - lastSignal < SAME_PRESS_MS)) return;
+    lastSignal = now;
     count++;
     if (!options.ownEnd) return end("Interrupted");
     if (count === 1) return options.interrupt.abort();
@@ -99,7 +112,13 @@ export function handleInterrupts(options: InterruptOptions): Interrupts {
   return {
     lastly: (next) => void (task = next),
     dispose: () => {
-      if (!ended) remove();
+      if (ended || disposed) return;
+      disposed = true;
+      // The same Ctrl-C's second SIGINT may still be on its way: taken now by no listener, it would end the process
+      // with 130 after a clean stop. It is swallowed for the rest of the window.
+      const left = SAME_PRESS_MS - (performance.now() - lastSignal);
+      if (left > 0) setTimeout(remove, left);
+      else remove();
     },
   };
 }

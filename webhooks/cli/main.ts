@@ -104,12 +104,29 @@ function usageFailure(cli: CliIO, message: string, usage: string): 2 {
 /** The message of anything thrown, with every known secret value blotted out. */
 function messageOf(error: unknown, secrets: string[]): string {
   const raw = error instanceof Error
-    ? error.message
+    ? error.message + causeOf(error)
     : typeof (error as { error?: unknown } | null)?.error === "string"
     ? (error as { error: string }).error
     : String(error);
   // Blotted before the first line is kept: a secret with a line break in it would otherwise be cut in two.
   return blotSecrets(raw, secrets, "[secret]").split("\n")[0];
+}
+
+/** What to do next, where the library's message (worded by SPEC.md) does not say it. */
+function hintOf(error: unknown): string {
+  return error instanceof Error && error.message.includes("no access token is associated with the community")
+    ? ": store one with ACCESS_TOKEN=... REFRESH_TOKEN=... deno task cli communities add --name NAME --tenant ID " +
+      "--base-url URL (the fields not given are kept)"
+    : "";
+}
+
+/**
+ * What a failed `fetch` hides in its cause: Deno's TypeError says only "fetch failed", its cause the URL and why (a
+ * refused connection, a name that does not resolve). A URL's user info in it is shown as `***`.
+ */
+function causeOf(error: Error): string {
+  if (!(error instanceof TypeError) || !(error.cause instanceof Error)) return "";
+  return `: ${error.cause.message.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi, "$1***@")}`;
 }
 
 /**
@@ -245,7 +262,7 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
       // Blotted too: a usage error may quote a flag's value, a secret pasted in the wrong flag among them.
       return usageFailure(cli, messageOf(error, secrets), commandUsage(command));
     }
-    cli.stderr(`Error: ${messageOf(error, secrets)}`);
+    cli.stderr(`Error: ${messageOf(error, secrets)}${hintOf(error)}`);
     return 1;
   } finally {
     interrupts?.dispose();
