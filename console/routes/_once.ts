@@ -12,7 +12,10 @@ import type { Context } from "hono";
 import { type ConsoleEnv, type Deps, sessionIdOf } from "../lib/context.ts";
 import { FormTokens } from "../lib/form_tokens.ts";
 
-/** What a submission does: act (`go`), land where the first one did, or be refused (`expired`, `busy`). */
+/**
+ * What a submission does: act (`go`), land where the first one did, or be refused (`expired`, or `busy`: the first
+ * did not end within the wait, still under way or its console stopped).
+ */
 export type Turn = { go: true } | { location: string } | { refused: "expired" | "busy" };
 
 /** A one-time button's token, for the session `c` answers and the action `scope` (such as `test\n<hook id>`). */
@@ -34,7 +37,10 @@ export async function takeTurn(c: Context<ConsoleEnv>, deps: Deps, token: string
       if (!(err instanceof TypeError)) throw err;
       return { refused: "expired" };
     }
-    const settled = await tokens.settled(token);
+    let settled = await tokens.settled(token);
+    // Still in progress after the wait: the console that took it may have been killed mid-way (another process on
+    // this KV takes the form sent again). Marked so, later resends get this answer at once, not after another wait.
+    if (settled !== null && Object.keys(settled).length === 0) settled = await tokens.unfinished(token);
     if (settled?.location) return { location: settled.location };
     if (settled) return { refused: "busy" };
     // The first one changed nothing and gave the token back: this one tries.

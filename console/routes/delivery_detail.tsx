@@ -94,7 +94,10 @@ export function deliveryDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if ("location" in turn) return c.redirect(turn.location, 303);
     if ("refused" in turn) {
       return turn.refused === "busy"
-        ? refuse("This replay is being sent already: wait a moment, then look at the deliveries", 409)
+        ? refuse(
+          "The first send of this replay did not finish (it may still be under way, or its console stopped): look at the deliveries, and if it is not there, replay it again from this page",
+          409,
+        )
         : refuse(
           "Nothing was replayed: this button has expired or was shown to another session. Open the delivery again",
         );

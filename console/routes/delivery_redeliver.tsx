@@ -108,7 +108,10 @@ export function redeliverRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if ("location" in turn) return c.redirect(turn.location, 303);
     if ("refused" in turn) {
       return turn.refused === "busy"
-        ? refuse("This redelivery is being asked for already: wait a moment, then look at the deliveries", 409)
+        ? refuse(
+          "The first ask for this redelivery did not finish (it may still be under way, or its console stopped): look at the deliveries, and if it is not there, ask again from this page",
+          409,
+        )
         : refuse(REDELIVER_TOKEN_REFUSED);
     }
     let sent;

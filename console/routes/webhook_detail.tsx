@@ -167,7 +167,7 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if ("refused" in turn) {
       return await detailPage(c, hook, {
         error: turn.refused === "busy"
-          ? "This test event is being sent already: wait a moment, then look at the hook's deliveries"
+          ? "The first send of this test event did not finish (it may still be under way, or its console stopped): look at the hook's deliveries, and if it is not there, send it again from this page"
           : "No test event was sent: this button has expired or was shown to another session. Send it again from this page",
         status: turn.refused === "busy" ? 409 : 400,
       });
