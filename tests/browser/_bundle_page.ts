@@ -18,6 +18,8 @@ export interface BundlePageOptions {
   body?: string;
   /** Scripts served by path but not loaded by the page, for the test to load. */
   served?: Record<string, string>;
+  /** More routes of the page's server, tried before its own (`undefined` passes the request on). */
+  routes?: (req: Request, url: URL) => Response | undefined;
 }
 
 /**
@@ -42,7 +44,9 @@ export async function openBundlePage(
       Object.keys(scripts).map((path) => `<script src="${path}"></script>`).join("") +
       (options.body === undefined ? "" : `<body>${options.body}</body>`);
     const files = { ...options.served, ...scripts };
-    const server = startServer((_, url) => {
+    const server = startServer((req, url) => {
+      const routed = options.routes?.(req, url);
+      if (routed) return routed;
       const js = Object.hasOwn(files, url.pathname) ? files[url.pathname] : undefined;
       if (js !== undefined) return new Response(js, { headers: { "content-type": "text/javascript" } });
       if (url.pathname === "/page") return new Response(html, { headers: { "content-type": "text/html" } });
