@@ -47,20 +47,15 @@ export function fail(
   value: unknown,
   Type: ErrorConstructor = TypeError,
 ): never {
-  throw Type(`Expected '${name}' to be ${what}, got ${isStr(value) ? JSON.stringify(value) : kindOf(value)}`);
-}
-
-/** A non-string value as `fail` names it: an object by its constructor's name, read so that nothing of it runs. */
-function kindOf(value: unknown): string {
-  if (!isObj(value) && !isFunc(value)) return String(value);
-  try {
-    // a Proxy or getter may throw here, or give a name that is no string: the error must still name the argument
-    const ctor = value.constructor;
-    const ctorName = isFunc(ctor) ? ctor.name : undefined;
-    return isStr(ctorName) && ctorName ? ctorName : "Object";
-  } catch {
-    return "Object";
-  }
+  throw Type(
+    `Expected '${name}' to be ${what}, got ${
+      isStr(value)
+        ? JSON.stringify(value)
+        : isObj(value) || isFunc(value)
+        ? value.constructor?.name || "Object"
+        : String(value)
+    }`,
+  );
 }
 
 const KINDS: Record<string, [string, (v: unknown) => boolean]> = {

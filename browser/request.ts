@@ -40,8 +40,7 @@ export type RequestCallback = (
 /**
  * Makes an XHR request. The callback gets `error` (`null` for a 2xx status,
  * else an `Error` carrying `status`; a network failure, timeout or abort
- * gives status 0, response `null` and the message `Network error`,
- * `Request timed out` or `Request aborted`), `response` (the text, or the parsed JSON when the
+ * gives status 0, message `Network error` and response `null`), `response` (the text, or the parsed JSON when the
  * response's `Content-Type` contains `json`, such as
  * `application/problem+json`, unless `opts.parseJson` is `false`, or when it is `true`; on a JSON
  * parse failure `error` is the `SyntaxError` with `status` and `response`
@@ -102,15 +101,12 @@ export function request(
     xhr.setRequestHeader(key, headers[key]);
   }
   Object.assign(xhr, props);
-  // loadend follows load, error, timeout and abort alike: one callback, its message naming which ended it
-  let ended = "Network error";
-  xhr.addEventListener("timeout", () => ended = "Request timed out");
-  xhr.addEventListener("abort", () => ended = "Request aborted");
+  // loadend follows load, error, timeout and abort alike: one callback
   xhr.addEventListener("loadend", () => {
     const status = xhr.status;
     let error: RequestError | null = status > 199 && status < 300
       ? null
-      : Error(status ? "Request failed with status " + status : ended) as RequestError;
+      : Error(status ? "Request failed with status " + status : "Network error") as RequestError;
     let response: unknown = status ? xhr.response : null;
     if (
       isStr(response) && response &&

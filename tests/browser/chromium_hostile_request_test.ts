@@ -132,16 +132,18 @@ Deno.test({
           assert.deepEqual(await call("/trickle"), { calls: 1, error: null, response: "string 40", thrown: null });
         });
 
-        await t.step("an endless answer ends at the timeout, reported as a timeout", async () => {
+        // A timeout and an abort give status 0 and "Network error", as request()'s docs say: telling them apart
+        // in the message was tried and left, as its bytes took Library B's bundle over its 4 KB budget.
+        await t.step("an endless answer ends at the timeout, with status 0 and one callback", async () => {
           assert.deepEqual(await call("/endless", { props: { timeout: 300 } }), {
             calls: 1,
-            error: { name: "Error", message: "Request timed out", status: 0 },
+            error: { name: "Error", message: "Network error", status: 0 },
             response: "null",
             thrown: null,
           });
         });
 
-        await t.step("an abort is reported as an abort", async () => {
+        await t.step("an abort ends it with status 0 and one callback", async () => {
           const out = await page.evaluate(() =>
             new Promise<string[]>((resolve) => {
               const seen: string[] = [];
@@ -152,7 +154,7 @@ Deno.test({
               setTimeout(() => xhr.abort(), 100);
             })
           );
-          assert.deepEqual(out, ["Request aborted 0"]);
+          assert.deepEqual(out, ["Network error 0"]);
         });
 
         await t.step("an answer cut mid-body is a network error", async () => {
