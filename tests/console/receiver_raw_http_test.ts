@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { DeliveryStore } from "../../console/log/mod.ts";
 import { createWebhooks, signJiveExtn } from "../../webhooks/mod.ts";
-import { consoleCommand } from "./_main_process.ts";
+import { startConsoleProcess } from "./_main_process.ts";
 import { rawExchange } from "../_raw_http.ts";
 
 const SECRET = btoa(`client secret ${crypto.randomUUID()}`);
@@ -25,25 +25,13 @@ async function withConsole(fn: (port: number, sign: () => Promise<string>) => Pr
     await hooks.communities.save({ ...COMMUNITY, clientSecret: SECRET });
     await hooks.save({ id: "hook-41", tenantId: COMMUNITY.tenantId, entity: { resources: { self: { ref: REF } } } });
     setup.close();
-    const child = consoleCommand({ PORT: "0", HOST: "127.0.0.1", KV_PATH: kvPath }).spawn();
-    void child.stderr.pipeTo(new WritableStream());
-    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    const served = await startConsoleProcess({ HOST: "127.0.0.1", KV_PATH: kvPath });
     try {
-      let text = "";
-      while (!/listening on (\S+)/.test(text)) {
-        const { done, value } = await reader.read();
-        if (done) throw new Error(`the console exited: ${text}`);
-        text += value;
-      }
-      void (async () => {
-        while (!(await reader.read()).done) { /* drain */ }
-      })().catch(() => {});
       let timestamp = Date.now();
       const sign = () => signJiveExtn({ ...COMMUNITY, jiveUrl: COMMUNITY.baseUrl, timestamp: timestamp++ }, SECRET);
-      await fn(Number(new URL(/listening on (\S+)/.exec(text)![1]).port), sign);
+      await fn(Number(new URL(served.origin).port), sign);
     } finally {
-      child.kill("SIGTERM");
-      await child.status;
+      await served.stop();
     }
     const kv = await Deno.openKv(kvPath);
     try {
