@@ -55,3 +55,21 @@ export async function runChild(script: string, env: Record<string, string>, args
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
   return new TextDecoder().decode(out.stdout);
 }
+
+/** Stores community Acme (tenant `tenant-acme`, client `client-1`, `secret`) and its hook `h7` at `ref` in the KV file at `kvPath`. */
+export async function seedAcmeFile(kvPath: string, secret: string, ref: string): Promise<void> {
+  const kv = await Deno.openKv(kvPath);
+  try {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save({
+      name: "Acme",
+      tenantId: "tenant-acme",
+      baseUrl: "https://acme.example",
+      clientId: "client-1",
+      clientSecret: secret,
+    });
+    await hooks.save({ id: "h7", tenantId: "tenant-acme", entity: { resources: { self: { ref } } } });
+  } finally {
+    kv.close();
+  }
+}

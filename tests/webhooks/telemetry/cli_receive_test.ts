@@ -7,7 +7,8 @@
  */
 
 import assert from "node:assert/strict";
-import { createWebhooks, signJiveExtn } from "../../../webhooks/mod.ts";
+import { signJiveExtn } from "../../../webhooks/mod.ts";
+import { seedAcmeFile } from "./_helpers.ts";
 import { startOtlpReceiver } from "../../otlp_receiver.ts";
 import { endChild } from "../../_child.ts";
 
@@ -18,17 +19,7 @@ const REF = "https://acme.example/api/core/v3/webhooks/7";
 Deno.test("cli receive with OTEL_DENO=true exports its postbacks' spans and metrics", async () => {
   const dir = await Deno.makeTempDir({ prefix: "cli_otel_" });
   const kvPath = `${dir}/webhooks.kv`;
-  const kv = await Deno.openKv(kvPath);
-  const hooks = createWebhooks(kv);
-  await hooks.communities.save({
-    name: "Acme",
-    tenantId: "tenant-acme",
-    baseUrl: "https://acme.example",
-    clientId: "client-1",
-    clientSecret: SECRET,
-  });
-  await hooks.save({ id: "h7", tenantId: "tenant-acme", entity: { resources: { self: { ref: REF } } } });
-  kv.close();
+  await seedAcmeFile(kvPath, SECRET, REF);
   const otlp = startOtlpReceiver();
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--config", new URL("deno.json", ROOT).pathname, "webhooks/cli.ts", "receive", "--port", "0"],

@@ -10,7 +10,8 @@
  */
 
 import assert from "node:assert/strict";
-import { createWebhooks, signJiveExtn } from "../../../webhooks/mod.ts";
+import { signJiveExtn } from "../../../webhooks/mod.ts";
+import { seedAcmeFile } from "./_helpers.ts";
 import { startOtlpReceiver } from "../../otlp_receiver.ts";
 import { endChild } from "../../_child.ts";
 import { boundedTenant } from "../../../webhooks/telemetry/mod.ts";
@@ -93,19 +94,7 @@ async function answers(url: string, authorization: string): Promise<string[]> {
 Deno.test("cli receive with OTEL_DENO=true: hostile headers answered as without, attributes bounded, no secret", async () => {
   const dir = await Deno.makeTempDir({ prefix: "cli_otel_hostile_" });
   const kvPaths = [`${dir}/plain.kv`, `${dir}/otel.kv`];
-  for (const kvPath of kvPaths) {
-    const kv = await Deno.openKv(kvPath);
-    const hooks = createWebhooks(kv);
-    await hooks.communities.save({
-      name: "Acme",
-      tenantId: "tenant-acme",
-      baseUrl: "https://acme.example",
-      clientId: "client-1",
-      clientSecret: SECRET,
-    });
-    await hooks.save({ id: "h7", tenantId: "tenant-acme", entity: { resources: { self: { ref: REF } } } });
-    kv.close();
-  }
+  for (const kvPath of kvPaths) await seedAcmeFile(kvPath, SECRET, REF);
   const otlp = startOtlpReceiver();
   try {
     const authorization = await signJiveExtn(
