@@ -73,6 +73,23 @@ export function databaseId(): string {
   return crypto.randomUUID();
 }
 
+/**
+ * The database id of the KV file at `path` (opened, so it exists): the same
+ * for every start of a server on that file, as denokv answers one fixed id
+ * for its file. A client that outlived a server restarted on the file (a
+ * crash, a `kill -9`) then goes on with it, where a new id is refused
+ * ("Invalid database id") on every call until the client itself restarts.
+ * Named from the file's real path, so that two files are two databases.
+ */
+export async function fileDatabaseId(path: string): Promise<string> {
+  const real = await Deno.realPath(path);
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`file/${real}`)));
+  hash[6] = (hash[6] & 0x0f) | 0x80; // the form of a UUID: version 8 (custom), RFC 4122 variant
+  hash[8] = (hash[8] & 0x3f) | 0x80;
+  const hex = Array.from(hash.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /** A fresh access token (denokv requires at least 12 characters). */
 export function newToken(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(24)), (b) => b.toString(16).padStart(2, "0")).join("");

@@ -1,5 +1,5 @@
 import { checkLatency } from "./_latency.ts";
-import { databaseId, newToken, openLocalKv, serveKvConnect, tokenProblem } from "./_serve.ts";
+import { databaseId, fileDatabaseId, newToken, openLocalKv, serveKvConnect, tokenProblem } from "./_serve.ts";
 
 /** Options of {@linkcode startKvConnectServer}. */
 export interface KvConnectServerOptions {
@@ -108,8 +108,11 @@ export async function startKvConnectServer(options: KvConnectServerOptions = {})
       : String(delayedAck);
     throw new TypeError(`Cannot start the KV Connect server: 'delayedAck' must be true or false, got ${got}`);
   }
-  const kv = await openLocalKv(options.path ?? ":memory:");
-  const database = { id: databaseId(), kv };
+  const path = options.path ?? ":memory:";
+  const kv = await openLocalKv(path);
+  // A file keeps its id across restarts (its clients go on); a memory KV restarted is another, empty database.
+  const id = path === ":memory:" ? databaseId() : await fileDatabaseId(path).catch(() => databaseId());
+  const database = { id, kv };
   try {
     const server = await serveKvConnect(
       {
