@@ -33,6 +33,7 @@
  */
 
 import { parseArgs } from "node:util";
+import { machine } from "./_bench_run.ts";
 import { loadFixture, signedRequests } from "./load_postbacks.ts";
 import { countDeliveries, cpuPerRequest, processCpuMs, seedConsoleKv, startProcess } from "./load_processes.ts";
 import { cannon, type Run, WARMUP_SECONDS } from "./_load_cannon.ts";
@@ -271,7 +272,9 @@ async function main(): Promise<void> {
     "",
     scaleOutTargets(verdicts, remote, latencyMs),
     "",
-    `Machine: ${Deno.build.os} ${Deno.build.arch}, ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno},`,
+    `Machine: ${
+      (await machine()).cpu
+    }, ${Deno.build.os} ${Deno.build.arch}, ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno},`,
     `${new Date().toISOString().slice(0, 10)}.`,
     END,
   ].join("\n");
