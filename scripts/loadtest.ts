@@ -272,10 +272,8 @@ async function main(): Promise<void> {
     "",
     scaleOutTargets(verdicts, remote, latencyMs),
     "",
-    `Machine: ${
-      (await machine()).cpu
-    }, ${Deno.build.os} ${Deno.build.arch}, ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno},`,
-    `${new Date().toISOString().slice(0, 10)}.`,
+    `Machine: ${(await machine()).cpu}, ${Deno.build.os} ${Deno.build.arch}, ${navigator.hardwareConcurrency} cores,`,
+    `Deno ${Deno.version.deno}, ${new Date().toISOString().slice(0, 10)}.`,
     END,
   ].join("\n");
   // A run limited by --only, or with --delayed-ack, prints its section: the one in BENCHMARKS.md is of a complete run.
