@@ -18,7 +18,7 @@
  */
 
 import { formTokenKey } from "./kv_keys.ts";
-import { retryLocked, SETTLE_MS } from "./kv_retry.ts";
+import { retryLocked, SETTLE_MS, waitWhile } from "./kv_retry.ts";
 import { timingSafeEqual } from "./session.ts";
 
 /** How long a taken token is remembered. */
@@ -172,15 +172,11 @@ export class FormTokens {
    * submission may take it; the in-progress mark (`{}`) when it did not end in time (15 s by default).
    */
   async settled(token: string, timeoutMs: number = SETTLE_MS): Promise<TokenUse | null> {
-    const until = Date.now() + timeoutMs;
-    for (;;) {
-      const entry = await this.#kv.get<unknown>(formTokenKey(token));
-      if (entry.versionstamp === null) return null;
-      // `{}` marks a submission in progress; what it left once it ended has its fields (junk: an unknown outcome).
-      const use = useOf(entry.value);
-      if (Object.keys(use).length > 0 || Date.now() >= until) return use;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // `{}` marks a submission in progress; what it left once it ended has its fields (junk: an unknown outcome).
+    const inProgress = (entry: Deno.KvEntryMaybe<unknown>) =>
+      entry.versionstamp !== null && Object.keys(useOf(entry.value)).length === 0;
+    const entry = await waitWhile<unknown>(this.#kv, formTokenKey(token), inProgress, timeoutMs);
+    return entry.versionstamp === null ? null : useOf(entry.value);
   }
 
   /**

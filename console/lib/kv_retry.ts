@@ -25,21 +25,21 @@ export function entryBytes(key: Deno.KvKey, value: unknown): number {
 export const SETTLE_MS = 15_000;
 
 /**
- * Reads `key` every 50 ms while `busy` says its value (`null`: absent) shows work in progress elsewhere (the first
- * submission of a form sent twice, in this process or another on the KV), for at most `timeoutMs`.
+ * Reads `key` every 50 ms while `busy` says its entry (absent: no versionstamp) shows work in progress elsewhere (the
+ * first submission of a form sent twice, in this process or another on the KV), for at most `timeoutMs`.
  *
- * @returns the value last read
+ * @returns the entry last read
  */
 export async function waitWhile<T>(
   kv: Deno.Kv,
   key: Deno.KvKey,
-  busy: (value: T | null) => boolean,
+  busy: (entry: Deno.KvEntryMaybe<T>) => boolean,
   timeoutMs: number = SETTLE_MS,
-): Promise<T | null> {
+): Promise<Deno.KvEntryMaybe<T>> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const { value } = await kv.get<T>(key);
-    if (!busy(value) || Date.now() >= until) return value;
+    const entry = await kv.get<T>(key);
+    if (!busy(entry) || Date.now() >= until) return entry;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -18,7 +18,6 @@ function madeBy(stored: Community, form: CommunityForm): boolean {
     (stored.clientId ?? "") === form.clientId && (stored.clientSecret ?? "") === form.clientSecret;
 }
 
-/** The answer to an add whose tenant id is taken by what this form makes, once an add in progress ended; else `null`. */
 /** How long an add holds its tenant id at most. */
 const HOLD_MS = 60_000;
 
@@ -32,9 +31,10 @@ function isHeld(value: unknown): boolean {
   return typeof value === "number" && value > now && value <= now + 2 * HOLD_MS;
 }
 
+/** The answer to an add whose tenant id is taken by what this form makes, once an add in progress ended; else `null`. */
 async function addedAlready(c: Context<ConsoleEnv>, deps: Deps, form: CommunityForm): Promise<Response | null> {
   // The other add holds the tenant id while it runs.
-  await waitWhile(deps.kv, addingCommunityKey(form.tenantId), isHeld);
+  await waitWhile(deps.kv, addingCommunityKey(form.tenantId), (entry) => isHeld(entry.value));
   const stored = await deps.webhooks.communities.findByTenantID(form.tenantId);
   if (!stored || !madeBy(stored, form)) return null;
   return c.redirect(`/communities/${encodeURIComponent(form.tenantId)}?notice=saved`, 303);
