@@ -19,7 +19,7 @@
 
 import { formTokenKey } from "./kv_keys.ts";
 import { retryLocked, SETTLE_MS, waitWhile } from "./kv_retry.ts";
-import { timingSafeEqual } from "./session.ts";
+import { isLocalPath, timingSafeEqual } from "./session.ts";
 
 /** How long a taken token is remembered. */
 const TOKEN_TTL_MS = 24 * 3600_000;
@@ -70,7 +70,7 @@ function useOf(value: unknown): TokenUse {
   const use: TokenUse = {};
   if (typeof hookId === "string" && hookId !== "") use.hookId = hookId;
   if (uncertain === true) use.uncertain = true;
-  if (typeof location === "string" && /^\/(?![/\\])/.test(location)) use.location = location;
+  if (isLocalPath(location)) use.location = location;
   return Object.keys(use).length > 0 ? use : { uncertain: true };
 }
 

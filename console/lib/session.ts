@@ -41,6 +41,11 @@ export interface PendingAuthorization {
   tenantId?: string;
 }
 
+/** Whether a stored value is a path of this console (`/...`, never `//host` or `/\\host`): where a redirect may lead. */
+export function isLocalPath(value: unknown): value is string {
+  return typeof value === "string" && /^\/(?![/\\])/.test(value);
+}
+
 /** How far ahead of this clock a session's creation time may lie (another process's clock): no further. */
 const CLOCK_SKEW_MS = 5 * 60_000;
 
@@ -70,7 +75,7 @@ function isPending(value: unknown): value is StoredPending {
   if (typeof value !== "object" || value === null) return false;
   const { kind, codeVerifier, state, returnTo, tenantId, savedAt } = value as Record<string, unknown>;
   return (kind === "signin" || kind === "community") && typeof codeVerifier === "string" &&
-    typeof state === "string" && typeof returnTo === "string" && /^\/(?![/\\])/.test(returnTo) &&
+    typeof state === "string" && isLocalPath(returnTo) &&
     (tenantId === undefined || typeof tenantId === "string") && typeof savedAt === "number" &&
     Number.isFinite(savedAt);
 }
