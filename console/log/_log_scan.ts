@@ -38,15 +38,14 @@ export async function listLog(
   const out: DeliveryView[] = [];
   if (limit < 1) return out;
   const { hookId, after, forward } = options;
-  // The whole log's list reads `limit` rows at a time: a batch more only where it passed junk.
-  const scan = hookId
-    ? new LogScan(kv, { hookId, after, reverse: !forward, limit: limit + MAX_HOOK_TAIL })
-    : new LogScan(kv, {
-      after,
-      reverse: !forward,
-      limit: limit + MAX_JUNK_PASSED,
-      batchSize: Math.min(Math.ceil(limit), 500),
-    });
+  // The whole log's list reads `limit` rows a round trip: a batch more only where it passed junk.
+  const scan = new LogScan(kv, {
+    hookId,
+    after,
+    reverse: !forward,
+    limit: limit + (hookId ? MAX_HOOK_TAIL : MAX_JUNK_PASSED),
+    batchSize: hookId ? undefined : Math.min(Math.ceil(limit), 500),
+  });
   for await (const { view } of scan) {
     out.push(view);
     if (out.length >= limit) break;
