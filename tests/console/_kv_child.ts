@@ -4,6 +4,7 @@
 // as an operator's KV server that stalls or crashes under load.
 
 import { TEST_TOKEN } from "../kvconnect/token.ts";
+import { type Started, startProcess } from "../../scripts/load_processes.ts";
 
 /** A KV Connect server running in a child process. */
 export interface KvChild {
@@ -73,4 +74,18 @@ export async function startKvChild(path: string, latencyMs = 0): Promise<KvChild
       await kill();
     },
   };
+}
+
+/** The console as a process over `kv`, the load test's receiving settings (sandbox on, no receiver limit), and `env`. */
+export function startConsoleOver(kv: KvChild, env: Record<string, string> = {}): Promise<Started> {
+  return startProcess(["console/main.ts"], {
+    PORT: "0",
+    HOST: "127.0.0.1",
+    KV_PATH: kv.url,
+    DENO_KV_ACCESS_TOKEN: TEST_TOKEN,
+    SANDBOX: "on",
+    DELIVERIES_RETAIN: "100000",
+    RATE_LIMIT_RECEIVER: "0",
+    ...env,
+  });
 }

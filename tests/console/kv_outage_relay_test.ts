@@ -9,7 +9,7 @@ import { loadFixture, postbackBody, Signer } from "../../scripts/load_postbacks.
 import { seedConsoleKv, startProcess } from "../../scripts/load_processes.ts";
 import { createRelay } from "../../webhooks/mod.ts";
 import { TEST_TOKEN } from "../kvconnect/token.ts";
-import { startKvChild } from "./_kv_child.ts";
+import { startConsoleOver, startKvChild } from "./_kv_child.ts";
 
 const POSTBACKS = 60;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -34,16 +34,7 @@ Deno.test("KV Connect server killed and started again with relay entries waiting
     hookIds: [fixture.hook.id],
   });
   seeding.close();
-  const console_ = await startProcess(["console/main.ts"], {
-    PORT: "0",
-    HOST: "127.0.0.1",
-    KV_PATH: kv.url,
-    DENO_KV_ACCESS_TOKEN: TEST_TOKEN,
-    SANDBOX: "on",
-    DELIVERIES_RETAIN: "100000",
-    RATE_LIMIT_RECEIVER: "0",
-    ALLOW_PRIVATE_NETWORK: "1",
-  });
+  const console_ = await startConsoleOver(kv, { ALLOW_PRIVATE_NETWORK: "1" });
   try {
     const signer = new Signer(fixture.community);
     const statuses = await Promise.all(Array.from({ length: POSTBACKS }, async (_, i) => {

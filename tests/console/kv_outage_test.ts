@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { loadFixture, postbackBody, Signer } from "../../scripts/load_postbacks.ts";
 import { countDeliveries, seedConsoleKv, startProcess } from "../../scripts/load_processes.ts";
 import { TEST_TOKEN } from "../kvconnect/token.ts";
-import { type KvChild, startKvChild } from "./_kv_child.ts";
+import { type KvChild, startConsoleOver, startKvChild } from "./_kv_child.ts";
 
 const AT_ONCE = 8;
 const LONGEST_ANSWER_MS = 10_000;
@@ -23,15 +23,7 @@ async function underOutage(outage: (kv: KvChild) => Promise<void>): Promise<void
   Deno.env.set("DENO_KV_ACCESS_TOKEN", TEST_TOKEN);
   const fixture = loadFixture();
   await seedConsoleKv(kv.url, fixture);
-  const console_ = await startProcess(["console/main.ts"], {
-    PORT: "0",
-    HOST: "127.0.0.1",
-    KV_PATH: kv.url,
-    DENO_KV_ACCESS_TOKEN: TEST_TOKEN,
-    SANDBOX: "on",
-    DELIVERIES_RETAIN: "100000",
-    RATE_LIMIT_RECEIVER: "0",
-  });
+  const console_ = await startConsoleOver(kv);
   const signer = new Signer(fixture.community);
   const send = async (id: string): Promise<{ status: number; ms: number }> => {
     const start = Date.now();
