@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { loadFixture, postbackBody, Signer } from "../../scripts/load_postbacks.ts";
-import { seedConsoleKv, startProcess } from "../../scripts/load_processes.ts";
+import { seedConsoleKv } from "../../scripts/load_processes.ts";
 import { createRelay } from "../../webhooks/mod.ts";
 import { TEST_TOKEN } from "../kvconnect/token.ts";
 import { startConsoleOver, startKvChild } from "./_kv_child.ts";

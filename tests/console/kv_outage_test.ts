@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { loadFixture, postbackBody, Signer } from "../../scripts/load_postbacks.ts";
-import { countDeliveries, seedConsoleKv, startProcess } from "../../scripts/load_processes.ts";
+import { countDeliveries, seedConsoleKv } from "../../scripts/load_processes.ts";
 import { TEST_TOKEN } from "../kvconnect/token.ts";
 import { type KvChild, startConsoleOver, startKvChild } from "./_kv_child.ts";
 
