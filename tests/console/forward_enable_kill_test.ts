@@ -30,7 +30,12 @@ Deno.test("Enable sent again to a console started after the enabling process die
     await seedHooks(kv);
     const destination = await relay.destinations.add({ url: app.url, hookIds: ["h1"] });
     await new Promise((r) => setTimeout(r, 100)); // the writer's list reloads after the add
-    await writeAll(kv, relay.write, Array.from({ length: N }, (_, i) => postback("h1", i, `${i}`.padStart(64, "0"))), 10);
+    await writeAll(
+      kv,
+      relay.write,
+      Array.from({ length: N }, (_, i) => postback("h1", i, `${i}`.padStart(64, "0"))),
+      10,
+    );
     await relay.destinations.update(destination.id, { enabled: false });
     const parking = relay.run({ concurrency: 4 });
     await until(async () => (await countUnder(kv, ["relay_paused"])) === N, 20_000, "every entry kept");
