@@ -8,11 +8,30 @@ import assert from "node:assert/strict";
 import { csrfOf, signIn } from "./_helpers.ts";
 import { startLoggedConsole } from "./_logged_console.ts";
 import { createRelay } from "../../webhooks/mod.ts";
-import { spawnChild } from "../webhooks/_child.ts";
 import { postback, seedHooks, startApp, until, writeAll } from "../webhooks/relay/fixtures.ts";
 
 const CHILD = new URL("../webhooks/relay/_enable_child.ts", import.meta.url).pathname;
 const N = 30;
+
+/** The enabling process, killed once its `commit 1` line shows (the destination's own commit landed). */
+async function enableThenDie(path: string, id: string): Promise<void> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--config", new URL("../../deno.json", import.meta.url).pathname, CHILD, path, id, "1"],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  let seen = "";
+  try {
+    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+      seen += chunk;
+      if (/^commit 1$/m.test(seen)) break;
+    }
+  } finally {
+    child.kill("SIGKILL");
+    await child.status;
+  }
+  assert.match(seen, /^commit 1$/m, `the enabling process printed: ${seen}`);
+}
 
 async function countUnder(kv: Deno.Kv, prefix: Deno.KvKey): Promise<number> {
   return (await Array.fromAsync(kv.list({ prefix }))).length;
@@ -24,7 +43,6 @@ Deno.test("Enable sent again to a console started after the enabling process die
   const kv = await Deno.openKv(path);
   const app = startApp();
   const relay = createRelay(kv, { allowPrivateNetwork: true, pollMs: 50 });
-  let child = null;
   let console_ = null;
   try {
     await seedHooks(kv);
@@ -43,10 +61,7 @@ Deno.test("Enable sent again to a console started after the enabling process die
     await relay.close();
 
     // The destination's own commit lands; the first move of kept entries is held until the kill.
-    child = spawnChild(CHILD, [path, destination.id, "1"]);
-    await child.waitFor("ready");
-    await child.waitFor("commit 1");
-    await child.kill();
+    await enableThenDie(path, destination.id);
     assert.equal(await countUnder(kv, ["relay_paused"]), N, "the kill came before any entry moved");
 
     console_ = await startLoggedConsole(path);
@@ -64,7 +79,6 @@ Deno.test("Enable sent again to a console started after the enabling process die
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(app.received.length, N, "an entry was delivered twice");
   } finally {
-    await child?.kill();
     await console_?.kill();
     await app.close();
     kv.close();
