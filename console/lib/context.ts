@@ -16,6 +16,7 @@ import type { HookLabels } from "./labels.ts";
 import type { DeliveryStore } from "../log/mod.ts";
 import type { OAuthProvider } from "./oauth.ts";
 import type { Session, SessionStore } from "./session.ts";
+import { renewalHint } from "./_renewal_hint.ts";
 
 /** The Hono environment of the console. */
 export interface ConsoleEnv {
@@ -222,7 +223,7 @@ export function describeError(err: unknown): string {
     return err.message.replace(
       /(access_token|refresh_token|client_secret|code)=[^&\s]+/gi,
       "$1=…",
-    );
+    ) + renewalHint(err);
   }
   return "Unexpected error";
 }
