@@ -9,9 +9,9 @@
 import * as oauth from "oauth4webapi";
 import { capped } from "./outbound.ts";
 import { CallbackLinkError } from "./oauth_errors.ts";
+import type { Community } from "../../webhooks/mod.ts";
 
 export { describeOAuthError, providerBusy, tooManyRequestsMessage } from "./oauth_errors.ts";
-import type { Community } from "../../webhooks/mod.ts";
 
 /** An OAuth provider the console talks to. */
 export interface OAuthProvider {
