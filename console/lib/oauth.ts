@@ -7,8 +7,11 @@
  */
 
 import * as oauth from "oauth4webapi";
-import { capped, OutboundError } from "./outbound.ts";
+import { capped } from "./outbound.ts";
+import { CallbackLinkError } from "./oauth_errors.ts";
 import type { Community } from "../../webhooks/mod.ts";
+
+export { describeOAuthError, providerBusy, tooManyRequestsMessage } from "./oauth_errors.ts";
 
 /** An OAuth provider the console talks to. */
 export interface OAuthProvider {
@@ -159,12 +162,21 @@ export async function exchangeCode(
 ): Promise<TokenPair> {
   const as = server(provider);
   const client: oauth.Client = { client_id: provider.clientId };
-  const params = oauth.validateAuthResponse(
-    as,
-    client,
-    callbackUrl,
-    secrets.state,
-  );
+  let params: URLSearchParams;
+  try {
+    params = oauth.validateAuthResponse(as, client, callbackUrl, secrets.state);
+  } catch (error) {
+    // The provider's own error (`?error=`) is its answer; the rest is the link back itself (edited, pasted twice).
+    if (!(error instanceof oauth.OperationProcessingError)) throw error;
+    throw new CallbackLinkError(error.message);
+  }
+  // The grant request takes the one code; one missing or given twice is the link's fault too, said as oauth4webapi says it.
+  const codes = params.getAll("code");
+  if (codes.length !== 1 || codes[0] === "") {
+    throw new CallbackLinkError(
+      codes.length > 1 ? '"code" parameter must be provided only once' : "no authorization code",
+    );
+  }
   const response = await oauth.authorizationCodeGrantRequest(
     as,
     client,
@@ -223,71 +235,4 @@ export async function fetchUser(
     ? info.email
     : info.sub;
   return { sub: info.sub, name };
-}
-
-/** The provider's answer an OAuth failure came from, when it came from one. */
-function answerOf(err: unknown): Response | undefined {
-  if (err instanceof oauth.ResponseBodyError || err instanceof oauth.WWWAuthenticateChallengeError) {
-    return err.response;
-  }
-  if (err instanceof oauth.OperationProcessingError && err.cause instanceof Response) return err.cause;
-  return undefined;
-}
-
-/**
- * When an OAuth failure is the provider's `429 Too Many Requests`: the
- * seconds its `Retry-After` asks to wait (`null` when it names none, or a
- * date). `undefined` for any other failure.
- *
- * @param err what an OAuth step threw
- * @returns the wait in seconds, `null`, or `undefined`
- */
-export function providerBusy(err: unknown): number | null | undefined {
-  const answer = answerOf(err);
-  if (answer?.status !== 429) return undefined;
-  const wait = answer.headers.get("retry-after")?.trim() ?? "";
-  return /^\d{1,6}$/.test(wait) ? Math.max(1, Number(wait)) : null;
-}
-
-/** What the sign-in page and the logs say of a provider's 429: the cause, and the wait when known. */
-export function tooManyRequestsMessage(wait: number | null): string {
-  return `The provider refused: too many requests (429); ${
-    wait === null ? "try again later" : `try again in ${wait} s`
-  }`;
-}
-
-/**
- * A provider's error code as RFC 6749 allows it (printable ASCII but `"` and `\`, here at most 64 characters), else
- * a phrase: the code comes from the callback's URL, which anyone can write, and it goes to the log and the page.
- */
-function errorCode(code: unknown): string {
-  return typeof code === "string" && /^[\x20\x21\x23-\x5b\x5d-\x7e]{1,64}$/.test(code)
-    ? code
-    : "an error code that is not valid";
-}
-
-/** Describes an OAuth failure without echoing tokens or secrets. */
-export function describeOAuthError(err: unknown): string {
-  if (err instanceof OutboundError) return err.message;
-  // An answer cut off past its limit: oauth4webapi reports it as one it could not parse, the cause inside.
-  if (err instanceof Error && err.cause instanceof OutboundError) return err.cause.message;
-  const busy = providerBusy(err);
-  if (busy !== undefined) return tooManyRequestsMessage(busy);
-  if (err instanceof oauth.ResponseBodyError) {
-    return `The provider refused: ${errorCode(err.error)}`;
-  }
-  if (err instanceof oauth.AuthorizationResponseError) {
-    return `The provider refused: ${errorCode(err.error)}`;
-  }
-  if (err instanceof oauth.WWWAuthenticateChallengeError) {
-    return "The provider refused the access token";
-  }
-  const answer = answerOf(err);
-  if (err instanceof oauth.OperationProcessingError && answer && !answer.ok) {
-    return `The provider refused: it answered HTTP ${answer.status}`;
-  }
-  if (err instanceof oauth.OperationProcessingError) {
-    return `The provider's answer was not understood (${err.code ?? "error"})`;
-  }
-  return "The sign-in could not be completed";
 }

@@ -23,7 +23,7 @@ import { flagError } from "./_flag_errors.ts";
 import { addCommunity } from "./_community_add.ts";
 import { listen } from "./_listen.ts";
 import { printPages } from "./_paged.ts";
-import { receive } from "./_receive.ts";
+import { receive } from "./receive/mod.ts";
 import {
   listAttempts,
   listDeadLetters,

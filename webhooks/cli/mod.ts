@@ -8,4 +8,4 @@
  */
 
 export * from "./main.ts";
-export { type FailureClock, type FailureLines, failureLines, QUIET_GAP_MS } from "./_failure_lines.ts";
+export { type FailureClock, type FailureLines, failureLines, QUIET_GAP_MS } from "./receive/mod.ts";

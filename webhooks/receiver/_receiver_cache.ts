@@ -98,15 +98,20 @@ function checkOf(entry: Deno.KvEntryMaybe<unknown>): Deno.AtomicCheck {
   return { key: entry.key, versionstamp: entry.versionstamp };
 }
 
-/** Reads a community and its rotation entry (one round trip), each with its versionstamp, secrets decoded. */
-export async function readCommunity(kv: Deno.Kv, tenantId: string): Promise<CachedCommunity | null> {
+/**
+ * Reads a community and its rotation entry (one round trip), each with its versionstamp, secrets decoded; `"damaged"`
+ * when its key holds something else (edited by hand, a bad write).
+ */
+export async function readCommunity(kv: Deno.Kv, tenantId: string): Promise<CachedCommunity | "damaged" | null> {
   const [entry, rotation] = await withLockRetry(() =>
     kv.getMany<[Community, PreviousSecret]>([communityKey(tenantId), communitySecretPreviousKey(tenantId)])
   );
   // As communities.findByTenantID reads it: an entry holding another tenant's record (edited by hand), or junk, is
   // no community of this tenant. Checked once per read of the community, not per postback.
   const value = entry.value;
-  if (typeof value !== "object" || value === null || value.tenantId !== tenantId) return null;
+  if (typeof value !== "object" || value === null || value.tenantId !== tenantId) {
+    return entry.versionstamp === null ? null : "damaged"; // told apart for the report only: both are answered alike
+  }
   // Read once per KV read, not per postback: a rotation entry edited into junk is none.
   const previous = readRotation(rotation.value);
   return {

@@ -23,6 +23,10 @@ import type { ReceiverOptions } from "./receiver_types.ts";
  * so that every community saved receives; one longer names none and is refused without a read.
  */
 const MAX_TENANT_BYTES = MAX_TENANT_ID_BYTES;
+/** The reason of a 401 for a community whose secret cannot verify any header (none stored, or not base64). */
+export const NO_VERIFYING_SECRET = "The community's client secret cannot verify signatures";
+/** The reason of a 401 for a tenant whose community's key holds something else than its community. */
+export const DAMAGED_COMMUNITY = "The stored community of this tenant is damaged (not a community record)";
 /** The 401 answer of every check that depends on the community, so tenants cannot be probed. */
 const NOT_VERIFIED = "JiveEXTN signature does not match";
 /**
@@ -98,7 +102,7 @@ export type Take = (checks: Deno.AtomicCheck[]) => Promise<HeldClaim | NotClaime
 export function createResolver({ hooks, kv, owned, accept }: ResolverSetup) {
   const cache = new ReceiverCache();
 
-  async function readFresh(tenantId: string): Promise<ReadCommunity | null> {
+  async function readFresh(tenantId: string): Promise<ReadCommunity | "damaged" | null> {
     if (encoder.encode(tenantId).byteLength > MAX_TENANT_BYTES) return null;
     if (owned) return await readCommunity(kv, tenantId);
     const value = await hooks.communities.findByTenantID(tenantId);
@@ -120,6 +124,7 @@ export function createResolver({ hooks, kv, owned, accept }: ResolverSetup) {
     const unverified = (reason: string): Unverified => ({ error: `Unauthorized: ${NOT_VERIFIED}`, reason });
     const read = await readFresh(parsed.tenantId);
     if (!read) return unverified("No community has this tenant id");
+    if (read === "damaged") return unverified(DAMAGED_COMMUNITY);
     const by = verifiedBy(parsed, read, now);
     if (typeof by !== "string") return unverified(by.reason);
     if (read.check && read.previousCheck) {
@@ -242,7 +247,7 @@ function verifiedBy(parsed: ParsedJiveExtn, read: ReadCommunity, now: number): "
     }
     return parsed.clientId === previous.clientId ? "previous" : { reason: "The client id is not the community's" };
   }
-  return { reason: current ? current.reason : "The community's client secret cannot verify signatures" };
+  return { reason: current ? current.reason : NO_VERIFYING_SECRET };
 }
 
 /** The resolved community and the checks its verification rests on. */

@@ -8,3 +8,5 @@
  */
 
 export * from "./receiver.ts";
+// For `cli receive`, which says a refusal whose cause is the stored community (not public).
+export { DAMAGED_COMMUNITY, NO_VERIFYING_SECRET } from "./_receiver_resolve.ts";

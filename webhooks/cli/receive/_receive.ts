@@ -7,10 +7,11 @@
 // Held connections that use up the process's file descriptors end Deno.serve's
 // server (its accept fails): keepServing says so once and listens again.
 
-import { createReceiver } from "../receiver/mod.ts";
+import { createReceiver } from "../../receiver/mod.ts";
 import { failureLines } from "./_failure_lines.ts";
-import { keepServing } from "../net/mod.ts";
-import type { Webhooks } from "../webhooks.ts";
+import { storedFaultLines } from "./_stored_faults.ts";
+import { keepServing } from "../../net/mod.ts";
+import type { Webhooks } from "../../webhooks.ts";
 
 /** What `receive` takes of a command's context (the command table's own context has all of it). */
 export interface ReceiveContext {
@@ -39,6 +40,8 @@ export async function receive(ctx: ReceiveContext, usage: (message: string) => E
   const hostname = typeof ctx.flags.hostname === "string" ? ctx.flags.hostname : "127.0.0.1";
   // Each answer of 500 or more (the platform retries it) is said on stderr, a run of them coalesced (_failure_lines.ts).
   const failures = failureLines(ctx.err);
+  // A 401 whose cause is the stored community (no client secret, a damaged record) is said once per tenant.
+  const storedFault = storedFaultLines(ctx.err);
   // A line that cannot be printed (stdout's reader gone) is a throw in onPostback: the postback is answered 500, not
   // taken, and the platform sends it again; receive then stops serving and throws what the print threw.
   const unprintable = new AbortController();
@@ -65,7 +68,9 @@ export async function receive(ctx: ReceiveContext, usage: (message: string) => E
     },
     // Once a line could not be printed, the 500s of the lines that follow it are the reader's choice, not failures.
     onAttempt: (attempt) => {
-      if (unprinted === null) failures.attempt(attempt);
+      if (unprinted !== null) return;
+      failures.attempt(attempt);
+      storedFault(attempt);
     },
   });
   let underWay = 0;

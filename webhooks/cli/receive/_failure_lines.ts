@@ -11,8 +11,8 @@
 // KV), and one between forged postbacks must not start a new run whose first
 // lines come in full.
 
-import type { ReceiverAttempt } from "../receiver/mod.ts";
-import { printable } from "./_format.ts";
+import type { ReceiverAttempt } from "../../receiver/mod.ts";
+import { printable } from "../_format.ts";
 
 /** Lines of a run of 5xx answers shown in full before they are counted instead. */
 export const SHOWN_IN_FULL = 3;
@@ -33,10 +33,19 @@ const TENANT_SHOWN = 64;
  * Never the signature or the body.
  */
 function failureLine(attempt: ReceiverAttempt): string {
+  return `${attemptHead(attempt)}: ${printable(attempt.reason)}`;
+}
+
+/**
+ * What a line of `receive` about one answer starts with: the time, the status
+ * and the tenant id when known (as the sender wrote it, made printable, in
+ * quotes, cut at {@linkcode TENANT_SHOWN} code points).
+ */
+export function attemptHead(attempt: ReceiverAttempt): string {
   const points = attempt.tenantId === undefined ? [] : [...attempt.tenantId];
   const shown = points.length > TENANT_SHOWN ? `${points.slice(0, TENANT_SHOWN).join("")}…` : points.join("");
   const tenant = attempt.tenantId === undefined ? "" : ` tenant ${printable(JSON.stringify(shown))}`;
-  return `${new Date(attempt.receivedAt).toISOString()} ${attempt.status}${tenant}: ${printable(attempt.reason)}`;
+  return `${new Date(attempt.receivedAt).toISOString()} ${attempt.status}${tenant}`;
 }
 
 /** Says answers of 500 or more on stderr, coalesced; a 4xx is never said and ends no run (anyone can send those). */
