@@ -5,6 +5,8 @@
 // keep its answer until `release()`, so a test can kill the console after the
 // platform acted and before the console stored what it answered.
 
+import { createWebhooks, type Webhook } from "../../webhooks/mod.ts";
+
 /** What the stand-in holds back, by request. */
 export type HeldRequest = "put" | "token";
 
@@ -115,4 +117,27 @@ export function startHeldPlatform(accessToken: string, refreshToken: string): He
       await server.shutdown();
     },
   };
+}
+
+/**
+ * Stores the community "Held" (tenant `held`) of `platform` in the KV file at `kvPath`, with its first token pair, and
+ * registers one hook on it; resolves with that hook's record.
+ */
+export async function seedHeldHook(kvPath: string, platform: HeldPlatform): Promise<Webhook> {
+  const kv = await Deno.openKv(kvPath);
+  try {
+    const webhooks = createWebhooks(kv);
+    await webhooks.communities.save({
+      name: "Held",
+      tenantId: "held",
+      baseUrl: platform.base,
+      clientId: "client-id",
+      clientSecret: "client-secret-value",
+      oauth: { access_token: "first-access-secret", refresh_token: "first-refresh-secret" },
+    });
+    await webhooks.register({ community: "Held", events: ["user_account"], callback: "https://me.example/hook" });
+    return (await webhooks.findByTenantID("held"))[0];
+  } finally {
+    kv.close();
+  }
 }

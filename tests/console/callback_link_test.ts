@@ -4,19 +4,7 @@
 
 import assert from "node:assert/strict";
 import { Client, startConsole } from "./_helpers.ts";
-
-/** Runs `fn` and resolves with what it wrote through console.warn. */
-async function warningsOf(fn: () => Promise<void>): Promise<string[]> {
-  const warnings: string[] = [];
-  const warn = console.warn;
-  console.warn = (...args: unknown[]) => void warnings.push(args.map(String).join(" "));
-  try {
-    await fn();
-  } finally {
-    console.warn = warn;
-  }
-  return warnings;
-}
+import { warningsOf } from "./_warnings.ts";
 
 Deno.test("a sign-in callback with a parameter given twice is logged as a link not valid, naming the parameter", async () => {
   const t = await startConsole();

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { Client, csrfOf, signIn } from "./_helpers.ts";
-import { startHeldPlatform } from "./_held_platform.ts";
+import { seedHeldHook, startHeldPlatform } from "./_held_platform.ts";
 import { startLoggedConsole } from "./_logged_console.ts";
 import { createWebhooks } from "../../webhooks/mod.ts";
 
@@ -36,22 +36,7 @@ Deno.test("a hook's events saved again after the console died with the platform'
   const dir = await Deno.makeTempDir();
   const kvPath = `${dir}/console.kv`;
   const platform = startHeldPlatform("first-access-secret", "first-refresh-secret");
-  let id = "";
-  {
-    const kv = await Deno.openKv(kvPath);
-    const webhooks = createWebhooks(kv);
-    await webhooks.communities.save({
-      name: "Held",
-      tenantId: "held",
-      baseUrl: platform.base,
-      clientId: "client-id",
-      clientSecret: "client-secret-value",
-      oauth: { access_token: "first-access-secret", refresh_token: "first-refresh-secret" },
-    });
-    await webhooks.register({ community: "Held", events: ["user_account"], callback: "https://me.example/hook" });
-    id = (await webhooks.findByTenantID("held"))[0].id;
-    kv.close();
-  }
+  const id = (await seedHeldHook(kvPath, platform)).id;
   let killed = await startLoggedConsole(kvPath);
   const logs: string[] = [];
   try {

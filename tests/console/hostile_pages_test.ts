@@ -3,19 +3,7 @@
 import assert from "node:assert/strict";
 import { createApp } from "../../console/app.ts";
 import { Client, NO_RATE_LIMITS, parse, signInAtForm, startConsole, withHook } from "./_helpers.ts";
-
-/** Runs `fn` and resolves with what it wrote through console.warn. */
-async function warningsOf(fn: () => Promise<void>): Promise<string[]> {
-  const warnings: string[] = [];
-  const warn = console.warn;
-  console.warn = (...args: unknown[]) => void warnings.push(args.map(String).join(" "));
-  try {
-    await fn();
-  } finally {
-    console.warn = warn;
-  }
-  return warnings;
-}
+import { warningsOf } from "./_warnings.ts";
 
 Deno.test("a sign-in callback's error code cannot forge log lines nor fill the log, and a valid code is still named", async () => {
   const t = await startConsole();

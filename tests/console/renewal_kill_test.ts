@@ -8,9 +8,9 @@
 
 import assert from "node:assert/strict";
 import { Client, csrfOf, signIn } from "./_helpers.ts";
-import { startHeldPlatform } from "./_held_platform.ts";
+import { seedHeldHook, startHeldPlatform } from "./_held_platform.ts";
 import { startLoggedConsole } from "./_logged_console.ts";
-import { createWebhooks, type Webhook } from "../../webhooks/mod.ts";
+import { createWebhooks } from "../../webhooks/mod.ts";
 
 const SECRETS = [
   "first-access-secret",
@@ -24,22 +24,7 @@ Deno.test("a change retried after the console died holding renewed tokens it nev
   const dir = await Deno.makeTempDir();
   const kvPath = `${dir}/console.kv`;
   const platform = startHeldPlatform("first-access-secret", "first-refresh-secret");
-  let hook: Webhook;
-  {
-    const kv = await Deno.openKv(kvPath);
-    const webhooks = createWebhooks(kv);
-    await webhooks.communities.save({
-      name: "Held",
-      tenantId: "held",
-      baseUrl: platform.base,
-      clientId: "client-id",
-      clientSecret: "client-secret-value",
-      oauth: { access_token: "first-access-secret", refresh_token: "first-refresh-secret" },
-    });
-    await webhooks.register({ community: "Held", events: ["user_account"], callback: "https://me.example/hook" });
-    hook = (await webhooks.findByTenantID("held"))[0];
-    kv.close();
-  }
+  const hook = await seedHeldHook(kvPath, platform);
   platform.expire("first-access-secret");
   const env = { PLATFORM_TIMEOUT_SECONDS: "2" };
   let killed = await startLoggedConsole(kvPath, env);
