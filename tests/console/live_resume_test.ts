@@ -1,0 +1,140 @@
+// The live deliveries' event stream across a console restart: its events
+// carry ids, so an event-stream client (a browser's EventSource does it by
+// itself) reconnects with `Last-Event-ID`. The deliveries stored while it
+// was away (the console down, another process writing on the KV file) are
+// sent to it on the new stream, each once, and none it was already sent.
+
+import assert from "node:assert/strict";
+import { type Client, signIn, startConsole } from "./_helpers.ts";
+import { DeliveryStore } from "../../console/log/mod.ts";
+import { postback } from "./log/_postback.ts";
+
+const item = (title: string) => ({ webhook: "https://acme.example/w/1", activity: { verb: "jive:created", title } });
+
+interface Sent {
+  event: string;
+  id?: string;
+  data: string;
+}
+
+/** Opens the event stream with `lastEventId`; collects its events until `stop`. */
+function openStream(origin: string, client: Client, lastEventId?: string) {
+  const events: Sent[] = [];
+  const done = new AbortController();
+  const ready = Promise.withResolvers<void>();
+  const ended = (async () => {
+    const res = await fetch(`${origin}/deliveries/events`, {
+      headers: {
+        cookie: `cw_session=${client.cookies.get("cw_session")}`,
+        ...(lastEventId ? { "last-event-id": lastEventId } : {}),
+      },
+      signal: done.signal,
+    });
+    assert.equal(res.status, 200);
+    let buffer = "";
+    for await (const chunk of res.body!.pipeThrough(new TextDecoderStream())) {
+      buffer += chunk;
+      let end;
+      while ((end = buffer.indexOf("\n\n")) !== -1) {
+        const text = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = /^event: (.*)$/m.exec(text)?.[1] ?? "message";
+        const id = /^id: (.*)$/m.exec(text)?.[1];
+        events.push({ event, ...(id !== undefined ? { id } : {}), data: /^data: (.*)$/m.exec(text)?.[1] ?? "" });
+        if (event === "ready") ready.resolve();
+      }
+    }
+  })().catch(() => {});
+  return {
+    events,
+    ready: ready.promise,
+    ids: () => events.filter((e) => e.event === "delivery").map((e) => JSON.parse(e.data).id as string),
+    lastId: () => events.filter((e) => e.id !== undefined).at(-1)?.id,
+    async stop() {
+      done.abort();
+      await ended;
+    },
+  };
+}
+
+async function until(what: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!what() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+}
+
+Deno.test("a live stream reconnecting with Last-Event-ID after a console restart gets what was stored meanwhile, once", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cw_live_resume_" });
+  const kvPath = `${dir}/console.kv`;
+  let t = await startConsole({ kvPath });
+  try {
+    const client = await signIn(t.origin);
+    const first = openStream(t.origin, client);
+    await first.ready;
+    // Stored by another process on the file: the console polls for them.
+    const otherKv = await Deno.openKv(kvPath);
+    try {
+      const other = new DeliveryStore(otherKv);
+      const before = await other.add("hook-1", [item("before 1"), item("before 2")]);
+      await until(() => first.ids().length >= 2, 5_000);
+      assert.deepEqual(first.ids(), before.map((v) => v.id), "the open stream sent both");
+      const lastId = first.lastId();
+      assert.ok(lastId, "each delivery event carries an id");
+      await first.stop();
+
+      // The console goes down and comes back; meanwhile another process stores three more.
+      await t.close();
+      const meanwhile = await other.add("hook-1", [item("while away 1"), item("while away 2"), item("while away 3")]);
+      await other.flush();
+      t = await startConsole({ kvPath });
+
+      const second = openStream(t.origin, client, lastId);
+      await second.ready;
+      await until(() => second.ids().length >= 3, 3_000);
+      await new Promise((r) => setTimeout(r, 1_500)); // a copy would come with the next poll
+      assert.deepEqual(
+        second.ids(),
+        meanwhile.map((v) => v.id),
+        "the resumed stream sends what was stored while it was away, and nothing it sent before",
+      );
+      await second.stop();
+    } finally {
+      otherKv.close();
+    }
+  } finally {
+    await t.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a live stream that sent a late commit after a newer one resumes past both, sending neither again", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    const first = openStream(t.origin, client);
+    await first.ready;
+    const store = new DeliveryStore(t.kv);
+    const [a] = await store.add("hook-1", [item("a")]);
+    const [b] = await store.add("hook-1", [item("b")]);
+    await until(() => first.ids().length >= 2, 5_000);
+    // Another process's commit, numbered below a, lands now: the stream sends it after b.
+    const op = t.kv.atomic();
+    store.write(postback("late", a.seq - 1), op);
+    assert.ok((await op.commit()).ok);
+    await until(() => first.ids().length >= 3, 5_000);
+    assert.equal(first.ids().length, 3, "the stream sent a, b and the late one");
+    assert.equal(first.ids()[0], a.id);
+    assert.equal(first.ids()[1], b.id);
+    const lastId = first.lastId();
+    await first.stop();
+
+    const [c] = await store.add("hook-1", [item("c")]);
+    const second = openStream(t.origin, client, lastId);
+    await second.ready;
+    await until(() => second.ids().length >= 1, 3_000);
+    await new Promise((r) => setTimeout(r, 1_500)); // a copy would come with the next poll
+    assert.deepEqual(second.ids(), [c.id], "only c: a, b and the late one were sent before");
+    await second.stop();
+  } finally {
+    await t.close();
+  }
+});
