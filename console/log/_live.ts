@@ -73,14 +73,22 @@ export class LiveReader {
     this.#now = options.now ?? Date.now;
   }
 
-  /** Reads what the log holds now as given (the page the reader shows), from the settle window on. */
-  async start(): Promise<void> {
-    this.#floor = this.#cursor = numberAt(this.#now() - this.#settleMs);
+  /**
+   * Reads what the log holds now as given (the page the reader shows), from
+   * the settle window on; with `after`, the number a stream cut short had
+   * sent up to (its client's `Last-Event-ID`), what is numbered above it is
+   * not given yet: returned, oldest first (read from there when it is below
+   * the window).
+   */
+  async start(after?: number): Promise<DeliveryView[]> {
+    const from = Math.min(numberAt(this.#now() - this.#settleMs), after ?? Infinity);
+    this.#floor = this.#cursor = from;
     this.#read.clear();
     await this.#readCounts();
-    await this.#scan(this.#floor);
+    const read = await this.#scan(from);
     this.#rebase();
     this.#settle();
+    return after === undefined ? [] : read.filter((view) => view.seq > after).sort((a, b) => a.seq - b.seq);
   }
 
   /** The deliveries not given yet, oldest first. */

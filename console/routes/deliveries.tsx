@@ -242,6 +242,12 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (c.req.method === "HEAD") {
       return new Response(null, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
     }
+    // A client reconnecting names the last event's id (the highest number sent): the stream goes on from there.
+    const lastEventId = c.req.header("last-event-id") ?? "";
+    const resumeAfter = /^\d{1,16}$/.test(lastEventId) ? Number(lastEventId) : undefined;
+    if (lastEventId && (resumeAfter === undefined || !Number.isSafeInteger(resumeAfter))) {
+      return c.json({ error: "Last-Event-ID: the id of an event this stream sent (a delivery number)" }, 400);
+    }
     const hookId = hookOf(c);
     const sessionId = getCookie(c, cookieName(c, deps, SESSION_COOKIE));
     // A place among the streams open now (a few per session, a total per console), given back when the stream ends.
@@ -249,7 +255,7 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (place instanceof Response) return place;
     return streamSSE(c, async (stream) => {
       try {
-        await liveStream(stream, deps, hookId, sessionId);
+        await liveStream(stream, deps, hookId, sessionId, resumeAfter);
       } finally {
         place();
       }

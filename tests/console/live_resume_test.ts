@@ -138,3 +138,20 @@ Deno.test("a live stream that sent a late commit after a newer one resumes past 
     await t.close();
   }
 });
+
+Deno.test("a live stream asked to resume from an id it never sends is refused with 400 naming Last-Event-ID", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    for (const junk of ["abc", "-5", "1.5", "99999999999999999"]) {
+      const res = await fetch(`${t.origin}/deliveries/events`, {
+        headers: { cookie: `cw_session=${client.cookies.get("cw_session")}`, "last-event-id": junk },
+      });
+      const body = await res.json();
+      assert.equal(res.status, 400, junk);
+      assert.match(body.error, /Last-Event-ID/);
+    }
+  } finally {
+    await t.close();
+  }
+});
