@@ -81,7 +81,7 @@ export class LiveReader {
    * the window).
    */
   async start(after?: number): Promise<DeliveryView[]> {
-    const from = Math.min(numberAt(this.#now() - this.#settleMs), after ?? Infinity);
+    const from = Math.min(this.#settledBelow(), after ?? Infinity);
     this.#floor = this.#cursor = from;
     this.#read.clear();
     await this.#readCounts();
@@ -159,9 +159,18 @@ export class LiveReader {
     for (const [shard, tally] of this.#tallies.entries()) tally.base = this.#counts[shard].value - tally.seen;
   }
 
+  /**
+   * The highest number below the settle window: its first millisecond's
+   * first number is writer slot 0's first there, so it is in the window (as
+   * the hook index's passes, which pack only the rows below, take it).
+   */
+  #settledBelow(): number {
+    return numberAt(this.#now() - this.#settleMs) - 1;
+  }
+
   /** Settled: below the window, and read. Above it, what was read is remembered, to be left out next time. */
   #settle(): void {
-    const floor = Math.max(this.#floor, Math.min(numberAt(this.#now() - this.#settleMs), this.#cursor));
+    const floor = Math.max(this.#floor, Math.min(this.#settledBelow(), this.#cursor));
     if (floor <= this.#floor) return;
     this.#floor = floor;
     for (const seq of this.#read) if (seq <= floor) this.#read.delete(seq);
