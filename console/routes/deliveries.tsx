@@ -51,9 +51,14 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       allHooks(deps.webhooks, filter.hookId),
       deps.deliveries.list({ limit: 200 }),
     ]);
-    // A newer page with nothing newer beyond it is the first page: show that one, whole and live.
-    const atStart = filter.after !== undefined && found.after === undefined;
-    const { values, before, after } = atStart ? await deps.deliveries.page({ ...criteria, limit: 50 }) : found;
+    // A newer page with nothing newer beyond it is the first page: show that one, whole and live, when it holds
+    // every row of the page past the cursor (those stored between the two reads may have pushed them off it: then
+    // the page past the cursor is shown, with a Newer link past it, else a walk Newer never showed them).
+    const top = filter.after !== undefined && found.after === undefined
+      ? await deps.deliveries.page({ ...criteria, limit: 50 })
+      : null;
+    const atStart = top !== null && found.values.every((d) => top.values.some((v) => v.id === d.id));
+    const { values, before, after } = atStart ? top : top ? { ...found, after: found.values[0].seq } : found;
     const live = !narrowed && (!paged || atStart);
     const labels = await deps.labels.many([...new Set([...hooks.map((h) => h.id), ...values.map((d) => d.hookId)])]);
     // Every hook by a name (its own, else its events and community); the id is the row's second line.
