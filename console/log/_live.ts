@@ -73,14 +73,22 @@ export class LiveReader {
     this.#now = options.now ?? Date.now;
   }
 
-  /** Reads what the log holds now as given (the page the reader shows), from the settle window on. */
-  async start(): Promise<void> {
-    this.#floor = this.#cursor = numberAt(this.#now() - this.#settleMs);
+  /**
+   * Reads what the log holds now as given (the page the reader shows), from
+   * the settle window on; with `after`, the number a stream cut short had
+   * sent up to (its client's `Last-Event-ID`), what is numbered above it is
+   * not given yet: returned, oldest first (read from there when it is below
+   * the window).
+   */
+  async start(after?: number): Promise<DeliveryView[]> {
+    const from = Math.min(this.#settledBelow(), after ?? Infinity);
+    this.#floor = this.#cursor = from;
     this.#read.clear();
     await this.#readCounts();
-    await this.#scan(this.#floor);
+    const read = await this.#scan(from);
     this.#rebase();
     this.#settle();
+    return after === undefined ? [] : read.filter((view) => view.seq > after).sort((a, b) => a.seq - b.seq);
   }
 
   /** The deliveries not given yet, oldest first. */
@@ -151,9 +159,18 @@ export class LiveReader {
     for (const [shard, tally] of this.#tallies.entries()) tally.base = this.#counts[shard].value - tally.seen;
   }
 
+  /**
+   * The highest number below the settle window: its first millisecond's
+   * first number is writer slot 0's first there, so it is in the window (as
+   * the hook index's passes, which pack only the rows below, take it).
+   */
+  #settledBelow(): number {
+    return numberAt(this.#now() - this.#settleMs) - 1;
+  }
+
   /** Settled: below the window, and read. Above it, what was read is remembered, to be left out next time. */
   #settle(): void {
-    const floor = Math.max(this.#floor, Math.min(numberAt(this.#now() - this.#settleMs), this.#cursor));
+    const floor = Math.max(this.#floor, Math.min(this.#settledBelow(), this.#cursor));
     if (floor <= this.#floor) return;
     this.#floor = floor;
     for (const seq of this.#read) if (seq <= floor) this.#read.delete(seq);

@@ -51,9 +51,14 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       allHooks(deps.webhooks, filter.hookId),
       deps.deliveries.list({ limit: 200 }),
     ]);
-    // A newer page with nothing newer beyond it is the first page: show that one, whole and live.
-    const atStart = filter.after !== undefined && found.after === undefined;
-    const { values, before, after } = atStart ? await deps.deliveries.page({ ...criteria, limit: 50 }) : found;
+    // A newer page with nothing newer beyond it is the first page: show that one, whole and live, when it holds
+    // every row of the page past the cursor (those stored between the two reads may have pushed them off it: then
+    // the page past the cursor is shown, with a Newer link past it, else a walk Newer never showed them).
+    const top = filter.after !== undefined && found.after === undefined
+      ? await deps.deliveries.page({ ...criteria, limit: 50 })
+      : null;
+    const atStart = top !== null && found.values.every((d) => top.values.some((v) => v.id === d.id));
+    const { values, before, after } = atStart ? top : top ? { ...found, after: found.values[0].seq } : found;
     const live = !narrowed && (!paged || atStart);
     const labels = await deps.labels.many([...new Set([...hooks.map((h) => h.id), ...values.map((d) => d.hookId)])]);
     // Every hook by a name (its own, else its events and community); the id is the row's second line.
@@ -242,6 +247,12 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (c.req.method === "HEAD") {
       return new Response(null, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
     }
+    // A client reconnecting names the last event's id (the highest number sent): the stream goes on from there.
+    const lastEventId = c.req.header("last-event-id") ?? "";
+    const resumeAfter = /^\d{1,16}$/.test(lastEventId) ? Number(lastEventId) : undefined;
+    if (lastEventId && (resumeAfter === undefined || !Number.isSafeInteger(resumeAfter))) {
+      return c.json({ error: "Last-Event-ID: the id of an event this stream sent (a delivery number)" }, 400);
+    }
     const hookId = hookOf(c);
     const sessionId = getCookie(c, cookieName(c, deps, SESSION_COOKIE));
     // A place among the streams open now (a few per session, a total per console), given back when the stream ends.
@@ -249,7 +260,7 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     if (place instanceof Response) return place;
     return streamSSE(c, async (stream) => {
       try {
-        await liveStream(stream, deps, hookId, sessionId);
+        await liveStream(stream, deps, hookId, sessionId, resumeAfter);
       } finally {
         place();
       }
