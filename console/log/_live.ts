@@ -32,6 +32,12 @@ import { shardOf } from "./_written.ts";
 const BATCH = 500;
 /** How far below the rows read (ms of numbers) a wake first looks for a commit that landed late. */
 const LATE_BAND_MS = 2_000;
+/**
+ * How far below the settle window (ms of numbers) a resume reads: a stream cut by a console's restart or a network's
+ * blip comes back within seconds. One older (a tab asleep for a day, an id made up) would read every row since into
+ * memory: it starts at the window, as a new stream does.
+ */
+const RESUME_MS = 30_000;
 
 /** One written shard as the reader tallies it. */
 interface Tally {
@@ -78,9 +84,11 @@ export class LiveReader {
    * the settle window on; with `after`, the number a stream cut short had
    * sent up to (its client's `Last-Event-ID`), what is numbered above it is
    * not given yet: returned, oldest first (read from there when it is below
-   * the window).
+   * the window, and no more than {@linkcode RESUME_MS} below it: else as
+   * without it).
    */
   async start(after?: number): Promise<DeliveryView[]> {
+    if (after !== undefined && msOf(after) < this.#now() - this.#settleMs - RESUME_MS) after = undefined;
     const from = Math.min(this.#settledBelow(), after ?? Infinity);
     this.#floor = this.#cursor = from;
     this.#read.clear();

@@ -118,3 +118,25 @@ Deno.test("a live stream asked to resume from an id it never sends is refused wi
     await t.close();
   }
 });
+
+Deno.test("a live stream resumed from an id older than the resume window starts at the newest, reading none of the past", async () => {
+  const t = await startConsole();
+  try {
+    const client = await signIn(t.origin);
+    const store = new DeliveryStore(t.kv);
+    await store.add("hook-1", [item("old 1"), item("old 2"), item("old 3")]);
+    // "1" is the first number of the log's first millisecond: a stream cut that long ago (or an id made up) would
+    // read the whole log into memory, held by every stream that asks. It starts as a new stream does (the console's
+    // pages look again on `ready`).
+    const far = openStream(t.origin, client, "1");
+    await far.ready;
+    await new Promise((r) => setTimeout(r, 1_500)); // a row sent from the past would come by now
+    assert.deepEqual(far.ids(), [], "rows stored before the stream were sent to a resume from far back");
+    const [fresh] = await store.add("hook-1", [item("fresh")]);
+    await until(() => far.ids().length >= 1, 5_000);
+    assert.deepEqual(far.ids(), [fresh.id]);
+    await far.stop();
+  } finally {
+    await t.close();
+  }
+});
