@@ -87,3 +87,18 @@ Deno.test("a form sent after its session ended on one console is filled back in 
   lb.next("A");
   assert.doesNotMatch(await client.text(returnTo, 200), /Kept across/, "the draft taken a second time");
 });
+
+Deno.test("reconcile's fixes applied on one console: the page they lead to on the other says what changed", async () => {
+  await using lb = await startBalanced();
+  const client = await signIn(lb.origin);
+  await connectSandbox(client, lb.origin);
+  const path = "/communities/sandbox-tenant/reconcile";
+  lb.next("A");
+  const csrf = csrfOf(await client.text(path, 200));
+  lb.next("B");
+  const fixed = await client.post(path, { _csrf: csrf });
+  await fixed.body?.cancel();
+  assert.equal(fixed.headers.get("location"), `${path}?notice=fixed`);
+  lb.next("A");
+  assert.match(await client.text(`${path}?notice=fixed`, 200), /The fixes are applied: 0 hooks adopted/);
+});
