@@ -13,7 +13,7 @@ import { type ConsoleEnv, type Deps, describeError } from "../lib/context.ts";
 import { shownUrl } from "../lib/shown_url.ts";
 import { destinationsOf } from "./_forward_lookups.ts";
 import { addRefusal } from "./_forward_refusal.ts";
-import { dropReveal, keepReveal, markAdded, pendingReveal } from "./_forward_reveal.ts";
+import { dropReveal, keepReveal, type Kept, markAdded, pendingReveal } from "./_forward_reveal.ts";
 
 /** How the route answers an add. */
 export interface AddAnswers {
@@ -52,9 +52,9 @@ export async function addDestination(
   const same = await alreadyThere();
   if (same) return same;
   const secret = newDestinationSecret();
-  let token: string;
+  let kept: Kept;
   try {
-    token = await keepReveal(c, deps, hookId, url, secret);
+    kept = await keepReveal(c, deps, hookId, url, secret);
   } catch (err) {
     return answers.notKept(err);
   }
@@ -64,12 +64,13 @@ export async function addDestination(
   } catch (err) {
     // Another failure may come after the destination is stored: its secret stays kept, for the form sent again.
     if (!(err instanceof TypeError)) throw err;
-    // Refused, nothing added: the reveal goes, lest it be taken for another's destination at this URL.
-    await dropReveal(c, deps, token);
+    // Refused, nothing added: the reveal goes, lest it be taken for another's destination at this URL; those it
+    // dropped come back (one may be of the add that won, sent at once to another process).
+    await dropReveal(c, deps, kept);
     const there = await alreadyThere(); // added by another console on this KV meanwhile
     if (there) return there;
     return await answers.refuse(addRefusal(describeError(err)), 400);
   }
-  await markAdded(c, deps, token, added.id);
-  return answers.reveal(token);
+  await markAdded(c, deps, kept.token, added.id);
+  return answers.reveal(kept.token);
 }

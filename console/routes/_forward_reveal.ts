@@ -60,11 +60,19 @@ function isOf(reveal: Reveal | null, d: Destination): boolean {
   return reveal?.id === undefined ? reveal?.url === d.url : reveal.id === d.id;
 }
 
+/** A secret kept for the page of an add: its token, and the reveals of an earlier add of the URL it dropped. */
+export interface Kept {
+  /** The token for the page's `?reveal=`. */
+  token: string;
+  /** What keeping it dropped: this session's reveals of the same hook and URL. */
+  dropped: Deno.KvEntry<Reveal>[];
+}
+
 /**
  * Keeps `secret`, for the destination at `url` about to be added on the hook `hookId`, for this session's next page;
  * a reveal this session kept for that URL and hook before (an add that never happened) is dropped.
  *
- * @returns the token for that page's `?reveal=`
+ * @returns the token for that page's `?reveal=`, and the reveals dropped (put back by {@linkcode dropReveal})
  */
 export async function keepReveal(
   c: Context<ConsoleEnv>,
@@ -72,17 +80,21 @@ export async function keepReveal(
   hookId: string,
   url: string,
   secret: string,
-): Promise<string> {
+): Promise<Kept> {
   const token = randomToken();
   const key = keyOf(c, deps, token);
   if (!key) throw new Error("No session to show the secret to");
   const value: Reveal = { hookId, url: URL.parse(url)?.href ?? url, secret };
   const atomic = deps.kv.atomic().set(key, value, { expireIn: REVEAL_TTL_MS });
+  const dropped: Deno.KvEntry<Reveal>[] = [];
   for (const entry of await revealsOf(c, deps)) {
-    if (entry.value?.hookId === hookId && entry.value.url === value.url) atomic.delete(entry.key);
+    if (entry.value?.hookId === hookId && entry.value.url === value.url) {
+      atomic.delete(entry.key);
+      dropped.push(entry);
+    }
   }
   await retryLocked(() => atomic.commit());
-  return token;
+  return { token, dropped };
 }
 
 /** Notes that the destination of the reveal `token` is added, as `id`; a failure leaves it found by its URL. */
@@ -99,10 +111,21 @@ export async function markAdded(c: Context<ConsoleEnv>, deps: Deps, token: strin
   }
 }
 
-/** Drops the reveal `token` of an add that was refused (nothing added). */
-export async function dropReveal(c: Context<ConsoleEnv>, deps: Deps, token: string): Promise<void> {
-  const key = keyOf(c, deps, token);
+/**
+ * Drops the reveal of an add that was refused (nothing added), and puts back the reveals its keeping dropped: the
+ * same Add sent twice at once to two processes (a double click behind a load balancer) keeps two reveals, the later
+ * dropping the earlier, and when the earlier's add is the one stored, its reveal is the one its page and this answer
+ * lead to. Each goes back only where its key is still free.
+ */
+export async function dropReveal(c: Context<ConsoleEnv>, deps: Deps, kept: Kept): Promise<void> {
+  const key = keyOf(c, deps, kept.token);
   if (key) await retryLocked(() => deps.kv.delete(key));
+  for (const entry of kept.dropped) {
+    await retryLocked(() =>
+      deps.kv.atomic().check({ key: entry.key, versionstamp: null })
+        .set(entry.key, entry.value, { expireIn: REVEAL_TTL_MS }).commit()
+    );
+  }
 }
 
 /**
