@@ -51,7 +51,9 @@ export async function assertSettled(kv: Deno.Kv, app: App, n: number): Promise<v
   assert.equal(await count(kv, ["relay_paused"]), 0, "entries left kept");
   const relay = createRelay(kv, { allowPrivateNetwork: true });
   try {
-    assert.deepEqual((await relay.deadLetters()).values, [], "a delivered entry became a dead letter");
+    const dead = (await relay.deadLetters()).values;
+    const told = await Promise.all(dead.map(async (d) => ({ ...d, tried: await relay.attempts(d.id) })));
+    assert.deepEqual(dead, [], `a delivered entry became a dead letter: ${JSON.stringify(told)}`);
     const forwards = await relay.forwards(POSTBACK);
     assert.equal(forwards.length, n);
     for (const f of forwards) {
