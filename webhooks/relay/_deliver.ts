@@ -6,8 +6,7 @@ import { checkHost } from "../net/mod.ts";
 import { joinChunks } from "../_util.ts";
 import type { CachedDestination } from "./_cache.ts";
 import type { OutboxEntry } from "./_entry.ts";
-import { attemptTimer } from "./_attempt_timer.ts";
-import { parseRetryAfter } from "./_retry_after.ts";
+import { attemptTimer, parseRetryAfter } from "./timing/mod.ts";
 import type { ResolvedOptions } from "./_options.ts";
 
 /** What an attempt found. */
@@ -194,7 +193,7 @@ export async function deliver(
     return { time, status: 0, durationMs: took(), error, response: "" };
   }
   // The attempt's time runs from here: a host name slow to resolve counts in it, so an attempt never outlasts
-  // what its lease allows for it (but an answer that came while the process was paused is read: _attempt_timer.ts).
+  // what its lease allows for it (but an answer that came while the process was paused is read: timing/mod.ts).
   const timer = attemptTimer(options.attemptTimeoutMs);
   try {
     return await attempt({ entry, body, url, signature, time, took, timeout: timer.signal }, options, guard, stop);
