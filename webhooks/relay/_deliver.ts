@@ -6,6 +6,7 @@ import { checkHost } from "../net/mod.ts";
 import { joinChunks } from "../_util.ts";
 import type { CachedDestination } from "./_cache.ts";
 import type { OutboxEntry } from "./_entry.ts";
+import { attemptTimer, parseRetryAfter } from "./timing/mod.ts";
 import type { ResolvedOptions } from "./_options.ts";
 
 /** What an attempt found. */
@@ -145,34 +146,6 @@ async function excerpt(response: Response): Promise<{ text: string; broken?: unk
   return broken === undefined ? { text } : { text, broken };
 }
 
-/** The longest `Retry-After` honoured: a longer one counts as this (a day). */
-export const RETRY_AFTER_MAX_MS = 86_400_000;
-
-const DAY = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
-const MONTH = "(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
-const CLOCK = "\\d\\d:\\d\\d:\\d\\d";
-// RFC 9110's HTTP-date: IMF-fixdate, and the obsolete RFC 850 and asctime forms (asctime's time is GMT too).
-const HTTP_DATE = new RegExp(
-  `^(?:${DAY}, \\d\\d ${MONTH} \\d{4} ${CLOCK} GMT|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, \\d\\d-${MONTH}-\\d\\d ${CLOCK} GMT)$`,
-);
-const ASCTIME = new RegExp(`^${DAY} ${MONTH} [ \\d]\\d ${CLOCK} \\d{4}$`);
-
-/**
- * `Retry-After` in ms from `now` (seconds or an HTTP date), at most
- * {@linkcode RETRY_AFTER_MAX_MS}; `undefined` when absent or neither (a
- * lenient date parse would read "soon 2099" as a date 73 years on).
- */
-export function parseRetryAfter(value: string | null, now: number): number | undefined {
-  if (value === null) return undefined;
-  const text = value.trim();
-  let ms: number;
-  if (/^\d+$/.test(text)) ms = Number(text) * 1000;
-  else if (HTTP_DATE.test(text)) ms = Date.parse(text) - now;
-  else if (ASCTIME.test(text)) ms = Date.parse(`${text} GMT`) - now;
-  else return undefined;
-  return Number.isNaN(ms) ? undefined : Math.min(RETRY_AFTER_MAX_MS, Math.max(0, ms));
-}
-
 /** The message of a failed fetch or body read, without the URL. */
 function causeOf(error: unknown): string {
   const inner = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : "";
@@ -220,8 +193,33 @@ export async function deliver(
     return { time, status: 0, durationMs: took(), error, response: "" };
   }
   // The attempt's time runs from here: a host name slow to resolve counts in it, so an attempt never outlasts
-  // what its lease allows for it.
-  const timeout = AbortSignal.timeout(options.attemptTimeoutMs);
+  // what its lease allows for it (but an answer that came while the process was paused is read: timing/mod.ts).
+  const timer = attemptTimer(options.attemptTimeoutMs);
+  try {
+    return await attempt({ entry, body, url, signature, time, took, timeout: timer.signal }, options, guard, stop);
+  } finally {
+    timer.clear();
+  }
+}
+
+/** What {@linkcode attempt} sends, and its limit. */
+interface Attempt {
+  entry: OutboxEntry;
+  body: string;
+  url: URL;
+  signature: string;
+  time: number;
+  took: () => number;
+  timeout: AbortSignal;
+}
+
+/** The attempt of {@linkcode deliver} once its URL and signature are known, within `timeout`. */
+async function attempt(
+  { entry, body, url, signature, time, took, timeout }: Attempt,
+  options: ResolvedOptions,
+  guard: HostGuard,
+  stop: AbortSignal,
+): Promise<Outcome> {
   const signal = AbortSignal.any([timeout, stop]);
   let address: string | null = null;
   if (!options.allowPrivateNetwork) {

@@ -16,7 +16,7 @@ import { nextWait, type ResolvedOptions, type ResolvedRun } from "./_options.ts"
 import { DueWindow, expandFanouts, type Held } from "./_outbox.ts";
 import type { Destinations, RelayWorker } from "./_types.ts";
 import { inRelay, relayEnded, relayStarted } from "../telemetry/mod.ts";
-import { Pace, Wake } from "./pace/mod.ts";
+import { Pace, steadyClock, Wake } from "./pace/mod.ts";
 
 const HOUSEKEEPING_MS = 60_000;
 /** A buffered entry starts only while its lease outlasts its attempt by this much (or half the spare lease). */
@@ -41,7 +41,9 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
   const wake = new Wake();
   const abort = new AbortController();
   const queue = new FinishQueue(kv);
-  const finish = finishes(options.now);
+  // Due times and leases by a clock that never steps back; the attempt's signed time is the relay's `now` itself.
+  const clock = steadyClock(options.now);
+  const finish = finishes(clock);
   const inFlight = new Set<Promise<void>>();
   const only = run.destinations ? new Set(run.destinations) : null;
   let stopped = false;
@@ -103,7 +105,7 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     const pinned = [...cache.all()].filter((d) => d.pinned);
     await ctx.pins.mark(pinned.filter((d) => only?.has(d.id)).map((d) => d.id));
     const step = (done: Promise<unknown>) => done.catch(() => {}); // a failed look holds back none after it
-    await step(settlePaused(kv, cache, only, options.now));
+    await step(settlePaused(kv, cache, only, clock));
     await step(settlePartitions(kv, cache));
     await step(settleRemoved(kv));
     await step(mendCounters(kv, [OUTBOX_BUMP_KEY, DESTINATIONS_VERSION_KEY])); // junk in one refuses every write
@@ -126,7 +128,7 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     if (outcome.status >= 200 && outcome.status < 300) return finish.delivered(held, outcome);
     if (gone) return finish.dead(held, outcome, `HTTP 410: the destination ${gone}`);
     if (wait === null) return finish.dead(held, outcome, reasonOf(outcome));
-    return finish.retry(held, outcome, options.now() + Math.max(wait, outcome.retryAfterMs ?? 0));
+    return finish.retry(held, outcome, clock() + Math.max(wait, outcome.retryAfterMs ?? 0));
   }
 
   async function handle(held: Held): Promise<void> {
@@ -179,7 +181,7 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
   function pump(): void {
     while (!stopped && inFlight.size < run.concurrency && buffer.length > 0) {
       const held = buffer.shift()!;
-      if (held.entry.lease!.until - options.now() < options.attemptTimeoutMs + margin) {
+      if (held.entry.lease!.until - clock() < options.attemptTimeoutMs + margin) {
         queue.push(finish.giveBack(held)).catch(() => {});
       } else start(held);
     }
@@ -208,13 +210,13 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
     let next = Infinity;
     const began = performance.now();
     if (!window) {
-      const now = options.now();
+      const now = clock();
       const nexts = await Promise.all(current.map((w) => w.refill(now, listSize(room) + 1)));
       next = Math.min(...nexts);
       window = current.find((w) => w.size > 0);
     }
     if (!window || stopped) return { took: false, next };
-    buffer.push(...await window.take(free, owner, options.now() + options.leaseMs));
+    buffer.push(...await window.take(free, owner, clock() + options.leaseMs));
     pace.took(performance.now() - began);
     pump();
     return { took: true, next };
@@ -237,17 +239,17 @@ export function startWorker(ctx: WorkerContext, run: ResolvedRun, onStopped: () 
         if (bumped || performance.now() - fanoutsAt > options.pollMs) {
           bumped = false;
           fanoutsAt = performance.now();
-          fanouts = expandFanouts(kv, cache, options.now);
+          fanouts = expandFanouts(kv, cache, clock);
         }
         const [turned, taken] = await Promise.all([fanouts, takeSome()]);
         if (taken.took || (turned ?? 0) > 0) continue;
         next = taken.next;
       } catch (error) {
         if (error instanceof Error && /closed/i.test(error.message)) break;
-        next = options.now() + options.pollMs;
+        next = clock() + options.pollMs;
       }
       if (stopped) break;
-      await wake.wait(Math.min(options.pollMs, Math.max(1, next - options.now())));
+      await wake.wait(Math.min(options.pollMs, Math.max(1, next - clock())));
     }
   })();
 

@@ -10,9 +10,12 @@
  * with its slots idle between round trips; never more than its slots start (each held by an
  * attempt and the commit recording it) in half the time a taken entry's lease
  * leaves to start it, so that none sits in the buffer to be given back.
+ * Its clock never steps back (`steadyClock`): a wall clock set back does not
+ * hold back the entries that the clock before the step scheduled.
  *
  * @module
  */
 
 export { MAX_ROOM, Pace } from "./_room.ts";
+export { steadyClock } from "./_clock.ts";
 export { Wake } from "./_wake.ts";
