@@ -101,3 +101,18 @@ Deno.test("reconcile() explains an orphan by a pending entry only with the same 
     assert.deepEqual(explained[0].entity.events, ["document"]);
   });
 });
+
+Deno.test("unregister() sends DELETE {base}/api/core/v3/webhooks/{entity.id} with the id as one path segment", async () => {
+  // A mutant that left the id unencoded let a stored id with `/../` or `?` address (and delete) another hook.
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    await hooks.register("Acme", ["user_account"], null, CALLBACK);
+    const [kept] = await platform.listHooks();
+    await hooks.save({ id: "odd", tenantId: "tenant-acme", entity: { id: `9999/../${kept.id}` } });
+    await hooks.unregister("odd");
+    const [del] = platform.requests("DELETE");
+    assert.equal(del.path.endsWith(`/api/core/v3/webhooks/9999%2F..%2F${kept.id}`), true, del.path);
+    assert.notEqual(await platform.hook(String(kept.id)), undefined, "another hook was deleted");
+  });
+});
