@@ -116,3 +116,18 @@ Deno.test("unregister() sends DELETE {base}/api/core/v3/webhooks/{entity.id} wit
     assert.notEqual(await platform.hook(String(kept.id)), undefined, "another hook was deleted");
   });
 });
+
+Deno.test("communities.findByName() answers only a community of that name, whatever its name pointer says", async () => {
+  // A name pointer left behind (a rename racing the read, an edit by hand) must not make register("Ghost") use Acme's
+  // token: a mutant that returned the pointed-to community unchecked survived.
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    await hooks.communities.save(communityOf(platform));
+    await kv.set(["community_by_name", "Ghost"], "tenant-acme");
+    assert.equal(await hooks.communities.findByName("Ghost"), null);
+    await assert.rejects(() => hooks.register("Ghost", ["user_account"], null, CALLBACK), {
+      error: "no such community exists: Ghost",
+    });
+    assert.equal(platform.seen.length, 0);
+  });
+});
