@@ -4,8 +4,9 @@
 import assert from "node:assert/strict";
 import { createWebhooks } from "../../webhooks/mod.ts";
 import { communityOf, keysUnder, withKv, withPlatform } from "./platform.ts";
-import { CALLBACK, PLACE } from "./platform/_register.ts";
 
+const CALLBACK = "https://receiver.example/hooks/1";
+const PLACE = "https://c.example/api/core/v3/places/42";
 const OTHER_PLACE = "https://c.example/api/core/v3/places/43";
 
 Deno.test("findByCommunity() throws 'must contain a tenantId' synchronously for a null or empty tenantId too", async () => {
