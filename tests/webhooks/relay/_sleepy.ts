@@ -68,8 +68,16 @@ export async function assertSettled(kv: Deno.Kv, app: App, n: number): Promise<v
   }
 }
 
+/** Asserts that the process `pid`, called `who`, uses under 500 ms of CPU in the next 2 s: it neither spins nor polls hard. */
+export async function assertIdle(pid: number, who: string): Promise<void> {
+  const before = await cpuMs(pid);
+  await new Promise((r) => setTimeout(r, 2_000));
+  const spent = await cpuMs(pid) - before;
+  assert.ok(spent < 500, `${who} used ${spent} ms of CPU in 2 s idle`);
+}
+
 /** The CPU time (user and system, ms) the process `pid` used so far (Linux). */
-export async function cpuMs(pid: number): Promise<number> {
+async function cpuMs(pid: number): Promise<number> {
   const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10; // utime and stime, in clock ticks of 10 ms
