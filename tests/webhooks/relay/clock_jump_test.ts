@@ -3,7 +3,6 @@
 // waiting for a retry: every entry is delivered at least once, each item
 // under one webhook-id, none left in the outbox or leased, no dead letter.
 
-import assert from "node:assert/strict";
 import { spawnChild } from "../_child.ts";
 import { startApp, until } from "./fixtures.ts";
 import { allDelivered, assertIdle, assertSettled, fill } from "./_sleepy.ts";

@@ -5,7 +5,6 @@
 // once, each item under one webhook-id, none left in the outbox or leased, no
 // dead letter, forwards and attempts agree, and the worker does not spin.
 
-import assert from "node:assert/strict";
 import { TEST_TOKEN } from "../../kvconnect/token.ts";
 import { spawnChild } from "../_child.ts";
 import { startApp, until } from "./fixtures.ts";

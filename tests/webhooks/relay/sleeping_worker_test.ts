@@ -4,7 +4,6 @@
 // webhook-id, none left in the outbox or leased, no dead letter, forwards and
 // attempts agree, and the woken worker neither crashes nor spins.
 
-import assert from "node:assert/strict";
 import { spawnChild } from "../_child.ts";
 import { startApp, until } from "./fixtures.ts";
 import { allDelivered, assertIdle, assertSettled, fill } from "./_sleepy.ts";
