@@ -210,7 +210,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
         credentialsFor(
           community,
           given,
-          "Deleting the community webhook failed because no access token is associated with the community and none was provided explicitly",
+          "Deleting the community webhook",
         ),
         given,
       );
@@ -252,7 +252,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
         credentialsFor(
           target,
           reconcileOptions,
-          "Reconciling the community webhooks failed because no access token is associated with the community and none was provided explicitly",
+          "Reconciling the community webhooks",
         ),
         reconcileOptions,
       );

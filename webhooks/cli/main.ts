@@ -8,6 +8,7 @@
 import { commandUsage, parse, topUsage, UsageError } from "./_args.ts";
 import { type CommandContext, runCommand, UsageHint } from "./_commands.ts";
 import { createWebhooks } from "../webhooks.ts";
+import { NO_TOKEN_REASON } from "../platform/mod.ts";
 import { blotSecrets } from "../_util.ts";
 import { printable } from "./_format.ts";
 import { shownUrl } from "./_shown.ts";
@@ -114,7 +115,7 @@ function messageOf(error: unknown, secrets: string[]): string {
 
 /** What to do next, where the library's message (worded by SPEC.md) does not say it. */
 function hintOf(error: unknown): string {
-  return error instanceof Error && error.message.includes("no access token is associated with the community")
+  return error instanceof Error && error.message.includes(NO_TOKEN_REASON)
     ? ": store one with ACCESS_TOKEN=... REFRESH_TOKEN=... deno task cli communities add --name NAME --tenant ID " +
       "--base-url URL (the fields not given are kept)"
     : "";

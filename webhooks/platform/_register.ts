@@ -16,8 +16,8 @@ import { describe } from "../_util.ts";
 import type { Community, PendingRegistration, RegistrationResponse, TokenPair, Webhook } from "../types.ts";
 import type { CredentialOptions, RegisterOptions, TokenPersistenceFunction, WebhookChanges } from "../options.ts";
 
-const NO_TOKEN =
-  "Creating the community webhook failed because no access token is associated with the community and none was provided explicitly";
+/** Why a platform call without an access token fails (SPEC.md's words), after what it was doing. */
+export const NO_TOKEN_REASON = "no access token is associated with the community and none was provided explicitly";
 
 /** What register() and the other platform calls need of the store. */
 export interface PlatformDeps {
@@ -32,19 +32,21 @@ export interface PlatformDeps {
 
 /** The platform operations of one store: credentials, contexts and register(). */
 export function platformOps(deps: PlatformDeps): {
-  credentialsFor: (community: Community, given: CredentialOptions, noToken: string) => Credentials;
+  credentialsFor: (community: Community, given: CredentialOptions, action: string) => Credentials;
   contextFor: (community: Community, credentials: Credentials, given: CredentialOptions) => PlatformContext;
   register: (...args: [RegisterOptions] | Parameters<typeof positional>) => Promise<RegistrationResponse>;
   update: (webhook: Webhook | string, changes: WebhookChanges, given?: CredentialOptions) => Promise<Webhook>;
 } {
   const { kv, communities, fetchFn, timeout, newId, findByWebhookURL, findByID } = deps;
-  /** The credentials of a call: explicit ones first, else the community's. */
-  function credentialsFor(community: Community, given: CredentialOptions, noToken: string): Credentials {
+  /** The credentials of a call: explicit ones first, else the community's; without, `action` failed (SPEC.md's words). */
+  function credentialsFor(community: Community, given: CredentialOptions, action: string): Credentials {
     if (given.accessToken) {
       return { accessToken: given.accessToken, refreshToken: given.refreshToken ?? undefined };
     }
     const accessToken = community.oauth?.access_token;
-    if (typeof accessToken !== "string" || accessToken === "") throw new Error(noToken);
+    if (typeof accessToken !== "string" || accessToken === "") {
+      throw new Error(`${action} failed because ${NO_TOKEN_REASON}`);
+    }
     return { accessToken, refreshToken: community.oauth?.refresh_token };
   }
 
@@ -91,7 +93,7 @@ export function platformOps(deps: PlatformDeps): {
       // SPEC.md 4.2 rule 2 and section 7: an object, its words, then the name.
       throw { error: `no such community exists: ${opts.community}` };
     }
-    const credentials = credentialsFor(community, opts, NO_TOKEN);
+    const credentials = credentialsFor(community, opts, "Creating the community webhook");
     return await platformOperation("register", () => registerOn(community, credentials, opts), community.name);
   }
 

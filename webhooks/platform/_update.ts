@@ -26,7 +26,7 @@ export interface UpdateDeps {
   kv: Deno.Kv;
   communities: Communities;
   findByID: (id: string) => Promise<Webhook | null>;
-  credentialsFor: (community: Community, given: CredentialOptions, noToken: string) => Credentials;
+  credentialsFor: (community: Community, given: CredentialOptions, action: string) => Credentials;
   contextFor: (community: Community, credentials: Credentials, given: CredentialOptions) => PlatformContext;
 }
 
@@ -98,7 +98,7 @@ export async function updateHook(
     deps.credentialsFor(
       community,
       given,
-      "Updating the community webhook failed because no access token is associated with the community and none was provided explicitly",
+      "Updating the community webhook",
     ),
     given,
   );

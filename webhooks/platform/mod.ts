@@ -7,7 +7,7 @@
  */
 
 export * from "./registration.ts";
-export { platformOps } from "./_register.ts";
+export { NO_TOKEN_REASON, platformOps } from "./_register.ts";
 export { deleteOnPlatform, platformHookUrl } from "./_hook_url.ts";
 export { reconcileCommunity } from "./_reconcile.ts";
 export { readPendings } from "./_pending.ts";
