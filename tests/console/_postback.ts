@@ -1,6 +1,6 @@
 // A delivery as another process's receiver writes it, shared by the live view's tests.
 
-import type { DeliveryStore } from "../../../console/log/mod.ts";
+import type { DeliveryStore } from "../../console/log/mod.ts";
 
 /** What `DeliveryStore.write` takes. */
 export type Written = Parameters<DeliveryStore["write"]>[0];

@@ -4,11 +4,11 @@
 // limits), seeded with the load fixture's community and hook; a follower of
 // a console's live stream; and a signed postback of the fixture.
 
-import assert from "node:assert/strict";
 import { type KvConnectServer, startKvConnectServer } from "../../kvconnect/mod.ts";
 import { type LoadFixture, loadFixture, postbackBody, type Signer } from "../../scripts/load_postbacks.ts";
 import { seedConsoleKv, type Started, startProcess } from "../../scripts/load_processes.ts";
 import type { Client } from "./_helpers.ts";
+import { readEvents } from "./_live_stream.ts";
 import { TEST_TOKEN } from "../kvconnect/token.ts";
 
 /** Two consoles on one remote KV. */
@@ -76,26 +76,10 @@ export function followDeliveries(
   const done = new AbortController();
   const ready = Promise.withResolvers<void>();
   ready.promise.catch(() => {}); // awaited by the caller when it needs it
-  (async () => {
-    const res = await fetch(`${origin}/deliveries/events`, {
-      headers: { cookie: `cw_session=${client.cookies.get("cw_session")}` },
-      signal: done.signal,
-    });
-    assert.equal(res.status, 200);
-    let buffer = "";
-    for await (const chunk of res.body!.pipeThrough(new TextDecoderStream())) {
-      buffer += chunk;
-      let end;
-      while ((end = buffer.indexOf("\n\n")) !== -1) {
-        const event = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = /^data: (.*)$/m.exec(event)?.[1];
-        if (/^event: ready$/m.test(event)) ready.resolve();
-        if (/^event: delivery$/m.test(event) && data) onDelivery(JSON.parse(data));
-      }
-    }
-    throw new Error("the live stream ended");
-  })().catch((error) => ready.reject(error));
+  readEvents(origin, client, ({ event, data }) => {
+    if (event === "ready") ready.resolve();
+    if (event === "delivery" && data) onDelivery(JSON.parse(data));
+  }, { signal: done.signal }).catch((error) => ready.reject(error));
   return { ready: ready.promise, stop: () => done.abort() };
 }
 

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { signIn, startConsole } from "./_helpers.ts";
 import { openStream, until } from "./_live_stream.ts";
 import { DeliveryStore } from "../../console/log/mod.ts";
+import { postback } from "./_postback.ts";
 
 const item = (title: string) => ({ webhook: "https://acme.example/w/1", activity: { verb: "jive:created", title } });
 
@@ -54,20 +55,6 @@ Deno.test("a live stream reconnecting with Last-Event-ID after a console restart
     await Deno.remove(dir, { recursive: true });
   }
 });
-
-/** A one-item postback at number `seq`, as another process's receiver writes it. */
-function postback(title: string, seq: number): Parameters<DeliveryStore["write"]>[0] {
-  return {
-    activity: { verb: "jive:created", title },
-    webhook: { id: "hook-1", tenantId: "t1", entity: { resources: { self: { ref: "https://acme.example/w/1" } } } },
-    community: {},
-    receivedAt: Date.now(),
-    postbackId: `${title}-`.padEnd(64, "0"),
-    index: 0,
-    count: 1,
-    seq,
-  } as unknown as Parameters<DeliveryStore["write"]>[0];
-}
 
 Deno.test("a live stream that sent a late commit after a newer one resumes past both, sending neither again", async () => {
   const t = await startConsole();

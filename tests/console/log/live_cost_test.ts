@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { DeliveryStore, LiveReader, numberAt } from "../../../console/log/mod.ts";
 import { counting } from "../_kv_faults.ts";
-import { postback } from "./_postback.ts";
+import { postback } from "../_postback.ts";
 
 /** A random integer below `n` from a seeded generator (mulberry32). */
 function random(seed: number): (n: number) => number {

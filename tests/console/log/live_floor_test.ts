@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { DeliveryStore, type DeliveryView, LiveReader, numberAt } from "../../../console/log/mod.ts";
-import { postback } from "./_postback.ts";
+import { postback } from "../_postback.ts";
 
 const titles = (views: DeliveryView[]) => views.map((view) => view.title);
 
