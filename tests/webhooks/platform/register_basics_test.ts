@@ -83,15 +83,19 @@ Deno.test("register() rejects with {error} naming the community when none has th
   });
 });
 
-Deno.test("register() rejects with an Error when no access token is associated or given, sending nothing", async () => {
+Deno.test("register() rejects with a plain Error when no access token is associated or given, sending nothing", async () => {
   await withPlatform(async (kv, platform) => {
     const hooks = createWebhooks(kv);
     await hooks.communities.save(communityOf(platform, { oauth: undefined }));
+    // A bad argument is a TypeError (API.md); a missing token is not a bad argument: SPEC.md 4.2 rule 3 says "an Error".
     await assert.rejects(
       () => hooks.register("Acme", ["document"], PLACE, CALLBACK),
       (e: Error) =>
-        e instanceof Error && /creat\w* (the )?community webhook/i.test(e.message) &&
-        /no access token/i.test(e.message) && /provided explicitly/.test(e.message),
+        e instanceof Error && e.constructor === Error && e.name === "Error" &&
+        /creat\w* (the )?community webhook/i.test(e.message) &&
+        /no access token/i.test(e.message) && /provided explicitly/.test(e.message) &&
+        e.message ===
+          "Creating the community webhook failed because no access token is associated with the community and none was provided explicitly",
     );
     assert.equal(platform.seen.length, 0);
     assert.deepEqual(await keysUnder(kv, ["webhook_pending"]), []);
