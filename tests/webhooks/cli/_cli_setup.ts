@@ -76,6 +76,12 @@ export function noSecrets(run: Run): void {
   }
 }
 
+/** Two commands that call the platform for the community "Acme" (each needs its access token). */
+export const ACME_PLATFORM_CALLS: string[][] = [
+  ["reconcile", "Acme"],
+  ["hooks", "register", "--community", "Acme", "--events", "user_account", "--callback", "https://me.example/h"],
+];
+
 /** The self URL of the hook `seedAcmeHook` stores. */
 export const ACME_HOOK_REF = "https://acme.example/api/core/v3/webhooks/7";
 

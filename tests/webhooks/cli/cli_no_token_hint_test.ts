@@ -5,7 +5,7 @@
 // very command line; nothing is sent, nothing stored changes.
 
 import assert from "node:assert/strict";
-import { cli } from "./_cli_setup.ts";
+import { ACME_PLATFORM_CALLS, cli } from "./_cli_setup.ts";
 
 Deno.test("cli: a community without an access token is told how to give it one", async () => {
   const dir = await Deno.makeTempDir({ prefix: "cli_no_token_" });
@@ -14,12 +14,7 @@ Deno.test("cli: a community without an access token is told how to give it one",
     const base = ["--name", "Acme", "--tenant", "t-acme", "--base-url", "http://127.0.0.1:9/platform"];
     const added = await cli(["communities", "add", "--kv", kv, ...base]);
     assert.equal(added.code, 0, added.stderr);
-    for (
-      const args of [
-        ["reconcile", "Acme"],
-        ["hooks", "register", "--community", "Acme", "--events", "user_account", "--callback", "https://me.example/h"],
-      ]
-    ) {
+    for (const args of ACME_PLATFORM_CALLS) {
       const run = await cli([...args, "--kv", kv]);
       assert.equal(run.code, 1, run.stderr);
       const lines = run.stderr.trim().split("\n");

@@ -4,7 +4,7 @@
 // "fetch failed", which tells a newcomer neither; secrets stay out of it.
 
 import assert from "node:assert/strict";
-import { cli } from "./_cli_setup.ts";
+import { ACME_PLATFORM_CALLS, cli } from "./_cli_setup.ts";
 
 const SECRET = "client-secret-never-shown";
 const ACCESS = "access-token-never-shown";
@@ -30,12 +30,7 @@ Deno.test("cli: an unreachable platform is named, with the reason, not a bare 'f
       { env: { CLIENT_SECRET: SECRET, ACCESS_TOKEN: ACCESS, REFRESH_TOKEN: REFRESH } },
     );
     assert.equal(added.code, 0, added.stderr);
-    for (
-      const args of [
-        ["reconcile", "Acme"],
-        ["hooks", "register", "--community", "Acme", "--events", "user_account", "--callback", "https://me.example/h"],
-      ]
-    ) {
+    for (const args of ACME_PLATFORM_CALLS) {
       const run = await cli([...args, "--kv", kv]);
       assert.equal(run.code, 1, run.stderr);
       const lines = run.stderr.trim().split("\n").filter((l) => !l.startsWith("reading the platform"));
