@@ -65,3 +65,15 @@ Deno.test("fuzz: any --kv runs each kind it lists once, in order, or is refused 
     assert.equal(new Set(got.ran.kinds).size, got.ran.kinds.length);
   }));
 });
+
+Deno.test("--latency without kvconnect in --kv is refused, naming both: it delays the KV Connect server only", () => {
+  for (
+    const args of [["--latency", "50"], ["--latency=0", "--kv", "file,memory"], ["--kv", "memory", "--latency", "20"]]
+  ) {
+    const got = outcome(args);
+    assert.ok("refused" in got, `${args.join(" ")} ran: ${JSON.stringify(got)}`);
+    assert.match(got.refused, /^--latency .*--kv/);
+  }
+  assert.equal(parseLatencyArgs(["--kv", "file,kvconnect", "--latency", "50"]).latencyMs, 50);
+  assert.equal(parseLatencyArgs([]).latencyMs, 20);
+});
