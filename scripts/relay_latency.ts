@@ -15,7 +15,8 @@
  *
  * `kvconnect` runs the same over the project's KV Connect server on the
  * machine, each of its answers `--latency` ms late (a KV far away, as `cli
- * listen` works from a laptop): no target there, a local KV's.
+ * listen` works from a laptop): no target there, a local KV's. `--latency`
+ * without `kvconnect` in `--kv` is refused: no server would hold anything.
  *
  * Without `--print` the section between its markers in BENCHMARKS.md is
  * written again.
@@ -237,7 +238,7 @@ export function parseLatencyArgs(args: string[]): LatencyArgs {
       seconds: { type: "string", default: "20" },
       rate: { type: "string", default: "50" },
       kv: { type: "string", default: "file,memory" },
-      latency: { type: "string", default: "20" },
+      latency: { type: "string" },
       print: { type: "boolean", default: false },
     },
     strict: true,
@@ -260,9 +261,16 @@ export function parseLatencyArgs(args: string[]): LatencyArgs {
   }
   const twice = kinds.find((k, i) => kinds.indexOf(k) !== i);
   if (twice !== undefined) throw new RangeError(`--kv names '${twice}' more than once, got '${values.kv}'`);
-  const latencyMs = /^\d+$/.test(values.latency) ? Number(values.latency) : NaN;
+  const latency = values.latency ?? "20";
+  const latencyMs = /^\d+$/.test(latency) ? Number(latency) : NaN;
   if (!(latencyMs <= 1000)) {
-    throw new RangeError(`--latency must be a whole number of ms from 0 to 1000, got '${values.latency}'`);
+    throw new RangeError(`--latency must be a whole number of ms from 0 to 1000, got '${latency}'`);
+  }
+  // Only the KV Connect server can be held back: a delay asked for with no server to hold would run undelayed.
+  if (values.latency !== undefined && !kinds.includes("kvconnect")) {
+    throw new RangeError(
+      `--latency delays the KV Connect server only: add kvconnect to --kv (got --kv '${values.kv}')`,
+    );
   }
   return { seconds, rate, kinds: kinds as LatencyKv[], latencyMs, print: values.print };
 }

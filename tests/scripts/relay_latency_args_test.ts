@@ -21,7 +21,8 @@ Deno.test("--latency, --rate, --seconds: a number written other than in plain de
   for (const flag of ["latency", "rate", "seconds"]) {
     for (const value of WRITTEN_AS) {
       if (flag !== "latency" && value === "20.5") continue; // a rate or a length may have a fraction
-      const got = outcome([`--${flag}=${value}`]);
+      // --latency runs with kvconnect only: named, so that only the value's spelling can refuse it.
+      const got = outcome([`--${flag}=${value}`, ...(flag === "latency" ? ["--kv", "kvconnect"] : [])]);
       assert.ok("refused" in got, `--${flag}=${JSON.stringify(value)} ran: ${JSON.stringify(got)}`);
       assert.match(got.refused, new RegExp(`^--${flag} `));
     }
@@ -48,7 +49,7 @@ Deno.test("--kv: a kind named twice, an empty item or an unknown kind is refused
 
 Deno.test("fuzz: any --latency is run as the whole number it spells in decimals, or refused naming --latency", () => {
   fc.assert(fc.property(fc.oneof(fc.string(), fc.constantFrom(...WRITTEN_AS), fc.nat(2000).map(String)), (value) => {
-    const got = outcome([`--latency=${value}`]);
+    const got = outcome([`--latency=${value}`, "--kv", "kvconnect"]);
     if ("refused" in got) return assert.match(got.refused, /^--latency /);
     assert.match(value, /^\d+$/);
     assert.equal(got.ran.latencyMs, Number(value));
