@@ -26,13 +26,14 @@
  * `remote-latency`; all by default), `--latency MS` (the `remote-latency`
  * rows' delay, default 20), `--delayed-ack` (the KV Connect server keeps
  * the kernel's delayed acknowledgement: a commit over 1 KiB may wait 40 ms).
- * A run limited by `--only` or with `--delayed-ack` prints its section rather
+ * `--latency` needs `remote-latency` in the run and `--delayed-ack` a KV Connect
+ * set (scripts/_load_args.ts). A run limited by `--only` or with `--delayed-ack` prints its section rather
  * than writing BENCHMARKS.md.
  *
  * @module
  */
 
-import { parseArgs } from "node:util";
+import { parseLoadArgs } from "./_load_args.ts";
 import { machine } from "./_bench_run.ts";
 import { loadFixture, signedRequests } from "./load_postbacks.ts";
 import { countDeliveries, cpuPerRequest, processCpuMs, seedConsoleKv, startProcess } from "./load_processes.ts";
@@ -40,7 +41,7 @@ import { cannon, type Run, WARMUP_SECONDS } from "./_load_cannon.ts";
 import { Answered } from "./load_books.ts";
 import { merged, type RoundVerdict, turns, verdictOf } from "./load_rounds.ts";
 import { rowKey, table, targets } from "./load_report.ts";
-import { parseOnly, remoteLabel, type RemoteResult, remoteSets, runRemoteSet } from "./load_remote.ts";
+import { remoteLabel, type RemoteResult, remoteSets, runRemoteSet } from "./load_remote.ts";
 import { scaleOutTargets } from "./load_targets.ts";
 
 const CONCURRENCY = [1, 16, 64];
@@ -50,32 +51,7 @@ const START = "<!-- loadtest:start -->";
 const END = "<!-- loadtest:end -->";
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    args: Deno.args,
-    options: {
-      seconds: { type: "string", default: "10" },
-      rounds: { type: "string", default: "4" },
-      quick: { type: "boolean", default: false },
-      print: { type: "boolean", default: false },
-      only: { type: "string" },
-      latency: { type: "string", default: "20" },
-      "delayed-ack": { type: "boolean", default: false },
-    },
-    strict: true,
-  });
-  const seconds = values.quick ? 2 : Number(values.seconds);
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 120) {
-    throw new RangeError(`--seconds must be from 1 to 120, got '${values.seconds}'`);
-  }
-  const rounds = values.quick ? 1 : Number(values.rounds);
-  if (!Number.isInteger(rounds) || rounds < 1 || rounds > 9) {
-    throw new RangeError(`--rounds must be an integer from 1 to 9, got '${values.rounds}'`);
-  }
-  const only = parseOnly(values.only);
-  const latencyMs = /^\d+(\.\d+)?$/.test(values.latency) ? Number(values.latency) : NaN;
-  if (!(latencyMs > 0) || !Number.isFinite(latencyMs)) {
-    throw new RangeError(`--latency must be a positive number of milliseconds, got '${values.latency}'`);
-  }
+  const { seconds, rounds, only, latencyMs, delayedAck, print } = parseLoadArgs(Deno.args);
   const dir = await Deno.makeTempDir({ prefix: "cw-loadtest-" });
   const fixture = loadFixture();
   let seq = 0;
@@ -181,7 +157,7 @@ async function main(): Promise<void> {
       rounds,
       settleMs: SETTLE_MS,
       next,
-      delayedAck: values["delayed-ack"],
+      delayedAck,
     });
     remote.push(result);
     const [f, r] = result.rows;
@@ -240,7 +216,7 @@ async function main(): Promise<void> {
       ? [
         "The KV Connect rows run the floor and the console against one KV served over KV Connect (kvconnect/, the test",
         `server with denokv's limits, ${
-          values["delayed-ack"] ? "keeping the kernel's delayed acknowledgements" : "acknowledging at once"
+          delayedAck ? "keeping the kernel's delayed acknowledgements" : "acknowledging at once"
         }, in a process of its own over a new KV file for each set of rows), through Deno's own`,
         "remote client (`KV_PATH=<url>`, `DENO_KV_ACCESS_TOKEN`): one process of each at 16 and at 64 connections, then",
         "two floors and two consoles on the one KV, 16 connections each (autocannon spreads them over the processes), in rounds in turns",
@@ -277,7 +253,7 @@ async function main(): Promise<void> {
     END,
   ].join("\n");
   // A run limited by --only, or with --delayed-ack, prints its section: the one in BENCHMARKS.md is of a complete run.
-  if (values.print || values.only !== undefined || values["delayed-ack"]) console.log(section);
+  if (print) console.log(section);
   else await writeSection(section);
   if (lost !== 0 || duplicated !== 0) {
     console.error(`The books do not balance: ${lost} lost, ${duplicated} duplicated`);
