@@ -105,70 +105,83 @@ async function threeLiveTabs(bench: HookBench): Promise<{ leader: Page; follower
   }
 }
 
-Deno.test({
-  name: "a leading tab the browser freezes (a background tab on a phone) hands the lead on: the others stay live",
-  ...browserTestOptions,
-  fn: () =>
-    withHookBrowser(async (bench) => {
-      const { leader, followers } = await threeLiveTabs(bench);
-      const cdp = await leader.createCDPSession();
-      await cdp.send("Page.setWebLifecycleState", { state: "frozen" });
-      // Before: the frozen tab kept the lock and the stream, and the others said "live" and showed nothing new.
-      // (30 s: a hand-over takes well under a second, but a fully parallel test run once took Chromium past 15 s;
-      // a tab that kept the lock would never hand it on, so the wait still fails that way.) Polled on a timer: only
-      // the newest tab is visible, and a hidden tab runs no animation frames, so puppeteer's default ("raf") would
-      // never look again in a hidden follower that took the lead after its first look.
-      await Promise.any(followers.map((tab) =>
-        tab.waitForFunction(() => document.documentElement.dataset.liveRole === "leader", {
-          timeout: 30_000,
-          polling: 100,
-        })
-      ));
-      assert.deepEqual(await trigger(bench.t.origin), [200]);
-      const [newest] = await bench.t.app.deliveries.list({ hookId: bench.hookId, limit: 1 });
-      for (const tab of followers) {
-        await tab.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 15_000 });
-      }
-      // Past the 25 s a follower waits for a sign of life: the new leader passes the stream's pings on, so the
-      // other tab stays live (a leader's own timer, throttled in a background tab, could not be relied on).
-      await new Promise((resolve) =>
-        setTimeout(resolve, 30_000)
-      );
-      for (const tab of followers) {
-        assert.equal(await tab.$eval("#live-status", (el) => el.textContent), "live");
-      }
-      await cdp.send("Page.setWebLifecycleState", { state: "active" });
-      await leader.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 15_000 }); // what it missed, on resume
-    }),
-});
+/** A leading tab the browser freezes (a background tab on a phone) hands the lead on: the others stay live. */
+async function frozenLeader(bench: HookBench): Promise<void> {
+  const { leader, followers } = await threeLiveTabs(bench);
+  const cdp = await leader.createCDPSession();
+  await cdp.send("Page.setWebLifecycleState", { state: "frozen" });
+  // Before: the frozen tab kept the lock and the stream, and the others said "live" and showed nothing new.
+  // (30 s: a hand-over takes well under a second, but a fully parallel test run once took Chromium past 15 s;
+  // a tab that kept the lock would never hand it on, so the wait still fails that way.) Polled on a timer: only
+  // the newest tab is visible, and a hidden tab runs no animation frames, so puppeteer's default ("raf") would
+  // never look again in a hidden follower that took the lead after its first look.
+  await Promise.any(
+    followers.map((tab) =>
+      tab.waitForFunction(() => document.documentElement.dataset.liveRole === "leader", {
+        timeout: 30_000,
+        polling: 100,
+      })
+    ),
+  );
+  assert.deepEqual(await trigger(bench.t.origin), [200]);
+  const [newest] = await bench.t.app.deliveries.list({ hookId: bench.hookId, limit: 1 });
+  for (const tab of followers) {
+    await tab.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 15_000 });
+  }
+  // Past the 25 s a follower waits for a sign of life: the new leader passes the stream's pings on, so the
+  // other tab stays live (a leader's own timer, throttled in a background tab, could not be relied on).
+  await new Promise((resolve) => setTimeout(resolve, 30_000));
+  for (const tab of followers) {
+    assert.equal(await tab.$eval("#live-status", (el) => el.textContent), "live");
+  }
+  await cdp.send("Page.setWebLifecycleState", { state: "active" });
+  await leader.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 15_000 }); // what it missed, on resume
+}
+
+/** Followers of a leader that falls silent poll by themselves, and say so, until it is heard again. */
+async function silentLeader(bench: HookBench): Promise<void> {
+  const { leader, followers } = await threeLiveTabs(bench);
+  // The leader keeps its lock and its stream but passes nothing on (a tab stopped without a freeze event).
+  await leader.evaluate(() => {
+    BroadcastChannel.prototype.postMessage = () => {};
+  });
+  // Waited for as a condition, not a time: a follower says it polls at its first check (every 5 s) after 25 s
+  // of silence, which is 30 s after the tabs last heard the leader as they opened; bounded at 90 s for a loaded
+  // machine, a follower that never polled still fails. Polled on a timer: hidden tabs run no animation frames.
+  for (const tab of followers) {
+    await tab.waitForFunction(() => document.getElementById("live-status")?.dataset.state === "polling", {
+      timeout: 90_000,
+      polling: 100,
+    });
+  }
+  // The delivery comes once they poll, so only their polls can show it: no look a tab asked for before the
+  // leader fell silent reaches the server after it (a follower could show it then while it still said "live").
+  assert.deepEqual(await trigger(bench.t.origin), [200]);
+  const [newest] = await bench.t.app.deliveries.list({ hookId: bench.hookId, limit: 1 });
+  for (const tab of followers) {
+    // 30 s: the next poll (5 s), one look and a render in a hidden tab on a loaded machine.
+    await tab.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 30_000 });
+    assert.equal(await tab.$eval("#live-status", (el) => el.className.includes("live")), false);
+  }
+}
 
 Deno.test({
-  name: "followers of a leader that falls silent poll by themselves, and say so, until it is heard again",
+  name: "a frozen leading tab hands the lead on, and followers of a leader that falls silent poll by themselves",
   ...browserTestOptions,
-  fn: () =>
-    withHookBrowser(async (bench) => {
-      const { leader, followers } = await threeLiveTabs(bench);
-      // The leader keeps its lock and its stream but passes nothing on (a tab stopped without a freeze event).
-      await leader.evaluate(() => {
-        BroadcastChannel.prototype.postMessage = () => {};
-      });
-      // Waited for as a condition, not a time: a follower says it polls at its first check (every 5 s) after 25 s
-      // of silence, which is 30 s after the tabs last heard the leader as they opened; bounded at 90 s for a loaded
-      // machine, a follower that never polled still fails. Polled on a timer: hidden tabs run no animation frames.
-      for (const tab of followers) {
-        await tab.waitForFunction(() => document.getElementById("live-status")?.dataset.state === "polling", {
-          timeout: 90_000,
-          polling: 100,
-        });
-      }
-      // The delivery comes once they poll, so only their polls can show it: no look a tab asked for before the
-      // leader fell silent reaches the server after it (a follower could show it then while it still said "live").
-      assert.deepEqual(await trigger(bench.t.origin), [200]);
-      const [newest] = await bench.t.app.deliveries.list({ hookId: bench.hookId, limit: 1 });
-      for (const tab of followers) {
-        // 30 s: the next poll (5 s), one look and a render in a hidden tab on a loaded machine.
-        await tab.waitForSelector(`[id="delivery-${newest.id}"]`, { timeout: 30_000 });
-        assert.equal(await tab.$eval("#live-status", (el) => el.className.includes("live")), false);
-      }
-    }),
+  fn: async () => {
+    // Each case waits out a follower's 25 s of silence (a constant of the page's script), idle most of that time:
+    // on a console and a Chromium of its own each, they share no tab, lock or channel (each console has its own
+    // origin), so they wait at once instead of one after the other. The second console starts once the first is up:
+    // a console building its assets stops the bundler when done, which would cut short another's build beside it.
+    const { promise: firstUp, resolve } = Promise.withResolvers<void>();
+    const frozen = withHookBrowser((bench) => {
+      resolve();
+      return frozenLeader(bench);
+    });
+    const silent = firstUp.then(() => withHookBrowser(silentLeader));
+    const results = await Promise.allSettled([frozen.finally(resolve), silent]);
+    const failed = results.flatMap((r, i) => r.status === "rejected" ? [[["frozen", "silent"][i], r.reason]] : []);
+    if (failed.length === 1) throw new Error(`the ${failed[0][0]} leader's case failed`, { cause: failed[0][1] });
+    if (failed.length > 1) throw new AggregateError(failed.map(([, e]) => e), "both cases failed");
+  },
 });

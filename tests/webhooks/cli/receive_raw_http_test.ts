@@ -159,8 +159,13 @@ Deno.test("cli receive answers raw HTTP/1.1 edge cases with the receiver's statu
         [100, 413],
       ],
     ];
-    for (const [name, parts, statuses, closed] of cases) {
-      const exchange = await rawExchange(port, parts(await sign()), { gapMs: 50, quietMs: 1000 });
+    // Each case on a connection of its own, all at once: each still waits 1 s of quiet for an answer too many or a
+    // close, but those waits overlap instead of adding up.
+    const exchanges = await Promise.all(
+      cases.map(async ([, parts]) => rawExchange(port, parts(await sign()), { gapMs: 50, quietMs: 1000 })),
+    );
+    for (const [i, [name, , statuses, closed]] of cases.entries()) {
+      const exchange = exchanges[i];
       assert.deepEqual(exchange.answers.map((answer) => answer.status), statuses, name);
       if (closed !== undefined) assert.equal(exchange.closed, closed, name);
       seen.push(name);
@@ -190,10 +195,14 @@ Deno.test("cli receive refuses a body with a transfer coding other than chunked 
       ],
       ["deflate, chunked", "deflate, chunked", new TextEncoder().encode(BODY)],
     ];
-    for (const [name, coding, bytes] of cases) {
+    // At once, each on its own connection, as above.
+    const exchanges = await Promise.all(cases.map(async ([, coding, bytes]) => {
       const request = head([`Authorization: ${await sign()}`, `Transfer-Encoding: ${coding}`]) +
         `${bytes.length.toString(16)}\r\n${String.fromCharCode(...bytes)}\r\n0\r\n\r\n`;
-      const exchange = await rawExchange(port, [request], { quietMs: 1000, latin1: true });
+      return await rawExchange(port, [request], { quietMs: 1000, latin1: true });
+    }));
+    for (const [i, [name]] of cases.entries()) {
+      const exchange = exchanges[i];
       assert.deepEqual(exchange.answers.map((answer) => answer.status), [400], name);
       assert.match(JSON.parse(exchange.answers[0].body).error, /Transfer-Encoding/, name);
     }

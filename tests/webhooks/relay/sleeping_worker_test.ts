@@ -24,10 +24,14 @@ Deno.test("a worker paused past its lease mid-delivery, then woken: all delivere
     await sleeper.waitFor("ready");
     await app.waitFor(4);
     Deno.kill(sleeper.pid, "SIGSTOP");
+    const stoppedAt = Date.now();
     other = spawnChild(CHILD, [path, "4", "1500", "1000"], { stdin: true });
     await other.waitFor("ready");
     await until(() => allDelivered(kv, app, N), 30_000, "every item delivered while the first worker sleeps");
-    await new Promise((r) => setTimeout(r, 2_000)); // well past every lease the sleeper held
+    // Woken 2 s after it stopped at the soonest: well past every lease it held (1.5 s, each taken before it stopped).
+    // The other worker cannot have finished the entries the sleeper held before those leases ran out, so this is
+    // most often no wait at all.
+    await new Promise((r) => setTimeout(r, Math.max(0, stoppedAt + 2_000 - Date.now())));
     Deno.kill(sleeper.pid, "SIGCONT");
     await new Promise((r) => setTimeout(r, 2_000)); // its timers fire, its finishes commit
     await assertIdle(sleeper.pid, "the woken worker");
