@@ -3,6 +3,7 @@
 // for tables and JSON alike.
 
 import type { Community, SecretRotation, Webhook } from "../types.ts";
+import type { CommunityEntry } from "../store/mod.ts";
 import { shownHook, shownUrl } from "./_shown.ts";
 
 /** A community as the command line shows it: no secret, only whether each is set (its URL as `shownUrl` has it). */
@@ -86,7 +87,10 @@ export const COMMUNITY_HEAD = ["NAME", "TENANT", "BASE URL", "CLIENT ID", "SECRE
 
 /** The row of a community in a table. */
 export function communityRow(community: Community): unknown[] {
-  const c = publicCommunity(community);
+  return publicRow(publicCommunity(community));
+}
+
+function publicRow(c: PublicCommunity): unknown[] {
   return [
     c.name,
     c.tenantId,
@@ -95,6 +99,31 @@ export function communityRow(community: Community): unknown[] {
     c.hasClientSecret ? "set" : "none",
     c.hasAccessToken ? (c.hasRefreshToken ? "access + refresh" : "access") : "none",
   ];
+}
+
+/**
+ * A stored community entry as `communities list` shows it: a whole one as {@linkcode publicCommunity}; a damaged one
+ * under the tenant id of its key, its fields where they are whole (`name` `null` when it is not a string), and
+ * `damaged` saying what is wrong, so it shows as damaged, not as a blank or `[object Object]`.
+ */
+export function shownCommunityEntry(entry: CommunityEntry): PublicCommunity & { damaged?: string } {
+  if (entry.damaged === null) return publicCommunity(entry.stored as Community);
+  const record = (typeof entry.stored === "object" && entry.stored !== null ? entry.stored : {}) as Community;
+  const name = typeof record.name === "string" ? record.name : null;
+  const oauth = typeof record.oauth === "object" ? record.oauth : undefined;
+  return {
+    ...publicCommunity({ ...record, tenantId: entry.tenantId, oauth }),
+    name: name as string,
+    damaged: entry.damaged,
+  };
+}
+
+/** The row of a stored community entry in a table: a damaged one says what is wrong where its base URL goes. */
+export function communityEntryRow(entry: CommunityEntry): unknown[] {
+  const shown = shownCommunityEntry(entry);
+  const row = publicRow(shown);
+  if (shown.damaged !== undefined) row[2] = `damaged record: ${shown.damaged}`; // not a blank: what is wrong with it
+  return row;
 }
 
 /** One community, field by field; with the rotation of its secret while the previous one is accepted. */
