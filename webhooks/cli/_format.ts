@@ -5,6 +5,7 @@
 import type { Community, SecretRotation, Webhook } from "../types.ts";
 import type { CommunityEntry } from "../store/mod.ts";
 import { shownHook, shownUrl } from "./_shown.ts";
+import { hookDamage, isCellText } from "./_hook_damage.ts";
 
 /** A community as the command line shows it: no secret, only whether each is set (its URL as `shownUrl` has it). */
 export interface PublicCommunity {
@@ -147,15 +148,22 @@ export function communityDetails(c: Community, rotation: SecretRotation | null =
 /** The head of a table of webhook records. */
 export const HOOK_HEAD = ["ID", "TENANT", "EVENTS", "CALLBACK", "URL"];
 
-/** The row of a webhook record in a table, its URLs as `shownUrl` has them. */
+/**
+ * The row of a webhook record in a table, its URLs as `shownUrl` has them; a record whose fields are of the wrong type
+ * says `damaged record: ...` and what is wrong in its URL column, its cells of the wrong type blank.
+ */
 export function hookRow(hook: Webhook): unknown[] {
-  const h = shownHook(hook);
+  const damaged = hookDamage(hook);
+  const h = shownHook(hook) as Partial<Webhook>;
+  const entity = typeof h?.entity === "object" && h.entity !== null ? h.entity : {};
+  const text = (value: unknown) => isCellText(value) ? String(value) : "";
+  const events = Array.isArray(entity.events) ? entity.events.filter(isCellText) : [];
   return [
-    h.id,
-    h.tenantId,
-    Array.isArray(h.entity?.events) ? h.entity.events.join(",") : "",
-    typeof h.entity?.callback === "string" ? h.entity.callback : "",
-    h.entity?.resources?.self?.ref ?? "",
+    text(h?.id),
+    text(h?.tenantId),
+    events.join(","),
+    text(entity.callback),
+    damaged === null ? text(entity.resources?.self?.ref) : `damaged record: ${damaged}`, // not a blank: what is wrong
   ];
 }
 
