@@ -178,8 +178,10 @@ const COMMANDS: Record<string, Command> = {
     const id = ctx.args[0];
     const hook = await ctx.hooks.findByID(id);
     if (!hook) throw new Error(`No webhook has the id ${quoted(id)}`);
+    // By its id, not the record read: the library then says a damaged record is damaged, naming its field, rather than
+    // blaming an argument the operator never gave.
     await ctx.hooks.unregister(
-      hook,
+      id,
       ctx.secret("access-token", "ACCESS_TOKEN"),
       ctx.secret("refresh-token", "REFRESH_TOKEN"),
     );
