@@ -23,6 +23,7 @@ import type { Webhooks } from "../webhooks.ts";
 import type { LastTask } from "./_interrupt.ts";
 import { flagError } from "./_flag_errors.ts";
 import { addCommunity } from "./_community_add.ts";
+import { orphanNote } from "./_orphan_note.ts";
 import { listen } from "./_listen.ts";
 import { printPages } from "./_paged.ts";
 import { receive } from "./receive/mod.ts";
@@ -199,6 +200,9 @@ const COMMANDS: Record<string, Command> = {
       refreshToken: ctx.secret("refresh-token", "REFRESH_TOKEN"),
     });
     const { matched, orphans, dangling } = shownReport(report);
+    // Read after it: what a fix adopted is gone; a registration too young to adopt is there, and said so.
+    const pendings = orphans.length > 0 && !ctx.json ? await ctx.hooks.pending(community.tenantId) : [];
+    const now = Date.now();
     print(ctx, { matched, orphans, dangling }, () =>
       [
         `${community.name}: ${matched.length} matched, ${orphans.length} orphans, ${dangling.length} dangling${
@@ -210,9 +214,9 @@ const COMMANDS: Record<string, Command> = {
             "Orphans (on the platform, no record here):",
             table(
               ["URL", "EXPLAINED BY"],
-              orphans.map((o) => [
+              orphans.map((o, i) => [
                 o.entity.resources?.self?.ref ?? String(o.entity.id ?? ""),
-                o.pending ? `registration ${o.pending.id}` : "nothing",
+                orphanNote(report.orphans[i], pendings, now),
               ]),
             ),
           ]
