@@ -17,7 +17,7 @@ import {
   shownCommunityEntry,
   table,
 } from "./_format.ts";
-import { listCommunityEntries } from "../store/mod.ts";
+import { communityDamage, listCommunityEntries } from "../store/mod.ts";
 import type { Community, Webhook } from "../types.ts";
 import type { Webhooks } from "../webhooks.ts";
 import type { LastTask } from "./_interrupt.ts";
@@ -100,6 +100,15 @@ const COMMANDS: Record<string, Command> = {
 
   async "communities show"(ctx) {
     const community = await communityNamed(ctx, ctx.args[0]);
+    // Shown as whole, a field of the wrong type would read as absent ("client secret none"): named instead.
+    const damaged = communityDamage(community.tenantId, community);
+    if (damaged !== null) {
+      throw new Error(
+        `The stored community ${quoted(community.name)} (tenant ${quoted(community.tenantId)}) is damaged: ` +
+          `${damaged}; store the fields named again with communities add (the fields given replace the stored ones), ` +
+          "or remove it with communities remove",
+      );
+    }
     const rotation = await ctx.hooks.communities.secretRotation(community.tenantId);
     const valid = rotation && Date.parse(rotation.validUntil) > Date.now() ? rotation : null;
     // The JSON carries what the table shows, as `communities add --json` does.
