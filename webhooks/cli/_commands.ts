@@ -9,15 +9,17 @@ import {
   communityDetails,
   communityEntryRow,
   HOOK_HEAD,
+  hookEntryRow,
   hookRow,
   hookTable,
   jsonText,
   publicCommunity,
   quoted,
   shownCommunityEntry,
+  shownHookEntry,
   table,
 } from "./_format.ts";
-import { communityDamage, listCommunityEntries } from "../store/mod.ts";
+import { communityDamage, listCommunityEntries, listHookEntries } from "../store/mod.ts";
 import type { Community, Webhook } from "../types.ts";
 import type { Webhooks } from "../webhooks.ts";
 import type { LastTask } from "./_interrupt.ts";
@@ -139,6 +141,17 @@ const COMMANDS: Record<string, Command> = {
 
   async "hooks list"(ctx) {
     const tenantId = typeof ctx.flags.tenant === "string" ? ctx.flags.tenant : undefined;
+    if (tenantId === undefined) {
+      // Every stored entry, a damaged one too (list passes over those), named as damaged.
+      return await printPages(ctx, {
+        what: "webhooks",
+        page: (cursor) => listHookEntries(ctx.kv, 500, cursor),
+        shown: shownHookEntry,
+        head: HOOK_HEAD,
+        row: hookEntryRow,
+        none: "No webhooks.",
+      });
+    }
     await printPages(ctx, {
       what: "webhooks",
       page: (cursor) => ctx.hooks.list({ tenantId, limit: 500, cursor }),

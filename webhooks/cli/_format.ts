@@ -3,7 +3,7 @@
 // for tables and JSON alike.
 
 import type { Community, SecretRotation, Webhook } from "../types.ts";
-import type { CommunityEntry } from "../store/mod.ts";
+import type { CommunityEntry, HookEntry } from "../store/mod.ts";
 import { shownHook, shownUrl } from "./_shown.ts";
 import { hookDamage, isCellText } from "./_hook_damage.ts";
 
@@ -165,6 +165,18 @@ export function hookRow(hook: Webhook): unknown[] {
     text(entity.callback),
     damaged === null ? text(entity.resources?.self?.ref) : `damaged record: ${damaged}`, // not a blank: what is wrong
   ];
+}
+
+/** A stored record entry as `hooks list --json` shows it: a whole one as `shownHook`; a damaged one `{ id, damaged }`. */
+export function shownHookEntry(entry: HookEntry): unknown {
+  return entry.damaged === null ? shownHook(entry.stored as Webhook) : { id: entry.id, damaged: entry.damaged };
+}
+
+/** The row of a stored record entry: a damaged one under the id of its key, what is wrong in its URL column. */
+export function hookEntryRow(entry: HookEntry): unknown[] {
+  return entry.damaged === null
+    ? hookRow(entry.stored as Webhook)
+    : [entry.id, "", "", "", `damaged record: ${entry.damaged}`];
 }
 
 /** The rows of webhook records, their URLs as `shownUrl` has them. */
