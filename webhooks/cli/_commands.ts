@@ -20,6 +20,7 @@ import {
   table,
 } from "./_format.ts";
 import { communityDamage, listCommunityEntries, listHookEntries } from "../store/mod.ts";
+import { noHook } from "./_no_hook.ts";
 import type { Community, Webhook } from "../types.ts";
 import type { Webhooks } from "../webhooks.ts";
 import type { LastTask } from "./_interrupt.ts";
@@ -167,7 +168,7 @@ const COMMANDS: Record<string, Command> = {
     if (typeof url === "string" === (typeof id === "string")) throw new UsageHint("give one of --url and --id");
     if (typeof url === "string") return hooksOut(ctx, await ctx.hooks.findByWebhookURL(url));
     const hook = await ctx.hooks.findByID(String(id));
-    if (!hook) throw new Error(`No webhook has the id ${quoted(String(id))}`);
+    if (!hook) throw await noHook(ctx.kv, String(id));
     print(ctx, shownHook(hook), () => hookTable([hook]));
   },
 
@@ -200,7 +201,7 @@ const COMMANDS: Record<string, Command> = {
   async "hooks unregister"(ctx) {
     const id = ctx.args[0];
     const hook = await ctx.hooks.findByID(id);
-    if (!hook) throw new Error(`No webhook has the id ${quoted(id)}`);
+    if (!hook) throw await noHook(ctx.kv, id);
     // By its id, not the record read: the library then says a damaged record is damaged, naming its field, rather than
     // blaming an argument the operator never gave.
     await ctx.hooks.unregister(

@@ -2,7 +2,7 @@
 // record): what `list` passes over, for the command line, which must show an operator that something is stored
 // under an id and that it is damaged. What is wrong is named without quoting a value.
 
-import { WEBHOOK_PREFIX, withLockRetry } from "../kv/mod.ts";
+import { unlessKeyTooLarge, WEBHOOK_PREFIX, webhookKey, withLockRetry } from "../kv/mod.ts";
 
 /** One entry under the records' prefix: the id of its key, what it holds, and what is wrong with it. */
 export interface HookEntry {
@@ -64,4 +64,17 @@ export async function listHookEntries(
     }
     return { values, cursor: read < limit ? "" : iter.cursor };
   });
+}
+
+/**
+ * What is wrong with the entry stored at the key of record `id`, as {@linkcode hookEntryDamage} says it; `null` when
+ * nothing is stored there (or an id too long for a key), or a record of that id is.
+ *
+ * @param kv the KV
+ * @param id the record id
+ * @returns what is wrong, or `null`
+ */
+export async function hookEntryDamageAt(kv: Deno.Kv, id: string): Promise<string | null> {
+  const entry = await unlessKeyTooLarge(() => withLockRetry(() => kv.get(webhookKey(id))), null);
+  return entry === null || entry.versionstamp === null ? null : hookEntryDamage(id, entry.value);
 }
