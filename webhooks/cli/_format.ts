@@ -3,9 +3,8 @@
 // for tables and JSON alike.
 
 import type { Community, SecretRotation, Webhook } from "../types.ts";
-import type { CommunityEntry, HookEntry } from "../store/mod.ts";
+import { type CommunityEntry, hookDamage, type HookEntry, isCellText } from "../store/mod.ts";
 import { shownHook, shownUrl } from "./_shown.ts";
-import { hookDamage, isCellText } from "./_hook_damage.ts";
 
 /** A community as the command line shows it: no secret, only whether each is set (its URL as `shownUrl` has it). */
 export interface PublicCommunity {

@@ -1,6 +1,7 @@
-// Every entry stored under the webhook records' prefix, one edited into junk too (not an object, another id's
-// record): what `list` passes over, for the command line, which must show an operator that something is stored
-// under an id and that it is damaged. What is wrong is named without quoting a value.
+// Webhook records edited by hand (or by a buggy older tool) into junk, for the command line: every entry stored under
+// the records' prefix, one that is not a record of its key's id too (what `list` passes over), so an operator sees
+// that something is stored under an id and that it is damaged; and a record whose fields a table shows hold an
+// object, a list or null. What is wrong is named without quoting a value.
 
 import { unlessKeyTooLarge, WEBHOOK_PREFIX, webhookKey, withLockRetry } from "../kv/mod.ts";
 
@@ -77,4 +78,38 @@ export async function listHookEntries(
 export async function hookEntryDamageAt(kv: Deno.Kv, id: string): Promise<string | null> {
   const entry = await unlessKeyTooLarge(() => withLockRetry(() => kv.get(webhookKey(id))), null);
   return entry === null || entry.versionstamp === null ? null : hookEntryDamage(id, entry.value);
+}
+
+/** Whether a table can show `value` as text: a string, a number, a boolean or a BigInt. */
+export function isCellText(value: unknown): boolean {
+  return ["string", "number", "boolean", "bigint"].includes(typeof value);
+}
+
+function shownField(value: unknown, name: string): string[] {
+  return value === undefined || isCellText(value) ? [] : [`'${name}' must be a string, got ${kind(value)}`];
+}
+
+/**
+ * What is wrong with `hook` for a table, each fault named and joined by `; `; `null` when every field a table shows
+ * can be shown as text: `entity` an object, `events` an array of such values, `id`, `tenantId`, `callback` and
+ * `resources.self.ref` such values, when present.
+ */
+export function hookDamage(hook: unknown): string | null {
+  if (typeof hook !== "object" || hook === null || Array.isArray(hook)) return `it is ${kind(hook)}`;
+  const record = hook as Record<string, unknown>;
+  const faults = [...shownField(record.id, "id"), ...shownField(record.tenantId, "tenantId")];
+  const entity = record.entity;
+  if (typeof entity !== "object" || entity === null || Array.isArray(entity)) {
+    faults.push(`'entity' must be an object, got ${kind(entity)}`);
+  } else {
+    const { events, callback, resources } = entity as Record<string, unknown>;
+    if (events !== undefined && !(Array.isArray(events) && events.every(isCellText))) {
+      const got = Array.isArray(events) ? "one holding an object, a list or null" : kind(events);
+      faults.push(`'entity.events' must be an array of strings, got ${got}`);
+    }
+    faults.push(...shownField(callback, "entity.callback"));
+    const self = (resources as { self?: unknown } | null | undefined)?.self;
+    faults.push(...shownField((self as { ref?: unknown } | null | undefined)?.ref, "entity.resources.self.ref"));
+  }
+  return faults.length === 0 ? null : faults.join("; ");
 }
