@@ -7,20 +7,26 @@
 import {
   COMMUNITY_HEAD,
   communityDetails,
-  communityRow,
+  communityEntryRow,
   HOOK_HEAD,
+  hookEntryRow,
   hookRow,
   hookTable,
   jsonText,
   publicCommunity,
   quoted,
+  shownCommunityEntry,
+  shownHookEntry,
   table,
 } from "./_format.ts";
+import { communityDamage, listCommunityEntries, listHookEntries } from "../store/mod.ts";
+import { noHook } from "./_no_hook.ts";
 import type { Community, Webhook } from "../types.ts";
 import type { Webhooks } from "../webhooks.ts";
 import type { LastTask } from "./_interrupt.ts";
 import { flagError } from "./_flag_errors.ts";
 import { addCommunity } from "./_community_add.ts";
+import { orphanNote } from "./_orphan_note.ts";
 import { listen } from "./_listen.ts";
 import { printPages } from "./_paged.ts";
 import { receive } from "./receive/mod.ts";
@@ -86,16 +92,26 @@ const COMMANDS: Record<string, Command> = {
   async "communities list"(ctx) {
     await printPages(ctx, {
       what: "communities",
-      page: (cursor) => ctx.hooks.communities.list({ limit: 500, cursor }),
-      shown: publicCommunity,
+      // Every stored entry, a damaged one too (communities.list passes over those), named as damaged.
+      page: (cursor) => listCommunityEntries(ctx.kv, 500, cursor),
+      shown: shownCommunityEntry,
       head: COMMUNITY_HEAD,
-      row: communityRow,
+      row: communityEntryRow,
       none: "No communities.",
     });
   },
 
   async "communities show"(ctx) {
     const community = await communityNamed(ctx, ctx.args[0]);
+    // Shown as whole, a field of the wrong type would read as absent ("client secret none"): named instead.
+    const damaged = communityDamage(community.tenantId, community);
+    if (damaged !== null) {
+      throw new Error(
+        `The stored community ${quoted(community.name)} (tenant ${quoted(community.tenantId)}) is damaged: ` +
+          `${damaged}; store the fields named again with communities add (the fields given replace the stored ones), ` +
+          "or remove it with communities remove",
+      );
+    }
     const rotation = await ctx.hooks.communities.secretRotation(community.tenantId);
     const valid = rotation && Date.parse(rotation.validUntil) > Date.now() ? rotation : null;
     // The JSON carries what the table shows, as `communities add --json` does.
@@ -126,6 +142,17 @@ const COMMANDS: Record<string, Command> = {
 
   async "hooks list"(ctx) {
     const tenantId = typeof ctx.flags.tenant === "string" ? ctx.flags.tenant : undefined;
+    if (tenantId === undefined) {
+      // Every stored entry, a damaged one too (list passes over those), named as damaged.
+      return await printPages(ctx, {
+        what: "webhooks",
+        page: (cursor) => listHookEntries(ctx.kv, 500, cursor),
+        shown: shownHookEntry,
+        head: HOOK_HEAD,
+        row: hookEntryRow,
+        none: "No webhooks.",
+      });
+    }
     await printPages(ctx, {
       what: "webhooks",
       page: (cursor) => ctx.hooks.list({ tenantId, limit: 500, cursor }),
@@ -141,7 +168,7 @@ const COMMANDS: Record<string, Command> = {
     if (typeof url === "string" === (typeof id === "string")) throw new UsageHint("give one of --url and --id");
     if (typeof url === "string") return hooksOut(ctx, await ctx.hooks.findByWebhookURL(url));
     const hook = await ctx.hooks.findByID(String(id));
-    if (!hook) throw new Error(`No webhook has the id ${quoted(String(id))}`);
+    if (!hook) throw await noHook(ctx.kv, String(id));
     print(ctx, shownHook(hook), () => hookTable([hook]));
   },
 
@@ -174,9 +201,11 @@ const COMMANDS: Record<string, Command> = {
   async "hooks unregister"(ctx) {
     const id = ctx.args[0];
     const hook = await ctx.hooks.findByID(id);
-    if (!hook) throw new Error(`No webhook has the id ${quoted(id)}`);
+    if (!hook) throw await noHook(ctx.kv, id);
+    // By its id, not the record read: the library then says a damaged record is damaged, naming its field, rather than
+    // blaming an argument the operator never gave.
     await ctx.hooks.unregister(
-      hook,
+      id,
       ctx.secret("access-token", "ACCESS_TOKEN"),
       ctx.secret("refresh-token", "REFRESH_TOKEN"),
     );
@@ -194,6 +223,9 @@ const COMMANDS: Record<string, Command> = {
       refreshToken: ctx.secret("refresh-token", "REFRESH_TOKEN"),
     });
     const { matched, orphans, dangling } = shownReport(report);
+    // Read after it: what a fix adopted is gone; a registration too young to adopt is there, and said so.
+    const pendings = orphans.length > 0 && !ctx.json ? await ctx.hooks.pending(community.tenantId) : [];
+    const now = Date.now();
     print(ctx, { matched, orphans, dangling }, () =>
       [
         `${community.name}: ${matched.length} matched, ${orphans.length} orphans, ${dangling.length} dangling${
@@ -205,9 +237,9 @@ const COMMANDS: Record<string, Command> = {
             "Orphans (on the platform, no record here):",
             table(
               ["URL", "EXPLAINED BY"],
-              orphans.map((o) => [
+              orphans.map((o, i) => [
                 o.entity.resources?.self?.ref ?? String(o.entity.id ?? ""),
-                o.pending ? `registration ${o.pending.id}` : "nothing",
+                orphanNote(report.orphans[i], pendings, now),
               ]),
             ),
           ]

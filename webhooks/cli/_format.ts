@@ -3,6 +3,7 @@
 // for tables and JSON alike.
 
 import type { Community, SecretRotation, Webhook } from "../types.ts";
+import { type CommunityEntry, hookDamage, type HookEntry, isCellText } from "../store/mod.ts";
 import { shownHook, shownUrl } from "./_shown.ts";
 
 /** A community as the command line shows it: no secret, only whether each is set (its URL as `shownUrl` has it). */
@@ -86,7 +87,10 @@ export const COMMUNITY_HEAD = ["NAME", "TENANT", "BASE URL", "CLIENT ID", "SECRE
 
 /** The row of a community in a table. */
 export function communityRow(community: Community): unknown[] {
-  const c = publicCommunity(community);
+  return publicRow(publicCommunity(community));
+}
+
+function publicRow(c: PublicCommunity): unknown[] {
   return [
     c.name,
     c.tenantId,
@@ -95,6 +99,31 @@ export function communityRow(community: Community): unknown[] {
     c.hasClientSecret ? "set" : "none",
     c.hasAccessToken ? (c.hasRefreshToken ? "access + refresh" : "access") : "none",
   ];
+}
+
+/**
+ * A stored community entry as `communities list` shows it: a whole one as {@linkcode publicCommunity}; a damaged one
+ * under the tenant id of its key, its fields where they are whole (`name` `null` when it is not a string), and
+ * `damaged` saying what is wrong, so it shows as damaged, not as a blank or `[object Object]`.
+ */
+export function shownCommunityEntry(entry: CommunityEntry): PublicCommunity & { damaged?: string } {
+  if (entry.damaged === null) return publicCommunity(entry.stored as Community);
+  const record = (typeof entry.stored === "object" && entry.stored !== null ? entry.stored : {}) as Community;
+  const name = typeof record.name === "string" ? record.name : null;
+  const oauth = typeof record.oauth === "object" ? record.oauth : undefined;
+  return {
+    ...publicCommunity({ ...record, tenantId: entry.tenantId, oauth }),
+    name: name as string,
+    damaged: entry.damaged,
+  };
+}
+
+/** The row of a stored community entry in a table: a damaged one says what is wrong where its base URL goes. */
+export function communityEntryRow(entry: CommunityEntry): unknown[] {
+  const shown = shownCommunityEntry(entry);
+  const row = publicRow(shown);
+  if (shown.damaged !== undefined) row[2] = `damaged record: ${shown.damaged}`; // not a blank: what is wrong with it
+  return row;
 }
 
 /** One community, field by field; with the rotation of its secret while the previous one is accepted. */
@@ -118,16 +147,35 @@ export function communityDetails(c: Community, rotation: SecretRotation | null =
 /** The head of a table of webhook records. */
 export const HOOK_HEAD = ["ID", "TENANT", "EVENTS", "CALLBACK", "URL"];
 
-/** The row of a webhook record in a table, its URLs as `shownUrl` has them. */
+/**
+ * The row of a webhook record in a table, its URLs as `shownUrl` has them; a record whose fields are of the wrong type
+ * says `damaged record: ...` and what is wrong in its URL column, its cells of the wrong type blank.
+ */
 export function hookRow(hook: Webhook): unknown[] {
-  const h = shownHook(hook);
+  const damaged = hookDamage(hook);
+  const h = shownHook(hook) as Partial<Webhook>;
+  const entity = typeof h?.entity === "object" && h.entity !== null ? h.entity : {};
+  const text = (value: unknown) => isCellText(value) ? String(value) : "";
+  const events = Array.isArray(entity.events) ? entity.events.filter(isCellText) : [];
   return [
-    h.id,
-    h.tenantId,
-    Array.isArray(h.entity?.events) ? h.entity.events.join(",") : "",
-    typeof h.entity?.callback === "string" ? h.entity.callback : "",
-    h.entity?.resources?.self?.ref ?? "",
+    text(h?.id),
+    text(h?.tenantId),
+    events.join(","),
+    text(entity.callback),
+    damaged === null ? text(entity.resources?.self?.ref) : `damaged record: ${damaged}`, // not a blank: what is wrong
   ];
+}
+
+/** A stored record entry as `hooks list --json` shows it: a whole one as `shownHook`; a damaged one `{ id, damaged }`. */
+export function shownHookEntry(entry: HookEntry): unknown {
+  return entry.damaged === null ? shownHook(entry.stored as Webhook) : { id: entry.id, damaged: entry.damaged };
+}
+
+/** The row of a stored record entry: a damaged one under the id of its key, what is wrong in its URL column. */
+export function hookEntryRow(entry: HookEntry): unknown[] {
+  return entry.damaged === null
+    ? hookRow(entry.stored as Webhook)
+    : [entry.id, "", "", "", `damaged record: ${entry.damaged}`];
 }
 
 /** The rows of webhook records, their URLs as `shownUrl` has them. */

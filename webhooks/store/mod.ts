@@ -12,3 +12,12 @@ export * from "./lookups.ts";
 export * from "./communities.ts";
 export { createCommunities } from "./_community_store.ts";
 export { listPage, migrateIndexes, recordsByUrl, recordsUnder, removeRecord, selfRef, writeRecord } from "./_store.ts";
+export { communityDamage, type CommunityEntry, listCommunityEntries } from "./_community_entries.ts";
+export {
+  hookDamage,
+  type HookEntry,
+  hookEntryDamage,
+  hookEntryDamageAt,
+  isCellText,
+  listHookEntries,
+} from "./_hook_entries.ts";

@@ -14,6 +14,14 @@ const NONE: Record<string, string> = {
   null: "no entry waits or is a dead letter under that id (a delivered entry's attempts are kept 30 days)",
 };
 
+/** An attempt's ERROR cell: its text; blank when none; a record edited into another kind there said damaged. */
+function errorCell(error: unknown): string {
+  if (error === undefined || error === null) return "";
+  if (typeof error === "string") return error;
+  const kind = Array.isArray(error) ? "an array" : typeof error === "object" ? "an object" : `a ${typeof error}`;
+  return `damaged record: 'error' must be a string, got ${kind}`;
+}
+
 /** Prints one entry's attempts, oldest first: a table, or with --json each with its answer's first 1 KiB. */
 export function listAttempts(ctx: RelayContext, usageHint: (message: string) => Error): Promise<void> {
   const [id] = ctx.args;
@@ -31,7 +39,7 @@ export function listAttempts(ctx: RelayContext, usageHint: (message: string) => 
         shownTime(a.time),
         a.status === 0 ? "none" : a.status,
         typeof a.durationMs === "number" ? `${Math.round(a.durationMs)} ms` : "",
-        a.error ?? "",
+        errorCell(a.error),
       ]),
     ));
   });
