@@ -31,6 +31,13 @@ export function describe(value: unknown): string {
   return Array.isArray(value) ? "an array" : "an object";
 }
 
+/** A value's kind as a message says it (`null`, `an array`, `an object`, `a number`...), never the value itself. */
+export function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
 /**
  * `url` with all that may be user info shown as `***`: from its scheme's end (slashes or backslashes after it kept) to
  * its last `@`, so that even a URL no parser reads keeps a password or token in it hidden; one without `@` as given.

@@ -3,7 +3,9 @@
 // operator that something is stored under a tenant id and what is wrong with it. What is wrong is named field by
 // field and never quotes a value (a secret may be among them).
 
-import { COMMUNITY_PREFIX, withLockRetry } from "../kv/mod.ts";
+import { COMMUNITY_PREFIX } from "../kv/mod.ts";
+import { keyedEntries } from "./_entry_pages.ts";
+import { kindOf } from "../_util.ts";
 
 /** One entry under the communities' prefix: the tenant id of its key, what it holds, and what is wrong with it. */
 export interface CommunityEntry {
@@ -15,19 +17,12 @@ export interface CommunityEntry {
   damaged: string | null;
 }
 
-/** A value's kind, as a message says it: the value itself is never shown. */
-function kind(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
-}
-
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The faults of an optional field: none when absent, else one when it is not a string. */
 function optionalString(record: Record<string, unknown>, name: string): string[] {
   const value = record[name];
-  return value === undefined || typeof value === "string" ? [] : [`'${name}' must be a string, got ${kind(value)}`];
+  return value === undefined || typeof value === "string" ? [] : [`'${name}' must be a string, got ${kindOf(value)}`];
 }
 
 /**
@@ -40,23 +35,23 @@ function optionalString(record: Record<string, unknown>, name: string): string[]
  * @returns what is wrong, or `null`
  */
 export function communityDamage(tenantId: string, stored: unknown): string | null {
-  if (!isObject(stored)) return `it is ${kind(stored)}, not a community record`;
+  if (!isObject(stored)) return `it is ${kindOf(stored)}, not a community record`;
   const faults: string[] = [];
   if (stored.tenantId === undefined) faults.push("'tenantId' is missing");
   else if (stored.tenantId !== tenantId) {
     faults.push(
       `'tenantId' must be the tenant id of its key, got ${
-        typeof stored.tenantId === "string" ? "another tenant's" : kind(stored.tenantId)
+        typeof stored.tenantId === "string" ? "another tenant's" : kindOf(stored.tenantId)
       }`,
     );
   }
   if (stored.name === undefined) faults.push("'name' is missing");
   else if (typeof stored.name !== "string" || stored.name === "") {
-    faults.push(`'name' must be a non-empty string, got ${stored.name === "" ? "an empty one" : kind(stored.name)}`);
+    faults.push(`'name' must be a non-empty string, got ${stored.name === "" ? "an empty one" : kindOf(stored.name)}`);
   }
   for (const name of ["baseUrl", "clientId", "clientSecret", "renewedAt"]) faults.push(...optionalString(stored, name));
   if (stored.oauth !== undefined) {
-    if (!isObject(stored.oauth)) faults.push(`'oauth' must be an object, got ${kind(stored.oauth)}`);
+    if (!isObject(stored.oauth)) faults.push(`'oauth' must be an object, got ${kindOf(stored.oauth)}`);
     else {
       for (const token of ["access_token", "refresh_token"]) {
         faults.push(...optionalString(stored.oauth, token).map((f) => f.replace(`'${token}'`, `'oauth.${token}'`)));
@@ -80,15 +75,7 @@ export async function listCommunityEntries(
   limit: number,
   cursor?: string,
 ): Promise<{ values: CommunityEntry[]; cursor: string }> {
-  return await withLockRetry(async () => {
-    const iter = kv.list({ prefix: COMMUNITY_PREFIX }, { limit, cursor });
-    const values: CommunityEntry[] = [];
-    let read = 0;
-    for await (const { key, value } of iter) {
-      read++;
-      if (key.length !== 2 || typeof key[1] !== "string") continue;
-      values.push({ tenantId: key[1], stored: value, damaged: communityDamage(key[1], value) });
-    }
-    return { values, cursor: read < limit ? "" : iter.cursor };
-  });
+  const page = await keyedEntries(kv, COMMUNITY_PREFIX, limit, cursor);
+  const values = page.values.map(({ id, stored }) => ({ tenantId: id, stored, damaged: communityDamage(id, stored) }));
+  return { values, cursor: page.cursor };
 }

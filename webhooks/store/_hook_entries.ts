@@ -4,6 +4,8 @@
 // object, a list or null. What is wrong is named without quoting a value.
 
 import { unlessKeyTooLarge, WEBHOOK_PREFIX, webhookKey, withLockRetry } from "../kv/mod.ts";
+import { keyedEntries } from "./_entry_pages.ts";
+import { kindOf } from "../_util.ts";
 
 /** One entry under the records' prefix: the id of its key, what it holds, and what is wrong with it. */
 export interface HookEntry {
@@ -13,13 +15,6 @@ export interface HookEntry {
   stored: unknown;
   /** What is wrong with it (`it is a string, not a webhook record`); `null` when it is a record of its key's id. */
   damaged: string | null;
-}
-
-/** A value's kind, as a message says it: the value itself is never shown. */
-function kind(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
 /**
@@ -32,11 +27,11 @@ function kind(value: unknown): string {
  */
 export function hookEntryDamage(id: string, stored: unknown): string | null {
   if (typeof stored !== "object" || stored === null || Array.isArray(stored)) {
-    return `it is ${kind(stored)}, not a webhook record`;
+    return `it is ${kindOf(stored)}, not a webhook record`;
   }
   const own = (stored as { id?: unknown }).id;
   if (own === undefined) return "'id' is missing";
-  if (own !== id) return `'id' must be the id of its key, got ${typeof own === "string" ? "another" : kind(own)}`;
+  if (own !== id) return `'id' must be the id of its key, got ${typeof own === "string" ? "another" : kindOf(own)}`;
   return null;
 }
 
@@ -54,17 +49,9 @@ export async function listHookEntries(
   limit: number,
   cursor?: string,
 ): Promise<{ values: HookEntry[]; cursor: string }> {
-  return await withLockRetry(async () => {
-    const iter = kv.list({ prefix: WEBHOOK_PREFIX }, { limit, cursor });
-    const values: HookEntry[] = [];
-    let read = 0;
-    for await (const { key, value } of iter) {
-      read++;
-      if (key.length !== 2 || typeof key[1] !== "string") continue;
-      values.push({ id: key[1], stored: value, damaged: hookEntryDamage(key[1], value) });
-    }
-    return { values, cursor: read < limit ? "" : iter.cursor };
-  });
+  const page = await keyedEntries(kv, WEBHOOK_PREFIX, limit, cursor);
+  const values = page.values.map(({ id, stored }) => ({ id: id, stored, damaged: hookEntryDamage(id, stored) }));
+  return { values, cursor: page.cursor };
 }
 
 /**
@@ -86,7 +73,7 @@ export function isCellText(value: unknown): boolean {
 }
 
 function shownField(value: unknown, name: string): string[] {
-  return value === undefined || isCellText(value) ? [] : [`'${name}' must be a string, got ${kind(value)}`];
+  return value === undefined || isCellText(value) ? [] : [`'${name}' must be a string, got ${kindOf(value)}`];
 }
 
 /**
@@ -95,16 +82,16 @@ function shownField(value: unknown, name: string): string[] {
  * `resources.self.ref` such values, when present.
  */
 export function hookDamage(hook: unknown): string | null {
-  if (typeof hook !== "object" || hook === null || Array.isArray(hook)) return `it is ${kind(hook)}`;
+  if (typeof hook !== "object" || hook === null || Array.isArray(hook)) return `it is ${kindOf(hook)}`;
   const record = hook as Record<string, unknown>;
   const faults = [...shownField(record.id, "id"), ...shownField(record.tenantId, "tenantId")];
   const entity = record.entity;
   if (typeof entity !== "object" || entity === null || Array.isArray(entity)) {
-    faults.push(`'entity' must be an object, got ${kind(entity)}`);
+    faults.push(`'entity' must be an object, got ${kindOf(entity)}`);
   } else {
     const { events, callback, resources } = entity as Record<string, unknown>;
     if (events !== undefined && !(Array.isArray(events) && events.every(isCellText))) {
-      const got = Array.isArray(events) ? "one holding an object, a list or null" : kind(events);
+      const got = Array.isArray(events) ? "one holding an object, a list or null" : kindOf(events);
       faults.push(`'entity.events' must be an array of strings, got ${got}`);
     }
     faults.push(...shownField(callback, "entity.callback"));

@@ -5,6 +5,7 @@
 import type { Relay } from "../../relay/mod.ts";
 import { jsonText, quoted, table } from "../_format.ts";
 import { badEntryId, type RelayContext, shownTime, withRelay } from "./_with_relay.ts";
+import { kindOf } from "../../_util.ts";
 
 /** Why an entry has no attempt recorded, by `relay.entryState`. */
 const NONE: Record<string, string> = {
@@ -18,8 +19,7 @@ const NONE: Record<string, string> = {
 function errorCell(error: unknown): string {
   if (error === undefined || error === null) return "";
   if (typeof error === "string") return error;
-  const kind = Array.isArray(error) ? "an array" : typeof error === "object" ? "an object" : `a ${typeof error}`;
-  return `damaged record: 'error' must be a string, got ${kind}`;
+  return `damaged record: 'error' must be a string, got ${kindOf(error)}`;
 }
 
 /** Prints one entry's attempts, oldest first: a table, or with --json each with its answer's first 1 KiB. */

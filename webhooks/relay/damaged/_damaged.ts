@@ -3,18 +3,12 @@
 // view `list` and `get` give of it, under the id of its key, so a damaged record shows as damaged, not as a blank.
 
 import type { StoredDestination } from "../_destination_types.ts";
-
-/** A value's kind, as a message says it: the value itself is never shown. */
-function kind(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
-}
+import { kindOf } from "../../_util.ts";
 
 function field(record: Record<string, unknown>, name: string, ok: (v: unknown) => boolean, want: string): string[] {
   const value = record[name];
   if (value === undefined) return [`'${name}' is missing`];
-  return ok(value) ? [] : [`'${name}' must be ${want}, got ${kind(value)}`];
+  return ok(value) ? [] : [`'${name}' must be ${want}, got ${kindOf(value)}`];
 }
 
 const isString = (v: unknown) => typeof v === "string";
@@ -26,13 +20,13 @@ const isBoolean = (v: unknown) => typeof v === "boolean";
  * checked: a malformed URL or secret in the right shape fails each delivery, saying so.
  */
 export function damage(id: string, stored: unknown): string | null {
-  if (stored === null || typeof stored !== "object" || Array.isArray(stored)) return `it is ${kind(stored)}`;
+  if (stored === null || typeof stored !== "object" || Array.isArray(stored)) return `it is ${kindOf(stored)}`;
   const record = stored as Record<string, unknown>;
   const faults = [
     ...(record.id === undefined
       ? ["'id' is missing"]
       : record.id !== id
-      ? [`'id' must be the id of its key (${id}), got ${kind(record.id)}`]
+      ? [`'id' must be the id of its key (${id}), got ${kindOf(record.id)}`]
       : []),
     ...field(record, "url", isString, "a string"),
     ...field(record, "enabled", isBoolean, "a boolean"),
