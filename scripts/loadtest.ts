@@ -27,13 +27,13 @@
  * rows' delay, default 20), `--delayed-ack` (the KV Connect server keeps
  * the kernel's delayed acknowledgement: a commit over 1 KiB may wait 40 ms).
  * `--latency` needs `remote-latency` in the run and `--delayed-ack` a KV Connect
- * set (scripts/_load_args.ts). A run limited by `--only` or with `--delayed-ack` prints its section rather
+ * set (scripts/load_args.ts). A run limited by `--only` or with `--delayed-ack` prints its section rather
  * than writing BENCHMARKS.md.
  *
  * @module
  */
 
-import { parseLoadArgs } from "./_load_args.ts";
+import { parseLoadArgs } from "./load_args.ts";
 import { machine } from "./_bench_run.ts";
 import { loadFixture, signedRequests } from "./load_postbacks.ts";
 import { countDeliveries, cpuPerRequest, processCpuMs, seedConsoleKv, startProcess } from "./load_processes.ts";

@@ -2,7 +2,7 @@
 // a flag that changes rows the run leaves out (--latency, --delayed-ack) is refused rather than ignored.
 
 import assert from "node:assert/strict";
-import { parseLoadArgs } from "../../scripts/_load_args.ts";
+import { parseLoadArgs } from "../../scripts/load_args.ts";
 
 Deno.test("parseLoadArgs(): the defaults, --quick, and each flag read as written", () => {
   assert.deepEqual(parseLoadArgs([]), {
