@@ -4,6 +4,8 @@
 import assert from "node:assert/strict";
 import { loadFixture } from "../../scripts/load_postbacks.ts";
 import { parseOnly, remoteLabel, remoteSets, remoteTarget, ROW_SETS, runRemoteSet } from "../../scripts/load_remote.ts";
+import { TEST_TOKEN } from "../kvconnect/token.ts";
+import { watchKvToken } from "./_env_watch.ts";
 
 Deno.test("parseOnly(): every set by default, a comma-separated list, and a RangeError naming the sets otherwise", () => {
   assert.deepEqual([...parseOnly(undefined)], [...ROW_SETS]);
@@ -53,6 +55,9 @@ Deno.test({
     let seq = 0;
     try {
       const set = { processes: 2, latencyMs: 5, connections: 4 };
+      // Every test module of this process shares Deno.env: each sets the one TEST_TOKEN, and so does this one.
+      Deno.env.set("DENO_KV_ACCESS_TOKEN", TEST_TOKEN);
+      const watch = watchKvToken();
       const result = await runRemoteSet(set, {
         dir,
         fixture: loadFixture(),
@@ -62,6 +67,7 @@ Deno.test({
         warmupSeconds: 1,
         next: () => ++seq,
       });
+      assert.deepEqual(watch.stop(), [TEST_TOKEN], "DENO_KV_ACCESS_TOKEN changed while it ran");
       const [floor, receiver] = result.rows;
       assert.equal(floor.target, "floor · KV Connect +5 ms · 2 processes");
       assert.equal(receiver.target, "receiver · KV Connect +5 ms · 2 processes");
