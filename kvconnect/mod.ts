@@ -16,3 +16,4 @@ export * from "./server.ts";
 export * from "./protocol.ts";
 /** Follows the HTTP/2 frames of one direction of a connection, as the server's front does (for tests). */
 export { FrameCursor } from "./_ack.ts";
+export * from "./process_token.ts";

@@ -15,6 +15,7 @@
  * @module
  */
 
+import { processKvToken } from "../kvconnect/mod.ts";
 import { cannon, type Run, WARMUP_SECONDS } from "./_load_cannon.ts";
 import { Answered, balance, type Books } from "./load_books.ts";
 import { type LoadFixture, signedRequests } from "./load_postbacks.ts";
@@ -144,7 +145,9 @@ export async function runRemoteSet(set: RemoteSet, options: RemoteOptions): Prom
   const { dir, fixture, seconds, rounds, settleMs } = options;
   const connections = set.connections * set.processes;
   const name = `remote-${set.processes}p-${set.latencyMs}ms-${set.connections}c`;
-  const token = crypto.randomUUID();
+  // This process seeds the KV and counts its books through Deno's client, which reads the token from Deno.env: the
+  // process's own when it has one (another module of the process may be opening a KV with it), else a new one.
+  const { token, restore } = processKvToken(crypto.randomUUID());
   const server = await startProcess([
     "kvconnect/main.ts",
     "--path",
@@ -154,9 +157,10 @@ export async function runRemoteSet(set: RemoteSet, options: RemoteOptions): Prom
     "--latency",
     String(set.latencyMs),
     ...(options.delayedAck ? ["--delayed-ack"] : []),
-  ], {});
-  // This process seeds the KV and counts its books through Deno's client, which reads the token from the env.
-  Deno.env.set("DENO_KV_ACCESS_TOKEN", token);
+  ], {}).catch((error) => {
+    restore();
+    throw error;
+  });
   const env = { DENO_KV_ACCESS_TOKEN: token, KV_PATH: server.url };
   const floors: Started[] = [], consoles: Started[] = [];
   const countFiles = Array.from({ length: set.processes }, (_, i) => `${dir}/${name}-commits-${i}.txt`);
@@ -237,5 +241,6 @@ export async function runRemoteSet(set: RemoteSet, options: RemoteOptions): Prom
     return { set, rows: [f, r], verdict: verdictOf(floorRuns, receiverRuns), books, commitsByProcess };
   } finally {
     await server.stop();
+    restore();
   }
 }

@@ -26,7 +26,7 @@
 
 import { parseArgs } from "node:util";
 import { createReceiver, createRelay, createWebhooks, signJiveExtn } from "../webhooks/mod.ts";
-import { startKvConnectServer } from "../kvconnect/mod.ts";
+import { processKvToken, startKvConnectServer } from "../kvconnect/mod.ts";
 
 /** The targets: ms from the receiver's 200 to the app's receipt. */
 export const LATENCY_TARGETS = { p50: 20, p99: 100 };
@@ -83,17 +83,14 @@ export async function measureRelayLatency(
   try {
     const dir = options.kv === "file" ? await Deno.makeTempDir({ prefix: "cw-relay-latency-" }) : null;
     if (dir) undo.push(() => Deno.remove(dir, { recursive: true }));
-    const token = "relay-latency-token-0123456789";
-    const remote = options.kv === "kvconnect"
-      ? await startKvConnectServer({ path: ":memory:", token, latencyMs: options.latencyMs ?? 0 })
-      : null;
-    if (remote) {
-      undo.push(() => remote.close());
-      const before = Deno.env.get("DENO_KV_ACCESS_TOKEN");
-      Deno.env.set("DENO_KV_ACCESS_TOKEN", token);
-      undo.push(() =>
-        before === undefined ? Deno.env.delete("DENO_KV_ACCESS_TOKEN") : Deno.env.set("DENO_KV_ACCESS_TOKEN", before)
-      );
+    let remote: { url: string; close(): Promise<void> } | null = null;
+    if (options.kv === "kvconnect") {
+      // Deno.openKv reads the token from Deno.env, one per process: its own when it has one, else the run's.
+      const { token, restore } = processKvToken("relay-latency-token-0123456789");
+      undo.push(restore);
+      const server = await startKvConnectServer({ path: ":memory:", token, latencyMs: options.latencyMs ?? 0 });
+      undo.push(() => server.close());
+      remote = server;
     }
     const kv = await Deno.openKv(remote ? remote.url : dir ? `${dir}/kv.sqlite3` : ":memory:");
     undo.push(() => kv.close());

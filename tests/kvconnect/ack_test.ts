@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { FrameCursor, startKvConnectServer } from "../../kvconnect/mod.ts";
 import { frame, PREFACE, readFrames } from "./_h2.ts";
+import { TEST_TOKEN } from "./token.ts";
 
 /** Frames the server side sends until its answer's HEADERS on stream 1: [type, stream][]. */
 async function framesUntilAnswer(url: string): Promise<[number, number][]> {
@@ -50,7 +51,7 @@ Deno.test("front: delayedAck sends nothing of its own", async () => {
 
 Deno.test("front: Deno's client commits bodies past 1,024 bytes and HTTP/1.1 is relayed, both modes", async () => {
   for (const delayedAck of [false, true]) {
-    const server = await startKvConnectServer({ token: "kvconnect-front-token", delayedAck });
+    const server = await startKvConnectServer({ token: TEST_TOKEN, delayedAck }); // the process's one token
     Deno.env.set("DENO_KV_ACCESS_TOKEN", server.token);
     const kv = await Deno.openKv(server.url);
     try {

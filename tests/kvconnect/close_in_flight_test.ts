@@ -1,11 +1,13 @@
 // close() while a commit is in flight: the answer is sent before the connection is cut, so the client learns its
 // commit landed rather than retrying against a closed port for good. A real server, Deno.openKv over KV Connect;
-// the latency only holds the commit in flight, and the 10 s bound is generous, not a timing test.
+// the latency only holds the commit in flight, and the 10 s bound is generous, not a timing test. Its token is the one
+// every module of the process sets (token.ts).
 import assert from "node:assert/strict";
 import { startKvConnectServer } from "../../kvconnect/mod.ts";
+import { TEST_TOKEN } from "./token.ts";
 
 Deno.test("close: a commit in flight when close() is called gets its answer", async () => {
-  const server = await startKvConnectServer({ latencyMs: 300 });
+  const server = await startKvConnectServer({ token: TEST_TOKEN, latencyMs: 300 });
   Deno.env.set("DENO_KV_ACCESS_TOKEN", server.token);
   const kv = await Deno.openKv(server.url);
   try {
