@@ -9,44 +9,15 @@
 import assert from "node:assert/strict";
 import { createRelay } from "../../../webhooks/mod.ts";
 import { count, fill, POSTBACK } from "./_sleepy.ts";
+import { holdFirst } from "./_hold_first.ts";
 import { startApp, until } from "./fixtures.ts";
-
-/** Holds the first take commit (the one that bumps a take counter) of `kv` until `release` is called. */
-function holdFirstTake(kv: Deno.Kv): { held: Promise<void>; release: () => void } {
-  let signal: () => void = () => {};
-  let release: () => void = () => {};
-  const held = new Promise<void>((r) => signal = r);
-  const released = new Promise<void>((r) => release = r);
-  let done = false;
-  const atomic = kv.atomic.bind(kv);
-  kv.atomic = () => {
-    const op = atomic();
-    let take = false;
-    const sum = op.sum.bind(op);
-    op.sum = (key, n) => {
-      if (key[0] === "relay_take") take = true;
-      return sum(key, n);
-    };
-    const commit = op.commit.bind(op);
-    op.commit = async () => {
-      if (take && !done) {
-        done = true;
-        signal();
-        await released;
-      }
-      return await commit();
-    };
-    return op;
-  };
-  return { held, release };
-}
 
 async function finishedBetween(answer: Response, expected: number): Promise<void> {
   const dir = await Deno.makeTempDir();
   const path = `${dir}/relay.kv`;
   const kvA = await Deno.openKv(path);
   const kvB = await Deno.openKv(path);
-  const hold = holdFirstTake(kvB);
+  const hold = holdFirst(kvB, (key, mutation) => key[0] === "relay_take" && mutation === "sum");
   let answerA: (r: Response) => void = () => {};
   const heldAnswer = new Promise<Response>((r) => answerA = r);
   const app = startApp(() => app.received.length === 1 ? heldAnswer : new Response("ok"));

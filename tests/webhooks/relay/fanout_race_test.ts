@@ -6,45 +6,16 @@
 
 import assert from "node:assert/strict";
 import { createRelay } from "../../../webhooks/mod.ts";
+import { holdFirst } from "./_hold_first.ts";
 import { count } from "./_sleepy.ts";
 import { postback, seedHooks, startApp, until, writeAll } from "./fixtures.ts";
-
-/** Holds the first commit of `kv` that deletes a fan-out record until `release` is called. */
-function holdFirstFanout(kv: Deno.Kv): { held: Promise<void>; release: () => void } {
-  let signal: () => void = () => {};
-  let release: () => void = () => {};
-  const held = new Promise<void>((r) => signal = r);
-  const released = new Promise<void>((r) => release = r);
-  let done = false;
-  const atomic = kv.atomic.bind(kv);
-  kv.atomic = () => {
-    const op = atomic();
-    let fanout = false;
-    const del = op.delete.bind(op);
-    op.delete = (key) => {
-      if (key[0] === "relay_fanout") fanout = true;
-      return del(key);
-    };
-    const commit = op.commit.bind(op);
-    op.commit = async () => {
-      if (fanout && !done) {
-        done = true;
-        signal();
-        await released;
-      }
-      return await commit();
-    };
-    return op;
-  };
-  return { held, release };
-}
 
 Deno.test("two workers turning one fan-out record at once make its copy once", async () => {
   const dir = await Deno.makeTempDir();
   const path = `${dir}/relay.kv`;
   const kvA = await Deno.openKv(path);
   const kvB = await Deno.openKv(path);
-  const hold = holdFirstFanout(kvB);
+  const hold = holdFirst(kvB, (key, mutation) => key[0] === "relay_fanout" && mutation === "delete");
   const app = startApp();
   const options = { allowPrivateNetwork: true, pollMs: 100 };
   const a = createRelay(kvA, options);

@@ -8,44 +8,15 @@
 import assert from "node:assert/strict";
 import { createRelay } from "../../../webhooks/mod.ts";
 import { count, fill } from "./_sleepy.ts";
+import { holdFirst } from "./_hold_first.ts";
 import { startApp } from "./fixtures.ts";
-
-/** Holds the first commit of `kv` that keeps an entry (writes under `relay_paused`) until `release` is called. */
-function holdFirstPark(kv: Deno.Kv): { held: Promise<void>; release: () => void } {
-  let signal: () => void = () => {};
-  let release: () => void = () => {};
-  const held = new Promise<void>((r) => signal = r);
-  const released = new Promise<void>((r) => release = r);
-  let done = false;
-  const atomic = kv.atomic.bind(kv);
-  kv.atomic = () => {
-    const op = atomic();
-    let park = false;
-    const set = op.set.bind(op);
-    op.set = (key, value, options) => {
-      if (key[0] === "relay_paused") park = true;
-      return set(key, value, options);
-    };
-    const commit = op.commit.bind(op);
-    op.commit = async () => {
-      if (park && !done) {
-        done = true;
-        signal();
-        await released;
-      }
-      return await commit();
-    };
-    return op;
-  };
-  return { held, release };
-}
 
 Deno.test("an entry parked just as its destination is enabled again is delivered at once, not kept", async () => {
   const dir = await Deno.makeTempDir();
   const path = `${dir}/relay.kv`;
   const kvA = await Deno.openKv(path);
   const kvB = await Deno.openKv(path);
-  const hold = holdFirstPark(kvA);
+  const hold = holdFirst(kvA, (key, mutation) => key[0] === "relay_paused" && mutation === "set");
   const app = startApp();
   const options = { allowPrivateNetwork: true, pollMs: 100 };
   const a = createRelay(kvA, options);
