@@ -104,6 +104,25 @@ function hostEnv(): string {
   return raw;
 }
 
+/**
+ * PUBLIC_URL, when set: an http(s) origin, as the console serves from `/` (a path would be dropped from its redirect
+ * URIs and callbacks); returned as its origin. User info is never echoed.
+ */
+function publicUrlEnv(): string | undefined {
+  const raw = env("PUBLIC_URL");
+  if (raw === undefined) return undefined;
+  const url = URL.parse(raw);
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    const shown = url?.username || url?.password ? "(a URL with user info)" : `'${raw}'`;
+    fail(`PUBLIC_URL must be an absolute http(s) URL, the origin browsers reach the console at, got ${shown}`);
+  }
+  if (url.username || url.password || url.pathname !== "/" || url.search || url.hash || /[?#]$/.test(raw)) {
+    const shown = url.username || url.password ? "a URL with user info" : `'${raw}'`;
+    fail(`PUBLIC_URL must be an origin (scheme, host and port: the console serves from /), got ${shown}`);
+  }
+  return url.origin;
+}
+
 /** `hostname` as a URL's host writes it: an IPv6 address in brackets, once (HOST may already have them). */
 function urlHost(hostname: string): string {
   return hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
@@ -138,7 +157,8 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
   const port = intEnv("PORT", 8000, 0, 65535);
   const hostname = hostEnv();
   const zone = /%([^\]]+)/.exec(hostname)?.[1];
-  if (zone !== undefined && env("PUBLIC_URL") === undefined) {
+  const givenPublicUrl = publicUrlEnv();
+  if (zone !== undefined && givenPublicUrl === undefined) {
     // RFC 6874's %25 is no way out: the URL standard (Deno's URL, every browser) refuses a zone in any form.
     fail(
       `HOST '${hostname}' has a zone (%${zone}), which no URL can carry (browsers refuse it, even written ` +
@@ -197,7 +217,7 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
   const shownHost = hostname === "0.0.0.0" || hostname === "::" || hostname === "[::]"
     ? "localhost"
     : urlHost(hostname);
-  const publicUrl = env("PUBLIC_URL") ?? `http://${shownHost}:${addr.port}`;
+  const publicUrl = givenPublicUrl ?? `http://${shownHost}:${addr.port}`;
 
   const oauth = oauthFromEnv();
   let app: ConsoleApp;
