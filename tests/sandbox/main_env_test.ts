@@ -1,0 +1,82 @@
+// `deno task sandbox` (sandbox/main.ts) reads PORT and HOST as its table says, "a whole number from 0 to 65535": it
+// read PORT with Number(), so `0x10` listened on port 16 and `8e3` on 8000, and an empty PORT on a free port rather
+// than 8090; a port in use or a bad HOST ended it with an uncaught error and a stack trace, naming no variable.
+
+import assert from "node:assert/strict";
+import { endChild } from "../_child.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+function sandboxCommand(env: Record<string, string>): Deno.Command {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--config", `${ROOT}deno.json`, "sandbox/main.ts"],
+    cwd: ROOT,
+    env: { NO_COLOR: "1", ...env },
+    stdout: "piped",
+    stderr: "piped",
+  });
+}
+
+/** Runs the sandbox with `env`; resolves with its status and output when it exits, fails the test when it serves. */
+async function refusal(env: Record<string, string>): Promise<{ code: number; stderr: string }> {
+  const child = sandboxCommand(env).spawn();
+  const stdout = new Response(child.stdout).text();
+  const stderr = new Response(child.stderr).text();
+  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  const { code } = await child.status;
+  clearTimeout(timer);
+  const out = await stdout;
+  assert.doesNotMatch(out, /Sandbox community on/, `${JSON.stringify(env)} started the sandbox: ${out}`);
+  return { code, stderr: await stderr };
+}
+
+Deno.test("the sandbox command refuses a PORT that is not a plain decimal rather than reading it as another port", async () => {
+  for (const value of ["0x10", "8e3", "0b0", "1.5e3", "eighty", "70000"]) {
+    const { code, stderr } = await refusal({ PORT: value, HOST: "127.0.0.1" });
+    assert.equal(code, 2, value);
+    assert.equal(stderr, `PORT must be a whole number from 0 to 65535, got '${value}'\n`);
+  }
+});
+
+Deno.test("the sandbox command on a port in use says so in one line naming PORT, status 1, no stack trace", async () => {
+  const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  try {
+    const { code, stderr } = await refusal({ PORT: String(taken.addr.port), HOST: "127.0.0.1" });
+    assert.equal(code, 1);
+    assert.match(stderr, /^Cannot start the sandbox: 127\.0\.0\.1:\d+ is in use [^\n]*PORT[^\n]*\n$/);
+  } finally {
+    taken.close();
+  }
+});
+
+Deno.test("the sandbox command refuses a HOST it cannot listen on in one line naming HOST, no stack trace", async () => {
+  const { code, stderr } = await refusal({ PORT: "0", HOST: "not a host" });
+  assert.equal(code, 1);
+  assert.match(stderr, /^Cannot start the sandbox: cannot listen on [^\n]*HOST[^\n]*\n$/);
+  assert.doesNotMatch(stderr, /Uncaught|^ {4}at /m);
+});
+
+Deno.test("the sandbox command takes an empty PORT or HOST as unset: 8090 on 127.0.0.1", async () => {
+  let free = true;
+  try {
+    Deno.listen({ hostname: "127.0.0.1", port: 8090 }).close();
+  } catch {
+    free = false; // 8090 taken here: the default cannot be shown listening
+  }
+  if (!free) return;
+  const child = sandboxCommand({ PORT: " ", HOST: "" }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    let text = "";
+    while (!/\n/.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    assert.match(text, /^Sandbox community on http:\/\/127\.0\.0\.1:8090\/sandbox /);
+  } finally {
+    await reader.cancel();
+    await child.stderr.cancel();
+    await endChild(child, "SIGINT");
+  }
+});
