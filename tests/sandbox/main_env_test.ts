@@ -80,3 +80,44 @@ Deno.test("the sandbox command takes an empty PORT or HOST as unset: 8090 on 127
     await endChild(child, "SIGINT");
   }
 });
+
+/** Whether this machine can listen on IPv6's loopback. */
+function hasIpv6Loopback(): boolean {
+  try {
+    Deno.listen({ hostname: "::1", port: 0 }).close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test({
+  name: "the sandbox command on an IPv6 HOST serves, its base URL writing the address in brackets",
+  ignore: !hasIpv6Loopback(),
+  async fn() {
+    // HOST=::1 ended it at start: "'origin' must be an http(s) origin ..., got \"http://::1:38957\"", with a stack trace.
+    for (const host of ["::1", "[::1]"]) {
+      const child = sandboxCommand({ PORT: "0", HOST: host }).spawn();
+      const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      const stderr = new Response(child.stderr).text();
+      try {
+        let text = "";
+        while (!/Tenant [^\n]*\n/.test(text)) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          text += value;
+        }
+        assert.match(text, /^Sandbox community on http:\/\/\[::1\]:\d+\/sandbox /, `${host}: ${text}${await stderr}`);
+        const baseUrl = /base URL (\S+),/.exec(text)![1];
+        assert.match(baseUrl, /^http:\/\/\[::1\]:\d+\/sandbox$/);
+        const res = await fetch(`${new URL(baseUrl).origin}/`, { redirect: "manual" });
+        await res.body?.cancel();
+        assert.equal(res.status, 302, "it answers on the address it names");
+      } finally {
+        await reader.cancel();
+        await endChild(child, "SIGINT");
+        await stderr;
+      }
+    }
+  },
+});
