@@ -107,7 +107,7 @@ Deno.test({
           if (done) break;
           text += value;
         }
-        assert.match(text, /^Sandbox community on http:\/\/\[::1\]:\d+\/sandbox /, `${host}: ${text}${await stderr}`);
+        assert.match(text, /^Sandbox community on http:\/\/\[::1\]:\d+\/sandbox /, `${host}: ${text}`);
         const baseUrl = /base URL (\S+),/.exec(text)![1];
         assert.match(baseUrl, /^http:\/\/\[::1\]:\d+\/sandbox$/);
         const res = await fetch(`${new URL(baseUrl).origin}/`, { redirect: "manual" });
