@@ -27,6 +27,8 @@ const rawPort = env("PORT") ?? "8090";
 // Only a plain decimal: Number() reads "0x10" as 16 and "8e3" as 8000, ports no one meant.
 const port = /^\d+$/.test(rawPort) ? Number(rawPort) : NaN;
 const hostname = env("HOST") ?? "127.0.0.1";
+/** `host` as a URL's host writes it: an IPv6 address in brackets, once (HOST may already have them). */
+const urlHost = (host: string) => host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`PORT must be a whole number from 0 to 65535, got '${rawPort}'`);
   Deno.exit(2);
@@ -45,7 +47,7 @@ try {
     onDown: (message) => console.warn(`Warning: the sandbox ${message}`),
     onUp: (message) => console.warn(`The sandbox ${message}`),
     onListen: async ({ hostname, port }) => {
-      const origin = `http://${hostname}:${port}`;
+      const origin = `http://${urlHost(hostname)}:${port}`;
       const community = await sandbox.communityFor(origin);
       console.log(`Sandbox community on ${origin}/sandbox (Ctrl-C to stop)`);
       // Its client secret is never printed: code gets it from sandbox.communityFor().
@@ -54,7 +56,7 @@ try {
   }, app.fetch);
 } catch (err) {
   kv.close();
-  const at = `${hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname}:${port}`;
+  const at = `${urlHost(hostname)}:${port}`;
   console.error(
     err instanceof Deno.errors.AddrInUse
       ? `Cannot start the sandbox: ${at} is in use (another process listens there): set PORT to another port`
