@@ -121,3 +121,28 @@ Deno.test({
     }
   },
 });
+
+Deno.test("the sandbox command takes an empty SANDBOX_KV_PATH as unset: its state in memory", async () => {
+  // "" ended it at start ("Uncaught (in promise) TypeError: Filename cannot be empty", a stack trace); " " made a KV
+  // file named " " in the folder it ran in.
+  for (const value of ["", " "]) {
+    const child = sandboxCommand({ PORT: "0", HOST: "127.0.0.1", SANDBOX_KV_PATH: value }).spawn();
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    const stderr = new Response(child.stderr).text();
+    let text = "";
+    try {
+      while (!/\n/.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += value;
+      }
+    } finally {
+      await reader.cancel();
+      await endChild(child, "SIGINT");
+    }
+    assert.match(text, /^Sandbox community on http:\/\/127\.0\.0\.1:\d+\/sandbox /, await stderr);
+    const made = await Deno.lstat(`${ROOT}${value}`).then((info) => info.isFile, () => false);
+    if (made) await Deno.remove(`${ROOT}${value}`);
+    assert.ok(!made, `SANDBOX_KV_PATH='${value}' made a KV file of that name`);
+  }
+});
