@@ -33,7 +33,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`PORT must be a whole number from 0 to 65535, got '${rawPort}'`);
   Deno.exit(2);
 }
-const kv = await Deno.openKv(Deno.env.get("SANDBOX_KV_PATH") ?? ":memory:");
+const kv = await Deno.openKv(env("SANDBOX_KV_PATH") ?? ":memory:");
 const sandbox = createSandbox({ kv, basePath: "/sandbox" });
 const app = new Hono();
 app.route("/sandbox", sandbox.app);
