@@ -7,18 +7,18 @@
  * | `PORT` | `8000` | port to listen on (`0` picks a free one) |
  * | `HOST` | `127.0.0.1` | address to listen on |
  * | `KV_PATH` | `.data/console.kv` | `Deno.openKv` location: a file, `:memory:` or a KV Connect URL (with `DENO_KV_ACCESS_TOKEN`) |
- * | `PUBLIC_URL` | `http://HOST:PORT` | the origin browsers and the platform reach the console at (required with an IPv6 `HOST` with a zone, `fe80::1%eth0`: no URL can carry one) |
+ * | `PUBLIC_URL` | `http://HOST:PORT` | the origin browsers and the platform reach the console at, an http(s) origin only (required with an IPv6 `HOST` with a zone, `fe80::1%eth0`: no URL can carry one) |
  * | `SANDBOX` | `auto` | `on`, `off`, or `auto` |
  * | `OAUTH_AUTHORIZATION_ENDPOINT`, `OAUTH_TOKEN_ENDPOINT`, `OAUTH_CLIENT_ID`, `OAUTH_CLIENT_SECRET`, `OAUTH_USERINFO_ENDPOINT`, `OAUTH_SCOPE` | — | the sign-in provider; without them the sandbox signs you in |
- * | `SESSION_TTL_HOURS` | `8` | session lifetime |
- * | `DELIVERIES_RETAIN` | `500` | deliveries kept |
- * | `ALLOW_PRIVATE_NETWORK` | off | `1` lets outbound calls reach loopback, private and link-local hosts |
- * | `PLATFORM_TIMEOUT_SECONDS` | `10` | time limit of every outbound call |
- * | `RELAY_WORKER` | `1` | `0` runs no relay worker in this process (forwarded postbacks then wait for a worker elsewhere) |
- * | `METRICS_TOKEN` | — | the bearer token of `GET /metrics` (Prometheus; no whitespace inside; 32 or more random characters, else a warning); without it `/metrics` is 404 |
+ * | `SESSION_TTL_HOURS` | `8` | session lifetime in hours, 1 to 2160 |
+ * | `DELIVERIES_RETAIN` | `500` | deliveries kept (the newest), 1 to 10000000; each also expires after 7 days |
+ * | `ALLOW_PRIVATE_NETWORK` | off | `1` (`true`, `on`) lets outbound calls reach loopback, private and link-local hosts |
+ * | `PLATFORM_TIMEOUT_SECONDS` | `10` | time limit of every outbound call, 1 to 300 s |
+ * | `RELAY_WORKER` | `1` | `0` (`false`, `off`) runs no relay worker in this process (forwarded postbacks then wait for a worker elsewhere) |
+ * | `METRICS_TOKEN` | — | the bearer token of `GET /metrics` (Prometheus; printable ASCII without whitespace, else the start stops; 32 or more random characters, else a warning); without it `/metrics` is 404 |
  * | `OTEL_DENO`, `OTEL_EXPORTER_OTLP_ENDPOINT`, ... | — | Deno's OpenTelemetry export (docs/observability.md) |
- * | `LIVE_STREAMS` | `500` | live views (event streams) this process holds open at once (10 per session) |
- * | `RATE_LIMIT_SIGNIN`, `RATE_LIMIT_FORMS`, `RATE_LIMIT_RECEIVER`, `RATE_LIMIT_SANDBOX` | `20`, `120`, `6000`, `60` | requests per minute (per client address, session, tenant, client address); `0` turns one off |
+ * | `LIVE_STREAMS` | `500` | live views (event streams) this process holds open at once (10 per session), 1 to 1000000 |
+ * | `RATE_LIMIT_SIGNIN`, `RATE_LIMIT_FORMS`, `RATE_LIMIT_RECEIVER`, `RATE_LIMIT_SANDBOX` | `20`, `120`, `6000`, `60` | requests per minute (per client address, session, tenant, client address); 0 to 1000000, `0` turns one off |
  *
  * @module
  */
@@ -104,6 +104,25 @@ function hostEnv(): string {
   return raw;
 }
 
+/**
+ * PUBLIC_URL, when set: an http(s) origin, as the console serves from `/` (a path would be dropped from its redirect
+ * URIs and callbacks); returned as its origin. User info is never echoed.
+ */
+function publicUrlEnv(): string | undefined {
+  const raw = env("PUBLIC_URL");
+  if (raw === undefined) return undefined;
+  const url = URL.parse(raw);
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    const shown = url?.username || url?.password ? "(a URL with user info)" : `'${raw}'`;
+    fail(`PUBLIC_URL must be an absolute http(s) URL, the origin browsers reach the console at, got ${shown}`);
+  }
+  if (url.username || url.password || url.pathname !== "/" || url.search || url.hash || /[?#]$/.test(raw)) {
+    const shown = url.username || url.password ? "a URL with user info" : `'${raw}'`;
+    fail(`PUBLIC_URL must be an origin (scheme, host and port: the console serves from /), got ${shown}`);
+  }
+  return url.origin;
+}
+
 /** `hostname` as a URL's host writes it: an IPv6 address in brackets, once (HOST may already have them). */
 function urlHost(hostname: string): string {
   return hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
@@ -138,7 +157,8 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
   const port = intEnv("PORT", 8000, 0, 65535);
   const hostname = hostEnv();
   const zone = /%([^\]]+)/.exec(hostname)?.[1];
-  if (zone !== undefined && env("PUBLIC_URL") === undefined) {
+  const givenPublicUrl = publicUrlEnv();
+  if (zone !== undefined && givenPublicUrl === undefined) {
     // RFC 6874's %25 is no way out: the URL standard (Deno's URL, every browser) refuses a zone in any form.
     fail(
       `HOST '${hostname}' has a zone (%${zone}), which no URL can carry (browsers refuse it, even written ` +
@@ -197,7 +217,7 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
   const shownHost = hostname === "0.0.0.0" || hostname === "::" || hostname === "[::]"
     ? "localhost"
     : urlHost(hostname);
-  const publicUrl = env("PUBLIC_URL") ?? `http://${shownHost}:${addr.port}`;
+  const publicUrl = givenPublicUrl ?? `http://${shownHost}:${addr.port}`;
 
   const oauth = oauthFromEnv();
   let app: ConsoleApp;

@@ -37,7 +37,7 @@ import type { CredentialOptions, MigrateOptions } from "./options.ts";
 export interface WebhooksOptions {
   /** The `fetch` used for platform calls (default: the global `fetch`). */
   fetch?: typeof fetch;
-  /** Milliseconds a platform call may take before it fails (default 30000). */
+  /** Milliseconds a platform call may take before it fails (default 30000; above 0, at most 2^31-1). */
   timeout?: number;
 }
 
@@ -47,6 +47,9 @@ export interface Webhooks extends WebhookStore, WebhookLookups, WebhookRegistrat
   readonly communities: Communities;
 }
 
+/** The longest delay a timer holds (2^31-1 ms, about 24.8 days). */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 /**
  * Makes the Module A store over a KV database.
  *
@@ -54,6 +57,7 @@ export interface Webhooks extends WebhookStore, WebhookLookups, WebhookRegistrat
  * @param options `fetch` for platform calls and the call `timeout` in ms.
  * @returns The {@linkcode Webhooks} store.
  * @throws {TypeError} When `kv` or an option is of the wrong type.
+ * @throws {RangeError} When `timeout` is not above 0 and at most 2^31-1 ms (what a timer holds).
  *
  * @example Save and look up a record
  * ```ts
@@ -79,8 +83,11 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
     throw new TypeError(`Cannot create webhooks: 'fetch' must be a function, got ${describe(fetchFn)}`);
   }
   const timeout = options.timeout ?? 30_000;
-  if (!Number.isFinite(timeout) || timeout <= 0) {
-    throw new RangeError(`Cannot create webhooks: 'timeout' must be a positive number of ms, got ${timeout}`);
+  // A timer holds at most 2^31-1 ms: a longer AbortSignal.timeout fires at once, failing every platform call.
+  if (!Number.isFinite(timeout) || timeout <= 0 || timeout > MAX_TIMEOUT_MS) {
+    throw new RangeError(
+      `Cannot create webhooks: 'timeout' must be a positive number of ms, at most ${MAX_TIMEOUT_MS} ms, got ${timeout}`,
+    );
   }
   const communities = createCommunities(kv);
   const newId = monotonicFactory();
