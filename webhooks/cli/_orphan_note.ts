@@ -5,9 +5,8 @@
 // register again (a second hook).
 
 import type { Orphan, PendingRegistration } from "../types.ts";
-
-/** How old a registration's entry must be before reconcile adopts its hook (reconcile's default `staleAfter`). */
-const STALE_AFTER_MS = 60_000;
+// How old a registration's entry must be before reconcile adopts its hook (reconcile's default `staleAfter`).
+import { STALE_AFTER_MS } from "../platform/mod.ts";
 
 /**
  * The EXPLAINED BY cell of `orphan`: its registration's id when the report has it; a registration of its callback

@@ -36,10 +36,13 @@ export interface ReconcileDeps {
   deleteOnPlatform(entity: WebhookEntity): Promise<void>;
 }
 
+/** How old (ms) a registration's entry must be before reconcile takes it as abandoned, unless `staleAfter` says. */
+export const STALE_AFTER_MS = 60_000;
+
 /** Builds the report for a community and, with `fix`, repairs the drift. */
 export async function reconcileCommunity(deps: ReconcileDeps): Promise<ReconcileReport> {
   const { kv, community, options } = deps;
-  const staleAfter = options.staleAfter ?? 60_000;
+  const staleAfter = options.staleAfter ?? STALE_AFTER_MS;
   if (!Number.isFinite(staleAfter) || staleAfter < 0) {
     throw new RangeError(`Cannot reconcile: 'staleAfter' must be a number of ms of 0 or more, got ${staleAfter}`);
   }
