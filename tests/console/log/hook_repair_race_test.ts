@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { DeliveryStore } from "../../../console/log/mod.ts";
 import { onCommit } from "../_kv_faults.ts";
-import { holdFirst } from "../../webhooks/relay/_hold_first.ts";
+import { holdFirst } from "../../_hold_first.ts";
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { Allocator, SLOTS } from "../../../console/log/mod.ts";
 import { withTwoHandles } from "../_kv_faults.ts";
-import { holdFirst } from "../../webhooks/relay/_hold_first.ts";
+import { holdFirst } from "../../_hold_first.ts";
 
 Deno.test("two processes leasing the last free writer slot at once: one gets it, the other numbers nothing", () =>
   withTwoHandles(async (a, b) => {

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { commitInGroup, type GroupJob } from "../../../webhooks/mod.ts";
-import { holdFirst } from "../relay/_hold_first.ts";
+import { holdFirst } from "../../_hold_first.ts";
 
 const job = (name: string): GroupJob => ({
   checks: [],
