@@ -1,27 +1,38 @@
 // A request whose claim of a header lapsed (its process stalled past the
 // lease) and was taken over by a copy of the postback, then fails and
 // releases its claim: the release must leave the copy's claim alone. Deleted,
-// a third copy would claim the header afresh and be delivered while the
-// second still runs: one postback handled twice.
+// a third copy would claim the header afresh and be handed on while the
+// second still runs: one postback handled twice more.
 
 import assert from "node:assert/strict";
-import { claim, claimOf, type HeldClaim, release } from "../../../webhooks/receiver/claim/mod.ts";
+import { item, post, signA, withReceiver } from "../_receiver.ts";
 
-Deno.test("releasing a claim another request took over after its lease lapsed leaves the other's claim held", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const { keys } = claimOf("d".repeat(64), ["https://c.example/w/1"], 1_700_000_000_000);
-    const [leaseMs, expireIn] = [1_000, 600_000];
-    const start = Date.now();
-    const first = await claim(kv, keys, start, leaseMs, expireIn);
-    assert.equal(typeof first, "object");
-    // Past the first request's lease: a copy takes the header over.
-    const second = await claim(kv, keys, start + leaseMs + 1, leaseMs, expireIn);
-    assert.equal(typeof second, "object", "the copy takes over a lapsed claim");
-    // The first request fails now and releases the claim it no longer holds.
-    await release(kv, first as HeldClaim);
-    assert.equal(await claim(kv, keys, start + leaseMs + 2, leaseMs, expireIn), "held", "a third copy claims anew");
-  } finally {
-    kv.close();
-  }
+Deno.test("handle(): a request that lost its lapsed claim to a copy and then fails leaves the copy's claim held", async () => {
+  const firstGate = Promise.withResolvers<void>();
+  const secondGate = Promise.withResolvers<void>();
+  let calls = 0;
+  await withReceiver(async ({ receiver, clock }) => {
+    const header = await signA();
+    const body = JSON.stringify([item()]);
+    const first = receiver.handle(post({ authorization: header }, body));
+    while (calls === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    clock.now += 1000; // the first request's lease ran out: a copy takes the header over
+    const second = receiver.handle(post({ authorization: header }, body));
+    while (calls === 1) await new Promise((resolve) => setTimeout(resolve, 1));
+    firstGate.reject(new Error("the first request fails")); // and releases the claim it no longer holds
+    assert.equal((await first).status, 500);
+    const third = await receiver.handle(post({ authorization: header }, body));
+    assert.equal(third.status, 409, "a third copy is held while the second runs");
+    await third.body?.cancel();
+    assert.equal(calls, 2);
+    secondGate.resolve();
+    assert.equal((await second).status, 200);
+  }, {
+    claimLeaseMs: 1000,
+    onPostback: async () => {
+      const n = ++calls;
+      if (n === 1) await firstGate.promise;
+      if (n === 2) await secondGate.promise;
+    },
+  });
 });
