@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { createRelay } from "../../../webhooks/mod.ts";
 import { count, fill, POSTBACK } from "./_sleepy.ts";
-import { holdFirst } from "./_hold_first.ts";
+import { holdFirst } from "../../_hold_first.ts";
 import { startApp, until } from "./fixtures.ts";
 
 async function finishedBetween(answer: Response, expected: number): Promise<void> {

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { createRelay } from "../../../webhooks/mod.ts";
-import { holdFirst } from "./_hold_first.ts";
+import { holdFirst } from "../../_hold_first.ts";
 import { count } from "./_sleepy.ts";
 import { postback, seedHooks, startApp, until, writeAll } from "./fixtures.ts";
 

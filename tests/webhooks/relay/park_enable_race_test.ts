@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { createRelay } from "../../../webhooks/mod.ts";
 import { count, fill } from "./_sleepy.ts";
-import { holdFirst } from "./_hold_first.ts";
+import { holdFirst } from "../../_hold_first.ts";
 import { startApp } from "./fixtures.ts";
 
 Deno.test("an entry parked just as its destination is enabled again is delivered at once, not kept", async () => {
