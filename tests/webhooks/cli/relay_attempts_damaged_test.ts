@@ -34,3 +34,27 @@ Deno.test("cli relay attempts names an attempt whose error is an object as damag
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("cli relay attempts over attempt records all edited into junk says they are damaged, not that none is kept", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "relay_attempts_junk_" });
+  const path = `${dir}/webhooks.kv`;
+  try {
+    const kv = await Deno.openKv(path);
+    await kv.set(["relay_attempt", ENTRY, "a1"], "junk");
+    await kv.set(["relay_attempt", ENTRY, "a2"], { time: "yesterday", status: 500 });
+    const before = await snapshot(kv);
+    kv.close();
+    for (const json of [[], ["--json"]]) {
+      const ran = await cli(["relay", "attempts", ENTRY, ...json, "--kv", path]);
+      assert.equal(ran.code, 1, ran.stdout);
+      assert.equal(ran.stdout, "");
+      assert.match(ran.stderr, /2 attempt records .* are damaged/, ran.stderr);
+      assert.doesNotMatch(ran.stderr, /30 days|no entry waits/, ran.stderr);
+    }
+    const after = await Deno.openKv(path);
+    assert.deepEqual(await snapshot(after), before);
+    after.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
