@@ -44,7 +44,24 @@ export {
 export { commitInGroup, type GroupJob, type GroupResult } from "./group_commit/mod.ts";
 export { retryWhileLocked } from "./kv/mod.ts";
 export { isPrivateAddress, keepServing, type KeepServingOptions } from "./net/mod.ts";
-export * from "./relay/mod.ts";
+export { createRelay, newDestinationSecret } from "./relay/mod.ts";
+export type {
+  DeadLetter,
+  DeadLetterPage,
+  DeadLetterQuery,
+  Destination,
+  DestinationInput,
+  DestinationPatch,
+  Destinations,
+  NewDestination,
+  Relay,
+  RelayAttempt,
+  RelayForward,
+  RelayOptions,
+  RelayWorker,
+  RunOptions,
+  StoredDestination,
+} from "./relay/mod.ts";
 export {
   type MetricAttributes,
   type MetricDescriptor,

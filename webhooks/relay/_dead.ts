@@ -33,10 +33,26 @@ export async function listAttempts(kv: Deno.Kv, entryId: string): Promise<RelayA
   if (entryId.length > MAX_ID) return []; // no entry has such an id, and it would not fit in a KV key
   const out: RelayAttempt[] = [];
   for await (const entry of kv.list<RelayAttempt>({ prefix: attemptPrefix(entryId) })) {
-    const a = entry.value as RelayAttempt | null; // one edited by hand into junk is passed over
-    if (typeof a === "object" && a !== null && typeof a.time === "number" && typeof a.status === "number") out.push(a);
+    if (isAttempt(entry.value)) out.push(entry.value); // one edited by hand into junk is passed over
   }
   return out;
+}
+
+/** Whether `value` is an attempt as a worker records it (type checks only). */
+function isAttempt(value: unknown): value is RelayAttempt {
+  const a = value as RelayAttempt | null;
+  return typeof a === "object" && a !== null && typeof a.time === "number" && typeof a.status === "number";
+}
+
+/**
+ * How many attempt records of `entryId` {@linkcode listAttempts} passes over, edited into junk: for the command line,
+ * which must not say that none is kept when some are, damaged.
+ */
+export async function damagedAttempts(kv: Deno.Kv, entryId: string): Promise<number> {
+  if (entryId.length > MAX_ID) return 0;
+  let damaged = 0;
+  for await (const entry of kv.list({ prefix: attemptPrefix(entryId) })) if (!isAttempt(entry.value)) damaged++;
+  return damaged;
 }
 
 /** Whether `value` is a dead letter as a worker writes it (type checks only): one edited into junk is none. */

@@ -22,3 +22,6 @@ export { createRelay } from "./_relay.ts";
 export { newDestinationSecret } from "./_destinations.ts";
 export type * from "./_types.ts";
 export type { RelayForward } from "./_forwards.ts";
+// For the command line, which tells a damaged attempt record from none; not part of the package (webhooks/mod.ts
+// re-exports the names above only).
+export { damagedAttempts } from "./_dead.ts";

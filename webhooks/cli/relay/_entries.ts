@@ -2,7 +2,7 @@
 // sending dead letters again. An id that is no entry id is a usage error
 // before anything is read or sent; one that names no entry fails (status 1).
 
-import type { Relay } from "../../relay/mod.ts";
+import { damagedAttempts, type Relay } from "../../relay/mod.ts";
 import { jsonText, quoted, table } from "../_format.ts";
 import { badEntryId, type RelayContext, shownTime, withRelay } from "./_with_relay.ts";
 import { kindOf } from "../../_util.ts";
@@ -30,6 +30,14 @@ export function listAttempts(ctx: RelayContext, usageHint: (message: string) => 
   return withRelay(ctx, async (relay) => {
     const attempts = await relay.attempts(id);
     if (attempts.length === 0) {
+      const damaged = await damagedAttempts(ctx.kv, id);
+      if (damaged > 0) {
+        throw new Error(
+          `No attempt of entry ${quoted(id)} can be read: the ${damaged} attempt ` +
+            `${damaged === 1 ? "record stored under it is" : "records stored under it are"} damaged ` +
+            "(edited into another shape)",
+        );
+      }
       throw new Error(`No attempts are recorded for entry ${quoted(id)}: ${NONE[String(await relay.entryState(id))]}`);
     }
     if (ctx.json) return ctx.out(jsonText(attempts, 2));
