@@ -31,6 +31,9 @@ export function describe(value: unknown): string {
   return Array.isArray(value) ? "an array" : "an object";
 }
 
+/** The longest delay a timer holds (2^31-1 ms, about 24.8 days): a longer one fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** A value's kind as a message says it (`null`, `an array`, `an object`, `a number`...), never the value itself. */
 export function kindOf(value: unknown): string {
   if (value === null) return "null";

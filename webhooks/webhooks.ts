@@ -29,6 +29,7 @@ import {
   writeRecord,
 } from "./store/mod.ts";
 import { checkCursor, checkListOptions, describe, pageLimit, requireKeyString, requireString } from "./_util.ts";
+import { MAX_TIMER_MS } from "./_util.ts";
 import { platformOperation } from "./telemetry/mod.ts";
 import type { Community, TenantRef, Webhook, WebhookInput } from "./types.ts";
 import type { CredentialOptions, MigrateOptions } from "./options.ts";
@@ -46,9 +47,6 @@ export interface Webhooks extends WebhookStore, WebhookLookups, WebhookRegistrat
   /** The community store (collection `community`). */
   readonly communities: Communities;
 }
-
-/** The longest delay a timer holds (2^31-1 ms, about 24.8 days). */
-const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 /**
  * Makes the Module A store over a KV database.
@@ -84,9 +82,9 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
   }
   const timeout = options.timeout ?? 30_000;
   // A timer holds at most 2^31-1 ms: a longer AbortSignal.timeout fires at once, failing every platform call.
-  if (!Number.isFinite(timeout) || timeout <= 0 || timeout > MAX_TIMEOUT_MS) {
+  if (!Number.isFinite(timeout) || timeout <= 0 || timeout > MAX_TIMER_MS) {
     throw new RangeError(
-      `Cannot create webhooks: 'timeout' must be a positive number of ms, at most ${MAX_TIMEOUT_MS} ms, got ${timeout}`,
+      `Cannot create webhooks: 'timeout' must be a positive number of ms, at most ${MAX_TIMER_MS} ms, got ${timeout}`,
     );
   }
   const communities = createCommunities(kv);

@@ -1,7 +1,7 @@
 // The relay's options: defaults and checks.
 
 import type { RelayOptions, RunOptions } from "./_types.ts";
-import { describe as describeValue } from "../_util.ts";
+import { describe as describeValue, MAX_TIMER_MS } from "../_util.ts";
 
 /** The waits after each failed attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_SCHEDULE: readonly number[] = [
@@ -28,7 +28,7 @@ export interface ResolvedOptions {
   pollMs: number;
 }
 
-function positive(name: string, value: unknown, fallback: number, max = 2 ** 31 - 1): number {
+function positive(name: string, value: unknown, fallback: number, max = MAX_TIMER_MS): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || Number.isNaN(value)) {
     throw new TypeError(`Cannot create relay: '${name}' must be a number, got ${describeValue(value)}`);
