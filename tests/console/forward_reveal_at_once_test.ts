@@ -2,16 +2,8 @@
 // way, or the page open in two tabs): one of them shows it, the other says it was shown.
 
 import assert from "node:assert/strict";
-import { csrfOf, parse, withSignedInHook } from "./_helpers.ts";
-
-function secretOf(html: string): string | undefined {
-  const page = parse(html);
-  try {
-    return page.document.querySelector("#forward-secret")?.textContent ?? undefined;
-  } finally {
-    page.close();
-  }
-}
+import { csrfOf, withSignedInHook } from "./_helpers.ts";
+import { secretOf } from "./_forward_secret.ts";
 
 Deno.test("Forward to's secret loaded twice at once is shown by one load only", async () => {
   await withSignedInHook({}, async ({ client, hookId }) => {

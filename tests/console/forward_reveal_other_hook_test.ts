@@ -2,16 +2,8 @@
 // edited, a tab mixed up) shows nothing and spends nothing, and the secret still shows on its own hook's page.
 
 import assert from "node:assert/strict";
-import { csrfOf, parse, registerHook, withSignedInHook } from "./_helpers.ts";
-
-function secretOf(html: string): string | undefined {
-  const page = parse(html);
-  try {
-    return page.document.querySelector("#forward-secret")?.textContent ?? undefined;
-  } finally {
-    page.close();
-  }
-}
+import { csrfOf, registerHook, withSignedInHook } from "./_helpers.ts";
+import { secretOf } from "./_forward_secret.ts";
 
 Deno.test("Forward to's reveal opened on another hook's page shows no secret and leaves it to its own page", async () => {
   await withSignedInHook({}, async ({ t, client, hookId }) => {

@@ -4,16 +4,8 @@
 // the same URL is still refused, and shown no secret.
 
 import assert from "node:assert/strict";
-import { csrfOf, parse, signIn, withSignedInHook } from "./_helpers.ts";
-
-function secretOf(html: string): string | undefined {
-  const page = parse(html);
-  try {
-    return page.document.querySelector("#forward-secret")?.textContent ?? undefined;
-  } finally {
-    page.close();
-  }
-}
+import { csrfOf, signIn, withSignedInHook } from "./_helpers.ts";
+import { secretOf } from "./_forward_secret.ts";
 
 Deno.test("Forward to's Add sent twice by one session: the second answer leads to the secret the first kept", async () => {
   await withSignedInHook({}, async ({ t, client, hookId }) => {
