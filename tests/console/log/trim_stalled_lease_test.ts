@@ -10,8 +10,7 @@
 import assert from "node:assert/strict";
 import { DeliveryStore, type DeliveryView } from "../../../console/log/mod.ts";
 import { withTwoHandles } from "../_kv_faults.ts";
-import { holdFirst } from "../../_hold_first.ts";
-import { holdFirstList } from "./_hold_list.ts";
+import { holdFirst, holdFirstList } from "../../_hold_first.ts";
 
 const LOG = "console_delivery_log";
 const WRITTEN = "console_delivery_written";
