@@ -10,7 +10,6 @@ import {
   communityEntryRow,
   HOOK_HEAD,
   hookEntryRow,
-  hookRow,
   hookTable,
   jsonText,
   publicCommunity,
@@ -19,7 +18,7 @@ import {
   shownHookEntry,
   table,
 } from "./_format.ts";
-import { communityDamage, listCommunityEntries, listHookEntries } from "../store/mod.ts";
+import { communityDamage, listCommunityEntries, listHookEntries, listTenantHookEntries } from "../store/mod.ts";
 import { noHook } from "./_no_hook.ts";
 import type { Community, Webhook } from "../types.ts";
 import type { Webhooks } from "../webhooks.ts";
@@ -153,12 +152,14 @@ const COMMANDS: Record<string, Command> = {
         none: "No webhooks.",
       });
     }
+    // Every index entry of the tenant, one `list` passes over or shows whole although its record is not, named as
+    // damaged in the same form.
     await printPages(ctx, {
       what: "webhooks",
-      page: (cursor) => ctx.hooks.list({ tenantId, limit: 500, cursor }),
-      shown: shownHook,
+      page: (cursor) => listTenantHookEntries(ctx.kv, tenantId, 500, cursor),
+      shown: shownHookEntry,
       head: HOOK_HEAD,
-      row: hookRow,
+      row: hookEntryRow,
       none: "No webhooks.",
     });
   },
