@@ -1,8 +1,6 @@
 // How the console tests' set-up (`withSignedIn` in `_helpers.ts`) closes its console: within a bound, so that a test
 // that fails while a request of another client is still under way fails with its own message rather than hang.
 
-import type { TestConsole } from "./_helpers.ts";
-
 /** How long `withSignedIn` waits for its console to close: after a test's own failure, and after a pass. */
 const CLOSE_WITHIN_MS = { failed: 3_000, passed: 30_000 };
 
@@ -12,7 +10,7 @@ const CLOSE_WITHIN_MS = { failed: 3_000, passed: 30_000 };
  * it) keeps its connection for good, so the test hung in its teardown instead of failing with its own message. When
  * `failed`, the test's own error goes on (said on stderr if the console is left open); else the hang fails the test.
  */
-export async function closeWithin(t: TestConsole, failed: boolean): Promise<void> {
+export async function closeWithin(t: { origin: string; close(): Promise<void> }, failed: boolean): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const ms = failed ? CLOSE_WITHIN_MS.failed : CLOSE_WITHIN_MS.passed;
   const late = new Promise<"late">((resolve) => timer = setTimeout(() => resolve("late"), ms));

@@ -3,7 +3,7 @@
 // body (a stream never closed); the first started it with withHook's client, the second with a client of its own.
 
 import assert from "node:assert/strict";
-import { Client, csrfOf, signIn, withHook } from "./_helpers.ts";
+import { type Client, csrfOf, signIn, withHook } from "./_helpers.ts";
 
 /** Starts a POST to the hook's label whose body never ends; its answer, whenever it comes, is not awaited. */
 function startEndlessPost(client: Client, origin: string, id: string): void {
