@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { cli } from "./_cli_setup.ts";
-import { snapshot } from "./_relay_setup.ts";
+import { runMain, snapshot } from "./_relay_setup.ts";
 
 const T = "t1";
 const whole = (id: string, tenantId = T) => ({ id, tenantId, entity: { events: ["a"] } });
@@ -53,6 +53,23 @@ Deno.test("cli hooks list --tenant names each damaged index entry of the tenant 
     const after = await Deno.openKv(path);
     assert.deepEqual(await snapshot(after), before, "the list changed stored data");
     after.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("cli hooks list --tenant with a lone surrogate lists nothing, not the records of the tenant KV stores it as", async () => {
+  // KV writes a lone surrogate as U+FFFD: the prefix of "t\uD800" is that of "t\uFFFD", whose records are not its.
+  const dir = await Deno.makeTempDir({ prefix: "cli_tenant_surrogate_" });
+  const path = `${dir}/webhooks.kv`;
+  try {
+    const kv = await Deno.openKv(path);
+    const record = whole("h1", "t\uFFFD");
+    await kv.atomic().set(["webhook", "h1"], record).set(["webhook_by_tenant", "t\uFFFD", "h1"], record).commit();
+    kv.close();
+    const ran = await runMain(["hooks", "list", "--tenant", "t\uD800", "--json", "--kv", path]);
+    assert.equal(ran.code, 0, ran.err);
+    assert.deepEqual(JSON.parse(ran.out), []);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
