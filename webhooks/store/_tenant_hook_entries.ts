@@ -31,7 +31,7 @@ function tenantEntryDamage(tenantId: string, id: string, stored: unknown, record
 /**
  * A page of the index entries of tenant `tenantId`, in key order, each as a {@linkcode HookEntry}: `stored` is what
  * `list` shows of a whole one (its copy, or the record an entry of the earlier layout names); `damaged` says what is
- * wrong with one that is not whole. A tenant id too long for a key has none.
+ * wrong with one that is not whole. A tenant id too long for a key, or with a lone surrogate, has none.
  *
  * @param kv the KV
  * @param tenantId the tenant
@@ -45,6 +45,9 @@ export async function listTenantHookEntries(
   limit: number,
   cursor?: string,
 ): Promise<{ values: HookEntry[]; cursor: string }> {
+  // KV writes a lone surrogate as U+FFFD, so such a tenant's prefix is another tenant's ("t\uD800" lists
+  // "t\uFFFD"'s): none of what is there is this tenant's (the library's list shows none of it either).
+  if (!tenantId.isWellFormed()) return { values: [], cursor: "" };
   return await unlessKeyTooLarge(async () => {
     const page = await keyedEntries(kv, webhookByTenantPrefix(tenantId), limit, cursor);
     const records = await getManyBatched(kv, page.values.map(({ id }) => webhookKey(id)));
