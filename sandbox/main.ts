@@ -7,7 +7,7 @@
  * | variable | default | meaning |
  * |---|---|---|
  * | `PORT` | `8090` | port to listen on (`0` picks a free one) |
- * | `HOST` | `127.0.0.1` | address to listen on |
+ * | `HOST` | `127.0.0.1` | address to listen on (`0.0.0.0` or `::` for all interfaces: it then prints and stores `localhost`) |
  * | `SANDBOX_KV_PATH` | `:memory:` | where its state lives (a KV file keeps it across restarts) |
  *
  * @module
@@ -29,6 +29,12 @@ const port = /^\d+$/.test(rawPort) ? Number(rawPort) : NaN;
 const hostname = env("HOST") ?? "127.0.0.1";
 /** `host` as a URL's host writes it: an IPv6 address in brackets, once (HOST may already have them). */
 const urlHost = (host: string) => host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+/**
+ * The host of the URL it prints and stores: `localhost` for an address that listens on every interface (`0.0.0.0`,
+ * `::`), which is no address to browse or post to (the console shows `localhost` for one too); else `host` as a URL
+ * writes it.
+ */
+const reachableHost = (host: string) => /^(0\.0\.0\.0|\[?(0*:){2,7}0*\]?)$/.test(host) ? "localhost" : urlHost(host);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`PORT must be a whole number from 0 to 65535, got '${rawPort}'`);
   Deno.exit(2);
@@ -47,7 +53,7 @@ try {
     onDown: (message) => console.warn(`Warning: the sandbox ${message}`),
     onUp: (message) => console.warn(`The sandbox ${message}`),
     onListen: async ({ hostname, port }) => {
-      const origin = `http://${urlHost(hostname)}:${port}`;
+      const origin = `http://${reachableHost(hostname)}:${port}`;
       const community = await sandbox.communityFor(origin);
       console.log(`Sandbox community on ${origin}/sandbox (Ctrl-C to stop)`);
       // Its client secret is never printed: code gets it from sandbox.communityFor().

@@ -27,6 +27,18 @@ export class Client {
     this.#fetch = fetchFn;
   }
 
+  #requests = new AbortController();
+
+  /**
+   * Aborts every request of this client still under way (a body still being sent, an answer still being read): a
+   * test that fails before it ends one would otherwise leave its connection open, and the console's shutdown waits for
+   * every connection.
+   */
+  abort(): void {
+    this.#requests.abort(new Error("the test ended"));
+    this.#requests = new AbortController();
+  }
+
   /** Sends a request; relative paths go to the console. */
   async fetch(path: string, init: RequestInit = {}): Promise<Response> {
     const url = new URL(path, this.#origin);
@@ -37,7 +49,9 @@ export class Client {
         [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "),
       );
     }
-    const res = await this.#fetch(url, { ...init, headers, redirect: "manual" });
+    const ours = this.#requests.signal;
+    const signal = init.signal ? AbortSignal.any([init.signal, ours]) : ours;
+    const res = await this.#fetch(url, { ...init, headers, redirect: "manual", signal });
     for (const raw of res.headers.getSetCookie()) {
       this.setCookies.push(raw);
       const [pair] = raw.split(";");

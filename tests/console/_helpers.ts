@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { type ConsoleApp, type ConsoleOptions, createApp } from "../../console/app.ts";
 import { Client, csrfOf, parse } from "./_client.ts";
 import { registerFormFields } from "./_form_fields.ts";
+import { closeWithin } from "./_close_within.ts";
 
 export { Client, collectPages, csrfOf, parse } from "./_client.ts";
 export { redeliverFields, registerFormFields, replayFields, testEventFields } from "./_form_fields.ts";
@@ -221,12 +222,18 @@ export interface SignedIn {
 export async function withSignedIn(options: SignedInOptions, fn: (at: SignedIn) => Promise<void>): Promise<void> {
   const { connect = true, ...consoleOptions } = options;
   const t = await startConsole(consoleOptions);
+  const client = new Client(t.origin);
+  let failed = false;
   try {
-    const client = await signIn(t.origin);
+    await signIn(t.origin, client);
     if (connect) await connectSandbox(client, t.origin);
     await fn({ t, client });
+  } catch (error) {
+    failed = true;
+    client.abort(); // a request the test left under way would hold the console's shutdown
+    throw error;
   } finally {
-    await t.close();
+    await closeWithin(t, failed);
   }
 }
 

@@ -10,23 +10,21 @@ import {
   communityEntryRow,
   HOOK_HEAD,
   hookEntryRow,
-  hookRow,
   hookTable,
   jsonText,
   publicCommunity,
   quoted,
   shownCommunityEntry,
   shownHookEntry,
-  table,
 } from "./_format.ts";
-import { communityDamage, listCommunityEntries, listHookEntries } from "../store/mod.ts";
+import { communityDamage, listCommunityEntries, listHookEntries, listTenantHookEntries } from "../store/mod.ts";
 import { noHook } from "./_no_hook.ts";
 import type { Community, Webhook } from "../types.ts";
 import type { Webhooks } from "../webhooks.ts";
 import type { LastTask } from "./_interrupt.ts";
 import { flagError } from "./_flag_errors.ts";
 import { addCommunity } from "./_community_add.ts";
-import { orphanNote } from "./_orphan_note.ts";
+import { reconcileCommand } from "./_reconcile.ts";
 import { listen } from "./_listen.ts";
 import { printPages } from "./_paged.ts";
 import { receive } from "./receive/mod.ts";
@@ -38,7 +36,7 @@ import {
   removeDestination,
   setEnabled,
 } from "./relay/mod.ts";
-import { shownEntity, shownHook, shownReport, shownUrl } from "./_shown.ts";
+import { shownEntity, shownHook, shownUrl } from "./_shown.ts";
 
 /** What a command gets. */
 export interface CommandContext {
@@ -153,12 +151,14 @@ const COMMANDS: Record<string, Command> = {
         none: "No webhooks.",
       });
     }
+    // Every index entry of the tenant, one `list` passes over or shows whole although its record is not, named as
+    // damaged in the same form.
     await printPages(ctx, {
       what: "webhooks",
-      page: (cursor) => ctx.hooks.list({ tenantId, limit: 500, cursor }),
-      shown: shownHook,
+      page: (cursor) => listTenantHookEntries(ctx.kv, tenantId, 500, cursor),
+      shown: shownHookEntry,
       head: HOOK_HEAD,
-      row: hookRow,
+      row: hookEntryRow,
       none: "No webhooks.",
     });
   },
@@ -212,41 +212,7 @@ const COMMANDS: Record<string, Command> = {
     print(ctx, { unregistered: shownHook(hook) }, () => `Unregistered webhook ${hook.id} (on the platform and here)`);
   },
 
-  async reconcile(ctx) {
-    const community = await communityNamed(ctx, ctx.args[0]);
-    let pages = 0;
-    ctx.onPlatformPage = () => ctx.progress(`reading the platform's webhooks: page ${++pages}`, true);
-    const report = await ctx.hooks.reconcile(community, {
-      fix: ctx.flags.fix === true,
-      deleteUnknown: ctx.flags["delete-unknown"] === true,
-      accessToken: ctx.secret("access-token", "ACCESS_TOKEN"),
-      refreshToken: ctx.secret("refresh-token", "REFRESH_TOKEN"),
-    });
-    const { matched, orphans, dangling } = shownReport(report);
-    // Read after it: what a fix adopted is gone; a registration too young to adopt is there, and said so.
-    const pendings = orphans.length > 0 && !ctx.json ? await ctx.hooks.pending(community.tenantId) : [];
-    const now = Date.now();
-    print(ctx, { matched, orphans, dangling }, () =>
-      [
-        `${community.name}: ${matched.length} matched, ${orphans.length} orphans, ${dangling.length} dangling${
-          ctx.flags.fix ? " (fixed)" : ""
-        }`,
-        ...(orphans.length
-          ? [
-            "",
-            "Orphans (on the platform, no record here):",
-            table(
-              ["URL", "EXPLAINED BY"],
-              orphans.map((o, i) => [
-                o.entity.resources?.self?.ref ?? String(o.entity.id ?? ""),
-                orphanNote(report.orphans[i], pendings, now),
-              ]),
-            ),
-          ]
-          : []),
-        ...(dangling.length ? ["", "Dangling (a record here, gone on the platform):", hookTable(dangling)] : []),
-      ].join("\n"));
-  },
+  reconcile: async (ctx) => reconcileCommand(ctx, await communityNamed(ctx, ctx.args[0])),
 
   receive: (ctx) => receive(ctx, usageHint),
 

@@ -21,3 +21,4 @@ export {
   isCellText,
   listHookEntries,
 } from "./_hook_entries.ts";
+export { listTenantHookEntries } from "./_tenant_hook_entries.ts";

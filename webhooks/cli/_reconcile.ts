@@ -1,0 +1,123 @@
+// `reconcile NAME [--fix] [--delete-unknown]`: the drift report, and on each orphan and dangling row what this run
+// did with it. The report describes what was found before fixing, and a fix acts on part of it only (an orphan no
+// registration explains is deleted only with --delete-unknown; one whose registration may still finish is never
+// deleted): a "(fixed)" after the counts had an operator take a drift left on the platform as repaired. What a fix did
+// is read back from the store after it (one read of the tenant's records), not assumed.
+
+import { HOOK_HEAD, hookRow, jsonText, table } from "./_format.ts";
+import { shownReport } from "./_shown.ts";
+import type { Community, Orphan, PendingRegistration, Webhook } from "../types.ts";
+// How old a registration's entry must be before reconcile adopts its hook (reconcile's default `staleAfter`).
+import { STALE_AFTER_MS } from "../platform/mod.ts";
+import type { Webhooks } from "../webhooks.ts";
+
+/** What `reconcile` takes of a command's context (the command table's own context has all of it). */
+export interface ReconcileContext {
+  hooks: Webhooks;
+  flags: Record<string, string | boolean | undefined>;
+  json: boolean;
+  out(text: string): void;
+  progress(text: string, always?: boolean): void;
+  secret(flag: string, variable: string): string | undefined;
+  onPlatformPage: (() => void) | null;
+}
+
+/** Runs reconcile for `community` and prints its report: the counts, then each orphan and dangling row and what was done. */
+export async function reconcileCommand(ctx: ReconcileContext, community: Community): Promise<void> {
+  let pages = 0;
+  ctx.onPlatformPage = () => ctx.progress(`reading the platform's webhooks: page ${++pages}`, true);
+  const fix = ctx.flags.fix === true;
+  const deleteUnknown = ctx.flags["delete-unknown"] === true;
+  const report = await ctx.hooks.reconcile(community, {
+    fix,
+    deleteUnknown,
+    accessToken: ctx.secret("access-token", "ACCESS_TOKEN"),
+    refreshToken: ctx.secret("refresh-token", "REFRESH_TOKEN"),
+  });
+  const shown = shownReport(report);
+  if (ctx.json) return ctx.out(jsonText(shown, 2));
+  const { matched, orphans, dangling } = shown;
+  // Read after it: what a fix adopted is gone; a registration too young to adopt is there, and said so.
+  const pendings = orphans.length > 0 ? await ctx.hooks.pending(community.tenantId) : [];
+  // What is stored now, to say what the fix did rather than what it meant to.
+  const now = fix && (orphans.length > 0 || dangling.length > 0)
+    ? await ctx.hooks.findByTenantID(community.tenantId)
+    : [];
+  const at = Date.now();
+  const notes = report.orphans.map((o) => orphanNote(o, pendings, at));
+  const orphanDone = report.orphans.map((o, i) => orphanAction(o, notes[i], now, fix, deleteUnknown));
+  const danglingDone = report.dangling.map((r) =>
+    !fix ? "left: --fix removes it here" : now.some((n) => n.id === r.id) ? "left: changed meanwhile" : "removed here"
+  );
+  ctx.out([
+    `${community.name}: ${matched.length} matched, ${orphans.length} orphans, ${dangling.length} dangling`,
+    ...(fix ? [doneLine(orphanDone, danglingDone)] : []),
+    ...(orphans.length
+      ? [
+        "",
+        "Orphans (on the platform, no record here):",
+        table(
+          ["URL", "EXPLAINED BY", "DONE"],
+          orphans.map((o, i) => [
+            o.entity.resources?.self?.ref ?? String(o.entity.id ?? ""),
+            notes[i],
+            orphanDone[i],
+          ]),
+        ),
+      ]
+      : []),
+    ...(dangling.length
+      ? [
+        "",
+        "Dangling (a record here, gone on the platform):",
+        table([...HOOK_HEAD, "DONE"], report.dangling.map((r, i) => [...hookRow(r), danglingDone[i]])),
+      ]
+      : []),
+  ].join("\n"));
+}
+
+/** What this run did with `orphan`, given its EXPLAINED BY `note` and the tenant's records read after the fix. */
+function orphanAction(orphan: Orphan, note: string, now: Webhook[], fix: boolean, deleteUnknown: boolean): string {
+  const id = orphan.entity?.id;
+  const ref = orphan.entity?.resources?.self?.ref;
+  const saved = now.some((r) =>
+    (ref !== undefined && r.entity?.resources?.self?.ref === ref) || (id !== undefined && r.entity?.id === id)
+  );
+  if (orphan.pending) {
+    if (!fix) return "left: --fix adopts it";
+    return saved ? "adopted: its record is saved here" : "left: not adopted (changed meanwhile), run reconcile again";
+  }
+  if (note !== "nothing") return "left: its registration may still finish";
+  if (saved) return "left: a record of it was saved meanwhile";
+  if (!fix || !deleteUnknown) return "left on the platform: --fix --delete-unknown deletes it there";
+  return "deleted on the platform";
+}
+
+/** The line after the counts on a --fix run: how many rows each action took, from the rows' DONE cells. */
+function doneLine(orphanDone: string[], danglingDone: string[]): string {
+  const count = (cells: string[], start: string) => cells.filter((c) => c.startsWith(start)).length;
+  const left = count(orphanDone, "left") + count(danglingDone, "left");
+  return `Done: ${count(orphanDone, "adopted")} orphans adopted, ${
+    count(orphanDone, "deleted")
+  } deleted on the platform, ${
+    count(danglingDone, "removed")
+  } dangling records removed here; ${left} left as they were${left > 0 ? " (see DONE below)" : ""}`;
+}
+
+/**
+ * The EXPLAINED BY cell of `orphan`: its registration's id when the report has it; a registration of its callback
+ * in `pendings` (read after the reconcile) still too young to adopt, with when to run `reconcile --fix` again; else
+ * `nothing`. A hook whose registration is younger than reconcile's `staleAfter` (a minute) has no explaining entry
+ * in the report, yet is no stranger: its register may still be running, or was killed after the platform made the
+ * hook, and a `reconcile --fix` run once the entry is a minute old adopts it. "nothing" would have an operator
+ * delete it or register again (a second hook).
+ */
+function orphanNote(orphan: Orphan, pendings: PendingRegistration[], now: number): string {
+  if (orphan.pending) return `registration ${orphan.pending.id}`;
+  const callback = orphan.entity?.callback;
+  const young = pendings.find((p) => p.callback === callback && now - p.startedAt < STALE_AFTER_MS);
+  if (!young) return "nothing";
+  const age = Math.max(0, Math.floor((now - young.startedAt) / 1000));
+  const wait = Math.max(1, Math.ceil((young.startedAt + STALE_AFTER_MS - now) / 1000));
+  return `registration ${young.id}, begun ${age} s ago, may still finish: run reconcile --fix again in ${wait} s`;
+}
