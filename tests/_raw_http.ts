@@ -53,14 +53,43 @@ export function parseAnswers(text: string): RawAnswer[] {
   return answers;
 }
 
+/** How many whole answers `text` (one character a byte) holds: heads ended, bodies there to their length or last chunk. */
+function wholeAnswers(text: string): number {
+  let count = 0;
+  let rest = text;
+  while (rest.startsWith("HTTP/")) {
+    const end = rest.indexOf("\r\n\r\n");
+    if (end === -1) return count;
+    const head = rest.slice(0, end).toLowerCase();
+    rest = rest.slice(end + 4);
+    if (/\r\ntransfer-encoding: *chunked/.test(head)) {
+      const last = rest.indexOf("\r\n0\r\n\r\n");
+      const empty = rest.startsWith("0\r\n\r\n");
+      if (!empty && last === -1) return count;
+      rest = empty ? rest.slice(5) : rest.slice(last + 7);
+    } else {
+      const length = Number(/\r\ncontent-length: *(\d+)/.exec(head)?.[1] ?? 0);
+      if (rest.length < length) return count;
+      rest = rest.slice(length);
+    }
+    count++;
+  }
+  return count;
+}
+
+/** How long a read waits for an answer it expects (`expect`) before it gives up: a hang made a failure. */
+const EXPECTED_WITHIN_MS = 30_000;
+
 /**
  * Sends `parts` on one connection to 127.0.0.1:`port` (each after `gapMs`; as UTF-8, or with `latin1` one byte per
- * character, for raw bytes), then reads until the server closes or sends nothing for `quietMs`.
+ * character, for raw bytes), then reads until the server closes or sends nothing for `quietMs`. Until `expect`
+ * answers came whole, quiet is waited out for {@linkcode EXPECTED_WITHIN_MS} instead: `quietMs` only bounds the wait
+ * for an answer too many, not for the ones expected, which a loaded machine can be slower than `quietMs` to send.
  */
 export async function rawExchange(
   port: number,
   parts: string[],
-  options: { gapMs?: number; quietMs?: number; latin1?: boolean } = {},
+  options: { gapMs?: number; quietMs?: number; latin1?: boolean; expect?: number } = {},
 ): Promise<RawExchange> {
   const conn = await Deno.connect({ hostname: "127.0.0.1", port });
   const chunks: Uint8Array[] = [];
@@ -69,8 +98,9 @@ export async function rawExchange(
     const buffer = new Uint8Array(65536);
     for (;;) {
       let timer: ReturnType<typeof setTimeout> | undefined;
+      const waiting = wholeAnswers(new TextDecoder("latin1").decode(joined(chunks))) < (options.expect ?? 0);
       const quiet = new Promise<"quiet">((resolve) =>
-        timer = setTimeout(() => resolve("quiet"), options.quietMs ?? 1500)
+        timer = setTimeout(() => resolve("quiet"), waiting ? EXPECTED_WITHIN_MS : options.quietMs ?? 1500)
       );
       const n = await Promise.race([conn.read(buffer).catch(() => null), quiet]);
       clearTimeout(timer);
@@ -92,6 +122,10 @@ export async function rawExchange(
   } finally {
     conn.close();
   }
-  const text = new TextDecoder().decode(new Uint8Array(chunks.flatMap((c) => [...c])));
+  const text = new TextDecoder().decode(joined(chunks));
   return { answers: parseAnswers(text), closed };
+}
+
+function joined(chunks: Uint8Array[]): Uint8Array {
+  return new Uint8Array(chunks.flatMap((c) => [...c]));
 }

@@ -129,7 +129,10 @@ Deno.test({
               w.tick_ = () => w.frames_++;
               w.onFrame(w.tick_);
             });
-            await new Promise((r) => setTimeout(r, 200));
+            // Frames ran before the freeze: waited for, not assumed of 200 ms on a loaded machine (10 s at most).
+            await page.waitForFunction(() => (globalThis as unknown as { frames_: number }).frames_ > 0, {
+              timeout: 10_000,
+            });
             const cdp = await page.createCDPSession();
             const count = () => page.evaluate(() => (globalThis as unknown as { frames_: number }).frames_);
             await cdp.send("Page.setWebLifecycleState", { state: "frozen" });

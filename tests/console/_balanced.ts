@@ -88,12 +88,16 @@ async function startSide(kvPath: string, port: number, publicUrl: string, env: R
     ...env,
   }).spawn();
   let stderr = "";
-  (async () => {
+  const stderrRead = (async () => {
     for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) stderr += chunk;
   })().catch(() => {});
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   const text = await untilStartLine(reader);
-  if (!/listening on /.test(text)) throw new Error(`a console did not start: ${text}`);
+  if (!/listening on /.test(text)) {
+    await child.status;
+    await stderrRead;
+    throw new Error(`a console did not start: ${text}${stderr}`);
+  }
   (async () => {
     while (!(await reader.read()).done) { /* drain */ }
   })().catch(() => {});
@@ -110,7 +114,7 @@ async function startSide(kvPath: string, port: number, publicUrl: string, env: R
 export async function startBalanced(env: Record<string, string> = {}): Promise<Balanced> {
   const dir = await Deno.makeTempDir();
   const kvPath = `${dir}/console.kv`;
-  const ports: Record<Side, number> = { A: freePort(), B: freePort() };
+  const ports: Record<Side, number> = { A: 0, B: 0 };
   const served: Balanced["served"] = [];
   const queue: Side[] = [];
   let turn: Side = "B";
@@ -133,8 +137,17 @@ export async function startBalanced(env: Record<string, string> = {}): Promise<B
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   };
   try {
-    sides.A = await startSide(kvPath, ports.A, origin, env);
-    sides.B = await startSide(kvPath, ports.B, origin, env);
+    for (const side of ["A", "B"] as const) {
+      // The port is picked here and bound by the console a second later: one a test module running beside this one
+      // took meanwhile (the console says it "is in use") is picked again.
+      for (let tries = 1; sides[side] === undefined; tries++) {
+        ports[side] = freePort();
+        sides[side] = await startSide(kvPath, ports[side], origin, env).catch((err) => {
+          if (tries >= 5 || !String(err).includes("is in use")) throw err;
+          return undefined;
+        });
+      }
+    }
   } catch (err) {
     await close();
     throw err;

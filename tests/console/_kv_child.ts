@@ -1,5 +1,5 @@
 // The KV Connect test server as a child process (`kvconnect/main.ts`) on a
-// KV file and a fixed port, so a test can stop it (SIGSTOP), let it go on
+// KV file and a port it binds itself, so a test can stop it (SIGSTOP), let it go on
 // (SIGCONT), kill it (SIGKILL) and start it again on the same file and port,
 // as an operator's KV server that stalls or crashes under load.
 
@@ -18,14 +18,12 @@ export interface KvChild {
   restart(): Promise<void>;
 }
 
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
-
-async function spawn(path: string, port: number, latencyMs: number): Promise<Deno.ChildProcess> {
+/** Starts the server on `port` (0: a free one it binds itself); the child, and the port it listens on. */
+async function spawn(
+  path: string,
+  port: number,
+  latencyMs: number,
+): Promise<{ child: Deno.ChildProcess; port: number }> {
   const root = new URL("../..", import.meta.url);
   const args = ["run", "-A", "--config", new URL("deno.json", root).pathname, "kvconnect/main.ts"];
   args.push("--path", path, "--port", String(port), "--token", TEST_TOKEN);
@@ -39,7 +37,7 @@ async function spawn(path: string, port: number, latencyMs: number): Promise<Den
   }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let seen = "";
-  while (!/^url: /m.test(seen)) {
+  while (!/^url: .*:\d+\r?\n/m.test(seen)) {
     const { value, done } = await reader.read();
     if (done) throw new Error(`the KV Connect server did not start: ${seen}`);
     seen += value;
@@ -47,13 +45,14 @@ async function spawn(path: string, port: number, latencyMs: number): Promise<Den
   (async () => {
     while (!(await reader.read()).done) { /* drain */ }
   })().catch(() => {});
-  return child;
+  return { child, port: Number(/^url: .*:(\d+)\r?\n/m.exec(seen)![1]) };
 }
 
 /** Starts the server on `path` (a free port), each answer `latencyMs` late; `close` is called by `using`. */
 export async function startKvChild(path: string, latencyMs = 0): Promise<KvChild & AsyncDisposable> {
-  const port = freePort();
-  let child = await spawn(path, port, latencyMs);
+  // The child binds a free port itself: a port picked here, closed and bound by the child later, could be taken
+  // meanwhile by another test module running beside this one.
+  let { child, port } = await spawn(path, 0, latencyMs);
   const kill = async () => {
     try {
       child.kill("SIGKILL");
@@ -65,7 +64,7 @@ export async function startKvChild(path: string, latencyMs = 0): Promise<KvChild
     signal: (signal) => child.kill(signal),
     kill,
     async restart() {
-      child = await spawn(path, port, latencyMs);
+      ({ child } = await spawn(path, port, latencyMs));
     },
     async [Symbol.asyncDispose]() {
       try {

@@ -25,7 +25,7 @@ Deno.test("a live stream reconnecting with Last-Event-ID after a console restart
     try {
       const other = new DeliveryStore(otherKv);
       const before = await other.add("hook-1", [item("before 1"), item("before 2")]);
-      await until(() => first.ids().length >= 2, 5_000);
+      await until(() => first.ids().length >= 2, 20_000);
       assert.deepEqual(first.ids(), before.map((v) => v.id), "the open stream sent both");
       const lastId = first.lastId();
       assert.ok(lastId, "each delivery event carries an id");
@@ -39,7 +39,7 @@ Deno.test("a live stream reconnecting with Last-Event-ID after a console restart
 
       const second = openStream(t.origin, client, lastId);
       await second.ready;
-      await until(() => second.ids().length >= 3, 3_000);
+      await until(() => second.ids().length >= 3, 20_000);
       await new Promise((r) => setTimeout(r, 1_500)); // a copy would come with the next poll
       assert.deepEqual(
         second.ids(),
@@ -65,12 +65,12 @@ Deno.test("a live stream that sent a late commit after a newer one resumes past 
     const store = new DeliveryStore(t.kv);
     const [a] = await store.add("hook-1", [item("a")]);
     const [b] = await store.add("hook-1", [item("b")]);
-    await until(() => first.ids().length >= 2, 5_000);
+    await until(() => first.ids().length >= 2, 20_000);
     // Another process's commit, numbered below a, lands now: the stream sends it after b.
     const op = t.kv.atomic();
     store.write(postback("late", a.seq - 1), op);
     assert.ok((await op.commit()).ok);
-    await until(() => first.ids().length >= 3, 5_000);
+    await until(() => first.ids().length >= 3, 20_000);
     assert.equal(first.ids().length, 3, "the stream sent a, b and the late one");
     assert.equal(first.ids()[0], a.id);
     assert.equal(first.ids()[1], b.id);
@@ -80,7 +80,7 @@ Deno.test("a live stream that sent a late commit after a newer one resumes past 
     const [c] = await store.add("hook-1", [item("c")]);
     const second = openStream(t.origin, client, lastId);
     await second.ready;
-    await until(() => second.ids().length >= 1, 3_000);
+    await until(() => second.ids().length >= 1, 20_000);
     await new Promise((r) => setTimeout(r, 1_500)); // a copy would come with the next poll
     assert.deepEqual(second.ids(), [c.id], "only c: a, b and the late one were sent before");
     await second.stop();
@@ -120,7 +120,7 @@ Deno.test("a live stream resumed from an id older than the resume window starts 
     await new Promise((r) => setTimeout(r, 1_500)); // a row sent from the past would come by now
     assert.deepEqual(far.ids(), [], "rows stored before the stream were sent to a resume from far back");
     const [fresh] = await store.add("hook-1", [item("fresh")]);
-    await until(() => far.ids().length >= 1, 5_000);
+    await until(() => far.ids().length >= 1, 20_000);
     assert.deepEqual(far.ids(), [fresh.id]);
     await far.stop();
   } finally {

@@ -2,8 +2,8 @@
  * `GET /readyz`'s 2 s limit (API.md: 200 once a KV read succeeds within
  * 2 s, else 503 with a JSON reason), on a real server over the project's KV
  * Connect test server, each time with a fresh client, whose first read is
- * two answers (the metadata exchange, then the read): every answer 1.5 s
- * late makes that read take 3 s, and the route says "not ready" once its
+ * two answers (the metadata exchange, then the read): every answer 3 s
+ * late makes that read take 6 s, and the route says "not ready" once its
  * 2 s are up, not when the read ends; every answer 300 ms late is ready.
  */
 
@@ -43,12 +43,12 @@ async function timedReadyz(origin: string): Promise<{ status: number; body: unkn
 
 Deno.test("GET /readyz answers 503 with a reason after 2 s when the KV read hangs longer", async () => {
   assert.equal(READY_TIMEOUT_MS, 2_000);
-  await readyzOver(1_500, async (origin) => {
+  await readyzOver(3_000, async (origin) => {
     const { status, body, ms } = await timedReadyz(origin);
     assert.deepEqual([status, body], [503, { ready: false, reason: "the KV did not answer a read within 2 s" }]);
-    // The timeout answered: not before 2 s, and before the read's 3 s (room for a loaded machine above 2.5 s).
+    // The timeout answered: not before 2 s, and well before the read's 6 s (2.5 s of room for a loaded machine).
     assert.ok(ms >= READY_TIMEOUT_MS - 5, `answered after ${ms.toFixed(0)} ms`);
-    assert.ok(ms < 2_900, `answered after ${ms.toFixed(0)} ms`);
+    assert.ok(ms < 4_500, `answered after ${ms.toFixed(0)} ms`);
   });
 });
 

@@ -76,7 +76,9 @@ Deno.test("the console's receiver takes a hook id only as written, answering odd
     // Each case on a connection of its own, all at once: each still waits 0.8 s of quiet for an answer too many, but
     // those waits overlap instead of adding up.
     const exchanges = await Promise.all(
-      cases.map(async ([target]) => rawExchange(port, [post(target, await sign(), body(target))], { quietMs: 800 })),
+      cases.map(async ([target]) =>
+        rawExchange(port, [post(target, await sign(), body(target))], { quietMs: 800, expect: 1 })
+      ),
     );
     for (const [i, [target, status]] of cases.entries()) {
       const exchange = exchanges[i];
@@ -89,11 +91,13 @@ Deno.test("the console's receiver takes a hook id only as written, answering odd
       `${
         new TextEncoder().encode(payload).length.toString(16)
       }\r\n${payload}\r\n0\r\nAuthorization: ${await sign()}\r\n\r\n`,
-    ], { quietMs: 800 });
+    ], { quietMs: 800, expect: 1 });
     assert.deepEqual(trailer.answers.map((answer) => answer.status), [401]);
     // A refused request, then a good one, then two copies of it, pipelined on one connection.
     const good = post("/hooks/hook-41", await sign(), body("pipelined"));
-    const pipelined = await rawExchange(port, [post("/hooks/hook-41", "JiveEXTN x=1", body("forged")) + good + good]);
+    const pipelined = await rawExchange(port, [post("/hooks/hook-41", "JiveEXTN x=1", body("forged")) + good + good], {
+      expect: 3,
+    });
     assert.deepEqual(pipelined.answers.map((answer) => [answer.status, JSON.parse(answer.body)]), [
       [401, { error: "Unauthorized: JiveEXTN header has no signature as its last parameter" }],
       [200, { received: 1 }],

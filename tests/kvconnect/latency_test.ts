@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { startKvConnectServer } from "../../kvconnect/mod.ts";
 import { TEST_TOKEN, withRemote } from "./_open.ts";
 
-const LATENCY_MS = 60;
+const LATENCY_MS = 300;
 
 /** The time `fn` takes, ms. */
 async function timed(fn: () => Promise<unknown>): Promise<number> {

@@ -183,6 +183,16 @@ export function expiredRefusals(platform: Platform): number {
   return platform.seen.filter((s) => s.path.startsWith("/api/") && s.authorization === "Bearer expired").length;
 }
 
+/** Holds the token endpoint until `count` API requests were refused with the expired token (5 s at most). */
+export function tokenEndpointAfterRefusals(platform: Platform, count: number): void {
+  platform.override = async (req, url) => {
+    if (req.method !== "POST" || url.pathname !== "/oauth2/token") return undefined;
+    const end = Date.now() + 5_000;
+    while (expiredRefusals(platform) < count && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+    return undefined;
+  };
+}
+
 /** Resolves once `check` holds, polling every 20 ms; rejects naming `what` after `ms`. */
 export async function until(check: () => boolean, ms: number, what: string): Promise<void> {
   const end = Date.now() + ms;

@@ -162,7 +162,9 @@ Deno.test("cli receive answers raw HTTP/1.1 edge cases with the receiver's statu
     // Each case on a connection of its own, all at once: each still waits 1 s of quiet for an answer too many or a
     // close, but those waits overlap instead of adding up.
     const exchanges = await Promise.all(
-      cases.map(async ([, parts]) => rawExchange(port, parts(await sign()), { gapMs: 50, quietMs: 1000 })),
+      cases.map(async ([, parts, statuses]) =>
+        rawExchange(port, parts(await sign()), { gapMs: 50, quietMs: 1000, expect: statuses.length })
+      ),
     );
     for (const [i, [name, , statuses, closed]] of cases.entries()) {
       const exchange = exchanges[i];
@@ -172,7 +174,7 @@ Deno.test("cli receive answers raw HTTP/1.1 edge cases with the receiver's statu
     }
     // Two copies of one postback pipelined on one connection, then a third: stored once, the others copies.
     const one = head([`Authorization: ${await sign()}`, `Content-Length: ${LENGTH}`]) + BODY;
-    const pipelined = await rawExchange(port, [one + one + one]);
+    const pipelined = await rawExchange(port, [one + one + one], { expect: 3 });
     assert.deepEqual(pipelined.answers.map((answer) => [answer.status, JSON.parse(answer.body)]), [
       [200, { received: 1 }],
       [200, { received: 0, duplicate: true }],
@@ -199,7 +201,7 @@ Deno.test("cli receive refuses a body with a transfer coding other than chunked 
     const exchanges = await Promise.all(cases.map(async ([, coding, bytes]) => {
       const request = head([`Authorization: ${await sign()}`, `Transfer-Encoding: ${coding}`]) +
         `${bytes.length.toString(16)}\r\n${String.fromCharCode(...bytes)}\r\n0\r\n\r\n`;
-      return await rawExchange(port, [request], { quietMs: 1000, latin1: true });
+      return await rawExchange(port, [request], { quietMs: 1000, latin1: true, expect: 1 });
     }));
     for (const [i, [name]] of cases.entries()) {
       const exchange = exchanges[i];

@@ -1,14 +1,22 @@
 // Hostile cases of token renewal with a community's stored tokens: leases
 // written by processes whose clocks differ from this one, held by processes
 // that died or never let go; calls of one process that mix stored tokens,
-// explicit ones and a tokenPersistenceFunction (throwing, slow) while the
-// platform rotates refresh tokens (accepting each once); token endpoints that
-// echo the client's credentials or answer without a refresh token.
+// explicit ones and a tokenPersistenceFunction while the platform rotates
+// refresh tokens (accepting each once; a throwing or slow function:
+// renewal_slow_persist_test.ts); token endpoints that echo the client's
+// credentials or answer without a refresh token.
 
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { createWebhooks } from "../../../webhooks/mod.ts";
-import { expiredCommunityOf, expiredRefusals, type Platform, until, withPlatform } from "../platform.ts";
+import {
+  expiredCommunityOf,
+  expiredRefusals,
+  type Platform,
+  tokenEndpointAfterRefusals,
+  until,
+  withPlatform,
+} from "../platform.ts";
 
 const PLACE = "https://c.example/api/core/v3/places/42";
 const LEASE_KEY = ["community_renewal", "tenant-acme"];
@@ -74,16 +82,6 @@ Deno.test("a lease that ran out by more than its length on this clock does not h
     assert.equal(platform.requests("POST", "/oauth2/token").length, 1);
   }, { tokens: [] });
 });
-
-/** Holds the token endpoint until `count` API requests were refused with the expired token. */
-function tokenEndpointAfterRefusals(platform: Platform, count: number): void {
-  platform.override = async (req, url) => {
-    if (req.method !== "POST" || url.pathname !== "/oauth2/token") return undefined;
-    const end = Date.now() + 5_000;
-    while (expiredRefusals(platform) < count && Date.now() < end) await pause(10);
-    return undefined;
-  };
-}
 
 Deno.test("a call with a tokenPersistenceFunction and one without, refused together with the stored tokens, renew once", async () => {
   await withPlatform(async (kv, platform) => {
@@ -212,28 +210,6 @@ Deno.test("a renewal answered without a refresh_token keeps the old one, which t
       refresh_token: "good-refresh",
     });
     assert.equal((await kv.get(LEASE_KEY)).value, null);
-  }, { tokens: [] });
-});
-
-Deno.test("one shared renewal: a persistence function that throws fails its own call only, a slow one holds back none other", async () => {
-  await withPlatform(async (kv, platform) => {
-    const hooks = createWebhooks(kv, { timeout: TIMEOUT });
-    await hooks.communities.save(expiredCommunityOf(platform));
-    tokenEndpointAfterRefusals(platform, 3);
-    const started = Date.now();
-    let plainDone = 0;
-    const results = await Promise.allSettled([
-      hooks.register("Acme", ["document"], PLACE, "https://me.example/a").finally(() => plainDone = Date.now()),
-      hooks.register("Acme", ["document"], PLACE, "https://me.example/b", null, null, () => {
-        throw new Error("cannot persist");
-      }),
-      hooks.register("Acme", ["document"], PLACE, "https://me.example/c", null, null, () => pause(1_500)),
-    ]);
-    assert.deepEqual(results.map((r) => r.status), ["fulfilled", "rejected", "fulfilled"]);
-    assert.equal((results[1] as PromiseRejectedResult).reason.message, "cannot persist");
-    assert(plainDone - started < 1_000, "the plain call waited for another call's persistence function");
-    assert.equal(platform.requests("POST", "/oauth2/token").length, 1);
-    assert.deepEqual((await hooks.communities.findByTenantID("tenant-acme"))?.oauth, platform.issued[0]);
   }, { tokens: [] });
 });
 

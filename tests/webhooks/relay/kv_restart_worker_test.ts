@@ -14,8 +14,12 @@ const CHILD = new URL("./_clock_worker_child.ts", import.meta.url).pathname;
 const ROOT = new URL("../../../", import.meta.url);
 const N = 40;
 
-/** The KV Connect server (`kvconnect/main.ts`) in a child process on `path` and `port`, each answer 20 ms late. */
-async function startServer(path: string, port: number): Promise<Deno.ChildProcess> {
+/**
+ * The KV Connect server (`kvconnect/main.ts`) in a child process on `path` and `port` (0: a free one it binds itself,
+ * never one picked here and bound later, which a test module running beside this one could take meanwhile), each
+ * answer 20 ms late; the child and its port.
+ */
+async function startServer(path: string, port: number): Promise<{ child: Deno.ChildProcess; port: number }> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--config", new URL("deno.json", ROOT).pathname, "kvconnect/main.ts", "--path", path, "--port"]
       .concat([String(port), "--token", TEST_TOKEN, "--latency", "20"]),
@@ -25,7 +29,7 @@ async function startServer(path: string, port: number): Promise<Deno.ChildProces
   }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let seen = "";
-  while (!/^url: /m.test(seen)) {
+  while (!/^url: .*:\d+\r?\n/m.test(seen)) {
     const { value, done } = await reader.read();
     if (done) throw new Error(`The KV Connect server did not start: ${seen}`);
     seen += value;
@@ -33,7 +37,7 @@ async function startServer(path: string, port: number): Promise<Deno.ChildProces
   (async () => {
     while (!(await reader.read()).done) { /* drained */ }
   })().catch(() => {});
-  return child;
+  return { child, port: Number(/^url: .*:(\d+)\r?\n/m.exec(seen)![1]) };
 }
 
 async function kill(child: Deno.ChildProcess): Promise<void> {
@@ -45,19 +49,12 @@ async function kill(child: Deno.ChildProcess): Promise<void> {
   await child.status;
 }
 
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
-
 Deno.test("a worker over KV Connect whose server is killed and restarted twice mid-run delivers all, no restart", async () => {
   const dir = await Deno.makeTempDir();
   const file = `${dir}/remote.kv`;
-  const port = freePort();
   Deno.env.set("DENO_KV_ACCESS_TOKEN", TEST_TOKEN);
-  let server = await startServer(file, port);
+  const { child: first, port } = await startServer(file, 0);
+  let server = first;
   const url = `http://127.0.0.1:${port}`;
   const kv = await Deno.openKv(url);
   const app = startApp(() => new Promise((r) => setTimeout(() => r(new Response("ok")), 200)));
@@ -69,7 +66,7 @@ Deno.test("a worker over KV Connect whose server is killed and restarted twice m
     await app.waitFor(6, 30_000); // entries taken and in flight
     await kill(server);
     await new Promise((r) => setTimeout(r, 1_500));
-    server = await startServer(file, port);
+    server = (await startServer(file, port)).child;
     await until(
       () => worker!.lines.filter((l: string) => l.startsWith("attempt ")).length >= 16,
       30_000,
@@ -77,7 +74,7 @@ Deno.test("a worker over KV Connect whose server is killed and restarted twice m
     );
     await kill(server); // finishes committing
     await new Promise((r) => setTimeout(r, 1_500));
-    server = await startServer(file, port);
+    server = (await startServer(file, port)).child;
     await until(() => allDelivered(kv, app, N), 40_000, "every item delivered after the restarts");
     await assertIdle(worker.pid, "the worker");
     await worker.send("stop");
