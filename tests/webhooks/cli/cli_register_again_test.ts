@@ -13,8 +13,8 @@ import { createWebhooks } from "../../../webhooks/mod.ts";
 const env = { ACCESS_TOKEN: ACCESS, REFRESH_TOKEN: REFRESH };
 const CALLBACK = "https://me.example/h";
 
-/** Starts `hooks register` in a child and kill -9s it once the platform has made the hook, its answer held. */
-async function killedRegister(kv: string, platform: Platform): Promise<void> {
+/** Starts `hooks register` in a child and kill -9s it (or Ctrl-Cs it) once the platform has made the hook, its answer held. */
+async function killedRegister(kv: string, platform: Platform, signal: "SIGKILL" | "SIGINT" = "SIGKILL"): Promise<void> {
   const arrived = Promise.withResolvers<void>();
   const release = Promise.withResolvers<void>();
   platform.beforeAnswer = async (req) => {
@@ -31,8 +31,10 @@ async function killedRegister(kv: string, platform: Platform): Promise<void> {
   }).spawn();
   try {
     await arrived.promise;
-    child.kill("SIGKILL");
-    assert.equal((await child.output()).signal, "SIGKILL");
+    child.kill(signal);
+    const ended = await child.output();
+    if (signal === "SIGKILL") assert.equal(ended.signal, "SIGKILL");
+    else assert.equal(ended.code, 130, new TextDecoder().decode(ended.stderr));
   } finally {
     release.resolve();
     platform.beforeAnswer = undefined;
@@ -143,5 +145,17 @@ Deno.test("cli hooks register after a clean refusal (400): not refused, no entry
     const ok = await cli([...registerAcmeHook(kv), "--callback", CALLBACK], { env });
     assert.equal(ok.code, 0, ok.stderr);
     assert.equal((await platform.listHooks()).length, 1);
+  });
+});
+
+Deno.test("cli hooks register after a register ended by Ctrl-C during the platform call: refused too", async () => {
+  await withSetup(async (kv, platform) => {
+    await killedRegister(kv, platform, "SIGINT");
+    const again = await cli([...registerAcmeHook(kv), "--callback", CALLBACK], { env });
+    noSecrets(again);
+    assert.equal(again.code, 1, `a second register was not refused: ${again.stdout}${again.stderr}`);
+    assert.match(again.stderr, /^Error: a registration of this callback .* did not finish/);
+    assert.equal((await platform.listHooks()).length, 1, "a second hook was registered on the platform");
+    assert.deepEqual(await fixOnceStale(kv), { adopted: 1, records: 1 });
   });
 });
