@@ -18,11 +18,10 @@ import {
   shownHookEntry,
 } from "./_format.ts";
 import { communityDamage, listCommunityEntries, listHookEntries, listTenantHookEntries } from "../store/mod.ts";
-import { noHook } from "./_no_hook.ts";
+import { noHook, registerCommand } from "./hooks/mod.ts";
 import type { Community, Webhook } from "../types.ts";
 import type { Webhooks } from "../webhooks.ts";
 import type { LastTask } from "./_interrupt.ts";
-import { flagError } from "./_flag_errors.ts";
 import { addCommunity } from "./_community_add.ts";
 import { reconcileCommand } from "./_reconcile.ts";
 import { listen } from "./_listen.ts";
@@ -36,7 +35,7 @@ import {
   removeDestination,
   setEnabled,
 } from "./relay/mod.ts";
-import { shownEntity, shownHook, shownUrl } from "./_shown.ts";
+import { shownHook } from "./_shown.ts";
 
 /** What a command gets. */
 export interface CommandContext {
@@ -75,16 +74,6 @@ async function communityNamed(ctx: CommandContext, name: string): Promise<Commun
 function hooksOut(ctx: CommandContext, hooks: Webhook[]): void {
   print(ctx, hooks.map(shownHook), () => hookTable(hooks));
 }
-
-/** The options of `register` that `hooks register` takes from flags, to the flags. */
-const REGISTER_FLAGS = {
-  community: "community",
-  events: "events",
-  object: "object",
-  callback: "callback",
-  accessToken: "access-token",
-  refreshToken: "refresh-token",
-};
 
 const COMMANDS: Record<string, Command> = {
   async "communities list"(ctx) {
@@ -172,31 +161,7 @@ const COMMANDS: Record<string, Command> = {
     print(ctx, shownHook(hook), () => hookTable([hook]));
   },
 
-  async "hooks register"(ctx) {
-    const f = ctx.flags;
-    const events = String(f.events).split(",").map((e) => e.trim()).filter(Boolean);
-    if (events.length === 0) throw new UsageHint("--events needs one or more event names, separated by commas");
-    const response = await ctx.hooks.register({
-      community: String(f.community),
-      events,
-      ...(typeof f.object === "string" ? { object: f.object } : {}),
-      callback: String(f.callback),
-      accessToken: ctx.secret("access-token", "ACCESS_TOKEN"),
-      refreshToken: ctx.secret("refresh-token", "REFRESH_TOKEN"),
-    }).catch((error) => {
-      throw flagError(error, "register webhook", REGISTER_FLAGS, usageHint);
-    });
-    const ref = response.entity.resources?.self?.ref;
-    const [record] = ref ? await ctx.hooks.findByWebhookURL(ref) : [];
-    print(
-      ctx,
-      { status: response.status, entity: shownEntity(response.entity), record: record ? shownHook(record) : null },
-      () =>
-        `Registered webhook ${response.entity.id ?? ""} (${ref ? shownUrl(ref) : "no URL"}) as record ${
-          record?.id ?? "?"
-        }`,
-    );
-  },
+  "hooks register": (ctx) => registerCommand(ctx, usageHint),
 
   async "hooks unregister"(ctx) {
     const id = ctx.args[0];

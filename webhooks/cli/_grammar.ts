@@ -86,11 +86,12 @@ export const COMMANDS: CommandSpec[] = [
   {
     words: ["hooks", "register"],
     args: [],
-    flags: ["community", "events", "object", "callback", ...SECRETS],
+    flags: ["community", "events", "object", "callback", "again", ...SECRETS],
     required: ["community", "events", "callback"],
-    usage: "hooks register --community NAME --events a,b [--object URL] --callback URL",
+    usage: "hooks register --community NAME --events a,b [--object URL] --callback URL [--again]",
     examples: [
       "deno task cli hooks register --community Acme --events document,discussion --object https://acme.example/api/core/v3/places/3 --callback https://me.example/hooks/1",
+      "deno task cli hooks register --community Acme --events user_account --callback https://me.example/hooks/2 --again   # though a registration of it did not finish",
     ],
   },
   {
@@ -210,6 +211,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   events: { type: "string" },
   object: { type: "string" },
   callback: { type: "string" },
+  again: { type: "boolean" },
   fix: { type: "boolean" },
   "delete-unknown": { type: "boolean" },
   port: { type: "string" },

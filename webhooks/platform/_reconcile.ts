@@ -200,8 +200,11 @@ function refOf(community: Community, entity: WebhookEntity | undefined): string 
   return platformUrl(community, `/api/core/v3/webhooks/${entity?.id ?? ""}`);
 }
 
-/** Whether a pending registration asked for this hook: same callback, object and events. */
-function sameRequest(pending: PendingRegistration, entity: WebhookEntity): boolean {
+/**
+ * Whether a pending registration asked for this hook (or request): same callback, object and events. The command
+ * line's `hooks register` matches a pending entry to the request it is about to make with it, as reconcile does.
+ */
+export function sameRequest(pending: PendingRegistration, entity: WebhookEntity): boolean {
   return entity.callback === pending.callback && (entity.object || "") === (pending.object || "") &&
     eventsOf({ events: pending.events }) === eventsOf(entity);
 }

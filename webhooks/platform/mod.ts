@@ -9,6 +9,6 @@
 export * from "./registration.ts";
 export { NO_TOKEN_REASON, platformOps } from "./_register.ts";
 export { deleteOnPlatform, platformHookUrl } from "./_hook_url.ts";
-export { reconcileCommunity, STALE_AFTER_MS } from "./_reconcile.ts";
+export { reconcileCommunity, sameRequest, STALE_AFTER_MS } from "./_reconcile.ts";
 export { readPendings } from "./_pending.ts";
 export { checkStoredRecord, validateCredentials } from "./_validate.ts";

@@ -1,0 +1,101 @@
+// `hooks register --community NAME --events a,b [--object URL] --callback URL [--again]`: `register`, once no
+// registration of the same request is left unfinished. A register killed mid-way (Ctrl-C during the platform call, a
+// lost SSH session, kill -9) leaves its pending entry, and maybe its hook on the platform; the same command run
+// again, as anyone would, made a second hook with the same callback, object and events, and `reconcile --fix` then
+// adopted the first as well: the app got every postback twice. So a pending entry of the same request (matched as
+// reconcile matches one to an orphan) refuses the command, saying what to do; `--again` registers regardless.
+
+import { jsonText, quoted } from "../_format.ts";
+import { shownEntity, shownHook, shownUrl } from "../_shown.ts";
+import { flagError } from "../_flag_errors.ts";
+import { sameRequest, STALE_AFTER_MS } from "../../platform/mod.ts";
+import type { PendingRegistration } from "../../types.ts";
+import type { Webhooks } from "../../webhooks.ts";
+
+/** What `hooks register` takes of a command's context (the command table's own context has all of it). */
+export interface RegisterContext {
+  hooks: Webhooks;
+  flags: Record<string, string | boolean | undefined>;
+  json: boolean;
+  out(text: string): void;
+  secret(flag: string, variable: string): string | undefined;
+}
+
+/** The options of `register` that `hooks register` takes from flags, to the flags. */
+const REGISTER_FLAGS = {
+  community: "community",
+  events: "events",
+  object: "object",
+  callback: "callback",
+  accessToken: "access-token",
+  refreshToken: "refresh-token",
+};
+
+/** Runs `hooks register`; `usage` makes a usage error (status 2) of a message. */
+export async function registerCommand(ctx: RegisterContext, usage: (message: string) => Error): Promise<void> {
+  const f = ctx.flags;
+  const events = String(f.events).split(",").map((e) => e.trim()).filter(Boolean);
+  if (events.length === 0) throw usage("--events needs one or more event names, separated by commas");
+  const request = {
+    community: String(f.community),
+    events,
+    ...(typeof f.object === "string" ? { object: f.object } : {}),
+    callback: String(f.callback),
+  };
+  // Read first: a secret refused (a control character in it) is a usage error whatever is stored.
+  const accessToken = ctx.secret("access-token", "ACCESS_TOKEN");
+  const refreshToken = ctx.secret("refresh-token", "REFRESH_TOKEN");
+  if (f.again !== true) await refuseUnfinished(ctx.hooks, request);
+  const response = await ctx.hooks.register({ ...request, accessToken, refreshToken }).catch((error) => {
+    throw flagError(error, "register webhook", REGISTER_FLAGS, usage);
+  });
+  const ref = response.entity.resources?.self?.ref;
+  const [record] = ref ? await ctx.hooks.findByWebhookURL(ref) : [];
+  const value = {
+    status: response.status,
+    entity: shownEntity(response.entity),
+    record: record ? shownHook(record) : null,
+  };
+  ctx.out(
+    ctx.json
+      ? jsonText(value, 2)
+      : `Registered webhook ${response.entity.id ?? ""} (${ref ? shownUrl(ref) : "no URL"}) as record ${
+        record?.id ?? "?"
+      }`,
+  );
+}
+
+/**
+ * Throws (a failed operation, status 1) when the community has a pending entry of the same callback, object and
+ * events: a registration that began and did not finish, whose hook may be on the platform. A community not found is
+ * left to `register`, which says so in SPEC.md's words.
+ */
+async function refuseUnfinished(
+  hooks: Webhooks,
+  request: { community: string; events: string[]; object?: string; callback: string },
+): Promise<void> {
+  const community = await hooks.communities.findByName(request.community);
+  if (community === null) return;
+  const pendings = await hooks.pending(community.tenantId);
+  const asked = { callback: request.callback, object: request.object, events: request.events };
+  const same = pendings.filter((p) => sameRequest(p, asked));
+  if (same.length === 0) return;
+  // The newest says when to run reconcile: the older ones are adoptable by then as well.
+  const newest = same.reduce((a, b) => (b.startedAt > a.startedAt ? b : a));
+  throw new Error(unfinishedMessage(newest, community.name, Date.now()));
+}
+
+/** What the operator is told of `pending`, an unfinished registration of the same request, at `now`. */
+function unfinishedMessage(pending: PendingRegistration, name: string, now: number): string {
+  const age = Math.max(0, Math.floor((now - pending.startedAt) / 1000));
+  const wait = Math.ceil((pending.startedAt + STALE_AFTER_MS - now) / 1000);
+  const shellName = /^[\w.@+-]+$/.test(name) ? name : quoted(name);
+  const began = new Date(pending.startedAt); // an entry edited by hand may hold a time no Date can show
+  return `a registration of this callback (same object and events) began at ${
+    Number.isNaN(began.getTime()) ? `${pending.startedAt} ms` : began.toISOString()
+  } (${age} s ago) and did not finish (its process ended mid-way, the platform's answer was lost, or it is still running): ` +
+    "its hook may already exist on the platform, and registering again would make a second one, every postback " +
+    `reaching the app twice. Run deno task cli reconcile ${shellName} --fix${wait > 0 ? ` in ${wait} s` : ""} ` +
+    "(it adopts that hook, or clears the entry when the platform has none, once the entry is a minute old), " +
+    "or give --again to register another hook anyway";
+}

@@ -1,0 +1,9 @@
+/**
+ * The `hooks` commands' parts of their own: `hooks register` with its refusal of a request whose registration did
+ * not finish, and the error of an id that names no record.
+ *
+ * @module
+ */
+
+export { registerCommand, type RegisterContext } from "./_register.ts";
+export { noHook } from "./_no_hook.ts";
