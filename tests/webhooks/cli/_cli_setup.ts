@@ -1,6 +1,6 @@
 // The set-up the command line's process tests share: the CLI run as a
-// subprocess, a temporary KV file with the community "Acme" added, and the
-// secrets no output may hold.
+// subprocess, a temporary KV file with the community "Acme" added, the
+// secrets no output may hold, and a register killed mid-way.
 
 import assert from "node:assert/strict";
 import { type Platform, startPlatform } from "../platform.ts";
@@ -39,22 +39,7 @@ export async function withSetup(fn: (kv: string, platform: Platform) => Promise<
   const platform = await startPlatform({ clientSecret: SECRET });
   try {
     const kv = `${dir}/webhooks.kv`;
-    const added = await cli([
-      "communities",
-      "add",
-      "--kv",
-      kv,
-      "--name",
-      "Acme",
-      "--tenant",
-      "tenant-acme",
-      "--base-url",
-      platform.url,
-      "--client-id",
-      "client-1",
-      "--client-secret",
-      SECRET,
-    ], { env: { ACCESS_TOKEN: ACCESS, REFRESH_TOKEN: REFRESH } });
+    const added = await cli(addAcme(kv, platform.url), { env: { ACCESS_TOKEN: ACCESS, REFRESH_TOKEN: REFRESH } });
     assert.equal(added.code, 0, added.stderr);
     noSecrets(added);
     await fn(kv, platform);
@@ -62,6 +47,17 @@ export async function withSetup(fn: (kv: string, platform: Platform) => Promise<
     await platform.close();
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/**
+ * The command line that adds the community "Acme" (tenant `tenant-acme`, client `client-1`) on the platform at
+ * `baseUrl` to the KV at `kv`; with its client secret unless `secret` is false (its tokens come from the environment).
+ */
+export function addAcme(kv: string, baseUrl: string, secret = true): string[] {
+  return [
+    ...["communities", "add", "--kv", kv, "--name", "Acme", "--tenant", "tenant-acme", "--base-url", baseUrl],
+    ...["--client-id", "client-1", ...(secret ? ["--client-secret", SECRET] : [])],
+  ];
 }
 
 /** The command line that registers a `user_account` hook of "Acme" in the KV at `kv`; its callback and options follow. */
@@ -111,4 +107,41 @@ export async function withClosed(
   const other = await new Response(child[stream === "stdout" ? "stderr" : "stdout"]).text();
   const { code } = await child.status;
   return { code, other };
+}
+
+/**
+ * Starts `hooks register` of "Acme" to `callback` in a child and kill -9s it (or Ctrl-Cs it) once the platform has
+ * made the hook, its answer held; the platform then has that one hook.
+ */
+export async function killedRegister(
+  kv: string,
+  platform: Platform,
+  callback: string,
+  signal: "SIGKILL" | "SIGINT" = "SIGKILL",
+): Promise<void> {
+  const arrived = Promise.withResolvers<void>();
+  const release = Promise.withResolvers<void>();
+  platform.beforeAnswer = async (req) => {
+    if (req.method !== "POST" || !new URL(req.url).pathname.endsWith("/api/core/v3/webhooks")) return;
+    arrived.resolve();
+    await release.promise;
+  };
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "webhooks/cli.ts", ...registerAcmeHook(kv), "--callback", callback],
+    cwd: ROOT,
+    env: { ACCESS_TOKEN: ACCESS, REFRESH_TOKEN: REFRESH, NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  try {
+    await arrived.promise;
+    child.kill(signal);
+    const ended = await child.output();
+    if (signal === "SIGKILL") assert.equal(ended.signal, "SIGKILL");
+    else assert.equal(ended.code, 130, new TextDecoder().decode(ended.stderr));
+  } finally {
+    release.resolve();
+    platform.beforeAnswer = undefined;
+  }
+  assert.equal((await platform.listHooks()).length, 1);
 }

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { endedCleanly, runMain, snapshot } from "./_relay_setup.ts";
-import { ACCESS, REFRESH, SECRET } from "./_cli_setup.ts";
+import { ACCESS, addAcme, REFRESH, SECRET } from "./_cli_setup.ts";
 import { startPlatform } from "../platform.ts";
 
 const env = { ACCESS_TOKEN: ACCESS, REFRESH_TOKEN: REFRESH };
@@ -19,20 +19,7 @@ Deno.test("cli hooks register: any flag values and --again end 0, 1 or 2; --agai
   const platform = await startPlatform({ clientSecret: SECRET });
   const kv = await Deno.openKv(path);
   try {
-    const added = await runMain([
-      "communities",
-      "add",
-      "--kv",
-      path,
-      "--name",
-      "Acme",
-      "--tenant",
-      "tenant-acme",
-      "--base-url",
-      platform.url,
-      "--client-id",
-      "client-1",
-    ], env);
+    const added = await runMain(addAcme(path, platform.url, false), env);
     assert.equal(added.code, 0, added.err);
     const register = ["hooks", "register", "--community", "Acme", "--events", "user_account", "--callback"];
     platform.override = (req, url) =>

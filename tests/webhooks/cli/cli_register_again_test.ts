@@ -6,41 +6,11 @@
 // `--again`. A register of other events or another callback, or one after a clean refusal (400), is not refused.
 
 import assert from "node:assert/strict";
-import { ACCESS, cli, noSecrets, REFRESH, registerAcmeHook, ROOT, withSetup } from "./_cli_setup.ts";
-import type { Platform } from "../platform.ts";
+import { ACCESS, cli, killedRegister, noSecrets, REFRESH, registerAcmeHook, withSetup } from "./_cli_setup.ts";
 import { createWebhooks } from "../../../webhooks/mod.ts";
 
 const env = { ACCESS_TOKEN: ACCESS, REFRESH_TOKEN: REFRESH };
 const CALLBACK = "https://me.example/h";
-
-/** Starts `hooks register` in a child and kill -9s it (or Ctrl-Cs it) once the platform has made the hook, its answer held. */
-async function killedRegister(kv: string, platform: Platform, signal: "SIGKILL" | "SIGINT" = "SIGKILL"): Promise<void> {
-  const arrived = Promise.withResolvers<void>();
-  const release = Promise.withResolvers<void>();
-  platform.beforeAnswer = async (req) => {
-    if (req.method !== "POST" || !new URL(req.url).pathname.endsWith("/api/core/v3/webhooks")) return;
-    arrived.resolve();
-    await release.promise;
-  };
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "webhooks/cli.ts", ...registerAcmeHook(kv), "--callback", CALLBACK],
-    cwd: ROOT,
-    env: { ...env, NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  try {
-    await arrived.promise;
-    child.kill(signal);
-    const ended = await child.output();
-    if (signal === "SIGKILL") assert.equal(ended.signal, "SIGKILL");
-    else assert.equal(ended.code, 130, new TextDecoder().decode(ended.stderr));
-  } finally {
-    release.resolve();
-    platform.beforeAnswer = undefined;
-  }
-  assert.equal((await platform.listHooks()).length, 1);
-}
 
 /** Reconcile run as `reconcile --fix` once the entry is a minute old: `staleAfter` 0 stands for the minute waited. */
 async function fixOnceStale(path: string): Promise<{ adopted: number; records: number }> {
@@ -63,7 +33,7 @@ async function fixOnceStale(path: string): Promise<{ adopted: number; records: n
 Deno.test("cli hooks register after a killed register: refused, says what to do; reconcile --fix adopts the one hook", async () => {
   await withSetup(async (kv, platform) => {
     const before = Date.now();
-    await killedRegister(kv, platform);
+    await killedRegister(kv, platform, CALLBACK);
 
     const again = await cli([...registerAcmeHook(kv), "--callback", CALLBACK], { env });
     noSecrets(again);
@@ -102,7 +72,7 @@ Deno.test("cli hooks register after a killed register: refused, says what to do;
 
 Deno.test("cli hooks register after a killed register: other events or callback are not refused, --again registers", async () => {
   await withSetup(async (kv, platform) => {
-    await killedRegister(kv, platform);
+    await killedRegister(kv, platform, CALLBACK);
     const other = await cli([
       "hooks",
       "register",
@@ -150,7 +120,7 @@ Deno.test("cli hooks register after a clean refusal (400): not refused, no entry
 
 Deno.test("cli hooks register after a register ended by Ctrl-C during the platform call: refused too", async () => {
   await withSetup(async (kv, platform) => {
-    await killedRegister(kv, platform, "SIGINT");
+    await killedRegister(kv, platform, CALLBACK, "SIGINT");
     const again = await cli([...registerAcmeHook(kv), "--callback", CALLBACK], { env });
     noSecrets(again);
     assert.equal(again.code, 1, `a second register was not refused: ${again.stdout}${again.stderr}`);

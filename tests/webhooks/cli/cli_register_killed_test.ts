@@ -6,35 +6,13 @@
 // may still finish, and what to do: run `reconcile --fix` again once it is a minute old.
 
 import assert from "node:assert/strict";
-import { ACCESS, cli, REFRESH, registerAcmeHook, ROOT, withSetup } from "./_cli_setup.ts";
+import { ACCESS, cli, killedRegister, REFRESH, withSetup } from "./_cli_setup.ts";
 
 const env = { ACCESS_TOKEN: ACCESS, REFRESH_TOKEN: REFRESH };
 
 Deno.test("cli hooks register killed after the platform made the hook: reconcile --fix says its registration may still finish", async () => {
   await withSetup(async (kv, platform) => {
-    const arrived = Promise.withResolvers<void>();
-    const release = Promise.withResolvers<void>();
-    platform.beforeAnswer = async (req) => {
-      if (req.method !== "POST" || !new URL(req.url).pathname.endsWith("/api/core/v3/webhooks")) return;
-      arrived.resolve();
-      await release.promise;
-    };
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "webhooks/cli.ts", ...registerAcmeHook(kv), "--callback", "https://me.example/h"],
-      cwd: ROOT,
-      env: { ...env, NO_COLOR: "1" },
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    try {
-      await arrived.promise;
-      child.kill("SIGKILL");
-      assert.equal((await child.output()).signal, "SIGKILL");
-    } finally {
-      release.resolve();
-      platform.beforeAnswer = undefined;
-    }
-    assert.equal((await platform.listHooks()).length, 1);
+    await killedRegister(kv, platform, "https://me.example/h");
     const listed = await cli(["hooks", "list", "--json", "--kv", kv]);
     assert.deepEqual(JSON.parse(listed.stdout), [], "a record was written by the killed register");
 

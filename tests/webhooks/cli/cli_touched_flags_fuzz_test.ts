@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { endedCleanly, runMain, snapshot } from "./_relay_setup.ts";
-import { ACCESS, REFRESH, SECRET } from "./_cli_setup.ts";
+import { ACCESS, addAcme, REFRESH, SECRET } from "./_cli_setup.ts";
 import { startPlatform } from "../platform.ts";
 
 const env = { ACCESS_TOKEN: ACCESS, REFRESH_TOKEN: REFRESH };
@@ -19,22 +19,7 @@ Deno.test("cli hooks list --tenant, reconcile and hooks unregister: any argument
   const platform = await startPlatform({ clientSecret: SECRET });
   const kv = await Deno.openKv(path);
   try {
-    const added = await runMain([
-      "communities",
-      "add",
-      "--kv",
-      path,
-      "--name",
-      "Acme",
-      "--tenant",
-      "tenant-acme",
-      "--base-url",
-      platform.url,
-      "--client-id",
-      "client-1",
-      "--client-secret",
-      SECRET,
-    ], env);
+    const added = await runMain(addAcme(path, platform.url), env);
     assert.equal(added.code, 0, added.err);
     const index = (id: string) => ["webhook_by_tenant", "t1", id];
     await kv.atomic().set(["webhook", "h1"], whole("h1")).set(index("h1"), whole("h1")).set(index("h2"), whole("h2"))
