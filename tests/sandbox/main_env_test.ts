@@ -4,18 +4,9 @@
 
 import assert from "node:assert/strict";
 import { endChild } from "../_child.ts";
+import { sandboxCommand, startedText } from "./_main_child.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-
-function sandboxCommand(env: Record<string, string>): Deno.Command {
-  return new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--config", `${ROOT}deno.json`, "sandbox/main.ts"],
-    cwd: ROOT,
-    env: { NO_COLOR: "1", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  });
-}
 
 /** Runs the sandbox with `env`; resolves with its status and output when it exits, fails the test when it serves. */
 async function refusal(env: Record<string, string>): Promise<{ code: number; stderr: string }> {
@@ -101,12 +92,7 @@ Deno.test({
       const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
       const stderr = new Response(child.stderr).text();
       try {
-        let text = "";
-        while (!/Tenant [^\n]*\n/.test(text)) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          text += value;
-        }
+        const text = await startedText(reader);
         assert.match(text, /^Sandbox community on http:\/\/\[::1\]:\d+\/sandbox /, `${host}: ${text}`);
         const baseUrl = /base URL (\S+),/.exec(text)![1];
         assert.match(baseUrl, /^http:\/\/\[::1\]:\d+\/sandbox$/);

@@ -5,8 +5,7 @@
 
 import assert from "node:assert/strict";
 import { endChild } from "../_child.ts";
-
-const ROOT = new URL("../../", import.meta.url).pathname;
+import { sandboxCommand, startedText } from "./_main_child.ts";
 
 /** Whether this machine can listen on `hostname`. */
 function canListen(hostname: string): boolean {
@@ -24,22 +23,11 @@ for (const host of ["0.0.0.0", "::", "[::]"]) {
     ignore: !canListen(host.replace(/^\[(.*)\]$/, "$1")),
     async fn() {
       const dir = await Deno.makeTempDir({ prefix: "sandbox_host_" });
-      const child = new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", "--config", `${ROOT}deno.json`, "sandbox/main.ts"],
-        cwd: ROOT,
-        env: { NO_COLOR: "1", PORT: "0", HOST: host, SANDBOX_KV_PATH: `${dir}/sandbox.kv` },
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
+      const child = sandboxCommand({ PORT: "0", HOST: host, SANDBOX_KV_PATH: `${dir}/sandbox.kv` }).spawn();
       const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
       const stderr = new Response(child.stderr).text();
       try {
-        let text = "";
-        while (!/Tenant [^\n]*\n/.test(text)) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          text += value;
-        }
+        const text = await startedText(reader);
         assert.match(text, /^Sandbox community on http:\/\/localhost:\d+\/sandbox /, text);
         const baseUrl = /base URL (\S+),/.exec(text)?.[1] ?? "";
         assert.match(baseUrl, /^http:\/\/localhost:\d+\/sandbox$/, text);
