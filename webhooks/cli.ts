@@ -1,6 +1,6 @@
 /**
  * The command line of Module A, for scripts and operators:
- * `deno run -A jsr:@community-webhooks/sdk/cli <command>` (in this
+ * `deno run -A --unstable-kv jsr:@community-webhooks/sdk/cli <command>` (in this
  * repository: `deno task cli <command>`).
  *
  * Commands: `communities list|show|add|remove|revoke-previous-secret`,

@@ -6,6 +6,7 @@
 
 import { HOOK_HEAD, hookRow, jsonText, table } from "./_format.ts";
 import { shownReport } from "./_shown.ts";
+import { unfinishedLine } from "./_reconcile_unfinished.ts";
 import type { Community, Orphan, PendingRegistration, Webhook } from "../types.ts";
 // How old a registration's entry must be before reconcile adopts its hook (reconcile's default `staleAfter`).
 import { STALE_AFTER_MS } from "../platform/mod.ts";
@@ -28,6 +29,8 @@ export async function reconcileCommand(ctx: ReconcileContext, community: Communi
   ctx.onPlatformPage = () => ctx.progress(`reading the platform's webhooks: page ${++pages}`, true);
   const fix = ctx.flags.fix === true;
   const deleteUnknown = ctx.flags["delete-unknown"] === true;
+  // Read before it too: an unfinished registration that explains no orphan is in no row of the report.
+  const before = ctx.json ? [] : await ctx.hooks.pending(community.tenantId);
   const report = await ctx.hooks.reconcile(community, {
     fix,
     deleteUnknown,
@@ -38,12 +41,13 @@ export async function reconcileCommand(ctx: ReconcileContext, community: Communi
   if (ctx.json) return ctx.out(jsonText(shown, 2));
   const { matched, orphans, dangling } = shown;
   // Read after it: what a fix adopted is gone; a registration too young to adopt is there, and said so.
-  const pendings = orphans.length > 0 ? await ctx.hooks.pending(community.tenantId) : [];
+  const pendings = orphans.length > 0 || before.length > 0 ? await ctx.hooks.pending(community.tenantId) : [];
   // What is stored now, to say what the fix did rather than what it meant to.
   const now = fix && (orphans.length > 0 || dangling.length > 0)
     ? await ctx.hooks.findByTenantID(community.tenantId)
     : [];
   const at = Date.now();
+  const unfinished = unfinishedLine(before, pendings, report.orphans, fix, at);
   const notes = report.orphans.map((o) => orphanNote(o, pendings, at));
   const orphanDone = report.orphans.map((o, i) => orphanAction(o, notes[i], now, fix, deleteUnknown));
   const danglingDone = report.dangling.map((r) =>
@@ -52,6 +56,7 @@ export async function reconcileCommand(ctx: ReconcileContext, community: Communi
   ctx.out([
     `${community.name}: ${matched.length} matched, ${orphans.length} orphans, ${dangling.length} dangling`,
     ...(fix ? [doneLine(orphanDone, danglingDone)] : []),
+    ...(unfinished === null ? [] : [unfinished]),
     ...(orphans.length
       ? [
         "",

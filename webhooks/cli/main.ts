@@ -192,6 +192,14 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
   // KV Connect's client waits for good on a server lost: each operation there is held to a limit (_kv_limit.ts).
   const limit = isKvConnect(path) ? kvTimeoutSeconds(cli.env("KV_TIMEOUT_SECONDS")) : null;
   if (typeof limit === "string") return usageFailure(cli, limit, commandUsage(command));
+  if (typeof Deno.openKv !== "function") {
+    // A JSR package's deno.json does not apply to `deno run jsr:...`: KV is off there unless the run turns it on.
+    cli.stderr(
+      "Error: Deno KV is not enabled in this run: add --unstable-kv " +
+        "(deno run -A --unstable-kv jsr:@community-webhooks/sdk/cli ...; deno task cli turns it on itself)",
+    );
+    return 1;
+  }
   let kv: Deno.Kv;
   try {
     const opening = Deno.openKv(limit === null ? path : withoutUserInfo(path));

@@ -45,7 +45,7 @@ export async function registerCommand(ctx: RegisterContext, usage: (message: str
   // Read first: a secret refused (a control character in it) is a usage error whatever is stored.
   const accessToken = ctx.secret("access-token", "ACCESS_TOKEN");
   const refreshToken = ctx.secret("refresh-token", "REFRESH_TOKEN");
-  if (f.again !== true) await refuseUnfinished(ctx.hooks, request);
+  if (f.again !== true) await refuseUnfinished(ctx.hooks, request, typeof f.kv === "string" ? f.kv : undefined);
   const response = await ctx.hooks.register({ ...request, accessToken, refreshToken }).catch((error) => {
     throw flagError(error, "register webhook", REGISTER_FLAGS, usage);
   });
@@ -73,6 +73,7 @@ export async function registerCommand(ctx: RegisterContext, usage: (message: str
 async function refuseUnfinished(
   hooks: Webhooks,
   request: { community: string; events: string[]; object?: string; callback: string },
+  kvFlag: string | undefined,
 ): Promise<void> {
   const community = await hooks.communities.findByName(request.community);
   if (community === null) return;
@@ -82,20 +83,26 @@ async function refuseUnfinished(
   if (same.length === 0) return;
   // The newest says when to run reconcile: the older ones are adoptable by then as well.
   const newest = same.reduce((a, b) => (b.startedAt > a.startedAt ? b : a));
-  throw new Error(unfinishedMessage(newest, community.name, Date.now()));
+  throw new Error(unfinishedMessage(newest, community.name, Date.now(), kvFlag));
 }
 
-/** What the operator is told of `pending`, an unfinished registration of the same request, at `now`. */
-function unfinishedMessage(pending: PendingRegistration, name: string, now: number): string {
+/**
+ * What the operator is told of `pending`, an unfinished registration of the same request, at `now`. The command it
+ * names carries the register's own `--kv` (its user info shown as `***`), so that, copied, it runs on the same KV and
+ * not on `./webhooks.kv`; a KV named by `KV_PATH` is found again without it.
+ */
+function unfinishedMessage(pending: PendingRegistration, name: string, now: number, kvFlag?: string): string {
   const age = Math.max(0, Math.floor((now - pending.startedAt) / 1000));
   const wait = Math.ceil((pending.startedAt + STALE_AFTER_MS - now) / 1000);
-  const shellName = /^[\w.@+-]+$/.test(name) ? name : quoted(name);
+  const shell = (word: string) => /^[\w.@+\/:=-]+$/.test(word) ? word : quoted(word);
+  const shellName = shell(name);
+  const kv = kvFlag === undefined ? "" : ` --kv ${shell(shownUrl(kvFlag))}`;
   const began = new Date(pending.startedAt); // an entry edited by hand may hold a time no Date can show
   return `a registration of this callback (same object and events) began at ${
     Number.isNaN(began.getTime()) ? `${pending.startedAt} ms` : began.toISOString()
   } (${age} s ago) and did not finish (its process ended mid-way, the platform's answer was lost, or it is still running): ` +
     "its hook may already exist on the platform, and registering again would make a second one, every postback " +
-    `reaching the app twice. Run deno task cli reconcile ${shellName} --fix${wait > 0 ? ` in ${wait} s` : ""} ` +
+    `reaching the app twice. Run deno task cli reconcile ${shellName} --fix${kv}${wait > 0 ? ` in ${wait} s` : ""} ` +
     "(it adopts that hook, or clears the entry when the platform has none, once the entry is a minute old), " +
     "or give --again to register another hook anyway";
 }
