@@ -81,6 +81,18 @@ Deno.test("cli hooks register --json of a private callback keeps stdout one JSON
   });
 });
 
+Deno.test("cli hooks register's warning names the host only, never the callback's user info", async () => {
+  await withAcme(async (path) => {
+    const ran = await runMain(
+      [...REGISTER, "http://tok-user:cb-pa55@192.168.0.4:9000/h?sig=q-s3cret", "--kv", path],
+      env,
+    );
+    assert.equal(ran.code, 0, ran.err);
+    assert.match(ran.err, /^Warning: .*192\.168\.0\.4:9000/);
+    for (const secret of ["tok-user", "cb-pa55", "q-s3cret"]) assert.ok(!ran.err.includes(secret), ran.err);
+  });
+});
+
 Deno.test("cli hooks register of a public callback warns of nothing, and looks up no name", async () => {
   await withAcme(async (path) => {
     const resolveDns = Deno.resolveDns;
