@@ -4,10 +4,12 @@
 // again, as anyone would, made a second hook with the same callback, object and events, and `reconcile --fix` then
 // adopted the first as well: the app got every postback twice. So a pending entry of the same request (matched as
 // reconcile matches one to an orphan) refuses the command, saying what to do; `--again` registers regardless.
+// A registered callback a platform on the internet cannot post to is then warned of on stderr (_callback_reach.ts).
 
 import { jsonText, quoted } from "../_format.ts";
 import { shownEntity, shownHook, shownUrl } from "../_shown.ts";
 import { flagError } from "../_flag_errors.ts";
+import { callbackWarning } from "./_callback_reach.ts";
 import { sameRequest, STALE_AFTER_MS } from "../../platform/mod.ts";
 import type { PendingRegistration } from "../../types.ts";
 import type { Webhooks } from "../../webhooks.ts";
@@ -18,6 +20,8 @@ export interface RegisterContext {
   flags: Record<string, string | boolean | undefined>;
   json: boolean;
   out(text: string): void;
+  /** A line on stderr: the warning of a callback a platform on the internet cannot reach. */
+  err(text: string): void;
   secret(flag: string, variable: string): string | undefined;
 }
 
@@ -63,6 +67,9 @@ export async function registerCommand(ctx: RegisterContext, usage: (message: str
         record?.id ?? "?"
       }`,
   );
+  // After the result, never instead of it: registered all the same (API.md), stdout and the status unchanged.
+  const warning = await callbackWarning(request.callback);
+  if (warning !== undefined) ctx.err(warning);
 }
 
 /**

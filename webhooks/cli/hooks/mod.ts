@@ -1,6 +1,6 @@
 /**
  * The `hooks` commands' parts of their own: `hooks register` with its refusal of a request whose registration did
- * not finish, and the error of an id that names no record.
+ * not finish and its warning of a callback the internet cannot reach, and the error of an id that names no record.
  *
  * @module
  */
