@@ -38,3 +38,36 @@ Deno.test("a failed postback's reason holding markup is shown as text, and a lon
     }
   }, { fetch: failing });
 });
+
+Deno.test("the reasons of many failed postbacks keep the notice cookie under a browser's limit, the rest counted", async () => {
+  const failing: typeof fetch = () => Promise.reject(new Error(`é ${"x".repeat(2000)}`));
+  await withSandbox(async (env) => {
+    const tokens = await signIn(env);
+    for (let i = 0; i < 30; i++) {
+      await jive(await register(env, tokens.access_token, contentHook(env, `http://callback.example/hook/${i}`)));
+    }
+    const triggered = await fetch(`${env.base}/trigger`, {
+      method: "POST",
+      headers: { Origin: env.origin },
+      body: new URLSearchParams({}),
+      redirect: "manual",
+    });
+    await triggered.body?.cancel();
+    const setCookie = triggered.headers.getSetCookie()[0];
+    assert.ok(setCookie.length < 4096, `${setCookie.length} bytes`);
+    const html = await (await fetch(triggered.headers.get("location")!, {
+      headers: { cookie: setCookie.split(";")[0] },
+    })).text();
+    const window = new Window({ url: env.base });
+    try {
+      window.document.write(html);
+      const notice = window.document.querySelector("#triggered")!.textContent!.replace(/\s+/g, " ");
+      assert.match(notice, /Event triggered: 30 postbacks sent, 30 failed\./);
+      const listed = window.document.querySelectorAll("#triggered li").length;
+      assert.ok(listed > 0 && listed < 30, String(listed));
+      assert.match(notice, new RegExp(`${30 - listed} more failed`));
+    } finally {
+      await window.happyDOM.close();
+    }
+  }, { fetch: failing });
+});
