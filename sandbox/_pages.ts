@@ -9,6 +9,7 @@ import { html, raw } from "hono/html";
 import { CONTENT_EVENTS, SYSTEM_EVENTS } from "./_events.ts";
 import type { HookRecord } from "./_store.ts";
 import { shownCallback } from "./_trigger.ts";
+import { failureWords, type TriggerNotice } from "./_trigger_notice.ts";
 
 type Markup = ReturnType<typeof html>;
 
@@ -116,8 +117,30 @@ export interface IndexView {
   tenantId: string;
   communityClientId: string;
   hooks: HookRecord[];
-  triggered?: string | null;
-  failed?: string | null;
+  /** A trigger's outcome, shown once after its redirect. */
+  notice?: TriggerNotice;
+}
+
+/** A trigger's notice: the counts, then each failed hook (by its callback as the page shows it) and why. */
+function triggerNotice(notice: TriggerNotice, hooks: HookRecord[]): Markup {
+  const sent = `${notice.sent} ${notice.sent === 1 ? "postback" : "postbacks"} sent`;
+  const failed = notice.failed > 0 ? html`, ${notice.failed} failed` : "";
+  const counts = html`Event triggered: ${sent}${failed}.`;
+  if (notice.failures.length === 0) {
+    return html`<p class="notice" id="triggered" role="status" tabindex="-1" autofocus>${counts}</p>`;
+  }
+  const items = notice.failures.map((failure) => {
+    const hook = hooks.find((h) => h.id === failure[0]);
+    const who = hook ? html`<code>${shownCallback(hook.callback)}</code>` : html`Webhook ${failure[0]}`;
+    return html`<li>${who}: ${failureWords(failure)}</li>`;
+  });
+  const more = notice.failed - notice.failures.length;
+  return html`<div class="notice" id="triggered" role="status" tabindex="-1" autofocus>
+        <p>${counts}</p>
+        <ul>${items}</ul>${
+    more > 0 ? html`<p>${more} more failed: trigger their hooks one at a time to see why.</p>` : ""
+  }
+      </div>`;
 }
 
 /** The sandbox's home page. */
@@ -143,11 +166,7 @@ export function indexPage(view: IndexView): Markup {
     `
   );
   const events = [...CONTENT_EVENTS, ...SYSTEM_EVENTS].map((event) => html`<option value="${event}">${event}</option>`);
-  const sent = `${view.triggered} ${view.triggered === "1" ? "postback" : "postbacks"} sent`;
-  const failed = view.failed ? html`, ${view.failed} failed` : "";
-  const notice = view.triggered != null
-    ? html`<p class="notice" id="triggered" role="status" tabindex="-1" autofocus>Event triggered: ${sent}${failed}.</p>`
-    : "";
+  const notice = view.notice ? triggerNotice(view.notice, view.hooks) : "";
   return page(
     "Sandbox",
     html`

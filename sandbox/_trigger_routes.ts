@@ -12,6 +12,7 @@ import type { SandboxCore } from "./_core.ts";
 import { refuseOtherMethods } from "./_methods.ts";
 import { BODY_TOO_LARGE, CROSS_SITE_FORM, csrfOr, FORM_TOO_LARGE, MAX_BODY_BYTES, selfRefOf } from "./_http.ts";
 import { keepSent, type SentPostback } from "./_sent.ts";
+import { failedDelivery, noticeCookie, readNotice } from "./_trigger_notice.ts";
 import type { TriggerOptions, TriggerSummary } from "./types.ts";
 
 /** The cookie that lets the page a trigger leads to show its notice, once. */
@@ -132,13 +133,13 @@ export function triggerRoutes(
           // Keep the sandbox index.
         }
       }
-      const failed = result.delivered.filter((d) => d.status < 200 || d.status > 299)
-        .length;
+      const failed = result.delivered.filter(failedDelivery).length;
       back.searchParams.set("triggered", String(result.delivered.length));
       if (failed > 0) back.searchParams.set("failed", String(failed));
       else back.searchParams.delete("failed");
-      // The notice is for this browser, once: the page shows it only with this cookie, which it clears.
-      setCookie(c, TRIGGERED_COOKIE, `${result.delivered.length}.${failed}`, {
+      // The notice is for this browser, once: the page shows it only with this cookie, which it clears. It carries
+      // why each failed postback failed (never from the address, which anyone can write).
+      setCookie(c, TRIGGERED_COOKIE, noticeCookie(result.delivered), {
         path: "/",
         maxAge: 60,
         httpOnly: true,
@@ -158,10 +159,9 @@ export function triggerRoutes(
     // A trigger's notice (?triggered=N&failed=M) shows once, to the browser that triggered (its cookie, cleared
     // here): a reload, Back (the page is not kept: no-store) or the address opened again shows none.
     const flash = getCookie(c, TRIGGERED_COOKIE);
-    const triggered = c.req.query("triggered");
-    const fresh = triggered !== undefined && flash === `${triggered}.${c.req.query("failed") ?? "0"}`;
+    const notice = readNotice(flash, c.req.query("triggered"), c.req.query("failed"));
     if (flash !== undefined) deleteCookie(c, TRIGGERED_COOKIE, { path: "/" });
-    if (fresh) c.header("cache-control", "no-store");
+    if (notice) c.header("cache-control", "no-store");
     return c.html(indexPage({
       basePath,
       baseUrl: origin + basePath,
@@ -169,8 +169,7 @@ export function triggerRoutes(
       tenantId,
       communityClientId: community.clientId,
       hooks,
-      triggered: fresh ? triggered : undefined,
-      failed: fresh ? c.req.query("failed") : undefined,
+      notice,
     }));
   };
   refuseOtherMethods(app, { path: "/trigger", methods: ["POST"] }, (c, error, status) => c.json({ error }, status));

@@ -14,6 +14,9 @@ import { connectSandbox, csrfOf, registerHook, signIn, startConsole } from "./_h
 import { axeViolations, signedInPage } from "./_browser.ts";
 import { FORGED_AUTHORIZATION } from "./_forged.ts";
 
+/** What a refused private callback's reason ends with. */
+const ALLOW = "Set ALLOW_PRIVATE_NETWORK=1 to allow internal hosts.";
+
 /** What axe-core checks here: WCAG 2 A and AA, and the best practices. */
 const AXE_RULES = ["wcag2a", "wcag2aa", "best-practice"];
 
@@ -117,9 +120,10 @@ Deno.test({
       await withBrowser(async (browser) => {
         const page = await signedInPage(browser, client, t.origin, { axe: true });
         const problems: string[] = [];
-        const visit = async (p: Page, path: string, i: number) => {
+        const visit = async (p: Page, path: string, i: number, prepare?: () => Promise<void>) => {
           for (const width of [1280, 390]) {
             await p.setViewport({ width, height: 900 });
+            await prepare?.();
             await p.goto(`${t.origin}${path}`, { waitUntil: "load", timeout: 60_000 });
             // Islands hydrated and their times in local words: the page as a reader sees it.
             await p.waitForFunction(
@@ -140,6 +144,16 @@ Deno.test({
           }
         };
         for (const [i, path] of pages.entries()) await visit(page, path, i);
+        // The sandbox page after a Trigger whose postbacks failed: the notice lists each hook and why (its cookie, as
+        // the trigger sets it, for each width: the page shows it once).
+        const failures = [
+          [String(record.entity.id), 0, `Refused to call 127.0.0.1:9: 127.0.0.1:9 is a loopback address. ${ALLOW}`],
+          [String(record.entity.id), 500, ""],
+        ];
+        const value = encodeURIComponent(`2.2|${JSON.stringify(failures)}`);
+        await visit(page, "/sandbox?triggered=2&failed=2", pages.length + 1, async () => {
+          await page.setCookie({ name: "sandbox_triggered", value, url: t.origin });
+        });
         // Signed out: the sign-in page.
         const context = await browser.createBrowserContext();
         const anonymous = await context.newPage();
