@@ -5,34 +5,13 @@
 // reconcile must say that an unfinished registration with no hook on the platform is there, and what clears it.
 
 import assert from "node:assert/strict";
-import { ACCESS, cli, REFRESH, registerAcmeHook, ROOT, withSetup } from "./_cli_setup.ts";
+import { ACCESS, cli, killedRegister, REFRESH, registerAcmeHook, withSetup } from "./_cli_setup.ts";
 
 const env = { ACCESS_TOKEN: ACCESS, REFRESH_TOKEN: REFRESH };
 
 Deno.test("cli reconcile names an unfinished registration that no platform hook explains, with and without --fix", async () => {
   await withSetup(async (kv, platform) => {
-    const arrived = Promise.withResolvers<void>();
-    const release = Promise.withResolvers<void>();
-    platform.beforeAnswer = async (req) => {
-      if (req.method !== "POST" || !new URL(req.url).pathname.endsWith("/api/core/v3/webhooks")) return;
-      arrived.resolve();
-      await release.promise;
-    };
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "webhooks/cli.ts", ...registerAcmeHook(kv), "--callback", "https://me.example/h"],
-      cwd: ROOT,
-      env: { ...env, NO_COLOR: "1" },
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    try {
-      await arrived.promise;
-      child.kill("SIGKILL");
-      assert.equal((await child.output()).signal, "SIGKILL");
-    } finally {
-      release.resolve();
-      platform.beforeAnswer = undefined;
-    }
+    await killedRegister(kv, platform, "https://me.example/h");
     // The platform has no hook of it: as when the process died before the platform made one.
     for (const hook of await platform.listHooks()) assert.ok(await platform.removeHook(String(hook.id)));
 

@@ -4,35 +4,14 @@
 // the same KV as the refused one: run here as printed, it finds the community and its platform hook.
 
 import assert from "node:assert/strict";
-import { ACCESS, cli, REFRESH, registerAcmeHook, ROOT, withSetup } from "./_cli_setup.ts";
+import { ACCESS, cli, killedRegister, REFRESH, registerAcmeHook, withSetup } from "./_cli_setup.ts";
 
 const env = { ACCESS_TOKEN: ACCESS, REFRESH_TOKEN: REFRESH };
 const CALLBACK = "https://me.example/h";
 
 Deno.test("cli hooks register --kv refused after a killed register names a reconcile command that runs on that KV", async () => {
   await withSetup(async (kv, platform) => {
-    const arrived = Promise.withResolvers<void>();
-    const release = Promise.withResolvers<void>();
-    platform.beforeAnswer = async (req) => {
-      if (req.method !== "POST" || !new URL(req.url).pathname.endsWith("/api/core/v3/webhooks")) return;
-      arrived.resolve();
-      await release.promise;
-    };
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "webhooks/cli.ts", ...registerAcmeHook(kv), "--callback", CALLBACK],
-      cwd: ROOT,
-      env: { ...env, NO_COLOR: "1" },
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    try {
-      await arrived.promise;
-      child.kill("SIGKILL");
-      assert.equal((await child.output()).signal, "SIGKILL");
-    } finally {
-      release.resolve();
-      platform.beforeAnswer = undefined;
-    }
+    await killedRegister(kv, platform, CALLBACK);
 
     const again = await cli([...registerAcmeHook(kv), "--callback", CALLBACK], { env });
     assert.equal(again.code, 1, again.stderr);
