@@ -31,7 +31,7 @@ Deno.test("a fan-out record written while its destination was enabled waits thro
       await until(async () => await count(kv, ["relay_fanout"]) === 0, 5_000, "the record turned");
       assert.equal(app.received.length, 0, "sent to a disabled destination");
       await operator.destinations.update(destination.id, { enabled: true });
-      await until(async () => app.received.length === 1, 5_000, "the postback forwarded once enabled again");
+      await until(() => app.received.length === 1, 5_000, "the postback forwarded once enabled again");
     } finally {
       await worker.stop();
     }
