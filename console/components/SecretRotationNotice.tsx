@@ -50,6 +50,8 @@ export function SecretRotationNotice({ rotation, now, revoke }: SecretRotationNo
       {revoke && (
         <form method="post" action={revoke.action} id="revoke-previous-secret">
           <input type="hidden" name="_csrf" value={revoke.csrf} />
+          {/* The rotation shown: a press after another rotation refuses nothing (not the newer previous secret). */}
+          <input type="hidden" name="rotatedAt" value={rotation.rotatedAt} />
           <button type="submit" class="danger">Refuse the previous secret now (it leaked)</button>
         </form>
       )}

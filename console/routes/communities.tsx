@@ -231,10 +231,18 @@ export function communityRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   );
 
   // A secret that leaked: the previous one stops verifying now, not at the rotation's end.
+  const ROTATED_AGAIN = "Nothing was refused: the secret was rotated again since that page was shown, and the " +
+    "previous secret kept now is another one. Press the button below to refuse this one.";
   app.post("/communities/:tenantId/revoke-previous-secret", async (c) => {
     const community = await communities.findByTenantID(c.req.param("tenantId"));
     if (!community) return notFound(c);
-    const revoked = await communities.revokePreviousSecret(community.tenantId);
+    const shown = (await c.req.parseBody()).rotatedAt;
+    // Sent from a page shown before another rotation: its previous secret is not the one the operator saw there.
+    const rotatedAt = typeof shown === "string" && shown !== "" ? shown : undefined;
+    const revoked = await communities.revokePreviousSecret(community.tenantId, { rotatedAt });
+    if (!revoked && rotatedAt && await communities.secretRotation(community.tenantId)) {
+      return editPage(c, community, formOf(community), ROTATED_AGAIN);
+    }
     return c.redirect(`${path(community.tenantId)}?notice=${revoked ? "secret-revoked" : "no-secret-to-revoke"}`, 303);
   });
 

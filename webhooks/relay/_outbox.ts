@@ -115,6 +115,18 @@ function existedAt(destination: CachedDestination, versionstamp: string, written
   return destination.versionstamp < versionstamp || destination.createdAt <= writtenAt;
 }
 
+/**
+ * Whether a fan-out record committed at `versionstamp` goes to `destination`: one of its hook that existed then and
+ * either is enabled now, or was changed since the record (a Disable after the postback was accepted): it may have been
+ * enabled when the record was written, so the item waits for it as the entries it had do, paused by the worker that
+ * reaches it, rather than being dropped. One disabled and unchanged since was disabled then, and gets none.
+ */
+function takesRecord(destination: CachedDestination, hookId: string, versionstamp: string, writtenAt: number): boolean {
+  if (!existedAt(destination, versionstamp, writtenAt) || destination.damaged !== undefined) return false;
+  if (destination.hookIds !== undefined && !destination.hookIds.includes(hookId)) return false;
+  return destination.enabled || destination.versionstamp > versionstamp;
+}
+
 /** Turns one fan-out record into entries; resolves `false` when another worker came first. */
 async function expandOne(
   kv: Deno.Kv,
@@ -131,7 +143,7 @@ async function expandOne(
   let checked: Deno.AtomicCheck = { key: fanoutAfterKey(id), versionstamp: null };
   let guessed = true;
   const targets = [...cache.all()]
-    .filter((d) => matches(d, item.hookId) && existedAt(d, record.versionstamp, writtenAt))
+    .filter((d) => takesRecord(d, item.hookId, record.versionstamp, writtenAt))
     .sort((a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   while (true) {
     const rest = targets.filter((d) => d.id > after);

@@ -260,14 +260,22 @@ export function createCommunities(kv: Deno.Kv): Communities {
       return stored;
     },
 
-    async revokePreviousSecret(tenantId) {
+    async revokePreviousSecret(tenantId, options) {
       requireString(tenantId, "tenantId", "revoke previous secret");
+      const wanted = options?.rotatedAt;
+      if (wanted !== undefined && typeof wanted !== "string") {
+        throw new TypeError(`Cannot revoke previous secret: 'rotatedAt' must be a string, got ${describe(wanted)}`);
+      }
       let revoked = false;
       await commitWithRetry(async () => {
         // No community has a tenant id with a lone surrogate (save refuses one): its key is another's.
         if (!tenantId.isWellFormed()) return null;
         const current = await entryAt(communitySecretPreviousKey(tenantId), false);
-        revoked = current?.value != null;
+        // Another rotation since the one named: its previous secret is not the one the caller meant.
+        const rotation = wanted === undefined ? null : readRotation(current?.value);
+        const named = wanted === undefined ||
+          (rotation !== null && new Date(rotation.rotatedAt).toISOString() === wanted);
+        revoked = current?.value != null && named;
         return revoked ? [kv.atomic().check(current!).delete(communitySecretPreviousKey(tenantId))] : null;
       }, "revoke previous secret");
       return revoked;

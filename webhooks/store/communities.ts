@@ -263,8 +263,10 @@ export interface Communities {
    * (`401`).
    *
    * @param tenantId The community's tenant id.
+   * @param options `rotatedAt`: revoke only the previous secret of this rotation (as `secretRotation` gave it), so
+   *   a request made from what was shown before another rotation refuses nothing (`false`, the newer one kept).
    * @returns `true` when a previous secret was kept and is now gone, else `false`.
-   * @throws {TypeError} When `tenantId` is not a non-empty string.
+   * @throws {TypeError} When `tenantId` is not a non-empty string, or `rotatedAt` is given and not a string.
    *
    * @example Usage
    * ```ts
@@ -282,5 +284,5 @@ export interface Communities {
    * kv.close();
    * ```
    */
-  revokePreviousSecret(tenantId: string): Promise<boolean>;
+  revokePreviousSecret(tenantId: string, options?: { rotatedAt?: string }): Promise<boolean>;
 }
