@@ -210,8 +210,9 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         >
           <p>
             The hook <code>{selfRef(hook)}</code>{" "}
-            is deleted on the platform, then its record here with its "Forward to" destinations. The platform stops
-            posting its events; its deliveries stay in the log.
+            is deleted on the platform, then its record here with its "Forward to" destinations. Postbacks not yet
+            forwarded to them are dropped with them. The platform stops posting its events; its deliveries stay in the
+            log.
           </p>
         </Confirm>
       </Layout>,
