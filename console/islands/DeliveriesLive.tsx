@@ -69,6 +69,12 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
   const newest = useRef<number>(props.deliveries[0]?.seq ?? 0);
   const rowIds = useRef<string[]>(props.deliveries.map((r) => r.id));
   const [news, tell] = useNews();
+  // The status is live once the view first settled: its "connecting", then "live", on every load went unasked. It
+  // speaks when it changes after: falling back to polling, stopping.
+  const [spoken, setSpoken] = useState(false);
+  useEffect(() => {
+    if (state === "live" || state === "polling") setSpoken(true);
+  }, [state]);
 
   useEffect(() => {
     if (props.live === false) return;
@@ -125,7 +131,7 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
   return (
     <div class="deliveries">
       {props.live !== false && (
-        <p class="live-status" aria-live="polite">
+        <p class="live-status" aria-live={spoken ? "polite" : undefined}>
           Updates:{" "}
           <span id="live-status" class={state === "live" ? "live" : undefined} data-state={state ?? undefined}>
             {state ? STATE_TEXT[state] : "off (needs JavaScript)"}
