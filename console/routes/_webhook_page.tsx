@@ -119,6 +119,7 @@ export async function webhookPage(
       title={stored?.name ? `Webhook “${stored.name}”` : `Webhook ${hook.id}`}
       {...layoutFrame(c, deps)}
       notice={options.notice ?? fromQuery.notice}
+      noticeDetails={warning ? "callback-warning" : undefined}
       error={options.error ?? fromQuery.error}
     >
       {warning && <p class="notice warning" role="note" id="callback-warning">{warning}</p>}
