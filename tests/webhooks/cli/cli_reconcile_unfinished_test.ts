@@ -5,7 +5,7 @@
 // reconcile must say that an unfinished registration with no hook on the platform is there, and what clears it.
 
 import assert from "node:assert/strict";
-import { ACCESS, cli, killedRegister, REFRESH, registerAcmeHook, withSetup } from "./_cli_setup.ts";
+import { ACCESS, cli, killedRegister, REFRESH, withSetup } from "./_cli_setup.ts";
 
 const env = { ACCESS_TOKEN: ACCESS, REFRESH_TOKEN: REFRESH };
 
