@@ -18,7 +18,9 @@ async function focused(page: Page): Promise<string> {
   return await page.evaluate(() => {
     const el = document.activeElement as HTMLElement;
     const where = el.closest("form#confirm") ? "in #confirm" : "outside";
-    return `${el.id || el.tagName.toLowerCase()} ${where}: ${el.textContent?.replace(/\s+/g, " ").trim().slice(0, 120)}`;
+    return `${el.id || el.tagName.toLowerCase()} ${where}: ${
+      el.textContent?.replace(/\s+/g, " ").trim().slice(0, 120)
+    }`;
   });
 }
 
