@@ -40,7 +40,13 @@ export function Confirm(props: ConfirmProps): VNode {
       {Object.entries(props.fields ?? {}).map(([name, value]) => (
         <input type="hidden" name={name} value={value} key={name} />
       ))}
-      {props.children}
+      {
+        /* What will happen has focus (no script needed), as an action's notice does: it is read out, and the next Tab
+          is the button, then Cancel. */
+      }
+      <div id="confirm-question" tabIndex={-1} autoFocus>
+        {props.children}
+      </div>
       <p>
         <button type="submit" class="danger" id="confirm-button">{props.label}</button>{" "}
         <a href={props.cancel}>Cancel</a>

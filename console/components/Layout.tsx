@@ -23,6 +23,8 @@ export interface LayoutProps {
   csrf?: string;
   /** A notice shown above the content, after an action; focus is moved to it when the page loads (unless `error`). */
   notice?: string;
+  /** The id of what more the notice says (a warning below it): read out with the notice, as its description. */
+  noticeDetails?: string;
   /** An error shown above the content; focus is moved to it when the page loads, and `fieldError` points a field at it. */
   error?: string;
   /** Whether the sandbox is mounted (adds a navigation link). */
@@ -87,7 +89,14 @@ export function Layout(props: LayoutProps): VNode {
               only pages that follow an action show one; an error, when there is one too, takes focus instead. */
           }
           {props.notice && (
-            <p class="notice" role="status" id="page-notice" tabIndex={-1} autoFocus={!props.error}>
+            <p
+              class="notice"
+              role="status"
+              id="page-notice"
+              tabIndex={-1}
+              autoFocus={!props.error}
+              aria-describedby={props.noticeDetails}
+            >
               {props.notice}
             </p>
           )}

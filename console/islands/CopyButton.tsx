@@ -27,10 +27,13 @@ export default function CopyButton(props: CopyButtonProps): VNode {
     navigator.clipboard.writeText(text).then(() => setState("copied"), () => setState("failed"));
   };
   return (
-    <span class="copy" aria-live="polite">
+    <span class="copy">
       <button type="button" hidden={!ready} onClick={copy}>{props.label}</button>
-      {state === "copied" && " Copied."}
-      {state === "failed" && " Could not copy: select the text instead."}
+      {/* Only the outcome is live: the button shown as the script starts would be read out on every load. */}
+      <span aria-live="polite">
+        {state === "copied" && " Copied."}
+        {state === "failed" && " Could not copy: select the text instead."}
+      </span>
     </span>
   );
 }

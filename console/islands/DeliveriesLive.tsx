@@ -14,6 +14,7 @@ import { buildQuery, request } from "../../browser/mod.ts";
 import { LocalTime } from "../components/LocalTime.tsx";
 import { cutText, wellFormed } from "../components/text.ts";
 import { type LiveState, subscribeLive } from "./_live.ts";
+import { useNews } from "./_news.ts";
 import type { DeliveryView } from "../log/mod.ts";
 
 export type { DeliveryView };
@@ -67,6 +68,13 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
   const [state, setState] = useState<LiveState | null>(null);
   const newest = useRef<number>(props.deliveries[0]?.seq ?? 0);
   const rowIds = useRef<string[]>(props.deliveries.map((r) => r.id));
+  const [news, tell] = useNews();
+  // The status is live once the view first settled: its "connecting", then "live", on every load went unasked. It
+  // speaks when it changes after: falling back to polling, stopping.
+  const [spoken, setSpoken] = useState(false);
+  useEffect(() => {
+    if (state === "live" || state === "polling") setSpoken(true);
+  }, [state]);
 
   useEffect(() => {
     if (props.live === false) return;
@@ -97,6 +105,7 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
             return next;
           });
           setFresh(added.map((r) => r.id));
+          tell(added.length);
         }
         if (again) { // more arrived while this one was read
           again = false;
@@ -122,7 +131,7 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
   return (
     <div class="deliveries">
       {props.live !== false && (
-        <p class="live-status" aria-live="polite">
+        <p class="live-status" aria-live={spoken ? "polite" : undefined}>
           Updates:{" "}
           <span id="live-status" class={state === "live" ? "live" : undefined} data-state={state ?? undefined}>
             {state ? STATE_TEXT[state] : "off (needs JavaScript)"}
@@ -141,7 +150,11 @@ export default function DeliveriesLive(props: DeliveriesLiveProps): VNode {
           )}
         </p>
       )}
-      <table id="deliveries-table" class="cards" aria-live={props.live === false ? undefined : "polite"}>
+      {
+        /* In the page as sent, empty: a region added later is not read out. The table is none (_news.ts). */
+        props.live !== false && <p class="visually-hidden" aria-live="polite" id="live-news">{news}</p>
+      }
+      <table id="deliveries-table" class="cards">
         <thead>
           <tr>
             <th scope="col">Received</th>

@@ -60,6 +60,8 @@ export interface LabelProblem {
   message: string;
   /** The values to put back into the form: as typed, less the characters that cannot be kept. */
   keep: HookLabel;
+  /** The fields the refusal is about, to be marked invalid. */
+  fields: (keyof HookLabel)[];
 }
 
 /**
@@ -74,15 +76,21 @@ export function labelProblem(label: HookLabel): LabelProblem | null {
         bidi.join(", ")
       }): they can make text read as something else. They are removed below; save again to keep the rest`,
       keep: { name: withoutBidiControls(label.name), description: withoutBidiControls(label.description) },
+      fields: (["name", "description"] as const).filter((f) => bidiControls(label[f]).length > 0),
     };
   }
-  const refuse = (message: string) => ({ message, keep: label });
-  if (label.name.length > MAX_NAME) return refuse(`The name is ${label.name.length} characters; at most ${MAX_NAME}`);
+  const refuse = (field: keyof HookLabel, message: string) => ({ message, keep: label, fields: [field] });
+  if (label.name.length > MAX_NAME) {
+    return refuse("name", `The name is ${label.name.length} characters; at most ${MAX_NAME}`);
+  }
   if (label.description.length > MAX_DESCRIPTION) {
-    return refuse(`The description is ${label.description.length} characters; at most ${MAX_DESCRIPTION}`);
+    return refuse(
+      "description",
+      `The description is ${label.description.length} characters; at most ${MAX_DESCRIPTION}`,
+    );
   }
   // deno-lint-ignore no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(label.name)) return refuse("The name may not hold control characters");
+  if (/[\u0000-\u001f\u007f]/.test(label.name)) return refuse("name", "The name may not hold control characters");
   return null;
 }
 

@@ -40,20 +40,31 @@ export const KNOWN_VERBS: string[] = [
   "jive:webhook_created",
 ];
 
-/** The filter of the deliveries page, from its query string (bounded), and what was wrong in it. */
-export function filterOf(c: Context<ConsoleEnv>): { filter: DeliveryFilter; problems: string[] } {
+/**
+ * The filter of the deliveries page, from its query string (bounded), what was wrong in it, and the query names
+ * (fields) those problems are about, with what was typed in them: the page marks those fields, described by its
+ * error, and keeps what was typed.
+ */
+export function filterOf(
+  c: Context<ConsoleEnv>,
+): { filter: DeliveryFilter; problems: string[]; faults: Map<string, string> } {
   const problems: string[] = [];
+  const faults = new Map<string, string>();
+  const fault = (name: string, problem: string) => {
+    problems.push(problem);
+    faults.set(name, c.req.query(name)?.trim() ?? "");
+  };
   const shown = (v: string) => JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…`.toWellFormed() : v);
   const text = (name: string, label: string, max: number) => {
     const v = c.req.query(name)?.trim() ?? "";
-    if (v.length > max) problems.push(`${label}: longer than ${max} characters`);
+    if (v.length > max) fault(name, `${label}: longer than ${max} characters`);
     return v && v.length <= max ? v : undefined;
   };
   const statusText = c.req.query("status")?.trim() ?? "";
   let status: DeliveryFilter["status"];
   if (statusText === "accepted" || statusText === "rejected") status = statusText;
   else if (/^(0|[1-5]\d\d)$/.test(statusText)) status = Number(statusText); // 0: a platform-side failure
-  else if (statusText) problems.push(`Status: ${shown(statusText)} is not accepted, rejected or an HTTP status`);
+  else if (statusText) fault("status", `Status: ${shown(statusText)} is not accepted, rejected or an HTTP status`);
   // `after=0` is the log's start: the Newer link of an empty page before every delivery leads there.
   const cursor = (name: string, least: number) => {
     const v = c.req.query(name);
@@ -74,7 +85,7 @@ export function filterOf(c: Context<ConsoleEnv>): { filter: DeliveryFilter; prob
       day <= new Date(Date.UTC(year, month, 0)).getUTCDate() && hour <= 23 && minute <= 59;
     const ms = inRange ? Date.parse(m[8] ? v : `${v}Z`) : NaN;
     if (Number.isFinite(ms)) return ms;
-    problems.push(`${label}: ${shown(v)} is not a date and time (write it as 2026-11-24T10:00, in UTC)`);
+    fault(name, `${label}: ${shown(v)} is not a date and time (write it as 2026-11-24T10:00, in UTC)`);
     return undefined;
   };
   const filter: DeliveryFilter = {
@@ -89,9 +100,9 @@ export function filterOf(c: Context<ConsoleEnv>): { filter: DeliveryFilter; prob
     after: cursor("after", 0),
   };
   if (filter.from !== undefined && filter.to !== undefined && filter.from >= filter.to) {
-    problems.push("To: it is not after From, so nothing could match");
+    fault("to", "To: it is not after From, so nothing could match");
   }
-  return { filter, problems };
+  return { filter, problems, faults };
 }
 
 /**

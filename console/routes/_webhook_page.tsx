@@ -14,7 +14,7 @@ import { CONTENT_EVENTS, SYSTEM_EVENTS, type Webhook } from "../../webhooks/mod.
 import { Csrf } from "../components/Csrf.tsx";
 import { DeliveryChart } from "../components/DeliveryChart.tsx";
 import { Island } from "../components/Island.tsx";
-import { Layout } from "../components/Layout.tsx";
+import { fieldError, Layout } from "../components/Layout.tsx";
 import DeliveriesLive from "../islands/DeliveriesLive.tsx";
 import EventPicker from "../islands/EventPicker.tsx";
 import { type HookLabel, MAX_DESCRIPTION, MAX_NAME } from "../lib/labels.ts";
@@ -44,6 +44,8 @@ export interface WebhookPageOptions {
   notice?: string;
   /** The name form's values (refused, or kept from a session that ended), instead of the stored label. */
   label?: HookLabel;
+  /** The name form's fields a refusal was about (marked invalid). */
+  labelFaults?: (keyof HookLabel)[];
   /** The events form's values, instead of the hook's, and what a refusal was about (marked invalid). */
   events?: { selected: string[]; object: string; fault?: "events" | "object" };
   /** Offer Enable beside the error (a test event to a disabled hook). */
@@ -87,6 +89,7 @@ export async function webhookPage(
     deps.labels.get(hook.id),
   ]);
   const label = options.label ?? stored;
+  const labelFaults = options.labelFaults ?? [];
   const csrf = c.get("session")!.csrf;
   const path = `/webhooks/${encodeURIComponent(hook.id)}`;
   const callback = entityField(hook.entity, "callback");
@@ -116,6 +119,7 @@ export async function webhookPage(
       title={stored?.name ? `Webhook “${stored.name}”` : `Webhook ${hook.id}`}
       {...layoutFrame(c, deps)}
       notice={options.notice ?? fromQuery.notice}
+      noticeDetails={warning ? "callback-warning" : undefined}
       error={options.error ?? fromQuery.error}
     >
       {warning && <p class="notice warning" role="note" id="callback-warning">{warning}</p>}
@@ -220,11 +224,24 @@ export async function webhookPage(
       <form method="post" action={`${path}/label`} class="stack" id="label">
         <Csrf token={csrf} />
         <label>
-          Name <input name="name" id="label-name" maxLength={MAX_NAME} value={label?.name ?? ""} />
+          Name{" "}
+          <input
+            name="name"
+            id="label-name"
+            maxLength={MAX_NAME}
+            value={label?.name ?? ""}
+            {...fieldError(labelFaults.includes("name"))}
+          />
         </label>
         <label>
           Description{" "}
-          <textarea name="description" id="label-description" maxLength={MAX_DESCRIPTION} rows={2}>
+          <textarea
+            name="description"
+            id="label-description"
+            maxLength={MAX_DESCRIPTION}
+            rows={2}
+            {...fieldError(labelFaults.includes("description"))}
+          >
             {label?.description ?? ""}
           </textarea>
         </label>

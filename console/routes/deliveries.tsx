@@ -12,7 +12,7 @@ import { getCookie } from "hono/cookie";
 import { streamSSE } from "hono/streaming";
 import { DeliveryChart } from "../components/DeliveryChart.tsx";
 import { Island } from "../components/Island.tsx";
-import { Layout } from "../components/Layout.tsx";
+import { fieldError, Layout } from "../components/Layout.tsx";
 import DeliveriesLive, { LIVE_LOOK } from "../islands/DeliveriesLive.tsx";
 import { type ConsoleEnv, cookieName, type Deps, html, layoutFrame, noticeOf, SESSION_COOKIE } from "../lib/context.ts";
 import { ANSWERS, filterOf, KNOWN_VERBS, pageUrl, utcText } from "./_delivery_filter.ts";
@@ -39,7 +39,8 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       : null;
 
   app.get("/deliveries", async (c) => {
-    const { filter, problems } = filterOf(c);
+    const { filter, problems, faults } = filterOf(c);
+    const marks = (name: string) => fieldError(faults.has(name));
     const { before: _b, after: _a, ...criteria } = filter;
     const paged = filter.before !== undefined || filter.after !== undefined;
     const narrowed = Object.entries(criteria).some(([k, v]) => k !== "hookId" && v !== undefined);
@@ -131,7 +132,7 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
           </label>{" "}
           <label>
             Status{" "}
-            <select name="status" id="filter-status">
+            <select name="status" id="filter-status" {...marks("status")}>
               <option value="" selected={!statusValue}>any</option>
               <option value="accepted" selected={statusValue === "accepted"}>accepted</option>
               <option value="rejected" selected={statusValue === "rejected"}>rejected (any answer)</option>
@@ -157,7 +158,8 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
             <input
               name="verb"
               id="filter-verb"
-              value={filter.verb ?? ""}
+              value={faults.get("verb") ?? filter.verb ?? ""}
+              {...marks("verb")}
               placeholder="jive:created"
               size={14}
               list="known-verbs"
@@ -168,13 +170,22 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
             {verbs.map((v) => <option value={v} key={v} />)}
           </datalist>{" "}
           <label>
-            From (UTC) <input type="datetime-local" name="from" id="filter-from" value={utc(filter.from)} />
+            From (UTC){" "}
+            <input type="datetime-local" name="from" id="filter-from" value={utc(filter.from)} {...marks("from")} />
           </label>{" "}
           <label>
-            To (UTC) <input type="datetime-local" name="to" id="filter-to" value={utc(filter.to)} />
+            To (UTC) <input type="datetime-local" name="to" id="filter-to" value={utc(filter.to)} {...marks("to")} />
           </label>{" "}
           <label>
-            Search <input type="search" name="q" id="filter-q" value={filter.q ?? ""} size={18} />
+            Search{" "}
+            <input
+              type="search"
+              name="q"
+              id="filter-q"
+              value={faults.get("q") ?? filter.q ?? ""}
+              size={18}
+              {...marks("q")}
+            />
           </label>{" "}
           <button type="submit">Filter</button>
           {(narrowed || problems.length > 0) && (

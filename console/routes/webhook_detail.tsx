@@ -144,6 +144,7 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         error: `${problem.message}. Nothing was saved.`,
         status: 400,
         label: problem.keep,
+        labelFaults: problem.fields,
       });
     }
     await deps.labels.set(hook.id, typed);

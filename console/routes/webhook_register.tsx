@@ -29,6 +29,15 @@ import { allCommunities, type RegisterForm } from "./_webhook_parts.tsx";
 
 const ulid = monotonicFactory();
 
+/** Whether `text` is an absolute http(s) URL, as a hook's callback must be. */
+function httpUrl(text: string): boolean {
+  try {
+    return ["http:", "https:"].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The community to preselect: the one asked for, else the one last used if
  * it still can register (is connected), else the first connected one, else
@@ -60,7 +69,7 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     error?: string,
     status: 400 | 409 | 502 = 400,
     notice?: string,
-    fault?: "tenantId" | "events" | "object",
+    fault?: "tenantId" | "events" | "object" | "callback",
   ) => {
     const token = form.token || await tokens.issue(sessionIdOf(c, deps));
     const pickerProps = { selected: form.events, object: form.object, content: CONTENT_EVENTS, system: SYSTEM_EVENTS };
@@ -114,6 +123,7 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
                   name="callback"
                   id="callback"
                   value={form.callback}
+                  {...fieldError(fault === "callback")}
                   placeholder={`${deps.publicUrl}/hooks/… (this console's receiver)`}
                 />
                 <small>
@@ -185,7 +195,7 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         409,
       );
     }
-    const refuse = async (error: string, fault?: "tenantId" | "events" | "object") => {
+    const refuse = async (error: string, fault?: "tenantId" | "events" | "object" | "callback") => {
       await tokens.release(form.token);
       return registerPage(c, form, error, 400, undefined, fault);
     };
@@ -199,6 +209,14 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       return await refuse("System events and content events cannot be mixed in one webhook", "events");
     }
     if (!system && !form.object) return await refuse("Content events need an object (the URI of a place)", "object");
+    // Refused here, the field is marked, and the message does not repeat the URL (the platform's does, password and all).
+    if (form.callback && !httpUrl(form.callback)) {
+      return await refuse(
+        "The callback URL must be an absolute http(s) URL, such as https://app.example/hooks, or blank for this " +
+          "console's receiver",
+        "callback",
+      );
+    }
     const receiverId = form.callback ? null : ulid();
     const callback = form.callback || `${deps.publicUrl}/hooks/${receiverId}`;
     let response;
