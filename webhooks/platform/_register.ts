@@ -12,7 +12,7 @@ import { deleteOnPlatform } from "./_hook_url.ts";
 import { entityOf } from "./_answer.ts";
 import { updateHook } from "./_update.ts";
 import { platformOperation } from "../telemetry/mod.ts";
-import { describe } from "../_util.ts";
+import { baseUrlTailProblem, describe } from "../_util.ts";
 import type { Community, PendingRegistration, RegistrationResponse, TokenPair, Webhook } from "../types.ts";
 import type { CredentialOptions, RegisterOptions, TokenPersistenceFunction, WebhookChanges } from "../options.ts";
 
@@ -57,6 +57,10 @@ export function platformOps(deps: PlatformDeps): {
           describe(community.baseUrl)
         }`,
       );
+    }
+    const tail = baseUrlTailProblem(community.baseUrl);
+    if (tail !== undefined) {
+      throw new TypeError(`Cannot call the platform: community ${describe(community.name)}'s ${tail}`);
     }
     return {
       fetch: fetchFn,
