@@ -91,6 +91,8 @@ export function platformOps(deps: PlatformDeps): {
     // Checked and sent as one copy: an array whose items change between two reads (a Proxy, a getter) cannot send
     // events that were never checked.
     if (Array.isArray(opts.events)) opts.events = [...opts.events];
+    // Both forms send the same body: an object given as null is left out (SPEC.md 2.3: a string when present).
+    if (opts.object === null) opts.object = undefined;
     validateRegistration(opts, optionsForm);
     const community = await communities.findByName(opts.community);
     if (community === null) {
