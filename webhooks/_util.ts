@@ -24,6 +24,16 @@ export function requireKeyString(value: unknown, what: string, action: string): 
   return value as string;
 }
 
+/**
+ * Why a community address cannot take an API path joined after it, or `undefined`: one with a query or a fragment
+ * (even an empty `?` or `#`) would carry the path inside them, and the request would go to the address's own path.
+ */
+export function baseUrlTailProblem(baseUrl: string): string | undefined {
+  return /[?#]/.test(baseUrl)
+    ? "'baseUrl' must have no query and no fragment (the API path is joined after it)"
+    : undefined;
+}
+
 /** Shows a value in an error message without dumping large objects. */
 export function describe(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value.length > 80 ? value.slice(0, 77) + "..." : value);

@@ -42,8 +42,9 @@ export class PlatformError extends Error {
   readonly body: unknown;
   /**
    * `true` when the platform may have carried the request out though no
-   * usable answer came: a time-out, an answer that broke off, or a 2xx answer
-   * that could not be read. `false` when it certainly did not.
+   * usable answer came: a time-out (a gateway's 504 too), an answer that broke
+   * off, or a 2xx answer that could not be read. `false` when it certainly did
+   * not.
    */
   readonly uncertain: boolean;
 

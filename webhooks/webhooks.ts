@@ -293,4 +293,8 @@ function checkCommunityArgument(community: TenantRef): void {
   if (community.tenantId === undefined || community.tenantId === null || community.tenantId === "") {
     throw new Error("community object must contain a tenantId");
   }
+  // Argument validation throws here, at once: a tenantId of another type is not left to the lookup's rejection.
+  if (typeof community.tenantId !== "string") {
+    throw new TypeError(`community object's tenantId must be a string, got ${describe(community.tenantId)}`);
+  }
 }

@@ -214,8 +214,9 @@ async function answerOrThrow(
         : errorDetail(body, parsed ? "" : text, response.statusText, (text) => redact(ctx, text)));
     // A 301, 302 or 303 to a POST, PUT or DELETE may come after the platform did the work ("see other"): uncertain.
     // A 307 or 308 asks for the request to be sent elsewhere, so it was not carried out here.
-    // So may a 2xx whose body is an error: it contradicts itself.
-    const uncertain = method !== "GET" && ([301, 302, 303].includes(response.status) || response.ok);
+    // So may a 2xx whose body is an error: it contradicts itself. A 504 is a gateway's time-out: like ours, it may
+    // strike after the platform acted.
+    const uncertain = method !== "GET" && ([301, 302, 303, 504].includes(response.status) || response.ok);
     throw new PlatformError(method, url, response.status, detail, {
       body: parsed ? redactDeep(ctx, body) : undefined,
       cause: parsed ? undefined : htmlAnswer(response, text),

@@ -12,7 +12,7 @@ import { deleteOnPlatform } from "./_hook_url.ts";
 import { entityOf } from "./_answer.ts";
 import { updateHook } from "./_update.ts";
 import { platformOperation } from "../telemetry/mod.ts";
-import { describe } from "../_util.ts";
+import { baseUrlTailProblem, describe } from "../_util.ts";
 import type { Community, PendingRegistration, RegistrationResponse, TokenPair, Webhook } from "../types.ts";
 import type { CredentialOptions, RegisterOptions, TokenPersistenceFunction, WebhookChanges } from "../options.ts";
 
@@ -58,6 +58,10 @@ export function platformOps(deps: PlatformDeps): {
         }`,
       );
     }
+    const tail = baseUrlTailProblem(community.baseUrl);
+    if (tail !== undefined) {
+      throw new TypeError(`Cannot call the platform: community ${describe(community.name)}'s ${tail}`);
+    }
     return {
       fetch: fetchFn,
       timeout,
@@ -87,6 +91,8 @@ export function platformOps(deps: PlatformDeps): {
     // Checked and sent as one copy: an array whose items change between two reads (a Proxy, a getter) cannot send
     // events that were never checked.
     if (Array.isArray(opts.events)) opts.events = [...opts.events];
+    // Both forms send the same body: an object given as null is left out (SPEC.md 2.3: a string when present).
+    if (opts.object === null) opts.object = undefined;
     validateRegistration(opts, optionsForm);
     const community = await communities.findByName(opts.community);
     if (community === null) {

@@ -1,6 +1,6 @@
 // Argument checks of `communities.save`, done before anything is read.
 
-import { describe, requireKeyString, requireString } from "../_util.ts";
+import { baseUrlTailProblem, describe, requireKeyString, requireString } from "../_util.ts";
 import { communityByNameKey, keyFits, MAX_TENANT_ID_BYTES, MAX_VALUE_BYTES, webhookByTenantKey } from "../kv/mod.ts";
 import type { Community } from "../types.ts";
 
@@ -33,6 +33,8 @@ export function validateCommunity(community: Community): void {
         `Cannot ${action}: 'baseUrl' must be an absolute http(s) URL, got ${describe(community.baseUrl)}`,
       );
     }
+    const tail = baseUrlTailProblem(String(community.baseUrl));
+    if (tail !== undefined) throw new TypeError(`Cannot ${action}: ${tail}`);
     // A password in the URL would show wherever the community does (lists, pages, the CLI's table); the URL is
     // not echoed here for the same reason. The platform is reached with the community's OAuth tokens.
     if (url.username !== "" || url.password !== "") {
