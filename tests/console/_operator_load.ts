@@ -109,3 +109,16 @@ export function tally(answers: Answer[]): Record<number, number> {
   for (const a of answers) out[a.status] = (out[a.status] ?? 0) + 1;
   return out;
 }
+
+/** The CLI's entry point, which the operator tests run as a child on the console's KV file. */
+export const CLI: string = new URL("../../webhooks/cli.ts", import.meta.url).pathname;
+
+/** Runs the CLI on the KV file at `kvPath` with `args`, to its end: its status and what it said on stderr. */
+export async function operatorCli(kvPath: string, ...args: string[]): Promise<{ code: number; stderr: string }> {
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", CLI, "--kv", kvPath, ...args],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  return { code, stderr: new TextDecoder().decode(stderr) };
+}

@@ -5,20 +5,10 @@
 
 import assert from "node:assert/strict";
 import { withHook } from "./_helpers.ts";
-import { lostOrDoubled, storedTitles, tally, underLoad } from "./_operator_load.ts";
+import { lostOrDoubled, operatorCli, storedTitles, tally, underLoad } from "./_operator_load.ts";
 
 /** The secret the CLI rotates to. */
 const NEW = btoa("a secret the operator rotates to mid-load");
-const CLI = new URL("../../webhooks/cli.ts", import.meta.url).pathname;
-
-async function cli(kvPath: string, ...args: string[]): Promise<{ code: number; stderr: string }> {
-  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", CLI, "--kv", kvPath, ...args],
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  return { code, stderr: new TextDecoder().decode(stderr) };
-}
 
 Deno.test("the CLI's commands on the console's KV file while postbacks flow all succeed, and the console serves on", async () => {
   const dir = await Deno.makeTempDir();
@@ -28,7 +18,7 @@ Deno.test("the CLI's commands on the console's KV file while postbacks flow all 
       const community = (await t.app.webhooks.communities.findByTenantID("sandbox-tenant"))!;
       const failures: string[] = [];
       const wave = async (...commands: string[][]) => {
-        const results = await Promise.all(commands.map((args) => cli(kvPath, ...args)));
+        const results = await Promise.all(commands.map((args) => operatorCli(kvPath, ...args)));
         results.forEach(({ code, stderr }, i) => {
           if (code !== 0) failures.push(`${commands[i].join(" ")}: ${code} ${stderr.trim()}`);
         });
@@ -77,7 +67,7 @@ async function twoOperators(
       let results: { code: number; stderr: string }[] = [];
       const act = (async () => {
         await new Promise((r) => setTimeout(r, 500));
-        results = await Promise.all(runs.map((args) => cli(kvPath, ...args)));
+        results = await Promise.all(runs.map((args) => operatorCli(kvPath, ...args)));
       })();
       const answers = await underLoad({ ...hook, community, until: act, tag, tailMs: 800 });
       await act;
@@ -116,7 +106,7 @@ Deno.test("the previous secret revoked with the CLI while postbacks signed with 
       let result = { code: -1, stderr: "" };
       const act = (async () => {
         await new Promise((r) => setTimeout(r, 500));
-        result = await cli(kvPath, "communities", "revoke-previous-secret", community.name);
+        result = await operatorCli(kvPath, "communities", "revoke-previous-secret", community.name);
         revokedAt = Date.now();
       })();
       const previous = before.clientSecret as string;

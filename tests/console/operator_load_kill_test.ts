@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { withHook } from "./_helpers.ts";
-import { lostOrDoubled, storedTitles, tally, underLoad } from "./_operator_load.ts";
+import { CLI, lostOrDoubled, operatorCli, storedTitles, tally, underLoad } from "./_operator_load.ts";
 import type { Webhook } from "../../webhooks/mod.ts";
 
 /**
@@ -28,7 +28,6 @@ async function writeOldLayout(kv: Deno.Kv, records: Webhook[], extra: number): P
   }
 }
 
-const CLI = new URL("../../webhooks/cli.ts", import.meta.url).pathname;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Starts the CLI on `kvPath`; kills it with SIGKILL after `killAfterMs` unless it ended first. */
@@ -46,15 +45,6 @@ async function killed(kvPath: string, killAfterMs: number, ...args: string[]): P
   const status = await child.status;
   clearTimeout(timer);
   return status;
-}
-
-async function cli(kvPath: string, ...args: string[]): Promise<{ code: number; stderr: string }> {
-  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", CLI, "--kv", kvPath, ...args],
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  return { code, stderr: new TextDecoder().decode(stderr) };
 }
 
 Deno.test("migrate killed mid-run on the console's KV while postbacks flow: none lost, and migrate run again finishes", async () => {
@@ -78,7 +68,7 @@ Deno.test("migrate killed mid-run on the console's KV while postbacks flow: none
       const counts = tally(answers);
       assert.deepEqual(lostOrDoubled(answers, await storedTitles(t.app.deliveries, "mig")), [], JSON.stringify(counts));
       assert.deepEqual(Object.keys(counts), ["200"], JSON.stringify({ counts, kills }));
-      const again = await cli(kvPath, "migrate");
+      const again = await operatorCli(kvPath, "migrate");
       assert.equal(again.code, 0, again.stderr);
       assert.equal((await t.app.webhooks.findByID(hook.id))?.id, hook.id);
       assert.equal((await t.app.webhooks.findByWebhookURL(hook.ref)).length, 1);
@@ -105,7 +95,7 @@ Deno.test("hooks unregister killed mid-run while postbacks flow: none lost, no 5
       const counts = tally(answers);
       assert.deepEqual(lostOrDoubled(answers, await storedTitles(t.app.deliveries, "unk")), [], JSON.stringify(counts));
       assert.ok(Object.keys(counts).every((s) => s === "200" || s === "404"), JSON.stringify({ counts, code }));
-      const again = await cli(kvPath, "hooks", "unregister", hook.id);
+      const again = await operatorCli(kvPath, "hooks", "unregister", hook.id);
       assert.ok(again.code === 0 || /no webhook|not found|gone/i.test(again.stderr), again.stderr);
       assert.equal(await t.app.webhooks.findByID(hook.id), null);
     }, { kv: await Deno.openKv(kvPath), deliveries: { retain: 100_000 } });

@@ -7,11 +7,10 @@
 import assert from "node:assert/strict";
 import { csrfOf, withHook } from "./_helpers.ts";
 import { addDestination } from "./_forward_forms.ts";
-import { lostOrDoubled, storedTitles, tally, underLoad } from "./_operator_load.ts";
+import { CLI, lostOrDoubled, storedTitles, tally, underLoad } from "./_operator_load.ts";
 import { createRelay } from "../../webhooks/mod.ts";
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
-const CLI = new URL("../../webhooks/cli.ts", import.meta.url).pathname;
 
 // The CLI starts in a few hundred ms: negative delays hold the page back instead.
 for (const delayMs of [0, 120, -150, -250, -350]) {
