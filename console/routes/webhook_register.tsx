@@ -29,15 +29,6 @@ import { allCommunities, type RegisterForm } from "./_webhook_parts.tsx";
 
 const ulid = monotonicFactory();
 
-/** Whether `text` is an absolute http(s) URL, as a hook's callback must be. */
-function httpUrl(text: string): boolean {
-  try {
-    return ["http:", "https:"].includes(new URL(text).protocol);
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The community to preselect: the one asked for, else the one last used if
  * it still can register (is connected), else the first connected one, else
@@ -209,14 +200,6 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       return await refuse("System events and content events cannot be mixed in one webhook", "events");
     }
     if (!system && !form.object) return await refuse("Content events need an object (the URI of a place)", "object");
-    // Refused here, the field is marked, and the message does not repeat the URL (the platform's does, password and all).
-    if (form.callback && !httpUrl(form.callback)) {
-      return await refuse(
-        "The callback URL must be an absolute http(s) URL, such as https://app.example/hooks, or blank for this " +
-          "console's receiver",
-        "callback",
-      );
-    }
     const receiverId = form.callback ? null : ulid();
     const callback = form.callback || `${deps.publicUrl}/hooks/${receiverId}`;
     let response;
@@ -228,6 +211,15 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         callback,
       });
     } catch (err) {
+      // Module A checks the callback before any request (a TypeError naming it, API.md): the field is marked, and the
+      // message does not repeat the URL (it may carry a password or a token).
+      if (err instanceof TypeError && err.message.includes("'callback'")) {
+        return await refuse(
+          "The callback URL must be an absolute http(s) URL, such as https://app.example/hooks, or blank for this " +
+            "console's receiver",
+          "callback",
+        );
+      }
       const message = describeError(err);
       if ((err as { uncertain?: unknown } | null)?.uncertain === true) {
         // The platform may have made the hook all the same: this form's token stays spent (and says so), so a
