@@ -1,0 +1,58 @@
+// Two `hooks register` of one request started at the same instant (two operators, a script run twice, a retry
+// loop): each read the community's pending entries before either had written its own, both passed the refusal of
+// an unfinished registration, and the platform got two hooks with the same callback, object and events, the app
+// every postback twice. One must register; the other must refuse (status 1, nothing sent to the platform), saying a
+// registration of the same request is running. Run in one process through `main`, so both reads come before either
+// write; the platform holds each POST until the other command has returned or has posted too.
+
+import assert from "node:assert/strict";
+import { ACCESS, REFRESH, registerAcmeHook, SECRET, withSetup } from "./_cli_setup.ts";
+import { main } from "../../../webhooks/cli.ts";
+
+const CALLBACK = "https://me.example/twice";
+
+/** Runs the CLI's `main` in this process with the set-up's tokens; what it printed, and its status. */
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const env: Record<string, string> = { ACCESS_TOKEN: ACCESS, REFRESH_TOKEN: REFRESH };
+  const code = await main(args, { stdout: (t) => out.push(t), stderr: (t) => err.push(t), env: (n) => env[n] });
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}
+
+Deno.test("cli hooks register twice at the same instant: one registers, the other refuses before any request", async () => {
+  await withSetup(async (kv, platform) => {
+    let posts = 0;
+    const second = Promise.withResolvers<void>();
+    const oneReturned = Promise.withResolvers<void>();
+    platform.beforeAnswer = async (req) => {
+      if (req.method !== "POST" || !new URL(req.url).pathname.endsWith("/api/core/v3/webhooks")) return;
+      if (++posts === 2) second.resolve();
+      await Promise.race([second.promise, oneReturned.promise]);
+    };
+    const args = [...registerAcmeHook(kv), "--callback", CALLBACK];
+    const both = [run(args), run(args)];
+    for (const one of both) one.then(() => oneReturned.resolve(), () => oneReturned.resolve());
+    const [a, b] = await Promise.all(both);
+    platform.beforeAnswer = undefined;
+
+    assert.equal(posts, 1, `the platform got ${posts} registrations`);
+    assert.equal((await platform.listHooks()).length, 1);
+    const [done, refused] = a.code === 0 ? [a, b] : [b, a];
+    assert.equal(done.code, 0, done.err);
+    assert.match(done.out, /^Registered webhook /);
+    assert.equal(refused.code, 1, refused.out);
+    assert.equal(refused.out, "");
+    assert.match(refused.err, /^Error: a registration of this callback \(same object and events\) is running now/);
+    assert.match(refused.err, /--again/);
+    for (const text of [a.out, a.err, b.out, b.err]) {
+      for (const secret of [SECRET, ACCESS, REFRESH]) assert.ok(!text.includes(secret), "a secret printed");
+    }
+
+    // Once the first has finished, the claim is gone: the same command is refused only for what the platform has
+    // (nothing pending now), so a third run registers as before this change.
+    const third = await run(args);
+    assert.equal(third.code, 0, third.err);
+    assert.equal((await platform.listHooks()).length, 2);
+  });
+});
