@@ -2,12 +2,29 @@
 // loop): each read the community's pending entries before either had written its own, both passed the refusal of
 // an unfinished registration, and the platform got two hooks with the same callback, object and events, the app
 // every postback twice. One must register; the other must refuse (status 1, nothing sent to the platform), saying a
-// registration of the same request is running. Run in one process through `main`, so both reads come before either
-// write; the platform holds each POST until the other command has returned or has posted too.
+// registration of the same request is running (or began and did not finish, once the first has written its pending
+// entry). Run in one process through `main`, so both reads come before either write; the platform holds each POST
+// until the other command has returned or has posted too. A claim held with no pending entry yet (its command
+// between its claim and its entry, or killed there) refuses with its own message, until it lapses.
 
 import assert from "node:assert/strict";
 import { ACCESS, REFRESH, registerAcmeHook, SECRET, withSetup } from "./_cli_setup.ts";
 import { main } from "../../../webhooks/cli.ts";
+import { createWebhooks } from "../../../webhooks/mod.ts";
+
+/** How long a claim holds (docs/cli.md: at most 2 minutes). */
+const CLAIM_MS = 2 * 60_000;
+
+/**
+ * Writes the claim that a command claiming `events` to `callback` at `startedAt` holds, as the CLI keeps it: under
+ * the tenant and the SHA-256 of the callback, object and sorted events (written here as another command would).
+ */
+async function claimAs(kv: Deno.Kv, tenantId: string, events: string[], startedAt: number): Promise<void> {
+  const text = JSON.stringify([CALLBACK, "", [...events].sort()]);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+  await kv.set(["cli_register_claim", tenantId, hex], { startedAt, until: startedAt + CLAIM_MS });
+}
 
 const CALLBACK = "https://me.example/twice";
 
@@ -43,7 +60,10 @@ Deno.test("cli hooks register twice at the same instant: one registers, the othe
     assert.match(done.out, /^Registered webhook /);
     assert.equal(refused.code, 1, refused.out);
     assert.equal(refused.out, "");
-    assert.match(refused.err, /^Error: a registration of this callback \(same object and events\) is running now/);
+    assert.match(
+      refused.err,
+      /^Error: a registration of this callback \(same object and events\) (is running now|began at .* did not finish)/,
+    );
     assert.match(refused.err, /--again/);
     for (const text of [a.out, a.err, b.out, b.err]) {
       for (const secret of [SECRET, ACCESS, REFRESH]) assert.ok(!text.includes(secret), "a secret printed");
@@ -54,5 +74,40 @@ Deno.test("cli hooks register twice at the same instant: one registers, the othe
     const third = await run(args);
     assert.equal(third.code, 0, third.err);
     assert.equal((await platform.listHooks()).length, 2);
+  });
+});
+
+Deno.test("cli hooks register while another command holds the claim: refused, says it runs and when its claim lapses", async () => {
+  await withSetup(async (kv, platform) => {
+    const store = await Deno.openKv(kv);
+    try {
+      const acme = await createWebhooks(store).communities.findByName("Acme");
+      assert.ok(acme);
+      // Claimed 30 s ago by a command that has not written its entry yet.
+      await claimAs(store, acme.tenantId, ["user_account"], Date.now() - 30_000);
+      const args = [...registerAcmeHook(kv), "--callback", CALLBACK];
+      const refused = await run(args);
+      assert.equal(refused.code, 1, refused.out);
+      assert.equal(refused.out, "");
+      assert.match(
+        refused.err,
+        /^Error: a registration of this callback \(same object and events\) is running now in another command \(began at \d{4}-\S+Z, 3\d s ago; if that command was killed, its claim lapses in (8\d|9\d) s\)/,
+      );
+      assert.match(refused.err, /--again/);
+      assert.equal((await platform.listHooks()).length, 0);
+
+      // Other events are another request: not refused. --again registers regardless of the claim.
+      assert.equal((await run([...registerAcmeHook(kv), "--events", "user_session", "--callback", CALLBACK])).code, 0);
+      assert.equal((await run([...args, "--again"])).code, 0);
+      assert.equal((await platform.listHooks()).length, 2);
+
+      // A claim that lapsed (its command killed 2 minutes ago) is taken over: the register goes through.
+      await claimAs(store, acme.tenantId, ["user_account"], Date.now() - CLAIM_MS - 1);
+      const after = await run(args);
+      assert.equal(after.code, 0, after.err);
+      assert.equal((await platform.listHooks()).length, 3);
+    } finally {
+      store.close();
+    }
   });
 });
