@@ -37,6 +37,21 @@ Deno.test({
       await page.click("#forward-added button");
       await page.waitForFunction(() => document.querySelector("#forward-added")?.textContent?.includes("Copied."));
       assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
+
+      // A second Copy is said again: the live region gets a new node (a screen reader reads additions), where the
+      // same "Copied." stayed and nothing was announced.
+      await page.evaluate(() => {
+        const said = document.querySelector("#forward-added [aria-live] > *");
+        if (said) (said as HTMLElement).dataset.first = "yes";
+      });
+      await page.click("#forward-added button");
+      await page.waitForFunction(
+        () => {
+          const said = document.querySelector<HTMLElement>("#forward-added [aria-live] > *");
+          return said !== null && said.dataset.first === undefined && said.textContent?.trim() === "Copied.";
+        },
+        { timeout: 5_000 },
+      );
     });
   },
 });
