@@ -20,19 +20,26 @@ export interface CopyButtonProps {
 /** A copy-to-clipboard button, shown once hydrated. */
 export default function CopyButton(props: CopyButtonProps): VNode {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
+  // Each outcome is a new node of the live region: a screen reader reads what is added, so a second Copy that
+  // ends as the first did is said again (the same text left in place was not).
+  const [times, setTimes] = useState(0);
   const [ready, setReady] = useState(false);
   useEffect(() => setReady("clipboard" in navigator), []);
   const copy = () => {
     const text = byId(props.target)?.textContent ?? "";
-    navigator.clipboard.writeText(text).then(() => setState("copied"), () => setState("failed"));
+    const said = (outcome: "copied" | "failed") => {
+      setState(outcome);
+      setTimes((n) => n + 1);
+    };
+    navigator.clipboard.writeText(text).then(() => said("copied"), () => said("failed"));
   };
   return (
     <span class="copy">
       <button type="button" hidden={!ready} onClick={copy}>{props.label}</button>
       {/* Only the outcome is live: the button shown as the script starts would be read out on every load. */}
       <span aria-live="polite">
-        {state === "copied" && " Copied."}
-        {state === "failed" && " Could not copy: select the text instead."}
+        {state === "copied" && <span key={times}>{" Copied."}</span>}
+        {state === "failed" && <span key={times}>{" Could not copy: select the text instead."}</span>}
       </span>
     </span>
   );
