@@ -8,7 +8,10 @@
 // between its claim and its entry, or killed there) refuses with its own message, until it lapses.
 
 import assert from "node:assert/strict";
-import { ACCESS, REFRESH, registerAcmeHook, SECRET, withSetup } from "./_cli_setup.ts";
+import { ACCESS, addAcme, REFRESH, registerAcmeHook, SECRET, withSetup } from "./_cli_setup.ts";
+import { type Platform, startPlatform } from "../platform.ts";
+import { startKvConnectServer } from "../../../kvconnect/mod.ts";
+import { TEST_TOKEN } from "../../kvconnect/token.ts";
 import { main } from "../../../webhooks/cli.ts";
 import { createWebhooks } from "../../../webhooks/mod.ts";
 
@@ -37,44 +40,61 @@ async function run(args: string[]): Promise<{ code: number; out: string; err: st
   return { code, out: out.join("\n"), err: err.join("\n") };
 }
 
+/** Two `hooks register` of one request at once on the KV at `kv`: one registers, the other refuses; then a third. */
+async function twiceAtOnce(kv: string, platform: Platform): Promise<void> {
+  let posts = 0;
+  const second = Promise.withResolvers<void>();
+  const oneReturned = Promise.withResolvers<void>();
+  platform.beforeAnswer = async (req) => {
+    if (req.method !== "POST" || !new URL(req.url).pathname.endsWith("/api/core/v3/webhooks")) return;
+    if (++posts === 2) second.resolve();
+    await Promise.race([second.promise, oneReturned.promise]);
+  };
+  const args = [...registerAcmeHook(kv), "--callback", CALLBACK];
+  const both = [run(args), run(args)];
+  for (const one of both) one.then(() => oneReturned.resolve(), () => oneReturned.resolve());
+  const [a, b] = await Promise.all(both);
+  platform.beforeAnswer = undefined;
+
+  assert.equal(posts, 1, `the platform got ${posts} registrations`);
+  assert.equal((await platform.listHooks()).length, 1);
+  const [done, refused] = a.code === 0 ? [a, b] : [b, a];
+  assert.equal(done.code, 0, done.err);
+  assert.match(done.out, /^Registered webhook /);
+  assert.equal(refused.code, 1, refused.out);
+  assert.equal(refused.out, "");
+  assert.match(
+    refused.err,
+    /^Error: a registration of this callback \(same object and events\) (is running now|began at .* did not finish)/,
+  );
+  assert.match(refused.err, /--again/);
+  for (const text of [a.out, a.err, b.out, b.err]) {
+    for (const secret of [SECRET, ACCESS, REFRESH]) assert.ok(!text.includes(secret), "a secret printed");
+  }
+
+  // Once the first has finished, its claim is deleted and no entry is pending: the same command registers again,
+  // as before this change (a second hook of one request on purpose).
+  const third = await run(args);
+  assert.equal(third.code, 0, third.err);
+  assert.equal((await platform.listHooks()).length, 2);
+}
+
 Deno.test("cli hooks register twice at the same instant: one registers, the other refuses before any request", async () => {
-  await withSetup(async (kv, platform) => {
-    let posts = 0;
-    const second = Promise.withResolvers<void>();
-    const oneReturned = Promise.withResolvers<void>();
-    platform.beforeAnswer = async (req) => {
-      if (req.method !== "POST" || !new URL(req.url).pathname.endsWith("/api/core/v3/webhooks")) return;
-      if (++posts === 2) second.resolve();
-      await Promise.race([second.promise, oneReturned.promise]);
-    };
-    const args = [...registerAcmeHook(kv), "--callback", CALLBACK];
-    const both = [run(args), run(args)];
-    for (const one of both) one.then(() => oneReturned.resolve(), () => oneReturned.resolve());
-    const [a, b] = await Promise.all(both);
-    platform.beforeAnswer = undefined;
+  await withSetup(twiceAtOnce);
+});
 
-    assert.equal(posts, 1, `the platform got ${posts} registrations`);
-    assert.equal((await platform.listHooks()).length, 1);
-    const [done, refused] = a.code === 0 ? [a, b] : [b, a];
-    assert.equal(done.code, 0, done.err);
-    assert.match(done.out, /^Registered webhook /);
-    assert.equal(refused.code, 1, refused.out);
-    assert.equal(refused.out, "");
-    assert.match(
-      refused.err,
-      /^Error: a registration of this callback \(same object and events\) (is running now|began at .* did not finish)/,
-    );
-    assert.match(refused.err, /--again/);
-    for (const text of [a.out, a.err, b.out, b.err]) {
-      for (const secret of [SECRET, ACCESS, REFRESH]) assert.ok(!text.includes(secret), "a secret printed");
-    }
-
-    // Once the first has finished, the claim is gone: the same command is refused only for what the platform has
-    // (nothing pending now), so a third run registers as before this change.
-    const third = await run(args);
-    assert.equal(third.code, 0, third.err);
-    assert.equal((await platform.listHooks()).length, 2);
-  });
+Deno.test("cli hooks register twice at the same instant on a KV Connect --kv URL: one registers, the other refuses", async () => {
+  Deno.env.set("DENO_KV_ACCESS_TOKEN", TEST_TOKEN);
+  const server = await startKvConnectServer({ path: ":memory:", token: TEST_TOKEN });
+  const platform = await startPlatform({ clientSecret: SECRET });
+  try {
+    const added = await run(addAcme(server.url, platform.url));
+    assert.equal(added.code, 0, added.err);
+    await twiceAtOnce(server.url, platform);
+  } finally {
+    await platform.close();
+    await server.close();
+  }
 });
 
 Deno.test("cli hooks register while another command holds the claim: refused, says it runs and when its claim lapses", async () => {
