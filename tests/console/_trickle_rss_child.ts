@@ -1,8 +1,15 @@
 // Child of trickle_rss_test.ts: serves, on 127.0.0.1 (port 0), either the
 // console over a `:memory:` KV (`console`) or a bare Deno.serve whose handler
 // reads the body for 10 s, as the receiver does, and answers 408 (`bare`);
-// prints `listening <port>` and answers GET /memory with its resident set
-// size (RSS) in bytes.
+// prints `listening <port>`; answers GET /memory with its heap plus external
+// bytes after a full GC (run with --v8-flags=--expose-gc), and GET /sockets
+// with how many sockets it holds open (its listener and the test's own
+// connection among them) and its resident set size (RSS), for the log.
+
+import { measuredBytes } from "../_memory.ts";
+
+// Fails at once without --expose-gc, before anything is served.
+measuredBytes();
 
 const kind = Deno.args[0];
 if (kind !== "console" && kind !== "bare") throw new Error(`Give 'console' or 'bare', got ${kind}`);
@@ -25,10 +32,26 @@ async function bare(request: Request): Promise<Response> {
   return late ? Response.json({ error: "Request timeout" }, { status: 408 }) : Response.json({ ok: true });
 }
 
+/** How many of this process's file descriptors are sockets (Linux: /proc/self/fd). */
+function openSockets(): number {
+  let count = 0;
+  for (const entry of Deno.readDirSync("/proc/self/fd")) {
+    try {
+      if (Deno.readLinkSync(`/proc/self/fd/${entry.name}`).startsWith("socket:")) count++;
+    } catch {
+      // Closed while the folder was read (the listing's own descriptor).
+    }
+  }
+  return count;
+}
+
 let handler: (request: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response> = bare;
 const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request, info) => {
   if (request.method === "GET" && new URL(request.url).pathname === "/memory") {
-    return Response.json({ bytes: Deno.memoryUsage().rss });
+    return Response.json({ bytes: measuredBytes() });
+  }
+  if (request.method === "GET" && new URL(request.url).pathname === "/sockets") {
+    return Response.json({ sockets: openSockets(), rss: Deno.memoryUsage().rss });
   }
   return handler(request, info);
 });
