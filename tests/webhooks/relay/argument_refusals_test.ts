@@ -88,3 +88,42 @@ Deno.test("destinations.update() refuses a patch that is not an object with a Ty
     kv.close();
   }
 });
+
+Deno.test("relay.write() refuses what is not a receiver's postback, adding nothing to the commit", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv, { allowPrivateNetwork: true });
+  try {
+    await relay.destinations.add({ url: "http://127.0.0.1:9/hooks" });
+    const before = await everything(kv);
+    for (const postback of [null, {}, { webhook: { id: "h1" } }, { webhook: { id: 1 }, postbackId: "p" }]) {
+      const atomic = kv.atomic();
+      assert.throws(
+        () => relay.write(postback as never, atomic),
+        new TypeError("Cannot write to the relay: 'postback' must be a postback of a receiver"),
+      );
+      assert.equal((await atomic.commit()).ok, true);
+    }
+    assert.deepEqual(await everything(kv), before);
+  } finally {
+    await relay.close();
+    kv.close();
+  }
+});
+
+Deno.test("relay.redeliver() refuses an entry id that is not a non-empty string with a TypeError", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const relay = createRelay(kv);
+  try {
+    for (const id of ["", null, 42]) {
+      await assert.rejects(
+        relay.redeliver(id as never),
+        (error: Error) =>
+          error instanceof TypeError && /Cannot redeliver: 'entryId' must be a non-empty string/.test(error.message),
+      );
+    }
+    assert.deepEqual(await everything(kv), []);
+  } finally {
+    await relay.close();
+    kv.close();
+  }
+});
