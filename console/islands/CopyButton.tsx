@@ -17,6 +17,9 @@ export interface CopyButtonProps {
   label: string;
 }
 
+/** What the live region says of each outcome; the leading space parts it from the button's label. */
+const SAID = { copied: " Copied.", failed: " Could not copy: select the text instead." };
+
 /** A copy-to-clipboard button, shown once hydrated. */
 export default function CopyButton(props: CopyButtonProps): VNode {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
@@ -38,8 +41,8 @@ export default function CopyButton(props: CopyButtonProps): VNode {
       <button type="button" hidden={!ready} onClick={copy}>{props.label}</button>
       {/* Only the outcome is live: the button shown as the script starts would be read out on every load. */}
       <span aria-live="polite">
-        {state === "copied" && <span key={times}>{" Copied."}</span>}
-        {state === "failed" && <span key={times}>{" Could not copy: select the text instead."}</span>}
+        {state === "copied" && <span key={times}>{SAID.copied}</span>}
+        {state === "failed" && <span key={times}>{SAID.failed}</span>}
       </span>
     </span>
   );

@@ -4,16 +4,11 @@
  *
  * @module
  */
+
 /** Key of one stored delivery with its payload. */
 export function deliveryKey(id: string): Deno.KvKey {
   return ["console_delivery_body", id];
 }
-
-/**
- * The delivery sequence: a counter bumped in the same atomic operation that
- * makes a postback's deliveries visible, so its order is commit order.
- */
-export const DELIVERY_SEQ_KEY: Deno.KvKey = ["console_delivery_seq"];
 
 /** Key of the summary of delivery number `seq` of the sequence. */
 export function deliveryViewKey(seq: number): Deno.KvKey {

@@ -15,11 +15,6 @@ import { eventCatalog, examplePostback } from "../../sandbox/mod.ts";
 /** Where the examples say they come from when the sandbox is off. */
 const EXAMPLE_COMMUNITY = "https://community.example.com";
 
-/** The anchor of an event on the catalog page. */
-export function eventAnchor(name: string): string {
-  return `/events#event-${encodeURIComponent(name)}`;
-}
-
 /** Adds `/events` to `app`. */
 export function eventRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   app.get("/events", (c) => {

@@ -28,6 +28,16 @@ Deno.test("createSandbox() rejects bad options with TypeError or RangeError", as
       () => createSandbox({ kv, fetch: "no" as unknown as typeof fetch }),
       TypeError,
     );
+    for (const options of [null, "kv"]) {
+      assert.throws(
+        () => createSandbox(options as unknown as SandboxOptions),
+        new TypeError(`Cannot create sandbox: 'options' must be an object, got ${options}`),
+      );
+    }
+    assert.throws(
+      () => createSandbox({ kv, now: 5 as unknown as () => number }),
+      new TypeError("Cannot create sandbox: 'now' must be a function, got 5"),
+    );
   } finally {
     kv.close();
   }

@@ -85,11 +85,6 @@ export function table(head: string[], rows: unknown[][]): string {
 /** The head of a table of communities. */
 export const COMMUNITY_HEAD = ["NAME", "TENANT", "BASE URL", "CLIENT ID", "SECRET", "TOKENS"];
 
-/** The row of a community in a table. */
-export function communityRow(community: Community): unknown[] {
-  return publicRow(publicCommunity(community));
-}
-
 function publicRow(c: PublicCommunity): unknown[] {
   return [
     c.name,

@@ -45,6 +45,12 @@ Deno.test("createReceiver() checks its arguments", async () => {
       new TypeError("Cannot create receiver: 'hooks' was not made by createWebhooks; pass the KV as 'kv'"),
     );
     assert.ok(createReceiver({ ...hooks }, { onPostback, kv }));
+    for (const notHooks of [null, "hooks", { communities: {} }]) {
+      assert.throws(
+        () => createReceiver(notHooks as never, { onPostback, kv }),
+        new TypeError("Cannot create receiver: 'hooks' must be the store made by createWebhooks"),
+      );
+    }
     for (const name of ["maxBytes", "maxItems", "bodyTimeoutMs", "claimLeaseMs"]) {
       assert.throws(
         () => createReceiver(hooks, { onPostback, [name]: 0 }),

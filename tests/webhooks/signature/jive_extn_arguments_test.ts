@@ -36,6 +36,12 @@ Deno.test("signJiveExtn() throws a TypeError naming a bad parameter", async () =
       "Cannot sign: 'timestamp' must be a non-negative integer of milliseconds, got 1.5",
     ),
   );
+  for (const params of [null, "tenant"]) {
+    await assert.rejects(
+      () => signJiveExtn(params as never, SECRET),
+      new TypeError(`Cannot sign: 'params' must be an object, got ${params}`),
+    );
+  }
 });
 
 Deno.test("verifyJiveExtn() throws a RangeError for a negative maxAgeMs", async () => {
