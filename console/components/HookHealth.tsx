@@ -20,6 +20,8 @@ export interface HookHealth {
   total: number;
   /** How many of those were rejected. */
   rejected: number;
+  /** Set when more than {@linkcode HEALTH_SAMPLE} came in the last 24 hours: `total` is then the newest ones only. */
+  more?: true;
 }
 
 /** Where the health is read from: the delivery store's `list`. */
@@ -55,12 +57,15 @@ export async function hookHealth(
 ): Promise<Map<string, HookHealth>> {
   const out = new Map<string, HookHealth>();
   await Promise.all(hookIds.map(async (hookId) => {
-    const rows = await source.list({ hookId, limit: HEALTH_SAMPLE });
-    const recent = rows.filter((r) => Date.parse(r.receivedAt) >= now - 24 * 3_600_000);
+    // One more than the sample: whether the day held more than the sample is known, not guessed.
+    const rows = await source.list({ hookId, limit: HEALTH_SAMPLE + 1 });
+    const day = rows.filter((r) => Date.parse(r.receivedAt) >= now - 24 * 3_600_000);
+    const recent = day.slice(0, HEALTH_SAMPLE);
     out.set(hookId, {
       ...(rows[0] ? { last: rows[0].receivedAt } : {}),
       total: recent.length,
       rejected: recent.filter((r) => r.status !== 200 || r.reason).length,
+      ...(day.length > HEALTH_SAMPLE ? { more: true as const } : {}),
     });
   }));
   return out;
@@ -74,7 +79,11 @@ export function HealthText({ health }: { health?: HookHealth }): VNode {
     <span class="health">
       Last: <LocalTime iso={health.last} />.{" "}
       <span class={health.rejected ? "status-bad" : undefined}>
-        {health.total ? `${share}% rejected of ${health.total} in 24 h` : "none in 24 h"}
+        {!health.total
+          ? "none in 24 h"
+          : health.more
+          ? `${share}% rejected of the latest ${health.total} (more in 24 h)`
+          : `${share}% rejected of ${health.total} in 24 h`}
       </span>
     </span>
   );

@@ -66,3 +66,30 @@ Deno.test("sandbox: a form posted from another site is refused 403 by name, the 
     }
   });
 });
+
+Deno.test("sandbox: a redeliver sent as a form (docs/sandbox.md) is refused 415 naming the content type, and sends nothing", async () => {
+  let posts = 0;
+  const app = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
+    posts++;
+    await req.body?.cancel();
+    return new Response("ok");
+  });
+  try {
+    await withServed(async ({ base, origin, sandbox }) => {
+      const callback = `http://127.0.0.1:${app.addr.port}/hook`;
+      const id = String((await sandbox.createHook(origin, { events: ["user_account"], callback })).id);
+      const { delivered: [sent] } = await sandbox.trigger({ webhookId: id });
+      assert.equal(posts, 1);
+      const res = await fetch(`${base}/redeliver`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: origin },
+        body: new URLSearchParams({ webhookId: id, timestamp: String(sent.timestamp) }),
+      });
+      assert.equal(res.status, 415);
+      assert.match((await res.json()).error, /Content-Type: application\/json/);
+      assert.equal(posts, 1, "nothing sent again");
+    });
+  } finally {
+    await app.shutdown();
+  }
+});
