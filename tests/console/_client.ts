@@ -117,6 +117,16 @@ export function parse(html: string): { document: Document; close(): void } {
   };
 }
 
+/** The text of a page's error (`#page-error`), trimmed, or `null` when the page shows none. */
+export function pageError(html: string): string | null {
+  const page = parse(html);
+  try {
+    return page.document.querySelector("#page-error")?.textContent?.trim() ?? null;
+  } finally {
+    page.close();
+  }
+}
+
 /** Reads the CSRF token of the first form of a page. */
 export function csrfOf(html: string): string {
   const page = parse(html);

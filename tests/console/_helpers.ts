@@ -13,7 +13,7 @@ import { Client, csrfOf, parse } from "./_client.ts";
 import { registerFormFields } from "./_form_fields.ts";
 import { closeWithin } from "./_close_within.ts";
 
-export { Client, collectPages, csrfOf, parse } from "./_client.ts";
+export { Client, collectPages, csrfOf, pageError, parse } from "./_client.ts";
 export { redeliverFields, registerFormFields, replayFields, testEventFields } from "./_form_fields.ts";
 
 /** A console served for a test. */

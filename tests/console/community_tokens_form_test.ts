@@ -3,21 +3,11 @@
 // were set.
 
 import assert from "node:assert/strict";
-import { parse, signInAtForm, startConsole } from "./_helpers.ts";
+import { pageError, parse, signInAtForm, startConsole } from "./_helpers.ts";
 import { noSecrets } from "./_no_secrets.ts";
 
 const REFRESH = "refresh-token-typed-789";
 const ACCESS = "access-token-typed-321";
-
-/** The text of the page's error, or null. */
-function pageError(html: string): string | null {
-  const page = parse(html);
-  try {
-    return page.document.querySelector("#page-error")?.textContent?.trim() ?? null;
-  } finally {
-    page.close();
-  }
-}
 
 Deno.test("adding a community with a refresh token but no access token answers 400 saying so, storing nothing", async () => {
   const t = await startConsole();

@@ -3,18 +3,8 @@
 // page with an error saying so, and the community's stored tokens are left as they were.
 
 import assert from "node:assert/strict";
-import { approveConsent, type Client, parse, signIn, startConsole } from "./_helpers.ts";
+import { approveConsent, type Client, pageError, signIn, startConsole } from "./_helpers.ts";
 import { noSecrets } from "./_no_secrets.ts";
-
-/** The text of the page's error, or null. */
-function pageError(html: string): string | null {
-  const page = parse(html);
-  try {
-    return page.document.querySelector("#page-error")?.textContent?.trim() ?? null;
-  } finally {
-    page.close();
-  }
-}
 
 Deno.test("Connect on a community without an OAuth client id says to set one first, and goes nowhere", async () => {
   const t = await startConsole({ preconnectSandbox: false });

@@ -3,17 +3,7 @@
 // page's error saying why, and nothing is registered or sent.
 
 import assert from "node:assert/strict";
-import { csrfOf, parse, postRegisterForm, withSignedIn } from "./_helpers.ts";
-
-/** The text of the page's error, or null. */
-function pageError(html: string): string | null {
-  const page = parse(html);
-  try {
-    return page.document.querySelector("#page-error")?.textContent?.trim() ?? null;
-  } finally {
-    page.close();
-  }
-}
+import { csrfOf, pageError, parse, postRegisterForm, withSignedIn } from "./_helpers.ts";
 
 Deno.test("the register form naming an unknown event answers 400 naming it, and registers nothing", async () => {
   await withSignedIn({}, async ({ t, client }) => {

@@ -2,17 +2,7 @@
 // operator): each is refused with the page's error saying the hook is gone, and nothing is sent again.
 
 import assert from "node:assert/strict";
-import { parse, redeliverFields, replayFields, trigger, withHook } from "./_helpers.ts";
-
-/** The text of the page's error, or null. */
-function pageError(html: string): string | null {
-  const page = parse(html);
-  try {
-    return page.document.querySelector("#page-error")?.textContent?.trim() ?? null;
-  } finally {
-    page.close();
-  }
-}
+import { pageError, redeliverFields, replayFields, trigger, withHook } from "./_helpers.ts";
 
 Deno.test("Redeliver and Replay of a delivery whose hook was unregistered meanwhile are refused, sending nothing", async () => {
   await withHook(async (t, { id, platformId }, client) => {
