@@ -3,26 +3,18 @@
 
 import assert from "node:assert/strict";
 import { type Community, createWebhooks, type Webhook, type Webhooks } from "../../webhooks/mod.ts";
-import { communityOf, type Platform, startPlatform } from "./platform.ts";
+import { type Platform, withCommunity } from "./platform.ts";
 import { CALLBACK, EVENTS, OBJECT } from "./_processes.ts";
 
 /** A fresh in-memory KV, the sandbox platform, its community and one registered hook, closed after `fn`. */
 async function withHook(
   fn: (hooks: Webhooks, platform: Platform, community: Community, record: Webhook, kv: Deno.Kv) => Promise<void>,
 ): Promise<void> {
-  const kv = await Deno.openKv(":memory:");
-  const platform = await startPlatform();
-  try {
-    const hooks = createWebhooks(kv);
-    const community: Community = communityOf(platform);
-    await hooks.communities.save(community);
+  await withCommunity(async (hooks, platform, community, kv) => {
     const answer = await hooks.register(community.name, EVENTS, OBJECT, CALLBACK);
     const [record] = await hooks.findByWebhookURL(answer.entity.resources!.self!.ref!);
     await fn(hooks, platform, community, record, kv);
-  } finally {
-    await platform.close();
-    kv.close();
-  }
+  });
 }
 
 /** Every key and value in the KV, to show that a refused call changed nothing. */

@@ -6,6 +6,7 @@
 
 import { Hono } from "hono";
 import { ANTI_HIJACKING_PREFIX, createSandbox, type Sandbox } from "../../sandbox/mod.ts";
+import { type Community, createWebhooks, type Webhooks } from "../../webhooks/mod.ts";
 
 export const HIJACK = ANTI_HIJACKING_PREFIX;
 
@@ -226,6 +227,18 @@ export async function withPlatform(
     await platform.close();
     kv?.close();
   }
+}
+
+/** Runs `fn` with a fresh in-memory KV, a platform and its community saved in a `createWebhooks` store, closing all. */
+export async function withCommunity(
+  fn: (hooks: Webhooks, platform: Platform, community: Community, kv: Deno.Kv) => Promise<void>,
+): Promise<void> {
+  await withPlatform(async (kv, platform) => {
+    const hooks = createWebhooks(kv);
+    const community: Community = communityOf(platform);
+    await hooks.communities.save(community);
+    await fn(hooks, platform, community, kv);
+  });
 }
 
 /** Every key under a prefix, for checks on what was stored. */

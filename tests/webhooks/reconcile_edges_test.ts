@@ -2,26 +2,9 @@
 // there) and a hook whose object was changed on the platform (fix brings the record level with it).
 
 import assert from "node:assert/strict";
-import { type Community, createWebhooks, type Webhooks } from "../../webhooks/mod.ts";
-import { communityOf, HIJACK, type Platform, startPlatform } from "./platform.ts";
-import { CALLBACK, EVENTS, OBJECT } from "./_processes.ts";
 
-/** A fresh in-memory KV, the sandbox platform and its community, closed after `fn`. */
-async function withMemory(
-  fn: (hooks: Webhooks, platform: Platform, community: Community) => Promise<void>,
-): Promise<void> {
-  const kv = await Deno.openKv(":memory:");
-  const platform = await startPlatform();
-  try {
-    const hooks = createWebhooks(kv);
-    const community: Community = communityOf(platform);
-    await hooks.communities.save(community);
-    await fn(hooks, platform, community);
-  } finally {
-    await platform.close();
-    kv.close();
-  }
-}
+import { HIJACK, withCommunity } from "./platform.ts";
+import { CALLBACK, EVENTS, OBJECT } from "./_processes.ts";
 
 Deno.test("reconcile() refuses a links.next page on another origin: no request goes there and nothing is fixed", async () => {
   const elsewhere: (string | null)[] = [];
@@ -30,7 +13,7 @@ Deno.test("reconcile() refuses a links.next page on another origin: no request g
     return Response.json({ list: [] });
   });
   try {
-    await withMemory(async (hooks, platform, community) => {
+    await withCommunity(async (hooks, platform, community) => {
       const answer = await hooks.register(community.name, EVENTS, OBJECT, CALLBACK);
       const [record] = await hooks.findByWebhookURL(answer.entity.resources!.self!.ref!);
       await platform.removeHook(answer.entity.id!); // dangling: a fix would remove the record
@@ -56,7 +39,7 @@ Deno.test("reconcile() refuses a links.next page on another origin: no request g
 });
 
 Deno.test("reconcile() with fix saves a hook's object changed on the platform into its record", async () => {
-  await withMemory(async (hooks, platform, community) => {
+  await withCommunity(async (hooks, platform, community) => {
     const answer = await hooks.register(community.name, EVENTS, OBJECT, CALLBACK);
     const [record] = await hooks.findByWebhookURL(answer.entity.resources!.self!.ref!);
     // Another client moves the hook to another place, callback and events kept.

@@ -3,29 +3,12 @@
 // renewal in the middle of paging.
 
 import assert from "node:assert/strict";
-import { type Community, createWebhooks, type Webhooks } from "../../webhooks/mod.ts";
-import { communityOf, HIJACK, keysUnder, type Platform, startPlatform } from "./platform.ts";
+import { type Community, type Webhooks } from "../../webhooks/mod.ts";
+import { HIJACK, keysUnder, type Platform, withCommunity } from "./platform.ts";
 import { assertNothingToDo, CALLBACK, EVENTS, ids, OBJECT } from "./_processes.ts";
 
-/** A fresh in-memory KV, the sandbox platform and its community, closed after `fn`. */
-async function withMemory(
-  fn: (hooks: Webhooks, platform: Platform, community: Community, kv: Deno.Kv) => Promise<void>,
-): Promise<void> {
-  const kv = await Deno.openKv(":memory:");
-  const platform = await startPlatform();
-  try {
-    const hooks = createWebhooks(kv);
-    const community: Community = communityOf(platform);
-    await hooks.communities.save(community);
-    await fn(hooks, platform, community, kv);
-  } finally {
-    await platform.close();
-    kv.close();
-  }
-}
-
 Deno.test("reconcile() reports a hook deleted on the platform as dangling and fix removes its record", async () => {
-  await withMemory(async (hooks, platform, community, kv) => {
+  await withCommunity(async (hooks, platform, community, kv) => {
     const kept = await hooks.register(community.name, EVENTS, OBJECT, `${CALLBACK}/kept`);
     const gone = await hooks.register(community.name, EVENTS, OBJECT, `${CALLBACK}/gone`);
     const [keptRecord] = await hooks.findByWebhookURL(kept.entity.resources!.self!.ref!);
@@ -53,7 +36,7 @@ Deno.test("reconcile() reports a hook deleted on the platform as dangling and fi
 });
 
 Deno.test("reconcile() deletes an unexplained orphan on the platform only with deleteUnknown", async () => {
-  await withMemory(async (hooks, platform, community, kv) => {
+  await withCommunity(async (hooks, platform, community, kv) => {
     const stranger = await platform.addHook({
       events: EVENTS,
       object: OBJECT,
@@ -95,7 +78,7 @@ function pageStarts(total: number): (string | null)[] {
 }
 
 Deno.test("reconcile() asks for GET {base}/api/core/v3/webhooks and follows every links.next page", async () => {
-  await withMemory(async (hooks, platform, community) => {
+  await withCommunity(async (hooks, platform, community) => {
     const saved = await manyHooks(hooks, platform, community, 250);
     assertNothingToDo(await hooks.reconcile(community, { fix: true, deleteUnknown: true }), saved);
     const gets = platform.requests("GET", "/api/core/v3/webhooks");
@@ -107,7 +90,7 @@ Deno.test("reconcile() asks for GET {base}/api/core/v3/webhooks and follows ever
 });
 
 Deno.test("reconcile() renews the tokens on a 401 in the middle of paging and stores them on the community", async () => {
-  await withMemory(async (hooks, platform, community) => {
+  await withCommunity(async (hooks, platform, community) => {
     const saved = await manyHooks(hooks, platform, community, 250);
     let refused = false;
     platform.override = async (req, url) => {
