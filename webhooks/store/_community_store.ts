@@ -224,8 +224,13 @@ export function createCommunities(kv: Deno.Kv): Communities {
         const current = await communityAt(tenantId, false);
         removed = current?.value != null;
         if (!removed) return null;
-        const op = kv.atomic().check(current!).delete(communityKey(tenantId))
-          .delete(communityByNameKey(current!.value!.name));
+        const op = kv.atomic().check(current!).delete(communityKey(tenantId));
+        // Its name's pointer goes when it is this tenant's: a name edited into junk keys none, one copied is another's.
+        const name: unknown = current!.value!.name;
+        const byName = typeof name === "string" && keyFits(communityByNameKey(name))
+          ? await kv.get<unknown>(communityByNameKey(name))
+          : null;
+        if (byName?.value === tenantId) op.check(byName).delete(byName.key);
         // A tenant id stored by an earlier version, too long for this key, has nothing under it.
         if (keyFits(communitySecretPreviousKey(tenantId))) op.delete(communitySecretPreviousKey(tenantId));
         return [op];
