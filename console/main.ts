@@ -25,7 +25,7 @@
 
 import { type ConsoleApp, createApp, DEFAULT_RATE_LIMITS, type OAuthProvider } from "./app.ts";
 import { keepServing } from "../webhooks/mod.ts";
-import { kvOpenRefusal, openKv } from "./_kv_path.ts";
+import { isKvConnectUrl, kvOpenRefusal, openKv } from "./_kv_path.ts";
 
 function env(name: string): string | undefined {
   const v = Deno.env.get(name);
@@ -258,7 +258,7 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
     );
   }
 
-  const where = kvPath.startsWith("http") ? "a KV Connect database" : kvPath;
+  const where = isKvConnectUrl(kvPath) ? "a KV Connect database" : kvPath;
   console.log(
     `Console listening on ${publicUrl} (KV: ${where}; sandbox: ${app.sandbox ? "on" : "off"})`,
   );
