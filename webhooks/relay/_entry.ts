@@ -122,6 +122,15 @@ export function isStoredEntry(value: unknown): value is StoredEntry {
     !Number.isNaN(new Date(v.acceptedAt).getTime());
 }
 
+/** The body of `entry`, or `null` when JSON cannot write its activity (edited by hand: no postback holds such). */
+export function writtenBody(entry: Item): string | null {
+  try {
+    return bodyOf(entry);
+  } catch {
+    return null;
+  }
+}
+
 /** Whether JSON can write `value`: one holding a BigInt or a cycle (KV keeps both; no postback holds one) cannot. */
 function jsonWritable(value: unknown): boolean {
   try {
