@@ -25,6 +25,7 @@
 
 import { type ConsoleApp, createApp, DEFAULT_RATE_LIMITS, type OAuthProvider } from "./app.ts";
 import { keepServing } from "../webhooks/mod.ts";
+import { isKvConnectUrl, kvOpenRefusal, openKv } from "./_kv_path.ts";
 
 function env(name: string): string | undefined {
   const v = Deno.env.get(name);
@@ -140,15 +141,6 @@ function isLoopback(hostname: string): boolean {
   return written === "[::1]" || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(written ?? "");
 }
 
-async function openKv(location: string): Promise<Deno.Kv> {
-  const remote = /^https?:\/\//.test(location);
-  if (!remote && location !== ":memory:") {
-    const dir = location.includes("/") ? location.slice(0, location.lastIndexOf("/")) : "";
-    if (dir) await Deno.mkdir(dir, { recursive: true });
-  }
-  return await Deno.openKv(location);
-}
-
 /**
  * Starts the console from the environment. `open` opens its KV (the load
  * test passes one that counts commits).
@@ -188,7 +180,8 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
         "32 or more random characters (openssl rand -hex 32)",
     );
   }
-  const kv = await open(kvPath);
+  // A folder, a file that is no database, a path under a file: said in one line naming KV_PATH, the file untouched.
+  const kv = await open(kvPath).catch((err) => fail(kvOpenRefusal(kvPath, err)));
 
   // Listen first, so that PORT=0 gives a known public URL to the app.
   let handler: (req: Request, info?: Deno.ServeHandlerInfo) => Response | Promise<Response> = () =>
@@ -265,7 +258,7 @@ export async function main(open: (location: string) => Promise<Deno.Kv> = openKv
     );
   }
 
-  const where = kvPath.startsWith("http") ? "a KV Connect database" : kvPath;
+  const where = isKvConnectUrl(kvPath) ? "a KV Connect database" : kvPath;
   console.log(
     `Console listening on ${publicUrl} (KV: ${where}; sandbox: ${app.sandbox ? "on" : "off"})`,
   );

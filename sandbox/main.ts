@@ -39,7 +39,13 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`PORT must be a whole number from 0 to 65535, got '${rawPort}'`);
   Deno.exit(2);
 }
-const kv = await Deno.openKv(env("SANDBOX_KV_PATH") ?? ":memory:");
+const kvPath = env("SANDBOX_KV_PATH") ?? ":memory:";
+// A missing folder or a file that is no database: said in one line naming the variable, the file untouched.
+const kv = await Deno.openKv(kvPath).catch((err) => {
+  const why = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, " ").trim();
+  console.error(`Cannot start the sandbox: cannot open SANDBOX_KV_PATH '${kvPath}': ${why}`);
+  return Deno.exit(1);
+});
 const sandbox = createSandbox({ kv, basePath: "/sandbox" });
 const app = new Hono();
 app.route("/sandbox", sandbox.app);

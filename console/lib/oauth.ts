@@ -8,7 +8,7 @@
 
 import * as oauth from "oauth4webapi";
 import { capped } from "./outbound.ts";
-import { CallbackLinkError } from "./oauth_errors.ts";
+import { CallbackLinkError, UserSubjectError } from "./oauth_errors.ts";
 import type { Community } from "../../webhooks/mod.ts";
 
 export { describeOAuthError, providerBusy, tooManyRequestsMessage } from "./oauth_errors.ts";
@@ -197,6 +197,9 @@ export async function exchangeCode(
   };
 }
 
+/** The longest `sub` taken (OpenID Connect Core 1.0, section 2): it keys the user's records in KV. */
+const MAX_SUB_LENGTH = 255;
+
 /**
  * Asks the provider's userinfo endpoint who holds the token.
  *
@@ -227,6 +230,9 @@ export async function fetchUser(
     oauth.skipSubjectCheck,
     response,
   );
+  if (info.sub.length > MAX_SUB_LENGTH) {
+    throw new UserSubjectError(`is longer than the ${MAX_SUB_LENGTH} characters OpenID Connect allows`);
+  }
   const name = typeof info.name === "string"
     ? info.name
     : typeof info.preferred_username === "string"

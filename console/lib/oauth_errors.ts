@@ -62,9 +62,21 @@ export class CallbackLinkError extends Error {
   }
 }
 
+/**
+ * The provider's userinfo answer names its user by a `sub` the console cannot keep: longer than the 255 characters
+ * OpenID Connect allows (it keys the user's records, and KV's keys hold 2 KiB). Its message never quotes the `sub`.
+ */
+export class UserSubjectError extends Error {
+  constructor(why: string) {
+    super(`The provider's answer was not understood (its 'sub' ${why})`);
+  }
+}
+
 /** Describes an OAuth failure without echoing tokens or secrets. */
 export function describeOAuthError(err: unknown): string {
-  if (err instanceof OutboundError || err instanceof CallbackLinkError) return err.message;
+  if (err instanceof OutboundError || err instanceof CallbackLinkError || err instanceof UserSubjectError) {
+    return err.message;
+  }
   // An answer cut off past its limit: oauth4webapi reports it as one it could not parse, the cause inside.
   if (err instanceof Error && err.cause instanceof OutboundError) return err.cause.message;
   const busy = providerBusy(err);

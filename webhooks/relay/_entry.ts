@@ -122,9 +122,29 @@ export function isStoredEntry(value: unknown): value is StoredEntry {
     !Number.isNaN(new Date(v.acceptedAt).getTime());
 }
 
+/** The body of `entry`, or `null` when JSON cannot write its activity (edited by hand: no postback holds such). */
+export function writtenBody(entry: Item): string | null {
+  try {
+    return bodyOf(entry);
+  } catch {
+    return null;
+  }
+}
+
+/** Whether JSON can write `value`: one holding a BigInt or a cycle (KV keeps both; no postback holds one) cannot. */
+function jsonWritable(value: unknown): boolean {
+  try {
+    JSON.stringify(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Whether a fan-out record's value is one a worker can turn into entries: one edited by hand into junk (`null`, a
- * string, a record without its id, item or write time) is not, and is passed over, never thrown at.
+ * string, a record without its id, item or write time, an activity JSON cannot write) is not, and is passed over,
+ * never thrown at.
  */
 export function isFanoutRecord(value: unknown): value is FanoutRecord {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
@@ -132,5 +152,5 @@ export function isFanoutRecord(value: unknown): value is FanoutRecord {
   return typeof v.id === "string" && typeof v.writtenAt === "number" && typeof v.hookId === "string" &&
     typeof v.postbackId === "string" && typeof v.index === "number" && typeof v.activity === "object" &&
     v.activity !== null && (typeof v.acceptedAt === "number" || typeof v.acceptedAt === "string") &&
-    !Number.isNaN(new Date(v.acceptedAt).getTime());
+    !Number.isNaN(new Date(v.acceptedAt).getTime()) && jsonWritable(v.activity);
 }

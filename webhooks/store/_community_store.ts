@@ -18,27 +18,9 @@ import { PREVIOUS_SECRET_KEEP_MS, readRotation, rotationOf } from "../signature/
 import { checkCursor, checkListOptions, describe, pageLimit, requireString } from "../_util.ts";
 import { communitySizeError, validateCommunity } from "./_validate_community.ts";
 import { kvCursorFor, storePageCursor } from "./_page_cursor.ts";
+import { earlierLayout, isTenantId, recordOf } from "./_community_values.ts";
 import type { Community } from "../types.ts";
 import type { Communities } from "./communities.ts";
-
-/**
- * Whether a stored name pointer holds what a pointer may: a non-empty tenant id a record could be stored under (one
- * too long for its key is junk).
- */
-const isTenantId = (value: unknown): value is string =>
-  typeof value === "string" && value !== "" && keyFits(communityKey(value));
-
-/** The stored value under tenant `tenantId`'s key when it is that tenant's record (a name to key), else `null`. */
-function recordOf(value: unknown, tenantId: string): Community | null {
-  const v = value as Community | null;
-  return typeof v === "object" && v !== null && v.tenantId === tenantId && typeof v.name === "string" ? v : null;
-}
-
-/** Whether `value` is a record an earlier version stored with a lone surrogate in its tenant id: another's, kept. */
-const earlierLayout = (value: unknown): boolean => {
-  const tenantId = (value as Community | null)?.tenantId;
-  return typeof tenantId === "string" && !tenantId.isWellFormed();
-};
 
 /**
  * Makes the community store over a KV database.
@@ -91,16 +73,16 @@ export function createCommunities(kv: Deno.Kv): Communities {
 
   /**
    * The operation that stores `record` over `current` (its name pointer
-   * `byName` and the pointer's other holder, read together): checked by their
+   * `byName`, read together, and the pointer's other holder): checked by their
    * versionstamps, the old name's pointer dropped, and a replaced secret kept
-   * for its overlap.
+   * for its overlap. In an array: an operation is no value a promise resolves to.
    */
-  function storeOp(
+  async function storeOps(
     current: Deno.KvEntryMaybe<Community>,
     byName: Deno.KvEntryMaybe<string>,
-    holder: Deno.KvEntryMaybe<Community> | null,
     record: Community,
-  ) {
+  ): Promise<[Deno.AtomicOperation]> {
+    const holder = await otherHolder(byName, record.tenantId);
     // A pointer edited by hand into junk (not a tenant id) names no tenant: the record's pointer replaces it. One
     // naming a tenant whose record no longer holds the name is taken over, that record checked unchanged meanwhile.
     if ((holder?.value as { name?: unknown } | null | undefined)?.name === record.name) {
@@ -111,13 +93,18 @@ export function createCommunities(kv: Deno.Kv): Communities {
     const op = kv.atomic().check(current, byName, ...(holder ? [holder] : []));
     // Junk under the key (edited by hand) is stored over as none: its name and secret are no old ones of this tenant.
     const stored = recordOf(current.value, record.tenantId);
-    if (stored && stored.name !== record.name) op.delete(communityByNameKey(stored.name));
+    // Its old name's pointer goes when it is this tenant's: a name edited by hand may be too long for a key, or a
+    // copy of another tenant's, whose pointer that is.
+    if (stored && stored.name !== record.name && keyFits(communityByNameKey(stored.name))) {
+      const old = await kv.get<unknown>(communityByNameKey(stored.name));
+      if (old.value === record.tenantId) op.check(old).delete(old.key);
+    }
     // A replaced secret keeps verifying for a while: its entry goes in with the record that replaces it.
     const previous = rotationOf(stored, record, Date.now());
     if (previous) {
       op.set(communitySecretPreviousKey(record.tenantId), previous, { expireIn: PREVIOUS_SECRET_KEEP_MS });
     }
-    return op.set(communityKey(record.tenantId), record).set(communityByNameKey(record.name), record.tenantId);
+    return [op.set(communityKey(record.tenantId), record).set(communityByNameKey(record.name), record.tenantId)];
   }
 
   return {
@@ -131,7 +118,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
           communityByNameKey(record.name),
         ]);
         guard(recordOf(current.value, record.tenantId), record);
-        return [storeOp(current, byName, await otherHolder(byName, record.tenantId), record)];
+        return await storeOps(current, byName, record);
       }, "save community").catch((error) => {
         throw communitySizeError(sizeError(error, `community ${describe(record.tenantId)}`), record);
       });
@@ -149,7 +136,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
         ]);
         // Checked by the commit: one stored meanwhile fails it, and is seen here. Junk under the key counts as none.
         added = recordOf(current.value, record.tenantId) === null && !earlierLayout(current.value);
-        return added ? [storeOp(current, byName, await otherHolder(byName, record.tenantId), record)] : null;
+        return added ? await storeOps(current, byName, record) : null;
       }, "save community").catch((error) => {
         throw communitySizeError(sizeError(error, `community ${describe(record.tenantId)}`), record);
       });
@@ -178,7 +165,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
         guard(current.value, record);
         const byName = await kv.get<string>(communityByNameKey(record.name));
         saved = record;
-        return [storeOp(current, byName, await otherHolder(byName, tenantId), record)];
+        return await storeOps(current, byName, record);
       }, "update community").catch((error) => {
         const sized = sizeError(error, `community ${describe(tenantId)}`);
         throw tried ? communitySizeError(sized, tried) : sized;
@@ -224,8 +211,13 @@ export function createCommunities(kv: Deno.Kv): Communities {
         const current = await communityAt(tenantId, false);
         removed = current?.value != null;
         if (!removed) return null;
-        const op = kv.atomic().check(current!).delete(communityKey(tenantId))
-          .delete(communityByNameKey(current!.value!.name));
+        const op = kv.atomic().check(current!).delete(communityKey(tenantId));
+        // Its name's pointer goes when it is this tenant's: a name edited into junk keys none, one copied is another's.
+        const name: unknown = current!.value!.name;
+        const byName = typeof name === "string" && keyFits(communityByNameKey(name))
+          ? await kv.get<unknown>(communityByNameKey(name))
+          : null;
+        if (byName?.value === tenantId) op.check(byName).delete(byName.key);
         // A tenant id stored by an earlier version, too long for this key, has nothing under it.
         if (keyFits(communitySecretPreviousKey(tenantId))) op.delete(communitySecretPreviousKey(tenantId));
         return [op];

@@ -7,7 +7,7 @@
 // thrown; one left by a process killed mid-way lapses after CLAIM_MS, longer than a register can run (its POST, one
 // token renewal and the POST again, each at most the 30 s default timeout) and soon enough for an operator's retry.
 
-import { withLockRetry } from "../../kv/mod.ts";
+import { keyFits, withLockRetry } from "../../kv/mod.ts";
 
 /** How long a claim holds when its command never deletes it (killed mid-way). */
 export const CLAIM_MS = 2 * 60_000;
@@ -28,12 +28,22 @@ export interface ClaimedRequest {
   events: string[];
 }
 
-/** The claim key of `request` in the tenant: its parts hashed, as a callback may be long and a key holds 2 KiB. */
+/** SHA-256 of `text`, in hex. */
+async function sha256Hex(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The claim key of `request` in the tenant: its parts hashed, as a callback may be long and a key holds 2 KiB. A
+ * tenant id near the longest a community may have (MAX_TENANT_ID_BYTES) leaves no room for the hash beside it: the
+ * tenant id is then hashed with the request, one part, so that such a community registers too.
+ */
 async function claimKey(tenantId: string, request: ClaimedRequest): Promise<Deno.KvKey> {
   const events = [...new Set(request.events)].sort();
-  const text = JSON.stringify([request.callback, request.object ?? "", events]);
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  return ["cli_register_claim", tenantId, Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("")];
+  const parts = [request.callback, request.object ?? "", events];
+  const key = ["cli_register_claim", tenantId, await sha256Hex(JSON.stringify(parts))];
+  return keyFits(key) ? key : ["cli_register_claim", await sha256Hex(JSON.stringify([tenantId, ...parts]))];
 }
 
 function isClaim(value: unknown): value is Claim {
