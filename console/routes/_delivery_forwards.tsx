@@ -99,8 +99,9 @@ export function DeliveryForwards({ hookId, views }: { hookId: string; views: For
       <h2 id="delivery-forwards-title">Forwarded to your app</h2>
       {views.length === 0 && (
         <p class="hint" id="delivery-forwards-none">
-          Not forwarded: the hook had no destination when this arrived, or the destination was removed since (its
-          forwards not delivered go with it). <a href={forwardPage}>Forward to…</a>
+          Not forwarded: the hook had no enabled destination when this arrived (a disabled one is not sent what arrives
+          meanwhile), or the destination was removed since (its forwards not delivered go with it).{" "}
+          <a href={forwardPage}>Forward to…</a>
         </p>
       )}
       {views.map((view) => (
