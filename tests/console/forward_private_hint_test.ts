@@ -17,6 +17,9 @@ Deno.test("Forward to says before the add that an app on this machine needs ALLO
       assert.match(hint, /ALLOW_PRIVATE_NETWORK=1/);
       assert.match(hint, /start/);
       assert.match(hint, /listen --forward-to/);
+      // Without --kv the CLI reads ./webhooks.kv, where no postback of this console ever arrives.
+      assert.match(hint, /listen --forward-to \S+ --kv \.data\/console\.kv/);
+      assert.match(hint, /KV_PATH/);
     } finally {
       page.close();
     }
