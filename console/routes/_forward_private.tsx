@@ -13,8 +13,9 @@ export function PrivateNetworkHint({ allowed }: { allowed: boolean }): VNode | n
     <p class="hint" id="forward-private">
       An app on this machine (<code>localhost</code>,{" "}
       <code>127.0.0.1</code>) or on a private network is refused: start the console with{" "}
-      <code>ALLOW_PRIVATE_NETWORK=1</code> to allow it, or run <code>deno task cli listen --forward-to URL</code>{" "}
-      beside your app (docs/relay.md).
+      <code>ALLOW_PRIVATE_NETWORK=1</code> to allow it, or run{" "}
+      <code>deno task cli listen --forward-to URL --kv .data/console.kv</code>{" "}
+      beside your app (this console's KV file, unless <code>KV_PATH</code> names another; docs/relay.md).
     </p>
   );
 }
