@@ -112,6 +112,9 @@ export function DeliveryForwards({ hookId, views }: { hookId: string; views: For
           <p class={view.forward.state === "dead" ? "status-bad" : undefined}>
             <span class="forward-state">{capitalized(stateOf(view))}</span>, {view.forward.attempts}{" "}
             {view.forward.attempts === 1 ? "attempt" : "attempts"}
+            {view.attempts.length > view.forward.attempts && ( // Redeliver starts the count again; the table lists all
+              <>{" "}since it was sent again ({view.attempts.length} in all)</>
+            )}
             {view.forward.state === "pending" && view.forward.nextAttemptAt !== null && (
               <>
                 ; next attempt <StoredTime ms={view.forward.nextAttemptAt} />
