@@ -3,7 +3,7 @@
 // were set.
 
 import assert from "node:assert/strict";
-import { pageError, parse, signInAtForm, startConsole } from "./_helpers.ts";
+import { pageError, signInAtForm, startConsole } from "./_helpers.ts";
 import { noSecrets } from "./_no_secrets.ts";
 
 const REFRESH = "refresh-token-typed-789";

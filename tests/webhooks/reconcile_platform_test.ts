@@ -3,7 +3,7 @@
 // renewal in the middle of paging.
 
 import assert from "node:assert/strict";
-import { type Community, type Webhooks } from "../../webhooks/mod.ts";
+import type { Community, Webhooks } from "../../webhooks/mod.ts";
 import { HIJACK, keysUnder, type Platform, withCommunity } from "./platform.ts";
 import { assertNothingToDo, CALLBACK, EVENTS, ids, OBJECT } from "./_processes.ts";
 
