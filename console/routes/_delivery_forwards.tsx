@@ -99,8 +99,9 @@ export function DeliveryForwards({ hookId, views }: { hookId: string; views: For
       <h2 id="delivery-forwards-title">Forwarded to your app</h2>
       {views.length === 0 && (
         <p class="hint" id="delivery-forwards-none">
-          Not forwarded: the hook had no destination when this arrived, or the destination was removed since (its
-          forwards not delivered go with it). <a href={forwardPage}>Forward to…</a>
+          Not forwarded: the hook had no enabled destination when this arrived (a disabled one is not sent what arrives
+          meanwhile), or the destination was removed since (its forwards not delivered go with it).{" "}
+          <a href={forwardPage}>Forward to…</a>
         </p>
       )}
       {views.map((view) => (
@@ -111,6 +112,9 @@ export function DeliveryForwards({ hookId, views }: { hookId: string; views: For
           <p class={view.forward.state === "dead" ? "status-bad" : undefined}>
             <span class="forward-state">{capitalized(stateOf(view))}</span>, {view.forward.attempts}{" "}
             {view.forward.attempts === 1 ? "attempt" : "attempts"}
+            {view.attempts.length > view.forward.attempts && ( // Redeliver starts the count again; the table lists all
+              <>{" "}since it was sent again ({view.attempts.length} in all)</>
+            )}
             {view.forward.state === "pending" && view.forward.nextAttemptAt !== null && (
               <>
                 ; next attempt <StoredTime ms={view.forward.nextAttemptAt} />

@@ -5,7 +5,8 @@ export const NOTICES: Record<string, string> = {
   added: "The destination is added.",
   enabled: "The destination is enabled.",
   disabled:
-    "The destination is disabled: nothing is sent to it; what waits for it is kept and sent once it is enabled.",
+    "The destination is disabled: nothing is sent to it; what waits for it is kept and sent once it is enabled, " +
+    "and postbacks that arrive meanwhile are not forwarded to it.",
   removed: "The destination is removed.",
   unlinked:
     "This hook's postbacks are no longer forwarded there; the destination still forwards the postbacks of the " +

@@ -6,11 +6,14 @@ const REFUSED = "No destination was added";
 /**
  * The page's error for an add the relay refused with `message`: the relay frames its refusals for a caller of its API
  * ("Cannot add destination: ..."), which after the console's framing said the same thing twice, so that frame is
- * dropped; and the relay names its option where the console's setting is what a user can change.
+ * dropped; and the relay names its option where the console's setting, read at start, is what a user can change.
  */
 export function addRefusal(message: string): string {
   const reason = message
     .replace(/^Cannot add destination: /, "")
-    .replace("allowPrivateNetwork allows it", "the console's ALLOW_PRIVATE_NETWORK=1 allows it");
+    .replace(
+      "allowPrivateNetwork allows it",
+      "the console's ALLOW_PRIVATE_NETWORK=1 allows it (set when the console starts: start it again with it)",
+    );
   return `${REFUSED}: ${reason}`;
 }

@@ -25,6 +25,7 @@ import { AddedSecret, notAdded, secretAlone, SecretShownOnce } from "./_forward_
 import { headingName } from "./_hook_names.ts";
 import { destinationPage, DestinationPager, keepPage, type PageAt, pageAt } from "./_forward_pages.tsx";
 import { DestinationsTable } from "./_forward_table.tsx";
+import { PrivateNetworkHint } from "./_forward_private.tsx";
 
 /** What the page shows besides the lists. */
 interface PageOptions {
@@ -114,6 +115,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
               value={options.url ?? ""}
             />
           </label>
+          <PrivateNetworkHint allowed={deps.allowPrivateNetwork ?? false} />
           <button type="submit">Add destination</button>
         </form>
         <h2>Dead letters</h2>

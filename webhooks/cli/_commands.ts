@@ -42,6 +42,8 @@ export interface CommandContext {
   hooks: Webhooks;
   /** The KV the command runs on. */
   kv: Deno.Kv;
+  /** How to name that KV to the user: its file path, or "the KV Connect database" (a URL is never shown). */
+  kvName: string;
   args: string[];
   flags: Record<string, string | boolean | undefined>;
   json: boolean;

@@ -12,6 +12,7 @@
 // `--print-secret` (API.md: the CLI prints no secret unless asked).
 
 import { createRelay, type RelayAttempt } from "../relay/mod.ts";
+import { listHookEntries } from "../store/mod.ts";
 import type { LastTask } from "./_interrupt.ts";
 import { flagError } from "./_flag_errors.ts";
 import { KvTimeoutError } from "./_kv_limit.ts";
@@ -20,6 +21,8 @@ import { jsonText, printable, quoted } from "./_format.ts";
 /** What `listen` takes of a command's context (the command table's own context has all of it). */
 export interface ListenContext {
   kv: Deno.Kv;
+  /** How to name the KV to the user (never a KV Connect URL). */
+  kvName: string;
   flags: Record<string, string | boolean | undefined>;
   json: boolean;
   out(text: string): void;
@@ -96,6 +99,8 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
         " (the value given is not shown); or leave it unset and run with --print-secret to see a generated one",
     );
   }
+  // Read before the destination is added, so a KV that fails here leaves nothing behind.
+  const noHooks = !hookIds && (await listHookEntries(kv, 1)).values.length === 0;
   const left = "the destination is left for a relay worker to remove once no worker held it for 10 minutes";
   // A second Ctrl-C while the destination is being added (its commit may have landed) can only leave it.
   ctx.lastly({ left });
@@ -136,6 +141,13 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
       `Forwarding postbacks of ${hookIds ? `hooks ${hookIds.join(", ")}` : "every hook"} to ${destination.url}` +
         ` (destination ${destination.id}; Ctrl-C to stop)`,
     );
+    if (noHooks) {
+      // The CLI's default KV is ./webhooks.kv: beside a console on this machine, nothing of its postbacks comes here.
+      ctx.err(
+        `${ctx.kvName} has no webhook yet: nothing arrives until one is registered in it. Beside a console on this` +
+          " machine, give its KV file: --kv .data/console.kv (or the console's KV_PATH)",
+      );
+    }
     if (ctx.flags["print-secret"] === true) {
       ctx.err(`Signing secret: ${destination.secret}`);
     } else if (!secret) {

@@ -233,6 +233,7 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
   const baseFetch = cli.fetch ?? globalThis.fetch;
   const ctx: CommandContext = {
     kv,
+    kvName: isKvConnect(path) ? "the KV Connect database" : path,
     hooks: createWebhooks(kv, {
       fetch: async (input, init) => {
         const response = await baseFetch(input, init);
