@@ -143,8 +143,9 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
     );
     if (noHooks) {
       // The CLI's default KV is ./webhooks.kv: beside a console on this machine, nothing of its postbacks comes here.
+      const where = printable(ctx.kvName);
       ctx.err(
-        `${ctx.kvName} has no webhook yet: nothing arrives until one is registered in it. Beside a console on this` +
+        `${where} has no webhook yet: nothing arrives until one is registered in it. Beside a console on this` +
           " machine, give its KV file: --kv .data/console.kv (or the console's KV_PATH)",
       );
     }
