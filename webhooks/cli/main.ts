@@ -202,7 +202,9 @@ export async function main(argv: string[], io?: CliIO): Promise<number> {
   }
   let kv: Deno.Kv;
   try {
-    const opening = Deno.openKv(limit === null ? path : withoutUserInfo(path));
+    // A URL's scheme has no case, but Deno.openKv takes HTTPS://... for a file path: written in lower case here.
+    const url = () => withoutUserInfo(path).trim().replace(/^https?/i, (scheme) => scheme.toLowerCase());
+    const opening = Deno.openKv(limit === null ? path : url());
     if (limit === null) kv = await opening;
     else {
       const late = `it did not answer within ${limit} s (KV_TIMEOUT_SECONDS)`;
