@@ -194,3 +194,15 @@ Deno.test("the console command refuses a HOST whose zone is empty or odd, saying
     assert.doesNotMatch(said, /port/);
   }
 });
+
+Deno.test("the console command refuses a switch it cannot read, naming every value it takes", async () => {
+  // It said "must be 1 or 0" and took true, on, false and off as well: an operator who wrote "yes" was told less than
+  // what works, and one who read the message would not know "true" was fine.
+  for (const name of ["ALLOW_PRIVATE_NETWORK", "RELAY_WORKER"]) {
+    const said = await refusal({ [name]: "yes" });
+    assert.match(
+      said,
+      new RegExp(`the console exited: ${name} must be 1, true or on, or 0, false or off, got 'yes'\\n$`),
+    );
+  }
+});
