@@ -58,7 +58,7 @@ function boolEnv(name: string): boolean {
   const raw = env(name)?.toLowerCase();
   if (raw === undefined || raw === "0" || raw === "false" || raw === "off") return false;
   if (raw === "1" || raw === "true" || raw === "on") return true;
-  fail(`${name} must be 1 or 0, got '${raw}'`);
+  fail(`${name} must be 1, true or on, or 0, false or off, got '${raw}'`);
 }
 
 function oauthFromEnv(): OAuthProvider | undefined {
