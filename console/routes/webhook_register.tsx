@@ -43,6 +43,9 @@ function preselect(communities: Community[], asked: string, last: string | null)
   return (communities.find(connected) ?? lastOne ?? communities[0])?.tenantId ?? "";
 }
 
+/** The field of the register form an error is about, marked on the page. */
+type Fault = "tenantId" | "events" | "object" | "callback";
+
 /** Adds the register form and its submission to `app`. */
 export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   const { webhooks } = deps;
@@ -60,7 +63,7 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     error?: string,
     status: 400 | 409 | 502 = 400,
     notice?: string,
-    fault?: "tenantId" | "events" | "object" | "callback",
+    fault?: Fault,
   ) => {
     const token = form.token || await tokens.issue(sessionIdOf(c, deps));
     const pickerProps = { selected: form.events, object: form.object, content: CONTENT_EVENTS, system: SYSTEM_EVENTS };
@@ -186,7 +189,7 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         409,
       );
     }
-    const refuse = async (error: string, fault?: "tenantId" | "events" | "object" | "callback") => {
+    const refuse = async (error: string, fault?: Fault) => {
       await tokens.release(form.token);
       return registerPage(c, form, error, 400, undefined, fault);
     };

@@ -161,5 +161,10 @@ function signerOf(secret: string): Webhook | null {
 
 /** Whether a destination takes postbacks of `hookId`. */
 export function matches(destination: StoredDestination, hookId: string): boolean {
-  return destination.enabled && (destination.hookIds === undefined || destination.hookIds.includes(hookId));
+  return destination.enabled && linksHook(destination, hookId);
+}
+
+/** Whether `destination` forwards the postbacks of hook `hookId`, enabled or not: every hook's, or that one's. */
+export function linksHook(destination: StoredDestination, hookId: string): boolean {
+  return destination.hookIds === undefined || destination.hookIds.includes(hookId);
 }

@@ -4,7 +4,7 @@
 import { commitMending, mendCounter } from "./counters/mod.ts";
 import { retryWhileLocked } from "../kv/mod.ts";
 import type { Postback } from "../receiver/mod.ts";
-import { type CachedDestination, type DestinationCache, matches } from "./_cache.ts";
+import { type CachedDestination, type DestinationCache, linksHook, matches } from "./_cache.ts";
 import type { StoredDestination } from "./_destinations.ts";
 import {
   entryAt,
@@ -121,7 +121,7 @@ function existedAt(destination: CachedDestination, versionstamp: string, written
  */
 function takesRecord(destination: CachedDestination, hookId: string, versionstamp: string, writtenAt: number): boolean {
   if (!existedAt(destination, versionstamp, writtenAt) || destination.damaged !== undefined) return false;
-  if (destination.hookIds !== undefined && !destination.hookIds.includes(hookId)) return false;
+  if (!linksHook(destination, hookId)) return false;
   return destination.enabled || destination.versionstamp > versionstamp;
 }
 
