@@ -4,6 +4,7 @@
 
 import assert from "node:assert/strict";
 import { type Platform, startPlatform } from "../platform.ts";
+import { main } from "../../../webhooks/cli.ts";
 
 export const ROOT = new URL("../../../", import.meta.url).pathname;
 export const SECRET = "client-s3cret-value";
@@ -144,4 +145,45 @@ export async function killedRegister(
     platform.beforeAnswer = undefined;
   }
   assert.equal((await platform.listHooks()).length, 1);
+}
+
+/** What an in-process run of the CLI printed, and its status. */
+export interface MainRun {
+  code: number;
+  out: string;
+  err: string;
+}
+
+/** Runs the CLI's `main` in this process with the set-up's tokens (in-process: two at once interleave their reads). */
+export async function runMain(args: string[]): Promise<MainRun> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const env: Record<string, string> = { ACCESS_TOKEN: ACCESS, REFRESH_TOKEN: REFRESH };
+  const code = await main(args, { stdout: (t) => out.push(t), stderr: (t) => err.push(t), env: (n) => env[n] });
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}
+
+/**
+ * Runs `args` (a `hooks register`) twice at once through {@linkcode runMain}, the platform holding each registering
+ * POST until the other command has returned or has posted too: both runs, and how many POSTs the platform got.
+ */
+export async function registerTwiceAtOnce(
+  platform: Platform,
+  args: string[],
+): Promise<{ runs: MainRun[]; posts: number }> {
+  let posts = 0;
+  const second = Promise.withResolvers<void>();
+  const oneReturned = Promise.withResolvers<void>();
+  platform.beforeAnswer = async (req) => {
+    if (req.method !== "POST" || !new URL(req.url).pathname.endsWith("/api/core/v3/webhooks")) return;
+    if (++posts === 2) second.resolve();
+    await Promise.race([second.promise, oneReturned.promise]);
+  };
+  try {
+    const both = [runMain(args), runMain(args)];
+    for (const one of both) one.then(() => oneReturned.resolve(), () => oneReturned.resolve());
+    return { runs: await Promise.all(both), posts };
+  } finally {
+    platform.beforeAnswer = undefined;
+  }
 }

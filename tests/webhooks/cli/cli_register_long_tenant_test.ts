@@ -5,19 +5,9 @@
 // request at the same time must still be refused.
 
 import assert from "node:assert/strict";
-import { ACCESS, cli, REFRESH, SECRET } from "./_cli_setup.ts";
+import { cli, registerTwiceAtOnce, runMain, SECRET } from "./_cli_setup.ts";
 import { startPlatform } from "../platform.ts";
-import { main } from "../../../webhooks/cli.ts";
 import { MAX_TENANT_ID_BYTES } from "../../../webhooks/kv/mod.ts";
-
-/** Runs the CLI's `main` in this process with the tokens; what it printed, and its status. */
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const env: Record<string, string> = { ACCESS_TOKEN: ACCESS, REFRESH_TOKEN: REFRESH };
-  const code = await main(args, { stdout: (t) => out.push(t), stderr: (t) => err.push(t), env: (n) => env[n] });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 Deno.test("cli hooks register for a community with the longest tenant id registers, and refuses a second at once", async () => {
   const dir = await Deno.makeTempDir({ prefix: "cli_test_" });
@@ -25,28 +15,17 @@ Deno.test("cli hooks register for a community with the longest tenant id registe
   try {
     const kv = `${dir}/webhooks.kv`;
     const tenant = "t".repeat(MAX_TENANT_ID_BYTES);
-    const added = await run([
+    const added = await runMain([
       ...["communities", "add", "--kv", kv, "--name", "Long", "--tenant", tenant, "--base-url", platform.url],
       ...["--client-id", "client-1", "--client-secret", SECRET],
     ]);
     assert.equal(added.code, 0, added.err);
 
-    let posts = 0;
-    const second = Promise.withResolvers<void>();
-    const oneReturned = Promise.withResolvers<void>();
-    platform.beforeAnswer = async (req) => {
-      if (req.method !== "POST" || !new URL(req.url).pathname.endsWith("/api/core/v3/webhooks")) return;
-      if (++posts === 2) second.resolve();
-      await Promise.race([second.promise, oneReturned.promise]);
-    };
     const args = [
       ...["hooks", "register", "--kv", kv, "--community", "Long", "--events", "user_account"],
       ...["--callback", "https://me.example/long"],
     ];
-    const both = [run(args), run(args)];
-    for (const one of both) one.then(() => oneReturned.resolve(), () => oneReturned.resolve());
-    const [a, b] = await Promise.all(both);
-    platform.beforeAnswer = undefined;
+    const { runs: [a, b], posts } = await registerTwiceAtOnce(platform, args);
 
     const [done, refused] = a.code === 0 ? [a, b] : [b, a];
     assert.equal(done.code, 0, done.err);

@@ -8,11 +8,19 @@
 // between its claim and its entry, or killed there) refuses with its own message, until it lapses.
 
 import assert from "node:assert/strict";
-import { ACCESS, addAcme, REFRESH, registerAcmeHook, SECRET, withSetup } from "./_cli_setup.ts";
+import {
+  ACCESS,
+  addAcme,
+  REFRESH,
+  registerAcmeHook,
+  registerTwiceAtOnce,
+  runMain,
+  SECRET,
+  withSetup,
+} from "./_cli_setup.ts";
 import { type Platform, startPlatform } from "../platform.ts";
 import { startKvConnectServer } from "../../../kvconnect/mod.ts";
 import { TEST_TOKEN } from "../../kvconnect/token.ts";
-import { main } from "../../../webhooks/cli.ts";
 import { createWebhooks } from "../../../webhooks/mod.ts";
 
 /** How long a claim holds (docs/cli.md: at most 2 minutes). */
@@ -31,30 +39,10 @@ async function claimAs(kv: Deno.Kv, tenantId: string, events: string[], startedA
 
 const CALLBACK = "https://me.example/twice";
 
-/** Runs the CLI's `main` in this process with the set-up's tokens; what it printed, and its status. */
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const env: Record<string, string> = { ACCESS_TOKEN: ACCESS, REFRESH_TOKEN: REFRESH };
-  const code = await main(args, { stdout: (t) => out.push(t), stderr: (t) => err.push(t), env: (n) => env[n] });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
-
 /** Two `hooks register` of one request at once on the KV at `kv`: one registers, the other refuses; then a third. */
 async function twiceAtOnce(kv: string, platform: Platform): Promise<void> {
-  let posts = 0;
-  const second = Promise.withResolvers<void>();
-  const oneReturned = Promise.withResolvers<void>();
-  platform.beforeAnswer = async (req) => {
-    if (req.method !== "POST" || !new URL(req.url).pathname.endsWith("/api/core/v3/webhooks")) return;
-    if (++posts === 2) second.resolve();
-    await Promise.race([second.promise, oneReturned.promise]);
-  };
   const args = [...registerAcmeHook(kv), "--callback", CALLBACK];
-  const both = [run(args), run(args)];
-  for (const one of both) one.then(() => oneReturned.resolve(), () => oneReturned.resolve());
-  const [a, b] = await Promise.all(both);
-  platform.beforeAnswer = undefined;
+  const { runs: [a, b], posts } = await registerTwiceAtOnce(platform, args);
 
   assert.equal(posts, 1, `the platform got ${posts} registrations`);
   assert.equal((await platform.listHooks()).length, 1);
@@ -74,7 +62,7 @@ async function twiceAtOnce(kv: string, platform: Platform): Promise<void> {
 
   // Once the first has finished, its claim is deleted and no entry is pending: the same command registers again,
   // as before this change (a second hook of one request on purpose).
-  const third = await run(args);
+  const third = await runMain(args);
   assert.equal(third.code, 0, third.err);
   assert.equal((await platform.listHooks()).length, 2);
 }
@@ -88,7 +76,7 @@ Deno.test("cli hooks register twice at the same instant on a KV Connect --kv URL
   const server = await startKvConnectServer({ path: ":memory:", token: TEST_TOKEN });
   const platform = await startPlatform({ clientSecret: SECRET });
   try {
-    const added = await run(addAcme(server.url, platform.url));
+    const added = await runMain(addAcme(server.url, platform.url));
     assert.equal(added.code, 0, added.err);
     await twiceAtOnce(server.url, platform);
   } finally {
@@ -106,7 +94,7 @@ Deno.test("cli hooks register while another command holds the claim: refused, sa
       // Claimed 30 s ago by a command that has not written its entry yet.
       await claimAs(store, acme.tenantId, ["user_account"], Date.now() - 30_000);
       const args = [...registerAcmeHook(kv), "--callback", CALLBACK];
-      const refused = await run(args);
+      const refused = await runMain(args);
       assert.equal(refused.code, 1, refused.out);
       assert.equal(refused.out, "");
       assert.match(
@@ -117,13 +105,16 @@ Deno.test("cli hooks register while another command holds the claim: refused, sa
       assert.equal((await platform.listHooks()).length, 0);
 
       // Other events are another request: not refused. --again registers regardless of the claim.
-      assert.equal((await run([...registerAcmeHook(kv), "--events", "user_session", "--callback", CALLBACK])).code, 0);
-      assert.equal((await run([...args, "--again"])).code, 0);
+      assert.equal(
+        (await runMain([...registerAcmeHook(kv), "--events", "user_session", "--callback", CALLBACK])).code,
+        0,
+      );
+      assert.equal((await runMain([...args, "--again"])).code, 0);
       assert.equal((await platform.listHooks()).length, 2);
 
       // A claim that lapsed (its command killed 2 minutes ago) is taken over: the register goes through.
       await claimAs(store, acme.tenantId, ["user_account"], Date.now() - CLAIM_MS - 1);
-      const after = await run(args);
+      const after = await runMain(args);
       assert.equal(after.code, 0, after.err);
       assert.equal((await platform.listHooks()).length, 3);
     } finally {
