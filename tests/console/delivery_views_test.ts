@@ -169,7 +169,7 @@ Deno.test("paging goes older and back newer, with a link to the newest, through 
     assert.equal(first.links.has("first-page"), false);
     const second = await rowsOf(client, first.links.get("older")!);
     assert.deepEqual(second.ids, all.slice(50, 100));
-    assert.equal(second.links.get("first-page"), "/deliveries");
+    assert.equal(second.links.get("first-page"), "/deliveries#deliveries-table", "Newest, at its table");
     const third = await rowsOf(client, second.links.get("older")!);
     assert.deepEqual(third.ids, all.slice(100));
     assert.equal(third.links.has("older"), false, "the oldest page has no older one");
