@@ -76,7 +76,10 @@ export function DeadLetters({ dead, first, path, after, csrf }: DeadLettersProps
         )}
       {dead.cursor !== "" && (
         <p>
-          <a id="forward-dead-older" href={`${path}?dead=${encodeURIComponent(dead.cursor)}${keepPage(after, "&")}`}>
+          <a
+            id="forward-dead-older"
+            href={`${path}?dead=${encodeURIComponent(dead.cursor)}${keepPage(after, "&")}#forward-dead`}
+          >
             Older dead letters
           </a>
         </p>

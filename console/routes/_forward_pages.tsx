@@ -70,7 +70,10 @@ export function destinationPage(all: Destination[], at: PageAt): DestinationPage
   };
 }
 
-/** The count and the Older and Newer links under the destinations, when there is more than one page. */
+/**
+ * The count and the Older and Newer links under the destinations, when there is more than one page; each ends at the
+ * table, so that a keyboard user who pages on goes on from its rows by the next Tab.
+ */
 export function DestinationPager({ page, path }: { page: DestinationPage; path: string }): VNode | null {
   if (page.older === undefined && page.newer === undefined) return null;
   return (
@@ -79,12 +82,12 @@ export function DestinationPager({ page, path }: { page: DestinationPage; path: 
         {`${page.start + 1}–${page.start + page.values.length} of ${page.total} destinations`}
       </span>{" "}
       {page.older !== undefined && (
-        <a id="forward-older" rel="prev" href={`${path}?before=${encodeURIComponent(page.older)}`}>
+        <a id="forward-older" rel="prev" href={`${path}?before=${encodeURIComponent(page.older)}#forward-destinations`}>
           Older destinations
         </a>
       )}{" "}
       {page.newer !== undefined && (
-        <a id="forward-newer" rel="next" href={`${path}?after=${encodeURIComponent(page.newer)}`}>
+        <a id="forward-newer" rel="next" href={`${path}?after=${encodeURIComponent(page.newer)}#forward-destinations`}>
           Newer destinations
         </a>
       )}
