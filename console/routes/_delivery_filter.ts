@@ -129,8 +129,11 @@ function query(filter: DeliveryFilter): Record<string, string> {
   return out;
 }
 
-/** The address of the deliveries page for `filter`. */
+/**
+ * The address of the deliveries page for `filter`, at its table: a keyboard user who pages on (Older, Newer, Newest)
+ * goes on from the rows by the next Tab, rather than from the top, through the menu and the filters again.
+ */
 export function pageUrl(filter: DeliveryFilter): string {
   const q = new URLSearchParams(query(filter)).toString();
-  return q ? `/deliveries?${q}` : "/deliveries";
+  return `/deliveries${q ? `?${q}` : ""}#deliveries-table`;
 }

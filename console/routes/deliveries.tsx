@@ -92,15 +92,12 @@ export function deliveryRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       : paged
       ? { empty: "No deliveries on this page." }
       : firstSteps(hooks.length > 0, deps.sandbox === true);
-    // Each page's address ends at its table: a keyboard user who pages on goes on from the rows by the next Tab
-    // rather than from the top of the page, through the menu and the filters again.
-    const pageAt = (filter: Parameters<typeof pageUrl>[0]) => `${pageUrl(filter)}#deliveries-table`;
     const pages = [
-      (paged && !atStart) && { href: pageAt(criteria), id: "first-page", label: "Newest", rel: "first" },
+      (paged && !atStart) && { href: pageUrl(criteria), id: "first-page", label: "Newest", rel: "first" },
       after !== undefined &&
-      { href: pageAt({ ...criteria, after }), id: "newer", label: "Newer deliveries", rel: "prev" },
+      { href: pageUrl({ ...criteria, after }), id: "newer", label: "Newer deliveries", rel: "prev" },
       before !== undefined &&
-      { href: pageAt({ ...criteria, before }), id: "older", label: "Older deliveries", rel: "next" },
+      { href: pageUrl({ ...criteria, before }), id: "older", label: "Older deliveries", rel: "next" },
     ].filter((p) => p !== false);
     return html(
       c,
