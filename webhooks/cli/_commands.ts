@@ -24,13 +24,14 @@ import type { Webhooks } from "../webhooks.ts";
 import type { LastTask } from "./_interrupt.ts";
 import { addCommunity } from "./_community_add.ts";
 import { reconcileCommand } from "./_reconcile.ts";
-import { listen } from "./_listen.ts";
 import { printPages } from "./_paged.ts";
 import { receive } from "./receive/mod.ts";
 import {
+  addDestination,
   listAttempts,
   listDeadLetters,
   listDestinations,
+  listen,
   redeliver,
   removeDestination,
   setEnabled,
@@ -186,6 +187,8 @@ const COMMANDS: Record<string, Command> = {
   listen: (ctx) => listen(ctx, usageHint),
 
   "relay destinations": listDestinations,
+
+  "relay add": (ctx) => addDestination(ctx, usageHint),
 
   "relay dead-letters": (ctx) => listDeadLetters(ctx, usageHint),
 

@@ -135,6 +135,17 @@ export const COMMANDS: CommandSpec[] = [
     examples: ["deno task cli relay destinations", "deno task cli relay destinations --json"],
   },
   {
+    words: ["relay", "add"],
+    args: [],
+    flags: ["url", "hook", "secret", "print-secret", "allow-private-network"],
+    required: ["url"],
+    usage: "relay add --url URL [--hook ID,...] [--allow-private-network] [--print-secret]",
+    examples: [
+      "WEBHOOK_SECRET=whsec_... deno task cli relay add --url https://app.example/webhooks --hook 01J...",
+      "deno task cli relay add --url https://app.example/webhooks --print-secret   # every hook; a secret generated",
+    ],
+  },
+  {
     words: ["relay", "dead-letters"],
     args: [],
     flags: ["destination"],
@@ -220,5 +231,6 @@ export const FLAGS: Record<string, FlagSpec> = {
   hook: { type: "string" },
   secret: { type: "string" },
   "print-secret": { type: "boolean" },
+  "allow-private-network": { type: "boolean" },
   destination: { type: "string" },
 };

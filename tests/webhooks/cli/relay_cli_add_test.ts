@@ -88,7 +88,7 @@ Deno.test("cli relay add refuses, naming what is wrong, and leaves the KV as it 
         ["--url", "https://app.example/x", "--hook", "h1,nope"],
         env,
         1,
-        /No webhook has the id "nope" \(given with --hook\)/,
+        /No webhook has the id 'nope' \(given with --hook\)/,
       ],
       [[], env, 2, /--url/],
     ];

@@ -11,12 +11,12 @@
 // `--secret`), else one generated for the run; it is printed only with
 // `--print-secret` (API.md: the CLI prints no secret unless asked).
 
-import { createRelay, type RelayAttempt } from "../relay/mod.ts";
-import { listHookEntries } from "../store/mod.ts";
-import type { LastTask } from "./_interrupt.ts";
-import { flagError } from "./_flag_errors.ts";
-import { KvTimeoutError } from "./_kv_limit.ts";
-import { jsonText, printable, quoted } from "./_format.ts";
+import { createRelay, type RelayAttempt } from "../../relay/mod.ts";
+import { listHookEntries } from "../../store/mod.ts";
+import type { LastTask } from "../_interrupt.ts";
+import { addRefusal, hookIdsFlag, secretFlag } from "./_destination_flags.ts";
+import { KvTimeoutError } from "../_kv_limit.ts";
+import { jsonText, printable } from "../_format.ts";
 
 /** What `listen` takes of a command's context (the command table's own context has all of it). */
 export interface ListenContext {
@@ -45,23 +45,6 @@ export function attemptLine(
   return fields.map(printable).join("  ").trimEnd();
 }
 
-/** Whether `secret` is `whsec_` and 24 to 64 bytes in base64 (what a relay destination takes). */
-function wellFormedSecret(secret: string): boolean {
-  const base64 = secret.startsWith("whsec_") ? secret.slice("whsec_".length) : "";
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64) || base64.length % 4 !== 0) return false;
-  const bytes = base64.length / 4 * 3 - (base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0);
-  return bytes >= 24 && bytes <= 64;
-}
-
-/** The id of `ids` that the relay's message shows as `shown` (an id over 80 characters cut to 77 and `...`). */
-function givenId(ids: string[], shown: string): string {
-  const cut = shown.endsWith("...") ? shown.slice(0, -3) : null;
-  return ids.find((id) => id === shown) ?? ids.find((id) => cut !== null && id.startsWith(cut)) ?? shown;
-}
-
-/** The most hooks one destination names (the relay's limit). */
-const MAX_HOOKS = 1000;
-
 /** How often listen checks that its destination is still there and enabled. */
 const DESTINATION_CHECK_MS = 1_000;
 
@@ -81,24 +64,11 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 /** Runs `listen` until `ctx.signal` aborts. */
 export async function listen(ctx: ListenContext, usage: (message: string) => Error): Promise<void> {
   const forwardTo = String(ctx.flags["forward-to"]);
-  const hookIds = typeof ctx.flags.hook === "string"
-    ? [...new Set(ctx.flags.hook.split(",").map((h) => h.trim()).filter(Boolean))]
-    : undefined;
-  if (hookIds?.length === 0) throw usage("--hook needs one or more hook ids, separated by commas");
-  if (hookIds && hookIds.length > MAX_HOOKS) {
-    const count = hookIds.length.toLocaleString("en-US");
-    throw usage(`--hook names at most ${MAX_HOOKS.toLocaleString("en-US")} hook ids, got ${count}`);
-  }
+  const hookIds = hookIdsFlag(ctx.flags, usage);
   const kv = ctx.kv;
   // The URL is on this machine: allowed here (API.md), and reached from this process alone (pinned).
   const relay = createRelay(kv, { allowPrivateNetwork: true });
-  const secret = ctx.secret("secret", "WEBHOOK_SECRET");
-  if (secret !== undefined && !wellFormedSecret(secret)) {
-    throw usage(
-      "WEBHOOK_SECRET (or --secret) must be whsec_ followed by 24 to 64 bytes in base64, as your app verifies with" +
-        " (the value given is not shown); or leave it unset and run with --print-secret to see a generated one",
-    );
-  }
+  const secret = secretFlag((flag, variable) => ctx.secret(flag, variable), usage);
   // Read before the destination is added, so a KV that fails here leaves nothing behind.
   const noHooks = !hookIds && (await listHookEntries(kv, 1)).values.length === 0;
   const left = "the destination is left for a relay worker to remove once no worker held it for 10 minutes";
@@ -112,18 +82,7 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
   }).catch(async (error) => {
     ctx.lastly(null);
     await relay.close();
-    // A URL the relay refuses (not one, another scheme, a password in it, too long) is the flag's value at fault:
-    // a usage error (status 2, API.md), said in the flag's name. The relay's message never echoes credentials.
-    const refused = flagError(error, "add destination", { url: "forward-to" }, usage);
-    if (refused !== error) throw refused;
-    // An id no webhook has: a failed look-up (status 1), worded as the other commands' unknown ids, naming the flag.
-    const unknown = error instanceof TypeError
-      ? /^Cannot add destination: unknown hook id (".*")$/s.exec(error.message)
-      : null;
-    if (unknown && hookIds) {
-      throw new Error(`No webhook has the id ${quoted(givenId(hookIds, JSON.parse(unknown[1])))} (given with --hook)`);
-    }
-    throw error;
+    throw addRefusal(error, { urlFlag: "forward-to", hookIds }, usage);
   });
   // A second Ctrl-C skips the wait for the worker (its deliveries in flight, given back through a KV that may be slow)
   // but still removes the destination, which would otherwise stand for 10 minutes (the hooks' postbacks piling up).
