@@ -8,6 +8,8 @@
 import assert from "node:assert/strict";
 import { Webhook } from "standardwebhooks";
 import { createRelay } from "../../../webhooks/mod.ts";
+import { startKvConnectServer } from "../../../kvconnect/mod.ts";
+import { TEST_TOKEN } from "../../kvconnect/token.ts";
 import { postback, startApp, until, writeAll } from "../relay/fixtures.ts";
 import { noSecret, type Ran, snapshot, withDeadLetters } from "./_relay_setup.ts";
 
@@ -115,4 +117,23 @@ Deno.test("cli relay add: the same URL for the same hooks twice at once adds one
     const there = (await relay.destinations.list()).filter((d) => d.url === "https://app.example/twice");
     assert.deepEqual(there.map((d) => d.id), [kept]);
   });
+});
+
+Deno.test("cli relay add with a KV Connect --kv URL adds the server's destination, one for two adds at once", async () => {
+  const open = async () => {
+    Deno.env.set("DENO_KV_ACCESS_TOKEN", TEST_TOKEN);
+    const server = await startKvConnectServer({ path: ":memory:", token: TEST_TOKEN });
+    return { path: server.url, kv: await Deno.openKv(server.url), close: () => server.close() };
+  };
+  await withDeadLetters(0, async ({ run, relay }) => {
+    const argv = ["relay", "add", "--url", "https://app.example/remote", "--hook", "h1,h2"];
+    const runs = await Promise.all([run(argv, { WEBHOOK_SECRET: SECRET }), run(argv, { WEBHOOK_SECRET: SECRET })]);
+    assert.deepEqual(runs.map((r) => r.code).sort(), [0, 1], runs.map((r) => r.err).join(" | "));
+    const id = addedId(runs.find((r) => r.code === 0)!);
+    assert.deepEqual((await relay.destinations.get(id))?.hookIds, ["h1", "h2"]);
+    for (const ran of runs) {
+      noSecret(ran, SECRET);
+      assert.ok(!ran.out.includes(TEST_TOKEN) && !ran.err.includes(TEST_TOKEN), "the KV token printed");
+    }
+  }, open);
 });
