@@ -18,7 +18,7 @@ import {
   shownHookEntry,
 } from "./_format.ts";
 import { communityDamage, listCommunityEntries, listHookEntries, listTenantHookEntries } from "../store/mod.ts";
-import { noHook, registerCommand } from "./hooks/mod.ts";
+import { noHook, registerCommand, updateCommand } from "./hooks/mod.ts";
 import type { Community, Webhook } from "../types.ts";
 import type { Webhooks } from "../webhooks.ts";
 import type { LastTask } from "./_interrupt.ts";
@@ -165,6 +165,8 @@ const COMMANDS: Record<string, Command> = {
   },
 
   "hooks register": (ctx) => registerCommand(ctx, usageHint),
+
+  "hooks update": (ctx) => updateCommand(ctx, usageHint),
 
   async "hooks unregister"(ctx) {
     const id = ctx.args[0];

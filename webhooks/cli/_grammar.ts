@@ -95,6 +95,16 @@ export const COMMANDS: CommandSpec[] = [
     ],
   },
   {
+    words: ["hooks", "update"],
+    args: ["ID"],
+    flags: ["events", "object", "no-object", "callback", "enable", "disable", ...SECRETS],
+    usage: "hooks update ID [--events a,b] [--object URL | --no-object] [--callback URL] [--enable | --disable]",
+    examples: [
+      "deno task cli hooks update 01J9Z3W6X4ABCDEF --callback https://new.example/hooks/1",
+      "deno task cli hooks update 01J9Z3W6X4ABCDEF --disable   # the platform posts nothing to it until --enable",
+    ],
+  },
+  {
     words: ["hooks", "unregister"],
     args: ["ID"],
     flags: SECRETS,
@@ -223,6 +233,9 @@ export const FLAGS: Record<string, FlagSpec> = {
   object: { type: "string" },
   callback: { type: "string" },
   again: { type: "boolean" },
+  enable: { type: "boolean" },
+  "no-object": { type: "boolean" },
+  disable: { type: "boolean" },
   fix: { type: "boolean" },
   "delete-unknown": { type: "boolean" },
   port: { type: "string" },

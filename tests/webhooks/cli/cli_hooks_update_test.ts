@@ -1,4 +1,4 @@
-// `hooks update ID [--events a,b] [--object URL] [--callback URL] [--enable | --disable]`: an operator whose console
+// `hooks update ID [--events a,b] [--object URL | --no-object] [--callback URL] [--enable | --disable]`: an operator whose console
 // moved to another address points every hook at it from a script, or pauses a hook, as the library's `update` does
 // (the platform's PUT, then the record). Run as the CLI runs (a child process) against the sandbox platform on
 // 127.0.0.1; a refused change sends nothing and leaves the record as it was; no secret is printed.
@@ -52,7 +52,8 @@ Deno.test("cli hooks update refuses, naming what is wrong, sends nothing and lea
     const id = await registered(kv, "https://me.example/hooks/1");
     const before = await found(kv, id);
     const cases: Array<[string[], number, RegExp]> = [
-      [[id], 2, /--events, --object, --callback, --enable or --disable/],
+      [[id], 2, /--events, --object, --no-object, --callback, --enable or --disable/],
+      [[id, "--object", "https://acme.example/api/core/v3/places/3", "--no-object"], 2, /--object and --no-object/],
       [[id, "--enable", "--disable"], 2, /--enable and --disable/],
       [[id, "--callback", "ftp://me.example/x"], 2, /^Error: --callback /],
       [[id, "--events", ","], 2, /--events needs/],
@@ -81,5 +82,20 @@ Deno.test("cli hooks update: a callback the internet cannot reach is updated, an
       /^Warning: the callback's host 192\.168\.1\.20:8000 .*\(the hook is updated all the same\)/,
     );
     assert.equal((await found(kv, id)).entity.callback, "http://192.168.1.20:8000/hooks/1");
+  });
+});
+
+Deno.test("cli hooks update: content events with their object, then back to system events with --no-object", async () => {
+  await withSetup(async (kv, platform) => {
+    const id = await registered(kv, "https://me.example/hooks/1");
+    const place = `${platform.url}/api/core/v3/places/1`;
+    const content = await cli(["hooks", "update", id, "--events", "document", "--object", place, "--kv", kv]);
+    assert.equal(content.code, 0, content.stderr);
+    assert.deepEqual([(await found(kv, id)).entity.events, (await found(kv, id)).entity.object], [["document"], place]);
+    const system = await cli(["hooks", "update", id, "--events", "user_account", "--no-object", "--kv", kv]);
+    assert.equal(system.code, 0, system.stderr);
+    const body = JSON.parse(platform.requests("PUT")[1].body);
+    assert.equal(body.object, undefined, "the object left out of the PUT");
+    assert.equal((await found(kv, id)).entity.object, undefined);
   });
 });

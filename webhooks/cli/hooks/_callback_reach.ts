@@ -9,10 +9,13 @@ import { checkHost } from "../../net/mod.ts";
 const noLookup = () => Promise.resolve([]);
 
 /**
- * The warning line for `callback`, or `undefined` when its host is a name or a public address (or it is no URL,
+ * The warning line for `callback` (of a hook `done`: registered, or updated), or `undefined` when its host is a name or a public address (or it is no URL,
  * which `register` has refused already). Names the host (no user info, path or query), never the whole URL.
  */
-export async function callbackWarning(callback: string): Promise<string | undefined> {
+export async function callbackWarning(
+  callback: string,
+  done: "registered" | "updated" = "registered",
+): Promise<string | undefined> {
   let url: URL;
   try {
     url = new URL(callback);
@@ -22,7 +25,7 @@ export async function callbackWarning(callback: string): Promise<string | undefi
   const { refused } = await checkHost(url, noLookup).catch(() => ({ refused: null }));
   if (refused === null) return undefined;
   return `Warning: the callback's host ${url.host} is a loopback, private, link-local, unspecified or other non-public address: ` +
-    "a platform on the internet cannot post there (the hook is registered all the same). For postbacks to arrive, " +
+    `a platform on the internet cannot post there (the hook is ${done} all the same). For postbacks to arrive, ` +
     "register a public URL instead: a tunnel's to this machine (where deno task cli receive serves them), or a " +
     "public receiver whose postbacks deno task cli listen --forward-to URL forwards here (docs/cli.md)";
 }
