@@ -11,6 +11,17 @@ export function requireString(value: unknown, what: string, action: string): str
 }
 
 /**
+ * Throws a `TypeError` unless `value` is a number (NaN and the infinities too: their range is the caller's check).
+ * A number given as a string or a BigInt is shown as given: a range error's "got 5000" would read as a good one.
+ */
+export function requireNumber(value: unknown, what: string, action: string): number {
+  if (typeof value !== "number") {
+    throw new TypeError(`Cannot ${action}: '${what}' must be a number, got ${describe(value)}`);
+  }
+  return value;
+}
+
+/**
  * Throws a `TypeError` unless `value` is a non-empty string that KV can key by: one with a lone surrogate (no UTF-8
  * spells it) is written as U+FFFD in a key, so it would share its key with other strings.
  */
