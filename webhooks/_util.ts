@@ -11,6 +11,17 @@ export function requireString(value: unknown, what: string, action: string): str
 }
 
 /**
+ * Throws a `TypeError` unless `value` is a number (NaN and the infinities too: their range is the caller's check).
+ * A number given as a string or a BigInt is shown as given: a range error's "got 5000" would read as a good one.
+ */
+export function requireNumber(value: unknown, what: string, action: string): number {
+  if (typeof value !== "number") {
+    throw new TypeError(`Cannot ${action}: '${what}' must be a number, got ${describe(value)}`);
+  }
+  return value;
+}
+
+/**
  * Throws a `TypeError` unless `value` is a non-empty string that KV can key by: one with a lone surrogate (no UTF-8
  * spells it) is written as U+FFFD in a key, so it would share its key with other strings.
  */
@@ -34,11 +45,25 @@ export function baseUrlTailProblem(baseUrl: string): string | undefined {
     : undefined;
 }
 
-/** Shows a value in an error message without dumping large objects. */
+/**
+ * Shows a value in an error message without dumping large objects. Never throws: a function (its toString may
+ * throw, or show its whole source) is `a function`, and a revoked Proxy (Array.isArray throws on one) `an object`,
+ * so that a refusal still names what it refuses.
+ */
 export function describe(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value.length > 80 ? value.slice(0, 77) + "..." : value);
+  if (typeof value === "function") return "a function";
   if (value === null || value === undefined || typeof value !== "object") return String(value);
-  return Array.isArray(value) ? "an array" : "an object";
+  return isArray(value) ? "an array" : "an object";
+}
+
+/** `Array.isArray`, false for a revoked Proxy (on which it throws). */
+function isArray(value: unknown): boolean {
+  try {
+    return Array.isArray(value);
+  } catch {
+    return false;
+  }
 }
 
 /** The longest delay a timer holds (2^31-1 ms, about 24.8 days): a longer one fires at once. */
@@ -47,7 +72,7 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
 /** A value's kind as a message says it (`null`, `an array`, `an object`, `a number`...), never the value itself. */
 export function kindOf(value: unknown): string {
   if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
+  if (isArray(value)) return "an array";
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 

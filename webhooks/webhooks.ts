@@ -28,8 +28,8 @@ import {
   type WebhookStore,
   writeRecord,
 } from "./store/mod.ts";
-import { checkCursor, checkListOptions, describe, pageLimit, requireKeyString, requireString } from "./_util.ts";
-import { MAX_TIMER_MS } from "./_util.ts";
+import { checkCursor, checkListOptions, describe, MAX_TIMER_MS, pageLimit, requireKeyString } from "./_util.ts";
+import { requireNumber, requireString } from "./_util.ts";
 import { platformOperation } from "./telemetry/mod.ts";
 import type { Community, TenantRef, Webhook, WebhookInput } from "./types.ts";
 import type { CredentialOptions, MigrateOptions } from "./options.ts";
@@ -80,7 +80,7 @@ export function createWebhooks(kv: Deno.Kv, options: WebhooksOptions = {}): Webh
   if (typeof fetchFn !== "function") {
     throw new TypeError(`Cannot create webhooks: 'fetch' must be a function, got ${describe(fetchFn)}`);
   }
-  const timeout = options.timeout ?? 30_000;
+  const timeout = requireNumber(options.timeout ?? 30_000, "timeout", "create webhooks");
   // A timer holds at most 2^31-1 ms: a longer AbortSignal.timeout fires at once, failing every platform call.
   if (!Number.isFinite(timeout) || timeout <= 0 || timeout > MAX_TIMER_MS) {
     throw new RangeError(

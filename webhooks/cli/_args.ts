@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import { COMMANDS, type CommandSpec, FLAGS, GLOBAL } from "./_grammar.ts";
 import { printable, quoted } from "./_format.ts";
+import { describe } from "../_util.ts";
 
 /** A usage error: exit status 2, with the usage of the command it concerns. */
 export class UsageError extends Error {
@@ -175,4 +176,26 @@ export function parse(argv: string[]): Parsed {
     if (value === "") throw new UsageError(`--${name} needs a value, got an empty one`, usage);
   }
   return { command, args, flags: values };
+}
+
+/** Throws a `TypeError` naming `argv` or `io` when it is not what `main` takes; `io` absent is the process's. */
+export function checkMainArguments(argv: unknown, io: unknown): void {
+  // A null argv was taken as no arguments (the usage is shown), as before.
+  if (argv !== null && argv !== undefined) {
+    const bad = Array.isArray(argv) ? argv.findIndex((arg) => typeof arg !== "string") : -2;
+    if (bad !== -1) {
+      const got = bad === -2 ? describe(argv) : `${describe((argv as unknown[])[bad])} at index ${bad}`;
+      throw new TypeError(`Cannot run the CLI: 'argv' must be an array of strings, got ${got}`);
+    }
+  }
+  if (io === undefined) return;
+  const fields = ["stdout", "stderr", "env"] as const;
+  if (
+    typeof io !== "object" || io === null ||
+    fields.some((field) => typeof (io as Record<string, unknown>)[field] !== "function")
+  ) {
+    throw new TypeError(
+      `Cannot run the CLI: 'io' must be an object with the functions stdout, stderr and env, got ${describe(io)}`,
+    );
+  }
 }

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { commandUsage, parse, topUsage, UsageError } from "./_args.ts";
+import { checkMainArguments, commandUsage, parse, topUsage, UsageError } from "./_args.ts";
 import { type CommandContext, runCommand, UsageHint } from "./_commands.ts";
 import { createWebhooks } from "../webhooks.ts";
 import { NO_TOKEN_REASON } from "../platform/mod.ts";
@@ -151,6 +151,7 @@ function causeOf(error: Error): string {
  * ```
  */
 export async function main(argv: string[], io?: CliIO): Promise<number> {
+  checkMainArguments(argv, io);
   const interrupt = new AbortController();
   const own = io === undefined;
   const { cli, readerGone } = printing(io ?? processIO(interrupt.signal));

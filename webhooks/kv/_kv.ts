@@ -58,7 +58,8 @@ export async function listAll<T>(kv: Deno.Kv, prefix: Deno.KvKey): Promise<Deno.
  * commit, rather than serialising every value beforehand, keeps `save` at
  * the cost of the KV operations themselves.
  */
-export function sizeError(error: unknown, what: string): unknown {
+export function sizeError(error: unknown, what: string, value?: object): unknown {
+  if (value !== undefined) error = unstorableError(error, what, value);
   const message = error instanceof TypeError ? error.message : "";
   if (/value too large/i.test(message)) {
     return new RangeError(`Cannot save ${what}: it is larger than the ${MAX_VALUE_BYTES} bytes one KV value holds`);
@@ -67,6 +68,30 @@ export function sizeError(error: unknown, what: string): unknown {
     return new RangeError(`Cannot save ${what}: one of its keys is longer than the 2048 bytes KV allows`);
   }
   return error;
+}
+
+/**
+ * KV's refusal of a value it cannot serialise (a function, a symbol, a WeakMap: V8's "f () {} could not be cloned.",
+ * the function's source shown) as a `TypeError` that says what was being saved and names the field of `value` that
+ * holds it, never showing the value; any other error is returned as it is. Looked for only once a commit failed.
+ */
+export function unstorableError(error: unknown, what: string, value: object): unknown {
+  if (!(error instanceof TypeError) || !/could not be cloned/.test(error.message)) return error;
+  const field = Object.keys(value).find((key) => !storable((value as Record<string, unknown>)[key]));
+  return new TypeError(
+    `Cannot save ${what}: ${field === undefined ? "it" : `'${field}'`} holds a value KV cannot store (a function, ` +
+      "a symbol, a WeakMap, a promise); only plain data is saved",
+  );
+}
+
+/** Whether KV's serialiser (V8's, as `structuredClone`) takes `value`. */
+function storable(value: unknown): boolean {
+  try {
+    structuredClone(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether an error is Deno KV refusing a key longer than the 2048 bytes it holds. */

@@ -16,6 +16,7 @@ export {
   MAX_VALUE_BYTES,
   sizeError,
   unlessKeyTooLarge,
+  unstorableError,
   withLockRetry,
 } from "./_kv.ts";
 export {

@@ -1,6 +1,7 @@
 // An outbox entry and the fan-out record: what `write` stores and workers move.
 
 import type { Postback } from "../receiver/mod.ts";
+import { describe } from "../_util.ts";
 import { SHARED_PARTITION, ulid } from "./_keys.ts";
 import type { Destination } from "./_types.ts";
 
@@ -40,6 +41,29 @@ export interface FanoutRecord extends Item {
 /** A new entry id (`msg_` and a ULID). */
 export function newEntryId(): string {
   return `msg_${ulid()}`;
+}
+
+/**
+ * Refuses what is not a receiver's postback; and, by name, one made or changed by hand that no receiver hands on:
+ * a worker passes over an entry whose activity is not an object or whose acceptance time is not a time (never sent,
+ * never a dead letter), forwards() looks an item up by an integer index, and KV refuses a key without one (failing
+ * the caller's whole commit).
+ */
+export function checkPostback(postback: Postback): void {
+  if (typeof postback?.webhook?.id !== "string" || typeof postback.postbackId !== "string") {
+    throw new TypeError("Cannot write to the relay: 'postback' must be a postback of a receiver");
+  }
+  const refuse = (field: string, what: string, value: unknown) =>
+    new TypeError(`Cannot write to the relay: 'postback.${field}' must be ${what}, got ${describe(value)}`);
+  const { index, activity, receivedAt, community } = postback;
+  if (!Number.isSafeInteger(index) || index < 0) throw refuse("index", "an integer of 0 or more", index);
+  if (typeof activity !== "object" || activity === null || Array.isArray(activity)) {
+    throw refuse("activity", "an object", activity);
+  }
+  if (typeof receivedAt !== "number" || !Number.isFinite(receivedAt)) {
+    throw refuse("receivedAt", "a time in ms", receivedAt);
+  }
+  if (typeof community?.tenantId !== "string") throw refuse("community", "a community with a tenantId", community);
 }
 
 /** The item of a postback. */

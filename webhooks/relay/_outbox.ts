@@ -7,6 +7,7 @@ import type { Postback } from "../receiver/mod.ts";
 import { type CachedDestination, type DestinationCache, linksHook, matches } from "./_cache.ts";
 import type { StoredDestination } from "./_destinations.ts";
 import {
+  checkPostback,
   entryAt,
   type FanoutRecord,
   isFanoutRecord,
@@ -41,9 +42,7 @@ export function createWrite(
   now: () => number,
 ): (postback: Postback, atomic: Deno.AtomicOperation) => void {
   return (postback: Postback, atomic: Deno.AtomicOperation): void => {
-    if (typeof postback?.webhook?.id !== "string" || typeof postback.postbackId !== "string") {
-      throw new TypeError("Cannot write to the relay: 'postback' must be a postback of a receiver");
-    }
+    checkPostback(postback);
     const item = itemOf(postback);
     if (!cache.fresh()) {
       const id = newEntryId();

@@ -120,7 +120,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
         guard(recordOf(current.value, record.tenantId), record);
         return await storeOps(current, byName, record);
       }, "save community").catch((error) => {
-        throw communitySizeError(sizeError(error, `community ${describe(record.tenantId)}`), record);
+        throw communitySizeError(sizeError(error, `community ${describe(record.tenantId)}`, record), record);
       });
       return result!;
     },
@@ -138,7 +138,7 @@ export function createCommunities(kv: Deno.Kv): Communities {
         added = recordOf(current.value, record.tenantId) === null && !earlierLayout(current.value);
         return added ? await storeOps(current, byName, record) : null;
       }, "save community").catch((error) => {
-        throw communitySizeError(sizeError(error, `community ${describe(record.tenantId)}`), record);
+        throw communitySizeError(sizeError(error, `community ${describe(record.tenantId)}`, record), record);
       });
       return added;
     },

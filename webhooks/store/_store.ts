@@ -10,6 +10,7 @@ import {
   getManyBatched,
   MAX_VALUE_BYTES,
   unlessKeyTooLarge,
+  unstorableError,
   updateMarkerPrefix,
   urlKeyPart,
   WEBHOOK_PREFIX,
@@ -47,8 +48,9 @@ export async function indexKeys(record: Webhook): Promise<Deno.KvKey[]> {
   return keys;
 }
 
-/** Turns KV's value-size error into a RangeError naming the record and the limit. */
+/** Turns KV's value-size error into a RangeError naming the record and the limit; an unstorable value, its field. */
 function sizeError(error: unknown, record: Webhook): unknown {
+  error = unstorableError(error, `webhook ${describe(record.id)}`, record);
   const message = error instanceof TypeError ? error.message : "";
   if (/value too large/i.test(message)) {
     return new RangeError(
