@@ -205,6 +205,7 @@ export const NOTICES: Record<string, string> = {
   enabled: "The webhook is enabled: the platform posts its events again.",
   disabled: "The webhook is disabled: the platform posts nothing until it is enabled.",
   "events-saved": "The webhook's events are saved on the platform.",
+  "callback-moved": "The callback now points at this console: the platform posts here.",
 };
 
 /** The notice of a `?notice=` code, if known. */

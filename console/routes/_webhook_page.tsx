@@ -12,6 +12,7 @@ import type { Context } from "hono";
 import type { VNode } from "preact";
 import { CONTENT_EVENTS, SYSTEM_EVENTS, type Webhook } from "../../webhooks/mod.ts";
 import { Csrf } from "../components/Csrf.tsx";
+import { CallbackMove, movedCallback } from "./_callback_move.tsx";
 import { DeliveryChart } from "../components/DeliveryChart.tsx";
 import { Island } from "../components/Island.tsx";
 import { fieldError, Layout } from "../components/Layout.tsx";
@@ -102,6 +103,7 @@ export async function webhookPage(
     fault: options.events?.fault,
   };
   const ours = callback.startsWith(`${deps.publicUrl}/hooks/`);
+  const moveTo = await movedCallback(deps, hook, callback);
   const disabled = hook.entity?.enabled === false;
   const warning = await callbackWarning(c, deps, callback);
   const testable = Boolean(deps.sandboxTest) && community?.tenantId === SANDBOX_COMMUNITY.tenantId;
@@ -141,6 +143,7 @@ export async function webhookPage(
           </form>
         </div>
       )}
+      {moveTo && <CallbackMove from={callback} to={moveTo} action={`${path}/callback`} csrf={csrf} />}
       {stored?.description && <p id="webhook-description">{stored.description}</p>}
       <dl class="facts" id="webhook-facts">
         <dt>Record id</dt>

@@ -19,6 +19,7 @@ import { retryLocked } from "../lib/kv_retry.ts";
 import { SANDBOX_COMMUNITY } from "../../sandbox/mod.ts";
 import { type ConsoleEnv, type Deps, describeError, html, layoutFrame } from "../lib/context.ts";
 import { selfRef } from "./_webhook_parts.tsx";
+import { movedCallback, NOT_MOVABLE } from "./_callback_move.tsx";
 import { testScope, webhookPage, type WebhookPageOptions } from "./_webhook_page.tsx";
 import { forgetDestinations, hookExists } from "./_forward_lookups.ts";
 import { ended, takeTurn } from "./_once.ts";
@@ -65,7 +66,10 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
   });
 
   // A reload or bookmark of an action's URL shows the hook's page rather than a 404.
-  app.get("/webhooks/:id/:action{(?:label|events|enabled|test)}", (c) => c.redirect(pathOf(c.req.param("id")), 302));
+  app.get(
+    "/webhooks/:id/:action{(?:label|events|enabled|test|callback)}",
+    (c) => c.redirect(pathOf(c.req.param("id")), 302),
+  );
 
   /** Runs a platform change of a hook, then shows its page with what happened (and, refused, the form as sent). */
   const change = async (
@@ -130,6 +134,15 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
     return await change(c, { events, object }, "events-saved", "its events were not saved", {
       events: { selected: events, object: typed },
     });
+  });
+
+  // A hook of this console at its old address (_callback_move.tsx): pointed here, when it is one of its receivers.
+  app.post("/webhooks/:id/callback", async (c) => {
+    const hook = await webhooks.findByID(c.req.param("id"));
+    if (!hook) return gone(c, "The webhook is unregistered: its callback was not changed.");
+    const callback = await movedCallback(deps, hook, String(hook.entity?.callback ?? ""));
+    if (callback === null) return await detailPage(c, hook, { error: NOT_MOVABLE, status: 400 });
+    return await change(c, { callback }, "callback-moved", "its callback was not changed");
   });
 
   app.post("/webhooks/:id/label", async (c) => {
