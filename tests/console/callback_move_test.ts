@@ -62,3 +62,31 @@ Deno.test("a callback that is no receiver of this console offers no move, and a 
     assert.equal(offer(await client.text(`/webhooks/${hook.id}`, 200)), null);
   });
 });
+
+Deno.test("the webhooks list says which of its hooks post to an old address of this console, each linked to its page", async () => {
+  await withHook(async (t, hook, client) => {
+    const path = new URL(hook.callback).pathname;
+    const banner = async () => {
+      const page = parse(await client.text("/webhooks", 200));
+      try {
+        const el = page.document.querySelector("#moved-hooks");
+        return el && {
+          text: el.textContent!.replace(/\s+/g, " ").trim(),
+          links: [...el.querySelectorAll("a")].map((a) => a.getAttribute("href")),
+        };
+      } finally {
+        page.close();
+      }
+    };
+    assert.equal(await banner(), null, "a banner while every hook posts here");
+    await t.app.webhooks.update(hook.id, { callback: `https://old-tunnel.example${path}` });
+    const shown = await banner();
+    assert.ok(shown, "no banner for a hook at an old address");
+    assert.match(shown.text, /1 of these webhooks posts to another address of this console/);
+    assert.deepEqual(shown.links, [`/webhooks/${hook.id}`]);
+    // Pointed here from its page, it is no longer named.
+    const page = await client.text(`/webhooks/${hook.id}`, 200);
+    assert.equal((await client.post(`/webhooks/${hook.id}/callback`, { _csrf: csrfOf(page) })).status, 303);
+    assert.equal(await banner(), null);
+  });
+});
