@@ -53,3 +53,28 @@ export function CallbackMove(
     </div>
   );
 }
+
+/** Those of `hooks` that post to one of this console's receivers at another address (each looked up at once). */
+export async function movedHooks(deps: Deps, hooks: Webhook[]): Promise<Webhook[]> {
+  const moved = await Promise.all(hooks.map((hook) => movedCallback(deps, hook, String(hook.entity?.callback ?? ""))));
+  return hooks.filter((_, i) => moved[i] !== null);
+}
+
+/** The webhooks list's word on its hooks that post to an old address of this console: each linked to its page. */
+export function MovedBanner({ hooks }: { hooks: Webhook[] }): VNode | null {
+  if (hooks.length === 0) return null;
+  const origins = [...new Set(hooks.map((h) => URL.parse(String(h.entity?.callback))?.origin ?? ""))].filter(Boolean);
+  const verb = hooks.length === 1 ? "posts" : "post";
+  return (
+    <div class="notice warning" role="note" id="moved-hooks">
+      <p>
+        {hooks.length} of the webhooks listed {verb}{" "}
+        to another address of this console ({origins.map(shownUrl).join(", ")}), where nothing reaches this console now.
+        If it moved, open each to point it here: {hooks.flatMap((h, i) => [
+          i > 0 ? ", " : "",
+          <a href={`/webhooks/${encodeURIComponent(h.id)}`} key={h.id}>{h.id}</a>,
+        ])}.
+      </p>
+    </div>
+  );
+}

@@ -16,6 +16,7 @@ import { type ConsoleEnv, type Deps, html, layoutFrame, noticeOf } from "../lib/
 import { echoed } from "../lib/text_fit.ts";
 
 import { allCommunities, WebhookTable } from "./_webhook_parts.tsx";
+import { MovedBanner, movedHooks } from "./_callback_move.tsx";
 import { webhookDetailRoutes } from "./webhook_detail.tsx";
 import { registerRoutes } from "./webhook_register.tsx";
 
@@ -58,7 +59,7 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         error = "That page cursor is not valid";
       }
     }
-    const labels = await deps.labels.many(hooks.map((h) => h.id));
+    const [labels, moved] = await Promise.all([deps.labels.many(hooks.map((h) => h.id)), movedHooks(deps, hooks)]);
     return html(
       c,
       <Layout
@@ -67,6 +68,7 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         notice={noticeOf(c)}
         error={error}
       >
+        <MovedBanner hooks={moved} />
         <p>
           <a
             class="button"
