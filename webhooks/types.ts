@@ -277,4 +277,9 @@ export interface ReconcileReport {
    * `{ matched, orphans, dangling }`.
    */
   readonly abandoned: PendingRegistration[];
+  /**
+   * Matched records whose events, object, callback or state differ from their hook on the platform (an update that
+   * died after the platform took it), each with that hook; `fix` saves the hook's fields into them. Not enumerable.
+   */
+  readonly drifted: { record: Webhook; hook: WebhookEntity }[];
 }

@@ -182,7 +182,7 @@ export function parse(argv: string[]): Parsed {
 export function checkMainArguments(argv: unknown, io: unknown): void {
   // A null argv was taken as no arguments (the usage is shown), as before.
   if (argv !== null && argv !== undefined) {
-    const bad = Array.isArray(argv) ? argv.findIndex((arg) => typeof arg !== "string") : -2;
+    const bad = firstBad(argv);
     if (bad !== -1) {
       const got = bad === -2 ? describe(argv) : `${describe((argv as unknown[])[bad])} at index ${bad}`;
       throw new TypeError(`Cannot run the CLI: 'argv' must be an array of strings, got ${got}`);
@@ -190,12 +190,30 @@ export function checkMainArguments(argv: unknown, io: unknown): void {
   }
   if (io === undefined) return;
   const fields = ["stdout", "stderr", "env"] as const;
-  if (
-    typeof io !== "object" || io === null ||
-    fields.some((field) => typeof (io as Record<string, unknown>)[field] !== "function")
-  ) {
+  if (typeof io !== "object" || io === null || fields.some((field) => !isFunction(() => (io as never)[field]))) {
     throw new TypeError(
       `Cannot run the CLI: 'io' must be an object with the functions stdout, stderr and env, got ${describe(io)}`,
     );
+  }
+}
+
+/**
+ * The index of `argv`'s first item that is not a string, -1 when none, -2 when `argv` is no array; -2 too when it
+ * cannot be looked into (a revoked Proxy, an item's getter that throws): JavaScript's own error named no argument.
+ */
+function firstBad(argv: unknown): number {
+  try {
+    return Array.isArray(argv) ? argv.findIndex((arg) => typeof arg !== "string") : -2;
+  } catch {
+    return -2;
+  }
+}
+
+/** Whether `read()` gives a function; `false` when reading throws (a revoked Proxy, a getter that fails). */
+function isFunction(read: () => unknown): boolean {
+  try {
+    return typeof read() === "function";
+  } catch {
+    return false;
   }
 }

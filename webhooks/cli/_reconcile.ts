@@ -5,9 +5,9 @@
 // is read back from the store after it (one read of the tenant's records), not assumed.
 
 import { HOOK_HEAD, hookRow, jsonText, table } from "./_format.ts";
-import { shownReport } from "./_shown.ts";
+import { shownReport, shownUrl } from "./_shown.ts";
 import { unfinishedLine } from "./_reconcile_unfinished.ts";
-import type { Community, Orphan, PendingRegistration, Webhook } from "../types.ts";
+import type { Community, Orphan, PendingRegistration, ReconcileReport, Webhook, WebhookEntity } from "../types.ts";
 // How old a registration's entry must be before reconcile adopts its hook (reconcile's default `staleAfter`).
 import { STALE_AFTER_MS } from "../platform/mod.ts";
 import type { Webhooks } from "../webhooks.ts";
@@ -56,6 +56,7 @@ export async function reconcileCommand(ctx: ReconcileContext, community: Communi
   ctx.out([
     `${community.name}: ${matched.length} matched, ${orphans.length} orphans, ${dangling.length} dangling`,
     ...(fix ? [doneLine(orphanDone, danglingDone)] : []),
+    ...driftLines(report, fix),
     ...(unfinished === null ? [] : [unfinished]),
     ...(orphans.length
       ? [
@@ -125,4 +126,37 @@ function orphanNote(orphan: Orphan, pendings: PendingRegistration[], now: number
   const age = Math.max(0, Math.floor((now - young.startedAt) / 1000));
   const wait = Math.max(1, Math.ceil((young.startedAt + STALE_AFTER_MS - now) / 1000));
   return `registration ${young.id}, begun ${age} s ago, may still finish: run reconcile --fix again in ${wait} s`;
+}
+
+/**
+ * The lines of the matched records that differ from their hook on the platform (an update killed after the platform
+ * took its PUT): how many, what to do (or that --fix did it), and per record each field here and there. Without them a
+ * report of "1 matched" read as the two agreeing.
+ */
+function driftLines(report: ReconcileReport, fix: boolean): string[] {
+  const drifted = report.drifted ?? [];
+  if (drifted.length === 0) return [];
+  const count = drifted.length === 1 ? "1 record differs" : `${drifted.length} records differ`;
+  const done = fix
+    ? "saved the platform's fields here (one changed meanwhile is left: run reconcile again)"
+    : "reconcile --fix saves the platform's fields here";
+  return [
+    `${count} from its hook on the platform (an update that did not finish): ${done}`,
+    ...drifted.map(({ record, hook }) => `  ${record.id}: ${fieldsApart(record.entity ?? {}, hook).join("; ")}`),
+  ];
+}
+
+/** Each field that update() sets that the platform gives and that differs, as "callback X here, Y there". */
+function fieldsApart(here: WebhookEntity, there: WebhookEntity): string[] {
+  const events = (e: WebhookEntity) =>
+    [...new Set([e.events ?? []].flat().join(",").split(",").map((s) => s.trim()).filter(Boolean))].sort().join(",");
+  // URLs as the CLI shows them: a password in one is a secret.
+  const url = (value: unknown) => (typeof value === "string" && value !== "" ? shownUrl(value) : "none");
+  const pairs: Array<[string, string, string]> = [
+    ["events", events(here), events(there)],
+    ["object", url(here.object), url(there.object)],
+    ["callback", url(here.callback), url(there.callback)],
+    ["enabled", String(here.enabled ?? true), String(there.enabled ?? true)],
+  ];
+  return pairs.filter(([field, a, b]) => field in there && a !== b).map(([f, a, b]) => `${f} ${a} here, ${b} there`);
 }

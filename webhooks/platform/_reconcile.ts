@@ -85,11 +85,15 @@ export async function reconcileCommunity(deps: ReconcileDeps): Promise<Reconcile
   }
   const abandoned = [...unused].filter((p) => now - p.startedAt >= staleAfter);
   const report = { matched, orphans, dangling } as ReconcileReport;
+  const byRef = new Map(remote.map((entity) => [refOf(community, entity), entity]));
+  // Matched records older than their hook (an update() that died after the platform took its PUT): what --fix levels.
+  const behind = matched.map((record) => ({ record, hook: byRef.get(refOf(community, record.entity))! }))
+    .filter(({ record, hook }) => drifted(record.entity ?? {}, hook));
   // Not enumerable: the report's shape stays API.md's { matched, orphans, dangling }.
   Object.defineProperty(report, "abandoned", { value: abandoned, enumerable: false });
+  Object.defineProperty(report, "drifted", { value: behind, enumerable: false });
   if (options.fix) {
     await applyFixes(deps, report, inProgress);
-    const byRef = new Map(remote.map((entity) => [refOf(community, entity), entity]));
     const pairs: [Deno.KvEntry<Webhook>, WebhookEntity][] = [];
     for (const entry of before) {
       // An index entry of the earlier layout (the record's id) holds no copy: that record is left as it is. So is

@@ -48,9 +48,22 @@ function secretsOf({ community, credentials }: CallSecrets): string[] {
   ].filter((secret): secret is string => typeof secret === "string");
 }
 
-/** Replaces every token and the client secret in a text that may be shown. */
+/**
+ * Replaces every token and the client secret in a text that may be shown, and the password (or lone user name, often
+ * a token) of every URL in it with `***`: a platform's refusal may quote the callback or object it was sent, whose
+ * password is sent as Basic auth.
+ */
 export function redact(call: CallSecrets, text: string): string {
-  return blotSecrets(text, secretsOf(call), "[redacted]");
+  return hideUrlUserInfo(blotSecrets(text, secretsOf(call), "[redacted]"));
+}
+
+/** `text` with each URL's user info shown as the CLI and the console show it: `user:***@`, or `***@` for a name alone. */
+function hideUrlUserInfo(text: string): string {
+  return text.replace(
+    /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@"'<>]*)@/gi,
+    (_, scheme: string, info: string) =>
+      `${scheme}${info.includes(":") ? info.slice(0, info.indexOf(":") + 1) : ""}***@`,
+  );
 }
 
 /** The platform's error body, but for any token or secret it echoes: an error may be logged whole. */

@@ -72,7 +72,8 @@ export function itemOf(postback: Postback): Item {
     hookId: postback.webhook.id,
     tenantId: postback.community.tenantId,
     postbackId: postback.postbackId,
-    index: postback.index,
+    // -0 as 0: it passes the check as the integer it equals, but KV keys tell -0 from 0, and forwards(id, 0) would miss it.
+    index: postback.index + 0,
     activity: postback.activity,
     acceptedAt: postback.receivedAt,
   };

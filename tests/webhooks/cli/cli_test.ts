@@ -35,7 +35,7 @@ Deno.test("cli usage errors exit 2 with the usage on stderr and nothing on stdou
   const cases: [string[], RegExp][] = [
     [[], /^Error: No command given/],
     [["hooks", "lisst"], /^Error: Unknown command 'hooks lisst'/],
-    [["hooks"], /^Error: 'hooks' needs a command: list, find, register, unregister\n/],
+    [["hooks"], /^Error: 'hooks' needs a command: list, find, register, update, unregister\n/],
     [["hooks", "list", "--kv", ""], /^Error: --kv needs a path or a URL, got an empty one\n/],
     [["hooks", "list", "--tenant="], /^Error: --tenant needs a value, got an empty one\n/],
     [[

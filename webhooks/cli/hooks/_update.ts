@@ -45,7 +45,8 @@ export async function updateCommand(
   const record = await ctx.hooks.update(id, changes, { accessToken, refreshToken }).catch((error) => {
     throw flagError(error, "update webhook", UPDATE_FLAGS, usage);
   });
-  const entity = record.entity ?? {};
+  // Its URLs as the other commands show them: a password in the callback (Basic auth) is a secret, never printed.
+  const entity = shownHook(record).entity ?? {};
   const events = Array.isArray(entity.events) ? entity.events.join(",") : String(entity.events ?? "");
   ctx.out(
     ctx.json

@@ -41,7 +41,9 @@ export async function addDestination(ctx: AddContext, usage: (message: string) =
     }).catch((error) => {
       throw addRefusal(error, { urlFlag: "url", hookIds, privateFlag: true }, usage);
     });
-    if (printSecret) ctx.err(`Signing secret: ${added.secret}`);
+    // Only a generated one, which nobody else has: one given is the operator's own, and stays out of logs.
+    if (printSecret && secret === undefined) ctx.err(`Signing secret: ${added.secret}`);
+    else if (printSecret) ctx.err("Signing secret: the one given (WEBHOOK_SECRET or --secret), not shown");
     const shown = shownDestination(added);
     if (ctx.json) return ctx.out(jsonText(shown, 2));
     const hooks = hookIds ? `${hookIds.length === 1 ? "hook" : "hooks"} ${hookIds.join(", ")}` : "every hook";
