@@ -15,6 +15,12 @@ import { destinationsOf } from "./_forward_lookups.ts";
 import { addRefusal } from "./_forward_refusal.ts";
 import { dropReveal, keepReveal, type Kept, markAdded, pendingReveal } from "./_forward_reveal.ts";
 
+/**
+ * The longest destination URL the relay stores (docs/relay.md, "Limits"). Refused before its secret is kept: one far
+ * longer (within the form's 256 KiB) would not fit in the KV entry that keeps it, and fail there as a 500.
+ */
+const MAX_URL = 8_192;
+
 /** How the route answers an add. */
 export interface AddAnswers {
   /** The redirect to the page that shows the secret kept under `token`. */
@@ -49,6 +55,10 @@ export async function addDestination(
       409,
     );
   };
+  const length = Math.max(url.length, URL.parse(url)?.href.length ?? 0);
+  if (length > MAX_URL) {
+    return await answers.refuse(addRefusal(`'url' must be at most ${MAX_URL} characters, got ${length}`), 400);
+  }
   const same = await alreadyThere();
   if (same) return same;
   const secret = newDestinationSecret();
