@@ -11,7 +11,7 @@ import type { Context } from "hono";
 import { type Destination, newDestinationSecret } from "../../webhooks/mod.ts";
 import { type ConsoleEnv, type Deps, describeError } from "../lib/context.ts";
 import { shownUrl } from "../lib/shown_url.ts";
-import { destinationsOf } from "./_forward_lookups.ts";
+import { destinationsOf, hookExists } from "./_forward_lookups.ts";
 import { addRefusal } from "./_forward_refusal.ts";
 import { dropReveal, keepReveal, type Kept, markAdded, pendingReveal } from "./_forward_reveal.ts";
 
@@ -29,6 +29,8 @@ export interface AddAnswers {
   refuse(error: string, status: 400 | 409): Promise<Response>;
   /** The answer when the secret could not be kept (nothing added). */
   notKept(err: unknown): Response;
+  /** The answer when the hook is gone (unregistered meanwhile): nothing added. */
+  gone(): Response;
 }
 
 /** Adds a destination at `url` for the hook `hookId`, answering through `answers`. */
@@ -80,6 +82,13 @@ export async function addDestination(
     const there = await alreadyThere(); // added by another console on this KV meanwhile
     if (there) return there;
     return await answers.refuse(addRefusal(describeError(err)), 400);
+  }
+  // The relay checked the hook before storing it: an Unregister at once (another tab) may have removed the record and
+  // forgotten its destinations between the two. Then this one goes too, rather than stay, secret and all, on no page.
+  if (!await hookExists(deps)(hookId).catch(() => true)) {
+    await deps.relay.destinations.remove(added.id).catch(() => {});
+    await dropReveal(c, deps, kept).catch(() => {});
+    return answers.gone();
   }
   await markAdded(c, deps, kept.token, added.id);
   return answers.reveal(kept.token);
