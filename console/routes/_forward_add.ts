@@ -16,8 +16,8 @@ import { addRefusal } from "./_forward_refusal.ts";
 import { dropReveal, keepReveal, type Kept, markAdded, pendingReveal } from "./_forward_reveal.ts";
 
 /**
- * The longest destination URL the relay stores (docs/relay.md, "Limits"). Refused before its secret is kept: one far
- * longer (within the form's 256 KiB) would not fit in the KV entry that keeps it, and fail there as a 500.
+ * The longest destination URL the relay stores (docs/relay.md#production-use, its limits). Refused before its secret
+ * is kept: one far longer (within the form's 256 KiB) would not fit in the KV entry that keeps it, and fail there.
  */
 const MAX_URL = 8_192;
 
