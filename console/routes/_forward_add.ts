@@ -11,9 +11,15 @@ import type { Context } from "hono";
 import { type Destination, newDestinationSecret } from "../../webhooks/mod.ts";
 import { type ConsoleEnv, type Deps, describeError } from "../lib/context.ts";
 import { shownUrl } from "../lib/shown_url.ts";
-import { destinationsOf } from "./_forward_lookups.ts";
+import { destinationsOf, hookExists } from "./_forward_lookups.ts";
 import { addRefusal } from "./_forward_refusal.ts";
 import { dropReveal, keepReveal, type Kept, markAdded, pendingReveal } from "./_forward_reveal.ts";
+
+/**
+ * The longest destination URL the relay stores (docs/relay.md#production-use, its limits). Refused before its secret
+ * is kept: one far longer (within the form's 256 KiB) would not fit in the KV entry that keeps it, and fail there.
+ */
+const MAX_URL = 8_192;
 
 /** How the route answers an add. */
 export interface AddAnswers {
@@ -23,6 +29,8 @@ export interface AddAnswers {
   refuse(error: string, status: 400 | 409): Promise<Response>;
   /** The answer when the secret could not be kept (nothing added). */
   notKept(err: unknown): Response;
+  /** The answer when the hook is gone (unregistered meanwhile): nothing added. */
+  gone(): Response;
 }
 
 /** Adds a destination at `url` for the hook `hookId`, answering through `answers`. */
@@ -49,6 +57,10 @@ export async function addDestination(
       409,
     );
   };
+  const length = Math.max(url.length, URL.parse(url)?.href.length ?? 0);
+  if (length > MAX_URL) {
+    return await answers.refuse(addRefusal(`'url' must be at most ${MAX_URL} characters, got ${length}`), 400);
+  }
   const same = await alreadyThere();
   if (same) return same;
   const secret = newDestinationSecret();
@@ -70,6 +82,13 @@ export async function addDestination(
     const there = await alreadyThere(); // added by another console on this KV meanwhile
     if (there) return there;
     return await answers.refuse(addRefusal(describeError(err)), 400);
+  }
+  // The relay checked the hook before storing it: an Unregister at once (another tab) may have removed the record and
+  // forgotten its destinations between the two. Then this one goes too, rather than stay, secret and all, on no page.
+  if (!await hookExists(deps)(hookId).catch(() => true)) {
+    await deps.relay.destinations.remove(added.id).catch(() => {});
+    await dropReveal(c, deps, kept).catch(() => {});
+    return answers.gone();
   }
   await markAdded(c, deps, kept.token, added.id);
   return answers.reveal(kept.token);

@@ -25,6 +25,20 @@ function browserFacing(deps: Deps, community: Community): Community {
     : community;
 }
 
+/** A community removed while its Connect exchanged the code (another tab). */
+const REMOVED_MEANWHILE = "Not connected: the community was removed while it was being connected";
+
+/** A community moved (base URL or client id) while its Connect exchanged the code. */
+const PROVIDER_CHANGED = "Not connected: the community's base URL or client id changed while it was being connected, " +
+  "so the tokens answered are not for it. Connect it again";
+
+/** Ends the update of a community whose provider changed while its Connect exchanged the code; holds it as it is. */
+class ProviderChanged extends Error {
+  constructor(readonly now: Community) {
+    super("The community's provider changed");
+  }
+}
+
 /** Adds the connect routes to `app`. */
 export function connectRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: CommunityShared): void {
   const communities = deps.webhooks.communities;
@@ -56,19 +70,15 @@ export function connectRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Communi
     const community = await communities.findByTenantID(pending.tenantId);
     const provider = community && communityProvider(browserFacing(deps, community));
     if (!community || !provider) return notFound(c);
+    let tokens;
     try {
-      const tokens = await exchangeCode(
+      tokens = await exchangeCode(
         provider,
         new URL(c.req.url),
         deps.publicUrl + COMMUNITY_CALLBACK_PATH,
         pending,
         deps.fetch,
       );
-      await communities.save({
-        ...community,
-        oauth: tokens,
-        renewedAt: new Date().toISOString(),
-      });
     } catch (err) {
       return editPage(
         c,
@@ -77,6 +87,26 @@ export function connectRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Communi
         `Connecting failed. ${describeOAuthError(err)}`,
       );
     }
+    // Stored on the record as it is now, not as read before the exchange: a Remove or an edit saved meanwhile (another
+    // tab) stands. Only while it has the token endpoint and client the tokens came from: never one address's tokens
+    // kept for another, where every platform call would send them.
+    const sameProvider = (current: Community) => {
+      const now = communityProvider(browserFacing(deps, current));
+      return now?.tokenEndpoint === provider.tokenEndpoint && now.clientId === provider.clientId;
+    };
+    let saved;
+    try {
+      saved = await communities.update(community.tenantId, (current) => {
+        if (!sameProvider(current)) throw new ProviderChanged(current);
+        return { ...current, oauth: tokens, renewedAt: new Date().toISOString() };
+      });
+    } catch (err) {
+      // As before the exchange's failures: the page of the community, saying why (a record too large, the KV down).
+      const now = err instanceof ProviderChanged ? err.now : community;
+      const why = err instanceof ProviderChanged ? PROVIDER_CHANGED : `Connecting failed. ${describeOAuthError(err)}`;
+      return editPage(c, now, formOf(now), why);
+    }
+    if (saved === null) return notFound(c, REMOVED_MEANWHILE);
     return c.redirect(`${pending.returnTo}?notice=connected`, 303);
   });
 }

@@ -133,10 +133,13 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
 
   async function hookOr404(c: Context<ConsoleEnv>): Promise<Webhook | Response> {
     const hook = await deps.webhooks.findByID(c.req.param("id") ?? "");
-    if (hook) return hook;
+    return hook ?? hookGone(c);
+  }
+
+  function hookGone(c: Context<ConsoleEnv>, error?: string): Response {
     return html(
       c,
-      <Layout title="Webhook not found" {...layoutFrame(c, deps)}>
+      <Layout title="Webhook not found" {...layoutFrame(c, deps)} error={error}>
         <p id="webhook-gone">
           No webhook has that id. <a href="/webhooks">All webhooks</a>
         </p>
@@ -198,6 +201,7 @@ export function forwardingRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
         reveal: (token) => c.redirect(`${pathOf(hook.id)}?notice=added&reveal=${token}`, 303),
         refuse: (error, status) => page(c, hook, { error, status, url: shownUrl(url) }),
         notKept: (err) => notAdded(c, deps, hook, err),
+        gone: () => hookGone(c, "No destination was added: the webhook was unregistered meanwhile"),
       }));
   });
 

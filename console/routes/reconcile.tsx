@@ -22,7 +22,7 @@ import { changedNotice, keepChanges } from "./_reconcile_changes.ts";
 export interface CommunityShared {
   path: (tenantId: string) => string;
   staleAfter: () => { staleAfter?: number };
-  notFound: (c: Context<ConsoleEnv>) => Response | Promise<Response>;
+  notFound: (c: Context<ConsoleEnv>, error?: string) => Response | Promise<Response>;
   editPage: (
     c: Context<ConsoleEnv>,
     community: Community,

@@ -192,6 +192,10 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
       sent = await deps.sandboxTest(String(platformId));
     } catch (err) {
       await ended(deps, token); // nothing was sent: the button may be used again
+      // The platform has no such hook: unregistered meanwhile (another tab) when its record is gone too.
+      if (err instanceof RangeError && !await webhooks.findByID(hook.id).catch(() => hook)) {
+        return gone(c, "The webhook is unregistered: no test event was sent.");
+      }
       return await detailPage(c, hook, {
         error: err instanceof RangeError
           ? "No test event was sent: the platform has no such hook any more (it was deleted there). Reconcile the community to remove this record."
