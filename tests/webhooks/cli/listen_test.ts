@@ -43,19 +43,25 @@ const SECRET = "whsec_" + btoa("0123456789abcdef0123456789abcdef");
 /**
  * Runs listen against `kv` until a postback reaches the app, then Ctrl-C.
  * `secretFrom`: "print" (`--print-secret`, no WEBHOOK_SECRET), "env"
- * (WEBHOOK_SECRET set, nothing printed) or "none" (a generated secret, not
- * printed).
+ * (WEBHOOK_SECRET set, nothing printed), "both" (WEBHOOK_SECRET set and
+ * `--print-secret`: the operator's own secret is still not printed) or "none"
+ * (a generated secret, not printed).
  */
-async function listenEndToEnd(kv: Deno.Kv, kvArg: string, secretFrom: "print" | "env" | "none"): Promise<void> {
+async function listenEndToEnd(
+  kv: Deno.Kv,
+  kvArg: string,
+  secretFrom: "print" | "env" | "both" | "none",
+): Promise<void> {
   await seed(createWebhooks(kv));
   const app = startApp();
   const receiver = serveReceiver(kv);
   const stop = new AbortController();
   const out: string[] = [];
   const err: string[] = [];
-  const env = (name: string) => secretFrom === "env" && name === "WEBHOOK_SECRET" ? SECRET : undefined;
+  const given = secretFrom === "env" || secretFrom === "both";
+  const env = (name: string) => given && name === "WEBHOOK_SECRET" ? SECRET : undefined;
   const io = { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t), env };
-  const printFlag = secretFrom === "print" ? ["--print-secret"] : [];
+  const printFlag = secretFrom === "print" || secretFrom === "both" ? ["--print-secret"] : [];
   try {
     const running = main(["listen", "--forward-to", app.url, "--hook", "hook-a", "--kv", kvArg, ...printFlag], {
       ...io,
@@ -75,6 +81,10 @@ async function listenEndToEnd(kv: Deno.Kv, kvArg: string, secretFrom: "print" | 
     const hint = /set WEBHOOK_SECRET=whsec_\.\.\. here and in your app, or run with --print-secret/;
     if (secretFrom === "print") assert.ok(printed, "--print-secret prints the secret on stderr");
     else assert.doesNotMatch(err.join("\n") + out.join("\n"), /whsec_[A-Za-z0-9+/]/); // never printed unasked
+    // Asked, the one given is named as used, not shown: it is the operator's own, and a script's log keeps stderr.
+    if (secretFrom === "both") {
+      assert.match(err.join("\n"), /Signing secret: the one given \(WEBHOOK_SECRET or --secret\), not shown/);
+    }
     if (secretFrom === "none") assert.match(err.join("\n"), hint);
     else assert.doesNotMatch(err.join("\n"), hint);
     // The secret in use (printed, or WEBHOOK_SECRET) verifies what the app got.
@@ -122,6 +132,17 @@ Deno.test("listen works with --kv naming a KV Connect URL", async () => {
   } finally {
     kv.close();
     await server.close();
+  }
+});
+
+Deno.test("listen --print-secret with WEBHOOK_SECRET given prints that it is used, not the secret", async () => {
+  const dir = await Deno.makeTempDir();
+  const kv = await Deno.openKv(`${dir}/webhooks.kv`);
+  try {
+    await listenEndToEnd(kv, `${dir}/webhooks.kv`, "both");
+  } finally {
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });
 
