@@ -6,7 +6,7 @@
 // --print-secret (on stderr); with neither, nothing is added, as nobody could verify what it is sent.
 
 import { createRelay } from "../../relay/mod.ts";
-import { addRefusal, hookIdsFlag, secretFlag } from "./_destination_flags.ts";
+import { addRefusal, hookIdsFlag, printedSecret, secretFlag } from "./_destination_flags.ts";
 import { jsonText } from "../_format.ts";
 import { shownDestination } from "./_lists.ts";
 import type { RelayContext } from "./_with_relay.ts";
@@ -41,9 +41,8 @@ export async function addDestination(ctx: AddContext, usage: (message: string) =
     }).catch((error) => {
       throw addRefusal(error, { urlFlag: "url", hookIds, privateFlag: true }, usage);
     });
-    // Only a generated one, which nobody else has: one given is the operator's own, and stays out of logs.
-    if (printSecret && secret === undefined) ctx.err(`Signing secret: ${added.secret}`);
-    else if (printSecret) ctx.err("Signing secret: the one given (WEBHOOK_SECRET or --secret), not shown");
+    const line = printedSecret(printSecret, secret, added.secret);
+    if (line !== null) ctx.err(line);
     const shown = shownDestination(added);
     if (ctx.json) return ctx.out(jsonText(shown, 2));
     const hooks = hookIds ? `${hookIds.length === 1 ? "hook" : "hooks"} ${hookIds.join(", ")}` : "every hook";

@@ -47,6 +47,18 @@ export function secretFlag(
   return given;
 }
 
+/**
+ * The stderr line of `--print-secret`: the secret `added` was given when the relay generated it, which nobody else has;
+ * one given (`WEBHOOK_SECRET` or `--secret`) is the operator's own, named as used and never shown, since a script's
+ * log keeps stderr. `null` without the flag.
+ */
+export function printedSecret(printSecret: boolean, given: string | undefined, added: string): string | null {
+  if (!printSecret) return null;
+  return given === undefined
+    ? `Signing secret: ${added}`
+    : "Signing secret: the one given (WEBHOOK_SECRET or --secret), not shown";
+}
+
 /** The id of `ids` that the relay's message shows as `shown` (an id over 80 characters cut to 77 and `...`). */
 function givenId(ids: string[], shown: string): string {
   const cut = shown.endsWith("...") ? shown.slice(0, -3) : null;

@@ -8,13 +8,14 @@
 // is not answered within KV_TIMEOUT_SECONDS: the KV lost). A
 // listener killed outright leaves its destination behind until a worker sees
 // it unheld for 10 minutes. The signing secret is `WEBHOOK_SECRET` (or
-// `--secret`), else one generated for the run; it is printed only with
-// `--print-secret` (API.md: the CLI prints no secret unless asked).
+// `--secret`), else one generated for the run, printed only with
+// `--print-secret` (API.md: the CLI prints no secret unless asked; one given
+// is the operator's own, and never printed).
 
 import { createRelay, type RelayAttempt } from "../../relay/mod.ts";
 import { listHookEntries } from "../../store/mod.ts";
 import type { LastTask } from "../_interrupt.ts";
-import { addRefusal, hookIdsFlag, secretFlag } from "./_destination_flags.ts";
+import { addRefusal, hookIdsFlag, printedSecret, secretFlag } from "./_destination_flags.ts";
 import { KvTimeoutError } from "../_kv_limit.ts";
 import { jsonText, printable } from "../_format.ts";
 
@@ -108,8 +109,9 @@ export async function listen(ctx: ListenContext, usage: (message: string) => Err
           " machine, give its KV file: --kv .data/console.kv (or the console's KV_PATH)",
       );
     }
-    if (ctx.flags["print-secret"] === true) {
-      ctx.err(`Signing secret: ${destination.secret}`);
+    const line = printedSecret(ctx.flags["print-secret"] === true, secret, destination.secret);
+    if (line !== null) {
+      ctx.err(line);
     } else if (!secret) {
       ctx.err(
         "Signatures use a secret generated for this run, not shown: to verify them, set WEBHOOK_SECRET=whsec_... here" +
