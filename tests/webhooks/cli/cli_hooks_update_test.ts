@@ -99,3 +99,18 @@ Deno.test("cli hooks update: content events with their object, then back to syst
     assert.equal((await found(kv, id)).entity.object, undefined);
   });
 });
+
+Deno.test("cli hooks register and update send an event named twice once", async () => {
+  await withSetup(async (kv, platform) => {
+    const reg = await cli([
+      ...["hooks", "register", "--kv", kv, "--community", "Acme"],
+      ...["--events", "user_account,user_account", "--callback", "https://me.example/hooks/1", "--json"],
+    ]);
+    assert.equal(reg.code, 0, reg.stderr);
+    assert.deepEqual(JSON.parse(platform.requests("POST", "/api/core/v3/webhooks")[0].body).events, ["user_account"]);
+    const id = JSON.parse(reg.stdout).record.id;
+    const run = await cli(["hooks", "update", id, "--events", "user_session, user_session,user_account", "--kv", kv]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(JSON.parse(platform.requests("PUT")[0].body).events, ["user_session", "user_account"]);
+  });
+});
