@@ -124,7 +124,7 @@ export function webhookDetailRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
 
   app.post("/webhooks/:id/events", async (c) => {
     const body = await c.req.parseBody({ all: true });
-    const events = [body.events ?? []].flat().filter((e): e is string => typeof e === "string");
+    const events = [...new Set([body.events ?? []].flat().filter((e): e is string => typeof e === "string"))];
     const typed = typeof body.object === "string" ? body.object : "";
     // As the register form: the platform wants no object for system events, and without scripts the field showing
     // the hook's place is sent as it stands.

@@ -147,8 +147,14 @@ export function registerRoutes(app: Hono<ConsoleEnv>, deps: Deps): void {
 
   app.post("/webhooks", async (c) => {
     const body = await c.req.parseBody({ all: true });
-    const list = (v: unknown): string[] =>
-      (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === "string" && x !== "");
+    // A set: an event named twice (a hand-made form) is registered once.
+    const list = (v: unknown): string[] => [
+      ...new Set(
+        (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string =>
+          typeof x === "string" && x !== ""
+        ),
+      ),
+    ];
     const one = (v: unknown) => (typeof v === "string" ? v.trim() : "");
     const form = {
       tenantId: one(body.tenantId),

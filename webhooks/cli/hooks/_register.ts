@@ -43,7 +43,8 @@ const REGISTER_FLAGS = {
 /** Runs `hooks register`; `usage` makes a usage error (status 2) of a message. */
 export async function registerCommand(ctx: RegisterContext, usage: (message: string) => Error): Promise<void> {
   const f = ctx.flags;
-  const events = String(f.events).split(",").map((e) => e.trim()).filter(Boolean);
+  // A set: one named twice is sent once.
+  const events = [...new Set(String(f.events).split(",").map((e) => e.trim()).filter(Boolean))];
   if (events.length === 0) throw usage("--events needs one or more event names, separated by commas");
   const request = {
     community: String(f.community),

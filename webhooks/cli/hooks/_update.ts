@@ -27,7 +27,7 @@ export async function updateCommand(
   }
   const changes: WebhookChanges = {};
   if (typeof f.events === "string") {
-    changes.events = f.events.split(",").map((e) => e.trim()).filter(Boolean);
+    changes.events = [...new Set(f.events.split(",").map((e) => e.trim()).filter(Boolean))]; // one named twice, once
     if (changes.events.length === 0) throw usage("--events needs one or more event names, separated by commas");
   }
   if (typeof f.object === "string") changes.object = f.object;
