@@ -82,7 +82,7 @@ Deno.test("the webhooks list says which of its hooks post to an old address of t
     await t.app.webhooks.update(hook.id, { callback: `https://old-tunnel.example${path}` });
     const shown = await banner();
     assert.ok(shown, "no banner for a hook at an old address");
-    assert.match(shown.text, /1 of these webhooks posts to another address of this console/);
+    assert.match(shown.text, /1 of the webhooks listed posts to another address of this console/);
     assert.deepEqual(shown.links, [`/webhooks/${hook.id}`]);
     // Pointed here from its page, it is no longer named.
     const page = await client.text(`/webhooks/${hook.id}`, 200);
