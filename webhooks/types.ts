@@ -279,7 +279,8 @@ export interface ReconcileReport {
   readonly abandoned: PendingRegistration[];
   /**
    * Matched records whose events, object, callback or state differ from their hook on the platform (an update that
-   * died after the platform took it), each with that hook; `fix` saves the hook's fields into them. Not enumerable.
+   * died after the platform took it), each with that hook; `fix` saves the hook's fields into them. Not enumerable;
+   * absent from a report made by hand.
    */
-  readonly drifted: { record: Webhook; hook: WebhookEntity }[];
+  readonly drifted?: { record: Webhook; hook: WebhookEntity }[];
 }
