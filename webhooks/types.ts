@@ -282,5 +282,19 @@ export interface ReconcileReport {
    * died after the platform took it), each with that hook; `fix` saves the hook's fields into them. Not enumerable;
    * absent from a report made by hand.
    */
-  readonly drifted?: { record: Webhook; hook: WebhookEntity }[];
+  readonly drifted?: { record: Webhook; hook: WebhookEntity; fields: DriftField[] }[];
 }
+
+/**
+ * A field of a hook that `update()` sets, as a reconcile report names those in which a record and its hook differ.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DriftField } from "@community-webhooks/sdk/webhooks";
+ * import assert from "node:assert/strict";
+ *
+ * const field: DriftField = "callback";
+ * assert.equal(field, "callback");
+ * ```
+ */
+export type DriftField = "events" | "object" | "callback" | "enabled";

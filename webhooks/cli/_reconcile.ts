@@ -7,7 +7,15 @@
 import { HOOK_HEAD, hookRow, jsonText, table } from "./_format.ts";
 import { shownReport, shownUrl } from "./_shown.ts";
 import { unfinishedLine } from "./_reconcile_unfinished.ts";
-import type { Community, Orphan, PendingRegistration, ReconcileReport, Webhook, WebhookEntity } from "../types.ts";
+import type {
+  Community,
+  DriftField,
+  Orphan,
+  PendingRegistration,
+  ReconcileReport,
+  Webhook,
+  WebhookEntity,
+} from "../types.ts";
 // How old a registration's entry must be before reconcile adopts its hook (reconcile's default `staleAfter`).
 import { STALE_AFTER_MS } from "../platform/mod.ts";
 import type { Webhooks } from "../webhooks.ts";
@@ -142,21 +150,22 @@ function driftLines(report: ReconcileReport, fix: boolean): string[] {
     : "reconcile --fix saves the platform's fields here";
   return [
     `${count} from its hook on the platform (an update that did not finish): ${done}`,
-    ...drifted.map(({ record, hook }) => `  ${record.id}: ${fieldsApart(record.entity ?? {}, hook).join("; ")}`),
+    ...drifted.map(({ record, hook, fields }) =>
+      `  ${record.id}: ${fieldsApart(record.entity ?? {}, hook, fields).join("; ")}`
+    ),
   ];
 }
 
-/** Each field that update() sets that the platform gives and that differs, as "callback X here, Y there". */
-function fieldsApart(here: WebhookEntity, there: WebhookEntity): string[] {
+/** Each field named in `fields`, as "callback X here, Y there" (URLs as the CLI shows them: a password is a secret). */
+function fieldsApart(here: WebhookEntity, there: WebhookEntity, fields: DriftField[]): string[] {
   const events = (e: WebhookEntity) =>
     [...new Set([e.events ?? []].flat().join(",").split(",").map((s) => s.trim()).filter(Boolean))].sort().join(",");
-  // URLs as the CLI shows them: a password in one is a secret.
   const url = (value: unknown) => (typeof value === "string" && value !== "" ? shownUrl(value) : "none");
-  const pairs: Array<[string, string, string]> = [
-    ["events", events(here), events(there)],
-    ["object", url(here.object), url(there.object)],
-    ["callback", url(here.callback), url(there.callback)],
-    ["enabled", String(here.enabled ?? true), String(there.enabled ?? true)],
-  ];
-  return pairs.filter(([field, a, b]) => field in there && a !== b).map(([f, a, b]) => `${f} ${a} here, ${b} there`);
+  const shown: Record<DriftField, (e: WebhookEntity) => string> = {
+    events,
+    object: (e) => url(e.object),
+    callback: (e) => url(e.callback),
+    enabled: (e) => String(e.enabled ?? true),
+  };
+  return fields.map((field) => `${field} ${shown[field](here)} here, ${shown[field](there)} there`);
 }

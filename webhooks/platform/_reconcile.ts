@@ -7,7 +7,15 @@ import { type PlatformContext, platformRequest, platformUrl } from "./_platform.
 import { eventsList, keepingRefs } from "./_answer.ts";
 import { platformOperation } from "../telemetry/mod.ts";
 import { describe } from "../_util.ts";
-import type { Community, Orphan, PendingRegistration, ReconcileReport, Webhook, WebhookEntity } from "../types.ts";
+import type {
+  Community,
+  DriftField,
+  Orphan,
+  PendingRegistration,
+  ReconcileReport,
+  Webhook,
+  WebhookEntity,
+} from "../types.ts";
 import type { ReconcileOptions } from "../options.ts";
 
 /** Most pages of the platform's list followed before giving up. */
@@ -87,8 +95,10 @@ export async function reconcileCommunity(deps: ReconcileDeps): Promise<Reconcile
   const report = { matched, orphans, dangling } as ReconcileReport;
   const byRef = new Map(remote.map((entity) => [refOf(community, entity), entity]));
   // Matched records older than their hook (an update() that died after the platform took its PUT): what --fix levels.
-  const behind = matched.map((record) => ({ record, hook: byRef.get(refOf(community, record.entity))! }))
-    .filter(({ record, hook }) => drifted(record.entity ?? {}, hook));
+  const behind = matched.map((record) => {
+    const hook = byRef.get(refOf(community, record.entity))!;
+    return { record, hook, fields: driftFields(record.entity ?? {}, hook) };
+  }).filter(({ fields }) => fields.length > 0);
   // Not enumerable: the report's shape stays API.md's { matched, orphans, dangling }.
   Object.defineProperty(report, "abandoned", { value: abandoned, enumerable: false });
   Object.defineProperty(report, "drifted", { value: behind, enumerable: false });
@@ -142,19 +152,21 @@ async function applyFixes(deps: ReconcileDeps, report: ReconcileReport, inProgre
 async function bringLevel(deps: ReconcileDeps, pairs: [Deno.KvEntry<Webhook>, WebhookEntity][]): Promise<void> {
   for (const [{ value: record, versionstamp }, hook] of pairs) {
     const entity = record.entity ?? {};
-    if (!drifted(entity, hook)) continue;
+    if (driftFields(entity, hook).length === 0) continue;
     // A listing entity without an id or self URL (matched through its id) leaves the record its own, as update() does.
     const level: Webhook = { ...record, entity: { ...entity, ...keepingRefs(hook, entity) } };
     await deps.writeRecord(level, (_op, current) => current.versionstamp === versionstamp);
   }
 }
 
-/** Whether the platform's `hook` has other events, object, callback or state than the record's `entity` (fields it has). */
-function drifted(entity: WebhookEntity, hook: WebhookEntity): boolean {
-  if ("callback" in hook && hook.callback !== entity.callback) return true;
-  if ("object" in hook && (hook.object || "") !== (entity.object || "")) return true;
-  if (typeof hook.enabled === "boolean" && hook.enabled !== (entity.enabled ?? true)) return true;
-  return "events" in hook && eventsOf(hook) !== eventsOf(entity);
+/** The fields (of those the platform's `hook` has) whose events, object, callback or state differ from `entity`'s. */
+function driftFields(entity: WebhookEntity, hook: WebhookEntity): DriftField[] {
+  const fields: DriftField[] = [];
+  if ("events" in hook && eventsOf(hook) !== eventsOf(entity)) fields.push("events");
+  if ("object" in hook && (hook.object || "") !== (entity.object || "")) fields.push("object");
+  if ("callback" in hook && hook.callback !== entity.callback) fields.push("callback");
+  if (typeof hook.enabled === "boolean" && hook.enabled !== (entity.enabled ?? true)) fields.push("enabled");
+  return fields;
 }
 
 /** A hook's events as one sorted list (the platform gives a comma-separated string or a list). */
