@@ -25,6 +25,8 @@ export interface ReconcileChanges {
   cleared: number;
   /** Unexplained orphans deleted on the platform. */
   deleted: number;
+  /** Records that differed from their hook, saved as the platform has it (absent in counts kept before it was). */
+  leveled?: number;
 }
 
 /** `n` and the noun, singular for one: `1 orphan`, `2 orphans`. */
@@ -75,5 +77,9 @@ export async function changedNotice(c: Context<ConsoleEnv>, deps: Deps, tenantId
     `${count(changes.cleared, "abandoned registration")} cleared`,
     `${count(changes.deleted, "unexplained orphan")} deleted on the platform`,
   ];
+  const leveled = changes.leveled;
+  if (typeof leveled === "number" && Number.isSafeInteger(leveled) && leveled > 0) {
+    parts.push(`${count(leveled, "record")} saved as the platform has ${leveled === 1 ? "its hook" : "their hooks"}`);
+  }
   return `The fixes are applied: ${parts.join(", ")}.`;
 }

@@ -1,12 +1,12 @@
 /**
  * A community's reconcile page: the platform's hooks beside the console's
- * records (matched, orphans and what explains them, dangling), and the fixes.
+ * records (matched, orphans and what explains them, dangling, records that
+ * differ from their hook), and the fixes.
  *
  * @module
  */
 
 import type { Context, Hono } from "hono";
-import type { ComponentChildren, VNode } from "preact";
 import type { Community, ReconcileReport } from "../../webhooks/mod.ts";
 import { Confirm, confirmed } from "../components/Confirm.tsx";
 import { Csrf } from "../components/Csrf.tsx";
@@ -17,6 +17,7 @@ import { DRAFT_NOTICE, takeDraft } from "../lib/drafts.ts";
 import type { CommunityForm } from "./_community_form.tsx";
 import { forgetDestinations, goneHooks, hookExists } from "./_forward_lookups.ts";
 import { changedNotice, keepChanges } from "./_reconcile_changes.ts";
+import { DriftList, entityList, explained, fixable, ReportList, shown, unexplained } from "./_reconcile_parts.tsx";
 
 /** What the community pages share with this one. */
 export interface CommunityShared {
@@ -31,74 +32,6 @@ export interface CommunityShared {
     notice?: string,
   ) => Response | Promise<Response>;
   formOf: (community: Community) => Partial<CommunityForm>;
-}
-
-/** Items a list of the report shows at most: a community of thousands of hooks still gets a page of a few KB each. */
-const SHOWN = 100;
-
-/** The first {@linkcode SHOWN} of `items`. */
-function shown<T>(items: T[]): T[] {
-  return items.slice(0, SHOWN);
-}
-
-/**
- * One list of the reconcile report: a heading with its count (`#{id}-count`), what the list holds, and the list
- * (`#{id}`) of its first {@linkcode SHOWN} items; past them, a line (`#{id}-more`) says where the whole list is:
- * the CLI's report of `community`, or (no `community`: a list that report, API.md's, does not hold) the fixes.
- */
-function ReportList(
-  { id, title, count, note, community, children }: {
-    id: string;
-    title: string;
-    count: number;
-    note?: string;
-    community?: string;
-    children: ComponentChildren;
-  },
-): VNode {
-  return (
-    <>
-      <h2>
-        {title} <span id={`${id}-count`}>{count}</span>
-      </h2>
-      {note && <p>{note}</p>}
-      <ul id={id}>{children}</ul>
-      {count > SHOWN && community === undefined && (
-        <p class="hint" id={`${id}-more`}>The first {SHOWN} of {count} are shown; Apply the fixes clears them all.</p>
-      )}
-      {count > SHOWN && community !== undefined && (
-        <p class="hint" id={`${id}-more`}>
-          The first {SHOWN} of {count} are shown; <code>deno task cli reconcile {nameAndJson(community)}</code>{" "}
-          (on the console's KV: its <code>--kv</code> or <code>KV_PATH</code>) lists them all.
-        </p>
-      )}
-    </>
-  );
-}
-
-/** A community's name quoted for a POSIX shell, and `--json`; after `--` when it starts as an option would. */
-function nameAndJson(name: string): string {
-  const word = `'${name.replaceAll("'", `'\\''`)}'`;
-  return name.startsWith("-") ? `--json -- ${word}` : `${word} --json`;
-}
-
-function entityList(value: unknown): string {
-  return Array.isArray(value) ? value.join(", ") : "none";
-}
-
-/** Orphans a pending registration explains (adopted by the fixes). */
-function explained(report: ReconcileReport): number {
-  return report.orphans.filter((o) => o.pending).length;
-}
-
-/** Orphans nothing explains (deleted only on request). */
-function unexplained(report: ReconcileReport): number {
-  return report.orphans.length - explained(report);
-}
-
-/** What the fixes would change without deleting anything on the platform. */
-function fixable(report: ReconcileReport): number {
-  return explained(report) + report.dangling.length + (report.abandoned ?? []).length;
 }
 
 /** Why reconciling failed; a community not connected yet is told how to connect it, as the register page does. */
@@ -182,6 +115,7 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
                 </li>
               ))}
             </ReportList>
+            <DriftList report={report} known={known} />
             {(report.abandoned ?? []).length > 0 && (
               <ReportList
                 id="abandoned"
@@ -213,9 +147,9 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
                     {fixable(report) > 0
                       ? `Saves a record for each orphan a pending registration explains (${
                         explained(report)
-                      }), removes the dangling records (${report.dangling.length}) and clears the abandoned registrations (${
-                        (report.abandoned ?? []).length
-                      }).`
+                      }), removes the dangling records (${report.dangling.length}), saves the platform's fields into the records that differ (${
+                        (report.drifted ?? []).length
+                      }) and clears the abandoned registrations (${(report.abandoned ?? []).length}).`
                       : "Only unexplained orphans are left: deleting them on the platform is the one fix."}
                   </p>
                   {unexplained(report) > 0 && (
@@ -291,6 +225,7 @@ export function reconcileRoutes(app: Hono<ConsoleEnv>, deps: Deps, shared: Commu
       removed: report.dangling.length,
       cleared: (report.abandoned ?? []).length,
       deleted: deleteUnknown ? unexplained(report) : 0,
+      leveled: (report.drifted ?? []).length,
     });
     return c.redirect(`${path(community.tenantId)}/reconcile?notice=fixed`, 303);
   });

@@ -27,7 +27,8 @@ Deno.test("the reconcile page lists a record that differs from its hook on the p
     const res = await client.post(PAGE, { _csrf: csrfOf(html) });
     assert.equal(res.status, 303, await res.text());
     assert.equal((await t.app.webhooks.findByID(hook.id))?.entity.callback, hook.callback);
-    const after = await client.text(PAGE, 200);
+    const after = await client.text(`${PAGE}?notice=fixed`, 200);
     assert.match(after, /id="nothing-to-fix"/);
+    assert.match(after, /The fixes are applied: .*, 1 record saved as the platform has its hook\./);
   });
 });
