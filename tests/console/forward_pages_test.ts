@@ -128,7 +128,11 @@ Deno.test("Forward to: a dead letter at a destination of the second page is not 
     const first = parse(await client.text(path, 200));
     try {
       const doc = first.document;
-      assert.equal(doc.querySelector("#forward-dead"), null, "the first page lists a dead letter it does not show");
+      assert.equal(
+        doc.querySelector("#forward-dead") === null,
+        true,
+        "the first page lists a dead letter it does not show",
+      );
       const said = doc.querySelector("#forward-no-dead")?.textContent;
       assert.equal(said, undefined, `the first page says there are none: ${said}`);
       assert.ok(doc.querySelector("#forward-no-dead-here"), "the first page does not say they are elsewhere");

@@ -34,7 +34,7 @@ Deno.test("the reconcile page of a community with 5,000 dangling records shows 1
       assert.match(doc.querySelector("#dangling-more")?.textContent ?? "", /first 100 of 5000/);
       assert.match(doc.querySelector("#dangling-more")?.textContent ?? "", /deno task cli reconcile 'Sandbox' --json/);
       assert.equal(doc.querySelectorAll("#matched li").length, 1);
-      assert.equal(doc.querySelector("#matched-more"), null);
+      assert.equal(doc.querySelector("#matched-more") === null, true, "#matched-more shown");
     } finally {
       page.close();
     }

@@ -85,7 +85,7 @@ Deno.test("the reconcile page reports matched, orphan and dangling hooks and app
         "The fixes are applied: 0 hooks adopted, 1 dangling record removed, 0 abandoned registrations cleared, 1 unexplained orphan deleted on the platform.",
       );
       assert.ok(after.document.querySelector("#nothing-to-fix"));
-      assert.equal(after.document.querySelector("form#fix"), null);
+      assert.equal(after.document.querySelector("form#fix") === null, true, "the fix form after the fixes");
     } finally {
       after.close();
     }

@@ -72,7 +72,7 @@ Deno.test("a name saved after the session ended returns, after sign-in, to the h
     // The draft is taken once: the page loaded again shows what is stored.
     const again = parse(await client.text(returnTo, 200));
     try {
-      assert.equal(again.document.querySelector(".notice"), null);
+      assert.equal(again.document.querySelector(".notice") === null, true, "a notice shown again");
       assert.equal((again.document.querySelector("#label-name") as HTMLInputElement).value, "");
     } finally {
       again.close();

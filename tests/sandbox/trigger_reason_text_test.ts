@@ -33,7 +33,7 @@ Deno.test("a failed postback's reason holding markup is shown as text, and a lon
       window.document.write(html);
       const item = window.document.querySelector("#triggered li");
       assert.ok(item, html);
-      assert.equal(window.document.querySelector("#bold"), null);
+      assert.equal(window.document.querySelector("#bold") === null, true, "an element made of the text");
       const text = item.textContent!.replace(/\s+/g, " ").trim();
       assert.ok(text.includes(MARKUP), text);
       assert.ok(text.startsWith("http://callback.example/hook: the platform could not reach the callback ("), text);
