@@ -106,19 +106,21 @@ const MAX_MARKERS_REMOVED = 100;
 export async function removeRecord(kv: Deno.Kv, id: string, expected?: Webhook): Promise<boolean> {
   let removed = false;
   await commitWithRetry(async () => {
-    // An id too long for a KV key names no record (save refuses one).
-    const current = await unlessKeyTooLarge(() => kv.get<Webhook>(webhookKey(id)), null);
+    // Read together: the record and its update markers (one wait, not two; usually none). An id too long for a KV
+    // key names no record (save refuses one), and has no markers (KV would refuse to read that prefix).
+    const [current, markers] = await Promise.all([
+      unlessKeyTooLarge(() => kv.get<Webhook>(webhookKey(id)), null),
+      unlessKeyTooLarge(
+        () => Array.fromAsync(kv.list({ prefix: updateMarkerPrefix(id) }, { limit: MAX_MARKERS_REMOVED })),
+        [],
+      ),
+    ]);
     // KV keys "a\uD800" and "a\uFFFD" alike (a lone surrogate is written as U+FFFD): only this id's record.
     removed = current !== null && current.value !== null && current.value.id === id &&
       (expected === undefined || selfRef(current.value.entity) === selfRef(expected.entity));
     if (!removed) return null;
     const op = kv.atomic().check(current!).delete(webhookKey(id));
     for (const key of await indexKeys(current!.value!)) op.delete(key);
-    // An id too long for its markers' keys has none (KV would refuse to read that prefix).
-    const markers = await unlessKeyTooLarge(
-      () => Array.fromAsync(kv.list({ prefix: updateMarkerPrefix(id) }, { limit: MAX_MARKERS_REMOVED })),
-      [],
-    );
     for (const marker of markers) op.delete(marker.key);
     return [op];
   }, "remove webhook");
