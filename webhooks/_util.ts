@@ -11,12 +11,13 @@ export function requireString(value: unknown, what: string, action: string): str
 }
 
 /**
- * Throws a `TypeError` unless `value` is a number (NaN and the infinities too: their range is the caller's check).
- * A number given as a string or a BigInt is shown as given: a range error's "got 5000" would read as a good one.
+ * Throws a `TypeError` unless `value` is a number (NaN and the infinities too: their range is the caller's check),
+ * saying it must be `kind` (the caller's range words, "a positive integer" say). A number given as a string or a
+ * BigInt is shown as given: a range error's "got 5000" would read as a good one.
  */
-export function requireNumber(value: unknown, what: string, action: string): number {
+export function requireNumber(value: unknown, what: string, action: string, kind = "a number"): number {
   if (typeof value !== "number") {
-    throw new TypeError(`Cannot ${action}: '${what}' must be a number, got ${describe(value)}`);
+    throw new TypeError(`Cannot ${action}: '${what}' must be ${kind}, got ${describe(value)}`);
   }
   return value;
 }

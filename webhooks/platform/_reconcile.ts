@@ -6,7 +6,7 @@ import { readPendings } from "./_pending.ts";
 import { type PlatformContext, platformRequest, platformUrl } from "./_platform.ts";
 import { eventsList, keepingRefs } from "./_answer.ts";
 import { platformOperation } from "../telemetry/mod.ts";
-import { describe } from "../_util.ts";
+import { requireNumber } from "../_util.ts";
 import type {
   Community,
   DriftField,
@@ -52,10 +52,7 @@ export const STALE_AFTER_MS = 60_000;
 export async function reconcileCommunity(deps: ReconcileDeps): Promise<ReconcileReport> {
   const { kv, community, options } = deps;
   const staleAfter = options.staleAfter ?? STALE_AFTER_MS;
-  // Not a number ("60000", 60000n): a TypeError showing it as given, not "got 60000" (which reads as a good one).
-  if (typeof staleAfter !== "number") {
-    throw new TypeError(`Cannot reconcile: 'staleAfter' must be a number of ms, got ${describe(staleAfter)}`);
-  }
+  requireNumber(staleAfter, "staleAfter", "reconcile", "a number of ms");
   if (!Number.isFinite(staleAfter) || staleAfter < 0) {
     throw new RangeError(`Cannot reconcile: 'staleAfter' must be a number of ms of 0 or more, got ${staleAfter}`);
   }

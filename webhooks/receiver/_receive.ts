@@ -3,7 +3,7 @@
 
 import type { Community, Webhook } from "../types.ts";
 import type { Postback } from "./receiver_types.ts";
-import { describe } from "../_util.ts";
+import { requireNumber } from "../_util.ts";
 
 /** Headers of every answer: JSON, never sniffed as anything else. */
 const JSON_TYPE = { "content-type": "application/json; charset=utf-8", "x-content-type-options": "nosniff" };
@@ -16,14 +16,11 @@ export function answer(status: number, body: unknown, headers?: Record<string, s
 /** Checks an optional numeric option: a positive integer, or `undefined` for the default. */
 export function positiveInteger(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback;
-  // Not a number ("1000", 1000n): a TypeError showing it as given, not "got 1000" (which reads as a good one).
-  if (typeof value !== "number") {
-    throw new TypeError(`Cannot create receiver: '${name}' must be a positive integer, got ${describe(value)}`);
+  const n = requireNumber(value, name, "create receiver", "a positive integer");
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new RangeError(`Cannot create receiver: '${name}' must be a positive integer, got ${n}`);
   }
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RangeError(`Cannot create receiver: '${name}' must be a positive integer, got ${value}`);
-  }
-  return value;
+  return n;
 }
 
 /** One item of a postback body, shape-checked. */

@@ -24,7 +24,7 @@ import {
   SCHEME,
   secretKeyBytes,
 } from "./_jive_extn.ts";
-import { describe } from "../_util.ts";
+import { requireNumber } from "../_util.ts";
 
 /**
  * What goes into a JiveEXTN header besides the algorithm and signature.
@@ -185,11 +185,7 @@ export async function signJiveExtn(params: JiveExtnParams, clientSecret: string)
   const jiveUrl = checkParam(params.jiveUrl, "jiveUrl");
   const tenantId = checkParam(params.tenantId, "tenantId");
   const timestamp = params.timestamp ?? Date.now();
-  if (typeof timestamp !== "number") { // "1700000000000", a BigInt: shown as given, not as a good number
-    throw new TypeError(
-      `Cannot sign: 'timestamp' must be a non-negative integer of milliseconds, got ${describe(timestamp)}`,
-    );
-  }
+  requireNumber(timestamp, "timestamp", "sign", "a non-negative integer of milliseconds");
   if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
     throw new TypeError(`Cannot sign: 'timestamp' must be a non-negative integer of milliseconds, got ${timestamp}`);
   }
