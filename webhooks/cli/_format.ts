@@ -200,3 +200,8 @@ function plain(value: unknown, above: Set<object>): unknown {
     above.delete(value);
   }
 }
+
+/** The items of a comma-separated flag value, trimmed, each once, in their order (`"a, b,,a"` is `["a", "b"]`). */
+export function commaList(value: string): string[] {
+  return [...new Set(value.split(",").map((item) => item.trim()).filter(Boolean))];
+}

@@ -4,7 +4,7 @@
 // deleted): a "(fixed)" after the counts had an operator take a drift left on the platform as repaired. What a fix did
 // is read back from the store after it (one read of the tenant's records), not assumed.
 
-import { HOOK_HEAD, hookRow, jsonText, table } from "./_format.ts";
+import { commaList, HOOK_HEAD, hookRow, jsonText, table } from "./_format.ts";
 import { shownReport, shownUrl } from "./_shown.ts";
 import { unfinishedLine } from "./_reconcile_unfinished.ts";
 import type {
@@ -158,8 +158,7 @@ function driftLines(report: ReconcileReport, fix: boolean): string[] {
 
 /** Each field named in `fields`, as "callback X here, Y there" (URLs as the CLI shows them: a password is a secret). */
 function fieldsApart(here: WebhookEntity, there: WebhookEntity, fields: DriftField[]): string[] {
-  const events = (e: WebhookEntity) =>
-    [...new Set([e.events ?? []].flat().join(",").split(",").map((s) => s.trim()).filter(Boolean))].sort().join(",");
+  const events = (e: WebhookEntity) => commaList([e.events ?? []].flat().join(",")).sort().join(",");
   const url = (value: unknown) => (typeof value === "string" && value !== "" ? shownUrl(value) : "none");
   const shown: Record<DriftField, (e: WebhookEntity) => string> = {
     events,

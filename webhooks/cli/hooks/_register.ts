@@ -8,7 +8,7 @@
 // (_register_claim.ts) lets one through. A registered callback a platform on the internet cannot post to is then
 // warned of on stderr (_callback_reach.ts).
 
-import { jsonText, quoted } from "../_format.ts";
+import { commaList, jsonText, quoted } from "../_format.ts";
 import { shownEntity, shownHook, shownUrl } from "../_shown.ts";
 import { flagError } from "../_flag_errors.ts";
 import { callbackWarning } from "./_callback_reach.ts";
@@ -44,7 +44,7 @@ const REGISTER_FLAGS = {
 export async function registerCommand(ctx: RegisterContext, usage: (message: string) => Error): Promise<void> {
   const f = ctx.flags;
   // A set: one named twice is sent once.
-  const events = [...new Set(String(f.events).split(",").map((e) => e.trim()).filter(Boolean))];
+  const events = commaList(String(f.events));
   if (events.length === 0) throw usage("--events needs one or more event names, separated by commas");
   const request = {
     community: String(f.community),

@@ -4,7 +4,7 @@
 // leaves the object out (a hook moved to system events). A change the library refuses is a usage error naming the flag, nothing sent;
 // a new callback a platform on the internet cannot post to is warned of on stderr after, as `hooks register` does.
 
-import { jsonText } from "../_format.ts";
+import { commaList, jsonText } from "../_format.ts";
 import { flagError } from "../_flag_errors.ts";
 import { shownHook } from "../_shown.ts";
 import { callbackWarning } from "./_callback_reach.ts";
@@ -27,7 +27,7 @@ export async function updateCommand(
   }
   const changes: WebhookChanges = {};
   if (typeof f.events === "string") {
-    changes.events = [...new Set(f.events.split(",").map((e) => e.trim()).filter(Boolean))]; // one named twice, once
+    changes.events = commaList(f.events); // one named twice, once
     if (changes.events.length === 0) throw usage("--events needs one or more event names, separated by commas");
   }
   if (typeof f.object === "string") changes.object = f.object;

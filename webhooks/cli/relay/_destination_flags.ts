@@ -3,7 +3,7 @@
 // flags' names (usage errors, status 2) or as a failed look-up (status 1), never echoing a secret.
 
 import { flagError } from "../_flag_errors.ts";
-import { quoted } from "../_format.ts";
+import { commaList, quoted } from "../_format.ts";
 import { shownUrl } from "../_shown.ts";
 
 /** The most hooks one destination names (the relay's limit). */
@@ -15,7 +15,7 @@ export function hookIdsFlag(
   usage: (message: string) => Error,
 ): string[] | undefined {
   if (typeof flags.hook !== "string") return undefined;
-  const hookIds = [...new Set(flags.hook.split(",").map((h) => h.trim()).filter(Boolean))];
+  const hookIds = commaList(flags.hook);
   if (hookIds.length === 0) throw usage("--hook needs one or more hook ids, separated by commas");
   if (hookIds.length > MAX_HOOKS) {
     const count = hookIds.length.toLocaleString("en-US");
